@@ -1,0 +1,77 @@
+# nettune: one top-level Makefile. Each part adds itself through its module.mk:
+#   ALL_TARGETS  files `make` builds          TEST_TARGETS  phony targets `make test` runs
+#   BENCH_TARGETS phony targets of `make bench` FUZZ_TARGETS  phony targets of `make fuzz`
+#   INSTALL_TARGETS phony targets of `make install`
+# Optional parts (CUDA, NCCL, ibverbs, MPI) are detected in mk/config.mk; `make config` shows them.
+.DEFAULT_GOAL := all
+BUILD   ?= build
+PREFIX  ?= /usr/local
+BIN     := $(BUILD)/bin
+LIBDIR  := $(BUILD)/lib
+OBJ     := $(BUILD)/obj
+
+include mk/config.mk
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+CPPFLAGS_NT := -Iinclude -D_GNU_SOURCE -DNETTUNE_VERSION=\"$(NETTUNE_VERSION)\" \
+               -DNT_HAVE_IBVERBS=$(HAVE_IBVERBS) $(CJSON_CFLAGS) $(HWLOC_CFLAGS)
+NT_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS_NT) -MMD -MP -fPIC
+
+ALL_TARGETS :=
+TEST_TARGETS :=
+BENCH_TARGETS :=
+FUZZ_TARGETS :=
+INSTALL_TARGETS :=
+
+# Object rule shared by every C module: build/obj/<path>.o from <path>.c
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -c $< -o $@
+
+include $(sort $(wildcard lib/module.mk probes/module.mk tuner/module.mk reports/module.mk \
+                          plugins/*/module.mk tests/*/module.mk))
+
+.PHONY: all test bench fuzz install config deps deps-test demo clean
+all: $(ALL_TARGETS)
+
+deps:
+	@mk/deps.sh build
+deps-test:
+	@mk/deps.sh test
+
+# `make test` installs what is missing (as root), builds, then runs every suite and ends with
+# one summary line "N passed, N failed" (tests/run-suites.sh).
+test: deps-test
+	@$(MAKE) --no-print-directory all
+	@tests/run-suites.sh $(TEST_TARGETS)
+
+# Internal: the suites themselves; tests/run-suites.sh calls `make test-<name>` one by one.
+bench: all $(BENCH_TARGETS)
+fuzz: all $(FUZZ_TARGETS)
+
+install: all $(INSTALL_TARGETS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
+
+config:
+	@echo "nettune $(NETTUNE_VERSION) build configuration"
+	@echo "  compiler       $(CC)"
+	@echo "  hwloc          $(if $(filter 1,$(HAVE_HWLOC)),yes ($(HWLOC_LIBS)),MISSING: required (apt-get install libhwloc-dev))"
+	@echo "  cJSON          $(if $(filter 1,$(HAVE_CJSON)),yes ($(CJSON_LIBS)),MISSING: required (apt-get install libcjson-dev))"
+	@echo "  MPI            $(if $(filter 1,$(HAVE_MPI)),yes ($(shell command -v $(MPICC))),no: nettune-probe is not built (apt-get install libopenmpi-dev openmpi-bin))"
+	@echo "  libibverbs     $(if $(filter 1,$(HAVE_IBVERBS)),yes ($(IBV_LIBS)),no: RDMA probes compiled out, reported as skipped (apt-get install libibverbs-dev))"
+	@echo "  CUDA           $(if $(filter 1,$(HAVE_CUDA)),yes ($(CUDA_HOME)),no CUDA_HOME: GPU runtime is still found at run time via dlopen)"
+	@echo "  NCCL           $(if $(filter 1,$(HAVE_NCCL)),yes ($(NCCL_HEADER)),no: not needed to build the tuner plugin (it declares the ABI itself))"
+	@echo "  cmocka         $(if $(filter 1,$(HAVE_CMOCKA)),yes,no: unit tests cannot build (apt-get install libcmocka-dev))"
+	@echo "  clang          $(if $(filter 1,$(HAVE_CLANG)),yes: make fuzz uses libFuzzer,no: make fuzz is unavailable)"
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@tests/integration/demo.sh
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
