@@ -30,8 +30,7 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) -c $< -o $@
 
-include $(sort $(wildcard lib/module.mk probes/module.mk tuner/module.mk reports/module.mk \
-                          plugins/*/module.mk tests/*/module.mk))
+include $(sort $(wildcard */module.mk */*/module.mk))
 
 .PHONY: all test bench fuzz install config deps deps-test demo clean
 all: $(ALL_TARGETS)
