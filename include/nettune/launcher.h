@@ -1,0 +1,68 @@
+/* The launcher: what a probe needs from "the runtime" (rank, size, barrier, exchange), as UCX
+ * perftest abstracts it. Two implementations: MPI (compiled only into nettune-probe, in
+ * probes/launcher_mpi.c) and an in-process one with threads (lib/launcher_inproc.c) so that
+ * scheduling, exchange and verdict logic is tested without mpirun.
+ *
+ * Every call that waits takes a deadline in seconds from now. Open MPI 4.1 has no fault
+ * tolerance, so the MPI implementation waits with non-blocking calls and MPI_Test loops and
+ * returns NT_ERR_TIMEOUT instead of hanging; the caller then writes what it has and aborts. */
+#ifndef NETTUNE_LAUNCHER_H
+#define NETTUNE_LAUNCHER_H
+
+#include <stddef.h>
+
+#include "nettune/status.h"
+
+typedef struct nt_launcher nt_launcher_t;
+
+typedef struct nt_launcher_ops {
+    const char *name; /* "mpi", "inproc", "local" */
+    int (*rank)(nt_launcher_t *l);
+    int (*size)(nt_launcher_t *l);
+    /* Ranks sharing this node's memory (MPI_COMM_TYPE_SHARED), for node identification. */
+    int (*local_group)(nt_launcher_t *l, int *local_rank, int *local_size);
+    nt_status_t (*barrier)(nt_launcher_t *l, double timeout_s);
+    /* Every rank contributes bytes bytes; recv holds size()*bytes, rank order. */
+    nt_status_t (*allgather)(nt_launcher_t *l, const void *send, void *recv, size_t bytes,
+                             double timeout_s);
+    nt_status_t (*bcast)(nt_launcher_t *l, void *buf, size_t bytes, int root, double timeout_s);
+    /* Point-to-point control messages (QP exchange, results to rank 0). tag >= 0. */
+    nt_status_t (*send)(nt_launcher_t *l, int peer, int tag, const void *buf, size_t bytes,
+                        double timeout_s);
+    /* Receives exactly bytes bytes (the sender must send the same count). */
+    nt_status_t (*recv)(nt_launcher_t *l, int peer, int tag, void *buf, size_t bytes,
+                        double timeout_s);
+    /* Ends the whole job with this exit code (MPI_Abort); the in-process one records it. */
+    void (*abort)(nt_launcher_t *l, int code);
+} nt_launcher_ops_t;
+
+struct nt_launcher {
+    const nt_launcher_ops_t *ops;
+    void *impl;
+};
+
+/* Convenience wrappers (each returns what the ops call returns). */
+static inline int nt_launcher_rank(nt_launcher_t *l) { return l->ops->rank(l); }
+static inline int nt_launcher_size(nt_launcher_t *l) { return l->ops->size(l); }
+
+/* nt_launcher_send_blob / recv_blob - a length-prefixed message of any size (JSON text):
+ * the length first (8 bytes), then the bytes. recv_blob mallocs *buf (NUL-terminated, free it).
+ * Errors of the ops calls are returned; NT_ERR_NOMEM on allocation failure, NT_ERR_INVALID on
+ * a length over 1 GiB. */
+nt_status_t nt_launcher_send_blob(nt_launcher_t *l, int peer, int tag, const void *buf,
+                                  size_t bytes, double timeout_s);
+nt_status_t nt_launcher_recv_blob(nt_launcher_t *l, int peer, int tag, char **buf, size_t *bytes,
+                                  double timeout_s);
+
+/* The single-rank launcher of `nettune probe --local`: rank 0 of 1, every collective trivial. */
+nt_launcher_t *nt_launcher_local_create(void);
+void nt_launcher_local_destroy(nt_launcher_t *l);
+
+/* In-process launcher for tests: nt_inproc_run starts nranks threads, each calling
+ * fn(launcher, arg) with its own launcher (rank i of nranks); local_size ranks per "node" in
+ * rank order for local_group. Returns the first non-zero fn result (0 if all returned 0).
+ * The abort code of any rank, or -1, goes to *abort_code if it is not NULL. */
+typedef int (*nt_inproc_fn)(nt_launcher_t *l, void *arg);
+int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *abort_code);
+
+#endif

@@ -1,0 +1,79 @@
+/* The report builder (nettune.report/1, DESIGN.md and reports/schema/report.schema.json) on
+ * cJSON, plus the small JSON helpers every module uses. Every cJSON_Add* result is checked:
+ * the helpers return NT_ERR_NOMEM when cJSON could not allocate. Values are written in the unit
+ * their key names (bw_GBps = 1e9 B/s, lat_us = microseconds); absent values are left out,
+ * never written as a fake 0. */
+#ifndef NETTUNE_REPORT_H
+#define NETTUNE_REPORT_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "nettune/stats.h"
+#include "nettune/status.h"
+
+#define NT_REPORT_SCHEMA "nettune.report/1"
+
+typedef enum nt_verdict {
+    NT_PASS = 0,
+    NT_WARN = 1,
+    NT_FAIL = 2,
+    NT_SKIPPED = 3
+} nt_verdict_t;
+
+/* nt_verdict_string - "pass", "warn", "fail", "skipped". */
+const char *nt_verdict_string(nt_verdict_t v);
+/* nt_verdict_parse - the reverse; NT_ERR_INVALID for anything else. */
+nt_status_t nt_verdict_parse(const char *s, nt_verdict_t *out);
+/* nt_verdict_worse - the worse of two verdicts (fail > warn > pass > skipped). */
+nt_verdict_t nt_verdict_worse(nt_verdict_t a, nt_verdict_t b);
+
+/* JSON helpers: add a number / string / bool / null to an object. */
+nt_status_t nt_json_add_num(cJSON *obj, const char *key, double value);
+nt_status_t nt_json_add_str(cJSON *obj, const char *key, const char *value);
+nt_status_t nt_json_add_bool(cJSON *obj, const char *key, int value);
+/* nt_json_add_obj / add_arr - a new empty object/array under key (NULL on allocation failure). */
+cJSON *nt_json_add_obj(cJSON *obj, const char *key);
+cJSON *nt_json_add_arr(cJSON *obj, const char *key);
+/* nt_json_add_stats - {"min","p50","p99","max"} (p99 only when with_p99) of s, each value
+ * multiplied by scale (e.g. 1e6 for seconds -> lat_us, 1e-9 for B/s -> bw_GBps). */
+nt_status_t nt_json_add_stats(cJSON *obj, const char *key, const nt_stats_t *s, double scale,
+                              int with_p99);
+/* nt_json_get_num / get_str - object member lookups with a default when absent or mistyped. */
+double nt_json_get_num(const cJSON *obj, const char *key, double dflt);
+const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt);
+
+/* nt_json_read_file - parse the JSON file at path (at most max_bytes). NT_ERR_NOT_FOUND /
+ * NT_ERR_IO when it cannot be read, NT_ERR_INVALID when larger than max_bytes, NT_ERR_PARSE
+ * with the byte offset logged when it is not JSON. */
+nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out);
+
+/* nt_json_write_atomic - print doc (formatted) to path+".tmp.<pid>", fsync, then rename over
+ * path, so the file on disk is always a complete document. path "-" writes to stdout.
+ * NT_ERR_IO with the path and errno logged on failure (the temporary file is removed). */
+nt_status_t nt_json_write_atomic(const cJSON *doc, const char *path);
+
+/* nt_link_id - the stable link id of DESIGN.md:
+ * "<kind>[.<variant>]:<src host>/<src endpoint>-><dst host>/<dst endpoint>". variant may be
+ * NULL or "". NT_ERR_INVALID when it does not fit in buf. */
+nt_status_t nt_link_id(char *buf, size_t len, const char *kind, const char *variant,
+                       const char *src_host, const char *src_ep, const char *dst_host,
+                       const char *dst_ep);
+
+/* nt_check_create - a checks[] entry {"name","host","target","verdict","observed","expected",
+ * "unit","message"} with numeric observed/expected (NaN = left out). message is printf-style.
+ * Check names are the documented list (README "Checks"): pcie_link, inventory, port_state,
+ * port_rate, error_counters, gpudirect, software_consistency, ... Returns NULL on NOMEM. */
+cJSON *nt_check_create(const char *name, const char *host, const char *target, nt_verdict_t v,
+                       double observed, double expected, const char *unit, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+/* nt_check_create_str - the same with string observed/expected (NULL = left out). */
+cJSON *nt_check_create_str(const char *name, const char *host, const char *target,
+                           nt_verdict_t v, const char *observed, const char *expected,
+                           const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* nt_skipped_add - append {"probe","reason"} to a node's skipped array. */
+nt_status_t nt_skipped_add(cJSON *skipped_arr, const char *probe, const char *reason);
+
+#endif
