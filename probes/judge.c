@@ -184,12 +184,60 @@ void nt_summary_print(const cJSON *doc, const char *output)
         fprintf(f, "  warning: %s\n", it->valuestring);
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(run, "not_done"))
         fprintf(f, "  not done: %s\n", it->valuestring);
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
+    /* Skips are grouped: the same probe and reason on 1,000 nodes is one line. */
     {
-        const cJSON *sk;
-        cJSON_ArrayForEach(sk, cJSON_GetObjectItemCaseSensitive(it, "skipped"))
-            fprintf(f, "  skipped on %s: %s: %s\n", nt_json_get_str(it, "hostname", "?"),
-                    nt_json_get_str(sk, "probe", "?"), nt_json_get_str(sk, "reason", ""));
+        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes"), *sk;
+        int nn = cJSON_GetArraySize(nodes);
+        cJSON_ArrayForEach(it, nodes)
+        {
+            cJSON_ArrayForEach(sk, cJSON_GetObjectItemCaseSensitive(it, "skipped"))
+            {
+                const char *pr = nt_json_get_str(sk, "probe", "?");
+                const char *re = nt_json_get_str(sk, "reason", "");
+                int first = 1, count = 0;
+                const char *firsthost = nt_json_get_str(it, "hostname", "?");
+                const cJSON *o, *s2;
+                /* Print each (probe, reason) once, at its first node, with a node count. */
+                cJSON_ArrayForEach(o, nodes)
+                {
+                    cJSON_ArrayForEach(s2, cJSON_GetObjectItemCaseSensitive(o, "skipped"))
+                    {
+                        if (strcmp(pr, nt_json_get_str(s2, "probe", "")) ||
+                            strcmp(re, nt_json_get_str(s2, "reason", "")))
+                            continue;
+                        if (o == it && s2 == sk && count)
+                            first = 0;
+                        if (o != it || s2 != sk)
+                            count += 1;
+                        else if (!count)
+                            count = 0;
+                    }
+                }
+                (void)first;
+                /* count holds the other nodes' matches; print only on the first node. */
+                {
+                    int before = 0;
+                    cJSON_ArrayForEach(o, nodes)
+                    {
+                        if (o == it)
+                            break;
+                        cJSON_ArrayForEach(s2, cJSON_GetObjectItemCaseSensitive(o, "skipped"))
+                            if (!strcmp(pr, nt_json_get_str(s2, "probe", "")) &&
+                                !strcmp(re, nt_json_get_str(s2, "reason", "")))
+                                before = 1;
+                    }
+                    if (before)
+                        continue;
+                }
+                if (count + 1 == nn && nn > 1)
+                    fprintf(f, "  skipped %s on all %d nodes: %s\n", pr, nn, re);
+                else if (count)
+                    fprintf(f, "  skipped %s on %s and %d other node(s): %s\n", pr, firsthost,
+                            count, re);
+                else
+                    fprintf(f, "  skipped %s on %s: %s\n", pr, firsthost, re);
+            }
+        }
     }
     fprintf(f, "  report: %s\n", output);
 }

@@ -600,8 +600,14 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
                 if (p.rank == 0) {
                     nt_not_done(&c, "%s: %d of %d steps not run (%s)", ops->kind, nsteps - s - 1,
                                 nsteps, why);
-                    for (int k2 = k + 1; k2 < NT_NPROBES; k2++)
-                        nt_not_done(&c, "%s: not started (%s)", nt_probe_table[k2]->kind, why);
+                    for (int k2 = k + 1; k2 < NT_NPROBES; k2++) {
+                        int any2 = 0;
+                        for (int r = 0; r < p.size; r++)
+                            any2 |= avail[k2][r];
+                        if (any2)
+                            nt_not_done(&c, "%s: not started (%s)", nt_probe_table[k2]->kind,
+                                        why);
+                    }
                 }
                 break;
             }
