@@ -190,8 +190,9 @@ nt_verdict_t nt_pcie_judge(const nt_pcie_link_t *l, const char *label, char *msg
         return NT_WARN;
     }
     if (l->max_width > exp_width)
-        snprintf(msg, len, "%s runs x%d at %g GT/s, the most its slot allows (device capable of x%d)",
-                 who, l->cur_width, l->cur_gts, l->max_width);
+        snprintf(msg, len,
+                 "%s runs x%d at %g GT/s, the most its slot allows (device capable of x%d)", who,
+                 l->cur_width, l->cur_gts, l->max_width);
     else
         snprintf(msg, len, "%s runs x%d at %g GT/s as capable", who, l->cur_width, l->cur_gts);
     return NT_PASS;

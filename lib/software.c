@@ -181,8 +181,9 @@ void nt_software_set_mpi(nt_software_t *sw, const char *version)
 
 nt_status_t nt_software_to_json(const nt_software_t *sw, cJSON *node)
 {
-    const char *vals[NT_SOFTWARE_NKEYS] = {sw->kernel,       sw->mpi,  sw->hwloc,    sw->cuda_driver,
-                                           sw->cuda_runtime, sw->nccl, sw->rdma_core};
+    const char *vals[NT_SOFTWARE_NKEYS] = {sw->kernel,      sw->mpi,          sw->hwloc,
+                                           sw->cuda_driver, sw->cuda_runtime, sw->nccl,
+                                           sw->rdma_core};
     cJSON *s = nt_json_add_obj(node, "software");
 
     if (!s)

@@ -39,7 +39,9 @@ void nt_pcie_expected(const nt_pcie_link_t *l, double *gts, int *width);
 
 /* nt_pcie_judge - the pcie_link verdict without traffic: a link narrower than
  * min(device max, upstream max) fails; slower is only a warning (idle GPUs lower their link
- * speed). label names the device ("GPU 0"). msg: "0000:18:00.0 (GPU 0) runs x8, capable of x16". */
+ * speed). label names the device ("GPU 0"; NULL or "" = the bus id alone). msg:
+ * "0000:18:00.0 (GPU 0) runs x8, capable of x16". NT_SKIPPED when the current or the expected
+ * width is unknown (link down, no link files). */
 nt_verdict_t nt_pcie_judge(const nt_pcie_link_t *l, const char *label, char *msg, size_t len);
 
 /* nt_pcie_check_create - a checks[] entry "pcie_link" for l (report.h nt_check_create) with

@@ -31,7 +31,8 @@ typedef struct nt_topo_gpu {
 
 typedef struct nt_topo_nic {
     char name[32];        /* OpenFabrics device: "mlx5_0", "rdmap197s0" */
-    char kind[24];        /* "infiniband_or_roce" (Mellanox 0x15b3), "efa" (Amazon 0x1d0f), "other" */
+    char kind[24];        /* "infiniband_or_roce" (Mellanox 0x15b3), "efa" (Amazon 0x1d0f),
+                           * "other" */
     char pci_bus_id[16];
     int numa_node;
     char netdevs[4][32];  /* network interfaces on the same PCI device: "ib0", "hsi0" */

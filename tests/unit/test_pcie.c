@@ -88,7 +88,8 @@ static void test_idle_gpu_is_warn_not_fail(void **state)
     assert_string_equal(l.upstream_bdf, "0000:3a:00.0");
     assert_true(l.cur_gts == 2.5 && l.max_gts == 16.0);
     assert_int_equal(nt_pcie_judge(&l, "GPU 1", msg, sizeof(msg)), NT_WARN);
-    assert_non_null(strstr(msg, "0000:3b:00.0 (GPU 1) runs 2.5 GT/s (Gen1), capable of 16 GT/s (Gen4)"));
+    assert_non_null(
+        strstr(msg, "0000:3b:00.0 (GPU 1) runs 2.5 GT/s (Gen1), capable of 16 GT/s (Gen4)"));
 
     c = nt_pcie_check_create(&l, "node01", "GPU 1");
     assert_non_null(c);

@@ -65,8 +65,8 @@ static void test_rdma_core(void **state)
     char b[16];
     (void)state;
 
-    assert_int_equal(nt_software_rdma_core_from_path("/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0",
-                                                     b, sizeof(b)),
+    assert_int_equal(nt_software_rdma_core_from_path(
+                         "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0", b, sizeof(b)),
                      NT_OK);
     assert_string_equal(b, "44.0");
     assert_int_equal(nt_software_rdma_core_from_path("libibverbs.so.1.14.56.1", b, sizeof(b)),
@@ -260,7 +260,8 @@ static void test_consistency_tie_and_uniform(void **state)
     assert_string_equal(field(cJSON_GetArrayItem(checks, 0), "host"), "n1");
     assert_string_equal(field(cJSON_GetArrayItem(checks, 1), "host"), "n2");
     assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 0), "expected"));
-    assert_non_null(strstr(field(cJSON_GetArrayItem(checks, 1), "message"), "no version is held by a majority"));
+    assert_non_null(strstr(field(cJSON_GetArrayItem(checks, 1), "message"),
+                           "no version is held by a majority"));
     cJSON_Delete(checks);
     free_nodes(sw, 2);
 

@@ -318,12 +318,13 @@ static void test_json(void **state)
 {
     (void)state;
     nt_topo_t *t = load(XML("power9-4xV100-4xmlx5-cuda-nvml.xml"));
-    cJSON *node = cJSON_CreateObject(), *a, *nic = cJSON_CreateObject();
+    cJSON *node = cJSON_CreateObject(), *a, *cpus, *e, *nic = cJSON_CreateObject();
 
     assert_int_equal(nt_topo_to_json(t, node), NT_OK);
-    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(node, "cpus"), "model")->valuestring,
+    cpus = cJSON_GetObjectItem(node, "cpus");
+    assert_string_equal(cJSON_GetObjectItem(cpus, "model")->valuestring,
                         "POWER9, altivec supported");
-    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(node, "cpus"), "pus")->valueint, 160);
+    assert_int_equal(cJSON_GetObjectItem(cpus, "pus")->valueint, 160);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(node, "numa_nodes")), 2);
     a = cJSON_GetObjectItem(node, "gpus");
     assert_int_equal(cJSON_GetArraySize(a), 4);
@@ -333,9 +334,10 @@ static void test_json(void **state)
     a = cJSON_GetObjectItem(node, "affinity");
     assert_int_equal(cJSON_GetArraySize(a), 16); /* 4 GPUs x 4 NICs */
     /* Row-major: entry 2 is GPU 0 x mlx5_2. */
-    assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 2), "gpu")->valueint, 0);
-    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 2), "nic")->valuestring, "mlx5_2");
-    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 2), "path")->valuestring, "SYS");
+    e = cJSON_GetArrayItem(a, 2);
+    assert_int_equal(cJSON_GetObjectItem(e, "gpu")->valueint, 0);
+    assert_string_equal(cJSON_GetObjectItem(e, "nic")->valuestring, "mlx5_2");
+    assert_string_equal(cJSON_GetObjectItem(e, "path")->valuestring, "SYS");
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0), "path")->valuestring, "NODE");
 
     assert_int_equal(nt_topo_nic_to_json(t, 2, nic), NT_OK);
@@ -351,7 +353,8 @@ static void test_json(void **state)
     nt_topo_destroy(t);
     t = load(XML("xeon-2s-3xM2070-mlx4-ib.xml"));
     assert_int_equal(nt_topo_to_json(t, node), NT_OK);
-    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(node, "gpus"), 0), "name")));
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(node, "gpus"), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "name")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(node, "cpus"), "model")));
     cJSON_Delete(node);
     nt_topo_destroy(t);
