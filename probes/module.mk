@@ -4,9 +4,6 @@ PROBE_SRCS += probes/main.c probes/params.c probes/run.c probes/nodes.c probes/j
 ifeq ($(wildcard probes/rdma/module.mk),)
 PROBE_SRCS += probes/rdma_none.c
 endif
-ifeq ($(wildcard lib/topo.c),)
-PROBE_SRCS += probes/topo_none.c
-endif
 PROBE_LDLIBS = $(IBV_LIBS)
 
 ifeq ($(HAVE_MPI),1)
