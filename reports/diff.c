@@ -1,0 +1,635 @@
+/* `nettune report --diff OLD NEW`: how a cluster changed since a baseline (its acceptance run,
+ * before maintenance). Links are matched by their stable id, checks by name + host + target,
+ * failed nodes by host. A link regressed when its bandwidth fell, or its latency rose, by more
+ * than the threshold; newly failed links, checks and nodes are regressions too. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpt.h"
+
+typedef enum nt_dstatus {
+    NT_D_UNCHANGED = 0,
+    NT_D_IMPROVED,
+    NT_D_FIXED,
+    NT_D_REGRESSED,
+    NT_D_NEW_FAIL,
+    NT_D_APPEARED,
+    NT_D_VANISHED,
+    NT_D_COUNT
+} nt_dstatus_t;
+
+static const char *const nt_dstatus_names[NT_D_COUNT] = {
+    "unchanged", "improved", "fixed", "regressed", "new_failure", "appeared", "vanished"};
+
+typedef struct nt_dlink {
+    const nt_rlink_t *o, *n;
+    double bw_pct, lat_pct;
+    nt_dstatus_t status;
+} nt_dlink_t;
+
+typedef struct nt_dcheck {
+    const nt_rcheck_t *o, *n;
+    double obs_pct;
+    nt_dstatus_t status;
+} nt_dcheck_t;
+
+typedef struct nt_dnode {
+    const char *host, *reason;
+    int fixed; /* 0: newly failed, 1: failed before, not now */
+} nt_dnode_t;
+
+typedef struct nt_diff_state {
+    const nt_rdoc_t *a, *b;
+    const nt_diff_opts_t *opt;
+    nt_dlink_t *links;
+    size_t nlinks;
+    nt_dcheck_t *checks;
+    size_t nchecks;
+    nt_dnode_t *nodes;
+    size_t nnodes;
+    size_t lcount[NT_D_COUNT], ccount[NT_D_COUNT];
+    size_t lmatched, cmatched;
+    int regressed;
+} nt_diff_state_t;
+
+static double nt_pct(double old_v, double new_v)
+{
+    if (isnan(old_v) || isnan(new_v) || old_v <= 0)
+        return NAN;
+    return 100.0 * (new_v - old_v) / old_v;
+}
+
+/* qsort/bsearch context: see doc.c. */
+static const nt_rdoc_t *nt_diff_doc;
+
+static int nt_cmp_link_id(const void *a, const void *b)
+{
+    return strcmp(nt_diff_doc->links[*(const size_t *)a].id,
+                  nt_diff_doc->links[*(const size_t *)b].id);
+}
+
+static int nt_check_key_cmp(const nt_rcheck_t *x, const nt_rcheck_t *y)
+{
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    c = strcmp(x->host ? x->host : "", y->host ? y->host : "");
+    return c ? c : strcmp(x->target, y->target);
+}
+
+static int nt_cmp_check_idx(const void *a, const void *b)
+{
+    return nt_check_key_cmp(&nt_diff_doc->checks[*(const size_t *)a],
+                            &nt_diff_doc->checks[*(const size_t *)b]);
+}
+
+static size_t *nt_index(const nt_rdoc_t *doc, int checks)
+{
+    size_t n = checks ? doc->nchecks : doc->nlinks;
+    size_t *idx = malloc((n + 1) * sizeof(*idx));
+    if (!idx)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    nt_diff_doc = doc;
+    qsort(idx, n, sizeof(*idx), checks ? nt_cmp_check_idx : nt_cmp_link_id);
+    nt_diff_doc = NULL;
+    return idx;
+}
+
+static long nt_find_link(const nt_rdoc_t *doc, const size_t *idx, const char *id)
+{
+    size_t lo = 0, hi = doc->nlinks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(doc->links[idx[mid]].id, id);
+        if (c == 0)
+            return (long)idx[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static long nt_find_check(const nt_rdoc_t *doc, const size_t *idx, const nt_rcheck_t *key)
+{
+    size_t lo = 0, hi = doc->nchecks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = nt_check_key_cmp(&doc->checks[idx[mid]], key);
+        if (c == 0)
+            return (long)idx[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static nt_dstatus_t nt_link_status(const nt_dlink_t *d, double thr)
+{
+    int was_fail = d->o->verdict == NT_FAIL, is_fail = d->n->verdict == NT_FAIL;
+    if (is_fail && !was_fail)
+        return NT_D_NEW_FAIL;
+    if ((!isnan(d->bw_pct) && d->bw_pct < -thr) || (!isnan(d->lat_pct) && d->lat_pct > thr))
+        return NT_D_REGRESSED;
+    if (was_fail && !is_fail)
+        return NT_D_FIXED;
+    if ((!isnan(d->bw_pct) && d->bw_pct > thr) || (!isnan(d->lat_pct) && d->lat_pct < -thr))
+        return NT_D_IMPROVED;
+    return NT_D_UNCHANGED;
+}
+
+static nt_status_t nt_diff_links(nt_diff_state_t *s)
+{
+    size_t *ia = nt_index(s->a, 0), *ib = nt_index(s->b, 0);
+    nt_status_t st = NT_ERR_NOMEM;
+
+    s->links = calloc(s->a->nlinks + s->b->nlinks + 1, sizeof(*s->links));
+    if (!ia || !ib || !s->links)
+        goto out;
+    for (size_t i = 0; i < s->b->nlinks; i++) {
+        nt_dlink_t *d = &s->links[s->nlinks++];
+        long k = nt_find_link(s->a, ia, s->b->links[i].id);
+        d->n = &s->b->links[i];
+        d->bw_pct = d->lat_pct = NAN;
+        if (k < 0) {
+            /* A new link that fails is a new failure (its old side is empty). */
+            d->status = d->n->verdict == NT_FAIL ? NT_D_NEW_FAIL : NT_D_APPEARED;
+        } else {
+            d->o = &s->a->links[k];
+            d->bw_pct = nt_pct(d->o->peak_bw_GBps, d->n->peak_bw_GBps);
+            d->lat_pct = nt_pct(d->o->small_msg_lat_us, d->n->small_msg_lat_us);
+            d->status = nt_link_status(d, s->opt->threshold_pct);
+            s->lmatched++;
+        }
+        s->lcount[d->status]++;
+    }
+    for (size_t i = 0; i < s->a->nlinks; i++) {
+        if (nt_find_link(s->b, ib, s->a->links[i].id) >= 0)
+            continue;
+        nt_dlink_t *d = &s->links[s->nlinks++];
+        d->o = &s->a->links[i];
+        d->bw_pct = d->lat_pct = NAN;
+        d->status = NT_D_VANISHED;
+        s->lcount[NT_D_VANISHED]++;
+    }
+    st = NT_OK;
+out:
+    free(ia);
+    free(ib);
+    return st;
+}
+
+static nt_status_t nt_diff_checks(nt_diff_state_t *s)
+{
+    size_t *ia = nt_index(s->a, 1), *ib = nt_index(s->b, 1);
+    nt_status_t st = NT_ERR_NOMEM;
+
+    s->checks = calloc(s->a->nchecks + s->b->nchecks + 1, sizeof(*s->checks));
+    if (!ia || !ib || !s->checks)
+        goto out;
+    for (size_t i = 0; i < s->b->nchecks; i++) {
+        nt_dcheck_t *d = &s->checks[s->nchecks++];
+        long k = nt_find_check(s->a, ia, &s->b->checks[i]);
+        d->n = &s->b->checks[i];
+        d->obs_pct = NAN;
+        if (k < 0) {
+            d->status = d->n->verdict == NT_FAIL ? NT_D_NEW_FAIL : NT_D_APPEARED;
+        } else {
+            d->o = &s->a->checks[k];
+            d->obs_pct = nt_pct(nt_json_get_num(d->o->j, "observed", NAN),
+                                nt_json_get_num(d->n->j, "observed", NAN));
+            if (d->n->verdict == NT_FAIL && d->o->verdict != NT_FAIL)
+                d->status = NT_D_NEW_FAIL;
+            else if (d->o->verdict == NT_FAIL && d->n->verdict != NT_FAIL)
+                d->status = NT_D_FIXED;
+            else if (nt_verdict_rank(d->n->verdict) < nt_verdict_rank(d->o->verdict))
+                d->status = NT_D_REGRESSED; /* pass -> warn: worse, though not failed */
+            else if (nt_verdict_rank(d->n->verdict) > nt_verdict_rank(d->o->verdict))
+                d->status = NT_D_IMPROVED;
+            else
+                d->status = NT_D_UNCHANGED;
+            s->cmatched++;
+        }
+        s->ccount[d->status]++;
+    }
+    for (size_t i = 0; i < s->a->nchecks; i++) {
+        if (nt_find_check(s->b, ib, &s->a->checks[i]) >= 0)
+            continue;
+        nt_dcheck_t *d = &s->checks[s->nchecks++];
+        d->o = &s->a->checks[i];
+        d->obs_pct = NAN;
+        d->status = NT_D_VANISHED;
+        s->ccount[NT_D_VANISHED]++;
+    }
+    st = NT_OK;
+out:
+    free(ia);
+    free(ib);
+    return st;
+}
+
+static nt_status_t nt_diff_nodes(nt_diff_state_t *s)
+{
+    s->nodes = calloc(s->a->nnodes + s->b->nnodes + 1, sizeof(*s->nodes));
+    if (!s->nodes)
+        return NT_ERR_NOMEM;
+    for (size_t k = 0; k < s->b->nnodes; k++) {
+        const nt_rnode_t *nd = &s->b->nodes[k];
+        int ko = nt_rdoc_find_node(s->a, nd->host);
+        if (nd->fail_reason && (ko < 0 || !s->a->nodes[ko].fail_reason))
+            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, nd->fail_reason, 0};
+    }
+    for (size_t k = 0; k < s->a->nnodes; k++) {
+        const nt_rnode_t *nd = &s->a->nodes[k];
+        int kn = nt_rdoc_find_node(s->b, nd->host);
+        if (nd->fail_reason && kn >= 0 && !s->b->nodes[kn].fail_reason)
+            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, nd->fail_reason, 1};
+    }
+    return NT_OK;
+}
+
+/* Worst first: new failures, then regressions by their largest loss, then the rest. */
+static double nt_dlink_badness(const nt_dlink_t *d)
+{
+    double loss = 0;
+    if (!isnan(d->bw_pct) && -d->bw_pct > loss)
+        loss = -d->bw_pct;
+    if (!isnan(d->lat_pct) && d->lat_pct > loss)
+        loss = d->lat_pct;
+    return loss;
+}
+
+static int nt_cmp_dlink(const void *a, const void *b)
+{
+    const nt_dlink_t *x = a, *y = b;
+    double bx = nt_dlink_badness(x), by = nt_dlink_badness(y);
+    const char *ix = x->n ? x->n->id : x->o->id, *iy = y->n ? y->n->id : y->o->id;
+
+    if (x->status != y->status)
+        return (int)y->status - (int)x->status;
+    if (bx != by)
+        return bx < by ? 1 : -1;
+    return strcmp(ix, iy);
+}
+
+static void nt_fmt_pct(char *buf, size_t len, double pct)
+{
+    if (isnan(pct))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.1f%%", pct);
+}
+
+/* One table of the links of a status (text or Markdown). */
+static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, const char *title,
+                               nt_table_style_t style, nt_buf_t *out)
+{
+    static const char *const head[] = {"link", "bw GB/s old", "new", "change", "lat us old",
+                                       "new", "change", "verdict"};
+    size_t total = s->lcount[status], shown = 0;
+    size_t cap = s->opt->top ? s->opt->top : total;
+    nt_table_t t;
+
+    if (!total)
+        return;
+    if (style == NT_TABLE_MD)
+        nt_buf_printf(out, "\n## %s (%zu)\n\n", title, total);
+    else
+        nt_buf_printf(out, "\n%s%s (%zu)%s\n", s->opt->color ? "\033[1m" : "", title, total,
+                      s->opt->color ? nt_ansi_reset : "");
+    nt_table_init(&t, 8, "lrrrrrrl", head);
+    for (size_t i = 0; i < s->nlinks && shown < cap; i++) {
+        const nt_dlink_t *d = &s->links[i];
+        char a[32], b[32], c[32], e[32], f[32], g[32];
+        if (d->status != status)
+            continue;
+        shown++;
+        nt_table_cell(&t, 0, "%s", d->n ? d->n->id : d->o->id);
+        nt_table_cell(&t, 0, "%s", nt_fmt_bw(a, sizeof(a), d->o ? d->o->peak_bw_GBps : NAN));
+        nt_table_cell(&t, 0, "%s", nt_fmt_bw(b, sizeof(b), d->n ? d->n->peak_bw_GBps : NAN));
+        nt_fmt_pct(c, sizeof(c), d->bw_pct);
+        nt_table_cell(&t, !isnan(d->bw_pct) && d->bw_pct < -s->opt->threshold_pct ? 1 + NT_FAIL
+                                                                                   : 0,
+                      "%s", c);
+        nt_table_cell(&t, 0, "%s", nt_fmt_num(e, sizeof(e), d->o ? d->o->small_msg_lat_us : NAN, 3));
+        nt_table_cell(&t, 0, "%s", nt_fmt_num(f, sizeof(f), d->n ? d->n->small_msg_lat_us : NAN, 3));
+        nt_fmt_pct(g, sizeof(g), d->lat_pct);
+        nt_table_cell(&t, !isnan(d->lat_pct) && d->lat_pct > s->opt->threshold_pct ? 1 + NT_FAIL
+                                                                                    : 0,
+                      "%s", g);
+        nt_table_cell(&t, d->n ? 1 + d->n->verdict : 0, "%s%s%s",
+                      d->o ? nt_verdict_string(d->o->verdict) : "", d->o && d->n ? " -> " : "",
+                      d->n ? nt_verdict_string(d->n->verdict) : "");
+    }
+    nt_table_emit(&t, out, style, s->opt->color, 2);
+    nt_table_cleanup(&t);
+    if (shown < total)
+        nt_buf_printf(out, style == NT_TABLE_MD ? "\n_... and %zu more (--top 0 shows all)._\n"
+                                                : "  ... and %zu more (--top 0 shows all)\n",
+                      total - shown);
+}
+
+static void nt_diff_check_table(const nt_diff_state_t *s, nt_table_style_t style, nt_buf_t *out)
+{
+    static const char *const head[] = {"change", "node", "check", "target", "verdict",
+                                       "observed old", "new", "message"};
+    size_t total = 0, shown = 0, cap;
+    nt_table_t t;
+
+    for (size_t i = 0; i < s->nchecks; i++)
+        total += s->checks[i].status != NT_D_UNCHANGED;
+    if (!total)
+        return;
+    cap = s->opt->top ? s->opt->top : total;
+    if (style == NT_TABLE_MD)
+        nt_buf_printf(out, "\n## Checks that changed (%zu)\n\n", total);
+    else
+        nt_buf_printf(out, "\n%sChecks that changed (%zu)%s\n", s->opt->color ? "\033[1m" : "",
+                      total, s->opt->color ? nt_ansi_reset : "");
+    nt_table_init(&t, 8, "llllllll", head);
+    /* New failures first, then regressions, vanished, appeared, fixed, improved. */
+    static const nt_dstatus_t order[] = {NT_D_NEW_FAIL, NT_D_REGRESSED, NT_D_VANISHED,
+                                         NT_D_APPEARED, NT_D_FIXED, NT_D_IMPROVED};
+    for (size_t oi = 0; oi < sizeof(order) / sizeof(order[0]); oi++) {
+        for (size_t i = 0; i < s->nchecks && shown < cap; i++) {
+            const nt_dcheck_t *d = &s->checks[i];
+            const nt_rcheck_t *c = d->n ? d->n : d->o;
+            char ob[96], nb[96];
+            if (d->status != order[oi])
+                continue;
+            shown++;
+            nt_table_cell(&t, d->status == NT_D_NEW_FAIL ? 1 + NT_FAIL
+                              : d->status == NT_D_REGRESSED ? 1 + NT_WARN
+                                                            : 0,
+                          "%s", nt_dstatus_names[d->status]);
+            nt_table_cell(&t, 0, "%s", c->host ? c->host : "-");
+            nt_table_cell(&t, 0, "%s", c->name);
+            nt_table_cell(&t, 0, "%s", c->target);
+            nt_table_cell(&t, 0, "%s%s%s", d->o ? nt_verdict_string(d->o->verdict) : "",
+                          d->o && d->n ? " -> " : "", d->n ? nt_verdict_string(d->n->verdict) : "");
+            nt_table_cell(&t, 0, "%s", d->o ? nt_check_value(d->o->j, "observed", ob, sizeof(ob)) : "-");
+            nt_table_cell(&t, 0, "%s", d->n ? nt_check_value(d->n->j, "observed", nb, sizeof(nb)) : "-");
+            nt_table_cell(&t, 0, "%s", c->message);
+        }
+    }
+    nt_table_emit(&t, out, style, s->opt->color, 2);
+    nt_table_cleanup(&t);
+    if (shown < total)
+        nt_buf_printf(out, style == NT_TABLE_MD ? "\n_... and %zu more (--top 0 shows all)._\n"
+                                                : "  ... and %zu more (--top 0 shows all)\n",
+                      total - shown);
+}
+
+static void nt_diff_side(nt_buf_t *out, const char *label, const nt_rdoc_t *d, int md)
+{
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(d->root, "run");
+    nt_buf_printf(out, "%s%s: %s, run %s, started %s, %s, %zu nodes, %zu links, %zu checks\n",
+                  md ? "- " : "  ", label, d->path, nt_json_get_str(run, "id", "?"),
+                  nt_json_get_str(run, "started_at", "?"), nt_verdict_string(d->verdict),
+                  d->nnodes, d->nlinks, d->nchecks);
+}
+
+static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_buf_t *out)
+{
+    int md = style == NT_TABLE_MD, color = !md && s->opt->color;
+    const char *word = s->regressed ? "REGRESSION" : "no regression";
+
+    if (md)
+        nt_buf_printf(out, "# nettune report --diff: %s\n\n", word);
+    else
+        nt_buf_printf(out, "nettune report --diff: %s%s%s", color ? nt_ansi_verdict(
+                                                                      s->regressed ? NT_FAIL : NT_PASS)
+                                                                  : "",
+                      word, color ? nt_ansi_reset : "");
+    nt_buf_printf(out, "%sthreshold %g%% (bandwidth down or latency up)%s\n",
+                  md ? "- " : "  (", s->opt->threshold_pct, md ? "" : ")");
+    nt_diff_side(out, "old", s->a, md);
+    nt_diff_side(out, "new", s->b, md);
+    nt_buf_printf(out, "%slinks: %zu matched, %zu regressed, %zu improved, %zu new failures, "
+                       "%zu fixed, %zu appeared, %zu vanished\n",
+                  md ? "- " : "  ", s->lmatched, s->lcount[NT_D_REGRESSED],
+                  s->lcount[NT_D_IMPROVED], s->lcount[NT_D_NEW_FAIL], s->lcount[NT_D_FIXED],
+                  s->lcount[NT_D_APPEARED], s->lcount[NT_D_VANISHED]);
+    nt_buf_printf(out, "%schecks: %zu matched, %zu new failures, %zu worse, %zu fixed, "
+                       "%zu better, %zu appeared, %zu vanished\n",
+                  md ? "- " : "  ", s->cmatched, s->ccount[NT_D_NEW_FAIL],
+                  s->ccount[NT_D_REGRESSED], s->ccount[NT_D_FIXED], s->ccount[NT_D_IMPROVED],
+                  s->ccount[NT_D_APPEARED], s->ccount[NT_D_VANISHED]);
+    for (int fixed = 0; fixed < 2; fixed++) {
+        int any = 0;
+        for (size_t i = 0; i < s->nnodes; i++) {
+            if (s->nodes[i].fixed != fixed)
+                continue;
+            if (!any++)
+                nt_buf_printf(out, "%s%s", md ? "- " : "  ",
+                              fixed ? "nodes no longer failed: " : "nodes newly failed: ");
+            else
+                nt_buf_puts(out, ", ");
+            nt_buf_printf(out, "%s (%s)", s->nodes[i].host, s->nodes[i].reason);
+        }
+        if (any)
+            nt_buf_puts(out, "\n");
+    }
+    nt_diff_link_table(s, NT_D_NEW_FAIL, "New link failures", style, out);
+    nt_diff_link_table(s, NT_D_REGRESSED, "Regressed links (worst first)", style, out);
+    nt_diff_link_table(s, NT_D_VANISHED, "Vanished links", style, out);
+    nt_diff_link_table(s, NT_D_APPEARED, "Appeared links", style, out);
+    nt_diff_link_table(s, NT_D_FIXED, "Fixed links", style, out);
+    nt_diff_link_table(s, NT_D_IMPROVED, "Improved links", style, out);
+    nt_diff_check_table(s, style, out);
+}
+
+static cJSON *nt_dlink_side(const nt_rlink_t *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    if (nt_json_add_num(o, "peak_bw_GBps", l->peak_bw_GBps) ||
+        nt_json_add_num(o, "small_msg_lat_us", l->small_msg_lat_us) ||
+        nt_json_add_str(o, "verdict", nt_verdict_string(l->verdict))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int nt_json_side(cJSON *parent, const char *key, cJSON *side)
+{
+    if (!side)
+        return cJSON_AddNullToObject(parent, key) ? 0 : -1;
+    cJSON_AddItemToObject(parent, key, side);
+    return 0;
+}
+
+static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
+{
+    cJSON *root = cJSON_CreateObject(), *sides[2] = {NULL, NULL}, *links, *checks, *nodes, *cnt;
+    const nt_rdoc_t *docs[2] = {s->a, s->b};
+    char *text;
+    nt_status_t st = NT_ERR_NOMEM;
+    int bad = 0;
+
+    if (!root)
+        return NT_ERR_NOMEM;
+    bad |= nt_json_add_str(root, "schema", NT_DIFF_SCHEMA) != NT_OK;
+    bad |= nt_json_add_num(root, "threshold_pct", s->opt->threshold_pct) != NT_OK;
+    bad |= nt_json_add_bool(root, "regression", s->regressed) != NT_OK;
+    for (int i = 0; i < 2; i++) {
+        const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[i]->root, "run");
+        sides[i] = nt_json_add_obj(root, i ? "new" : "old");
+        bad |= !sides[i];
+        if (sides[i])
+            bad |= nt_json_add_str(sides[i], "path", docs[i]->path) ||
+                   nt_json_add_str(sides[i], "run_id", nt_json_get_str(run, "id", NULL)) ||
+                   nt_json_add_str(sides[i], "started_at",
+                                   nt_json_get_str(run, "started_at", NULL)) ||
+                   nt_json_add_str(sides[i], "verdict", nt_verdict_string(docs[i]->verdict));
+    }
+    cnt = nt_json_add_obj(root, "counts");
+    bad |= !cnt;
+    for (int what = 0; cnt && what < 2; what++) {
+        cJSON *c = nt_json_add_obj(cnt, what ? "checks" : "links");
+        const size_t *v = what ? s->ccount : s->lcount;
+        bad |= !c || nt_json_add_num(c, "matched", (double)(what ? s->cmatched : s->lmatched));
+        for (int k = 0; c && k < NT_D_COUNT; k++)
+            bad |= nt_json_add_num(c, nt_dstatus_names[k], (double)v[k]) != NT_OK;
+    }
+    nodes = nt_json_add_obj(root, "nodes");
+    for (int fixed = 0; nodes && fixed < 2; fixed++) {
+        cJSON *arr = nt_json_add_arr(nodes, fixed ? "fixed" : "new_failed");
+        bad |= !arr;
+        for (size_t i = 0; arr && i < s->nnodes; i++) {
+            cJSON *o;
+            if (s->nodes[i].fixed != fixed)
+                continue;
+            o = cJSON_CreateObject();
+            bad |= !o || nt_json_add_str(o, "host", s->nodes[i].host) ||
+                   nt_json_add_str(o, "reason", s->nodes[i].reason) ||
+                   !cJSON_AddItemToArray(arr, o);
+        }
+    }
+    links = nt_json_add_arr(root, "links");
+    for (size_t i = 0; links && i < s->nlinks; i++) {
+        const nt_dlink_t *d = &s->links[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(links, o)) {
+            cJSON_Delete(o);
+            bad = 1;
+            break;
+        }
+        bad |= nt_json_add_str(o, "id", d->n ? d->n->id : d->o->id) ||
+               nt_json_add_str(o, "status", nt_dstatus_names[d->status]) ||
+               nt_json_side(o, "old", d->o ? nt_dlink_side(d->o) : NULL) ||
+               nt_json_side(o, "new", d->n ? nt_dlink_side(d->n) : NULL) ||
+               nt_json_add_num(o, "bw_change_pct", d->bw_pct) ||
+               nt_json_add_num(o, "lat_change_pct", d->lat_pct);
+    }
+    checks = nt_json_add_arr(root, "checks");
+    for (size_t i = 0; checks && i < s->nchecks; i++) {
+        const nt_dcheck_t *d = &s->checks[i];
+        const nt_rcheck_t *c = d->n ? d->n : d->o;
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(checks, o)) {
+            cJSON_Delete(o);
+            bad = 1;
+            break;
+        }
+        bad |= nt_json_add_str(o, "name", c->name) || nt_json_add_str(o, "host", c->host) ||
+               nt_json_add_str(o, "target", c->target) ||
+               nt_json_add_str(o, "status", nt_dstatus_names[d->status]) ||
+               nt_json_add_str(o, "old_verdict", d->o ? nt_verdict_string(d->o->verdict) : NULL) ||
+               nt_json_add_str(o, "new_verdict", d->n ? nt_verdict_string(d->n->verdict) : NULL) ||
+               nt_json_add_num(o, "observed_change_pct", d->obs_pct);
+    }
+    if (!bad && links && checks && (text = cJSON_Print(root))) {
+        nt_buf_puts(out, text);
+        nt_buf_puts(out, "\n");
+        free(text);
+        st = NT_OK;
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+static void nt_diff_csv(const nt_diff_state_t *s, nt_buf_t *out)
+{
+    nt_buf_puts(out, "type,id,status,old_peak_bw_GBps,new_peak_bw_GBps,bw_change_pct,"
+                     "old_small_msg_lat_us,new_small_msg_lat_us,lat_change_pct,old_verdict,"
+                     "new_verdict\r\n");
+    for (size_t i = 0; i < s->nlinks; i++) {
+        const nt_dlink_t *d = &s->links[i];
+        char v[6][40];
+        nt_buf_puts(out, "link,");
+        nt_buf_put_csv(out, d->n ? d->n->id : d->o->id);
+        nt_buf_printf(out, ",%s,%s,%s,%s,%s,%s,%s,%s,%s\r\n", nt_dstatus_names[d->status],
+                      d->o ? nt_fmt_num(v[0], 40, d->o->peak_bw_GBps, 10) : "",
+                      d->n ? nt_fmt_num(v[1], 40, d->n->peak_bw_GBps, 10) : "",
+                      nt_fmt_num(v[2], 40, d->bw_pct, 6),
+                      d->o ? nt_fmt_num(v[3], 40, d->o->small_msg_lat_us, 10) : "",
+                      d->n ? nt_fmt_num(v[4], 40, d->n->small_msg_lat_us, 10) : "",
+                      nt_fmt_num(v[5], 40, d->lat_pct, 6),
+                      d->o ? nt_verdict_string(d->o->verdict) : "",
+                      d->n ? nt_verdict_string(d->n->verdict) : "");
+    }
+    for (size_t i = 0; i < s->nchecks; i++) {
+        const nt_dcheck_t *d = &s->checks[i];
+        const nt_rcheck_t *c = d->n ? d->n : d->o;
+        char key[512];
+        snprintf(key, sizeof(key), "%s:%s/%s", c->name, c->host ? c->host : "", c->target);
+        nt_buf_puts(out, "check,");
+        nt_buf_put_csv(out, key);
+        nt_buf_printf(out, ",%s,,,,,,,%s,%s\r\n", nt_dstatus_names[d->status],
+                      d->o ? nt_verdict_string(d->o->verdict) : "",
+                      d->n ? nt_verdict_string(d->n->verdict) : "");
+    }
+}
+
+nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt_diff_opts_t *o,
+                    const char *format, nt_buf_t *out, int *regressed)
+{
+    nt_diff_state_t s;
+    nt_status_t st;
+
+    memset(&s, 0, sizeof(s));
+    s.a = old_doc;
+    s.b = new_doc;
+    s.opt = o;
+    *regressed = 0;
+    st = nt_diff_links(&s);
+    if (st == NT_OK)
+        st = nt_diff_checks(&s);
+    if (st == NT_OK)
+        st = nt_diff_nodes(&s);
+    if (st != NT_OK)
+        goto out;
+    qsort(s.links, s.nlinks, sizeof(*s.links), nt_cmp_dlink);
+    for (size_t i = 0; i < s.nnodes; i++)
+        s.regressed |= !s.nodes[i].fixed;
+    s.regressed |= s.lcount[NT_D_REGRESSED] || s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
+    if (o->fail_on_vanished)
+        s.regressed |= s.lcount[NT_D_VANISHED] || s.ccount[NT_D_VANISHED];
+    *regressed = s.regressed;
+    if (strcmp(format, "json") == 0)
+        st = nt_diff_json(&s, out);
+    else if (strcmp(format, "csv") == 0)
+        nt_diff_csv(&s, out);
+    else if (strcmp(format, "md") == 0)
+        nt_diff_human(&s, NT_TABLE_MD, out);
+    else if (strcmp(format, "text") == 0)
+        nt_diff_human(&s, NT_TABLE_TEXT, out);
+    else
+        st = NT_ERR_UNSUPPORTED;
+    if (st == NT_OK && out->oom)
+        st = NT_ERR_NOMEM;
+out:
+    free(s.links);
+    free(s.checks);
+    free(s.nodes);
+    return st;
+}

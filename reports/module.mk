@@ -1,0 +1,25 @@
+# nettune-report (issue 5): render, export, diff and validate nettune documents. It links
+# libnettune (JSON helpers, logging) and cJSON only: --as-needed drops hwloc, which
+# libnettune's other objects need, so the binary starts without MPI, CUDA, RDMA or hwloc.
+REPORT_SRCS := reports/report_main.c reports/buf.c reports/doc.c reports/table.c \
+               reports/validate.c reports/render_text.c reports/render_md.c \
+               reports/render_html.c reports/render_prom.c reports/render_csv.c \
+               reports/render_tuning.c reports/diff.c
+REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS)) $(OBJ)/reports/schema_blob.o
+ALL_TARGETS += $(BIN)/nettune-report
+
+# The schema is compiled in with .incbin: rebuild when it changes.
+$(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema.json
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(BIN)/nettune-report: $(REPORT_OBJS) $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(REPORT_OBJS) $(LIBNT) $(LIBNT_LDLIBS)
+
+# Tests: tests/report/run.sh runs every case and ends with "report tests: N passed, N failed,
+# N skipped". REPORT_TEST_ARGS passes options to it (e.g. -k html).
+.PHONY: test-report
+test-report: $(BIN)/nettune-report
+	@BUILD=$(BUILD) tests/report/run.sh $(REPORT_TEST_ARGS)
+TEST_TARGETS += test-report

@@ -1,0 +1,484 @@
+/* nettune-report: render, export, diff and validate nettune documents (DESIGN.md "Commands").
+ * Needs no MPI, CUDA or RDMA library: it links libnettune's JSON helpers and cJSON only. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nettune/exitcode.h"
+#include "nettune/log.h"
+#include "rpt.h"
+
+typedef enum nt_report_mode {
+    NT_MODE_RENDER = 0,
+    NT_MODE_DIFF,
+    NT_MODE_VALIDATE
+} nt_report_mode_t;
+
+typedef enum nt_color_when {
+    NT_COLOR_AUTO = 0,
+    NT_COLOR_ALWAYS,
+    NT_COLOR_NEVER
+} nt_color_when_t;
+
+/* Everything the command line says, parsed and checked before anything runs. */
+typedef struct nt_report_params {
+    nt_report_mode_t mode;
+    const char *format;     /* NULL: the mode's default */
+    const char *output;     /* NULL or "-": stdout */
+    const char *node;
+    double threshold_pct;
+    int fail_on_vanished;
+    long top;
+    nt_color_when_t color;
+    int quiet;
+    char **files;
+    int nfiles;
+} nt_report_params_t;
+
+static void nt_report_usage(FILE *f)
+{
+    fprintf(f,
+"usage: nettune report FILE [--format text|md|html|prom|csv] [--output OUT] [--node HOST]\n"
+"       nettune report --diff OLD NEW [--regression-threshold PCT] [--format text|md|json|csv]\n"
+"       nettune report --validate FILE... [--format text|json]\n"
+"\n"
+"Renders a nettune.report/1 (probe) or nettune.tuning/1 (tuner) file, exports a node's\n"
+"metrics for Prometheus, compares a report with a baseline, or checks a file's structure.\n"
+"\n"
+"Render and export:\n"
+"  -f, --format FMT      text (default): terminal summary, failed nodes and links first;\n"
+"                        md: Markdown; html: one self-contained page with SVG heatmaps;\n"
+"                        prom: Prometheus text for node_exporter's textfile collector;\n"
+"                        csv: the links (tuning files: the rules), RFC 4180\n"
+"  -o, --output FILE     write there (temporary file + rename); - or absent: stdout\n"
+"      --node HOST       prom, csv: only this host's metrics / links it is the source of\n"
+"      --top N           length of the worst-first lists (default 25; 0: everything)\n"
+"      --color WHEN      auto (default: stdout is a terminal and NO_COLOR is unset),\n"
+"                        always, never\n"
+"  -q, --quiet           no summary line on stdout when writing to --output\n"
+"Diff:\n"
+"      --diff OLD NEW    links matched by id, checks by name+host+target: change in percent,\n"
+"                        new and fixed failures, links that appeared or vanished\n"
+"      --regression-threshold PCT  bandwidth down or latency up by more than PCT percent is\n"
+"                        a regression (default 5)\n"
+"      --fail-on-vanished  links or checks missing from NEW count as regressions\n"
+"Validate:\n"
+"      --validate FILE...  check each file against its schema id; one line per problem,\n"
+"                        with its JSON path ($.links[3].verdict: ...)\n"
+"  -h, --help, --version\n"
+"\n"
+"Exit: 0 healthy / no regression / valid; 1 the report has a failure (--node: that node) /\n"
+"a regression / invalid; 2 bad usage, unreadable input, not a nettune document; 3 the\n"
+"rendered run stopped early with nothing failed.\n"
+"Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG, NO_COLOR.\n");
+}
+
+enum {
+    OPT_NODE = 256,
+    OPT_TOP,
+    OPT_COLOR,
+    OPT_DIFF,
+    OPT_VALIDATE,
+    OPT_THRESHOLD,
+    OPT_VANISHED,
+    OPT_VERSION
+};
+
+static int nt_format_in(const char *f, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(f, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* Parse and check argv into p. Returns 0 to run, 1 when --help/--version was answered,
+ * -1 on a usage error (already reported). */
+static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"node", required_argument, NULL, OPT_NODE},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"color", required_argument, NULL, OPT_COLOR},
+        {"colour", required_argument, NULL, OPT_COLOR},
+        {"diff", no_argument, NULL, OPT_DIFF},
+        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"regression-threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"fail-on-vanished", no_argument, NULL, OPT_VANISHED},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const render_formats[] = {"text", "md", "html", "prom", "csv", NULL};
+    static const char *const diff_formats[] = {"text", "md", "json", "csv", NULL};
+    static const char *const validate_formats[] = {"text", "json", NULL};
+    int c, modes = 0;
+    char *end;
+
+    memset(p, 0, sizeof(*p));
+    p->threshold_pct = 5.0;
+    p->top = 25;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': p->format = optarg; break;
+        case 'o': p->output = optarg; break;
+        case 'q': p->quiet = 1; break;
+        case 'h': nt_report_usage(stdout); return 1;
+        case OPT_VERSION: printf("nettune report %s\n", NETTUNE_VERSION); return 1;
+        case OPT_NODE: p->node = optarg; break;
+        case OPT_TOP:
+            errno = 0;
+            p->top = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || p->top < 0) {
+                fprintf(stderr, "nettune report: --top takes a count >= 0, not '%s'\n", optarg);
+                return -1;
+            }
+            break;
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") == 0)
+                p->color = NT_COLOR_AUTO;
+            else if (strcmp(optarg, "always") == 0)
+                p->color = NT_COLOR_ALWAYS;
+            else if (strcmp(optarg, "never") == 0)
+                p->color = NT_COLOR_NEVER;
+            else {
+                fprintf(stderr, "nettune report: --color takes auto, always or never, not '%s'\n",
+                        optarg);
+                return -1;
+            }
+            break;
+        case OPT_DIFF: p->mode = NT_MODE_DIFF; modes++; break;
+        case OPT_VALIDATE: p->mode = NT_MODE_VALIDATE; modes++; break;
+        case OPT_THRESHOLD:
+            errno = 0;
+            p->threshold_pct = strtod(optarg, &end);
+            if (errno || *end || end == optarg || !isfinite(p->threshold_pct) ||
+                p->threshold_pct < 0) {
+                fprintf(stderr, "nettune report: --regression-threshold takes a percentage "
+                                ">= 0, not '%s'\n", optarg);
+                return -1;
+            }
+            break;
+        case OPT_VANISHED: p->fail_on_vanished = 1; break;
+        case ':':
+            fprintf(stderr, "nettune report: option '%s' needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "nettune report: unknown option '%s' (see --help)\n",
+                    argv[optind - 1]);
+            return -1;
+        }
+    }
+    p->files = argv + optind;
+    p->nfiles = argc - optind;
+    if (modes > 1) {
+        fprintf(stderr, "nettune report: --diff and --validate exclude each other\n");
+        return -1;
+    }
+    switch (p->mode) {
+    case NT_MODE_RENDER:
+        if (p->nfiles != 1) {
+            fprintf(stderr, "nettune report: expected one FILE, got %d (see --help)\n",
+                    p->nfiles);
+            return -1;
+        }
+        if (!p->format)
+            p->format = "text";
+        if (!nt_format_in(p->format, render_formats)) {
+            fprintf(stderr, "nettune report: unknown --format '%s' (text, md, html, prom, csv)\n",
+                    p->format);
+            return -1;
+        }
+        if (p->node && strcmp(p->format, "prom") != 0 && strcmp(p->format, "csv") != 0) {
+            fprintf(stderr, "nettune report: --node applies to --format prom and csv only\n");
+            return -1;
+        }
+        break;
+    case NT_MODE_DIFF:
+        if (p->nfiles != 2) {
+            fprintf(stderr, "nettune report: --diff takes OLD and NEW, got %d file(s)\n",
+                    p->nfiles);
+            return -1;
+        }
+        if (!p->format)
+            p->format = "text";
+        if (!nt_format_in(p->format, diff_formats)) {
+            fprintf(stderr, "nettune report: --diff writes text, md, json or csv, not '%s'\n",
+                    p->format);
+            return -1;
+        }
+        break;
+    case NT_MODE_VALIDATE:
+        if (p->nfiles < 1) {
+            fprintf(stderr, "nettune report: --validate takes at least one FILE\n");
+            return -1;
+        }
+        if (!p->format)
+            p->format = "text";
+        if (!nt_format_in(p->format, validate_formats)) {
+            fprintf(stderr, "nettune report: --validate writes text or json, not '%s'\n",
+                    p->format);
+            return -1;
+        }
+        break;
+    }
+    if (p->node && p->mode != NT_MODE_RENDER) {
+        fprintf(stderr, "nettune report: --node applies to rendering only\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* The exit code by DESIGN.md's precedence: 2, then 1, then 3, then 0. (nt_exit_code lives in
+ * nettune-probe, which this binary must not link.) */
+static int nt_report_exit(int usage_error, int any_fail, int stopped_early)
+{
+    if (usage_error)
+        return NT_EXIT_USAGE;
+    if (any_fail)
+        return NT_EXIT_FAIL;
+    return stopped_early ? NT_EXIT_INCOMPLETE : NT_EXIT_OK;
+}
+
+static int nt_to_stdout(const nt_report_params_t *p)
+{
+    return !p->output || strcmp(p->output, "-") == 0;
+}
+
+/* Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org), unless
+ * the operator asked for it. */
+static int nt_use_color(const nt_report_params_t *p)
+{
+    const char *nc = getenv("NO_COLOR");
+    if (p->color != NT_COLOR_AUTO)
+        return p->color == NT_COLOR_ALWAYS;
+    return nt_to_stdout(p) && isatty(STDOUT_FILENO) && !(nc && *nc);
+}
+
+/* Exit code of a failed open: everything that kept us from reading a document is 2. */
+static int nt_open_doc(const char *path, nt_rdoc_t *doc)
+{
+    nt_status_t st = nt_rdoc_open(path, doc);
+    if (st == NT_OK)
+        return 0;
+    if (st == NT_ERR_NOMEM)
+        fprintf(stderr, "nettune report: out of memory reading '%s'\n", path);
+    nt_rdoc_close(doc);
+    return -1;
+}
+
+/* A document that does not validate is still rendered (a newer probe may add a check name),
+ * with its first problems on stderr. */
+static void nt_warn_invalid(const nt_rdoc_t *doc)
+{
+    nt_problems_t probs = {0};
+    const char *id;
+
+    if (nt_validate(doc->root, &probs, &id) == NT_OK && probs.n) {
+        fprintf(stderr, "nettune report: warning: '%s' does not validate (%zu problem%s; see "
+                        "--validate), rendering what is there:\n",
+                doc->path, probs.n, probs.n == 1 ? "" : "s");
+        for (size_t i = 0; i < probs.n && i < 3; i++)
+            fprintf(stderr, "  %s: %s\n", probs.v[i].path, probs.v[i].message);
+    }
+    nt_problems_cleanup(&probs);
+}
+
+static int nt_report_render(const nt_report_params_t *p)
+{
+    nt_render_opts_t o = {.color = 0, .node = p->node, .top = (size_t)p->top};
+    nt_rdoc_t doc;
+    nt_buf_t out;
+    nt_status_t st;
+    int rc;
+
+    if (nt_open_doc(p->files[0], &doc) != 0)
+        return NT_EXIT_USAGE;
+    nt_warn_invalid(&doc);
+    o.color = strcmp(p->format, "text") == 0 && nt_use_color(p);
+    nt_buf_init(&out);
+    if (doc.kind == NT_DOC_TUNING) {
+        if (strcmp(p->format, "prom") == 0) {
+            fprintf(stderr, "nettune report: a tuning file has no metrics to export "
+                            "(--format text, md, html or csv)\n");
+            nt_rdoc_close(&doc);
+            return NT_EXIT_USAGE;
+        }
+        st = nt_render_tuning(&doc, p->format, &o, &out);
+    } else if (strcmp(p->format, "text") == 0) {
+        st = nt_render_text(&doc, &o, &out);
+    } else if (strcmp(p->format, "md") == 0) {
+        st = nt_render_md(&doc, &o, &out);
+    } else if (strcmp(p->format, "html") == 0) {
+        st = nt_render_html(&doc, &o, &out);
+    } else if (strcmp(p->format, "prom") == 0) {
+        st = nt_render_prom(&doc, &o, &out);
+    } else {
+        st = nt_render_csv(&doc, &o, &out);
+    }
+    if (st == NT_ERR_NOT_FOUND) {
+        fprintf(stderr, "nettune report: host '%s' is not in '%s'\n", p->node, doc.path);
+        rc = NT_EXIT_USAGE;
+        goto out;
+    }
+    if (st == NT_OK)
+        st = nt_buf_write(&out, p->output);
+    if (st != NT_OK) {
+        rc = NT_EXIT_USAGE;
+        goto out;
+    }
+    if (doc.kind == NT_DOC_TUNING) {
+        rc = NT_EXIT_OK;
+    } else if (p->node) {
+        int k = nt_rdoc_find_node(&doc, p->node);
+        rc = nt_report_exit(0, doc.nodes[k].verdict == NT_FAIL, !doc.completed);
+    } else {
+        rc = nt_report_exit(0, doc.verdict == NT_FAIL, !doc.completed);
+    }
+    if (!nt_to_stdout(p) && !p->quiet)
+        printf("nettune report: %s written to %s (%s, %zu nodes, %zu links, %zu checks)\n",
+               p->format, p->output,
+               doc.kind == NT_DOC_TUNING ? "tuning file" : nt_verdict_string(doc.verdict),
+               doc.nnodes, doc.nlinks, doc.nchecks);
+out:
+    nt_buf_cleanup(&out);
+    nt_rdoc_close(&doc);
+    return rc;
+}
+
+static int nt_report_diff(const nt_report_params_t *p)
+{
+    nt_diff_opts_t o = {.threshold_pct = p->threshold_pct,
+                        .fail_on_vanished = p->fail_on_vanished,
+                        .top = (size_t)p->top,
+                        .color = 0};
+    nt_rdoc_t a, b;
+    nt_buf_t out;
+    int regressed = 0, rc = NT_EXIT_USAGE;
+
+    if (nt_open_doc(p->files[0], &a) != 0)
+        return NT_EXIT_USAGE;
+    if (nt_open_doc(p->files[1], &b) != 0) {
+        nt_rdoc_close(&a);
+        return NT_EXIT_USAGE;
+    }
+    nt_buf_init(&out);
+    if (a.kind != NT_DOC_REPORT || b.kind != NT_DOC_REPORT) {
+        fprintf(stderr, "nettune report: --diff compares two %s files\n", NT_REPORT_SCHEMA);
+        goto out;
+    }
+    nt_warn_invalid(&a);
+    nt_warn_invalid(&b);
+    o.color = strcmp(p->format, "text") == 0 && nt_use_color(p);
+    if (nt_diff(&a, &b, &o, p->format, &out, &regressed) != NT_OK ||
+        nt_buf_write(&out, p->output) != NT_OK)
+        goto out;
+    rc = regressed ? NT_EXIT_FAIL : NT_EXIT_OK;
+    if (!nt_to_stdout(p) && !p->quiet)
+        printf("nettune report --diff: %s (threshold %g%%), %s written to %s\n",
+               regressed ? "REGRESSION" : "no regression", p->threshold_pct, p->format,
+               p->output);
+out:
+    nt_buf_cleanup(&out);
+    nt_rdoc_close(&a);
+    nt_rdoc_close(&b);
+    return rc;
+}
+
+static void nt_json_problems(cJSON *arr, const nt_problems_t *probs)
+{
+    for (size_t i = 0; i < probs->n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            return;
+        nt_json_add_str(o, "path", probs->v[i].path);
+        nt_json_add_str(o, "message", probs->v[i].message);
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
+static int nt_report_validate(const nt_report_params_t *p)
+{
+    int json = strcmp(p->format, "json") == 0;
+    cJSON *doc = json ? cJSON_CreateObject() : NULL;
+    cJSON *files = doc ? nt_json_add_arr(doc, "files") : NULL;
+    nt_buf_t out;
+    int any_invalid = 0, any_unreadable = 0;
+
+    nt_buf_init(&out);
+    if (json && (!files || nt_json_add_str(doc, "schema", NT_VALIDATION_SCHEMA))) {
+        cJSON_Delete(doc);
+        return NT_EXIT_USAGE;
+    }
+    for (int i = 0; i < p->nfiles; i++) {
+        const char *path = p->files[i];
+        cJSON *root = NULL, *f = NULL;
+        nt_problems_t probs = {0};
+        const char *id = NULL;
+        nt_status_t st = nt_json_read_file(path, NT_RPT_MAX_BYTES, &root);
+        const char *state;
+
+        if (st == NT_OK)
+            st = nt_validate(root, &probs, &id);
+        state = st != NT_OK ? (st == NT_ERR_PARSE ? "not JSON" : "unreadable")
+                : probs.n   ? "invalid"
+                            : "valid";
+        any_unreadable |= st != NT_OK;
+        any_invalid |= st == NT_OK && probs.n > 0;
+        if (json) {
+            f = cJSON_CreateObject();
+            if (f) {
+                nt_json_add_str(f, "file", path);
+                nt_json_add_str(f, "schema", id);
+                nt_json_add_str(f, "result", state);
+                nt_json_problems(nt_json_add_arr(f, "problems"), &probs);
+                cJSON_AddItemToArray(files, f);
+            }
+        } else {
+            nt_buf_printf(&out, "%s: %s", path, state);
+            if (id)
+                nt_buf_printf(&out, " %s", id);
+            if (probs.n)
+                nt_buf_printf(&out, ", %zu problem%s", probs.n, probs.n == 1 ? "" : "s");
+            nt_buf_puts(&out, "\n");
+            for (size_t k = 0; k < probs.n; k++)
+                nt_buf_printf(&out, "  %s: %s\n", probs.v[k].path, probs.v[k].message);
+        }
+        nt_problems_cleanup(&probs);
+        cJSON_Delete(root);
+    }
+    if (json) {
+        nt_json_add_bool(doc, "valid", !any_invalid && !any_unreadable);
+        if (nt_json_write_atomic(doc, p->output ? p->output : "-") != NT_OK)
+            any_unreadable = 1;
+        cJSON_Delete(doc);
+    } else if (nt_buf_write(&out, p->output) != NT_OK) {
+        any_unreadable = 1;
+    }
+    nt_buf_cleanup(&out);
+    return nt_report_exit(any_unreadable, any_invalid, 0);
+}
+
+int main(int argc, char **argv)
+{
+    nt_report_params_t p;
+    int r;
+
+    nt_log_init(NULL, -1);
+    r = nt_report_params_parse(argc, argv, &p);
+    if (r != 0)
+        return r > 0 ? NT_EXIT_OK : NT_EXIT_USAGE;
+    switch (p.mode) {
+    case NT_MODE_DIFF: return nt_report_diff(&p);
+    case NT_MODE_VALIDATE: return nt_report_validate(&p);
+    default: return nt_report_render(&p);
+    }
+}

@@ -1,0 +1,304 @@
+/* nettune report: the internal API shared by the renderers, the exporter, diff and validation.
+ *
+ * A document (nettune.report/1 or nettune.tuning/1) is read once with cJSON and indexed into
+ * nt_rdoc_t: nodes sorted by hostname, links and checks with their fields looked up once and
+ * each tied to its node. Renderers write into a growable buffer (nt_buf_t) that the command
+ * writes out in one go, to a temporary file renamed into place, so a dashboard scraping the
+ * file never sees half of it. Units stay those of the JSON keys (bw_GBps = 1e9 B/s, lat_us);
+ * the Prometheus exporter converts to base units where it writes. */
+#ifndef NETTUNE_REPORTS_RPT_H
+#define NETTUNE_REPORTS_RPT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "nettune/report.h"
+#include "nettune/status.h"
+
+#define NT_TUNING_SCHEMA "nettune.tuning/1"
+#define NT_DIFF_SCHEMA "nettune.diff/1"
+#define NT_VALIDATION_SCHEMA "nettune.validation/1"
+/* Largest input read: a --full report at 1,000 nodes with every sample stays well below. */
+#define NT_RPT_MAX_BYTES ((size_t)1 << 30)
+/* Above this many nodes the HTML page aggregates instead of drawing the node x node matrix. */
+#define NT_HEATMAP_MAX_NODES 100
+
+/* ---- output buffer (buf.c) ---- */
+
+typedef struct nt_buf {
+    char *data;  /* NUL-terminated text, NULL until the first write */
+    size_t len;
+    size_t cap;
+    int oom;     /* set once an allocation failed; later writes are dropped */
+} nt_buf_t;
+
+/* nt_buf_init - an empty buffer (no allocation). */
+void nt_buf_init(nt_buf_t *b);
+/* nt_buf_cleanup - free the text; the buffer is empty and usable again. */
+void nt_buf_cleanup(nt_buf_t *b);
+/* nt_buf_put - append len bytes of s. On allocation failure sets b->oom and drops the text. */
+void nt_buf_put(nt_buf_t *b, const char *s, size_t len);
+/* nt_buf_puts - append a NUL-terminated string (NULL appends nothing). */
+void nt_buf_puts(nt_buf_t *b, const char *s);
+/* nt_buf_printf - append printf-style text. */
+void nt_buf_printf(nt_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* nt_buf_put_html - append s escaped for HTML text and attribute values (& < > " '). */
+void nt_buf_put_html(nt_buf_t *b, const char *s);
+/* nt_buf_put_md - append s for a Markdown table cell: | and \ ` * _ < > [ ] escaped with a
+ * backslash, line breaks turned into spaces. */
+void nt_buf_put_md(nt_buf_t *b, const char *s);
+/* nt_buf_put_csv - append one CSV field per RFC 4180: quoted (with "" for ") when it holds a
+ * comma, a double quote, CR or LF, or starts or ends with a space; as is otherwise. */
+void nt_buf_put_csv(nt_buf_t *b, const char *s);
+/* nt_buf_put_prom_label - append a Prometheus label value escaped per the text exposition
+ * format 0.0.4: backslash, double quote and line feed as \\ \" \n (no quotes added). */
+void nt_buf_put_prom_label(nt_buf_t *b, const char *s);
+/* nt_buf_write - write the buffer to path: "-" or NULL is stdout; otherwise a temporary file
+ * "<path>.tmp.<pid>" in the same folder, fsync'd and renamed over path, so readers see the old
+ * or the new file, never a partial one. NT_ERR_NOMEM when the buffer overflowed memory,
+ * NT_ERR_IO (logged with the path and errno) when writing failed; the temporary is removed. */
+nt_status_t nt_buf_write(const nt_buf_t *b, const char *path);
+
+/* ---- number formatting (buf.c) ---- */
+
+/* nt_fmt_num - v with up to `digits` significant digits ("%.*g" without exponent below 1e15),
+ * or "-" when v is NaN. Returns buf. */
+const char *nt_fmt_num(char *buf, size_t len, double v, int digits);
+/* nt_fmt_bw - a bandwidth in GB/s for people: "23.4", "9.87", "0.123"; "-" when NaN. */
+const char *nt_fmt_bw(char *buf, size_t len, double gbps);
+
+/* ---- the indexed document (doc.c) ---- */
+
+typedef enum nt_doc_kind {
+    NT_DOC_REPORT = 0, /* nettune.report/1 */
+    NT_DOC_TUNING = 1  /* nettune.tuning/1 */
+} nt_doc_kind_t;
+
+/* Severity ranks for sorting: fail first, then warn, pass, skipped. */
+int nt_verdict_rank(nt_verdict_t v);
+
+typedef struct nt_rlink {
+    const cJSON *j;
+    const char *id, *kind, *scope;
+    char variant[32];            /* "write" of "rdma.write:...", "" when the id has none */
+    const char *src_host, *src_dev, *dst_host, *dst_dev;
+    int src_rank, dst_rank;      /* -1 when absent */
+    int src_node, dst_node;      /* index in nt_rdoc_t.nodes, -1 when the host is absent */
+    int src_gpu, dst_gpu;        /* i of "gpu<i>" (also "<nic>:<port>/gpu<i>"), else -1 */
+    double peak_bw_GBps;         /* NaN when absent or null */
+    double small_msg_lat_us;     /* NaN when absent or null */
+    double expected_bw_GBps;     /* NaN when absent or null */
+    nt_verdict_t verdict;
+    const cJSON *reasons;        /* array of strings, or NULL */
+} nt_rlink_t;
+
+typedef struct nt_rcheck {
+    const cJSON *j;
+    const char *name, *host, *target, *message, *unit; /* host/unit may be NULL */
+    nt_verdict_t verdict;
+    int node;                    /* index in nodes, -1 when there is no host */
+} nt_rcheck_t;
+
+typedef struct nt_rnode {
+    const cJSON *j;              /* the nodes[] entry, NULL for a host only named elsewhere */
+    const char *host;
+    int ngpus;                   /* gpus[] length, or 1 + the largest gpu<i> in its links */
+    int nnics, nics_active;      /* RDMA ports listed / ACTIVE */
+    const char *gpu_model;       /* gpus[0].name, or NULL */
+    nt_verdict_t verdict;        /* derived, see nt_rdoc_open */
+    const char *fail_reason;     /* summary.failed_nodes[].reason, or NULL */
+    double inter_median_bw;      /* median peak_bw_GBps of its inter-node links (either end) */
+    double inter_min_bw;         /* the worst of them */
+    size_t n_inter;              /* how many of them have a bandwidth */
+    size_t links_fail, links_warn, checks_fail, checks_warn;
+} nt_rnode_t;
+
+typedef struct nt_rdoc {
+    cJSON *root;
+    nt_doc_kind_t kind;
+    const char *path;
+    const char *schema;
+    nt_rnode_t *nodes;           /* sorted by hostname */
+    size_t nnodes;
+    nt_rlink_t *links;           /* in file order */
+    size_t nlinks;
+    nt_rcheck_t *checks;         /* in file order */
+    size_t nchecks;
+    nt_verdict_t verdict;        /* summary.verdict, or the worst link/check/node */
+    size_t counts[4];            /* by nt_verdict_t: summary.counts, or counted */
+    int completed;               /* run.completed (1 when absent) */
+    const char *inter_kind;      /* the inter-node kind of the heatmap: rdma if any, else mpi */
+} nt_rdoc_t;
+
+/* nt_rdoc_open - read and index the document at path. NT_ERR_NOT_FOUND/NT_ERR_IO when it
+ * cannot be read, NT_ERR_PARSE when it is not JSON, NT_ERR_INVALID when it is JSON but not a
+ * nettune.report/1 or nettune.tuning/1 document (the reason is logged). Tolerates missing or
+ * mistyped members (validation is separate): absent numbers are NaN, absent strings "".
+ * A node's verdict is fail when summary.failed_nodes names it; otherwise the worst of its own
+ * checks and of the links touching it, where a failed link whose other end is a failed node
+ * counts for that node only (node blame). */
+nt_status_t nt_rdoc_open(const char *path, nt_rdoc_t *doc);
+/* nt_rdoc_from_json - index an already parsed root (the document takes ownership of it, also
+ * on error). Same rules as nt_rdoc_open. */
+nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc);
+/* nt_rdoc_close - free everything; accepts a zeroed or partly built document. */
+void nt_rdoc_close(nt_rdoc_t *doc);
+/* nt_rdoc_find_node - index of host in doc->nodes (binary search), -1 when absent. */
+int nt_rdoc_find_node(const nt_rdoc_t *doc, const char *host);
+/* nt_rdoc_sorted_links - a new array of link indices with the failed links first, then the
+ * warned ones, each group by efficiency (peak / expected, or peak alone) ascending, then by id.
+ * only_bad: keep fail and warn only. *n gets the length; NULL on allocation failure. */
+size_t *nt_rdoc_sorted_links(const nt_rdoc_t *doc, int only_bad, size_t *n);
+/* nt_rdoc_sorted_checks - check indices, fail then warn then the rest, then by host and name. */
+size_t *nt_rdoc_sorted_checks(const nt_rdoc_t *doc, int only_bad, size_t *n);
+/* nt_rdoc_sorted_nodes - node indices, worst first: verdict, then median inter-node bandwidth
+ * ascending (nodes without one last), then hostname. */
+size_t *nt_rdoc_sorted_nodes(const nt_rdoc_t *doc, size_t *n);
+/* nt_median - the median of v[0..n) (sorts v in place); NaN when n is 0. */
+double nt_median(double *v, size_t n);
+/* nt_link_efficiency - peak / expected bandwidth, NaN when either is missing. */
+double nt_link_efficiency(const nt_rlink_t *l);
+
+/* Figures of one link kind (kind[.variant] and scope), for the per-kind tables and bars. */
+typedef struct nt_kind_stats {
+    char label[48];              /* "rdma.write" */
+    const char *kind, *scope;
+    size_t n, by_verdict[4];
+    size_t n_bw, n_exp, n_lat;
+    double bw_min, bw_med, bw_max; /* peak_bw_GBps over the links that have one */
+    double exp_med;              /* median expected_bw_GBps */
+    double eff_med, eff_min;     /* median and worst peak/expected */
+    double lat_med;              /* median small_msg_lat_us */
+} nt_kind_stats_t;
+
+/* nt_rdoc_kind_stats - one entry per kind, variant and scope present, inter before intra and
+ * then by label. *out is malloc'ed (free it); NT_ERR_NOMEM. */
+nt_status_t nt_rdoc_kind_stats(const nt_rdoc_t *doc, nt_kind_stats_t **out, size_t *n);
+
+/* A probe skipped for one reason on some nodes. */
+typedef struct nt_skip_group {
+    const char *probe, *reason;
+    size_t nnodes;
+    const char *first_host;
+} nt_skip_group_t;
+
+/* nt_rdoc_skip_groups - nodes[].skipped grouped by probe and reason, most nodes first.
+ * *out is malloc'ed; NT_ERR_NOMEM. */
+nt_status_t nt_rdoc_skip_groups(const nt_rdoc_t *doc, nt_skip_group_t **out, size_t *n);
+
+/* ---- tables for text and Markdown (table.c) ---- */
+
+typedef enum nt_table_style { NT_TABLE_TEXT = 0, NT_TABLE_MD = 1 } nt_table_style_t;
+
+typedef struct nt_table {
+    size_t ncols;
+    const char *align;           /* one 'l' or 'r' per column */
+    char **cells;                /* nrows x ncols, row 0 the header */
+    unsigned char *tone;         /* per cell: an nt_verdict_t + 1 to colour it, or 0 */
+    size_t nrows, ncells, cap;
+    int oom;
+} nt_table_t;
+
+/* nt_table_init - a table with ncols columns; align is "l"/"r" per column (NULL: all left);
+ * headers are the ncols column titles. */
+void nt_table_init(nt_table_t *t, size_t ncols, const char *align, const char *const *headers);
+/* nt_table_cell - append one printf-style cell to the current row (a new row starts every
+ * ncols cells); tone: 0, or 1 + the nt_verdict_t whose colour the cell takes in text. */
+void nt_table_cell(nt_table_t *t, int tone, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* nt_table_emit - write the table: aligned columns indented by indent spaces (text, with ANSI
+ * colours when color), or a GitHub-flavoured Markdown table (cells escaped). */
+void nt_table_emit(const nt_table_t *t, nt_buf_t *out, nt_table_style_t style, int color,
+                   int indent);
+/* nt_table_cleanup - free the cells. */
+void nt_table_cleanup(nt_table_t *t);
+/* nt_ansi_verdict - the ANSI colour sequence of a verdict (red fail, yellow warn, green pass,
+ * dim skipped), and nt_ansi_reset the sequence that ends it. */
+const char *nt_ansi_verdict(nt_verdict_t v);
+extern const char nt_ansi_reset[];
+
+/* ---- renderers (render_*.c) ---- */
+
+typedef struct nt_render_opts {
+    int color;          /* ANSI colours in text output */
+    const char *node;   /* prom/csv: only this host's metrics/links (NULL: all) */
+    size_t top;         /* length of worst-first lists in text, md and html (0: all) */
+} nt_render_opts_t;
+
+/* nt_render_text - the terminal summary: verdict, failed nodes, failed links, failed checks,
+ * warnings, per-kind figures, skipped probes. NT_ERR_NOMEM only. */
+nt_status_t nt_render_text(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out);
+/* nt_render_summary - the shared body of text and Markdown: header, failed nodes, links and
+ * checks worst first, warnings, per-kind figures, nodes worst first, skipped probes. */
+nt_status_t nt_render_summary(const nt_rdoc_t *doc, const nt_render_opts_t *o,
+                              nt_table_style_t style, nt_buf_t *out);
+/* nt_check_value - a check's observed or expected value as text ("DOWN", "8 GT/s"), "-" when
+ * absent. Returns buf. */
+const char *nt_check_value(const cJSON *check, const char *key, char *buf, size_t len);
+/* nt_link_reasons - the link's reasons joined with "; " (cut at len). Returns buf. */
+const char *nt_link_reasons(const nt_rlink_t *l, char *buf, size_t len);
+/* nt_render_md - the same content as GitHub-flavoured Markdown tables. */
+nt_status_t nt_render_md(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out);
+/* nt_render_html - one self-contained HTML page (inline CSS and SVG, no script, no fetch; a
+ * Content-Security-Policy forbids any). */
+nt_status_t nt_render_html(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out);
+/* nt_render_prom - Prometheus text exposition 0.0.4 for node_exporter's textfile collector;
+ * o->node limits it to one host. NT_ERR_NOT_FOUND when o->node is not in the report. */
+nt_status_t nt_render_prom(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out);
+/* nt_render_csv - the links as RFC 4180 CSV with a header line; o->node keeps the links whose
+ * source is that host (NT_ERR_NOT_FOUND when absent). */
+nt_status_t nt_render_csv(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out);
+/* nt_render_tuning - a nettune.tuning/1 document's rules (and env) as text, md, html or csv
+ * (format is one of those names). NT_ERR_UNSUPPORTED for another format. */
+nt_status_t nt_render_tuning(const nt_rdoc_t *doc, const char *format,
+                             const nt_render_opts_t *o, nt_buf_t *out);
+
+/* ---- diff (diff.c) ---- */
+
+typedef struct nt_diff_opts {
+    double threshold_pct;   /* regression beyond this change (default 5) */
+    int fail_on_vanished;   /* vanished links/checks count as regressions */
+    size_t top;             /* list lengths in text/md (0: all) */
+    int color;
+} nt_diff_opts_t;
+
+/* nt_diff - compare two reports: links by id, checks by name+host+target, failed nodes by host.
+ * Writes format ("text", "md", "json" or "csv") to out and sets *regressed when a link lost
+ * more than threshold_pct of its bandwidth or gained that much latency, or a link, check or
+ * node newly failed (or, with fail_on_vanished, something vanished). NT_ERR_UNSUPPORTED for
+ * another format, NT_ERR_NOMEM. */
+nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt_diff_opts_t *o,
+                    const char *format, nt_buf_t *out, int *regressed);
+
+/* ---- validation (validate.c) ---- */
+
+typedef struct nt_problem {
+    char *path;     /* JSON path, "$.links[3].verdict" */
+    char *message;  /* "expected one of pass, warn, fail, skipped" */
+} nt_problem_t;
+
+typedef struct nt_problems {
+    nt_problem_t *v;
+    size_t n, cap;
+    int oom;
+} nt_problems_t;
+
+/* nt_problems_cleanup - free the list (accepts an empty one). */
+void nt_problems_cleanup(nt_problems_t *p);
+
+/* nt_validate - check root against the schema its "schema" key names: nettune.report/1 against
+ * the JSON Schema compiled into the binary (reports/schema/report.schema.json, interpreted:
+ * type, const, enum, required, properties, additionalProperties, items, $ref, anyOf, minimum,
+ * exclusiveMinimum, maximum, minLength, pattern), nettune.tuning/1 by the rules the NCCL tuner
+ * plugin applies. An unknown or missing schema id is a problem. Appends one problem per error
+ * to out (path of the offending value; for a missing key, the path of its object) and returns
+ * NT_OK, or NT_ERR_NOMEM. *schema_id gets the id it validated against (NULL if none). */
+nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **schema_id);
+
+/* nt_validate_known_schema - whether id is a schema this binary renders and validates. */
+int nt_validate_known_schema(const char *id);
+
+#endif

@@ -1,0 +1,693 @@
+/* `nettune report --validate`: structural checks that name the JSON path of every problem.
+ *
+ * Debian has no C library for JSON Schema, so nettune.report/1 is checked by a small
+ * interpreter of the keywords reports/schema/report.schema.json uses; the schema text is
+ * compiled into the binary (schema_blob.S), so the checks cannot drift from the schema file
+ * and the binary needs no data file. The tests compare the problems found here with
+ * python3-jsonschema's on good and broken files. nettune.tuning/1 has no JSON Schema here: it
+ * is checked by the rules the NCCL tuner plugin applies when it loads a file
+ * (plugins/nccl-tuner/src/nt_tuning.c), so "valid" means "the plugin will take it". */
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nettune/log.h"
+#include "rpt.h"
+
+/* The schema text, NUL-terminated, from schema_blob.S. */
+extern const char nt_report_schema_json[];
+
+int nt_validate_known_schema(const char *id)
+{
+    return id && (strcmp(id, NT_REPORT_SCHEMA) == 0 || strcmp(id, NT_TUNING_SCHEMA) == 0);
+}
+
+void nt_problems_cleanup(nt_problems_t *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->v[i].path);
+        free(p->v[i].message);
+    }
+    free(p->v);
+    memset(p, 0, sizeof(*p));
+}
+
+static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    char *msg = NULL, *pc;
+
+    if (p->oom)
+        return;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        nt_problem_t *v = realloc(p->v, cap * sizeof(*v));
+        if (!v) {
+            p->oom = 1;
+            return;
+        }
+        p->v = v;
+        p->cap = cap;
+    }
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    pc = strdup(path);
+    if (!msg || !pc) {
+        free(msg);
+        free(pc);
+        p->oom = 1;
+        return;
+    }
+    p->v[p->n].path = pc;
+    p->v[p->n].message = msg;
+    p->n++;
+}
+
+/* ---- JSON paths ---- */
+
+/* The path is kept in one buffer: a step appends ".key" or "[i]", and returns the old length
+ * for nt_path_pop to cut back to. */
+static size_t nt_path_key(nt_buf_t *path, const char *key)
+{
+    size_t old = path->len;
+    int ident = (key[0] && !(key[0] >= '0' && key[0] <= '9'));
+
+    for (const char *c = key; *c && ident; c++)
+        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                (*c >= '0' && *c <= '9') || *c == '_';
+    if (ident) {
+        nt_buf_printf(path, ".%s", key);
+        return old;
+    }
+    nt_buf_puts(path, "['");
+    for (const char *c = key; *c; c++) {
+        if (*c == '\'' || *c == '\\')
+            nt_buf_put(path, "\\", 1);
+        nt_buf_put(path, c, 1);
+    }
+    nt_buf_puts(path, "']");
+    return old;
+}
+
+static size_t nt_path_index(nt_buf_t *path, int i)
+{
+    size_t old = path->len;
+    nt_buf_printf(path, "[%d]", i);
+    return old;
+}
+
+static void nt_path_pop(nt_buf_t *path, size_t old)
+{
+    if (path->data && old <= path->len) {
+        path->len = old;
+        path->data[old] = '\0';
+    }
+}
+
+static const char *nt_path_str(const nt_buf_t *path)
+{
+    return path->data ? path->data : "$";
+}
+
+/* ---- the JSON Schema interpreter ---- */
+
+typedef struct nt_regex_cache {
+    const char *pattern;
+    regex_t re;
+    int ok;
+} nt_regex_cache_t;
+
+typedef struct nt_vctx {
+    const cJSON *root_schema;
+    nt_buf_t path;
+    nt_regex_cache_t re[16];
+    size_t nre;
+    int depth;
+} nt_vctx_t;
+
+static const char *nt_json_type(const cJSON *v)
+{
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsBool(v))
+        return "boolean";
+    if (cJSON_IsNumber(v))
+        return v->valuedouble == floor(v->valuedouble) && isfinite(v->valuedouble) ? "integer"
+                                                                                    : "number";
+    if (cJSON_IsString(v))
+        return "string";
+    if (cJSON_IsArray(v))
+        return "array";
+    return "object";
+}
+
+static int nt_type_is(const cJSON *v, const char *type)
+{
+    if (strcmp(type, "number") == 0)
+        return cJSON_IsNumber(v);
+    if (strcmp(type, "integer") == 0)
+        return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+               v->valuedouble == floor(v->valuedouble);
+    if (strcmp(type, "string") == 0)
+        return cJSON_IsString(v);
+    if (strcmp(type, "object") == 0)
+        return cJSON_IsObject(v);
+    if (strcmp(type, "array") == 0)
+        return cJSON_IsArray(v);
+    if (strcmp(type, "boolean") == 0)
+        return cJSON_IsBool(v);
+    if (strcmp(type, "null") == 0)
+        return cJSON_IsNull(v);
+    return 0;
+}
+
+/* A value for a message: strings as is, anything else printed compactly (cut at 60 bytes). */
+static void nt_value_text(const cJSON *v, char *buf, size_t len)
+{
+    char *p;
+    if (cJSON_IsString(v)) {
+        snprintf(buf, len, "\"%.60s\"", v->valuestring);
+        return;
+    }
+    p = cJSON_PrintUnformatted(v);
+    snprintf(buf, len, "%.60s", p ? p : "?");
+    free(p);
+}
+
+static const regex_t *nt_regex(nt_vctx_t *cx, const char *pattern)
+{
+    char ere[512];
+    size_t o = 0;
+
+    for (size_t i = 0; i < cx->nre; i++)
+        if (cx->re[i].pattern == pattern)
+            return cx->re[i].ok ? &cx->re[i].re : NULL;
+    if (cx->nre == sizeof(cx->re) / sizeof(cx->re[0]))
+        return NULL;
+    /* ECMA-262 to POSIX ERE for the constructs the schema uses: \d becomes [0-9]; \. and
+     * classes, anchors, groups, {m,n} mean the same in both. */
+    for (const char *c = pattern; *c && o + 8 < sizeof(ere); c++) {
+        if (c[0] == '\\' && c[1] == 'd') {
+            memcpy(ere + o, "[0-9]", 5);
+            o += 5;
+            c++;
+        } else {
+            ere[o++] = *c;
+        }
+    }
+    ere[o] = '\0';
+    cx->re[cx->nre].pattern = pattern;
+    cx->re[cx->nre].ok = regcomp(&cx->re[cx->nre].re, ere, REG_EXTENDED | REG_NOSUB) == 0;
+    if (!cx->re[cx->nre].ok)
+        NT_ERROR(REPORT, "schema pattern '%s' is not a POSIX extended regular expression",
+                 pattern);
+    return cx->re[cx->nre++].ok ? &cx->re[cx->nre - 1].re : NULL;
+}
+
+/* Code points in a UTF-8 string, as JSON Schema's minLength counts. */
+static size_t nt_utf8_len(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+static const cJSON *nt_resolve_ref(const nt_vctx_t *cx, const char *ref)
+{
+    const cJSON *defs = cJSON_GetObjectItemCaseSensitive(cx->root_schema, "$defs");
+    if (strncmp(ref, "#/$defs/", 8) != 0)
+        return NULL;
+    return cJSON_GetObjectItemCaseSensitive(defs, ref + 8);
+}
+
+static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_problems_t *out);
+
+static void nt_vtype(nt_vctx_t *cx, const cJSON *type, const cJSON *inst, nt_problems_t *out,
+                     int *type_ok)
+{
+    const cJSON *t;
+    char want[128] = "";
+
+    if (cJSON_IsString(type)) {
+        *type_ok = nt_type_is(inst, type->valuestring);
+        snprintf(want, sizeof(want), "%s", type->valuestring);
+    } else {
+        *type_ok = 0;
+        cJSON_ArrayForEach(t, type) {
+            if (!cJSON_IsString(t))
+                continue;
+            *type_ok |= nt_type_is(inst, t->valuestring);
+            snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s",
+                     want[0] ? " or " : "", t->valuestring);
+        }
+    }
+    if (!*type_ok)
+        nt_problem_add(out, nt_path_str(&cx->path), "expected %s, got %s", want,
+                       nt_json_type(inst));
+}
+
+static void nt_venum(nt_vctx_t *cx, const cJSON *en, const cJSON *inst, nt_problems_t *out)
+{
+    const cJSON *e;
+    nt_buf_t list;
+    char got[80];
+
+    cJSON_ArrayForEach(e, en) {
+        if (cJSON_Compare(e, inst, 1))
+            return;
+    }
+    nt_buf_init(&list);
+    cJSON_ArrayForEach(e, en) {
+        char one[80];
+        if (cJSON_IsString(e))
+            snprintf(one, sizeof(one), "%s", e->valuestring);
+        else
+            nt_value_text(e, one, sizeof(one));
+        nt_buf_printf(&list, "%s%s", list.len ? ", " : "", one);
+    }
+    nt_value_text(inst, got, sizeof(got));
+    nt_problem_add(out, nt_path_str(&cx->path), "expected one of %s (got %s)",
+                   list.data ? list.data : "", got);
+    nt_buf_cleanup(&list);
+}
+
+static void nt_vobject(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst,
+                       nt_problems_t *out)
+{
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+    const cJSON *addl = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
+    const cJSON *k, *m;
+
+    cJSON_ArrayForEach(k, req) {
+        if (cJSON_IsString(k) && !cJSON_GetObjectItemCaseSensitive(inst, k->valuestring))
+            nt_problem_add(out, nt_path_str(&cx->path), "missing required key '%s'",
+                           k->valuestring);
+    }
+    cJSON_ArrayForEach(m, inst) {
+        const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
+        size_t old;
+        if (!sub && !addl)
+            continue;
+        old = nt_path_key(&cx->path, m->string);
+        if (sub)
+            nt_vnode(cx, sub, m, out);
+        else if (cJSON_IsFalse(addl))
+            nt_problem_add(out, nt_path_str(&cx->path), "unexpected key");
+        else if (cJSON_IsObject(addl))
+            nt_vnode(cx, addl, m, out);
+        nt_path_pop(&cx->path, old);
+    }
+}
+
+static void nt_vanyof(nt_vctx_t *cx, const cJSON *any, const cJSON *inst, nt_problems_t *out)
+{
+    const cJSON *alt;
+    nt_buf_t why;
+
+    nt_buf_init(&why);
+    cJSON_ArrayForEach(alt, any) {
+        nt_problems_t sub = {0};
+        nt_vnode(cx, alt, inst, &sub);
+        if (sub.n == 0 && !sub.oom) {
+            nt_problems_cleanup(&sub);
+            nt_buf_cleanup(&why);
+            return;
+        }
+        if (sub.n)
+            nt_buf_printf(&why, "%s%s", why.len ? "; or " : "", sub.v[0].message);
+        nt_problems_cleanup(&sub);
+    }
+    nt_problem_add(out, nt_path_str(&cx->path), "matches none of the allowed forms (%s)",
+                   why.data ? why.data : "");
+    nt_buf_cleanup(&why);
+}
+
+/* Keywords that carry no assertion. */
+static int nt_annotation(const char *kw)
+{
+    static const char *const ann[] = {"$schema", "$id", "$defs", "title", "description",
+                                      "$comment", "default", "examples", "deprecated",
+                                      "readOnly", "writeOnly"};
+    for (size_t i = 0; i < sizeof(ann) / sizeof(ann[0]); i++)
+        if (strcmp(kw, ann[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_problems_t *out)
+{
+    const cJSON *kw;
+    int type_ok = 1;
+
+    if (cJSON_IsTrue(schema))
+        return;
+    if (cJSON_IsFalse(schema)) {
+        nt_problem_add(out, nt_path_str(&cx->path), "no value is allowed here");
+        return;
+    }
+    if (++cx->depth > 64) { /* only a recursive schema gets here */
+        cx->depth--;
+        return;
+    }
+    cJSON_ArrayForEach(kw, schema) {
+        const char *k = kw->string;
+        if (strcmp(k, "type") == 0) {
+            nt_vtype(cx, kw, inst, out, &type_ok);
+        } else if (strcmp(k, "$ref") == 0) {
+            const cJSON *target = nt_resolve_ref(cx, cJSON_IsString(kw) ? kw->valuestring : "");
+            if (target)
+                nt_vnode(cx, target, inst, out);
+            else
+                NT_ERROR(REPORT, "schema: cannot resolve $ref '%s'",
+                         cJSON_IsString(kw) ? kw->valuestring : "?");
+        } else if (strcmp(k, "const") == 0) {
+            if (!cJSON_Compare(kw, inst, 1)) {
+                char want[80], got[80];
+                nt_value_text(kw, want, sizeof(want));
+                nt_value_text(inst, got, sizeof(got));
+                nt_problem_add(out, nt_path_str(&cx->path), "expected %s (got %s)", want, got);
+            }
+        } else if (strcmp(k, "enum") == 0) {
+            nt_venum(cx, kw, inst, out);
+        } else if (strcmp(k, "required") == 0 || strcmp(k, "properties") == 0 ||
+                   strcmp(k, "additionalProperties") == 0) {
+            /* handled together below, once per object */
+        } else if (strcmp(k, "items") == 0) {
+            if (cJSON_IsArray(inst)) {
+                const cJSON *e;
+                int i = 0;
+                cJSON_ArrayForEach(e, inst) {
+                    size_t old = nt_path_index(&cx->path, i++);
+                    nt_vnode(cx, kw, e, out);
+                    nt_path_pop(&cx->path, old);
+                }
+            }
+        } else if (strcmp(k, "anyOf") == 0) {
+            nt_vanyof(cx, kw, inst, out);
+        } else if (strcmp(k, "minimum") == 0 || strcmp(k, "exclusiveMinimum") == 0 ||
+                   strcmp(k, "maximum") == 0 || strcmp(k, "exclusiveMaximum") == 0) {
+            if (cJSON_IsNumber(inst) && cJSON_IsNumber(kw)) {
+                double x = inst->valuedouble, b = kw->valuedouble;
+                int excl = k[0] == 'e', lower = strstr(k, "inimum") != NULL;
+                int bad = lower ? (excl ? x <= b : x < b) : (excl ? x >= b : x > b);
+                if (bad)
+                    nt_problem_add(out, nt_path_str(&cx->path), "%.17g is not %s %.17g", x,
+                                   lower ? (excl ? ">" : ">=") : (excl ? "<" : "<="), b);
+            }
+        } else if (strcmp(k, "minLength") == 0 || strcmp(k, "maxLength") == 0) {
+            if (cJSON_IsString(inst) && cJSON_IsNumber(kw)) {
+                size_t n = nt_utf8_len(inst->valuestring);
+                if (k[1] == 'i' ? n < (size_t)kw->valuedouble : n > (size_t)kw->valuedouble)
+                    nt_problem_add(out, nt_path_str(&cx->path), "string is %s than %g characters",
+                                   k[1] == 'i' ? "shorter" : "longer", kw->valuedouble);
+            }
+        } else if (strcmp(k, "minItems") == 0 || strcmp(k, "maxItems") == 0) {
+            if (cJSON_IsArray(inst) && cJSON_IsNumber(kw)) {
+                int n = cJSON_GetArraySize(inst);
+                if (k[1] == 'i' ? n < kw->valuedouble : n > kw->valuedouble)
+                    nt_problem_add(out, nt_path_str(&cx->path), "array has %s than %g items",
+                                   k[1] == 'i' ? "fewer" : "more", kw->valuedouble);
+            }
+        } else if (strcmp(k, "pattern") == 0) {
+            if (cJSON_IsString(inst) && cJSON_IsString(kw)) {
+                const regex_t *re = nt_regex(cx, kw->valuestring);
+                if (re && regexec(re, inst->valuestring, 0, NULL, 0) != 0)
+                    nt_problem_add(out, nt_path_str(&cx->path), "\"%.80s\" does not match %s",
+                                   inst->valuestring, kw->valuestring);
+            }
+        } else if (!nt_annotation(k)) {
+            /* An assertion this interpreter does not know would be silently ignored: say so.
+             * The tests validate every fixture with stderr checked empty. */
+            NT_ERROR(REPORT, "schema keyword '%s' is not supported by the validator", k);
+        }
+    }
+    if (cJSON_IsObject(inst))
+        nt_vobject(cx, schema, inst, out);
+    (void)type_ok;
+    cx->depth--;
+}
+
+static nt_status_t nt_validate_report(const cJSON *root, nt_problems_t *out)
+{
+    static cJSON *schema; /* parsed once per process */
+    nt_vctx_t cx;
+
+    if (!schema) {
+        schema = cJSON_Parse(nt_report_schema_json);
+        if (!schema) {
+            NT_ERROR(REPORT, "the built-in report schema is not valid JSON");
+            return NT_ERR_PARSE;
+        }
+    }
+    memset(&cx, 0, sizeof(cx));
+    cx.root_schema = schema;
+    nt_buf_puts(&cx.path, "$");
+    nt_vnode(&cx, schema, root, out);
+    for (size_t i = 0; i < cx.nre; i++)
+        if (cx.re[i].ok)
+            regfree(&cx.re[i].re);
+    nt_buf_cleanup(&cx.path);
+    return out->oom ? NT_ERR_NOMEM : NT_OK;
+}
+
+/* ---- nettune.tuning/1, as the plugin reads it ---- */
+
+static const char *const nt_colls[] = {"broadcast", "reduce", "allgather", "reducescatter",
+                                       "allreduce"};
+static const char *const nt_algos[] = {"tree", "ring", "collnet_direct", "collnet_chain",
+                                       "nvls", "nvls_tree", "pat"};
+static const char *const nt_protos[] = {"ll", "ll128", "simple"};
+#define NT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static int nt_name_ok(const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(names[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* An integer in [lo, hi] (the plugin's json_int). */
+static int nt_int_in(const cJSON *c, double lo, double hi, double *v)
+{
+    double d;
+    if (!cJSON_IsNumber(c))
+        return 0;
+    d = c->valuedouble;
+    if (!isfinite(d) || d < lo || d > hi || d != floor(d))
+        return 0;
+    *v = d;
+    return 1;
+}
+
+static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
+{
+    static const char *const keys[] = {"coll", "min_bytes", "max_bytes", "nnodes", "nranks",
+                                       "num_pipe_ops", "reg_buff", "algo", "proto",
+                                       "nchannels", "predicted_us", "measured_us"};
+    char path[64], kp[160];
+    const cJSON *c;
+    unsigned seen = 0;
+    double minb = 0, maxb = 9007199254740992.0, v;
+    int has_coll = 0, sets = 0;
+
+    snprintf(path, sizeof(path), "$.rules[%d]", i);
+    if (!cJSON_IsObject(r)) {
+        nt_problem_add(out, path, "expected object, got %s", nt_json_type(r));
+        return;
+    }
+    cJSON_ArrayForEach(c, r) {
+        size_t k = 0;
+        while (k < NT_NELEM(keys) && strcmp(keys[k], c->string) != 0)
+            k++;
+        snprintf(kp, sizeof(kp), "%s.%.80s", path, c->string);
+        if (k == NT_NELEM(keys)) {
+            nt_problem_add(out, kp, "unknown rule key (the tuner plugin rejects the file)");
+            continue;
+        }
+        if (seen & (1u << k)) {
+            nt_problem_add(out, kp, "duplicate key");
+            continue;
+        }
+        seen |= 1u << k;
+        if (cJSON_IsNull(c) && k != 0)
+            continue;
+        switch (k) {
+        case 0:
+            has_coll = 1;
+            if (!cJSON_IsString(c))
+                nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
+            else if (!nt_name_ok(nt_colls, NT_NELEM(nt_colls), c->valuestring))
+                nt_problem_add(out, kp, "expected one of allreduce, allgather, reducescatter, "
+                                        "broadcast, reduce (got \"%.40s\")", c->valuestring);
+            break;
+        case 1:
+        case 2:
+            if (!nt_int_in(c, 0, 9007199254740992.0, &v))
+                nt_problem_add(out, kp, "expected an integer from 0 to 2^53");
+            else if (k == 1)
+                minb = v;
+            else
+                maxb = v;
+            break;
+        case 3:
+        case 4:
+        case 5:
+            if (!nt_int_in(c, 1, INT_MAX, &v))
+                nt_problem_add(out, kp, "expected an integer from 1 to %d", INT_MAX);
+            break;
+        case 6:
+            if (!cJSON_IsBool(c) && !nt_int_in(c, 0, 1, &v))
+                nt_problem_add(out, kp, "expected 0, 1, false or true");
+            break;
+        case 7:
+        case 8:
+            sets = 1;
+            if (!cJSON_IsString(c))
+                nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
+            else if (k == 7 && !nt_name_ok(nt_algos, NT_NELEM(nt_algos), c->valuestring))
+                nt_problem_add(out, kp, "expected one of tree, ring, collnet_direct, "
+                                        "collnet_chain, nvls, nvls_tree, pat (got \"%.40s\")",
+                               c->valuestring);
+            else if (k == 8 && !nt_name_ok(nt_protos, NT_NELEM(nt_protos), c->valuestring))
+                nt_problem_add(out, kp, "expected one of ll, ll128, simple (got \"%.40s\")",
+                               c->valuestring);
+            break;
+        case 9:
+            sets = 1;
+            if (!nt_int_in(c, 1, 64, &v))
+                nt_problem_add(out, kp, "expected an integer from 1 to 64");
+            break;
+        default:
+            if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble) || c->valuedouble < 0)
+                nt_problem_add(out, kp, "expected a finite non-negative number");
+        }
+    }
+    if (!has_coll)
+        nt_problem_add(out, path, "missing required key 'coll'");
+    if (minb > maxb)
+        nt_problem_add(out, path, "min_bytes is above max_bytes");
+    if (!sets)
+        nt_problem_add(out, path, "sets none of 'algo', 'proto', 'nchannels'");
+}
+
+static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth,
+                             nt_buf_t *path, nt_problems_t *out)
+{
+    const cJSON *c;
+    int i = 0;
+
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != shape[depth]) {
+        nt_problem_add(out, nt_path_str(path), "expected an array of %d %s", shape[depth],
+                       depth + 1 < ndims ? "arrays" : "numbers");
+        return;
+    }
+    cJSON_ArrayForEach(c, a) {
+        size_t old = nt_path_index(path, i++);
+        if (depth + 1 < ndims)
+            nt_vtuning_table(c, shape, ndims, depth + 1, path, out);
+        else if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble) || c->valuedouble < 0)
+            nt_problem_add(out, nt_path_str(path), "expected a finite non-negative number");
+        nt_path_pop(path, old);
+    }
+}
+
+static void nt_vtuning(const cJSON *root, nt_problems_t *out)
+{
+    /* NCCL 2.28 ncclTunerConstants_v5_t shapes: 7 algorithms, 3 protocols, 3 hardware link
+     * types, 4 compute capabilities, 3 node scales (DESIGN.md "Tuning file"). */
+    static const struct {
+        const char *key;
+        int ndims, shape[3];
+    } tables[] = {
+        {"base_latencies_us", 2, {7, 3, 0}},
+        {"hw_latencies_us", 3, {3, 7, 3}},
+        {"ll_max_bws_GBps", 2, {4, 3, 0}},
+        {"per_ch_max_ring_ll128_bws_GBps", 2, {4, 3, 0}},
+        {"per_ch_max_tree_ll128_bws_GBps", 2, {4, 3, 0}},
+        {"per_ch_max_tree_bws_GBps", 2, {4, 3, 0}},
+        {"per_ch_max_nvls_tree_bws_GBps", 2, {4, 3, 0}},
+    };
+    const cJSON *rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
+    const cJSON *consts = cJSON_GetObjectItemCaseSensitive(root, "constants");
+    const cJSON *c;
+    int i = 0;
+
+    if (!rules)
+        nt_problem_add(out, "$", "missing required key 'rules'");
+    else if (!cJSON_IsArray(rules))
+        nt_problem_add(out, "$.rules", "expected array, got %s", nt_json_type(rules));
+    else if (cJSON_GetArraySize(rules) > 65536)
+        nt_problem_add(out, "$.rules", "more than 65536 rules (the tuner plugin's limit)");
+    else
+        cJSON_ArrayForEach(c, rules) nt_vtuning_rule(c, i++, out);
+    if (env && !cJSON_IsObject(env)) {
+        nt_problem_add(out, "$.env", "expected object, got %s", nt_json_type(env));
+    } else if (env) {
+        cJSON_ArrayForEach(c, env) {
+            if (!cJSON_IsString(c)) {
+                char p[160];
+                snprintf(p, sizeof(p), "$.env.%.80s", c->string);
+                nt_problem_add(out, p, "expected string, got %s", nt_json_type(c));
+            }
+        }
+    }
+    if (consts && !cJSON_IsObject(consts)) {
+        nt_problem_add(out, "$.constants", "expected object, got %s", nt_json_type(consts));
+        return;
+    }
+    cJSON_ArrayForEach(c, consts) {
+        size_t t = 0;
+        nt_buf_t path;
+        while (t < NT_NELEM(tables) && strcmp(tables[t].key, c->string) != 0)
+            t++;
+        nt_buf_init(&path);
+        nt_buf_puts(&path, "$.constants");
+        nt_path_key(&path, c->string);
+        if (t == NT_NELEM(tables))
+            nt_problem_add(out, nt_path_str(&path), "unknown table");
+        else if (!cJSON_IsNull(c))
+            nt_vtuning_table(c, tables[t].shape, tables[t].ndims, 0, &path, out);
+        nt_buf_cleanup(&path);
+    }
+}
+
+nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **schema_id)
+{
+    const cJSON *schema;
+
+    *schema_id = NULL;
+    if (!cJSON_IsObject(root)) {
+        nt_problem_add(out, "$", "expected object, got %s", nt_json_type(root));
+        return out->oom ? NT_ERR_NOMEM : NT_OK;
+    }
+    schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!schema) {
+        nt_problem_add(out, "$", "missing required key 'schema'");
+    } else if (!cJSON_IsString(schema)) {
+        nt_problem_add(out, "$.schema", "expected string, got %s", nt_json_type(schema));
+    } else if (strcmp(schema->valuestring, NT_REPORT_SCHEMA) == 0) {
+        *schema_id = NT_REPORT_SCHEMA;
+        return nt_validate_report(root, out);
+    } else if (strcmp(schema->valuestring, NT_TUNING_SCHEMA) == 0) {
+        *schema_id = NT_TUNING_SCHEMA;
+        nt_vtuning(root, out);
+    } else {
+        nt_problem_add(out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s)",
+                       schema->valuestring, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA);
+    }
+    return out->oom ? NT_ERR_NOMEM : NT_OK;
+}
