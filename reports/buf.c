@@ -73,6 +73,14 @@ void nt_buf_printf(nt_buf_t *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+void nt_buf_put_plain(nt_buf_t *b, const char *s)
+{
+    if (!s)
+        return;
+    for (; *s; s++)
+        nt_buf_put(b, (unsigned char)*s < 0x20 || *s == 0x7f ? " " : s, 1);
+}
+
 void nt_buf_put_html(nt_buf_t *b, const char *s)
 {
     if (!s)

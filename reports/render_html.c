@@ -63,7 +63,7 @@ static void nt_ratio_color(char *buf, size_t len, double ratio)
 static void nt_html_legend(nt_buf_t *out, double ref, const char *what)
 {
     char c[40], r[32];
-    nt_buf_puts(out, "<svg width=\"460\" height=\"30\" role=\"img\" aria-label=\"colour scale\">");
+    nt_buf_puts(out, "<svg width=\"640\" height=\"30\" role=\"img\" aria-label=\"colour scale\">");
     for (int i = 0; i <= 10; i++) {
         nt_ratio_color(c, sizeof(c), 0.5 + 0.045 * i);
         nt_buf_printf(out, "<rect x=\"%d\" y=\"2\" width=\"20\" height=\"12\" fill=\"%s\"/>",
@@ -513,7 +513,7 @@ static void nt_html_kinds(const nt_rdoc_t *doc, nt_buf_t *out)
     } else {
         nt_buf_printf(out, "<svg id=\"kinds-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
                            "aria-label=\"measured vs expected bandwidth\">\n",
-                      label_w + bar_w + 300, (int)nk * row_h + 26);
+                      label_w + bar_w + 440, (int)nk * row_h + 26);
         nt_buf_printf(out, "<rect x=\"%d\" y=\"4\" width=\"14\" height=\"8\" fill=\"#9ec5e8\"/>"
                            "<text x=\"%d\" y=\"12\" font-size=\"11\">expected (median)</text>"
                            "<rect x=\"%d\" y=\"4\" width=\"14\" height=\"8\" fill=\"#2271b1\"/>"
@@ -557,8 +557,8 @@ static void nt_html_kinds(const nt_rdoc_t *doc, nt_buf_t *out)
                               label_w + bar_w * s->bw_min / top, label_w + bar_w * s->bw_max / top,
                               y + 21, y + 21);
             }
-            nt_buf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">median %s (min %s, "
-                               "max %s) GB/s; expected %s",
+            nt_buf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s GB/s median (%s to %s), "
+                               "expected %s",
                           label_w + bar_w + 8, y + 14, nt_fmt_bw(a, sizeof(a), s->bw_med),
                           nt_fmt_bw(b, sizeof(b), s->bw_min), nt_fmt_bw(c, sizeof(c), s->bw_max),
                           nt_fmt_bw(d, sizeof(d), s->exp_med));

@@ -103,17 +103,23 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
     if (md)
         nt_buf_put_md(out, nt_json_get_str(run, "id", "?"));
     else
-        nt_buf_puts(out, nt_json_get_str(run, "id", "?"));
-    nt_buf_printf(out, ", started %s, %s %s\n", nt_json_get_str(run, "started_at", "?"),
-                  nt_json_get_str(tool, "name", "nettune"),
-                  nt_json_get_str(tool, "version", "?"));
+        nt_buf_put_plain(out, nt_json_get_str(run, "id", "?"));
+    nt_buf_puts(out, ", started ");
+    nt_buf_put_plain(out, nt_json_get_str(run, "started_at", "?"));
+    nt_buf_puts(out, ", ");
+    nt_buf_put_plain(out, nt_json_get_str(tool, "name", "nettune"));
+    nt_buf_puts(out, " ");
+    nt_buf_put_plain(out, nt_json_get_str(tool, "version", "?"));
+    nt_buf_puts(out, "\n");
     if (!doc->completed) {
         nt_buf_printf(out, "%s%sSTOPPED EARLY%s: not done:", md ? "- " : "  ",
                       md ? "**" : color ? nt_ansi_verdict(NT_WARN) : "",
                       md ? "**" : color ? nt_ansi_reset : "");
         cJSON_ArrayForEach(it, nd) {
-            if (cJSON_IsString(it))
-                nt_buf_printf(out, " %s", it->valuestring);
+            if (cJSON_IsString(it)) {
+                nt_buf_puts(out, " ");
+                nt_buf_put_plain(out, it->valuestring);
+            }
         }
         nt_buf_puts(out, "\n");
     }
@@ -237,7 +243,7 @@ static void nt_summary_warnings(const nt_rdoc_t *doc, const nt_render_opts_t *o,
         if (style == NT_TABLE_MD)
             nt_buf_put_md(out, it->valuestring);
         else
-            nt_buf_puts(out, it->valuestring);
+            nt_buf_put_plain(out, it->valuestring);
         nt_buf_puts(out, "\n");
     }
     nt_more(out, style, shown, total, "warnings");

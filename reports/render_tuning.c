@@ -23,8 +23,10 @@ static void nt_rule_value(const cJSON *rule, const char *key, int csv, char *buf
         snprintf(buf, len, "%s", nt_fmt_num(num, sizeof(num), v->valuedouble, 10));
     else if (cJSON_IsBool(v))
         snprintf(buf, len, "%d", cJSON_IsTrue(v));
+    else if (csv)
+        snprintf(buf, len, "%s", "");
     else
-        snprintf(buf, len, "%s", csv ? "" : "any");
+        snprintf(buf, len, "%s", strstr(key, "_us") ? "-" : "any");
 }
 
 static void nt_tuning_table(const nt_rdoc_t *doc, nt_table_t *t)

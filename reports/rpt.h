@@ -45,6 +45,9 @@ void nt_buf_put(nt_buf_t *b, const char *s, size_t len);
 void nt_buf_puts(nt_buf_t *b, const char *s);
 /* nt_buf_printf - append printf-style text. */
 void nt_buf_printf(nt_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* nt_buf_put_plain - append s with every control character (line breaks, ESC) as a space,
+ * for terminal text: a report cannot move the cursor or change colours. */
+void nt_buf_put_plain(nt_buf_t *b, const char *s);
 /* nt_buf_put_html - append s escaped for HTML text and attribute values (& < > " '). */
 void nt_buf_put_html(nt_buf_t *b, const char *s);
 /* nt_buf_put_md - append s for a Markdown table cell: | and \ ` * _ < > [ ] escaped with a

@@ -60,6 +60,11 @@ void nt_table_cell(nt_table_t *t, int tone, const char *fmt, ...)
         t->oom = 1;
         return;
     }
+    /* Line breaks would break the table, and escape sequences from a hostile file must not
+     * reach a terminal: every control character becomes a space. */
+    for (char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
     t->cells[i] = s;
     t->tone[i] = (unsigned char)tone;
     t->ncells++;
