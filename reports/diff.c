@@ -407,7 +407,7 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                                                                       s->regressed ? NT_FAIL : NT_PASS)
                                                                   : "",
                       word, color ? nt_ansi_reset : "");
-    nt_buf_printf(out, "%sthreshold %g%% (bandwidth down or latency up)%s\n",
+    nt_buf_printf(out, "%sthreshold %g%%: bandwidth down or latency up%s\n",
                   md ? "- " : "  (", s->opt->threshold_pct, md ? "" : ")");
     nt_diff_side(out, "old", s->a, md);
     nt_diff_side(out, "new", s->b, md);

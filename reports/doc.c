@@ -48,7 +48,8 @@ static int nt_device_gpu(const char *dev)
     if (strncmp(p, "gpu", 3) != 0 || p[3] < '0' || p[3] > '9')
         return -1;
     i = strtol(p + 3, &end, 10);
-    return *end == '\0' && i < 100000 ? (int)i : -1;
+    /* No node has a thousand GPUs; a larger index is garbage and would size a matrix. */
+    return *end == '\0' && i < 1024 ? (int)i : -1;
 }
 
 static int nt_cmp_str(const void *a, const void *b)
@@ -318,7 +319,7 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
         static const char *const keys[4] = {"pass", "warn", "fail", "skipped"};
         for (int v = 0; v < 4; v++) {
             double d = nt_json_get_num(counts, keys[v], -1);
-            doc->counts[v] = d >= 0 ? (size_t)d : counted[v];
+            doc->counts[v] = d >= 0 && d < 1e15 ? (size_t)d : counted[v];
         }
     } else {
         memcpy(doc->counts, counted, sizeof(counted));

@@ -187,7 +187,7 @@ def main():
                 links.append(ln)
                 continue
             ratio = rng.gauss(1.0, a.noise)
-            lat = rng.gauss(2.1, 0.05)
+            lat = 2.1 * rng.gauss(1.0, a.noise)
             judged = ["expected"]
             reasons = []
             if hi in fail_nodes or hj in fail_nodes:

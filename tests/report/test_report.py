@@ -1,0 +1,1020 @@
+#!/usr/bin/python3
+"""Tests of nettune-report: every format on the committed reports and on a synthetic 1,000-node
+report, Prometheus export checked with promtool, the HTML page loaded in headless Chromium,
+diff semantics, and --validate agreeing with python3-jsonschema on good and broken files.
+
+Usage: tests/report/test_report.py [-k SUBSTRING] [-v]
+Environment: NETTUNE_REPORT (binary, default build/bin/nettune-report), BUILD (default build).
+Prints one line per test (ok / not ok / skip) and "report tests: N passed, N failed, N skipped".
+Tests that need a tool (promtool, chromium, valgrind) skip with the reason when it is absent.
+"""
+import copy
+import csv
+import html.parser
+import io
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from datetime import datetime, timezone
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
+BIN = os.environ.get("NETTUNE_REPORT", os.path.join(BUILD, "bin", "nettune-report"))
+FIX = os.path.join(ROOT, "tests", "fixtures", "reports")
+SCHEMA = os.path.join(ROOT, "reports", "schema", "report.schema.json")
+WORK = os.path.join(BUILD, "tests", "report")
+GEN = os.path.join(ROOT, "tests", "report", "gen_big_report.py")
+
+TESTS = []
+
+
+class Skip(Exception):
+    pass
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def check(cond, msg="check failed"):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def run(args, env=None, timeout=120, cwd=None, raw=False):
+    """Run nettune-report; raw: stdout as bytes (text mode would turn CRLF into LF)."""
+    e = dict(os.environ)
+    e.pop("NO_COLOR", None)
+    if env:
+        e.update(env)
+    return subprocess.run([BIN] + list(args), capture_output=True, text=not raw, env=e,
+                          timeout=timeout, cwd=cwd)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def dump(doc, name):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def fixtures():
+    """The committed report fixtures (not the tuning file)."""
+    out = []
+    for name in sorted(os.listdir(FIX)):
+        if name.endswith(".json") and load(os.path.join(FIX, name)).get("schema") == "nettune.report/1":
+            out.append(os.path.join(FIX, name))
+    return out
+
+
+def fx(name):
+    return os.path.join(FIX, name)
+
+
+BIG = os.path.join(WORK, "big-1000.json")
+BIG_FAILED = ["node0007", "node0123", "node0500"]
+
+
+def make_big():
+    if not os.path.exists(BIG):
+        subprocess.run([GEN, "--nodes", "1000", "--fail-node", "node0007", "--fail-node", "node0500",
+                        "--down-port", "node0123:mlx5_1", "--bad-gpu-link", "node0042:2:3",
+                        "--warn-software", "node0900", "--slow-pcie", "node0300:1",
+                        "--output", BIG], check=True)
+    return BIG
+
+
+def expected_rc(doc):
+    if doc["summary"]["verdict"] == "fail" or doc["summary"]["failed_nodes"]:
+        return 1
+    if not doc["run"]["completed"]:
+        return 3
+    return 0
+
+
+# ---------------------------------------------------------------- command line, exit codes
+
+
+@test
+def help_and_version():
+    r = run(["--help"])
+    check(r.returncode == 0, "--help rc %d" % r.returncode)
+    for opt in ["--format", "--output", "--node", "--top", "--color", "--quiet", "--diff",
+                "--regression-threshold", "--fail-on-vanished", "--validate", "--version"]:
+        check(opt in r.stdout, "--help does not mention " + opt)
+    r = run(["--version"])
+    check(r.returncode == 0 and r.stdout.startswith("nettune report "), r.stdout)
+
+
+@test
+def bad_usage_exits_2():
+    f, g = fx("real-full-4n.json"), fx("gpu-rdma-pass.json")
+    cases = [[], [f, g], ["--format", "pdf", f], ["--bogus", f], ["--node", "fake0", f],
+             ["--diff", f], ["--validate"], ["--top", "-1", f], ["--format"],
+             ["--diff", "--regression-threshold", "abc", f, g], ["--diff", "--validate", f, g],
+             ["--diff", "--format", "html", f, g], ["--validate", "--format", "md", f],
+             ["--color", "sometimes", f], ["--node", "x", "--diff", f, g]]
+    for args in cases:
+        r = run(args)
+        check(r.returncode == 2, "%s: rc %d, want 2" % (args, r.returncode))
+        check(r.stderr.strip(), "%s: no message on stderr" % args)
+
+
+@test
+def unreadable_or_foreign_input_exits_2():
+    os.makedirs(WORK, exist_ok=True)
+    notjson = os.path.join(WORK, "notjson.json")
+    with open(notjson, "w") as f:
+        f.write("{\"schema\": \"nettune.report/1\", oops")
+    foreign = dump({"schema": "acme.inventory/3", "nodes": []}, "foreign.json")
+    array = dump([1, 2, 3], "array.json")
+    noschema = dump({"nodes": []}, "noschema.json")
+    missing = os.path.join(WORK, "does-not-exist.json")
+    for args in [[missing], [notjson], [foreign], [array], [noschema], [WORK],
+                 ["--diff", missing, fx("real-full-4n.json")],
+                 ["--diff", fx("real-full-4n.json"), notjson],
+                 ["--diff", fx("tuning.json"), fx("real-full-4n.json")],
+                 ["--validate", missing], ["--validate", notjson], ["--validate", WORK],
+                 ["--format", "prom", fx("tuning.json")]]:
+        r = run(args)
+        check(r.returncode == 2, "%s: rc %d, want 2 (%s)" % (args, r.returncode, r.stderr))
+        check(r.stderr.strip(), "%s: no message" % args)
+    r = run([foreign])
+    check("acme.inventory/3" in r.stderr, "the unknown schema id is not named: " + r.stderr)
+
+
+@test
+def ldd_needs_no_mpi_cuda_or_rdma():
+    if not shutil.which("ldd"):
+        raise Skip("ldd not installed")
+    r = subprocess.run(["ldd", BIN], capture_output=True, text=True)
+    check(r.returncode == 0, r.stderr)
+    bad = re.compile(r"lib(mpi|open-pal|open-rte|cuda|cudart|nvidia-ml|nccl|ibverbs|rdmacm|mlx5|ucx|ucp|ucs|psm|fabric)\b")
+    for line in r.stdout.splitlines():
+        check(not bad.search(line), "nettune-report needs " + line.strip())
+    check("libcjson" in r.stdout, "expected libcjson in:\n" + r.stdout)
+
+
+@test
+def summary_line_and_quiet():
+    out = os.path.join(WORK, "summary.html")
+    r = run([fx("gpu-rdma-fail.json"), "--format", "html", "--output", out])
+    check(r.returncode == 1, "rc %d" % r.returncode)
+    check("html written to " + out in r.stdout and "fail" in r.stdout, r.stdout)
+    r = run([fx("gpu-rdma-fail.json"), "--format", "html", "--output", out, "--quiet"])
+    check(r.stdout == "", "--quiet printed: " + r.stdout)
+
+
+@test
+def dispatcher_runs_report():
+    nettune = os.path.join(os.path.dirname(BIN), "nettune")
+    if not os.path.exists(nettune):
+        raise Skip("build/bin/nettune not built")
+    r = subprocess.run([nettune, "report", "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and "--validate" in r.stdout, r.stderr)
+
+
+# ---------------------------------------------------------------- validation
+
+
+def py_paths(doc):
+    """python3-jsonschema's errors as "$.a[1].b" paths."""
+    import jsonschema
+    v = jsonschema.Draft202012Validator(load(SCHEMA))
+    out = set()
+    for e in v.iter_errors(doc):
+        p = "$"
+        for step in e.absolute_path:
+            if isinstance(step, int):
+                p += "[%d]" % step
+            elif re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", step):
+                p += "." + step
+            else:
+                p += "['%s']" % step.replace("\\", "\\\\").replace("'", "\\'")
+        out.add(p)
+    return out
+
+
+def c_validate(path):
+    r = run(["--validate", "--format", "json", path])
+    check(r.returncode in (0, 1), "--validate %s: rc %d %s" % (path, r.returncode, r.stderr))
+    check(r.stderr == "", "--validate printed on stderr: " + r.stderr)
+    res = json.loads(r.stdout)["files"][0]
+    return r.returncode, {p["path"] for p in res["problems"]}, res["problems"]
+
+
+def broken_variants(base):
+    """(name, document) pairs, each broken in one known way."""
+    v = []
+
+    def mut(name, fn):
+        d = copy.deepcopy(base)
+        fn(d)
+        v.append((name, d))
+
+    mut("missing run.id", lambda d: d["run"].pop("id"))
+    mut("unknown schema id", lambda d: d.__setitem__("schema", "nettune.report/2"))
+    mut("bad verdict enum", lambda d: d["links"][3].__setitem__("verdict", "ok"))
+    mut("bad link id pattern", lambda d: d["links"][0].__setitem__("id", "not a link id"))
+    mut("nranks as string", lambda d: d["run"].__setitem__("nranks", "4"))
+    mut("nranks zero", lambda d: d["run"].__setitem__("nranks", 0))
+    mut("started_at not RFC 3339", lambda d: d["run"].__setitem__("started_at", "2026-11-22 09:30"))
+    mut("empty hostname", lambda d: d["nodes"][0].__setitem__("hostname", ""))
+    mut("missing link kind", lambda d: d["links"][1].pop("kind"))
+    mut("unknown check name", lambda d: d["checks"][0].__setitem__("name", "vibes"))
+    mut("sample with neither lat_us nor bw_GBps",
+        lambda d: [d["links"][i] for i in range(len(d["links"])) if d["links"][i].get("samples")][0]
+        ["samples"][0].pop("lat_us"))
+    mut("negative bandwidth", lambda d: d["links"][0].__setitem__("peak_bw_GBps", -1))
+    mut("time limit zero", lambda d: d["run"].__setitem__("time_limit_s", 0))
+    mut("tool name const", lambda d: d["tool"].__setitem__("name", "nettool"))
+    mut("fractional count", lambda d: d["summary"]["counts"].__setitem__("fail", 1.5))
+    mut("software value type", lambda d: d["nodes"][0]["software"].__setitem__("kernel", 6))
+    mut("links not an array", lambda d: d.__setitem__("links", {}))
+    mut("nic port zero", lambda d: d["nodes"][0]["nics"][0].__setitem__("port", 0))
+    mut("rank is a boolean", lambda d: d["links"][0]["src"].__setitem__("rank", True))
+    mut("completed as string", lambda d: d["run"].__setitem__("completed", "yes"))
+    mut("missing checks", lambda d: d.pop("checks"))
+    mut("failed node without reason", lambda d: d["summary"]["failed_nodes"][0].pop("reason"))
+    mut("affinity path enum", lambda d: d["nodes"][0]["affinity"][0].__setitem__("path", "XYZ"))
+    mut("mode enum", lambda d: d["run"].__setitem__("mode", "thorough"))
+    mut("scope enum", lambda d: d["links"][5].__setitem__("scope", "global"))
+    mut("odd key in software", lambda d: d["nodes"][1]["software"].__setitem__("my lib's", 1))
+
+    def many(d):
+        d["run"].pop("mode")
+        d["links"][2]["kind"] = "carrier-pigeon"
+        d["checks"][4]["verdict"] = None
+        d["nodes"][2]["gpus"][0]["index"] = -1
+    mut("several problems at once", many)
+    return v
+
+
+@test
+def validate_fixtures_are_valid():
+    for f in fixtures() + [fx("tuning.json"), make_big()]:
+        rc, paths, _ = c_validate(f)
+        check(rc == 0 and not paths, "%s: %s" % (f, paths))
+
+
+@test
+def validate_agrees_with_jsonschema():
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        raise Skip("/usr/bin/python3 has no jsonschema (apt-get install python3-jsonschema)")
+    base = load(fx("gpu-rdma-fail.json"))
+    cases = [(os.path.basename(f), load(f)) for f in fixtures()]
+    cases += [("integral float is an integer", dict(base, run=dict(base["run"], nranks=32.0)))]
+    broken = broken_variants(base)
+    check(len(broken) >= 15, "only %d broken variants" % len(broken))
+    cases += broken
+    cases += [("top-level array", [base])]
+    for i, (name, doc) in enumerate(cases):
+        path = dump(doc, "variant-%02d.json" % i)
+        rc, cpaths, probs = c_validate(path)
+        ppaths = py_paths(doc)
+        check((rc == 0) == (not ppaths),
+              "%s: nettune says %s, jsonschema says %s" % (name, "valid" if rc == 0 else "invalid",
+                                                          "valid" if not ppaths else "invalid"))
+        check(cpaths == ppaths, "%s: paths differ: nettune %s, jsonschema %s" % (name, sorted(cpaths),
+                                                                                sorted(ppaths)))
+    for name, doc in broken:
+        check(py_paths(doc), "broken variant '%s' is valid to jsonschema: not a test" % name)
+    # The message names the path and what was expected.
+    d = copy.deepcopy(base)
+    d["links"][3]["verdict"] = "ok"
+    r = run(["--validate", dump(d, "enum.json")])
+    check(r.returncode == 1, "rc %d" % r.returncode)
+    check("$.links[3].verdict: expected one of pass, warn, fail, skipped" in r.stdout, r.stdout)
+
+
+@test
+def validate_exit_codes():
+    good = fx("real-full-4n.json")
+    d = load(good)
+    d["schema"] = "nettune.report/7"
+    bad = dump(d, "unknown-id.json")
+    with open(os.path.join(WORK, "garbage.json"), "w") as f:
+        f.write("\x00\x01not json")
+    check(run(["--validate", good]).returncode == 0, "valid")
+    r = run(["--validate", bad])
+    check(r.returncode == 1 and "$.schema: unknown schema id" in r.stdout, r.stdout)
+    check(run(["--validate", os.path.join(WORK, "garbage.json")]).returncode == 2, "not JSON")
+    check(run(["--validate", good, bad]).returncode == 1, "valid + invalid")
+    check(run(["--validate", bad, os.path.join(WORK, "nope.json")]).returncode == 2,
+          "invalid + unreadable: 2 wins")
+
+
+@test
+def validate_tuning_files():
+    base = load(fx("tuning.json"))
+    cases = [
+        ("$.rules[0].algo", lambda d: d["rules"][0].__setitem__("algo", "rign")),
+        ("$.rules[1]", lambda d: d["rules"][1].pop("coll")),
+        ("$.rules[3].nchannels", lambda d: d["rules"][3].__setitem__("nchannels", 65)),
+        ("$.rules[2].colour", lambda d: d["rules"][2].__setitem__("colour", "blue")),
+        ("$.rules[4].min_bytes", lambda d: d["rules"][4].__setitem__("min_bytes", 1.5)),
+        ("$.rules[5]", lambda d: d["rules"][5].pop("algo")),
+        ("$.constants.ll_max_bws_GBps[1]", lambda d: d["constants"]["ll_max_bws_GBps"][1].pop()),
+        ("$.constants.fast_paths", lambda d: d["constants"].__setitem__("fast_paths", [])),
+        ("$.env.NCCL_IB_QPS_PER_CONNECTION", lambda d: d["env"].__setitem__("NCCL_IB_QPS_PER_CONNECTION", 2)),
+        ("$.schema", lambda d: d.__setitem__("schema", "nettune.tuning/9")),
+        ("$", lambda d: d.pop("rules")),
+    ]
+    for want, fn in cases:
+        d = copy.deepcopy(base)
+        fn(d)
+        rc, paths, probs = c_validate(dump(d, "tuning-bad.json"))
+        check(rc == 1 and want in paths, "want a problem at %s, got %s" % (want, probs))
+    d = copy.deepcopy(base)
+    d["rules"][0]["algo"] = "TREE"  # the plugin compares names without case
+    rc, paths, _ = c_validate(dump(d, "tuning-case.json"))
+    check(rc == 0, "upper-case algo rejected: %s" % paths)
+
+
+# ---------------------------------------------------------------- text and Markdown
+
+
+@test
+def text_every_fixture():
+    for f in fixtures() + [make_big()]:
+        doc = load(f)
+        r = run([f])
+        check(r.returncode == expected_rc(doc), "%s: rc %d want %d" % (f, r.returncode, expected_rc(doc)))
+        c = doc["summary"]["counts"]
+        check("checks and links: %d pass, %d warn, %d fail, %d skipped" % (c["pass"], c["warn"], c["fail"], c["skipped"])
+              in r.stdout, "%s: counts line missing" % f)
+        check(r.stdout.startswith("nettune report: " + doc["summary"]["verdict"].upper()),
+              "%s: verdict first: %s" % (f, r.stdout[:60]))
+        check("\033[" not in r.stdout, "%s: colour in a pipe" % f)
+
+
+@test
+def text_failures_come_first():
+    for f, failed in [(fx("gpu-rdma-fail.json"), ["gpu03", "gpu07"]), (make_big(), BIG_FAILED)]:
+        out = run([f]).stdout
+        i_nodes = out.index("Failed nodes (%d)" % len(failed))
+        i_links = out.index("Failed and warned links")
+        i_kinds = out.index("Links by kind")
+        check(i_nodes < i_links < i_kinds, "section order")
+        block = out[i_nodes:i_links]
+        for h in failed:
+            check(h in block, "%s not in the failed nodes block" % h)
+        # The worst link (lowest efficiency) is listed first.
+        doc = load(f)
+        worst = min((l for l in doc["links"] if l["verdict"] == "fail" and l.get("peak_bw_GBps")),
+                    key=lambda l: l["peak_bw_GBps"] / l["expected_bw_GBps"])
+        first = out[i_links:].splitlines()[2]
+        check(worst["id"] in first, "first failed link %r, want %s" % (first, worst["id"]))
+
+
+def read_pty(args, env):
+    import pty  # noqa: F401
+    m, s = os.openpty()
+    e = dict(os.environ)
+    e.pop("NO_COLOR", None)
+    e.update(env)
+    p = subprocess.Popen([BIN] + args, stdout=s, stderr=subprocess.DEVNULL, env=e)
+    os.close(s)
+    chunks = []
+    while True:
+        try:
+            b = os.read(m, 65536)
+        except OSError:
+            break
+        if not b:
+            break
+        chunks.append(b)
+    p.wait(timeout=60)
+    os.close(m)
+    return b"".join(chunks).decode()
+
+
+@test
+def text_colour_only_on_a_terminal():
+    f = fx("gpu-rdma-fail.json")
+    check("\033[1;31m" in run([f, "--color", "always"]).stdout, "--color always")
+    check("\033[" not in run([f]).stdout, "pipe")
+    check("\033[" in read_pty([f], {}), "terminal without NO_COLOR")
+    check("\033[" not in read_pty([f], {"NO_COLOR": "1"}), "terminal with NO_COLOR")
+    check("\033[" not in read_pty([f, "--color", "never"], {}), "--color never")
+    out = os.path.join(WORK, "t.txt")
+    run([f, "--output", out])
+    check("\033[" not in open(out).read(), "file output")
+
+
+@test
+def text_escapes_are_neutralised():
+    d = load(fx("escapes.json"))
+    d["checks"][0]["message"] = "evil \033[2J\033]0;title\007 text"
+    out = run([dump(d, "evil.json")]).stdout
+    check("\033" not in out and "\007" not in out, "control characters reach the terminal")
+    for line in out.splitlines():
+        check(not line.startswith("v2"), "a newline in a cell broke the table")
+
+
+@test
+def markdown_every_fixture():
+    for f in fixtures() + [make_big()]:
+        r = run([f, "--format", "md"])
+        check(r.returncode == expected_rc(load(f)), "%s rc %d" % (f, r.returncode))
+        check(r.stdout.startswith("# nettune report: "), f)
+        lines = r.stdout.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("|"):
+                check(line.endswith("|"), "%s: broken table row %r" % (f, line))
+                if i and not lines[i - 1].startswith("|"):
+                    check(lines[i + 1].startswith("| ---") or lines[i + 1].startswith("| --- |"),
+                          "%s: table without separator" % f)
+    md = run([fx("escapes.json"), "--format", "md"]).stdout
+    check("a\\|b, c\\\\d \\<b\\>bold\\</b\\> second line" in md, "Markdown escaping")
+    md = run([fx("gpu-rdma-fail.json"), "--format", "md"]).stdout
+    check(md.index("## Failed nodes (2)") < md.index("## Failed and warned links"), "order")
+    check("| gpu03 | port mlx5\\_1:1 DOWN |" in md, "failed node row")
+
+
+# ---------------------------------------------------------------- HTML
+
+
+class Tags(html.parser.HTMLParser):
+    VOID = {"meta", "br", "rect", "line", "img", "input", "link", "hr", "circle", "path"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.errors, self.count = [], [], {}
+
+    def handle_starttag(self, tag, attrs):
+        self.count[tag] = self.count.get(tag, 0) + 1
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.count[tag] = self.count.get(tag, 0) + 1
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("unexpected </%s>, open: %s" % (tag, self.stack[-3:]))
+        else:
+            self.stack.pop()
+
+
+def html_of(f, *extra):
+    out = os.path.join(WORK, os.path.basename(f).replace(".json", ".html"))
+    r = run([f, "--format", "html", "--output", out, "--quiet"] + list(extra))
+    check(r.returncode == expected_rc(load(f)), "%s: rc %d %s" % (f, r.returncode, r.stderr))
+    return out, open(out).read()
+
+
+@test
+def html_self_contained_and_well_formed():
+    for f in fixtures() + [make_big()]:
+        out, page = html_of(f)
+        check("Content-Security-Policy" in page and "default-src 'none'" in page, "%s: no CSP" % f)
+        for bad in ["<script", "http://", "https://", " src=", "@import", "url("]:
+            check(bad not in page, "%s: page contains %r" % (f, bad))
+        t = Tags()
+        t.feed(page)
+        check(not t.errors and t.stack == [], "%s: %s %s" % (f, t.errors[:3], t.stack))
+    check(os.path.getsize(os.path.join(WORK, "big-1000.html")) < 2_000_000, "1,000-node page over 2 MB")
+
+
+@test
+def html_content():
+    # 8 nodes, full: the whole matrix, 8 x 7 cells, one GPU matrix per node, the failed one first.
+    _, page = html_of(fx("gpu-rdma-fail.json"))
+    check(page.count('class="hm"') == 8 * 7, "heatmap cells: %d" % page.count('class="hm"'))
+    check("56 cells" in page, "cell count note")
+    check(page.count('class="gpu-svg"') == 8, "GPU matrices: %d" % page.count('class="gpu-svg"'))
+    first_gpu = re.search(r'<div class="gpu"><h3>([^ <]+)', page).group(1)
+    check(first_gpu == "gpu02", "first GPU matrix is %s, want gpu02 (its nvlink failed)" % first_gpu)
+    check(page.count('class="gc"') == 8 * 12, "GPU cells")
+    check(page.count('<g class="kind">') == 3, "kinds: rdma.write, nvlink, pcie_h2d")
+    fn = page[page.index('id="failed-nodes"'):page.index('id="bad-links"')]
+    check("gpu03" in fn and "gpu07" in fn, "failed nodes table")
+    check(page.index('id="failures"') < page.index('id="heatmap"'), "failures come first")
+    check("port mlx5_1:1 is DOWN" in page, "failed check reason")
+    # Real 4-node report: 12 cells, no GPUs.
+    _, page = html_of(fx("real-full-4n.json"))
+    check(page.count('class="hm"') == 12, "real report cells")
+    check("No GPUs in this report" in page, "no GPU note")
+    # Inventory-only GPUs (the DGX-2 topology): a table, not a matrix.
+    _, page = html_of(fx("real-local-dgx2.json"))
+    check(page.count('class="gpu-inv"') == 1 and page.count("Tesla V100") >= 16, "GPU inventory")
+    # 1,000 nodes: the per-node map instead of a 1,000,000-cell matrix.
+    _, page = html_of(make_big())
+    check(page.count('class="hm"') == 0, "no full matrix at 1,000 nodes")
+    check(page.count('class="nm"') == 1000, "one square per node: %d" % page.count('class="nm"'))
+    squares = re.findall(r'class="nm"[^>]*><title>([^:]+):', page)
+    check(set(squares[:3]) == {"node0500", "node0007", "node0123"},
+          "the worst nodes come first: %s" % squares[:5])
+    check(page.count('class="gpu-svg"') == 16, "16 GPU matrices drawn")
+    check("984 more nodes not drawn" in page, "the rest summarised")
+    check(re.search(r'<div class="gpu"><h3>node0042 ', page), "the failed GPU node is drawn")
+    check("slowest-links" in page, "slowest links table")
+    # Escaping.
+    _, page = html_of(fx("escapes.json"))
+    check("<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page, "HTML escaping")
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    raise Skip("chromium is not installed (apt-get install chromium)")
+
+
+def chromium_run(url, *args):
+    prof = tempfile.mkdtemp(prefix="nt-chromium-", dir=WORK)
+    try:
+        r = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+                            "--user-data-dir=" + prof, "--enable-logging=stderr", "--v=0",
+                            "--no-first-run", "--disable-extensions"] + list(args) + [url],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+    return r
+
+
+def console_errors(stderr):
+    return [l for l in stderr.splitlines() if ":CONSOLE" in l or "Refused to" in l]
+
+
+def png_pixels(path):
+    """(width, height, set of RGB colours, fraction of near-white pixels), PIL or zlib."""
+    try:
+        from PIL import Image
+        im = Image.open(path).convert("RGB")
+        px = list(im.getdata())
+        w, h = im.size
+    except ImportError:
+        data = open(path, "rb").read()
+        check(data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+        pos, idat, w = 8, b"", 0
+        while pos < len(data):
+            n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+            body = data[pos + 8:pos + 8 + n]
+            if typ == b"IHDR":
+                w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+                check(depth == 8 and ctype in (2, 6), "PNG type %d/%d" % (depth, ctype))
+                bpp = 3 if ctype == 2 else 4
+            elif typ == b"IDAT":
+                idat += body
+            pos += 12 + n
+        raw = zlib.decompress(idat)
+        stride = w * bpp
+        prev = bytearray(stride)
+        px = []
+        for y in range(h):
+            ft = raw[y * (stride + 1)]
+            line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b = prev[i]
+                c = prev[i - bpp] if i >= bpp else 0
+                if ft == 1:
+                    line[i] = (line[i] + a) & 255
+                elif ft == 2:
+                    line[i] = (line[i] + b) & 255
+                elif ft == 3:
+                    line[i] = (line[i] + (a + b) // 2) & 255
+                elif ft == 4:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+            px += [tuple(line[i:i + 3]) for i in range(0, stride, bpp)]
+            prev = line
+    white = sum(1 for p in px if min(p) > 240)
+    return w, h, set(px), white / max(1, len(px))
+
+
+@test
+def html_loads_in_chromium_without_console_errors():
+    chromium()
+    # The checker must see errors when there are some: a page that logs and fetches.
+    neg = os.path.join(WORK, "negative.html")
+    with open(neg, "w") as f:
+        f.write('<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" '
+                'content="default-src \'none\'; script-src \'unsafe-inline\'"></head><body>'
+                '<img src="http://example.invalid/x.png"><script>console.error("boom")</script>'
+                '</body></html>')
+    r = chromium_run("file://" + neg, "--dump-dom")
+    check(len(console_errors(r.stderr)) >= 1, "the console check sees nothing on a bad page:\n" + r.stderr[-2000:])
+    for f in [fx("gpu-rdma-fail.json"), fx("real-full-4n.json"), fx("real-local-dgx2.json"),
+              fx("escapes.json"), make_big()]:
+        out, _ = html_of(f)
+        r = chromium_run("file://" + out, "--dump-dom")
+        check(r.returncode == 0, "%s: chromium rc %d: %s" % (out, r.returncode, r.stderr[-1500:]))
+        errs = console_errors(r.stderr)
+        check(not errs, "%s: console: %s" % (out, errs[:3]))
+        check("</html>" in r.stdout and 'id="heatmap"' in r.stdout, "%s: DOM not dumped" % out)
+
+
+@test
+def html_screenshot_is_not_blank():
+    chromium()
+    for f in [fx("gpu-rdma-fail.json"), make_big()]:
+        out, _ = html_of(f)
+        png = out.replace(".html", ".png")
+        if os.path.exists(png):
+            os.unlink(png)
+        r = chromium_run("file://" + out, "--screenshot=" + png, "--window-size=1400,1000",
+                         "--hide-scrollbars")
+        check(os.path.exists(png), "no screenshot: " + r.stderr[-1500:])
+        w, h, colours, white = png_pixels(png)
+        check((w, h) == (1400, 1000), "size %dx%d" % (w, h))
+        check(len(colours) >= 16, "%s: only %d colours" % (png, len(colours)))
+        check(white < 0.95, "%s: %.0f%% white" % (png, 100 * white))
+
+
+# ---------------------------------------------------------------- Prometheus
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\.)*)"')
+
+
+def prom_parse(text):
+    """[(name, {labels}, value)], checking HELP/TYPE come once, before a family's samples."""
+    fams, samples, seen_done = {}, [], set()
+    current = None
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            name = line.split()[2]
+            check(name not in fams, "HELP twice for " + name)
+            fams[name] = "help"
+            if current:
+                seen_done.add(current)
+            current = name
+        elif line.startswith("# TYPE "):
+            check(line.split()[3] == "gauge", line)
+        else:
+            m = SAMPLE.match(line)
+            check(m, "not a sample line (or it has a timestamp): %r" % line)
+            name = m.group(1)
+            check(name == current and name not in seen_done, "%s sample outside its family" % name)
+            labels = {k: v.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+                      for k, v in LABEL.findall(m.group(2) or "")}
+            samples.append((name, labels, float(m.group(3))))
+    return samples
+
+
+def promtool_ok(path):
+    if not shutil.which("promtool"):
+        return None
+    with open(path) as f:
+        r = subprocess.run(["promtool", "check", "metrics"], stdin=f, capture_output=True, text=True)
+    check(r.returncode == 0, "promtool check metrics %s: %s%s" % (path, r.stdout, r.stderr))
+    return True
+
+
+@test
+def prom_promtool_accepts_every_export():
+    if not shutil.which("promtool"):
+        raise Skip("promtool is not installed (apt-get install prometheus)")
+    for f in fixtures() + [make_big()]:
+        doc = load(f)
+        out = os.path.join(WORK, "all.prom")
+        r = run([f, "--format", "prom", "--output", out, "-q"])
+        check(r.returncode in (0, 1, 3), "%s rc %d %s" % (f, r.returncode, r.stderr))
+        promtool_ok(out)
+        prom_parse(open(out).read())
+        for host in [n["hostname"] for n in doc["nodes"]][:3]:
+            r = run([f, "--format", "prom", "--node", host, "--output", out, "-q"])
+            promtool_ok(out)
+
+
+@test
+def prom_node_values_in_base_units():
+    doc = load(fx("gpu-rdma-fail.json"))
+    for host, want_rc, want_verdict in [("gpu07", 1, 2), ("gpu03", 1, 2), ("gpu02", 1, 2),
+                                        ("gpu01", 0, 1), ("gpu04", 0, 1)]:
+        r = run([fx("gpu-rdma-fail.json"), "--format", "prom", "--node", host])
+        check(r.returncode == want_rc, "%s: rc %d" % (host, r.returncode))
+        s = prom_parse(r.stdout)
+        check(all(lab.get("host") == host for _, lab, _ in s), "%s: another host's metric" % host)
+        by = {}
+        for name, lab, v in s:
+            by.setdefault(name, []).append((lab, v))
+        check(by["nettune_node_verdict"] == [({"host": host}, want_verdict)], str(by["nettune_node_verdict"]))
+        ts = datetime.strptime(doc["run"]["started_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        check(by["nettune_last_run_timestamp_seconds"][0][1] == ts.timestamp() + doc["run"]["duration_s"], "timestamp")
+        links = [l for l in doc["links"] if l["src"]["host"] == host]
+        bw = {lab["link"]: v for lab, v in by["nettune_link_bandwidth_bytes_per_second"]}
+        lat = {lab["link"]: v for lab, v in by.get("nettune_link_latency_seconds", [])}
+        ver = {lab["link"]: v for lab, v in by["nettune_link_verdict"]}
+        check(len(ver) == len(links), "%s: %d link verdicts for %d links" % (host, len(ver), len(links)))
+        for l in links:
+            if l.get("peak_bw_GBps") is not None:
+                check(abs(bw[l["id"]] - l["peak_bw_GBps"] * 1e9) <= 1e-6 * bw[l["id"]], l["id"])
+            else:
+                check(l["id"] not in bw, "absent bandwidth exported as a number")
+            if l.get("small_msg_lat_us") is not None:
+                check(abs(lat[l["id"]] - l["small_msg_lat_us"] * 1e-6) < 1e-15, l["id"])
+            check(ver[l["id"]] == {"pass": 0, "warn": 1, "fail": 2, "skipped": -1}[l["verdict"]], l["id"])
+        checks = [c for c in doc["checks"] if c["host"] == host]
+        check(len(by["nettune_check_verdict"]) == len(checks), "check count")
+    r = run([fx("gpu-rdma-fail.json"), "--format", "prom", "--node", "nosuchhost"])
+    check(r.returncode == 2 and "nosuchhost" in r.stderr, "unknown host: rc %d" % r.returncode)
+
+
+@test
+def prom_written_by_rename():
+    d = os.path.join(WORK, "textfile")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    out = os.path.join(d, "nettune.prom")
+    with open(out, "w") as f:
+        f.write("old\n")
+    ino = os.stat(out).st_ino
+    r = run([fx("gpu-rdma-fail.json"), "--format", "prom", "--node", "gpu01", "--output", out, "-q"])
+    check(r.returncode == 0, r.stderr)
+    check(os.listdir(d) == ["nettune.prom"], "left behind: %s" % os.listdir(d))
+    check(os.stat(out).st_ino != ino, "file rewritten in place, not renamed")
+    check(open(out).read().startswith("# HELP"), "content")
+    r = run([fx("gpu-rdma-fail.json"), "--format", "prom", "--output", os.path.join(d, "no", "x.prom")])
+    check(r.returncode == 2 and "cannot create" in r.stderr, "unwritable path: rc %d" % r.returncode)
+    check(os.listdir(d) == ["nettune.prom"], "left behind: %s" % os.listdir(d))
+
+
+@test
+def prom_label_escaping():
+    r = run([fx("escapes.json"), "--format", "prom", "--node", "edge-a"])
+    check('target="mlx5_0:1 \\"gid\\\\3\\"\\nv2"' in r.stdout, "escaped label:\n" + r.stdout)
+    s = prom_parse(r.stdout)
+    targets = [lab["target"] for n, lab, v in s if n == "nettune_check_verdict"]
+    check(targets == ['mlx5_0:1 "gid\\3"\nv2'], "round trip: %r" % targets)
+    out = os.path.join(WORK, "esc.prom")
+    with open(out, "w") as f:
+        f.write(r.stdout)
+    promtool_ok(out)
+
+
+# ---------------------------------------------------------------- CSV
+
+
+@test
+def csv_links():
+    for f in fixtures() + [make_big()]:
+        doc = load(f)
+        r = run([f, "--format", "csv"], raw=True)
+        check(r.returncode == expected_rc(doc), "%s rc %d" % (f, r.returncode))
+        raw = r.stdout.decode()
+        check(raw.count("\r\n") == len(doc["links"]) + 1 and raw.endswith("\r\n"),
+              "%s: CRLF line ends" % f)
+        rows = list(csv.DictReader(io.StringIO(raw, newline="")))
+        check(len(rows) == len(doc["links"]), "%s: %d rows for %d links" % (f, len(rows), len(doc["links"])))
+        for row, l in zip(rows, doc["links"]):
+            check(row["id"] == l["id"] and row["verdict"] == l["verdict"], row["id"])
+            if l.get("peak_bw_GBps") is None:
+                check(row["peak_bw_GBps"] == "", "absent value not empty")
+            else:
+                check(abs(float(row["peak_bw_GBps"]) - l["peak_bw_GBps"]) < 1e-9, row["id"])
+            check(row["reasons"] == "; ".join(l.get("reasons", [])), "reasons of " + l["id"])
+    r = run([fx("gpu-rdma-fail.json"), "--format", "csv", "--node", "gpu05"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout, newline="")))
+    check(rows and all(x["src_host"] == "gpu05" for x in rows), "--node filter")
+    row = list(csv.DictReader(io.StringIO(run([fx("escapes.json"), "--format", "csv"]).stdout, newline="")))[0]
+    check(row["variant"] == "send" and row["efficiency"].startswith("0.768"), str(row))
+
+
+# ---------------------------------------------------------------- diff
+
+
+def diff(a, b, *extra):
+    return run(["--diff", a, b] + list(extra))
+
+
+def diff_json(a, b, *extra):
+    r = diff(a, b, "--format", "json", *extra)
+    check(r.returncode in (0, 1), "diff rc %d: %s" % (r.returncode, r.stderr))
+    return r.returncode, json.loads(r.stdout)
+
+
+@test
+def diff_pass_to_fail_and_back():
+    p, f = fx("gpu-rdma-pass.json"), fx("gpu-rdma-fail.json")
+    r = diff(p, f)
+    check(r.returncode == 1, "rc %d" % r.returncode)
+    check(r.stdout.startswith("nettune report --diff: REGRESSION"), r.stdout[:80])
+    check("nodes newly failed: gpu03" in r.stdout and "gpu07" in r.stdout, "new failed nodes")
+    i_new, i_reg = r.stdout.index("New link failures"), r.stdout.find("Regressed links")
+    check(i_new < i_reg or i_reg < 0, "new failures first")
+    rc, d = diff_json(p, f)
+    fd, pd = load(f), load(p)
+    new_fail = {l["id"] for l in fd["links"] if l["verdict"] == "fail"}
+    got = {x["id"] for x in d["links"] if x["status"] == "new_failure"}
+    check(got == new_fail, "new failures: %s" % sorted(got ^ new_fail)[:5])
+    check(d["regression"] is True and d["counts"]["links"]["matched"] == len(pd["links"]), "counts")
+    check({x["host"] for x in d["nodes"]["new_failed"]} == {"gpu03", "gpu07"}, str(d["nodes"]))
+    nc = [x for x in d["checks"] if x["status"] == "new_failure"]
+    check([(x["host"], x["name"], x["target"]) for x in nc] == [("gpu03", "port_state", "mlx5_1:1")], str(nc))
+    # And back: fixed failures, no regression.
+    rc, d = diff_json(f, p)
+    check(rc == 0 and d["regression"] is False, "fixing is not a regression")
+    check(d["counts"]["links"]["fixed"] == len(new_fail), "fixed count")
+    check({x["host"] for x in d["nodes"]["fixed"]} == {"gpu03", "gpu07"}, "fixed nodes")
+    check("Fixed links" in diff(f, p).stdout, "fixed table")
+
+
+@test
+def diff_threshold_and_direction():
+    base = load(fx("gpu-rdma-pass.json"))
+    a = dump(base, "d-old.json")
+    rc, d = diff_json(a, a)
+    check(rc == 0 and all(x["status"] == "unchanged" for x in d["links"]), "self diff")
+    idx = next(i for i, l in enumerate(base["links"]) if l["kind"] == "rdma")
+    lid = base["links"][idx]["id"]
+
+    def variant(bw=1.0, lat=1.0):
+        n = copy.deepcopy(base)
+        n["links"][idx]["peak_bw_GBps"] = round(base["links"][idx]["peak_bw_GBps"] * bw, 6)
+        n["links"][idx]["small_msg_lat_us"] = round(base["links"][idx]["small_msg_lat_us"] * lat, 6)
+        return dump(n, "d-new.json")
+
+    rc, d = diff_json(a, variant(bw=0.9))
+    x = next(x for x in d["links"] if x["id"] == lid)
+    check(rc == 1 and x["status"] == "regressed", "10%% down: rc %d %s" % (rc, x))
+    check(abs(x["bw_change_pct"] + 10.0) < 0.01, "change %s" % x["bw_change_pct"])
+    check(diff(a, variant(bw=0.97)).returncode == 0, "3% down is within the default 5%")
+    check(diff(a, variant(bw=0.97), "--regression-threshold", "2").returncode == 1, "3% down beyond 2%")
+    check(diff(a, variant(bw=1.5)).returncode == 0, "faster is not a regression")
+    rc, d = diff_json(a, variant(bw=1.5))
+    check(next(x for x in d["links"] if x["id"] == lid)["status"] == "improved", "improved")
+    rc, d = diff_json(a, variant(lat=1.2))
+    x = next(x for x in d["links"] if x["id"] == lid)
+    check(rc == 1 and x["status"] == "regressed" and abs(x["lat_change_pct"] - 20) < 0.01, str(x))
+    check(diff(a, variant(lat=0.5)).returncode == 0, "lower latency is fine")
+    out = diff(a, variant(bw=0.8)).stdout
+    check("Regressed links" in out and lid in out and "-20.0%" in out, out)
+
+
+@test
+def diff_appeared_vanished_and_checks():
+    base = load(fx("gpu-rdma-pass.json"))
+    a = dump(base, "v-old.json")
+    n = copy.deepcopy(base)
+    gone = n["links"].pop(0)
+    extra = copy.deepcopy(n["links"][0])
+    extra["id"] = "rdma.write:gpu01/mlx5_9:1->gpu02/mlx5_9:1"
+    n["links"].append(extra)
+    b = dump(n, "v-new.json")
+    r = diff(a, b)
+    check(r.returncode == 0, "vanished alone is no regression: rc %d" % r.returncode)
+    check("Vanished links (1)" in r.stdout and gone["id"] in r.stdout, r.stdout)
+    check("Appeared links (1)" in r.stdout and extra["id"] in r.stdout, "appeared")
+    check(diff(a, b, "--fail-on-vanished").returncode == 1, "--fail-on-vanished")
+    n2 = copy.deepcopy(base)
+    n2["checks"][0]["verdict"] = "fail"
+    rc, d = diff_json(a, dump(n2, "c-new.json"))
+    check(rc == 1 and d["counts"]["checks"]["new_failure"] == 1, "check failure is a regression")
+    n3 = copy.deepcopy(base)
+    n3["checks"][0]["verdict"] = "warn"
+    rc, d = diff_json(a, dump(n3, "c-warn.json"))
+    check(rc == 0 and d["counts"]["checks"]["regressed"] == 1, "a warning is reported, not a regression")
+    for fmt in ("md", "csv"):
+        r = diff(a, b, "--format", fmt)
+        check(r.returncode == 0 and r.stdout, fmt)
+    rows = list(csv.DictReader(io.StringIO(diff(a, b, "--format", "csv").stdout, newline="")))
+    check(len([x for x in rows if x["type"] == "link"]) == len(base["links"]) + 1, "csv rows")
+
+
+# ---------------------------------------------------------------- tuning files, scale, memory
+
+
+@test
+def tuning_file_renders_its_rules():
+    t = load(fx("tuning.json"))
+    r = run([fx("tuning.json")])
+    check(r.returncode == 0 and "7 rules" in r.stdout and "nvls_tree" in r.stdout, r.stdout)
+    r = run([fx("tuning.json"), "--format", "md"])
+    check(r.stdout.count("\n| ") == len(t["rules"]) + 2, "md rows: header, separator, rules")
+    rows = list(csv.DictReader(io.StringIO(run([fx("tuning.json"), "--format", "csv"]).stdout, newline="")))
+    check(len(rows) == 7 and rows[3]["nchannels"] == "32" and rows[0]["min_bytes"] == "", str(rows[0]))
+    r = run([fx("tuning.json"), "--format", "html"])
+    check(r.returncode == 0 and r.stdout.count("<tr>") == 8 and "<script" not in r.stdout, "html")
+
+
+@test
+def big_report_every_format_quickly():
+    big = make_big()
+    for fmt in ("text", "md", "html", "prom", "csv"):
+        t0 = time.time()
+        r = run([big, "--format", fmt, "--output", os.path.join(WORK, "big." + fmt), "-q"])
+        dt = time.time() - t0
+        check(r.returncode == 1, "%s: rc %d %s" % (fmt, r.returncode, r.stderr))
+        check(dt < 10, "%s took %.1f s" % (fmt, dt))
+    text = open(os.path.join(WORK, "big.text")).read()
+    check("1000 nodes" in text and "... and 975 more nodes" in text, "node list cut at --top")
+    first_nodes = re.findall(r"^  (node\d+)  fail", text, re.M)[:5]
+    check(set(BIG_FAILED) <= set(first_nodes), "failed nodes first: %s" % first_nodes)
+    rows = sum(1 for _ in open(os.path.join(WORK, "big.csv"))) - 1
+    check(rows == len(load(big)["links"]), "csv rows %d" % rows)
+    prom = prom_parse(open(os.path.join(WORK, "big.prom")).read())
+    check(len({lab["host"] for _, lab, _ in prom}) == 1000, "every node exported")
+    t0 = time.time()
+    check(run(["--validate", big]).returncode == 0, "valid")
+    check(diff(big, big).returncode == 0, "self diff")
+    check(time.time() - t0 < 10, "validate + diff took %.1f s" % (time.time() - t0))
+
+
+@test
+def no_memory_errors_under_valgrind():
+    if not shutil.which("valgrind"):
+        raise Skip("valgrind not installed")
+    f, p = fx("gpu-rdma-fail.json"), fx("gpu-rdma-pass.json")
+    for args in ([f], [f, "--format", "html"], [f, "--format", "prom", "--node", "gpu07"],
+                 [f, "--format", "csv"], [f, "--format", "md"], ["--diff", p, f],
+                 ["--diff", p, f, "--format", "json"], ["--validate", f, fx("tuning.json")],
+                 [fx("tuning.json")], [os.path.join(WORK, "variant-26.json")]):
+        if not os.path.exists(args[-1]) and not args[-1].startswith("-"):
+            continue
+        r = subprocess.run(["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
+                            "--errors-for-leak-kinds=definite", BIN] + args,
+                           capture_output=True, text=True, timeout=300)
+        check(r.returncode != 99, "%s: %s" % (args, r.stderr[-2000:]))
+
+
+@test
+def mutated_reports_never_crash():
+    """Structure fuzzing: values replaced by other JSON types everywhere; each format must give
+    an exit code (0-3), never a signal, on documents that --validate rejects."""
+    import random
+    rng = random.Random(5)
+    base = load(fx("gpu-rdma-fail.json"))
+    junk = [None, True, -1, 0, 1e308, -1e-300, "", "x" * 300, [], {}, [1, "a"], {"a": {}},
+            "gpu99", "rdma.write:a/b->c/d", "fail"]
+
+    def paths(node, pre=()):
+        yield pre
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield from paths(v, pre + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node[:3]):
+                yield from paths(v, pre + (i,))
+
+    all_paths = [p for p in paths(base) if p]
+    for n in range(60):
+        d = copy.deepcopy(base)
+        for p in rng.sample(all_paths, 4):
+            try:
+                parent = d
+                for step in p[:-1]:
+                    parent = parent[step]
+                parent[p[-1]] = rng.choice(junk)
+            except (KeyError, IndexError, TypeError):
+                pass
+        f = dump(d, "mutant.json")
+        for args in ([f], [f, "--format", "html"], [f, "--format", "prom"], [f, "--format", "csv"],
+                     [f, "--format", "md"], ["--validate", f], ["--diff", fx("gpu-rdma-fail.json"), f]):
+            r = run(args, raw=True)
+            check(0 <= r.returncode <= 3, "mutant %d %s: rc %d\n%s" % (n, args[:2], r.returncode,
+                                                                     r.stderr[-500:]))
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default="", help="run the tests whose name contains this")
+    ap.add_argument("-v", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(WORK, exist_ok=True)
+    if not os.access(BIN, os.X_OK):
+        print("report tests: %s is not built" % BIN)
+        return 2
+    npass = nfail = nskip = 0
+    t_all = time.time()
+    for i, fn in enumerate([t for t in TESTS if a.k in t.__name__], 1):
+        t0 = time.time()
+        try:
+            fn()
+            npass += 1
+            print("ok %d - %s (%.1f s)" % (i, fn.__name__, time.time() - t0), flush=True)
+        except Skip as e:
+            nskip += 1
+            print("skip %d - %s: %s" % (i, fn.__name__, e), flush=True)
+        except Exception as e:  # noqa: BLE001 - report every failure and go on
+            nfail += 1
+            msg = str(e) if isinstance(e, AssertionError) else "%s: %s" % (type(e).__name__, e)
+            print("not ok %d - %s: %s" % (i, fn.__name__, msg[:3000]), flush=True)
+    print("report tests: %d passed, %d failed, %d skipped (%.0f s)" % (npass, nfail, nskip, time.time() - t_all))
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
