@@ -7,7 +7,8 @@ what=${1:-build}
 BUILD_PKGS="build-essential pkg-config libhwloc-dev hwloc libcjson-dev libibverbs-dev librdmacm-dev \
 ibverbs-providers rdma-core libopenmpi-dev openmpi-bin"
 TEST_PKGS="libcmocka-dev python3 python3-jsonschema perftest valgrind binutils \
-qemu-system-x86 busybox-static cpio kmod xz-utils zstd file iproute2 ibverbs-utils prometheus"
+qemu-system-x86 busybox-static cpio kmod xz-utils zstd file iproute2 ibverbs-utils prometheus \
+chromium"
 pkgs=$BUILD_PKGS
 [ "$what" = test ] && pkgs="$pkgs $TEST_PKGS"
 missing=""
