@@ -248,7 +248,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
 {
     cJSON *mine = cJSON_CreateArray();
     nt_status_t st = NT_OK, rst = NT_OK;
-    int involved = 0;
+    int involved = 0, peer_lost = 0;
 
     if (!mine)
         return NT_ERR_NOMEM;
@@ -303,6 +303,14 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             continue;
         }
         rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
+        if (rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) {
+            /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
+            cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
+            if (last && a == p->rank)
+                cJSON_AddTrueToObject(last, "peer_lost");
+            if (p->rank == 0)
+                peer_lost = 1;
+        }
         if (rst == NT_ERR_INTERRUPTED)
             break;
     }
@@ -340,6 +348,10 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                 cJSON *chk = cJSON_GetObjectItemCaseSensitive(it, "checks");
                 if (chk && !cJSON_GetObjectItemCaseSensitive(it, "id"))
                     nt_move_items(c->checks, chk);
+                /* A measurement that timed out means a peer stopped answering: Open MPI 4.1
+                 * cannot carry on around a dead rank, so the run ends (report first). */
+                if (cJSON_GetObjectItemCaseSensitive(it, "peer_lost"))
+                    peer_lost = 1;
             }
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
                 if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
@@ -350,7 +362,15 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
     }
     cJSON_Delete(mine);
     (void)involved;
-    return st != NT_OK ? st : (rst == NT_ERR_INTERRUPTED ? rst : NT_OK);
+    /* peer_lost ends the run (nt_continue); the key is internal and not in the report. */
+    if (p->rank == 0)
+        for (cJSON *it = dest_links ? dest_links->child : NULL; it; it = it->next)
+            cJSON_DeleteItemFromObjectCaseSensitive(it, "peer_lost");
+    if (st != NT_OK)
+        return st;
+    if (peer_lost)
+        return NT_ERR_PEER;
+    return rst == NT_ERR_INTERRUPTED ? rst : NT_OK;
 }
 
 /* Rank 0 decides whether the run goes on; everybody follows. */
@@ -597,6 +617,8 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
                 nt_collect_write(&c, 0, 0);
             if (!go) {
                 stopped = 1;
+                if (p.rank == 0 && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
+                    aborted = 1;
                 if (p.rank == 0) {
                     nt_not_done(&c, "%s: %d of %d steps not run (%s)", ops->kind, nsteps - s - 1,
                                 nsteps, why);

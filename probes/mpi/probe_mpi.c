@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../launcher_mpi.h"
 #include "../probe_util.h"
@@ -174,6 +175,16 @@ static nt_status_t nt_mpi_run_pair(void *state, nt_probe_t *p, int peer_rank, in
 
     s->peer = peer_rank;
     s->initiator = initiator;
+    /* Test hook (tests only, documented): NETTUNE_TEST_STALL_RANK=r makes rank r stop answering
+     * for 4 peer timeouts, as a hung or dead node would. */
+    {
+        const char *stall = getenv("NETTUNE_TEST_STALL_RANK");
+        if (stall && *stall && atoi(stall) == p->rank) {
+            NT_WARN(MPI, "NETTUNE_TEST_STALL_RANK: rank %d stalls for %g s", p->rank,
+                    4 * s->timeout_s);
+            usleep((useconds_t)(4e6 * s->timeout_s));
+        }
+    }
     nt_probe_locate(p, peer_rank, &pnode, &plr);
     if (pnode < 0)
         return NT_ERR_INVALID;
