@@ -1,9 +1,9 @@
 # Verdicts, thresholds and exit codes (issue 2 items 4 and 7): library sources and the
 # `test-verdict` suite (cmocka). Binaries go under build/tests/.
-VERDICT_SRCS := lib/verdict.c lib/exitcode.c
+VERDICT_SRCS := lib/thresholds.c lib/verdict.c lib/exitcode.c
 LIBNT_SRCS += $(VERDICT_SRCS)
 
-VERDICT_TESTS := test_verdict test_exitcode
+VERDICT_TESTS := test_thresholds test_verdict test_exitcode
 VERDICT_TEST_BINS := $(addprefix $(BUILD)/tests/,$(VERDICT_TESTS))
 
 # What the verdict modules use from the core library (nt_log, nt_stats_median,
