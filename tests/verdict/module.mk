@@ -1,25 +1,16 @@
-# Verdicts, thresholds and exit codes (issue 2 items 4 and 7): library sources and the
-# `test-verdict` suite (cmocka). Binaries go under build/tests/.
-VERDICT_SRCS := lib/thresholds.c lib/verdict.c lib/exitcode.c
-LIBNT_SRCS += $(VERDICT_SRCS)
+# Verdicts, thresholds and exit codes (issue 2 items 4 and 7): the sources join libnettune, and
+# the cmocka suites run as `make test-verdict`. Binaries go under build/tests/.
+LIBNT_SRCS += lib/thresholds.c lib/verdict.c lib/exitcode.c
 
 VERDICT_TESTS := test_thresholds test_verdict test_exitcode
 VERDICT_TEST_BINS := $(addprefix $(BUILD)/tests/,$(VERDICT_TESTS))
 
-# What the verdict modules use from the core library (nt_log, nt_stats_median,
-# nt_check_create). Until lib/report.c and friends exist, throwaway stubs stand in.
-ifneq ($(wildcard lib/report.c),)
-VERDICT_DEP_SRCS := $(wildcard lib/status.c lib/log.c lib/stats.c lib/report.c)
-else
-VERDICT_DEP_SRCS := $(wildcard tests/unit/stubs/*.c)
-endif
-VERDICT_LINK_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(VERDICT_SRCS) $(VERDICT_DEP_SRCS))
-
-$(VERDICT_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(VERDICT_LINK_OBJS)
+$(VERDICT_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(LIBNT)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(CJSON_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $< $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
 
+# The tests read tests/fixtures/thresholds/ relative to the repository root: run them from it.
 TEST_TARGETS += test-verdict
 .PHONY: test-verdict
 test-verdict: $(VERDICT_TEST_BINS)
-	@set -e; for t in $(VERDICT_TEST_BINS); do $$t; done
+	@fail=0; for t in $(VERDICT_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; exit $$fail
