@@ -2,6 +2,7 @@
  * other ranks measure and send. Every wait has a deadline (the launcher's), so a dead peer
  * costs a timeout and leaves a partial report instead of a hang. */
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,7 +303,31 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             }
             continue;
         }
-        rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
+        {
+            /* Pairs that run one after another share an oversubscribed host with idle ranks:
+             * the two ends go to different CPUs for the measurement, so that the figures
+             * measure the link, not the scheduler (two ranks on one CPU ping-pong through
+             * sched_yield at 2-3x the latency). */
+            cpu_set_t saved, one;
+            int pinned = 0;
+            if (p->pin_pairs && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+                CPU_COUNT(&saved) >= 2) {
+                int want = a == p->rank ? 0 : 1, seen = 0;
+                CPU_ZERO(&one);
+                for (int c = 0; c < CPU_SETSIZE; c++) {
+                    if (!CPU_ISSET(c, &saved))
+                        continue;
+                    if (seen++ == want) {
+                        CPU_SET(c, &one);
+                        break;
+                    }
+                }
+                pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+            }
+            rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
+            if (pinned)
+                sched_setaffinity(0, sizeof(saved), &saved);
+        }
         if (rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) {
             /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
             cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
@@ -585,6 +610,7 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
             all &= v[r];
         free(v);
         concurrent = all;
+        p.pin_pairs = !concurrent;
         if (p.rank == 0) {
             cJSON *run = cJSON_GetObjectItemCaseSensitive(c.doc, "run");
             nt_json_add_bool(run, "concurrent_pairs", concurrent);

@@ -28,6 +28,7 @@ typedef struct nt_mpi_state {
     size_t maxb;
     int peer, initiator;
     double timeout_s, deadline;
+    unsigned slow_us; /* test hook NETTUNE_TEST_SLOW_RANK: a slow node, for blame tests */
 } nt_mpi_state_t;
 
 static nt_status_t nt_mpi_w(nt_mpi_state_t *s, MPI_Request *r)
@@ -43,6 +44,8 @@ static nt_status_t nt_mpi_lat_run(void *ctx, size_t bytes, unsigned iters, doubl
 
     s->deadline = nt_clock_s() + s->timeout_s;
     for (unsigned i = 0; i < iters; i++) {
+        if (s->slow_us)
+            usleep(s->slow_us);
         if (s->initiator) {
             double t0 = nt_clock_s();
             MPI_Irecv(s->rbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm, &rr);
@@ -72,6 +75,8 @@ static nt_status_t nt_mpi_bw_run(void *ctx, size_t bytes, unsigned iters, double
 
     s->deadline = nt_clock_s() + s->timeout_s;
     for (unsigned i = 0; i < iters; i++) {
+        if (s->slow_us)
+            usleep(s->slow_us * 20);
         if (s->initiator) {
             double t0 = nt_clock_s();
             for (int w = 0; w < NT_MPI_WINDOW; w++)
@@ -150,6 +155,13 @@ static nt_status_t nt_mpi_init(nt_probe_t *p, void **state, cJSON *node_json, cJ
     memset(s->rbuf, 0, maxb);
     s->maxb = maxb;
     s->timeout_s = p->params->peer_timeout_s;
+    {
+        /* Test hook (tests only, documented): NETTUNE_TEST_SLOW_RANK=r delays every iteration
+         * of rank r, as a node with a bad link or a busy CPU would look. */
+        const char *slow = getenv("NETTUNE_TEST_SLOW_RANK");
+        if (slow && *slow && atoi(slow) == p->rank)
+            s->slow_us = 100;
+    }
     if (MPI_Comm_dup(MPI_COMM_WORLD, &s->comm) != MPI_SUCCESS) {
         free(s->sbuf);
         free(s->rbuf);
