@@ -50,14 +50,23 @@ static inline int rule_matches_call(uint32_t r_pipe, int r_reg, int pipe_ops, in
          (r_reg < 0 || r_reg == reg_buff);
 }
 
-static inline size_t find_interval(const nt_coll_index_t *ci, uint64_t x) {
-  size_t lo = 0, hi = ci->n; /* start[lo] <= x (start[0] == 0); the answer is in [lo, hi) */
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ci->start[mid] <= x) lo = mid;
-    else hi = mid;
+/* The last interval whose start is <= x (start[0] == 0, so there is one). Branch-free: the
+ * conditional move keeps random sizes from costing a mispredicted branch per step, which
+ * otherwise dominates the call at a few hundred intervals. */
+static inline size_t search(const uint64_t *start, size_t lo, size_t n, uint64_t x) {
+  const uint64_t *base = start + lo;
+  while (n > 1) {
+    size_t half = n / 2;
+    base = base[half] <= x ? base + half : base;
+    n -= half;
   }
-  return lo;
+  return (size_t)(base - start);
+}
+
+static inline size_t find_interval(const nt_coll_index_t *ci, uint64_t x) {
+  unsigned b = x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
+  size_t lo = ci->bucket[b];
+  return search(ci->start, lo, (size_t)ci->bucket[b + 1] - lo + 1, x);
 }
 
 int nt_index_decide(nt_index_t *ix, int coll, uint64_t nbytes, int pipe_ops, int reg_buff,
@@ -216,6 +225,9 @@ static nt_tp_status_t build_coll(nt_index_t *ix, const nt_tuning_t *t, const uin
     }
   }
   ci->off[m] = (uint32_t)sum;
+  ci->bucket[0] = 0;
+  for (unsigned b = 1; b <= 64; b++) ci->bucket[b] = (uint32_t)search(pts, 0, m, 1ull << (b - 1));
+  ci->bucket[65] = (uint32_t)(m - 1);
   *total += sum;
   ci->cand = malloc((sum ? sum : 1) * sizeof(*ci->cand));
   if (!ci->cand) {

@@ -3,8 +3,9 @@
  *
  * At init the rules that can match this communicator (its nRanks and nNodes) are kept, and for
  * each collective the size axis is cut into disjoint intervals at every rule bound. Each
- * interval stores the kept rules that cover it, in file order. A call is then a binary search
- * for nBytes followed by a walk of that short list (first match wins, as in NCCL's example), so
+ * interval stores the kept rules that cover it, in file order. A call is then a table lookup by
+ * log2(nBytes), a branch-free binary search among the intervals of that power of two, and a
+ * walk of that interval's short list (first match wins, as in NCCL's example), so
  * its cost does not grow with the number of rules in other intervals. No allocation, lock,
  * I/O or logging happens per call.
  */
@@ -47,6 +48,10 @@ typedef struct {
   uint64_t *start;   /* ascending, start[0] == 0 when n > 0 */
   uint32_t *off;     /* n + 1 offsets into cand */
   uint32_t *cand;    /* kept-rule indices, file order within an interval */
+  /* bucket[b]: the interval holding 2^(b-1) (b >= 1; bucket[0] holds 0), bucket[65] = n - 1.
+   * A size in [2^(b-1), 2^b) lies in intervals bucket[b] .. bucket[b+1], so the binary search
+   * only spans the intervals of one power of two. */
+  uint32_t bucket[66];
 } nt_coll_index_t;
 
 typedef struct {
