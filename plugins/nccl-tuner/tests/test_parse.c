@@ -1,6 +1,6 @@
 /*
  * Unit tests of the parsers, the index and the report path template, linked against the
- * plugin's internals. Usage: test_parse DATA_DIR (the committed tests/data folder).
+ * plugin's internals. Usage: test_parse DATA_DIR EXAMPLES_DIR (tests/data and examples).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include "nt_tuning.h"
 
 static const char *data_dir = "tests/data";
+static const char *examples_dir = "examples";
 
 static nt_tp_status_t load(const char *name, nt_format_t fmt, nt_tuning_t *t, char *err) {
   char path[1024];
@@ -146,6 +147,33 @@ static void test_csv_9_fields(void **state) {
   assert_int_equal(t.rules[2].proto, -1);
   assert_int_equal(t.rules[2].nranks, 8);
   nt_tuning_cleanup(&t);
+}
+
+/* The committed examples parse and say the same thing in both formats. */
+static void test_examples(void **state) {
+  (void)state;
+  char pj[1024], pc[1024], err[NT_ERR_LEN];
+  snprintf(pj, sizeof(pj), "%s/tuning.json", examples_dir);
+  snprintf(pc, sizeof(pc), "%s/nccl_tuner.csv", examples_dir);
+  nt_tuning_t j, c;
+  assert_int_equal(nt_tuning_load(pj, NT_FORMAT_JSON, &j, err, sizeof(err)), NT_TP_OK);
+  assert_int_equal(nt_tuning_load(pc, NT_FORMAT_CSV, &c, err, sizeof(err)), NT_TP_OK);
+  assert_int_equal(j.nrules, 7);
+  assert_int_equal(c.nrules, j.nrules);
+  for (size_t i = 0; i < j.nrules; i++) {
+    const nt_rule_t *a = &j.rules[i], *b = &c.rules[i];
+    assert_int_equal(a->coll, b->coll);
+    assert_true(a->min_bytes == b->min_bytes && a->max_bytes == b->max_bytes);
+    assert_int_equal(a->algo, b->algo);
+    assert_int_equal(a->proto, b->proto);
+    assert_int_equal(a->nchannels, b->nchannels);
+    assert_int_equal(a->nnodes, b->nnodes);
+    assert_int_equal(a->nranks, b->nranks);
+    assert_int_equal(a->pipe_ops, b->pipe_ops);
+    assert_int_equal(a->reg_buff, b->reg_buff);
+  }
+  nt_tuning_cleanup(&j);
+  nt_tuning_cleanup(&c);
 }
 
 static void test_csv_empty(void **state) {
@@ -502,6 +530,7 @@ static void test_report_expand(void **state) {
 
 int main(int argc, char **argv) {
   if (argc > 1) data_dir = argv[1];
+  if (argc > 2) examples_dir = argv[2];
   (void)write_file;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fnv1a64_vectors),
@@ -511,6 +540,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_csv_8_fields_crlf),
       cmocka_unit_test(test_csv_9_fields),
       cmocka_unit_test(test_csv_empty),
+      cmocka_unit_test(test_examples),
       cmocka_unit_test(test_bad_files),
       cmocka_unit_test(test_file_too_large),
       cmocka_unit_test(test_too_many_rules),
