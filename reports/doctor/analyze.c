@@ -100,10 +100,10 @@ void nt_ev_free(nt_ev_t *e) {
 }
 
 void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const char *text) {
+  for (size_t i = 0; line && i < l->n; i++)
+    if (l->ev[i].input == input && l->ev[i].line == line) return;
   l->total++;
   if (l->n >= NT_EVIDENCE_MAX) return;
-  for (size_t i = 0; i < l->n; i++)
-    if (l->ev[i].input == input && l->ev[i].line == line) return;
   memset(&l->ev[l->n], 0, sizeof(l->ev[0]));
   nt_ev_set(&l->ev[l->n], input, line, text);
   if (l->ev[l->n].text) l->n++;

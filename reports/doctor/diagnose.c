@@ -453,7 +453,8 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
     return;
   }
   int nnodes = t->nhosts > 0 ? t->nhosts : d->nnodes;
-  int gpn = hw->gpus_per_node > 0 ? hw->gpus_per_node : t->gpus_per_host > 0 ? t->gpus_per_host : d->local_ranks;
+  /* GPUs per node: the run's own shape first (a job may use fewer GPUs than the node has) */
+  int gpn = t->gpus_per_host > 0 ? t->gpus_per_host : d->local_ranks > 0 ? d->local_ranks : hw->gpus_per_node;
   int nics = hw->nics_per_node > 0 ? hw->nics_per_node : d->nics_min;
   const char *nics_src = hw->nics_per_node > 0 ? (hw->source ? hw->source : "expect") : "the NET/IB line";
   double rate = hw->nic_rate_Gbps;
