@@ -35,7 +35,7 @@ $(DOCTOR_BIN): $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o
 
 $(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $^ $(CJSON_LIBS) -lm
+	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(CJSON_LIBS) -lm
 
 .PHONY: test-doctor fuzz-doctor install-doctor
 test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN)
@@ -48,8 +48,8 @@ endif
 # libFuzzer on the log reader and the analysis (every line of the input goes through them).
 $(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 	@mkdir -p $(dir $@)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE $(CJSON_CFLAGS) \
-	  -I$(DOCTOR_DIR) -Iinclude -o $@ $^ $(CJSON_LIBS) -lm
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE $(CJSON_CFLAGS) \
+	  -I$(DOCTOR_DIR) -Iinclude -o $@ $(filter %.c,$^) $(CJSON_LIBS) -lm
 
 ifeq ($(HAVE_CLANG),1)
 fuzz-doctor: $(DOCTOR_FUZZ_BIN)
