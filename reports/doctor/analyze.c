@@ -132,8 +132,9 @@ void nt_hw_init(nt_hw_t *hw) {
 
 void nt_hw_cleanup(nt_hw_t *hw) {
   free(hw->gpu_model);
+  free(hw->collective);
   free(hw->source);
-  hw->gpu_model = hw->source = NULL;
+  hw->gpu_model = hw->collective = hw->source = NULL;
 }
 
 nt_doctor_t *nt_doctor_create(const nt_kb_t *kb) {

@@ -292,6 +292,12 @@ static void diagnose_nic_shared(nt_doctor_t *d) {
   if (hca) f_detail(f, "NCCL_IB_HCA=%s restricts NCCL to %s.", hca->value, nics == 1 ? "that one device" : "those devices");
   if (d->hw.nics_per_node > nics)
     f_detail(f, "The node has %d NIC(s) (%s).", d->hw.nics_per_node, d->hw.source ? d->hw.source : "given");
+  if (d->hw.nics_per_node > 0 && d->hw.nics_per_node <= nics) {
+    /* NCCL uses every NIC the node has: the sharing is the platform's design, not a setting */
+    f->severity = NT_SEV_INFO;
+    f_detail(f, "NCCL uses all %d NIC(s) the node has (%s): the sharing is the hardware's design.", d->hw.nics_per_node,
+             d->hw.source ? d->hw.source : "given");
+  }
   f_value(f, "gpus_per_node", gpn);
   f_value(f, "nics_used", nics);
 }
@@ -459,6 +465,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
   const char *nics_src = hw->nics_per_node > 0 ? (hw->source ? hw->source : "expect") : "the NET/IB line";
   double rate = hw->nic_rate_Gbps;
   const char *model = hw->gpu_model ? hw->gpu_model : t->gpu_model;
+  if (!t->coll && hw->collective) t->coll = strdup(hw->collective);
   const char *coll = t->coll ? t->coll : "unknown";
 
   if (hw->min_busbw_GBps > 0) {
@@ -601,6 +608,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in) {
     hw->nics_per_node = hw_in->nics_per_node;
     hw->nic_rate_Gbps = hw_in->nic_rate_Gbps;
     hw->gpu_model = hw_in->gpu_model ? strdup(hw_in->gpu_model) : NULL;
+    hw->collective = hw_in->collective ? strdup(hw_in->collective) : NULL;
     hw->efficiency = hw_in->efficiency;
     hw->error_efficiency = hw_in->error_efficiency;
     hw->min_busbw_GBps = hw_in->min_busbw_GBps;

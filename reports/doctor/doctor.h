@@ -154,6 +154,7 @@ typedef struct {
   int nics_per_node;
   double nic_rate_Gbps;
   char *gpu_model;
+  char *collective;        /* nccl-tests collective when the log does not name it (all_reduce, sendrecv, ...) */
   double efficiency;       /* busbw below efficiency x expected: warn (default 0.90) */
   double error_efficiency; /* below error_efficiency x expected: error (default 0.50) */
   double min_busbw_GBps;   /* explicit floor, overrides the computed expectation; -1 = none */

@@ -37,7 +37,8 @@ static void usage(FILE *out) {
           "  -e, --expect K=V,...   hardware and thresholds for busbw verdicts: gpus_per_node, nics_per_node,\n"
           "                         nic_rate_Gbps, gpu_model, efficiency (warn ratio, default 0.90),\n"
           "                         error_efficiency (default 0.50), min_busbw_GBps; thresholds-file spellings\n"
-          "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted, pcie is ignored\n"
+          "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted, pcie is ignored;\n"
+          "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) when the log does not say\n"
           "  -r, --report FILE      a nettune.report/1: hardware for the verdicts, and a cross-check with the\n"
           "                         probe (ACTIVE RDMA ports while NCCL used sockets)\n"
           "      --kb FILE          use this knowledge base instead of the built-in one\n"
@@ -77,6 +78,20 @@ static int parse_expect(const char *arg, nt_hw_t *hw) {
     if (strcasecmp(k, "gpu_model") == 0) {
       free(hw->gpu_model);
       hw->gpu_model = strdup(v);
+      continue;
+    }
+    if (strcasecmp(k, "collective") == 0) {
+      static const char *const known[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv",
+                                          "broadcast",  "reduce",     "gather",         "scatter",  "hypercube"};
+      size_t i = 0;
+      while (i < sizeof(known) / sizeof(known[0]) && strcmp(known[i], v) != 0) i++;
+      if (i == sizeof(known) / sizeof(known[0])) {
+        fprintf(stderr, "nettune-doctor: --expect: unknown collective '%s' (all_reduce, sendrecv, alltoall, ...)\n", v);
+        rc = -1;
+        break;
+      }
+      free(hw->collective);
+      hw->collective = strdup(v);
       continue;
     }
     if (strcasecmp(k, "pcie") == 0) continue; /* a thresholds-file key doctor has no use for */
