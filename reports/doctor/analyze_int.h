@@ -189,8 +189,9 @@ struct nt_doctor {
   int diagnosed;
 };
 
-/* map */
+/* Makes `m` an empty map (no allocation until the first put). */
 void nt_map_init(nt_map_t *m);
+/* Frees the keys and tables of `m` and leaves it empty; an empty map is fine. */
 void nt_map_cleanup(nt_map_t *m);
 /* Returns the insertion index of `key` (adding it with value 0 if new), or -1 when the map is
  * full (NT_MAX_SET) or out of memory. */
@@ -198,13 +199,21 @@ long nt_map_put(nt_map_t *m, const char *key, size_t len);
 /* Insertion index of `key`, or -1. */
 long nt_map_find(const nt_map_t *m, const char *key, size_t len);
 
+/* Sets `e` to (input, line) and a copy of `text` cut to NT_EVIDENCE_TEXT bytes, freeing the old
+ * text; input (unsigned)-1 means the --report file (line 0). On out of memory e->text is NULL. */
 void nt_ev_set(nt_ev_t *e, unsigned input, unsigned long line, const char *text);
+/* Frees the text of `e`. */
 void nt_ev_free(nt_ev_t *e);
+/* Adds an evidence line to `l` unless the same (input, line) is there; past NT_EVIDENCE_MAX
+ * lines only `total` grows. */
 void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const char *text);
+/* Same, from an evidence entry (ignored when it holds no text). */
 void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e);
+/* Frees the texts of `l`. */
 void nt_evlist_free(nt_evlist_t *l);
 
-/* diagnose.c */
+/* The finding `key` of this diagnosis, created with the knowledge base's text and default
+ * severity if it is not there yet; NULL if the knowledge base has no such key or out of memory. */
 nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key);
 
 #endif
