@@ -15,7 +15,7 @@ trap 'rm -rf "$W"' EXIT
 pass=0; fail=0
 
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$W/log" ] && tail -n 20 "$W/log"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$W/log" ] && tail -n 20 "$W/log"; [ -f "$W/check" ] && cat "$W/check"; }
 
 # case NAME EXPECTED_RC [check_report args] -- command...
 run_case() {
@@ -85,6 +85,21 @@ out=$($P --local --topology /nonexistent.xml --output "$W/t.json" 2>&1); rc=$?
 if [ $rc = 2 ] && echo "$out" | grep -q "/nonexistent.xml"; then
   ok "missing --topology file: exit 2 naming it"
 else bad "missing --topology file: exit 2 naming it (rc=$rc: $out)"; fi
+# Expectations: a node with fewer GPUs than expected fails with the reason, on every rank.
+run_case "--expect gpus=8 on a node without GPUs: fail with reason" 1 -- \
+  $MPIRUN -np 2 $P --expect gpus=8 --output "$W/r.json"
+if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); f=d['summary']['failed_nodes']; sys.exit(0 if f and '0 GPUs found, 8 expected' in f[0]['reason'] else 1)"; then
+  ok "--expect failure names the node and the numbers"
+else bad "--expect failure names the node and the numbers"; fi
+run_case "--require gpu: a missing GPU fails instead of being skipped" 1 -- \
+  $P --local --require gpu --output "$W/r.json"
+printf '{"schema": "nettune.thresholds/1", "defaults": {"peer": {"bw_ratio": "high"}}}\n' > "$W/bad-thr.json"
+out=$($P --local --thresholds "$W/bad-thr.json" --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "bad-thr.json" && echo "$out" | grep -q "bw_ratio"; then
+  ok "bad thresholds file: exit 2 naming the file and the key"
+else bad "bad thresholds file: exit 2 naming the file and the key (rc=$rc: $out)"; fi
+$P --print-thresholds > "$W/thr.json" && run_case "--print-thresholds output is a valid --thresholds file" 0 -- \
+  $P --local --thresholds "$W/thr.json" --output "$W/r.json"
 # An hwloc XML of another machine stands in for the live one.
 run_case "--topology: 4xV100 + 2 mlx5 from hwloc XML" 0 --nodes 1 -- \
   $P --local --topology tests/fixtures/hwloc-xml/xeon-4xV100-2xmlx5-hwloc1.xml --output "$W/r.json"
