@@ -324,7 +324,17 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                 }
                 pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
             }
-            rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
+            {
+                double t0 = nt_clock_s();
+                int before = cJSON_GetArraySize(mine);
+                rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i],
+                                    mine);
+                /* The time of each pair, so a serial run can tell what a concurrent one would
+                 * take (the slowest pair of each round). */
+                for (int k = before; k < cJSON_GetArraySize(mine); k++)
+                    nt_json_add_num(cJSON_GetArrayItem(mine, k), "elapsed_s",
+                                    round((nt_clock_s() - t0) * 1e4) / 1e4);
+            }
             if (pinned)
                 sched_setaffinity(0, sizeof(saved), &saved);
         }
@@ -381,6 +391,9 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
                 if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
                     cJSON_DeleteItemFromArray(arr, k);
+            for (cJSON *it = arr ? arr->child : NULL; it; it = it->next)
+                if (s->round >= 0)
+                    nt_json_add_num(it, "round", s->round);
             nt_move_items(dest_links, arr);
             cJSON_Delete(arr);
         }
@@ -631,6 +644,23 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
         if (nt_steps_build(p.nodes, p.nnodes, params->local ? NT_SCHED_QUICK : params->mode,
                            concurrent, &steps, &nsteps) != NT_OK)
             goto out;
+        if (p.rank == 0) {
+            cJSON *sch = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
+            cJSON *one;
+            int npairs = 0;
+            if (!sch)
+                sch = nt_json_add_obj(cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
+            for (int s2 = 0; s2 < nsteps; s2++)
+                if (!steps[s2].local)
+                    npairs += steps[s2].npairs;
+            one = sch ? nt_json_add_obj(sch, ops->kind) : NULL;
+            if (one) {
+                nt_json_add_num(one, "rounds", nt_steps_rounds(steps, nsteps));
+                nt_json_add_num(one, "pairs", npairs);
+                nt_json_add_num(one, "steps", nsteps);
+            }
+        }
         for (int s = 0; s < nsteps; s++) {
             int go;
             st = nt_run_step(&p, &c, ops, states[k], avail[k], &steps[s], c.links);
