@@ -257,10 +257,13 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
         nt_rules_for(j, sh, sn >= 0 ? cJSON_GetArrayItem(nodes, sn) : NULL, &r);
         /* Expected bandwidth: the probe's own (hardware line rate x efficiency) or the line
          * rate it reports times this node class's efficiency, or the class minimum. */
+        /* The thresholds decide the efficiency: a line rate the probe reports is multiplied
+         * by this node class's efficiency (and floored by its min_bw_GBps); a probe that knows
+         * no line rate may still state an expected figure of its own. */
         line = nt_json_get_num(l, "line_rate_GBps", NAN);
-        exp_bw = nt_json_get_num(l, "expected_bw_GBps", NAN);
-        if (!isfinite(exp_bw))
-            exp_bw = nt_link_expected_bw(&r.links[kind], line);
+        exp_bw = nt_link_expected_bw(&r.links[kind], line);
+        if (!isfinite(line) && !isfinite(exp_bw))
+            exp_bw = nt_json_get_num(l, "expected_bw_GBps", NAN);
         if (isfinite(exp_bw)) {
             cJSON_DeleteItemFromObjectCaseSensitive(l, "expected_bw_GBps");
             nt_json_add_num(l, "expected_bw_GBps", exp_bw);
