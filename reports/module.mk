@@ -8,10 +8,13 @@ REPORT_SRCS := reports/report_main.c reports/buf.c reports/doc.c reports/table.c
 REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS)) $(OBJ)/reports/schema_blob.o
 ALL_TARGETS += $(BIN)/nettune-report
 
-# The schema is compiled in with .incbin: rebuild when it changes.
-$(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema.json
+# The schemas are compiled in with .incbin: rebuild when they change. The diagnosis schema
+# (nettune doctor's) is optional: without it --validate does not know nettune.diagnosis/1.
+REPORT_DIAG_SCHEMA := $(wildcard reports/schema/diagnosis.schema.json)
+$(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema.json \
+                              $(REPORT_DIAG_SCHEMA)
 	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+	$(CC) $(if $(REPORT_DIAG_SCHEMA),-DNT_DIAGNOSIS_SCHEMA='"$(REPORT_DIAG_SCHEMA)"') -c $< -o $@
 
 $(BIN)/nettune-report: $(REPORT_OBJS) $(LIBNT)
 	@mkdir -p $(dir $@)

@@ -19,6 +19,7 @@
 #include "nettune/status.h"
 
 #define NT_TUNING_SCHEMA "nettune.tuning/1"
+#define NT_DIAGNOSIS_SCHEMA "nettune.diagnosis/1"
 #define NT_DIFF_SCHEMA "nettune.diff/1"
 #define NT_VALIDATION_SCHEMA "nettune.validation/1"
 /* Largest input read: a --full report at 1,000 nodes with every sample stays well below. */
@@ -295,8 +296,9 @@ void nt_problems_cleanup(nt_problems_t *p);
 /* nt_validate - check root against the schema its "schema" key names: nettune.report/1 against
  * the JSON Schema compiled into the binary (reports/schema/report.schema.json, interpreted:
  * type, const, enum, required, properties, additionalProperties, items, $ref, anyOf, minimum,
- * exclusiveMinimum, maximum, minLength, pattern), nettune.tuning/1 by the rules the NCCL tuner
- * plugin applies. An unknown or missing schema id is a problem. Appends one problem per error
+ * exclusiveMinimum, maximum, minLength, pattern), nettune.diagnosis/1 (nettune doctor's output)
+ * likewise when the tree has its schema, nettune.tuning/1 by the rules the NCCL tuner plugin
+ * applies. An unknown or missing schema id is a problem. Appends one problem per error
  * to out (path of the offending value; for a missing key, the path of its object) and returns
  * NT_OK, or NT_ERR_NOMEM. *schema_id gets the id it validated against (NULL if none). */
 nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **schema_id);

@@ -1,6 +1,8 @@
-/* The JSON Schema of nettune.report/1, compiled into nettune-report as a NUL-terminated string
- * (nt_report_schema_json) so --validate needs no data file and cannot drift from the schema.
- * The path is relative to the repository root, where make runs. */
+/* The JSON Schemas --validate interprets, compiled into nettune-report as NUL-terminated
+ * strings so it needs no data file and cannot drift from the schema files: nettune.report/1
+ * (nt_report_schema_json) and, when the tree has it, nettune.diagnosis/1
+ * (nt_diagnosis_schema_json; an empty string otherwise, see reports/module.mk). Paths are
+ * relative to the repository root, where make runs. */
     .section .rodata
     .global nt_report_schema_json
     .type nt_report_schema_json, @object
@@ -8,4 +10,13 @@ nt_report_schema_json:
     .incbin "reports/schema/report.schema.json"
     .byte 0
     .size nt_report_schema_json, . - nt_report_schema_json
+
+    .global nt_diagnosis_schema_json
+    .type nt_diagnosis_schema_json, @object
+nt_diagnosis_schema_json:
+#ifdef NT_DIAGNOSIS_SCHEMA
+    .incbin NT_DIAGNOSIS_SCHEMA
+#endif
+    .byte 0
+    .size nt_diagnosis_schema_json, . - nt_diagnosis_schema_json
     .section .note.GNU-stack,"",@progbits

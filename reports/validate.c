@@ -19,12 +19,14 @@
 #include "nettune/log.h"
 #include "rpt.h"
 
-/* The schema text, NUL-terminated, from schema_blob.S. */
+/* The schema texts, NUL-terminated, from schema_blob.S (the diagnosis one may be empty). */
 extern const char nt_report_schema_json[];
+extern const char nt_diagnosis_schema_json[];
 
 int nt_validate_known_schema(const char *id)
 {
-    return id && (strcmp(id, NT_REPORT_SCHEMA) == 0 || strcmp(id, NT_TUNING_SCHEMA) == 0);
+    return id && (strcmp(id, NT_REPORT_SCHEMA) == 0 || strcmp(id, NT_TUNING_SCHEMA) == 0 ||
+                  (nt_diagnosis_schema_json[0] && strcmp(id, NT_DIAGNOSIS_SCHEMA) == 0));
 }
 
 void nt_problems_cleanup(nt_problems_t *p)
@@ -439,18 +441,22 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
     cx->depth--;
 }
 
-static nt_status_t nt_validate_report(const cJSON *root, nt_problems_t *out)
+/* Validate root against one of the compiled-in schemas (which: 0 report, 1 diagnosis). */
+static nt_status_t nt_validate_schema(const cJSON *root, int which, nt_problems_t *out)
 {
-    static cJSON *schema; /* parsed once per process */
+    static cJSON *schemas[2]; /* parsed once per process */
+    cJSON *schema;
     nt_vctx_t cx;
 
-    if (!schema) {
-        schema = cJSON_Parse(nt_report_schema_json);
-        if (!schema) {
-            NT_ERROR(REPORT, "the built-in report schema is not valid JSON");
+    if (!schemas[which]) {
+        schemas[which] = cJSON_Parse(which ? nt_diagnosis_schema_json : nt_report_schema_json);
+        if (!schemas[which]) {
+            NT_ERROR(REPORT, "the built-in %s schema is not valid JSON",
+                     which ? NT_DIAGNOSIS_SCHEMA : NT_REPORT_SCHEMA);
             return NT_ERR_PARSE;
         }
     }
+    schema = schemas[which];
     memset(&cx, 0, sizeof(cx));
     cx.root_schema = schema;
     nt_buf_puts(&cx.path, "$");
@@ -681,13 +687,19 @@ nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **sche
         nt_problem_add(out, "$.schema", "expected string, got %s", nt_json_type(schema));
     } else if (strcmp(schema->valuestring, NT_REPORT_SCHEMA) == 0) {
         *schema_id = NT_REPORT_SCHEMA;
-        return nt_validate_report(root, out);
+        return nt_validate_schema(root, 0, out);
+    } else if (nt_diagnosis_schema_json[0] &&
+               strcmp(schema->valuestring, NT_DIAGNOSIS_SCHEMA) == 0) {
+        *schema_id = NT_DIAGNOSIS_SCHEMA;
+        return nt_validate_schema(root, 1, out);
     } else if (strcmp(schema->valuestring, NT_TUNING_SCHEMA) == 0) {
         *schema_id = NT_TUNING_SCHEMA;
         nt_vtuning(root, out);
     } else {
-        nt_problem_add(out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s)",
-                       schema->valuestring, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA);
+        nt_problem_add(out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s%s%s)",
+                       schema->valuestring, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA,
+                       nt_diagnosis_schema_json[0] ? ", " : "",
+                       nt_diagnosis_schema_json[0] ? NT_DIAGNOSIS_SCHEMA : "");
     }
     return out->oom ? NT_ERR_NOMEM : NT_OK;
 }
