@@ -36,7 +36,7 @@ static const char nt_html_css[] =
     ".note{color:#50575e;font-size:12.5px;margin:4px 0}"
     ".grid{display:flex;flex-wrap:wrap;gap:14px}"
     "svg text{font-family:system-ui,sans-serif}"
-    "nav a{color:#72aee6;margin-right:14px;font-size:13px}";
+    "nav a{color:#72aee6;margin-right:14px;font-size:13px}ul{font-size:13px;margin:4px 0}";
 
 static void nt_h(nt_buf_t *out, const char *s) { nt_buf_put_html(out, s); }
 
