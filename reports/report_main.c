@@ -237,15 +237,10 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     return 0;
 }
 
-/* The exit code by DESIGN.md's precedence: 2, then 1, then 3, then 0. (nt_exit_code lives in
- * nettune-probe, which this binary must not link.) */
+/* The exit code by DESIGN.md's precedence (2, then 1, then 3, then 0): libnettune's. */
 static int nt_report_exit(int usage_error, int any_fail, int stopped_early)
 {
-    if (usage_error)
-        return NT_EXIT_USAGE;
-    if (any_fail)
-        return NT_EXIT_FAIL;
-    return stopped_early ? NT_EXIT_INCOMPLETE : NT_EXIT_OK;
+    return nt_exit_code(usage_error, any_fail, stopped_early, 0, 0);
 }
 
 static int nt_to_stdout(const nt_report_params_t *p)
