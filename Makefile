@@ -4,6 +4,7 @@
 #   INSTALL_TARGETS phony targets of `make install`
 # Optional parts (CUDA, NCCL, ibverbs, MPI) are detected in mk/config.mk; `make config` shows them.
 .DEFAULT_GOAL := all
+.SECONDEXPANSION:
 BUILD   ?= build
 PREFIX  ?= /usr/local
 BIN     := $(BUILD)/bin

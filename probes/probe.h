@@ -64,6 +64,7 @@ typedef struct nt_probe {
     int my_node;         /* index into nodes */
     int local_rank;      /* index into nodes[my_node].ranks */
     int cores_per_node;  /* online CPUs of this host */
+    int host_ranks;      /* probe ranks on this physical host (shared-memory domain) */
     nt_topo_t *topo;     /* this node's inventory (every rank loads it; NULL if it failed) */
     double deadline;     /* nt_clock_s() value at which the run stops (0 = none) */
     volatile int *stop;  /* set by SIGTERM/SIGINT */

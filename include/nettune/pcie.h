@@ -21,13 +21,36 @@ typedef struct nt_pcie_link {
 /* nt_pcie_gen - PCIe generation for a per-lane rate: 2.5->1, 5->2, 8->3, 16->4, 32->5, 64->6. */
 int nt_pcie_gen(double gts);
 
-/* nt_pcie_read - the link state of PCI device bdf ("0000:18:00.0").
+/* nt_pcie_read - the link state of PCI device bdf ("0000:18:00.0") and the maxima of its
+ * upstream port (the parent directory of the resolved /sys/bus/pci/devices/<bdf> link when
+ * that is a PCI function; none for a device directly below pciDDDD:BB). Values the kernel
+ * reports as "Unknown", or widths that are no PCIe lane count (0, 255), are left 0.
  * NT_ERR_NOT_FOUND when the device is absent, NT_ERR_UNSUPPORTED when it has no link files. */
 nt_status_t nt_pcie_read(const char *bdf, nt_pcie_link_t *out);
 
+/* nt_pcie_parse_speed - GT/s per lane from a sysfs *_link_speed value: "8.0 GT/s PCIe" and
+ * the older "8 GT/s" give 8.0; "Unknown" or anything else gives 0 (unknown). */
+double nt_pcie_parse_speed(const char *s);
+
+/* nt_pcie_expected - what the link can train to: the lower of the device's and its upstream
+ * port's maximum, per lane rate (GT/s) and width (lanes); an unknown (0) side is ignored,
+ * both unknown gives 0. */
+void nt_pcie_expected(const nt_pcie_link_t *l, double *gts, int *width);
+
 /* nt_pcie_judge - the pcie_link verdict without traffic: a link narrower than
  * min(device max, upstream max) fails; slower is only a warning (idle GPUs lower their link
- * speed). label names the device ("GPU 0"). msg: "0000:18:00.0 (GPU 0) runs x8, capable of x16". */
+ * speed). label names the device ("GPU 0"; NULL or "" = the bus id alone). msg:
+ * "0000:18:00.0 (GPU 0) runs x8, capable of x16". NT_SKIPPED when the current or the expected
+ * width is unknown (link down, no link files). */
 nt_verdict_t nt_pcie_judge(const nt_pcie_link_t *l, const char *label, char *msg, size_t len);
+
+/* nt_pcie_check_create - a checks[] entry "pcie_link" for l (report.h nt_check_create) with
+ * the verdict and message of nt_pcie_judge; target "<bdf> (<label>)". observed/expected are
+ * the lanes ("unit": "lanes"), or the GT/s per lane for a speed warning. NULL on NOMEM. */
+cJSON *nt_pcie_check_create(const nt_pcie_link_t *l, const char *host, const char *label);
+
+/* nt_pcie_to_json - add the report's "pcie": {"gen", "width", "max_gen", "max_width"} of the
+ * device to obj (the device's own maxima; unknown values are null). NT_ERR_NOMEM. */
+nt_status_t nt_pcie_to_json(const nt_pcie_link_t *l, cJSON *obj);
 
 #endif

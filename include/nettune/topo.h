@@ -31,18 +31,29 @@ typedef struct nt_topo_gpu {
 
 typedef struct nt_topo_nic {
     char name[32];        /* OpenFabrics device: "mlx5_0", "rdmap197s0" */
-    char kind[16];        /* "infiniband_or_roce", "efa", "other" (from the PCI vendor/driver) */
+    char kind[24];        /* "infiniband_or_roce" (Mellanox 0x15b3), "efa" (Amazon 0x1d0f),
+                           * "other" */
     char pci_bus_id[16];
     int numa_node;
     char netdevs[4][32];  /* network interfaces on the same PCI device: "ib0", "hsi0" */
     int nnetdevs;
 } nt_topo_nic_t;
 
+/* One NUMA node (added for the report's "numa_nodes"). */
+typedef struct nt_topo_numa {
+    int os_index;                    /* the OS index ("node3" in /sys/devices/system/node) */
+    unsigned long long memory_bytes; /* local memory in bytes, 0 = unknown */
+    int ncores, npus;                /* cores and PUs whose locality is this node */
+} nt_topo_numa_t;
+
 typedef struct nt_topo {
     char source[256];     /* "live" or the XML file path */
-    char hwloc_version[32];
+    char hwloc_version[32]; /* the hwloc release that discovered the topology (root info
+                             * "hwlocVersion": this library when live, the exporter for XML);
+                             * "" when the file does not say (hwloc 1.x exports) */
     char cpu_model[128];
     int npackages, nnuma, ncores, npus;
+    nt_topo_numa_t *numa; /* nnuma entries, in OS index order */
     nt_topo_gpu_t *gpus;
     int ngpus;
     nt_topo_nic_t *nics;
@@ -59,6 +70,12 @@ void nt_topo_destroy(nt_topo_t *t);
 
 /* nt_topo_path - path class between GPU g and NIC n (indices), NT_PATH_UNKNOWN if out of range. */
 nt_path_t nt_topo_path(const nt_topo_t *t, int gpu, int nic);
+/* nt_topo_gpu_path - path class between GPUs a and b (indices, same classes as above);
+ * NT_PATH_PIX when a == b (the GPU itself, nvidia-smi's "X"), NT_PATH_UNKNOWN if out of range.
+ * NVLink is not visible to hwloc: this is the PCIe path only. */
+nt_path_t nt_topo_gpu_path(const nt_topo_t *t, int a, int b);
+/* nt_topo_find_gpu - index of the GPU at pci_bus_id ("0000:18:00.0", any case), -1. */
+int nt_topo_find_gpu(const nt_topo_t *t, const char *pci_bus_id);
 /* nt_topo_nearest_gpu - the GPU with the best path class to NIC n (lowest index on ties), -1. */
 int nt_topo_nearest_gpu(const nt_topo_t *t, int nic);
 /* nt_topo_find_nic - index of the NIC named name, -1. */
@@ -69,5 +86,11 @@ const char *nt_path_string(nt_path_t p);
 /* nt_topo_to_json - add the report's node keys "cpus", "numa_nodes", "gpus" (index, name,
  * pci_bus_id, numa_node) and "affinity" ([{gpu, nic, path}]) to node. */
 nt_status_t nt_topo_to_json(const nt_topo_t *t, cJSON *node);
+
+/* nt_topo_nic_to_json - add the inventory facts of NIC n to obj (a report "nics" entry that
+ * the RDMA probe completes with port, state and rate): "name", "kind", "pci_bus_id",
+ * "numa_node" (null when unknown) and "netdevs" ([names]). NT_ERR_INVALID when n is out of
+ * range, NT_ERR_NOMEM. */
+nt_status_t nt_topo_nic_to_json(const nt_topo_t *t, int n, cJSON *obj);
 
 #endif

@@ -1,0 +1,109 @@
+/* Software versions of a node (the report's nodes[].software) and the consistency rule across
+ * nodes (DESIGN.md "Health verdicts": versions that differ from the majority are a warning on
+ * the minority nodes, a failure with --strict).
+ *
+ * Every version is found at run time, never taken from the build: a node is judged by what it
+ * would load. CUDA and NCCL are dlopen()ed (libnettune links neither); a library that cannot be
+ * loaded leaves its version empty ("" here, null in the report), it is never an error. */
+#ifndef NETTUNE_SOFTWARE_H
+#define NETTUNE_SOFTWARE_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "nettune/report.h"
+#include "nettune/status.h"
+
+/* Empty string = not found on this node. */
+typedef struct nt_software {
+    char kernel[128];      /* uname(2) release: "6.1.0-18-amd64" */
+    char mpi[128];         /* set by the caller (MPI_Get_library_version): libnettune has no MPI */
+    char hwloc[64];        /* "2.9.0" */
+    char cuda_driver[16];  /* cuDriverGetVersion of libcuda.so.1: "12.2" */
+    char cuda_runtime[16]; /* cudaRuntimeGetVersion of the libcudart the loader finds: "12.2" */
+    char nccl[16];         /* ncclGetVersion of libnccl.so.2: "2.19.3" */
+    char rdma_core[16];    /* from the file name of libibverbs.so.1: "44.0" */
+} nt_software_t;
+
+/* The report keys of nt_software_t, in report order: "kernel", "mpi", "hwloc", "cuda_driver",
+ * "cuda_runtime", "nccl", "rdma_core". */
+extern const char *const nt_software_keys[];
+#define NT_SOFTWARE_NKEYS 7
+
+/* nt_software_collect - fill sw with this node's versions (mpi left empty: see
+ * nt_software_set_mpi). Never fails for a missing library; NT_ERR_SYSTEM only when uname(2)
+ * fails.
+ *   kernel: uname(2) release.
+ *   hwloc: HWLOC_VERSION of the headers built against; libhwloc keeps its soname across 2.x,
+ *     so when hwloc_get_api_version() at run time differs from the build's HWLOC_API_VERSION
+ *     the runtime API is appended ("2.9.0 (runtime API 0x20a00)").
+ *   cuda_driver, cuda_runtime, nccl: see nt_software_dl_version.
+ *   rdma_core: see nt_software_rdma_core. */
+nt_status_t nt_software_collect(nt_software_t *sw);
+
+/* nt_software_set_mpi - record the MPI library version (first line of
+ * MPI_Get_library_version, e.g. "Open MPI v4.1.4, ..."); NULL clears it. */
+void nt_software_set_mpi(nt_software_t *sw, const char *version);
+
+/* What nt_software_dl_version asks a library for. */
+typedef enum nt_software_lib {
+    NT_SW_CUDA_DRIVER,  /* cuDriverGetVersion(int *): 12020 -> "12.2" */
+    NT_SW_CUDA_RUNTIME, /* cudaRuntimeGetVersion(int *): 12020 -> "12.2" */
+    NT_SW_NCCL          /* ncclGetVersion(int *): 21903 -> "2.19.3", 2804 -> "2.8.4" */
+} nt_software_lib_t;
+
+/* nt_software_dl_version - dlopen the first loadable name of names (NULL-terminated; a bare
+ * soname is searched the way the dynamic loader does, a path is opened as is), call the
+ * version function of kind, format it into buf and dlclose. The default names are
+ * libcuda.so.1; libcudart.so, libcudart.so.13, .12, .11.0; libnccl.so.2 (names NULL).
+ * NT_ERR_UNSUPPORTED when no name loads or the symbol is missing, NT_ERR_SYSTEM when the
+ * call returns an error. Never crashes on a missing library. */
+nt_status_t nt_software_dl_version(nt_software_lib_t kind, const char *const *names, char *buf,
+                                   size_t len);
+
+/* nt_software_format_cuda - CUDA's version integer (1000 x major + 10 x minor) as
+ * "major.minor": 12020 -> "12.2", 11080 -> "11.8". */
+void nt_software_format_cuda(int v, char *buf, size_t len);
+
+/* nt_software_format_nccl - NCCL's version integer as "major.minor.patch". NCCL >= 2.9 codes
+ * it as 10000 x major + 100 x minor + patch (21903 -> "2.19.3"), earlier releases as
+ * 1000 x major + 100 x minor + patch (2804 -> "2.8.4"; nccl.h NCCL_VERSION_CODE). */
+void nt_software_format_nccl(int v, char *buf, size_t len);
+
+/* nt_software_rdma_core - the rdma-core release from the file that libibverbs.so.1 resolves
+ * to. rdma-core installs libibverbs as libibverbs.so.1.<ABI minor>.<rdma-core version>
+ * (buildlib/rdma_functions.cmake: VERSION ${ABI}.${PACKAGE_VERSION}), so
+ * libibverbs.so.1.14.44.0 is rdma-core 44.0. The file is the one the dynamic loader picks for
+ * soname (NULL = "libibverbs.so.1"; dlopen + dlinfo RTLD_DI_LINKMAP, then realpath): no
+ * package manager is asked, and a self-built rdma-core in LD_LIBRARY_PATH is seen as such.
+ * NT_ERR_UNSUPPORTED when the library is absent or its name does not follow the scheme. */
+nt_status_t nt_software_rdma_core(const char *soname, char *buf, size_t len);
+
+/* nt_software_rdma_core_from_path - the parsing step of nt_software_rdma_core on a file name:
+ * ".../libibverbs.so.1.14.44.0" -> "44.0". NT_ERR_PARSE when it does not follow the scheme. */
+nt_status_t nt_software_rdma_core_from_path(const char *path, char *buf, size_t len);
+
+/* nt_software_to_json - add "software": {kernel, mpi, hwloc, cuda_driver, cuda_runtime, nccl,
+ * rdma_core} to node, null for the versions not found. NT_ERR_NOMEM. */
+nt_status_t nt_software_to_json(const nt_software_t *sw, cJSON *node);
+
+/* nt_software_consistency - the software_consistency checks of a job.
+ * sw[i] is node i's "software" object (as nt_software_to_json writes it) and hosts[i] its host
+ * name, for n nodes. For every key found in any node (nt_software_keys first, then others in
+ * order of appearance), the nodes are grouped by value; an absent or null value is a value of
+ * its own ("none"), so a node missing NCCL where the others have it stands out too.
+ *   - One value everywhere: nothing is added.
+ *   - One value held by more nodes than any other (a plurality, not necessarily over half):
+ *     it is the reference, and each node with another value gets a check
+ *     {name "software_consistency", host, target <key>, verdict warn (fail when strict),
+ *      observed <its value>, expected <reference>, message}.
+ *   - Several values tie for the most nodes (a 2-node job that differs, a 4/4 split): there is
+ *     no reference, so every node gets a check with no "expected" and a message naming the
+ *     split: an operator has to look, and no side can be called the odd one.
+ * The checks are appended to checks (an array). Returns the number of checks added (>= 0), or
+ * -1 on NOMEM / invalid arguments. Pure: reads nothing but its arguments. */
+int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, int n, int strict,
+                            cJSON *checks);
+
+#endif

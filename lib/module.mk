@@ -1,0 +1,13 @@
+# libnettune: the core library (no MPI). Other parts add their sources to LIBNT_SRCS in their
+# own module.mk (e.g. tests/topo/module.mk, tests/verdict/module.mk).
+LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c \
+              lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/schedule.c
+LIBNT := $(LIBDIR)/libnettune.a
+LIBNT_LDLIBS = $(HWLOC_LIBS) $(CJSON_LIBS) -lpthread -ldl -lm
+ALL_TARGETS += $(LIBNT)
+
+# LIBNT_SRCS is complete only after every module.mk is read: expand it in the rule (=).
+$(LIBNT): $$(patsubst %.c,$(OBJ)/%.o,$$(sort $$(LIBNT_SRCS)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^

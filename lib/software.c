@@ -1,0 +1,342 @@
+/* Software versions of a node, found at run time, and the cross-node consistency rule.
+ * See include/nettune/software.h for where each version comes from. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include <hwloc.h>
+
+#include "nettune/log.h"
+#include "nettune/software.h"
+
+const char *const nt_software_keys[] = {"kernel",       "mpi",  "hwloc",    "cuda_driver",
+                                        "cuda_runtime", "nccl", "rdma_core", NULL};
+
+void nt_software_format_cuda(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+void nt_software_format_nccl(int v, char *buf, size_t len)
+{
+    if (v >= 10000) /* NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9 */
+        snprintf(buf, len, "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
+    else /* X*1000 + Y*100 + Z before */
+        snprintf(buf, len, "%d.%d.%d", v / 1000, (v % 1000) / 100, v % 100);
+}
+
+nt_status_t nt_software_dl_version(nt_software_lib_t kind, const char *const *names, char *buf,
+                                   size_t len)
+{
+    static const char *const cuda_names[] = {"libcuda.so.1", NULL};
+    static const char *const cudart_names[] = {"libcudart.so", "libcudart.so.13",
+                                               "libcudart.so.12", "libcudart.so.11.0", NULL};
+    static const char *const nccl_names[] = {"libnccl.so.2", NULL};
+    const char *sym;
+    void *h = NULL;
+    int (*fn)(int *);
+    int v = 0, rc;
+
+    buf[0] = '\0';
+    switch (kind) {
+    case NT_SW_CUDA_DRIVER:
+        sym = "cuDriverGetVersion";
+        names = names ? names : cuda_names;
+        break;
+    case NT_SW_CUDA_RUNTIME:
+        sym = "cudaRuntimeGetVersion";
+        names = names ? names : cudart_names;
+        break;
+    case NT_SW_NCCL:
+        sym = "ncclGetVersion";
+        names = names ? names : nccl_names;
+        break;
+    default:
+        return NT_ERR_INVALID;
+    }
+    for (; *names && !h; names++) {
+        h = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            NT_DEBUG(INIT, "cannot load '%s': %s", *names, dlerror());
+    }
+    if (!h)
+        return NT_ERR_UNSUPPORTED;
+    *(void **)&fn = dlsym(h, sym);
+    if (!fn) {
+        NT_DEBUG(INIT, "no symbol '%s': %s", sym, dlerror());
+        dlclose(h);
+        return NT_ERR_UNSUPPORTED;
+    }
+    /* All three return 0 on success (CUDA_SUCCESS, cudaSuccess, ncclSuccess). */
+    rc = fn(&v);
+    dlclose(h);
+    if (rc != 0 || v <= 0) {
+        NT_DEBUG(INIT, "%s failed: error %d", sym, rc);
+        return NT_ERR_SYSTEM;
+    }
+    if (kind == NT_SW_NCCL)
+        nt_software_format_nccl(v, buf, len);
+    else
+        nt_software_format_cuda(v, buf, len);
+    return NT_OK;
+}
+
+nt_status_t nt_software_rdma_core_from_path(const char *path, char *buf, size_t len)
+{
+    static const char prefix[] = "libibverbs.so.1.";
+    const char *base = strrchr(path, '/'), *rest, *ver;
+    int dots = 0;
+
+    base = base ? base + 1 : path;
+    if (strncmp(base, prefix, sizeof(prefix) - 1) != 0)
+        return NT_ERR_PARSE;
+    rest = base + sizeof(prefix) - 1; /* "14.44.0": ABI minor, then the rdma-core version */
+    for (const char *p = rest; *p; p++) {
+        if (*p == '.')
+            dots++;
+        else if (*p < '0' || *p > '9')
+            return NT_ERR_PARSE;
+    }
+    ver = strchr(rest, '.');
+    /* At least ABI.major.minor: a plain libibverbs.so.1.0.0 is the pre-rdma-core library. */
+    if (dots < 2 || !ver || ver == rest || !ver[1] || strstr(rest, "..") ||
+        rest[strlen(rest) - 1] == '.')
+        return NT_ERR_PARSE;
+    if (strlen(ver + 1) >= len)
+        return NT_ERR_INVALID;
+    strcpy(buf, ver + 1);
+    return NT_OK;
+}
+
+nt_status_t nt_software_rdma_core(const char *soname, char *buf, size_t len)
+{
+    struct link_map *lm = NULL;
+    char real[PATH_MAX];
+    nt_status_t st;
+    void *h;
+
+    buf[0] = '\0';
+    soname = soname ? soname : "libibverbs.so.1";
+    /* RTLD_LAZY: nothing of the library is called; its providers load only with
+     * ibv_get_device_list, so this has no side effect on the devices. */
+    h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+    if (!h) {
+        NT_DEBUG(INIT, "cannot load '%s': %s", soname, dlerror());
+        return NT_ERR_UNSUPPORTED;
+    }
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name || !lm->l_name[0] ||
+        !realpath(lm->l_name, real)) {
+        dlclose(h);
+        return NT_ERR_UNSUPPORTED;
+    }
+    dlclose(h);
+    st = nt_software_rdma_core_from_path(real, buf, len);
+    if (st != NT_OK) {
+        NT_DEBUG(INIT, "'%s' does not name an rdma-core release", real);
+        buf[0] = '\0';
+        return NT_ERR_UNSUPPORTED;
+    }
+    return NT_OK;
+}
+
+nt_status_t nt_software_collect(nt_software_t *sw)
+{
+    struct utsname u;
+    unsigned api = hwloc_get_api_version();
+
+    memset(sw, 0, sizeof(*sw));
+    if (uname(&u) != 0) {
+        NT_ERROR(INIT, "uname failed: %m");
+        return NT_ERR_SYSTEM;
+    }
+    snprintf(sw->kernel, sizeof(sw->kernel), "%s", u.release);
+    if (api == HWLOC_API_VERSION)
+        snprintf(sw->hwloc, sizeof(sw->hwloc), "%s", HWLOC_VERSION);
+    else
+        snprintf(sw->hwloc, sizeof(sw->hwloc), "%s (runtime API 0x%x)", HWLOC_VERSION, api);
+    /* Absent libraries are normal (a CPU-only node): the empty string says "not found". */
+    nt_software_dl_version(NT_SW_CUDA_DRIVER, NULL, sw->cuda_driver, sizeof(sw->cuda_driver));
+    nt_software_dl_version(NT_SW_CUDA_RUNTIME, NULL, sw->cuda_runtime, sizeof(sw->cuda_runtime));
+    nt_software_dl_version(NT_SW_NCCL, NULL, sw->nccl, sizeof(sw->nccl));
+    nt_software_rdma_core(NULL, sw->rdma_core, sizeof(sw->rdma_core));
+    return NT_OK;
+}
+
+void nt_software_set_mpi(nt_software_t *sw, const char *version)
+{
+    size_t n;
+
+    snprintf(sw->mpi, sizeof(sw->mpi), "%s", version ? version : "");
+    /* MPI_Get_library_version gives several lines (Open MPI adds the repo and release date):
+     * keep the first, which names the library and its version. */
+    n = strcspn(sw->mpi, "\r\n");
+    sw->mpi[n] = '\0';
+    while (n > 0 && (sw->mpi[n - 1] == ' ' || sw->mpi[n - 1] == ','))
+        sw->mpi[--n] = '\0';
+}
+
+nt_status_t nt_software_to_json(const nt_software_t *sw, cJSON *node)
+{
+    const char *vals[NT_SOFTWARE_NKEYS] = {sw->kernel,      sw->mpi,          sw->hwloc,
+                                           sw->cuda_driver, sw->cuda_runtime, sw->nccl,
+                                           sw->rdma_core};
+    cJSON *s = nt_json_add_obj(node, "software");
+
+    if (!s)
+        return NT_ERR_NOMEM;
+    for (int i = 0; i < NT_SOFTWARE_NKEYS; i++)
+        if (nt_json_add_str(s, nt_software_keys[i], vals[i][0] ? vals[i] : NULL))
+            return NT_ERR_NOMEM;
+    return NT_OK;
+}
+
+/* ---- consistency across nodes ---- */
+
+/* The value of key in one node's software object as a string; NULL for absent or null.
+ * Non-string values (not written by nt_software_to_json, but a report may carry them) are
+ * compared by their JSON text, kept in *owned for the caller to free. */
+static const char *nt_sw_value(const cJSON *sw, const char *key, char **owned)
+{
+    const cJSON *v = sw ? cJSON_GetObjectItemCaseSensitive(sw, key) : NULL;
+
+    *owned = NULL;
+    if (!v || cJSON_IsNull(v))
+        return NULL;
+    if (cJSON_IsString(v))
+        return v->valuestring;
+    *owned = cJSON_PrintUnformatted(v);
+    return *owned ? *owned : "?";
+}
+
+static int nt_sw_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Checks for one key. Returns the number added, -1 on NOMEM. */
+static int nt_sw_check_key(const cJSON *const *sw, const char *const *hosts, int n, int strict,
+                           const char *key, cJSON *checks)
+{
+    const char **val = calloc((size_t)n, sizeof(*val));
+    char **owned = calloc((size_t)n, sizeof(*owned));
+    int *count = calloc((size_t)n, sizeof(*count)); /* count[i]: nodes with node i's value */
+    int ret = -1, best = 0, nbest = 0, ref = -1, ngroups = 0, added = 0;
+    char split[256];
+    nt_verdict_t verdict = strict ? NT_FAIL : NT_WARN;
+
+    if (!val || !owned || !count)
+        goto out;
+    for (int i = 0; i < n; i++)
+        val[i] = nt_sw_value(sw[i], key, &owned[i]);
+    for (int i = 0; i < n; i++) {
+        int first = 1;
+        for (int j = 0; j < n; j++)
+            if (nt_sw_same(val[i], val[j])) {
+                count[i]++;
+                if (j < i)
+                    first = 0;
+            }
+        if (!first)
+            continue;
+        ngroups++;
+        if (count[i] > best) {
+            best = count[i];
+            nbest = 1;
+            ref = i;
+        } else if (count[i] == best) {
+            nbest++;
+        }
+    }
+    if (ngroups <= 1) {
+        ret = 0;
+        goto out;
+    }
+
+    /* "2.19.3 on 2 nodes, none on 1 node" in order of first appearance. */
+    split[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int first = 1;
+        size_t used = strlen(split);
+        for (int j = 0; j < i && first; j++)
+            if (nt_sw_same(val[i], val[j]))
+                first = 0;
+        if (first)
+            snprintf(split + used, sizeof(split) - used, "%s%s on %d node%s", used ? ", " : "",
+                     val[i] ? val[i] : "none", count[i], count[i] == 1 ? "" : "s");
+    }
+
+    for (int i = 0; i < n; i++) {
+        const char *host = hosts && hosts[i] ? hosts[i] : "?";
+        cJSON *c;
+        if (nbest == 1 && nt_sw_same(val[i], val[ref]))
+            continue;
+        if (nbest == 1)
+            c = nt_check_create_str("software_consistency", host, key, verdict, val[i],
+                                    val[ref] ? val[ref] : "none",
+                                    "%s %s differs from the majority %s (%s)", key,
+                                    val[i] ? val[i] : "none", val[ref] ? val[ref] : "none", split);
+        else
+            c = nt_check_create_str("software_consistency", host, key, verdict, val[i], NULL,
+                                    "%s %s, and no version is held by a majority (%s)", key,
+                                    val[i] ? val[i] : "none", split);
+        if (!c || !cJSON_AddItemToArray(checks, c)) {
+            cJSON_Delete(c);
+            goto out;
+        }
+        added++;
+    }
+    ret = added;
+out:
+    if (owned)
+        for (int i = 0; i < n; i++)
+            cJSON_free(owned[i]);
+    free(owned);
+    free(val);
+    free(count);
+    return ret;
+}
+
+static int nt_sw_key_seen(const char *const *keys, int nkeys, const char *k)
+{
+    for (int i = 0; i < nkeys; i++)
+        if (strcmp(keys[i], k) == 0)
+            return 1;
+    return 0;
+}
+
+int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, int n, int strict,
+                            cJSON *checks)
+{
+    const char **keys;
+    int nkeys = 0, cap = NT_SOFTWARE_NKEYS, total = 0;
+
+    if (n < 0 || (n > 0 && !sw) || !cJSON_IsArray(checks))
+        return -1;
+    for (int i = 0; i < n; i++)
+        for (const cJSON *c = sw[i] ? sw[i]->child : NULL; c; c = c->next)
+            cap++;
+    keys = calloc((size_t)cap, sizeof(*keys));
+    if (!keys)
+        return -1;
+    for (int i = 0; nt_software_keys[i]; i++)
+        keys[nkeys++] = nt_software_keys[i];
+    for (int i = 0; i < n; i++)
+        for (const cJSON *c = sw[i] ? sw[i]->child : NULL; c; c = c->next)
+            if (c->string && !nt_sw_key_seen(keys, nkeys, c->string))
+                keys[nkeys++] = c->string;
+
+    for (int k = 0; k < nkeys; k++) {
+        int r = nt_sw_check_key(sw, hosts, n, strict, keys[k], checks);
+        if (r < 0) {
+            total = -1;
+            break;
+        }
+        total += r;
+    }
+    free(keys);
+    return total;
+}

@@ -1,0 +1,1170 @@
+/* Thresholds file (nettune.thresholds/1), built-in defaults, --expect, --require and the
+ * inventory check. The numbers and their sources are in thresholds.h and docs/verdicts.md. */
+#include "nettune/thresholds.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nettune/log.h"
+
+/* What a class states, field by field: a field it leaves out falls back to the defaults. */
+#define SET_EFF 0x1u
+#define SET_MINBW 0x2u
+#define SET_MAXLAT 0x4u
+#define SET_BWR 0x1u
+#define SET_LATR 0x2u
+#define SET_MINPOP 0x4u
+#define SET_GPUS 0x1u
+#define SET_NICS 0x2u
+#define SET_RATE 0x4u
+#define SET_PCIE 0x8u
+
+#define TH_MAX_FILE (4u << 20)
+
+typedef struct th_class {
+    char name[64];
+    char *regex_src; /* NULL when the class matches on gpu_model only */
+    regex_t re;
+    int have_re;
+    char *gpu_model; /* NULL when not stated */
+    nt_node_rules_t v;
+    unsigned link_set[NT_KIND_COUNT];
+    unsigned peer_set;
+    unsigned expect_set;
+} th_class_t;
+
+struct nt_thresholds {
+    nt_node_rules_t defaults;
+    th_class_t *classes;
+    int nclasses;
+};
+
+static const char *const kind_names[NT_KIND_COUNT] = {
+    [NT_KIND_MPI] = "mpi",         [NT_KIND_RDMA] = "rdma", [NT_KIND_PCIE_H2D] = "pcie_h2d",
+    [NT_KIND_PCIE_D2H] = "pcie_d2h", [NT_KIND_P2P] = "p2p", [NT_KIND_NVLINK] = "nvlink",
+};
+
+const char *nt_link_kind_name(nt_link_kind_t kind)
+{
+    if ((int)kind < 0 || kind >= NT_KIND_COUNT)
+        return "?";
+    return kind_names[kind];
+}
+
+int nt_link_kind_parse(const char *name)
+{
+    if (!name)
+        return -1;
+    size_t len = strcspn(name, ".");
+    for (int k = 0; k < NT_KIND_COUNT; k++)
+        if (strlen(kind_names[k]) == len && strncmp(kind_names[k], name, len) == 0)
+            return k;
+    return -1;
+}
+
+/* ---- messages ---------------------------------------------------------------------------- */
+
+/* Write "origin: msg" into err, or log it when the caller gave no buffer. */
+static void report_err(char *err, size_t errlen, const char *origin, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void report_err(char *err, size_t errlen, const char *origin, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (err && errlen) {
+        if (origin)
+            snprintf(err, errlen, "%s: %s", origin, msg);
+        else
+            snprintf(err, errlen, "%s", msg);
+    } else if (origin) {
+        NT_ERROR(VERDICT, "%s: %s", origin, msg);
+    } else {
+        NT_ERROR(VERDICT, "%s", msg);
+    }
+}
+
+static const char *json_type_name(const cJSON *it)
+{
+    if (cJSON_IsNull(it))
+        return "null";
+    if (cJSON_IsBool(it))
+        return "boolean";
+    if (cJSON_IsNumber(it))
+        return "number";
+    if (cJSON_IsString(it))
+        return "string";
+    if (cJSON_IsArray(it))
+        return "array";
+    if (cJSON_IsObject(it))
+        return "object";
+    return "invalid";
+}
+
+/* ---- defaults ---------------------------------------------------------------------------- */
+
+void nt_expect_init(nt_expect_t *e)
+{
+    e->gpus = -1;
+    e->nics = -1;
+    e->nic_rate_Gbps = NAN;
+    e->pcie_gen = 0;
+    e->pcie_width = 0;
+}
+
+int nt_expect_is_empty(const nt_expect_t *e)
+{
+    return !e || (e->gpus < 0 && e->nics < 0 && !(e->nic_rate_Gbps > 0) && e->pcie_gen <= 0);
+}
+
+void nt_expect_override(nt_expect_t *e, const nt_expect_t *over)
+{
+    if (!e || !over)
+        return;
+    if (over->gpus >= 0)
+        e->gpus = over->gpus;
+    if (over->nics >= 0)
+        e->nics = over->nics;
+    if (over->nic_rate_Gbps > 0)
+        e->nic_rate_Gbps = over->nic_rate_Gbps;
+    if (over->pcie_gen > 0) {
+        e->pcie_gen = over->pcie_gen;
+        e->pcie_width = over->pcie_width;
+    }
+}
+
+/* The built-in rules; the sources of these numbers are in thresholds.h and docs/verdicts.md. */
+static void builtin_rules(nt_node_rules_t *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->class_index = -1;
+    for (int k = 0; k < NT_KIND_COUNT; k++)
+        r->links[k] = (nt_link_rules_t){NAN, NAN, NAN};
+    r->links[NT_KIND_RDMA].efficiency = 0.90;
+    r->links[NT_KIND_RDMA].max_lat_us = 2.5;
+    r->links[NT_KIND_PCIE_H2D].efficiency = 0.70;
+    r->links[NT_KIND_PCIE_D2H].efficiency = 0.70;
+    r->links[NT_KIND_NVLINK].efficiency = 0.74;
+    r->links[NT_KIND_P2P].efficiency = 0.70;
+    r->peer.bw_ratio = 0.93;
+    r->peer.lat_ratio = 2.0;
+    r->peer.min_population = 5;
+    nt_expect_init(&r->expect);
+}
+
+nt_status_t nt_thresholds_defaults(nt_thresholds_t **out)
+{
+    if (!out)
+        return NT_ERR_INVALID;
+    *out = calloc(1, sizeof(**out));
+    if (!*out)
+        return NT_ERR_NOMEM;
+    builtin_rules(&(*out)->defaults);
+    return NT_OK;
+}
+
+void nt_thresholds_destroy(nt_thresholds_t *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < t->nclasses; i++) {
+        th_class_t *c = &t->classes[i];
+        if (c->have_re)
+            regfree(&c->re);
+        free(c->regex_src);
+        free(c->gpu_model);
+    }
+    free(t->classes);
+    free(t);
+}
+
+/* ---- parsing ----------------------------------------------------------------------------- */
+
+typedef struct pctx {
+    const char *origin;
+    char *err;
+    size_t errlen;
+} pctx_t;
+
+#define PERR(ctx, ...) report_err((ctx)->err, (ctx)->errlen, (ctx)->origin, __VA_ARGS__)
+
+/* JSON path of a member, "classes[0].links" + "rdma"; a path too long for the buffer is cut,
+ * which only shortens a message. */
+static void join_path(char *dst, size_t len, const char *parent, const char *key)
+{
+    int n = snprintf(dst, len, "%s.%s", parent, key);
+    if (n < 0 || (size_t)n >= len)
+        dst[len - 1] = '\0';
+}
+
+enum num_rule { R_RATIO01, R_GE1, R_POS, R_INT_GE0, R_INT_GE2 };
+
+/* A number (or null = NaN when nullable) obeying rule; the error names the JSON path. */
+static nt_status_t get_num(pctx_t *ctx, const char *path, const cJSON *it, enum num_rule rule,
+                           double *out)
+{
+    if (cJSON_IsNull(it)) {
+        if (rule == R_INT_GE2) {
+            PERR(ctx, "%s: expected an integer, got null", path);
+            return NT_ERR_INVALID;
+        }
+        *out = NAN;
+        return NT_OK;
+    }
+    if (!cJSON_IsNumber(it)) {
+        PERR(ctx, "%s: expected a number or null, got %s", path, json_type_name(it));
+        return NT_ERR_INVALID;
+    }
+    double v = it->valuedouble;
+    switch (rule) {
+    case R_RATIO01:
+        if (!(v > 0 && v <= 1)) {
+            PERR(ctx, "%s: must be in (0, 1], got %g", path, v);
+            return NT_ERR_INVALID;
+        }
+        break;
+    case R_GE1:
+        if (!(v >= 1)) {
+            PERR(ctx, "%s: must be >= 1, got %g", path, v);
+            return NT_ERR_INVALID;
+        }
+        break;
+    case R_POS:
+        if (!(v > 0)) {
+            PERR(ctx, "%s: must be > 0, got %g", path, v);
+            return NT_ERR_INVALID;
+        }
+        break;
+    case R_INT_GE0:
+    case R_INT_GE2:
+        if (v != floor(v) || v < (rule == R_INT_GE0 ? 0 : 2) || v > 1e6) {
+            PERR(ctx, "%s: must be an integer >= %d, got %g", path, rule == R_INT_GE0 ? 0 : 2,
+                 v);
+            return NT_ERR_INVALID;
+        }
+        break;
+    }
+    *out = v;
+    return NT_OK;
+}
+
+static int is_comment_key(const char *k)
+{
+    return strcmp(k, "comment") == 0 || strcmp(k, "description") == 0;
+}
+
+static nt_status_t want_object(pctx_t *ctx, const char *path, const cJSON *it)
+{
+    if (!cJSON_IsObject(it)) {
+        PERR(ctx, "%s: expected an object, got %s", path, json_type_name(it));
+        return NT_ERR_INVALID;
+    }
+    return NT_OK;
+}
+
+/* "gen5x16" (case-insensitive) -> 5, 16. */
+static int parse_pcie(const char *s, int *gen, int *width)
+{
+    if (strncasecmp(s, "gen", 3) != 0)
+        return -1;
+    s += 3;
+    char *end;
+    errno = 0;
+    long g = strtol(s, &end, 10);
+    if (end == s || (*end != 'x' && *end != 'X') || g < 1 || g > 6)
+        return -1;
+    s = end + 1;
+    long w = strtol(s, &end, 10);
+    if (end == s || *end != '\0')
+        return -1;
+    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16 && w != 32)
+        return -1;
+    *gen = (int)g;
+    *width = (int)w;
+    return 0;
+}
+
+static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
+                               nt_link_rules_t links[], unsigned set[])
+{
+    nt_status_t st = want_object(ctx, path, obj);
+    if (st != NT_OK)
+        return st;
+    const cJSON *kit;
+    cJSON_ArrayForEach(kit, obj)
+    {
+        if (is_comment_key(kit->string))
+            continue;
+        char kpath[320];
+        join_path(kpath, sizeof(kpath), path, kit->string);
+        int k = -1;
+        for (int i = 0; i < NT_KIND_COUNT; i++)
+            if (strcmp(kit->string, kind_names[i]) == 0)
+                k = i;
+        if (k < 0) {
+            PERR(ctx, "%s: unknown link kind '%s' (valid: mpi, rdma, pcie_h2d, pcie_d2h, p2p, "
+                 "nvlink)", kpath, kit->string);
+            return NT_ERR_INVALID;
+        }
+        if ((st = want_object(ctx, kpath, kit)) != NT_OK)
+            return st;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, kit)
+        {
+            char fpath[400];
+            join_path(fpath, sizeof(fpath), kpath, f->string);
+            if (strcmp(f->string, "efficiency") == 0) {
+                st = get_num(ctx, fpath, f, R_RATIO01, &links[k].efficiency);
+                set[k] |= SET_EFF;
+            } else if (strcmp(f->string, "min_bw_GBps") == 0) {
+                st = get_num(ctx, fpath, f, R_POS, &links[k].min_bw_GBps);
+                set[k] |= SET_MINBW;
+            } else if (strcmp(f->string, "max_lat_us") == 0) {
+                st = get_num(ctx, fpath, f, R_POS, &links[k].max_lat_us);
+                set[k] |= SET_MAXLAT;
+            } else if (!is_comment_key(f->string)) {
+                PERR(ctx, "%s: unknown key (valid: efficiency, min_bw_GBps, max_lat_us)", fpath);
+                st = NT_ERR_INVALID;
+            }
+            if (st != NT_OK)
+                return st;
+        }
+    }
+    return NT_OK;
+}
+
+static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj,
+                              nt_peer_rules_t *p, unsigned *set)
+{
+    nt_status_t st = want_object(ctx, path, obj);
+    if (st != NT_OK)
+        return st;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, obj)
+    {
+        char fpath[320];
+        join_path(fpath, sizeof(fpath), path, f->string);
+        if (strcmp(f->string, "bw_ratio") == 0) {
+            st = get_num(ctx, fpath, f, R_RATIO01, &p->bw_ratio);
+            *set |= SET_BWR;
+        } else if (strcmp(f->string, "lat_ratio") == 0) {
+            st = get_num(ctx, fpath, f, R_GE1, &p->lat_ratio);
+            *set |= SET_LATR;
+        } else if (strcmp(f->string, "min_population") == 0) {
+            double v = 0;
+            st = get_num(ctx, fpath, f, R_INT_GE2, &v);
+            p->min_population = (int)v;
+            *set |= SET_MINPOP;
+        } else if (!is_comment_key(f->string)) {
+            PERR(ctx, "%s: unknown key (valid: bw_ratio, lat_ratio, min_population)", fpath);
+            st = NT_ERR_INVALID;
+        }
+        if (st != NT_OK)
+            return st;
+    }
+    return NT_OK;
+}
+
+static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *obj,
+                                    nt_expect_t *e, unsigned *set)
+{
+    nt_status_t st = want_object(ctx, path, obj);
+    if (st != NT_OK)
+        return st;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, obj)
+    {
+        char fpath[320];
+        join_path(fpath, sizeof(fpath), path, f->string);
+        double v = NAN;
+        if (strcmp(f->string, "gpus") == 0 || strcmp(f->string, "nics") == 0) {
+            st = get_num(ctx, fpath, f, R_INT_GE0, &v);
+            int iv = isnan(v) ? -1 : (int)v;
+            if (f->string[0] == 'g') {
+                e->gpus = iv;
+                *set |= SET_GPUS;
+            } else {
+                e->nics = iv;
+                *set |= SET_NICS;
+            }
+        } else if (strcmp(f->string, "nic_rate_Gbps") == 0) {
+            st = get_num(ctx, fpath, f, R_POS, &e->nic_rate_Gbps);
+            *set |= SET_RATE;
+        } else if (strcmp(f->string, "pcie") == 0) {
+            *set |= SET_PCIE;
+            if (cJSON_IsNull(f)) {
+                e->pcie_gen = e->pcie_width = 0;
+            } else if (!cJSON_IsString(f) ||
+                       parse_pcie(f->valuestring, &e->pcie_gen, &e->pcie_width) != 0) {
+                PERR(ctx, "%s: expected a string like \"gen5x16\" (gen 1-6, width "
+                     "1/2/4/8/16/32) or null", fpath);
+                st = NT_ERR_INVALID;
+            }
+        } else if (!is_comment_key(f->string)) {
+            PERR(ctx, "%s: unknown key (valid: gpus, nics, nic_rate_Gbps, pcie)", fpath);
+            st = NT_ERR_INVALID;
+        }
+        if (st != NT_OK)
+            return st;
+    }
+    return NT_OK;
+}
+
+static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, th_class_t *c)
+{
+    nt_status_t st = want_object(ctx, path, obj);
+    if (st != NT_OK)
+        return st;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, obj)
+    {
+        char fpath[320];
+        join_path(fpath, sizeof(fpath), path, f->string);
+        if (strcmp(f->string, "hostname_regex") == 0 || strcmp(f->string, "gpu_model") == 0) {
+            if (!cJSON_IsString(f) || f->valuestring[0] == '\0') {
+                PERR(ctx, "%s: expected a non-empty string, got %s", fpath,
+                     cJSON_IsString(f) ? "\"\"" : json_type_name(f));
+                return NT_ERR_INVALID;
+            }
+            char **dst = f->string[0] == 'h' ? &c->regex_src : &c->gpu_model;
+            free(*dst);
+            *dst = strdup(f->valuestring);
+            if (!*dst)
+                return NT_ERR_NOMEM;
+        } else if (!is_comment_key(f->string)) {
+            PERR(ctx, "%s: unknown key (valid: hostname_regex, gpu_model)", fpath);
+            return NT_ERR_INVALID;
+        }
+    }
+    if (!c->regex_src && !c->gpu_model) {
+        PERR(ctx, "%s: needs hostname_regex or gpu_model", path);
+        return NT_ERR_INVALID;
+    }
+    if (c->regex_src) {
+        int rc = regcomp(&c->re, c->regex_src, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[128];
+            regerror(rc, &c->re, why, sizeof(why));
+            PERR(ctx, "%s.hostname_regex: bad regex '%s': %s", path, c->regex_src, why);
+            return NT_ERR_INVALID;
+        }
+        c->have_re = 1;
+    }
+    return NT_OK;
+}
+
+static nt_status_t parse_class(pctx_t *ctx, const char *path, const cJSON *obj, th_class_t *c)
+{
+    nt_status_t st = want_object(ctx, path, obj);
+    if (st != NT_OK)
+        return st;
+    builtin_rules(&c->v); /* values only matter where a SET_ bit says the class states them */
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+    if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
+        strlen(name->valuestring) >= sizeof(c->name)) {
+        PERR(ctx, "%s.name: expected a non-empty string of at most %zu characters", path,
+             sizeof(c->name) - 1);
+        return NT_ERR_INVALID;
+    }
+    snprintf(c->name, sizeof(c->name), "%s", name->valuestring);
+    const cJSON *match = cJSON_GetObjectItemCaseSensitive(obj, "match");
+    if (!match) {
+        PERR(ctx, "%s.match: missing", path);
+        return NT_ERR_INVALID;
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, obj)
+    {
+        char fpath[320];
+        join_path(fpath, sizeof(fpath), path, f->string);
+        if (strcmp(f->string, "name") == 0 || is_comment_key(f->string))
+            continue;
+        if (strcmp(f->string, "match") == 0)
+            st = parse_match(ctx, fpath, f, c);
+        else if (strcmp(f->string, "expect") == 0)
+            st = parse_expect_obj(ctx, fpath, f, &c->v.expect, &c->expect_set);
+        else if (strcmp(f->string, "links") == 0)
+            st = parse_links(ctx, fpath, f, c->v.links, c->link_set);
+        else if (strcmp(f->string, "peer") == 0)
+            st = parse_peer(ctx, fpath, f, &c->v.peer, &c->peer_set);
+        else {
+            PERR(ctx, "%s: unknown key (valid: name, match, expect, links, peer)", fpath);
+            st = NT_ERR_INVALID;
+        }
+        if (st != NT_OK)
+            return st;
+    }
+    return NT_OK;
+}
+
+static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
+{
+    nt_status_t st = want_object(ctx, "$", doc);
+    if (st != NT_OK)
+        return st;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    if (!schema) {
+        PERR(ctx, "schema: missing, expected \"%s\"", NT_THRESHOLDS_SCHEMA);
+        return NT_ERR_INVALID;
+    }
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, NT_THRESHOLDS_SCHEMA) != 0) {
+        PERR(ctx, "schema: unknown schema %s%s%s, expected \"%s\"",
+             cJSON_IsString(schema) ? "\"" : "",
+             cJSON_IsString(schema) ? schema->valuestring : json_type_name(schema),
+             cJSON_IsString(schema) ? "\"" : "", NT_THRESHOLDS_SCHEMA);
+        return NT_ERR_INVALID;
+    }
+    /* defaults first: classes fall back to them, whatever the key order in the file */
+    const cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
+    if (defs) {
+        if ((st = want_object(ctx, "defaults", defs)) != NT_OK)
+            return st;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, defs)
+        {
+            char fpath[320];
+            unsigned dummy[NT_KIND_COUNT] = {0};
+            join_path(fpath, sizeof(fpath), "defaults", f->string);
+            if (is_comment_key(f->string))
+                continue;
+            if (strcmp(f->string, "links") == 0)
+                st = parse_links(ctx, fpath, f, t->defaults.links, dummy);
+            else if (strcmp(f->string, "peer") == 0)
+                st = parse_peer(ctx, fpath, f, &t->defaults.peer, dummy);
+            else if (strcmp(f->string, "expect") == 0)
+                st = parse_expect_obj(ctx, fpath, f, &t->defaults.expect, dummy);
+            else {
+                PERR(ctx, "%s: unknown key (valid: links, peer, expect)", fpath);
+                st = NT_ERR_INVALID;
+            }
+            if (st != NT_OK)
+                return st;
+        }
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, doc)
+    {
+        if (strcmp(f->string, "schema") == 0 || strcmp(f->string, "defaults") == 0 ||
+            strcmp(f->string, "classes") == 0 || is_comment_key(f->string))
+            continue;
+        PERR(ctx, "%s: unknown key (valid: schema, classes, defaults)", f->string);
+        return NT_ERR_INVALID;
+    }
+    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(doc, "classes");
+    if (!classes)
+        return NT_OK;
+    if (!cJSON_IsArray(classes)) {
+        PERR(ctx, "classes: expected an array, got %s", json_type_name(classes));
+        return NT_ERR_INVALID;
+    }
+    int n = cJSON_GetArraySize(classes);
+    if (n == 0)
+        return NT_OK;
+    t->classes = calloc((size_t)n, sizeof(*t->classes));
+    if (!t->classes)
+        return NT_ERR_NOMEM;
+    const cJSON *c;
+    int i = 0;
+    cJSON_ArrayForEach(c, classes)
+    {
+        char cpath[64];
+        snprintf(cpath, sizeof(cpath), "classes[%d]", i);
+        t->nclasses = i + 1; /* so destroy frees what this class allocated, even on error */
+        if ((st = parse_class(ctx, cpath, c, &t->classes[i])) != NT_OK)
+            return st;
+        for (int j = 0; j < i; j++)
+            if (strcmp(t->classes[j].name, t->classes[i].name) == 0) {
+                PERR(ctx, "%s.name: \"%s\" is also the name of classes[%d]", cpath,
+                     t->classes[i].name, j);
+                return NT_ERR_INVALID;
+            }
+        i++;
+    }
+    return NT_OK;
+}
+
+nt_status_t nt_thresholds_parse(const char *text, const char *origin, nt_thresholds_t **out,
+                                char *err, size_t errlen)
+{
+    pctx_t ctx = {origin ? origin : "thresholds", err, errlen};
+    if (err && errlen)
+        err[0] = '\0';
+    if (!out || !text) {
+        PERR(&ctx, "no thresholds text");
+        return NT_ERR_INVALID;
+    }
+    *out = NULL;
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithOpts(text, &end, 1);
+    if (!doc) {
+        /* cJSON gives the failing position; turn it into line:column for people */
+        int line = 1, col = 1;
+        for (const char *p = text; end && p < end && *p; p++) {
+            if (*p == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        PERR(&ctx, "not valid JSON near line %d, column %d", line, col);
+        return NT_ERR_PARSE;
+    }
+    nt_thresholds_t *t = NULL;
+    nt_status_t st = nt_thresholds_defaults(&t);
+    if (st == NT_OK)
+        st = parse_doc(&ctx, doc, t);
+    cJSON_Delete(doc);
+    if (st != NT_OK) {
+        nt_thresholds_destroy(t);
+        return st;
+    }
+    *out = t;
+    return NT_OK;
+}
+
+nt_status_t nt_thresholds_load(const char *path, nt_thresholds_t **out, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!path || !out) {
+        report_err(err, errlen, NULL, "no thresholds file named");
+        return NT_ERR_INVALID;
+    }
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        report_err(err, errlen, path, "cannot open: %s", strerror(e));
+        return e == ENOENT ? NT_ERR_NOT_FOUND : NT_ERR_IO;
+    }
+    nt_status_t st = NT_OK;
+    char *buf = malloc(TH_MAX_FILE + 1);
+    if (!buf) {
+        st = NT_ERR_NOMEM;
+        goto close_file;
+    }
+    size_t n = fread(buf, 1, TH_MAX_FILE + 1, f);
+    if (ferror(f)) {
+        report_err(err, errlen, path, "cannot read: %s", strerror(errno));
+        st = NT_ERR_IO;
+        goto free_buf;
+    }
+    if (n > TH_MAX_FILE) {
+        report_err(err, errlen, path, "larger than %u bytes, not a thresholds file", TH_MAX_FILE);
+        st = NT_ERR_INVALID;
+        goto free_buf;
+    }
+    buf[n] = '\0';
+    st = nt_thresholds_parse(buf, path, out, err, errlen);
+free_buf:
+    free(buf);
+close_file:
+    fclose(f);
+    return st;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static nt_status_t add_num_or_null(cJSON *obj, const char *key, double v)
+{
+    cJSON *it = isnan(v) ? cJSON_AddNullToObject(obj, key) : cJSON_AddNumberToObject(obj, key, v);
+    return it ? NT_OK : NT_ERR_NOMEM;
+}
+
+/* links/peer/expect objects; mask bits select the fields (all bits = every field). */
+static nt_status_t write_links(cJSON *parent, const nt_link_rules_t links[],
+                               const unsigned set[])
+{
+    int any = 0;
+    for (int k = 0; k < NT_KIND_COUNT; k++)
+        any |= set[k] != 0;
+    if (!any)
+        return NT_OK;
+    cJSON *lo = cJSON_AddObjectToObject(parent, "links");
+    if (!lo)
+        return NT_ERR_NOMEM;
+    for (int k = 0; k < NT_KIND_COUNT; k++) {
+        if (!set[k])
+            continue;
+        cJSON *ko = cJSON_AddObjectToObject(lo, kind_names[k]);
+        if (!ko)
+            return NT_ERR_NOMEM;
+        if ((set[k] & SET_EFF) && add_num_or_null(ko, "efficiency", links[k].efficiency))
+            return NT_ERR_NOMEM;
+        if ((set[k] & SET_MINBW) && add_num_or_null(ko, "min_bw_GBps", links[k].min_bw_GBps))
+            return NT_ERR_NOMEM;
+        if ((set[k] & SET_MAXLAT) && add_num_or_null(ko, "max_lat_us", links[k].max_lat_us))
+            return NT_ERR_NOMEM;
+    }
+    return NT_OK;
+}
+
+static nt_status_t write_peer(cJSON *parent, const nt_peer_rules_t *p, unsigned set)
+{
+    if (!set)
+        return NT_OK;
+    cJSON *po = cJSON_AddObjectToObject(parent, "peer");
+    if (!po)
+        return NT_ERR_NOMEM;
+    if ((set & SET_BWR) && add_num_or_null(po, "bw_ratio", p->bw_ratio))
+        return NT_ERR_NOMEM;
+    if ((set & SET_LATR) && add_num_or_null(po, "lat_ratio", p->lat_ratio))
+        return NT_ERR_NOMEM;
+    if ((set & SET_MINPOP) && !cJSON_AddNumberToObject(po, "min_population", p->min_population))
+        return NT_ERR_NOMEM;
+    return NT_OK;
+}
+
+static nt_status_t write_expect(cJSON *parent, const nt_expect_t *e, unsigned set)
+{
+    if (!set)
+        return NT_OK;
+    cJSON *eo = cJSON_AddObjectToObject(parent, "expect");
+    if (!eo)
+        return NT_ERR_NOMEM;
+    if ((set & SET_GPUS) && add_num_or_null(eo, "gpus", e->gpus < 0 ? NAN : e->gpus))
+        return NT_ERR_NOMEM;
+    if ((set & SET_NICS) && add_num_or_null(eo, "nics", e->nics < 0 ? NAN : e->nics))
+        return NT_ERR_NOMEM;
+    if ((set & SET_RATE) && add_num_or_null(eo, "nic_rate_Gbps", e->nic_rate_Gbps))
+        return NT_ERR_NOMEM;
+    if (set & SET_PCIE) {
+        cJSON *it;
+        if (e->pcie_gen > 0) {
+            char s[32];
+            snprintf(s, sizeof(s), "gen%dx%d", e->pcie_gen, e->pcie_width);
+            it = cJSON_AddStringToObject(eo, "pcie", s);
+        } else {
+            it = cJSON_AddNullToObject(eo, "pcie");
+        }
+        if (!it)
+            return NT_ERR_NOMEM;
+    }
+    return NT_OK;
+}
+
+static nt_status_t write_class(cJSON *arr, const th_class_t *c)
+{
+    cJSON *co = cJSON_CreateObject();
+    if (!co)
+        return NT_ERR_NOMEM;
+    cJSON_AddItemToArray(arr, co);
+    if (!cJSON_AddStringToObject(co, "name", c->name))
+        return NT_ERR_NOMEM;
+    cJSON *mo = cJSON_AddObjectToObject(co, "match");
+    if (!mo)
+        return NT_ERR_NOMEM;
+    if (c->regex_src && !cJSON_AddStringToObject(mo, "hostname_regex", c->regex_src))
+        return NT_ERR_NOMEM;
+    if (c->gpu_model && !cJSON_AddStringToObject(mo, "gpu_model", c->gpu_model))
+        return NT_ERR_NOMEM;
+    nt_status_t st = write_expect(co, &c->v.expect, c->expect_set);
+    if (st == NT_OK)
+        st = write_links(co, c->v.links, c->link_set);
+    if (st == NT_OK)
+        st = write_peer(co, &c->v.peer, c->peer_set);
+    return st;
+}
+
+nt_status_t nt_thresholds_to_json(const nt_thresholds_t *t, cJSON **out)
+{
+    if (!t || !out)
+        return NT_ERR_INVALID;
+    *out = NULL;
+    cJSON *doc = cJSON_CreateObject();
+    if (!doc)
+        return NT_ERR_NOMEM;
+    nt_status_t st = NT_ERR_NOMEM;
+    if (!cJSON_AddStringToObject(doc, "schema", NT_THRESHOLDS_SCHEMA))
+        goto delete_doc;
+    cJSON *classes = cJSON_AddArrayToObject(doc, "classes");
+    if (!classes)
+        goto delete_doc;
+    for (int i = 0; i < t->nclasses; i++)
+        if ((st = write_class(classes, &t->classes[i])) != NT_OK)
+            goto delete_doc;
+    cJSON *defs = cJSON_AddObjectToObject(doc, "defaults");
+    if (!defs) {
+        st = NT_ERR_NOMEM;
+        goto delete_doc;
+    }
+    unsigned all[NT_KIND_COUNT];
+    for (int k = 0; k < NT_KIND_COUNT; k++)
+        all[k] = SET_EFF | SET_MINBW | SET_MAXLAT;
+    if ((st = write_expect(defs, &t->defaults.expect, SET_GPUS | SET_NICS | SET_RATE | SET_PCIE)))
+        goto delete_doc;
+    if ((st = write_links(defs, t->defaults.links, all)) != NT_OK)
+        goto delete_doc;
+    if ((st = write_peer(defs, &t->defaults.peer, SET_BWR | SET_LATR | SET_MINPOP)) != NT_OK)
+        goto delete_doc;
+    *out = doc;
+    return NT_OK;
+delete_doc:
+    cJSON_Delete(doc);
+    return st;
+}
+
+/* ---- resolving --------------------------------------------------------------------------- */
+
+int nt_thresholds_nclasses(const nt_thresholds_t *t)
+{
+    return t ? t->nclasses : 0;
+}
+
+const char *nt_thresholds_class_name(const nt_thresholds_t *t, int i)
+{
+    if (!t || i < 0 || i >= t->nclasses)
+        return NULL;
+    return t->classes[i].name;
+}
+
+static int class_fits(const th_class_t *c, const char *host, const char *gpu_model)
+{
+    if (c->have_re && regexec(&c->re, host, 0, NULL, 0) != 0)
+        return 0;
+    if (c->gpu_model && (!gpu_model || !gpu_model[0] || !strcasestr(gpu_model, c->gpu_model)))
+        return 0;
+    return 1;
+}
+
+static int class_of(const nt_thresholds_t *t, const char *host, const char *gpu_model)
+{
+    for (int i = 0; i < t->nclasses; i++)
+        if (class_fits(&t->classes[i], host, gpu_model))
+            return i;
+    return -1;
+}
+
+nt_status_t nt_thresholds_for_host(const nt_thresholds_t *t, const char *host,
+                                   const char *gpu_model, nt_node_rules_t *out)
+{
+    if (!t || !host || !out)
+        return NT_ERR_INVALID;
+    *out = t->defaults;
+    out->class_index = -1;
+    out->class_name[0] = '\0';
+    int ci = class_of(t, host, gpu_model);
+    if (ci < 0)
+        return NT_OK;
+    const th_class_t *c = &t->classes[ci];
+    out->class_index = ci;
+    snprintf(out->class_name, sizeof(out->class_name), "%s", c->name);
+    for (int k = 0; k < NT_KIND_COUNT; k++) {
+        if (c->link_set[k] & SET_EFF)
+            out->links[k].efficiency = c->v.links[k].efficiency;
+        if (c->link_set[k] & SET_MINBW)
+            out->links[k].min_bw_GBps = c->v.links[k].min_bw_GBps;
+        if (c->link_set[k] & SET_MAXLAT)
+            out->links[k].max_lat_us = c->v.links[k].max_lat_us;
+    }
+    if (c->peer_set & SET_BWR)
+        out->peer.bw_ratio = c->v.peer.bw_ratio;
+    if (c->peer_set & SET_LATR)
+        out->peer.lat_ratio = c->v.peer.lat_ratio;
+    if (c->peer_set & SET_MINPOP)
+        out->peer.min_population = c->v.peer.min_population;
+    if (c->expect_set & SET_GPUS)
+        out->expect.gpus = c->v.expect.gpus;
+    if (c->expect_set & SET_NICS)
+        out->expect.nics = c->v.expect.nics;
+    if (c->expect_set & SET_RATE)
+        out->expect.nic_rate_Gbps = c->v.expect.nic_rate_Gbps;
+    if (c->expect_set & SET_PCIE) {
+        out->expect.pcie_gen = c->v.expect.pcie_gen;
+        out->expect.pcie_width = c->v.expect.pcie_width;
+    }
+    return NT_OK;
+}
+
+nt_status_t nt_thresholds_peer_for_run(const nt_thresholds_t *t, const char *const *hosts,
+                                       const char *const *gpu_models, int nnodes,
+                                       nt_peer_rules_t *out)
+{
+    if (!t || !out || (nnodes > 0 && !hosts))
+        return NT_ERR_INVALID;
+    int common = -1;
+    for (int i = 0; i < nnodes; i++) {
+        int ci = class_of(t, hosts[i] ? hosts[i] : "", gpu_models ? gpu_models[i] : NULL);
+        if (i == 0) {
+            common = ci;
+        } else if (ci != common) {
+            common = -1;
+            break;
+        }
+    }
+    nt_node_rules_t r;
+    if (common >= 0) {
+        nt_status_t st = nt_thresholds_for_host(t, hosts[0] ? hosts[0] : "",
+                                                gpu_models ? gpu_models[0] : NULL, &r);
+        if (st != NT_OK)
+            return st;
+        *out = r.peer;
+    } else {
+        *out = t->defaults.peer;
+    }
+    return NT_OK;
+}
+
+double nt_link_expected_bw(const nt_link_rules_t *r, double line_rate_GBps)
+{
+    if (!r)
+        return NAN;
+    double v = NAN;
+    if (line_rate_GBps > 0 && r->efficiency > 0)
+        v = line_rate_GBps * r->efficiency;
+    if (r->min_bw_GBps > 0 && (isnan(v) || r->min_bw_GBps > v))
+        v = r->min_bw_GBps;
+    return v;
+}
+
+double nt_link_expected_lat(const nt_link_rules_t *r)
+{
+    return r && r->max_lat_us > 0 ? r->max_lat_us : NAN;
+}
+
+/* ---- command-line options ------------------------------------------------------------------ */
+
+#define EXPECT_KEYS "gpus, nics, nic_rate_Gbps, pcie"
+
+nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!spec || !e || !spec[0]) {
+        report_err(err, errlen, "--expect", "empty; give key=value,... with keys " EXPECT_KEYS);
+        return NT_ERR_INVALID;
+    }
+    nt_expect_t r = *e;
+    char *copy = strdup(spec);
+    if (!copy)
+        return NT_ERR_NOMEM;
+    nt_status_t st = NT_OK;
+    /* strtok_r would skip empty items silently; walk by hand so "gpus=8,,nics=2" is an error */
+    char *item = copy;
+    for (;;) {
+        char *comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        char *eq = strchr(item, '=');
+        if (!item[0]) {
+            report_err(err, errlen, "--expect", "empty item in '%s'", spec);
+            st = NT_ERR_INVALID;
+            break;
+        }
+        if (!eq || eq == item || !eq[1]) {
+            report_err(err, errlen, "--expect", "'%s' is not key=value (keys: " EXPECT_KEYS ")",
+                       item);
+            st = NT_ERR_INVALID;
+            break;
+        }
+        *eq = '\0';
+        const char *key = item, *val = eq + 1;
+        char *end = NULL;
+        errno = 0;
+        if (strcasecmp(key, "gpus") == 0 || strcasecmp(key, "nics") == 0) {
+            long v = strtol(val, &end, 10);
+            if (*end || end == val || v < 0 || v > 1000000 || errno) {
+                report_err(err, errlen, "--expect", "%s=%s: expected an integer >= 0", key, val);
+                st = NT_ERR_INVALID;
+                break;
+            }
+            if (tolower((unsigned char)key[0]) == 'g')
+                r.gpus = (int)v;
+            else
+                r.nics = (int)v;
+        } else if (strcasecmp(key, "nic_rate_gbps") == 0) {
+            double v = strtod(val, &end);
+            if (*end || end == val || !(v > 0) || isinf(v)) {
+                report_err(err, errlen, "--expect", "%s=%s: expected a rate in Gb/s > 0", key,
+                           val);
+                st = NT_ERR_INVALID;
+                break;
+            }
+            r.nic_rate_Gbps = v;
+        } else if (strcasecmp(key, "pcie") == 0) {
+            if (parse_pcie(val, &r.pcie_gen, &r.pcie_width) != 0) {
+                report_err(err, errlen, "--expect",
+                           "pcie=%s: expected gen<1-6>x<1|2|4|8|16|32>, e.g. gen5x16", val);
+                st = NT_ERR_INVALID;
+                break;
+            }
+        } else {
+            report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: " EXPECT_KEYS ")",
+                       key);
+            st = NT_ERR_INVALID;
+            break;
+        }
+        if (!comma)
+            break;
+        item = comma + 1;
+    }
+    free(copy);
+    if (st == NT_OK)
+        *e = r;
+    return st;
+}
+
+nt_status_t nt_require_parse(const char *spec, unsigned *out, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!spec || !out || !spec[0]) {
+        report_err(err, errlen, "--require", "empty; valid parts: gpu, rdma");
+        return NT_ERR_INVALID;
+    }
+    unsigned mask = 0;
+    const char *p = spec;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 4 && strncasecmp(p, "gpus", 4) == 0)
+            mask |= NT_REQUIRE_GPU;
+        else if (len == 3 && strncasecmp(p, "gpu", 3) == 0)
+            mask |= NT_REQUIRE_GPU;
+        else if (len == 4 && strncasecmp(p, "rdma", 4) == 0)
+            mask |= NT_REQUIRE_RDMA;
+        else {
+            report_err(err, errlen, "--require", "unknown part '%.*s' (valid parts: gpu, rdma)",
+                       (int)len, p);
+            return NT_ERR_INVALID;
+        }
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    *out = mask;
+    return NT_OK;
+}
+
+/* ---- inventory ------------------------------------------------------------------------------ */
+
+static nt_status_t add_check(cJSON *checks, cJSON *c)
+{
+    if (!c)
+        return NT_ERR_NOMEM;
+    cJSON_AddItemToArray(checks, c);
+    return NT_OK;
+}
+
+static const char *plural(int n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int ngpus_found,
+                               int active_rdma_ports, double min_port_rate_Gbps,
+                               const char *host, cJSON *checks)
+{
+    if (!checks)
+        return NT_ERR_INVALID;
+    nt_expect_t none;
+    nt_expect_init(&none);
+    const nt_expect_t *e = expect ? expect : &none;
+    nt_status_t st;
+    if (ngpus_found < 0)
+        ngpus_found = 0;
+    if (active_rdma_ports < 0)
+        active_rdma_ports = 0;
+
+    if (e->gpus >= 1 || (e->gpus == 0 && !(require & NT_REQUIRE_GPU))) {
+        nt_verdict_t v = ngpus_found < e->gpus ? NT_FAIL : NT_PASS;
+        st = add_check(checks, nt_check_create("inventory", host, "gpus", v, ngpus_found, e->gpus,
+                                               "count", "%d %s found, %d expected", ngpus_found,
+                                               plural(ngpus_found, "GPU", "GPUs"), e->gpus));
+        if (st != NT_OK)
+            return st;
+    } else if (require & NT_REQUIRE_GPU) {
+        nt_verdict_t v = ngpus_found >= 1 ? NT_PASS : NT_FAIL;
+        st = add_check(checks, nt_check_create("inventory", host, "gpus", v, ngpus_found, 1,
+                                               "count", "%d %s found, at least 1 required",
+                                               ngpus_found, plural(ngpus_found, "GPU", "GPUs")));
+        if (st != NT_OK)
+            return st;
+    }
+
+    if (e->nics >= 1 || (e->nics == 0 && !(require & NT_REQUIRE_RDMA))) {
+        nt_verdict_t v = active_rdma_ports < e->nics ? NT_FAIL : NT_PASS;
+        st = add_check(checks, nt_check_create("inventory", host, "rdma_ports", v,
+                                               active_rdma_ports, e->nics, "count",
+                                               "%d ACTIVE RDMA %s, %d expected",
+                                               active_rdma_ports,
+                                               plural(active_rdma_ports, "port", "ports"),
+                                               e->nics));
+        if (st != NT_OK)
+            return st;
+    } else if (require & NT_REQUIRE_RDMA) {
+        nt_verdict_t v = active_rdma_ports >= 1 ? NT_PASS : NT_FAIL;
+        st = add_check(checks, nt_check_create("inventory", host, "rdma_ports", v,
+                                               active_rdma_ports, 1, "count",
+                                               "%d ACTIVE RDMA %s, at least 1 required",
+                                               active_rdma_ports,
+                                               plural(active_rdma_ports, "port", "ports")));
+        if (st != NT_OK)
+            return st;
+    }
+
+    if (e->nic_rate_Gbps > 0) {
+        cJSON *c;
+        if (active_rdma_ports == 0 || !(min_port_rate_Gbps > 0))
+            c = nt_check_create("inventory", host, "nic_rate", NT_FAIL, NAN, e->nic_rate_Gbps,
+                                "Gb/s", "no ACTIVE RDMA port, %g Gb/s expected",
+                                e->nic_rate_Gbps);
+        else
+            c = nt_check_create("inventory", host, "nic_rate",
+                                min_port_rate_Gbps < e->nic_rate_Gbps ? NT_FAIL : NT_PASS,
+                                min_port_rate_Gbps, e->nic_rate_Gbps, "Gb/s",
+                                "slowest ACTIVE RDMA port runs %g Gb/s, %g Gb/s expected",
+                                min_port_rate_Gbps, e->nic_rate_Gbps);
+        if ((st = add_check(checks, c)) != NT_OK)
+            return st;
+    }
+    return NT_OK;
+}
+
+nt_verdict_t nt_expect_pcie_judge(const nt_expect_t *e, const char *bdf, const char *label,
+                                  int cap_gen, int cap_width, int cur_width, char *msg,
+                                  size_t len)
+{
+    char who[96];
+    if (label && label[0])
+        snprintf(who, sizeof(who), "%s (%s)", bdf ? bdf : "?", label);
+    else
+        snprintf(who, sizeof(who), "%s", bdf ? bdf : "?");
+    if (msg && len)
+        msg[0] = '\0';
+    if (!e || e->pcie_gen <= 0) {
+        if (msg && len)
+            snprintf(msg, len, "%s: no PCIe expectation", who);
+        return NT_SKIPPED;
+    }
+    if (cap_gen <= 0 || cap_width <= 0) {
+        if (msg && len)
+            snprintf(msg, len, "%s: PCIe capability unknown, gen%dx%d expected", who,
+                     e->pcie_gen, e->pcie_width);
+        return NT_SKIPPED;
+    }
+    if (cap_gen < e->pcie_gen || cap_width < e->pcie_width) {
+        if (msg && len)
+            snprintf(msg, len, "%s capable of gen%dx%d, gen%dx%d expected", who, cap_gen,
+                     cap_width, e->pcie_gen, e->pcie_width);
+        return NT_FAIL;
+    }
+    if (cur_width > 0 && cur_width < e->pcie_width) {
+        if (msg && len)
+            snprintf(msg, len, "%s runs x%d, x%d expected", who, cur_width, e->pcie_width);
+        return NT_FAIL;
+    }
+    if (msg && len)
+        snprintf(msg, len, "%s capable of gen%dx%d, gen%dx%d expected", who, cap_gen, cap_width,
+                 e->pcie_gen, e->pcie_width);
+    return NT_PASS;
+}

@@ -1,0 +1,85 @@
+/* The node inventory object of the report (see inventory.h). */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "inventory.h"
+#include "nettune/log.h"
+#include "nettune/pcie.h"
+#include "nettune/software.h"
+
+/* PCIe link checks without traffic for a device; the link state also goes into obj["pcie"]. */
+static void nt_inventory_pcie(const char *host, const char *bdf, const char *label, cJSON *obj,
+                              cJSON *checks)
+{
+    nt_pcie_link_t link;
+    nt_status_t st;
+    cJSON *chk;
+
+    if (!bdf || !*bdf)
+        return;
+    st = nt_pcie_read(bdf, &link);
+    if (st != NT_OK) {
+        /* No sysfs entry: a topology file from another machine, or a virtual device. */
+        NT_DEBUG(PCIE, "no PCIe link state for %s (%s): %s", bdf, label, nt_status_string(st));
+        return;
+    }
+    if (obj)
+        nt_pcie_to_json(&link, obj);
+    chk = nt_pcie_check_create(&link, host, label);
+    if (chk)
+        cJSON_AddItemToArray(checks, chk);
+}
+
+void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *checks)
+{
+    const nt_node_t *me = &p->nodes[p->my_node];
+    nt_software_t sw;
+    char mpiver[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    cJSON *ranks, *skipped;
+
+    (void)j;
+    nt_json_add_str(node, "hostname", me->host);
+    ranks = cJSON_CreateIntArray(me->ranks, me->nranks);
+    if (ranks)
+        cJSON_AddItemToObject(node, "ranks", ranks);
+    /* Software versions; MPI_Get_library_version may be called before MPI_Init (MPI-3). */
+    if (nt_software_collect(&sw) == NT_OK) {
+        if (MPI_Get_library_version(mpiver, &len) == MPI_SUCCESS)
+            nt_software_set_mpi(&sw, mpiver);
+        nt_software_to_json(&sw, node);
+    }
+    skipped = nt_json_add_arr(node, "skipped");
+    if (!p->topo) {
+        if (skipped)
+            nt_skipped_add(skipped, "topology", "hwloc could not load this node's topology");
+    } else {
+        cJSON *gpus;
+        nt_topo_to_json(p->topo, node);
+        if (p->params->topology)
+            nt_json_add_str(node, "topology_source", p->params->topology);
+        gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
+        for (int g = 0; g < p->topo->ngpus; g++) {
+            char label[32];
+            snprintf(label, sizeof(label), "GPU %d", p->topo->gpus[g].index);
+            nt_inventory_pcie(me->host, p->topo->gpus[g].pci_bus_id, label,
+                              cJSON_GetArrayItem(gpus, g), checks);
+        }
+        for (int n = 0; n < p->topo->nnics; n++)
+            nt_inventory_pcie(me->host, p->topo->nics[n].pci_bus_id, p->topo->nics[n].name, NULL,
+                              checks);
+        if (skipped && p->topo->ngpus == 0)
+            nt_skipped_add(skipped, "gpu", "no NVIDIA GPU on this node (no PCI device 10de:03xx)");
+    }
+    if (skipped && p->topo && p->topo->ngpus > 0)
+        nt_skipped_add(skipped, "gpu",
+                       "GPU link probes (PCIe H2D/D2H, P2P/NVLink) are not part of this version");
+}
+
+void nt_inventory_finish_checks(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *checks)
+{
+    if (!node)
+        return;
+    nt_judge_node_checks(j, p->nodes[p->my_node].host, node, checks);
+}

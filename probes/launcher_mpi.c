@@ -1,0 +1,172 @@
+/* MPI launcher: every wait is a non-blocking call plus an MPI_Test loop with a deadline,
+ * because Open MPI 4.1 has no fault tolerance and a dead peer would otherwise hang us. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "launcher_mpi.h"
+#include "nettune/clock.h"
+#include "nettune/log.h"
+
+typedef struct nt_mpi_launcher {
+    nt_launcher_t l;
+    MPI_Comm comm;
+    int rank, size, local_rank, local_size;
+    volatile sig_atomic_t *interrupt;
+} nt_mpi_launcher_t;
+
+/* Control waits poll every 200 us: quick enough for a barrier between steps, idle enough not
+ * to steal a core from the ranks that measure on an oversubscribed host. */
+#define NT_CTRL_SLEEP_US 200
+
+static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l) { return (nt_mpi_launcher_t *)l->impl; }
+
+nt_status_t nt_mpi_wait(MPI_Request *req, double deadline_s, unsigned sleep_us,
+                        volatile sig_atomic_t *interrupt)
+{
+    int done = 0;
+    unsigned long polls = 0;
+
+    for (;;) {
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return NT_ERR_PEER;
+        if (done)
+            return NT_OK;
+        /* Reading the clock every poll would cost more than a shared-memory round trip. */
+        if (sleep_us || (++polls & 1023) == 0) {
+            if (interrupt && *interrupt)
+                goto cancel_interrupted;
+            if (nt_clock_s() > deadline_s)
+                goto cancel_timeout;
+        }
+        if (sleep_us) {
+            struct timespec ts = {0, (long)sleep_us * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+cancel_timeout:
+    MPI_Cancel(req);
+    MPI_Request_free(req);
+    return NT_ERR_TIMEOUT;
+cancel_interrupted:
+    MPI_Cancel(req);
+    MPI_Request_free(req);
+    return NT_ERR_INTERRUPTED;
+}
+
+static nt_status_t nt_ml_wait(nt_launcher_t *l, MPI_Request *req, double timeout_s)
+{
+    return nt_mpi_wait(req, nt_clock_s() + timeout_s, NT_CTRL_SLEEP_US, nt_ml(l)->interrupt);
+}
+
+static int nt_ml_rank(nt_launcher_t *l) { return nt_ml(l)->rank; }
+static int nt_ml_size(nt_launcher_t *l) { return nt_ml(l)->size; }
+
+static int nt_ml_local_group(nt_launcher_t *l, int *local_rank, int *local_size)
+{
+    *local_rank = nt_ml(l)->local_rank;
+    *local_size = nt_ml(l)->local_size;
+    return 0;
+}
+
+static nt_status_t nt_ml_barrier(nt_launcher_t *l, double timeout_s)
+{
+    MPI_Request req;
+    if (MPI_Ibarrier(nt_ml(l)->comm, &req) != MPI_SUCCESS)
+        return NT_ERR_PEER;
+    return nt_ml_wait(l, &req, timeout_s);
+}
+
+static nt_status_t nt_ml_allgather(nt_launcher_t *l, const void *send, void *recv, size_t bytes,
+                                   double timeout_s)
+{
+    MPI_Request req;
+    if (bytes > (size_t)1 << 30 ||
+        MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, nt_ml(l)->comm,
+                       &req) != MPI_SUCCESS)
+        return NT_ERR_PEER;
+    return nt_ml_wait(l, &req, timeout_s);
+}
+
+static nt_status_t nt_ml_bcast(nt_launcher_t *l, void *buf, size_t bytes, int root,
+                               double timeout_s)
+{
+    MPI_Request req;
+    if (bytes > (size_t)1 << 30 ||
+        MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, nt_ml(l)->comm, &req) != MPI_SUCCESS)
+        return NT_ERR_PEER;
+    return nt_ml_wait(l, &req, timeout_s);
+}
+
+static nt_status_t nt_ml_send(nt_launcher_t *l, int peer, int tag, const void *buf, size_t bytes,
+                              double timeout_s)
+{
+    MPI_Request req;
+    if (bytes > (size_t)1 << 30 ||
+        MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, nt_ml(l)->comm, &req) != MPI_SUCCESS)
+        return NT_ERR_PEER;
+    return nt_ml_wait(l, &req, timeout_s);
+}
+
+static nt_status_t nt_ml_recv(nt_launcher_t *l, int peer, int tag, void *buf, size_t bytes,
+                              double timeout_s)
+{
+    MPI_Request req;
+    if (bytes > (size_t)1 << 30 ||
+        MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, tag, nt_ml(l)->comm, &req) != MPI_SUCCESS)
+        return NT_ERR_PEER;
+    return nt_ml_wait(l, &req, timeout_s);
+}
+
+static void nt_ml_abort(nt_launcher_t *l, int code) { MPI_Abort(nt_ml(l)->comm, code); }
+
+static const nt_launcher_ops_t nt_mpi_launcher_ops = {
+    .name = "mpi",
+    .rank = nt_ml_rank,
+    .size = nt_ml_size,
+    .local_group = nt_ml_local_group,
+    .barrier = nt_ml_barrier,
+    .allgather = nt_ml_allgather,
+    .bcast = nt_ml_bcast,
+    .send = nt_ml_send,
+    .recv = nt_ml_recv,
+    .abort = nt_ml_abort,
+};
+
+nt_launcher_t *nt_launcher_mpi_create(volatile sig_atomic_t *interrupt)
+{
+    nt_mpi_launcher_t *m = calloc(1, sizeof(*m));
+    MPI_Comm local;
+
+    if (!m)
+        return NULL;
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &m->comm) != MPI_SUCCESS)
+        goto err_free;
+    MPI_Comm_rank(m->comm, &m->rank);
+    MPI_Comm_size(m->comm, &m->size);
+    if (MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &local) !=
+        MPI_SUCCESS)
+        goto err_comm;
+    MPI_Comm_rank(local, &m->local_rank);
+    MPI_Comm_size(local, &m->local_size);
+    MPI_Comm_free(&local);
+    m->interrupt = interrupt;
+    m->l.ops = &nt_mpi_launcher_ops;
+    m->l.impl = m;
+    return &m->l;
+err_comm:
+    MPI_Comm_free(&m->comm);
+err_free:
+    free(m);
+    return NULL;
+}
+
+void nt_launcher_mpi_destroy(nt_launcher_t *l)
+{
+    nt_mpi_launcher_t *m;
+    if (!l)
+        return;
+    m = nt_ml(l);
+    MPI_Comm_free(&m->comm);
+    free(m);
+}

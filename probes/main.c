@@ -1,0 +1,78 @@
+/* nettune-probe: the MPI-launched cluster health check (or one node with --local). */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "judge.h"
+#include "launcher_mpi.h"
+#include "nettune/log.h"
+#include "params.h"
+#include "run.h"
+
+static void nt_on_signal(int sig) { nt_probe_interrupt = sig; }
+
+int main(int argc, char **argv)
+{
+    nt_probe_params_t params;
+    nt_params_action_t action;
+    char err[512];
+    nt_launcher_t *l;
+    struct sigaction sa;
+    int code;
+
+    nt_log_init(NULL, -1);
+    if (nt_params_parse(argc, argv, &params, &action, err, sizeof(err)) != NT_OK) {
+        fprintf(stderr, "nettune probe: %s\n", err);
+        return NT_EXIT_USAGE;
+    }
+    switch (action) {
+    case NT_ACTION_HELP:
+        nt_params_usage(stdout);
+        return NT_EXIT_OK;
+    case NT_ACTION_VERSION:
+        printf("nettune-probe %s\n", NETTUNE_VERSION);
+        return NT_EXIT_OK;
+    case NT_ACTION_PRINT_THRESHOLDS:
+        return nt_judge_print_thresholds(stdout) == NT_OK ? NT_EXIT_OK : NT_EXIT_USAGE;
+    case NT_ACTION_RUN:
+        break;
+    }
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = nt_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+
+    if (params.local) {
+        l = nt_launcher_local_create();
+        if (!l)
+            return NT_EXIT_USAGE;
+        code = nt_probe_run(&params, l, argc, argv);
+        nt_launcher_local_destroy(l);
+        return code;
+    }
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "nettune probe: MPI_Init failed: run it under mpirun/srun, or use --local "
+                        "for one node\n");
+        return NT_EXIT_USAGE;
+    }
+    /* MPI_Init may install its own handlers: ours go back on top. */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    l = nt_launcher_mpi_create(&nt_probe_interrupt);
+    if (!l) {
+        fprintf(stderr, "nettune probe: cannot set up the MPI launcher\n");
+        MPI_Abort(MPI_COMM_WORLD, NT_EXIT_USAGE);
+        return NT_EXIT_USAGE;
+    }
+    code = nt_probe_run(&params, l, argc, argv);
+    if (nt_probe_interrupt) {
+        /* The launcher kills us within about a second: the report is on disk already. */
+        return code;
+    }
+    nt_launcher_mpi_destroy(l);
+    MPI_Finalize();
+    return code;
+}

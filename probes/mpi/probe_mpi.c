@@ -1,0 +1,253 @@
+/* MPI point-to-point probe, the baseline that works on every cluster.
+ * Latency: ping-pong, one-way = round trip / 2 (as osu_latency). Bandwidth: a window of 64
+ * non-blocking sends then a 4-byte acknowledgement (as osu_bw); one sample per window.
+ * Every wait has the run's peer deadline: a dead peer costs a timeout, never a hang. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../launcher_mpi.h"
+#include "../probe_util.h"
+#include "nettune/bench.h"
+#include "nettune/clock.h"
+#include "nettune/log.h"
+
+#define NT_MPI_WINDOW 64 /* osu_bw's window size */
+#define NT_MPI_TAG_DATA 11
+#define NT_MPI_TAG_ACK 12
+#define NT_MPI_TAG_AGREE 13
+
+/* Set by main.c: the signal flag the waits watch. */
+extern volatile sig_atomic_t nt_probe_interrupt;
+
+typedef struct nt_mpi_state {
+    MPI_Comm comm; /* a communicator of its own: control messages never mix with data */
+    char *sbuf, *rbuf;
+    size_t maxb;
+    int peer, initiator;
+    double timeout_s, deadline;
+} nt_mpi_state_t;
+
+static nt_status_t nt_mpi_w(nt_mpi_state_t *s, MPI_Request *r)
+{
+    return nt_mpi_wait(r, s->deadline, 0, &nt_probe_interrupt);
+}
+
+static nt_status_t nt_mpi_lat_run(void *ctx, size_t bytes, unsigned iters, double *samples)
+{
+    nt_mpi_state_t *s = ctx;
+    MPI_Request rr, sr;
+    nt_status_t st;
+
+    s->deadline = nt_clock_s() + s->timeout_s;
+    for (unsigned i = 0; i < iters; i++) {
+        if (s->initiator) {
+            double t0 = nt_clock_s();
+            MPI_Irecv(s->rbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm, &rr);
+            MPI_Isend(s->sbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm, &sr);
+            if ((st = nt_mpi_w(s, &sr)) != NT_OK || (st = nt_mpi_w(s, &rr)) != NT_OK)
+                return st;
+            if (samples)
+                samples[i] = (nt_clock_s() - t0) / 2.0;
+        } else {
+            MPI_Irecv(s->rbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm, &rr);
+            if ((st = nt_mpi_w(s, &rr)) != NT_OK)
+                return st;
+            MPI_Isend(s->sbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm, &sr);
+            if ((st = nt_mpi_w(s, &sr)) != NT_OK)
+                return st;
+        }
+    }
+    return NT_OK;
+}
+
+static nt_status_t nt_mpi_bw_run(void *ctx, size_t bytes, unsigned iters, double *samples)
+{
+    nt_mpi_state_t *s = ctx;
+    MPI_Request req[NT_MPI_WINDOW], ack;
+    int ackv = 0;
+    nt_status_t st;
+
+    s->deadline = nt_clock_s() + s->timeout_s;
+    for (unsigned i = 0; i < iters; i++) {
+        if (s->initiator) {
+            double t0 = nt_clock_s();
+            for (int w = 0; w < NT_MPI_WINDOW; w++)
+                MPI_Isend(s->sbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm,
+                          &req[w]);
+            for (int w = 0; w < NT_MPI_WINDOW; w++)
+                if ((st = nt_mpi_w(s, &req[w])) != NT_OK)
+                    return st;
+            MPI_Irecv(&ackv, 1, MPI_INT, s->peer, NT_MPI_TAG_ACK, s->comm, &ack);
+            if ((st = nt_mpi_w(s, &ack)) != NT_OK)
+                return st;
+            if (samples)
+                samples[i] = (double)bytes * NT_MPI_WINDOW / (nt_clock_s() - t0);
+        } else {
+            for (int w = 0; w < NT_MPI_WINDOW; w++)
+                MPI_Irecv(s->rbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm,
+                          &req[w]);
+            for (int w = 0; w < NT_MPI_WINDOW; w++)
+                if ((st = nt_mpi_w(s, &req[w])) != NT_OK)
+                    return st;
+            MPI_Isend(&ackv, 1, MPI_INT, s->peer, NT_MPI_TAG_ACK, s->comm, &ack);
+            if ((st = nt_mpi_w(s, &ack)) != NT_OK)
+                return st;
+        }
+    }
+    return NT_OK;
+}
+
+static nt_status_t nt_mpi_agree(void *ctx, unsigned *iters)
+{
+    nt_mpi_state_t *s = ctx;
+    MPI_Request r;
+    s->deadline = nt_clock_s() + s->timeout_s;
+    if (s->initiator)
+        MPI_Isend(iters, 1, MPI_UNSIGNED, s->peer, NT_MPI_TAG_AGREE, s->comm, &r);
+    else
+        MPI_Irecv(iters, 1, MPI_UNSIGNED, s->peer, NT_MPI_TAG_AGREE, s->comm, &r);
+    return nt_mpi_w(s, &r);
+}
+
+static const nt_bench_ops_t nt_mpi_lat_ops = {
+    .name = "mpi.pingpong", .run = nt_mpi_lat_run, .agree = nt_mpi_agree};
+static const nt_bench_ops_t nt_mpi_bw_ops = {
+    .name = "mpi.window", .run = nt_mpi_bw_run, .agree = nt_mpi_agree};
+
+static nt_status_t nt_mpi_init(nt_probe_t *p, void **state, cJSON *node_json, cJSON *checks,
+                               char *why, size_t whylen)
+{
+    nt_mpi_state_t *s;
+    size_t maxb = 8;
+
+    (void)node_json;
+    (void)checks;
+    if (p->size < 2) {
+        snprintf(why, whylen, "one rank only: nothing to pair (run it with mpirun -np 2 or more)");
+        return NT_ERR_UNSUPPORTED;
+    }
+    for (size_t i = 0; i < p->params->nlat_sizes; i++)
+        if (p->params->lat_sizes[i] > maxb)
+            maxb = p->params->lat_sizes[i];
+    for (size_t i = 0; i < p->params->nbw_sizes; i++)
+        if (p->params->bw_sizes[i] > maxb)
+            maxb = p->params->bw_sizes[i];
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return NT_ERR_NOMEM;
+    s->sbuf = malloc(maxb);
+    s->rbuf = malloc(maxb);
+    if (!s->sbuf || !s->rbuf) {
+        free(s->sbuf);
+        free(s->rbuf);
+        free(s);
+        return NT_ERR_NOMEM;
+    }
+    memset(s->sbuf, 0xa5, maxb);
+    memset(s->rbuf, 0, maxb);
+    s->maxb = maxb;
+    s->timeout_s = p->params->peer_timeout_s;
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &s->comm) != MPI_SUCCESS) {
+        free(s->sbuf);
+        free(s->rbuf);
+        free(s);
+        snprintf(why, whylen, "MPI_Comm_dup failed");
+        return NT_ERR_SYSTEM;
+    }
+    *state = s;
+    return NT_OK;
+}
+
+static nt_status_t nt_mpi_run_pair(void *state, nt_probe_t *p, int peer_rank, int initiator,
+                                   nt_scope_t scope, cJSON *out_links)
+{
+    nt_mpi_state_t *s = state;
+    const nt_probe_params_t *pa = p->params;
+    nt_bench_params_t bp;
+    nt_bench_result_t res;
+    cJSON *link = NULL;
+    nt_status_t st = NT_OK;
+    int pnode, plr;
+    char sep[16], dep[16];
+
+    s->peer = peer_rank;
+    s->initiator = initiator;
+    /* Test hook (tests only, documented): NETTUNE_TEST_STALL_RANK=r makes rank r stop answering
+     * for 4 peer timeouts, as a hung or dead node would. */
+    {
+        const char *stall = getenv("NETTUNE_TEST_STALL_RANK");
+        if (stall && *stall && atoi(stall) == p->rank) {
+            NT_WARN(MPI, "NETTUNE_TEST_STALL_RANK: rank %d stalls for %g s", p->rank,
+                    4 * s->timeout_s);
+            usleep((useconds_t)(4e6 * s->timeout_s));
+        }
+    }
+    nt_probe_locate(p, peer_rank, &pnode, &plr);
+    if (pnode < 0)
+        return NT_ERR_INVALID;
+    if (initiator) {
+        snprintf(sep, sizeof(sep), "lr%d", p->local_rank);
+        snprintf(dep, sizeof(dep), "lr%d", plr);
+        link = nt_probe_link_new("mpi", NULL, scope, p->nodes[p->my_node].host, p->rank, sep,
+                                 p->nodes[pnode].host, peer_rank, dep);
+        if (!link)
+            return NT_ERR_NOMEM;
+    }
+    nt_bench_params_default(&bp);
+    bp.initiator = initiator;
+    bp.budget_s = pa->budget_s;
+    for (size_t i = 0; i < pa->nlat_sizes && st == NT_OK; i++) {
+        bp.metric = NT_BENCH_LATENCY;
+        bp.max_iters = 100000;
+        st = nt_bench_run(&nt_mpi_lat_ops, s, &bp, pa->lat_sizes[i], &res);
+        if (st == NT_OK && initiator)
+            st = nt_probe_add_lat_sample(link, res.bytes, res.iters, &res.stats);
+    }
+    for (size_t i = 0; i < pa->nbw_sizes && st == NT_OK; i++) {
+        bp.metric = NT_BENCH_BANDWIDTH;
+        bp.warmup_iters = 2;
+        bp.max_iters = 1000;
+        st = nt_bench_run(&nt_mpi_bw_ops, s, &bp, pa->bw_sizes[i], &res);
+        if (st == NT_OK && initiator)
+            st = nt_probe_add_bw_sample(link, res.bytes, res.iters, &res.stats);
+    }
+    if (st != NT_OK) {
+        NT_WARN(MPI, "mpi link to rank %d (%s) stopped: %s", peer_rank, p->nodes[pnode].host,
+                nt_status_string(st));
+        if (link) {
+            /* Keep what was measured; the verdict step fails a link that carries an error. */
+            cJSON *r = nt_json_add_arr(link, "errors");
+            char msg[256];
+            snprintf(msg, sizeof(msg), "measurement with rank %d on %s stopped: %s", peer_rank,
+                     p->nodes[pnode].host, nt_status_string(st));
+            if (r)
+                cJSON_AddItemToArray(r, cJSON_CreateString(msg));
+        }
+    }
+    if (link)
+        cJSON_AddItemToArray(out_links, link);
+    return st;
+}
+
+static void nt_mpi_cleanup(void *state)
+{
+    nt_mpi_state_t *s = state;
+    if (!s)
+        return;
+    MPI_Comm_free(&s->comm);
+    free(s->sbuf);
+    free(s->rbuf);
+    free(s);
+}
+
+const nt_link_probe_ops_t nt_mpi_probe_ops = {
+    .kind = "mpi",
+    .init = nt_mpi_init,
+    .run_pair = nt_mpi_run_pair,
+    .run_local = NULL,
+    .finish = NULL,
+    .cleanup = nt_mpi_cleanup,
+};

@@ -1,0 +1,328 @@
+/* nettune-probe options: parsed, checked, adjusted (every adjustment logged), then run. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nettune/log.h"
+#include "params.h"
+
+/* Sizes below this are latency sizes (ping-pong), from it on bandwidth sizes (window). */
+#define NT_LAT_BW_SPLIT (64u * 1024u)
+
+nt_status_t nt_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v;
+    unsigned long long mul = 1;
+
+    if (!s || !isdigit((unsigned char)*s))
+        return NT_ERR_INVALID;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno)
+        return NT_ERR_INVALID;
+    switch (toupper((unsigned char)*end)) {
+    case '\0':
+        break;
+    case 'K':
+        mul = 1ull << 10;
+        end++;
+        break;
+    case 'M':
+        mul = 1ull << 20;
+        end++;
+        break;
+    case 'G':
+        mul = 1ull << 30;
+        end++;
+        break;
+    default:
+        return NT_ERR_INVALID;
+    }
+    if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
+        end += strlen(end);
+    if (*end || v > (1ull << 40) / mul)
+        return NT_ERR_INVALID;
+    *out = (size_t)(v * mul);
+    return NT_OK;
+}
+
+static nt_status_t nt_parse_sizes(const char *list, nt_probe_params_t *p, char *err, size_t len)
+{
+    char buf[512], *save = NULL;
+
+    p->nlat_sizes = p->nbw_sizes = 0;
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        size_t v;
+        if (nt_parse_size(t, &v) != NT_OK || v == 0 || v > (1u << 30)) {
+            snprintf(err, len,
+                     "bad size '%s' in --sizes: give bytes from 1 to 1G, e.g. --sizes 8,4K,1M,4M",
+                     t);
+            return NT_ERR_INVALID;
+        }
+        if (v < NT_LAT_BW_SPLIT) {
+            if (p->nlat_sizes == NT_MAX_SIZES)
+                goto toomany;
+            p->lat_sizes[p->nlat_sizes++] = v;
+        } else {
+            if (p->nbw_sizes == NT_MAX_SIZES)
+                goto toomany;
+            p->bw_sizes[p->nbw_sizes++] = v;
+        }
+    }
+    if (p->nlat_sizes + p->nbw_sizes == 0) {
+        snprintf(err, len, "--sizes is empty: give e.g. --sizes 8,4K,1M,4M");
+        return NT_ERR_INVALID;
+    }
+    return NT_OK;
+toomany:
+    snprintf(err, len, "too many sizes in --sizes: at most %d latency and %d bandwidth sizes",
+             NT_MAX_SIZES, NT_MAX_SIZES);
+    return NT_ERR_INVALID;
+}
+
+static nt_status_t nt_parse_seconds(const char *opt, const char *s, double min, double *out,
+                                    char *err, size_t len)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || v < min) {
+        snprintf(err, len, "bad value '%s' for %s: give a number of seconds >= %g", s, opt, min);
+        return NT_ERR_INVALID;
+    }
+    *out = v;
+    return NT_OK;
+}
+
+static nt_status_t nt_parse_int(const char *opt, const char *s, long min, long max, int *out,
+                                char *err, size_t len)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < min || v > max) {
+        snprintf(err, len, "bad value '%s' for %s: give an integer from %ld to %ld", s, opt, min,
+                 max);
+        return NT_ERR_INVALID;
+    }
+    *out = (int)v;
+    return NT_OK;
+}
+
+static nt_status_t nt_parse_require(const char *s, unsigned *out, char *err, size_t len)
+{
+    char buf[128], *save = NULL;
+    *out = 0;
+    snprintf(buf, sizeof(buf), "%s", s);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (strcasecmp(t, "gpu") == 0)
+            *out |= NT_REQUIRE_GPU;
+        else if (strcasecmp(t, "rdma") == 0)
+            *out |= NT_REQUIRE_RDMA;
+        else {
+            snprintf(err, len, "unknown part '%s' in --require: use gpu, rdma or gpu,rdma", t);
+            return NT_ERR_INVALID;
+        }
+    }
+    return NT_OK;
+}
+
+void nt_params_usage(FILE *f)
+{
+    fputs(
+        "usage: nettune probe [options]            (under mpirun/srun: one rank per GPU or node)\n"
+        "       nettune probe --local [options]    (one node, no launcher: Slurm prolog)\n"
+        "\n"
+        "Finds each node's topology, measures its links, judges them and writes one JSON report\n"
+        "(nettune.report/1). Exit: 0 healthy, 1 a check failed, 2 could not run, 3 stopped early.\n"
+        "\n"
+        "Run:\n"
+        "  --local               this node only: inventory, expectations, PCIe, software, local\n"
+        "                        probes (RDMA loopback); no MPI needed\n"
+        "  --quick               constant number of pairing rounds (default)\n"
+        "  --full                every node pair (N-1 rounds)\n"
+        "  --probes LIST         link probes to run: mpi,rdma (default: all)\n"
+        "  --sizes LIST          message sizes, e.g. 8,4K,1M,4M (default 8,4K,1M,4M);\n"
+        "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
+        "  --budget SECONDS      timed seconds per size and link (default 0.05)\n"
+        "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
+        "  --peer-timeout SECONDS  deadline of one exchange with a peer (default 30)\n"
+        "  --no-retest           do not measure failing pairs a second time\n"
+        "Judge:\n"
+        "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
+        "  --print-thresholds    print the built-in thresholds as a file and exit\n"
+        "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW for every node\n"
+        "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
+        "  --strict              warnings exit 1 too\n"
+        "Inputs and outputs:\n"
+        "  --topology FILE       hwloc XML export instead of the live machine\n"
+        "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
+        "  --samples all         keep every sample of passing links too (default: summaries)\n"
+        "  --quiet               no summary on stdout\n"
+        "RDMA:\n"
+        "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
+        "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
+        "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
+        "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
+        "  --help, --version\n"
+        "\n"
+        "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
+        "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
+        "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
+        "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, NCCL_IB_ADDR_RANGE\n"
+        "as NCCL reads them.\n",
+        f);
+}
+
+enum {
+    OPT_LOCAL = 256, OPT_QUICK, OPT_FULL, OPT_PROBES, OPT_SIZES, OPT_BUDGET, OPT_TIME_LIMIT,
+    OPT_PEER_TIMEOUT, OPT_NO_RETEST, OPT_THRESHOLDS, OPT_PRINT_THRESHOLDS, OPT_EXPECT,
+    OPT_REQUIRE, OPT_STRICT, OPT_TOPOLOGY, OPT_OUTPUT, OPT_SAMPLES, OPT_QUIET, OPT_RDMA_QPS,
+    OPT_GID_INDEX, OPT_RDMA_LOOPBACK, OPT_RDMA_MAX, OPT_HELP, OPT_VERSION
+};
+
+static const struct option nt_long_opts[] = {
+    {"local", no_argument, NULL, OPT_LOCAL},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"full", no_argument, NULL, OPT_FULL},
+    {"probes", required_argument, NULL, OPT_PROBES},
+    {"sizes", required_argument, NULL, OPT_SIZES},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
+    {"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT},
+    {"no-retest", no_argument, NULL, OPT_NO_RETEST},
+    {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
+    {"print-thresholds", no_argument, NULL, OPT_PRINT_THRESHOLDS},
+    {"expect", required_argument, NULL, OPT_EXPECT},
+    {"require", required_argument, NULL, OPT_REQUIRE},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"topology", required_argument, NULL, OPT_TOPOLOGY},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"rdma-qps", required_argument, NULL, OPT_RDMA_QPS},
+    {"gid-index", required_argument, NULL, OPT_GID_INDEX},
+    {"rdma-loopback", no_argument, NULL, OPT_RDMA_LOOPBACK},
+    {"rdma-max-size", required_argument, NULL, OPT_RDMA_MAX},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *const nt_known_probes[] = {"mpi", "rdma", NULL};
+
+nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
+                            nt_params_action_t *action, char *err, size_t errlen)
+{
+    int c;
+    nt_status_t st = NT_OK;
+
+    memset(p, 0, sizeof(*p));
+    p->mode = NT_SCHED_QUICK;
+    nt_parse_sizes("8,4K,1M,4M", p, err, errlen);
+    p->budget_s = 0.05;
+    p->peer_timeout_s = 30.0;
+    p->output = "nettune-report.json";
+    p->rdma_qps = 1;
+    p->gid_index = -1;
+    p->rdma_max_bytes = 8u << 20;
+    *action = NT_ACTION_RUN;
+    err[0] = '\0';
+
+    optind = 1;
+    opterr = 0;
+    while (st == NT_OK && (c = getopt_long(argc, argv, ":ho:q", nt_long_opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_LOCAL: p->local = 1; break;
+        case OPT_QUICK: p->mode = NT_SCHED_QUICK; break;
+        case OPT_FULL: p->mode = NT_SCHED_FULL; break;
+        case OPT_PROBES: {
+            char buf[128], *save = NULL;
+            snprintf(buf, sizeof(buf), "%s", optarg);
+            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int ok = 0;
+                for (int i = 0; nt_known_probes[i]; i++)
+                    ok |= strcmp(t, nt_known_probes[i]) == 0;
+                if (!ok) {
+                    snprintf(err, errlen, "unknown probe '%s' in --probes: use mpi, rdma", t);
+                    st = NT_ERR_INVALID;
+                }
+            }
+            p->probes = optarg;
+            break;
+        }
+        case OPT_SIZES: st = nt_parse_sizes(optarg, p, err, errlen); break;
+        case OPT_BUDGET:
+            st = nt_parse_seconds("--budget", optarg, 0.001, &p->budget_s, err, errlen);
+            break;
+        case OPT_TIME_LIMIT:
+            st = nt_parse_seconds("--time-limit", optarg, 0.001, &p->time_limit_s, err, errlen);
+            break;
+        case OPT_PEER_TIMEOUT:
+            st = nt_parse_seconds("--peer-timeout", optarg, 0.1, &p->peer_timeout_s, err,
+                                  errlen);
+            break;
+        case OPT_NO_RETEST: p->no_retest = 1; break;
+        case OPT_THRESHOLDS: p->thresholds = optarg; break;
+        case OPT_PRINT_THRESHOLDS: *action = NT_ACTION_PRINT_THRESHOLDS; break;
+        case OPT_EXPECT: p->expect = optarg; break;
+        case OPT_REQUIRE: st = nt_parse_require(optarg, &p->require, err, errlen); break;
+        case OPT_STRICT: p->strict = 1; break;
+        case OPT_TOPOLOGY: p->topology = optarg; break;
+        case 'o':
+        case OPT_OUTPUT: p->output = optarg; break;
+        case OPT_SAMPLES:
+            if (strcmp(optarg, "all") == 0)
+                p->samples_all = 1;
+            else if (strcmp(optarg, "summary") != 0) {
+                snprintf(err, errlen, "bad value '%s' for --samples: use all or summary", optarg);
+                st = NT_ERR_INVALID;
+            }
+            break;
+        case 'q':
+        case OPT_QUIET: p->quiet = 1; break;
+        case OPT_RDMA_QPS:
+            st = nt_parse_int("--rdma-qps", optarg, 1, 64, &p->rdma_qps, err, errlen);
+            break;
+        case OPT_GID_INDEX:
+            st = nt_parse_int("--gid-index", optarg, 0, 1023, &p->gid_index, err, errlen);
+            break;
+        case OPT_RDMA_LOOPBACK: p->rdma_loopback = 1; break;
+        case OPT_RDMA_MAX:
+            if (nt_parse_size(optarg, &p->rdma_max_bytes) != NT_OK || p->rdma_max_bytes < 4096 ||
+                p->rdma_max_bytes > (1u << 30)) {
+                snprintf(err, errlen, "bad size '%s' for --rdma-max-size: give 4K to 1G", optarg);
+                st = NT_ERR_INVALID;
+            }
+            break;
+        case 'h':
+        case OPT_HELP: *action = NT_ACTION_HELP; break;
+        case OPT_VERSION: *action = NT_ACTION_VERSION; break;
+        case ':':
+            snprintf(err, errlen, "option '%s' needs a value (see nettune probe --help)",
+                     argv[optind - 1]);
+            st = NT_ERR_INVALID;
+            break;
+        default:
+            snprintf(err, errlen, "unknown option '%s' (see nettune probe --help)",
+                     argv[optind - 1]);
+            st = NT_ERR_INVALID;
+            break;
+        }
+    }
+    if (st == NT_OK && optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s' (see nettune probe --help)", argv[optind]);
+        st = NT_ERR_INVALID;
+    }
+    if (st == NT_OK && p->time_limit_s > 0 && p->peer_timeout_s > p->time_limit_s) {
+        NT_INFO(INIT, "--peer-timeout lowered from %g to the time limit %g s", p->peer_timeout_s,
+                p->time_limit_s);
+        p->peer_timeout_s = p->time_limit_s;
+    }
+    return st;
+}

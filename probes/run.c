@@ -1,0 +1,687 @@
+/* The probe engine: see run.h. Rank 0 collects everything, judges and writes the report; the
+ * other ranks measure and send. Every wait has a deadline (the launcher's), so a dead peer
+ * costs a timeout and leaves a partial report instead of a hang. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inventory.h"
+#include "judge.h"
+#include "nettune/clock.h"
+#include "nettune/log.h"
+#include "probe_util.h"
+#include "run.h"
+
+volatile sig_atomic_t nt_probe_interrupt;
+
+#define NT_TAG_LINKS 100
+#define NT_TAG_NODE 101
+#define NT_TAG_CHECKS 102
+#define NT_PROGRESS_EVERY_S 3.0 /* the progressive rewrite is rate-limited */
+
+/* The link probes, in the order they run. */
+static const nt_link_probe_ops_t *const nt_probe_table[] = {
+    &nt_mpi_probe_ops,
+    &nt_rdma_probe_ops,
+};
+#define NT_NPROBES (int)(sizeof(nt_probe_table) / sizeof(nt_probe_table[0]))
+
+/* Rank 0's view of the run. */
+typedef struct nt_collect {
+    cJSON *doc, *nodes, *links, *checks, *not_done;
+    cJSON **node_objs; /* per node index, owned by doc once attached */
+    double started, last_write;
+    const char *output;
+} nt_collect_t;
+
+static int nt_probe_selected(const nt_probe_params_t *pa, const char *kind)
+{
+    char buf[128], *save = NULL;
+    if (!pa->probes)
+        return 1;
+    snprintf(buf, sizeof(buf), "%s", pa->probes);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (strcmp(t, kind) == 0)
+            return 1;
+    return 0;
+}
+
+/* Non-root ranks wait for rank 0 longer than rank 0 waits for anybody, so that rank 0 can
+ * notice a dead peer, write the report and end the job itself. */
+static double nt_follow_timeout(const nt_probe_t *p)
+{
+    return 2.0 * p->params->peer_timeout_s + 10.0;
+}
+
+static nt_status_t nt_identify(nt_probe_t *p)
+{
+    char *hosts = calloc((size_t)p->size, NT_HOST_MAX);
+    int *leaders = calloc((size_t)p->size, sizeof(int));
+    char me[NT_HOST_MAX] = "";
+    int lr = 0, ls = 1, lead, fake = 0;
+    const char *fk = getenv("NETTUNE_FAKE_NODES");
+    nt_status_t st;
+
+    if (!hosts || !leaders) {
+        free(hosts);
+        free(leaders);
+        return NT_ERR_NOMEM;
+    }
+    gethostname(me, sizeof(me) - 1);
+    p->launcher->ops->local_group(p->launcher, &lr, &ls);
+    /* Ranks of one shared-memory domain are consecutive in world order under every launcher
+     * we know of, but do not rely on it: the leader key is the lowest world rank of the
+     * domain, gathered below. */
+    lead = p->rank - lr;
+    st = p->launcher->ops->allgather(p->launcher, me, hosts, NT_HOST_MAX, p->params->peer_timeout_s);
+    if (st == NT_OK)
+        st = p->launcher->ops->allgather(p->launcher, &lead, leaders, sizeof(int),
+                                         p->params->peer_timeout_s);
+    if (st == NT_OK && fk && *fk) {
+        fake = atoi(fk);
+        if (fake < 1) {
+            NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
+            fake = 0;
+        }
+    }
+    if (st == NT_OK)
+        st = nt_nodes_build(p->size, hosts, leaders, fake, &p->nodes, &p->nnodes);
+    if (st == NT_OK)
+        nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
+    p->cores_per_node = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    /* Concurrency is judged per physical host: its probe ranks against its cores. */
+    p->host_ranks = ls;
+    free(hosts);
+    free(leaders);
+    return st;
+}
+
+
+/* Write the report: on progress (rate-limited) or for good. */
+static void nt_collect_write(nt_collect_t *c, int completed, int force)
+{
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(c->doc, "run");
+    double now = nt_clock_s();
+
+    if (!force && now - c->last_write < NT_PROGRESS_EVERY_S)
+        return;
+    cJSON_ReplaceItemInObjectCaseSensitive(run, "completed", cJSON_CreateBool(completed));
+    cJSON_ReplaceItemInObjectCaseSensitive(run, "duration_s",
+                                           cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
+    if (nt_json_write_atomic(c->doc, c->output) == NT_OK)
+        c->last_write = now;
+}
+
+static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, char **argv)
+{
+    char ts[32], cmd[2048] = "", id[160];
+    cJSON *run, *tool;
+    size_t off = 0;
+
+    memset(c, 0, sizeof(*c));
+    c->started = nt_clock_s();
+    c->output = p->params->output;
+    nt_clock_rfc3339(ts, sizeof(ts));
+    for (int i = 0; i < argc && off < sizeof(cmd) - 1; i++)
+        off += (size_t)snprintf(cmd + off, sizeof(cmd) - off, "%s%s", i ? " " : "", argv[i]);
+    snprintf(id, sizeof(id), "%s-%s-%ld", ts, p->nodes[0].host, (long)getpid());
+    c->doc = cJSON_CreateObject();
+    if (!c->doc || nt_json_add_str(c->doc, "schema", NT_REPORT_SCHEMA))
+        return NT_ERR_NOMEM;
+    tool = nt_json_add_obj(c->doc, "tool");
+    run = nt_json_add_obj(c->doc, "run");
+    if (!tool || !run || nt_json_add_str(tool, "name", "nettune") ||
+        nt_json_add_str(tool, "version", NETTUNE_VERSION) || nt_json_add_str(run, "id", id) ||
+        nt_json_add_str(run, "started_at", ts) || nt_json_add_num(run, "duration_s", 0) ||
+        nt_json_add_str(run, "mode", p->params->local ? "local"
+                                     : p->params->mode == NT_SCHED_FULL ? "full" : "quick") ||
+        nt_json_add_str(run, "command_line", cmd) ||
+        nt_json_add_str(run, "launcher", p->launcher->ops->name) ||
+        nt_json_add_num(run, "nranks", p->size) || nt_json_add_num(run, "nnodes", p->nnodes) ||
+        (p->params->time_limit_s > 0 ? nt_json_add_num(run, "time_limit_s", p->params->time_limit_s)
+                                     : nt_json_add_num(run, "time_limit_s", NAN)) ||
+        nt_json_add_bool(run, "completed", 0))
+        return NT_ERR_NOMEM;
+    c->not_done = nt_json_add_arr(run, "not_done");
+    c->nodes = nt_json_add_arr(c->doc, "nodes");
+    c->links = nt_json_add_arr(c->doc, "links");
+    c->checks = nt_json_add_arr(c->doc, "checks");
+    c->node_objs = calloc((size_t)p->nnodes, sizeof(cJSON *));
+    if (!c->not_done || !c->nodes || !c->links || !c->checks || !c->node_objs)
+        return NT_ERR_NOMEM;
+    /* Placeholders keep the nodes in hostname order while their inventories arrive. */
+    for (int n = 0; n < p->nnodes; n++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || nt_json_add_str(o, "hostname", p->nodes[n].host) ||
+            !cJSON_AddItemToArray(c->nodes, o))
+            return NT_ERR_NOMEM;
+        c->node_objs[n] = o;
+    }
+    return NT_OK;
+}
+
+/* Rank 0: receive one JSON blob from rank src (itself: the local object is used directly). */
+static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, cJSON **out)
+{
+    char *buf;
+    size_t len;
+    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len,
+                                           p->params->peer_timeout_s);
+    *out = NULL;
+    if (st != NT_OK)
+        return st;
+    *out = cJSON_ParseWithLength(buf, len);
+    free(buf);
+    return *out ? NT_OK : NT_ERR_PEER;
+}
+
+static nt_status_t nt_send_json(nt_probe_t *p, int tag, const cJSON *obj)
+{
+    char *txt = cJSON_PrintUnformatted(obj);
+    nt_status_t st;
+    if (!txt)
+        return NT_ERR_NOMEM;
+    st = nt_launcher_send_blob(p->launcher, 0, tag, txt, strlen(txt), nt_follow_timeout(p));
+    free(txt);
+    return st;
+}
+
+/* Append every item of arr (moved) to dst. */
+static void nt_move_items(cJSON *dst, cJSON *arr)
+{
+    while (arr && cJSON_GetArraySize(arr) > 0)
+        cJSON_AddItemToArray(dst, cJSON_DetachItemFromArray(arr, 0));
+}
+
+/* Node inventories: every node leader sends {node, checks}; rank 0 files them in order. */
+static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node, cJSON *checks)
+{
+    nt_status_t st = NT_OK;
+
+    if (p->rank != 0) {
+        if (p->local_rank != 0)
+            return NT_OK;
+        st = nt_send_json(p, NT_TAG_NODE, node);
+        return st == NT_OK ? nt_send_json(p, NT_TAG_CHECKS, checks) : st;
+    }
+    for (int n = 0; n < p->nnodes && st == NT_OK; n++) {
+        int src = p->nodes[n].ranks[0];
+        cJSON *nj = NULL, *cj = NULL;
+        if (src == 0) {
+            nj = cJSON_Duplicate(node, 1);
+            cj = cJSON_Duplicate(checks, 1);
+        } else if ((st = nt_recv_json(p, src, NT_TAG_NODE, &nj)) == NT_OK) {
+            st = nt_recv_json(p, src, NT_TAG_CHECKS, &cj);
+        }
+        if (st != NT_OK) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "inventory of %s: rank %d did not answer (%s)",
+                     p->nodes[n].host, src, nt_status_string(st));
+            cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+            cJSON_Delete(nj);
+            cJSON_Delete(cj);
+            break;
+        }
+        if (nj) {
+            cJSON_ReplaceItemInArray(c->nodes, n, nj);
+            c->node_objs[n] = nj;
+        }
+        /* Checks of a node are replaced as a whole when it reports again (after finish). */
+        for (int i = cJSON_GetArraySize(c->checks) - 1; i >= 0; i--) {
+            const char *h = nt_json_get_str(cJSON_GetArrayItem(c->checks, i), "host", "");
+            if (strcmp(h, p->nodes[n].host) == 0)
+                cJSON_DeleteItemFromArray(c->checks, i);
+        }
+        nt_move_items(c->checks, cj);
+        cJSON_Delete(cj);
+    }
+    return st;
+}
+
+/* One step: each rank finds its part, runs it, initiators send their links to rank 0. */
+static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_probe_ops_t *ops,
+                               void *state, const int *avail, const nt_step_t *s,
+                               cJSON *dest_links)
+{
+    cJSON *mine = cJSON_CreateArray();
+    nt_status_t st = NT_OK, rst = NT_OK;
+    int involved = 0, peer_lost = 0;
+
+    if (!mine)
+        return NT_ERR_NOMEM;
+    for (int i = 0; i < s->npairs; i++) {
+        int a = s->pairs[i][0], b = s->pairs[i][1];
+        if (s->local) {
+            if (a == p->rank && avail[a] && ops->run_local) {
+                cJSON *chk = cJSON_CreateArray();
+                involved = 1;
+                rst = ops->run_local(state, p, mine, chk);
+                /* Local checks travel with the links, as a pseudo-link the collector files. */
+                if (chk && cJSON_GetArraySize(chk) > 0) {
+                    cJSON *wrap = cJSON_CreateObject();
+                    cJSON_AddItemToObject(wrap, "checks", chk);
+                    cJSON_AddItemToArray(mine, wrap);
+                } else {
+                    cJSON_Delete(chk);
+                }
+            }
+            continue;
+        }
+        if (a != p->rank && b != p->rank)
+            continue;
+        involved = 1;
+        if (!avail[a] || !avail[b]) {
+            /* One end lacks the hardware: nothing to measure; the initiator says so. */
+            if (a == p->rank) {
+                int na, la, nb, lb;
+                char ea[16], eb[16];
+                cJSON *l;
+                nt_probe_locate(p, a, &na, &la);
+                nt_probe_locate(p, b, &nb, &lb);
+                snprintf(ea, sizeof(ea), "lr%d", la);
+                snprintf(eb, sizeof(eb), "lr%d", lb);
+                l = nt_probe_link_new(ops->kind, NULL, s->scopes[i], p->nodes[na].host, a, ea,
+                                      p->nodes[nb].host, b, eb);
+                if (l) {
+                    char why[160];
+                    snprintf(why, sizeof(why), "%s unavailable on %s", ops->kind,
+                             !avail[a] ? p->nodes[na].host : p->nodes[nb].host);
+                    nt_json_add_str(l, "verdict", "skipped");
+                    cJSON_AddItemToArray(cJSON_AddArrayToObject(l, "reasons"),
+                                         cJSON_CreateString(why));
+                    /* A skipped pair is not a measured link: it is only kept for RDMA, whose
+                     * absence on one node is itself a finding (GPUDirect, rails). */
+                    if (strcmp(ops->kind, "mpi") != 0)
+                        cJSON_AddItemToArray(mine, l);
+                    else
+                        cJSON_Delete(l);
+                }
+            }
+            continue;
+        }
+        rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
+        if (rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) {
+            /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
+            cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
+            if (last && a == p->rank)
+                cJSON_AddTrueToObject(last, "peer_lost");
+            if (p->rank == 0)
+                peer_lost = 1;
+        }
+        if (rst == NT_ERR_INTERRUPTED)
+            break;
+    }
+    /* Collect at rank 0 from every initiator of the step (and local-step rank). */
+    if (p->rank != 0) {
+        int sends = 0;
+        for (int i = 0; i < s->npairs; i++)
+            if (s->pairs[i][0] == p->rank)
+                sends = 1;
+        if (sends)
+            st = nt_send_json(p, NT_TAG_LINKS, mine);
+    } else {
+        for (int i = 0; i < s->npairs && st == NT_OK; i++) {
+            int a = s->pairs[i][0];
+            cJSON *arr = NULL;
+            int dup = 0;
+            for (int j = 0; j < i; j++)
+                dup |= s->pairs[j][0] == a;
+            if (dup)
+                continue;
+            if (a == 0) {
+                arr = mine;
+                mine = NULL;
+            } else if ((st = nt_recv_json(p, a, NT_TAG_LINKS, &arr)) != NT_OK) {
+                char msg[256];
+                int na, la;
+                nt_probe_locate(p, a, &na, &la);
+                snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
+                         ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
+                         p->params->peer_timeout_s, nt_status_string(st));
+                cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+                break;
+            }
+            for (cJSON *it = arr ? arr->child : NULL; it; it = it->next) {
+                cJSON *chk = cJSON_GetObjectItemCaseSensitive(it, "checks");
+                if (chk && !cJSON_GetObjectItemCaseSensitive(it, "id"))
+                    nt_move_items(c->checks, chk);
+                /* A measurement that timed out means a peer stopped answering: Open MPI 4.1
+                 * cannot carry on around a dead rank, so the run ends (report first). */
+                if (cJSON_GetObjectItemCaseSensitive(it, "peer_lost"))
+                    peer_lost = 1;
+            }
+            for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
+                if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
+                    cJSON_DeleteItemFromArray(arr, k);
+            nt_move_items(dest_links, arr);
+            cJSON_Delete(arr);
+        }
+    }
+    cJSON_Delete(mine);
+    (void)involved;
+    /* peer_lost ends the run (nt_continue); the key is internal and not in the report. */
+    if (p->rank == 0)
+        for (cJSON *it = dest_links ? dest_links->child : NULL; it; it = it->next)
+            cJSON_DeleteItemFromObjectCaseSensitive(it, "peer_lost");
+    if (st != NT_OK)
+        return st;
+    if (peer_lost)
+        return NT_ERR_PEER;
+    return rst == NT_ERR_INTERRUPTED ? rst : NT_OK;
+}
+
+/* Rank 0 decides whether the run goes on; everybody follows. */
+static int nt_continue(nt_probe_t *p, nt_status_t my_status, const char **why)
+{
+    int go = 1;
+    *why = NULL;
+    if (p->rank == 0) {
+        if (nt_probe_interrupt) {
+            go = 0;
+            *why = "stopped by a signal";
+        } else if (p->deadline > 0 && nt_clock_s() >= p->deadline) {
+            go = 0;
+            *why = "time limit reached";
+        } else if (my_status != NT_OK) {
+            go = 0;
+            *why = "a peer did not answer";
+        }
+    }
+    if (p->launcher->ops->bcast(p->launcher, &go, sizeof(go), 0,
+                                p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
+        NT_OK)
+        return -1;
+    return go;
+}
+
+static void nt_not_done(nt_collect_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void nt_not_done(nt_collect_t *c, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (c->doc)
+        cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+}
+
+static void nt_collect_free(nt_collect_t *c)
+{
+    cJSON_Delete(c->doc);
+    free(c->node_objs);
+    memset(c, 0, sizeof(*c));
+}
+
+/* Retest: rank 0 picks the failing pairs (judge), everybody measures them again one pair at a
+ * time, and rank 0 files the second figures beside the first. */
+static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **states,
+                      int **avail, int *stopped, int *aborted)
+{
+    int n = 0, (*pairs)[3] = NULL;
+    cJSON *again = p->rank == 0 ? cJSON_CreateArray() : NULL;
+    const char *why;
+
+    if (p->rank == 0 && nt_judge_retest_pairs(judge, p, c->doc, nt_probe_table, NT_NPROBES,
+                                              &pairs, &n) != NT_OK)
+        n = 0;
+    if (p->launcher->ops->bcast(p->launcher, &n, sizeof(n), 0,
+                                p->rank == 0 ? p->params->peer_timeout_s
+                                             : nt_follow_timeout(p)) != NT_OK) {
+        *aborted = 1;
+        goto out;
+    }
+    if (n == 0)
+        goto out;
+    if (p->rank != 0 && !(pairs = calloc((size_t)n, sizeof(*pairs)))) {
+        *aborted = 1; /* cannot follow rank 0 any more */
+        goto out;
+    }
+    if (p->launcher->ops->bcast(p->launcher, pairs, (size_t)n * sizeof(*pairs), 0,
+                                p->rank == 0 ? p->params->peer_timeout_s
+                                             : nt_follow_timeout(p)) != NT_OK) {
+        *aborted = 1;
+        goto out;
+    }
+    NT_INFO(VERDICT, "retesting %d failing pair(s)", n);
+    for (int i = 0; i < n; i++) {
+        int pr[1][2] = {{pairs[i][0], pairs[i][1]}}, na, nb, la, go;
+        nt_scope_t scope;
+        nt_step_t s = {0};
+        nt_status_t st;
+        nt_probe_locate(p, pairs[i][0], &na, &la);
+        nt_probe_locate(p, pairs[i][1], &nb, &la);
+        scope = na == nb ? NT_SCOPE_INTRA : NT_SCOPE_INTER;
+        s.npairs = 1;
+        s.pairs = pr;
+        s.scopes = &scope;
+        st = nt_run_step(p, c, nt_probe_table[pairs[i][2]], states[pairs[i][2]],
+                         avail[pairs[i][2]], &s, again);
+        go = nt_continue(p, st, &why);
+        if (go < 0) {
+            *aborted = 1;
+            break;
+        }
+        if (!go) {
+            *stopped = 1;
+            if (p->rank == 0)
+                nt_not_done(c, "retest: %d of %d pairs not run (%s)", n - i - 1, n, why);
+            break;
+        }
+    }
+    if (p->rank == 0)
+        nt_judge_apply_retest(judge, c->doc, again);
+out:
+    cJSON_Delete(again);
+    free(pairs);
+}
+
+int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv)
+{
+    nt_probe_t p = {0};
+    nt_collect_t c = {0};
+    cJSON *node_json = NULL, *node_checks = NULL;
+    void *states[NT_NPROBES] = {0};
+    int *avail[NT_NPROBES] = {0};
+    int stopped = 0, aborted = 0, code = NT_EXIT_INCOMPLETE, concurrent = 1;
+    const char *why = NULL;
+    nt_status_t st;
+    nt_judge_t *judge = NULL;
+
+    p.params = params;
+    p.launcher = l;
+    p.rank = nt_launcher_rank(l);
+    p.size = nt_launcher_size(l);
+    p.stop = &nt_probe_interrupt;
+    if (params->time_limit_s > 0)
+        p.deadline = nt_clock_s() + params->time_limit_s;
+
+    st = nt_identify(&p);
+    if (st != NT_OK) {
+        NT_ERROR(INIT, "cannot identify the nodes of the job: %s", nt_status_string(st));
+        return NT_EXIT_USAGE;
+    }
+    nt_log_init(p.nodes[p.my_node].host, p.size > 1 ? p.rank : -1);
+
+    /* Thresholds and expectations: every rank loads them, so a bad file stops every rank with
+     * the same exit code before anything runs. */
+    st = nt_judge_create(params, &judge);
+    if (st != NT_OK)
+        return NT_EXIT_USAGE;
+
+    if (p.rank == 0 && nt_collect_init(&c, &p, argc, argv) != NT_OK) {
+        NT_ERROR(REPORT, "out of memory building the report");
+        return NT_EXIT_USAGE;
+    }
+
+    /* Inventory on every rank (probes need it); the node leader reports it. */
+    st = nt_topo_load(params->topology, &p.topo);
+    if (st != NT_OK && params->topology) {
+        NT_ERROR(TOPO, "cannot load topology '%s': %s: give an hwloc XML export (lstopo file.xml)",
+                 params->topology, nt_status_string(st));
+        nt_judge_destroy(judge);
+        nt_collect_free(&c);
+        return NT_EXIT_USAGE;
+    }
+    if (p.local_rank == 0) {
+        node_json = cJSON_CreateObject();
+        node_checks = cJSON_CreateArray();
+        if (!node_json || !node_checks)
+            goto out;
+        nt_inventory_node(&p, judge, node_json, node_checks);
+    }
+
+    /* Link probes: initialise all, agree who can run what. */
+    for (int k = 0; k < NT_NPROBES; k++) {
+        const nt_link_probe_ops_t *ops = nt_probe_table[k];
+        char why_buf[256] = "";
+        int ok = 0;
+        avail[k] = calloc((size_t)p.size, sizeof(int));
+        if (!avail[k])
+            goto out;
+        if (!nt_probe_selected(params, ops->kind)) {
+            snprintf(why_buf, sizeof(why_buf), "not selected (--probes %s)", params->probes);
+        } else {
+            st = ops->init(&p, &states[k], node_json, node_checks, why_buf, sizeof(why_buf));
+            ok = st == NT_OK;
+            if (!ok && !why_buf[0])
+                snprintf(why_buf, sizeof(why_buf), "%s", nt_status_string(st));
+        }
+        if (!ok && node_json) {
+            cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
+            if (!sk)
+                sk = nt_json_add_arr(node_json, "skipped");
+            if (sk)
+                nt_skipped_add(sk, ops->kind, why_buf);
+        }
+        if (!ok)
+            NT_INFO(INIT, "%s probe skipped: %s", ops->kind, why_buf);
+        if (l->ops->allgather(l, &ok, avail[k], sizeof(int), params->peer_timeout_s) != NT_OK) {
+            aborted = 1;
+            goto judge;
+        }
+    }
+    nt_inventory_finish_checks(&p, judge, node_json, node_checks);
+    if (nt_exchange_nodes(&p, &c, node_json, node_checks) != NT_OK) {
+        aborted = 1;
+        goto judge;
+    }
+    if (p.rank == 0)
+        nt_collect_write(&c, 0, 1);
+
+    /* Pairs run at the same time only where every host has a core per probe rank. */
+    {
+        int mine = p.cores_per_node >= p.host_ranks, all = 1;
+        int *v = calloc((size_t)p.size, sizeof(int));
+        if (!v || l->ops->allgather(l, &mine, v, sizeof(int), params->peer_timeout_s) != NT_OK) {
+            free(v);
+            aborted = 1;
+            goto judge;
+        }
+        for (int r = 0; r < p.size; r++)
+            all &= v[r];
+        free(v);
+        concurrent = all;
+        if (p.rank == 0) {
+            cJSON *run = cJSON_GetObjectItemCaseSensitive(c.doc, "run");
+            nt_json_add_bool(run, "concurrent_pairs", concurrent);
+            if (!concurrent)
+                NT_INFO(SCHED, "pairs run one after another: a host has fewer cores (%d) than "
+                               "probe ranks (%d)", p.cores_per_node, p.host_ranks);
+        }
+    }
+
+    for (int k = 0; k < NT_NPROBES && !stopped && !aborted; k++) {
+        const nt_link_probe_ops_t *ops = nt_probe_table[k];
+        nt_step_t *steps = NULL;
+        int nsteps = 0, any = 0;
+        for (int r = 0; r < p.size; r++)
+            any |= avail[k][r];
+        if (!any)
+            continue;
+        if (nt_steps_build(p.nodes, p.nnodes, params->local ? NT_SCHED_QUICK : params->mode,
+                           concurrent, &steps, &nsteps) != NT_OK)
+            goto out;
+        for (int s = 0; s < nsteps; s++) {
+            int go;
+            st = nt_run_step(&p, &c, ops, states[k], avail[k], &steps[s], c.links);
+            go = nt_continue(&p, st, &why);
+            if (go < 0) {
+                aborted = 1;
+                break;
+            }
+            if (p.rank == 0)
+                nt_collect_write(&c, 0, 0);
+            if (!go) {
+                stopped = 1;
+                if (p.rank == 0 && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
+                    aborted = 1;
+                if (p.rank == 0) {
+                    nt_not_done(&c, "%s: %d of %d steps not run (%s)", ops->kind, nsteps - s - 1,
+                                nsteps, why);
+                    for (int k2 = k + 1; k2 < NT_NPROBES; k2++) {
+                        int any2 = 0;
+                        for (int r = 0; r < p.size; r++)
+                            any2 |= avail[k2][r];
+                        if (any2)
+                            nt_not_done(&c, "%s: not started (%s)", nt_probe_table[k2]->kind,
+                                        why);
+                    }
+                }
+                break;
+            }
+        }
+        nt_steps_free(steps, nsteps);
+    }
+
+    /* Final per-node checks (error counters after the traffic). */
+    if (!aborted) {
+        for (int k = 0; k < NT_NPROBES; k++)
+            if (states[k] && nt_probe_table[k]->finish)
+                nt_probe_table[k]->finish(states[k], &p, node_json, node_checks);
+        if (!stopped && nt_exchange_nodes(&p, &c, node_json, node_checks) != NT_OK)
+            aborted = 1;
+    }
+
+    /* Retest failing pairs, judged by rank 0, measured by everyone. */
+    if (!aborted && !stopped && !params->no_retest)
+        nt_retest(&p, &c, judge, states, avail, &stopped, &aborted);
+
+judge:
+    if (p.rank == 0) {
+        if (aborted)
+            nt_not_done(&c, "the job lost a peer: the report holds what was measured before");
+        if (nt_probe_interrupt)
+            stopped = 1;
+        code = nt_judge_finish(judge, &p, c.doc, stopped || aborted, params);
+        nt_collect_write(&c, !(stopped || aborted), 1);
+        if (!params->quiet)
+            nt_summary_print(c.doc, params->output);
+    }
+    if (aborted) {
+        /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code. */
+        if (p.rank == 0 && p.size > 1)
+            l->ops->abort(l, code);
+        goto out;
+    }
+    if (!nt_probe_interrupt &&
+        l->ops->bcast(l, &code, sizeof(code), 0,
+                      p.rank == 0 ? params->peer_timeout_s : nt_follow_timeout(&p)) != NT_OK)
+        code = NT_EXIT_INCOMPLETE;
+out:
+    for (int k = 0; k < NT_NPROBES; k++) {
+        if (states[k])
+            nt_probe_table[k]->cleanup(states[k]);
+        free(avail[k]);
+    }
+    cJSON_Delete(node_json);
+    cJSON_Delete(node_checks);
+    nt_collect_free(&c);
+    nt_judge_destroy(judge);
+    nt_topo_destroy(p.topo);
+    nt_nodes_free(p.nodes, p.nnodes);
+    return code;
+}

@@ -1,0 +1,43 @@
+/* The probe engine of nettune-probe: node identification, inventory, the schedule of link
+ * tests, collection at rank 0, verdicts, the report and the common exit code. */
+#ifndef NETTUNE_RUN_H
+#define NETTUNE_RUN_H
+
+#include <signal.h>
+
+#include "probe.h"
+
+/* The signal flag the waits watch (SIGTERM/SIGINT handler sets it). */
+extern volatile sig_atomic_t nt_probe_interrupt;
+
+/* nt_probe_run - the whole run on this rank, through launcher l (MPI or local). argc/argv
+ * are recorded in the report. Returns the exit code, identical on every rank (DESIGN.md
+ * "Exit codes"): rank 0 decides and broadcasts it. */
+int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv);
+
+/* nt_nodes_build - group ranks into nodes. hosts: size entries of NT_HOST_MAX bytes (each
+ * rank's node name), leaders: each rank's node-leader key (ranks with the same host and key
+ * share a node). fake_nodes > 0 splits the ranks in rank order into that many nodes named
+ * fake0.. instead (NETTUNE_FAKE_NODES, tests only). Nodes come out sorted by name in natural
+ * order (node2 before node10). Returns NT_ERR_NOMEM / NT_ERR_INVALID. */
+nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int fake_nodes,
+                           nt_node_t **nodes, int *nnodes);
+void nt_nodes_free(nt_node_t *nodes, int nnodes);
+
+/* A step: what every rank does at the same time. Pairs are world ranks (a initiates). */
+typedef struct nt_step {
+    int npairs;
+    int (*pairs)[2];
+    nt_scope_t *scopes;
+    int local; /* 1: a run_local step for the ranks listed in pairs[i][0] (pairs[i][1] = -1) */
+} nt_step_t;
+
+/* nt_steps_build - the steps of a probe kind, identical on every rank: inter-node pairs from
+ * the round-robin schedule (local rank i with local rank i), intra-node pairs among the ranks
+ * of each node, then one local step. concurrent: a whole round per step; else one pair per
+ * step (hosts with fewer cores than probe ranks). */
+nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_t mode,
+                           int concurrent, nt_step_t **steps, int *nsteps);
+void nt_steps_free(nt_step_t *steps, int nsteps);
+
+#endif

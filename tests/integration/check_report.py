@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""Validate a nettune.report/1 file against reports/schema/report.schema.json and check that
+its figures are sane. Usage: check_report.py REPORT [--expect-exit N] [--exit N]
+[--links N] [--nodes N] [--completed true|false] [--samples]. Exit 0 when every check holds;
+prints one line per failed check otherwise."""
+import argparse
+import json
+import os
+import sys
+
+import jsonschema
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMA = os.path.join(HERE, "..", "..", "reports", "schema", "report.schema.json")
+
+EXIT_OF_VERDICT = {"pass": 0, "skipped": 0, "warn": 0, "fail": 1}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("report")
+    ap.add_argument("--exit", type=int, help="the exit code the run returned")
+    ap.add_argument("--links", type=int, help="expected number of links")
+    ap.add_argument("--nodes", type=int, help="expected number of nodes")
+    ap.add_argument("--completed", choices=["true", "false"])
+    ap.add_argument("--samples", action="store_true", help="every link must carry samples")
+    a = ap.parse_args()
+    problems = []
+    with open(a.report) as f:
+        doc = json.load(f)
+    schema = json.load(open(SCHEMA))
+    for e in jsonschema.Draft202012Validator(schema).iter_errors(doc):
+        problems.append("schema: %s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message))
+    ids = [l["id"] for l in doc.get("links", [])]
+    if len(ids) != len(set(ids)):
+        problems.append("link ids are not unique: %s" % sorted(i for i in ids if ids.count(i) > 1))
+    for l in doc.get("links", []):
+        if l.get("verdict") == "skipped":
+            continue
+        for s in l.get("samples", []):
+            if "lat_us" in s:
+                lat = s["lat_us"]
+                if not (0 < lat["min"] <= lat["p50"] <= lat["p99"] <= lat["max"]):
+                    problems.append("%s: latency figures out of order at %d B: %s" % (l["id"], s["bytes"], lat))
+            if "bw_GBps" in s:
+                bw = s["bw_GBps"]
+                if not (0 < bw["min"] <= bw["p50"] <= bw["max"]):
+                    problems.append("%s: bandwidth figures out of order at %d B: %s" % (l["id"], s["bytes"], bw))
+        if a.samples and not l.get("samples"):
+            problems.append("%s: no samples" % l["id"])
+        if "errors" not in l:
+            if not (l.get("peak_bw_GBps", 0) > 0 and l.get("small_msg_lat_us", 0) > 0):
+                problems.append("%s: peak_bw_GBps / small_msg_lat_us missing or not > 0" % l["id"])
+    if a.links is not None and len(ids) != a.links:
+        problems.append("expected %d links, found %d" % (a.links, len(ids)))
+    if a.nodes is not None and len(doc.get("nodes", [])) != a.nodes:
+        problems.append("expected %d nodes, found %d" % (a.nodes, len(doc["nodes"])))
+    completed = doc["run"]["completed"]
+    if a.completed is not None and completed != (a.completed == "true"):
+        problems.append("run.completed is %s" % completed)
+    if not completed and not doc["run"]["not_done"]:
+        problems.append("an incomplete run must say what was not done")
+    if a.exit is not None and "summary" in doc:
+        want = EXIT_OF_VERDICT[doc["summary"]["verdict"]]
+        if not completed and want == 0:
+            want = 3
+        if a.exit != want:
+            problems.append("exit code %d does not match the summary verdict %s (want %d)"
+                            % (a.exit, doc["summary"]["verdict"], want))
+    for p in problems:
+        print("check_report: %s: %s" % (a.report, p))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+#!/bin/bash
+# Integration tests of nettune-probe under mpirun on this machine (no GPU, no RDMA needed).
+# Each case runs the real binary and checks the report with check_report.py (JSON Schema +
+# sane figures + exit code vs verdict). Prints "N passed, N failed" at the end.
+set -u
+cd "$(dirname "$0")/../.."
+BIN=${BIN:-build/bin}
+CHECK=tests/integration/check_report.py
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's shared-memory transport and a quiet launcher; no network needed.
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+MPIRUN="mpirun --oversubscribe --bind-to none"
+W=$(mktemp -d /tmp/nettune-it.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+pass=0; fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$W/log" ] && tail -n 20 "$W/log"; }
+
+# case NAME EXPECTED_RC [check_report args] -- command...
+run_case() {
+  local name=$1 want=$2; shift 2
+  local cargs=()
+  while [ "$1" != "--" ]; do cargs+=("$1"); shift; done; shift
+  rm -f "$W/r.json"
+  timeout 120 "$@" > "$W/log" 2>&1; local rc=$?
+  if [ "$want" != any ] && [ "$rc" != "$want" ]; then bad "$name (exit $rc, want $want)"; return; fi
+  if [ ! -f "$W/r.json" ]; then bad "$name (no report)"; return; fi
+  if /usr/bin/python3 $CHECK "$W/r.json" --exit "$rc" "${cargs[@]}" > "$W/check" 2>&1; then
+    ok "$name"
+  else
+    cat "$W/check"; bad "$name"
+  fi
+}
+
+P="$BIN/nettune probe"
+run_case "np2: one node, two ranks, schema-valid, sane figures" 0 --links 1 --nodes 1 --samples --completed true -- \
+  $MPIRUN -np 2 $BIN/nettune probe --samples all --output "$W/r.json"
+run_case "np4: one node, four ranks: intra pairs only" 0 --nodes 1 --completed true -- \
+  $MPIRUN -np 4 $P --samples all --output "$W/r.json"
+run_case "np4: 4 fake nodes --full: every node pair" 0 --links 6 --nodes 4 --samples -- \
+  env NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --samples all --sizes 8,1M --output "$W/r.json"
+run_case "np8: 8 fake nodes --quick: ring + shifted ring = 12 pairs" 0 --links 12 --nodes 8 -- \
+  env NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --quick --sizes 8,1M --budget 0.01 --output "$W/r.json"
+run_case "np8: 4 fake nodes x 2 ranks --full: 12 inter lanes + 4 intra" 0 --links 16 --nodes 4 -- \
+  env NETTUNE_FAKE_NODES=4 $MPIRUN -np 8 $P --full --sizes 8,1M --budget 0.01 --output "$W/r.json"
+run_case "--time-limit stops early: partial report, exit 3" 3 --completed false -- \
+  env NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --budget 0.3 --time-limit 1 --output "$W/r.json"
+run_case "--local: one node, no launcher" 0 --links 0 --nodes 1 --completed true -- \
+  $P --local --output "$W/r.json"
+run_case "dead peer: a deadline, a partial report, non-zero exit" 1 --completed false -- \
+  env NETTUNE_TEST_STALL_RANK=1 NETTUNE_FAKE_NODES=2 $MPIRUN -np 2 $P --peer-timeout 2 --output "$W/r.json"
+
+# SIGTERM to mpirun mid-run: the report on disk is the last complete state.
+rm -f "$W/r.json"
+NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --budget 0.3 --output "$W/r.json" > "$W/log" 2>&1 &
+mp=$!
+for i in $(seq 1 50); do [ -f "$W/r.json" ] && break; sleep 0.1; done
+sleep 1.5; kill -TERM $mp; wait $mp; rc=$?
+if [ -f "$W/r.json" ] && /usr/bin/python3 $CHECK "$W/r.json" > "$W/check" 2>&1 && \
+   ! ls "$W"/r.json.tmp.* >/dev/null 2>&1; then
+  ok "SIGTERM to mpirun leaves a valid report (mpirun exit $rc)"
+else
+  cat "$W/check" 2>/dev/null; bad "SIGTERM to mpirun leaves a valid report"
+fi
+
+# Bad usage: one line naming the thing and the fix, exit 2, on every rank.
+out=$($P --sizes 8,lots 2>&1); rc=$?
+if [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "'lots'"; then
+  ok "bad --sizes: exit 2 with one line"
+else bad "bad --sizes: exit 2 with one line (rc=$rc: $out)"; fi
+out=$($MPIRUN -np 2 $P --frobnicate 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "unknown option '--frobnicate'"; then
+  ok "unknown option under mpirun: exit 2"
+else bad "unknown option under mpirun: exit 2 (rc=$rc)"; fi
+out=$($P --local --topology /nonexistent.xml --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "/nonexistent.xml"; then
+  ok "missing --topology file: exit 2 naming it"
+else bad "missing --topology file: exit 2 naming it (rc=$rc: $out)"; fi
+# An hwloc XML of another machine stands in for the live one.
+run_case "--topology: 4xV100 + 2 mlx5 from hwloc XML" 0 --nodes 1 -- \
+  $P --local --topology tests/fixtures/hwloc-xml/xeon-4xV100-2xmlx5-hwloc1.xml --output "$W/r.json"
+if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); n=d['nodes'][0]; sys.exit(0 if len(n['gpus'])==4 and any(a['path']=='PIX' for a in n['affinity']) else 1)"; then
+  ok "--topology report lists the file's 4 GPUs and PIX affinity"
+else bad "--topology report lists the file's 4 GPUs and PIX affinity"; fi
+
+echo "integration: $pass passed, $fail failed"
+[ $fail = 0 ]

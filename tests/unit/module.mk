@@ -1,0 +1,27 @@
+# Unit tests of the core library and of nettune-probe's pure parts (cmocka).
+UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_launcher test_core_bench \
+                   test_core_io test_probe_nodes
+UNIT_CORE_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_CORE_TESTS))
+# nettune-probe sources without MPI, for test_probe_nodes.
+UNIT_PROBE_OBJS := $(OBJ)/probes/nodes.o $(OBJ)/probes/params.o $(OBJ)/probes/probe_util.o
+
+$(OBJ)/probes/%.o: probes/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -Iprobes -c $< -o $@
+
+$(OBJ)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -Iprobes -c $< -o $@
+
+$(BUILD)/tests/test_probe_nodes: $(OBJ)/tests/unit/test_probe_nodes.o $(UNIT_PROBE_OBJS) $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+
+TEST_TARGETS += test-unit
+.PHONY: test-unit
+test-unit: $(UNIT_CORE_BINS)
+	@rc=0; for t in $(UNIT_CORE_BINS); do $$t || rc=1; done; exit $$rc

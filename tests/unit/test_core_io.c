@@ -1,0 +1,176 @@
+/* sysfs reads through NETTUNE_SYSFS_ROOT, JSON helpers, atomic report writes, link ids. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "nettune/report.h"
+#include "nettune/sysfs.h"
+
+static char root[256];
+
+static void put(const char *rel, const char *text)
+{
+    char path[512], cmd[600];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+    assert_int_equal(system(cmd), 0);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof(root), "/tmp/nt-test-io-%d", (int)getpid());
+    put("sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+    put("sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error", "  65535\n");
+    put("sys/class/infiniband/mlx5_0/fw_ver", "20.37.1700\n");
+    put("sys/bus/pci/devices/0000:18:00.0/numa_node", "0x1\n");
+    put("sys/class/infiniband/mlx5_1/fw_ver", "x\n");
+    char l[512], t[512];
+    snprintf(l, sizeof(l), "%s/sys/class/infiniband/mlx5_0/device", root);
+    snprintf(t, sizeof(t), "../../../devices/pci0000:17/0000:17:00.0/0000:18:00.0");
+    assert_int_equal(symlink(t, l), 0);
+    nt_sysfs_set_root(root);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[300];
+    (void)state;
+    nt_sysfs_set_root(NULL);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+    return system(cmd);
+}
+
+static void test_sysfs_reads(void **state)
+{
+    char buf[64];
+    long long v;
+    unsigned long long u;
+    char **names;
+    size_t n;
+    (void)state;
+    assert_int_equal(nt_sysfs_read_str("/sys/class/infiniband/mlx5_0/ports/1/state", buf,
+                                       sizeof(buf)), NT_OK);
+    assert_string_equal(buf, "4: ACTIVE");
+    assert_int_equal(nt_sysfs_read_u64("/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error",
+                                       &u), NT_OK);
+    assert_true(u == 65535);
+    assert_int_equal(nt_sysfs_read_long("/sys/bus/pci/devices/0000:18:00.0/numa_node", &v), NT_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(nt_sysfs_read_long("/sys/class/infiniband/mlx5_1/fw_ver", &v), NT_ERR_PARSE);
+    assert_int_equal(nt_sysfs_read_str("/sys/class/infiniband/mlx9_9/fw_ver", buf, sizeof(buf)),
+                     NT_ERR_NOT_FOUND);
+    assert_int_equal(nt_sysfs_readlink_base("/sys/class/infiniband/mlx5_0/device", buf,
+                                            sizeof(buf)), NT_OK);
+    assert_string_equal(buf, "0000:18:00.0");
+    assert_int_equal(nt_sysfs_list("/sys/class/infiniband", &names, &n), NT_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "mlx5_0");
+    assert_string_equal(names[1], "mlx5_1");
+    assert_null(names[2]);
+    nt_sysfs_list_free(names);
+    assert_int_equal(nt_sysfs_list("/sys/class/net", &names, &n), NT_ERR_NOT_FOUND);
+}
+
+static void test_root_from_env(void **state)
+{
+    char buf[512];
+    (void)state;
+    nt_sysfs_set_root(NULL);
+    setenv("NETTUNE_SYSFS_ROOT", "/captured/tree//", 1);
+    assert_string_equal(nt_sysfs_root(), "/captured/tree");
+    assert_int_equal(nt_sysfs_path("/sys/x", buf, sizeof(buf)), NT_OK);
+    assert_string_equal(buf, "/captured/tree/sys/x");
+    unsetenv("NETTUNE_SYSFS_ROOT");
+    assert_string_equal(nt_sysfs_root(), "");
+    nt_sysfs_set_root(root);
+}
+
+static void test_link_id(void **state)
+{
+    char id[128];
+    (void)state;
+    assert_int_equal(nt_link_id(id, sizeof(id), "rdma", "write", "n1", "mlx5_0:1", "n2",
+                                "mlx5_0:1"), NT_OK);
+    assert_string_equal(id, "rdma.write:n1/mlx5_0:1->n2/mlx5_0:1");
+    assert_int_equal(nt_link_id(id, sizeof(id), "mpi", NULL, "a", "lr0", "b", "lr0"), NT_OK);
+    assert_string_equal(id, "mpi:a/lr0->b/lr0");
+    assert_int_equal(nt_link_id(id, 8, "mpi", NULL, "a", "lr0", "b", "lr0"), NT_ERR_INVALID);
+}
+
+static void test_write_atomic_and_read(void **state)
+{
+    char path[300], tmp[320];
+    cJSON *doc = cJSON_CreateObject(), *back = NULL;
+    nt_stats_t s = {.n = 3, .min = 1e-6, .p50 = 2e-6, .p99 = 3e-6, .max = 4e-6};
+    (void)state;
+    snprintf(path, sizeof(path), "%s/report.json", root);
+    assert_int_equal(nt_json_add_str(doc, "schema", NT_REPORT_SCHEMA), NT_OK);
+    assert_int_equal(nt_json_add_num(doc, "absent", NAN), NT_OK); /* NaN becomes null */
+    assert_int_equal(nt_json_add_stats(doc, "lat_us", &s, 1e6, 1), NT_OK);
+    assert_int_equal(nt_json_write_atomic(doc, path), NT_OK);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+    assert_int_not_equal(access(tmp, F_OK), 0); /* renamed away */
+    assert_int_equal(nt_json_read_file(path, 1 << 20, &back), NT_OK);
+    assert_string_equal(nt_json_get_str(back, "schema", ""), "nettune.report/1");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(back, "absent")));
+    cJSON *lat = cJSON_GetObjectItem(back, "lat_us");
+    assert_true(fabs(nt_json_get_num(lat, "p50", 0) - 2.0) < 1e-9);
+    assert_true(fabs(nt_json_get_num(lat, "p99", 0) - 3.0) < 1e-9);
+    cJSON_Delete(back);
+    assert_int_equal(nt_json_read_file(path, 10, &back), NT_ERR_INVALID); /* too large */
+    put("bad.json", "{\"a\": [1, 2,");
+    snprintf(path, sizeof(path), "%s/bad.json", root);
+    assert_int_equal(nt_json_read_file(path, 1 << 20, &back), NT_ERR_PARSE);
+    snprintf(path, sizeof(path), "%s/none.json", root);
+    assert_int_equal(nt_json_read_file(path, 1 << 20, &back), NT_ERR_NOT_FOUND);
+    snprintf(path, sizeof(path), "%s/no/such/dir/r.json", root);
+    assert_int_equal(nt_json_write_atomic(doc, path), NT_ERR_IO);
+    cJSON_Delete(doc);
+}
+
+static void test_checks_and_verdicts(void **state)
+{
+    nt_verdict_t v;
+    (void)state;
+    cJSON *c = nt_check_create("pcie_link", "n1", "0000:18:00.0", NT_FAIL, 8, 16, "lanes",
+                               "%s runs x%d", "0000:18:00.0", 8);
+    assert_non_null(c);
+    assert_string_equal(nt_json_get_str(c, "verdict", ""), "fail");
+    assert_true(nt_json_get_num(c, "observed", 0) == 8 && nt_json_get_num(c, "expected", 0) == 16);
+    assert_string_equal(nt_json_get_str(c, "message", ""), "0000:18:00.0 runs x8");
+    cJSON_Delete(c);
+    c = nt_check_create("inventory", NULL, "gpus", NT_PASS, NAN, NAN, NULL, "ok");
+    assert_null(cJSON_GetObjectItem(c, "observed"));
+    assert_null(cJSON_GetObjectItem(c, "host"));
+    cJSON_Delete(c);
+    assert_int_equal(nt_verdict_parse("warn", &v), NT_OK);
+    assert_int_equal(v, NT_WARN);
+    assert_int_equal(nt_verdict_parse("bad", &v), NT_ERR_INVALID);
+    assert_int_equal(nt_verdict_worse(NT_PASS, NT_FAIL), NT_FAIL);
+    assert_int_equal(nt_verdict_worse(NT_SKIPPED, NT_PASS), NT_PASS);
+    assert_int_equal(nt_verdict_worse(NT_WARN, NT_PASS), NT_WARN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sysfs_reads),      cmocka_unit_test(test_root_from_env),
+        cmocka_unit_test(test_link_id),          cmocka_unit_test(test_write_atomic_and_read),
+        cmocka_unit_test(test_checks_and_verdicts),
+    };
+    return cmocka_run_group_tests_name("core_io", tests, setup, teardown);
+}

@@ -1,0 +1,185 @@
+/* Node identification (fake nodes, natural hostname order) and the steps of a run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "params.h"
+#include "run.h"
+
+static char *hosts_of(int n, const char *const *names)
+{
+    char *h = calloc((size_t)n, NT_HOST_MAX);
+    for (int i = 0; i < n; i++)
+        snprintf(h + (size_t)i * NT_HOST_MAX, NT_HOST_MAX, "%s", names[i]);
+    return h;
+}
+
+static void test_natural_order(void **state)
+{
+    const char *names[] = {"node10", "node10", "node2", "node2", "node1", "node1"};
+    int leaders[] = {0, 0, 2, 2, 4, 4};
+    char *h = hosts_of(6, names);
+    nt_node_t *nodes;
+    int n;
+    (void)state;
+    assert_int_equal(nt_nodes_build(6, h, leaders, 0, &nodes, &n), NT_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(nodes[0].host, "node1");
+    assert_string_equal(nodes[1].host, "node2");
+    assert_string_equal(nodes[2].host, "node10");
+    assert_int_equal(nodes[2].nranks, 2);
+    assert_int_equal(nodes[2].ranks[0], 0);
+    assert_int_equal(nodes[2].ranks[1], 1);
+    assert_int_equal(nodes[0].ranks[0], 4);
+    nt_nodes_free(nodes, n);
+    free(h);
+}
+
+static void test_fake_nodes(void **state)
+{
+    const char *names[] = {"vm", "vm", "vm", "vm", "vm", "vm", "vm", "vm"};
+    char *h = hosts_of(8, names);
+    nt_node_t *nodes;
+    int n;
+    (void)state;
+    assert_int_equal(nt_nodes_build(8, h, NULL, 4, &nodes, &n), NT_OK);
+    assert_int_equal(n, 4);
+    for (int i = 0; i < 4; i++) {
+        char want[16];
+        snprintf(want, sizeof(want), "fake%d", i);
+        assert_string_equal(nodes[i].host, want);
+        assert_int_equal(nodes[i].nranks, 2);
+        assert_int_equal(nodes[i].ranks[0], 2 * i);
+    }
+    nt_nodes_free(nodes, n);
+    /* More fake nodes than ranks: one rank per node. */
+    assert_int_equal(nt_nodes_build(3, h, NULL, 10, &nodes, &n), NT_OK);
+    assert_int_equal(n, 3);
+    nt_nodes_free(nodes, n);
+    free(h);
+}
+
+static void test_same_name_two_domains(void **state)
+{
+    const char *names[] = {"box", "box", "box", "box"};
+    int leaders[] = {0, 0, 2, 2};
+    char *h = hosts_of(4, names);
+    nt_node_t *nodes;
+    int n;
+    (void)state;
+    assert_int_equal(nt_nodes_build(4, h, leaders, 0, &nodes, &n), NT_OK);
+    assert_int_equal(n, 2);
+    assert_string_not_equal(nodes[0].host, nodes[1].host);
+    nt_nodes_free(nodes, n);
+    free(h);
+}
+
+/* Steps for 4 nodes x 2 ranks, full: 6 node pairs x 2 lanes inter, 4 nodes x 1 pair intra,
+ * then the local step(s). */
+static void test_steps_full(void **state)
+{
+    const char *names[8] = {"a", "a", "b", "b", "c", "c", "d", "d"};
+    int leaders[8] = {0, 0, 2, 2, 4, 4, 6, 6};
+    char *h = hosts_of(8, names);
+    nt_node_t *nodes;
+    nt_step_t *steps;
+    int n, ns, inter = 0, intra = 0, local = 0;
+    int seen[8][8] = {{0}};
+    (void)state;
+    assert_int_equal(nt_nodes_build(8, h, leaders, 0, &nodes, &n), NT_OK);
+    /* Serial: one pair per step. */
+    assert_int_equal(nt_steps_build(nodes, n, NT_SCHED_FULL, 0, &steps, &ns), NT_OK);
+    for (int s = 0; s < ns; s++) {
+        if (steps[s].local) {
+            local += steps[s].npairs;
+            assert_int_equal(steps[s].pairs[0][1], -1);
+            continue;
+        }
+        assert_int_equal(steps[s].npairs, 1);
+        int a = steps[s].pairs[0][0], b = steps[s].pairs[0][1];
+        seen[a][b]++;
+        if (steps[s].scopes[0] == NT_SCOPE_INTER) {
+            inter++;
+            assert_int_equal(a % 2, b % 2); /* local rank i with local rank i */
+        } else {
+            intra++;
+            assert_int_equal(a / 2, b / 2);
+        }
+    }
+    assert_int_equal(inter, 12);
+    assert_int_equal(intra, 4);
+    assert_int_equal(local, 4);
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++)
+            assert_true(seen[a][b] <= 1);
+    nt_steps_free(steps, ns);
+    /* Concurrent: 3 inter rounds + 1 intra round + 1 local step. */
+    assert_int_equal(nt_steps_build(nodes, n, NT_SCHED_FULL, 1, &steps, &ns), NT_OK);
+    assert_int_equal(ns, 5);
+    assert_int_equal(steps[0].npairs, 4); /* 2 node pairs x 2 lanes */
+    assert_int_equal(steps[3].npairs, 4); /* one intra pair per node */
+    assert_int_equal(steps[4].local, 1);
+    nt_steps_free(steps, ns);
+    nt_nodes_free(nodes, n);
+    free(h);
+}
+
+static void test_sizes_and_options(void **state)
+{
+    nt_probe_params_t p;
+    nt_params_action_t a;
+    char err[512];
+    size_t v;
+    (void)state;
+    assert_int_equal(nt_parse_size("4K", &v), NT_OK);
+    assert_int_equal(v, 4096);
+    assert_int_equal(nt_parse_size("1MiB", &v), NT_OK);
+    assert_int_equal(v, 1 << 20);
+    assert_int_equal(nt_parse_size("2g", &v), NT_OK);
+    assert_true(v == (size_t)2 << 30);
+    assert_int_equal(nt_parse_size("12X", &v), NT_ERR_INVALID);
+    assert_int_equal(nt_parse_size("-1", &v), NT_ERR_INVALID);
+
+    char *ok[] = {"nettune-probe", "--full", "--sizes", "8,64K,4M", "--time-limit", "30",
+                  "--peer-timeout", "60", "--require", "gpu,rdma", NULL};
+    assert_int_equal(nt_params_parse(10, ok, &p, &a, err, sizeof(err)), NT_OK);
+    assert_int_equal(p.mode, NT_SCHED_FULL);
+    assert_int_equal(p.nlat_sizes, 1);
+    assert_int_equal(p.nbw_sizes, 2);
+    assert_int_equal(p.bw_sizes[0], 65536);
+    assert_int_equal(p.require, NT_REQUIRE_GPU | NT_REQUIRE_RDMA);
+    assert_true(p.peer_timeout_s == 30.0); /* lowered to the time limit, and logged */
+
+    char *bad1[] = {"nettune-probe", "--sizes", "8,huge", NULL};
+    assert_int_equal(nt_params_parse(3, bad1, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "'huge'"));
+    char *bad2[] = {"nettune-probe", "--bogus", NULL};
+    assert_int_equal(nt_params_parse(2, bad2, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--bogus"));
+    char *bad3[] = {"nettune-probe", "--require", "tpu", NULL};
+    assert_int_equal(nt_params_parse(3, bad3, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "'tpu'"));
+    char *bad4[] = {"nettune-probe", "--output", NULL};
+    assert_int_equal(nt_params_parse(2, bad4, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "needs a value"));
+    char *bad5[] = {"nettune-probe", "--probes", "mpi,gpu", NULL};
+    assert_int_equal(nt_params_parse(3, bad5, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    char *help[] = {"nettune-probe", "--help", NULL};
+    assert_int_equal(nt_params_parse(2, help, &p, &a, err, sizeof(err)), NT_OK);
+    assert_int_equal(a, NT_ACTION_HELP);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_natural_order), cmocka_unit_test(test_fake_nodes),
+        cmocka_unit_test(test_same_name_two_domains), cmocka_unit_test(test_steps_full),
+        cmocka_unit_test(test_sizes_and_options),
+    };
+    return cmocka_run_group_tests_name("probe_nodes", tests, NULL, NULL);
+}

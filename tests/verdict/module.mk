@@ -1,0 +1,16 @@
+# Verdicts, thresholds and exit codes (issue 2 items 4 and 7): the sources join libnettune, and
+# the cmocka suites run as `make test-verdict`. Binaries go under build/tests/.
+LIBNT_SRCS += lib/thresholds.c lib/verdict.c lib/exitcode.c
+
+VERDICT_TESTS := test_thresholds test_verdict test_exitcode
+VERDICT_TEST_BINS := $(addprefix $(BUILD)/tests/,$(VERDICT_TESTS))
+
+$(VERDICT_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+
+# The tests read tests/fixtures/thresholds/ relative to the repository root: run them from it.
+TEST_TARGETS += test-verdict
+.PHONY: test-verdict
+test-verdict: $(VERDICT_TEST_BINS)
+	@fail=0; for t in $(VERDICT_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; exit $$fail
