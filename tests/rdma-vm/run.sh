@@ -2,12 +2,14 @@
 # make test-rdma-vm: boot Debian's kernel with soft-RoCE (rdma_rxe) under qemu and run the RDMA
 # probe for real inside it (guest-tests.sh), then check the artifacts here (check.py).
 # Prints one "SKIP: <reason>" line and exits 0 when this machine cannot run the VM.
-# Env: NT_RDMA_VM_DIR (work folder, default build/rdma-vm), NT_TESTS (guest steps),
+# Env: NT_RDMA_VM_DIR (work folder, default /tmp/nettune-rdma-vm-<uid>), NT_TESTS (guest steps),
 #      NT_VM_TIMEOUT (seconds, default 300), NT_VM_BINS (binaries to put in the guest).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-W=${NT_RDMA_VM_DIR:-$ROOT/build/rdma-vm}
+# Not under build/: the top Makefile includes every *.d found there, and the guest tree has
+# /etc/libibverbs.d.
+W=${NT_RDMA_VM_DIR:-${TMPDIR:-/tmp}/nettune-rdma-vm-$(id -u)}
 mkdir -p "$W"; W=$(cd "$W" && pwd)
 skip() { echo "SKIP: test-rdma-vm: $*"; exit 0; }
 die() { echo "FAIL: test-rdma-vm: $*"; exit 1; }
