@@ -32,14 +32,17 @@ static const struct {
     {"multicast_rcv_packets", 64, 0},
 };
 
-/* hw_counters whose growth means lost or retried traffic (mlx5 RoCE names, then rxe's). */
+/* hw_counters whose growth means failed operations (mlx5 RoCE names, then rxe's) ... */
 static const char *const nt_hw_errors[] = {
+    "req_cqe_error", "resp_cqe_error", "req_remote_access_errors", "req_remote_invalid_request",
+    "resp_local_length_error", "resp_remote_access_errors", "rx_icrc_encapsulated",
+    "retry_exceeded_err", "retry_rnr_exceeded_err", "send_err", "link_downed", NULL};
+/* ... and those that count recovered loss: retransmissions after a timeout or a sequence gap
+ * (the traffic got through, slower: congestion, drops, a flapping link). */
+static const char *const nt_hw_retrans[] = {
     "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err",
-    "implied_nak_seq_err", "req_cqe_error", "resp_cqe_error", "req_remote_access_errors",
-    "req_remote_invalid_request", "resp_local_length_error", "resp_remote_access_errors",
-    "rx_icrc_encapsulated", "roce_adp_retrans_to", "roce_slow_restart",
-    "retry_exceeded_err", "retry_rnr_exceeded_err", "out_of_seq_request", "rcvd_seq_err",
-    "completer_retry_err", "send_err", "link_downed", NULL};
+    "implied_nak_seq_err", "roce_adp_retrans_to", "roce_slow_restart", "out_of_seq_request",
+    "rcvd_seq_err", "completer_retry_err", "duplicate_request", NULL};
 
 unsigned nt_counter_width(const char *name, int hw)
 {
@@ -56,7 +59,10 @@ int nt_counter_is_error(const char *name, int hw)
     if (hw) {
         for (int i = 0; nt_hw_errors[i]; i++)
             if (strcmp(nt_hw_errors[i], name) == 0)
-                return 1;
+                return NT_COUNTER_FAULT;
+        for (int i = 0; nt_hw_retrans[i]; i++)
+            if (strcmp(nt_hw_retrans[i], name) == 0)
+                return NT_COUNTER_RETRANS;
         return 0;
     }
     for (size_t i = 0; i < sizeof(nt_ib_counters) / sizeof(nt_ib_counters[0]); i++)

@@ -327,7 +327,9 @@ nt_status_t nt_rdma_counters_to_json(const nt_rdma_port_t *p, cJSON *nic)
                                     k->after >= (1ull << k->width_bits) - 1)));
         if (k->have_after)
             NT_CK(nt_json_add_str(o, "change", nt_counter_change_string(ch)));
-        NT_CK(nt_json_add_bool(o, "error", k->is_error));
+        NT_CK(nt_json_add_bool(o, "error", k->is_error != 0));
+        if (k->is_error == NT_COUNTER_RETRANS)
+            NT_CK(nt_json_add_bool(o, "retransmission", 1));
         NT_CK(nt_json_add_str(o, "source", k->hw ? "hw_counters" : "counters"));
     }
     return NT_OK;

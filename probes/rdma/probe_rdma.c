@@ -788,7 +788,7 @@ static nt_status_t nt_rdma_finish(void *state, nt_probe_t *p, cJSON *node_json, 
     nics = cJSON_GetObjectItemCaseSensitive(node_json, "nics");
     for (int i = 0; i < s->inv.nports; i++) {
         nt_rdma_port_t *pt = &s->inv.ports[i];
-        char target[96], grew[400] = "", sat[400] = "";
+        char target[96], grew[400] = "", sat[400] = "", rtx[400] = "";
         cJSON *nic = NULL, *it, *c;
         if (!pt->selected)
             continue;
@@ -810,7 +810,10 @@ static nt_status_t nt_rdma_finish(void *state, nt_probe_t *p, cJSON *node_json, 
             if (!ct->is_error || !ct->have_before || !ct->have_after)
                 continue;
             ch = nt_counter_delta(ct->before, ct->after, ct->width_bits, &d);
-            if (ch == NT_COUNTER_GREW)
+            if (ch == NT_COUNTER_GREW && ct->is_error == NT_COUNTER_RETRANS)
+                snprintf(rtx + strlen(rtx), sizeof(rtx) - strlen(rtx), "%s%s +%llu",
+                         rtx[0] ? ", " : "", ct->name, d);
+            else if (ch == NT_COUNTER_GREW)
                 snprintf(grew + strlen(grew), sizeof(grew) - strlen(grew), "%s%s +%llu",
                          grew[0] ? ", " : "", ct->name, d);
             else if (ch == NT_COUNTER_SATURATED)
@@ -823,6 +826,11 @@ static nt_status_t nt_rdma_finish(void *state, nt_probe_t *p, cJSON *node_json, 
         if (grew[0])
             c = nt_check_create_str("error_counters", s->host, target, NT_FAIL, grew, "no growth",
                                     "%s error counters grew during the run: %s", target, grew);
+        else if (rtx[0])
+            c = nt_check_create_str("error_counters", s->host, target, NT_WARN, rtx, "no growth",
+                                    "%s retransmitted during the run (recovered loss: congestion, "
+                                    "drops or a flapping link): %s",
+                                    target, rtx);
         else if (sat[0])
             c = nt_check_create_str("error_counters", s->host, target, NT_WARN, sat, "no growth",
                                     "%s error counters are saturated, so growth cannot be seen: "

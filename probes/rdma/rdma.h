@@ -178,7 +178,7 @@ typedef struct nt_counter {
     char name[48];
     int hw;              /* from hw_counters/ (driver-specific, 64-bit) */
     unsigned width_bits; /* IBTA width; 64 for extended and hw counters */
-    int is_error;        /* growth is a fault */
+    int is_error;        /* 0, NT_COUNTER_FAULT or NT_COUNTER_RETRANS (nt_counter_is_error) */
     unsigned long long before, after;
     int have_before, have_after;
 } nt_counter_t;
@@ -190,12 +190,15 @@ typedef struct nt_counter {
  * excessive_buffer_overrun_errors 4, VL15_dropped 16, port_xmit_wait 32; data and packet
  * counters 64 (PortCountersExtended); unknown names 64. */
 unsigned nt_counter_width(const char *name, int hw);
-/* nt_counter_is_error - whether growth of this counter is an error (IB error counters above;
- * RoCE hw_counters: out_of_sequence, packet_seq_err, local_ack_timeout_err,
- * rnr_nak_retry_err, implied_nak_seq_err, req_cqe_error, resp_cqe_error, ... and rxe's
- * retry_exceeded_err, out_of_seq_request, rcvd_seq_err, completer_retry_err, send_err,
- * link_downed). Congestion counters (np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets)
- * are reported but are not errors. */
+#define NT_COUNTER_FAULT 1   /* growth fails the error_counters check */
+#define NT_COUNTER_RETRANS 2 /* growth (recovered loss) is a warning */
+/* nt_counter_is_error - what growth of this counter means: NT_COUNTER_FAULT for the IB error
+ * counters above and the RoCE hw_counters of failed operations (req_cqe_error,
+ * resp_cqe_error, remote access errors, rxe's retry_exceeded_err, send_err, link_downed);
+ * NT_COUNTER_RETRANS for retransmissions that recovered (out_of_sequence, packet_seq_err,
+ * local_ack_timeout_err, rnr_nak_retry_err, implied_nak_seq_err, rxe's completer_retry_err,
+ * out_of_seq_request, rcvd_seq_err, duplicate_request); 0 for traffic and congestion
+ * counters (np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, packets, data). */
 int nt_counter_is_error(const char *name, int hw);
 /* nt_counter_delta - compare two readings of a counter of width bits: SATURATED when either
  * reading is at 2^width - 1 (the counter stopped counting, so "no growth" is unknown),

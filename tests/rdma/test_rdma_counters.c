@@ -25,9 +25,12 @@ static void test_widths(void **state)
     assert_int_equal(nt_counter_width("something_new", 0), 64);
     assert_true(nt_counter_is_error("symbol_error", 0));
     assert_false(nt_counter_is_error("port_xmit_data", 0));
-    assert_true(nt_counter_is_error("out_of_sequence", 1));
-    assert_true(nt_counter_is_error("local_ack_timeout_err", 1));
-    assert_true(nt_counter_is_error("retry_exceeded_err", 1));
+    assert_int_equal(nt_counter_is_error("symbol_error", 0), NT_COUNTER_FAULT);
+    assert_int_equal(nt_counter_is_error("out_of_sequence", 1), NT_COUNTER_RETRANS);
+    assert_int_equal(nt_counter_is_error("local_ack_timeout_err", 1), NT_COUNTER_RETRANS);
+    assert_int_equal(nt_counter_is_error("completer_retry_err", 1), NT_COUNTER_RETRANS);
+    assert_int_equal(nt_counter_is_error("retry_exceeded_err", 1), NT_COUNTER_FAULT);
+    assert_int_equal(nt_counter_is_error("req_cqe_error", 1), NT_COUNTER_FAULT);
     assert_false(nt_counter_is_error("np_cnp_sent", 1));
     assert_false(nt_counter_is_error("sent_pkts", 1));
 }

@@ -72,6 +72,7 @@ static void test_rxe(void **state)
     assert_true(r0->gid_tbl_len >= 8);
     assert_non_null(counter(r0, "retry_exceeded_err"));
     assert_true(counter(r0, "retry_exceeded_err")->hw && counter(r0, "retry_exceeded_err")->is_error);
+    assert_int_equal(counter(r0, "completer_retry_err")->is_error, NT_COUNTER_RETRANS);
     assert_true(counter(r0, "sent_pkts")->have_before);
     assert_null(counter(r0, "lifespan"));
     /* rxe1: its netdev dummy0 was down at capture time */
