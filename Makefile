@@ -52,8 +52,9 @@ bench: all $(BENCH_TARGETS)
 fuzz: all $(FUZZ_TARGETS)
 
 install: all $(INSTALL_TARGETS)
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/nettune/schema
 	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(wildcard reports/schema/*.json) $(DESTDIR)$(PREFIX)/share/nettune/schema/
 
 config:
 	@echo "nettune $(NETTUNE_VERSION) build configuration"

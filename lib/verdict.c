@@ -309,23 +309,68 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         pairs[np++] = (npair_t){a, b, l->verdict == NT_FAIL};
     }
     qsort(pairs, np, sizeof(*pairs), cmp_npair);
+    /* One entry per node pair: failed when any of its figures failed. */
+    size_t nu = 0;
     for (size_t i = 0; i < np;) {
         size_t j = i;
         int failed = 0;
         for (; j < np && pairs[j].a == pairs[i].a && pairs[j].b == pairs[i].b; j++)
             failed |= pairs[j].failed;
-        int ends[2] = {pairs[i].a, pairs[i].b};
-        for (int e = 0; e < 2; e++) {
-            nodes[ends[e]].partners++;
-            nodes[ends[e]].failed_partners += failed;
-        }
+        pairs[nu] = pairs[i];
+        pairs[nu++].failed = failed;
         i = j;
+    }
+    /* Blame one node at a time, the one failing with the most partners first, and count the
+     * others' partners without the nodes already blamed: a good node whose only bad partner is
+     * the blamed node is not blamed along with it (ClusterKit reports the bad node alone). */
+    unsigned char *blamed = calloc((size_t)nnodes + 1, 1);
+    if (!blamed) {
+        free(pairs);
+        return NT_ERR_NOMEM;
+    }
+    for (;;) {
+        int best = -1;
+        for (int i = 0; i < nnodes; i++)
+            nodes[i].partners = nodes[i].failed_partners = 0;
+        for (size_t i = 0; i < nu; i++) {
+            int ends[2] = {pairs[i].a, pairs[i].b};
+            for (int e = 0; e < 2; e++) {
+                int other = ends[1 - e];
+                if (blamed[other] && !blamed[ends[e]])
+                    continue;
+                nodes[ends[e]].partners++;
+                nodes[ends[e]].failed_partners += pairs[i].failed;
+            }
+        }
+        for (int i = 0; i < nnodes; i++) {
+            const nt_node_verdict_t *nv = &nodes[i];
+            if (blamed[i] || !(nv->failed_partners >= 2 && 2 * nv->failed_partners > nv->partners))
+                continue;
+            if (best < 0 || nv->failed_partners * nodes[best].partners >
+                                nodes[best].failed_partners * nv->partners ||
+                (nv->failed_partners * nodes[best].partners ==
+                     nodes[best].failed_partners * nv->partners &&
+                 nv->failed_partners > nodes[best].failed_partners))
+                best = i;
+        }
+        if (best < 0)
+            break;
+        blamed[best] = 1;
+    }
+    /* The counts reported are over every partner, blamed ones included. */
+    for (int i = 0; i < nnodes; i++)
+        nodes[i].partners = nodes[i].failed_partners = 0;
+    for (size_t i = 0; i < nu; i++) {
+        nodes[pairs[i].a].partners++;
+        nodes[pairs[i].b].partners++;
+        nodes[pairs[i].a].failed_partners += pairs[i].failed;
+        nodes[pairs[i].b].failed_partners += pairs[i].failed;
     }
     free(pairs);
 
     for (int i = 0; i < nnodes; i++) {
         nt_node_verdict_t *nv = &nodes[i];
-        if (!(nv->failed_partners >= 2 && 2 * nv->failed_partners > nv->partners))
+        if (!blamed[i])
             continue;
         nv->blamed = 1;
         nv->verdict = NT_FAIL;
@@ -375,6 +420,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
                      node_name(nodes, bs ? l->src_node : l->dst_node, n1, sizeof(n1)));
         cat(l->reason, sizeof(l->reason), "%s", old);
     }
+    free(blamed);
     return NT_OK;
 }
 

@@ -126,14 +126,27 @@ static int nt_step_add(nt_step_t *s, int a, int b, nt_scope_t scope)
 
 /* Add pair (a,b) either to the current round's step (concurrent) or as a step of its own. */
 static int nt_steps_put(nt_steps_buf_t *b, nt_step_t **cur, int concurrent, int ra, int rb,
-                        nt_scope_t scope)
+                        nt_scope_t scope, int round)
 {
     if (!concurrent || !*cur) {
         *cur = nt_steps_new(b);
         if (!*cur)
             return -1;
+        (*cur)->round = round;
     }
     return nt_step_add(*cur, ra, rb, scope);
+}
+
+int nt_steps_rounds(const nt_step_t *steps, int nsteps)
+{
+    int n = 0, last = -1;
+    for (int i = 0; i < nsteps; i++) {
+        if (steps[i].local || steps[i].round == last)
+            continue;
+        last = steps[i].round;
+        n++;
+    }
+    return n;
 }
 
 nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_t mode,
@@ -143,6 +156,7 @@ nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_
     nt_schedule_t sched;
     nt_step_t *cur = NULL;
     int maxlocal = 0;
+    size_t sched_rounds = 0;
 
     *steps = NULL;
     *nsteps = 0;
@@ -157,10 +171,11 @@ nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_
             int lanes = na->nranks < nb->nranks ? na->nranks : nb->nranks;
             for (int i = 0; i < lanes; i++)
                 if (nt_steps_put(&b, &cur, concurrent, na->ranks[i], nb->ranks[i],
-                                 NT_SCOPE_INTER))
+                                 NT_SCOPE_INTER, (int)r))
                     goto nomem;
         }
     }
+    sched_rounds = sched.nrounds;
     nt_schedule_destroy(&sched);
     /* Intra-node: the ranks of each node paired with each other by the same schedule; round r
      * of every node runs in one step when concurrent. */
@@ -191,7 +206,8 @@ nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_
                 for (size_t k = 0; k < ls[n].rounds[r].npairs && !oom; k++)
                     oom = nt_steps_put(&b, &cur, concurrent,
                                        nodes[n].ranks[ls[n].rounds[r].pairs[k].a],
-                                       nodes[n].ranks[ls[n].rounds[r].pairs[k].b], NT_SCOPE_INTRA);
+                                       nodes[n].ranks[ls[n].rounds[r].pairs[k].b], NT_SCOPE_INTRA,
+                                       (int)(sched_rounds + r));
             }
         }
         for (int n = 0; n < nnodes; n++)
@@ -203,7 +219,7 @@ nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_
     /* Local tests (loopbacks) on every node's first rank. */
     cur = NULL;
     for (int n = 0; n < nnodes; n++) {
-        if (nt_steps_put(&b, &cur, concurrent, nodes[n].ranks[0], -1, NT_SCOPE_INTRA))
+        if (nt_steps_put(&b, &cur, concurrent, nodes[n].ranks[0], -1, NT_SCOPE_INTRA, -1))
             goto nomem;
         cur->local = 1;
     }

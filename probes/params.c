@@ -114,24 +114,6 @@ static nt_status_t nt_parse_int(const char *opt, const char *s, long min, long m
     return NT_OK;
 }
 
-static nt_status_t nt_parse_require(const char *s, unsigned *out, char *err, size_t len)
-{
-    char buf[128], *save = NULL;
-    *out = 0;
-    snprintf(buf, sizeof(buf), "%s", s);
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (strcasecmp(t, "gpu") == 0)
-            *out |= NT_REQUIRE_GPU;
-        else if (strcasecmp(t, "rdma") == 0)
-            *out |= NT_REQUIRE_RDMA;
-        else {
-            snprintf(err, len, "unknown part '%s' in --require: use gpu, rdma or gpu,rdma", t);
-            return NT_ERR_INVALID;
-        }
-    }
-    return NT_OK;
-}
-
 void nt_params_usage(FILE *f)
 {
     fputs(
@@ -271,7 +253,7 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
         case OPT_THRESHOLDS: p->thresholds = optarg; break;
         case OPT_PRINT_THRESHOLDS: *action = NT_ACTION_PRINT_THRESHOLDS; break;
         case OPT_EXPECT: p->expect = optarg; break;
-        case OPT_REQUIRE: st = nt_parse_require(optarg, &p->require, err, errlen); break;
+        case OPT_REQUIRE: st = nt_require_parse(optarg, &p->require, err, errlen); break;
         case OPT_STRICT: p->strict = 1; break;
         case OPT_TOPOLOGY: p->topology = optarg; break;
         case 'o':

@@ -11,6 +11,7 @@
 #include "nettune/report.h"
 #include "nettune/schedule.h"
 #include "nettune/status.h"
+#include "nettune/thresholds.h"
 #include "nettune/topo.h"
 
 #define NT_MAX_SIZES 32
@@ -44,8 +45,6 @@ typedef struct nt_probe_params {
     size_t rdma_max_bytes;        /* --rdma-max-size (default 8 MiB) */
 } nt_probe_params_t;
 
-#define NT_REQUIRE_GPU (1u << 0)
-#define NT_REQUIRE_RDMA (1u << 1)
 
 /* A node of the job, in hostname order. */
 typedef struct nt_node {
@@ -65,6 +64,7 @@ typedef struct nt_probe {
     int local_rank;      /* index into nodes[my_node].ranks */
     int cores_per_node;  /* online CPUs of this host */
     int host_ranks;      /* probe ranks on this physical host (shared-memory domain) */
+    int pin_pairs;       /* pairs run one at a time: pin the two ends to different CPUs */
     nt_topo_t *topo;     /* this node's inventory (every rank loads it; NULL if it failed) */
     double deadline;     /* nt_clock_s() value at which the run stops (0 = none) */
     volatile int *stop;  /* set by SIGTERM/SIGINT */

@@ -2,6 +2,7 @@
  * other ranks measure and send. Every wait has a deadline (the launcher's), so a dead peer
  * costs a timeout and leaves a partial report instead of a hang. */
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,7 +303,41 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             }
             continue;
         }
-        rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
+        {
+            /* Pairs that run one after another share an oversubscribed host with idle ranks:
+             * the two ends go to different CPUs for the measurement, so that the figures
+             * measure the link, not the scheduler (two ranks on one CPU ping-pong through
+             * sched_yield at 2-3x the latency). */
+            cpu_set_t saved, one;
+            int pinned = 0;
+            if (p->pin_pairs && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+                CPU_COUNT(&saved) >= 2) {
+                int want = a == p->rank ? 0 : 1, seen = 0;
+                CPU_ZERO(&one);
+                for (int c = 0; c < CPU_SETSIZE; c++) {
+                    if (!CPU_ISSET(c, &saved))
+                        continue;
+                    if (seen++ == want) {
+                        CPU_SET(c, &one);
+                        break;
+                    }
+                }
+                pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+            }
+            {
+                double t0 = nt_clock_s();
+                int before = cJSON_GetArraySize(mine);
+                rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i],
+                                    mine);
+                /* The time of each pair, so a serial run can tell what a concurrent one would
+                 * take (the slowest pair of each round). */
+                for (int k = before; k < cJSON_GetArraySize(mine); k++)
+                    nt_json_add_num(cJSON_GetArrayItem(mine, k), "elapsed_s",
+                                    round((nt_clock_s() - t0) * 1e4) / 1e4);
+            }
+            if (pinned)
+                sched_setaffinity(0, sizeof(saved), &saved);
+        }
         if (rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) {
             /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
             cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
@@ -356,6 +391,9 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
                 if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
                     cJSON_DeleteItemFromArray(arr, k);
+            for (cJSON *it = arr ? arr->child : NULL; it; it = it->next)
+                if (s->round >= 0)
+                    nt_json_add_num(it, "round", s->round);
             nt_move_items(dest_links, arr);
             cJSON_Delete(arr);
         }
@@ -585,6 +623,7 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
             all &= v[r];
         free(v);
         concurrent = all;
+        p.pin_pairs = !concurrent;
         if (p.rank == 0) {
             cJSON *run = cJSON_GetObjectItemCaseSensitive(c.doc, "run");
             nt_json_add_bool(run, "concurrent_pairs", concurrent);
@@ -605,6 +644,23 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
         if (nt_steps_build(p.nodes, p.nnodes, params->local ? NT_SCHED_QUICK : params->mode,
                            concurrent, &steps, &nsteps) != NT_OK)
             goto out;
+        if (p.rank == 0) {
+            cJSON *sch = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
+            cJSON *one;
+            int npairs = 0;
+            if (!sch)
+                sch = nt_json_add_obj(cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
+            for (int s2 = 0; s2 < nsteps; s2++)
+                if (!steps[s2].local)
+                    npairs += steps[s2].npairs;
+            one = sch ? nt_json_add_obj(sch, ops->kind) : NULL;
+            if (one) {
+                nt_json_add_num(one, "rounds", nt_steps_rounds(steps, nsteps));
+                nt_json_add_num(one, "pairs", npairs);
+                nt_json_add_num(one, "steps", nsteps);
+            }
+        }
         for (int s = 0; s < nsteps; s++) {
             int go;
             st = nt_run_step(&p, &c, ops, states[k], avail[k], &steps[s], c.links);

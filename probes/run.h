@@ -30,6 +30,7 @@ typedef struct nt_step {
     int (*pairs)[2];
     nt_scope_t *scopes;
     int local; /* 1: a run_local step for the ranks listed in pairs[i][0] (pairs[i][1] = -1) */
+    int round; /* the schedule round the step belongs to (inter rounds first, then intra) */
 } nt_step_t;
 
 /* nt_steps_build - the steps of a probe kind, identical on every rank: inter-node pairs from
@@ -38,6 +39,9 @@ typedef struct nt_step {
  * step (hosts with fewer cores than probe ranks). */
 nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_t mode,
                            int concurrent, nt_step_t **steps, int *nsteps);
+
+/* nt_steps_rounds - the number of distinct rounds of the steps (local step excluded). */
+int nt_steps_rounds(const nt_step_t *steps, int nsteps);
 void nt_steps_free(nt_step_t *steps, int nsteps);
 
 #endif

@@ -24,6 +24,8 @@ def main():
     ap.add_argument("--nodes", type=int, help="expected number of nodes")
     ap.add_argument("--completed", choices=["true", "false"])
     ap.add_argument("--samples", action="store_true", help="every link must carry samples")
+    ap.add_argument("--blamed", help="comma-separated hosts that must be exactly summary.failed_nodes")
+    ap.add_argument("--retested", action="store_true", help="some link must carry a retest")
     a = ap.parse_args()
     problems = []
     with open(a.report) as f:
@@ -49,7 +51,10 @@ def main():
         if a.samples and not l.get("samples"):
             problems.append("%s: no samples" % l["id"])
         if "errors" not in l:
-            if not (l.get("peak_bw_GBps", 0) > 0 and l.get("small_msg_lat_us", 0) > 0):
+            # Each figure the link measured is > 0; a latency-only or bandwidth-only sweep
+            # carries one of the two.
+            figs = [l[k] for k in ("peak_bw_GBps", "small_msg_lat_us") if k in l]
+            if not figs or not all(f > 0 for f in figs):
                 problems.append("%s: peak_bw_GBps / small_msg_lat_us missing or not > 0" % l["id"])
     if a.links is not None and len(ids) != a.links:
         problems.append("expected %d links, found %d" % (a.links, len(ids)))
@@ -67,6 +72,13 @@ def main():
         if a.exit != want:
             problems.append("exit code %d does not match the summary verdict %s (want %d)"
                             % (a.exit, doc["summary"]["verdict"], want))
+    if a.blamed is not None:
+        got = sorted(n["host"] for n in doc["summary"]["failed_nodes"])
+        want = sorted(h for h in a.blamed.split(",") if h)
+        if got != want:
+            problems.append("failed nodes %s, want %s" % (got, want))
+    if a.retested and not any("retest" in l for l in doc.get("links", [])):
+        problems.append("no link was retested")
     for p in problems:
         print("check_report: %s: %s" % (a.report, p))
     return 1 if problems else 0

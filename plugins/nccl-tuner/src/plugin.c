@@ -1,0 +1,283 @@
+/*
+ * libnccl-tuner-nettune.so: the NCCL tuner plugin. Exports ncclTunerPlugin_v5, _v4, _v3 and
+ * _v2 (NCCL 2.21-2.29 look for the newest first); every other symbol is hidden
+ * (-fvisibility=hidden and exports.map).
+ *
+ * init reads the tuning file the environment names, keeps the rules that can match this
+ * communicator and indexes them; getCollInfo is a binary search with no allocation, lock, I/O
+ * or logging and never returns an error (an error there fails the user's collective in NCCL
+ * 2.28); finalize/destroy writes the optional report and frees the context.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nccl_tuner_abi.h"
+#include "nt_index.h"
+#include "nt_plugin.h"
+#include "nt_tuning.h"
+
+#define NT_EXPORT __attribute__((visibility("default")))
+#define NT_PLUGIN_NAME "nettune"
+
+/* The one process-wide mutable value: numbers communicators for the report's %c before API v5
+ * (v5 passes NCCL's commId instead). */
+static unsigned long nt_comm_seq;
+
+__attribute__((format(printf, 4, 5))) static void nt_log(ncclDebugLogger_t log,
+                                                         ncclDebugLogLevel level, int line,
+                                                         const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  if (log) log(level, NCCL_TUNING, __FILE__, line, "TUNER/nettune: %s", msg);
+  else if (level == NCCL_LOG_WARN) fprintf(stderr, "TUNER/nettune: %s\n", msg);
+}
+#define NT_WARN(ctx, ...) nt_log((ctx)->log, NCCL_LOG_WARN, __LINE__, __VA_ARGS__)
+#define NT_INFO(ctx, ...) nt_log((ctx)->log, NCCL_LOG_INFO, __LINE__, __VA_ARGS__)
+
+static void ctx_free(nt_ctx_t *ctx) {
+  if (!ctx) return;
+  nt_index_destroy(&ctx->ix);
+  free(ctx->path);
+  free(ctx->file_error);
+  free(ctx->report_tmpl);
+  free(ctx);
+}
+
+static ncclResult_t status_to_nccl(nt_tp_status_t st) {
+  switch (st) {
+  case NT_TP_OK: return ncclSuccess;
+  case NT_TP_ERR_IO:
+  case NT_TP_ERR_NOMEM: return ncclSystemError;
+  default: return ncclInvalidUsage;
+  }
+}
+
+/* Copies the tables the file gives into NCCL's constants (already validated by the parser). */
+static void apply_constants(nt_ctx_t *ctx, const nt_tuning_t *t,
+                            ncclTunerConstants_v5_t *constants) {
+  if (!t->constants_mask) return;
+  if (ctx->api < 5 || !constants) {
+    NT_INFO(ctx, "'constants' ignored: tuner API v%d passes no constants", ctx->api);
+    return;
+  }
+  static const struct {
+    unsigned bit;
+    size_t off, size;
+    const char *name;
+  } tabs[] = {
+      {NT_CONST_BASE_LAT, offsetof(ncclTunerConstants_v5_t, baseLatencies),
+       sizeof(constants->baseLatencies), "base_latencies_us"},
+      {NT_CONST_HW_LAT, offsetof(ncclTunerConstants_v5_t, hwLatencies),
+       sizeof(constants->hwLatencies), "hw_latencies_us"},
+      {NT_CONST_LL_MAX_BW, offsetof(ncclTunerConstants_v5_t, llMaxBws),
+       sizeof(constants->llMaxBws), "ll_max_bws_GBps"},
+      {NT_CONST_RING_LL128_BW, offsetof(ncclTunerConstants_v5_t, perChMaxRingLL128Bws),
+       sizeof(constants->perChMaxRingLL128Bws), "per_ch_max_ring_ll128_bws_GBps"},
+      {NT_CONST_TREE_LL128_BW, offsetof(ncclTunerConstants_v5_t, perChMaxTreeLL128Bws),
+       sizeof(constants->perChMaxTreeLL128Bws), "per_ch_max_tree_ll128_bws_GBps"},
+      {NT_CONST_TREE_BW, offsetof(ncclTunerConstants_v5_t, perChMaxTreeBws),
+       sizeof(constants->perChMaxTreeBws), "per_ch_max_tree_bws_GBps"},
+      {NT_CONST_NVLS_TREE_BW, offsetof(ncclTunerConstants_v5_t, perChMaxNVLSTreeBws),
+       sizeof(constants->perChMaxNVLSTreeBws), "per_ch_max_nvls_tree_bws_GBps"},
+  };
+  char names[256] = "";
+  for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+    if (!(t->constants_mask & tabs[i].bit)) continue;
+    memcpy((char *)constants + tabs[i].off, (const char *)&t->constants + tabs[i].off,
+           tabs[i].size);
+    size_t used = strlen(names);
+    snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "", tabs[i].name);
+  }
+  NT_INFO(ctx, "applied constants: %s", names);
+}
+
+/*
+ * Shared init of every API version. Fail closed: a named file that cannot be used fails init
+ * (NCCL then fails communicator creation on every rank alike) unless NETTUNE_ON_ERROR=defaults.
+ */
+static ncclResult_t init_common(int api, int has_comm_id, uint64_t comm_id, size_t nranks,
+                                size_t nnodes, ncclDebugLogger_t log,
+                                ncclTunerConstants_v5_t *constants, void **context) {
+  if (!context) return ncclInvalidArgument;
+  *context = NULL;
+  nt_ctx_t *ctx = calloc(1, sizeof(*ctx));
+  if (!ctx) {
+    nt_log(log, NCCL_LOG_WARN, __LINE__, "out of memory for the tuner context");
+    return ncclSystemError;
+  }
+  ctx->log = log;
+  ctx->api = api;
+  ctx->has_comm_id = has_comm_id;
+  ctx->comm_id = comm_id;
+  ctx->nranks = nranks;
+  ctx->nnodes = nnodes;
+  if (!has_comm_id) ctx->seq = __atomic_fetch_add(&nt_comm_seq, 1, __ATOMIC_RELAXED);
+
+  int use_defaults = 0;
+  const char *on_error = getenv("NETTUNE_ON_ERROR");
+  if (on_error && *on_error) {
+    if (strcmp(on_error, "defaults") == 0) use_defaults = 1;
+    else if (strcmp(on_error, "fail") != 0)
+      NT_WARN(ctx, "unknown NETTUNE_ON_ERROR '%s' (expected 'fail' or 'defaults'): using 'fail'",
+              on_error);
+  }
+  const char *report = getenv("NETTUNE_PLUGIN_REPORT");
+  const char *json = getenv("NETTUNE_TUNING_FILE");
+  const char *csv = getenv("NCCL_TUNER_CONFIG_FILE");
+  const char *path = NULL;
+  if (json && *json) {
+    path = json;
+    ctx->format = NT_FORMAT_JSON;
+  } else if (csv && *csv) {
+    path = csv;
+    ctx->format = NT_FORMAT_CSV;
+  }
+  if ((report && *report && !(ctx->report_tmpl = strdup(report))) ||
+      (path && !(ctx->path = strdup(path)))) {
+    NT_WARN(ctx, "out of memory for the tuner context");
+    ctx_free(ctx);
+    return ncclSystemError;
+  }
+  if (!path) {
+    NT_INFO(ctx, "no tuning file (NETTUNE_TUNING_FILE and NCCL_TUNER_CONFIG_FILE unset): "
+                 "NCCL's own choices stand (API v%d)", api);
+    *context = ctx;
+    return ncclSuccess;
+  }
+
+  char err[NT_ERR_LEN] = "";
+  nt_tuning_t t;
+  nt_tp_status_t st = nt_tuning_load(path, ctx->format, &t, err, sizeof(err));
+  if (st == NT_TP_OK) st = nt_index_build(&t, nranks, nnodes, &ctx->ix, err, sizeof(err));
+  if (st != NT_TP_OK) {
+    nt_index_destroy(&ctx->ix);
+    nt_tuning_cleanup(&t);
+    if (!use_defaults) {
+      NT_WARN(ctx,
+              "cannot use tuning file '%s': %s; communicator creation fails so that no rank "
+              "runs with different rules (NETTUNE_ON_ERROR=defaults runs with NCCL's defaults "
+              "instead)",
+              path, err);
+      ctx_free(ctx);
+      return status_to_nccl(st);
+    }
+    NT_WARN(ctx, "ignoring tuning file '%s': %s; using NCCL's defaults (NETTUNE_ON_ERROR=defaults)",
+            path, err);
+    ctx->file_error = strdup(err);
+    *context = ctx;
+    return ncclSuccess;
+  }
+  ctx->file_used = 1;
+  ctx->hash = t.hash;
+  ctx->rules_loaded = t.nrules;
+  NT_INFO(ctx,
+          "tuning file '%s' (%s) fnv1a64 %016" PRIx64 ": %zu rules loaded, %u kept for nRanks "
+          "%zu nNodes %zu (API v%d)",
+          path, ctx->format == NT_FORMAT_JSON ? "json" : "csv", t.hash, t.nrules, ctx->ix.nrules,
+          nranks, nnodes, api);
+  apply_constants(ctx, &t, constants);
+  nt_tuning_cleanup(&t);
+  *context = ctx;
+  return ncclSuccess;
+}
+
+static ncclResult_t finalize_common(void *context) {
+  nt_ctx_t *ctx = context;
+  if (!ctx) return ncclSuccess;
+  if (ctx->report_tmpl) {
+    char err[NT_ERR_LEN];
+    if (nt_report_write(ctx, err, sizeof(err)) != 0) NT_WARN(ctx, "no run report: %s", err);
+  }
+  ctx_free(ctx);
+  return ncclSuccess;
+}
+
+/* The v3..v5 decision. collCostTable is NCCL's contiguous float[numAlgo][numProto]; it is
+ * cast back to that type here (nccl issue #1974) and never indexed as float **. */
+static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes, int numPipeOps,
+                                  float **collCostTable, int numAlgo, int numProto, int regBuff,
+                                  int *nChannels) {
+  nt_ctx_t *ctx = context;
+  if (!ctx || (unsigned)coll >= NCCL_NUM_FUNCTIONS) return ncclSuccess;
+  nt_counter_bump(&ctx->calls[coll]);
+  float *flat = NULL;
+  if (collCostTable && numAlgo > 0 && numProto > 0) {
+    float(*table)[numProto] = (float(*)[numProto])collCostTable;
+    flat = &table[0][0];
+  }
+  if (nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo, numProto,
+                      nChannels) < 0)
+    nt_counter_bump(&ctx->kept_nccl[coll]);
+  return ncclSuccess;
+}
+
+static ncclResult_t get_coll_info_v3(void *context, ncclFunc_t coll, size_t nBytes,
+                                     int numPipeOps, float **collCostTable, int numAlgo,
+                                     int numProto, int *nChannels) {
+  /* v3 has no regBuff: -1 matches only rules that leave reg_buff open. */
+  return get_coll_info(context, coll, nBytes, numPipeOps, collCostTable, numAlgo, numProto, -1,
+                       nChannels);
+}
+
+static ncclResult_t get_coll_info_v2(void *context, ncclFunc_t coll, size_t nBytes,
+                                     int collNetSupport, int nvlsSupport, int numPipeOps,
+                                     int *algorithm, int *protocol, int *nChannels) {
+  nt_ctx_t *ctx = context;
+  if (!ctx || (unsigned)coll >= NCCL_NUM_FUNCTIONS || !algorithm || !protocol)
+    return ncclSuccess;
+  nt_counter_bump(&ctx->calls[coll]);
+  if (nt_index_decide_v2(&ctx->ix, coll, nBytes, collNetSupport, nvlsSupport, numPipeOps,
+                         algorithm, protocol, nChannels) < 0)
+    nt_counter_bump(&ctx->kept_nccl[coll]);
+  return ncclSuccess;
+}
+
+static ncclResult_t init_v5(void **context, uint64_t commId, size_t nRanks, size_t nNodes,
+                            ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t *nvlDomainInfo,
+                            ncclTunerConstants_v5_t *constants) {
+  (void)nvlDomainInfo;
+  return init_common(5, 1, commId, nRanks, nNodes, logFunction, constants, context);
+}
+static ncclResult_t init_v4(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                            void **context) {
+  return init_common(4, 0, 0, nRanks, nNodes, logFunction, NULL, context);
+}
+static ncclResult_t init_v3(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                            void **context) {
+  return init_common(3, 0, 0, nRanks, nNodes, logFunction, NULL, context);
+}
+static ncclResult_t init_v2(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction,
+                            void **context) {
+  return init_common(2, 0, 0, nRanks, nNodes, logFunction, NULL, context);
+}
+
+NT_EXPORT const ncclTuner_v5_t ncclTunerPlugin_v5 = {
+    .name = NT_PLUGIN_NAME,
+    .init = init_v5,
+    .getCollInfo = get_coll_info,
+    .finalize = finalize_common,
+};
+NT_EXPORT const ncclTuner_v4_t ncclTunerPlugin_v4 = {
+    .name = NT_PLUGIN_NAME,
+    .init = init_v4,
+    .getCollInfo = get_coll_info,
+    .destroy = finalize_common,
+};
+NT_EXPORT const ncclTuner_v3_t ncclTunerPlugin_v3 = {
+    .name = NT_PLUGIN_NAME,
+    .init = init_v3,
+    .getCollInfo = get_coll_info_v3,
+    .destroy = finalize_common,
+};
+NT_EXPORT const ncclTuner_v2_t ncclTunerPlugin_v2 = {
+    .name = NT_PLUGIN_NAME,
+    .init = init_v2,
+    .getCollInfo = get_coll_info_v2,
+    .destroy = finalize_common,
+};

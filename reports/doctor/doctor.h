@@ -1,0 +1,208 @@
+/* nettune doctor: reads NCCL debug logs and nccl-tests outputs, diagnoses them from a knowledge
+ * base kept as data (reports/doctor/knowledge.json), and writes text and nettune.diagnosis/1.
+ *
+ * Internal to reports/doctor: nothing here is part of libnettune's API. The pieces are
+ *   reader.c   bounded-memory line reader (binary detection, long-line truncation)
+ *   parse.c    launcher prefixes and NCCL's "host:pid:tid [dev] NCCL INFO" prefix
+ *   kb.c       the knowledge base (embedded at build time, or --kb FILE)
+ *   analyze.c  facts gathered line by line, then the diagnosis
+ *   output.c   human text and the JSON document
+ */
+#ifndef NT_DOCTOR_H
+#define NT_DOCTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#define NT_DOCTOR_SCHEMA "nettune.diagnosis/1"
+#define NT_DOCTOR_KB_SCHEMA "nettune.doctor-kb/1"
+
+/* Longest line kept, in bytes; the rest of a longer line is skipped and counted. */
+#define NT_LINE_MAX 4096
+/* Evidence lines kept per finding; the total count is kept too. */
+#define NT_EVIDENCE_MAX 6
+
+typedef enum { NT_SEV_INFO = 0, NT_SEV_WARN = 1, NT_SEV_ERROR = 2 } nt_severity_t;
+
+/* ---- reader.c ---------------------------------------------------------------------------- */
+
+typedef struct nt_linereader nt_linereader_t;
+
+/* Opens `path` ("-" = stdin) for line-by-line reading with a fixed-size buffer, so memory
+ * stays bounded whatever the file size or line length. Returns NULL and sets errno on failure. */
+nt_linereader_t *nt_linereader_open(const char *path);
+
+/* Wraps an already open stream (not closed by nt_linereader_close). Used by the fuzz target. */
+nt_linereader_t *nt_linereader_open_stream(FILE *fp);
+
+/* Reads the next line into an internal buffer, NUL-terminated, without '\n' or a trailing '\r'.
+ * Lines longer than NT_LINE_MAX - 1 bytes are cut there (the rest is skipped and counted in
+ * nt_linereader_truncated). Embedded NUL bytes are replaced by spaces. Returns 1 with a line,
+ * 0 at end of file, -1 on a read error (errno set). */
+int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len);
+
+/* 1 if the first block of the file looks binary (a NUL byte, or mostly control characters),
+ * decided on the first nt_linereader_next call; grep and git use the same NUL rule. */
+int nt_linereader_is_binary(const nt_linereader_t *r);
+
+/* Number of the last line returned (1-based). */
+unsigned long nt_linereader_lineno(const nt_linereader_t *r);
+
+/* Lines cut at NT_LINE_MAX so far. */
+unsigned long nt_linereader_truncated(const nt_linereader_t *r);
+
+/* Bytes consumed so far. */
+uint64_t nt_linereader_bytes(const nt_linereader_t *r);
+
+/* Closes the file (unless it was given with _open_stream) and frees the reader; NULL is fine. */
+void nt_linereader_close(nt_linereader_t *r);
+
+/* ---- parse.c ----------------------------------------------------------------------------- */
+
+typedef enum { NT_LVL_NONE = 0, NT_LVL_INFO, NT_LVL_WARN } nt_level_t;
+
+/* One log line split into its parts. Pointers point into the line given to nt_line_parse. */
+typedef struct {
+  const char *body;     /* the line without launcher prefix and timestamp */
+  const char *host;     /* NCCL prefix host, or NULL */
+  size_t host_len;
+  long pid;             /* NCCL prefix pid, or -1 */
+  int dev;              /* NCCL prefix [dev], or -1 */
+  long task;            /* launcher task: srun "N:", Open MPI "[job,N]<stdout>:", torchrun; -1 */
+  nt_level_t level;     /* NCCL INFO / WARN (also "file.cc:NN WARN" without the NCCL word) */
+  const char *msg;      /* text after "NCCL INFO " / "NCCL WARN " (or body when level NONE) */
+} nt_logline_t;
+
+/* Splits `line` (NUL-terminated) into launcher prefix, NCCL prefix and message. Accepts srun
+ * `0: ` and Open MPI `[1,0]<stdout>:` prefixes, torchrun `[rank0]:` / `[default0]:`, a leading
+ * `[YYYY-MM-DD hh:mm:ss]` timestamp, and NCCL's `host:pid:tid [dev]` prefix (NCCL 2.7 and later
+ * print it from src/debug.cc). Never fails: unknown lines come back with level NONE. */
+void nt_line_parse(const char *line, nt_logline_t *out);
+
+/* ---- kb.c -------------------------------------------------------------------------------- */
+
+/* A finding's text as the knowledge base gives it. */
+typedef struct {
+  char *key;
+  nt_severity_t severity;
+  char *title, *why, *fix, *reference;
+} nt_kb_finding_t;
+
+/* A line signature: any of `match` (substrings, case-sensitive) marks the line as `id`. */
+typedef struct {
+  char *id;
+  char **match;
+  size_t nmatch;
+  int counts_as_nccl; /* the line proves the input is an NCCL log (not lspci, dmesg, ...) */
+} nt_kb_signature_t;
+
+/* Expected intra-node busbw for one GPU model (8 GPUs on an NVSwitch baseboard). */
+typedef struct {
+  char *match;        /* substring of the GPU name nccl-tests prints */
+  int gpus_per_node;
+  double busbw_GBps;
+  char *note;
+} nt_kb_gpu_t;
+
+/* Meaning of one ibv_wc_status value (NET/IB "Got completion ... error N"). */
+typedef struct {
+  int status;
+  char *name, *meaning, *finding;
+} nt_kb_wc_t;
+
+typedef struct {
+  char *source; /* "embedded" or the path read */
+  char *version;
+  nt_kb_finding_t *findings;
+  size_t nfindings;
+  nt_kb_signature_t *sigs;
+  size_t nsigs;
+  nt_kb_gpu_t *gpus;
+  size_t ngpus;
+  nt_kb_wc_t *wcs;
+  size_t nwcs;
+} nt_kb_t;
+
+/* Loads the knowledge base: from `path` if not NULL, else the copy embedded at build time.
+ * Checks the schema id and that every entry has its fields. Returns 0, or -1 with a message
+ * (lowercase, naming the file and the JSON path of the problem) in `err`. */
+int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen);
+
+/* Frees a knowledge base; NULL is fine. */
+void nt_kb_destroy(nt_kb_t *kb);
+
+/* The finding entry for `key`, or NULL. */
+const nt_kb_finding_t *nt_kb_finding(const nt_kb_t *kb, const char *key);
+
+/* Index of signature `id`, or -1. */
+int nt_kb_signature_index(const nt_kb_t *kb, const char *id);
+
+/* Parses "error"/"warn"/"info"; returns -1 for anything else. */
+int nt_severity_parse(const char *s);
+
+/* "error", "warn" or "info". */
+const char *nt_severity_string(nt_severity_t s);
+
+/* ---- analyze.c --------------------------------------------------------------------------- */
+
+/* What the operator says the hardware is (--expect, --report); -1 / NULL = unknown. */
+typedef struct {
+  int gpus_per_node;
+  int nics_per_node;
+  double nic_rate_Gbps;
+  char *gpu_model;
+  char *collective;        /* nccl-tests collective when the log does not name it (all_reduce, sendrecv, ...) */
+  double efficiency;       /* busbw below efficiency x expected: warn (default 0.90) */
+  double error_efficiency; /* below error_efficiency x expected: error (default 0.50) */
+  double min_busbw_GBps;   /* explicit floor, overrides the computed expectation; -1 = none */
+  char *source;            /* "expect", "report", or NULL */
+} nt_hw_t;
+
+/* Sets every field of `hw` to "unknown" and the ratios to their defaults. */
+void nt_hw_init(nt_hw_t *hw);
+
+/* Frees the strings of `hw` (not `hw` itself). */
+void nt_hw_cleanup(nt_hw_t *hw);
+
+typedef struct nt_doctor nt_doctor_t;
+
+/* Creates an empty analysis that uses `kb` (borrowed, must outlive the analysis). */
+nt_doctor_t *nt_doctor_create(const nt_kb_t *kb);
+
+/* Frees everything; NULL is fine. */
+void nt_doctor_destroy(nt_doctor_t *d);
+
+/* Reads one input completely (streaming), recording facts. Returns 0 if the input held NCCL or
+ * nccl-tests lines; 1 if it is unusable (unreadable, binary, empty, no NCCL lines), with a
+ * one-line message naming it in `msg`. Unusable inputs are listed in the output too. */
+int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen);
+
+/* Same, from an open stream named `name` (the fuzz target reads memory through fmemopen). */
+int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen);
+
+/* Loads a nettune.report/1 file for the cross-check and as a hardware source; fills the hardware
+ * fields of `hw` that are still unknown. Returns 0, or -1 with a message in `err`. */
+int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen);
+
+/* Runs the diagnosis on everything read, with the hardware in `hw` (may be NULL). */
+void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw);
+
+/* Name of the first finding key the diagnosis can report that `kb` lacks, or NULL if none is
+ * missing; a knowledge base given with --kb must describe every finding. */
+const char *nt_doctor_kb_missing(const nt_kb_t *kb);
+
+/* Highest severity among the findings, or -1 if there are none. */
+int nt_doctor_worst(const nt_doctor_t *d);
+
+/* ---- output.c ---------------------------------------------------------------------------- */
+
+/* Writes the human summary to `out` (no colour unless `colour`). */
+void nt_doctor_write_text(const nt_doctor_t *d, FILE *out, int colour);
+
+/* Builds the nettune.diagnosis/1 document; NULL when out of memory. Caller cJSON_Deletes it. */
+cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code);
+
+#endif

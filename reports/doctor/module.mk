@@ -1,0 +1,70 @@
+# nettune doctor: build/bin/nettune-doctor (libc + cJSON only), its tests and its fuzz target.
+# The knowledge base reports/doctor/knowledge.json is embedded at build time as a C array
+# (generated with od, which every system has), so the binary needs no data file at run time;
+# --kb FILE replaces it.
+
+DOCTOR_DIR  := reports/doctor
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,reader.c parse.c kb.c analyze.c diagnose.c output.c)
+DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
+DOCTOR_BIN  := $(BIN)/nettune-doctor
+DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
+FUZZ_SECONDS ?= 60
+DOCTOR_FUZZ_BIN := $(BUILD)/fuzz/fuzz-doctor
+
+ALL_TARGETS   += $(DOCTOR_BIN)
+TEST_TARGETS  += test-doctor
+FUZZ_TARGETS  += fuzz-doctor
+INSTALL_TARGETS += install-doctor
+
+# The knowledge base as a NUL-terminated byte array.
+$(OBJ)/$(DOCTOR_DIR)/kb_data.c: $(DOCTOR_DIR)/knowledge.json $(DOCTOR_DIR)/module.mk
+	@mkdir -p $(dir $@)
+	{ echo '/* generated from $< by $(DOCTOR_DIR)/module.mk: do not edit */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'const unsigned char nt_doctor_kb_data[] = {'; \
+	  od -An -v -tx1 $< | sed -e 's/  */ /g' -e 's/^ //' -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; \
+	  echo 'const size_t nt_doctor_kb_size = sizeof(nt_doctor_kb_data) - 1;'; } > $@.tmp && mv $@.tmp $@
+
+$(OBJ)/$(DOCTOR_DIR)/kb_data.o: $(OBJ)/$(DOCTOR_DIR)/kb_data.c
+	$(CC) $(NT_CFLAGS) -c $< -o $@
+
+$(DOCTOR_BIN): $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(CJSON_LIBS) -lm
+
+$(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(CJSON_LIBS) -lm
+
+.PHONY: test-doctor fuzz-doctor install-doctor
+test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN)
+	@$(DOCTOR_TEST_BIN)
+	@DOCTOR=$(DOCTOR_BIN) BUILD=$(BUILD) tests/doctor/run-tests.sh
+ifeq ($(HAVE_CLANG),1)
+	@$(MAKE) --no-print-directory fuzz-doctor FUZZ_SECONDS=5
+endif
+
+# libFuzzer on the log reader and the analysis (every line of the input goes through them).
+$(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/$(DOCTOR_DIR)/kb_data.c
+	@mkdir -p $(dir $@)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE $(CJSON_CFLAGS) \
+	  -I$(DOCTOR_DIR) -Iinclude -o $@ $(filter %.c,$^) $(CJSON_LIBS) -lm
+
+ifeq ($(HAVE_CLANG),1)
+fuzz-doctor: $(DOCTOR_FUZZ_BIN)
+	@mkdir -p $(BUILD)/fuzz/doctor-corpus
+	@cp tests/fixtures/nccl-debug-logs/*.log tests/fixtures/nccl-tests-logs/*.log $(BUILD)/fuzz/doctor-corpus/
+	@echo "fuzz-doctor: $(FUZZ_SECONDS) s of libFuzzer on the log reader (log: $(BUILD)/fuzz/doctor.log)"
+	@$(DOCTOR_FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
+	  -print_final_stats=1 $(BUILD)/fuzz/doctor-corpus > $(BUILD)/fuzz/doctor.log 2>&1 \
+	  || { tail -n 60 $(BUILD)/fuzz/doctor.log; echo "fuzz-doctor: FAILED"; exit 1; }
+	@grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' $(BUILD)/fuzz/doctor.log | sed 's/^/fuzz-doctor: /'
+else
+fuzz-doctor:
+	@echo "fuzz-doctor: clang is not installed: skipped"
+endif
+
+install-doctor: $(DOCTOR_BIN)
+	install -d $(DESTDIR)$(PREFIX)/share/nettune
+	install -m 644 $(DOCTOR_DIR)/knowledge.json $(DESTDIR)$(PREFIX)/share/nettune/doctor-knowledge.json

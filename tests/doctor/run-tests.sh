@@ -1,0 +1,137 @@
+#!/bin/sh
+# nettune doctor tests (make test-doctor): golden cases on every fixture log (check.py), then the
+# command-line contract, robustness on bad inputs, streaming memory bound and link dependencies.
+# Env: DOCTOR (binary), BUILD (build dir). Prints "ok"/"not ok" lines and a summary; exit 1 on failure.
+set -u
+cd "$(dirname "$0")/../.."
+DOCTOR=${DOCTOR:-build/bin/nettune-doctor}
+BUILD=${BUILD:-build}
+T=$BUILD/tests/doctor
+PY=/usr/bin/python3
+mkdir -p "$T"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+# expect_exit NAME CODE CMD...: runs CMD, stdout/stderr to $T/NAME.out/.err
+expect_exit() {
+  name=$1; code=$2; shift 2
+  "$@" >"$T/$name.out" 2>"$T/$name.err"; rc=$?
+  if [ "$rc" = "$code" ]; then ok "$name (exit $rc)"; else bad "$name: exit $rc, want $code"; cat "$T/$name.err"; fi
+}
+has() { grep -q -- "$2" "$1"; }
+
+# 1. golden cases
+if $PY -c 'import jsonschema' 2>/dev/null; then
+  if $PY tests/doctor/check.py "$DOCTOR" tests/doctor/golden.tsv reports/schema/diagnosis.schema.json "$T/golden" >"$T/golden.log" 2>&1; then
+    ok "golden: $(tail -n 1 "$T/golden.log")"
+  else
+    grep -v '^ok' "$T/golden.log"; bad "golden cases"
+  fi
+else
+  bad "python3-jsonschema missing for $PY (apt-get install python3-jsonschema)"
+fi
+
+# 2. command line
+expect_exit help 0 "$DOCTOR" --help
+check "help names every option" sh -c "for o in --output --format --quiet --expect --report --kb --print-kb --color --version; do grep -q -- \"\$o\" '$T/help.out' || exit 1; done"
+expect_exit no-input 2 "$DOCTOR"
+expect_exit bad-option 2 "$DOCTOR" --frobnicate x.log
+expect_exit bad-format 2 "$DOCTOR" --format xml tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+expect_exit bad-expect-key 2 "$DOCTOR" --expect gpus_per_nod=8 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+expect_exit bad-expect-value 2 "$DOCTOR" --expect nic_rate_Gbps=fast tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+expect_exit version 0 "$DOCTOR" --version
+expect_exit quiet 1 "$DOCTOR" --quiet tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "quiet prints nothing" test ! -s "$T/quiet.out"
+expect_exit format-json 1 "$DOCTOR" --format json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "--format json is the diagnosis document" $PY -c "import json,sys; d=json.load(open('$T/format-json.out')); sys.exit(d['schema']!='nettune.diagnosis/1')"
+expect_exit output-stdout 1 "$DOCTOR" --output - tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "--output - writes only JSON to stdout" $PY -c "import json; json.load(open('$T/output-stdout.out'))"
+expect_exit stdin 1 sh -c "cat tests/fixtures/nccl-debug-logs/socket-fallback-libibverbs-missing.log | '$DOCTOR' -"
+check "stdin input is analysed" has "$T/stdin.out" socket_fallback
+expect_exit print-kb 0 "$DOCTOR" --print-kb
+check "--print-kb is the embedded knowledge base" cmp -s "$T/print-kb.out" reports/doctor/knowledge.json
+expect_exit kb-file 1 "$DOCTOR" --kb reports/doctor/knowledge.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+expect_exit kb-missing 2 "$DOCTOR" --kb /nonexistent/kb.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "missing kb names the file" has "$T/kb-missing.err" "/nonexistent/kb.json"
+$PY -c "import json; d=json.load(open('reports/doctor/knowledge.json')); del d['findings']['shm_too_small']; json.dump(d, open('$T/kb-incomplete.json','w'))"
+expect_exit kb-incomplete 2 "$DOCTOR" --kb "$T/kb-incomplete.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "incomplete kb names the missing finding" has "$T/kb-incomplete.err" shm_too_small
+# the knowledge base is data: a changed text shows up without rebuilding
+sed 's/"title": "\/dev\/shm is too small/"title": "SHM-TEST-TITLE \/dev\/shm is too small/' reports/doctor/knowledge.json > "$T/kb-edited.json"
+expect_exit kb-edited 1 "$DOCTOR" --kb "$T/kb-edited.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "--kb text is used" has "$T/kb-edited.out" SHM-TEST-TITLE
+expect_exit report-missing 2 "$DOCTOR" --report /nonexistent.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+expect_exit report-not-report 2 "$DOCTOR" --report reports/schema/diagnosis.schema.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "a non-report names the file" has "$T/report-not-report.err" "diagnosis.schema.json"
+expect_exit healthy 0 "$DOCTOR" tests/doctor/data/tuner-all-srun.log
+expect_exit output-file 1 "$DOCTOR" -q -o "$T/out.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "--output FILE written, no temporary left" sh -c "test -s '$T/out.json' && ! ls '$T'/out.json.tmp* >/dev/null 2>&1"
+expect_exit output-unwritable 2 "$DOCTOR" -q -o /nonexistent/dir/out.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+
+# 3. robustness: each bad input gets a one-line message naming it and exit 2
+head -c 4096 /dev/urandom > "$T/random.bin"; printf '\0' >> "$T/random.bin"
+expect_exit binary 2 "$DOCTOR" "$T/random.bin"
+check "binary: one line naming the file" sh -c "test \$(wc -l < '$T/binary.err') = 1 && grep -q 'random.bin.*binary' '$T/binary.err'"
+expect_exit elf 2 "$DOCTOR" "$DOCTOR"
+: > "$T/empty.log"
+expect_exit empty 2 "$DOCTOR" "$T/empty.log"
+check "empty: named" has "$T/empty.err" "empty.log' is empty"
+expect_exit not-nccl 2 "$DOCTOR" tests/doctor/data/syslog-not-nccl.log
+check "not-nccl: named" has "$T/not-nccl.err" "no NCCL or nccl-tests lines found in 'tests/doctor/data/syslog-not-nccl.log'"
+expect_exit unreadable 2 "$DOCTOR" /nonexistent/nccl.log
+expect_exit directory 2 "$DOCTOR" tests/fixtures
+check "directory: named" has "$T/directory.err" "tests/fixtures"
+# a bad input among good ones: the good ones are still diagnosed, the exit is 2
+expect_exit mixed 2 "$DOCTOR" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log "$T/random.bin"
+check "mixed: findings of the good input shown" has "$T/mixed.out" shm_too_small
+check "mixed: skipped input listed" has "$T/mixed.out" "skipped:"
+# a line with no newline at the end of the file, and lines of any length
+expect_exit no-final-newline 1 sh -c "printf 'node01:1:1 [0] NCCL INFO Using network Socket' | '$DOCTOR' -"
+check "no-final-newline: last line read" has "$T/no-final-newline.out" socket_fallback
+expect_exit one-huge-line 1 sh -c "{ yes a | tr -d '\\n' | head -c 20000000; echo; echo 'node01:1:1 [0] NCCL INFO Using network Socket'; } | '$DOCTOR' -"
+check "one-huge-line: cut, and the next line still read" sh -c "grep -q 'over-long' '$T/one-huge-line.out' && grep -q socket_fallback '$T/one-huge-line.out'"
+# CRLF line ends (logs copied from Windows)
+sed 's/$/\r/' tests/fixtures/nccl-debug-logs/ib-modify-qp-no-such-device-wrong-hca.log > "$T/crlf.log"
+expect_exit crlf 1 "$DOCTOR" "$T/crlf.log"
+check "crlf: HCA name without CR in the fix" has "$T/crlf.out" "NCCL_IB_HCA=^mlx5_3 "
+
+# 4. streaming: a 200 MB synthetic log (64 ranks, interleaved, srun prefixes) in bounded memory
+gen_big() {
+  awk 'BEGIN {
+    for (r = 0; r < 64; r++) printf "%d: node%02d:%d:%d [%d] NCCL INFO comm 0x%x rank %d nRanks 64 nNodes 8 localRanks 8 localRank %d MNNVL 0\n", r, int(r/8)+1, 1000+r, 2000+r, r%8, r, r, r%8;
+    line = 0;
+    while (bytes < 200000000) {
+      r = line % 64;
+      s = sprintf("%d: node%02d:%d:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/IB/%d/GDRDMA", r, int(r/8)+1, 1000+r, 2000+r, r%8, line%32, r, r%8, (r+8)%64, r%8, r%8);
+      print s; bytes += length(s) + 1; line++;
+      if (line % 100000 == 0) { w = sprintf("%d: node03:1017:2017 [1] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion from peer 10.0.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)", r); print w; bytes += length(w) + 1 }
+    }
+  }'
+}
+start=$(date +%s)
+if [ -x /usr/bin/time ]; then
+  gen_big | /usr/bin/time -v "$DOCTOR" -q -o "$T/big.json" - 2>"$T/big.time"; rc=$?
+  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$T/big.time")
+else
+  gen_big | "$DOCTOR" -q -o "$T/big.json" -; rc=$?; rss=0
+fi
+secs=$(( $(date +%s) - start ))
+check "big: 200 MB streamed, exit 1 (error 12 found) [$secs s]" test "$rc" = 1
+check "big: max RSS ${rss} KiB < 32 MiB" test "${rss:-0}" -lt 32768
+check "big: under 60 s ($secs s)" test "$secs" -lt 60
+check "big: completion errors counted" $PY -c "
+import json,sys; d=json.load(open('$T/big.json')); f=[x for x in d['findings'] if x['key']=='ib_retry_exceeded']
+sys.exit(not f or f[0]['evidence_total'] < 10 or d['inputs'][0]['bytes'] < 200000000 or d['job']['nranks'] != 64)"
+
+# 5. links only libc and cJSON (no MPI, CUDA, ibverbs, hwloc)
+if command -v ldd >/dev/null 2>&1; then
+  ldd "$DOCTOR" > "$T/ldd.out" 2>&1
+  check "ldd: no MPI/CUDA/ibverbs/hwloc/NCCL" sh -c "! grep -Eiq 'libmpi|libcuda|libcudart|libibverbs|librdmacm|libhwloc|libnccl|libnvidia' '$T/ldd.out'"
+  check "ldd: only libc, libm, cJSON and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson' '$T/ldd.out' | grep -q ."
+else
+  bad "ldd not found"
+fi
+
+echo "doctor script tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]

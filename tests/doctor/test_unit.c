@@ -1,0 +1,183 @@
+/* Unit tests of the doctor's parts that the golden tests reach only indirectly: line prefixes of
+ * every launcher and NCCL version, the bounded line reader, the knowledge base loader, and the
+ * nccl-tests row reader. No framework: CHECK counts and reports, main returns 1 on any failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze_int.h"
+#include "doctor.h"
+
+static int passed, failed;
+#define CHECK(cond, ...)                                                                            \
+  do {                                                                                              \
+    if (cond) {                                                                                     \
+      passed++;                                                                                     \
+    } else {                                                                                        \
+      failed++;                                                                                     \
+      printf("not ok - %s:%d: ", __FILE__, __LINE__);                                               \
+      printf(__VA_ARGS__);                                                                          \
+      printf("\n");                                                                                 \
+    }                                                                                               \
+  } while (0)
+
+static int host_is(const nt_logline_t *l, const char *h) {
+  return l->host && l->host_len == strlen(h) && memcmp(l->host, h, l->host_len) == 0;
+}
+
+static void test_parse(void) {
+  nt_logline_t l;
+  nt_line_parse("node01:1379562:1379562 [0] NCCL INFO Using network Socket", &l);
+  CHECK(host_is(&l, "node01") && l.pid == 1379562 && l.dev == 0 && l.level == NT_LVL_INFO, "plain prefix");
+  CHECK(strcmp(l.msg, "Using network Socket") == 0, "msg '%s'", l.msg);
+
+  nt_line_parse(" 0: node01:5:6 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB", &l);
+  CHECK(l.task == 0 && host_is(&l, "node01") && l.dev == 3, "srun prefix");
+
+  nt_line_parse("12: gpu-a.b.c:77:78 [7] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion", &l);
+  CHECK(l.task == 12 && host_is(&l, "gpu-a.b.c") && l.level == NT_LVL_WARN, "srun + dotted host + WARN");
+  CHECK(strncmp(l.msg, "NET/IB", 6) == 0, "warn msg '%s'", l.msg);
+
+  nt_line_parse("[1,3]<stdout>:node02:3002:3041 [1] NCCL INFO TUNER/Plugin: Using nettune (v5)", &l);
+  CHECK(l.task == 3 && host_is(&l, "node02") && l.pid == 3002, "Open MPI prefix");
+
+  nt_line_parse("[1,3]<stderr>: node02:3002:3041 [1] NCCL INFO x", &l);
+  CHECK(l.task == 3 && host_is(&l, "node02"), "Open MPI stderr prefix with blank");
+
+  nt_line_parse("[rank5]:node03:1:2 [5] NCCL INFO x", &l);
+  CHECK(l.task == 5 && host_is(&l, "node03"), "torchrun prefix");
+
+  nt_line_parse("[2026-03-03 12:11:38] node07:185303:186751 [1] transport/net_ib.cc:2453 NCCL WARN NET/IB: Got completion from peer", &l);
+  CHECK(host_is(&l, "node07") && l.level == NT_LVL_WARN, "timestamp prefix");
+
+  nt_line_parse("node01:3171:3171 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]", &l);
+  CHECK(l.level == NT_LVL_WARN && strncmp(l.msg, "Failed", 6) == 0, "WARN without the NCCL word");
+
+  nt_line_parse("misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed", &l);
+  CHECK(!l.host && l.level == NT_LVL_WARN, "no prefix WARN");
+
+  nt_line_parse("NCCL INFO NET/IB : No device found.", &l);
+  CHECK(!l.host && l.level == NT_LVL_INFO && strcmp(l.msg, "NET/IB : No device found.") == 0, "no prefix INFO");
+
+  nt_line_parse("   134217728      33554432     float     sum      -1    613.3  218.85  382.99      0", &l);
+  CHECK(l.task == -1 && !l.host && l.level == NT_LVL_NONE, "a data row is not an srun prefix");
+
+  nt_line_parse("10.0.0.1:12:13 [0] NCCL INFO x", &l);
+  CHECK(host_is(&l, "10.0.0.1") && l.task == -1, "IP as host, not srun");
+
+  nt_line_parse("", &l);
+  CHECK(l.level == NT_LVL_NONE && l.body && !*l.body, "empty line");
+  nt_line_parse(":::: [", &l);
+  CHECK(!l.host, "garbage");
+  nt_line_parse("a:1:2 [", &l);
+  CHECK(!l.host, "cut prefix");
+}
+
+static void test_reader(void) {
+  char path[] = "/tmp/nt-doctor-unit-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0, "mkstemp");
+  if (fd < 0) return;
+  FILE *fp = fdopen(fd, "w");
+  fputs("first\r\n", fp);
+  for (int i = 0; i < 3 * NT_LINE_MAX; i++) fputc('x', fp);
+  fputs("\nthird\n\nlast-no-newline", fp);
+  fclose(fp);
+  nt_linereader_t *r = nt_linereader_open(path);
+  const char *line;
+  size_t len;
+  CHECK(r != NULL, "open");
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "first") == 0, "CRLF stripped: '%s'", line);
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && len == NT_LINE_MAX - 1, "long line cut to %d: %zu", NT_LINE_MAX - 1, len);
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "third") == 0, "line after the long one: '%s'", line);
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && len == 0, "empty line");
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "last-no-newline") == 0, "last line without newline");
+  CHECK(nt_linereader_next(r, &line, &len) == 0, "eof");
+  CHECK(nt_linereader_truncated(r) == 1 && nt_linereader_lineno(r) == 5 && !nt_linereader_is_binary(r), "counters");
+  nt_linereader_close(r);
+  unlink(path);
+  CHECK(nt_linereader_open("/nonexistent/x") == NULL, "missing file");
+}
+
+static nt_doctor_t *read_text(const nt_kb_t *kb, const char *text, int *rc) {
+  nt_doctor_t *d = nt_doctor_create(kb);
+  char msg[256];
+  FILE *fp = fmemopen((void *)text, strlen(text), "r");
+  *rc = nt_doctor_read_stream(d, "mem", fp, msg, sizeof(msg));
+  fclose(fp);
+  return d;
+}
+
+static void test_tables(const nt_kb_t *kb) {
+  int rc;
+  /* two tables in one input; the plateau is the max over the 3 largest sizes, not the Avg */
+  const char *t =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Group  0 Pid 1 on hostA device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+      "#  Rank  1 Group  0 Pid 2 on hostB device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "           8             2     float     sum      -1    10.0    0.00   10.00      0    10.0    0.00   11.00      0\n"
+      "          16             4     float     sum      -1    10.0    0.00   20.00      0    10.0    0.00   21.00      0\n"
+      "          32             8     float     sum      -1    10.0    0.00   40.00    N/A    10.0    0.00   39.00    N/A\n"
+      "          64            16     float     sum      -1    10.0    0.00   30.00      0    10.0    0.00   31.00      0\n"
+      "# Avg bus bandwidth    : 99.0\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "           0             0   float             1.63    0.00    0.00    N/A     1.38    0.00    0.00    N/A\n"
+      "        1024            32   float            88.17    0.01    5.00    N/A    88.98    0.01    6.00    N/A\n";
+  nt_doctor_t *d = read_text(kb, t, &rc);
+  CHECK(rc == 0, "tables read");
+  CHECK(d->ntables == 2, "2 tables, got %zu", d->ntables);
+  if (d->ntables == 2) {
+    nt_hw_t hw;
+    nt_hw_init(&hw);
+    hw.nic_rate_Gbps = 400;
+    hw.nics_per_node = 1;
+    nt_doctor_diagnose(d, &hw);
+    nt_table_t *a = &d->tables[0], *b = &d->tables[1];
+    CHECK(a->rows == 4 && a->ntop == 3 && a->top[0].bytes == 64 && a->top[2].bytes == 16, "top rows kept");
+    CHECK(a->plateau == 40.0, "plateau %.2f", a->plateau);
+    CHECK(a->avg_busbw == 99.0, "avg kept for display");
+    CHECK(a->nhosts == 2 && a->gpus_per_host == 1, "device lines");
+    CHECK(a->expected == 50.0 && strcmp(a->verdict, "warn") == 0, "expected %.1f verdict %s", a->expected, a->verdict);
+    CHECK(b->rows == 2 && b->plateau == 6.0, "alltoall-style row with empty redop: rows %lu plateau %.2f", b->rows, b->plateau);
+  }
+  nt_doctor_destroy(d);
+
+  d = read_text(kb, "just some text\nmore\n", &rc);
+  CHECK(rc == 1 && strcmp(d->inputs[0].status, "no_nccl_lines") == 0, "no NCCL lines");
+  nt_doctor_destroy(d);
+}
+
+static void test_kb(const nt_kb_t *kb) {
+  char err[512];
+  nt_kb_t *k = NULL;
+  CHECK(nt_doctor_kb_missing(kb) == NULL, "embedded kb complete");
+  CHECK(nt_kb_signature_index(kb, "libibverbs_missing") >= 0, "signature present");
+  CHECK(nt_kb_finding(kb, "socket_fallback")->severity == NT_SEV_ERROR, "severity");
+  CHECK(nt_kb_load("/nonexistent.json", &k, err, sizeof(err)) != 0 && strstr(err, "/nonexistent.json"), "missing kb: %s", err);
+  char path[] = "/tmp/nt-doctor-kb-XXXXXX";
+  int fd = mkstemp(path);
+  FILE *fp = fdopen(fd, "w");
+  fputs("{\"schema\": \"nettune.doctor-kb/1\", \"signatures\": [{\"id\": \"x\", \"match\": []}], \"findings\": {}}", fp);
+  fclose(fp);
+  CHECK(nt_kb_load(path, &k, err, sizeof(err)) != 0 && strstr(err, "$.signatures[0]"), "bad kb names the path: %s", err);
+  unlink(path);
+  CHECK(nt_severity_parse("warn") == NT_SEV_WARN && nt_severity_parse("fatal") == -1, "severity parse");
+}
+
+int main(void) {
+  nt_kb_t *kb = NULL;
+  char err[512];
+  if (nt_kb_load(NULL, &kb, err, sizeof(err)) != 0) {
+    printf("not ok - embedded knowledge base: %s\n", err);
+    return 1;
+  }
+  test_parse();
+  test_reader();
+  test_tables(kb);
+  test_kb(kb);
+  nt_kb_destroy(kb);
+  printf("doctor unit tests: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
