@@ -231,6 +231,51 @@ static void nt_port_checks(nt_rdma_state_t *s, const nt_rdma_port_t *pt, cJSON *
         cJSON_AddItemToArray(checks, c);
 }
 
+/* GPUDirect RDMA on a node with GPUs: register memory of the GPU nearest the first ACTIVE
+ * selected port (dma-buf, then peer memory) and say which path worked. A node without GPUs
+ * gets no check: there is nothing to miss. */
+static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
+{
+    const nt_rdma_port_t *pt = NULL;
+    nt_rdma_conn_params_t cp;
+    nt_rdma_conn_t *c = NULL;
+    char err[512] = "", target[96];
+    int g = 0, n;
+    cJSON *ck;
+
+    if (!p->topo || p->topo->ngpus == 0 || !checks)
+        return;
+    for (int r = 0; r < s->nrails && !pt; r++)
+        if (s->inv.ports[s->rails[r]].state_num == 4)
+            pt = &s->inv.ports[s->rails[r]];
+    if (!pt)
+        return;
+    n = nt_topo_find_nic(p->topo, pt->dev);
+    if (n >= 0 && nt_topo_nearest_gpu(p->topo, n) >= 0)
+        g = nt_topo_nearest_gpu(p->topo, n);
+    memset(&cp, 0, sizeof(cp));
+    cp.port = pt;
+    cp.nqps = 1;
+    cp.max_bytes = 1u << 20;
+    cp.gid_index = pt->gid_index;
+    cp.timeout_s = 2.0;
+    cp.numa_node = -1;
+    cp.gpu = p->topo->gpus[g].index;
+    cp.gpu_bus_id = p->topo->gpus[g].pci_bus_id;
+    snprintf(target, sizeof(target), "%s:%d/gpu%d", pt->dev, pt->port, p->topo->gpus[g].index);
+    if (nt_rdma_conn_create(&cp, &c, err, sizeof(err)) == NT_OK)
+        ck = nt_check_create_str("gpudirect", s->host, target, NT_PASS, nt_rdma_conn_memory(c),
+                                 "gpu", "GPUDirect RDMA works on %s: %s registers GPU %d memory "
+                                 "through %s", s->host, pt->dev, p->topo->gpus[g].index,
+                                 nt_rdma_conn_memory(c));
+    else
+        ck = nt_check_create_str("gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
+                                 "GPUDirect RDMA unavailable on %s: %s", s->host, err);
+    nt_rdma_conn_destroy(c);
+    if (ck)
+        cJSON_AddItemToArray(checks, ck);
+}
+
 static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, cJSON *checks,
                                 char *why, size_t whylen)
 {
@@ -285,6 +330,8 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
             nt_nic_json(s, p, i, nics);
         for (int r = 0; checks && r < s->nrails; r++)
             nt_port_checks(s, &s->inv.ports[s->rails[r]], checks);
+        if (!nt_sysfs_root()[0])
+            nt_gpudirect_check(s, p, checks);
     }
     if (s->nrails == 0) {
         snprintf(why, whylen, "NCCL_IB_HCA=%s excludes every RDMA port of this node",
@@ -719,7 +766,16 @@ static void nt_loop_one(nt_rdma_state_t *s, nt_probe_t *p, int ra, int rb, cJSON
     nt_rdma_conn_info(cb, &eb);
     if (nt_rdma_conn_connect(ca, &eb) != NT_OK || nt_rdma_conn_connect(cb, &ea) != NT_OK) {
         const char *e = nt_rdma_conn_error(ca)[0] ? nt_rdma_conn_error(ca) : nt_rdma_conn_error(cb);
-        nt_links_fail(&lp, cross ? "skipped" : "fail", e);
+        if (cross) {
+            char msg[700];
+            snprintf(msg, sizeof(msg),
+                     "not testable: %s and %s cannot reach each other inside %s (%s); this is "
+                     "not a failed link",
+                     sep, dep, host, e);
+            nt_links_fail(&lp, "skipped", msg);
+        } else {
+            nt_links_fail(&lp, "fail", e);
+        }
         goto out;
     }
     nt_links_describe(s, &lp, a, &ib, ca, cp.nqps);

@@ -3,7 +3,9 @@
 #if NT_HAVE_IBVERBS
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -472,6 +474,22 @@ static int nt_poll(nt_rdma_conn_t *c, unsigned max, double *t_done)
     return sends;
 }
 
+/* Waits that last: a healthy NIC answers in microseconds, so a wait past 50 us yields the CPU
+ * between polls (sched_yield). On hardware this never triggers; with soft-RoCE, or more
+ * spinning processes than cores, it lets the kernel work that moves the packets run instead of
+ * starving it. A passive wait (the bandwidth responder waiting for "done", as perftest's
+ * server waits on its socket) sleeps 20 us between polls once it has lasted 1 ms. */
+static void nt_backoff(double since, int passive)
+{
+    double waited = nt_clock_s() - since;
+    if (passive && waited > 1e-3) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    } else if (waited > 50e-6) {
+        sched_yield();
+    }
+}
+
 static int nt_expired(nt_rdma_conn_t *c, double deadline, const char *what)
 {
     if (nt_clock_s() < deadline)
@@ -532,21 +550,27 @@ static int nt_post_recv(nt_rdma_conn_t *c, size_t bytes)
 /* Wait until all signalled sends completed. */
 static int nt_drain(nt_rdma_conn_t *c)
 {
-    double deadline = nt_clock_s() + c->timeout_s;
+    double t0 = nt_clock_s(), deadline = t0 + c->timeout_s;
     while (c->outstanding > 0) {
-        if (nt_poll(c, 16, NULL) < 0 || nt_expired(c, deadline, "send completion"))
+        int got = nt_poll(c, 16, NULL);
+        if (got < 0 || nt_expired(c, deadline, "send completion"))
             return -1;
+        if (got == 0)
+            nt_backoff(t0, 0);
     }
     return 0;
 }
 
 /* Wait for one receive completion (consuming send completions on the way). */
-static int nt_wait_recv(nt_rdma_conn_t *c)
+static int nt_wait_recv(nt_rdma_conn_t *c, int passive)
 {
-    double deadline = nt_clock_s() + c->timeout_s;
+    double t0 = nt_clock_s(), deadline = t0 + c->timeout_s;
     while (c->recvs_done == 0) {
+        unsigned before = c->recvs_done;
         if (nt_poll(c, 16, NULL) < 0 || nt_expired(c, deadline, "message"))
             return -1;
+        if (c->recvs_done == before)
+            nt_backoff(t0, passive);
     }
     c->recvs_done--;
     return 0;
@@ -567,19 +591,19 @@ nt_status_t nt_rdma_write_bw(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initia
                              unsigned window, unsigned iters, double *samples)
 {
     unsigned long total = (unsigned long)window * iters, posted = 0, completed = 0, k = 0;
-    double t0, tprev, tdone = 0, deadline;
+    double t0, tprev, tdone = 0, deadline, tprog;
 
     if (bytes > c->max_bytes || window < 1 || window > NT_SQ_DEPTH)
         return NT_ERR_INVALID;
     if (!initiator) {
         /* The writes land silently; the initiator's "done" SEND ends the run. */
-        if (nt_post_recv(c, NT_DONE_BYTES) < 0 || nt_wait_recv(c) < 0 || nt_drain(c) < 0)
+        if (nt_post_recv(c, NT_DONE_BYTES) < 0 || nt_wait_recv(c, 1) < 0 || nt_drain(c) < 0)
             return nt_fail_status(c);
         return NT_OK;
     }
     if (!peer && nt_drain(c) < 0)
         return nt_fail_status(c);
-    t0 = tprev = nt_clock_s();
+    t0 = tprev = tprog = nt_clock_s();
     deadline = t0 + c->timeout_s;
     while (completed < total) {
         while (posted < total && posted - completed < window) {
@@ -592,8 +616,12 @@ nt_status_t nt_rdma_write_bw(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initia
             int got = nt_poll(c, window, &tdone);
             if (got < 0)
                 return nt_fail_status(c);
-            if (got > 0)
-                deadline = nt_clock_s() + c->timeout_s;
+            if (got > 0) {
+                tprog = nt_clock_s();
+                deadline = tprog + c->timeout_s;
+            } else {
+                nt_backoff(tprog, 0);
+            }
             completed += (unsigned long)got;
         }
         while (k < iters && completed >= (k + 1) * (unsigned long)window) {
@@ -615,17 +643,21 @@ nt_status_t nt_rdma_write_bw(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initia
 static int nt_wait_mark(nt_rdma_conn_t *c, size_t bytes, uint8_t mark)
 {
     volatile uint8_t *last = c->buf + bytes - 1;
-    double deadline = 0;
+    double t0 = 0, deadline = 0;
     unsigned spins = 0;
     while (*last != mark) {
         /* Keep the send queue drained while spinning; read the clock only now and then. */
-        if ((++spins & 0x3ff) == 0) {
+        if ((++spins & 0xff) == 0) {
             if (c->outstanding && nt_poll(c, 16, NULL) < 0)
                 return -1;
-            if (deadline == 0)
-                deadline = nt_clock_s() + c->timeout_s;
-            else if (nt_expired(c, deadline, "RDMA WRITE from the peer"))
+            if (deadline == 0) {
+                t0 = nt_clock_s();
+                deadline = t0 + c->timeout_s;
+            } else if (nt_expired(c, deadline, "RDMA WRITE from the peer")) {
                 return -1;
+            } else {
+                nt_backoff(t0, 0);
+            }
         }
     }
     return 0;
@@ -686,16 +718,16 @@ nt_status_t nt_rdma_send_lat(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initia
         double t0 = nt_clock_s();
         int last = i + 1 == iters;
         if (peer) {
-            if (nt_post_send(c, bytes) < 0 || nt_wait_recv(peer) < 0 ||
+            if (nt_post_send(c, bytes) < 0 || nt_wait_recv(peer, 0) < 0 ||
                 (!last && nt_post_recv(peer, peer->max_bytes) < 0) || nt_post_send(peer, bytes) < 0 ||
-                nt_wait_recv(c) < 0 || (!last && nt_post_recv(c, c->max_bytes) < 0))
+                nt_wait_recv(c, 0) < 0 || (!last && nt_post_recv(c, c->max_bytes) < 0))
                 return nt_fail_status(c->err[0] ? c : peer);
         } else if (initiator) {
-            if (nt_post_send(c, bytes) < 0 || nt_wait_recv(c) < 0 ||
+            if (nt_post_send(c, bytes) < 0 || nt_wait_recv(c, 0) < 0 ||
                 (!last && nt_post_recv(c, c->max_bytes) < 0))
                 return nt_fail_status(c);
         } else {
-            if (nt_wait_recv(c) < 0 || (!last && nt_post_recv(c, c->max_bytes) < 0) ||
+            if (nt_wait_recv(c, 0) < 0 || (!last && nt_post_recv(c, c->max_bytes) < 0) ||
                 nt_post_send(c, bytes) < 0)
                 return nt_fail_status(c);
         }

@@ -117,9 +117,8 @@ def perf_lat(name):
     return None
 
 
-r2 = load("probe2.json")
 ours_bw, ours_lat = [], []
-for r in (r1, r2):
+for r in (r1, load("probe2.json"), load("probe3.json")):
     if not r:
         continue
     for l in links(r, "rdma.write:fake0/rxe0:1"):
@@ -128,8 +127,8 @@ for r in (r1, r2):
                 ours_bw.append(smp["bw_GBps"]["p50"] * 8)
         if l.get("small_msg_lat_us"):
             ours_lat.append(l["small_msg_lat_us"])
-th_bw = [x for x in (perf_bw("perf_bw1.txt"), perf_bw("perf_bw2.txt")) if x]
-th_lat = [x for x in (perf_lat("perf_lat1.txt"), perf_lat("perf_lat2.txt")) if x]
+th_bw = [x for x in (perf_bw("perf_bw%d.txt" % i) for i in (1, 2, 3)) if x]
+th_lat = [x for x in (perf_lat("perf_lat%d.txt" % i) for i in (1, 2, 3)) if x]
 if "perf_bw1" in results:
     if ours_bw and th_bw:
         # best of the alternated runs on each side: TCG scheduling noise only ever slows a run

@@ -90,9 +90,11 @@ fi
 if want perftest; then
   perf perf_bw1 ib_write_bw -s 1048576 -n 200 --report_gbits
   perf perf_lat1 ib_write_lat -s 8 -n 2000
-  probe2 probe2 -np 2 nettune-probe $COMMON --output /tmp/probe2.json
-  perf perf_bw2 ib_write_bw -s 1048576 -n 200 --report_gbits
-  perf perf_lat2 ib_write_lat -s 8 -n 2000
+  for round in 2 3; do
+    probe2 probe$round -np 2 nettune-probe $COMMON --output /tmp/probe$round.json
+    perf perf_bw$round ib_write_bw -s 1048576 -n 200 --report_gbits
+    perf perf_lat$round ib_write_lat -s 8 -n 2000
+  done
 fi
 if want loopback; then
   ts "loopback on every rxe (rxe0 on eth0, rxe1 on dummy0)"

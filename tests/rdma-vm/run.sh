@@ -31,6 +31,10 @@ file -b /bin/busybox | grep -q static || skip "/bin/busybox is not the static on
 # 2. Debian's kernel (has rdma_rxe as a module), downloaded once, unpacked, not installed.
 if [ ! -s "$W/vmlinuz" ]; then
   KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+  if [ -z "$KPKG" ] && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq >/dev/null 2>&1
+    KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+  fi
   [ -n "$KPKG" ] || skip "apt-cache knows no linux-image-amd64 (no Debian package lists: run apt-get update)"
   (cd "$W" && rm -f linux-image-*.deb && apt-get download "$KPKG" >/dev/null 2>&1) ||
     skip "cannot download $KPKG from the Debian archive (apt-get download failed)"
