@@ -1,0 +1,31 @@
+# The RDMA probe (issue 4): inventory, NCCL's port and GID choice, the ibverbs data path.
+# Pure sources (no libibverbs) also build the unit tests; the data path is compiled out when
+# libibverbs is missing (NT_HAVE_IBVERBS=0: the probe then reports "skipped: built without
+# libibverbs").
+RDMA_PURE_SRCS := probes/rdma/rates.c probes/rdma/gid.c probes/rdma/hca_filter.c \
+                  probes/rdma/counters.c probes/rdma/inventory.c
+RDMA_PROBE_SRCS := $(RDMA_PURE_SRCS) probes/rdma/verbs_path.c probes/rdma/gpu_mem.c \
+                   probes/rdma/numa_bind.c probes/rdma/probe_rdma.c
+PROBE_SRCS += $(RDMA_PROBE_SRCS)
+
+# Unit tests (cmocka): compiled straight from the sources, linked with libnettune.
+RDMA_UNIT_TESTS := test_rdma_rates test_rdma_gid test_rdma_hca test_rdma_counters \
+                   test_rdma_inventory
+RDMA_UNIT_BINS := $(addprefix $(BUILD)/tests/,$(RDMA_UNIT_TESTS))
+RDMA_UNIT_CFLAGS = $(filter-out -MMD -MP,$(NT_CFLAGS)) -Iprobes -Iprobes/rdma \
+                   -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"
+
+$(RDMA_UNIT_BINS): $(BUILD)/tests/%: tests/rdma/%.c $(RDMA_PURE_SRCS) probes/rdma/rdma.h $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) $(RDMA_UNIT_CFLAGS) -o $@ $< $(RDMA_PURE_SRCS) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+
+.PHONY: test-rdma-unit test-rdma-vm
+test-rdma-unit: $(RDMA_UNIT_BINS)
+	@fail=0; for t in $(RDMA_UNIT_BINS); do $$t || fail=1; done; exit $$fail
+
+# The soft-RoCE VM (tests/rdma-vm/README.md): boots Debian's kernel with rdma_rxe under qemu
+# and runs nettune-probe for real. Skips with the reason when this machine cannot run it.
+test-rdma-vm: all
+	@tests/rdma-vm/run.sh
+
+TEST_TARGETS += test-rdma-unit test-rdma-vm

@@ -1,0 +1,281 @@
+/* The RDMA probe's internal API (probes/rdma). Pure parts (rates, GID choice, NCCL_IB_HCA
+ * filter, counters, sysfs inventory, report JSON) build and are unit-tested without
+ * libibverbs; the data path (verbs_path.c) needs it (NT_HAVE_IBVERBS=1).
+ *
+ * Sources of the facts used here:
+ * - IB rates: IBTA Architecture Specification vol. 2 (lane signalling and 8b/10b for
+ *   SDR/DDR/QDR, 64b/66b from FDR10 on), libibverbs enum ibv_port_attr active_speed/width
+ *   codes, the kernel's sysfs "rate" attribute ("100 Gb/sec (4X EDR)", drivers/infiniband/core/
+ *   sysfs.c rate_show), NCCL src/transport/net_ib.cc ibvSpeeds/ibvWidths.
+ * - GID choice: NCCL src/transport/net_ib.cc ncclIbGetGidIndex / ncclUpdateGidIndex /
+ *   ncclIbRoceGetVersionNum (NCCL_IB_GID_INDEX default -1, NCCL_IB_ROCE_VERSION_NUM 2,
+ *   NCCL_IB_ADDR_FAMILY AF_INET, NCCL_IB_ADDR_RANGE unset, NCCL_IB_ROUTABLE_FLID_GID_INDEX 1).
+ * - NCCL_IB_HCA: NCCL src/misc/utils.cc parseStringList / matchIfList and the "^" / "="
+ *   handling in net_ib.cc ncclIbInit.
+ * - Port counter widths: IBTA PortCounters attribute (PerfMgt class), as rdma-core's
+ *   infiniband-diags perfquery prints them. */
+#ifndef NT_PROBE_RDMA_H
+#define NT_PROBE_RDMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "nettune/status.h"
+
+/* ---------------------------------------------------------------- rates.c */
+
+typedef struct nt_ib_speed {
+    const char *name;       /* "SDR".."XDR" as ibv_devinfo and sysfs print it */
+    int ibv_code;           /* ibv_port_attr.active_speed bit (1, 2, 4 ... 128); XDR: 0x100 */
+    double lane_Gbps;       /* the per-lane figure ibverbs/sysfs print (QDR 10, HDR 50) */
+    double lane_signal_Gbps;/* per-lane signalling rate on the wire */
+    double lane_data_Gbps;  /* per-lane data rate after line coding */
+    const char *encoding;   /* "8b/10b" or "64b/66b" */
+} nt_ib_speed_t;
+
+/* nt_ib_speed_from_code - the speed for an ibv active_speed code (IBV_SPEED_* bit values:
+ * SDR 1, DDR 2, QDR 4, FDR10 8, FDR 16, EDR 32, HDR 64, NDR 128; 256 = XDR, which libibverbs
+ * 44's 8-bit field cannot carry). NULL for 0 or an unknown code: read sysfs "rate" then. */
+const nt_ib_speed_t *nt_ib_speed_from_code(int code);
+/* nt_ib_speed_from_name - "QDR" (case-insensitive) -> its entry; NULL if unknown. */
+const nt_ib_speed_t *nt_ib_speed_from_name(const char *name);
+/* nt_ib_width_lanes - lanes for an ibv active_width code (1->1X, 2->4X, 4->8X, 8->12X,
+ * 16->2X); 0 for an unknown code. */
+int nt_ib_width_lanes(int code);
+
+typedef struct nt_port_rate {
+    int lanes;                 /* 0 = unknown */
+    const nt_ib_speed_t *speed;/* NULL = unknown (rate taken from the sysfs figure alone) */
+    double nominal_Gbps;       /* lanes x lane figure: what ibv_devinfo/ibstat call "rate" */
+    double signal_Gbps;        /* on the wire, coding included */
+    double data_Gbps;          /* what the port can carry: the line rate used for verdicts */
+    const char *encoding;      /* "8b/10b", "64b/66b", "ethernet" or "unknown" */
+} nt_port_rate_t;
+
+/* nt_port_rate_compute - the rates of a port from its width and speed.
+ * InfiniBand: SDR, DDR, QDR signal at the nominal rate and carry 8/10 of it (4x QDR: 40 Gb/s
+ * signalling, 32 Gb/s data); FDR10 and later use 64b/66b, and the nominal figure is the data
+ * rate except for FDR, whose nominal 14 is its 14.0625 Gb/s signalling (13.64 data): signal =
+ * data x 66/64. Ethernet (RoCE): the nominal figure is the Ethernet data rate (25 GbE shows as
+ * 1x EDR, 100 GbE as 4x EDR, rxe as 1x SDR = 2.5), so data = signal = nominal.
+ * NT_ERR_INVALID when lanes <= 0 or speed is NULL. */
+nt_status_t nt_port_rate_compute(int lanes, const nt_ib_speed_t *speed, int is_ethernet,
+                                 nt_port_rate_t *out);
+
+/* nt_port_rate_parse_sysfs - parse the kernel's sysfs rate ("100 Gb/sec (4X EDR)",
+ * "2.5 Gb/sec (1X SDR)", "800 Gb/sec (4X XDR)", "10 Gb/sec (4X)"). A speed name unknown here
+ * still gives the nominal figure (taken as the data rate, coding "unknown").
+ * NT_ERR_PARSE when there is no leading number. */
+nt_status_t nt_port_rate_parse_sysfs(const char *text, int is_ethernet, nt_port_rate_t *out);
+
+/* nt_pcie_link_GBps - the data bandwidth of a PCIe link in GB/s (1e9 B/s), one direction:
+ * lanes x GT/s x coding / 8, coding 8b/10b up to 5 GT/s (Gen1, Gen2), 128b/130b from 8 GT/s
+ * (Gen3-Gen5); Gen6 (64 GT/s, PAM4 with FLIT) counted as 242/256. Gen3 x16 = 15.75 GB/s,
+ * Gen4 x16 = 31.5, Gen5 x16 = 63. NaN when either is unknown (<= 0). */
+double nt_pcie_link_GBps(double gts, int width);
+
+/* ---------------------------------------------------------------- gid.c */
+
+typedef enum nt_gid_type {
+    NT_GID_TYPE_UNKNOWN = 0, /* no gid_attrs/types entry (EINVAL on an unused entry) */
+    NT_GID_TYPE_IB,          /* "IB/RoCE v1" on an InfiniBand port */
+    NT_GID_TYPE_ROCE_V1,     /* "IB/RoCE v1" or "RoCE v1" on an Ethernet port */
+    NT_GID_TYPE_ROCE_V2      /* "RoCE v2" */
+} nt_gid_type_t;
+
+typedef struct nt_gid_entry {
+    int index;
+    uint8_t raw[16];
+    nt_gid_type_t type;
+    char netdev[32]; /* gid_attrs/ndevs/<index>, "" when none */
+} nt_gid_entry_t;
+
+/* What NCCL reads from its environment to pick a RoCE GID. */
+typedef struct nt_gid_pref {
+    int roce_version;    /* NCCL_IB_ROCE_VERSION_NUM, default 2 */
+    int family;          /* NCCL_IB_ADDR_FAMILY: AF_INET (default) or AF_INET6 */
+    int range_len;       /* NCCL_IB_ADDR_RANGE prefix length; 0 = no range */
+    uint8_t range[16];   /* the range's address (IPv4 in the first 4 bytes) */
+    int env_gid_index;   /* NCCL_IB_GID_INDEX, -1 = unset (NCCL's default) */
+    int routable_flid_index; /* NCCL_IB_ROUTABLE_FLID_GID_INDEX, default 1 */
+    char text[192];      /* the settings in words, for the report */
+} nt_gid_pref_t;
+
+/* nt_gid_pref_from_env - read NCCL_IB_GID_INDEX, NCCL_IB_ROCE_VERSION_NUM,
+ * NCCL_IB_ADDR_FAMILY, NCCL_IB_ADDR_RANGE, NCCL_IB_ROUTABLE_FLID_GID_INDEX with NCCL's
+ * defaults, and NCCL's leniency (an unknown family keeps AF_INET; a range without "/" or with a
+ * bad address is ignored). Never fails. */
+void nt_gid_pref_from_env(nt_gid_pref_t *out);
+
+/* nt_gid_parse - the sysfs text of a GID ("fe80:0000:0000:0000:5054:00ff:fe12:3456", eight
+ * groups of four hex digits) into 16 bytes. NT_ERR_PARSE otherwise. */
+nt_status_t nt_gid_parse(const char *text, uint8_t raw[16]);
+/* nt_gid_format - the GID as inet_ntop(AF_INET6) prints it ("::ffff:10.0.2.15"). */
+void nt_gid_format(const uint8_t raw[16], char *buf, size_t len);
+/* nt_gid_type_parse - sysfs gid_attrs/types text -> type ("IB/RoCE v1" is IB on an InfiniBand
+ * port, RoCE v1 on Ethernet). */
+nt_gid_type_t nt_gid_type_parse(const char *text, int is_ethernet);
+const char *nt_gid_type_string(nt_gid_type_t t);
+/* nt_gid_is_ipv4 - IPv4-mapped (::ffff:a.b.c.d, or NCCL's ff0e::ffff: multicast form). */
+int nt_gid_is_ipv4(const uint8_t raw[16]);
+/* nt_gid_valid - configured and not link-local (NCCL validGid). */
+int nt_gid_valid(const uint8_t raw[16]);
+
+/* nt_gid_choose - the GID index this probe uses on a port, and why (into why):
+ * 1. override >= 0 (--gid-index): taken as given;
+ * 2. InfiniBand: NCCL_IB_ROUTABLE_FLID_GID_INDEX when that entry carries a non-zero FLID,
+ *    else 0 (NCCL ignores NCCL_IB_GID_INDEX on IB, and so do we);
+ * 3. RoCE: NCCL_IB_GID_INDEX when set; else NCCL's scan from index 0 over 1..tbl_len-1
+ *    preferring the address family, the address range, a valid (not link-local) GID and the
+ *    RoCE version, exactly as ncclUpdateGidIndex does.
+ * tbl holds the non-empty entries (any order); indices absent from it read as the zero GID
+ * with unknown type. tbl_len is the port's gid_tbl_len (0 = 1 + the largest index in tbl).
+ * Returns the index (which may not exist in tbl when an override or NCCL_IB_GID_INDEX names
+ * an empty entry: the connection then fails with an explained error). */
+int nt_gid_choose(const nt_gid_entry_t *tbl, int n, int tbl_len, int is_ethernet,
+                  const nt_gid_pref_t *pref, int override, char *why, size_t whylen);
+
+/* nt_gid_find - the entry with this index, NULL if absent. */
+const nt_gid_entry_t *nt_gid_find(const nt_gid_entry_t *tbl, int n, int index);
+
+/* ---------------------------------------------------------------- hca_filter.c */
+
+#define NT_HCA_MAX 32
+typedef struct nt_hca_filter {
+    int set;      /* NCCL_IB_HCA was given (even empty) */
+    int exclude;  /* leading '^' */
+    int exact;    /* '=' after the optional '^' */
+    int n;
+    struct {
+        char prefix[64];
+        int port; /* -1 = any */
+    } e[NT_HCA_MAX];
+    char text[256];
+} nt_hca_filter_t;
+
+/* nt_hca_filter_parse - NCCL_IB_HCA syntax: "[^][=]name[:port][,name[:port]...]". Names are
+ * prefixes ("mlx5" matches mlx5_0..), or exact with "="; "^" excludes the list. Parsed as
+ * NCCL's parseStringList does (at most 32 entries, empty items skipped, a port after ':' read
+ * with atoi). s NULL = unset = every device. Never fails. */
+void nt_hca_filter_parse(const char *s, nt_hca_filter_t *f);
+/* nt_hca_filter_match - whether NCCL would use device dev, port port: matchIfList xor
+ * exclude. An empty list matches everything (so a lone "^" excludes everything, as in NCCL). */
+int nt_hca_filter_match(const nt_hca_filter_t *f, const char *dev, int port);
+
+/* ---------------------------------------------------------------- counters.c */
+
+typedef enum nt_counter_change {
+    NT_COUNTER_SAME = 0,
+    NT_COUNTER_GREW,
+    NT_COUNTER_SATURATED, /* at its maximum before or after: growth cannot be seen */
+    NT_COUNTER_RESET,     /* smaller after than before: cleared during the run */
+    NT_COUNTER_UNKNOWN    /* not read at both ends */
+} nt_counter_change_t;
+
+typedef struct nt_counter {
+    char name[48];
+    int hw;              /* from hw_counters/ (driver-specific, 64-bit) */
+    unsigned width_bits; /* IBTA width; 64 for extended and hw counters */
+    int is_error;        /* 0, NT_COUNTER_FAULT or NT_COUNTER_RETRANS (nt_counter_is_error) */
+    unsigned long long before, after;
+    int have_before, have_after;
+} nt_counter_t;
+
+/* nt_counter_width - the IBTA PortCounters width of a sysfs counters/ file: symbol_error 16,
+ * link_error_recovery 8, link_downed 8, port_rcv_errors 16, port_rcv_remote_physical_errors
+ * 16, port_rcv_switch_relay_errors 16, port_xmit_discards 16, port_xmit_constraint_errors 8,
+ * port_rcv_constraint_errors 8, local_link_integrity_errors 4,
+ * excessive_buffer_overrun_errors 4, VL15_dropped 16, port_xmit_wait 32; data and packet
+ * counters 64 (PortCountersExtended); unknown names 64. */
+unsigned nt_counter_width(const char *name, int hw);
+#define NT_COUNTER_FAULT 1   /* growth fails the error_counters check */
+#define NT_COUNTER_RETRANS 2 /* growth (recovered loss) is a warning */
+/* nt_counter_is_error - what growth of this counter means: NT_COUNTER_FAULT for the IB error
+ * counters above and the RoCE hw_counters of failed operations (req_cqe_error,
+ * resp_cqe_error, remote access errors, rxe's retry_exceeded_err, send_err, link_downed);
+ * NT_COUNTER_RETRANS for retransmissions that recovered (out_of_sequence, packet_seq_err,
+ * local_ack_timeout_err, rnr_nak_retry_err, implied_nak_seq_err, rxe's completer_retry_err,
+ * out_of_seq_request, rcvd_seq_err, duplicate_request); 0 for traffic and congestion
+ * counters (np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, packets, data). */
+int nt_counter_is_error(const char *name, int hw);
+/* nt_counter_delta - compare two readings of a counter of width bits: SATURATED when either
+ * reading is at 2^width - 1 (the counter stopped counting, so "no growth" is unknown),
+ * RESET when after < before, GREW / SAME otherwise. *delta = after - before when known, else 0. */
+nt_counter_change_t nt_counter_delta(unsigned long long before, unsigned long long after,
+                                     unsigned width_bits, unsigned long long *delta);
+const char *nt_counter_change_string(nt_counter_change_t c);
+
+/* ---------------------------------------------------------------- inventory.c */
+
+typedef struct nt_rdma_port {
+    char dev[64];
+    int port;
+    char node_type[32];     /* "1: CA" */
+    char fw_ver[64];
+    char node_guid[32];
+    char pci_bus_id[16];    /* "" for a virtual device (rxe) */
+    int numa_node;          /* -1 unknown */
+    char netdev[32];        /* RoCE: the network interface (rxe "parent", else the GID's ndev) */
+    char state[16];         /* "ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER" */
+    int state_num;          /* 4 = ACTIVE */
+    char phys_state[24];    /* "LinkUp", "Disabled", "Polling" ... */
+    int phys_state_num;     /* 5 = LinkUp */
+    char link_layer[16];    /* "InfiniBand" or "Ethernet" */
+    int is_ethernet;
+    char rate_text[64];     /* sysfs rate as read */
+    nt_port_rate_t rate;
+    int have_rate;
+    double max_rate_Gbps;   /* fastest the port supports; NaN when not known */
+    int lid, sm_lid;        /* -1 unknown */
+    int active_mtu;         /* bytes, 0 unknown (verbs) */
+    int max_mtu;            /* bytes, 0 unknown (verbs) */
+    int netdev_mtu;         /* bytes of the RoCE netdev, 0 unknown */
+    int gid_tbl_len;        /* 0 unknown */
+    nt_gid_entry_t *gids;   /* non-empty entries, ascending index */
+    int ngids;
+    nt_counter_t *counters;
+    int ncounters;
+    /* Selection and GID choice (filled by nt_rdma_port_select). */
+    int selected;
+    char select_why[320];
+    int gid_index;
+    char gid_why[256];
+} nt_rdma_port_t;
+
+typedef struct nt_rdma_inv {
+    nt_rdma_port_t *ports;
+    int nports;
+} nt_rdma_inv_t;
+
+/* nt_rdma_inventory_read - every port of every device under <root>/sys/class/infiniband
+ * (NETTUNE_SYSFS_ROOT): state, rate, link layer, LID, GID table with types and netdevs, PCI
+ * address, NUMA node, firmware, netdev MTU, and a first counter reading (have_before).
+ * NT_ERR_UNSUPPORTED with the reason in why when there is no device; NT_ERR_NOMEM. */
+nt_status_t nt_rdma_inventory_read(nt_rdma_inv_t *inv, char *why, size_t whylen);
+void nt_rdma_inventory_free(nt_rdma_inv_t *inv);
+
+/* nt_rdma_counters_read - read every counter of the port again into before (after == 0) or
+ * after (after == 1). Counters that cannot be read keep have_* = 0. */
+void nt_rdma_counters_read(nt_rdma_port_t *p, int after);
+
+/* nt_rdma_port_select - apply NCCL_IB_HCA (filter) and choose the GID (pref, override) of
+ * every port, filling selected/select_why and gid_index/gid_why. NCCL also skips ports that
+ * are not ACTIVE; we keep them selected (so that they fail the port_state check) and say so. */
+void nt_rdma_port_select(nt_rdma_inv_t *inv, const nt_hca_filter_t *filter,
+                         const nt_gid_pref_t *pref, int override);
+
+/* nt_rdma_port_to_json - the report's nics[] entry of a port (keys in nic.schema.json).
+ * NT_ERR_NOMEM when cJSON fails. */
+nt_status_t nt_rdma_port_to_json(const nt_rdma_port_t *p, cJSON *nic);
+/* nt_rdma_counters_to_json - "counters": {name: {before, after, delta, width_bits,
+ * saturated, change, error}} into nic. */
+nt_status_t nt_rdma_counters_to_json(const nt_rdma_port_t *p, cJSON *nic);
+
+/* nt_rdma_dev_check - whether this node can open RDMA devices: NT_ERR_UNSUPPORTED with a
+ * sentence when /dev/infiniband is missing while sysfs lists devices (a container started
+ * without them). Checked only on the live system (no NETTUNE_SYSFS_ROOT). */
+nt_status_t nt_rdma_dev_check(const nt_rdma_inv_t *inv, char *why, size_t whylen);
+
+#endif
