@@ -4,7 +4,7 @@ PROBE_SRCS += probes/main.c probes/params.c probes/run.c probes/nodes.c probes/j
 ifeq ($(wildcard probes/rdma/module.mk),)
 PROBE_SRCS += probes/rdma_none.c
 endif
-PROBE_LDLIBS = $(IBV_LIBS)
+PROBE_LDLIBS = $(if $(filter 1,$(HAVE_IBVERBS)),$(IBV_LIBS))
 
 ifeq ($(HAVE_MPI),1)
 ALL_TARGETS += $(BIN)/nettune-probe

@@ -15,9 +15,6 @@
 #include "probe.h"
 #include "probe_util.h"
 #include "rdma.h"
-/* probe.h and thresholds.h both define the --require bits (same values): keep one. */
-#undef NT_REQUIRE_GPU
-#undef NT_REQUIRE_RDMA
 #include "nettune/thresholds.h"
 
 #if !NT_HAVE_IBVERBS
