@@ -21,42 +21,59 @@ typedef struct nt_mpi_launcher {
 
 static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l) { return (nt_mpi_launcher_t *)l->impl; }
 
-nt_status_t nt_mpi_wait(MPI_Request *req, double deadline_s, unsigned sleep_us,
-                        volatile sig_atomic_t *interrupt)
+nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
+                        volatile sig_atomic_t *interrupt, int cancellable)
 {
     int done = 0;
     unsigned long polls = 0;
+    double deadline = 0.0;
 
     for (;;) {
         if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return NT_ERR_PEER;
         if (done)
             return NT_OK;
-        /* Reading the clock every poll would cost more than a shared-memory round trip. */
+        /* Reading the clock every poll would cost more than a shared-memory round trip: the
+         * deadline starts at the first reading, after 1024 polls (a few microseconds). */
         if (sleep_us || (++polls & 1023) == 0) {
+            double now;
             if (interrupt && *interrupt)
-                goto cancel_interrupted;
-            if (nt_clock_s() > deadline_s)
-                goto cancel_timeout;
+                goto give_up_interrupted;
+            now = nt_clock_s();
+            if (deadline == 0.0)
+                deadline = now + timeout_s;
+            else if (now > deadline)
+                goto give_up_timeout;
         }
         if (sleep_us) {
             struct timespec ts = {0, (long)sleep_us * 1000};
             nanosleep(&ts, NULL);
         }
     }
-cancel_timeout:
-    MPI_Cancel(req);
-    MPI_Request_free(req);
+give_up_timeout:
+    /* Only point-to-point requests may be cancelled; a collective one is left behind (the run
+     * ends after a lost peer anyway). */
+    if (cancellable) {
+        MPI_Cancel(req);
+        MPI_Request_free(req);
+    }
     return NT_ERR_TIMEOUT;
-cancel_interrupted:
-    MPI_Cancel(req);
-    MPI_Request_free(req);
+give_up_interrupted:
+    if (cancellable) {
+        MPI_Cancel(req);
+        MPI_Request_free(req);
+    }
     return NT_ERR_INTERRUPTED;
 }
 
 static nt_status_t nt_ml_wait(nt_launcher_t *l, MPI_Request *req, double timeout_s)
 {
-    return nt_mpi_wait(req, nt_clock_s() + timeout_s, NT_CTRL_SLEEP_US, nt_ml(l)->interrupt);
+    return nt_mpi_wait(req, timeout_s, NT_CTRL_SLEEP_US, nt_ml(l)->interrupt, 0);
+}
+
+static nt_status_t nt_ml_wait_p2p(nt_launcher_t *l, MPI_Request *req, double timeout_s)
+{
+    return nt_mpi_wait(req, timeout_s, NT_CTRL_SLEEP_US, nt_ml(l)->interrupt, 1);
 }
 
 static int nt_ml_rank(nt_launcher_t *l) { return nt_ml(l)->rank; }
@@ -105,7 +122,7 @@ static nt_status_t nt_ml_send(nt_launcher_t *l, int peer, int tag, const void *b
     if (bytes > (size_t)1 << 30 ||
         MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, nt_ml(l)->comm, &req) != MPI_SUCCESS)
         return NT_ERR_PEER;
-    return nt_ml_wait(l, &req, timeout_s);
+    return nt_ml_wait_p2p(l, &req, timeout_s);
 }
 
 static nt_status_t nt_ml_recv(nt_launcher_t *l, int peer, int tag, void *buf, size_t bytes,
@@ -115,7 +132,7 @@ static nt_status_t nt_ml_recv(nt_launcher_t *l, int peer, int tag, void *buf, si
     if (bytes > (size_t)1 << 30 ||
         MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, tag, nt_ml(l)->comm, &req) != MPI_SUCCESS)
         return NT_ERR_PEER;
-    return nt_ml_wait(l, &req, timeout_s);
+    return nt_ml_wait_p2p(l, &req, timeout_s);
 }
 
 static void nt_ml_abort(nt_launcher_t *l, int code) { MPI_Abort(nt_ml(l)->comm, code); }

@@ -13,11 +13,15 @@
 nt_launcher_t *nt_launcher_mpi_create(volatile sig_atomic_t *interrupt);
 void nt_launcher_mpi_destroy(nt_launcher_t *l);
 
-/* nt_mpi_wait - MPI_Test loop on req until it completes, deadline_s (nt_clock_s() value)
- * passes (NT_ERR_TIMEOUT; the request is cancelled when it is a receive) or *interrupt is set.
- * sleep_us > 0 sleeps between tests (control waits: leave the cores to the measuring ranks);
- * 0 spins (measurement loops). */
-nt_status_t nt_mpi_wait(MPI_Request *req, double deadline_s, unsigned sleep_us,
-                        volatile sig_atomic_t *interrupt);
+/* nt_mpi_wait - MPI_Test loop on req until it completes, until timeout_s seconds pass
+ * without completion (NT_ERR_TIMEOUT) or until *interrupt is set (NT_ERR_INTERRUPTED;
+ * interrupt may be NULL). The deadline is per wait, not per measurement: a slow but live peer
+ * (an oversubscribed host) only makes the run longer, a dead one costs timeout_s. sleep_us > 0
+ * sleeps between tests (control waits: leave the cores to the measuring ranks); 0 spins and
+ * reads the clock only every 1024 tests (measurement loops). cancellable: req is a
+ * point-to-point request, cancelled and freed on timeout or interrupt (collective requests
+ * cannot be cancelled: they are left). */
+nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
+                        volatile sig_atomic_t *interrupt, int cancellable);
 
 #endif

@@ -102,18 +102,25 @@ static nt_status_t nt_identify(nt_probe_t *p)
 
 
 /* Write the report: on progress (rate-limited) or for good. */
-static void nt_collect_write(nt_collect_t *c, int completed, int force)
+static void nt_collect_write(nt_collect_t *c, int completed, int force, const char *progress)
 {
     cJSON *run = cJSON_GetObjectItemCaseSensitive(c->doc, "run");
     double now = nt_clock_s();
+    int n = cJSON_GetArraySize(c->not_done);
 
     if (!force && now - c->last_write < NT_PROGRESS_EVERY_S)
         return;
     cJSON_ReplaceItemInObjectCaseSensitive(run, "completed", cJSON_CreateBool(completed));
     cJSON_ReplaceItemInObjectCaseSensitive(run, "duration_s",
                                            cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
+    /* A progress snapshot says what is still to come: if the job is killed now (SIGKILL after
+     * SIGTERM), this is the report that stays on disk. */
+    if (progress)
+        cJSON_AddItemToArray(c->not_done, cJSON_CreateString(progress));
     if (nt_json_write_atomic(c->doc, c->output) == NT_OK)
         c->last_write = now;
+    if (progress && cJSON_GetArraySize(c->not_done) > n)
+        cJSON_DeleteItemFromArray(c->not_done, n);
 }
 
 static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, char **argv)
@@ -608,7 +615,7 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
         goto judge;
     }
     if (p.rank == 0)
-        nt_collect_write(&c, 0, 1);
+        nt_collect_write(&c, 0, 1, "run in progress: inventory written, link probes not started");
 
     /* Pairs run at the same time only where every host has a core per probe rank. */
     {
@@ -669,8 +676,12 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
                 aborted = 1;
                 break;
             }
-            if (p.rank == 0)
-                nt_collect_write(&c, 0, 0);
+            if (p.rank == 0) {
+                char prog[160];
+                snprintf(prog, sizeof(prog), "run in progress: %s step %d of %d done", ops->kind,
+                         s + 1, nsteps);
+                nt_collect_write(&c, 0, 0, prog);
+            }
             if (!go) {
                 stopped = 1;
                 if (p.rank == 0 && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
@@ -713,7 +724,7 @@ judge:
         if (nt_probe_interrupt)
             stopped = 1;
         code = nt_judge_finish(judge, &p, c.doc, stopped || aborted, params);
-        nt_collect_write(&c, !(stopped || aborted), 1);
+        nt_collect_write(&c, !(stopped || aborted), 1, NULL);
         if (!params->quiet)
             nt_summary_print(c.doc, params->output);
     }

@@ -1,7 +1,7 @@
 /* MPI point-to-point probe, the baseline that works on every cluster.
  * Latency: ping-pong, one-way = round trip / 2 (as osu_latency). Bandwidth: a window of 64
  * non-blocking sends then a 4-byte acknowledgement (as osu_bw); one sample per window.
- * Every wait has the run's peer deadline: a dead peer costs a timeout, never a hang. */
+ * Every wait has the peer deadline: a dead peer costs a timeout, never a hang. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +28,13 @@ struct nt_mpi_state {
     char *sbuf, *rbuf;
     size_t maxb;
     int peer, initiator;
-    double timeout_s, deadline;
+    double timeout_s; /* of every wait: a dead peer costs this, a slow one does not */
     unsigned slow_us; /* test hook NETTUNE_TEST_SLOW_RANK: a slow node, for blame tests */
 };
 
 static nt_status_t nt_mpi_w(nt_mpi_state_t *s, MPI_Request *r)
 {
-    return nt_mpi_wait(r, s->deadline, 0, &nt_probe_interrupt);
+    return nt_mpi_wait(r, s->timeout_s, 0, &nt_probe_interrupt, 1);
 }
 
 /* Messages up to this size go out with a blocking MPI_Send: every Open MPI transport sends them
@@ -63,7 +63,6 @@ static nt_status_t nt_mpi_lat_run(void *ctx, size_t bytes, unsigned iters, doubl
     nt_status_t st;
     double prev;
 
-    s->deadline = nt_clock_s() + s->timeout_s;
     /* One clock read per round trip: the end of one is the start of the next, so a sample
      * holds the whole loop body, as the reference's total / iterations does. */
     prev = nt_clock_s();
@@ -97,7 +96,6 @@ static nt_status_t nt_mpi_bw_run(void *ctx, size_t bytes, unsigned iters, double
     int ackv = 0;
     nt_status_t st;
 
-    s->deadline = nt_clock_s() + s->timeout_s;
     for (unsigned i = 0; i < iters; i++) {
         if (s->slow_us)
             usleep(s->slow_us * 20);
@@ -133,7 +131,6 @@ static nt_status_t nt_mpi_agree(void *ctx, unsigned *iters)
 {
     nt_mpi_state_t *s = ctx;
     MPI_Request r;
-    s->deadline = nt_clock_s() + s->timeout_s;
     if (s->initiator)
         MPI_Isend(iters, 1, MPI_UNSIGNED, s->peer, NT_MPI_TAG_AGREE, s->comm, &r);
     else
