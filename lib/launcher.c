@@ -51,6 +51,18 @@ nt_status_t nt_launcher_recv_blob(nt_launcher_t *l, int peer, int tag, char **bu
     return NT_OK;
 }
 
+int nt_launcher_env_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return -1;
+}
+
 /* ---- the single-rank launcher ---- */
 
 static int nt_local_rank(nt_launcher_t *l) { (void)l; return 0; }

@@ -93,6 +93,10 @@ void nt_log_init(const char *host, int rank)
     nt_log_state.subsys = NT_SUB_ALL;
     if (ss && *ss)
         nt_log_state.subsys = nt_log_parse_subsys(ss, &bad_subsys);
+    /* nt_log_init runs again once the rank is known: say it once. */
+    static int warned;
+    if ((bad_level || bad_subsys) && warned++)
+        return;
     if (bad_level)
         nt_log(NT_LOG_WARN, NT_SUB_INIT,
                "ignoring NETTUNE_DEBUG='%s': use ERROR, WARN, INFO, DEBUG or TRACE", lv);

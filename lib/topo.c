@@ -357,6 +357,18 @@ static nt_status_t nt_topo_collect_nics(hwloc_topology_t topo, nt_topo_t *t, nt_
         hwloc_obj_t pci = osdevs[i]->parent;
         nt_copy(nic->name, sizeof(nic->name), osdevs[i]->name);
         nic->numa_node = nt_numa_of(topo, osdevs[i]);
+        /* hwloc's Linux backend records each port's state ("Port1State" = ibv_port_state): an
+         * XML export thus says which ports were ACTIVE on the machine it came from. */
+        for (int p = 1; p <= 8; p++) {
+            char key[32];
+            const char *v;
+            snprintf(key, sizeof(key), "Port%dState", p);
+            v = hwloc_obj_get_info_by_name(osdevs[i], key);
+            if (!v)
+                break;
+            nic->port_state[p - 1] = atoi(v);
+            nic->nports = p;
+        }
         if (!pci || pci->type != HWLOC_OBJ_PCI_DEVICE) {
             nt_copy(nic->kind, sizeof(nic->kind), "other");
             continue;

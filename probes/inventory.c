@@ -69,6 +69,31 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
         for (int n = 0; n < p->topo->nnics; n++)
             nt_inventory_pcie(me->host, p->topo->nics[n].pci_bus_id, p->topo->nics[n].name, NULL,
                               checks);
+        /* A topology file stands for another machine: its RDMA ports (and the states hwloc
+         * recorded there) are the node's NICs; the live ports of this host are not probed. */
+        if (p->params->topology) {
+            static const char *const st_names[] = {"unknown", "DOWN", "INIT", "ARMED", "ACTIVE",
+                                                   "ACTIVE_DEFER"};
+            cJSON *nics = nt_json_add_arr(node, "nics");
+            for (int n = 0; nics && n < p->topo->nnics; n++) {
+                const nt_topo_nic_t *nic = &p->topo->nics[n];
+                for (int port = 1; port <= (nic->nports ? nic->nports : 1); port++) {
+                    int stv = nic->nports ? nic->port_state[port - 1] : 0;
+                    cJSON *o = cJSON_CreateObject();
+                    if (!o)
+                        break;
+                    nt_json_add_str(o, "name", nic->name);
+                    nt_json_add_num(o, "port", port);
+                    nt_json_add_str(o, "state", stv >= 0 && stv <= 5 ? st_names[stv] : "unknown");
+                    if (nic->pci_bus_id[0])
+                        nt_json_add_str(o, "pci_bus_id", nic->pci_bus_id);
+                    if (nic->numa_node >= 0)
+                        nt_json_add_num(o, "numa_node", nic->numa_node);
+                    nt_json_add_str(o, "source", "topology file");
+                    cJSON_AddItemToArray(nics, o);
+                }
+            }
+        }
         if (skipped && p->topo->ngpus == 0)
             nt_skipped_add(skipped, "gpu", "no NVIDIA GPU on this node (no PCI device 10de:03xx)");
     }

@@ -40,7 +40,7 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
     nt_expect_init(&j->expect_override);
     if (params->expect &&
         (st = nt_expect_parse(params->expect, &j->expect_override, err, sizeof(err))) != NT_OK) {
-        NT_ERROR(VERDICT, "bad --expect: %s", err);
+        NT_ERROR(VERDICT, "%s", err);
         nt_thresholds_destroy(j->thresholds);
         free(j);
         return st;
@@ -487,9 +487,21 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_by");
         v = NT_PASS;
         if (cJSON_GetObjectItemCaseSensitive(it, "errors")) {
-            v = NT_FAIL;
-            nt_add_str_unique(nt_arr(it, "reasons"), "the measurement did not complete (see errors)");
-            nt_add_str_unique(nt_arr(it, "judged_by"), "error");
+            const char *by = nt_json_get_str(it, "stopped_by", "error");
+            if (strcmp(by, "signal") == 0 || strcmp(by, "peer_timeout") == 0) {
+                /* The run stopped early (exit 3 unless something failed): the link is not
+                 * judged on a cut measurement. */
+                v = NT_SKIPPED;
+                nt_add_str_unique(nt_arr(it, "reasons"),
+                                  strcmp(by, "signal") == 0
+                                      ? "measurement interrupted by a signal or the time limit"
+                                      : "the peer stopped answering: measurement not finished");
+            } else {
+                v = NT_FAIL;
+                nt_add_str_unique(nt_arr(it, "reasons"),
+                                  "the measurement did not complete (see errors)");
+                nt_add_str_unique(nt_arr(it, "judged_by"), "error");
+            }
         }
         nt_set_str(it, "verdict", nt_verdict_string(v));
     }
@@ -535,6 +547,14 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     cJSON_ArrayForEach(it, links)
     {
         nt_verdict_t v = nt_get_verdict(it);
+        if (strcmp(nt_json_get_str(it, "stopped_by", ""), "peer_timeout") == 0) {
+            char w[600];
+            const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
+            snprintf(w, sizeof(w), "%s: %s (a hung or dead node?)",
+                     nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", "?"),
+                     cJSON_IsString(e0) ? e0->valuestring : "stopped answering");
+            cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+        }
         cnt[v]++;
         if (v != NT_SKIPPED)
             overall = nt_verdict_worse(overall, v);

@@ -2,7 +2,9 @@
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "judge.h"
 #include "launcher_mpi.h"
@@ -23,8 +25,19 @@ int main(int argc, char **argv)
 
     nt_log_init(NULL, -1);
     if (nt_params_parse(argc, argv, &params, &action, err, sizeof(err)) != NT_OK) {
-        fprintf(stderr, "nettune probe: %s\n", err);
+        /* Under mpirun/srun every rank parses the same line: one message is enough. */
+        if (nt_launcher_env_rank() <= 0)
+            fprintf(stderr, "nettune probe: %s\n", err);
         return NT_EXIT_USAGE;
+    }
+    {
+        const char *root = getenv("NETTUNE_SYSFS_ROOT");
+        struct stat sb;
+        if (root && *root && (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode)) &&
+            nt_launcher_env_rank() <= 0)
+            fprintf(stderr, "nettune probe: NETTUNE_SYSFS_ROOT='%s' is not a directory: PCIe and "
+                            "RDMA port state will not be found (unset it for the live system)\n",
+                    root);
     }
     switch (action) {
     case NT_ACTION_HELP:

@@ -60,9 +60,10 @@ static nt_status_t nt_parse_sizes(const char *list, nt_probe_params_t *p, char *
     snprintf(buf, sizeof(buf), "%s", list);
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         size_t v;
-        if (nt_parse_size(t, &v) != NT_OK || v == 0 || v > (1u << 30)) {
+        /* 64 MiB at most: the bandwidth window keeps 64 messages in flight (4 GiB a window). */
+        if (nt_parse_size(t, &v) != NT_OK || v == 0 || v > (64u << 20)) {
             snprintf(err, len,
-                     "bad size '%s' in --sizes: give bytes from 1 to 1G, e.g. --sizes 8,4K,1M,4M",
+                     "bad size '%s' in --sizes: give bytes from 1 to 64M, e.g. --sizes 8,4K,1M,4M",
                      t);
             return NT_ERR_INVALID;
         }
@@ -87,13 +88,14 @@ toomany:
     return NT_ERR_INVALID;
 }
 
-static nt_status_t nt_parse_seconds(const char *opt, const char *s, double min, double *out,
-                                    char *err, size_t len)
+static nt_status_t nt_parse_seconds(const char *opt, const char *s, double min, double max,
+                                    double *out, char *err, size_t len)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v) || v < min) {
-        snprintf(err, len, "bad value '%s' for %s: give a number of seconds >= %g", s, opt, min);
+    if (end == s || *end || !isfinite(v) || v < min || v > max) {
+        snprintf(err, len, "bad value '%s' for %s: give a number of seconds from %g to %g", s,
+                 opt, min, max);
         return NT_ERR_INVALID;
     }
     *out = v;
@@ -129,9 +131,9 @@ void nt_params_usage(FILE *f)
         "  --quick               constant number of pairing rounds (default)\n"
         "  --full                every node pair (N-1 rounds)\n"
         "  --probes LIST         link probes to run: mpi,rdma (default: all)\n"
-        "  --sizes LIST          message sizes, e.g. 8,4K,1M,4M (default 8,4K,1M,4M);\n"
+        "  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
         "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
-        "  --budget SECONDS      timed seconds per size and link (default 0.05)\n"
+        "  --budget SECONDS      timed seconds per size and link (default 0.05, at most 10)\n"
         "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
         "  --peer-timeout SECONDS  deadline of one exchange with a peer (default 30)\n"
         "  --no-retest           do not measure failing pairs a second time\n"
@@ -201,7 +203,7 @@ static const char *const nt_known_probes[] = {"mpi", "rdma", NULL};
 nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
                             nt_params_action_t *action, char *err, size_t errlen)
 {
-    int c;
+    int c, mode_set = 0;
     nt_status_t st = NT_OK;
 
     memset(p, 0, sizeof(*p));
@@ -221,10 +223,22 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
     while (st == NT_OK && (c = getopt_long(argc, argv, ":ho:q", nt_long_opts, NULL)) != -1) {
         switch (c) {
         case OPT_LOCAL: p->local = 1; break;
-        case OPT_QUICK: p->mode = NT_SCHED_QUICK; break;
-        case OPT_FULL: p->mode = NT_SCHED_FULL; break;
+        case OPT_QUICK:
+        case OPT_FULL:
+            if (mode_set && p->mode != (c == OPT_FULL ? NT_SCHED_FULL : NT_SCHED_QUICK)) {
+                snprintf(err, errlen, "--quick and --full exclude each other: give one");
+                st = NT_ERR_INVALID;
+            }
+            p->mode = c == OPT_FULL ? NT_SCHED_FULL : NT_SCHED_QUICK;
+            mode_set = 1;
+            break;
         case OPT_PROBES: {
             char buf[128], *save = NULL;
+            if (!optarg[strspn(optarg, ", ")]) {
+                snprintf(err, errlen, "--probes is empty: give mpi, rdma or mpi,rdma");
+                st = NT_ERR_INVALID;
+                break;
+            }
             snprintf(buf, sizeof(buf), "%s", optarg);
             for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 int ok = 0;
@@ -240,13 +254,13 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
         }
         case OPT_SIZES: st = nt_parse_sizes(optarg, p, err, errlen); break;
         case OPT_BUDGET:
-            st = nt_parse_seconds("--budget", optarg, 0.001, &p->budget_s, err, errlen);
+            st = nt_parse_seconds("--budget", optarg, 0.001, 10, &p->budget_s, err, errlen);
             break;
         case OPT_TIME_LIMIT:
-            st = nt_parse_seconds("--time-limit", optarg, 0.001, &p->time_limit_s, err, errlen);
+            st = nt_parse_seconds("--time-limit", optarg, 0.001, 1e7, &p->time_limit_s, err, errlen);
             break;
         case OPT_PEER_TIMEOUT:
-            st = nt_parse_seconds("--peer-timeout", optarg, 0.1, &p->peer_timeout_s, err,
+            st = nt_parse_seconds("--peer-timeout", optarg, 0.1, 86400, &p->peer_timeout_s, err,
                                   errlen);
             break;
         case OPT_NO_RETEST: p->no_retest = 1; break;
@@ -301,10 +315,18 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
         snprintf(err, errlen, "unexpected argument '%s' (see nettune probe --help)", argv[optind]);
         st = NT_ERR_INVALID;
     }
-    if (st == NT_OK && p->time_limit_s > 0 && p->peer_timeout_s > p->time_limit_s) {
+    /* A dead peer must not outlast the time limit by much; but a deadline below 2 s would
+     * call a merely slow peer dead. */
+    if (st == NT_OK && p->time_limit_s > 0 && p->peer_timeout_s > p->time_limit_s &&
+        p->time_limit_s >= 2.0) {
         NT_INFO(INIT, "--peer-timeout lowered from %g to the time limit %g s", p->peer_timeout_s,
                 p->time_limit_s);
         p->peer_timeout_s = p->time_limit_s;
+    } else if (st == NT_OK && p->time_limit_s > 0 && p->peer_timeout_s > 2.0 &&
+               p->time_limit_s < 2.0) {
+        NT_INFO(INIT, "--peer-timeout lowered from %g to 2 s (time limit %g s)",
+                p->peer_timeout_s, p->time_limit_s);
+        p->peer_timeout_s = 2.0;
     }
     return st;
 }

@@ -36,6 +36,8 @@ typedef struct nt_collect {
     cJSON **node_objs; /* per node index, owned by doc once attached */
     double started, last_write;
     const char *output;
+    nt_judge_t *judge;        /* for the provisional verdicts of progress snapshots */
+    const nt_probe_t *probe;
 } nt_collect_t;
 
 static int nt_probe_selected(const nt_probe_params_t *pa, const char *kind)
@@ -102,25 +104,45 @@ static nt_status_t nt_identify(nt_probe_t *p)
 
 
 /* Write the report: on progress (rate-limited) or for good. */
-static void nt_collect_write(nt_collect_t *c, int completed, int force, const char *progress)
+/* Write the report: a progress snapshot (rate-limited, judged on a copy so that it carries
+ * provisional verdicts and a summary) or the final document. Returns the write status. */
+static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force,
+                                    const char *progress)
 {
     cJSON *run = cJSON_GetObjectItemCaseSensitive(c->doc, "run");
     double now = nt_clock_s();
-    int n = cJSON_GetArraySize(c->not_done);
+    nt_status_t st;
 
-    if (!force && now - c->last_write < NT_PROGRESS_EVERY_S)
-        return;
+    if (progress) {
+        cJSON *copy, *cr;
+        /* stdout gets one document only: the final one. */
+        if (strcmp(c->output, "-") == 0 || (!force && now - c->last_write < NT_PROGRESS_EVERY_S))
+            return NT_OK;
+        copy = cJSON_Duplicate(c->doc, 1);
+        if (!copy)
+            return NT_ERR_NOMEM;
+        cr = cJSON_GetObjectItemCaseSensitive(copy, "run");
+        cJSON_ReplaceItemInObjectCaseSensitive(cr, "completed", cJSON_CreateBool(0));
+        cJSON_ReplaceItemInObjectCaseSensitive(
+            cr, "duration_s", cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
+        /* If the job is killed now (SIGKILL after SIGTERM), this is the report that stays on
+         * disk: it says what is still to come, and its verdicts are those of the links so far. */
+        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(cr, "not_done"),
+                             cJSON_CreateString(progress));
+        nt_judge_finish(c->judge, c->probe, copy, 1, c->probe->params);
+        st = nt_json_write_atomic(copy, c->output);
+        cJSON_Delete(copy);
+        if (st == NT_OK)
+            c->last_write = now;
+        return st;
+    }
     cJSON_ReplaceItemInObjectCaseSensitive(run, "completed", cJSON_CreateBool(completed));
     cJSON_ReplaceItemInObjectCaseSensitive(run, "duration_s",
                                            cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
-    /* A progress snapshot says what is still to come: if the job is killed now (SIGKILL after
-     * SIGTERM), this is the report that stays on disk. */
-    if (progress)
-        cJSON_AddItemToArray(c->not_done, cJSON_CreateString(progress));
-    if (nt_json_write_atomic(c->doc, c->output) == NT_OK)
+    st = nt_json_write_atomic(c->doc, c->output);
+    if (st == NT_OK)
         c->last_write = now;
-    if (progress && cJSON_GetArraySize(c->not_done) > n)
-        cJSON_DeleteItemFromArray(c->not_done, n);
+    return st;
 }
 
 static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, char **argv)
@@ -132,6 +154,7 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
     memset(c, 0, sizeof(*c));
     c->started = nt_clock_s();
     c->output = p->params->output;
+    c->probe = p;
     nt_clock_rfc3339(ts, sizeof(ts));
     for (int i = 0; i < argc && off < sizeof(cmd) - 1; i++)
         off += (size_t)snprintf(cmd + off, sizeof(cmd) - off, "%s%s", i ? " " : "", argv[i]);
@@ -380,9 +403,14 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                 char msg[256];
                 int na, la;
                 nt_probe_locate(p, a, &na, &la);
-                snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
-                         ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
-                         p->params->peer_timeout_s, nt_status_string(st));
+                if (st == NT_ERR_INTERRUPTED)
+                    snprintf(msg, sizeof(msg), "%s: collecting the results of rank %d on %s was "
+                             "interrupted by a signal", ops->kind, a,
+                             na >= 0 ? p->nodes[na].host : "?");
+                else
+                    snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
+                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
+                             p->params->peer_timeout_s, nt_status_string(st));
                 cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
                 break;
             }
@@ -557,10 +585,23 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     if (st != NT_OK)
         return NT_EXIT_USAGE;
 
+    /* The report must be writable before anything is measured: a prolog that measured for a
+     * minute and then could not write would lose it all. Rank 0 checks, everybody follows. */
+    {
+        int ok = p.rank != 0 || nt_output_check(params->output) == NT_OK;
+        if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok) {
+            if (p.rank == 0)
+                NT_ERROR(REPORT, "nothing measured: fix --output '%s' (a writable file path, "
+                                 "or - for stdout)", params->output);
+            nt_judge_destroy(judge);
+            return NT_EXIT_USAGE;
+        }
+    }
     if (p.rank == 0 && nt_collect_init(&c, &p, argc, argv) != NT_OK) {
         NT_ERROR(REPORT, "out of memory building the report");
         return NT_EXIT_USAGE;
     }
+    c.judge = judge;
 
     /* Inventory on every rank (probes need it); the node leader reports it. */
     st = nt_topo_load(params->topology, &p.topo);
@@ -589,6 +630,11 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
             goto out;
         if (!nt_probe_selected(params, ops->kind)) {
             snprintf(why_buf, sizeof(why_buf), "not selected (--probes %s)", params->probes);
+        } else if (params->topology && strcmp(ops->kind, "rdma") == 0) {
+            snprintf(why_buf, sizeof(why_buf),
+                     "--topology: the node's hardware comes from '%s', so this host's own RDMA "
+                     "ports are not probed (nics lists the file's ports and states)",
+                     params->topology);
         } else {
             st = ops->init(&p, &states[k], node_json, node_checks, why_buf, sizeof(why_buf));
             ok = st == NT_OK;
@@ -673,7 +719,11 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
             st = nt_run_step(&p, &c, ops, states[k], avail[k], &steps[s], c.links);
             go = nt_continue(&p, st, &why);
             if (go < 0) {
-                aborted = 1;
+                /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
+                if (nt_probe_interrupt)
+                    stopped = 1;
+                else
+                    aborted = 1;
                 break;
             }
             if (p.rank == 0) {
@@ -684,7 +734,8 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
             }
             if (!go) {
                 stopped = 1;
-                if (p.rank == 0 && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
+                if (p.rank == 0 && !nt_probe_interrupt &&
+                    (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
                     aborted = 1;
                 if (p.rank == 0) {
                     nt_not_done(&c, "%s: %d of %d steps not run (%s)", ops->kind, nsteps - s - 1,
@@ -719,12 +770,20 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
 
 judge:
     if (p.rank == 0) {
-        if (aborted)
-            nt_not_done(&c, "the job lost a peer: the report holds what was measured before");
-        if (nt_probe_interrupt)
+        if (nt_probe_interrupt) {
             stopped = 1;
+            nt_not_done(&c, "stopped by signal %d: the report holds what was measured before",
+                        (int)nt_probe_interrupt);
+        } else if (aborted) {
+            nt_not_done(&c, "a rank stopped answering: the report holds what was measured "
+                            "before; the job ends here (Open MPI cannot continue without it)");
+        }
         code = nt_judge_finish(judge, &p, c.doc, stopped || aborted, params);
-        nt_collect_write(&c, !(stopped || aborted), 1, NULL);
+        if (nt_collect_write(&c, !(stopped || aborted), 1, NULL) != NT_OK) {
+            NT_ERROR(REPORT, "the report could not be written to '%s': the run's results are "
+                             "lost (exit 2)", params->output);
+            code = NT_EXIT_USAGE;
+        }
         if (!params->quiet)
             nt_summary_print(c.doc, params->output);
     }

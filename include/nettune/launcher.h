@@ -54,6 +54,10 @@ nt_status_t nt_launcher_send_blob(nt_launcher_t *l, int peer, int tag, const voi
 nt_status_t nt_launcher_recv_blob(nt_launcher_t *l, int peer, int tag, char **buf, size_t *bytes,
                                   double timeout_s);
 
+/* nt_launcher_env_rank - this process's rank as the launcher's environment tells it before
+ * MPI_Init (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID), -1 when not launched. */
+int nt_launcher_env_rank(void);
+
 /* The single-rank launcher of `nettune probe --local`: rank 0 of 1, every collective trivial. */
 nt_launcher_t *nt_launcher_local_create(void);
 void nt_launcher_local_destroy(nt_launcher_t *l);

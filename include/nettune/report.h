@@ -49,10 +49,23 @@ const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt)
  * with the byte offset logged when it is not JSON. */
 nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out);
 
-/* nt_json_write_atomic - print doc (formatted) to path+".tmp.<pid>", fsync, then rename over
- * path, so the file on disk is always a complete document. path "-" writes to stdout.
- * NT_ERR_IO with the path and errno logged on failure (the temporary file is removed). */
+/* nt_json_write_atomic - print doc (formatted) to a temporary file beside path, fsync, then
+ * rename it over path, so the file on disk is always a complete document. A symbolic link is
+ * followed (its target is replaced, the link stays); an existing device, FIFO or socket is
+ * written in place (never replaced); "-" writes to stdout. NT_ERR_INVALID for an empty path or
+ * a directory, NT_ERR_IO with the path and errno logged on failure (the temporary file is
+ * removed). */
 nt_status_t nt_json_write_atomic(const cJSON *doc, const char *path);
+
+/* nt_output_resolve - where nt_json_write_atomic will write path: real gets the path with
+ * symbolic links followed, *direct = 1 when it is written in place (stdout, a device, a FIFO).
+ * NT_ERR_INVALID for an empty path or a directory (logged). */
+nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *direct);
+
+/* nt_output_check - check before any work that path can be written (creates and removes the
+ * temporary file beside it), and remove temporary files of earlier runs that were killed
+ * mid-write (their process is gone). NT_ERR_IO / NT_ERR_INVALID with the reason logged. */
+nt_status_t nt_output_check(const char *path);
 
 /* nt_link_id - the stable link id of DESIGN.md:
  * "<kind>[.<variant>]:<src host>/<src endpoint>-><dst host>/<dst endpoint>". variant may be

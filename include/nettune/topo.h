@@ -37,6 +37,9 @@ typedef struct nt_topo_nic {
     int numa_node;
     char netdevs[4][32];  /* network interfaces on the same PCI device: "ib0", "hsi0" */
     int nnetdevs;
+    int nports;           /* ports with a PortNState info of hwloc (0 = not recorded) */
+    int port_state[8];    /* ibv_port_state of port i+1 as hwloc recorded it: 1 DOWN, 2 INIT,
+                           * 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER; 0 unknown */
 } nt_topo_nic_t;
 
 /* One NUMA node (added for the report's "numa_nodes"). */

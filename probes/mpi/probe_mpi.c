@@ -287,13 +287,21 @@ static nt_status_t nt_mpi_run_pair(void *state, nt_probe_t *p, int peer_rank, in
         NT_WARN(MPI, "mpi link to rank %d (%s) stopped: %s", peer_rank, p->nodes[pnode].host,
                 nt_status_string(st));
         if (link) {
-            /* Keep what was measured; the verdict step fails a link that carries an error. */
+            /* Keep what was measured. A signal, the time limit or a peer that stopped answering
+             * end the run early (the link is then not judged); any other error fails it. */
             cJSON *r = nt_json_add_arr(link, "errors");
             char msg[256];
-            snprintf(msg, sizeof(msg), "measurement with rank %d on %s stopped: %s", peer_rank,
-                     p->nodes[pnode].host, nt_status_string(st));
+            if (st == NT_ERR_TIMEOUT)
+                snprintf(msg, sizeof(msg), "rank %d on %s stopped answering (no progress for "
+                         "%g s)", peer_rank, p->nodes[pnode].host, s->timeout_s);
+            else
+                snprintf(msg, sizeof(msg), "measurement with rank %d on %s stopped: %s",
+                         peer_rank, p->nodes[pnode].host, nt_status_string(st));
             if (r)
                 cJSON_AddItemToArray(r, cJSON_CreateString(msg));
+            nt_json_add_str(link, "stopped_by", st == NT_ERR_INTERRUPTED ? "signal"
+                                                : st == NT_ERR_TIMEOUT      ? "peer_timeout"
+                                                                            : "error");
         }
     }
     if (link)

@@ -165,12 +165,48 @@ static void test_checks_and_verdicts(void **state)
     assert_int_equal(nt_verdict_worse(NT_WARN, NT_PASS), NT_WARN);
 }
 
+static void test_write_targets(void **state)
+{
+    char link[300], target[300], dir[300], buf[64];
+    cJSON *doc = cJSON_CreateObject(), *back = NULL;
+    struct stat st;
+    (void)state;
+    nt_json_add_str(doc, "schema", NT_REPORT_SCHEMA);
+    /* A symbolic link: its target is replaced, the link stays a link. */
+    snprintf(target, sizeof(target), "%s/target.json", root);
+    snprintf(link, sizeof(link), "%s/link.json", root);
+    put("target.json", "old");
+    assert_int_equal(symlink("target.json", link), 0);
+    assert_int_equal(nt_json_write_atomic(doc, link), NT_OK);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(nt_json_read_file(target, 1 << 20, &back), NT_OK);
+    assert_string_equal(nt_json_get_str(back, "schema", ""), NT_REPORT_SCHEMA);
+    cJSON_Delete(back);
+    /* A character device is written in place, never replaced by a regular file. */
+    assert_int_equal(nt_json_write_atomic(doc, "/dev/null"), NT_OK);
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    /* A full device is an error, not a silent success. */
+    if (access("/dev/full", W_OK) == 0)
+        assert_int_equal(nt_json_write_atomic(doc, "/dev/full"), NT_ERR_IO);
+    /* A directory and an empty path are refused; a missing folder fails the early check. */
+    snprintf(dir, sizeof(dir), "%s/sys", root);
+    assert_int_equal(nt_json_write_atomic(doc, dir), NT_ERR_INVALID);
+    assert_int_equal(nt_output_check(""), NT_ERR_INVALID);
+    snprintf(buf, sizeof(buf), "%s", "/no/such/dir/r.json");
+    assert_int_equal(nt_output_check(buf), NT_ERR_IO);
+    assert_int_equal(nt_output_check(target), NT_OK);
+    assert_int_equal(nt_output_check("-"), NT_OK);
+    cJSON_Delete(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sysfs_reads),      cmocka_unit_test(test_root_from_env),
         cmocka_unit_test(test_link_id),          cmocka_unit_test(test_write_atomic_and_read),
-        cmocka_unit_test(test_checks_and_verdicts),
+        cmocka_unit_test(test_checks_and_verdicts), cmocka_unit_test(test_write_targets),
     };
     return cmocka_run_group_tests_name("core_io", tests, setup, teardown);
 }

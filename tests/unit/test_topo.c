@@ -360,6 +360,28 @@ static void test_json(void **state)
     nt_topo_destroy(t);
 }
 
+/* Port states recorded by hwloc's Linux backend (info "PortNState", ibv_port_state numbers):
+ * read off the XML files. xeon-4xV100: mlx5_0 and mlx5_1 each have Port1State 4 (ACTIVE);
+ * cloud-8xT4: the EFA device rdmap197s0 has Port1State 4; xeon-3xM2070 (mlx4) has none. */
+static void test_port_states(void **state)
+{
+    (void)state;
+    nt_topo_t *t = load(XML("xeon-4xV100-2xmlx5-hwloc1.xml"));
+    assert_int_equal(t->nnics, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(t->nics[i].nports, 1);
+        assert_int_equal(t->nics[i].port_state[0], 4);
+    }
+    nt_topo_destroy(t);
+    t = load(XML("cloud-8xT4-cuda-nvml-noib.xml"));
+    assert_int_equal(t->nics[0].nports, 1);
+    assert_int_equal(t->nics[0].port_state[0], 4);
+    nt_topo_destroy(t);
+    t = load(XML("xeon-2s-3xM2070-mlx4-ib.xml"));
+    assert_int_equal(t->nics[0].nports, 0);
+    nt_topo_destroy(t);
+}
+
 static void test_lookups(void **state)
 {
     (void)state;
@@ -437,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_power9_4xV100_4xmlx5),
         cmocka_unit_test(test_dgx2_16xV100),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_port_states),
         cmocka_unit_test(test_lookups),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_live),
