@@ -873,21 +873,32 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
   const char *line;
   size_t len;
   int rc;
+  char nul[64] = "";
+  int first = 1;
   d->open_table = NULL;
   while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
-    if (in->lines == 0 && nt_linereader_is_binary(r)) break;
-    in->lines++;
+    if (first && nt_linereader_is_binary(r)) break;
+    first = 0;
+    in->lines = nt_linereader_lineno(r); /* evidence quotes the line grep -n and editors show */
     feed_line(d, line);
   }
   in->bytes = nt_linereader_bytes(r);
   in->truncated = nt_linereader_truncated(r);
+  in->nul_bytes = nt_linereader_nul_bytes(r);
   d->open_table = NULL;
+  if (in->nul_bytes)
+    snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
   if (rc < 0) return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name, strerror(errno));
+  if (nt_linereader_is_binary(r) == 2)
+    return input_fail(in, "binary", msg, msglen, "'%s' is UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 '%s')",
+                      name, name);
   if (nt_linereader_is_binary(r))
     return input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log", name, "");
   if (in->bytes == 0) return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
+  if (in->nul_bytes == in->bytes)
+    return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, " (nothing but NUL bytes)");
   if (in->nccl_lines == 0)
-    return input_fail(in, "no_nccl_lines", msg, msglen, "no NCCL or nccl-tests lines found in '%s'%s", name, "");
+    return input_fail(in, "no_nccl_lines", msg, msglen, "no NCCL or nccl-tests lines found in '%s'%s", name, nul);
   return 0;
 }
 

@@ -41,7 +41,7 @@ typedef struct {
   const char *status; /* "ok", "unreadable", "binary", "empty", "no_nccl_lines", "read_error" */
   char *message;
   unsigned long lines, nccl_lines, truncated;
-  uint64_t bytes;
+  uint64_t bytes, nul_bytes; /* nul_bytes: NUL padding skipped by the reader */
 } nt_input_t;
 
 typedef struct {

@@ -26,6 +26,12 @@ static void text_job(const nt_doctor_t *d, FILE *out) {
   fprintf(out, "\n");
   for (size_t i = 0; i < d->ninputs; i++)
     if (strcmp(d->inputs[i].status, "ok") != 0) fprintf(out, "  skipped: %s\n", d->inputs[i].message);
+  for (size_t i = 0; i < d->ninputs; i++) {
+    const nt_input_t *in = &d->inputs[i];
+    if (in->nul_bytes && strcmp(in->status, "ok") == 0)
+      fprintf(out, "  note: %s: %llu NUL byte%s skipped (read as line breaks: the padding a node crash or a damaged filesystem leaves in a log)\n",
+              in->path, (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
+  }
   if (d->versions.n) {
     fprintf(out, "  NCCL version:");
     for (size_t i = 0; i < d->versions.n; i++) fprintf(out, "%s %s", i ? "," : "", d->versions.keys[i]);
@@ -281,6 +287,7 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code) {
     CHK(cJSON_AddNumberToObject(x, "lines", (double)in->lines));
     CHK(cJSON_AddNumberToObject(x, "nccl_lines", (double)in->nccl_lines));
     CHK(cJSON_AddNumberToObject(x, "truncated_lines", (double)in->truncated));
+    CHK(cJSON_AddNumberToObject(x, "nul_bytes", (double)in->nul_bytes));
     if (in->message) CHK(cJSON_AddStringToObject(x, "message", in->message));
   }
   if (d->report_path) CHK(cJSON_AddStringToObject(root, "report", d->report_path));
