@@ -514,7 +514,8 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
   /* GPUs per node: the run's own shape first (a job may use fewer GPUs than the node has) */
   int gpn = t->gpus_per_host > 0 ? t->gpus_per_host : d->local_ranks > 0 ? d->local_ranks : hw->gpus_per_node;
   int nics = hw->nics_per_node > 0 ? hw->nics_per_node : d->nics_min;
-  const char *nics_src = hw->nics_per_node > 0 ? (hw->source ? hw->source : "expect") : "the NET/IB line";
+  const char *nics_src = hw->nics_per_node > 0 ? (hw->source && strcmp(hw->source, "report") == 0 ? "--report" : "--expect")
+                                                : "the NET/IB line";
   double rate = hw->nic_rate_Gbps;
   const char *model = hw->gpu_model ? hw->gpu_model : t->gpu_model;
   if (!t->coll && hw->collective) {
@@ -539,16 +540,30 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
     }
     t->network_GBps = lanes * rate / 8.0;
     t->expected = t->network_GBps;
+    /* The node's figure, worded so that no number reads as a GPU count: "1 NIC x 400 Gb/s = 50 GB/s
+     * per node (400 Gb/s / 8 bits per byte)". Lanes are min(NICs, GPUs per node): a GPU drives at
+     * most one NIC. */
+    char node[256], used[96] = "";
+    if (nics > 0 && gpn > 0 && nics > gpn)
+      snprintf(used, sizeof(used), "; %d GPU%s per node use%s %d of the node's %d NICs", gpn, gpn == 1 ? "" : "s", gpn == 1 ? "s" : "",
+               lanes, nics);
+    if (lanes == 1)
+      snprintf(node, sizeof(node), "1 NIC x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; NIC count from %s", rate,
+               t->network_GBps, rate, used, nics_src);
+    else
+      snprintf(node, sizeof(node), "%d NICs x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; NIC count from %s",
+               lanes, rate, t->network_GBps, lanes * rate, used, nics_src);
     /* nccl-tests' busbw per collective (doc/PERFORMANCE.md): ring-like collectives move the
      * node's NIC bandwidth; sendrecv and alltoall report per-rank figures. */
     if (strcmp(coll, "sendrecv") == 0 && gpn > 0) {
       t->expected = t->network_GBps / gpn;
-      set_basis(t, "%d NIC(s) x %.0f Gb/s / 8 shared by %d rank(s) per node (NICs from %s)", lanes, rate, gpn, nics_src);
+      set_basis(t, "%s; sendrecv: shared by %d rank%s per node = %.1f GB/s per rank", node, gpn, gpn == 1 ? "" : "s", t->expected);
     } else if (strcmp(coll, "alltoall") == 0 && gpn > 0 && t->nranks > gpn) {
       t->expected = t->network_GBps / gpn * (t->nranks - 1) / (double)(t->nranks - gpn);
-      set_basis(t, "%d NIC(s) x %.0f Gb/s / 8 per node, alltoall share per rank (NICs from %s)", lanes, rate, nics_src);
+      set_basis(t, "%s; alltoall share per rank: %.0f GB/s / %d rank%s per node x (n-1)/(n-%d) with n = %d ranks = %.1f GB/s", node,
+                t->network_GBps, gpn, gpn == 1 ? "" : "s", gpn, t->nranks, t->expected);
     } else {
-      set_basis(t, "%d NIC(s) x %.0f Gb/s / 8 per node = %.0f GB/s (NICs from %s)", lanes, rate, t->network_GBps, nics_src);
+      set_basis(t, "%s", node);
     }
   } else if (nnodes == 1) {
     const nt_kb_gpu_t *g = kb_gpu(d, model);
@@ -577,7 +592,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
     nt_finding_t *f = nt_finding_add(d, "two_node_tree_busbw");
     if (f) {
       nt_evlist_add(&f->ev, t->top[0].input, t->top[0].line, t->top[0].text);
-      f_detail(f, "busbw %.1f GB/s at the largest sizes is above the %.0f GB/s the NICs can carry (%s).", t->plateau,
+      f_detail(f, "busbw %.1f GB/s at the largest sizes is above the %.0f GB/s the NICs can carry: %s.", t->plateau,
                t->network_GBps, t->basis);
       f_value(f, "plateau_busbw_GBps", t->plateau);
       f_value(f, "network_busbw_GBps", t->network_GBps);
@@ -595,7 +610,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
   int first = f->ev.n == 0;
   if (first || sev > f->severity) f->severity = sev;
   for (size_t i = 0; i < t->ntop; i++) nt_evlist_add(&f->ev, t->top[i].input, t->top[i].line, t->top[i].text);
-  f_detail(f, "%s%sbusbw %.1f GB/s at the largest sizes (max over the %zu largest, up to %llu bytes) is %.0f%% of the expected %.0f GB/s (%s).",
+  f_detail(f, "%s%sbusbw %.1f GB/s at the largest sizes (max over the %zu largest, up to %llu bytes) is %.0f%% of the expected %.0f GB/s: %s.",
            t->coll ? t->coll : "", t->coll ? ": " : "", t->plateau, t->ntop, t->top[0].bytes, 100 * t->ratio, t->expected, t->basis);
   if (t->avg_busbw >= 0) f_detail(f, "(\"Avg bus bandwidth\" %.1f is not used.)", t->avg_busbw);
   if (nnodes == 2 && !ring) f_detail(f, "This was a 2-node run without NCCL_ALGO=Ring: rerun with it for a network figure.");

@@ -115,6 +115,9 @@ def run_case(binary, schema, outdir, cols):
         elif k == "text" or k.startswith("text:"):
             word = c[5:].replace("~", " ")
             result(word in text, name, f"text output lacks '{word}'")
+        elif k.startswith("notext:"):
+            word = c[7:].replace("~", " ")
+            result(word not in text, name, f"text output says '{word}'")
         else:
             result(False, name, f"unknown check {c}")
 
