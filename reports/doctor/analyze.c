@@ -159,6 +159,7 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb) {
 
 static void table_free(nt_table_t *t) {
   free(t->coll);
+  free(t->coll_note);
   free(t->gpu_model);
   free(t->algo);
   free(t->basis);
@@ -393,14 +394,14 @@ static void scan_coll(nt_doctor_t *d, const char *s) {
   static const char *const colls[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
                                       "sendrecv",   "broadcast",  "reduce",         "gather",
                                       "scatter",    "hypercube"};
-  const char *p = strstr(s, "_perf");
-  if (!p) return;
-  for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-    size_t n = strlen(colls[i]);
-    if ((size_t)(p - s) >= n && memcmp(p - n, colls[i], n) == 0 &&
-        (p - n == s || !isalnum((unsigned char)p[-(long)n - 1]))) {
-      replace_str(&d->run_coll, colls[i], n);
-      return;
+  for (const char *p = strstr(s, "_perf"); p; p = strstr(p + 5, "_perf")) { /* any "_perf" in a path before */
+    for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
+      size_t n = strlen(colls[i]);
+      if ((size_t)(p - s) >= n && memcmp(p - n, colls[i], n) == 0 &&
+          (p - n == s || !isalnum((unsigned char)p[-(long)n - 1]))) {
+        replace_str(&d->run_coll, colls[i], n);
+        return;
+      }
     }
   }
 }
@@ -463,6 +464,7 @@ static nt_table_t *table_open(nt_doctor_t *d) {
   t->input = d->cur;
   t->header_line = d->inputs[d->cur].lines;
   t->coll = d->run_coll ? strdup(d->run_coll) : NULL;
+  t->coll_source = t->coll ? "log" : NULL;
   t->gpu_model = d->run_model ? strdup(d->run_model) : NULL;
   const char *algo = env_value(d, "NCCL_ALGO");
   t->algo = algo ? strdup(algo) : NULL;
@@ -476,9 +478,23 @@ static nt_table_t *table_open(nt_doctor_t *d) {
   return t;
 }
 
+/* Bytes per element of an nccl-tests type name, 0 if unknown. */
+static int type_size(const char *t, size_t l) {
+  static const struct {
+    const char *name;
+    int size;
+  } types[] = {{"int8", 1},   {"uint8", 1},    {"char", 1},  {"half", 2},   {"bfloat16", 2}, {"float16", 2},
+               {"int32", 4},  {"uint32", 4},   {"int", 4},   {"float", 4},  {"float32", 4},  {"int64", 8},
+               {"uint64", 8}, {"double", 8},   {"float64", 8}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+    if (strlen(types[i].name) == l && memcmp(types[i].name, t, l) == 0) return types[i].size;
+  return 0;
+}
+
 /* A data row: size count type [redop] [root] then out-of-place time algbw busbw wrong and
  * in-place time algbw busbw wrong. Columns differ between nccl-tests versions and collectives
- * (alltoall leaves redop empty), so the row is read from both ends. */
+ * (alltoall leaves redop empty), so the row is read from both ends; between type and the
+ * out-of-place time, a number is the root, a word the reduction ("none" for none). */
 static int parse_row(const char *s, nt_row_t *row) {
   const char *tok[24];
   size_t len[24], n = 0;
@@ -511,8 +527,21 @@ static int parse_row(const char *s, nt_row_t *row) {
     if (*end || end == buf) return 0;
   }
   row->bytes = strtoull(tok[0], NULL, 10);
+  row->count = strtoull(tok[1], NULL, 10);
   row->busbw_oop = v[2];
   row->busbw_ip = v[6];
+  row->algbw_oop = v[1];
+  row->typesize = n >= 11 ? type_size(tok[2], len[2]) : 0;
+  row->redop = -1;
+  row->root = -1;
+  for (size_t i = 3; i + 8 < n; i++) {
+    if (isdigit((unsigned char)tok[i][0]) || tok[i][0] == '-') {
+      row->root = strtol(tok[i], NULL, 10);
+    } else {
+      row->redop = !(len[i] == 4 && memcmp(tok[i], "none", 4) == 0);
+    }
+  }
+  if (row->redop < 0 && n == 11) row->redop = 0; /* size count type + 8: the redop column left empty */
   return 1;
 }
 
@@ -561,6 +590,11 @@ static int feed_tests(nt_doctor_t *d, const char *body, const char *line) {
     d->tests_started = 1;
     return 1;
   }
+  if (hash && starts(p, "Collective test starting:")) { /* nccl-tests 2.14 and later name the test */
+    scan_coll(d, p);
+    return 1;
+  }
+  if (hash && starts(p, "nccl-tests version")) return 1;
   if (hash && starts(p, "Using devices")) return 1;
   if (hash && parse_device_line(d, body)) return 1;
   if (hash && strstr(p, "size") && strstr(p, "count") && strstr(p, "busbw")) {
@@ -811,7 +845,8 @@ static int is_comment(const char *body) {
   const char *p = body + 1;
   while (*p == ' ') p++;
   if (starts(p, "Source:") || starts(p, "Command:") || starts(p, "Env:")) return 1;
-  return !(starts(p, "nThread ") || starts(p, "Using devices") || starts(p, "Rank ") ||
+  return !(starts(p, "nThread ") || starts(p, "Collective test starting:") || starts(p, "nccl-tests version") ||
+           starts(p, "Using devices") || starts(p, "Rank ") ||
            (strstr(p, "size") && strstr(p, "busbw")) || starts(p, "(B)") || strstr(p, "out-of-place") ||
            starts(p, "Avg bus bandwidth") || starts(p, "Out of bounds") || *p == '\0');
 }
@@ -873,21 +908,32 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
   const char *line;
   size_t len;
   int rc;
+  char nul[64] = "";
+  int first = 1;
   d->open_table = NULL;
   while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
-    if (in->lines == 0 && nt_linereader_is_binary(r)) break;
-    in->lines++;
+    if (first && nt_linereader_is_binary(r)) break;
+    first = 0;
+    in->lines = nt_linereader_lineno(r); /* evidence quotes the line grep -n and editors show */
     feed_line(d, line);
   }
   in->bytes = nt_linereader_bytes(r);
   in->truncated = nt_linereader_truncated(r);
+  in->nul_bytes = nt_linereader_nul_bytes(r);
   d->open_table = NULL;
+  if (in->nul_bytes)
+    snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
   if (rc < 0) return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name, strerror(errno));
+  if (nt_linereader_is_binary(r) == 2)
+    return input_fail(in, "binary", msg, msglen, "'%s' is UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 '%s')",
+                      name, name);
   if (nt_linereader_is_binary(r))
     return input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log", name, "");
   if (in->bytes == 0) return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
+  if (in->nul_bytes == in->bytes)
+    return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, " (nothing but NUL bytes)");
   if (in->nccl_lines == 0)
-    return input_fail(in, "no_nccl_lines", msg, msglen, "no NCCL or nccl-tests lines found in '%s'%s", name, "");
+    return input_fail(in, "no_nccl_lines", msg, msglen, "no NCCL or nccl-tests lines found in '%s'%s", name, nul);
   return 0;
 }
 

@@ -41,7 +41,7 @@ typedef struct {
   const char *status; /* "ok", "unreadable", "binary", "empty", "no_nccl_lines", "read_error" */
   char *message;
   unsigned long lines, nccl_lines, truncated;
-  uint64_t bytes;
+  uint64_t bytes, nul_bytes; /* nul_bytes: NUL padding skipped by the reader */
 } nt_input_t;
 
 typedef struct {
@@ -59,6 +59,11 @@ typedef struct {
 typedef struct {
   unsigned long long bytes;
   double busbw_oop, busbw_ip;
+  double algbw_oop;        /* busbw / algbw is the factor nccl-tests applied: it names the collective */
+  unsigned long long count;
+  int typesize;            /* bytes per element of the type column, 0 unknown */
+  int redop;               /* 1 a reduction (sum, prod, ...), 0 none or empty, -1 no redop column seen */
+  long root;               /* the root column, -1 when absent or -1 */
   unsigned input;
   unsigned long line;
   char *text;
@@ -68,6 +73,8 @@ typedef struct {
   unsigned input;
   unsigned long header_line;
   char *coll;            /* "all_reduce", ... or NULL */
+  const char *coll_source; /* "log" (command line, "# Collective test starting"), "expect", "table" (inferred) or NULL */
+  char *coll_note;       /* how the collective was inferred, or the candidates when the table fits several */
   int nranks, nhosts, gpus_per_host; /* from the "Using devices" block, -1 unknown */
   char *gpu_model;
   char *algo;            /* NCCL_ALGO seen before the table, or NULL */

@@ -445,6 +445,58 @@ static void set_basis(nt_table_t *t, const char *fmt, ...) {
   t->basis = strdup(buf);
 }
 
+static int near(double x, double want) { return fabs(x - want) <= 0.015 * want; }
+
+/* The collective of a table whose log does not name the test, from the table itself: nccl-tests
+ * reports busbw = algbw x a factor that depends on the collective and the rank count
+ * (doc/PERFORMANCE.md): 2(n-1)/n all_reduce; (n-1)/n all_gather, reduce_scatter, alltoall;
+ * 1 sendrecv, broadcast, reduce. The redop column (a reduction or none) and the root column
+ * (broadcast and reduce have one) narrow it down. Sets t->coll when one collective fits, or
+ * t->coll_note with the candidates when several do (e.g. 2 ranks: all_reduce's factor is 1). */
+static void infer_coll(nt_table_t *t, int n) {
+  const nt_row_t *r = NULL;
+  for (size_t i = 0; i < t->ntop && !r; i++)
+    if (t->top[i].algbw_oop >= 1.0) r = &t->top[i]; /* printed with 2 decimals: big figures only */
+  if (!r || n < 2) return;
+  double f = r->busbw_oop / r->algbw_oop;
+  char how[160];
+  const char *one = NULL, *several = NULL;
+  snprintf(how, sizeof(how), "busbw/algbw %.2f with %d ranks", f, n);
+  if (near(f, 2.0 * (n - 1) / n) && n > 2) {
+    one = "all_reduce";
+    snprintf(how, sizeof(how), "busbw/algbw %.2f = 2(n-1)/n with n = %d ranks", f, n);
+  } else if (near(f, (double)(n - 1) / n) && n > 2) {
+    if (r->redop == 1) one = "reduce_scatter";
+    else if (r->redop == 0) several = "all_gather or alltoall";
+    else several = "all_gather, reduce_scatter or alltoall";
+    snprintf(how, sizeof(how), "busbw/algbw %.2f = (n-1)/n with n = %d ranks%s", f, n,
+             r->redop == 1 ? ", with a reduction" : r->redop == 0 ? ", no reduction" : "");
+  } else if (near(f, 1.0)) {
+    if (r->root >= 0) {
+      if (r->redop == 1) one = "reduce";
+      else if (r->redop == 0) one = "broadcast";
+      else several = "broadcast or reduce";
+      snprintf(how, sizeof(how), "busbw = algbw, root %ld", r->root);
+    } else if (n == 2) {
+      several = "all_reduce or sendrecv";
+      snprintf(how, sizeof(how), "busbw = algbw, as both report with 2 ranks");
+    } else {
+      one = "sendrecv";
+      snprintf(how, sizeof(how), "busbw = algbw with %d ranks and no root", n);
+    }
+  }
+  if (one) {
+    t->coll = strdup(one);
+    t->coll_source = "table";
+  }
+  if (one || several) {
+    char note[256];
+    snprintf(note, sizeof(note), "%s%s%s", several ? several : "", several ? ": " : "", how);
+    free(t->coll_note);
+    t->coll_note = strdup(note);
+  }
+}
+
 static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
   t->plateau = -1;
   t->expected = -1;
@@ -462,10 +514,15 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
   /* GPUs per node: the run's own shape first (a job may use fewer GPUs than the node has) */
   int gpn = t->gpus_per_host > 0 ? t->gpus_per_host : d->local_ranks > 0 ? d->local_ranks : hw->gpus_per_node;
   int nics = hw->nics_per_node > 0 ? hw->nics_per_node : d->nics_min;
-  const char *nics_src = hw->nics_per_node > 0 ? (hw->source ? hw->source : "expect") : "the NET/IB line";
+  const char *nics_src = hw->nics_per_node > 0 ? (hw->source && strcmp(hw->source, "report") == 0 ? "--report" : "--expect")
+                                                : "the NET/IB line";
   double rate = hw->nic_rate_Gbps;
   const char *model = hw->gpu_model ? hw->gpu_model : t->gpu_model;
-  if (!t->coll && hw->collective) t->coll = strdup(hw->collective);
+  if (!t->coll && hw->collective) {
+    t->coll = strdup(hw->collective);
+    t->coll_source = "expect";
+  }
+  if (!t->coll) infer_coll(t, t->nranks > 0 ? t->nranks : d->nranks);
   const char *coll = t->coll ? t->coll : "unknown";
 
   if (hw->min_busbw_GBps > 0) {
@@ -483,16 +540,30 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
     }
     t->network_GBps = lanes * rate / 8.0;
     t->expected = t->network_GBps;
+    /* The node's figure, worded so that no number reads as a GPU count: "1 NIC x 400 Gb/s = 50 GB/s
+     * per node (400 Gb/s / 8 bits per byte)". Lanes are min(NICs, GPUs per node): a GPU drives at
+     * most one NIC. */
+    char node[256], used[96] = "";
+    if (nics > 0 && gpn > 0 && nics > gpn)
+      snprintf(used, sizeof(used), "; %d GPU%s per node use%s %d of the node's %d NICs", gpn, gpn == 1 ? "" : "s", gpn == 1 ? "s" : "",
+               lanes, nics);
+    if (lanes == 1)
+      snprintf(node, sizeof(node), "1 NIC x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; NIC count from %s", rate,
+               t->network_GBps, rate, used, nics_src);
+    else
+      snprintf(node, sizeof(node), "%d NICs x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; NIC count from %s",
+               lanes, rate, t->network_GBps, lanes * rate, used, nics_src);
     /* nccl-tests' busbw per collective (doc/PERFORMANCE.md): ring-like collectives move the
      * node's NIC bandwidth; sendrecv and alltoall report per-rank figures. */
     if (strcmp(coll, "sendrecv") == 0 && gpn > 0) {
       t->expected = t->network_GBps / gpn;
-      set_basis(t, "%d NIC(s) x %.0f Gb/s / 8 shared by %d rank(s) per node (NICs from %s)", lanes, rate, gpn, nics_src);
+      set_basis(t, "%s; sendrecv: shared by %d rank%s per node = %.1f GB/s per rank", node, gpn, gpn == 1 ? "" : "s", t->expected);
     } else if (strcmp(coll, "alltoall") == 0 && gpn > 0 && t->nranks > gpn) {
       t->expected = t->network_GBps / gpn * (t->nranks - 1) / (double)(t->nranks - gpn);
-      set_basis(t, "%d NIC(s) x %.0f Gb/s / 8 per node, alltoall share per rank (NICs from %s)", lanes, rate, nics_src);
+      set_basis(t, "%s; alltoall share per rank: %.0f GB/s / %d rank%s per node x (n-1)/(n-%d) with n = %d ranks = %.1f GB/s", node,
+                t->network_GBps, gpn, gpn == 1 ? "" : "s", gpn, t->nranks, t->expected);
     } else {
-      set_basis(t, "%d NIC(s) x %.0f Gb/s / 8 per node = %.0f GB/s (NICs from %s)", lanes, rate, t->network_GBps, nics_src);
+      set_basis(t, "%s", node);
     }
   } else if (nnodes == 1) {
     const nt_kb_gpu_t *g = kb_gpu(d, model);
@@ -521,7 +592,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
     nt_finding_t *f = nt_finding_add(d, "two_node_tree_busbw");
     if (f) {
       nt_evlist_add(&f->ev, t->top[0].input, t->top[0].line, t->top[0].text);
-      f_detail(f, "busbw %.1f GB/s at the largest sizes is above the %.0f GB/s the NICs can carry (%s).", t->plateau,
+      f_detail(f, "busbw %.1f GB/s at the largest sizes is above the %.0f GB/s the NICs can carry: %s.", t->plateau,
                t->network_GBps, t->basis);
       f_value(f, "plateau_busbw_GBps", t->plateau);
       f_value(f, "network_busbw_GBps", t->network_GBps);
@@ -539,7 +610,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
   int first = f->ev.n == 0;
   if (first || sev > f->severity) f->severity = sev;
   for (size_t i = 0; i < t->ntop; i++) nt_evlist_add(&f->ev, t->top[i].input, t->top[i].line, t->top[i].text);
-  f_detail(f, "%s%sbusbw %.1f GB/s at the largest sizes (max over the %zu largest, up to %llu bytes) is %.0f%% of the expected %.0f GB/s (%s).",
+  f_detail(f, "%s%sbusbw %.1f GB/s at the largest sizes (max over the %zu largest, up to %llu bytes) is %.0f%% of the expected %.0f GB/s: %s.",
            t->coll ? t->coll : "", t->coll ? ": " : "", t->plateau, t->ntop, t->top[0].bytes, 100 * t->ratio, t->expected, t->basis);
   if (t->avg_busbw >= 0) f_detail(f, "(\"Avg bus bandwidth\" %.1f is not used.)", t->avg_busbw);
   if (nnodes == 2 && !ring) f_detail(f, "This was a 2-node run without NCCL_ALGO=Ring: rerun with it for a network figure.");

@@ -39,20 +39,27 @@ nt_linereader_t *nt_linereader_open(const char *path);
 nt_linereader_t *nt_linereader_open_stream(FILE *fp);
 
 /* Reads the next line into an internal buffer, NUL-terminated, without '\n' or a trailing '\r'.
+ * A run of NUL bytes (the padding a node crash or a damaged filesystem leaves in a log) ends a
+ * line like '\n' does and is skipped; the bytes are counted (nt_linereader_nul_bytes), and text
+ * after the run is returned as its own line, numbered like the line it sits on.
  * Lines longer than NT_LINE_MAX - 1 bytes are cut there (the rest is skipped and counted in
- * nt_linereader_truncated). Embedded NUL bytes are replaced by spaces. Returns 1 with a line,
- * 0 at end of file, -1 on a read error (errno set). */
+ * nt_linereader_truncated). Returns 1 with a line, 0 at end of file, -1 on a read error (errno set). */
 int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len);
 
-/* 1 if the first block of the file looks binary (a NUL byte, or mostly control characters),
- * decided on the first nt_linereader_next call; grep and git use the same NUL rule. */
+/* 1 if the first block of the file is not text: a binary or compressed format (ELF, gzip, bzip2,
+ * xz, zstd, zip by their magic numbers), or mostly control characters or non-UTF-8 bytes once NUL
+ * bytes are left out; 2 for UTF-16 text (a byte-order mark). Decided on the first
+ * nt_linereader_next call. NUL bytes alone do not make a file binary. */
 int nt_linereader_is_binary(const nt_linereader_t *r);
 
-/* Number of the last line returned (1-based). */
+/* Number of the line (counted in '\n', 1-based) the last returned line starts on. */
 unsigned long nt_linereader_lineno(const nt_linereader_t *r);
 
 /* Lines cut at NT_LINE_MAX so far. */
 unsigned long nt_linereader_truncated(const nt_linereader_t *r);
+
+/* NUL bytes skipped so far. */
+uint64_t nt_linereader_nul_bytes(const nt_linereader_t *r);
 
 /* Bytes consumed so far. */
 uint64_t nt_linereader_bytes(const nt_linereader_t *r);

@@ -26,6 +26,12 @@ static void text_job(const nt_doctor_t *d, FILE *out) {
   fprintf(out, "\n");
   for (size_t i = 0; i < d->ninputs; i++)
     if (strcmp(d->inputs[i].status, "ok") != 0) fprintf(out, "  skipped: %s\n", d->inputs[i].message);
+  for (size_t i = 0; i < d->ninputs; i++) {
+    const nt_input_t *in = &d->inputs[i];
+    if (in->nul_bytes && strcmp(in->status, "ok") == 0)
+      fprintf(out, "  note: %s: %llu NUL byte%s skipped (read as line breaks: the padding a node crash or a damaged filesystem leaves in a log)\n",
+              in->path, (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
+  }
   if (d->versions.n) {
     fprintf(out, "  NCCL version:");
     for (size_t i = 0; i < d->versions.n; i++) fprintf(out, "%s %s", i ? "," : "", d->versions.keys[i]);
@@ -72,13 +78,30 @@ static void text_job(const nt_doctor_t *d, FILE *out) {
   }
 }
 
+/* What the text says about a table's collective: named by the log, given with --expect, inferred
+ * from the table's own figures, or not stated (then, on several nodes, the all_reduce figure). */
+static void coll_desc(const nt_table_t *t, char *buf, size_t n) {
+  const char *assumed = t->network_GBps > 0 ? "; assumed all_reduce for the network figure" : "";
+  if (t->coll && t->coll_source && strcmp(t->coll_source, "expect") == 0)
+    snprintf(buf, n, "%s (from --expect)", t->coll);
+  else if (t->coll && t->coll_source && strcmp(t->coll_source, "table") == 0)
+    snprintf(buf, n, "%s (not named in the log; inferred from the table: %s)", t->coll, t->coll_note ? t->coll_note : "");
+  else if (t->coll)
+    snprintf(buf, n, "%s", t->coll);
+  else if (t->coll_note)
+    snprintf(buf, n, "collective not stated in the log (the table fits %s%s)", t->coll_note, assumed);
+  else
+    snprintf(buf, n, "collective not stated in the log%s%s%s", *assumed ? " (" : "", *assumed ? assumed + 2 : "", *assumed ? ")" : "");
+}
+
 static void text_tables(const nt_doctor_t *d, FILE *out) {
   if (!d->ntables) return;
   fprintf(out, "\nnccl-tests results (judged on the largest sizes, never on \"Avg bus bandwidth\"):\n");
   for (size_t i = 0; i < d->ntables; i++) {
     const nt_table_t *t = &d->tables[i];
-    fprintf(out, "  %s:%lu %s, %lu row(s)", d->inputs[t->input].path, t->header_line, t->coll ? t->coll : "collective unknown",
-            t->rows);
+    char coll[400];
+    coll_desc(t, coll, sizeof(coll));
+    fprintf(out, "  %s:%lu %s, %lu row(s)", d->inputs[t->input].path, t->header_line, coll, t->rows);
     if (t->ntop) {
       fprintf(out, ": busbw %.2f GB/s at the largest sizes (up to %llu B)", t->plateau, t->top[0].bytes);
       if (t->expected > 0) fprintf(out, ", expected %.0f GB/s (%.0f%%) -> %s", t->expected, 100 * t->ratio, t->verdict);
@@ -224,6 +247,8 @@ static cJSON *json_table(const nt_doctor_t *d, const nt_table_t *t) {
   CHK(cJSON_AddStringToObject(o, "file", d->inputs[t->input].path));
   CHK(cJSON_AddNumberToObject(o, "line", (double)t->header_line));
   CHK(t->coll ? cJSON_AddStringToObject(o, "collective", t->coll) : cJSON_AddNullToObject(o, "collective"));
+  CHK(t->coll_source ? cJSON_AddStringToObject(o, "collective_source", t->coll_source) : cJSON_AddNullToObject(o, "collective_source"));
+  CHK(t->coll_note ? cJSON_AddStringToObject(o, "collective_note", t->coll_note) : cJSON_AddNullToObject(o, "collective_note"));
   CHK(cJSON_AddNumberToObject(o, "rows", (double)t->rows));
   CHK(t->nhosts > 0 ? cJSON_AddNumberToObject(o, "nodes", t->nhosts) : cJSON_AddNullToObject(o, "nodes"));
   CHK(t->nranks > 0 ? cJSON_AddNumberToObject(o, "ranks", t->nranks) : cJSON_AddNullToObject(o, "ranks"));
@@ -281,6 +306,7 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code) {
     CHK(cJSON_AddNumberToObject(x, "lines", (double)in->lines));
     CHK(cJSON_AddNumberToObject(x, "nccl_lines", (double)in->nccl_lines));
     CHK(cJSON_AddNumberToObject(x, "truncated_lines", (double)in->truncated));
+    CHK(cJSON_AddNumberToObject(x, "nul_bytes", (double)in->nul_bytes));
     if (in->message) CHK(cJSON_AddStringToObject(x, "message", in->message));
   }
   if (d->report_path) CHK(cJSON_AddStringToObject(root, "report", d->report_path));

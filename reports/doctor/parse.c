@@ -131,7 +131,7 @@ void nt_line_parse(const char *line, nt_logline_t *out) {
   if (sp && sp > s && sp[1] == '[') {
     const char *c2 = sp - 1; /* tid digits end */
     while (c2 > s && is_digit(*c2)) c2--;
-    if (*c2 == ':' && c2 < sp - 1) {
+    if (*c2 == ':' && c2 > s && c2 < sp - 1) { /* c2 == s: no host, and c1 would read before s */
       const char *c1 = c2 - 1;
       while (c1 > s && is_digit(*c1)) c1--;
       if (*c1 == ':' && c1 < c2 - 1 && c1 > s) {

@@ -7,7 +7,7 @@
 #include "doctor.h"
 
 #define NT_READ_BLOCK 65536
-#define NT_BINARY_PROBE 8192
+#define NT_BINARY_PROBE 8192 /* non-NUL bytes looked at to call a file binary */
 
 struct nt_linereader {
   FILE *fp;
@@ -15,9 +15,10 @@ struct nt_linereader {
   char buf[NT_READ_BLOCK];
   size_t len, pos;
   char line[NT_LINE_MAX];
-  unsigned long lineno;
+  unsigned long newlines; /* '\n' consumed so far */
+  unsigned long lineno;   /* line of the last record returned */
   unsigned long truncated;
-  uint64_t bytes;
+  uint64_t bytes, nul;
   int probed, binary, eof;
 };
 
@@ -63,25 +64,64 @@ static int fill(nt_linereader_t *r) {
   return 1;
 }
 
-/* A NUL byte in the first block means binary (grep's rule). So does a block that is mostly
- * control characters other than tab, CR, LF, FF and ESC (colour codes appear in real logs). */
-static void probe(nt_linereader_t *r) {
-  size_t n = r->len < NT_BINARY_PROBE ? r->len : NT_BINARY_PROBE, ctrl = 0;
-  r->probed = 1;
-  if (memchr(r->buf, 0, n)) {
-    r->binary = 1;
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)r->buf[i];
-    if (c < 32 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 27) ctrl++;
-  }
-  if (n >= 64 && ctrl * 10 > n * 3) r->binary = 1;
+/* Length of the valid UTF-8 sequence at p (at most n bytes available), 0 if it is not one. */
+static size_t utf8_len(const unsigned char *p, size_t n) {
+  size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+  if (!k || k > n) return 0;
+  for (size_t i = 1; i < k; i++)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  return k;
 }
 
+/* Binary means "not a text log at all", decided on the first block: a known binary or compressed
+ * file format (ELF, gzip, bzip2, xz, zstd, zip), or text bytes in the minority: over 30% of the
+ * first 8 KiB of non-NUL bytes are control characters (other than tab, CR, LF, FF and ESC: colour
+ * codes appear in real logs) or bytes that are not UTF-8. NUL bytes alone do not make a file
+ * binary: logs cut by a node crash, or copied from a filesystem that lost their tail, end in (or
+ * contain) runs of NUL bytes; nt_linereader_next skips them like line breaks. */
+static void probe(nt_linereader_t *r) {
+  static const struct {
+    const char *magic;
+    size_t len;
+  } formats[] = {{"\x7f" "ELF", 4}, {"\x1f\x8b", 2}, {"BZh", 3}, {"\xfd" "7zXZ", 5}, {"\x28\xb5\x2f\xfd", 4}, {"PK\x03\x04", 4}};
+  const unsigned char *b = (const unsigned char *)r->buf;
+  size_t text = 0, bad = 0;
+  r->probed = 1;
+  if (r->len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff))) {
+    r->binary = 2; /* UTF-16 with its byte-order mark (PowerShell's '>' writes it): half NUL bytes */
+    return;
+  }
+  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+    if (r->len >= formats[i].len && memcmp(b, formats[i].magic, formats[i].len) == 0) {
+      r->binary = 1;
+      return;
+    }
+  for (size_t i = 0; i < r->len && text + bad < NT_BINARY_PROBE;) {
+    unsigned char c = b[i];
+    size_t k = 1;
+    if (c == 0) {
+      i++;
+      continue;
+    }
+    if (c >= 0x80) {
+      k = utf8_len(b + i, r->len - i);
+      if (k) text++;
+      else k = 1, bad++;
+    } else if ((c < 32 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 27) || c == 0x7f) {
+      bad++;
+    } else {
+      text++;
+    }
+    i += k;
+  }
+  if (text + bad >= 64 && bad * 10 > (text + bad) * 3) r->binary = 1;
+}
+
+/* Records end at '\n' or at a run of NUL bytes (skipped and counted); a record keeps the number of
+ * the line it starts on, counted in '\n' as grep -n and editors do, so evidence stays findable. */
 int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len) {
   size_t n = 0;
-  int cut = 0, got = 0;
+  int cut = 0, content = 0, skipped_nul = 0;
   for (;;) {
     if (r->pos >= r->len) {
       int f = fill(r);
@@ -91,9 +131,18 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len) {
     }
     char *start = r->buf + r->pos;
     size_t avail = r->len - r->pos;
-    char *nl = memchr(start, '\n', avail);
-    size_t take = nl ? (size_t)(nl - start) : avail;
-    got = 1;
+    if (!content && *start == '\0') { /* a NUL run before any text: padding */
+      size_t k = 0;
+      while (k < avail && start[k] == '\0') k++;
+      r->nul += k;
+      r->pos += k;
+      skipped_nul = 1;
+      continue;
+    }
+    if (!content) r->lineno = r->newlines + 1;
+    content = 1;
+    size_t take = 0;
+    while (take < avail && start[take] != '\n' && start[take] != '\0') take++;
     if (n + take > NT_LINE_MAX - 1) {
       size_t room = NT_LINE_MAX - 1 - n;
       memcpy(r->line + n, start, room);
@@ -103,15 +152,25 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len) {
       memcpy(r->line + n, start, take);
       n += take;
     }
-    r->pos += take + (nl ? 1 : 0);
-    if (nl) break;
+    r->pos += take;
+    if (take < avail) { /* stopped at '\n' or NUL */
+      if (start[take] == '\n') {
+        r->pos++;
+        r->newlines++;
+      }
+      /* a NUL is left in the buffer: the next call skips the run */
+      /* an empty record after a NUL run ("text\0\0\0\n") belongs to the line already returned */
+      if (n == 0 && skipped_nul) {
+        content = 0;
+        skipped_nul = 0;
+        continue;
+      }
+      break;
+    }
   }
-  if (!got) return 0;
+  if (!content) return 0;
   if (n > 0 && r->line[n - 1] == '\r') n--;
   r->line[n] = '\0';
-  /* A stray NUL would end the C string early; keep the rest of the line visible instead. */
-  for (char *p = memchr(r->line, 0, n); p; p = memchr(p, 0, (size_t)(r->line + n - p))) *p = ' ';
-  r->lineno++;
   if (cut) r->truncated++;
   *line = r->line;
   *len = n;
@@ -123,6 +182,8 @@ int nt_linereader_is_binary(const nt_linereader_t *r) { return r->binary; }
 unsigned long nt_linereader_lineno(const nt_linereader_t *r) { return r->lineno; }
 
 unsigned long nt_linereader_truncated(const nt_linereader_t *r) { return r->truncated; }
+
+uint64_t nt_linereader_nul_bytes(const nt_linereader_t *r) { return r->nul; }
 
 uint64_t nt_linereader_bytes(const nt_linereader_t *r) { return r->bytes; }
 

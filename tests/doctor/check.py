@@ -84,6 +84,9 @@ def run_case(binary, schema, outdir, cols):
                    f"expected busbw {bench and bench['expected_busbw_GBps']}, want {v}")
         elif k == "verdict":
             result(bench is not None and bench["verdict"] == v, name, f"verdict {bench and bench['verdict']}, want {v}")
+        elif k in ("collective", "collective_source"):
+            got = bench and bench.get(k)
+            result(bench is not None and (got if got is not None else "null") == v, name, f"{k} {got}, want {v}")
         elif k.startswith("ev:"):
             f = finding(doc, k[3:])
             lines = [e["line"] for e in f["evidence"]] if f else []
@@ -112,6 +115,9 @@ def run_case(binary, schema, outdir, cols):
         elif k == "text" or k.startswith("text:"):
             word = c[5:].replace("~", " ")
             result(word in text, name, f"text output lacks '{word}'")
+        elif k.startswith("notext:"):
+            word = c[7:].replace("~", " ")
+            result(word not in text, name, f"text output says '{word}'")
         else:
             result(False, name, f"unknown check {c}")
 

@@ -82,6 +82,27 @@ check "not-nccl: named" has "$T/not-nccl.err" "no NCCL or nccl-tests lines found
 expect_exit unreadable 2 "$DOCTOR" /nonexistent/nccl.log
 expect_exit directory 2 "$DOCTOR" tests/fixtures
 check "directory: named" has "$T/directory.err" "tests/fixtures"
+# NUL padding (a log cut by a node crash or copied from a filesystem that lost its tail) is not binary
+{ cat tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log; head -c 4096 /dev/zero; } > "$T/nul-tail.log"
+expect_exit nul-tail 1 "$DOCTOR" -o "$T/nul-tail.json" "$T/nul-tail.log"
+check "nul-tail: diagnosed, note '4096 NUL bytes skipped'" sh -c "grep -q shm_too_small '$T/nul-tail.out' && grep -q 'note: .*4096 NUL bytes skipped' '$T/nul-tail.out'"
+check "nul-tail: nul_bytes in the document" $PY -c "import json,sys; d=json.load(open('$T/nul-tail.json')); sys.exit(d['inputs'][0]['nul_bytes'] != 4096 or d['inputs'][0]['status'] != 'ok')"
+# NULs first (more than one read block), then NUL runs in place of the first 4 line breaks:
+# lines 1-5 become line 1 (as grep -n counts), line 6 line 2
+{ head -c 70000 /dev/zero; head -n 4 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log | tr '\n' '\0'; tail -n +5 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log; } > "$T/nul-inside.log"
+expect_exit nul-inside 1 "$DOCTOR" "$T/nul-inside.log"
+check "nul-inside: evidence after NUL runs, numbered like grep -n" sh -c "grep -q 'nul-inside.log:1: node01.*posix_fallocate' '$T/nul-inside.out' && grep -q 'nul-inside.log:2: node01.*posix_fallocate' '$T/nul-inside.out'"
+head -c 8192 /dev/zero > "$T/only-nul.log"
+expect_exit only-nul 2 "$DOCTOR" "$T/only-nul.log"
+check "only-nul: named as empty" has "$T/only-nul.err" "only-nul.log' is empty (nothing but NUL bytes)"
+gzip -c tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log > "$T/gzipped.log"
+expect_exit gzipped 2 "$DOCTOR" "$T/gzipped.log"
+check "gzipped: binary" has "$T/gzipped.err" "gzipped.log' is a binary file"
+if command -v iconv >/dev/null 2>&1; then
+  iconv -f UTF-8 -t UTF-16 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log > "$T/utf16.log"
+  expect_exit utf16 2 "$DOCTOR" "$T/utf16.log"
+  check "utf16: says convert it" has "$T/utf16.err" "UTF-16 text: convert it to UTF-8"
+fi
 # a bad input among good ones: the good ones are still diagnosed, the exit is 2
 expect_exit mixed 2 "$DOCTOR" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log "$T/random.bin"
 check "mixed: findings of the good input shown" has "$T/mixed.out" shm_too_small

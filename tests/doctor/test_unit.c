@@ -100,6 +100,51 @@ static void test_reader(void) {
   CHECK(nt_linereader_open("/nonexistent/x") == NULL, "missing file");
 }
 
+/* NUL runs (a log cut by a node crash, or copied from a filesystem that lost its tail) are line
+ * breaks: skipped, counted, and the text around them still read, with grep -n's line numbers. */
+static void test_reader_nul(void) {
+  static const char data[] = "\0\0\0one\ntwo\0\0three\nfour\0\0\n\nfive\n\0\0\0\0";
+  const char *line;
+  size_t len;
+  FILE *fp = fmemopen((void *)data, sizeof(data) - 1, "r");
+  nt_linereader_t *r = nt_linereader_open_stream(fp);
+  CHECK(r != NULL, "open");
+  if (!r) return;
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "one") == 0 && nt_linereader_lineno(r) == 1,
+        "leading NULs skipped: '%s'", line);
+  CHECK(!nt_linereader_is_binary(r), "NUL bytes alone are not binary");
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "two") == 0 && nt_linereader_lineno(r) == 2, "NUL run ends a line: '%s'", line);
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "three") == 0 && nt_linereader_lineno(r) == 2,
+        "text after a NUL run keeps its line number: '%s' %lu", line, nt_linereader_lineno(r));
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "four") == 0 && nt_linereader_lineno(r) == 3, "'%s'", line);
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && len == 0 && nt_linereader_lineno(r) == 4,
+        "NULs then newline add no empty line; the real empty line 4 stays: %zu %lu", len, nt_linereader_lineno(r));
+  CHECK(nt_linereader_next(r, &line, &len) == 1 && strcmp(line, "five") == 0 && nt_linereader_lineno(r) == 5, "'%s'", line);
+  CHECK(nt_linereader_next(r, &line, &len) == 0, "trailing NUL padding is no line");
+  CHECK(nt_linereader_nul_bytes(r) == 11, "NUL bytes counted: %llu", (unsigned long long)nt_linereader_nul_bytes(r));
+  nt_linereader_close(r);
+  fclose(fp);
+  /* still binary: a compressed file, a UTF-16 file, random bytes with no NUL at all */
+  static const struct {
+    const char *data;
+    size_t len;
+    int want;
+  } bin[] = {{"\x1f\x8b\x08\x00\x00\x00\x00\x00node01 NCCL INFO\n", 25, 1},
+             {"\xff\xfen\0o\0d\0e\0\n\0", 12, 2},
+             {"\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0e\x0f\x10\x11\x12\x13\x14\xff\xfe\xfd\xc3\x28\x80\x81\x82"
+              "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0e\x0f\x10\x11\x12\x13\x14\xff\xfe\xfd\xc3\x28\x80\x81\x82"
+              "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0e\x0f\x10\x11\x12\x13\x14\xff\xfe\xfd\xc3\x28\x80\x81\x82",
+              72, 1}};
+  for (size_t i = 0; i < sizeof(bin) / sizeof(bin[0]); i++) {
+    fp = fmemopen((void *)bin[i].data, bin[i].len, "r");
+    r = nt_linereader_open_stream(fp);
+    nt_linereader_next(r, &line, &len);
+    CHECK(nt_linereader_is_binary(r) == bin[i].want, "binary case %zu: %d, want %d", i, nt_linereader_is_binary(r), bin[i].want);
+    nt_linereader_close(r);
+    fclose(fp);
+  }
+}
+
 static nt_doctor_t *read_text(const nt_kb_t *kb, const char *text, int *rc) {
   nt_doctor_t *d = nt_doctor_create(kb);
   char msg[256];
@@ -175,6 +220,7 @@ int main(void) {
   }
   test_parse();
   test_reader();
+  test_reader_nul();
   test_tables(kb);
   test_kb(kb);
   nt_kb_destroy(kb);
