@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nettune/exitcode.h"
@@ -248,6 +249,21 @@ static int nt_to_stdout(const nt_report_params_t *p)
     return !p->output || strcmp(p->output, "-") == 0;
 }
 
+/* The summary line goes to stdout when the document went to a file, but not when that file is
+ * stdout itself (--output /dev/stdout). */
+static int nt_want_summary(const nt_report_params_t *p)
+{
+    struct stat out, so;
+
+    if (nt_to_stdout(p) || p->quiet)
+        return 0;
+    if (stat(p->output, &out) != 0)
+        return 1;
+    if (fstat(STDOUT_FILENO, &so) == 0 && out.st_dev == so.st_dev && out.st_ino == so.st_ino)
+        return 0;
+    return 1;
+}
+
 /* Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org), unless
  * the operator asked for it. */
 static int nt_use_color(const nt_report_params_t *p)
@@ -338,7 +354,7 @@ static int nt_report_render(const nt_report_params_t *p)
     } else {
         rc = nt_report_exit(0, doc.verdict == NT_FAIL, !doc.completed);
     }
-    if (!nt_to_stdout(p) && !p->quiet)
+    if (nt_want_summary(p))
         printf("nettune report: %s written to %s (%s, %zu nodes, %zu links, %zu checks)\n",
                p->format, p->output,
                doc.kind == NT_DOC_TUNING ? "tuning file" : nt_verdict_string(doc.verdict),
@@ -377,7 +393,7 @@ static int nt_report_diff(const nt_report_params_t *p)
         nt_buf_write(&out, p->output) != NT_OK)
         goto out;
     rc = regressed ? NT_EXIT_FAIL : NT_EXIT_OK;
-    if (!nt_to_stdout(p) && !p->quiet)
+    if (nt_want_summary(p))
         printf("nettune report --diff: %s (threshold %g%%), %s written to %s\n",
                regressed ? "REGRESSION" : "no regression", p->threshold_pct, p->format,
                p->output);
@@ -451,11 +467,19 @@ static int nt_report_validate(const nt_report_params_t *p)
         cJSON_Delete(root);
     }
     if (json) {
+        char *text;
         nt_json_add_bool(doc, "valid", !any_invalid && !any_unreadable);
-        if (nt_json_write_atomic(doc, p->output ? p->output : "-") != NT_OK)
-            any_unreadable = 1;
+        text = cJSON_Print(doc);
+        if (!text) {
+            out.oom = 1;
+        } else {
+            nt_buf_puts(&out, text);
+            nt_buf_puts(&out, "\n");
+            free(text);
+        }
         cJSON_Delete(doc);
-    } else if (nt_buf_write(&out, p->output) != NT_OK) {
+    }
+    if (nt_buf_write(&out, p->output) != NT_OK) {
         any_unreadable = 1;
     }
     nt_buf_cleanup(&out);

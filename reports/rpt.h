@@ -60,10 +60,14 @@ void nt_buf_put_csv(nt_buf_t *b, const char *s);
 /* nt_buf_put_prom_label - append a Prometheus label value escaped per the text exposition
  * format 0.0.4: backslash, double quote and line feed as \\ \" \n (no quotes added). */
 void nt_buf_put_prom_label(nt_buf_t *b, const char *s);
-/* nt_buf_write - write the buffer to path: "-" or NULL is stdout; otherwise a temporary file
- * "<path>.tmp.<pid>" in the same folder, fsync'd and renamed over path, so readers see the old
- * or the new file, never a partial one. NT_ERR_NOMEM when the buffer overflowed memory,
- * NT_ERR_IO (logged with the path and errno) when writing failed; the temporary is removed. */
+/* nt_buf_write - write the buffer to path: "-" or NULL is stdout. A regular file (or a new
+ * one) is written to a temporary file "<path>.tmp.<pid>" in the same folder, fsync'd and
+ * renamed over path, so readers see the old or the new file, never a partial one. A symbolic
+ * link is followed: its target (realpath; for a dangling link, the path it names) is replaced
+ * that way and the link stays. A device, FIFO or socket, or a file reached through /dev/fd or
+ * /proc (/dev/stdout), is opened and written as it is, never replaced. A directory is
+ * NT_ERR_INVALID. NT_ERR_NOMEM when the buffer overflowed memory, NT_ERR_IO (logged with the
+ * path and errno: ENOSPC on /dev/full) when writing failed; a temporary file is removed. */
 nt_status_t nt_buf_write(const nt_buf_t *b, const char *path);
 
 /* ---- number formatting (buf.c) ---- */

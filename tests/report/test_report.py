@@ -843,6 +843,102 @@ def prom_written_by_rename():
 
 
 @test
+def output_follows_links_and_writes_devices():
+    """--output never replaces a symlink, device, FIFO or directory; write errors are exit 2.
+    Only links, FIFOs and nodes made under WORK are used: a broken binary must not be able to
+    replace /dev/null or /dev/full."""
+    import stat
+    f = fx("gpu-rdma-fail.json")
+    want = run([f]).stdout
+    d = os.path.join(WORK, "outputs")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "real"))
+    # A link to a regular file: the target gets the document (temp + rename next to it), the
+    # link stays a link.
+    target = os.path.join(d, "real", "report.txt")
+    with open(target, "w") as o:
+        o.write("old\n")
+    link = os.path.join(d, "link.txt")
+    os.symlink(os.path.join("real", "report.txt"), link)
+    for fmt in ("text", "html", "prom", "csv", "md"):
+        r = run([f, "--format", fmt, "-o", link, "-q"])
+        check(r.returncode == 1, "%s via link: rc %d %s" % (fmt, r.returncode, r.stderr))
+        check(os.path.islink(link), "%s: the link was replaced by a file" % fmt)
+        check(open(target).read() != "old\n", "%s: the link's target was not written" % fmt)
+    check(open(target).read() == run([f, "--format", "md"]).stdout, "md content via the link")
+    r = run(["--validate", "--format", "json", f, "-o", link])
+    check(r.returncode == 0 and os.path.islink(link) and json.load(open(target))["valid"],
+          "--validate --format json via a link: rc %d %s" % (r.returncode, r.stderr))
+    check(sorted(os.listdir(os.path.join(d, "real"))) == ["report.txt"],
+          "left behind: %s" % os.listdir(os.path.join(d, "real")))
+    # A dangling link: its target is created, the link stays.
+    dangling = os.path.join(d, "dangling.txt")
+    os.symlink(os.path.join("real", "new.txt"), dangling)
+    r = run([f, "-o", dangling, "-q"])
+    check(r.returncode == 1 and os.path.islink(dangling), "dangling link: rc %d %s" % (r.returncode, r.stderr))
+    check(open(os.path.join(d, "real", "new.txt")).read() == want, "dangling link's target content")
+    # Links to /dev/null and to stdout (as /dev/stdout is): written, not replaced.
+    null = os.path.join(d, "null")
+    os.symlink("/dev/null", null)
+    r = run([f, "-o", null, "-q"])
+    check(r.returncode == 1 and os.path.islink(null) and r.stderr == "",
+          "link to /dev/null: rc %d %s" % (r.returncode, r.stderr))
+    so = os.path.join(d, "stdout")
+    os.symlink("/proc/self/fd/1", so)
+    r = run([f, "-o", so])
+    check(r.returncode == 1 and os.path.islink(so), "link to stdout: rc %d %s" % (r.returncode, r.stderr))
+    check(r.stdout == want, "-o <link to stdout>: got %r..., want the document alone" % r.stdout[:80])
+    # A device node (made here when we may): written in place.
+    dev = os.path.join(d, "null-node")
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError:
+        dev = None
+    if dev:
+        r = run([f, "-o", dev, "-q"])
+        check(r.returncode == 1 and stat.S_ISCHR(os.lstat(dev).st_mode),
+              "device node: rc %d, %s" % (r.returncode, "still a device" if stat.S_ISCHR(os.lstat(dev).st_mode) else "replaced by a file"))
+    # A FIFO: a reader gets the document, the FIFO stays.
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the writer's open returns
+    try:
+        r = run([f, "-o", fifo, "-q"], timeout=20)  # the text (5 kB) fits in the pipe
+        chunks = []
+        while True:
+            try:
+                b = os.read(rfd, 65536)
+            except BlockingIOError:
+                break
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(rfd)
+    got = b"".join(chunks).decode()
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file")
+    check(r.returncode == 1 and got == want, "FIFO: rc %d, read %d bytes" % (r.returncode, len(got)))
+    # A directory, directly or through a link: a clear error, exit 2.
+    os.symlink("real", os.path.join(d, "dirlink"))
+    for out in (os.path.join(d, "real"), os.path.join(d, "dirlink")):
+        r = run([f, "-o", out])
+        check(r.returncode == 2 and "directory" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+              "-o %s: rc %d %r" % (out, r.returncode, r.stderr))
+    check(os.path.isdir(os.path.join(d, "real")) and os.path.islink(os.path.join(d, "dirlink")), "directory replaced")
+    # A write failure (ENOSPC on /dev/full, through a link) is one line and exit 2.
+    full = os.path.join(d, "full")
+    os.symlink("/dev/full", full)
+    for args in ([f, "-o", full], [f, "--format", "html", "-o", full],
+                 ["--validate", "--format", "json", f, "-o", full], ["--diff", f, f, "-o", full]):
+        r = run(args)
+        check(r.returncode == 2 and os.path.islink(full), "%s: rc %d" % (args[:-2], r.returncode))
+        lines = r.stderr.strip().splitlines()
+        check(len(lines) == 1 and "No space left on device" in lines[0], "%s: stderr %r" % (args[:-2], r.stderr))
+    check(sorted(os.listdir(d)) == sorted(["real", "link.txt", "dangling.txt", "null", "stdout", "fifo", "dirlink", "full"]
+                                          + (["null-node"] if dev else [])), "left behind: %s" % os.listdir(d))
+
+
+@test
 def prom_label_escaping():
     r = run([fx("escapes.json"), "--format", "prom", "--node", "edge-a"])
     check('target="mlx5_0:1 \\"gid\\\\3\\"\\nv2"' in r.stdout, "escaped label:\n" + r.stdout)
