@@ -509,6 +509,27 @@ def text_colour_only_on_a_terminal():
 
 
 @test
+def not_done_items_one_per_line():
+    d = load(fx("real-time-limit.json"))
+    items = ["mpi: 8 of 10 steps not run (time limit reached)", "the job lost a peer (rank 3)",
+             "rdma: not run"]
+    d["run"]["not_done"] = items
+    f = dump(d, "not-done.json")
+    r = run([f])
+    check(r.returncode == 3, "rc %d" % r.returncode)
+    lines = r.stdout.splitlines()
+    i = next(i for i, l in enumerate(lines) if "STOPPED EARLY" in l)
+    check(lines[i].rstrip().endswith("not done:"), lines[i])
+    check([l.strip() for l in lines[i + 1:i + 4]] == ["- " + x for x in items],
+          "text: one item a line:\n" + "\n".join(lines[i:i + 4]))
+    md = run([f, "--format", "md"]).stdout.splitlines()
+    i = next(i for i, l in enumerate(md) if "STOPPED EARLY" in l)
+    check(md[i + 1:i + 4] == ["  - " + x for x in items], "md:\n" + "\n".join(md[i:i + 4]))
+    page = run([f, "--format", "html"]).stdout
+    check(all("<li>%s</li>" % x in page for x in items), "html: one <li> per item")
+
+
+@test
 def text_escapes_are_neutralised():
     d = load(fx("escapes.json"))
     d["checks"][0]["message"] = "evil \033[2J\033]0;title\007 text"
