@@ -12,7 +12,7 @@ ALL_TARGETS += $(BIN)/nettune-report
 # (nettune doctor's) is optional: without it --validate does not know nettune.diagnosis/1.
 REPORT_DIAG_SCHEMA := $(wildcard reports/schema/diagnosis.schema.json)
 $(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema.json \
-                              $(REPORT_DIAG_SCHEMA)
+                              reports/schema/plugin-report.schema.json $(REPORT_DIAG_SCHEMA)
 	@mkdir -p $(dir $@)
 	$(CC) $(if $(REPORT_DIAG_SCHEMA),-DNT_DIAGNOSIS_SCHEMA='"$(REPORT_DIAG_SCHEMA)"') -c $< -o $@
 

@@ -20,6 +20,7 @@
 
 #define NT_TUNING_SCHEMA "nettune.tuning/1"
 #define NT_DIAGNOSIS_SCHEMA "nettune.diagnosis/1"
+#define NT_PLUGIN_REPORT_SCHEMA "nettune.plugin-report/1"
 #define NT_DIFF_SCHEMA "nettune.diff/1"
 #define NT_VALIDATION_SCHEMA "nettune.validation/1"
 /* Largest input read: a --full report at 1,000 nodes with every sample stays well below. */
@@ -286,6 +287,7 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
 typedef struct nt_problem {
     char *path;     /* JSON path, "$.links[3].verdict" */
     char *message;  /* "expected one of pass, warn, fail, skipped" */
+    int semantic;   /* 0: the schema's; 1: a check beyond it (message ends in "(semantic)") */
 } nt_problem_t;
 
 typedef struct nt_problems {
@@ -300,11 +302,15 @@ void nt_problems_cleanup(nt_problems_t *p);
 /* nt_validate - check root against the schema its "schema" key names: nettune.report/1 against
  * the JSON Schema compiled into the binary (reports/schema/report.schema.json, interpreted:
  * type, const, enum, required, properties, additionalProperties, items, $ref, anyOf, minimum,
- * exclusiveMinimum, maximum, minLength, pattern), nettune.diagnosis/1 (nettune doctor's output)
- * likewise when the tree has its schema, nettune.tuning/1 by the rules the NCCL tuner plugin
- * applies. An unknown or missing schema id is a problem. Appends one problem per error
- * to out (path of the offending value; for a missing key, the path of its object) and returns
- * NT_OK, or NT_ERR_NOMEM. *schema_id gets the id it validated against (NULL if none). */
+ * exclusiveMinimum, maximum, minLength, pattern), then the semantic checks the schema cannot
+ * express (duplicate link ids, a stopped run without not_done, summary verdict and counts
+ * against the links and checks; their problems have semantic set); nettune.diagnosis/1
+ * (nettune doctor's output) likewise when the tree has its schema; nettune.plugin-report/1
+ * (the tuner plugin's run summary) against reports/schema/plugin-report.schema.json;
+ * nettune.tuning/1 by the rules the NCCL tuner plugin applies. An unknown or missing schema id
+ * is a problem. Appends one problem per error to out (path of the offending value; for a
+ * missing key, the path of its object) and returns NT_OK, or NT_ERR_NOMEM. *schema_id gets
+ * the id it validated against (NULL if none). */
 nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **schema_id);
 
 /* nt_validate_known_schema - whether id is a schema this binary renders and validates. */
