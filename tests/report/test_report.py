@@ -600,6 +600,31 @@ def validate_plugin_reports():
 
 
 @test
+def render_without_summary():
+    """Older reports (and progress snapshots of older probes) may have no summary: every format,
+    diff and validate still work; verdicts and counts come from the links and checks."""
+    for name in ("gpu-rdma-fail.json", "real-time-limit.json", "real-full-4n.json"):
+        doc = load(fx(name))
+        want = expected_rc(doc)
+        doc.pop("summary")
+        f = dump(doc, "nosummary-" + name)
+        for fmt in ("text", "md", "html", "prom", "csv"):
+            r = run([f, "--format", fmt], raw=True)
+            check(r.returncode == want and r.stdout, "%s %s: rc %d want %d %s" % (name, fmt, r.returncode, want, r.stderr[-300:]))
+        r = run([f])
+        c = {"pass": 0, "warn": 0, "fail": 0, "skipped": 0}
+        for x in doc["links"] + doc["checks"]:
+            c[x["verdict"]] += 1
+        check("checks and links: %d pass, %d warn, %d fail, %d skipped" % (c["pass"], c["warn"], c["fail"], c["skipped"]) in r.stdout,
+              "%s: counts from the links and checks" % name)
+        for args in (["--diff", fx(name), f], ["--diff", f, fx(name), "--format", "json"]):
+            r = run(args)
+            check(r.returncode in (0, 1) and r.stdout, "%s: rc %d %s" % (args, r.returncode, r.stderr))
+        r = run(["--validate", f])
+        check(r.returncode in (0, 1) and "semantic" not in r.stdout, "validate: rc %d %s" % (r.returncode, r.stdout))
+
+
+@test
 def validate_tuning_files():
     base = load(fx("tuning.json"))
     cases = [
