@@ -1,10 +1,12 @@
 /* Growable text buffer, escaping for each output format, atomic file writes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nettune/log.h"
@@ -154,6 +156,8 @@ static int nt_write_all(int fd, const char *p, size_t len)
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w == 0)
+            errno = EIO;
         if (w <= 0)
             return -1;
         p += w;
@@ -162,24 +166,38 @@ static int nt_write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
-nt_status_t nt_buf_write(const nt_buf_t *b, const char *path)
+/* Write into path as it is (a device, a FIFO, a file behind /dev/fd): no temporary file, no
+ * rename, no fsync (devices and pipes do not support it). trunc: O_TRUNC, for a regular file
+ * reached through /dev/fd. */
+static nt_status_t nt_write_direct(const nt_buf_t *b, const char *path, int trunc)
 {
-    char tmp[4096];
+    int fd = open(path, O_WRONLY | O_CLOEXEC | (trunc ? O_TRUNC : 0));
+
+    if (fd < 0) {
+        NT_ERROR(REPORT, "cannot open '%s': %s", path, strerror(errno));
+        return NT_ERR_IO;
+    }
+    if (nt_write_all(fd, b->data ? b->data : "", b->len) != 0) {
+        NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        close(fd);
+        return NT_ERR_IO;
+    }
+    if (close(fd) != 0 && errno != EINTR) {
+        NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno));
+        return NT_ERR_IO;
+    }
+    return NT_OK;
+}
+
+/* Write to "<target>.tmp.<pid>", fsync, rename over target: readers see the old or the new
+ * file, never a partial one. */
+static nt_status_t nt_write_renamed(const nt_buf_t *b, const char *target)
+{
+    char tmp[PATH_MAX + 32];
     int fd;
 
-    if (b->oom) {
-        NT_ERROR(REPORT, "out of memory while rendering");
-        return NT_ERR_NOMEM;
-    }
-    if (!path || strcmp(path, "-") == 0) {
-        if ((b->len && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
-            NT_ERROR(REPORT, "cannot write to stdout: %s", strerror(errno));
-            return NT_ERR_IO;
-        }
-        return NT_OK;
-    }
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-        NT_ERROR(REPORT, "output path '%s' is too long", path);
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", target, (long)getpid()) >= (int)sizeof(tmp)) {
+        NT_ERROR(REPORT, "output path '%s' is too long", target);
         return NT_ERR_INVALID;
     }
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -188,7 +206,7 @@ nt_status_t nt_buf_write(const nt_buf_t *b, const char *path)
         return NT_ERR_IO;
     }
     if (nt_write_all(fd, b->data ? b->data : "", b->len) != 0 || fsync(fd) != 0) {
-        NT_ERROR(REPORT, "cannot write '%s': %s", tmp, strerror(errno));
+        NT_ERROR(REPORT, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
         close(fd);
         unlink(tmp);
         return NT_ERR_IO;
@@ -198,12 +216,115 @@ nt_status_t nt_buf_write(const nt_buf_t *b, const char *path)
         unlink(tmp);
         return NT_ERR_IO;
     }
-    if (rename(tmp, path) != 0) {
-        NT_ERROR(REPORT, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    if (rename(tmp, target) != 0) {
+        NT_ERROR(REPORT, "cannot rename '%s' to '%s': %s", tmp, target, strerror(errno));
         unlink(tmp);
         return NT_ERR_IO;
     }
     return NT_OK;
+}
+
+/* Follow the symbolic links from path (relative targets against their link's folder) to the
+ * first name that is not a link. *via_fd is set when the chain goes through /proc or /dev/fd
+ * (/dev/stdout -> /proc/self/fd/1): those are aliases of open descriptors, written directly.
+ * Returns 0 with out filled (and errno ENOENT when the last name does not exist), -1 with
+ * errno on a loop, an overlong path or an lstat error. */
+static int nt_follow_links(const char *path, char *out, size_t outlen, int *via_fd)
+{
+    char cur[PATH_MAX], target[PATH_MAX];
+    struct stat st;
+
+    *via_fd = 0;
+    if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (int hop = 0; hop < 40; hop++) {
+        ssize_t n;
+        if (strncmp(cur, "/proc/", 6) == 0 || strncmp(cur, "/dev/fd/", 8) == 0)
+            *via_fd = 1;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            int e = errno;
+            if (snprintf(out, outlen, "%s", cur) >= (int)outlen) {
+                errno = ENAMETOOLONG;
+                return -1;
+            }
+            errno = e;
+            return 0;
+        }
+        n = readlink(cur, target, sizeof(target) - 1);
+        if (n < 0)
+            return -1;
+        target[n] = '\0';
+        if (target[0] == '/') {
+            memcpy(cur, target, (size_t)n + 1);
+        } else {
+            char *slash = strrchr(cur, '/');
+            size_t dirlen = slash ? (size_t)(slash - cur) + 1 : 0;
+            if (dirlen + (size_t)n >= sizeof(cur)) {
+                errno = ENAMETOOLONG;
+                return -1;
+            }
+            memcpy(cur + dirlen, target, (size_t)n + 1);
+        }
+    }
+    errno = ELOOP;
+    return -1;
+}
+
+nt_status_t nt_buf_write(const nt_buf_t *b, const char *path)
+{
+    char real[PATH_MAX];
+    struct stat st;
+    int via_fd = 0;
+
+    if (b->oom) {
+        NT_ERROR(REPORT, "out of memory while rendering");
+        return NT_ERR_NOMEM;
+    }
+    if (!path || strcmp(path, "-") == 0) {
+        errno = 0;
+        if ((b->len && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
+            NT_ERROR(REPORT, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
+            return NT_ERR_IO;
+        }
+        return NT_OK;
+    }
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno));
+            return NT_ERR_IO;
+        }
+        return nt_write_renamed(b, path); /* a new file */
+    }
+    if (S_ISLNK(st.st_mode)) {
+        /* Write what the link points to, never replace the link itself. */
+        if (nt_follow_links(path, real, sizeof(real), &via_fd) != 0) {
+            NT_ERROR(REPORT, "cannot resolve the link '%s': %s", path, strerror(errno));
+            return NT_ERR_IO;
+        }
+        if (stat(path, &st) != 0) {
+            if (errno != ENOENT || via_fd) {
+                NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno));
+                return NT_ERR_IO;
+            }
+            return nt_write_renamed(b, real); /* a dangling link: create its target */
+        }
+        if (S_ISREG(st.st_mode) && !via_fd) {
+            if (!realpath(path, real)) {
+                NT_ERROR(REPORT, "cannot resolve the link '%s': %s", path, strerror(errno));
+                return NT_ERR_IO;
+            }
+            return nt_write_renamed(b, real);
+        }
+    }
+    if (S_ISDIR(st.st_mode)) {
+        NT_ERROR(REPORT, "cannot write '%s': it is a directory", path);
+        return NT_ERR_INVALID;
+    }
+    if (!S_ISREG(st.st_mode) || via_fd) /* a device, a FIFO, a socket, /dev/stdout */
+        return nt_write_direct(b, path, S_ISREG(st.st_mode));
+    return nt_write_renamed(b, path);
 }
 
 const char *nt_fmt_num(char *buf, size_t len, double v, int digits)

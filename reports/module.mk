@@ -12,7 +12,7 @@ ALL_TARGETS += $(BIN)/nettune-report
 # (nettune doctor's) is optional: without it --validate does not know nettune.diagnosis/1.
 REPORT_DIAG_SCHEMA := $(wildcard reports/schema/diagnosis.schema.json)
 $(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema.json \
-                              $(REPORT_DIAG_SCHEMA)
+                              reports/schema/plugin-report.schema.json $(REPORT_DIAG_SCHEMA)
 	@mkdir -p $(dir $@)
 	$(CC) $(if $(REPORT_DIAG_SCHEMA),-DNT_DIAGNOSIS_SCHEMA='"$(REPORT_DIAG_SCHEMA)"') -c $< -o $@
 
@@ -22,7 +22,9 @@ $(BIN)/nettune-report: $(REPORT_OBJS) $(LIBNT)
 
 # Tests: tests/report/run.sh runs every case and ends with "report tests: N passed, N failed,
 # N skipped". REPORT_TEST_ARGS passes options to it (e.g. -k html).
+# nettune-doctor too, when the tree has it: the diagnosis agreement test runs it on the logs in
+# tests/fixtures.
 .PHONY: test-report
-test-report: $(BIN)/nettune-report
+test-report: $(BIN)/nettune-report $(if $(wildcard reports/doctor/module.mk),$(BIN)/nettune-doctor)
 	@BUILD=$(BUILD) tests/report/run.sh $(REPORT_TEST_ARGS)
 TEST_TARGETS += test-report

@@ -115,14 +115,15 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
     nt_buf_puts(out, "</p>\n");
     if (!doc->completed) {
         const cJSON *it, *nd = cJSON_GetObjectItemCaseSensitive(run, "not_done");
-        nt_buf_puts(out, "<p>not done:");
+        nt_buf_puts(out, "<p>not done:</p>\n<ul>");
         cJSON_ArrayForEach(it, nd) {
             if (!cJSON_IsString(it))
                 continue;
-            nt_buf_puts(out, " ");
+            nt_buf_puts(out, "<li>");
             nt_h(out, it->valuestring);
+            nt_buf_puts(out, "</li>");
         }
-        nt_buf_puts(out, "</p>\n");
+        nt_buf_puts(out, "</ul>\n");
     }
     nt_buf_printf(out, "<div class=\"cards\"><div class=\"card\"><b>%zu</b>nodes</div>"
                        "<div class=\"card\"><b>%g</b>ranks</div>"

@@ -115,13 +115,18 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
         nt_buf_printf(out, "%s%sSTOPPED EARLY%s: not done:", md ? "- " : "  ",
                       md ? "**" : color ? nt_ansi_verdict(NT_WARN) : "",
                       md ? "**" : color ? nt_ansi_reset : "");
-        cJSON_ArrayForEach(it, nd) {
-            if (cJSON_IsString(it)) {
-                nt_buf_puts(out, " ");
-                nt_buf_put_plain(out, it->valuestring);
-            }
-        }
         nt_buf_puts(out, "\n");
+        /* One item a line: each is a sentence of its own ("...(time limit reached)"). */
+        cJSON_ArrayForEach(it, nd) {
+            if (!cJSON_IsString(it))
+                continue;
+            nt_buf_puts(out, md ? "  - " : "    - ");
+            if (md)
+                nt_buf_put_md(out, it->valuestring);
+            else
+                nt_buf_put_plain(out, it->valuestring);
+            nt_buf_puts(out, "\n");
+        }
     }
     nt_buf_printf(out, "%schecks and links: %zu pass, %zu warn, %zu fail, %zu skipped\n",
                   md ? "- " : "  ", doc->counts[NT_PASS], doc->counts[NT_WARN],

@@ -1,11 +1,13 @@
 /* nettune-report: render, export, diff and validate nettune documents (DESIGN.md "Commands").
  * Needs no MPI, CUDA or RDMA library: it links libnettune's JSON helpers and cJSON only. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nettune/exitcode.h"
@@ -67,13 +69,15 @@ static void nt_report_usage(FILE *f)
 "                        a regression (default 5)\n"
 "      --fail-on-vanished  links or checks missing from NEW count as regressions\n"
 "Validate:\n"
-"      --validate FILE...  check each file against its schema id; one line per problem,\n"
-"                        with its JSON path ($.links[3].verdict: ...)\n"
+"      --validate FILE...  check each file against its schema id, then (reports) the\n"
+"                        semantic checks; one line per problem, with its JSON path\n"
+"                        ($.links[3].verdict: ...)\n"
 "  -h, --help, --version\n"
 "\n"
 "Exit: 0 healthy / no regression / valid; 1 the report has a failure (--node: that node) /\n"
-"a regression / invalid; 2 bad usage, unreadable input, not a nettune document; 3 the\n"
-"rendered run stopped early with nothing failed.\n"
+"a regression / not a valid nettune document (also not JSON); 2 bad usage, unreadable input,\n"
+"an output that cannot be written, a render or diff input that is not a nettune document;\n"
+"3 the rendered run stopped early with nothing failed.\n"
 "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG, NO_COLOR.\n");
 }
 
@@ -248,6 +252,21 @@ static int nt_to_stdout(const nt_report_params_t *p)
     return !p->output || strcmp(p->output, "-") == 0;
 }
 
+/* The summary line goes to stdout when the document went to a file, but not when that file is
+ * stdout itself (--output /dev/stdout). */
+static int nt_want_summary(const nt_report_params_t *p)
+{
+    struct stat out, so;
+
+    if (nt_to_stdout(p) || p->quiet)
+        return 0;
+    if (stat(p->output, &out) != 0)
+        return 1;
+    if (fstat(STDOUT_FILENO, &so) == 0 && out.st_dev == so.st_dev && out.st_ino == so.st_ino)
+        return 0;
+    return 1;
+}
+
 /* Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org), unless
  * the operator asked for it. */
 static int nt_use_color(const nt_report_params_t *p)
@@ -338,7 +357,7 @@ static int nt_report_render(const nt_report_params_t *p)
     } else {
         rc = nt_report_exit(0, doc.verdict == NT_FAIL, !doc.completed);
     }
-    if (!nt_to_stdout(p) && !p->quiet)
+    if (nt_want_summary(p))
         printf("nettune report: %s written to %s (%s, %zu nodes, %zu links, %zu checks)\n",
                p->format, p->output,
                doc.kind == NT_DOC_TUNING ? "tuning file" : nt_verdict_string(doc.verdict),
@@ -377,7 +396,7 @@ static int nt_report_diff(const nt_report_params_t *p)
         nt_buf_write(&out, p->output) != NT_OK)
         goto out;
     rc = regressed ? NT_EXIT_FAIL : NT_EXIT_OK;
-    if (!nt_to_stdout(p) && !p->quiet)
+    if (nt_want_summary(p))
         printf("nettune report --diff: %s (threshold %g%%), %s written to %s\n",
                regressed ? "REGRESSION" : "no regression", p->threshold_pct, p->format,
                p->output);
@@ -396,8 +415,142 @@ static void nt_json_problems(cJSON *arr, const nt_problems_t *probs)
             return;
         nt_json_add_str(o, "path", probs->v[i].path);
         nt_json_add_str(o, "message", probs->v[i].message);
+        nt_json_add_str(o, "kind", probs->v[i].semantic ? "semantic" : "schema");
         cJSON_AddItemToArray(arr, o);
     }
+}
+
+/* Whether text (which cJSON rejected) is the beginning of a JSON document cut short: closing
+ * its open string and brackets makes it parse (a cut after ':' gets a null, a trailing ','
+ * is dropped). A cut inside a literal, number or escape reads as "not JSON". */
+static int nt_json_truncated(const char *text, size_t len)
+{
+    char stack[256], *fixed;
+    size_t depth = 0, o;
+    int in_str = 0, esc = 0, ok;
+    cJSON *j;
+
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (c == '\\')
+                esc = 1;
+            else if (c == '"')
+                in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '{' || c == '[') {
+            if (depth == sizeof(stack))
+                return 0;
+            stack[depth++] = c == '{' ? '}' : ']';
+        } else if (c == '}' || c == ']') {
+            if (!depth || stack[depth - 1] != c)
+                return 0;
+            depth--;
+        }
+    }
+    if (esc || (!in_str && !depth))
+        return 0;
+    fixed = malloc(len + depth + 8);
+    if (!fixed)
+        return 0;
+    memcpy(fixed, text, len);
+    o = len;
+    if (in_str)
+        fixed[o++] = '"';
+    while (o && strchr(" \t\r\n", fixed[o - 1]))
+        o--;
+    if (o && fixed[o - 1] == ',')
+        o--;
+    else if (o && fixed[o - 1] == ':') {
+        memcpy(fixed + o, "null", 4);
+        o += 4;
+    }
+    while (depth)
+        fixed[o++] = stack[--depth];
+    fixed[o] = '\0';
+    j = cJSON_Parse(fixed);
+    ok = j != NULL;
+    cJSON_Delete(j);
+    free(fixed);
+    return ok;
+}
+
+/* Read and parse a file for --validate. NT_ERR_NOT_FOUND/NT_ERR_IO/NT_ERR_INVALID (logged):
+ * it cannot be read (missing, no permission, a directory, too large): exit 2. NT_ERR_PARSE:
+ * it was read but is not JSON, or is cut short; why says which, and the file is "not a valid
+ * nettune document" (exit 1). */
+static nt_status_t nt_validate_read(const char *path, cJSON **root, char *why, size_t whylen)
+{
+    char chunk[65536];
+    struct stat st;
+    nt_buf_t in;
+    const char *end = NULL;
+    size_t off;
+    int fd;
+
+    *root = NULL;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        NT_ERROR(REPORT, "cannot open '%s': %s", path, strerror(e));
+        return e == ENOENT ? NT_ERR_NOT_FOUND : NT_ERR_IO;
+    }
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        NT_ERROR(REPORT, "cannot read '%s': %s", path, strerror(EISDIR));
+        close(fd);
+        return NT_ERR_IO;
+    }
+    nt_buf_init(&in);
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            NT_ERROR(REPORT, "cannot read '%s': %s", path, strerror(errno));
+            close(fd);
+            nt_buf_cleanup(&in);
+            return NT_ERR_IO;
+        }
+        if (n == 0)
+            break;
+        nt_buf_put(&in, chunk, (size_t)n);
+        if (in.oom || in.len > NT_RPT_MAX_BYTES) {
+            NT_ERROR(REPORT, "'%s' is %s", path, in.oom ? "too large to hold in memory"
+                                                        : "larger than 1 GiB: not a file this "
+                                                          "command reads");
+            close(fd);
+            nt_buf_cleanup(&in);
+            return in.oom ? NT_ERR_NOMEM : NT_ERR_INVALID;
+        }
+    }
+    close(fd);
+    if (!in.len) {
+        snprintf(why, whylen, "not a valid nettune document: the file is empty");
+        return NT_ERR_PARSE;
+    }
+    if (memchr(in.data, '\0', in.len)) {
+        snprintf(why, whylen, "not a valid nettune document: not JSON (a NUL byte at byte %zu)",
+                 (size_t)((const char *)memchr(in.data, '\0', in.len) - in.data));
+        nt_buf_cleanup(&in);
+        return NT_ERR_PARSE;
+    }
+    *root = cJSON_ParseWithOpts(in.data, &end, 1);
+    if (!*root) {
+        off = end && end >= in.data ? (size_t)(end - in.data) : 0;
+        if (nt_json_truncated(in.data, in.len))
+            snprintf(why, whylen, "not a valid nettune document: truncated JSON (the text ends "
+                                  "at byte %zu, inside the document)", in.len);
+        else
+            snprintf(why, whylen, "not a valid nettune document: not JSON (error near byte %zu "
+                                  "of %zu)", off, in.len);
+        nt_buf_cleanup(&in);
+        return NT_ERR_PARSE;
+    }
+    nt_buf_cleanup(&in);
+    return NT_OK;
 }
 
 static int nt_report_validate(const nt_report_params_t *p)
@@ -418,12 +571,29 @@ static int nt_report_validate(const nt_report_params_t *p)
         cJSON *root = NULL, *f = NULL;
         nt_problems_t probs = {0};
         const char *id = NULL;
-        nt_status_t st = nt_json_read_file(path, NT_RPT_MAX_BYTES, &root);
+        char why[160] = "";
+        nt_status_t st = nt_validate_read(path, &root, why, sizeof(why));
         const char *state;
 
         if (st == NT_OK)
             st = nt_validate(root, &probs, &id);
-        state = st != NT_OK ? (st == NT_ERR_PARSE ? "not JSON" : "unreadable")
+        /* Not JSON, or cut short: read, but not a valid nettune document (exit 1). */
+        if (st == NT_ERR_PARSE && why[0]) {
+            nt_problems_t one = {0};
+            nt_problem_t p1 = {.path = strdup("$"), .message = strdup(why), .semantic = 0};
+            if (p1.path && p1.message && (one.v = malloc(sizeof(*one.v)))) {
+                one.v[0] = p1;
+                one.n = one.cap = 1;
+                probs = one;
+                st = NT_OK;
+            } else {
+                free(p1.path);
+                free(p1.message);
+                st = NT_ERR_NOMEM;
+            }
+        }
+        state = st != NT_OK ? "unreadable"
+                : why[0]    ? "not JSON"
                 : probs.n   ? "invalid"
                             : "valid";
         any_unreadable |= st != NT_OK;
@@ -451,11 +621,19 @@ static int nt_report_validate(const nt_report_params_t *p)
         cJSON_Delete(root);
     }
     if (json) {
+        char *text;
         nt_json_add_bool(doc, "valid", !any_invalid && !any_unreadable);
-        if (nt_json_write_atomic(doc, p->output ? p->output : "-") != NT_OK)
-            any_unreadable = 1;
+        text = cJSON_Print(doc);
+        if (!text) {
+            out.oom = 1;
+        } else {
+            nt_buf_puts(&out, text);
+            nt_buf_puts(&out, "\n");
+            free(text);
+        }
         cJSON_Delete(doc);
-    } else if (nt_buf_write(&out, p->output) != NT_OK) {
+    }
+    if (nt_buf_write(&out, p->output) != NT_OK) {
         any_unreadable = 1;
     }
     nt_buf_cleanup(&out);

@@ -20,6 +20,7 @@
 
 #define NT_TUNING_SCHEMA "nettune.tuning/1"
 #define NT_DIAGNOSIS_SCHEMA "nettune.diagnosis/1"
+#define NT_PLUGIN_REPORT_SCHEMA "nettune.plugin-report/1"
 #define NT_DIFF_SCHEMA "nettune.diff/1"
 #define NT_VALIDATION_SCHEMA "nettune.validation/1"
 /* Largest input read: a --full report at 1,000 nodes with every sample stays well below. */
@@ -60,10 +61,14 @@ void nt_buf_put_csv(nt_buf_t *b, const char *s);
 /* nt_buf_put_prom_label - append a Prometheus label value escaped per the text exposition
  * format 0.0.4: backslash, double quote and line feed as \\ \" \n (no quotes added). */
 void nt_buf_put_prom_label(nt_buf_t *b, const char *s);
-/* nt_buf_write - write the buffer to path: "-" or NULL is stdout; otherwise a temporary file
- * "<path>.tmp.<pid>" in the same folder, fsync'd and renamed over path, so readers see the old
- * or the new file, never a partial one. NT_ERR_NOMEM when the buffer overflowed memory,
- * NT_ERR_IO (logged with the path and errno) when writing failed; the temporary is removed. */
+/* nt_buf_write - write the buffer to path: "-" or NULL is stdout. A regular file (or a new
+ * one) is written to a temporary file "<path>.tmp.<pid>" in the same folder, fsync'd and
+ * renamed over path, so readers see the old or the new file, never a partial one. A symbolic
+ * link is followed: its target (realpath; for a dangling link, the path it names) is replaced
+ * that way and the link stays. A device, FIFO or socket, or a file reached through /dev/fd or
+ * /proc (/dev/stdout), is opened and written as it is, never replaced. A directory is
+ * NT_ERR_INVALID. NT_ERR_NOMEM when the buffer overflowed memory, NT_ERR_IO (logged with the
+ * path and errno: ENOSPC on /dev/full) when writing failed; a temporary file is removed. */
 nt_status_t nt_buf_write(const nt_buf_t *b, const char *path);
 
 /* ---- number formatting (buf.c) ---- */
@@ -282,6 +287,7 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
 typedef struct nt_problem {
     char *path;     /* JSON path, "$.links[3].verdict" */
     char *message;  /* "expected one of pass, warn, fail, skipped" */
+    int semantic;   /* 0: the schema's; 1: a check beyond it (message ends in "(semantic)") */
 } nt_problem_t;
 
 typedef struct nt_problems {
@@ -296,11 +302,15 @@ void nt_problems_cleanup(nt_problems_t *p);
 /* nt_validate - check root against the schema its "schema" key names: nettune.report/1 against
  * the JSON Schema compiled into the binary (reports/schema/report.schema.json, interpreted:
  * type, const, enum, required, properties, additionalProperties, items, $ref, anyOf, minimum,
- * exclusiveMinimum, maximum, minLength, pattern), nettune.diagnosis/1 (nettune doctor's output)
- * likewise when the tree has its schema, nettune.tuning/1 by the rules the NCCL tuner plugin
- * applies. An unknown or missing schema id is a problem. Appends one problem per error
- * to out (path of the offending value; for a missing key, the path of its object) and returns
- * NT_OK, or NT_ERR_NOMEM. *schema_id gets the id it validated against (NULL if none). */
+ * exclusiveMinimum, maximum, minLength, pattern), then the semantic checks the schema cannot
+ * express (duplicate link ids, a stopped run without not_done, summary verdict and counts
+ * against the links and checks; their problems have semantic set); nettune.diagnosis/1
+ * (nettune doctor's output) likewise when the tree has its schema; nettune.plugin-report/1
+ * (the tuner plugin's run summary) against reports/schema/plugin-report.schema.json;
+ * nettune.tuning/1 by the rules the NCCL tuner plugin applies. An unknown or missing schema id
+ * is a problem. Appends one problem per error to out (path of the offending value; for a
+ * missing key, the path of its object) and returns NT_OK, or NT_ERR_NOMEM. *schema_id gets
+ * the id it validated against (NULL if none). */
 nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **schema_id);
 
 /* nt_validate_known_schema - whether id is a schema this binary renders and validates. */

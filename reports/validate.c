@@ -22,10 +22,14 @@
 /* The schema texts, NUL-terminated, from schema_blob.S (the diagnosis one may be empty). */
 extern const char nt_report_schema_json[];
 extern const char nt_diagnosis_schema_json[];
+extern const char nt_plugin_report_schema_json[];
+
+enum { NT_SCHEMA_REPORT = 0, NT_SCHEMA_DIAGNOSIS, NT_SCHEMA_PLUGIN_REPORT, NT_SCHEMA_COUNT };
 
 int nt_validate_known_schema(const char *id)
 {
     return id && (strcmp(id, NT_REPORT_SCHEMA) == 0 || strcmp(id, NT_TUNING_SCHEMA) == 0 ||
+                  strcmp(id, NT_PLUGIN_REPORT_SCHEMA) == 0 ||
                   (nt_diagnosis_schema_json[0] && strcmp(id, NT_DIAGNOSIS_SCHEMA) == 0));
 }
 
@@ -39,12 +43,9 @@ void nt_problems_cleanup(nt_problems_t *p)
     memset(p, 0, sizeof(*p));
 }
 
-static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, ...)
+static void nt_problem_vadd(nt_problems_t *p, int semantic, const char *path, const char *fmt,
+                            va_list ap)
 {
-    va_list ap;
     char *msg = NULL, *pc;
 
     if (p->oom)
@@ -59,10 +60,15 @@ static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, 
         p->v = v;
         p->cap = cap;
     }
-    va_start(ap, fmt);
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
-    va_end(ap);
+    if (msg && semantic) {
+        char *m2 = NULL;
+        if (asprintf(&m2, "%s (semantic)", msg) < 0)
+            m2 = NULL;
+        free(msg);
+        msg = m2;
+    }
     pc = strdup(path);
     if (!msg || !pc) {
         free(msg);
@@ -72,7 +78,31 @@ static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, 
     }
     p->v[p->n].path = pc;
     p->v[p->n].message = msg;
+    p->v[p->n].semantic = semantic;
     p->n++;
+}
+
+static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void nt_problem_add(nt_problems_t *p, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nt_problem_vadd(p, 0, path, fmt, ap);
+    va_end(ap);
+}
+
+/* A problem found by the checks beyond the schema: its message ends in " (semantic)". */
+static void nt_semantic_add(nt_problems_t *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void nt_semantic_add(nt_problems_t *p, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nt_problem_vadd(p, 1, path, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- JSON paths ---- */
@@ -441,18 +471,22 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
     cx->depth--;
 }
 
-/* Validate root against one of the compiled-in schemas (which: 0 report, 1 diagnosis). */
+/* Validate root against one of the compiled-in schemas (NT_SCHEMA_*). */
 static nt_status_t nt_validate_schema(const cJSON *root, int which, nt_problems_t *out)
 {
-    static cJSON *schemas[2]; /* parsed once per process */
+    static const char *const texts_id[NT_SCHEMA_COUNT] = {NT_REPORT_SCHEMA, NT_DIAGNOSIS_SCHEMA,
+                                                          NT_PLUGIN_REPORT_SCHEMA};
+    static cJSON *schemas[NT_SCHEMA_COUNT]; /* parsed once per process */
+    const char *text = which == NT_SCHEMA_REPORT      ? nt_report_schema_json
+                       : which == NT_SCHEMA_DIAGNOSIS ? nt_diagnosis_schema_json
+                                                      : nt_plugin_report_schema_json;
     cJSON *schema;
     nt_vctx_t cx;
 
     if (!schemas[which]) {
-        schemas[which] = cJSON_Parse(which ? nt_diagnosis_schema_json : nt_report_schema_json);
+        schemas[which] = cJSON_Parse(text);
         if (!schemas[which]) {
-            NT_ERROR(REPORT, "the built-in %s schema is not valid JSON",
-                     which ? NT_DIAGNOSIS_SCHEMA : NT_REPORT_SCHEMA);
+            NT_ERROR(REPORT, "the built-in %s schema is not valid JSON", texts_id[which]);
             return NT_ERR_PARSE;
         }
     }
@@ -466,6 +500,166 @@ static nt_status_t nt_validate_schema(const cJSON *root, int which, nt_problems_
             regfree(&cx.re[i].re);
     nt_buf_cleanup(&cx.path);
     return out->oom ? NT_ERR_NOMEM : NT_OK;
+}
+
+/* ---- nettune.report/1: what the schema cannot say ---- */
+
+typedef struct nt_id_at {
+    const char *id;
+    int i;
+} nt_id_at_t;
+
+static int nt_id_at_cmp(const void *a, const void *b)
+{
+    const nt_id_at_t *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* $.links[j].id equal to an earlier $.links[i].id: diff and the renderers match links by id. */
+static void nt_vsem_link_ids(const cJSON *links, nt_problems_t *out)
+{
+    int n = cJSON_GetArraySize(links), m = 0, i = 0;
+    nt_id_at_t *v;
+    int *first;
+    const cJSON *l;
+
+    if (!cJSON_IsArray(links) || n < 2)
+        return;
+    v = calloc((size_t)n, sizeof(*v));
+    first = malloc((size_t)n * sizeof(*first));
+    if (!v || !first) {
+        free(v);
+        free(first);
+        out->oom = 1;
+        return;
+    }
+    cJSON_ArrayForEach(l, links) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(l, "id");
+        first[i] = -1;
+        if (cJSON_IsObject(l) && cJSON_IsString(id))
+            v[m++] = (nt_id_at_t){id->valuestring, i};
+        i++;
+    }
+    qsort(v, (size_t)m, sizeof(*v), nt_id_at_cmp);
+    for (int k = 1; k < m; k++) {
+        if (strcmp(v[k].id, v[k - 1].id) == 0)
+            first[v[k].i] = first[v[k - 1].i] >= 0 ? first[v[k - 1].i] : v[k - 1].i;
+    }
+    for (int k = 0; k < n; k++) {
+        if (first[k] >= 0) {
+            char path[48];
+            snprintf(path, sizeof(path), "$.links[%d].id", k);
+            nt_semantic_add(out, path, "duplicate of $.links[%d].id", first[k]);
+        }
+    }
+    free(v);
+    free(first);
+}
+
+/* A run that stopped early says what it did not do (the schema requires not_done, but cannot
+ * tie its length to completed). */
+static void nt_vsem_run(const cJSON *run, nt_problems_t *out)
+{
+    const cJSON *nd = cJSON_GetObjectItemCaseSensitive(run, "not_done");
+
+    if (cJSON_IsObject(run) && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "completed")) &&
+        cJSON_IsArray(nd) && cJSON_GetArraySize(nd) == 0)
+        nt_semantic_add(out, "$.run.not_done", "empty, but run.completed is false (what was "
+                                               "not done?)");
+}
+
+static int nt_verdict_of(const cJSON *v)
+{
+    static const char *const names[] = {"pass", "warn", "fail", "skipped"};
+    if (cJSON_IsString(v))
+        for (int i = 0; i < 4; i++)
+            if (strcmp(v->valuestring, names[i]) == 0)
+                return i;
+    return -1;
+}
+
+/* summary.verdict is the worst verdict of the links and checks (skipped aside), fail when
+ * summary.failed_nodes names a node; summary.counts counts the links and checks by verdict
+ * (probes/judge.c). Checked only where the values have their schema types. */
+static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
+{
+    static const char *const names[] = {"pass", "warn", "fail", "skipped"};
+    const cJSON *summary = cJSON_GetObjectItemCaseSensitive(root, "summary");
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(summary, "counts");
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(summary, "failed_nodes");
+    const char *const lists[] = {"links", "checks"};
+    char first[4][48] = {"", "", "", ""};
+    double cnt[4];
+    size_t tally[4] = {0, 0, 0, 0};
+    int sv, nfn = cJSON_IsArray(fn) ? cJSON_GetArraySize(fn) : 0, tallied = 1;
+
+    if (!cJSON_IsObject(summary))
+        return;
+    for (int k = 0; k < 2; k++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, lists[k]), *it;
+        int i = 0;
+        if (!cJSON_IsArray(arr)) {
+            tallied = 0;
+            continue;
+        }
+        cJSON_ArrayForEach(it, arr) {
+            int v = nt_verdict_of(cJSON_GetObjectItemCaseSensitive(it, "verdict"));
+            if (v < 0) {
+                tallied = 0; /* the schema names it */
+            } else {
+                tally[v]++;
+                if (!first[v][0])
+                    snprintf(first[v], sizeof(first[v]), "$.%s[%d].verdict", lists[k], i);
+            }
+            i++;
+        }
+    }
+    for (int v = 0; v < 4; v++) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(counts, names[v]);
+        cnt[v] = cJSON_IsNumber(c) ? c->valuedouble : -1;
+    }
+    sv = nt_verdict_of(cJSON_GetObjectItemCaseSensitive(summary, "verdict"));
+    if (sv == NT_PASS || sv == NT_WARN) {
+        if (cnt[NT_FAIL] > 0)
+            nt_semantic_add(out, "$.summary.verdict", "\"%s\" but $.summary.counts.fail is %g",
+                            names[sv], cnt[NT_FAIL]);
+        else if (first[NT_FAIL][0])
+            nt_semantic_add(out, "$.summary.verdict", "\"%s\" but %s is \"fail\"", names[sv],
+                            first[NT_FAIL]);
+        else if (nfn > 0)
+            nt_semantic_add(out, "$.summary.verdict", "\"%s\" but $.summary.failed_nodes names "
+                            "%d node%s", names[sv], nfn, nfn == 1 ? "" : "s");
+        else if (sv == NT_PASS && cnt[NT_WARN] > 0)
+            nt_semantic_add(out, "$.summary.verdict", "\"pass\" but $.summary.counts.warn is %g",
+                            cnt[NT_WARN]);
+        else if (sv == NT_PASS && first[NT_WARN][0])
+            nt_semantic_add(out, "$.summary.verdict", "\"pass\" but %s is \"warn\"",
+                            first[NT_WARN]);
+        else if (sv == NT_WARN && cnt[NT_WARN] <= 0 && !first[NT_WARN][0])
+            nt_semantic_add(out, "$.summary.verdict", "\"warn\" but no link or check warns "
+                            "(counts.warn is %g)", cnt[NT_WARN] < 0 ? 0 : cnt[NT_WARN]);
+    } else if (sv == NT_FAIL && cnt[NT_FAIL] <= 0 && !first[NT_FAIL][0] && nfn == 0) {
+        nt_semantic_add(out, "$.summary.verdict", "\"fail\" but nothing failed (counts.fail is "
+                        "%g, no link, check or failed node)", cnt[NT_FAIL] < 0 ? 0 : cnt[NT_FAIL]);
+    }
+    if (!tallied || !cJSON_IsObject(counts))
+        return;
+    for (int v = 0; v < 4; v++) {
+        char path[48];
+        if (cnt[v] < 0 || cnt[v] == (double)tally[v])
+            continue;
+        snprintf(path, sizeof(path), "$.summary.counts.%s", names[v]);
+        nt_semantic_add(out, path, "%g, but %zu links and checks have verdict \"%s\"", cnt[v],
+                        tally[v], names[v]);
+    }
+}
+
+static void nt_vreport_semantic(const cJSON *root, nt_problems_t *out)
+{
+    nt_vsem_link_ids(cJSON_GetObjectItemCaseSensitive(root, "links"), out);
+    nt_vsem_run(cJSON_GetObjectItemCaseSensitive(root, "run"), out);
+    nt_vsem_summary(root, out);
 }
 
 /* ---- nettune.tuning/1, as the plugin reads it ---- */
@@ -686,19 +880,26 @@ nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **sche
     } else if (!cJSON_IsString(schema)) {
         nt_problem_add(out, "$.schema", "expected string, got %s", nt_json_type(schema));
     } else if (strcmp(schema->valuestring, NT_REPORT_SCHEMA) == 0) {
+        nt_status_t st;
         *schema_id = NT_REPORT_SCHEMA;
-        return nt_validate_schema(root, 0, out);
+        st = nt_validate_schema(root, NT_SCHEMA_REPORT, out);
+        if (st == NT_OK)
+            nt_vreport_semantic(root, out); /* after the schema's problems */
+        return st == NT_OK && out->oom ? NT_ERR_NOMEM : st;
     } else if (nt_diagnosis_schema_json[0] &&
                strcmp(schema->valuestring, NT_DIAGNOSIS_SCHEMA) == 0) {
         *schema_id = NT_DIAGNOSIS_SCHEMA;
-        return nt_validate_schema(root, 1, out);
+        return nt_validate_schema(root, NT_SCHEMA_DIAGNOSIS, out);
+    } else if (strcmp(schema->valuestring, NT_PLUGIN_REPORT_SCHEMA) == 0) {
+        *schema_id = NT_PLUGIN_REPORT_SCHEMA;
+        return nt_validate_schema(root, NT_SCHEMA_PLUGIN_REPORT, out);
     } else if (strcmp(schema->valuestring, NT_TUNING_SCHEMA) == 0) {
         *schema_id = NT_TUNING_SCHEMA;
         nt_vtuning(root, out);
     } else {
-        nt_problem_add(out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s%s%s)",
+        nt_problem_add(out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s, %s%s%s)",
                        schema->valuestring, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA,
-                       nt_diagnosis_schema_json[0] ? ", " : "",
+                       NT_PLUGIN_REPORT_SCHEMA, nt_diagnosis_schema_json[0] ? ", " : "",
                        nt_diagnosis_schema_json[0] ? NT_DIAGNOSIS_SCHEMA : "");
     }
     return out->oom ? NT_ERR_NOMEM : NT_OK;

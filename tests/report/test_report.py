@@ -147,7 +147,7 @@ def unreadable_or_foreign_input_exits_2():
                  ["--diff", missing, fx("real-full-4n.json")],
                  ["--diff", fx("real-full-4n.json"), notjson],
                  ["--diff", fx("tuning.json"), fx("real-full-4n.json")],
-                 ["--validate", missing], ["--validate", notjson], ["--validate", WORK],
+                 ["--validate", missing], ["--validate", WORK],
                  ["--format", "prom", fx("tuning.json")]]:
         r = run(args)
         check(r.returncode == 2, "%s: rc %d, want 2 (%s)" % (args, r.returncode, r.stderr))
@@ -209,11 +209,17 @@ def py_paths(doc, schema=SCHEMA):
 
 
 def c_validate(path):
+    """rc, the paths of the schema-level problems (what JSON Schema can find: the semantic
+    checks nettune adds are left out, for the agreement tests), and every problem."""
     r = run(["--validate", "--format", "json", path])
     check(r.returncode in (0, 1), "--validate %s: rc %d %s" % (path, r.returncode, r.stderr))
     check(r.stderr == "", "--validate printed on stderr: " + r.stderr)
     res = json.loads(r.stdout)["files"][0]
-    return r.returncode, {p["path"] for p in res["problems"]}, res["problems"]
+    check((r.returncode == 1) == bool(res["problems"]), "%s: rc %d with %d problems" % (path, r.returncode, len(res["problems"])))
+    for p in res["problems"]:
+        check(p["kind"] in ("schema", "semantic") and (p["kind"] == "semantic") == p["message"].endswith(" (semantic)"),
+              "problem kind: %s" % p)
+    return r.returncode, {p["path"] for p in res["problems"] if p["kind"] == "schema"}, res["problems"]
 
 
 def broken_variants(base):
@@ -287,7 +293,7 @@ def validate_agrees_with_jsonschema():
         path = dump(doc, "variant-%02d.json" % i)
         rc, cpaths, probs = c_validate(path)
         ppaths = py_paths(doc)
-        check((rc == 0) == (not ppaths),
+        check((not cpaths) == (not ppaths),
               "%s: nettune says %s, jsonschema says %s" % (name, "valid" if rc == 0 else "invalid",
                                                           "valid" if not ppaths else "invalid"))
         check(cpaths == ppaths, "%s: paths differ: nettune %s, jsonschema %s" % (name, sorted(cpaths),
@@ -343,8 +349,12 @@ def agree(cases, schema=SCHEMA):
         rc, cpaths, probs = c_validate(path)
         ppaths = py_paths(doc, schema)
         if isinstance(doc, dict) and doc.get("schema") == schema_id:
-            check(cpaths == ppaths and (rc == 0) == (not ppaths),
+            check(cpaths == ppaths,
                   "%s: nettune %s, jsonschema %s" % (name, sorted(cpaths), sorted(ppaths)))
+        elif isinstance(doc, dict) and doc.get("schema") in ("nettune.report/1", "nettune.diagnosis/1",
+                                                             "nettune.plugin-report/1", "nettune.tuning/1"):
+            # A mutant that now names another schema: checked against that one.
+            check(rc == 1, "%s (now %s): nettune says valid" % (name, doc["schema"]))
         else:
             # Without its schema id a document has no schema to be checked against: nettune
             # names that one problem, jsonschema goes on with the rest.
@@ -367,25 +377,30 @@ def validate_diagnosis_agrees_with_jsonschema():
     """nettune doctor's output (nettune.diagnosis/1), when the tree has its schema and binary."""
     schema = os.path.join(ROOT, "reports", "schema", "diagnosis.schema.json")
     doctor = os.path.join(os.path.dirname(BIN), "nettune-doctor")
-    logs = os.path.join(ROOT, "..", "shared", "fixtures", "nccl-debug-logs")
+    # The repository's own copies of the logs: the tree must stand on its own.
+    log_dirs = [os.path.join(ROOT, "tests", "fixtures", d) for d in ("nccl-debug-logs", "nccl-tests-logs")]
     if not os.path.exists(schema) or not os.access(doctor, os.X_OK):
         raise Skip("no nettune-doctor or diagnosis schema in this tree")
-    if not os.path.isdir(logs):
-        raise Skip("no NCCL log fixtures at " + logs)
+    for logs in log_dirs:
+        check(os.path.isdir(logs) and os.listdir(logs), "the NCCL log fixtures are missing: " + logs)
     try:
         import jsonschema  # noqa: F401
     except ImportError:
         raise Skip("/usr/bin/python3 has no jsonschema")
     docs = []
-    for name in sorted(os.listdir(logs))[:4]:
-        out = os.path.join(WORK, "diag-%s.json" % name)
-        subprocess.run([doctor, "--quiet", "--output", out, os.path.join(logs, name)],
-                       capture_output=True, timeout=60)
-        if os.path.exists(out):
+    for logs in log_dirs:
+        for name in sorted(os.listdir(logs))[:3]:
+            out = os.path.join(WORK, "diag-%s.json" % name)
+            if os.path.exists(out):
+                os.unlink(out)
+            r = subprocess.run([doctor, "--quiet", "--output", out, os.path.join(logs, name)],
+                               capture_output=True, timeout=60)
+            check(os.path.exists(out), "nettune-doctor wrote nothing for %s (rc %d): %s"
+                  % (name, r.returncode, r.stderr.decode(errors="replace")[-500:]))
             docs.append((name, load(out)))
     check(docs, "nettune-doctor wrote no diagnosis")
     agree(docs, schema)
-    for name, d in docs[:2]:
+    for name, d in docs[::3]:  # one of each kind of log
         agree(random_mutants(d, 40, 9), schema)
 
 
@@ -400,10 +415,213 @@ def validate_exit_codes():
     check(run(["--validate", good]).returncode == 0, "valid")
     r = run(["--validate", bad])
     check(r.returncode == 1 and "$.schema: unknown schema id" in r.stdout, r.stdout)
-    check(run(["--validate", os.path.join(WORK, "garbage.json")]).returncode == 2, "not JSON")
+    # Read but not JSON, or cut short: not a valid nettune document, exit 1 (DESIGN.md).
+    with open(os.path.join(WORK, "truncated.json"), "w") as f:
+        f.write(open(good).read()[:700])
+    with open(os.path.join(WORK, "empty.json"), "w") as f:
+        pass
+    for name, why in [("garbage.json", "not JSON"), ("notjson.json", "not JSON"),
+                      ("truncated.json", "truncated JSON"), ("empty.json", "the file is empty")]:
+        if name == "notjson.json":
+            with open(os.path.join(WORK, name), "w") as f:
+                f.write("{\"schema\": \"nettune.report/1\", oops}")
+        r = run(["--validate", os.path.join(WORK, name)])
+        check(r.returncode == 1, "%s: rc %d, want 1 (%s)" % (name, r.returncode, r.stderr))
+        check("$: not a valid nettune document: " + why in r.stdout, "%s: %s" % (name, r.stdout))
+        rj = run(["--validate", "--format", "json", os.path.join(WORK, name)])
+        res = json.loads(rj.stdout)
+        check(rj.returncode == 1 and res["valid"] is False and res["files"][0]["problems"][0]["path"] == "$",
+              "%s --format json: %s" % (name, rj.stdout))
+    # Unreadable: still 2.
+    check(run(["--validate", os.path.join(WORK, "nope.json")]).returncode == 2, "missing file")
+    check(run(["--validate", WORK]).returncode == 2, "a directory")
+    if os.geteuid() != 0:
+        locked = os.path.join(WORK, "locked.json")
+        shutil.copy(good, locked)
+        os.chmod(locked, 0)
+        check(run(["--validate", locked]).returncode == 2, "no permission")
+        os.chmod(locked, 0o644)
+    check(run(["--validate", os.path.join(WORK, "garbage.json"), os.path.join(WORK, "nope.json")]).returncode == 2,
+          "not JSON + unreadable: 2 wins")
     check(run(["--validate", good, bad]).returncode == 1, "valid + invalid")
     check(run(["--validate", bad, os.path.join(WORK, "nope.json")]).returncode == 2,
           "invalid + unreadable: 2 wins")
+
+
+def semantic_variants(base):
+    """(name, document, [expected "path: message" lines]) for each semantic check."""
+    out = []
+
+    def mut(name, fn, want):
+        d = copy.deepcopy(base)
+        fn(d)
+        out.append((name, d, want))
+
+    def dup(d):
+        d["links"][7]["id"] = d["links"][2]["id"]
+        d["links"][9]["id"] = d["links"][2]["id"]
+    mut("duplicate link ids", dup, ["$.links[7].id: duplicate of $.links[2].id (semantic)",
+                                    "$.links[9].id: duplicate of $.links[2].id (semantic)"])
+
+    def stopped(d):
+        d["run"]["completed"] = False
+        d["run"]["not_done"] = []
+    mut("stopped, empty not_done", stopped,
+        ["$.run.not_done: empty, but run.completed is false (what was not done?) (semantic)"])
+
+    mut("pass with failures", lambda d: d["summary"].__setitem__("verdict", "pass"),
+        ['$.summary.verdict: "pass" but $.summary.counts.fail is 16 (semantic)'])
+
+    def pass_counts_hide(d):
+        d["summary"]["verdict"] = "pass"
+        d["summary"]["counts"]["pass"] += d["summary"]["counts"]["fail"]
+        d["summary"]["counts"]["fail"] = 0
+    first_fail = next("$.links[%d].verdict" % i for i, l in enumerate(base["links"]) if l["verdict"] == "fail")
+    mut("pass with a failed link, counts hiding it", pass_counts_hide,
+        ['$.summary.verdict: "pass" but %s is "fail" (semantic)' % first_fail,
+         "$.summary.counts.pass: %d, but %d links and checks have verdict \"pass\" (semantic)"
+         % (base["summary"]["counts"]["pass"] + base["summary"]["counts"]["fail"], base["summary"]["counts"]["pass"]),
+         '$.summary.counts.fail: 0, but %d links and checks have verdict "fail" (semantic)' % base["summary"]["counts"]["fail"]])
+    return out
+
+
+@test
+def validate_semantic_checks():
+    """Checks beyond the schema, each at its JSON path: valid to JSON Schema, invalid to nettune."""
+    fail = load(fx("gpu-rdma-fail.json"))
+    cases = semantic_variants(fail)
+    passing = load(fx("gpu-rdma-pass.json"))
+
+    def fail_but_clean(d):
+        d["summary"]["verdict"] = "fail"
+    d = copy.deepcopy(passing)
+    fail_but_clean(d)
+    cases.append(("fail with nothing failed", d,
+                  ['$.summary.verdict: "fail" but nothing failed (counts.fail is 0, no link, check or failed node) (semantic)']))
+    d = copy.deepcopy(passing)
+    d["summary"]["verdict"] = "warn"
+    cases.append(("warn with nothing warned", d, ['$.summary.verdict: "warn" but no link or check warns (counts.warn is 0) (semantic)']))
+    d = copy.deepcopy(passing)
+    d["links"][4]["verdict"] = "warn"
+    d["summary"]["counts"]["warn"] = 1
+    d["summary"]["counts"]["pass"] -= 1
+    cases.append(("pass with a warning", d, ['$.summary.verdict: "pass" but $.summary.counts.warn is 1 (semantic)']))
+    d = copy.deepcopy(passing)
+    d["summary"]["failed_nodes"] = [{"host": "gpu02", "reason": "gone"}]
+    cases.append(("pass with a failed node", d, ['$.summary.verdict: "pass" but $.summary.failed_nodes names 1 node (semantic)']))
+    d = copy.deepcopy(passing)
+    d["summary"]["counts"]["skipped"] = 3
+    cases.append(("counts off", d, ['$.summary.counts.skipped: 3, but 0 links and checks have verdict "skipped" (semantic)']))
+    for i, (name, doc, want) in enumerate(cases):
+        path = dump(doc, "semantic-%02d.json" % i)
+        r = run(["--validate", path])
+        check(r.returncode == 1, "%s: rc %d\n%s" % (name, r.returncode, r.stdout))
+        got = [l.strip() for l in r.stdout.splitlines()[1:]]
+        check(got == want, "%s:\n got %s\nwant %s" % (name, got, want))
+        rc, schema_paths, probs = c_validate(path)
+        check(not schema_paths and all(p["kind"] == "semantic" for p in probs), "%s: %s" % (name, probs))
+        try:
+            import jsonschema  # noqa: F401
+            check(not py_paths(doc), "%s is invalid to jsonschema: not a semantic case" % name)
+        except ImportError:
+            pass
+    # Schema problems come first, semantic ones after.
+    d = copy.deepcopy(fail)
+    d["summary"]["verdict"] = "pass"
+    d["run"].pop("id")
+    r = run(["--validate", dump(d, "semantic-mixed.json")])
+    lines = [l.strip() for l in r.stdout.splitlines()[1:]]
+    check(r.returncode == 1 and lines == ["$.run: missing required key 'id'",
+                                          '$.summary.verdict: "pass" but $.summary.counts.fail is 16 (semantic)'], str(lines))
+    # Rendering still works, with the problem on stderr.
+    r = run([dump(cases[0][1], "semantic-render.json")])
+    check(r.returncode == 1 and "duplicate of $.links[2].id" in r.stderr, "render: rc %d %s" % (r.returncode, r.stderr))
+
+
+def plugin_reports():
+    """nettune.plugin-report/1 documents of each shape plugins/nccl-tuner/src/nt_report.c writes."""
+    calls = {"broadcast": 1, "reduce": 0, "allgather": 120, "reducescatter": 0, "allreduce": 9000}
+    kept = {"broadcast": 0, "reduce": 0, "allgather": 120, "reducescatter": 0, "allreduce": 1000}
+    json_file = {"schema": "nettune.plugin-report/1", "plugin": "nettune", "api_version": 5,
+                 "host": "gpu01", "pid": 4242,
+                 "comm": {"id": "5f1c00000000abcd", "n_ranks": 16, "n_nodes": 2},
+                 "tuning_file": {"path": "/shared/tuning.json", "format": "json",
+                                 "fnv1a64": "3b1f0123456789ab", "rules_loaded": 7, "rules_kept": 3},
+                 "calls": calls, "calls_nccl_choice_kept": kept,
+                 "rules": [{"index": 0, "coll": "allreduce", "fired": 8000, "unavailable": 0},
+                           {"index": 4, "coll": "allreduce", "fired": 0, "unavailable": 12},
+                           {"index": 6, "coll": "broadcast", "fired": 1, "unavailable": 0}]}
+    csv_file = copy.deepcopy(json_file)
+    csv_file.update(api_version=4, comm={"seq": 2, "n_ranks": 8, "n_nodes": 1},
+                    tuning_file={"path": "/shared/nccl_tuner.csv", "format": "csv",
+                                 "fnv1a64": "00000000000000ff", "rules_loaded": 2, "rules_kept": 1},
+                    rules=[{"line": 3, "coll": "allgather", "fired": 120, "unavailable": 0}])
+    rejected = copy.deepcopy(json_file)
+    rejected.update(tuning_file={"path": "/shared/bad.json", "format": "json",
+                                 "error": "rules[2].algo: unknown algorithm 'rign'"}, rules=[],
+                    calls_nccl_choice_kept=calls)
+    none = copy.deepcopy(rejected)
+    none.update(tuning_file=None)
+    return [("json", json_file), ("csv", csv_file), ("rejected", rejected), ("no file", none)]
+
+
+@test
+def validate_plugin_reports():
+    schema = os.path.join(ROOT, "reports", "schema", "plugin-report.schema.json")
+    docs = plugin_reports()
+    for name, d in docs:
+        rc, paths, probs = c_validate(dump(d, "plugin-%s.json" % name.replace(" ", "-")))
+        check(rc == 0 and not probs, "%s: %s" % (name, probs))
+    r = run(["--validate", dump(docs[0][1], "plugin.json")])
+    check(r.returncode == 0 and "valid nettune.plugin-report/1" in r.stdout, r.stdout)
+    broken = [("$.comm", lambda d: d["comm"].pop("id")),
+              ("$.comm.id", lambda d: d["comm"].__setitem__("id", "xyz")),
+              ("$.calls", lambda d: d["calls"].pop("allreduce")),
+              ("$.calls_nccl_choice_kept.reduce", lambda d: d["calls_nccl_choice_kept"].__setitem__("reduce", -1)),
+              ("$.rules[1].coll", lambda d: d["rules"][1].__setitem__("coll", "alltoall")),
+              ("$.rules[0]", lambda d: d["rules"][0].pop("index")),
+              ("$.tuning_file", lambda d: d["tuning_file"].pop("fnv1a64")),
+              ("$.tuning_file.format", lambda d: d["tuning_file"].__setitem__("format", "yaml")),
+              ("$.api_version", lambda d: d.__setitem__("api_version", 1)),
+              ("$.plugin", lambda d: d.__setitem__("plugin", "other")),
+              ("$", lambda d: d.pop("rules"))]
+    for want, fn in broken:
+        d = copy.deepcopy(docs[0][1])
+        fn(d)
+        rc, paths, probs = c_validate(dump(d, "plugin-bad.json"))
+        check(rc == 1 and want in paths, "want a problem at %s, got %s" % (want, probs))
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        raise Skip("/usr/bin/python3 has no jsonschema: the agreement part is not run")
+    agree(docs, schema)
+    for i, (name, d) in enumerate(docs):
+        agree(random_mutants(d, 40, 20 + i), schema)
+
+
+@test
+def render_without_summary():
+    """Older reports (and progress snapshots of older probes) may have no summary: every format,
+    diff and validate still work; verdicts and counts come from the links and checks."""
+    for name in ("gpu-rdma-fail.json", "real-time-limit.json", "real-full-4n.json"):
+        doc = load(fx(name))
+        want = expected_rc(doc)
+        doc.pop("summary")
+        f = dump(doc, "nosummary-" + name)
+        for fmt in ("text", "md", "html", "prom", "csv"):
+            r = run([f, "--format", fmt], raw=True)
+            check(r.returncode == want and r.stdout, "%s %s: rc %d want %d %s" % (name, fmt, r.returncode, want, r.stderr[-300:]))
+        r = run([f])
+        c = {"pass": 0, "warn": 0, "fail": 0, "skipped": 0}
+        for x in doc["links"] + doc["checks"]:
+            c[x["verdict"]] += 1
+        check("checks and links: %d pass, %d warn, %d fail, %d skipped" % (c["pass"], c["warn"], c["fail"], c["skipped"]) in r.stdout,
+              "%s: counts from the links and checks" % name)
+        for args in (["--diff", fx(name), f], ["--diff", f, fx(name), "--format", "json"]):
+            r = run(args)
+            check(r.returncode in (0, 1) and r.stdout, "%s: rc %d %s" % (args, r.returncode, r.stderr))
+        r = run(["--validate", f])
+        check(r.returncode in (0, 1) and "semantic" not in r.stdout, "validate: rc %d %s" % (r.returncode, r.stdout))
 
 
 @test
@@ -506,6 +724,27 @@ def text_colour_only_on_a_terminal():
     out = os.path.join(WORK, "t.txt")
     run([f, "--output", out])
     check("\033[" not in open(out).read(), "file output")
+
+
+@test
+def not_done_items_one_per_line():
+    d = load(fx("real-time-limit.json"))
+    items = ["mpi: 8 of 10 steps not run (time limit reached)", "the job lost a peer (rank 3)",
+             "rdma: not run"]
+    d["run"]["not_done"] = items
+    f = dump(d, "not-done.json")
+    r = run([f])
+    check(r.returncode == 3, "rc %d" % r.returncode)
+    lines = r.stdout.splitlines()
+    i = next(i for i, l in enumerate(lines) if "STOPPED EARLY" in l)
+    check(lines[i].rstrip().endswith("not done:"), lines[i])
+    check([l.strip() for l in lines[i + 1:i + 4]] == ["- " + x for x in items],
+          "text: one item a line:\n" + "\n".join(lines[i:i + 4]))
+    md = run([f, "--format", "md"]).stdout.splitlines()
+    i = next(i for i, l in enumerate(md) if "STOPPED EARLY" in l)
+    check(md[i + 1:i + 4] == ["  - " + x for x in items], "md:\n" + "\n".join(md[i:i + 4]))
+    page = run([f, "--format", "html"]).stdout
+    check(all("<li>%s</li>" % x in page for x in items), "html: one <li> per item")
 
 
 @test
@@ -843,6 +1082,102 @@ def prom_written_by_rename():
 
 
 @test
+def output_follows_links_and_writes_devices():
+    """--output never replaces a symlink, device, FIFO or directory; write errors are exit 2.
+    Only links, FIFOs and nodes made under WORK are used: a broken binary must not be able to
+    replace /dev/null or /dev/full."""
+    import stat
+    f = fx("gpu-rdma-fail.json")
+    want = run([f]).stdout
+    d = os.path.join(WORK, "outputs")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "real"))
+    # A link to a regular file: the target gets the document (temp + rename next to it), the
+    # link stays a link.
+    target = os.path.join(d, "real", "report.txt")
+    with open(target, "w") as o:
+        o.write("old\n")
+    link = os.path.join(d, "link.txt")
+    os.symlink(os.path.join("real", "report.txt"), link)
+    for fmt in ("text", "html", "prom", "csv", "md"):
+        r = run([f, "--format", fmt, "-o", link, "-q"])
+        check(r.returncode == 1, "%s via link: rc %d %s" % (fmt, r.returncode, r.stderr))
+        check(os.path.islink(link), "%s: the link was replaced by a file" % fmt)
+        check(open(target).read() != "old\n", "%s: the link's target was not written" % fmt)
+    check(open(target).read() == run([f, "--format", "md"]).stdout, "md content via the link")
+    r = run(["--validate", "--format", "json", f, "-o", link])
+    check(r.returncode == 0 and os.path.islink(link) and json.load(open(target))["valid"],
+          "--validate --format json via a link: rc %d %s" % (r.returncode, r.stderr))
+    check(sorted(os.listdir(os.path.join(d, "real"))) == ["report.txt"],
+          "left behind: %s" % os.listdir(os.path.join(d, "real")))
+    # A dangling link: its target is created, the link stays.
+    dangling = os.path.join(d, "dangling.txt")
+    os.symlink(os.path.join("real", "new.txt"), dangling)
+    r = run([f, "-o", dangling, "-q"])
+    check(r.returncode == 1 and os.path.islink(dangling), "dangling link: rc %d %s" % (r.returncode, r.stderr))
+    check(open(os.path.join(d, "real", "new.txt")).read() == want, "dangling link's target content")
+    # Links to /dev/null and to stdout (as /dev/stdout is): written, not replaced.
+    null = os.path.join(d, "null")
+    os.symlink("/dev/null", null)
+    r = run([f, "-o", null, "-q"])
+    check(r.returncode == 1 and os.path.islink(null) and r.stderr == "",
+          "link to /dev/null: rc %d %s" % (r.returncode, r.stderr))
+    so = os.path.join(d, "stdout")
+    os.symlink("/proc/self/fd/1", so)
+    r = run([f, "-o", so])
+    check(r.returncode == 1 and os.path.islink(so), "link to stdout: rc %d %s" % (r.returncode, r.stderr))
+    check(r.stdout == want, "-o <link to stdout>: got %r..., want the document alone" % r.stdout[:80])
+    # A device node (made here when we may): written in place.
+    dev = os.path.join(d, "null-node")
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError:
+        dev = None
+    if dev:
+        r = run([f, "-o", dev, "-q"])
+        check(r.returncode == 1 and stat.S_ISCHR(os.lstat(dev).st_mode),
+              "device node: rc %d, %s" % (r.returncode, "still a device" if stat.S_ISCHR(os.lstat(dev).st_mode) else "replaced by a file"))
+    # A FIFO: a reader gets the document, the FIFO stays.
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the writer's open returns
+    try:
+        r = run([f, "-o", fifo, "-q"], timeout=20)  # the text (5 kB) fits in the pipe
+        chunks = []
+        while True:
+            try:
+                b = os.read(rfd, 65536)
+            except BlockingIOError:
+                break
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(rfd)
+    got = b"".join(chunks).decode()
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file")
+    check(r.returncode == 1 and got == want, "FIFO: rc %d, read %d bytes" % (r.returncode, len(got)))
+    # A directory, directly or through a link: a clear error, exit 2.
+    os.symlink("real", os.path.join(d, "dirlink"))
+    for out in (os.path.join(d, "real"), os.path.join(d, "dirlink")):
+        r = run([f, "-o", out])
+        check(r.returncode == 2 and "directory" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+              "-o %s: rc %d %r" % (out, r.returncode, r.stderr))
+    check(os.path.isdir(os.path.join(d, "real")) and os.path.islink(os.path.join(d, "dirlink")), "directory replaced")
+    # A write failure (ENOSPC on /dev/full, through a link) is one line and exit 2.
+    full = os.path.join(d, "full")
+    os.symlink("/dev/full", full)
+    for args in ([f, "-o", full], [f, "--format", "html", "-o", full],
+                 ["--validate", "--format", "json", f, "-o", full], ["--diff", f, f, "-o", full]):
+        r = run(args)
+        check(r.returncode == 2 and os.path.islink(full), "%s: rc %d" % (args[:-2], r.returncode))
+        lines = r.stderr.strip().splitlines()
+        check(len(lines) == 1 and "No space left on device" in lines[0], "%s: stderr %r" % (args[:-2], r.stderr))
+    check(sorted(os.listdir(d)) == sorted(["real", "link.txt", "dangling.txt", "null", "stdout", "fifo", "dirlink", "full"]
+                                          + (["null-node"] if dev else [])), "left behind: %s" % os.listdir(d))
+
+
+@test
 def prom_label_escaping():
     r = run([fx("escapes.json"), "--format", "prom", "--node", "edge-a"])
     check('target="mlx5_0:1 \\"gid\\\\3\\"\\nv2"' in r.stdout, "escaped label:\n" + r.stdout)
@@ -1031,7 +1366,10 @@ def no_memory_errors_under_valgrind():
     for args in ([f], [f, "--format", "html"], [f, "--format", "prom", "--node", "gpu07"],
                  [f, "--format", "csv"], [f, "--format", "md"], ["--diff", p, f],
                  ["--diff", p, f, "--format", "json"], ["--validate", f, fx("tuning.json")],
-                 [fx("tuning.json")], [os.path.join(WORK, "variant-26.json")]):
+                 [fx("tuning.json")], [os.path.join(WORK, "variant-26.json")],
+                 ["--validate", "--format", "json", os.path.join(WORK, "truncated.json"),
+                  os.path.join(WORK, "plugin-json.json"), os.path.join(WORK, "semantic-00.json"),
+                  os.path.join(WORK, "semantic-04.json")]):
         if not os.path.exists(args[-1]) and not args[-1].startswith("-"):
             continue
         r = subprocess.run(["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
