@@ -98,7 +98,7 @@ static nt_status_t nt_mpi_bw_run(void *ctx, size_t bytes, unsigned iters, double
 
     for (unsigned i = 0; i < iters; i++) {
         if (s->slow_us)
-            usleep(s->slow_us * 20);
+            usleep(s->slow_us * 2);
         if (s->initiator) {
             double t0 = nt_clock_s();
             for (int w = 0; w < NT_MPI_WINDOW; w++)
@@ -224,7 +224,7 @@ static nt_status_t nt_mpi_init(nt_probe_t *p, void **state, cJSON *node_json, cJ
          * of rank r, as a node with a bad link or a busy CPU would look. */
         const char *slow = getenv("NETTUNE_TEST_SLOW_RANK");
         if (slow && *slow && atoi(slow) == p->rank)
-            s->slow_us = 100;
+            s->slow_us = 1000;
     }
     *state = s;
     return NT_OK;

@@ -46,7 +46,7 @@ run_case "np8: 8 fake nodes --quick: ring + shifted ring = 12 pairs" any --links
   env NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --quick --sizes 8,1M --budget 0.01 --output "$W/r.json"
 run_case "np8: 4 fake nodes x 2 ranks --full: 12 inter lanes + 4 intra" any --links 16 --nodes 4 -- \
   env NETTUNE_FAKE_NODES=4 $MPIRUN -np 8 $P --full --sizes 8,1M --budget 0.01 --output "$W/r.json"
-# A slow node (test hook: every iteration of its rank waits 100 us) is blamed alone, after
+# A slow node (test hook: every iteration of its rank waits 1 ms) is blamed alone, after
 # its failing pairs were measured again.
 run_case "blame: slow node among 4 fake nodes, blamed alone" 1 --blamed fake2 --retested -- \
   env NETTUNE_TEST_SLOW_RANK=2 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --sizes 8 --budget 0.02 --output "$W/r.json"
