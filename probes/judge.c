@@ -157,6 +157,7 @@ typedef struct nt_figs {
     nt_fig_t *f;
     size_t n, cap;
     char **hosts;       /* node index -> host */
+    const char **models;/* node index -> GPU model (NULL: none), for thresholds classes */
     int nnodes;
 } nt_figs_t;
 
@@ -173,6 +174,7 @@ static void nt_figs_free(nt_figs_t *fs)
     free(fs->v);
     free(fs->f);
     free(fs->hosts);
+    free(fs->models);
     memset(fs, 0, sizeof(*fs));
 }
 
@@ -235,9 +237,14 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
     memset(fs, 0, sizeof(*fs));
     fs->nnodes = cJSON_GetArraySize(nodes);
     fs->hosts = calloc((size_t)fs->nnodes + 1, sizeof(char *));
-    if (!fs->hosts)
+    fs->models = calloc((size_t)fs->nnodes + 1, sizeof(char *));
+    if (!fs->hosts || !fs->models)
         return NT_ERR_NOMEM;
-    cJSON_ArrayForEach(it, nodes) fs->hosts[i++] = (char *)nt_json_get_str(it, "hostname", "?");
+    cJSON_ArrayForEach(it, nodes)
+    {
+        fs->models[i] = nt_node_gpu_model(it);
+        fs->hosts[i++] = (char *)nt_json_get_str(it, "hostname", "?");
+    }
     cJSON_ArrayForEach(l, links)
     {
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "src");
@@ -302,9 +309,8 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
 static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, nt_node_verdict_t *nv)
 {
     nt_peer_rules_t peer;
-    const char **models = NULL;
-    nt_thresholds_peer_for_run(j->thresholds, (const char *const *)fs->hosts, models, fs->nnodes,
-                               &peer);
+    nt_thresholds_peer_for_run(j->thresholds, (const char *const *)fs->hosts, fs->models,
+                               fs->nnodes, &peer);
     for (int i = 0; nv && i < fs->nnodes; i++)
         nv[i].host = fs->hosts[i];
     return nt_verdict_judge(fs->v, fs->n, fs->nnodes, &peer, nv);

@@ -279,7 +279,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
 {
     cJSON *mine = cJSON_CreateArray();
     nt_status_t st = NT_OK, rst = NT_OK;
-    int involved = 0, peer_lost = 0;
+    int peer_lost = 0;
 
     if (!mine)
         return NT_ERR_NOMEM;
@@ -288,7 +288,6 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
         if (s->local) {
             if (a == p->rank && avail[a] && ops->run_local) {
                 cJSON *chk = cJSON_CreateArray();
-                involved = 1;
                 rst = ops->run_local(state, p, mine, chk);
                 /* Local checks travel with the links, as a pseudo-link the collector files. */
                 if (chk && cJSON_GetArraySize(chk) > 0) {
@@ -303,7 +302,6 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
         }
         if (a != p->rank && b != p->rank)
             continue;
-        involved = 1;
         if (!avail[a] || !avail[b]) {
             /* One end lacks the hardware: nothing to measure; the initiator says so. */
             if (a == p->rank) {
@@ -434,7 +432,6 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
         }
     }
     cJSON_Delete(mine);
-    (void)involved;
     /* peer_lost ends the run (nt_continue); the key is internal and not in the report. */
     if (p->rank == 0)
         for (cJSON *it = dest_links ? dest_links->child : NULL; it; it = it->next)
