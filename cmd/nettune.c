@@ -38,16 +38,19 @@ static int nt_self_dir(char *buf, size_t len)
 
 static void nt_usage(FILE *f, const char *dir)
 {
-    fprintf(f, "usage: nettune <command> [options]     (nettune <command> --help for its options)\n\n"
-               "commands:\n");
+    fprintf(f,
+            "usage: nettune <command> [options]     (nettune <command> --help for its options)\n\n"
+            "commands:\n");
     for (size_t i = 0; i < NT_NCOMMANDS; i++) {
         char path[PATH_MAX + 32];
         snprintf(path, sizeof(path), "%s/nettune-%s", dir, nt_commands[i].name);
         fprintf(f, "  %-8s %s%s\n", nt_commands[i].name, nt_commands[i].summary,
                 access(path, X_OK) == 0 ? "" : "  [not installed]");
     }
-    fprintf(f, "  %-8s print the version\n\nexit codes: 0 healthy, 1 a check failed, 2 could not "
-               "run, 3 stopped early (partial report written)\n", "version");
+    fprintf(f,
+            "  %-8s print the version\n\nexit codes: 0 healthy, 1 a check failed, 2 could not "
+            "run, 3 stopped early (partial report written)\n",
+            "version");
 }
 
 int main(int argc, char **argv)
@@ -79,8 +82,10 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < NT_NCOMMANDS; i++)
             known |= strcmp(cmd, nt_commands[i].name) == 0;
         if (known)
-            fprintf(stderr, "nettune: command '%s' is not installed here ('%s' missing): "
-                            "build it with make (see make config)\n", cmd, path);
+            fprintf(stderr,
+                    "nettune: command '%s' is not installed here ('%s' missing): "
+                    "build it with make (see make config)\n",
+                    cmd, path);
         else
             fprintf(stderr, "nettune: unknown command '%s' (see nettune --help)\n", cmd);
     } else {

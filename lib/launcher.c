@@ -65,8 +65,16 @@ int nt_launcher_env_rank(void)
 
 /* ---- the single-rank launcher ---- */
 
-static int nt_local_rank(nt_launcher_t *l) { (void)l; return 0; }
-static int nt_local_size(nt_launcher_t *l) { (void)l; return 1; }
+static int nt_local_rank(nt_launcher_t *l)
+{
+    (void)l;
+    return 0;
+}
+static int nt_local_size(nt_launcher_t *l)
+{
+    (void)l;
+    return 1;
+}
 
 static int nt_local_group(nt_launcher_t *l, int *local_rank, int *local_size)
 {
@@ -140,4 +148,7 @@ nt_launcher_t *nt_launcher_local_create(void)
     return l;
 }
 
-void nt_launcher_local_destroy(nt_launcher_t *l) { free(l); }
+void nt_launcher_local_destroy(nt_launcher_t *l)
+{
+    free(l);
+}

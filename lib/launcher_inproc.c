@@ -23,7 +23,7 @@ typedef struct nt_world {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int nranks, local_size;
-    nt_msg_t **box;     /* per destination rank, FIFO */
+    nt_msg_t **box; /* per destination rank, FIFO */
     int aborted, abort_code;
 } nt_world_t;
 
@@ -36,9 +36,18 @@ typedef struct nt_inproc {
     int result;
 } nt_inproc_t;
 
-static nt_inproc_t *nt_ip(nt_launcher_t *l) { return (nt_inproc_t *)l->impl; }
-static int nt_ip_rank(nt_launcher_t *l) { return nt_ip(l)->rank; }
-static int nt_ip_size(nt_launcher_t *l) { return nt_ip(l)->w->nranks; }
+static nt_inproc_t *nt_ip(nt_launcher_t *l)
+{
+    return (nt_inproc_t *)l->impl;
+}
+static int nt_ip_rank(nt_launcher_t *l)
+{
+    return nt_ip(l)->rank;
+}
+static int nt_ip_size(nt_launcher_t *l)
+{
+    return nt_ip(l)->w->nranks;
+}
 
 static int nt_ip_local_group(nt_launcher_t *l, int *local_rank, int *local_size)
 {

@@ -170,14 +170,14 @@ nt_verdict_t nt_pcie_judge(const nt_pcie_link_t *l, const char *label, char *msg
     nt_pcie_expected(l, &exp_gts, &exp_width);
 
     if (l->cur_width <= 0 || exp_width <= 0) {
-        snprintf(msg, len, "%s link width unknown (current x%d, capable of x%d)", who,
-                 l->cur_width, exp_width);
+        snprintf(msg, len, "%s link width unknown (current x%d, capable of x%d)", who, l->cur_width,
+                 exp_width);
         return NT_SKIPPED;
     }
     if (l->cur_width < exp_width) {
         if (l->cur_gts > 0 && exp_gts > 0 && l->cur_gts < exp_gts)
-            snprintf(msg, len, "%s runs x%d, capable of x%d (and %g GT/s, capable of %g GT/s)",
-                     who, l->cur_width, exp_width, l->cur_gts, exp_gts);
+            snprintf(msg, len, "%s runs x%d, capable of x%d (and %g GT/s, capable of %g GT/s)", who,
+                     l->cur_width, exp_width, l->cur_gts, exp_gts);
         else
             snprintf(msg, len, "%s runs x%d, capable of x%d", who, l->cur_width, exp_width);
         return NT_FAIL;

@@ -57,9 +57,15 @@ nt_status_t nt_json_add_bool(cJSON *obj, const char *key, int value)
     return cJSON_AddBoolToObject(obj, key, value ? 1 : 0) ? NT_OK : NT_ERR_NOMEM;
 }
 
-cJSON *nt_json_add_obj(cJSON *obj, const char *key) { return cJSON_AddObjectToObject(obj, key); }
+cJSON *nt_json_add_obj(cJSON *obj, const char *key)
+{
+    return cJSON_AddObjectToObject(obj, key);
+}
 
-cJSON *nt_json_add_arr(cJSON *obj, const char *key) { return cJSON_AddArrayToObject(obj, key); }
+cJSON *nt_json_add_arr(cJSON *obj, const char *key)
+{
+    return cJSON_AddArrayToObject(obj, key);
+}
 
 /* Round to 4 significant decimals of the unit so reports stay small and diffable. */
 static double nt_round(double v)
@@ -183,8 +189,7 @@ nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *dir
         } else {
             char dir[4096];
             const char *slash = strrchr(real, '/');
-            snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - real) : 1,
-                     slash ? real : ".");
+            snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - real) : 1, slash ? real : ".");
             if (snprintf(real, len, "%s/%s", dir, target) >= (int)len)
                 return NT_ERR_INVALID;
         }
@@ -345,8 +350,7 @@ nt_status_t nt_link_id(char *buf, size_t len, const char *kind, const char *vari
     return (n < 0 || (size_t)n >= len) ? NT_ERR_INVALID : NT_OK;
 }
 
-static cJSON *nt_check_base(const char *name, const char *host, const char *target,
-                            nt_verdict_t v)
+static cJSON *nt_check_base(const char *name, const char *host, const char *target, nt_verdict_t v)
 {
     cJSON *c = cJSON_CreateObject();
     if (!c)
@@ -381,9 +385,8 @@ cJSON *nt_check_create(const char *name, const char *host, const char *target, n
     return c;
 }
 
-cJSON *nt_check_create_str(const char *name, const char *host, const char *target,
-                           nt_verdict_t v, const char *observed, const char *expected,
-                           const char *fmt, ...)
+cJSON *nt_check_create_str(const char *name, const char *host, const char *target, nt_verdict_t v,
+                           const char *observed, const char *expected, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;

@@ -122,8 +122,8 @@ static nt_status_t nt_schedule_quick(int n, nt_schedule_t *s)
     for (int i = 0; i < (n % 2 ? n : n / 2) && n > 3; i++) {
         int j = (i + n / 2) % n;
         /* Duplicates only arise for tiny n; the check is quadratic, so skip it beyond. */
-        if (i != j && (n > 8 || (!nt_pair_seen(ring, nring, i, j) &&
-                                 !nt_pair_seen(shift, nshift, i, j))))
+        if (i != j &&
+            (n > 8 || (!nt_pair_seen(ring, nring, i, j) && !nt_pair_seen(shift, nshift, i, j))))
             shift[nshift++] = (nt_pair_t){i, j};
     }
     st = nt_schedule_color(n, ring, nring, 0, s);

@@ -13,7 +13,7 @@
 #include "nettune/log.h"
 #include "nettune/software.h"
 
-const char *const nt_software_keys[] = {"kernel",       "mpi",  "hwloc",    "cuda_driver",
+const char *const nt_software_keys[] = {"kernel",       "mpi",  "hwloc",     "cuda_driver",
                                         "cuda_runtime", "nccl", "rdma_core", NULL};
 
 void nt_software_format_cuda(int v, char *buf, size_t len)
@@ -33,8 +33,8 @@ nt_status_t nt_software_dl_version(nt_software_lib_t kind, const char *const *na
                                    size_t len)
 {
     static const char *const cuda_names[] = {"libcuda.so.1", NULL};
-    static const char *const cudart_names[] = {"libcudart.so", "libcudart.so.13",
-                                               "libcudart.so.12", "libcudart.so.11.0", NULL};
+    static const char *const cudart_names[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                                               "libcudart.so.11.0", NULL};
     static const char *const nccl_names[] = {"libnccl.so.2", NULL};
     const char *sym;
     void *h = NULL;
@@ -181,9 +181,8 @@ void nt_software_set_mpi(nt_software_t *sw, const char *version)
 
 nt_status_t nt_software_to_json(const nt_software_t *sw, cJSON *node)
 {
-    const char *vals[NT_SOFTWARE_NKEYS] = {sw->kernel,      sw->mpi,          sw->hwloc,
-                                           sw->cuda_driver, sw->cuda_runtime, sw->nccl,
-                                           sw->rdma_core};
+    const char *vals[NT_SOFTWARE_NKEYS] = {
+        sw->kernel, sw->mpi, sw->hwloc, sw->cuda_driver, sw->cuda_runtime, sw->nccl, sw->rdma_core};
     cJSON *s = nt_json_add_obj(node, "software");
 
     if (!s)

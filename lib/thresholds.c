@@ -47,8 +47,8 @@ struct nt_thresholds {
 };
 
 static const char *const kind_names[NT_KIND_COUNT] = {
-    [NT_KIND_MPI] = "mpi",         [NT_KIND_RDMA] = "rdma", [NT_KIND_PCIE_H2D] = "pcie_h2d",
-    [NT_KIND_PCIE_D2H] = "pcie_d2h", [NT_KIND_P2P] = "p2p", [NT_KIND_NVLINK] = "nvlink",
+    [NT_KIND_MPI] = "mpi",           [NT_KIND_RDMA] = "rdma", [NT_KIND_PCIE_H2D] = "pcie_h2d",
+    [NT_KIND_PCIE_D2H] = "pcie_d2h", [NT_KIND_P2P] = "p2p",   [NT_KIND_NVLINK] = "nvlink",
 };
 
 const char *nt_link_kind_name(nt_link_kind_t kind)
@@ -247,8 +247,7 @@ static nt_status_t get_num(pctx_t *ctx, const char *path, const cJSON *it, enum 
     case R_INT_GE0:
     case R_INT_GE2:
         if (v != floor(v) || v < (rule == R_INT_GE0 ? 0 : 2) || v > 1e6) {
-            PERR(ctx, "%s: must be an integer >= %d, got %g", path, rule == R_INT_GE0 ? 0 : 2,
-                 v);
+            PERR(ctx, "%s: must be an integer >= %d, got %g", path, rule == R_INT_GE0 ? 0 : 2, v);
             return NT_ERR_INVALID;
         }
         break;
@@ -300,8 +299,7 @@ static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
     if (st != NT_OK)
         return st;
     const cJSON *kit;
-    cJSON_ArrayForEach(kit, obj)
-    {
+    cJSON_ArrayForEach (kit, obj) {
         if (is_comment_key(kit->string))
             continue;
         char kpath[320];
@@ -311,15 +309,16 @@ static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
             if (strcmp(kit->string, kind_names[i]) == 0)
                 k = i;
         if (k < 0) {
-            PERR(ctx, "%s: unknown link kind '%s' (valid: mpi, rdma, pcie_h2d, pcie_d2h, p2p, "
-                 "nvlink)", kpath, kit->string);
+            PERR(ctx,
+                 "%s: unknown link kind '%s' (valid: mpi, rdma, pcie_h2d, pcie_d2h, p2p, "
+                 "nvlink)",
+                 kpath, kit->string);
             return NT_ERR_INVALID;
         }
         if ((st = want_object(ctx, kpath, kit)) != NT_OK)
             return st;
         const cJSON *f;
-        cJSON_ArrayForEach(f, kit)
-        {
+        cJSON_ArrayForEach (f, kit) {
             char fpath[400];
             join_path(fpath, sizeof(fpath), kpath, f->string);
             if (strcmp(f->string, "efficiency") == 0) {
@@ -342,15 +341,14 @@ static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
     return NT_OK;
 }
 
-static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj,
-                              nt_peer_rules_t *p, unsigned *set)
+static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj, nt_peer_rules_t *p,
+                              unsigned *set)
 {
     nt_status_t st = want_object(ctx, path, obj);
     if (st != NT_OK)
         return st;
     const cJSON *f;
-    cJSON_ArrayForEach(f, obj)
-    {
+    cJSON_ArrayForEach (f, obj) {
         char fpath[320];
         join_path(fpath, sizeof(fpath), path, f->string);
         if (strcmp(f->string, "bw_ratio") == 0) {
@@ -374,15 +372,14 @@ static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj,
     return NT_OK;
 }
 
-static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *obj,
-                                    nt_expect_t *e, unsigned *set)
+static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *obj, nt_expect_t *e,
+                                    unsigned *set)
 {
     nt_status_t st = want_object(ctx, path, obj);
     if (st != NT_OK)
         return st;
     const cJSON *f;
-    cJSON_ArrayForEach(f, obj)
-    {
+    cJSON_ArrayForEach (f, obj) {
         char fpath[320];
         join_path(fpath, sizeof(fpath), path, f->string);
         double v = NAN;
@@ -405,8 +402,10 @@ static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *
                 e->pcie_gen = e->pcie_width = 0;
             } else if (!cJSON_IsString(f) ||
                        parse_pcie(f->valuestring, &e->pcie_gen, &e->pcie_width) != 0) {
-                PERR(ctx, "%s: expected a string like \"gen5x16\" (gen 1-6, width "
-                     "1/2/4/8/16/32) or null", fpath);
+                PERR(ctx,
+                     "%s: expected a string like \"gen5x16\" (gen 1-6, width "
+                     "1/2/4/8/16/32) or null",
+                     fpath);
                 st = NT_ERR_INVALID;
             }
         } else if (!is_comment_key(f->string)) {
@@ -425,8 +424,7 @@ static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, 
     if (st != NT_OK)
         return st;
     const cJSON *f;
-    cJSON_ArrayForEach(f, obj)
-    {
+    cJSON_ArrayForEach (f, obj) {
         char fpath[320];
         join_path(fpath, sizeof(fpath), path, f->string);
         if (strcmp(f->string, "hostname_regex") == 0 || strcmp(f->string, "gpu_model") == 0) {
@@ -482,8 +480,7 @@ static nt_status_t parse_class(pctx_t *ctx, const char *path, const cJSON *obj, 
         return NT_ERR_INVALID;
     }
     const cJSON *f;
-    cJSON_ArrayForEach(f, obj)
-    {
+    cJSON_ArrayForEach (f, obj) {
         char fpath[320];
         join_path(fpath, sizeof(fpath), path, f->string);
         if (strcmp(f->string, "name") == 0 || is_comment_key(f->string))
@@ -529,8 +526,7 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
         if ((st = want_object(ctx, "defaults", defs)) != NT_OK)
             return st;
         const cJSON *f;
-        cJSON_ArrayForEach(f, defs)
-        {
+        cJSON_ArrayForEach (f, defs) {
             char fpath[320];
             unsigned dummy[NT_KIND_COUNT] = {0};
             join_path(fpath, sizeof(fpath), "defaults", f->string);
@@ -551,8 +547,7 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
         }
     }
     const cJSON *f;
-    cJSON_ArrayForEach(f, doc)
-    {
+    cJSON_ArrayForEach (f, doc) {
         if (strcmp(f->string, "schema") == 0 || strcmp(f->string, "defaults") == 0 ||
             strcmp(f->string, "classes") == 0 || is_comment_key(f->string))
             continue;
@@ -574,8 +569,7 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
         return NT_ERR_NOMEM;
     const cJSON *c;
     int i = 0;
-    cJSON_ArrayForEach(c, classes)
-    {
+    cJSON_ArrayForEach (c, classes) {
         char cpath[64];
         snprintf(cpath, sizeof(cpath), "classes[%d]", i);
         t->nclasses = i + 1; /* so destroy frees what this class allocated, even on error */
@@ -682,8 +676,7 @@ static nt_status_t add_num_or_null(cJSON *obj, const char *key, double v)
 }
 
 /* links/peer/expect objects; mask bits select the fields (all bits = every field). */
-static nt_status_t write_links(cJSON *parent, const nt_link_rules_t links[],
-                               const unsigned set[])
+static nt_status_t write_links(cJSON *parent, const nt_link_rules_t links[], const unsigned set[])
 {
     int any = 0;
     for (int k = 0; k < NT_KIND_COUNT; k++)
@@ -985,8 +978,7 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
         } else if (strcasecmp(key, "nic_rate_gbps") == 0) {
             double v = strtod(val, &end);
             if (*end || end == val || !(v > 0) || isinf(v)) {
-                report_err(err, errlen, "--expect", "%s=%s: expected a rate in Gb/s > 0", key,
-                           val);
+                report_err(err, errlen, "--expect", "%s=%s: expected a rate in Gb/s > 0", key, val);
                 st = NT_ERR_INVALID;
                 break;
             }
@@ -1061,8 +1053,8 @@ static const char *plural(int n, const char *one, const char *many)
 }
 
 nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int ngpus_found,
-                               int active_rdma_ports, double min_port_rate_Gbps,
-                               const char *host, cJSON *checks)
+                               int active_rdma_ports, double min_port_rate_Gbps, const char *host,
+                               cJSON *checks)
 {
     if (!checks)
         return NT_ERR_INVALID;
@@ -1093,21 +1085,18 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
 
     if (e->nics >= 1 || (e->nics == 0 && !(require & NT_REQUIRE_RDMA))) {
         nt_verdict_t v = active_rdma_ports < e->nics ? NT_FAIL : NT_PASS;
-        st = add_check(checks, nt_check_create("inventory", host, "rdma_ports", v,
-                                               active_rdma_ports, e->nics, "count",
-                                               "%d ACTIVE RDMA %s, %d expected",
-                                               active_rdma_ports,
-                                               plural(active_rdma_ports, "port", "ports"),
-                                               e->nics));
+        st = add_check(
+            checks, nt_check_create("inventory", host, "rdma_ports", v, active_rdma_ports, e->nics,
+                                    "count", "%d ACTIVE RDMA %s, %d expected", active_rdma_ports,
+                                    plural(active_rdma_ports, "port", "ports"), e->nics));
         if (st != NT_OK)
             return st;
     } else if (require & NT_REQUIRE_RDMA) {
         nt_verdict_t v = active_rdma_ports >= 1 ? NT_PASS : NT_FAIL;
-        st = add_check(checks, nt_check_create("inventory", host, "rdma_ports", v,
-                                               active_rdma_ports, 1, "count",
-                                               "%d ACTIVE RDMA %s, at least 1 required",
-                                               active_rdma_ports,
-                                               plural(active_rdma_ports, "port", "ports")));
+        st = add_check(
+            checks, nt_check_create("inventory", host, "rdma_ports", v, active_rdma_ports, 1,
+                                    "count", "%d ACTIVE RDMA %s, at least 1 required",
+                                    active_rdma_ports, plural(active_rdma_ports, "port", "ports")));
         if (st != NT_OK)
             return st;
     }
@@ -1116,8 +1105,7 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
         cJSON *c;
         if (active_rdma_ports == 0 || !(min_port_rate_Gbps > 0))
             c = nt_check_create("inventory", host, "nic_rate", NT_FAIL, NAN, e->nic_rate_Gbps,
-                                "Gb/s", "no ACTIVE RDMA port, %g Gb/s expected",
-                                e->nic_rate_Gbps);
+                                "Gb/s", "no ACTIVE RDMA port, %g Gb/s expected", e->nic_rate_Gbps);
         else
             c = nt_check_create("inventory", host, "nic_rate",
                                 min_port_rate_Gbps < e->nic_rate_Gbps ? NT_FAIL : NT_PASS,
@@ -1131,8 +1119,7 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
 }
 
 nt_verdict_t nt_expect_pcie_judge(const nt_expect_t *e, const char *bdf, const char *label,
-                                  int cap_gen, int cap_width, int cur_width, char *msg,
-                                  size_t len)
+                                  int cap_gen, int cap_width, int cur_width, char *msg, size_t len)
 {
     char who[96];
     if (label && label[0])
@@ -1148,14 +1135,14 @@ nt_verdict_t nt_expect_pcie_judge(const nt_expect_t *e, const char *bdf, const c
     }
     if (cap_gen <= 0 || cap_width <= 0) {
         if (msg && len)
-            snprintf(msg, len, "%s: PCIe capability unknown, gen%dx%d expected", who,
-                     e->pcie_gen, e->pcie_width);
+            snprintf(msg, len, "%s: PCIe capability unknown, gen%dx%d expected", who, e->pcie_gen,
+                     e->pcie_width);
         return NT_SKIPPED;
     }
     if (cap_gen < e->pcie_gen || cap_width < e->pcie_width) {
         if (msg && len)
-            snprintf(msg, len, "%s capable of gen%dx%d, gen%dx%d expected", who, cap_gen,
-                     cap_width, e->pcie_gen, e->pcie_width);
+            snprintf(msg, len, "%s capable of gen%dx%d, gen%dx%d expected", who, cap_gen, cap_width,
+                     e->pcie_gen, e->pcie_width);
         return NT_FAIL;
     }
     if (cur_width > 0 && cur_width < e->pcie_width) {

@@ -285,9 +285,8 @@ static nt_status_t nt_topo_collect_cpus(hwloc_topology_t topo, nt_topo_t *t)
         hwloc_obj_t n = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
         t->numa[i].os_index = (int)n->os_index;
         t->numa[i].memory_bytes = n->attr ? n->attr->numanode.local_memory : 0;
-        t->numa[i].ncores = n->cpuset ? hwloc_get_nbobjs_inside_cpuset_by_type(
-                                            topo, n->cpuset, HWLOC_OBJ_CORE)
-                                      : 0;
+        t->numa[i].ncores =
+            n->cpuset ? hwloc_get_nbobjs_inside_cpuset_by_type(topo, n->cpuset, HWLOC_OBJ_CORE) : 0;
         t->numa[i].npus = n->cpuset ? hwloc_bitmap_weight(n->cpuset) : 0;
     }
     return NT_OK;
@@ -454,8 +453,8 @@ nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out)
     }
     if (hwloc_topology_load(topo) != 0) {
         if (xml_path)
-            NT_ERROR(TOPO, "cannot load topology file '%s': not an hwloc XML export (%s)",
-                     xml_path, strerror(errno));
+            NT_ERROR(TOPO, "cannot load topology file '%s': not an hwloc XML export (%s)", xml_path,
+                     strerror(errno));
         else
             NT_ERROR(TOPO, "hwloc_topology_load failed: %s", strerror(errno));
         st = xml_path ? NT_ERR_PARSE : NT_ERR_SYSTEM;

@@ -117,8 +117,8 @@ static void describe(char *buf, size_t len, const nt_vlink_t *l, double v, unsig
     cat(buf, len, "at %s: %s%s %s", fmt_bytes(sz, sizeof(sz), l->bytes), bw ? "" : "latency ",
         fmt_num(a, sizeof(a), v), unit_of(l->metric));
     if (bits & NT_FIRED_EXPECTED)
-        cat(buf, len, ", %s the expected %s%s %s", bw ? "below" : "above",
-            bw ? "" : "maximum ", fmt_num(b, sizeof(b), l->expected), unit_of(l->metric));
+        cat(buf, len, ", %s the expected %s%s %s", bw ? "below" : "above", bw ? "" : "maximum ",
+            fmt_num(b, sizeof(b), l->expected), unit_of(l->metric));
     if (bits & NT_FIRED_PEER) {
         if (bw)
             cat(buf, len, "%s below %.0f%% of the population median %s GB/s (%zu links)",
@@ -150,7 +150,8 @@ static int cmp_pop(const void *pa, const void *pb, void *ctx)
     if (!c)
         c = (a->bytes > b->bytes) - (a->bytes < b->bytes);
     if (!c)
-        c = (*(const size_t *)pa > *(const size_t *)pb) - (*(const size_t *)pa < *(const size_t *)pb);
+        c = (*(const size_t *)pa > *(const size_t *)pb) -
+            (*(const size_t *)pa < *(const size_t *)pb);
     return c;
 }
 
@@ -185,15 +186,15 @@ typedef struct evidence {
 } evidence_t;
 
 typedef struct work {
-    double *eff;       /* per link: the value judged (better of value and retest) */
-    size_t *order;     /* judged link indices, sorted into populations */
+    double *eff;   /* per link: the value judged (better of value and retest) */
+    size_t *order; /* judged link indices, sorted into populations */
     size_t nordered;
-    int *cnt, *off;    /* per node: links in the current population, and offsets */
-    double *vals;      /* per node slices of link values (2 per link at most) */
-    double *meds;      /* per node median in the current population */
-    double *scratch;   /* node medians / link values for a median */
-    char *susp;        /* per node: suspect in the current population */
-    evidence_t *ev;    /* per node */
+    int *cnt, *off;  /* per node: links in the current population, and offsets */
+    double *vals;    /* per node slices of link values (2 per link at most) */
+    double *meds;    /* per node median in the current population */
+    double *scratch; /* node medians / link values for a median */
+    char *susp;      /* per node: suspect in the current population */
+    evidence_t *ev;  /* per node */
 } work_t;
 
 static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int nnodes,
@@ -346,8 +347,9 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
             const nt_node_verdict_t *nv = &nodes[i];
             if (blamed[i] || !(nv->failed_partners >= 2 && 2 * nv->failed_partners > nv->partners))
                 continue;
-            if (best < 0 || nv->failed_partners * nodes[best].partners >
-                                nodes[best].failed_partners * nv->partners ||
+            if (best < 0 ||
+                nv->failed_partners * nodes[best].partners >
+                    nodes[best].failed_partners * nv->partners ||
                 (nv->failed_partners * nodes[best].partners ==
                      nodes[best].failed_partners * nv->partners &&
                  nv->failed_partners > nodes[best].failed_partners))
@@ -390,10 +392,9 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
                 if (l->verdict != NT_FAIL || (l->src_node != i && l->dst_node != i) ||
                     isnan(l->expected))
                     continue;
-                cat(nv->reason, sizeof(nv->reason), ": e.g. %s %s %s %s vs expected %s %s",
-                    l->kind, fmt_bytes(sz, sizeof(sz), l->bytes),
-                    fmt_num(a, sizeof(a), w->eff[k]), unit_of(l->metric),
-                    fmt_num(b, sizeof(b), l->expected), unit_of(l->metric));
+                cat(nv->reason, sizeof(nv->reason), ": e.g. %s %s %s %s vs expected %s %s", l->kind,
+                    fmt_bytes(sz, sizeof(sz), l->bytes), fmt_num(a, sizeof(a), w->eff[k]),
+                    unit_of(l->metric), fmt_num(b, sizeof(b), l->expected), unit_of(l->metric));
                 break;
             }
         }
@@ -447,8 +448,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
     for (size_t i = 0; i < n; i++) {
         const nt_vlink_t *l = &L[i];
         if (!l->kind || (l->metric != NT_METRIC_BW && l->metric != NT_METRIC_LAT) ||
-            l->src_node < -1 || l->src_node >= nnodes || l->dst_node < -1 ||
-            l->dst_node >= nnodes)
+            l->src_node < -1 || l->src_node >= nnodes || l->dst_node < -1 || l->dst_node >= nnodes)
             return NT_ERR_INVALID;
     }
     nt_peer_rules_t p = peer ? *peer : nt_peer_rules_default();

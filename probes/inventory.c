@@ -72,8 +72,8 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
         /* A topology file stands for another machine: its RDMA ports (and the states hwloc
          * recorded there) are the node's NICs; the live ports of this host are not probed. */
         if (p->params->topology) {
-            static const char *const st_names[] = {"unknown", "DOWN", "INIT", "ARMED", "ACTIVE",
-                                                   "ACTIVE_DEFER"};
+            static const char *const st_names[] = {"unknown", "DOWN",   "INIT",
+                                                   "ARMED",   "ACTIVE", "ACTIVE_DEFER"};
             cJSON *nics = nt_json_add_arr(node, "nics");
             for (int n = 0; nics && n < p->topo->nnics; n++) {
                 const nt_topo_nic_t *nic = &p->topo->nics[n];

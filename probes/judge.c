@@ -28,8 +28,9 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
     *out = NULL;
     if (!j)
         return NT_ERR_NOMEM;
-    st = params->thresholds ? nt_thresholds_load(params->thresholds, &j->thresholds, err, sizeof(err))
-                            : nt_thresholds_defaults(&j->thresholds);
+    st = params->thresholds
+             ? nt_thresholds_load(params->thresholds, &j->thresholds, err, sizeof(err))
+             : nt_thresholds_defaults(&j->thresholds);
     if (st != NT_OK) {
         if (params->thresholds)
             NT_ERROR(VERDICT, "%s (fix the file, or start from nettune probe --print-thresholds)",
@@ -104,8 +105,7 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
     double min_rate = NAN;
 
     nt_rules_for(j, host, node_json, &r);
-    cJSON_ArrayForEach(it, nics)
-    {
+    cJSON_ArrayForEach (it, nics) {
         if (strcmp(nt_json_get_str(it, "state", ""), "ACTIVE") != 0)
             continue;
         double rate = nt_json_get_num(it, "rate_Gbps", NAN);
@@ -119,8 +119,7 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
     if (r.expect.pcie_gen > 0) {
         const cJSON *lists[2] = {gpus, nics};
         for (int k = 0; k < 2; k++) {
-            cJSON_ArrayForEach(it, lists[k])
-            {
+            cJSON_ArrayForEach (it, lists[k]) {
                 const cJSON *pc = cJSON_GetObjectItemCaseSensitive(it, "pcie");
                 char msg[256], label[64];
                 const char *bdf = nt_json_get_str(it, "pci_bus_id", "?");
@@ -131,11 +130,13 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
                     snprintf(label, sizeof(label), "GPU %d", (int)nt_json_get_num(it, "index", -1));
                 else
                     snprintf(label, sizeof(label), "%s", nt_json_get_str(it, "name", "NIC"));
-                v = nt_expect_pcie_judge(&r.expect, bdf, label, (int)nt_json_get_num(pc, "max_gen", 0),
+                v = nt_expect_pcie_judge(&r.expect, bdf, label,
+                                         (int)nt_json_get_num(pc, "max_gen", 0),
                                          (int)nt_json_get_num(pc, "max_width", 0),
                                          (int)nt_json_get_num(pc, "width", 0), msg, sizeof(msg));
                 if (v != NT_SKIPPED) {
-                    cJSON *c = nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s", msg);
+                    cJSON *c =
+                        nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s", msg);
                     if (c)
                         cJSON_AddItemToArray(checks, c);
                 }
@@ -156,8 +157,8 @@ typedef struct nt_figs {
     nt_vlink_t *v;
     nt_fig_t *f;
     size_t n, cap;
-    char **hosts;       /* node index -> host */
-    const char **models;/* node index -> GPU model (NULL: none), for thresholds classes */
+    char **hosts;        /* node index -> host */
+    const char **models; /* node index -> GPU model (NULL: none), for thresholds classes */
     int nnodes;
 } nt_figs_t;
 
@@ -213,12 +214,11 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
 static double nt_sample_value(const cJSON *samples, int metric, size_t bytes)
 {
     const cJSON *s;
-    cJSON_ArrayForEach(s, samples)
-    {
+    cJSON_ArrayForEach (s, samples) {
         if ((size_t)nt_json_get_num(s, "bytes", -1) != bytes)
             continue;
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(s, metric == NT_METRIC_BW ? "bw_GBps"
-                                                                                     : "lat_us");
+        const cJSON *st =
+            cJSON_GetObjectItemCaseSensitive(s, metric == NT_METRIC_BW ? "bw_GBps" : "lat_us");
         if (st)
             return nt_json_get_num(st, "p50", NAN);
     }
@@ -240,13 +240,11 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
     fs->models = calloc((size_t)fs->nnodes + 1, sizeof(char *));
     if (!fs->hosts || !fs->models)
         return NT_ERR_NOMEM;
-    cJSON_ArrayForEach(it, nodes)
-    {
+    cJSON_ArrayForEach (it, nodes) {
         fs->models[i] = nt_node_gpu_model(it);
         fs->hosts[i++] = (char *)nt_json_get_str(it, "hostname", "?");
     }
-    cJSON_ArrayForEach(l, links)
-    {
+    cJSON_ArrayForEach (l, links) {
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "src");
         const cJSON *dst = cJSON_GetObjectItemCaseSensitive(l, "dst");
         const char *sh = nt_json_get_str(src, "host", ""), *dh = nt_json_get_str(dst, "host", "");
@@ -276,8 +274,7 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
             nt_json_add_num(l, "expected_bw_GBps", exp_bw);
         }
         exp_lat = nt_link_expected_lat(&r.links[kind]);
-        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(l, "samples"))
-        {
+        cJSON_ArrayForEach (s, cJSON_GetObjectItemCaseSensitive(l, "samples")) {
             size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
             const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
             const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
@@ -375,14 +372,12 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
     const cJSON *r;
 
     (void)j;
-    cJSON_ArrayForEach(r, retest_links)
-    {
+    cJSON_ArrayForEach (r, retest_links) {
         const char *id = nt_json_get_str(r, "id", NULL);
         cJSON *l, *rt;
         if (!id)
             continue;
-        cJSON_ArrayForEach(l, links)
-        {
+        cJSON_ArrayForEach (l, links) {
             if (strcmp(nt_json_get_str(l, "id", ""), id) != 0)
                 continue;
             rt = cJSON_CreateObject();
@@ -390,9 +385,12 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
                 return;
             nt_json_add_num(rt, "peak_bw_GBps", nt_json_get_num(r, "peak_bw_GBps", NAN));
             nt_json_add_num(rt, "small_msg_lat_us", nt_json_get_num(r, "small_msg_lat_us", NAN));
-            cJSON_AddItemToObject(rt, "samples", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(r, "samples"), 1));
+            cJSON_AddItemToObject(
+                rt, "samples", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(r, "samples"), 1));
             if (cJSON_GetObjectItemCaseSensitive(r, "errors"))
-                cJSON_AddItemToObject(rt, "errors", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(r, "errors"), 1));
+                cJSON_AddItemToObject(
+                    rt, "errors",
+                    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(r, "errors"), 1));
             cJSON_DeleteItemFromObjectCaseSensitive(l, "retest");
             cJSON_AddItemToObject(l, "retest", rt);
             break;
@@ -403,7 +401,9 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
 static void nt_add_str_unique(cJSON *arr, const char *s)
 {
     const cJSON *it;
-    cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it) && strcmp(it->valuestring, s) == 0) return;
+    cJSON_ArrayForEach (it, arr)
+        if (cJSON_IsString(it) && strcmp(it->valuestring, s) == 0)
+            return;
     cJSON_AddItemToArray(arr, cJSON_CreateString(s));
 }
 
@@ -430,8 +430,7 @@ static nt_verdict_t nt_get_verdict(const cJSON *obj)
 static void nt_failed_node(cJSON *failed_nodes, const char *host, const char *reason)
 {
     cJSON *it;
-    cJSON_ArrayForEach(it, failed_nodes)
-    {
+    cJSON_ArrayForEach (it, failed_nodes) {
         if (strcmp(nt_json_get_str(it, "host", ""), host) == 0) {
             int more = (int)nt_json_get_num(it, "more_reasons", 0) + 1;
             cJSON_DeleteItemFromObjectCaseSensitive(it, "more_reasons");
@@ -466,8 +465,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         const cJSON **sw = calloc((size_t)nn + 1, sizeof(*sw));
         const char **hosts = calloc((size_t)nn + 1, sizeof(*hosts));
         if (sw && hosts) {
-            cJSON_ArrayForEach(it, nodes)
-            {
+            cJSON_ArrayForEach (it, nodes) {
                 sw[i] = cJSON_GetObjectItemCaseSensitive(it, "software");
                 hosts[i++] = nt_json_get_str(it, "hostname", "?");
             }
@@ -478,14 +476,13 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         free(hosts);
     }
 
-    if (nt_figs_build(j, doc, &fs) != NT_OK ||
-        !(nv = calloc((size_t)fs.nnodes + 1, sizeof(*nv))) || nt_figs_judge(j, &fs, nv) != NT_OK) {
+    if (nt_figs_build(j, doc, &fs) != NT_OK || !(nv = calloc((size_t)fs.nnodes + 1, sizeof(*nv))) ||
+        nt_figs_judge(j, &fs, nv) != NT_OK) {
         NT_ERROR(VERDICT, "out of memory judging the links");
         usage = 1;
     }
     /* Fold the figures' verdicts back into their links. */
-    cJSON_ArrayForEach(it, links)
-    {
+    cJSON_ArrayForEach (it, links) {
         nt_verdict_t v = nt_get_verdict(it);
         if (v == NT_SKIPPED)
             continue;
@@ -550,8 +547,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             overall = NT_FAIL;
         }
     }
-    cJSON_ArrayForEach(it, links)
-    {
+    cJSON_ArrayForEach (it, links) {
         nt_verdict_t v = nt_get_verdict(it);
         if (strcmp(nt_json_get_str(it, "stopped_by", ""), "peer_timeout") == 0) {
             char w[600];
@@ -569,7 +565,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             cJSON_AddItemToArray(failed_links, cJSON_CreateString(nt_json_get_str(it, "id", "")));
         else if (v == NT_WARN) {
             char w[512];
-            const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "reasons"), 0);
+            const cJSON *r0 =
+                cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "reasons"), 0);
             snprintf(w, sizeof(w), "%s: %s", nt_json_get_str(it, "id", ""),
                      cJSON_IsString(r0) ? r0->valuestring : "warning");
             cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
@@ -577,8 +574,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         if (v == NT_PASS && !params->samples_all)
             cJSON_DeleteItemFromObjectCaseSensitive(it, "samples");
     }
-    cJSON_ArrayForEach(it, checks)
-    {
+    cJSON_ArrayForEach (it, checks) {
         nt_verdict_t v = nt_get_verdict(it);
         const char *host = nt_json_get_str(it, "host", NULL);
         cnt[v]++;
@@ -621,38 +617,33 @@ void nt_summary_print(const cJSON *doc, const char *output)
             nt_json_get_str(sum, "verdict", "?"), (int)nt_json_get_num(run, "nnodes", 0),
             (int)nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"),
             nt_json_get_num(run, "duration_s", 0),
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? ""
-                                                                            : ", INCOMPLETE");
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : ", INCOMPLETE");
     fprintf(f, "  checks and links: %d pass, %d warn, %d fail, %d skipped\n",
             (int)nt_json_get_num(counts, "pass", 0), (int)nt_json_get_num(counts, "warn", 0),
             (int)nt_json_get_num(counts, "fail", 0), (int)nt_json_get_num(counts, "skipped", 0));
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes"))
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes"))
         fprintf(f, "  DRAIN %s: %s\n", nt_json_get_str(it, "host", "?"),
                 nt_json_get_str(it, "reason", ""));
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(sum, "failed_links"))
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_links"))
         fprintf(f, "  failed link %s\n", it->valuestring);
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(sum, "warnings"))
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "warnings"))
         fprintf(f, "  warning: %s\n", it->valuestring);
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(run, "not_done"))
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(run, "not_done"))
         fprintf(f, "  not done: %s\n", it->valuestring);
     /* Skips are grouped: the same probe and reason on 1,000 nodes is one line. */
     {
         const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes"), *sk;
         int nn = cJSON_GetArraySize(nodes);
-        cJSON_ArrayForEach(it, nodes)
-        {
-            cJSON_ArrayForEach(sk, cJSON_GetObjectItemCaseSensitive(it, "skipped"))
-            {
+        cJSON_ArrayForEach (it, nodes) {
+            cJSON_ArrayForEach (sk, cJSON_GetObjectItemCaseSensitive(it, "skipped")) {
                 const char *pr = nt_json_get_str(sk, "probe", "?");
                 const char *re = nt_json_get_str(sk, "reason", "");
                 int first = 1, count = 0;
                 const char *firsthost = nt_json_get_str(it, "hostname", "?");
                 const cJSON *o, *s2;
                 /* Print each (probe, reason) once, at its first node, with a node count. */
-                cJSON_ArrayForEach(o, nodes)
-                {
-                    cJSON_ArrayForEach(s2, cJSON_GetObjectItemCaseSensitive(o, "skipped"))
-                    {
+                cJSON_ArrayForEach (o, nodes) {
+                    cJSON_ArrayForEach (s2, cJSON_GetObjectItemCaseSensitive(o, "skipped")) {
                         if (strcmp(pr, nt_json_get_str(s2, "probe", "")) ||
                             strcmp(re, nt_json_get_str(s2, "reason", "")))
                             continue;
@@ -668,11 +659,10 @@ void nt_summary_print(const cJSON *doc, const char *output)
                 /* count holds the other nodes' matches; print only on the first node. */
                 {
                     int before = 0;
-                    cJSON_ArrayForEach(o, nodes)
-                    {
+                    cJSON_ArrayForEach (o, nodes) {
                         if (o == it)
                             break;
-                        cJSON_ArrayForEach(s2, cJSON_GetObjectItemCaseSensitive(o, "skipped"))
+                        cJSON_ArrayForEach (s2, cJSON_GetObjectItemCaseSensitive(o, "skipped"))
                             if (!strcmp(pr, nt_json_get_str(s2, "probe", "")) &&
                                 !strcmp(re, nt_json_get_str(s2, "reason", "")))
                                 before = 1;
@@ -692,4 +682,3 @@ void nt_summary_print(const cJSON *doc, const char *output)
     }
     fprintf(f, "  report: %s\n", output);
 }
-

@@ -19,7 +19,10 @@ typedef struct nt_mpi_launcher {
  * to steal a core from the ranks that measure on an oversubscribed host. */
 #define NT_CTRL_SLEEP_US 200
 
-static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l) { return (nt_mpi_launcher_t *)l->impl; }
+static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l)
+{
+    return (nt_mpi_launcher_t *)l->impl;
+}
 
 nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
                         volatile sig_atomic_t *interrupt, int cancellable)
@@ -76,8 +79,14 @@ static nt_status_t nt_ml_wait_p2p(nt_launcher_t *l, MPI_Request *req, double tim
     return nt_mpi_wait(req, timeout_s, NT_CTRL_SLEEP_US, nt_ml(l)->interrupt, 1);
 }
 
-static int nt_ml_rank(nt_launcher_t *l) { return nt_ml(l)->rank; }
-static int nt_ml_size(nt_launcher_t *l) { return nt_ml(l)->size; }
+static int nt_ml_rank(nt_launcher_t *l)
+{
+    return nt_ml(l)->rank;
+}
+static int nt_ml_size(nt_launcher_t *l)
+{
+    return nt_ml(l)->size;
+}
 
 static int nt_ml_local_group(nt_launcher_t *l, int *local_rank, int *local_size)
 {
@@ -98,9 +107,8 @@ static nt_status_t nt_ml_allgather(nt_launcher_t *l, const void *send, void *rec
                                    double timeout_s)
 {
     MPI_Request req;
-    if (bytes > (size_t)1 << 30 ||
-        MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, nt_ml(l)->comm,
-                       &req) != MPI_SUCCESS)
+    if (bytes > (size_t)1 << 30 || MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes,
+                                                  MPI_BYTE, nt_ml(l)->comm, &req) != MPI_SUCCESS)
         return NT_ERR_PEER;
     return nt_ml_wait(l, &req, timeout_s);
 }
@@ -135,7 +143,10 @@ static nt_status_t nt_ml_recv(nt_launcher_t *l, int peer, int tag, void *buf, si
     return nt_ml_wait_p2p(l, &req, timeout_s);
 }
 
-static void nt_ml_abort(nt_launcher_t *l, int code) { MPI_Abort(nt_ml(l)->comm, code); }
+static void nt_ml_abort(nt_launcher_t *l, int code)
+{
+    MPI_Abort(nt_ml(l)->comm, code);
+}
 
 static const nt_launcher_ops_t nt_mpi_launcher_ops = {
     .name = "mpi",

@@ -12,7 +12,10 @@
 #include "params.h"
 #include "run.h"
 
-static void nt_on_signal(int sig) { nt_probe_interrupt = sig; }
+static void nt_on_signal(int sig)
+{
+    nt_probe_interrupt = sig;
+}
 
 int main(int argc, char **argv)
 {
@@ -35,8 +38,9 @@ int main(int argc, char **argv)
         struct stat sb;
         if (root && *root && (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode)) &&
             nt_launcher_env_rank() <= 0)
-            fprintf(stderr, "nettune probe: NETTUNE_SYSFS_ROOT='%s' is not a directory: PCIe and "
-                            "RDMA port state will not be found (unset it for the live system)\n",
+            fprintf(stderr,
+                    "nettune probe: NETTUNE_SYSFS_ROOT='%s' is not a directory: PCIe and "
+                    "RDMA port state will not be found (unset it for the live system)\n",
                     root);
     }
     switch (action) {

@@ -48,8 +48,8 @@ nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int 
             key = leaders ? leaders[r] : 0;
         }
         for (i = 0; i < n; i++)
-            if (strcmp(nodes[i].host, name) == 0 && (fake_nodes > 0 || !leaders ||
-                                                     leaders[nodes[i].ranks[0]] == key))
+            if (strcmp(nodes[i].host, name) == 0 &&
+                (fake_nodes > 0 || !leaders || leaders[nodes[i].ranks[0]] == key))
                 break;
         if (i == n) {
             snprintf(nodes[n].host, sizeof(nodes[n].host), "%s", name);
@@ -170,8 +170,8 @@ nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_
             const nt_node_t *nb = &nodes[sched.rounds[r].pairs[k].b];
             int lanes = na->nranks < nb->nranks ? na->nranks : nb->nranks;
             for (int i = 0; i < lanes; i++)
-                if (nt_steps_put(&b, &cur, concurrent, na->ranks[i], nb->ranks[i],
-                                 NT_SCOPE_INTER, (int)r))
+                if (nt_steps_put(&b, &cur, concurrent, na->ranks[i], nb->ranks[i], NT_SCOPE_INTER,
+                                 (int)r))
                     goto nomem;
         }
     }

@@ -94,8 +94,8 @@ static nt_status_t nt_parse_seconds(const char *opt, const char *s, double min, 
     char *end;
     double v = strtod(s, &end);
     if (end == s || *end || !isfinite(v) || v < min || v > max) {
-        snprintf(err, len, "bad value '%s' for %s: give a number of seconds from %g to %g", s,
-                 opt, min, max);
+        snprintf(err, len, "bad value '%s' for %s: give a number of seconds from %g to %g", s, opt,
+                 min, max);
         return NT_ERR_INVALID;
     }
     *out = v;
@@ -158,16 +158,37 @@ void nt_params_usage(FILE *f)
         "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
         "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
         "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
-        "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, NCCL_IB_ADDR_RANGE\n"
+        "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, "
+        "NCCL_IB_ADDR_RANGE\n"
         "as NCCL reads them.\n",
         f);
 }
 
 enum {
-    OPT_LOCAL = 256, OPT_QUICK, OPT_FULL, OPT_PROBES, OPT_SIZES, OPT_BUDGET, OPT_TIME_LIMIT,
-    OPT_PEER_TIMEOUT, OPT_NO_RETEST, OPT_THRESHOLDS, OPT_PRINT_THRESHOLDS, OPT_EXPECT,
-    OPT_REQUIRE, OPT_STRICT, OPT_TOPOLOGY, OPT_OUTPUT, OPT_SAMPLES, OPT_QUIET, OPT_RDMA_QPS,
-    OPT_GID_INDEX, OPT_RDMA_LOOPBACK, OPT_RDMA_MAX, OPT_HELP, OPT_VERSION
+    OPT_LOCAL = 256,
+    OPT_QUICK,
+    OPT_FULL,
+    OPT_PROBES,
+    OPT_SIZES,
+    OPT_BUDGET,
+    OPT_TIME_LIMIT,
+    OPT_PEER_TIMEOUT,
+    OPT_NO_RETEST,
+    OPT_THRESHOLDS,
+    OPT_PRINT_THRESHOLDS,
+    OPT_EXPECT,
+    OPT_REQUIRE,
+    OPT_STRICT,
+    OPT_TOPOLOGY,
+    OPT_OUTPUT,
+    OPT_SAMPLES,
+    OPT_QUIET,
+    OPT_RDMA_QPS,
+    OPT_GID_INDEX,
+    OPT_RDMA_LOOPBACK,
+    OPT_RDMA_MAX,
+    OPT_HELP,
+    OPT_VERSION
 };
 
 static const struct option nt_long_opts[] = {
@@ -200,8 +221,8 @@ static const struct option nt_long_opts[] = {
 
 static const char *const nt_known_probes[] = {"mpi", "rdma", NULL};
 
-nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
-                            nt_params_action_t *action, char *err, size_t errlen)
+nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_params_action_t *action,
+                            char *err, size_t errlen)
 {
     int c, mode_set = 0;
     nt_status_t st = NT_OK;
@@ -222,7 +243,9 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
     opterr = 0;
     while (st == NT_OK && (c = getopt_long(argc, argv, ":ho:q", nt_long_opts, NULL)) != -1) {
         switch (c) {
-        case OPT_LOCAL: p->local = 1; break;
+        case OPT_LOCAL:
+            p->local = 1;
+            break;
         case OPT_QUICK:
         case OPT_FULL:
             if (mode_set && p->mode != (c == OPT_FULL ? NT_SCHED_FULL : NT_SCHED_QUICK)) {
@@ -252,26 +275,45 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
             p->probes = optarg;
             break;
         }
-        case OPT_SIZES: st = nt_parse_sizes(optarg, p, err, errlen); break;
+        case OPT_SIZES:
+            st = nt_parse_sizes(optarg, p, err, errlen);
+            break;
         case OPT_BUDGET:
             st = nt_parse_seconds("--budget", optarg, 0.001, 10, &p->budget_s, err, errlen);
             break;
         case OPT_TIME_LIMIT:
-            st = nt_parse_seconds("--time-limit", optarg, 0.001, 1e7, &p->time_limit_s, err, errlen);
+            st =
+                nt_parse_seconds("--time-limit", optarg, 0.001, 1e7, &p->time_limit_s, err, errlen);
             break;
         case OPT_PEER_TIMEOUT:
             st = nt_parse_seconds("--peer-timeout", optarg, 0.1, 86400, &p->peer_timeout_s, err,
                                   errlen);
             break;
-        case OPT_NO_RETEST: p->no_retest = 1; break;
-        case OPT_THRESHOLDS: p->thresholds = optarg; break;
-        case OPT_PRINT_THRESHOLDS: *action = NT_ACTION_PRINT_THRESHOLDS; break;
-        case OPT_EXPECT: p->expect = optarg; break;
-        case OPT_REQUIRE: st = nt_require_parse(optarg, &p->require, err, errlen); break;
-        case OPT_STRICT: p->strict = 1; break;
-        case OPT_TOPOLOGY: p->topology = optarg; break;
+        case OPT_NO_RETEST:
+            p->no_retest = 1;
+            break;
+        case OPT_THRESHOLDS:
+            p->thresholds = optarg;
+            break;
+        case OPT_PRINT_THRESHOLDS:
+            *action = NT_ACTION_PRINT_THRESHOLDS;
+            break;
+        case OPT_EXPECT:
+            p->expect = optarg;
+            break;
+        case OPT_REQUIRE:
+            st = nt_require_parse(optarg, &p->require, err, errlen);
+            break;
+        case OPT_STRICT:
+            p->strict = 1;
+            break;
+        case OPT_TOPOLOGY:
+            p->topology = optarg;
+            break;
         case 'o':
-        case OPT_OUTPUT: p->output = optarg; break;
+        case OPT_OUTPUT:
+            p->output = optarg;
+            break;
         case OPT_SAMPLES:
             if (strcmp(optarg, "all") == 0)
                 p->samples_all = 1;
@@ -281,14 +323,18 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
             }
             break;
         case 'q':
-        case OPT_QUIET: p->quiet = 1; break;
+        case OPT_QUIET:
+            p->quiet = 1;
+            break;
         case OPT_RDMA_QPS:
             st = nt_parse_int("--rdma-qps", optarg, 1, 64, &p->rdma_qps, err, errlen);
             break;
         case OPT_GID_INDEX:
             st = nt_parse_int("--gid-index", optarg, 0, 1023, &p->gid_index, err, errlen);
             break;
-        case OPT_RDMA_LOOPBACK: p->rdma_loopback = 1; break;
+        case OPT_RDMA_LOOPBACK:
+            p->rdma_loopback = 1;
+            break;
         case OPT_RDMA_MAX:
             if (nt_parse_size(optarg, &p->rdma_max_bytes) != NT_OK || p->rdma_max_bytes < 4096 ||
                 p->rdma_max_bytes > (1u << 30)) {
@@ -297,8 +343,12 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
             }
             break;
         case 'h':
-        case OPT_HELP: *action = NT_ACTION_HELP; break;
-        case OPT_VERSION: *action = NT_ACTION_VERSION; break;
+        case OPT_HELP:
+            *action = NT_ACTION_HELP;
+            break;
+        case OPT_VERSION:
+            *action = NT_ACTION_VERSION;
+            break;
         case ':':
             snprintf(err, errlen, "option '%s' needs a value (see nettune probe --help)",
                      argv[optind - 1]);
@@ -324,8 +374,8 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p,
         p->peer_timeout_s = p->time_limit_s;
     } else if (st == NT_OK && p->time_limit_s > 0 && p->peer_timeout_s > 2.0 &&
                p->time_limit_s < 2.0) {
-        NT_INFO(INIT, "--peer-timeout lowered from %g to 2 s (time limit %g s)",
-                p->peer_timeout_s, p->time_limit_s);
+        NT_INFO(INIT, "--peer-timeout lowered from %g to 2 s (time limit %g s)", p->peer_timeout_s,
+                p->time_limit_s);
         p->peer_timeout_s = 2.0;
     }
     return st;

@@ -19,37 +19,36 @@
 
 /* One params struct for the command: parsed, checked, adjusted (adjustments logged), then run. */
 typedef struct nt_probe_params {
-    int local;                    /* --local: one node, no launcher */
-    nt_schedule_mode_t mode;      /* --quick (default) / --full */
-    size_t lat_sizes[NT_MAX_SIZES];   /* --sizes: sizes below 64 KiB are latency sizes */
+    int local;                      /* --local: one node, no launcher */
+    nt_schedule_mode_t mode;        /* --quick (default) / --full */
+    size_t lat_sizes[NT_MAX_SIZES]; /* --sizes: sizes below 64 KiB are latency sizes */
     size_t nlat_sizes;
-    size_t bw_sizes[NT_MAX_SIZES];    /* ... and 64 KiB and above bandwidth sizes */
+    size_t bw_sizes[NT_MAX_SIZES]; /* ... and 64 KiB and above bandwidth sizes */
     size_t nbw_sizes;
-    double budget_s;              /* --budget: timed seconds per size and link (default 0.05) */
-    double time_limit_s;          /* --time-limit (0 = none) */
-    double peer_timeout_s;        /* --peer-timeout: deadline of one exchange (default 30) */
-    const char *output;           /* --output (default nettune-report.json, "-" = stdout) */
-    const char *thresholds;       /* --thresholds FILE */
-    const char *expect;           /* --expect gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW */
-    unsigned require;             /* --require gpu,rdma: NT_REQUIRE_* bits */
-    const char *topology;         /* --topology FILE: hwloc XML instead of the live machine */
-    const char *probes;           /* --probes mpi,rdma,... (default all) */
-    int samples_all;              /* --samples all */
-    int strict;                   /* --strict: warnings exit 1 */
-    int quiet;                    /* --quiet */
-    int no_retest;                /* --no-retest */
+    double budget_s;        /* --budget: timed seconds per size and link (default 0.05) */
+    double time_limit_s;    /* --time-limit (0 = none) */
+    double peer_timeout_s;  /* --peer-timeout: deadline of one exchange (default 30) */
+    const char *output;     /* --output (default nettune-report.json, "-" = stdout) */
+    const char *thresholds; /* --thresholds FILE */
+    const char *expect;     /* --expect gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW */
+    unsigned require;       /* --require gpu,rdma: NT_REQUIRE_* bits */
+    const char *topology;   /* --topology FILE: hwloc XML instead of the live machine */
+    const char *probes;     /* --probes mpi,rdma,... (default all) */
+    int samples_all;        /* --samples all */
+    int strict;             /* --strict: warnings exit 1 */
+    int quiet;              /* --quiet */
+    int no_retest;          /* --no-retest */
     /* RDMA (probes/rdma) */
-    int rdma_qps;                 /* --rdma-qps (default 1) */
-    int gid_index;                /* --gid-index (-1 = choose as NCCL does) */
-    int rdma_loopback;            /* --rdma-loopback */
-    size_t rdma_max_bytes;        /* --rdma-max-size (default 8 MiB) */
+    int rdma_qps;          /* --rdma-qps (default 1) */
+    int gid_index;         /* --gid-index (-1 = choose as NCCL does) */
+    int rdma_loopback;     /* --rdma-loopback */
+    size_t rdma_max_bytes; /* --rdma-max-size (default 8 MiB) */
 } nt_probe_params_t;
-
 
 /* A node of the job, in hostname order. */
 typedef struct nt_node {
     char host[NT_HOST_MAX];
-    int *ranks;          /* world ranks on this node, ascending; ranks[i] is local rank i */
+    int *ranks; /* world ranks on this node, ascending; ranks[i] is local rank i */
     int nranks;
 } nt_node_t;
 
@@ -58,16 +57,16 @@ typedef struct nt_probe {
     const nt_probe_params_t *params;
     nt_launcher_t *launcher;
     int rank, size;
-    nt_node_t *nodes;    /* sorted by hostname */
+    nt_node_t *nodes; /* sorted by hostname */
     int nnodes;
-    int my_node;         /* index into nodes */
-    int local_rank;      /* index into nodes[my_node].ranks */
-    int cores_per_node;  /* online CPUs of this host */
-    int host_ranks;      /* probe ranks on this physical host (shared-memory domain) */
-    int pin_pairs;       /* pairs run one at a time: pin the two ends to different CPUs */
-    nt_topo_t *topo;     /* this node's inventory (every rank loads it; NULL if it failed) */
-    double deadline;     /* nt_clock_s() value at which the run stops (0 = none) */
-    volatile int *stop;  /* set by SIGTERM/SIGINT */
+    int my_node;        /* index into nodes */
+    int local_rank;     /* index into nodes[my_node].ranks */
+    int cores_per_node; /* online CPUs of this host */
+    int host_ranks;     /* probe ranks on this physical host (shared-memory domain) */
+    int pin_pairs;      /* pairs run one at a time: pin the two ends to different CPUs */
+    nt_topo_t *topo;    /* this node's inventory (every rank loads it; NULL if it failed) */
+    double deadline;    /* nt_clock_s() value at which the run stops (0 = none) */
+    volatile int *stop; /* set by SIGTERM/SIGINT */
 } nt_probe_t;
 
 /* Scope of a link. */
@@ -80,7 +79,7 @@ const char *nt_scope_string(nt_scope_t s);
  * (report "links" entries, with samples in report units) are appended to out_links by the
  * initiator only; main.c sends them to rank 0, which judges them. */
 typedef struct nt_link_probe_ops {
-    const char *kind;   /* "mpi", "rdma": the link kind and the name in --probes */
+    const char *kind; /* "mpi", "rdma": the link kind and the name in --probes */
     /* Local set-up. NT_ERR_UNSUPPORTED with why filled means "skipped: why". node_json is this
      * node's report object when this rank is local rank 0, else NULL: add inventory there
      * ("nics"), checks go to checks (may be NULL on other ranks). */

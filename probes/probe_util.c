@@ -3,7 +3,10 @@
 
 #include "probe_util.h"
 
-const char *nt_scope_string(nt_scope_t s) { return s == NT_SCOPE_INTER ? "inter" : "intra"; }
+const char *nt_scope_string(nt_scope_t s)
+{
+    return s == NT_SCOPE_INTER ? "inter" : "intra";
+}
 
 void nt_probe_locate(const nt_probe_t *p, int r, int *node, int *local_rank)
 {
@@ -100,8 +103,8 @@ nt_status_t nt_probe_add_lat_sample(cJSON *link, size_t bytes, unsigned iters,
         return NT_ERR_NOMEM;
     /* The smallest latency size gives small_msg_lat_us. */
     if ((double)bytes < cur) {
-        cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "lat_us"),
-                                                    "p50");
+        cJSON *v =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "lat_us"), "p50");
         if (nt_set_num(link, "small_msg_lat_us", v->valuedouble) ||
             nt_set_num(link, "small_msg_lat_bytes", (double)bytes))
             return NT_ERR_NOMEM;

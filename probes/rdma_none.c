@@ -11,7 +11,10 @@ static nt_status_t nt_rdma_none_init(nt_probe_t *p, void **state, cJSON *node_js
     return NT_ERR_UNSUPPORTED;
 }
 
-static void nt_rdma_none_cleanup(void *state) { (void)state; }
+static void nt_rdma_none_cleanup(void *state)
+{
+    (void)state;
+}
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma",

@@ -36,7 +36,7 @@ typedef struct nt_collect {
     cJSON **node_objs; /* per node index, owned by doc once attached */
     double started, last_write;
     const char *output;
-    nt_judge_t *judge;        /* for the provisional verdicts of progress snapshots */
+    nt_judge_t *judge; /* for the provisional verdicts of progress snapshots */
     const nt_probe_t *probe;
 } nt_collect_t;
 
@@ -79,7 +79,8 @@ static nt_status_t nt_identify(nt_probe_t *p)
      * we know of, but do not rely on it: the leader key is the lowest world rank of the
      * domain, gathered below. */
     lead = p->rank - lr;
-    st = p->launcher->ops->allgather(p->launcher, me, hosts, NT_HOST_MAX, p->params->peer_timeout_s);
+    st =
+        p->launcher->ops->allgather(p->launcher, me, hosts, NT_HOST_MAX, p->params->peer_timeout_s);
     if (st == NT_OK)
         st = p->launcher->ops->allgather(p->launcher, &lead, leaders, sizeof(int),
                                          p->params->peer_timeout_s);
@@ -102,12 +103,10 @@ static nt_status_t nt_identify(nt_probe_t *p)
     return st;
 }
 
-
 /* Write the report: on progress (rate-limited) or for good. */
 /* Write the report: a progress snapshot (rate-limited, judged on a copy so that it carries
  * provisional verdicts and a summary) or the final document. Returns the write status. */
-static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force,
-                                    const char *progress)
+static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, const char *progress)
 {
     cJSON *run = cJSON_GetObjectItemCaseSensitive(c->doc, "run");
     double now = nt_clock_s();
@@ -137,8 +136,8 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force,
         return st;
     }
     cJSON_ReplaceItemInObjectCaseSensitive(run, "completed", cJSON_CreateBool(completed));
-    cJSON_ReplaceItemInObjectCaseSensitive(run, "duration_s",
-                                           cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
+    cJSON_ReplaceItemInObjectCaseSensitive(
+        run, "duration_s", cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
     st = nt_json_write_atomic(c->doc, c->output);
     if (st == NT_OK)
         c->last_write = now;
@@ -167,8 +166,10 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
     if (!tool || !run || nt_json_add_str(tool, "name", "nettune") ||
         nt_json_add_str(tool, "version", NETTUNE_VERSION) || nt_json_add_str(run, "id", id) ||
         nt_json_add_str(run, "started_at", ts) || nt_json_add_num(run, "duration_s", 0) ||
-        nt_json_add_str(run, "mode", p->params->local ? "local"
-                                     : p->params->mode == NT_SCHED_FULL ? "full" : "quick") ||
+        nt_json_add_str(run, "mode",
+                        p->params->local                   ? "local"
+                        : p->params->mode == NT_SCHED_FULL ? "full"
+                                                           : "quick") ||
         nt_json_add_str(run, "command_line", cmd) ||
         nt_json_add_str(run, "launcher", p->launcher->ops->name) ||
         nt_json_add_num(run, "nranks", p->size) || nt_json_add_num(run, "nnodes", p->nnodes) ||
@@ -199,8 +200,8 @@ static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, cJSON **out)
 {
     char *buf;
     size_t len;
-    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len,
-                                           p->params->peer_timeout_s);
+    nt_status_t st =
+        nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len, p->params->peer_timeout_s);
     *out = NULL;
     if (st != NT_OK)
         return st;
@@ -274,8 +275,7 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
 
 /* One step: each rank finds its part, runs it, initiators send their links to rank 0. */
 static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_probe_ops_t *ops,
-                               void *state, const int *avail, const nt_step_t *s,
-                               cJSON *dest_links)
+                               void *state, const int *avail, const nt_step_t *s, cJSON *dest_links)
 {
     cJSON *mine = cJSON_CreateArray();
     nt_status_t st = NT_OK, rst = NT_OK;
@@ -355,8 +355,8 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             {
                 double t0 = nt_clock_s();
                 int before = cJSON_GetArraySize(mine);
-                rst = ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i],
-                                    mine);
+                rst =
+                    ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
                 /* The time of each pair, so a serial run can tell what a concurrent one would
                  * take (the slowest pair of each round). */
                 for (int k = before; k < cJSON_GetArraySize(mine); k++)
@@ -402,9 +402,10 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                 int na, la;
                 nt_probe_locate(p, a, &na, &la);
                 if (st == NT_ERR_INTERRUPTED)
-                    snprintf(msg, sizeof(msg), "%s: collecting the results of rank %d on %s was "
-                             "interrupted by a signal", ops->kind, a,
-                             na >= 0 ? p->nodes[na].host : "?");
+                    snprintf(msg, sizeof(msg),
+                             "%s: collecting the results of rank %d on %s was "
+                             "interrupted by a signal",
+                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?");
                 else
                     snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
                              ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
@@ -467,7 +468,8 @@ static int nt_continue(nt_probe_t *p, nt_status_t my_status, const char **why)
     return go;
 }
 
-static void nt_not_done(nt_collect_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void nt_not_done(nt_collect_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void nt_not_done(nt_collect_t *c, const char *fmt, ...)
 {
     char msg[256];
@@ -488,19 +490,19 @@ static void nt_collect_free(nt_collect_t *c)
 
 /* Retest: rank 0 picks the failing pairs (judge), everybody measures them again one pair at a
  * time, and rank 0 files the second figures beside the first. */
-static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **states,
-                      int **avail, int *stopped, int *aborted)
+static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **states, int **avail,
+                      int *stopped, int *aborted)
 {
     int n = 0, (*pairs)[3] = NULL;
     cJSON *again = p->rank == 0 ? cJSON_CreateArray() : NULL;
     const char *why;
 
-    if (p->rank == 0 && nt_judge_retest_pairs(judge, p, c->doc, nt_probe_table, NT_NPROBES,
-                                              &pairs, &n) != NT_OK)
+    if (p->rank == 0 &&
+        nt_judge_retest_pairs(judge, p, c->doc, nt_probe_table, NT_NPROBES, &pairs, &n) != NT_OK)
         n = 0;
     if (p->launcher->ops->bcast(p->launcher, &n, sizeof(n), 0,
-                                p->rank == 0 ? p->params->peer_timeout_s
-                                             : nt_follow_timeout(p)) != NT_OK) {
+                                p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
+        NT_OK) {
         *aborted = 1;
         goto out;
     }
@@ -511,8 +513,8 @@ static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **
         goto out;
     }
     if (p->launcher->ops->bcast(p->launcher, pairs, (size_t)n * sizeof(*pairs), 0,
-                                p->rank == 0 ? p->params->peer_timeout_s
-                                             : nt_follow_timeout(p)) != NT_OK) {
+                                p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
+        NT_OK) {
         *aborted = 1;
         goto out;
     }
@@ -528,8 +530,8 @@ static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **
         s.npairs = 1;
         s.pairs = pr;
         s.scopes = &scope;
-        st = nt_run_step(p, c, nt_probe_table[pairs[i][2]], states[pairs[i][2]],
-                         avail[pairs[i][2]], &s, again);
+        st = nt_run_step(p, c, nt_probe_table[pairs[i][2]], states[pairs[i][2]], avail[pairs[i][2]],
+                         &s, again);
         go = nt_continue(p, st, &why);
         if (go < 0) {
             *aborted = 1;
@@ -588,8 +590,10 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
         int ok = p.rank != 0 || nt_output_check(params->output) == NT_OK;
         if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok) {
             if (p.rank == 0)
-                NT_ERROR(REPORT, "nothing measured: fix --output '%s' (a writable file path, "
-                                 "or - for stdout)", params->output);
+                NT_ERROR(REPORT,
+                         "nothing measured: fix --output '%s' (a writable file path, "
+                         "or - for stdout)",
+                         params->output);
             nt_judge_destroy(judge);
             return NT_EXIT_USAGE;
         }
@@ -678,8 +682,10 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
             cJSON *run = cJSON_GetObjectItemCaseSensitive(c.doc, "run");
             nt_json_add_bool(run, "concurrent_pairs", concurrent);
             if (!concurrent)
-                NT_INFO(SCHED, "pairs run one after another: a host has fewer cores (%d) than "
-                               "probe ranks (%d)", p.cores_per_node, p.host_ranks);
+                NT_INFO(SCHED,
+                        "pairs run one after another: a host has fewer cores (%d) than "
+                        "probe ranks (%d)",
+                        p.cores_per_node, p.host_ranks);
         }
     }
 
@@ -742,8 +748,7 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
                         for (int r = 0; r < p.size; r++)
                             any2 |= avail[k2][r];
                         if (any2)
-                            nt_not_done(&c, "%s: not started (%s)", nt_probe_table[k2]->kind,
-                                        why);
+                            nt_not_done(&c, "%s: not started (%s)", nt_probe_table[k2]->kind, why);
                     }
                 }
                 break;
@@ -777,8 +782,10 @@ judge:
         }
         code = nt_judge_finish(judge, &p, c.doc, stopped || aborted, params);
         if (nt_collect_write(&c, !(stopped || aborted), 1, NULL) != NT_OK) {
-            NT_ERROR(REPORT, "the report could not be written to '%s': the run's results are "
-                             "lost (exit 2)", params->output);
+            NT_ERROR(REPORT,
+                     "the report could not be written to '%s': the run's results are "
+                     "lost (exit 2)",
+                     params->output);
             code = NT_EXIT_USAGE;
         }
         if (!params->quiet)

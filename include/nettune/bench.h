@@ -31,11 +31,11 @@ typedef struct nt_bench_ops {
 
 typedef struct nt_bench_params {
     nt_bench_metric_t metric;
-    int initiator;        /* 1 on the end that times and decides, 0 on the responder */
-    unsigned warmup_iters;/* untimed iterations before measuring (default 10) */
-    unsigned min_iters;   /* at least this many timed iterations (default 5) */
-    unsigned max_iters;   /* at most (default 10000) */
-    double budget_s;      /* time budget for the timed iterations of one size (default 0.2) */
+    int initiator;         /* 1 on the end that times and decides, 0 on the responder */
+    unsigned warmup_iters; /* untimed iterations before measuring (default 10) */
+    unsigned min_iters;    /* at least this many timed iterations (default 5) */
+    unsigned max_iters;    /* at most (default 10000) */
+    double budget_s;       /* time budget for the timed iterations of one size (default 0.2) */
 } nt_bench_params_t;
 
 typedef struct nt_bench_result {

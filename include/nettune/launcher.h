@@ -42,8 +42,14 @@ struct nt_launcher {
 };
 
 /* Convenience wrappers (each returns what the ops call returns). */
-static inline int nt_launcher_rank(nt_launcher_t *l) { return l->ops->rank(l); }
-static inline int nt_launcher_size(nt_launcher_t *l) { return l->ops->size(l); }
+static inline int nt_launcher_rank(nt_launcher_t *l)
+{
+    return l->ops->rank(l);
+}
+static inline int nt_launcher_size(nt_launcher_t *l)
+{
+    return l->ops->size(l);
+}
 
 /* nt_launcher_send_blob / recv_blob - a length-prefixed message of any size (JSON text):
  * the length first (8 bytes), then the bytes. recv_blob mallocs *buf (NUL-terminated, free it).

@@ -15,12 +15,7 @@
 
 #define NT_REPORT_SCHEMA "nettune.report/1"
 
-typedef enum nt_verdict {
-    NT_PASS = 0,
-    NT_WARN = 1,
-    NT_FAIL = 2,
-    NT_SKIPPED = 3
-} nt_verdict_t;
+typedef enum nt_verdict { NT_PASS = 0, NT_WARN = 1, NT_FAIL = 2, NT_SKIPPED = 3 } nt_verdict_t;
 
 /* nt_verdict_string - "pass", "warn", "fail", "skipped". */
 const char *nt_verdict_string(nt_verdict_t v);
@@ -82,9 +77,9 @@ cJSON *nt_check_create(const char *name, const char *host, const char *target, n
                        double observed, double expected, const char *unit, const char *fmt, ...)
     __attribute__((format(printf, 8, 9)));
 /* nt_check_create_str - the same with string observed/expected (NULL = left out). */
-cJSON *nt_check_create_str(const char *name, const char *host, const char *target,
-                           nt_verdict_t v, const char *observed, const char *expected,
-                           const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+cJSON *nt_check_create_str(const char *name, const char *host, const char *target, nt_verdict_t v,
+                           const char *observed, const char *expected, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 
 /* nt_skipped_add - append {"probe","reason"} to a node's skipped array. */
 nt_status_t nt_skipped_add(cJSON *skipped_arr, const char *probe, const char *reason);

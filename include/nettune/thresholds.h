@@ -62,14 +62,15 @@ typedef struct nt_expect {
 
 /* The rules that apply to one node: its class resolved against the defaults. */
 typedef struct nt_node_rules {
-    int class_index;      /* index in classes[], -1 = the defaults */
-    char class_name[64];  /* "" for the defaults */
+    int class_index;     /* index in classes[], -1 = the defaults */
+    char class_name[64]; /* "" for the defaults */
     nt_expect_t expect;
     nt_link_rules_t links[NT_KIND_COUNT];
     nt_peer_rules_t peer;
 } nt_node_rules_t;
 
-typedef struct nt_thresholds nt_thresholds_t; /* opaque: classes (with compiled regexes), defaults */
+typedef struct nt_thresholds
+    nt_thresholds_t; /* opaque: classes (with compiled regexes), defaults */
 
 /* nt_thresholds_defaults - the built-in defaults (no classes):
  *   peer  bw_ratio 0.93, lat_ratio 2.0, min_population 5 (after ClusterKit: a pair is bad below
@@ -182,8 +183,8 @@ nt_status_t nt_require_parse(const char *spec, unsigned *out, char *err, size_t 
  * which the caller records). The pcie expectation is judged per device by nt_expect_pcie_judge.
  * expect may be NULL (= nothing stated). NT_ERR_INVALID on NULL checks, NT_ERR_NOMEM. */
 nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int ngpus_found,
-                               int active_rdma_ports, double min_port_rate_Gbps,
-                               const char *host, cJSON *checks);
+                               int active_rdma_ports, double min_port_rate_Gbps, const char *host,
+                               cJSON *checks);
 
 /* nt_expect_pcie_judge - a device's PCIe capability against the stated pcie expectation:
  * cap_gen x cap_width is what the link can do (the lower of the device's and its upstream
@@ -193,7 +194,6 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
  * the capability is unknown (0); NT_PASS otherwise. msg (may be NULL) gets a sentence:
  * "0000:18:00.0 (GPU 0) capable of gen4x16, gen5x16 expected". */
 nt_verdict_t nt_expect_pcie_judge(const nt_expect_t *e, const char *bdf, const char *label,
-                                  int cap_gen, int cap_width, int cur_width, char *msg,
-                                  size_t len);
+                                  int cap_gen, int cap_width, int cur_width, char *msg, size_t len);
 
 #endif

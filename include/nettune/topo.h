@@ -22,24 +22,24 @@ typedef enum nt_path {
 } nt_path_t;
 
 typedef struct nt_topo_gpu {
-    int index;            /* 0.. in PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID uses) */
-    char name[128];       /* model from hwloc (GPUModel info / PCI device name), may be "" */
-    char pci_bus_id[16];  /* "0000:18:00.0" */
-    int numa_node;        /* OS index, -1 unknown */
-    unsigned pci_device;  /* PCI device id (0x1db1) */
+    int index;           /* 0.. in PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID uses) */
+    char name[128];      /* model from hwloc (GPUModel info / PCI device name), may be "" */
+    char pci_bus_id[16]; /* "0000:18:00.0" */
+    int numa_node;       /* OS index, -1 unknown */
+    unsigned pci_device; /* PCI device id (0x1db1) */
 } nt_topo_gpu_t;
 
 typedef struct nt_topo_nic {
-    char name[32];        /* OpenFabrics device: "mlx5_0", "rdmap197s0" */
-    char kind[24];        /* "infiniband_or_roce" (Mellanox 0x15b3), "efa" (Amazon 0x1d0f),
-                           * "other" */
+    char name[32]; /* OpenFabrics device: "mlx5_0", "rdmap197s0" */
+    char kind[24]; /* "infiniband_or_roce" (Mellanox 0x15b3), "efa" (Amazon 0x1d0f),
+                    * "other" */
     char pci_bus_id[16];
     int numa_node;
-    char netdevs[4][32];  /* network interfaces on the same PCI device: "ib0", "hsi0" */
+    char netdevs[4][32]; /* network interfaces on the same PCI device: "ib0", "hsi0" */
     int nnetdevs;
-    int nports;           /* ports with a PortNState info of hwloc (0 = not recorded) */
-    int port_state[8];    /* ibv_port_state of port i+1 as hwloc recorded it: 1 DOWN, 2 INIT,
-                           * 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER; 0 unknown */
+    int nports;        /* ports with a PortNState info of hwloc (0 = not recorded) */
+    int port_state[8]; /* ibv_port_state of port i+1 as hwloc recorded it: 1 DOWN, 2 INIT,
+                        * 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER; 0 unknown */
 } nt_topo_nic_t;
 
 /* One NUMA node (added for the report's "numa_nodes"). */
@@ -50,7 +50,7 @@ typedef struct nt_topo_numa {
 } nt_topo_numa_t;
 
 typedef struct nt_topo {
-    char source[256];     /* "live" or the XML file path */
+    char source[256];       /* "live" or the XML file path */
     char hwloc_version[32]; /* the hwloc release that discovered the topology (root info
                              * "hwlocVersion": this library when live, the exporter for XML);
                              * "" when the file does not say (hwloc 1.x exports) */

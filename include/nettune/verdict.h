@@ -39,34 +39,34 @@
 
 typedef struct nt_vlink {
     /* input */
-    const char *kind;  /* "mpi", "rdma", ... (a population key; compared as strings) */
-    const char *scope; /* "intra" or "inter" (a population key; NULL = "") */
-    size_t bytes;      /* message size, bytes (a population key) */
-    int metric;        /* NT_METRIC_BW or NT_METRIC_LAT */
-    double value;      /* GB/s or us; NaN = not measured: the link is skipped */
-    double expected;   /* NaN = none; BW: the minimum, LAT: the maximum (see thresholds.h) */
+    const char *kind;       /* "mpi", "rdma", ... (a population key; compared as strings) */
+    const char *scope;      /* "intra" or "inter" (a population key; NULL = "") */
+    size_t bytes;           /* message size, bytes (a population key) */
+    int metric;             /* NT_METRIC_BW or NT_METRIC_LAT */
+    double value;           /* GB/s or us; NaN = not measured: the link is skipped */
+    double expected;        /* NaN = none; BW: the minimum, LAT: the maximum (see thresholds.h) */
     int src_node, dst_node; /* 0..nnodes-1; -1 = none (a device on one node has src only);
                              * src == dst for links inside one node */
-    int retested;        /* set by the caller after measuring the link again */
-    double retest_value; /* the second measurement (NaN = the retest gave nothing) */
+    int retested;           /* set by the caller after measuring the link again */
+    double retest_value;    /* the second measurement (NaN = the retest gave nothing) */
     /* output */
     nt_verdict_t verdict;
-    char reason[256];    /* "" when passed; one short sentence with numbers and units */
-    unsigned fired;      /* NT_FIRED_* */
-    double reference;    /* the population reference it was compared with, NaN = none */
-    size_t population;   /* members of its population (0 when skipped) */
+    char reason[256];  /* "" when passed; one short sentence with numbers and units */
+    unsigned fired;    /* NT_FIRED_* */
+    double reference;  /* the population reference it was compared with, NaN = none */
+    size_t population; /* members of its population (0 when skipped) */
 } nt_vlink_t;
 
 typedef struct nt_node_verdict {
-    const char *host;      /* input: the node's name for reasons (NULL = "node <i>") */
-    nt_verdict_t verdict;  /* NT_FAIL when blamed, NT_PASS when it has measured links, else
-                            * NT_SKIPPED */
-    int blamed;            /* 1 when the node is blamed for its links */
-    int suspect;           /* 1 when its median was an outlier in some population */
-    int partners;          /* distinct other nodes it has a measured link with */
-    int failed_partners;   /* of those, the ones with at least one failing link */
-    char reason[256];      /* blamed: "fails with 3 of 3 partners: mpi 1 MiB median 1.2 GB/s
-                            * vs 10.5 GB/s population"; otherwise "" */
+    const char *host;     /* input: the node's name for reasons (NULL = "node <i>") */
+    nt_verdict_t verdict; /* NT_FAIL when blamed, NT_PASS when it has measured links, else
+                           * NT_SKIPPED */
+    int blamed;           /* 1 when the node is blamed for its links */
+    int suspect;          /* 1 when its median was an outlier in some population */
+    int partners;         /* distinct other nodes it has a measured link with */
+    int failed_partners;  /* of those, the ones with at least one failing link */
+    char reason[256];     /* blamed: "fails with 3 of 3 partners: mpi 1 MiB median 1.2 GB/s
+                           * vs 10.5 GB/s population"; otherwise "" */
 } nt_node_verdict_t;
 
 /* nt_peer_rules_default - the built-in peer rules: bw_ratio 0.93, lat_ratio 2.0,

@@ -184,15 +184,15 @@ void nt_mpi_state_destroy(nt_mpi_state_t *s)
     free(s);
 }
 
-nt_status_t nt_mpi_measure(nt_mpi_state_t *s, int peer, int initiator,
-                           const nt_bench_params_t *bp, size_t bytes, nt_bench_result_t *res)
+nt_status_t nt_mpi_measure(nt_mpi_state_t *s, int peer, int initiator, const nt_bench_params_t *bp,
+                           size_t bytes, nt_bench_result_t *res)
 {
     if (bytes > s->maxb)
         return NT_ERR_INVALID;
     s->peer = peer;
     s->initiator = initiator;
-    return nt_bench_run(bp->metric == NT_BENCH_LATENCY ? &nt_mpi_lat_ops : &nt_mpi_bw_ops, s,
-                        bp, bytes, res);
+    return nt_bench_run(bp->metric == NT_BENCH_LATENCY ? &nt_mpi_lat_ops : &nt_mpi_bw_ops, s, bp,
+                        bytes, res);
 }
 
 static nt_status_t nt_mpi_init(nt_probe_t *p, void **state, cJSON *node_json, cJSON *checks,
@@ -292,16 +292,19 @@ static nt_status_t nt_mpi_run_pair(void *state, nt_probe_t *p, int peer_rank, in
             cJSON *r = nt_json_add_arr(link, "errors");
             char msg[256];
             if (st == NT_ERR_TIMEOUT)
-                snprintf(msg, sizeof(msg), "rank %d on %s stopped answering (no progress for "
-                         "%g s)", peer_rank, p->nodes[pnode].host, s->timeout_s);
+                snprintf(msg, sizeof(msg),
+                         "rank %d on %s stopped answering (no progress for "
+                         "%g s)",
+                         peer_rank, p->nodes[pnode].host, s->timeout_s);
             else
-                snprintf(msg, sizeof(msg), "measurement with rank %d on %s stopped: %s",
-                         peer_rank, p->nodes[pnode].host, nt_status_string(st));
+                snprintf(msg, sizeof(msg), "measurement with rank %d on %s stopped: %s", peer_rank,
+                         p->nodes[pnode].host, nt_status_string(st));
             if (r)
                 cJSON_AddItemToArray(r, cJSON_CreateString(msg));
-            nt_json_add_str(link, "stopped_by", st == NT_ERR_INTERRUPTED ? "signal"
-                                                : st == NT_ERR_TIMEOUT      ? "peer_timeout"
-                                                                            : "error");
+            nt_json_add_str(link, "stopped_by",
+                            st == NT_ERR_INTERRUPTED ? "signal"
+                            : st == NT_ERR_TIMEOUT   ? "peer_timeout"
+                                                     : "error");
         }
     }
     if (link)
@@ -309,7 +312,10 @@ static nt_status_t nt_mpi_run_pair(void *state, nt_probe_t *p, int peer_rank, in
     return st;
 }
 
-static void nt_mpi_cleanup(void *state) { nt_mpi_state_destroy(state); }
+static void nt_mpi_cleanup(void *state)
+{
+    nt_mpi_state_destroy(state);
+}
 
 const nt_link_probe_ops_t nt_mpi_probe_ops = {
     .kind = "mpi",

@@ -21,7 +21,7 @@ void nt_mpi_state_destroy(nt_mpi_state_t *s);
  * NT_BENCH_BANDWIDTH = 64 MPI_Isend in flight then a 4-byte acknowledgement (osu_bw), one
  * sample (bytes/s) per window. NT_ERR_INVALID when bytes > max_bytes; NT_ERR_TIMEOUT when the
  * peer does not answer within the timeout; NT_ERR_INTERRUPTED on SIGTERM/SIGINT. */
-nt_status_t nt_mpi_measure(nt_mpi_state_t *s, int peer, int initiator,
-                           const nt_bench_params_t *bp, size_t bytes, nt_bench_result_t *res);
+nt_status_t nt_mpi_measure(nt_mpi_state_t *s, int peer, int initiator, const nt_bench_params_t *bp,
+                           size_t bytes, nt_bench_result_t *res);
 
 #endif
