@@ -481,6 +481,28 @@ static void nt_not_done(nt_collect_t *c, const char *fmt, ...)
         cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
 }
 
+/* What a file given to --topology is, when it is not an hwloc export: NCCL's own topology or
+ * graph XML are the usual mix-ups (NCCL_TOPO_FILE / NCCL_GRAPH_FILE formats). */
+static const char *nt_topology_file_hint(const char *path)
+{
+    char head[4096];
+    size_t n;
+    FILE *f = fopen(path, "r");
+
+    if (!f)
+        return "";
+    n = fread(head, 1, sizeof(head) - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    if (strstr(head, "<system"))
+        return " (this is an NCCL topology file, NCCL_TOPO_FILE format, not an hwloc export)";
+    if (strstr(head, "<graphs"))
+        return " (this is an NCCL graph file, NCCL_GRAPH_FILE format, not an hwloc export)";
+    if (strstr(head, "GPU0") && strstr(head, "Legend"))
+        return " (this is nvidia-smi topo -m output, not an hwloc export)";
+    return "";
+}
+
 static void nt_collect_free(nt_collect_t *c)
 {
     cJSON_Delete(c->doc);
@@ -607,8 +629,9 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     /* Inventory on every rank (probes need it); the node leader reports it. */
     st = nt_topo_load(params->topology, &p.topo);
     if (st != NT_OK && params->topology) {
-        NT_ERROR(TOPO, "cannot load topology '%s': %s: give an hwloc XML export (lstopo file.xml)",
-                 params->topology, nt_status_string(st));
+        NT_ERROR(TOPO, "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
+                       "file.xml)",
+                 params->topology, nt_status_string(st), nt_topology_file_hint(params->topology));
         nt_judge_destroy(judge);
         nt_collect_free(&c);
         return NT_EXIT_USAGE;

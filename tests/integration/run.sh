@@ -124,6 +124,10 @@ if [ $rc = 2 ] && echo "$out" | grep -q "bad-thr.json" && echo "$out" | grep -q 
 else bad "bad thresholds file: exit 2 naming the file and the key (rc=$rc: $out)"; fi
 $P --print-thresholds > "$W/thr.json" && run_case "--print-thresholds output is a valid --thresholds file" 0 -- \
   $P --local --thresholds "$W/thr.json" --output "$W/r.json"
+out=$($P --local --topology tests/fixtures/nccl-topo-xml/v100-vm-8gpu-1ib-ndv2-class.xml --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "NCCL topology file"; then
+  ok "--topology with NCCL's topology XML: exit 2 saying what the file is"
+else bad "--topology with NCCL's topology XML: exit 2 saying what the file is (rc=$rc: $out)"; fi
 # An hwloc XML of another machine stands in for the live one.
 run_case "--topology: 4xV100 + 2 mlx5 from hwloc XML" 0 --nodes 1 -- \
   $P --local --topology tests/fixtures/hwloc-xml/xeon-4xV100-2xmlx5-hwloc1.xml --output "$W/r.json"
