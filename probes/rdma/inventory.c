@@ -175,6 +175,7 @@ static nt_status_t nt_read_port(nt_rdma_port_t *pt, const char *dev, int port)
             pt->netdev_mtu = (int)v;
     }
     nt_rdma_counters_read(pt, 0);
+    nt_rdma_port_caps_read(pt);
     return NT_OK;
 }
 
@@ -360,8 +361,23 @@ nt_status_t nt_rdma_port_to_json(const nt_rdma_port_t *p, cJSON *nic)
             NT_CK(nt_json_add_str(nic, "active_speed", p->rate.speed->name));
     }
     NT_CK(nt_json_add_str(nic, "rate_text", p->rate_text));
-    if (isfinite(p->max_rate_Gbps))
+    if (isfinite(p->max_rate_Gbps) && p->max.known) {
+        char w[16];
         NT_CK(nt_json_add_num(nic, "max_rate_Gbps", p->max_rate_Gbps));
+        if (p->max.lanes) {
+            snprintf(w, sizeof(w), "%dX", p->max.lanes);
+            NT_CK(nt_json_add_str(nic, "max_width", w));
+        }
+        if (p->max.speed)
+            NT_CK(nt_json_add_str(nic, "max_speed", p->max.speed->name));
+        if (p->max.mode[0])
+            NT_CK(nt_json_add_str(nic, "max_link_mode", p->max.mode));
+        NT_CK(nt_json_add_str(nic, "max_rate_source", p->max_source));
+        if (p->common_max.known)
+            NT_CK(nt_json_add_num(nic, "common_max_rate_Gbps", p->common_max.rate_Gbps));
+    } else if (p->max_why[0]) {
+        NT_CK(nt_json_add_str(nic, "max_rate_unknown", p->max_why));
+    }
     if (p->fw_ver[0])
         NT_CK(nt_json_add_str(nic, "firmware", p->fw_ver));
     if (p->node_guid[0])

@@ -213,17 +213,25 @@ static void nt_port_checks(nt_rdma_state_t *s, const nt_rdma_port_t *pt, cJSON *
         cJSON_AddItemToArray(checks, c);
     if (pt->state_num != 4 || !pt->have_rate)
         return;
-    /* Rate: below the port's own maximum when known (RoCE netdev, or a future PortInfo
-     * reader); otherwise recorded for the expectation check (--expect nic_rate_Gbps). */
-    if (isfinite(pt->max_rate_Gbps) && pt->rate.data_Gbps < pt->max_rate_Gbps)
-        c = nt_check_create("port_rate", s->host, target, NT_FAIL, pt->rate.data_Gbps,
-                            pt->max_rate_Gbps, "Gb/s", "%s runs at %g Gb/s, capable of %g Gb/s",
-                            target, pt->rate.data_Gbps, pt->max_rate_Gbps);
-    else
-        c = nt_check_create("port_rate", s->host, target, NT_PASS, pt->rate.data_Gbps, NAN, "Gb/s",
-                            "%s runs at %g Gb/s (%s%s%s)", target, pt->rate.data_Gbps,
-                            pt->rate_text, isfinite(pt->max_rate_Gbps) ? "" : "; maximum unknown",
-                            "");
+    /* Rate against what the port (and, when its peer could be read, both ends) supports:
+     * nt_port_rate_judge in portcap.c; the operator's --expect nic_rate_Gbps is judged by the
+     * inventory check. */
+    {
+        char msg[768], act[96];
+        int v;
+        if (pt->rate.lanes && pt->rate.speed && !pt->is_ethernet)
+            snprintf(act, sizeof(act), "%dX %s %g Gb/s", pt->rate.lanes, pt->rate.speed->name,
+                     pt->rate.data_Gbps);
+        else
+            snprintf(act, sizeof(act), "%g Gb/s", pt->rate.data_Gbps);
+        v = nt_port_rate_judge(target, pt->rate.data_Gbps, act, pt->rate.lanes,
+                               pt->is_ethernet, &pt->max, &pt->common_max, &pt->enabled_max, msg,
+                               sizeof(msg));
+        if (!pt->max.known && pt->max_why[0])
+            snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " (%s)", pt->max_why);
+        c = nt_check_create("port_rate", s->host, target, (nt_verdict_t)v, pt->rate.data_Gbps,
+                            pt->max.known ? pt->max.rate_Gbps : NAN, "Gb/s", "%s", msg);
+    }
     if (c)
         cJSON_AddItemToArray(checks, c);
 }

@@ -76,6 +76,110 @@ nt_status_t nt_port_rate_parse_sysfs(const char *text, int is_ethernet, nt_port_
  * Gen4 x16 = 31.5, Gen5 x16 = 63. NaN when either is unknown (<= 0). */
 double nt_pcie_link_GBps(double gts, int width);
 
+/* ---------------------------------------------------------------- portcap.c */
+/* The widest and fastest a port supports, decoded from what the machine tells: the ethtool
+ * link modes of a RoCE port's network device, the PortInfo attribute of an InfiniBand port
+ * (read by a directed-route SMP). Pure decoding here; the ioctl and the MADs are in
+ * portcap_sys.c. Sources: linux/ethtool.h (enum ethtool_link_mode_bit_indices), IBTA vol. 1
+ * 14.2.5.6 PortInfo and 14.2.1.2 directed-route SMP format, as rdma-core's libibmad fields.c
+ * lays them out (LinkWidthSupported byte 30, LinkSpeedSupported byte 32 bits 7-4,
+ * CapabilityMask bytes 20-23 with IsExtendedSpeedsSupported = bit 14, LinkSpeedExtSupported
+ * byte 62 bits 3-0). */
+
+typedef struct nt_port_caps {
+    int known;                  /* 0: nothing below is set */
+    int lanes;                  /* widest (IB) / lanes of the fastest Ethernet mode; 0 unknown */
+    const nt_ib_speed_t *speed; /* IB: the fastest speed; NULL on Ethernet */
+    double rate_Gbps;           /* data rate: lanes x speed (8b/10b, 64b/66b), or the mode's */
+    char mode[40];              /* Ethernet: the fastest link mode ("400000baseCR4_Full") */
+} nt_port_caps_t;
+
+/* One ethtool link mode that carries a speed. */
+typedef struct nt_eth_link_mode {
+    int bit;             /* ETHTOOL_LINK_MODE_*_BIT */
+    int Mbps;            /* SPEED_* */
+    int lanes;           /* from the name: CR4 = 4, KR = 1 */
+    const char *name;    /* without ETHTOOL_LINK_MODE_ and _BIT */
+} nt_eth_link_mode_t;
+
+/* nt_eth_link_modes - the table of speed-carrying link modes this build knows (bits 0..107:
+ * up to 800000baseVR8 and the 1-lane 200G modes); *n gets its length. */
+const nt_eth_link_mode_t *nt_eth_link_modes(int *n);
+
+/* nt_eth_caps_from_modes - the fastest link mode set in the bitmap (nwords 32-bit words, bit
+ * i in word i / 32, as ETHTOOL_GLINKSETTINGS returns it; ETHTOOL_GSET's "supported" is the
+ * same bitmap's first word). Ties prefer fewer lanes. Returns 1 and fills out when a known
+ * speed mode is set; 0 (out->known = 0) when the bitmap is empty or holds no speed mode, and
+ * also when a bit beyond the table is set (a newer, maybe faster mode: the maximum cannot be
+ * told). */
+int nt_eth_caps_from_modes(const uint32_t *bits, int nwords, nt_port_caps_t *out);
+
+/* The PortInfo fields that say what a port supports, enables and runs (bit masks as in the
+ * attribute: width 1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X; speed 1 SDR, 2 DDR, 4 QDR;
+ * extended speed 1 FDR, 2 EDR, 4 HDR, 8 NDR). */
+typedef struct nt_ib_portinfo {
+    uint32_t cap_mask;
+    uint16_t cap_mask2;
+    int local_port;
+    int width_enabled, width_supported, width_active;
+    int speed_supported, speed_enabled, speed_active;
+    int ext_supported, ext_enabled, ext_active;
+    int state, phys_state;
+} nt_ib_portinfo_t;
+
+#define NT_IB_CAP_HAS_EXT_SPEEDS 0x00004000u /* CapabilityMask.IsExtendedSpeedsSupported */
+#define NT_IB_ATTR_NODE_INFO 0x0011
+#define NT_IB_ATTR_PORT_INFO 0x0015
+#define NT_SMP_SIZE 256
+
+/* nt_ib_portinfo_decode - the 64 data bytes of a PortInfo attribute (SMP bytes 64..127)
+ * into out. Extended speeds are kept only when CapabilityMask says the port has them. */
+void nt_ib_portinfo_decode(const uint8_t data[64], nt_ib_portinfo_t *out);
+
+/* nt_ib_portinfo_and - what two PortInfos have in common (supported and enabled masks
+ * intersected): the best two linked ports can train to. Enabled values that mean "all
+ * supported" (width 0/255, speed 0/15, extended 0/31) count as the supported mask, extended
+ * 30 ("extended speeds disabled") as none. */
+void nt_ib_portinfo_and(const nt_ib_portinfo_t *a, const nt_ib_portinfo_t *b,
+                        nt_ib_portinfo_t *out);
+
+/* nt_ib_caps_from_portinfo - the widest and fastest of pi's supported masks (enabled = 1:
+ * of supported & enabled), with the rate by nt_port_rate_compute (4x QDR: 32 Gb/s data,
+ * 4X NDR 400). Returns 1 when both a width and a speed are known, else 0 (out->known = 0). */
+int nt_ib_caps_from_portinfo(const nt_ib_portinfo_t *pi, int enabled, nt_port_caps_t *out);
+
+/* nt_smp_build_dr_get - a directed-route SMP Get (class 0x81, version 1) of attribute attr
+ * with modifier mod, transaction id tid, into mad[NT_SMP_SIZE]. hops 0 reaches the local
+ * port; hops 1 with out_port the local port number reaches the node at the other end of the
+ * cable. DrSLID and DrDLID are the permissive LID 0xffff. */
+void nt_smp_build_dr_get(uint8_t mad[NT_SMP_SIZE], uint16_t attr, uint32_t mod, uint64_t tid,
+                         int hops, int out_port);
+
+/* nt_smp_response_data - the 64 data bytes of the GetResp to the SMP (attr, tid) in mad
+ * (len bytes), or NULL when mad is not that response (wrong class, method, TID, attribute)
+ * or its status is not 0. */
+const uint8_t *nt_smp_response_data(const uint8_t *mad, int len, uint16_t attr, uint64_t tid);
+
+/* nt_port_caps_text - "4X NDR 400 Gb/s" (IB) or "400 Gb/s (400000baseCR4_Full)" (Ethernet). */
+void nt_port_caps_text(const nt_port_caps_t *c, char *buf, size_t len);
+
+/* nt_port_rate_judge - the port_rate verdict of an ACTIVE port running at active (its text
+ * active_text, e.g. "4X HDR 200 Gb/s"), given what the port supports (local), what it and
+ * its peer both support (common, known = 0 when the peer could not be read) and what both
+ * support and enable (enabled). Rules (docs/rdma.md "Verdicts"):
+ * - local unknown, or active >= local: pass;
+ * - common known: active >= common: pass ("limited by the peer"); active >= enabled: warn
+ *   (slower by the enabled speeds, i.e. configuration); else fail (both ends could do more:
+ *   the cable or a port is degraded);
+ * - common unknown: fail when an InfiniBand port runs 1X but supports 2X or more (a lost
+ *   lane: no switch port runs 1X by design), else warn (a slower switch port or cable by
+ *   design gives the same picture).
+ * The sentence goes to msg. Returns NT_PASS, NT_WARN or NT_FAIL. */
+int nt_port_rate_judge(const char *target, double active_Gbps, const char *active_text,
+                       int active_lanes, int is_ethernet, const nt_port_caps_t *local,
+                       const nt_port_caps_t *common, const nt_port_caps_t *enabled, char *msg,
+                       size_t len);
+
 /* ---------------------------------------------------------------- gid.c */
 
 typedef enum nt_gid_type {
@@ -227,7 +331,12 @@ typedef struct nt_rdma_port {
     char rate_text[64];     /* sysfs rate as read */
     nt_port_rate_t rate;
     int have_rate;
-    double max_rate_Gbps;   /* fastest the port supports; NaN when not known */
+    double max_rate_Gbps;   /* fastest the port supports; NaN when not known (= max.rate_Gbps) */
+    nt_port_caps_t max;     /* widest and fastest the port supports (portcap.c) */
+    nt_port_caps_t common_max;  /* what the port and its peer both support; known = 0 if unread */
+    nt_port_caps_t enabled_max; /* ... and both enable (IB Enabled masks, Ethernet advertising) */
+    char max_source[24];    /* "PortInfo" or "ethtool"; "" when unknown */
+    char max_why[200];      /* why max is unknown ("" when known) */
     int lid, sm_lid;        /* -1 unknown */
     int active_mtu;         /* bytes, 0 unknown (verbs) */
     int max_mtu;            /* bytes, 0 unknown (verbs) */
@@ -259,6 +368,15 @@ void nt_rdma_inventory_free(nt_rdma_inv_t *inv);
 /* nt_rdma_counters_read - read every counter of the port again into before (after == 0) or
  * after (after == 1). Counters that cannot be read keep have_* = 0. */
 void nt_rdma_counters_read(nt_rdma_port_t *p, int after);
+
+/* nt_rdma_port_caps_read - fill max/common_max/enabled_max/max_rate_Gbps/max_source of a
+ * port from the live system (portcap_sys.c): RoCE through the ethtool ioctl on its netdev
+ * (ETHTOOL_GLINKSETTINGS, else ETHTOOL_GSET), InfiniBand through directed-route SMPs sent
+ * with libibumad loaded by dlopen (PortInfo of the port, NodeInfo and PortInfo of the node
+ * one hop away). Every failure is silent: max stays unknown and max_why says why. Skipped
+ * under NETTUNE_SYSFS_ROOT (a captured tree has no live device). Costs well under a
+ * millisecond per port when the device answers; at most a few 10 ms timeouts when not. */
+void nt_rdma_port_caps_read(nt_rdma_port_t *p);
 
 /* nt_rdma_port_select - apply NCCL_IB_HCA (filter) and choose the GID (pref, override) of
  * every port, filling selected/select_why and gid_index/gid_why. NCCL also skips ports that
