@@ -75,12 +75,21 @@ typedef struct nt_rdma_state {
     char pcie_text[NT_RDMA_MAX_RAILS][96];
     int gpu_t[NT_RDMA_MAX_RAILS]; /* p->topo->gpus index for the rail's GPU link, -1: none */
     int gpu_index[NT_RDMA_MAX_RAILS]; /* that GPU's index (link ids), -1: none */
+    nt_topo_t *test_topo; /* NETTUNE_TEST_RDMA_GPU_TOPOLOGY (tests only), else NULL */
     nt_hca_filter_t filter;
     nt_gid_pref_t pref;
     int tc, sl;
     nt_link_rules_t rules; /* rdma rules of this node's class */
     char host[NT_HOST_MAX];
 } nt_rdma_state_t;
+
+/* The topology that decides the GPUs of the GPU-memory tests: this node's, or for the VM test
+ * the hwloc XML named by NETTUNE_TEST_RDMA_GPU_TOPOLOGY (GPUs on a node that has none, so that
+ * the no-CUDA agreement runs for real; --topology would switch the RDMA probe off). */
+static const nt_topo_t *nt_gtopo(const nt_rdma_state_t *s, const nt_probe_t *p)
+{
+    return s->test_topo ? s->test_topo : p->topo;
+}
 
 /* The bench driver's view of one measurement. */
 typedef struct nt_rdma_bench {
@@ -250,17 +259,18 @@ static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
     char err[512] = "", target[96];
     int g = 0, n;
     cJSON *ck;
+    const nt_topo_t *t = nt_gtopo(s, p);
 
-    if (!p->topo || p->topo->ngpus == 0 || !checks)
+    if (!t || t->ngpus == 0 || !checks)
         return;
     for (int r = 0; r < s->nrails && !pt; r++)
         if (s->inv.ports[s->rails[r]].state_num == 4)
             pt = &s->inv.ports[s->rails[r]];
     if (!pt)
         return;
-    n = nt_topo_find_nic(p->topo, pt->dev);
-    if (n >= 0 && nt_topo_nearest_gpu(p->topo, n) >= 0)
-        g = nt_topo_nearest_gpu(p->topo, n);
+    n = nt_topo_find_nic(t, pt->dev);
+    if (n >= 0 && nt_topo_nearest_gpu(t, n) >= 0)
+        g = nt_topo_nearest_gpu(t, n);
     memset(&cp, 0, sizeof(cp));
     cp.port = pt;
     cp.nqps = 1;
@@ -268,13 +278,13 @@ static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
     cp.gid_index = pt->gid_index;
     cp.timeout_s = 2.0;
     cp.numa_node = -1;
-    cp.gpu = p->topo->gpus[g].index;
-    cp.gpu_bus_id = p->topo->gpus[g].pci_bus_id;
-    snprintf(target, sizeof(target), "%s:%d/gpu%d", pt->dev, pt->port, p->topo->gpus[g].index);
+    cp.gpu = t->gpus[g].index;
+    cp.gpu_bus_id = t->gpus[g].pci_bus_id;
+    snprintf(target, sizeof(target), "%s:%d/gpu%d", pt->dev, pt->port, t->gpus[g].index);
     if (nt_rdma_conn_create(&cp, &c, err, sizeof(err)) == NT_OK)
         ck = nt_check_create_str("gpudirect", s->host, target, NT_PASS, nt_rdma_conn_memory(c),
                                  "gpu", "GPUDirect RDMA works on %s: %s registers GPU %d memory "
-                                 "through %s", s->host, pt->dev, p->topo->gpus[g].index,
+                                 "through %s", s->host, pt->dev, t->gpus[g].index,
                                  nt_rdma_conn_memory(c));
     else
         ck = nt_check_create_str("gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
@@ -295,11 +305,15 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
     if (!s)
         return NT_ERR_NOMEM;
     snprintf(s->host, sizeof(s->host), "%s", p->nodes[p->my_node].host);
+    if (getenv("NETTUNE_TEST_RDMA_GPU_TOPOLOGY") &&
+        nt_topo_load(getenv("NETTUNE_TEST_RDMA_GPU_TOPOLOGY"), &s->test_topo) != NT_OK)
+        s->test_topo = NULL;
     st = nt_rdma_inventory_read(&s->inv, why, whylen);
     if (st == NT_OK)
         st = nt_rdma_dev_check(&s->inv, why, whylen);
     if (st != NT_OK) {
         nt_rdma_inventory_free(&s->inv);
+        nt_topo_destroy(s->test_topo);
         free(s);
         return st;
     }
@@ -318,9 +332,10 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
              * device to register with, as for the gpudirect check). */
             s->gpu_t[s->nrails] = nt_sysfs_root()[0]
                                       ? -1
-                                      : nt_rdma_gpu_for_nic(p->topo, s->inv.ports[i].dev, NULL, 0);
+                                      : nt_rdma_gpu_for_nic(nt_gtopo(s, p), s->inv.ports[i].dev,
+                                                            NULL, 0);
             s->gpu_index[s->nrails] = s->gpu_t[s->nrails] >= 0
-                                          ? p->topo->gpus[s->gpu_t[s->nrails]].index
+                                          ? nt_gtopo(s, p)->gpus[s->gpu_t[s->nrails]].index
                                           : -1;
             s->rails[s->nrails++] = i;
         }
@@ -353,6 +368,7 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
         snprintf(why, whylen, "NCCL_IB_HCA=%s excludes every RDMA port of this node",
                  s->filter.text);
         nt_rdma_inventory_free(&s->inv);
+        nt_topo_destroy(s->test_topo);
         free(s);
         return NT_ERR_UNSUPPORTED;
     }
@@ -735,8 +751,8 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
     cp.service_level = s->sl;
     cp.timeout_s = nt_timeout(p);
     cp.numa_node = -1;
-    cp.gpu = p->topo->gpus[s->gpu_t[r]].index;
-    cp.gpu_bus_id = p->topo->gpus[s->gpu_t[r]].pci_bus_id;
+    cp.gpu = nt_gtopo(s, p)->gpus[s->gpu_t[r]].index;
+    cp.gpu_bus_id = nt_gtopo(s, p)->gpus[s->gpu_t[r]].pci_bus_id;
     if (nt_rdma_conn_create(&cp, &c, me->why, sizeof(me->why)) == NT_OK) {
         me->reg = NT_GPU_REG_OK;
         snprintf(me->path, sizeof(me->path), "%s",
@@ -1072,6 +1088,7 @@ static void nt_rdma_cleanup(void *state)
     if (!s)
         return;
     nt_rdma_inventory_free(&s->inv);
+    nt_topo_destroy(s->test_topo);
     free(s);
 }
 
