@@ -100,9 +100,14 @@ nt_gpu_link_t nt_gpu_link_decide(const nt_gpu_end_t *a, const nt_gpu_end_t *b, c
     if (a->reg == NT_GPU_REG_UNTRIED || b->reg == NT_GPU_REG_UNTRIED)
         return NT_GPU_LINK_TRY;
     for (int i = 0; i < 2; i++)
-        if (e[i]->reg != NT_GPU_REG_OK)
-            nt_cat(buf, sizeof(buf), "; ", "GPUDirect RDMA unavailable on %s: %s", e[i]->host,
-                   e[i]->why && e[i]->why[0] ? e[i]->why : "GPU memory cannot be registered");
+        if (e[i]->reg != NT_GPU_REG_OK) {
+            /* the data path's sentence may start with the words this one starts with */
+            static const char pre[] = "GPUDirect RDMA unavailable: ";
+            const char *w = e[i]->why && e[i]->why[0] ? e[i]->why : "GPU memory cannot be registered";
+            if (strncmp(w, pre, sizeof(pre) - 1) == 0)
+                w += sizeof(pre) - 1;
+            nt_cat(buf, sizeof(buf), "; ", "GPUDirect RDMA unavailable on %s: %s", e[i]->host, w);
+        }
     if (buf[0]) {
         nt_wrap(buf, sizeof(buf), "(the node's gpudirect check reports it; this is not a failed "
                                   "link)");

@@ -201,7 +201,7 @@ if "gpu_nocuda" in results:
             check("gpu_nocuda: GPU link skipped, not failed", l.get("verdict") == "skipped" and not l.get("errors"),
                   "%s %s" % (l.get("verdict"), why[:300]))
             check("gpu_nocuda: the reason names the nodes", "GPUDirect RDMA unavailable on fake0" in why
-                  and "GPUDirect RDMA unavailable on fake1" in why and "CUDA" in why, why[:400])
+                  and "GPUDirect RDMA unavailable on fake1" in why and "CUDA" in why and why.count("RDMA unavailable") == 2, why[:400])
             check("gpu_nocuda: memory gpu, latency not measured", l.get("memory") == "gpu"
                   and "cannot be polled by the CPU" in l.get("latency", "") and not l.get("samples"),
                   "%s %s" % (l.get("memory"), l.get("latency")))

@@ -157,6 +157,14 @@ static void test_decide_table(void **state)
                      NT_GPU_LINK_SKIP);
     assert_non_null(strstr(why, "GPUDirect RDMA unavailable on a: no CUDA driver"));
     assert_non_null(strstr(why, "GPUDirect RDMA unavailable on b: GPU memory cannot be registered"));
+    /* the data path's own "GPUDirect RDMA unavailable: " is not repeated */
+    assert_int_equal(both(end("a", 0, 1, NT_GPU_REG_OK, NULL),
+                          end("b", 3, 1, NT_GPU_REG_FAILED,
+                              "GPUDirect RDMA unavailable: no CUDA driver (libcuda.so.1 cannot be "
+                              "loaded)"),
+                          why, sizeof(why)),
+                     NT_GPU_LINK_SKIP);
+    assert_non_null(strstr(why, "GPUDirect RDMA unavailable on b: no CUDA driver (libcuda.so.1"));
 
     /* a short buffer is cut, not overrun */
     {
