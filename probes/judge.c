@@ -196,7 +196,11 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
         fs->cap = cap;
     }
     memset(&fs->v[fs->n], 0, sizeof(nt_vlink_t));
-    fs->v[fs->n].kind = nt_json_get_str(link, "kind", "?");
+    /* Links of one kind form one population, except RDMA from GPU memory, whose figures are
+     * not those of host memory (PCIe P2P to the NIC, GPUDirect). */
+    fs->v[fs->n].kind = strcmp(nt_json_get_str(link, "memory", "host"), "gpu") == 0
+                            ? "rdma (GPU memory)"
+                            : nt_json_get_str(link, "kind", "?");
     fs->v[fs->n].scope = nt_json_get_str(link, "scope", "");
     fs->v[fs->n].bytes = bytes;
     fs->v[fs->n].metric = metric;

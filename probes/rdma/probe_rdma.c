@@ -46,6 +46,7 @@ typedef struct nt_rail_info {
     int32_t port, state_num, gid_index, is_ethernet;
     double data_Gbps, pcie_GBps;
     char state[16], phys_state[24];
+    int32_t gpu; /* index of the GPU nearest the NIC (GPU-memory link), -1: none */
 } nt_rail_info_t;
 
 typedef struct nt_rails_msg {
@@ -58,18 +59,37 @@ typedef struct nt_status_msg {
     char err[512];
 } nt_status_msg_t;
 
+/* One end's GPU-memory registration, exchanged before a GPU-memory link (the agreement). */
+typedef struct nt_gpu_msg {
+    int32_t reg;        /* nt_gpu_reg_t: NT_GPU_REG_OK or NT_GPU_REG_FAILED */
+    char path[24];      /* "dma-buf" or "peer memory" */
+    char why[512];      /* the failure's sentence */
+    nt_rdma_ep_info_t ep;
+} nt_gpu_msg_t;
+
 typedef struct nt_rdma_state {
     nt_rdma_inv_t inv;
     int rails[NT_RDMA_MAX_RAILS]; /* inventory indices of the selected ports, rail order */
     int nrails;
     double pcie_GBps[NT_RDMA_MAX_RAILS];
     char pcie_text[NT_RDMA_MAX_RAILS][96];
+    int gpu_t[NT_RDMA_MAX_RAILS]; /* p->topo->gpus index for the rail's GPU link, -1: none */
+    int gpu_index[NT_RDMA_MAX_RAILS]; /* that GPU's index (link ids), -1: none */
+    nt_topo_t *test_topo; /* NETTUNE_TEST_RDMA_GPU_TOPOLOGY (tests only), else NULL */
     nt_hca_filter_t filter;
     nt_gid_pref_t pref;
     int tc, sl;
     nt_link_rules_t rules; /* rdma rules of this node's class */
     char host[NT_HOST_MAX];
 } nt_rdma_state_t;
+
+/* The topology that decides the GPUs of the GPU-memory tests: this node's, or for the VM test
+ * the hwloc XML named by NETTUNE_TEST_RDMA_GPU_TOPOLOGY (GPUs on a node that has none, so that
+ * the no-CUDA agreement runs for real; --topology would switch the RDMA probe off). */
+static const nt_topo_t *nt_gtopo(const nt_rdma_state_t *s, const nt_probe_t *p)
+{
+    return s->test_topo ? s->test_topo : p->topo;
+}
 
 /* The bench driver's view of one measurement. */
 typedef struct nt_rdma_bench {
@@ -247,17 +267,18 @@ static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
     char err[512] = "", target[96];
     int g = 0, n;
     cJSON *ck;
+    const nt_topo_t *t = nt_gtopo(s, p);
 
-    if (!p->topo || p->topo->ngpus == 0 || !checks)
+    if (!t || t->ngpus == 0 || !checks)
         return;
     for (int r = 0; r < s->nrails && !pt; r++)
         if (s->inv.ports[s->rails[r]].state_num == 4)
             pt = &s->inv.ports[s->rails[r]];
     if (!pt)
         return;
-    n = nt_topo_find_nic(p->topo, pt->dev);
-    if (n >= 0 && nt_topo_nearest_gpu(p->topo, n) >= 0)
-        g = nt_topo_nearest_gpu(p->topo, n);
+    n = nt_topo_find_nic(t, pt->dev);
+    if (n >= 0 && nt_topo_nearest_gpu(t, n) >= 0)
+        g = nt_topo_nearest_gpu(t, n);
     memset(&cp, 0, sizeof(cp));
     cp.port = pt;
     cp.nqps = 1;
@@ -265,13 +286,13 @@ static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
     cp.gid_index = pt->gid_index;
     cp.timeout_s = 2.0;
     cp.numa_node = -1;
-    cp.gpu = p->topo->gpus[g].index;
-    cp.gpu_bus_id = p->topo->gpus[g].pci_bus_id;
-    snprintf(target, sizeof(target), "%s:%d/gpu%d", pt->dev, pt->port, p->topo->gpus[g].index);
+    cp.gpu = t->gpus[g].index;
+    cp.gpu_bus_id = t->gpus[g].pci_bus_id;
+    snprintf(target, sizeof(target), "%s:%d/gpu%d", pt->dev, pt->port, t->gpus[g].index);
     if (nt_rdma_conn_create(&cp, &c, err, sizeof(err)) == NT_OK)
         ck = nt_check_create_str("gpudirect", s->host, target, NT_PASS, nt_rdma_conn_memory(c),
                                  "gpu", "GPUDirect RDMA works on %s: %s registers GPU %d memory "
-                                 "through %s", s->host, pt->dev, p->topo->gpus[g].index,
+                                 "through %s", s->host, pt->dev, t->gpus[g].index,
                                  nt_rdma_conn_memory(c));
     else
         ck = nt_check_create_str("gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
@@ -292,11 +313,15 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
     if (!s)
         return NT_ERR_NOMEM;
     snprintf(s->host, sizeof(s->host), "%s", p->nodes[p->my_node].host);
+    if (getenv("NETTUNE_TEST_RDMA_GPU_TOPOLOGY") &&
+        nt_topo_load(getenv("NETTUNE_TEST_RDMA_GPU_TOPOLOGY"), &s->test_topo) != NT_OK)
+        s->test_topo = NULL;
     st = nt_rdma_inventory_read(&s->inv, why, whylen);
     if (st == NT_OK)
         st = nt_rdma_dev_check(&s->inv, why, whylen);
     if (st != NT_OK) {
         nt_rdma_inventory_free(&s->inv);
+        nt_topo_destroy(s->test_topo);
         free(s);
         return st;
     }
@@ -311,6 +336,15 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
         if (s->inv.ports[i].selected) {
             s->pcie_GBps[s->nrails] = nt_port_pcie(&s->inv.ports[i], s->pcie_text[s->nrails],
                                                    sizeof(s->pcie_text[0]));
+            /* GPU-memory links: the GPU nearest the NIC; none with a fake sysfs tree (no real
+             * device to register with, as for the gpudirect check). */
+            s->gpu_t[s->nrails] = nt_sysfs_root()[0]
+                                      ? -1
+                                      : nt_rdma_gpu_for_nic(nt_gtopo(s, p), s->inv.ports[i].dev,
+                                                            NULL, 0);
+            s->gpu_index[s->nrails] = s->gpu_t[s->nrails] >= 0
+                                          ? nt_gtopo(s, p)->gpus[s->gpu_t[s->nrails]].index
+                                          : -1;
             s->rails[s->nrails++] = i;
         }
     /* Expected bandwidth rules of this node's class (thresholds file, else built-in). */
@@ -342,6 +376,7 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
         snprintf(why, whylen, "NCCL_IB_HCA=%s excludes every RDMA port of this node",
                  s->filter.text);
         nt_rdma_inventory_free(&s->inv);
+        nt_topo_destroy(s->test_topo);
         free(s);
         return NT_ERR_UNSUPPORTED;
     }
@@ -366,6 +401,7 @@ static void nt_rail_fill(const nt_rdma_state_t *s, int r, nt_rail_info_t *ri)
     ri->pcie_GBps = s->pcie_GBps[r];
     snprintf(ri->state, sizeof(ri->state), "%s", pt->state[0] ? pt->state : "UNKNOWN");
     snprintf(ri->phys_state, sizeof(ri->phys_state), "%s", pt->phys_state);
+    ri->gpu = s->gpu_index[r];
 }
 
 /* Line rate of a link and the expected bandwidth: the lower data rate of the two ports
@@ -492,7 +528,8 @@ static int nt_lat_sizes(const nt_probe_params_t *pa, size_t *out)
 }
 
 /* The measurement of one connected link (both ends run it, or one thread for a loopback). */
-static nt_status_t nt_measure(nt_probe_t *p, nt_rdma_bench_t *b, nt_link_pair_t *lp, int loop)
+static nt_status_t nt_measure(nt_probe_t *p, nt_rdma_bench_t *b, nt_link_pair_t *lp, int loop,
+                              int bw_only)
 {
     const nt_probe_params_t *pa = p->params;
     size_t bw[16], lat[8];
@@ -507,7 +544,7 @@ static nt_status_t nt_measure(nt_probe_t *p, nt_rdma_bench_t *b, nt_link_pair_t 
     bp.budget_s = pa->budget_s > 0 ? pa->budget_s : 0.05;
     bp.metric = NT_BENCH_LATENCY;
     bp.max_iters = 20000;
-    for (int k = 1; k <= 2 && st == NT_OK; k++) {
+    for (int k = 1; k <= 2 && st == NT_OK && !bw_only; k++) {
         cJSON *link = k == 1 ? lp->write : lp->send;
         b->kind = k;
         for (int i = 0; i < nlat && st == NT_OK; i++) {
@@ -625,7 +662,7 @@ static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
         nt_links_describe(s, &lp, pt, peer, c, cp.nqps);
     {
         nt_rdma_bench_t b = {c, NULL, initiator, 0, p, peer_rank};
-        lst = nt_measure(p, &b, &lp, 0);
+        lst = nt_measure(p, &b, &lp, 0, 0);
     }
     /* Both ends report how the measurement ended, so that a data-path failure on one side is
      * explained on the initiator's link, and a lost peer is told apart from a broken link. */
@@ -649,6 +686,148 @@ out:
     if (st != NT_OK && lp.write) {
         char msg[256];
         snprintf(msg, sizeof(msg), "the peer rank %d stopped answering during the RDMA test: %s",
+                 peer_rank, nt_status_string(st));
+        nt_links_fail(&lp, "fail", msg);
+    }
+    nt_numa_unbind(&saved);
+    nt_rdma_conn_destroy(c);
+    nt_links_emit(&lp, out_links);
+    return st;
+}
+
+/* The GPU-memory variant of a rail: RDMA WRITE bandwidth from the memory of the GPU nearest
+ * this NIC into the memory of the GPU nearest the peer's. Both ends know from the rails message
+ * whether the other has a GPU (nothing is exchanged, and no link made, when neither has); then
+ * each allocates and registers GPU memory and they exchange the outcome (nt_gpu_msg_t) and
+ * decide together (nt_gpu_link_decide): a missing GPU or GPUDirect RDMA skips the link, never
+ * fails it. Bandwidth only: the latency tests poll the buffer with the CPU. */
+static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
+                                   int initiator, nt_scope_t scope, int r,
+                                   const nt_rail_info_t *peer, cJSON *out_links)
+{
+    const nt_rdma_port_t *pt = &s->inv.ports[s->rails[r]];
+    nt_rail_info_t mine;
+    nt_link_pair_t lp = {NULL, NULL};
+    nt_rdma_conn_params_t cp;
+    nt_rdma_conn_t *c = NULL;
+    nt_gpu_msg_t mmsg, tmsg, *me = &mmsg, *them = &tmsg; /* ~1.2 KiB each */
+    nt_status_msg_t sme, sthem;
+    nt_numa_saved_t saved = {0};
+    char mep[96], pep[96], sep[112], dep[112], why[700] = "", nwhy[160];
+    const char *phost;
+    int pnode, plr;
+    nt_gpu_end_t a, b;
+    nt_gpu_link_t d;
+    nt_status_t st = NT_OK, lst;
+
+    nt_probe_locate(p, peer_rank, &pnode, &plr);
+    phost = pnode >= 0 ? p->nodes[pnode].host : "?";
+    nt_rail_fill(s, r, &mine);
+    nt_port_ep(mine.dev, mine.port, NULL, mep, sizeof(mep));
+    nt_port_ep(peer->dev, peer->port, NULL, pep, sizeof(pep));
+    a = (nt_gpu_end_t){s->host, mep, mine.gpu, mine.state_num == 4, NT_GPU_REG_UNTRIED, NULL};
+    b = (nt_gpu_end_t){phost, pep, peer->gpu, peer->state_num == 4, NT_GPU_REG_UNTRIED, NULL};
+    d = nt_gpu_link_decide(&a, &b, why, sizeof(why));
+    if (d == NT_GPU_LINK_NONE)
+        return NT_OK; /* neither node has a GPU: nothing changes */
+    if (initiator) {
+        nt_rdma_gpu_ep(mine.dev, mine.port, mine.gpu, sep, sizeof(sep));
+        nt_rdma_gpu_ep(peer->dev, peer->port, peer->gpu, dep, sizeof(dep));
+        lp.write = nt_probe_link_new("rdma", "write", scope, s->host, p->rank, sep, phost,
+                                     peer_rank, dep);
+        nt_links_describe(s, &lp, pt, peer, NULL, p->params->rdma_qps > 0 ? p->params->rdma_qps : 1);
+        if (lp.write) {
+            nt_json_add_str(lp.write, "memory", "gpu");
+            nt_json_add_str(lp.write, "latency", NT_RDMA_GPU_LAT_NOTE);
+            nt_link_expect(s, lp.write, &mine, peer, s->pcie_text[r]);
+        }
+    }
+    if (d == NT_GPU_LINK_SKIP) {
+        nt_links_fail(&lp, "skipped", why);
+        nt_links_emit(&lp, out_links);
+        return NT_OK;
+    }
+    memset(me, 0, sizeof(*me));
+    memset(them, 0, sizeof(*them));
+    nt_numa_bind_cpus(pt->numa_node, &saved, nwhy, sizeof(nwhy));
+    memset(&cp, 0, sizeof(cp));
+    cp.port = pt;
+    cp.nqps = p->params->rdma_qps > 0 ? p->params->rdma_qps : 1;
+    cp.max_bytes = p->params->rdma_max_bytes ? p->params->rdma_max_bytes : (8u << 20);
+    cp.gid_index = pt->gid_index;
+    cp.traffic_class = s->tc;
+    cp.service_level = s->sl;
+    cp.timeout_s = nt_timeout(p);
+    cp.numa_node = -1;
+    cp.gpu = nt_gtopo(s, p)->gpus[s->gpu_t[r]].index;
+    cp.gpu_bus_id = nt_gtopo(s, p)->gpus[s->gpu_t[r]].pci_bus_id;
+    if (nt_rdma_conn_create(&cp, &c, me->why, sizeof(me->why)) == NT_OK) {
+        me->reg = NT_GPU_REG_OK;
+        snprintf(me->path, sizeof(me->path), "%s",
+                 nt_rdma_gpu_reg_path(nt_rdma_conn_memory(c)) ? nt_rdma_gpu_reg_path(nt_rdma_conn_memory(c))
+                                                              : "?");
+        nt_rdma_conn_info(c, &me->ep);
+    } else {
+        me->reg = NT_GPU_REG_FAILED;
+    }
+    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 5, me, them, sizeof(*me));
+    if (st != NT_OK)
+        goto out;
+    them->why[sizeof(them->why) - 1] = '\0';
+    them->path[sizeof(them->path) - 1] = '\0';
+    a.reg = (nt_gpu_reg_t)me->reg;
+    a.why = me->why;
+    b.reg = them->reg == NT_GPU_REG_OK ? NT_GPU_REG_OK : NT_GPU_REG_FAILED;
+    b.why = them->why;
+    d = nt_gpu_link_decide(&a, &b, why, sizeof(why));
+    if (d != NT_GPU_LINK_MEASURE) {
+        nt_links_fail(&lp, "skipped", why);
+        goto out;
+    }
+    if (lp.write) {
+        cJSON *reg = nt_json_add_obj(lp.write, "gpu_registration");
+        if (reg) {
+            nt_json_add_str(reg, "src", me->path);
+            nt_json_add_str(reg, "dst", them->path);
+        }
+        nt_json_add_str(lp.write, "numa_binding", nt_rdma_conn_numa(c));
+    }
+    /* Connect, then tell each other whether it worked (as the host-memory link). */
+    memset(&sme, 0, sizeof(sme));
+    if (nt_rdma_conn_connect(c, &them->ep) != NT_OK) {
+        sme.status = 1;
+        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c));
+    }
+    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 6, &sme, &sthem, sizeof(sme));
+    if (st != NT_OK)
+        goto out;
+    if (sme.status || sthem.status) {
+        if (sme.status)
+            nt_links_fail(&lp, "fail", sme.err);
+        if (sthem.status)
+            nt_links_fail(&lp, "fail", sthem.err);
+        goto out;
+    }
+    {
+        nt_rdma_bench_t bb = {c, NULL, initiator, 0, p, peer_rank};
+        lst = nt_measure(p, &bb, &lp, 0, 1);
+    }
+    memset(&sme, 0, sizeof(sme));
+    if (lst != NT_OK) {
+        sme.status = (int32_t)lst;
+        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c)
+                                                                            : nt_status_string(lst));
+    }
+    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 7, &sme, &sthem, sizeof(sme));
+    if (sme.status)
+        nt_links_fail(&lp, "fail", sme.err);
+    if (st == NT_OK && sthem.status)
+        nt_links_fail(&lp, "fail", sthem.err);
+out:
+    if (st != NT_OK && lp.write) {
+        char msg[256];
+        snprintf(msg, sizeof(msg),
+                 "the peer rank %d stopped answering during the GPU-memory RDMA test: %s",
                  peer_rank, nt_status_string(st));
         nt_links_fail(&lp, "fail", msg);
     }
@@ -682,7 +861,12 @@ static nt_status_t nt_rdma_run_pair(void *state, nt_probe_t *p, int peer_rank, i
         nt_rail_fill(s, idx[k], &mine->r[k]);
     st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA, mine, theirs, sizeof(*mine));
     for (int k = 0; st == NT_OK && k < n && k < theirs->n; k++)
+    {
         st = nt_run_rail(s, p, peer_rank, initiator, scope, idx[k], &theirs->r[k], out_links);
+        if (st == NT_OK)
+            st = nt_run_gpu_rail(s, p, peer_rank, initiator, scope, idx[k], &theirs->r[k],
+                                 out_links);
+    }
     if (st == NT_OK && initiator && n != theirs->n) {
         /* Rails without a partner: a rail missing on one node is a finding. */
         for (int k = (n < theirs->n ? n : theirs->n); k < (n > theirs->n ? n : theirs->n); k++) {
@@ -801,7 +985,7 @@ static void nt_loop_one(nt_rdma_state_t *s, nt_probe_t *p, int ra, int rb, cJSON
     }
     {
         nt_rdma_bench_t bb = {ca, cb, 1, 0, p, p->rank};
-        if (nt_measure(p, &bb, &lp, 1) != NT_OK)
+        if (nt_measure(p, &bb, &lp, 1, 0) != NT_OK)
             nt_links_fail(&lp, "fail",
                           nt_rdma_conn_error(ca)[0] ? nt_rdma_conn_error(ca) : nt_rdma_conn_error(cb));
     }
@@ -912,6 +1096,7 @@ static void nt_rdma_cleanup(void *state)
     if (!s)
         return;
     nt_rdma_inventory_free(&s->inv);
+    nt_topo_destroy(s->test_topo);
     free(s);
 }
 

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "nettune/status.h"
+#include "nettune/topo.h"
 
 /* ---------------------------------------------------------------- rates.c */
 
@@ -395,5 +396,66 @@ nt_status_t nt_rdma_counters_to_json(const nt_rdma_port_t *p, cJSON *nic);
  * sentence when /dev/infiniband is missing while sysfs lists devices (a container started
  * without them). Checked only on the live system (no NETTUNE_SYSFS_ROOT). */
 nt_status_t nt_rdma_dev_check(const nt_rdma_inv_t *inv, char *why, size_t whylen);
+
+/* ---------------------------------------------------------------- gpu_link.c */
+
+/* The GPU-memory variant of a rail (rdma.write:<A>/<nic>:<port>/gpu<i>-><B>/<nic>:<port>/gpu<j>):
+ * bandwidth only, source and destination buffers in the memory of the GPU nearest each NIC. */
+
+/* What the GPU-memory links say about latency (there is none: see docs/rdma.md). */
+#define NT_RDMA_GPU_LAT_NOTE "not measured: GPU memory cannot be polled by the CPU"
+
+/* nt_rdma_gpu_ep - the endpoint of a rail in a link id: "<dev>:<port>/gpu<gpu>", or
+ * "<dev>:<port>" when gpu < 0 (that end has no GPU: its buffer would be host memory). */
+void nt_rdma_gpu_ep(const char *dev, int port, int gpu, char *buf, size_t len);
+
+/* nt_rdma_gpu_for_nic - the GPU whose memory a rail on NIC dev uses: index into t->gpus of the
+ * GPU nearest the NIC (nt_topo_nearest_gpu), or of the first GPU when the NIC is not in the
+ * topology or no path is known; -1 when t is NULL or has no GPU. why (may be NULL) says which
+ * and why ("GPU 3 is nearest to mlx5_3 (PIX)"). */
+int nt_rdma_gpu_for_nic(const nt_topo_t *t, const char *dev, char *why, size_t whylen);
+
+/* nt_rdma_gpu_reg_path - the registration path named by a connection's memory string
+ * (nt_rdma_conn_memory): "gpu (dma-buf)" -> "dma-buf", "gpu (peer memory)" -> "peer memory";
+ * NULL for host memory or an unknown string. */
+const char *nt_rdma_gpu_reg_path(const char *memory);
+
+typedef enum nt_gpu_reg {
+    NT_GPU_REG_UNTRIED = 0, /* not known yet (before the exchange) */
+    NT_GPU_REG_FAILED,      /* GPU memory could not be allocated or registered */
+    NT_GPU_REG_OK           /* registered (dma-buf or peer memory) */
+} nt_gpu_reg_t;
+
+/* One end of a GPU-memory link as both ends know it after the exchange. */
+typedef struct nt_gpu_end {
+    const char *host;   /* node name, for the reasons */
+    const char *ep;     /* "<nic>:<port>" */
+    int gpu;            /* GPU index (nt_topo_gpu_t.index) nearest the NIC; -1: no GPU */
+    int active;         /* the port is ACTIVE */
+    nt_gpu_reg_t reg;
+    const char *why;    /* the failure's sentence when reg is NT_GPU_REG_FAILED */
+} nt_gpu_end_t;
+
+typedef enum nt_gpu_link {
+    NT_GPU_LINK_NONE = 0, /* neither end has a GPU: no GPU link at all (nothing changes) */
+    NT_GPU_LINK_SKIP,     /* the link exists, skipped with the reason */
+    NT_GPU_LINK_TRY,      /* both have a GPU and ACTIVE ports: allocate, register, exchange */
+    NT_GPU_LINK_MEASURE   /* both registered: connect and measure bandwidth */
+} nt_gpu_link_t;
+
+/* nt_gpu_link_decide - what to do with the GPU-memory link between ends a and b. Both ends
+ * call it with the same facts and reach the same outcome (the table is symmetric):
+ *   no GPU at either end                    -> NONE
+ *   no GPU at one end                       -> SKIP "no GPU on <host>"
+ *   a port not ACTIVE                       -> SKIP naming port and host (the host link fails)
+ *   a registration not tried yet            -> TRY
+ *   a registration failed (one or both)     -> SKIP "GPUDirect RDMA unavailable on <host>: why"
+ *   both registered                         -> MEASURE
+ * A skip is never a failure: the gpudirect check of the node carries the finding. The reason
+ * goes to why (may be NULL) for SKIP, else why is "". */
+nt_gpu_link_t nt_gpu_link_decide(const nt_gpu_end_t *a, const nt_gpu_end_t *b, char *why,
+                                 size_t whylen);
+/* nt_gpu_link_string - "none", "skip", "try", "measure". */
+const char *nt_gpu_link_string(nt_gpu_link_t d);
 
 #endif

@@ -81,7 +81,8 @@ nt_status_t nt_rdma_write_bw(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initia
                              unsigned window, unsigned iters, double *samples);
 /* nt_rdma_window - the window used for a message size: 16 MiB in flight, 1 to 64 messages. */
 unsigned nt_rdma_window(size_t bytes);
-/* RDMA WRITE ping-pong latency; samples in seconds (one-way = RTT / 2), initiator only. */
+/* RDMA WRITE ping-pong latency; samples in seconds (one-way = RTT / 2), initiator only.
+ * NT_ERR_UNSUPPORTED on GPU memory: the test polls the buffer's last byte with the CPU. */
 nt_status_t nt_rdma_write_lat(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initiator,
                               size_t bytes, unsigned iters, double *samples);
 /* SEND/RECV ping-pong latency; samples in seconds (RTT / 2), initiator only. */

@@ -157,7 +157,8 @@ static nt_status_t nt_alloc_buffer(nt_rdma_conn_t *c, const nt_rdma_conn_params_
             nt_seterr(c, "GPUDirect RDMA unavailable: %s", why);
             return st;
         }
-        c->buf = d;
+        c->buf = d; /* never touched by the CPU: only the NIC reads and writes it */
+        snprintf(c->numa, sizeof(c->numa), "none: the buffer is GPU memory");
         if (c->dmabuf_fd >= 0) {
             c->mr = ibv_reg_dmabuf_mr(c->pd, 0, c->buf_bytes, (uint64_t)(uintptr_t)d,
                                       c->dmabuf_fd, access);
@@ -682,6 +683,11 @@ nt_status_t nt_rdma_write_lat(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initi
 {
     if (bytes < 1 || bytes > c->max_bytes)
         return NT_ERR_INVALID;
+    if (c->buf_kind != 0 || (peer && peer->buf_kind != 0)) {
+        nt_seterr(c, "RDMA WRITE latency polls the buffer with the CPU: GPU memory cannot be "
+                     "polled by the CPU");
+        return NT_ERR_UNSUPPORTED;
+    }
     for (unsigned i = 0; i < iters; i++) {
         uint8_t m = nt_next_mark(c);
         double t0 = nt_clock_s();

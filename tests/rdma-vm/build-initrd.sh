@@ -51,6 +51,8 @@ for f in "$@"; do
   cp -L "$f" "$R/usr/bin/$(basename "$f")"
 done
 cp "$HERE"/guest-tests.sh "$R/nt/"; cp "$HERE"/*.json "$R/nt/" 2>/dev/null || true
+# a topology with GPUs for the "gpu" step (GPU-memory links on a node without CUDA)
+cp "$HERE"/../fixtures/hwloc-xml/xeon-4xV100-2xmlx5-hwloc1.xml "$R/nt/gpu-topo.xml" 2>/dev/null || true
 # symlinks that would dangle inside the initramfs (mpirun -> /etc/alternatives/...) become copies
 find "$R" -type l ! -path "$R/bin/*" | while read -r l; do
   t=$(readlink "$l"); case $t in /*) chk=$R$t;; *) chk=$(dirname "$l")/$t;; esac

@@ -192,5 +192,36 @@ if "port_down" in results:
         check("port_down: port_state check fails", bool(ps) and all(c["verdict"] == "fail" for c in ps),
               "; ".join(c["message"] for c in ps))
 
+# 5. GPU-memory links on nodes that have GPUs (hwloc XML) but no CUDA driver: agreed and skipped
+if "gpu_nocuda" in results:
+    rc, wall = results["gpu_nocuda"]
+    r = load("gpu_nocuda.json")
+    check("gpu_nocuda: report written", r is not None, "rc=%s" % rc)
+    if r:
+        schema_validate(r, "gpu_nocuda")
+        g = links(r, "rdma.write:fake0/rxe0:1/gpu0->fake1/rxe0:1/gpu0")
+        check("gpu_nocuda: one GPU-memory link per rail", len(g) == 1 and
+              len([l for l in r["links"] if "/gpu" in l["id"]]) == 1, str([l["id"] for l in r["links"]]))
+        if g:
+            l = g[0]
+            why = all_errors(g)
+            check("gpu_nocuda: GPU link skipped, not failed", l.get("verdict") == "skipped" and not l.get("errors"),
+                  "%s %s" % (l.get("verdict"), why[:300]))
+            check("gpu_nocuda: the reason names the nodes", "GPUDirect RDMA unavailable on fake0" in why
+                  and "GPUDirect RDMA unavailable on fake1" in why and "CUDA" in why and why.count("RDMA unavailable") == 2, why[:400])
+            check("gpu_nocuda: memory gpu, latency not measured", l.get("memory") == "gpu"
+                  and "cannot be polled by the CPU" in l.get("latency", "") and not l.get("samples"),
+                  "%s %s" % (l.get("memory"), l.get("latency")))
+        w = links(r, "rdma.write:fake0/rxe0:1->fake1/rxe0:1")
+        s = links(r, "rdma.send:fake0/rxe0:1->fake1/rxe0:1")
+        check("gpu_nocuda: host-memory links measured as without GPUs", len(w) == 1 and len(s) == 1
+              and (w[0].get("peak_bw_GBps") or 0) > 0 and w[0].get("memory") == "host" and not w[0].get("errors"),
+              str([(l["id"], l.get("peak_bw_GBps"), l.get("errors")) for l in w + s]))
+        gd = [c for c in r.get("checks", []) if c["name"] == "gpudirect"]
+        check("gpu_nocuda: gpudirect check fails on each node", len(gd) == 2 and all(c["verdict"] == "fail" for c in gd),
+              "; ".join(c["message"] for c in gd))
+    if r1:
+        check("probe1 (no GPU): no GPU-memory link", not [l for l in r1["links"] if "/gpu" in l["id"]])
+
 print("rdma-vm checks: %d failed" % len(fails) + (": " + ", ".join(fails) if fails else ""))
 sys.exit(1 if fails else 0)

@@ -3,8 +3,8 @@
 #   NT_FILE_BEGIN name / base64 lines / NT_FILE_END name   an artifact for the host
 #   NT_RESULT name rc=N                                    exit status of a step
 #   NT_INFO text                                           for the log
-# NT_TESTS (kernel command line) selects steps: capture, selftest, probe, perftest, faults.
-T=${NT_TESTS:-probe,perftest,loopback,faults}
+# NT_TESTS (kernel command line) selects steps: capture, selftest, probe, perftest, faults, gpu.
+T=${NT_TESTS:-probe,perftest,loopback,faults,gpu}
 ts() { echo "NT_INFO [T+$(cut -d' ' -f1 /proc/uptime)s] $*"; }
 emit() { # name file: send a file to the host
   echo "NT_FILE_BEGIN $1"; base64 < "$2"; echo "NT_FILE_END $1"
@@ -122,5 +122,11 @@ EOS
   cat /sys/class/infiniband/rxe0/ports/1/state | sed 's/^/NT_INFO rxe0 state with eth0 down: /'
   probe2 port_down -np 2 nettune-probe $COMMON --output /tmp/port_down.json
   ip link set eth0 up; sleep 1
+fi
+if want gpu; then
+  # GPU-memory links where the nodes "have GPUs" (an hwloc XML with 4 V100, test hook of the
+  # RDMA probe; --topology would switch the RDMA probe off) but no CUDA driver: both ends try,
+  # fail to register, agree, and skip the /gpu<i> link; host links unchanged
+  probe2 gpu_nocuda -x NETTUNE_TEST_RDMA_GPU_TOPOLOGY=/nt/gpu-topo.xml -np 2 nettune-probe $COMMON --output /tmp/gpu_nocuda.json
 fi
 ts "guest tests done"
