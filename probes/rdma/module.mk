@@ -3,23 +3,15 @@
 # libibverbs is missing (NT_HAVE_IBVERBS=0: the probe then reports "skipped: built without
 # libibverbs").
 RDMA_PURE_SRCS := probes/rdma/rates.c probes/rdma/gid.c probes/rdma/hca_filter.c \
-<<<<<<< HEAD
                   probes/rdma/counters.c probes/rdma/inventory.c probes/rdma/portcap.c \
-                  probes/rdma/portcap_sys.c
-=======
-                  probes/rdma/counters.c probes/rdma/inventory.c probes/rdma/gpu_link.c
->>>>>>> rdma-gpu
+                  probes/rdma/portcap_sys.c probes/rdma/gpu_link.c
 RDMA_PROBE_SRCS := $(RDMA_PURE_SRCS) probes/rdma/verbs_path.c probes/rdma/gpu_mem.c \
                    probes/rdma/numa_bind.c probes/rdma/probe_rdma.c
 PROBE_SRCS += $(RDMA_PROBE_SRCS)
 
 # Unit tests (cmocka): compiled straight from the sources, linked with libnettune.
 RDMA_UNIT_TESTS := test_rdma_rates test_rdma_gid test_rdma_hca test_rdma_counters \
-<<<<<<< HEAD
-                   test_rdma_inventory test_rdma_portcap
-=======
-                   test_rdma_inventory test_rdma_gpu
->>>>>>> rdma-gpu
+                   test_rdma_inventory test_rdma_portcap test_rdma_gpu
 RDMA_UNIT_BINS := $(addprefix $(BUILD)/tests/,$(RDMA_UNIT_TESTS))
 RDMA_UNIT_CFLAGS = $(filter-out -MMD -MP,$(NT_CFLAGS)) -Iprobes -Iprobes/rdma \
                    -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"
