@@ -27,7 +27,10 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
     return NT_ERR_UNSUPPORTED;
 }
 
-static void nt_rdma_cleanup(void *state) { (void)state; }
+static void nt_rdma_cleanup(void *state)
+{
+    (void)state;
+}
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma",
@@ -61,9 +64,9 @@ typedef struct nt_status_msg {
 
 /* One end's GPU-memory registration, exchanged before a GPU-memory link (the agreement). */
 typedef struct nt_gpu_msg {
-    int32_t reg;        /* nt_gpu_reg_t: NT_GPU_REG_OK or NT_GPU_REG_FAILED */
-    char path[24];      /* "dma-buf" or "peer memory" */
-    char why[512];      /* the failure's sentence */
+    int32_t reg;   /* nt_gpu_reg_t: NT_GPU_REG_OK or NT_GPU_REG_FAILED */
+    char path[24]; /* "dma-buf" or "peer memory" */
+    char why[512]; /* the failure's sentence */
     nt_rdma_ep_info_t ep;
 } nt_gpu_msg_t;
 
@@ -73,9 +76,9 @@ typedef struct nt_rdma_state {
     int nrails;
     double pcie_GBps[NT_RDMA_MAX_RAILS];
     char pcie_text[NT_RDMA_MAX_RAILS][96];
-    int gpu_t[NT_RDMA_MAX_RAILS]; /* p->topo->gpus index for the rail's GPU link, -1: none */
+    int gpu_t[NT_RDMA_MAX_RAILS];     /* p->topo->gpus index for the rail's GPU link, -1: none */
     int gpu_index[NT_RDMA_MAX_RAILS]; /* that GPU's index (link ids), -1: none */
-    nt_topo_t *test_topo; /* NETTUNE_TEST_RDMA_GPU_TOPOLOGY (tests only), else NULL */
+    nt_topo_t *test_topo;             /* NETTUNE_TEST_RDMA_GPU_TOPOLOGY (tests only), else NULL */
     nt_hca_filter_t filter;
     nt_gid_pref_t pref;
     int tc, sl;
@@ -94,7 +97,7 @@ static const nt_topo_t *nt_gtopo(const nt_rdma_state_t *s, const nt_probe_t *p)
 /* The bench driver's view of one measurement. */
 typedef struct nt_rdma_bench {
     nt_rdma_conn_t *c, *peer_conn; /* peer_conn: loopback's other end */
-    int initiator, kind;            /* 0 write bw, 1 write lat, 2 send lat */
+    int initiator, kind;           /* 0 write bw, 1 write lat, 2 send lat */
     nt_probe_t *p;
     int peer_rank;
 } nt_rdma_bench_t;
@@ -122,7 +125,8 @@ static nt_status_t nt_rb_agree(void *ctx, unsigned *iters)
     if (b->initiator)
         return l->ops->send(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v),
                             b->p->params->peer_timeout_s);
-    st = l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v), b->p->params->peer_timeout_s);
+    st =
+        l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v), b->p->params->peer_timeout_s);
     *iters = v;
     return st;
 }
@@ -205,7 +209,8 @@ static void nt_nic_json(nt_rdma_state_t *s, nt_probe_t *p, int i, cJSON *nics)
             int g = nt_topo_nearest_gpu(p->topo, n);
             if (g >= 0) {
                 nt_json_add_num(nic, "nearest_gpu", p->topo->gpus[g].index);
-                nt_json_add_str(nic, "nearest_gpu_path", nt_path_string(nt_topo_path(p->topo, g, n)));
+                nt_json_add_str(nic, "nearest_gpu_path",
+                                nt_path_string(nt_topo_path(p->topo, g, n)));
             }
         }
     }
@@ -222,13 +227,12 @@ static void nt_port_checks(nt_rdma_state_t *s, const nt_rdma_port_t *pt, cJSON *
         c = nt_check_create_str("port_state", s->host, target, NT_PASS, pt->state, "ACTIVE",
                                 "%s is ACTIVE (%s)", target, pt->phys_state);
     else
-        c = nt_check_create_str("port_state", s->host, target, NT_FAIL,
-                                pt->state[0] ? pt->state : "UNKNOWN", "ACTIVE",
-                                "%s is %s (physical state %s)%s: NCCL will not use it", target,
-                                pt->state[0] ? pt->state : "UNKNOWN",
-                                pt->phys_state[0] ? pt->phys_state : "unknown",
-                                pt->is_ethernet && pt->netdev[0] ? ", check its network interface"
-                                                                 : ", check the cable and the subnet manager");
+        c = nt_check_create_str(
+            "port_state", s->host, target, NT_FAIL, pt->state[0] ? pt->state : "UNKNOWN", "ACTIVE",
+            "%s is %s (physical state %s)%s: NCCL will not use it", target,
+            pt->state[0] ? pt->state : "UNKNOWN", pt->phys_state[0] ? pt->phys_state : "unknown",
+            pt->is_ethernet && pt->netdev[0] ? ", check its network interface"
+                                             : ", check the cable and the subnet manager");
     if (c)
         cJSON_AddItemToArray(checks, c);
     if (pt->state_num != 4 || !pt->have_rate)
@@ -244,9 +248,8 @@ static void nt_port_checks(nt_rdma_state_t *s, const nt_rdma_port_t *pt, cJSON *
                      pt->rate.data_Gbps);
         else
             snprintf(act, sizeof(act), "%g Gb/s", pt->rate.data_Gbps);
-        v = nt_port_rate_judge(target, pt->rate.data_Gbps, act, pt->rate.lanes,
-                               pt->is_ethernet, &pt->max, &pt->common_max, &pt->enabled_max, msg,
-                               sizeof(msg));
+        v = nt_port_rate_judge(target, pt->rate.data_Gbps, act, pt->rate.lanes, pt->is_ethernet,
+                               &pt->max, &pt->common_max, &pt->enabled_max, msg, sizeof(msg));
         if (!pt->max.known && pt->max_why[0])
             snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " (%s)", pt->max_why);
         c = nt_check_create("port_rate", s->host, target, (nt_verdict_t)v, pt->rate.data_Gbps,
@@ -291,12 +294,16 @@ static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
     snprintf(target, sizeof(target), "%s:%d/gpu%d", pt->dev, pt->port, t->gpus[g].index);
     if (nt_rdma_conn_create(&cp, &c, err, sizeof(err)) == NT_OK)
         ck = nt_check_create_str("gpudirect", s->host, target, NT_PASS, nt_rdma_conn_memory(c),
-                                 "gpu", "GPUDirect RDMA works on %s: %s registers GPU %d memory "
-                                 "through %s", s->host, pt->dev, t->gpus[g].index,
-                                 nt_rdma_conn_memory(c));
+                                 "gpu",
+                                 "GPUDirect RDMA works on %s: %s registers GPU %d memory "
+                                 "through %s",
+                                 s->host, pt->dev, t->gpus[g].index, nt_rdma_conn_memory(c));
     else
-        ck = nt_check_create_str("gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
-                                 "GPUDirect RDMA unavailable on %s: %s", s->host, err);
+        ck = nt_check_create_str(
+            "gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
+            "GPUDirect RDMA unavailable on %s: %s", s->host,
+            /* the data path's reason already starts with the same words */
+            strncmp(err, "GPUDirect RDMA unavailable: ", 28) == 0 ? err + 28 : err);
     nt_rdma_conn_destroy(c);
     if (ck)
         cJSON_AddItemToArray(checks, ck);
@@ -334,17 +341,16 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
     nt_rdma_port_select(&s->inv, &s->filter, &s->pref, p->params->gid_index);
     for (int i = 0; i < s->inv.nports && s->nrails < NT_RDMA_MAX_RAILS; i++)
         if (s->inv.ports[i].selected) {
-            s->pcie_GBps[s->nrails] = nt_port_pcie(&s->inv.ports[i], s->pcie_text[s->nrails],
-                                                   sizeof(s->pcie_text[0]));
+            s->pcie_GBps[s->nrails] =
+                nt_port_pcie(&s->inv.ports[i], s->pcie_text[s->nrails], sizeof(s->pcie_text[0]));
             /* GPU-memory links: the GPU nearest the NIC; none with a fake sysfs tree (no real
              * device to register with, as for the gpudirect check). */
-            s->gpu_t[s->nrails] = nt_sysfs_root()[0]
-                                      ? -1
-                                      : nt_rdma_gpu_for_nic(nt_gtopo(s, p), s->inv.ports[i].dev,
-                                                            NULL, 0);
-            s->gpu_index[s->nrails] = s->gpu_t[s->nrails] >= 0
-                                          ? nt_gtopo(s, p)->gpus[s->gpu_t[s->nrails]].index
-                                          : -1;
+            s->gpu_t[s->nrails] =
+                nt_sysfs_root()[0]
+                    ? -1
+                    : nt_rdma_gpu_for_nic(nt_gtopo(s, p), s->inv.ports[i].dev, NULL, 0);
+            s->gpu_index[s->nrails] =
+                s->gpu_t[s->nrails] >= 0 ? nt_gtopo(s, p)->gpus[s->gpu_t[s->nrails]].index : -1;
             s->rails[s->nrails++] = i;
         }
     /* Expected bandwidth rules of this node's class (thresholds file, else built-in). */
@@ -465,6 +471,20 @@ static void nt_links_fail(nt_link_pair_t *lp, const char *verdict, const char *m
             nt_add_str_item(both[i], "errors", msg);
         }
     }
+}
+
+/* A launcher exchange that timed out or was interrupted ends the run early (DESIGN.md: a dead
+ * peer or a signal is exit 3 unless something failed): the links say so, and the judge skips
+ * them instead of failing them, as it does for the MPI probe. */
+static void nt_links_stopped(nt_link_pair_t *lp, nt_status_t st)
+{
+    cJSON *both[2] = {lp->write, lp->send};
+    const char *by = st == NT_ERR_TIMEOUT       ? "peer_timeout"
+                     : st == NT_ERR_INTERRUPTED ? "signal"
+                                                : NULL;
+    for (int i = 0; by && i < 2; i++)
+        if (both[i] && !cJSON_GetObjectItemCaseSensitive(both[i], "stopped_by"))
+            cJSON_AddStringToObject(both[i], "stopped_by", by);
 }
 
 static void nt_links_emit(nt_link_pair_t *lp, cJSON *out)
@@ -669,8 +689,8 @@ static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
     memset(&sme, 0, sizeof(sme));
     if (lst != NT_OK) {
         sme.status = (int32_t)lst;
-        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c)
-                                                                            : nt_status_string(lst));
+        snprintf(sme.err, sizeof(sme.err), "%s",
+                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
     }
     st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 4, &sme, &sthem, sizeof(sme));
     if (st != NT_OK) {
@@ -688,6 +708,7 @@ out:
         snprintf(msg, sizeof(msg), "the peer rank %d stopped answering during the RDMA test: %s",
                  peer_rank, nt_status_string(st));
         nt_links_fail(&lp, "fail", msg);
+        nt_links_stopped(&lp, st);
     }
     nt_numa_unbind(&saved);
     nt_rdma_conn_destroy(c);
@@ -701,9 +722,9 @@ out:
  * each allocates and registers GPU memory and they exchange the outcome (nt_gpu_msg_t) and
  * decide together (nt_gpu_link_decide): a missing GPU or GPUDirect RDMA skips the link, never
  * fails it. Bandwidth only: the latency tests poll the buffer with the CPU. */
-static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
-                                   int initiator, nt_scope_t scope, int r,
-                                   const nt_rail_info_t *peer, cJSON *out_links)
+static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank, int initiator,
+                                   nt_scope_t scope, int r, const nt_rail_info_t *peer,
+                                   cJSON *out_links)
 {
     const nt_rdma_port_t *pt = &s->inv.ports[s->rails[r]];
     nt_rail_info_t mine;
@@ -733,9 +754,10 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
     if (initiator) {
         nt_rdma_gpu_ep(mine.dev, mine.port, mine.gpu, sep, sizeof(sep));
         nt_rdma_gpu_ep(peer->dev, peer->port, peer->gpu, dep, sizeof(dep));
-        lp.write = nt_probe_link_new("rdma", "write", scope, s->host, p->rank, sep, phost,
-                                     peer_rank, dep);
-        nt_links_describe(s, &lp, pt, peer, NULL, p->params->rdma_qps > 0 ? p->params->rdma_qps : 1);
+        lp.write =
+            nt_probe_link_new("rdma", "write", scope, s->host, p->rank, sep, phost, peer_rank, dep);
+        nt_links_describe(s, &lp, pt, peer, NULL,
+                          p->params->rdma_qps > 0 ? p->params->rdma_qps : 1);
         if (lp.write) {
             nt_json_add_str(lp.write, "memory", "gpu");
             nt_json_add_str(lp.write, "latency", NT_RDMA_GPU_LAT_NOTE);
@@ -764,8 +786,9 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
     if (nt_rdma_conn_create(&cp, &c, me->why, sizeof(me->why)) == NT_OK) {
         me->reg = NT_GPU_REG_OK;
         snprintf(me->path, sizeof(me->path), "%s",
-                 nt_rdma_gpu_reg_path(nt_rdma_conn_memory(c)) ? nt_rdma_gpu_reg_path(nt_rdma_conn_memory(c))
-                                                              : "?");
+                 nt_rdma_gpu_reg_path(nt_rdma_conn_memory(c))
+                     ? nt_rdma_gpu_reg_path(nt_rdma_conn_memory(c))
+                     : "?");
         nt_rdma_conn_info(c, &me->ep);
     } else {
         me->reg = NT_GPU_REG_FAILED;
@@ -815,8 +838,8 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
     memset(&sme, 0, sizeof(sme));
     if (lst != NT_OK) {
         sme.status = (int32_t)lst;
-        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c)
-                                                                            : nt_status_string(lst));
+        snprintf(sme.err, sizeof(sme.err), "%s",
+                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
     }
     st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 7, &sme, &sthem, sizeof(sme));
     if (sme.status)
@@ -830,6 +853,7 @@ out:
                  "the peer rank %d stopped answering during the GPU-memory RDMA test: %s",
                  peer_rank, nt_status_string(st));
         nt_links_fail(&lp, "fail", msg);
+        nt_links_stopped(&lp, st);
     }
     nt_numa_unbind(&saved);
     nt_rdma_conn_destroy(c);
@@ -842,7 +866,8 @@ static nt_status_t nt_rdma_run_pair(void *state, nt_probe_t *p, int peer_rank, i
 {
     nt_rdma_state_t *s = state;
     nt_rails_msg_t *mine = calloc(1, sizeof(*mine)), *theirs = calloc(1, sizeof(*theirs));
-    int idx[NT_RDMA_MAX_RAILS], n = 0, local = p->local_rank,
+    int idx[NT_RDMA_MAX_RAILS],
+        n = 0, local = p->local_rank,
         nloc = p->nodes[p->my_node].nranks > 0 ? p->nodes[p->my_node].nranks : 1;
     nt_status_t st;
 
@@ -860,8 +885,7 @@ static nt_status_t nt_rdma_run_pair(void *state, nt_probe_t *p, int peer_rank, i
     for (int k = 0; k < n; k++)
         nt_rail_fill(s, idx[k], &mine->r[k]);
     st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA, mine, theirs, sizeof(*mine));
-    for (int k = 0; st == NT_OK && k < n && k < theirs->n; k++)
-    {
+    for (int k = 0; st == NT_OK && k < n && k < theirs->n; k++) {
         st = nt_run_rail(s, p, peer_rank, initiator, scope, idx[k], &theirs->r[k], out_links);
         if (st == NT_OK)
             st = nt_run_gpu_rail(s, p, peer_rank, initiator, scope, idx[k], &theirs->r[k],
@@ -977,8 +1001,8 @@ static void nt_loop_one(nt_rdma_state_t *s, nt_probe_t *p, int ra, int rb, cJSON
             snprintf(msg, sizeof(msg),
                      "not testable: %s and %s cannot reach each other inside %s (%s); this is "
                      "not a failed link",
-                     sep, dep, host, nt_rdma_conn_error(ca)[0] ? nt_rdma_conn_error(ca)
-                                                               : nt_rdma_conn_error(cb));
+                     sep, dep, host,
+                     nt_rdma_conn_error(ca)[0] ? nt_rdma_conn_error(ca) : nt_rdma_conn_error(cb));
             nt_links_fail(&lp, "skipped", msg);
             goto out;
         }
@@ -987,7 +1011,8 @@ static void nt_loop_one(nt_rdma_state_t *s, nt_probe_t *p, int ra, int rb, cJSON
         nt_rdma_bench_t bb = {ca, cb, 1, 0, p, p->rank};
         if (nt_measure(p, &bb, &lp, 1, 0) != NT_OK)
             nt_links_fail(&lp, "fail",
-                          nt_rdma_conn_error(ca)[0] ? nt_rdma_conn_error(ca) : nt_rdma_conn_error(cb));
+                          nt_rdma_conn_error(ca)[0] ? nt_rdma_conn_error(ca)
+                                                    : nt_rdma_conn_error(cb));
     }
 out:
     nt_numa_unbind(&saved);
@@ -1038,8 +1063,7 @@ static nt_status_t nt_rdma_finish(void *state, nt_probe_t *p, cJSON *node_json, 
         if (!pt->selected)
             continue;
         nt_rdma_counters_read(pt, 1);
-        cJSON_ArrayForEach(it, nics)
-        {
+        cJSON_ArrayForEach (it, nics) {
             if (strcmp(nt_json_get_str(it, "name", ""), pt->dev) == 0 &&
                 (int)nt_json_get_num(it, "port", -1) == pt->port)
                 nic = it;
