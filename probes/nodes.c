@@ -175,6 +175,25 @@ nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_
                     goto nomem;
         }
     }
+    /* Uneven ranks per node: the local ranks beyond the smaller node's count get a partner too
+     * (local rank i with the smaller node's local rank i mod its count), one pair per step
+     * after the rounds, since their partner is already busy in the round itself. */
+    for (size_t r = 0; r < sched.nrounds; r++) {
+        for (size_t k = 0; k < sched.rounds[r].npairs; k++) {
+            const nt_node_t *na = &nodes[sched.rounds[r].pairs[k].a];
+            const nt_node_t *nb = &nodes[sched.rounds[r].pairs[k].b];
+            const nt_node_t *big = na->nranks >= nb->nranks ? na : nb;
+            const nt_node_t *small = big == na ? nb : na;
+            for (int i = small->nranks; i < big->nranks; i++) {
+                int rb = big->ranks[i], rs = small->ranks[i % small->nranks];
+                cur = NULL;
+                /* The node first in the schedule pair initiates, as in the rounds. */
+                if (nt_steps_put(&b, &cur, 0, big == na ? rb : rs, big == na ? rs : rb,
+                                 NT_SCOPE_INTER, (int)r))
+                    goto nomem;
+            }
+        }
+    }
     sched_rounds = sched.nrounds;
     nt_schedule_destroy(&sched);
     /* Intra-node: the ranks of each node paired with each other by the same schedule; round r

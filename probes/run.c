@@ -56,7 +56,7 @@ static int nt_probe_selected(const nt_probe_params_t *pa, const char *kind)
  * notice a dead peer, write the report and end the job itself. */
 static double nt_follow_timeout(const nt_probe_t *p)
 {
-    return 2.0 * p->params->peer_timeout_s + 10.0;
+    return 3.0 * p->params->peer_timeout_s + 15.0;
 }
 
 static nt_status_t nt_identify(nt_probe_t *p)
@@ -200,8 +200,11 @@ static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, cJSON **out)
 {
     char *buf;
     size_t len;
-    nt_status_t st =
-        nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len, p->params->peer_timeout_s);
+    /* Longer than any wait of a measurement: when the initiator's own partner died, the
+     * initiator's deadline passes first and it still reports, so the silent rank is named
+     * (not the initiator that waited for it). */
+    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len,
+                                           2.0 * p->params->peer_timeout_s + 5.0);
     *out = NULL;
     if (st != NT_OK)
         return st;
@@ -409,7 +412,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                 else
                     snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
                              ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
-                             p->params->peer_timeout_s, nt_status_string(st));
+                             2.0 * p->params->peer_timeout_s + 5.0, nt_status_string(st));
                 cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
                 break;
             }
@@ -764,8 +767,16 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
                     (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
                     aborted = 1;
                 if (p.rank == 0) {
-                    nt_not_done(&c, "%s: %d of %d steps not run (%s)", ops->kind, nsteps - s - 1,
-                                nsteps, why);
+                    int left = 0, all = 0;
+                    for (int s2 = 0; s2 < nsteps; s2++) {
+                        if (steps[s2].local)
+                            continue;
+                        all += steps[s2].npairs;
+                        if (s2 > s)
+                            left += steps[s2].npairs;
+                    }
+                    nt_not_done(&c, "%s: %d of %d pairs not measured (%s)", ops->kind, left, all,
+                                why);
                     for (int k2 = k + 1; k2 < NT_NPROBES; k2++) {
                         int any2 = 0;
                         for (int r = 0; r < p.size; r++)

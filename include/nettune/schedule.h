@@ -3,7 +3,9 @@
  * N nodes (already sorted by hostname) are paired in rounds of disjoint pairs. --full: every
  * node pair exactly once in N-1 rounds for even N (N rounds for odd N, one node idle per round),
  * as ClusterKit does. --quick: a constant number of rounds whatever N (ring neighbours, then a
- * ring shifted by about N/2), so the run time does not grow with the cluster. */
+ * ring shifted by about N/2: 3 rounds for even N, 6 for odd N), so the run time does not grow
+ * with the cluster; where --full needs no more rounds than that (N <= 4, and N = 5), --quick
+ * is --full. */
 #ifndef NETTUNE_SCHEDULE_H
 #define NETTUNE_SCHEDULE_H
 

@@ -74,8 +74,12 @@ static void test_quick_constant(void **state)
         assert_int_equal(nt_schedule_create(n, NT_SCHED_QUICK, &s), NT_OK);
         check_disjoint(&s, n);
         assert_true(s.nrounds >= 1 && s.nrounds <= NT_SCHED_QUICK_MAX_ROUNDS);
-        if (n >= 5)
+        if (n >= 6)
             assert_int_equal(s.nrounds, n % 2 ? 6u : 3u);
+        /* never more rounds than --full: small N gets every pair */
+        if (n <= 5)
+            assert_int_equal(s.npairs, (size_t)n * (size_t)(n - 1) / 2);
+        assert_true(s.nrounds <= (size_t)(n % 2 ? n : n - 1));
         for (size_t r = 0; r < s.nrounds; r++)
             for (size_t k = 0; k < s.rounds[r].npairs; k++) {
                 nt_pair_t p = s.rounds[r].pairs[k];

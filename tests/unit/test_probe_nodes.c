@@ -129,6 +129,41 @@ static void test_steps_full(void **state)
     free(h);
 }
 
+/* Uneven ranks per node (3, 2, 2 on 3 nodes): every rank gets an inter-node partner; the
+ * extra local rank 2 of the first node is paired with local rank 0 of each other node. */
+static void test_steps_uneven(void **state)
+{
+    const char *names[7] = {"a", "a", "a", "b", "b", "c", "c"};
+    int leaders[7] = {0, 0, 0, 3, 3, 5, 5};
+    char *h = hosts_of(7, names);
+    nt_node_t *nodes;
+    nt_step_t *steps;
+    int n, ns, inter_of[7] = {0}, lr2_partners = 0;
+    (void)state;
+    assert_int_equal(nt_nodes_build(7, h, leaders, 0, &nodes, &n), NT_OK);
+    assert_int_equal(nt_steps_build(nodes, n, NT_SCHED_FULL, 1, &steps, &ns), NT_OK);
+    for (int s = 0; s < ns; s++) {
+        for (int i = 0; i < steps[s].npairs && !steps[s].local; i++) {
+            int a = steps[s].pairs[i][0], b = steps[s].pairs[i][1];
+            if (steps[s].scopes[i] != NT_SCOPE_INTER)
+                continue;
+            inter_of[a]++;
+            inter_of[b]++;
+            if (a == 2 || b == 2) {
+                lr2_partners++;
+                assert_int_equal(steps[s].npairs, 1); /* its own step: partners are busy */
+                assert_true(a == 3 || b == 3 || a == 5 || b == 5); /* local rank 0 there */
+            }
+        }
+    }
+    for (int r = 0; r < 7; r++)
+        assert_true(inter_of[r] >= 1);
+    assert_int_equal(lr2_partners, 2);
+    nt_steps_free(steps, ns);
+    nt_nodes_free(nodes, n);
+    free(h);
+}
+
 static void test_sizes_and_options(void **state)
 {
     nt_probe_params_t p;
@@ -179,7 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_natural_order), cmocka_unit_test(test_fake_nodes),
         cmocka_unit_test(test_same_name_two_domains), cmocka_unit_test(test_steps_full),
-        cmocka_unit_test(test_sizes_and_options),
+        cmocka_unit_test(test_steps_uneven), cmocka_unit_test(test_sizes_and_options),
     };
     return cmocka_run_group_tests_name("probe_nodes", tests, NULL, NULL);
 }
