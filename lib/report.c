@@ -166,7 +166,6 @@ static nt_status_t nt_write_all(int fd, const char *text, size_t len)
 nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *direct)
 {
     struct stat st;
-    char target[4096];
 
     *direct = 0;
     if (!path || !*path) {
@@ -178,32 +177,71 @@ nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *dir
         *direct = 1;
         return NT_OK;
     }
-    /* A symbolic link is followed: the report replaces the file it points to, not the link. */
-    for (int hops = 0; hops < 16 && lstat(real, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
-        ssize_t n = readlink(real, target, sizeof(target) - 1);
+    if (stat(path, &st) == 0) {
+        char *rp;
+        if (S_ISDIR(st.st_mode)) {
+            NT_ERROR(REPORT, "output '%s' is a directory: give a file name", path);
+            return NT_ERR_INVALID;
+        }
+        /* A device, FIFO, socket or /dev/stdout is written in place: renaming over it would
+         * replace it (and /proc/self/fd links name no file to rename into). */
+        if (!S_ISREG(st.st_mode)) {
+            *direct = 1;
+            return NT_OK;
+        }
+        /* A regular file, maybe behind symbolic links: the report replaces the file they point
+         * to, and the links stay. */
+        rp = realpath(path, NULL);
+        if (rp) {
+            snprintf(real, len, "%s", rp);
+            free(rp);
+        }
+        return NT_OK;
+    }
+    if (errno == ELOOP) {
+        NT_ERROR(REPORT, "output '%s': too many levels of symbolic links: fix the link", path);
+        return NT_ERR_INVALID;
+    }
+    /* Not there yet: a new file, or a dangling link whose target is to be created. */
+    for (int hops = 0; hops < 16; hops++) {
+        char target[4096];
+        ssize_t n;
+        if (lstat(real, &st) != 0 || !S_ISLNK(st.st_mode))
+            return NT_OK;
+        n = readlink(real, target, sizeof(target) - 1);
         if (n <= 0)
-            break;
+            return NT_OK;
         target[n] = '\0';
         if (target[0] == '/') {
             snprintf(real, len, "%s", target);
         } else {
             char dir[4096];
             const char *slash = strrchr(real, '/');
-            snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - real) : 1, slash ? real : ".");
+            snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - real) : 1,
+                     slash ? real : ".");
             if (snprintf(real, len, "%s/%s", dir, target) >= (int)len)
                 return NT_ERR_INVALID;
         }
     }
-    if (stat(real, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            NT_ERROR(REPORT, "output '%s' is a directory: give a file name", path);
-            return NT_ERR_INVALID;
-        }
-        /* A device, FIFO or socket is written in place: renaming over it would replace it. */
-        if (!S_ISREG(st.st_mode))
-            *direct = 1;
-    }
-    return NT_OK;
+    NT_ERROR(REPORT, "output '%s': too many levels of symbolic links: fix the link", path);
+    return NT_ERR_INVALID;
+}
+
+/* Open an output written in place. A FIFO is opened without blocking: with no reader the
+ * report would wait forever (ENXIO then, with a message). */
+static int nt_output_open_direct(const char *path)
+{
+    struct stat st;
+    int fd, flags = O_WRONLY | O_CLOEXEC;
+
+    if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
+        flags |= O_NONBLOCK;
+    fd = open(path, flags);
+    if (fd >= 0 && (flags & O_NONBLOCK))
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (fd < 0 && errno == ENXIO)
+        NT_ERROR(REPORT, "output '%s' is a FIFO that nobody reads: start its reader first", path);
+    return fd;
 }
 
 /* Whether process pid still runs (a zombie, killed but not yet reaped, does not). */
@@ -263,8 +301,18 @@ nt_status_t nt_output_check(const char *path)
     int direct, fd;
     nt_status_t st = nt_output_resolve(path, real, sizeof(real), &direct);
 
-    if (st != NT_OK || direct)
+    if (st != NT_OK || strcmp(path, "-") == 0)
         return st;
+    if (direct) {
+        fd = nt_output_open_direct(path);
+        if (fd < 0) {
+            if (errno != ENXIO)
+                NT_ERROR(REPORT, "cannot write the report '%s': %s", path, strerror(errno));
+            return NT_ERR_IO;
+        }
+        close(fd);
+        return NT_OK;
+    }
     nt_output_clean_stale(real);
     snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -301,7 +349,7 @@ nt_status_t nt_json_write_atomic(const cJSON *doc, const char *path)
         return ok ? NT_OK : NT_ERR_IO;
     }
     if (direct) {
-        fd = open(real, O_WRONLY | O_CLOEXEC);
+        fd = nt_output_open_direct(path);
         if (fd < 0 || nt_write_all(fd, text, len) != NT_OK) {
             NT_ERROR(REPORT, "cannot write the report to '%s': %s", path, strerror(errno));
             if (fd >= 0)

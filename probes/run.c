@@ -37,6 +37,7 @@ typedef struct nt_collect {
     double started, last_write;
     const char *output;
     nt_judge_t *judge; /* for the provisional verdicts of progress snapshots */
+    int direct_output;  /* written in place (stdout, a device, a FIFO): no progress snapshots */
     const nt_probe_t *probe;
 } nt_collect_t;
 
@@ -114,8 +115,8 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
 
     if (progress) {
         cJSON *copy, *cr;
-        /* stdout gets one document only: the final one. */
-        if (strcmp(c->output, "-") == 0 || (!force && now - c->last_write < NT_PROGRESS_EVERY_S))
+        /* stdout, a pipe or a device gets one document only: the final one. */
+        if (c->direct_output || (!force && now - c->last_write < NT_PROGRESS_EVERY_S))
             return NT_OK;
         copy = cJSON_Duplicate(c->doc, 1);
         if (!copy)
@@ -153,6 +154,11 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
     memset(c, 0, sizeof(*c));
     c->started = nt_clock_s();
     c->output = p->params->output;
+    {
+        char real[4096];
+        if (nt_output_resolve(c->output, real, sizeof(real), &c->direct_output) != NT_OK)
+            c->direct_output = 1;
+    }
     c->probe = p;
     nt_clock_rfc3339(ts, sizeof(ts));
     for (int i = 0; i < argc && off < sizeof(cmd) - 1; i++)
