@@ -63,6 +63,20 @@ int nt_launcher_env_rank(void)
     return -1;
 }
 
+int nt_launcher_env_size(void)
+{
+    /* Ranks on this node: Open MPI says it directly; Slurm's per-node task count may be a list
+     * ("2(x3)"), whose first figure is enough to tell one from several. */
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                       "SLURM_NTASKS_PER_NODE"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return -1;
+}
+
 /* ---- the single-rank launcher ---- */
 
 static int nt_local_rank(nt_launcher_t *l)

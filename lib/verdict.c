@@ -380,23 +380,40 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
                  nv->failed_partners, nv->partners);
         char a[32], b[32], sz[32];
         const evidence_t *ev = &w->ev[i];
-        if (ev->example && ev->badness > 1) {
+        /* The reason quotes a figure that failed: the node's median when it was an outlier of
+         * its population (suspect), else one of its failing links against the figure that
+         * failed it (expected first, then the population reference). */
+        if (ev->example && nv->suspect && ev->badness > 1) {
             cat(nv->reason, sizeof(nv->reason), ": %s %s median %s %s vs %s %s population",
                 ev->example->kind, fmt_bytes(sz, sizeof(sz), ev->example->bytes),
                 fmt_num(a, sizeof(a), ev->median), unit_of(ev->example->metric),
                 fmt_num(b, sizeof(b), ev->reference), unit_of(ev->example->metric));
         } else {
-            /* no population judged it: quote one failing link against its expected figure */
+            const nt_vlink_t *by_exp = NULL, *by_peer = NULL;
+            size_t ke = 0, kp = 0;
             for (size_t k = 0; k < n; k++) {
                 const nt_vlink_t *l = &L[k];
-                if (l->verdict != NT_FAIL || (l->src_node != i && l->dst_node != i) ||
-                    isnan(l->expected))
+                if (l->verdict != NT_FAIL || (l->src_node != i && l->dst_node != i))
                     continue;
-                cat(nv->reason, sizeof(nv->reason), ": e.g. %s %s %s %s vs expected %s %s", l->kind,
-                    fmt_bytes(sz, sizeof(sz), l->bytes), fmt_num(a, sizeof(a), w->eff[k]),
-                    unit_of(l->metric), fmt_num(b, sizeof(b), l->expected), unit_of(l->metric));
-                break;
+                if (!by_exp && (l->fired & NT_FIRED_EXPECTED) && !isnan(l->expected)) {
+                    by_exp = l;
+                    ke = k;
+                }
+                if (!by_peer && (l->fired & NT_FIRED_PEER) && !isnan(l->reference)) {
+                    by_peer = l;
+                    kp = k;
+                }
             }
+            if (by_exp)
+                cat(nv->reason, sizeof(nv->reason), ": e.g. %s %s %s %s vs expected %s %s",
+                    by_exp->kind, fmt_bytes(sz, sizeof(sz), by_exp->bytes),
+                    fmt_num(a, sizeof(a), w->eff[ke]), unit_of(by_exp->metric),
+                    fmt_num(b, sizeof(b), by_exp->expected), unit_of(by_exp->metric));
+            else if (by_peer)
+                cat(nv->reason, sizeof(nv->reason), ": e.g. %s %s %s %s vs %s %s population",
+                    by_peer->kind, fmt_bytes(sz, sizeof(sz), by_peer->bytes),
+                    fmt_num(a, sizeof(a), w->eff[kp]), unit_of(by_peer->metric),
+                    fmt_num(b, sizeof(b), by_peer->reference), unit_of(by_peer->metric));
         }
     }
 

@@ -121,22 +121,31 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
         for (int k = 0; k < 2; k++) {
             cJSON_ArrayForEach (it, lists[k]) {
                 const cJSON *pc = cJSON_GetObjectItemCaseSensitive(it, "pcie");
-                char msg[256], label[64];
+                char msg[256] = "", label[64];
                 const char *bdf = nt_json_get_str(it, "pci_bus_id", "?");
                 nt_verdict_t v;
-                if (!pc)
-                    continue;
                 if (k == 0)
                     snprintf(label, sizeof(label), "GPU %d", (int)nt_json_get_num(it, "index", -1));
                 else
                     snprintf(label, sizeof(label), "%s", nt_json_get_str(it, "name", "NIC"));
+                if (!pc) {
+                    /* Never a silent pass: say that the expectation could not be judged. */
+                    cJSON *c = nt_check_create(
+                        "inventory", host, label, NT_SKIPPED, NAN, NAN, NULL,
+                        "%s (%s): PCIe link state unknown (no sysfs link files here, or a "
+                        "topology file from another machine): gen%dx%d expected, not judged",
+                        bdf, label, r.expect.pcie_gen, r.expect.pcie_width);
+                    if (c)
+                        cJSON_AddItemToArray(checks, c);
+                    continue;
+                }
                 v = nt_expect_pcie_judge(&r.expect, bdf, label,
                                          (int)nt_json_get_num(pc, "max_gen", 0),
                                          (int)nt_json_get_num(pc, "max_width", 0),
                                          (int)nt_json_get_num(pc, "width", 0), msg, sizeof(msg));
-                if (v != NT_SKIPPED) {
-                    cJSON *c =
-                        nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s", msg);
+                {
+                    cJSON *c = nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s",
+                                               msg[0] ? msg : "PCIe capability unknown: not judged");
                     if (c)
                         cJSON_AddItemToArray(checks, c);
                 }
@@ -541,6 +550,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         return NT_EXIT_USAGE;
     }
     nt_json_add_str(summary, "verdict", "pass");
+    /* The verdict covers what was measured; an incomplete run says so next to it (exit 3). */
+    nt_json_add_bool(summary, "completed", !stopped_early);
     failed_nodes = nt_json_add_arr(summary, "failed_nodes");
     failed_links = nt_json_add_arr(summary, "failed_links");
     warnings = nt_json_add_arr(summary, "warnings");

@@ -67,6 +67,12 @@ static nt_status_t nt_parse_sizes(const char *list, nt_probe_params_t *p, char *
                      t);
             return NT_ERR_INVALID;
         }
+        for (size_t k = 0; k < p->nlat_sizes; k++)
+            if (p->lat_sizes[k] == v)
+                goto dup;
+        for (size_t k = 0; k < p->nbw_sizes; k++)
+            if (p->bw_sizes[k] == v)
+                goto dup;
         if (v < NT_LAT_BW_SPLIT) {
             if (p->nlat_sizes == NT_MAX_SIZES)
                 goto toomany;
@@ -76,6 +82,10 @@ static nt_status_t nt_parse_sizes(const char *list, nt_probe_params_t *p, char *
                 goto toomany;
             p->bw_sizes[p->nbw_sizes++] = v;
         }
+        continue;
+    dup:
+        snprintf(err, len, "size '%s' is given twice in --sizes: give each size once", t);
+        return NT_ERR_INVALID;
     }
     if (p->nlat_sizes + p->nbw_sizes == 0) {
         snprintf(err, len, "--sizes is empty: give e.g. --sizes 8,4K,1M,4M");
@@ -360,6 +370,11 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             st = NT_ERR_INVALID;
             break;
         }
+    }
+    if (st == NT_OK && p->local && nt_launcher_env_size() > 1) {
+        snprintf(err, errlen, "--local checks this node with one process: start it without "
+                              "mpirun/srun (or with one task per node)");
+        st = NT_ERR_INVALID;
     }
     if (st == NT_OK && optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s' (see nettune probe --help)", argv[optind]);

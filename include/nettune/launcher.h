@@ -64,6 +64,11 @@ nt_status_t nt_launcher_recv_blob(nt_launcher_t *l, int peer, int tag, char **bu
  * MPI_Init (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID), -1 when not launched. */
 int nt_launcher_env_rank(void);
 
+/* nt_launcher_env_size - the number of processes the launcher started on this node's job step
+ * as its environment tells it (OMPI_COMM_WORLD_LOCAL_SIZE, SLURM_NTASKS_PER_NODE... see the
+ * source), -1 when not launched. Used to refuse --local under several ranks per node. */
+int nt_launcher_env_size(void);
+
 /* The single-rank launcher of `nettune probe --local`: rank 0 of 1, every collective trivial. */
 nt_launcher_t *nt_launcher_local_create(void);
 void nt_launcher_local_destroy(nt_launcher_t *l);
