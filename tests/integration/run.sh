@@ -59,6 +59,23 @@ run_case "--local: one node, no launcher" 0 --links 0 --nodes 1 --completed true
 run_case "dead peer: a deadline, a partial report, exit 3 (stopped early)" 3 --completed false -- \
   env NETTUNE_TEST_STALL_RANK=1 NETTUNE_FAKE_NODES=2 $MPIRUN -np 2 $P --peer-timeout 2 --output "$W/r.json"
 
+# The silent rank is the one named, also when rank 0 is not its partner.
+run_case "dead peer among 4 nodes: the silent node is named" 3 --completed false -- \
+  env NETTUNE_TEST_STALL_RANK=2 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --peer-timeout 2 --output "$W/r.json"
+if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); w=d['summary']['warnings']; sys.exit(0 if any(x.startswith('fake2:') for x in w) and not any('fake1:' in x for x in w) else 1)"; then
+  ok "dead peer: summary.warnings names fake2 only"
+else bad "dead peer: summary.warnings names fake2 only"; fi
+# Uneven ranks per node (3, 2, 2): every rank has an inter-node link.
+run_case "uneven ranks per node: every rank tested across nodes" any --nodes 3 -- \
+  env NETTUNE_FAKE_NODES=3 $MPIRUN -np 7 $P --sizes 8 --budget 0.01 --output "$W/r.json"
+if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); r=set(); [r.update((l['src']['rank'], l['dst']['rank'])) for l in d['links'] if l['scope']=='inter']; sys.exit(0 if r == set(range(7)) else 1)"; then
+  ok "uneven ranks: ranks 0-6 all in inter-node links"
+else bad "uneven ranks: ranks 0-6 all in inter-node links"; fi
+out=$($MPIRUN -np 2 $P --local --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "one process"; then
+  ok "--local under mpirun -np 2: exit 2"
+else bad "--local under mpirun -np 2: exit 2 (rc=$rc)"; fi
+
 # SIGTERM to mpirun mid-run: the report on disk is the last complete state.
 rm -f "$W/r.json"
 NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --budget 0.3 --output "$W/r.json" > "$W/log" 2>&1 &
