@@ -14,6 +14,7 @@ typedef struct nt_judge nt_judge_t;
  * A bad file or spec is logged as one line naming it and the fix; returns NT_ERR_INVALID /
  * NT_ERR_PARSE / NT_ERR_NOT_FOUND then (the caller exits 2). */
 nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out);
+/* nt_judge_destroy - free a judge of nt_judge_create (NULL is fine). */
 void nt_judge_destroy(nt_judge_t *j);
 
 /* nt_judge_node_checks - expectation checks of one node (inventory: GPUs, ACTIVE RDMA ports,

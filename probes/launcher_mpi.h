@@ -11,6 +11,7 @@
  * initialised). Waits return NT_ERR_INTERRUPTED as soon as *interrupt becomes non-zero
  * (interrupt may be NULL). NULL on allocation or MPI failure. */
 nt_launcher_t *nt_launcher_mpi_create(volatile sig_atomic_t *interrupt);
+/* nt_launcher_mpi_destroy - free the launcher and its communicator (before MPI_Finalize). */
 void nt_launcher_mpi_destroy(nt_launcher_t *l);
 
 /* nt_mpi_wait - MPI_Test loop on req until it completes, until timeout_s seconds pass

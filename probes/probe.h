@@ -71,6 +71,7 @@ typedef struct nt_probe {
 
 /* Scope of a link. */
 typedef enum nt_scope { NT_SCOPE_INTRA = 0, NT_SCOPE_INTER = 1 } nt_scope_t;
+/* nt_scope_string - "intra" (inside one node) or "inter" (between nodes). */
 const char *nt_scope_string(nt_scope_t s);
 
 /* A link probe. main.c calls init on every rank, gathers availability (a pair runs only when

@@ -22,6 +22,7 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
  * order (node2 before node10). Returns NT_ERR_NOMEM / NT_ERR_INVALID. */
 nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int fake_nodes,
                            nt_node_t **nodes, int *nnodes);
+/* nt_nodes_free - free a node list of nt_nodes_build (NULL is fine). */
 void nt_nodes_free(nt_node_t *nodes, int nnodes);
 
 /* A step: what every rank does at the same time. Pairs are world ranks (a initiates). */
@@ -42,6 +43,7 @@ nt_status_t nt_steps_build(const nt_node_t *nodes, int nnodes, nt_schedule_mode_
 
 /* nt_steps_rounds - the number of distinct rounds of the steps (local step excluded). */
 int nt_steps_rounds(const nt_step_t *steps, int nsteps);
+/* nt_steps_free - free a step list of nt_steps_build (NULL is fine). */
 void nt_steps_free(nt_step_t *steps, int nsteps);
 
 #endif

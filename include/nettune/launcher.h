@@ -71,6 +71,7 @@ int nt_launcher_env_size(void);
 
 /* The single-rank launcher of `nettune probe --local`: rank 0 of 1, every collective trivial. */
 nt_launcher_t *nt_launcher_local_create(void);
+/* nt_launcher_local_destroy - free a launcher of nt_launcher_local_create (NULL is fine). */
 void nt_launcher_local_destroy(nt_launcher_t *l);
 
 /* In-process launcher for tests: nt_inproc_run starts nranks threads, each calling

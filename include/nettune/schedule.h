@@ -37,6 +37,7 @@ typedef enum nt_schedule_mode { NT_SCHED_QUICK = 0, NT_SCHED_FULL = 1 } nt_sched
 /* nt_schedule_create - build the schedule for nnodes nodes (1..1<<20; 1 node gives 0 rounds).
  * Returns NT_ERR_INVALID for nnodes < 1, NT_ERR_NOMEM on allocation failure. */
 nt_status_t nt_schedule_create(int nnodes, nt_schedule_mode_t mode, nt_schedule_t *out);
+/* nt_schedule_destroy - free the rounds of s and zero it (a zeroed s is fine). */
 void nt_schedule_destroy(nt_schedule_t *s);
 
 #endif

@@ -38,6 +38,7 @@ nt_status_t nt_sysfs_readlink_base(const char *path, char *buf, size_t len);
 /* nt_sysfs_list - names of the entries of directory root+path (no "." or ".."), sorted,
  * as a NULL-terminated array to free with nt_sysfs_list_free. NT_ERR_NOT_FOUND if absent. */
 nt_status_t nt_sysfs_list(const char *path, char ***names, size_t *count);
+/* nt_sysfs_list_free - free a list of nt_sysfs_list (NULL is fine). */
 void nt_sysfs_list_free(char **names);
 
 #endif

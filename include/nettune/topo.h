@@ -69,6 +69,7 @@ typedef struct nt_topo {
  * (hwloc 1.x and 2.x formats), with I/O devices. NT_ERR_NOT_FOUND / NT_ERR_PARSE naming the
  * file when it cannot be loaded, NT_ERR_NOMEM. */
 nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out);
+/* nt_topo_destroy - free an inventory of nt_topo_load (NULL is fine). */
 void nt_topo_destroy(nt_topo_t *t);
 
 /* nt_topo_path - path class between GPU g and NIC n (indices), NT_PATH_UNKNOWN if out of range. */
