@@ -459,6 +459,37 @@ static void nt_failed_node(cJSON *failed_nodes, const char *host, const char *re
     cJSON_AddItemToArray(failed_nodes, it);
 }
 
+/* The NIC firmware versions of a node (its nics[].firmware, distinct, sorted) as one software
+ * entry "nic_firmware", so that a node whose NICs run other firmware than the majority is a
+ * software_consistency warning like a different driver (DESIGN.md "Health verdicts"). */
+static int nt_cmp_fw(const void *a, const void *b) { return strcmp(a, b); }
+
+static void nt_node_nic_firmware(cJSON *node)
+{
+    cJSON *sw = cJSON_GetObjectItemCaseSensitive(node, "software"), *it;
+    char fw[16][64], out[1100] = "";
+    int n = 0;
+
+    if (!sw || cJSON_GetObjectItemCaseSensitive(sw, "nic_firmware"))
+        return;
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(node, "nics")) {
+        const char *v = nt_json_get_str(it, "firmware", NULL);
+        int dup = 0;
+        if (!v || !*v)
+            continue;
+        for (int k = 0; k < n; k++)
+            dup |= strcmp(fw[k], v) == 0;
+        if (!dup && n < 16)
+            snprintf(fw[n++], sizeof(fw[0]), "%s", v);
+    }
+    if (n == 0)
+        return;
+    qsort(fw, (size_t)n, sizeof(fw[0]), nt_cmp_fw);
+    for (int k = 0; k < n; k++)
+        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", k ? ", " : "", fw[k]);
+    nt_json_add_str(sw, "nic_firmware", out);
+}
+
 int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_early,
                     const nt_probe_params_t *params)
 {
@@ -479,6 +510,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         const char **hosts = calloc((size_t)nn + 1, sizeof(*hosts));
         if (sw && hosts) {
             cJSON_ArrayForEach (it, nodes) {
+                nt_node_nic_firmware(it);
                 sw[i] = cJSON_GetObjectItemCaseSensitive(it, "software");
                 hosts[i++] = nt_json_get_str(it, "hostname", "?");
             }

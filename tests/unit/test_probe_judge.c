@@ -213,12 +213,55 @@ static void test_expect_checks(void **state)
     assert_int_not_equal(nt_judge_create(&params, &j), NT_OK);
 }
 
+/* NIC firmware that differs from the majority is a software_consistency warning. */
+static void test_nic_firmware_consistency(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes"), *it;
+    int warned = 0;
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        char host[16];
+        snprintf(host, sizeof(host), "node%d", i);
+        cJSON *n = node(host, "6.1.0-18");
+        cJSON *nics = nt_json_add_arr(n, "nics");
+        for (int k = 0; k < 2; k++) {
+            cJSON *p = cJSON_CreateObject();
+            nt_json_add_str(p, "name", k ? "mlx5_1" : "mlx5_0");
+            nt_json_add_num(p, "port", 1);
+            nt_json_add_str(p, "state", "ACTIVE");
+            nt_json_add_str(p, "firmware", i == 2 && k == 1 ? "28.39.1002" : "28.40.1000");
+            cJSON_AddItemToArray(nics, p);
+        }
+        cJSON_AddItemToArray(nodes, n);
+    }
+    nt_json_add_arr(d, "links");
+    nt_json_add_arr(d, "checks");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    assert_string_equal(nt_json_get_str(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 2), "software"),
+                                        "nic_firmware", ""),
+                        "28.39.1002, 28.40.1000");
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "checks"))
+    {
+        if (strcmp(nt_json_get_str(it, "target", ""), "nic_firmware") == 0) {
+            assert_string_equal(nt_json_get_str(it, "host", ""), "node2");
+            warned++;
+        }
+    }
+    assert_int_equal(warned, 1);
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blame_and_summary),
         cmocka_unit_test(test_errors_and_strict),
         cmocka_unit_test(test_expect_checks),
+        cmocka_unit_test(test_nic_firmware_consistency),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }
