@@ -71,8 +71,14 @@ static nt_status_t nt_mpi_lat_run(void *ctx, size_t bytes, unsigned iters, doubl
             usleep(s->slow_us);
         if (s->initiator) {
             double now;
+            /* Send first, then post the receive, as a blocking MPI_Send/MPI_Recv pair does:
+             * with Open MPI's shared memory a reply that arrives before its receive is posted
+             * is taken faster than one matched to a posted receive (make bench: 1.13 -> 1.09
+             * of the reference loop). */
+            if ((st = nt_mpi_send_small(s, bytes)) != NT_OK)
+                return st;
             MPI_Irecv(s->rbuf, (int)bytes, MPI_BYTE, s->peer, NT_MPI_TAG_DATA, s->comm, &rr);
-            if ((st = nt_mpi_send_small(s, bytes)) != NT_OK || (st = nt_mpi_w(s, &rr)) != NT_OK)
+            if ((st = nt_mpi_w(s, &rr)) != NT_OK)
                 return st;
             now = nt_clock_s();
             if (samples)
