@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "judge.h"
 #include "nettune/log.h"
@@ -652,13 +654,24 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                         params->strict);
 }
 
+/* Whether the report goes to standard output ("-", /dev/stdout, or the file stdout is
+ * redirected to): the human summary then goes to stderr, so stdout holds the document alone. */
+static int nt_output_is_stdout(const char *output)
+{
+    struct stat a, b;
+    if (strcmp(output, "-") == 0)
+        return 1;
+    return fstat(STDOUT_FILENO, &a) == 0 && stat(output, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 void nt_summary_print(const cJSON *doc, const char *output)
 {
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc, "summary");
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(sum, "counts");
     const cJSON *it;
-    FILE *f = strcmp(output, "-") == 0 ? stderr : stdout;
+    FILE *f = nt_output_is_stdout(output) ? stderr : stdout;
 
     fprintf(f, "nettune probe: %s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
             nt_json_get_str(sum, "verdict", "?"), (int)nt_json_get_num(run, "nnodes", 0),

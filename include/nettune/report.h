@@ -52,6 +52,12 @@ nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out);
  * removed). */
 nt_status_t nt_json_write_atomic(const cJSON *doc, const char *path);
 
+/* nt_output_write - write len bytes of data to path as nt_json_write_atomic describes (stdout,
+ * a regular file replaced atomically, links followed, devices/FIFOs/fd aliases in place; a FIFO
+ * without a reader is an error, not a wait). NT_ERR_INVALID for an empty path, a directory or a
+ * link loop, NT_ERR_IO with the path and errno logged. */
+nt_status_t nt_output_write(const char *path, const char *data, size_t len);
+
 /* nt_output_resolve - where nt_json_write_atomic will write path: real gets the path with
  * symbolic links followed, *direct = 1 when it is written in place (stdout, a device, a FIFO).
  * NT_ERR_INVALID for an empty path or a directory (logged). */

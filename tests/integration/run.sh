@@ -106,6 +106,11 @@ env NETTUNE_FAKE_NODES=2 $MPIRUN -np 2 $P --output - --budget 0.5 > "$W/so.json"
 if /usr/bin/python3 $CHECK "$W/so.json" --completed true > "$W/check" 2>&1; then
   ok "--output -: one complete document on stdout"
 else bad "--output -: one complete document on stdout"; fi
+# /dev/stdout redirected to a file: the document alone (summary to stderr), written in place.
+env NETTUNE_FAKE_NODES=2 $MPIRUN -np 2 $P --output /dev/stdout --budget 0.5 > "$W/dso.json" 2> "$W/log"
+if [ ! -L /dev/stdout ] || /usr/bin/python3 $CHECK "$W/dso.json" --completed true > "$W/check" 2>&1; then
+  ok "--output /dev/stdout: one document, summary on stderr"
+else bad "--output /dev/stdout: one document, summary on stderr"; fi
 # A symbolic link as --output: the target is written, the link stays.
 echo old > "$W/target.json"; ln -sf target.json "$W/link.json"
 $MPIRUN -np 2 $P -q --output "$W/link.json" > "$W/log" 2>&1

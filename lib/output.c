@@ -1,0 +1,305 @@
+/* Writing a result to the output path a user gave: stdout ("-"), a regular file replaced
+ * atomically (temporary file beside it, fsync, rename), a symbolic link followed to the file it
+ * names (the link stays), and a device, FIFO, socket or /dev/fd alias (/dev/stdout) written in
+ * place, since renaming over it would replace it. One implementation for every command:
+ * nettune-probe's report (nt_json_write_atomic) and nettune-report's renderings. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nettune/log.h"
+#include "nettune/report.h"
+
+static int nt_write_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w == 0)
+            errno = EIO;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Follow the symbolic links from path (relative targets against their link's folder) to the
+ * first name that is not a link. *via_fd is set when the chain goes through /proc or /dev/fd
+ * (/dev/stdout -> /proc/self/fd/1): those are aliases of open descriptors, written in place.
+ * 0 with out filled (errno ENOENT when the last name does not exist), -1 with errno on a loop
+ * (ELOOP), an overlong path or an lstat error. */
+static int nt_follow_links(const char *path, char *out, size_t outlen, int *via_fd)
+{
+    char cur[PATH_MAX], target[PATH_MAX];
+    struct stat st;
+
+    *via_fd = 0;
+    if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (int hop = 0; hop < 40; hop++) {
+        ssize_t n;
+        if (strncmp(cur, "/proc/", 6) == 0 || strncmp(cur, "/dev/fd/", 8) == 0)
+            *via_fd = 1;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            int e = errno;
+            if (snprintf(out, outlen, "%s", cur) >= (int)outlen) {
+                errno = ENAMETOOLONG;
+                return -1;
+            }
+            errno = e;
+            return 0;
+        }
+        n = readlink(cur, target, sizeof(target) - 1);
+        if (n < 0)
+            return -1;
+        target[n] = '\0';
+        if (target[0] == '/') {
+            memcpy(cur, target, (size_t)n + 1);
+        } else {
+            char *slash = strrchr(cur, '/');
+            size_t dirlen = slash ? (size_t)(slash - cur) + 1 : 0;
+            if (dirlen + (size_t)n >= sizeof(cur)) {
+                errno = ENAMETOOLONG;
+                return -1;
+            }
+            memcpy(cur + dirlen, target, (size_t)n + 1);
+        }
+    }
+    errno = ELOOP;
+    return -1;
+}
+
+nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *direct)
+{
+    struct stat st;
+    int via_fd = 0;
+
+    *direct = 0;
+    if (!path || !*path) {
+        NT_ERROR(REPORT, "empty output path: give a file name (or - for stdout)");
+        return NT_ERR_INVALID;
+    }
+    if (strcmp(path, "-") == 0) {
+        snprintf(real, len, "-");
+        *direct = 1;
+        return NT_OK;
+    }
+    if (nt_follow_links(path, real, len, &via_fd) != 0) {
+        NT_ERROR(REPORT, "output '%s': %s: fix the path or the link", path, strerror(errno));
+        return errno == ELOOP ? NT_ERR_INVALID : NT_ERR_IO;
+    }
+    if (stat(path, &st) != 0) {
+        /* A new file, or a dangling link whose target is created; an fd alias that does not
+         * exist cannot be created. */
+        if (errno != ENOENT || via_fd) {
+            NT_ERROR(REPORT, "output '%s': %s", path, strerror(errno));
+            return NT_ERR_IO;
+        }
+        return NT_OK;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        NT_ERROR(REPORT, "output '%s' is a directory: give a file name", path);
+        return NT_ERR_INVALID;
+    }
+    if (!S_ISREG(st.st_mode) || via_fd) {
+        /* a device, FIFO, socket or /dev/stdout: written where it is */
+        snprintf(real, len, "%s", path);
+        *direct = 1;
+        return NT_OK;
+    }
+    /* A regular file, maybe behind links: the real file is replaced, the links stay. */
+    {
+        char *rp = realpath(path, NULL);
+        if (rp) {
+            snprintf(real, len, "%s", rp);
+            free(rp);
+        }
+    }
+    return NT_OK;
+}
+
+/* Open an output written in place. A FIFO is opened without blocking: with no reader the
+ * write would wait forever (ENXIO then, with a message). A regular file behind /dev/fd is
+ * truncated, as a shell's > would. */
+static int nt_open_direct(const char *path)
+{
+    struct stat st;
+    int fd, flags = O_WRONLY | O_CLOEXEC, fifo = 0;
+
+    if (stat(path, &st) == 0) {
+        fifo = S_ISFIFO(st.st_mode);
+        if (S_ISREG(st.st_mode))
+            flags |= O_TRUNC;
+    }
+    fd = open(path, flags | (fifo ? O_NONBLOCK : 0));
+    if (fd >= 0 && fifo)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (fd < 0 && errno == ENXIO)
+        NT_ERROR(REPORT, "output '%s' is a FIFO that nobody reads: start its reader first", path);
+    else if (fd < 0)
+        NT_ERROR(REPORT, "cannot open '%s': %s", path, strerror(errno));
+    return fd;
+}
+
+/* Write to "<target>.tmp.<pid>", fsync, rename over target: readers see the old or the new
+ * file, never a partial one. */
+static nt_status_t nt_write_renamed(const char *data, size_t len, const char *target)
+{
+    char tmp[PATH_MAX + 32];
+    int fd;
+
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", target, (long)getpid()) >= (int)sizeof(tmp)) {
+        NT_ERROR(REPORT, "output path '%s' is too long", target);
+        return NT_ERR_INVALID;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        NT_ERROR(REPORT, "cannot create '%s': %s", tmp, strerror(errno));
+        return NT_ERR_IO;
+    }
+    if (nt_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+        NT_ERROR(REPORT, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
+        close(fd);
+        unlink(tmp);
+        return NT_ERR_IO;
+    }
+    if (close(fd) != 0) {
+        NT_ERROR(REPORT, "cannot write '%s': %s", tmp, strerror(errno));
+        unlink(tmp);
+        return NT_ERR_IO;
+    }
+    if (rename(tmp, target) != 0) {
+        NT_ERROR(REPORT, "cannot rename '%s' to '%s': %s", tmp, target, strerror(errno));
+        unlink(tmp);
+        return NT_ERR_IO;
+    }
+    return NT_OK;
+}
+
+nt_status_t nt_output_write(const char *path, const char *data, size_t len)
+{
+    char real[PATH_MAX];
+    int direct, fd;
+    nt_status_t st = nt_output_resolve(path, real, sizeof(real), &direct);
+
+    if (st != NT_OK)
+        return st;
+    if (strcmp(path, "-") == 0) {
+        errno = 0;
+        if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {
+            NT_ERROR(REPORT, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
+            return NT_ERR_IO;
+        }
+        return NT_OK;
+    }
+    if (!direct)
+        return nt_write_renamed(data, len, real);
+    fd = nt_open_direct(path);
+    if (fd < 0)
+        return NT_ERR_IO;
+    if (nt_write_all(fd, data, len) != 0) {
+        NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        close(fd);
+        return NT_ERR_IO;
+    }
+    if (close(fd) != 0 && errno != EINTR) {
+        NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno));
+        return NT_ERR_IO;
+    }
+    return NT_OK;
+}
+
+/* Whether process pid still runs (a zombie, killed but not yet reaped, does not). */
+static int nt_pid_alive(pid_t pid)
+{
+    char path[64], buf[256];
+    FILE *f;
+    const char *rp;
+
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return 1;
+    buf[0] = '\0';
+    if (!fgets(buf, sizeof(buf), f))
+        buf[0] = '\0';
+    fclose(f);
+    rp = strrchr(buf, ')'); /* "pid (comm) S ...": the state follows the command name */
+    return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+}
+
+/* Remove temporary files "<real>.tmp.<pid>" left by a run that was killed mid-write (SIGKILL
+ * after SIGTERM): only those whose process no longer exists. */
+static void nt_output_clean_stale(const char *real)
+{
+    char dir[PATH_MAX], prefix[PATH_MAX + 8];
+    const char *slash = strrchr(real, '/');
+    DIR *d;
+    struct dirent *e;
+
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - real) : 1, slash ? real : ".");
+    if (slash && slash == real)
+        snprintf(dir, sizeof(dir), "/");
+    snprintf(prefix, sizeof(prefix), "%s.tmp.", slash ? slash + 1 : real);
+    d = opendir(dir);
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        char *end, full[PATH_MAX + 300];
+        long pid;
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        pid = strtol(e->d_name + strlen(prefix), &end, 10);
+        if (*end || pid <= 0 || nt_pid_alive((pid_t)pid))
+            continue;
+        snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
+        unlink(full);
+    }
+    closedir(d);
+}
+
+nt_status_t nt_output_check(const char *path)
+{
+    char real[PATH_MAX], tmp[PATH_MAX + 32];
+    int direct, fd;
+    nt_status_t st = nt_output_resolve(path, real, sizeof(real), &direct);
+
+    if (st != NT_OK || strcmp(path, "-") == 0)
+        return st;
+    if (direct) {
+        /* Opened without writing; a regular file behind /dev/fd is only stat'ed (opening it
+         * here would truncate it). */
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            return access(path, W_OK) == 0 ? NT_OK : NT_ERR_IO;
+        fd = nt_open_direct(path);
+        if (fd < 0)
+            return NT_ERR_IO;
+        close(fd);
+        return NT_OK;
+    }
+    nt_output_clean_stale(real);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        NT_ERROR(REPORT, "cannot write the report '%s': %s", path, strerror(errno));
+        return NT_ERR_IO;
+    }
+    close(fd);
+    unlink(tmp);
+    return NT_OK;
+}
