@@ -594,6 +594,26 @@ static double nt_timeout(const nt_probe_t *p)
     return t < 2.0 ? 2.0 : t > 10.0 ? 10.0 : t;
 }
 
+/* The end of a rail test, host or GPU memory: a launcher exchange that failed is said on the
+ * links (and whether it ended the run early), the binding is undone, the connection freed and
+ * the links handed to the run. Returns st. */
+static nt_status_t nt_rail_end(nt_link_pair_t *lp, nt_status_t st, int peer_rank,
+                               const char *what, nt_numa_saved_t *saved, nt_rdma_conn_t *c,
+                               cJSON *out_links)
+{
+    if (st != NT_OK && lp->write) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "the peer rank %d stopped answering during the %s: %s",
+                 peer_rank, what, nt_status_string(st));
+        nt_links_fail(lp, "fail", msg);
+        nt_links_stopped(lp, st);
+    }
+    nt_numa_unbind(saved);
+    nt_rdma_conn_destroy(c);
+    nt_links_emit(lp, out_links);
+    return st;
+}
+
 static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank, int initiator,
                                nt_scope_t scope, int r, const nt_rail_info_t *peer,
                                cJSON *out_links)
@@ -703,17 +723,7 @@ static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
     if (sthem.status)
         nt_links_fail(&lp, "fail", sthem.err);
 out:
-    if (st != NT_OK && lp.write) {
-        char msg[256];
-        snprintf(msg, sizeof(msg), "the peer rank %d stopped answering during the RDMA test: %s",
-                 peer_rank, nt_status_string(st));
-        nt_links_fail(&lp, "fail", msg);
-        nt_links_stopped(&lp, st);
-    }
-    nt_numa_unbind(&saved);
-    nt_rdma_conn_destroy(c);
-    nt_links_emit(&lp, out_links);
-    return st;
+    return nt_rail_end(&lp, st, peer_rank, "RDMA test", &saved, c, out_links);
 }
 
 /* The GPU-memory variant of a rail: RDMA WRITE bandwidth from the memory of the GPU nearest
@@ -847,18 +857,7 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
     if (st == NT_OK && sthem.status)
         nt_links_fail(&lp, "fail", sthem.err);
 out:
-    if (st != NT_OK && lp.write) {
-        char msg[256];
-        snprintf(msg, sizeof(msg),
-                 "the peer rank %d stopped answering during the GPU-memory RDMA test: %s",
-                 peer_rank, nt_status_string(st));
-        nt_links_fail(&lp, "fail", msg);
-        nt_links_stopped(&lp, st);
-    }
-    nt_numa_unbind(&saved);
-    nt_rdma_conn_destroy(c);
-    nt_links_emit(&lp, out_links);
-    return st;
+    return nt_rail_end(&lp, st, peer_rank, "GPU-memory RDMA test", &saved, c, out_links);
 }
 
 static nt_status_t nt_rdma_run_pair(void *state, nt_probe_t *p, int peer_rank, int initiator,
