@@ -11,6 +11,7 @@
 
 #include "inventory.h"
 #include "judge.h"
+#include "nettune/bench.h"
 #include "nettune/clock.h"
 #include "nettune/log.h"
 #include "probe_util.h"
@@ -39,24 +40,73 @@ typedef struct nt_collect {
  * notice a dead peer, write the report and end the job itself. */
 static double nt_follow_timeout(const nt_probe_t *p)
 {
-    return 3.0 * p->params->peer_timeout_s + 15.0;
+    return p->pair_budget_s + 3.0 * p->params->peer_timeout_s + 15.0;
 }
 
+/* How long rank 0 waits for the results of a pair's initiator: the pair's budgets, then the
+ * time its partner takes to call a silent peer dead (--peer-timeout without progress), then
+ * one more --peer-timeout, so that the partner's report names the silent rank first. */
+static double nt_collect_wait(const nt_probe_t *p, double pair_budget_s)
+{
+    return pair_budget_s + 2.0 * p->params->peer_timeout_s + 1.0;
+}
+
+/* The time budget of one pair of probe ops: its own figure, or every size in both directions
+ * with a 4x margin (probes with several variants or rails per pair). */
+static double nt_pair_budget(const nt_probe_t *p, const nt_link_probe_ops_t *ops)
+{
+    const nt_probe_params_t *pa = p->params;
+    if (ops->pair_budget_s)
+        return ops->pair_budget_s(p);
+    return 4.0 * nt_bench_deadline_s((unsigned)(2 * (pa->nlat_sizes + pa->nbw_sizes)), pa->budget_s,
+                                     0, 0);
+}
+
+/* This kernel's boot id: ranks that print the same one share a machine (namespaces, pods).
+ * "" when unreadable (then the launcher's shared-memory group stands in). */
+static void nt_boot_id(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    buf[0] = '\0';
+    if (f) {
+        if (!fgets(buf, (int)len, f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* CPUs this process may run on (affinity, cpusets), else the online count. */
+static int nt_usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+#define NT_BOOT_ID_MAX 40
+
+/* Phase: identify the nodes of the job (host names, shared-memory groups, NETTUNE_FAKE_NODES)
+ * and the machines under them (boot ids). */
 static nt_status_t nt_identify(nt_probe_t *p)
 {
     char *hosts = calloc((size_t)p->size, NT_HOST_MAX);
+    char *boots = calloc((size_t)p->size, NT_BOOT_ID_MAX);
     int *leaders = calloc((size_t)p->size, sizeof(int));
-    char me[NT_HOST_MAX] = "";
+    char me[NT_HOST_MAX] = "", boot[NT_BOOT_ID_MAX];
     int lr = 0, ls = 1, lead, fake = 0;
     const char *fk = getenv("NETTUNE_FAKE_NODES");
     nt_status_t st;
 
-    if (!hosts || !leaders) {
+    if (!hosts || !leaders || !boots) {
         free(hosts);
+        free(boots);
         free(leaders);
         return NT_ERR_NOMEM;
     }
     gethostname(me, sizeof(me) - 1);
+    nt_boot_id(boot, sizeof(boot));
     p->launcher->ops->local_group(p->launcher, &lr, &ls);
     /* Ranks of one shared-memory domain are consecutive in world order under every launcher
      * we know of, but do not rely on it: the leader key is the lowest world rank of the
@@ -67,10 +117,14 @@ static nt_status_t nt_identify(nt_probe_t *p)
     if (st == NT_OK)
         st = p->launcher->ops->allgather(p->launcher, &lead, leaders, sizeof(int),
                                          p->params->peer_timeout_s);
+    if (st == NT_OK)
+        st = p->launcher->ops->allgather(p->launcher, boot, boots, NT_BOOT_ID_MAX,
+                                         p->params->peer_timeout_s);
     if (st == NT_OK && fk && *fk) {
         fake = atoi(fk);
         if (fake < 1) {
-            NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
+            if (p->rank == 0)
+                NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
             fake = 0;
         }
     }
@@ -78,10 +132,13 @@ static nt_status_t nt_identify(nt_probe_t *p)
         st = nt_nodes_build(p->size, hosts, leaders, fake, &p->nodes, &p->nnodes);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
-    p->cores_per_node = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    /* Concurrency is judged per physical host: its probe ranks against its cores. */
-    p->host_ranks = ls;
+    p->cores_per_node = nt_usable_cpus();
+    /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
+     * its cores; without a boot id, the launcher's shared-memory group. */
+    p->host_ranks =
+        st == NT_OK && boot[0] ? nt_machine_ranks(p->size, boots, NT_BOOT_ID_MAX, p->rank) : ls;
     free(hosts);
+    free(boots);
     free(leaders);
     return st;
 }
@@ -188,15 +245,14 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
 }
 
 /* Rank 0: receive one JSON blob from rank src (itself: the local object is used directly). */
-static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, cJSON **out)
+static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, double wait_s, cJSON **out)
 {
     char *buf;
     size_t len;
-    /* Longer than any wait of a measurement: when the initiator's own partner died, the
-     * initiator's deadline passes first and it still reports, so the silent rank is named
-     * (not the initiator that waited for it). */
-    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len,
-                                           2.0 * p->params->peer_timeout_s + 5.0);
+    /* Longer than any wait of a measurement (nt_collect_wait): when the initiator's own
+     * partner died, the initiator's deadline passes first and it still reports, so the silent
+     * rank is named (not the initiator that waited for it). */
+    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len, wait_s);
     *out = NULL;
     if (st != NT_OK)
         return st;
@@ -240,8 +296,8 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
         if (src == 0) {
             nj = cJSON_Duplicate(node, 1);
             cj = cJSON_Duplicate(checks, 1);
-        } else if ((st = nt_recv_json(p, src, NT_TAG_NODE, &nj)) == NT_OK) {
-            st = nt_recv_json(p, src, NT_TAG_CHECKS, &cj);
+        } else if ((st = nt_recv_json(p, src, NT_TAG_NODE, nt_collect_wait(p, 0), &nj)) == NT_OK) {
+            st = nt_recv_json(p, src, NT_TAG_CHECKS, nt_collect_wait(p, 0), &cj);
         }
         if (st != NT_OK) {
             char msg[256];
@@ -272,6 +328,7 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
 static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_probe_ops_t *ops,
                                void *state, const int *avail, const nt_step_t *s, cJSON *dest_links)
 {
+    double wait_s = nt_collect_wait(p, nt_pair_budget(p, ops));
     cJSON *mine = cJSON_CreateArray();
     nt_status_t st = NT_OK, rst = NT_OK;
     int peer_lost = 0;
@@ -309,7 +366,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
              * sched_yield at 2-3x the latency). */
             cpu_set_t saved, one;
             int pinned = 0;
-            if (p->pin_pairs && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+            if (p->serialized && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
                 CPU_COUNT(&saved) >= 2) {
                 int want = a == p->rank ? 0 : 1, seen = 0;
                 CPU_ZERO(&one);
@@ -341,7 +398,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
             cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
             if (last && a == p->rank)
-                cJSON_AddTrueToObject(last, "peer_lost");
+                nt_json_add_num(last, "peer_lost", b);
             if (p->rank == 0)
                 peer_lost = 1;
         }
@@ -368,7 +425,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             if (a == 0) {
                 arr = mine;
                 mine = NULL;
-            } else if ((st = nt_recv_json(p, a, NT_TAG_LINKS, &arr)) != NT_OK) {
+            } else if ((st = nt_recv_json(p, a, NT_TAG_LINKS, wait_s, &arr)) != NT_OK) {
                 char msg[256];
                 int na, la;
                 nt_probe_locate(p, a, &na, &la);
@@ -379,9 +436,15 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                              ops->kind, a, na >= 0 ? p->nodes[na].host : "?");
                 else
                     snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
-                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
-                             2.0 * p->params->peer_timeout_s + 5.0, nt_status_string(st));
+                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?", wait_s,
+                             nt_status_string(st));
                 cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+                if (st != NT_ERR_INTERRUPTED && na >= 0) {
+                    char why[200];
+                    snprintf(why, sizeof(why), "rank %d sent no %s results within %.3g s", a,
+                             ops->kind, wait_s);
+                    nt_judge_node_silent(c->judge, p->nodes[na].host, why);
+                }
                 break;
             }
             for (cJSON *it = arr ? arr->child : NULL; it; it = it->next) {
@@ -390,8 +453,18 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                     nt_move_items(c->checks, chk);
                 /* A measurement that timed out means a peer stopped answering: Open MPI 4.1
                  * cannot carry on around a dead rank, so the run ends (report first). */
-                if (cJSON_GetObjectItemCaseSensitive(it, "peer_lost"))
+                const cJSON *lost = cJSON_GetObjectItemCaseSensitive(it, "peer_lost");
+                if (lost) {
+                    int nl, ll;
+                    const cJSON *e0 =
+                        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
                     peer_lost = 1;
+                    nt_probe_locate(p, (int)cJSON_GetNumberValue(lost), &nl, &ll);
+                    if (nl >= 0)
+                        nt_judge_node_silent(c->judge, p->nodes[nl].host,
+                                             cJSON_IsString(e0) ? e0->valuestring
+                                                                : "stopped answering");
+                }
             }
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
                 if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
@@ -688,14 +761,15 @@ static nt_status_t nt_run_concurrency(nt_run_t *r)
         all &= v[i];
     free(v);
     r->concurrent = all;
-    p->pin_pairs = !all;
+    p->serialized = !all;
     if (p->rank == 0) {
         cJSON *run = cJSON_GetObjectItemCaseSensitive(r->c.doc, "run");
         nt_json_add_bool(run, "concurrent_pairs", all);
+        nt_json_add_bool(run, "serialized", !all);
         if (!all)
             NT_INFO(SCHED,
-                    "pairs run one after another: a host has fewer cores (%d) than "
-                    "probe ranks (%d)",
+                    "pairs run one after another, pinned: a machine has fewer cores (%d) "
+                    "than probe ranks (%d)",
                     p->cores_per_node, p->host_ranks);
     }
     return NT_OK;
@@ -899,6 +973,10 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     }
     if (st == NT_OK && !r.aborted)
         st = nt_run_concurrency(&r);
+    /* The longest pair of any probe: what the followers allow rank 0 for a step. */
+    for (int k = 0; k < r.nprobes; k++)
+        if (nt_pair_budget(p, r.probes[k]) > p->pair_budget_s)
+            p->pair_budget_s = nt_pair_budget(p, r.probes[k]);
     /* The rounds of every probe, in registry order. */
     for (int k = 0; st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted; k++)
         st = nt_run_rounds(&r, k);
