@@ -883,7 +883,17 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
     for (int s = 0; s < nsteps; s++) {
         nt_status_t st =
             nt_run_step(p, &r->c, r->probes[k], r->states[k], r->avail[k], &steps[s], r->c.links);
-        int go = nt_continue(p, st, &why);
+        int go;
+        /* The progress snapshot is written while the others wait (asleep) for rank 0's word,
+         * not while the next pair measures: on an oversubscribed machine its CPU and disk time
+         * would be in that pair's figures. */
+        if (p->rank == 0) {
+            char prog[160];
+            snprintf(prog, sizeof(prog), "run in progress: %s step %d of %d done",
+                     r->probes[k]->kind, s + 1, nsteps);
+            nt_collect_write(&r->c, 0, 0, prog);
+        }
+        go = nt_continue(p, st, &why);
         if (go < 0) {
             /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
             if (*p->stop)
@@ -891,12 +901,6 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
             else
                 r->aborted = 1;
             break;
-        }
-        if (p->rank == 0) {
-            char prog[160];
-            snprintf(prog, sizeof(prog), "run in progress: %s step %d of %d done",
-                     r->probes[k]->kind, s + 1, nsteps);
-            nt_collect_write(&r->c, 0, 0, prog);
         }
         if (!go) {
             r->stopped = 1;
