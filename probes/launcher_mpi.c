@@ -16,9 +16,8 @@ typedef struct nt_mpi_launcher {
     volatile sig_atomic_t *interrupt;
 } nt_mpi_launcher_t;
 
-/* Control waits poll every 200 us, backing off to 2 ms after 50 tests: quick enough for a
- * barrier between steps, idle enough not to steal a core from the ranks that measure on an
- * oversubscribed host (a sleeping barrier). */
+/* Control waits poll every 200 us: quick enough for a barrier between steps, idle enough not
+ * to steal a core from the ranks that measure on an oversubscribed host. */
 #define NT_CTRL_SLEEP_US 200
 
 static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l)
@@ -60,11 +59,6 @@ nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
         if (sleep_us) {
             struct timespec ts = {0, (long)sleep_us * 1000};
             nanosleep(&ts, NULL);
-            /* A control wait that lasts (ranks idle while others measure) backs off to 2 ms
-             * between tests: a rank waking 5,000 times a second is noise in the figures of
-             * the pair that measures on the same cores. */
-            if (!yield && polls > 50 && sleep_us < 2000)
-                sleep_us = sleep_us * 2 > 2000 ? 2000 : sleep_us * 2;
         } else if (yield && polls > 256) {
             sched_yield();
         }

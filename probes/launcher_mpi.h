@@ -18,8 +18,7 @@ void nt_launcher_mpi_destroy(nt_launcher_t *l);
  * without completion (NT_ERR_TIMEOUT) or until *interrupt is set (NT_ERR_INTERRUPTED;
  * interrupt may be NULL). The deadline is per wait, not per measurement: a slow but live peer
  * (an oversubscribed host) only makes the run longer, a dead one costs timeout_s. sleep_us > 0
- * sleeps between tests, doubling after 50 tests up to 2 ms (control waits: leave the cores to
- * the measuring ranks); 0 spins and
+ * sleeps between tests (control waits: leave the cores to the measuring ranks); 0 spins and
  * reads the clock only every 1024 tests (measurement loops); NT_MPI_WAIT_YIELD spins 256 tests,
  * then gives the CPU up (sched_yield) after every test and, after 1 ms without completion,
  * sleeps 20 us between tests (measurement loops on an oversubscribed host, where spinning
