@@ -1,7 +1,7 @@
 # nettune-report (issue 5): render, export, diff and validate nettune documents. It links
 # libnettune (JSON helpers, logging) and cJSON only: --as-needed drops hwloc, which
 # libnettune's other objects need, so the binary starts without MPI, CUDA, RDMA or hwloc.
-REPORT_SRCS := reports/report_main.c reports/buf.c reports/doc.c reports/table.c \
+REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c \
                reports/render_tuning.c reports/diff.c

@@ -1,12 +1,14 @@
 /* Reading: every line of every input goes through feed_line once, which records bounded facts
  * (counts, first evidence lines, per-rank flags). The diagnosis (diagnose.c) runs afterwards. */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "analyze_int.h"
+#include "nettune/rdoc.h"
 
 /* ---- small containers ------------------------------------------------------------------- */
 
@@ -861,83 +863,47 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
 /* ---- --report ------------------------------------------------------------------------------ */
 
 int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    snprintf(err, errlen, "cannot open report '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n + 1 >= cap) {
-      if (cap >= (512u << 20)) break;
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - 1 - n, fp);
-    if (!got) break;
-    n += got;
-  }
-  fclose(fp);
-  if (!buf) {
-    snprintf(err, errlen, "cannot read report '%s': out of memory", path);
-    return -1;
-  }
-  buf[n] = '\0';
-  cJSON *root = cJSON_Parse(buf);
-  free(buf);
-  const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-  if (!root || !cJSON_IsString(schema) || strcmp(schema->valuestring, "nettune.report/1") != 0) {
-    snprintf(err, errlen, "report '%s' is not a nettune.report/1 document (JSON with \"schema\": \"nettune.report/1\")", path);
-    cJSON_Delete(root);
+  nt_rdoc_t doc;
+  nt_status_t st = nt_rdoc_open(path, &doc); /* lib/rdoc.c: the one report reader */
+  if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
+    if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
+      snprintf(err, errlen, "cannot open report '%s': %s", path, nt_status_string(st));
+    else
+      snprintf(err, errlen, "report '%s' is not a nettune.report/1 document (JSON with \"schema\": \"nettune.report/1\")", path);
+    nt_rdoc_close(&doc);
     return -1;
   }
   free(d->report_path);
   d->report_path = strdup(path);
-  const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
-  int min_active = -1, max_gpus = -1, ni = 0;
+  int min_active = -1, max_gpus = -1;
   double min_rate = -1;
   const char *model = NULL;
-  const cJSON *node;
-  cJSON_ArrayForEach(node, nodes) {
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(node, "hostname");
-    const cJSON *nics = cJSON_GetObjectItemCaseSensitive(node, "nics");
-    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
-    int active = 0, k = 0;
-    const cJSON *nic;
-    cJSON_ArrayForEach(nic, nics) {
-      const cJSON *st = cJSON_GetObjectItemCaseSensitive(nic, "state");
-      const cJSON *nm = cJSON_GetObjectItemCaseSensitive(nic, "name");
-      const cJSON *port = cJSON_GetObjectItemCaseSensitive(nic, "port");
-      const cJSON *rate = cJSON_GetObjectItemCaseSensitive(nic, "rate_Gbps");
-      if (cJSON_IsString(st) && strcmp(st->valuestring, "ACTIVE") == 0) {
-        char text[300];
-        active++;
-        d->report_active_ports++;
-        snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE%s", ni, k,
-                 cJSON_IsString(host) ? host->valuestring : "?", cJSON_IsString(nm) ? nm->valuestring : "?",
-                 cJSON_IsNumber(port) ? port->valueint : 0, "");
-        nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
-        if (cJSON_IsString(host)) nt_map_put(&d->report_hosts, host->valuestring, strlen(host->valuestring));
-        if (cJSON_IsNumber(rate) && (min_rate < 0 || rate->valuedouble < min_rate)) min_rate = rate->valuedouble;
-      }
-      k++;
+  /* file order, as the evidence names nodes[i] */
+  int nfile = 0;
+  for (size_t i = 0; i < doc.nnodes; i++)
+    if (doc.nodes[i].index + 1 > nfile) nfile = doc.nodes[i].index + 1;
+  for (int ni = 0; ni < nfile; ni++) {
+    const nt_rnode_t *nd = NULL;
+    for (size_t i = 0; i < doc.nnodes && !nd; i++)
+      if (doc.nodes[i].index == ni) nd = &doc.nodes[i];
+    if (!nd) continue;
+    for (int k = 0; k < nd->nnics && nd->nics; k++) {
+      const nt_rnic_t *c = &nd->nics[k];
+      if (strcmp(c->state, "ACTIVE") != 0) continue;
+      char text[300];
+      d->report_active_ports++;
+      snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE", ni, k, nd->host,
+               *c->name ? c->name : "?", c->port > 0 ? c->port : 0);
+      nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
+      nt_map_put(&d->report_hosts, nd->host, strlen(nd->host));
+      if (!isnan(c->rate_Gbps) && (min_rate < 0 || c->rate_Gbps < min_rate)) min_rate = c->rate_Gbps;
     }
-    if (cJSON_IsArray(nics) && (min_active < 0 || active < min_active)) min_active = active;
-    if (cJSON_IsArray(gpus)) {
-      int g = cJSON_GetArraySize(gpus);
-      if (g > max_gpus) max_gpus = g;
-      const cJSON *g0 = cJSON_GetArrayItem(gpus, 0);
-      const cJSON *gn = cJSON_GetObjectItemCaseSensitive(g0, "name");
-      if (!model && cJSON_IsString(gn)) model = gn->valuestring;
+    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "nics")) && (min_active < 0 || nd->nics_active < min_active))
+      min_active = nd->nics_active;
+    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "gpus"))) {
+      if (nd->ngpus > max_gpus) max_gpus = nd->ngpus;
+      if (!model && nd->gpu_model) model = nd->gpu_model;
     }
-    ni++;
   }
   int used = 0;
   if (hw->gpus_per_node < 0 && max_gpus > 0) hw->gpus_per_node = max_gpus, used = 1;
@@ -945,6 +911,6 @@ int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *e
   if (hw->nic_rate_Gbps < 0 && min_rate > 0) hw->nic_rate_Gbps = min_rate, used = 1;
   if (!hw->gpu_model && model) hw->gpu_model = strdup(model), used = 1;
   if (used && !hw->source) hw->source = strdup("report");
-  cJSON_Delete(root);
+  nt_rdoc_close(&doc);
   return 0;
 }
