@@ -195,6 +195,12 @@ static int validate(const nt_model_input_t *in)
 nt_status_t nt_model_compute(const nt_model_input_t *in, const nt_model_env_filter_t *env,
                              nt_model_table_t *out)
 {
+    return nt_model_compute_masked(in, env, out, ~0u);
+}
+
+nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_env_filter_t *env,
+                                    nt_model_table_t *out, unsigned algo_mask)
+{
     if (!in || !out || !validate(in))
         return NT_ERR_INVALID;
     const nt_model_version_t *v = nt_model_version_find(in->version);
@@ -247,6 +253,8 @@ nt_status_t nt_model_compute(const nt_model_input_t *in, const nt_model_env_filt
         const int BR = coll == NT_COLL_BROADCAST || coll == NT_COLL_REDUCE;
         const int nsteps = AR ? 2 * (nRanks - 1) : AGRS ? nRanks - 1 : nRanks; /* :268-270 */
         for (int a = 0; a < v->nalgos; a++) {
+            if (!(algo_mask & (1u << a)))
+                continue;
             /* coverage :273-277; 214:123 (AllReduce all algorithms, others Ring only) */
             if (f214) {
                 if (!AR && a != NT_ALGO_RING)

@@ -57,4 +57,9 @@ const nt_model_version_t *nt_model_version_find(int version);
 /* Tree correction factors by log2(nBytes/64) (v2.28.9-1 tuning.cc:578-582, v2.29.7-1:581-585). */
 extern const float nt_model_tree_correction[NT_NUM_PROTOS][24];
 
+/* nt_model_compute_masked - nt_model_compute() for the algorithms in ALGO_MASK (bit a) only;
+ * the other cells stay "not covered". For the fitter (tuner/model_fit.c). */
+nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_env_filter_t *env,
+                                    nt_model_table_t *out, unsigned algo_mask);
+
 #endif
