@@ -186,6 +186,10 @@ typedef struct nt_model_input {
     int nvs_count;        /* NVSwitches in the topology (CollNetDirect needs one) */
     int net_device_host;  /* netDeviceType == NCCL_NET_DEVICE_HOST (PAT) */
     int max_tree_pattern; /* comm->maxTreePattern (Tree x0.85 when NCCL_TOPO_PATTERN_TREE) */
+    /* Per algorithm, as NCCL indexes them; NCCL feeds NVLS_TREE the NVLS graph and PAT the Tree
+     * graph (v2.28.9-1 src/init.cc:854), 2.14 both CollNets the CollNet graph, so graph[NVLS_TREE],
+     * graph[PAT] (and graph[COLLNET_CHAIN] for 2.14) are not read. NCCL sets the Tree and Ring
+     * nChannels both to their minimum (init.cc:1192). */
     nt_model_graph_t graph[NT_NUM_ALGOS];
     nt_fact_label_t label[NT_NUM_COMM_FACTS];
     /* NCCL parameters read by tuning.cc (-2 = NCCL's default) */
