@@ -28,3 +28,17 @@ TEST_TARGETS += test-tuner-model
 .PHONY: test-tuner-model
 test-tuner-model: $(TUNER_MODEL_TEST_BINS)
 	@fail=0; for t in $(TUNER_MODEL_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; exit $$fail
+
+# nettune-tune (issue 9: inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
+# libnettune (with --as-needed: hwloc drops out), the model library, the plugin's tuning-file
+# definition (plugins/nccl-tuner/src/nt_tuning.c) and cJSON.
+TUNE_SRCS := tuner/inputs.c tuner/replay.c tuner/search.c tuner/write.c tuner/env_advice.c
+TUNE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TUNE_SRCS)) $(NT_TUNING_FMT_OBJ)
+TUNE_BIN  := $(BIN)/nettune-tune
+ALL_TARGETS += $(TUNE_BIN)
+$(OBJ)/tuner/%.o $(OBJ)/tests/tuner/%.o: NT_CFLAGS += -I$(NTP_SRC)
+
+$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) \
+	  $(LIBNT) $(LIBNT_LDLIBS)
