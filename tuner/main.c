@@ -205,7 +205,8 @@ static void default_shapes(nt_tune_t *t)
     for (size_t s = 0; s < t->nsources; s++)
         for (size_t k = 0; k < nt_ncclt_reader_ntables(t->sources[s].tests); k++) {
             const nt_ncclt_table_t *tab = nt_ncclt_reader_table(t->sources[s].tests, k);
-            if (tab->nranks < 2 || nt_tune_coll_from_nccltests(tab->coll) < 0)
+            const char *cname = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
+            if (tab->nranks < 2 || nt_tune_coll_from_nccltests(cname) < 0)
                 continue;
             int nn = tab->nhosts > 0 ? tab->nhosts : 1;
             nt_tune_shape_t sh = {nn, tab->nranks / nn, tab->nranks};

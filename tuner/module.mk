@@ -42,3 +42,22 @@ $(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) \
 	  $(LIBNT) $(LIBNT_LDLIBS)
+
+# Tests of the CLI parts (cmocka, tests/tuner/test_tune.c) and the command end to end
+# (tests/tuner/run-cli.sh: exit codes, byte-identical files, ldd, the plugin driven as NCCL drives
+# it on the written file).
+TUNE_TEST_BIN := $(BUILD)/tests/test_tune
+TUNE_E2E_BIN  := $(BUILD)/tests/test_tune_e2e
+$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS) -ldl
+
+TEST_TARGETS += test-tune
+.PHONY: test-tune
+test-tune: $(TUNE_TEST_BIN) $(TUNE_BIN) $(wildcard tests/tuner/test_tune_e2e.c) $(if $(wildcard tests/tuner/test_tune_e2e.c),$(TUNE_E2E_BIN)) $(NTP_LIB)
+	@$(TUNE_TEST_BIN)
+	@if [ -x $(TUNE_E2E_BIN) ]; then $(TUNE_E2E_BIN) $(TUNE_BIN) $(NTP_LIB); fi
+	@if [ -f tests/tuner/run-cli.sh ]; then BUILD=$(BUILD) sh tests/tuner/run-cli.sh; fi

@@ -107,12 +107,6 @@ static double agg(const double *v, size_t n, nt_objective_t o, int worst)
     return o == NT_OBJ_GEOMEAN ? exp(s / (double)n) : s / (double)n;
 }
 
-/* One size: the default, the candidates and what wins. Public for the tests via search.c. */
-int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
-                   unsigned long long bytes, const nt_model_input_t *in,
-                   const nt_model_table_t *tab, int have_model, int model_from_evidence,
-                   nt_tune_choice_t *ch);
-
 int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                    unsigned long long bytes, const nt_model_input_t *in,
                    const nt_model_table_t *tab, int have_model, int model_from_evidence,
@@ -313,7 +307,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
     nt_model_input_t in;
     nt_model_table_t tab;
     char why[256];
-    int have_model = 0, evidence = 0;
+    int have_model = 0, evidence = 0, measured_graphs = 0;
     if (nt_tune_model_input(t, sh, &in, why, sizeof(why)) == NT_OK) {
         nt_model_env_filter_t env, *envp = NULL;
         if ((t->env_job_algo || t->env_job_proto) &&
@@ -321,9 +315,12 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
                                       0) == NT_OK)
             envp = &env;
         have_model = nt_model_compute(&in, envp, &tab) == NT_OK;
-        for (int a = 0; a < NT_NUM_ALGOS && have_model; a++)
+        for (int a = 0; a < NT_NUM_ALGOS && have_model; a++) {
             if (in.graph[a].label[NT_GF_BW_INTRA] != NT_FACT_ASSUMED)
                 evidence = 1;
+            if (in.graph[a].label[NT_GF_BW_INTRA] == NT_FACT_MEASURED)
+                measured_graphs = 1;
+        }
     }
     unsigned long long grid[NT_TUNE_MAX_SIZES];
     size_t ng = 0;
@@ -432,7 +429,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
             double r = p->time_us / us;
             if (r > NT_TUNE_FAR_RATIO || r < 1 / NT_TUNE_FAR_RATIO) {
                 nt_tune_add_finding(t, NT_ANOMALY_MODEL_FAR,
-                                    evidence ? NT_ANOMALY_SEV_WARN : NT_ANOMALY_SEV_INFO,
+                                    measured_graphs ? NT_ANOMALY_SEV_WARN : NT_ANOMALY_SEV_INFO,
                                     "%s %dx%d %s %s at %llu B: measured %.1f us, the model says "
                                     "%.1f us (x%.2f; %s)",
                                     nt_coll_name(coll), sh->nnodes, sh->ppn, nt_algo_name(p->algo),

@@ -205,10 +205,11 @@ int nt_tune_coll_from_nccltests(const char *name);
  * and record anomalies as findings. */
 nt_status_t nt_tune_replay(nt_tune_t *t);
 
-/* nt_tune_busbw_recheck - the largest relative difference between printed busbw and the one
- * recomputed from size and time (nccl-tests' formula), over the rows of `tab` (coll and nranks
- * known); 0.005 absolute for rows printed as 0.00. Returns rows checked, *bad those out of
- * 0.3%. */
+/* nt_tune_busbw_recheck - busbw recomputed from size and time (nccl-tests' formula) against the
+ * printed value, for every row and half of `tab` (coll and nranks known). A value is bad when it
+ * differs by more than 0.3% or 0.005 (half a unit of the two decimals printed, which is what
+ * decides rows below 1.67 GB/s and those printed as 0.00). *max_rel is the largest relative
+ * difference among values where 0.3% is the bound. Returns the number of values checked. */
 unsigned long nt_tune_busbw_recheck(const nt_ncclt_table_t *tab, double *max_rel,
                                     unsigned long *bad);
 
@@ -237,6 +238,17 @@ typedef struct nt_tune_choice {
     double measured_us;
     char tradeoff[160];
 } nt_tune_choice_t;
+
+/* nt_tune_choose - the choice at one size of one collective and shape: the model's eligible
+ * candidates (when have_model) ranked, the default being the model's best (or what the TUNING
+ * lines show ran); a measured candidate replaces it only when it wins by more than the noise
+ * (the larger of 3% and the out-of-place/in-place spread) under t->objective. Without a winning
+ * measurement the model's choice is kept as a predicted rule when model_from_evidence. Returns 1
+ * when there is a choice to write (ch->basis >= 0). */
+int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
+                   unsigned long long bytes, const nt_model_input_t *in,
+                   const nt_model_table_t *tab, int have_model, int model_from_evidence,
+                   nt_tune_choice_t *ch);
 
 /* ---- write.c ---- */
 
