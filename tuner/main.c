@@ -147,18 +147,21 @@ static int print_model(nt_tune_t *t)
                 t->nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
-    int nranks = g->nranks > 0 ? g->nranks : 2, nnodes = g->nnodes > 0 ? g->nnodes : 1;
+    /* the shape: the log's comm line, else --shape (a log of NCCL_DEBUG_SUBSYS=TUNING only) */
+    int nranks = g->nranks > 0 ? g->nranks : t->nshapes ? t->shapes[0].nranks : 2;
+    int nnodes = g->nnodes > 0 ? g->nnodes : t->nshapes ? t->shapes[0].nnodes : 1;
     nt_model_input_t in;
     if (nt_model_input_init(&in, version, nranks, nnodes) != NT_OK) {
         fprintf(stderr, "nettune tune: '%s': bad communicator shape\n", t->nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
     in.label[NT_CF_VERSION] = t->version ? NT_FACT_MEASURED : NT_FACT_MEASURED;
-    if (g->nranks <= 0) {
+    if (g->nranks <= 0 && !t->nshapes)
         in.label[NT_CF_NRANKS] = in.label[NT_CF_NNODES] = NT_FACT_ASSUMED;
-    }
     if (g->local_ranks > 0)
         in.ppn = g->local_ranks;
+    else if (t->nshapes)
+        in.ppn = t->shapes[0].ppn;
     if (t->sm) {
         in.min_sm = in.max_sm = t->sm;
         in.label[NT_CF_SM] = NT_FACT_MEASURED;
@@ -540,7 +543,15 @@ int main(int argc, char **argv)
     nt_tune_replay(t);
     default_shapes(t);
     if (!t->nshapes) {
+        int rows = 0;
+        for (size_t s = 0; s < t->nsources; s++)
+            rows |= t->sources[s].rows > 0;
         tune_free(t);
+        if (rows)
+            return bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
+                       "(alltoall, sendrecv, ...) or of an unknown collective; give --shape NxP "
+                       "to tune from the model%s%s",
+                       "", "");
         return bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s",
                    "", "");
     }

@@ -363,6 +363,28 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         }
     }
     envelope(t, coll, sh, grid, ng, ch, have);
+    /* a predicted choice ends where the model's own choice changes, found by bisection between
+     * two grid sizes (NCCL switches at sizes between powers of two): the rule then agrees with
+     * NCCL at every size when the facts are right, and leaves the rest to NCCL */
+    unsigned long long last_of[NT_TUNE_MAX_SIZES];
+    for (size_t g = 0; g < ng; g++) {
+        last_of[g] = g + 1 < ng ? grid[g + 1] - 1 : grid[g];
+        if (!have[g] || ch[g].basis != NT_BASIS_PREDICTED || g + 1 >= ng || !have_model)
+            continue;
+        if (have[g + 1] && ch[g + 1].algo == ch[g].algo && ch[g + 1].proto == ch[g].proto)
+            continue;
+        unsigned long long lo = grid[g], hi = grid[g + 1]; /* lo: still ours */
+        while (hi - lo > 1) {
+            unsigned long long mid = lo + (hi - lo) / 2;
+            cand_t c[NT_NUM_ALGOS * NT_NUM_PROTOS];
+            size_t nc = candidates(&in, &tab, coll, mid, c);
+            if (nc && c[0].algo == ch[g].algo && c[0].proto == ch[g].proto)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        last_of[g] = lo;
+    }
     /* rules: adjacent sizes with one choice merge; a rule covers from its smallest supporting
      * size to just below the next size with another choice, never beyond its support */
     for (size_t g = 0; g < ng;) {
@@ -382,8 +404,16 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         memset(&r, 0, sizeof(r));
         r.coll = coll;
         r.shape = *sh;
-        r.min_bytes = g == 0 || !have[g - 1] ? grid[g] : grid[g];
-        r.max_bytes = e + 1 < ng && have[e + 1] ? grid[e + 1] - 1 : grid[e];
+        /* from the first size it covers: the grid size, or just after where the previous
+         * predicted choice ended when that is before it */
+        r.min_bytes = grid[g];
+        if (g > 0 && have[g - 1] && ch[g].basis == NT_BASIS_PREDICTED &&
+            ch[g - 1].basis == NT_BASIS_PREDICTED && last_of[g - 1] + 1 < grid[g])
+            r.min_bytes = last_of[g - 1] + 1;
+        /* up to just below the next size with another choice, never beyond its support */
+        r.max_bytes = e + 1 < ng && have[e + 1] ? last_of[e] : grid[e];
+        if (ch[e].basis == NT_BASIS_PREDICTED && e + 1 < ng && !have[e + 1])
+            r.max_bytes = grid[e];
         r.algo = ch[g].algo;
         r.proto = ch[g].proto;
         r.basis = basis;
