@@ -301,6 +301,9 @@ nt_status_t nt_tune_model_input(const nt_tune_t *t, const nt_tune_shape_t *sh, n
     }
     if (why)
         snprintf(why, whylen, "shape %dx%d: graphs from %s, SM %d (%s)", sh->nnodes, sh->ppn, from,
-                 in->min_sm, in->label[NT_CF_SM] == NT_FACT_ASSUMED ? "assumed" : "given");
+                 in->min_sm,
+                 in->label[NT_CF_SM] == NT_FACT_ASSUMED   ? "assumed"
+                 : in->label[NT_CF_SM] == NT_FACT_INFERRED ? "inferred from the GPU name"
+                                                           : "given");
     return NT_OK;
 }
