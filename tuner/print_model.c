@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nccl_versions.h"
+#include "nettune/log.h"
 
 static void line_start(FILE *out, const char *prefix)
 {
@@ -294,7 +295,8 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
     nt_status_t rc =
         nt_model_env_filter_parse(in->version, env_algo, env_proto, &env, err, sizeof(err));
     if (rc != NT_OK) {
-        fprintf(stderr, "nettune tune: NCCL_ALGO/NCCL_PROTO: %s\n", err);
+        nt_log(NT_LOG_ERROR, NT_SUB_TUNE, "NCCL_ALGO/NCCL_PROTO: %s (as NCCL %d.%d would read it)",
+               err, in->version / 10000, in->version / 100 % 100);
         return rc;
     }
     nt_model_fit_t fit;
