@@ -204,6 +204,14 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
     cJSON_AddNumberToObject(doc, "verified_cells", fit->verified_cells);
     cJSON_AddNumberToObject(doc, "mismatched_cells", fit->mismatched_cells);
     cJSON_AddNumberToObject(doc, "compared_cells", fit->compared_cells);
+    cJSON *fa = cJSON_AddArrayToObject(doc, "fitted_from");
+    for (int i = 0; i < fit->fitted_cells && i < NT_MODEL_FIT_MAX_LIST; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "coll", nt_model_coll_name(fit->fitted_at[i][0]));
+        cJSON_AddStringToObject(o, "algo", nt_model_algo_name(fit->fitted_at[i][1]));
+        cJSON_AddStringToObject(o, "proto", nt_model_proto_name(fit->fitted_at[i][2]));
+        cJSON_AddItemToArray(fa, o);
+    }
     cJSON *md = cJSON_AddObjectToObject(doc, "max_difference");
     if (fit->max_coll >= 0) {
         cJSON_AddStringToObject(md, "coll", nt_model_coll_name(fit->max_coll));

@@ -24,6 +24,9 @@ static void report(const char *file, const nt_model_fit_t *f)
 {
     printf("%s: fitted %d, verified %d, mismatched %d of %d cells (%s)\n", file, f->fitted_cells,
            f->verified_cells, f->mismatched_cells, f->compared_cells, f->verdict);
+    for (int i = 0; i < f->fitted_cells && i < NT_MODEL_FIT_MAX_LIST; i++)
+        printf("  fitted from %s %s/%s\n", nt_model_coll_name(f->fitted_at[i][0]),
+               nt_model_algo_name(f->fitted_at[i][1]), nt_model_proto_name(f->fitted_at[i][2]));
 }
 
 static void read_table(const char *file, nt_nccl_table_t *t)
@@ -68,7 +71,7 @@ static void test_2_29_7_complete(void **state)
     assert_true(fit.modelled);
     assert_int_equal(fit.compared_cells, 105);
     assert_int_equal(fit.mismatched_cells, 0);
-    assert_true(fit.fitted_cells <= 6);
+    assert_true(fit.fitted_cells <= 5);
     assert_int_equal(fit.fitted_cells + fit.verified_cells, 105);
     assert_true(fit.verified_cells > fit.fitted_cells);
     assert_string_equal(fit.verdict, "verified");
