@@ -397,6 +397,41 @@ static void test_call_allows(void **state)
                                       NT_REDOP_SUM));
 }
 
+/* All three layers for one call (nt_model_eligible): the tuner never writes a rule on an IGNORE
+ * cell for float/bf16 sum. 1 node x 8 H100 with NVLS (16 channels), NCCL_ALGO=^Tree. */
+static void test_eligible(void **state)
+{
+    (void)state;
+    nt_model_input_t in = comm(V2289, 8, 1, 90, 16, 40);
+    nt_model_env_filter_t env;
+    assert_int_equal(nt_model_env_filter_parse(V2289, "^Tree", NULL, &env, NULL, 0), NT_OK);
+    nt_model_table_t t;
+    assert_int_equal(nt_model_compute(&in, &env, &t), NT_OK);
+    assert_true(nt_model_eligible(&in, &t, AR, NT_ALGO_NVLS, NT_PROTO_SIMPLE, NT_DTYPE_BFLOAT16,
+                                  NT_REDOP_SUM));
+    assert_false(nt_model_eligible(&in, &t, AR, NT_ALGO_NVLS, NT_PROTO_SIMPLE, NT_DTYPE_BFLOAT16,
+                                   NT_REDOP_AVG));
+    assert_false(nt_model_eligible(&in, &t, AR, NT_ALGO_TREE, NT_PROTO_SIMPLE, NT_DTYPE_FLOAT32,
+                                   NT_REDOP_SUM));
+    assert_true(nt_model_eligible(&in, &t, AR, NT_ALGO_RING, NT_PROTO_LL128, NT_DTYPE_FLOAT32,
+                                  NT_REDOP_SUM));
+    assert_false(
+        nt_model_eligible(&in, &t, AR, NT_ALGO_NVLS, NT_PROTO_LL, NT_DTYPE_FLOAT32, NT_REDOP_SUM));
+    assert_false(nt_model_eligible(&in, &t, BC, NT_ALGO_TREE, NT_PROTO_SIMPLE, NT_DTYPE_FLOAT32,
+                                   NT_REDOP_NONE));
+    /* a one-rank communicator: Ring/Simple only (enqueue.cc:1792-1795) */
+    nt_model_input_t one;
+    assert_int_equal(nt_model_input_init(&one, V2289, 1, 1), NT_OK);
+    assert_int_equal(nt_model_compute(&one, NULL, &t), NT_OK);
+    assert_true(nt_model_eligible(&one, &t, AR, NT_ALGO_RING, NT_PROTO_SIMPLE, NT_DTYPE_FLOAT32,
+                                  NT_REDOP_SUM));
+    assert_false(
+        nt_model_eligible(&one, &t, AR, NT_ALGO_RING, NT_PROTO_LL, NT_DTYPE_FLOAT32, NT_REDOP_SUM));
+    /* ... whose table NCCL leaves empty but for the thread counts (tuning.cc:247) */
+    assert_float_equal(t.cell[AR][NT_ALGO_RING][NT_PROTO_SIMPLE].lat_us, 0, 0);
+    assert_int_equal(t.max_threads[NT_ALGO_TREE][NT_PROTO_SIMPLE], 512);
+}
+
 /* Layer 3: NCCL_ALGO / NCCL_PROTO as parseList() reads them (v2.28.9-1 tuning.cc:54-131; one
  * list before 2.24, unknown tokens ignored, v2.14.3-1 tuning.cc:34-51). */
 static void test_env_filter(void **state)
@@ -616,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_coverage),
         cmocka_unit_test(test_call_allows),
         cmocka_unit_test(test_env_filter),
+        cmocka_unit_test(test_eligible),
         cmocka_unit_test(test_names_versions),
         cmocka_unit_test(test_table_reader),
         cmocka_unit_test(test_print_layout),
