@@ -366,6 +366,9 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         in->comm_nchannels = a < b ? a : b;
         if (in->comm_nchannels < 1)
             in->comm_nchannels = 1;
+        if (in->graph[NT_ALGO_TREE].label[NT_GF_NCHANNELS] != NT_FACT_ASSUMED &&
+            in->graph[NT_ALGO_RING].label[NT_GF_NCHANNELS] != NT_FACT_ASSUMED)
+            in->label[NT_CF_COMM_NCHANNELS] = NT_FACT_INFERRED;
     }
 
     /* the check: every printed cell against the model with the chosen facts */

@@ -161,6 +161,10 @@ static void list_assumed(const nt_model_input_t *in, cJSON *arr, FILE *out)
         for (int f = 0; f < NT_NUM_GRAPH_FACTS; f++) {
             if (in->graph[g].label[f] != NT_FACT_ASSUMED)
                 continue;
+            /* the model reads the pattern of the Tree graph only, sameChannels of the Ring only */
+            if ((f == NT_GF_PATTERN && g != NT_ALGO_TREE) ||
+                (f == NT_GF_SAME_CHANNELS && g != NT_ALGO_RING))
+                continue;
             char name[64];
             snprintf(name, sizeof(name), "%s.%s", nt_model_algo_name(g), graph_fact_names[f]);
             if (arr)

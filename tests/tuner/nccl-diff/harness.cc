@@ -14,16 +14,17 @@ extern "C" {
 
 int shim_nvs_count, shim_cpu_arch, shim_cpu_vendor;
 #if SHIM_NUM_ALGORITHMS == 4
-ncclResult_t ncclTopoTuneModel(struct ncclComm *, int, int, struct ncclTopoGraph *, struct ncclTopoGraph *,
-                               struct ncclTopoGraph *);
-ncclResult_t ncclTopoGetAlgoTime(struct ncclInfo *info, int algorithm, int protocol, int numPipeOps, float *time);
+ncclResult_t ncclTopoTuneModel(struct ncclComm *, int, int, struct ncclTopoGraph *,
+                               struct ncclTopoGraph *, struct ncclTopoGraph *);
+ncclResult_t ncclTopoGetAlgoTime(struct ncclInfo *info, int algorithm, int protocol, int numPipeOps,
+                                 float *time);
 #else
 #ifdef SHIM_TUNER_CONSTANTS
 ncclResult_t ncclTopoInitTunerConstants(struct ncclComm *comm);
 #endif
 ncclResult_t ncclTopoTuneModel(struct ncclComm *, int, int, struct ncclTopoGraph **);
-ncclResult_t ncclTopoGetAlgoTime(struct ncclComm *, int coll, int algorithm, int protocol, size_t nBytes, int numPipeOps,
-                                 float *time);
+ncclResult_t ncclTopoGetAlgoTime(struct ncclComm *, int coll, int algorithm, int protocol,
+                                 size_t nBytes, int numPipeOps, float *time);
 #endif
 
 static unsigned long long rng_state;
@@ -32,9 +33,15 @@ static unsigned rnd(unsigned n)
     rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (unsigned)((rng_state >> 33) % n);
 }
-template <typename T, size_t N> static T pick(const T (&a)[N]) { return a[rnd(N)]; }
+template <typename T, size_t N> static T pick(const T (&a)[N])
+{
+    return a[rnd(N)];
+}
 
-static int differ(double a, double b) { return fabs(a - b) > 1e-4 * (fabs(a) > 1 ? fabs(a) : 1); }
+static int differ(double a, double b)
+{
+    return fabs(a - b) > 1e-4 * (fabs(a) > 1 ? fabs(a) : 1);
+}
 static int printed_differ(double a, double b)
 {
     char x[32], y[32];
@@ -60,7 +67,8 @@ int main(int argc, char **argv)
     int shown = 0;
     for (long it = 0; it < n; it++) {
         int nNodes = pick(nodes_l), ppn = pick(ppn_l), nRanks = nNodes * ppn;
-        if (nRanks < 2) nRanks = 2, ppn = 2;
+        if (nRanks < 2)
+            nRanks = 2, ppn = 2;
         int sm = pick(sm_l), sm2 = rnd(8) ? sm : pick(sm_l);
         int minsm = sm < sm2 ? sm : sm2, maxsm = sm < sm2 ? sm2 : sm;
         static struct ncclComm comm;
@@ -69,7 +77,9 @@ int main(int argc, char **argv)
         comm.nNodes = nNodes;
         comm.minCompCap = minsm;
         comm.maxCompCap = maxsm;
-        comm.cpuArch = power ? NCCL_TOPO_CPU_ARCH_POWER : rnd(2) ? NCCL_TOPO_CPU_ARCH_X86 : NCCL_TOPO_CPU_ARCH_ARM;
+        comm.cpuArch = power    ? NCCL_TOPO_CPU_ARCH_POWER
+                       : rnd(2) ? NCCL_TOPO_CPU_ARCH_X86
+                                : NCCL_TOPO_CPU_ARCH_ARM;
         comm.cpuVendor = 1 + rnd(4);
         shim_cpu_arch = comm.cpuArch;
         shim_cpu_vendor = comm.cpuVendor;
@@ -81,8 +91,10 @@ int main(int argc, char **argv)
         comm.ncclCollNet = rnd(2) ? &cn : NULL;
         static int r2n[256];
         static shimNodeRanks nr[64];
-        for (int r = 0; r < nRanks; r++) r2n[r] = r / ppn;
-        for (int k = 0; k < nNodes; k++) nr[k].localRanks = ppn;
+        for (int r = 0; r < nRanks; r++)
+            r2n[r] = r / ppn;
+        for (int k = 0; k < nNodes; k++)
+            nr[k].localRanks = ppn;
         comm.rankToNode = r2n;
         comm.nodeRanks = nr;
         shim_nvs_count = rnd(2);
@@ -113,7 +125,9 @@ int main(int argc, char **argv)
         in.ppn = ppn;
         in.min_sm = minsm;
         in.max_sm = maxsm;
-        in.cpu_arch = comm.cpuArch == 1 ? NT_CPU_ARCH_X86 : comm.cpuArch == 2 ? NT_CPU_ARCH_POWER : NT_CPU_ARCH_ARM;
+        in.cpu_arch = comm.cpuArch == 1   ? NT_CPU_ARCH_X86
+                      : comm.cpuArch == 2 ? NT_CPU_ARCH_POWER
+                                          : NT_CPU_ARCH_ARM;
         in.cpu_vendor = (nt_cpu_vendor_t)(comm.cpuVendor - 1);
         in.cuda_runtime = CUDART_VERSION;
         in.comm_nchannels = comm.nChannels;
@@ -136,7 +150,8 @@ int main(int argc, char **argv)
         in.graph[NT_ALGO_COLLNET_CHAIN] = in.graph[NT_ALGO_COLLNET_DIRECT];
 #endif
         nt_model_env_filter_t env;
-        if (nt_model_env_filter_parse(version, getenv("NCCL_ALGO"), getenv("NCCL_PROTO"), &env, NULL, 0) != NT_OK) {
+        if (nt_model_env_filter_parse(version, getenv("NCCL_ALGO"), getenv("NCCL_PROTO"), &env,
+                                      NULL, 0) != NT_OK) {
             printf("bad NCCL_ALGO/NCCL_PROTO\n");
             return 2;
         }
@@ -156,15 +171,18 @@ int main(int argc, char **argv)
                     bad_print += printed_differ(nl, ml) || printed_differ(nb, mb);
                     if (d && shown < 10) {
                         shown++;
-                        printf("  it %ld %dx%d sm %d/%d arch %d vendor %d: %s %s/%s NCCL %.4f/%.4f model %.4f/%.4f\n", it,
-                               nNodes, ppn, minsm, maxsm, comm.cpuArch, comm.cpuVendor, ncclFuncStr[c], ncclAlgoStr[a],
-                               ncclProtoStr[p], nl, nb, ml, mb);
+                        printf("  it %ld %dx%d sm %d/%d arch %d vendor %d: %s %s/%s NCCL %.4f/%.4f "
+                               "model %.4f/%.4f\n",
+                               it, nNodes, ppn, minsm, maxsm, comm.cpuArch, comm.cpuVendor,
+                               ncclFuncStr[c], ncclAlgoStr[a], ncclProtoStr[p], nl, nb, ml, mb);
                     }
                 }
         for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
-            for (int p = 0; p < 3; p++) bad_threads += comm.maxThreads[a][p] != t.max_threads[a][p];
+            for (int p = 0; p < 3; p++)
+                bad_threads += comm.maxThreads[a][p] != t.max_threads[a][p];
         for (int k = 0; k < 8; k++) {
-            int c = rnd(5), a = rnd(NCCL_NUM_ALGORITHMS), p = rnd(3), pipe = 1 + (rnd(4) == 0 ? rnd(20) : 0);
+            int c = rnd(5), a = rnd(NCCL_NUM_ALGORITHMS), p = rnd(3),
+                pipe = 1 + (rnd(4) == 0 ? rnd(20) : 0);
             size_t nbytes = (size_t)1 << rnd(34);
             nbytes += rnd(3) ? 0 : rnd(1000);
             float nt;
@@ -174,22 +192,26 @@ int main(int argc, char **argv)
 #else
             ncclTopoGetAlgoTime(&comm, c, a, p, nbytes, pipe, &nt);
 #endif
-            double mt = nt_model_time_us(&in, &t, (nt_coll_t)c, (nt_algo_t)a, (nt_proto_t)p, nbytes, pipe, NULL);
+            double mt = nt_model_time_us(&in, &t, (nt_coll_t)c, (nt_algo_t)a, (nt_proto_t)p, nbytes,
+                                         pipe, NULL);
             times++;
             if (differ(nt, mt)) {
                 bad_time++;
                 if (shown < 20) {
                     shown++;
-                    printf("  time it %ld %s %s/%s %zu B x%d: NCCL %.4f model %.4f\n", it, ncclFuncStr[c], ncclAlgoStr[a],
-                           ncclProtoStr[p], nbytes, pipe, nt, mt);
+                    printf("  time it %ld %s %s/%s %zu B x%d: NCCL %.4f model %.4f\n", it,
+                           ncclFuncStr[c], ncclAlgoStr[a], ncclProtoStr[p], nbytes, pipe, nt, mt);
                 }
             }
         }
     }
-    printf("version %d (%s%s%s%s%s): %ld communicators, %ld cells: %ld differ (%ld in NCCL's %%.1f print), thread counts "
+    printf("version %d (%s%s%s%s%s): %ld communicators, %ld cells: %ld differ (%ld in NCCL's %%.1f "
+           "print), thread counts "
            "differ %ld, %ld call times: %ld differ\n",
            version, power ? "POWER" : "x86/Arm", getenv("NCCL_ALGO") ? ", NCCL_ALGO=" : "",
-           getenv("NCCL_ALGO") ? getenv("NCCL_ALGO") : "", getenv("NCCL_PROTO") ? ", NCCL_PROTO=" : "",
-           getenv("NCCL_PROTO") ? getenv("NCCL_PROTO") : "", n, cells, bad, bad_print, bad_threads, times, bad_time);
+           getenv("NCCL_ALGO") ? getenv("NCCL_ALGO") : "",
+           getenv("NCCL_PROTO") ? ", NCCL_PROTO=" : "",
+           getenv("NCCL_PROTO") ? getenv("NCCL_PROTO") : "", n, cells, bad, bad_print, bad_threads,
+           times, bad_time);
     return bad || bad_threads || bad_time ? 1 : 0;
 }

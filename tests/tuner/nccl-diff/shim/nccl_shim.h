@@ -15,7 +15,8 @@ typedef enum { ncclSuccess = 0, ncclInternalError = 3, ncclInvalidUsage = 5 } nc
 #define NCCLCHECK(x)                                                                               \
     do {                                                                                           \
         ncclResult_t r_ = (x);                                                                     \
-        if (r_ != ncclSuccess) return r_;                                                          \
+        if (r_ != ncclSuccess)                                                                     \
+            return r_;                                                                             \
     } while (0)
 #define INFO(...) ((void)0)
 #define WARN(...) ((void)0)
@@ -29,14 +30,19 @@ static inline long log2i(long n)
 {
 #ifdef SHIM_LOG2I_ZERO_IS_ZERO
     long l = 0;
-    while (n >>= 1) l++;
+    while (n >>= 1)
+        l++;
     return l;
 #else
-    if (n <= 0) return -1;
+    if (n <= 0)
+        return -1;
     return 63 - __builtin_clzl((unsigned long)n);
 #endif
 }
-static inline const char *ncclGetEnv(const char *name) { return getenv(name); }
+static inline const char *ncclGetEnv(const char *name)
+{
+    return getenv(name);
+}
 #define NCCL_PARAM(name, env, deftVal)                                                             \
     static int64_t ncclParam##name()                                                               \
     {                                                                                              \
@@ -46,7 +52,13 @@ static inline const char *ncclGetEnv(const char *name) { return getenv(name); }
 
 #define WARP_SIZE 32
 #define NCCL_NUM_FUNCTIONS 5
-typedef enum { ncclFuncBroadcast, ncclFuncReduce, ncclFuncAllGather, ncclFuncReduceScatter, ncclFuncAllReduce } ncclFunc_t;
+typedef enum {
+    ncclFuncBroadcast,
+    ncclFuncReduce,
+    ncclFuncAllGather,
+    ncclFuncReduceScatter,
+    ncclFuncAllReduce
+} ncclFunc_t;
 #ifndef SHIM_NUM_ALGORITHMS
 #define SHIM_NUM_ALGORITHMS 7
 #endif
@@ -62,8 +74,10 @@ typedef enum { ncclFuncBroadcast, ncclFuncReduce, ncclFuncAllGather, ncclFuncRed
 #define NCCL_PROTO_LL 0
 #define NCCL_PROTO_LL128 1
 #define NCCL_PROTO_SIMPLE 2
-static const char *ncclFuncStr[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
-static const char *ncclAlgoStr[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+static const char *ncclFuncStr[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
+                                    "AllReduce"};
+static const char *ncclAlgoStr[] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+                                    "NVLSTree", "PAT"};
 static const char *ncclProtoStr[] = {"LL", "LL128", "Simple"};
 
 #define NCCL_MAX_NTHREADS 640
