@@ -578,6 +578,41 @@ static void test_print_layout(void **state)
     assert_int_equal(compared, 24);
     assert_int_equal(off, len);
     free(buf);
+
+    /* 2.14's row layout (v2.14.3-1 tuning.cc:224-249) against the transformers-20438 lines
+     * (header, Max NThreads, Broadcast, Reduce, AllGather; the rest of its table is cut) */
+    const char *fix14 =
+        "tests/fixtures/nccl-tuning-tables/transformers-20438-2gpu-pcie-phb-12col.log";
+    assert_int_equal(nt_nccl_table_read(fix14, &t, NULL, 0), NT_OK);
+    assert_int_equal(nt_model_input_init(&in, 21403, 2, 1), NT_OK);
+    nt_model_graph_t *ring = &in.graph[NT_ALGO_RING], *tree = &in.graph[NT_ALGO_TREE];
+    ring->nchannels = tree->nchannels = 2;
+    ring->bw_intra_GBps = ring->bw_inter_GBps = 12;
+    tree->bw_intra_GBps = tree->bw_inter_GBps = 22;
+    ring->type_intra = tree->type_intra = NT_PATH_PHB;
+    ring->type_inter = tree->type_inter = NT_PATH_PIX;
+    assert_int_equal(nt_model_compute(&in, NULL, &m), NT_OK);
+    mem = open_memstream(&buf, &len);
+    nt_model_print_table(mem, &m, NULL);
+    fclose(mem);
+    f = fopen(fix14, "r");
+    assert_non_null(f);
+    off = 0;
+    compared = 0;
+    while (fgets(line, sizeof(line), f)) {
+        char *p = strstr(line, "NCCL INFO ");
+        if (!p || !strstr(p, " |"))
+            continue;
+        p += strlen("NCCL INFO ");
+        size_t n = strlen(p);
+        assert_true(off + n <= len);
+        assert_memory_equal(buf + off, p, n);
+        off += n;
+        compared++;
+    }
+    fclose(f);
+    assert_int_equal(compared, 5);
+    free(buf);
 }
 
 /* --print-model --format json: model and NCCL side by side, the largest difference, facts. */
