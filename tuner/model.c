@@ -517,7 +517,8 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     cell->bw_GBps = 0;
                 if (!covered)
                     continue;
-                if (cell->why == NT_CELL_OK) {
+                if (cell->why == NT_CELL_OK ||
+                    cell->why == NT_CELL_ZERO_BW) { /* a rule or the env says more than "0" */
                     if (!algo_rule)
                         cell->why = NT_CELL_ALGO_DISABLED;
                     else if (!proto_rule)

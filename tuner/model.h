@@ -276,6 +276,15 @@ double nt_model_time_us(const nt_model_input_t *in, const nt_model_table_t *tabl
 int nt_model_call_allows(int version, nt_coll_t coll, nt_algo_t algo, nt_proto_t proto,
                          nt_dtype_t dtype, nt_redop_t op);
 
+/* nt_model_eligible - all three layers for one call: 1 when NCCL would time ALGO/PROTO for a
+ * call of COLL with DTYPE/OP on the communicator IN whose table is TABLE (the cell has bandwidth,
+ * i.e. the model offers it and the job's NCCL_ALGO/NCCL_PROTO allow it; nt_model_call_allows();
+ * and the shape rules of updateCollCostTable, v2.28.9-1 src/enqueue.cc:1792-1806: one rank ->
+ * Ring/Simple only, CollNetDirect (and from 2.28 CollNetChain) at most 8 local ranks, NVLS other
+ * than AllReduce at most 32 local ranks). 0 means NCCL's cost table holds IGNORE for the cell. */
+int nt_model_eligible(const nt_model_input_t *in, const nt_model_table_t *table, nt_coll_t coll,
+                      nt_algo_t algo, nt_proto_t proto, nt_dtype_t dtype, nt_redop_t op);
+
 /* Names: NCCL's spellings ("Tree", "CollNetDirect", "LL128", "AllReduce"); NULL when out of range.
  */
 const char *nt_model_algo_name(int algo);

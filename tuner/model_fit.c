@@ -172,8 +172,16 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
     for (int gi = 0; gi < N_GRAPHS; gi++) {
         const nt_model_graph_t *g = &in->graph[gi];
         gspace_t *s = &gs[gi];
-        s->n_nch = g->label[NT_GF_NCHANNELS] == NT_FACT_ASSUMED ? 1 + N_NCH : 1;
-        s->n_bw = g->label[NT_GF_BW_INTRA] == NT_FACT_ASSUMED ? 1 + N_BW : 1;
+        /* a graph whose printed cells all have bandwidth 0 says nothing about its bandwidth */
+        int any_bw = 0;
+        for (int c = 0; c < NT_NUM_COLLS; c++)
+            for (int a = 0; a < v->nalgos; a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++)
+                    if (graph_index(v->family, a) == gi && nccl->has[c][a][p] &&
+                        nccl->bw_GBps[c][a][p] > 0)
+                        any_bw = 1;
+        s->n_nch = g->label[NT_GF_NCHANNELS] == NT_FACT_ASSUMED && any_bw ? 1 + N_NCH : 1;
+        s->n_bw = g->label[NT_GF_BW_INTRA] == NT_FACT_ASSUMED && any_bw ? 1 + N_BW : 1;
         s->n_ti = g->label[NT_GF_TYPE_INTRA] == NT_FACT_ASSUMED ? 4 : 1;
         s->n_te = g->label[NT_GF_TYPE_INTER] == NT_FACT_ASSUMED ? 4 : 1;
         s->n_x = 1;
@@ -238,6 +246,11 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         }
         if (n_match == 0 || n_match == n_alive)
             continue; /* mismatch or agreement: checked below */
+        if (fitted < NT_MODEL_FIT_MAX_LIST) {
+            fit->fitted_at[fitted][0] = cr.c;
+            fit->fitted_at[fitted][1] = cr.a;
+            fit->fitted_at[fitted][2] = cr.p;
+        }
         fitted++;
         for (size_t i = 0; i < need; i++)
             s->alive[i] &= match[i];
@@ -298,6 +311,19 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         }
         if (cbest < 0)
             cbest = 0;
+        if (gi == NT_ALGO_RING) { /* NCCL gives Tree and Ring the same nChannels (init.cc:1192):
+                                     prefer that */
+            for (int c = cbest; c < s->ncand; c++) {
+                if (!s->alive[(size_t)kbest * s->ncand + c])
+                    continue;
+                nt_model_graph_t tmp = in->graph[gi];
+                apply_cand(s, gi, c, &tmp);
+                if (tmp.nchannels == in->graph[NT_ALGO_TREE].nchannels) {
+                    cbest = c;
+                    break;
+                }
+            }
+        }
         nt_model_graph_t before = in->graph[gi];
         apply_cand(s, gi, cbest, &in->graph[gi]);
         if (!dead)
@@ -340,6 +366,9 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         in->comm_nchannels = a < b ? a : b;
         if (in->comm_nchannels < 1)
             in->comm_nchannels = 1;
+        if (in->graph[NT_ALGO_TREE].label[NT_GF_NCHANNELS] != NT_FACT_ASSUMED &&
+            in->graph[NT_ALGO_RING].label[NT_GF_NCHANNELS] != NT_FACT_ASSUMED)
+            in->label[NT_CF_COMM_NCHANNELS] = NT_FACT_INFERRED;
     }
 
     /* the check: every printed cell against the model with the chosen facts */
