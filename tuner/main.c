@@ -266,11 +266,11 @@ static void pick_version(nt_tune_t *t)
         t->version_label = NT_FACT_ASSUMED;
     }
     if (!nt_model_version_supported(v) && v >= NT_TUNE_MIN_RULE_VERSION) {
-        static const int modelled[] = {22703, 22707, 22803, 22807, 22809, 22903, 22907};
-        int best = modelled[0];
-        for (size_t i = 0; i < sizeof(modelled) / sizeof(modelled[0]); i++)
-            if (abs(modelled[i] - v) < abs(best - v) && nt_model_version_supported(modelled[i]))
-                best = modelled[i];
+        /* the nearest version the model has (its own table: nt_model_version_supported) */
+        int best = 0;
+        for (int c = 21400; c < 24000; c++)
+            if (nt_model_version_supported(c) && (!best || abs(c - v) < abs(best - v)))
+                best = c;
         if (!t->quiet)
             fprintf(stderr,
                     "nettune tune: NCCL %d.%d.%d is not modelled: modelling %d.%d.%d (the "

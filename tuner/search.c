@@ -21,16 +21,17 @@ static int same_shape(const nt_tune_shape_t *a, const nt_tune_shape_t *b)
     return a->nnodes == b->nnodes && a->nranks == b->nranks;
 }
 
-/* Layer 2 for the calls a rule will see: float and bf16 sum (no reduction for AllGather and
- * Broadcast). The tuner never writes a rule on a cell NCCL marks IGNORE for them. */
-static int call_ok(int version, int coll, int a, int p)
+/* The calls a rule will see: float and bf16 sum (no reduction for AllGather and Broadcast). A
+ * candidate is eligible for both in all three layers (tuner/model.h nt_model_eligible), so the
+ * tuner never writes a rule on a cell NCCL marks IGNORE for them. */
+static int call_ok(const nt_model_input_t *in, const nt_model_table_t *tab, int coll, int a, int p)
 {
     nt_redop_t op =
         coll == NT_COLL_ALLGATHER || coll == NT_COLL_BROADCAST ? NT_REDOP_NONE : NT_REDOP_SUM;
-    return nt_model_call_allows(version, (nt_coll_t)coll, (nt_algo_t)a, (nt_proto_t)p,
-                                NT_DTYPE_FLOAT32, op) &&
-           nt_model_call_allows(version, (nt_coll_t)coll, (nt_algo_t)a, (nt_proto_t)p,
-                                NT_DTYPE_BFLOAT16, op);
+    return nt_model_eligible(in, tab, (nt_coll_t)coll, (nt_algo_t)a, (nt_proto_t)p,
+                             NT_DTYPE_FLOAT32, op) &&
+           nt_model_eligible(in, tab, (nt_coll_t)coll, (nt_algo_t)a, (nt_proto_t)p,
+                             NT_DTYPE_BFLOAT16, op);
 }
 
 /* The model's eligible candidates at `bytes`, sorted by predicted time. */
@@ -53,7 +54,7 @@ static size_t candidates(const nt_model_input_t *in, const nt_model_table_t *tab
     size_t n = 0;
     for (int a = 0; a < NT_NUM_ALGOS; a++)
         for (int p = 0; p < NT_NUM_PROTOS; p++) {
-            if (tab->cell[coll][a][p].why != NT_CELL_OK || !call_ok(in->version, coll, a, p))
+            if (!call_ok(in, tab, coll, a, p))
                 continue;
             double us = nt_model_time_us(in, tab, (nt_coll_t)coll, (nt_algo_t)a, (nt_proto_t)p,
                                          (size_t)bytes, 1, NULL);

@@ -105,9 +105,9 @@ static void drive(const char *env, const char *file)
                 orig[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
             for (int a = 0; a < NCCL_NUM_ALGORITHMS; a++)
                 for (int p = 0; p < NCCL_NUM_PROTOCOLS; p++) {
-                    int ok = tab.cell[NT_COLL_ALLREDUCE][a][p].why == NT_CELL_OK &&
-                             nt_model_call_allows(22809, NT_COLL_ALLREDUCE, (nt_algo_t)a,
-                                                  (nt_proto_t)p, NT_DTYPE_FLOAT32, NT_REDOP_SUM);
+                    /* what NCCL's cost table holds for a float sum call (IGNORE = -1) */
+                    int ok = nt_model_eligible(&in, &tab, NT_COLL_ALLREDUCE, (nt_algo_t)a,
+                                               (nt_proto_t)p, NT_DTYPE_FLOAT32, NT_REDOP_SUM);
                     cost[a][p] =
                         ok ? (float)nt_model_time_us(&in, &tab, NT_COLL_ALLREDUCE, (nt_algo_t)a,
                                                      (nt_proto_t)p, (size_t)bytes, 1, NULL)
