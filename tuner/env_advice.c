@@ -99,7 +99,13 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
     /* 1. knobs a labelled replay measured as faster than NCCL's default */
     for (size_t s = 0; s < t->nsources; s++) {
         const nt_tune_source_t *src = &t->sources[s];
-        if (!src->labelled)
+        /* a run that differs from the baseline by its environment only: one that also forced
+         * the algorithm or protocol says nothing about the knob */
+        int forced = src->label_algo >= 0 || src->label_proto >= 0 || src->label_nchannels > 0;
+        for (size_t e = 0; e < src->nenv; e++)
+            forced |= strncmp(src->env[e], "NCCL_ALGO=", 10) == 0 ||
+                      strncmp(src->env[e], "NCCL_PROTO=", 11) == 0;
+        if (forced)
             continue;
         double r;
         size_t cmp = compare_to_baseline(t, (int)s, &r);
@@ -116,7 +122,7 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
                 continue; /* NCCL_ALGO/NCCL_PROTO are rules' business; site settings: below */
             snprintf(reason, sizeof(reason),
                      "measured: %s ran %.0f%% faster than NCCL's default over %zu sizes >= 1 MiB%s",
-                     src->path, 100 * (1 / r - 1), cmp,
+                     nt_tune_source_name(src), 100 * (1 / r - 1), cmp,
                      knobs[k].cls == K_GUARDED
                          ? "; guarded (can hang where ACS/IOMMU break peer access): check with "
                            "nettune probe first"
@@ -167,7 +173,7 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
                 snprintf(reason, sizeof(reason),
                          "site setting seen in %s: reported, never set by nettune (keep the "
                          "site's value)",
-                         t->sources[s].path);
+                         nt_tune_source_name(&t->sources[s]));
                 put(out, max, &n, name, eq + 1, 0, 1, reason);
             }
         }

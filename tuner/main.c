@@ -562,18 +562,20 @@ int main(int argc, char **argv)
     }
     nt_status_t sst = nt_tune_search(t);
     int stopped = sst == NT_ERR_INTERRUPTED;
-    if (!t->nrules && !stopped && t->target_version >= NT_TUNE_MIN_RULE_VERSION) {
-        int any_rows = 0;
-        for (size_t s = 0; s < t->nsources; s++)
-            any_rows |= t->sources[s].rows > 0;
-        if (!t->have_report && !t->nlogs && !t->nmeasured && any_rows && !t->nsummary) {
-            if (!t->quiet)
-                nt_tune_print_summary(t, stderr);
-            tune_free(t);
-            return bad("nothing to tune: the replayed tables are of collectives NCCL's tuner "
-                       "never sees (alltoall, sendrecv) or of no known shape%s%s",
+    if (!t->nrules && !stopped && !t->nsummary) {
+        int steerable = t->npoints > 0;
+        if (!t->quiet)
+            nt_tune_print_summary(t, stderr);
+        tune_free(t);
+        if (steerable)
+            return bad("nothing to tune: only NCCL's default was measured and the model has no "
+                       "facts for these shapes: add a labelled --replay (a run with another "
+                       "algorithm or protocol), a probe report or an --nccl-log with NCCL's graph "
+                       "lines%s%s",
                        "", "");
-        }
+        return bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
+                   "sendrecv never reach it)%s%s",
+                   "", "");
     }
     /* outputs */
     cJSON *doc = nt_tune_tuning_json(t);

@@ -29,6 +29,12 @@ void nt_tune_add_finding(nt_tune_t *t, nt_anomaly_kind_t kind, nt_anomaly_sev_t 
     t->nfindings++;
 }
 
+const char *nt_tune_source_name(const nt_tune_source_t *s)
+{
+    const char *b = strrchr(s->path, '/');
+    return b ? b + 1 : s->path;
+}
+
 int nt_tune_coll_from_nccltests(const char *name)
 {
     if (!name)
@@ -385,8 +391,9 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
                     t, an[i].kind, an[i].severity,
                     "%s: %s table at line %lu: busbw %.2f GB/s at %llu..%llu B is %.0f%% of the "
                     "%.2f GB/s reached at a smaller size",
-                    s->path, nt_anomaly_kind_string(an[i].kind), tab->header_line, an[i].busbw_GBps,
-                    an[i].bytes_first, an[i].bytes_last, 100 * an[i].ratio, an[i].ref_GBps);
+                    nt_tune_source_name(s), nt_anomaly_kind_string(an[i].kind), tab->header_line,
+                    an[i].busbw_GBps, an[i].bytes_first, an[i].bytes_last, 100 * an[i].ratio,
+                    an[i].ref_GBps);
             int coll = nt_tune_coll_from_nccltests(cname);
             if (coll < 0 || tab->nranks < 1)
                 continue; /* alltoall, sendrecv, an unknown test or shape: no rules */
@@ -445,7 +452,8 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
             for (size_t k = 0; k < na && k < 8; k++)
                 nt_tune_add_finding(t, NT_ANOMALY_RUNS_DIFFER, NT_ANOMALY_SEV_WARN,
                                     "%s and %s: the %s run is %.0f%% slower at %llu..%llu B%s%s",
-                                    a->path, b->path, an[k].slower ? b->path : a->path,
+                                    nt_tune_source_name(a), nt_tune_source_name(b),
+                                    an[k].slower ? nt_tune_source_name(b) : nt_tune_source_name(a),
                                     100 * (1 - an[k].ratio), an[k].bytes_first, an[k].bytes_last,
                                     envd ? "; their environments differ in " : "",
                                     envd ? name : "");
@@ -453,7 +461,7 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
                 nt_tune_add_finding(t, NT_ANOMALY_ENV_DIFFERS, NT_ANOMALY_SEV_WARN,
                                     "%s and %s are both NCCL's default but their environments "
                                     "differ in %s",
-                                    a->path, b->path, name);
+                                    nt_tune_source_name(a), nt_tune_source_name(b), name);
         }
     return NT_OK;
 }

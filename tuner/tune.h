@@ -194,6 +194,10 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
  * and the file's own NCCL line it contradicts. */
 nt_status_t nt_tune_source_label(nt_tune_source_t *s, const char *label, char *err, size_t errlen);
 
+/* nt_tune_source_name - the source's file name without its folder: what the outputs quote (no
+ * path in a written file, so the same inputs give the same bytes wherever they lie). */
+const char *nt_tune_source_name(const nt_tune_source_t *s);
+
 /* nt_tune_source_free - frees a source. */
 void nt_tune_source_free(nt_tune_source_t *s);
 

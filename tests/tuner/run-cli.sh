@@ -100,11 +100,26 @@ check "--measured: a measured rule at 1 MiB" $PY -c "
 import json,sys; d=json.load(open('$T/i.json'))
 sys.exit(not any(r['basis']=='measured' and r['min_bytes']==1048576 and r['algo']=='ring' and r['proto']=='ll128' for r in d['rules']))"
 
-# 7. NCCL below 2.21: environment advice only
+# 7. environment advice: a labelled run that differs by a safe knob only and ran faster; a site
+# setting reported, never set; the same inputs from another folder give the same bytes
+QPS=$F/tuner/allreduce-2x8-qps2.log
+expect_exit env-advice 0 $TUNE $R --replay $BASE --replay $QPS --label env.NCCL_IB_QPS_PER_CONNECTION=2 --colls allreduce --shape 2x8 $(out k)
+check "nccl.env: the knob, its measured reason, new process" sh -c "grep -q '^NCCL_IB_QPS_PER_CONNECTION=2\$' '$T/k.env' && grep -q 'measured: allreduce-2x8-qps2.log ran 11% faster.*(new process)' '$T/k.env'"
+check "nccl.env: the site setting as a comment only" sh -c "grep -q '^# NCCL_IB_HCA=mlx5: site setting' '$T/k.env' && ! grep -q '^NCCL_IB_HCA' '$T/k.env'"
+check "tuning.json env holds the knob, not the site setting" $PY -c "
+import json,sys; e=json.load(open('$T/k.json'))['env']; sys.exit(e != {'NCCL_IB_QPS_PER_CONNECTION': '2'})"
+expect_exit env-unlabelled 1 $TUNE $R --replay $BASE --replay $QPS --colls allreduce --shape 2x8 $(out l)
+check "two baselines whose environments differ: a warn finding" $PY -c "
+import json,sys; d=json.load(open('$T/l.json')); sys.exit(not any(f['kind']=='env_differs' for f in d['findings']))"
+mkdir -p "$T/elsewhere"; cp $R $BASE $RING "$T/elsewhere/"
+expect_exit elsewhere 0 $TUNE "$T/elsewhere/$(basename $R)" --replay "$T/elsewhere/$(basename $BASE)" --replay "$T/elsewhere/$(basename $RING)" --label algo=ring,proto=simple --colls allreduce --shape 2x8 $(out m)
+check "the same inputs from another folder: byte-identical tuning.json" cmp -s "$T/c.json" "$T/m.json"
+
+# 8. NCCL below 2.21: environment advice only
 expect_exit old-nccl 0 $TUNE $R --nccl-version 2.14 $(out j)
 check "NCCL 2.14: no rules" $PY -c "import json,sys; sys.exit(len(json.load(open('$T/j.json'))['rules'])!=0)"
 
-# 8. --print-model on NCCL's own complete 2.29.7 table
+# 9. --print-model on NCCL's own complete 2.29.7 table
 # (the log has no comm line: NCCL saw 2 nodes x 1 rank, given with --shape)
 expect_exit print-model 0 $TUNE --nccl-log $F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log --print-model --sm 120 --shape 2x1
 check "--print-model: NCCL's layout, every cell verified" sh -c "grep -q 'AllReduce' '$T/print-model.out' && grep -q 'model vs NCCL: verified' '$T/print-model.out'"
@@ -112,7 +127,7 @@ expect_exit print-model-json 0 $TUNE --nccl-log $F/nccl-tuning-tables/repo-nccl-
 check "--print-model --format json is JSON" $PY -c "import json; json.load(open('$T/print-model-json.out'))"
 expect_exit print-model-no-log 2 $TUNE --print-model
 
-# 9. ldd: no MPI, CUDA or NCCL
+# 10. ldd: no MPI, CUDA or NCCL
 check "ldd nettune-tune: no MPI, CUDA or NCCL" sh -c "! ldd $TUNE | grep -Ei 'libmpi|libcuda|libcudart|libnccl|libibverbs|libhwloc'"
 
 echo "tune cli tests: $pass passed, $fail failed"

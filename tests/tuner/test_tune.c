@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -546,6 +547,80 @@ static void test_objectives(void **state)
     assert_non_null(strstr(ch.tradeoff, "slower in one run"));
 }
 
+/* ---- what ran (per-call TUNING lines) and the monotone envelope ---- */
+
+/* A baseline whose 8 MiB call took longer than its 16 MiB call; NCCL's TUNING lines say Tree/LL128
+ * ran at 8 MiB and Ring/Simple at 16 MiB: an inferred Ring/Simple choice at 8 MiB. */
+static void test_envelope_tuning_lines(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/nt-tune-env-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, "# nThread 1 nGpus 1 minBytes 4194304 maxBytes 33554432 step: 2(factor) warmup "
+                "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+    for (int r = 0; r < 16; r++)
+        fprintf(fp,
+                "#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x18] NVIDIA H100 80GB HBM3\n",
+                r, 100 + r, r / 8 + 1, r % 8);
+    fprintf(fp, "#       size         count      type   redop    root     time   algbw   busbw "
+                "#wrong     time   algbw   busbw #wrong\n");
+    static const struct {
+        unsigned long long b;
+        double us;
+        const char *algo, *proto;
+    } rows[] = {{4194304, 60.0, "TREE", "LL128"},
+                {8388608, 120.0, "TREE", "LL128"},
+                {16777216, 100.0, "RING", "SIMPLE"},
+                {33554432, 190.0, "RING", "SIMPLE"}};
+    for (size_t i = 0; i < 4; i++) {
+        fprintf(fp,
+                "node01:100:100 [0] NCCL INFO AllReduce: %llu Bytes -> Algo %s proto %s "
+                "channel{Lo..Hi}={0..15}\n",
+                rows[i].b, rows[i].algo, rows[i].proto);
+        double alg = (double)rows[i].b / (rows[i].us * 1e3), bus = alg * 30 / 16;
+        fprintf(fp,
+                "%12llu  %12llu     float     sum      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  "
+                "%6.2f  %6.2f      0\n",
+                rows[i].b, rows[i].b / 4, rows[i].us, alg, bus, rows[i].us, alg, bus);
+    }
+    fprintf(fp, "# Avg bus bandwidth    : 100.0\n");
+    fclose(fp);
+    static nt_tune_t t;
+    char err[512];
+    memset(&t, 0, sizeof(t));
+    assert_int_equal(nt_tune_source_read(&t.sources[0], path, err, sizeof(err)), NT_OK);
+    t.nsources = 1;
+    t.target_version = 22809;
+    t.cpu_vendor = -1;
+    t.min_bytes = 4194304;
+    t.max_bytes = 33554432;
+    t.colls[NT_COLL_ALLREDUCE] = 1;
+    t.shapes[0] = (nt_tune_shape_t){2, 8, 16};
+    t.nshapes = 1;
+    assert_int_equal(nt_tune_replay(&t), NT_OK);
+    assert_int_equal(t.npoints, 4);
+    assert_int_equal(t.points[1].how, NT_RAN_MEASURED); /* from the TUNING line */
+    assert_int_equal(t.points[1].algo, NT_ALGO_TREE);
+    assert_int_equal(t.points[2].proto, NT_PROTO_SIMPLE);
+    assert_int_equal(nt_tune_search(&t), NT_OK);
+    assert_int_equal(t.nrules, 1);
+    assert_int_equal(t.rules[0].basis, NT_BASIS_INFERRED);
+    assert_true(t.rules[0].min_bytes == 8388608 && t.rules[0].max_bytes == 8388608);
+    assert_true(t.rules[0].algo == NT_ALGO_RING && t.rules[0].proto == NT_PROTO_SIMPLE);
+    unlink(path);
+    nt_tune_source_free(&t.sources[0]);
+    for (size_t k = 0; k < t.nfindings; k++)
+        free(t.findings[k].text);
+    for (size_t k = 0; k < t.nsummary; k++)
+        free(t.summary[k].tradeoff);
+    free(t.findings);
+    free(t.points);
+    free(t.rules);
+    free(t.summary);
+}
+
 /* ---- one definition of the rule format ---- */
 
 static void test_schema_keys(void **state)
@@ -572,7 +647,8 @@ int main(void)
         cmocka_unit_test(test_anomaly_sweep),   cmocka_unit_test(test_anomaly_compare_env),
         cmocka_unit_test(test_nccllog),         cmocka_unit_test(test_nccllog_fixture_214),
         cmocka_unit_test(test_labels),          cmocka_unit_test(test_search_synthetic),
-        cmocka_unit_test(test_objectives),      cmocka_unit_test(test_schema_keys),
+        cmocka_unit_test(test_objectives),      cmocka_unit_test(test_envelope_tuning_lines),
+        cmocka_unit_test(test_schema_keys),
     };
     return cmocka_run_group_tests_name("nettune tune", tests, NULL, NULL);
 }
