@@ -186,6 +186,26 @@ static void input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh, nt_
             if (nic == 0 || nd->nics[k].rate_Gbps / 8.0 < nic)
                 nic = nd->nics[k].rate_Gbps / 8.0;
         }
+    /* the NIC speeds NCCL printed (INFO from 2.27) win over the report's: they are what NCCL's
+     * search used (NIC bandwidth = speed / 8000, src/graph/topo.cc) */
+    double log_nic = 0;
+    size_t log_n = 0;
+    const nt_nccllog_t *logs[2 * NT_TUNE_MAX_SOURCES];
+    size_t nl = 0;
+    for (size_t i = 0; i < t->nlogs; i++)
+        logs[nl++] = &t->logs[i];
+    for (size_t i = 0; i < t->nsources; i++)
+        logs[nl++] = &t->sources[i].log;
+    for (size_t i = 0; i < nl && !log_n; i++)
+        for (size_t k = 0; k < logs[i]->nnics; k++) {
+            if (log_nic == 0 || logs[i]->nic_Gbps[k] / 8.0 < log_nic)
+                log_nic = logs[i]->nic_Gbps[k] / 8.0;
+            log_n = logs[i]->nnics;
+        }
+    if (log_n) {
+        nic = log_nic;
+        nnics = (int)log_n;
+    }
     const float *ai = sm >= 100 ? speed_intra_100 : sm >= 90 ? speed_intra_90 : speed_intra_def;
     size_t ni = sm >= 100  ? sizeof(speed_intra_100) / sizeof(float)
                 : sm >= 90 ? sizeof(speed_intra_90) / sizeof(float)
@@ -302,7 +322,7 @@ nt_status_t nt_tune_model_input(const nt_tune_t *t, const nt_tune_shape_t *sh, n
     if (why)
         snprintf(why, whylen, "shape %dx%d: graphs from %s, SM %d (%s)", sh->nnodes, sh->ppn, from,
                  in->min_sm,
-                 in->label[NT_CF_SM] == NT_FACT_ASSUMED   ? "assumed"
+                 in->label[NT_CF_SM] == NT_FACT_ASSUMED    ? "assumed"
                  : in->label[NT_CF_SM] == NT_FACT_INFERRED ? "inferred from the GPU name"
                                                            : "given");
     return NT_OK;

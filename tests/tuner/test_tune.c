@@ -186,6 +186,38 @@ static void test_nccltests_rows(void **state)
         1);
     assert_int_equal(row.wrong[0], -1);
     assert_string_equal(row.redop, "");
+    /* two runs in one file (srun prefixes stripped by nt_line_parse): two tables */
+    static const char *const lines[] = {
+        " 0: # nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5",
+        " 0: #  Rank  0 Group  0 Pid 1 on a device  0 [0x18] NVIDIA A100-SXM4-40GB",
+        " 0: #  Rank  1 Group  0 Pid 2 on a device  1 [0x19] NVIDIA A100-SXM4-40GB",
+        " 0: #       size         count      type   redop    root     time   algbw   busbw #wrong",
+        " 0:            8             2     float     sum      -1    10.00    0.00    0.00      0  "
+        "  "
+        "10.00    0.00    0.00      0",
+        " 0: # Avg bus bandwidth    : 0.00",
+        " 0: # nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5",
+        " 0: #  Rank  0 Group  0 Pid 1 on a device  0 [0x18] NVIDIA A100-SXM4-40GB",
+        " 0: #       size         count      type   redop    root     time   algbw   busbw #wrong",
+        " 0:           16             4     float     sum      -1    10.00    0.00    0.00      0  "
+        "  "
+        "10.00    0.00    0.00      0",
+        " 0:           32             8     float     sum      -1    10.00    0.00    0.00      0  "
+        "  "
+        "10.00    0.00    0.00      0"};
+    nt_ncclt_reader_t *r = nt_ncclt_reader_create();
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        nt_logline_t l;
+        nt_line_parse(lines[i], &l);
+        nt_ncclt_reader_feed(r, l.body, i + 1);
+    }
+    assert_int_equal(nt_ncclt_reader_ntables(r), 2);
+    assert_true(nt_ncclt_reader_table(r, 0)->nrows == 1 && nt_ncclt_reader_table(r, 0)->complete);
+    assert_int_equal(nt_ncclt_reader_table(r, 0)->nranks, 2);
+    assert_true(nt_ncclt_reader_table(r, 1)->nrows == 2 && !nt_ncclt_reader_table(r, 1)->complete);
+    assert_int_equal(nt_ncclt_reader_table(r, 1)->nranks, 1);
+    assert_string_equal(nt_ncclt_reader_table(r, 1)->gpu_model, "NVIDIA A100-SXM4-40GB");
+    nt_ncclt_reader_destroy(r);
     /* not rows */
     assert_int_equal(nt_ncclt_parse_row("#  size count type", &row), 0);
     assert_int_equal(nt_ncclt_parse_row("NCCL INFO Launch mode Parallel", &row), 0);
