@@ -445,20 +445,55 @@ static void set_basis(nt_table_t *t, const char *fmt, ...) {
   t->basis = strdup(buf);
 }
 
+static int near(double x, double want) { return fabs(x - want) <= 0.015 * want; }
 
-/* The collective of a table whose log does not name the test, from the table itself: the rule
- * is the nccl-tests reader's (lib/nccltests.c nt_ncclt_infer_coll). Sets t->coll when one
- * collective fits, or t->coll_note with the candidates when several do. */
-static void infer_coll(nt_doctor_t *d, nt_table_t *t, int n) {
-  char how[256];
-  const char *one = nt_ncclt_infer_coll(nt_ncclt_reader_table(d->ncclt, t->sweep), n, how, sizeof(how));
+/* The collective of a table whose log does not name the test, from the table itself: nccl-tests
+ * reports busbw = algbw x a factor that depends on the collective and the rank count
+ * (doc/PERFORMANCE.md): 2(n-1)/n all_reduce; (n-1)/n all_gather, reduce_scatter, alltoall;
+ * 1 sendrecv, broadcast, reduce. The redop column (a reduction or none) and the root column
+ * (broadcast and reduce have one) narrow it down. Sets t->coll when one collective fits, or
+ * t->coll_note with the candidates when several do (e.g. 2 ranks: all_reduce's factor is 1). */
+static void infer_coll(nt_table_t *t, int n) {
+  const nt_row_t *r = NULL;
+  for (size_t i = 0; i < t->ntop && !r; i++)
+    if (t->top[i].algbw_oop >= 1.0) r = &t->top[i]; /* printed with 2 decimals: big figures only */
+  if (!r || n < 2) return;
+  double f = r->busbw_oop / r->algbw_oop;
+  char how[160];
+  const char *one = NULL, *several = NULL;
+  snprintf(how, sizeof(how), "busbw/algbw %.2f with %d ranks", f, n);
+  if (near(f, 2.0 * (n - 1) / n) && n > 2) {
+    one = "all_reduce";
+    snprintf(how, sizeof(how), "busbw/algbw %.2f = 2(n-1)/n with n = %d ranks", f, n);
+  } else if (near(f, (double)(n - 1) / n) && n > 2) {
+    if (r->redop == 1) one = "reduce_scatter";
+    else if (r->redop == 0) several = "all_gather or alltoall";
+    else several = "all_gather, reduce_scatter or alltoall";
+    snprintf(how, sizeof(how), "busbw/algbw %.2f = (n-1)/n with n = %d ranks%s", f, n,
+             r->redop == 1 ? ", with a reduction" : r->redop == 0 ? ", no reduction" : "");
+  } else if (near(f, 1.0)) {
+    if (r->root >= 0) {
+      if (r->redop == 1) one = "reduce";
+      else if (r->redop == 0) one = "broadcast";
+      else several = "broadcast or reduce";
+      snprintf(how, sizeof(how), "busbw = algbw, root %ld", r->root);
+    } else if (n == 2) {
+      several = "all_reduce or sendrecv";
+      snprintf(how, sizeof(how), "busbw = algbw, as both report with 2 ranks");
+    } else {
+      one = "sendrecv";
+      snprintf(how, sizeof(how), "busbw = algbw with %d ranks and no root", n);
+    }
+  }
   if (one) {
     t->coll = strdup(one);
     t->coll_source = "table";
   }
-  if (how[0]) {
+  if (one || several) {
+    char note[256];
+    snprintf(note, sizeof(note), "%s%s%s", several ? several : "", several ? ": " : "", how);
     free(t->coll_note);
-    t->coll_note = strdup(how);
+    t->coll_note = strdup(note);
   }
 }
 
@@ -487,7 +522,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
     t->coll = strdup(hw->collective);
     t->coll_source = "expect";
   }
-  if (!t->coll) infer_coll(d, t, t->nranks > 0 ? t->nranks : d->nranks);
+  if (!t->coll) infer_coll(t, t->nranks > 0 ? t->nranks : d->nranks);
   const char *coll = t->coll ? t->coll : "unknown";
 
   if (hw->min_busbw_GBps > 0) {
