@@ -198,8 +198,9 @@ typedef struct nt_model_input {
 } nt_model_input_t;
 
 /* nt_model_input_init - fill IN with the defaults nettune assumes (all labelled assumed):
- * VERSION as given, NRANKS/NNODES as given, ppn = nranks/nnodes, SM 90, x86 Intel, CUDA 12.9,
- * every graph 1 channel at 0 GB/s, type NVL/PIX (bw 0 until a fact is given), env at NCCL defaults.
+ * VERSION, NRANKS, NNODES as given (labelled measured), ppn = nranks/nnodes, SM 90, x86 Intel,
+ * CUDA 12.9, host network, Tree/Ring graphs 1 channel at 0 GB/s of type NVL/PIX, the CollNet
+ * and NVLS graphs empty (0 channels), CollNet off, NCCL's parameter defaults.
  * Errors: NT_ERR_INVALID for nranks < 1, nnodes < 1 or nnodes > nranks. */
 nt_status_t nt_model_input_init(nt_model_input_t *in, int version, int nranks, int nnodes);
 

@@ -527,6 +527,16 @@ static void test_table_reader(void **state)
     assert_false(t.has[AR][NT_ALGO_RING][NT_PROTO_LL128]); /* "79.4" was cut mid-cell */
     assert_float_equal(t.lat_us[AR][NT_ALGO_TREE][NT_PROTO_SIMPLE], 448.0, 1e-5);
     assert_int_equal(t.max_threads[NT_ALGO_COLLNET_DIRECT][NT_PROTO_SIMPLE], 640);
+    /* a second communicator's table (block 0 again) is not mixed into the first; CRLF lines */
+    const char *two =
+        "h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |   Ring  |   CollNetDirect |\r\n"
+        "h:1:1 [0] NCCL INFO     AllReduce |    16.8/   0.5 |    31.0/   0.0 |\r\n"
+        "h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |   Ring  |   CollNetDirect |\r\n"
+        "h:1:1 [0] NCCL INFO     AllReduce |    99.9/   9.9 |    31.0/   0.0 |    7.0/   1.0 |\r\n";
+    assert_int_equal(nt_nccl_table_parse(two, strlen(two), &t, err, sizeof(err)), NT_OK);
+    assert_int_equal(t.ncells, 2);
+    assert_float_equal(t.lat_us[AR][NT_ALGO_TREE][NT_PROTO_LL], 16.8, 1e-5);
+    assert_false(t.has[AR][NT_ALGO_TREE][NT_PROTO_SIMPLE]);
     assert_int_equal(nt_nccl_table_parse("NCCL INFO Init COMPLETE\n", 24, &t, err, sizeof(err)),
                      NT_ERR_NOT_FOUND);
     assert_non_null(strstr(err, "NCCL_DEBUG_SUBSYS=TUNING"));
