@@ -545,6 +545,39 @@ static void test_table_reader(void **state)
         NT_ERR_NOT_FOUND);
 }
 
+/* The reader on damaged logs (bytes changed, lines cut, at random with a fixed seed): it returns
+ * a table or NOT_FOUND, never more cells than NCCL prints, and the undamaged prefix's cells. */
+static void test_table_reader_damaged(void **state)
+{
+    (void)state;
+    const char *fix = "tests/fixtures/nccl-tuning-tables/"
+                      "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log";
+    FILE *f = fopen(fix, "rb");
+    assert_non_null(f);
+    static char orig[1 << 16], buf[1 << 16];
+    size_t n = fread(orig, 1, sizeof(orig), f);
+    fclose(f);
+    unsigned long long x = 42;
+    static const char junk[] = "|/ .0123456789\nABCxyz";
+    for (int it = 0; it < 3000; it++) {
+        memcpy(buf, orig, n);
+        size_t len = n;
+        int k = 1 + (int)(x % 8);
+        for (int j = 0; j < k; j++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t pos = (size_t)(x >> 33) % len;
+            buf[pos] = junk[(x >> 20) % (sizeof(junk) - 1)];
+        }
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if (x & 1)
+            len = (size_t)(x >> 33) % len;
+        nt_nccl_table_t t;
+        nt_status_t rc = nt_nccl_table_parse(buf, len, &t, NULL, 0);
+        assert_true(rc == NT_OK || rc == NT_ERR_NOT_FOUND);
+        assert_true(t.ncells >= 0 && t.ncells <= NT_NUM_COLLS * NT_NUM_ALGOS * NT_NUM_PROTOS);
+    }
+}
+
 /* The printer: the model's 2.29.7 table in NCCL's layout equals the fixture's table lines. */
 static void test_print_layout(void **state)
 {
@@ -699,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_eligible),
         cmocka_unit_test(test_names_versions),
         cmocka_unit_test(test_table_reader),
+        cmocka_unit_test(test_table_reader_damaged),
         cmocka_unit_test(test_print_layout),
         cmocka_unit_test(test_print_json),
     };
