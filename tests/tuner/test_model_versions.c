@@ -18,6 +18,9 @@
 #include "tuner/print_model.h"
 
 #define V2147 21403
+#define V2243 22403
+#define V2251 22501
+#define V2266 22606
 #define V2273 22703
 #define V2277 22707
 #define V2287 22807
@@ -78,6 +81,52 @@ static void test_nvls_bw_227_vs_228(void **state)
     assert_int_equal(c1.why, NT_CELL_ALGO_DISABLED);
     in.version = V2277; /* 2.27 has no such rule: 1 x 40 x 5/6 */
     assert_float_equal(cell(&in, AR, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 40 * 5.0 / 6.0, 1e-3);
+}
+
+/* 2.24-2.26 (v2.26.6-1 tuning.cc:251, :265-279; v2.25.1-1; v2.24.3-1): NVLS AllGather bandwidth
+ * min(bwIntra, bwInter) before 2.27 (2.27: min(bwIntra (ppn-1)/ppn, .9 bwInter), v2.27.7-1:272);
+ * CollNetDirect AllGather ppn x bw x (.95..85 by ppn) before 2.27; SM100 is Hopper in 2.24
+ * (llMaxBw 141 on one node, LL128 off), Blackwell from 2.25 (282); the Tree x.85 tests the Tree
+ * graph's pattern to 2.25, maxTreePattern from 2.26; PAT needs SM60 from 2.26. */
+static void test_224_to_226(void **state)
+{
+    (void)state;
+    nt_model_input_t in = comm(V2266, 8, 1, 90, 16, 40);
+    assert_float_equal(cell(&in, AG, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 16 * 40, 1e-3);
+    in.version = V2277;
+    assert_float_equal(cell(&in, AG, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 16 * 40 * 7.0 / 8,
+                       1e-3);
+
+    nt_model_input_t cd = comm(V2266, 16, 2, 90, 8, 40);
+    cd.collnet_enable = 1;
+    cd.collnet_heads = 8;
+    cd.collnet_ag_rs = 1;
+    cd.nvs_count = 1;
+    /* w = (8-1)/7 = 1: 8 x 40 x .85 */
+    assert_float_equal(cell(&cd, AG, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE).bw_GBps, 8 * 40 * .85,
+                       1e-3);
+    cd.version = V2277; /* 8 x min(40, 36) (v2.27.7-1:290) */
+    assert_float_equal(cell(&cd, AG, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE).bw_GBps, 8 * 36,
+                       1e-3);
+
+    nt_model_input_t bw = comm(V2243, 8, 1, 100, 8, 80);
+    assert_float_equal(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL).bw_GBps, 141.0 * 8 / 14, 1e-3);
+    assert_float_equal(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps, 0, 0);
+    bw.version = V2251;
+    assert_float_equal(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL).bw_GBps, 282.0 * 8 / 14, 1e-3);
+    assert_true(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps > 0);
+
+    nt_model_input_t tp = comm(V2251, 16, 2, 90, 2, 20);
+    tp.graph[NT_ALGO_TREE].pattern = 1;
+    tp.max_tree_pattern = 3; /* another rank's Tree graph */
+    assert_float_equal(cell(&tp, AR, NT_ALGO_TREE, NT_PROTO_SIMPLE).bw_GBps, 18.4, 1e-3);
+    tp.version = V2266;
+    assert_float_equal(cell(&tp, AR, NT_ALGO_TREE, NT_PROTO_SIMPLE).bw_GBps, 18.4 * .85, 1e-3);
+
+    nt_model_input_t pat = comm(V2251, 4, 4, 52, 2, 12);
+    assert_int_equal(cell(&pat, AG, NT_ALGO_PAT, NT_PROTO_SIMPLE).why, NT_CELL_OK);
+    pat.version = V2266;
+    assert_int_equal(cell(&pat, AG, NT_ALGO_PAT, NT_PROTO_SIMPLE).why, NT_CELL_NOT_COVERED);
 }
 
 /* NVLS_TREE NET latency 14 to 2.28.7, 20.9 from 2.28.9 (v2.28.7-1 / v2.28.9-1 tuning.cc:165):
@@ -485,6 +534,8 @@ static void test_names_versions(void **state)
     assert_true(nt_model_version_supported(22809));
     assert_true(nt_model_version_supported(21403));
     assert_false(nt_model_version_supported(22105));
+    assert_false(nt_model_version_supported(22304));
+    assert_true(nt_model_version_supported(22403));
     assert_false(nt_model_version_supported(21503));
     assert_int_equal(nt_model_algo_parse("nvls_tree"), NT_ALGO_NVLS_TREE);
     assert_int_equal(nt_model_algo_parse("CollNetDirect"), NT_ALGO_COLLNET_DIRECT);
@@ -716,6 +767,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvls_bw_227_vs_228),
+        cmocka_unit_test(test_224_to_226),
         cmocka_unit_test(test_nvls_tree_net_latency),
         cmocka_unit_test(test_blackwell_ring_ll128),
         cmocka_unit_test(test_nvls_tree_correction_229),
