@@ -1,10 +1,10 @@
 /* nettune tuner: NCCL's cost model, per NCCL version, as data (issue 9 items 1, 3 and 4).
  *
  * Re-implements NCCL's ncclTopoTuneModel() and ncclTopoGetAlgoTime() (NVIDIA/nccl
- * src/graph/tuning.cc) for the versions in tuner/nccl_versions.c (2.14, 2.24, 2.25, 2.26, 2.27, 2.28, 2.29): the
- * per-version constants are tables and the formula differences small variant switches
- * (tuner/nccl_versions.c), so a version is data, not a fork. docs/tuner-model.md gives every
- * formula with its source line.
+ * src/graph/tuning.cc) for the versions in tuner/nccl_versions.c
+ * (2.14, 2.24, 2.25, 2.26, 2.27, 2.28, 2.29): the per-version constants are tables and the formula
+ * differences small variant switches (tuner/nccl_versions.c), so a version is data, not a fork.
+ * docs/tuner-model.md gives every formula with its source line.
  *
  * Indices are NCCL's own (NVIDIA/nccl v2.28.9-1 src/include/device.h and nccl.h), so a table
  * here and NCCL's comm->latencies/bandwidths[coll][algo][proto] line up cell for cell:
