@@ -147,6 +147,31 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         return NT_OK;
     }
     fit->modelled = 1;
+    /* the layout says which releases printed the table (v2.14.3-1 tuning.cc:224-249 rows,
+     * v2.28.9-1 tuning.cc:499-539 blocks of 3 over NCCL_NUM_ALGORITHMS): a version outside
+     * that range is the wrong one, and nothing is verified against it */
+    int lo = 0, hi = 99999;
+    if (nccl->layout == NT_NCCL_TABLE_ROWS) {
+        lo = nccl->ncols <= 9 ? 20600 : nccl->ncols <= 12 ? 21400 : 21700;
+        hi = nccl->ncols <= 9 ? 21399 : nccl->ncols <= 12 ? 21699 : 21799;
+    } else if (nccl->layout == NT_NCCL_TABLE_BLOCKS) {
+        lo = nccl->nblocks >= 3 ? 22300 : 21800;
+    }
+    if (in->version < lo || in->version > hi) {
+        fit->modelled = 0;
+        char range[32];
+        if (hi == 99999)
+            snprintf(range, sizeof(range), "%d.%d and later", lo / 10000, lo / 100 % 100);
+        else if (lo / 100 == hi / 100)
+            snprintf(range, sizeof(range), "%d.%d", lo / 10000, lo / 100 % 100);
+        else
+            snprintf(range, sizeof(range), "%d.%d-%d.%d", lo / 10000, lo / 100 % 100, hi / 10000,
+                     hi / 100 % 100);
+        snprintf(fit->verdict, sizeof(fit->verdict),
+                 "not verified: this table layout is printed by NCCL %s, not %d.%d.%d", range,
+                 in->version / 10000, in->version / 100 % 100, in->version % 100);
+        return NT_OK;
+    }
 
     /* communicator candidates */
     comm_cand_t comms[16];

@@ -228,6 +228,7 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
                             isfinite(fit->max_bw_diff_GBps) ? fit->max_bw_diff_GBps : -1);
 
     cJSON *facts = cJSON_AddObjectToObject(doc, "facts");
+    cJSON_AddItemToObject(facts, "nccl_version", fact(in->version, in->label[NT_CF_VERSION]));
     cJSON_AddItemToObject(facts, "nranks", fact(in->nranks, in->label[NT_CF_NRANKS]));
     cJSON_AddItemToObject(facts, "nnodes", fact(in->nnodes, in->label[NT_CF_NNODES]));
     cJSON_AddItemToObject(facts, "ppn", fact(in->ppn, in->label[NT_CF_NNODES]));

@@ -189,6 +189,22 @@ static void test_not_modelled(void **state)
     not_modelled("nccl-1519-2node-8xH100-nvswitch-8nic-block1.log", 0, 40);
 }
 
+/* A version the table's layout contradicts is not checked: 12 columns are 2.14-2.16 only. */
+static void test_layout_contradicts_version(void **state)
+{
+    (void)state;
+    nt_nccl_table_t t;
+    read_table("transformers-20438-2gpu-pcie-phb-12col.log", &t);
+    nt_model_input_t in;
+    assert_int_equal(nt_model_input_init(&in, 22809, 2, 1), NT_OK);
+    nt_model_fit_t fit;
+    assert_int_equal(nt_model_fit_table(&in, &t, NULL, NULL, &fit), NT_OK);
+    assert_false(fit.modelled);
+    assert_int_equal(fit.verified_cells, 0);
+    assert_string_equal(fit.verdict,
+                        "not verified: this table layout is printed by NCCL 2.14-2.16, not 2.28.9");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_transformers_2_14),
         cmocka_unit_test(test_830_2_14),
         cmocka_unit_test(test_not_modelled),
+        cmocka_unit_test(test_layout_contradicts_version),
     };
     return cmocka_run_group_tests_name("tuner model vs NCCL's tables", tests, NULL, NULL);
 }

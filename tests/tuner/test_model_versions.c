@@ -18,6 +18,9 @@
 #include "tuner/print_model.h"
 
 #define V2147 21403
+#define V2243 22403
+#define V2251 22501
+#define V2266 22606
 #define V2273 22703
 #define V2277 22707
 #define V2287 22807
@@ -78,6 +81,52 @@ static void test_nvls_bw_227_vs_228(void **state)
     assert_int_equal(c1.why, NT_CELL_ALGO_DISABLED);
     in.version = V2277; /* 2.27 has no such rule: 1 x 40 x 5/6 */
     assert_float_equal(cell(&in, AR, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 40 * 5.0 / 6.0, 1e-3);
+}
+
+/* 2.24-2.26 (v2.26.6-1 tuning.cc:251, :265-279; v2.25.1-1; v2.24.3-1): NVLS AllGather bandwidth
+ * min(bwIntra, bwInter) before 2.27 (2.27: min(bwIntra (ppn-1)/ppn, .9 bwInter), v2.27.7-1:272);
+ * CollNetDirect AllGather ppn x bw x (.95..85 by ppn) before 2.27; SM100 is Hopper in 2.24
+ * (llMaxBw 141 on one node, LL128 off), Blackwell from 2.25 (282); the Tree x.85 tests the Tree
+ * graph's pattern to 2.25, maxTreePattern from 2.26; PAT needs SM60 from 2.26. */
+static void test_224_to_226(void **state)
+{
+    (void)state;
+    nt_model_input_t in = comm(V2266, 8, 1, 90, 16, 40);
+    assert_float_equal(cell(&in, AG, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 16 * 40, 1e-3);
+    in.version = V2277;
+    assert_float_equal(cell(&in, AG, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 16 * 40 * 7.0 / 8,
+                       1e-3);
+
+    nt_model_input_t cd = comm(V2266, 16, 2, 90, 8, 40);
+    cd.collnet_enable = 1;
+    cd.collnet_heads = 8;
+    cd.collnet_ag_rs = 1;
+    cd.nvs_count = 1;
+    /* w = (8-1)/7 = 1: 8 x 40 x .85 */
+    assert_float_equal(cell(&cd, AG, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE).bw_GBps, 8 * 40 * .85,
+                       1e-3);
+    cd.version = V2277; /* 8 x min(40, 36) (v2.27.7-1:290) */
+    assert_float_equal(cell(&cd, AG, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE).bw_GBps, 8 * 36,
+                       1e-3);
+
+    nt_model_input_t bw = comm(V2243, 8, 1, 100, 8, 80);
+    assert_float_equal(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL).bw_GBps, 141.0 * 8 / 14, 1e-3);
+    assert_float_equal(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps, 0, 0);
+    bw.version = V2251;
+    assert_float_equal(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL).bw_GBps, 282.0 * 8 / 14, 1e-3);
+    assert_true(cell(&bw, AR, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps > 0);
+
+    nt_model_input_t tp = comm(V2251, 16, 2, 90, 2, 20);
+    tp.graph[NT_ALGO_TREE].pattern = 1;
+    tp.max_tree_pattern = 3; /* another rank's Tree graph */
+    assert_float_equal(cell(&tp, AR, NT_ALGO_TREE, NT_PROTO_SIMPLE).bw_GBps, 18.4, 1e-3);
+    tp.version = V2266;
+    assert_float_equal(cell(&tp, AR, NT_ALGO_TREE, NT_PROTO_SIMPLE).bw_GBps, 18.4 * .85, 1e-3);
+
+    nt_model_input_t pat = comm(V2251, 4, 4, 52, 2, 12);
+    assert_int_equal(cell(&pat, AG, NT_ALGO_PAT, NT_PROTO_SIMPLE).why, NT_CELL_OK);
+    pat.version = V2266;
+    assert_int_equal(cell(&pat, AG, NT_ALGO_PAT, NT_PROTO_SIMPLE).why, NT_CELL_NOT_COVERED);
 }
 
 /* NVLS_TREE NET latency 14 to 2.28.7, 20.9 from 2.28.9 (v2.28.7-1 / v2.28.9-1 tuning.cc:165):
@@ -485,6 +534,8 @@ static void test_names_versions(void **state)
     assert_true(nt_model_version_supported(22809));
     assert_true(nt_model_version_supported(21403));
     assert_false(nt_model_version_supported(22105));
+    assert_false(nt_model_version_supported(22304));
+    assert_true(nt_model_version_supported(22403));
     assert_false(nt_model_version_supported(21503));
     assert_int_equal(nt_model_algo_parse("nvls_tree"), NT_ALGO_NVLS_TREE);
     assert_int_equal(nt_model_algo_parse("CollNetDirect"), NT_ALGO_COLLNET_DIRECT);
@@ -527,12 +578,55 @@ static void test_table_reader(void **state)
     assert_false(t.has[AR][NT_ALGO_RING][NT_PROTO_LL128]); /* "79.4" was cut mid-cell */
     assert_float_equal(t.lat_us[AR][NT_ALGO_TREE][NT_PROTO_SIMPLE], 448.0, 1e-5);
     assert_int_equal(t.max_threads[NT_ALGO_COLLNET_DIRECT][NT_PROTO_SIMPLE], 640);
+    /* a second communicator's table (block 0 again) is not mixed into the first; CRLF lines */
+    const char *two =
+        "h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |   Ring  |   CollNetDirect |\r\n"
+        "h:1:1 [0] NCCL INFO     AllReduce |    16.8/   0.5 |    31.0/   0.0 |\r\n"
+        "h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |   Ring  |   CollNetDirect |\r\n"
+        "h:1:1 [0] NCCL INFO     AllReduce |    99.9/   9.9 |    31.0/   0.0 |    7.0/   1.0 |\r\n";
+    assert_int_equal(nt_nccl_table_parse(two, strlen(two), &t, err, sizeof(err)), NT_OK);
+    assert_int_equal(t.ncells, 2);
+    assert_float_equal(t.lat_us[AR][NT_ALGO_TREE][NT_PROTO_LL], 16.8, 1e-5);
+    assert_false(t.has[AR][NT_ALGO_TREE][NT_PROTO_SIMPLE]);
     assert_int_equal(nt_nccl_table_parse("NCCL INFO Init COMPLETE\n", 24, &t, err, sizeof(err)),
                      NT_ERR_NOT_FOUND);
     assert_non_null(strstr(err, "NCCL_DEBUG_SUBSYS=TUNING"));
     assert_int_equal(
         nt_nccl_table_read("tests/fixtures/nccl-tuning-tables/absent.log", &t, err, sizeof(err)),
         NT_ERR_NOT_FOUND);
+}
+
+/* The reader on damaged logs (bytes changed, lines cut, at random with a fixed seed): it returns
+ * a table or NOT_FOUND, never more cells than NCCL prints, and the undamaged prefix's cells. */
+static void test_table_reader_damaged(void **state)
+{
+    (void)state;
+    const char *fix = "tests/fixtures/nccl-tuning-tables/"
+                      "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log";
+    FILE *f = fopen(fix, "rb");
+    assert_non_null(f);
+    static char orig[1 << 16], buf[1 << 16];
+    size_t n = fread(orig, 1, sizeof(orig), f);
+    fclose(f);
+    unsigned long long x = 42;
+    static const char junk[] = "|/ .0123456789\nABCxyz";
+    for (int it = 0; it < 3000; it++) {
+        memcpy(buf, orig, n);
+        size_t len = n;
+        int k = 1 + (int)(x % 8);
+        for (int j = 0; j < k; j++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            size_t pos = (size_t)(x >> 33) % len;
+            buf[pos] = junk[(x >> 20) % (sizeof(junk) - 1)];
+        }
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if (x & 1)
+            len = (size_t)(x >> 33) % len;
+        nt_nccl_table_t t;
+        nt_status_t rc = nt_nccl_table_parse(buf, len, &t, NULL, 0);
+        assert_true(rc == NT_OK || rc == NT_ERR_NOT_FOUND);
+        assert_true(t.ncells >= 0 && t.ncells <= NT_NUM_COLLS * NT_NUM_ALGOS * NT_NUM_PROTOS);
+    }
 }
 
 /* The printer: the model's 2.29.7 table in NCCL's layout equals the fixture's table lines. */
@@ -673,6 +767,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvls_bw_227_vs_228),
+        cmocka_unit_test(test_224_to_226),
         cmocka_unit_test(test_nvls_tree_net_latency),
         cmocka_unit_test(test_blackwell_ring_ll128),
         cmocka_unit_test(test_nvls_tree_correction_229),
@@ -689,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_eligible),
         cmocka_unit_test(test_names_versions),
         cmocka_unit_test(test_table_reader),
+        cmocka_unit_test(test_table_reader_damaged),
         cmocka_unit_test(test_print_layout),
         cmocka_unit_test(test_print_json),
     };

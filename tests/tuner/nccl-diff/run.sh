@@ -10,7 +10,7 @@ here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-for spec in v2.14.3-1:21403 v2.27.3-1:22703 v2.27.7-1:22707 v2.28.3-1:22803 v2.28.7-1:22807 v2.28.9-1:22809 \
+for spec in v2.14.3-1:21403 v2.24.3-1:22403 v2.25.1-1:22501 v2.26.6-1:22606 v2.27.3-1:22703 v2.27.7-1:22707 v2.28.3-1:22803 v2.28.7-1:22807 v2.28.9-1:22809 \
             v2.29.3-1:22903 v2.29.7-1:22907; do
     tag=${spec%%:*}
     code=${spec##*:}
@@ -18,7 +18,7 @@ for spec in v2.14.3-1:21403 v2.27.3-1:22703 v2.27.7-1:22707 v2.28.3-1:22803 v2.2
     defs=""
     case $tag in
     v2.14*) defs="-DSHIM_NUM_ALGORITHMS=4 -DSHIM_LOG2I_ZERO_IS_ZERO" ;;
-    v2.27*) ;;
+    v2.24* | v2.25* | v2.26* | v2.27*) ;;
     *) defs="-DSHIM_TUNER_CONSTANTS" ;;
     esac
     g++ -O1 -w -std=c++17 $defs -I"$here/shim" -Iinclude -I. -o "$tmp/harness" "$here/harness.cc" "$tmp/tuning.cc" \
