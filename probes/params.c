@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "nettune/log.h"
+#include "nettune/gpu.h"
 #include "params.h"
 
 /* Sizes below this are latency sizes (ping-pong), from it on bandwidth sizes (window). */
@@ -140,7 +141,9 @@ void nt_params_usage(FILE *f)
         "                        probes (RDMA loopback); no MPI needed\n"
         "  --quick               constant number of pairing rounds (default)\n"
         "  --full                every node pair (N-1 rounds)\n"
-        "  --probes LIST         link probes to run: mpi,rdma (default: all)\n"
+        "  --probes LIST         link probes to run: mpi,rdma,gpu (default: all)\n"
+        "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
+        "                        software (a health check beside a running job)\n"
         "  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
         "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
         "  --budget SECONDS      timed seconds per size and link (default 0.05, at most 10)\n"
@@ -150,7 +153,8 @@ void nt_params_usage(FILE *f)
         "Judge:\n"
         "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
         "  --print-thresholds    print the built-in thresholds as a file and exit\n"
-        "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW for every node\n"
+        "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW,nvlinks=N for every\n"
+        "                        node\n"
         "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
         "  --strict              warnings exit 1 too\n"
         "Inputs and outputs:\n"
@@ -163,6 +167,9 @@ void nt_params_usage(FILE *f)
         "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
         "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
         "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
+        "GPU:\n"
+        "  --gpu-probes LIST     h2d,d2h,bidir,p2p,latency,local (default: all)\n"
+        "  --gpu-buffer-size SIZE  copy size of the GPU bandwidth tests (default 256M)\n"
         "  --help, --version\n"
         "\n"
         "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
@@ -197,6 +204,9 @@ enum {
     OPT_GID_INDEX,
     OPT_RDMA_LOOPBACK,
     OPT_RDMA_MAX,
+    OPT_GPU_PROBES,
+    OPT_GPU_BYTES,
+    OPT_CHECKS_ONLY,
     OPT_HELP,
     OPT_VERSION
 };
@@ -224,12 +234,15 @@ static const struct option nt_long_opts[] = {
     {"gid-index", required_argument, NULL, OPT_GID_INDEX},
     {"rdma-loopback", no_argument, NULL, OPT_RDMA_LOOPBACK},
     {"rdma-max-size", required_argument, NULL, OPT_RDMA_MAX},
+    {"gpu-probes", required_argument, NULL, OPT_GPU_PROBES},
+    {"gpu-buffer-size", required_argument, NULL, OPT_GPU_BYTES},
+    {"checks-only", no_argument, NULL, OPT_CHECKS_ONLY},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 
-static const char *const nt_known_probes[] = {"mpi", "rdma", NULL};
+static const char *const nt_known_probes[] = {"mpi", "rdma", "gpu", NULL};
 
 nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_params_action_t *action,
                             char *err, size_t errlen)
@@ -246,6 +259,7 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
     p->rdma_qps = 1;
     p->gid_index = -1;
     p->rdma_max_bytes = 8u << 20;
+    p->expect_nvlinks = -1;
     *action = NT_ACTION_RUN;
     err[0] = '\0';
 
@@ -268,7 +282,7 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
         case OPT_PROBES: {
             char buf[128], *save = NULL;
             if (!optarg[strspn(optarg, ", ")]) {
-                snprintf(err, errlen, "--probes is empty: give mpi, rdma or mpi,rdma");
+                snprintf(err, errlen, "--probes is empty: give mpi, rdma, gpu or a list of them");
                 st = NT_ERR_INVALID;
                 break;
             }
@@ -278,7 +292,7 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
                 for (int i = 0; nt_known_probes[i]; i++)
                     ok |= strcmp(t, nt_known_probes[i]) == 0;
                 if (!ok) {
-                    snprintf(err, errlen, "unknown probe '%s' in --probes: use mpi, rdma", t);
+                    snprintf(err, errlen, "unknown probe '%s' in --probes: use mpi, rdma, gpu", t);
                     st = NT_ERR_INVALID;
                 }
             }
@@ -352,6 +366,20 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
                 st = NT_ERR_INVALID;
             }
             break;
+        case OPT_GPU_PROBES:
+            st = nt_gpu_probes_parse(optarg, &p->gpu_probes, err, errlen);
+            break;
+        case OPT_GPU_BYTES:
+            if (nt_parse_size(optarg, &p->gpu_bytes) != NT_OK || p->gpu_bytes < (64u << 10) ||
+                p->gpu_bytes > (4ul << 30)) {
+                snprintf(err, errlen, "bad size '%s' for --gpu-buffer-size: give 64K to 4G",
+                         optarg);
+                st = NT_ERR_INVALID;
+            }
+            break;
+        case OPT_CHECKS_ONLY:
+            p->checks_only = 1;
+            break;
         case 'h':
         case OPT_HELP:
             *action = NT_ACTION_HELP;
@@ -372,8 +400,9 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
         }
     }
     if (st == NT_OK && p->local && nt_launcher_env_size() > 1) {
-        snprintf(err, errlen, "--local checks this node with one process: start it without "
-                              "mpirun/srun (or with one task per node)");
+        snprintf(err, errlen,
+                 "--local checks this node with one process: start it without "
+                 "mpirun/srun (or with one task per node)");
         st = NT_ERR_INVALID;
     }
     if (st == NT_OK && optind < argc) {

@@ -14,6 +14,7 @@
 #include "nettune/clock.h"
 #include "nettune/log.h"
 #include "probe_util.h"
+#include "gpu/probe_gpu.h"
 #include "run.h"
 
 volatile sig_atomic_t nt_probe_interrupt;
@@ -27,6 +28,7 @@ volatile sig_atomic_t nt_probe_interrupt;
 static const nt_link_probe_ops_t *const nt_probe_table[] = {
     &nt_mpi_probe_ops,
     &nt_rdma_probe_ops,
+    &nt_gpu_probe_ops,
 };
 #define NT_NPROBES (int)(sizeof(nt_probe_table) / sizeof(nt_probe_table[0]))
 
@@ -38,7 +40,7 @@ typedef struct nt_collect {
     double snap_cost_s; /* what the last progress snapshot took */
     const char *output;
     nt_judge_t *judge; /* for the provisional verdicts of progress snapshots */
-    int direct_output;  /* written in place (stdout, a device, a FIFO): no progress snapshots */
+    int direct_output; /* written in place (stdout, a device, a FIFO): no progress snapshots */
     const nt_probe_t *probe;
 } nt_collect_t;
 
@@ -619,8 +621,9 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     /* Inventory on every rank (probes need it); the node leader reports it. */
     st = nt_topo_load(params->topology, &p.topo);
     if (st != NT_OK && params->topology) {
-        NT_ERROR(TOPO, "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
-                       "file.xml)",
+        NT_ERROR(TOPO,
+                 "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
+                 "file.xml)",
                  params->topology, nt_status_string(st), nt_topology_file_hint(params->topology));
         nt_judge_destroy(judge);
         nt_collect_free(&c);
@@ -702,7 +705,8 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
         }
     }
 
-    for (int k = 0; k < NT_NPROBES && !stopped && !aborted; k++) {
+    /* --checks-only: inventory and checks, no traffic (no link probe step runs). */
+    for (int k = 0; k < NT_NPROBES && !stopped && !aborted && !params->checks_only; k++) {
         const nt_link_probe_ops_t *ops = nt_probe_table[k];
         nt_step_t *steps = NULL;
         int nsteps = 0, any = 0;

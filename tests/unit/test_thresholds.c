@@ -239,7 +239,7 @@ static void test_parse_rules(void **state)
          "t: defaults.links.rdma.efficiency: must be in (0, 1], got 1.5"},
         {"{\"schema\": \"nettune.thresholds/1\", \"defaults\": {\"links\": {\"ib\": {}}}}",
          "t: defaults.links.ib: unknown link kind 'ib' (valid: mpi, rdma, pcie_h2d, pcie_d2h, "
-         "p2p, nvlink)"},
+         "p2p, nvlink, gpu_local)"},
         {"{\"schema\": \"nettune.thresholds/1\", \"defaults\": {\"expect\": {\"gpus\": -1}}}",
          "t: defaults.expect.gpus: must be an integer >= 0, got -1"},
         {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\"}]}",
