@@ -96,6 +96,32 @@ int nt_gpu_model_nvlinks(const char *name)
     return -1;
 }
 
+int nt_gpu_nearest_numa(const char *distance_line, int local, const int *nodes, int n)
+{
+    int dist[256], nd = 0, best = -1, bestd = 1 << 30;
+    const char *q = distance_line ? distance_line : "";
+    char *e;
+
+    while (nd < 256) {
+        long v = strtol(q, &e, 10);
+        if (e == q)
+            break;
+        dist[nd++] = (int)v;
+        q = e;
+    }
+    for (int i = 0; i < n; i++) {
+        int id = nodes[i], d;
+        if (id == local || id < 0)
+            continue;
+        d = id < nd ? dist[id] : (1 << 20) + id;
+        if (d < bestd) {
+            bestd = d;
+            best = id;
+        }
+    }
+    return best;
+}
+
 double nt_gpu_pcie_line_GBps(const nt_gpu_info_t *g)
 {
     return nt_pcie_link_GBps(nt_pcie_gen_gts(g->pcie_max_gen), g->pcie_max_width);

@@ -38,6 +38,12 @@ double nt_nvlink_link_GBps(int version);
  * (then no NVLink-down verdict without --expect nvlinks=N). */
 int nt_gpu_model_nvlinks(const char *name);
 
+/* nt_gpu_nearest_numa - the remote NUMA node for the .remote_numa figure: among nodes (NUMA
+ * nodes with memory, n of them) other than local, the one with the smallest distance in
+ * distance_line (the local node's /sys/devices/system/node/node<local>/distance: one distance
+ * per node id, space-separated); without distances the lowest other id. -1 when none. */
+int nt_gpu_nearest_numa(const char *distance_line, int local, const int *nodes, int n);
+
 /* nt_gpu_pcie_line_GBps - one direction of the GPU's PCIe link at its maximum generation and
  * width (what H2D/D2H are held to); NaN when NVML does not say. */
 double nt_gpu_pcie_line_GBps(const nt_gpu_info_t *g);
@@ -160,3 +166,19 @@ int nt_gpu_blame(const int (*pairs)[2], const int *failed, size_t n, int ngpus, 
                  int *partners, int *fails);
 
 #endif
+
+/* nt_gpu_judge_report - the GPU pass of the judge over a report whose links have their
+ * verdicts (probes/judge.c calls it after the link engine). Per node: GPU blame over its p2p
+ * links (nt_gpu_blame on the failing ones): the failing pairs of a blamed GPU become "warn"
+ * ("blamed_on_gpu": "gpu3", judged_by "gpu_blame") and the node gets a failing "gpu_blame"
+ * check naming the GPU by bus id ("gpu3 (0000:3b:00.0) fails with 7 of 7 partners"); GPU links
+ * (pcie_h2d, pcie_d2h, p2p, gpu_local) that still fail give one failing "gpu_links" check on
+ * their node, so a failed GPU link fails its node. checks is the report's checks array.
+ * Returns the number of blamed GPUs. */
+int nt_gpu_judge_report(cJSON *doc, cJSON *checks);
+
+/* nt_gpu_peer_class - the peer population of a GPU link: "<kind>.<variant>" plus " <path>" for
+ * p2p ("p2p.write NV18"): links are peers only with the same operation over the same path
+ * class. Written into the link as "peer_class". */
+void nt_gpu_peer_class(char *buf, size_t len, const char *kind, const char *variant,
+                       const char *path);

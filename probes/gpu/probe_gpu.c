@@ -293,28 +293,17 @@ fail:
 /* The nearest other NUMA node with memory (by /sys/devices/system/node distance), -1. */
 static int nt_g_remote_numa(const nt_probe_t *p, int local)
 {
-    char path[96], buf[512], *tok, *save = NULL;
-    int best = -1, bestd = 1 << 30, idx = 0;
+    char path[96], buf[512] = "";
+    int nodes[64], n = 0;
     if (!p->topo || local < 0 || p->topo->nnuma < 2)
         return -1;
+    for (int i = 0; i < p->topo->nnuma && n < 64; i++)
+        if (p->topo->numa[i].memory_bytes > 0)
+            nodes[n++] = p->topo->numa[i].os_index;
     snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/distance", local);
     if (nt_sysfs_read_str(path, buf, sizeof(buf)) != NT_OK)
         buf[0] = '\0';
-    for (int i = 0; i < p->topo->nnuma; i++) {
-        int n = p->topo->numa[i].os_index, d = 100 + i;
-        if (n == local || p->topo->numa[i].memory_bytes == 0)
-            continue;
-        idx = 0;
-        for (tok = strtok_r(buf[0] ? strcpy((char[512]){0}, buf) : NULL, " ", &save); tok;
-             tok = strtok_r(NULL, " ", &save), idx++)
-            if (idx == n)
-                d = atoi(tok);
-        if (d < bestd) {
-            bestd = d;
-            best = n;
-        }
-    }
-    return best;
+    return nt_gpu_nearest_numa(buf, local, nodes, n);
 }
 
 /* ------------------------------------------------------------------ timed copies */
@@ -418,11 +407,15 @@ static cJSON *nt_g_link(nt_gstate_t *s, const nt_probe_t *p, const char *kind, c
 {
     cJSON *l = nt_probe_link_new(kind, variant, NT_SCOPE_INTRA, s->host, p->rank, src, s->host,
                                  p->rank, dst ? dst : src);
+    char pc[96];
     if (l && !dst) {
         char id[256];
         nt_gpu_link_id(id, sizeof(id), kind, variant, s->host, src, NULL);
         cJSON_ReplaceItemInObjectCaseSensitive(l, "id", cJSON_CreateString(id));
     }
+    nt_gpu_peer_class(pc, sizeof(pc), kind, variant, NULL);
+    if (l)
+        nt_json_add_str(l, "peer_class", pc);
     return l;
 }
 
@@ -609,12 +602,15 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     if (pa->checks_only) {
         snprintf(why, whylen, "--checks-only: no GPU traffic and no GPU memory (inventory%s)",
                  s->nvml ? " from NVML" : " unavailable: no NVML");
-        *state = s; /* finish() still reads the counters */
-        return NT_OK;
+        *state = s; /* finish() still reads the counters; run_local measures nothing */
+        return NT_ERR_UNSUPPORTED;
     }
     s->cuda = nt_cuda_load(NULL, cwhy, sizeof(cwhy)) == NT_OK;
     if (!s->cuda) {
-        snprintf(why, whylen, "%s", cwhy);
+        if (p->topo && p->topo->ngpus == 0 && s->ng == 0)
+            snprintf(why, whylen, "%s; no NVIDIA GPU on this node (no PCI device 10de:03xx)", cwhy);
+        else
+            snprintf(why, whylen, "%s", cwhy);
         nt_g_cleanup(s);
         return NT_ERR_UNSUPPORTED;
     }
@@ -895,6 +891,11 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
                 nl = 2;
             }
             nt_json_add_str(l, "path", s->path[k]);
+            {
+                char pc[96];
+                nt_gpu_peer_class(pc, sizeof(pc), kind, variant, s->path[k]);
+                cJSON_ReplaceItemInObjectCaseSensitive(l, "peer_class", cJSON_CreateString(pc));
+            }
             st = nt_g_measure(s, ln, nl, t->kind == NT_GPU_T_P2P_SM, t->budget_s, smp, &iters);
             if (st != NT_OK) {
                 nt_g_error(l, "peer copy");
