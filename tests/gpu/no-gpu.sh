@@ -1,0 +1,59 @@
+#!/bin/sh
+# nettune-probe on a node without a GPU driver (this build machine), `make test-gpu`:
+#  1. no driver at all: the GPU probe is skipped with the reason, the run exits by the health
+#     of what did run (0 here), the report is schema-valid;
+#  2. NVML present (a stand-in library, NETTUNE_TEST_LIBNVML) but no CUDA driver: the NVML
+#     inventory fills nodes[].gpus, checks judge the PCIe width (not the idle generation) and
+#     the NVLinks, the probe is skipped "no CUDA driver";
+#  3. --checks-only with NVML: no traffic, the reason says so; an NVLink down fails the node.
+# usage: no-gpu.sh PROBE FAKE_DIR
+P=$1 FAKE=$2
+W=$(mktemp -d) || exit 2
+trap 'rm -rf "$W"' EXIT
+fail=0
+check() { # name python-expression-on-d
+    if /usr/bin/python3 - "$W/r.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["nodes"][0]
+sk = {s["probe"]: s["reason"] for s in n.get("skipped", [])}
+ch = [c for c in d.get("checks", [])]
+ok = eval(sys.argv[2])
+sys.exit(0 if ok else 1)
+PY
+    then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
+}
+run() { # rc-expected args...
+    want=$1; shift
+    "$P" --local --probes gpu --output "$W/r.json" "$@" >"$W/out" 2>&1; rc=$?
+    if [ "$rc" != "$want" ]; then echo "FAIL exit $rc, expected $want: $*"; cat "$W/out"; fail=1; fi
+}
+R=$(dirname "$P")/nettune-report
+
+NETTUNE_TEST_LIBNVML=/nonexistent/libnvidia-ml.so.1 run 0
+check "no driver: gpu skipped with the reason" \
+  '"no CUDA driver" in sk.get("gpu", "") and not d["links"]'
+[ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   no driver: report valid" || { echo "FAIL no driver: report invalid"; fail=1; }; }
+
+NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so run 0
+check "NVML, no CUDA: 8 GPUs from NVML" \
+  'len(n["gpus"]) == 8 and n["gpus"][3]["name"] == "NVIDIA H100 80GB HBM3" and n["gpus"][0]["pcie"]["max_gen"] == 5 and len(n["gpus"][0]["nvlinks"]) == 18'
+check "NVML, no CUDA: skipped 'no CUDA driver'" '"no CUDA driver" in sk.get("gpu", "")'
+check "NVML, no CUDA: PCIe width judged, idle generation not" \
+  'all(c["verdict"] == "pass" and "generation not judged" in c["message"] for c in ch if c["name"] == "pcie_link") and sum(c["name"] == "pcie_link" for c in ch) == 8'
+check "NVML, no CUDA: 18 NVLinks up on every GPU, fabric completed" \
+  'sum(c["name"] == "nvlink_state" and c["verdict"] == "pass" for c in ch) == 8 and sum(c["name"] == "fabric_manager" and c["verdict"] == "pass" for c in ch) == 8'
+[ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   NVML: report valid" || { echo "FAIL NVML: report invalid"; "$R" --validate "$W/r.json" 2>&1 | head -5; fail=1; }; }
+# python3-jsonschema agrees (when installed)
+if /usr/bin/python3 -c "import jsonschema" 2>/dev/null; then
+    if /usr/bin/python3 -c "import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))" "$W/r.json" "$(dirname "$0")/../../reports/schema/report.schema.json"; then
+        echo "ok   NVML: python3-jsonschema agrees"
+    else echo "FAIL NVML: python3-jsonschema rejects the report"; fail=1; fi
+fi
+
+NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so NT_FAKE_NVML_DOWN=4 run 1 --checks-only
+check "--checks-only: no traffic, reason given" \
+  '"--checks-only" in sk.get("gpu", "") and not d["links"]'
+check "--checks-only: NVLink 4 of gpu0 down fails the node" \
+  'any(c["name"] == "nvlink_state" and c["verdict"] == "fail" and "down: 4" in c["message"] for c in ch) and d["summary"]["verdict"] == "fail"'
+exit $fail
