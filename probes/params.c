@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nettune/log.h"
 #include "nettune/gpu.h"
+#include "nettune/log.h"
 #include "params.h"
 
 /* Sizes below this are latency sizes (ping-pong), from it on bandwidth sizes (window). */
@@ -141,9 +141,15 @@ void nt_params_usage(FILE *f)
         "                        probes (RDMA loopback); no MPI needed\n"
         "  --quick               constant number of pairing rounds (default)\n"
         "  --full                every node pair (N-1 rounds)\n"
-        "  --probes LIST         link probes to run: mpi,rdma,gpu (default: all)\n"
-        "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
-        "                        software (a health check beside a running job)\n"
+        "  --probes LIST         link probes to run, comma-separated (default: all):\n",
+        f);
+    {
+        int n;
+        const nt_link_probe_ops_t *const *t = nt_probe_registry(&n);
+        for (int k = 0; k < n; k++)
+            fprintf(f, "                          %-6s %s\n", t[k]->kind, t[k]->what);
+    }
+    fputs(
         "  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
         "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
         "  --budget SECONDS      timed seconds per size and link (default 0.05, at most 10)\n"
@@ -170,6 +176,8 @@ void nt_params_usage(FILE *f)
         "GPU:\n"
         "  --gpu-probes LIST     h2d,d2h,bidir,p2p,latency,local (default: all)\n"
         "  --gpu-buffer-size SIZE  copy size of the GPU bandwidth tests (default 256M)\n"
+        "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
+        "                        software (a health check beside a running job)\n"
         "  --help, --version\n"
         "\n"
         "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
@@ -242,8 +250,6 @@ static const struct option nt_long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *const nt_known_probes[] = {"mpi", "rdma", "gpu", NULL};
-
 nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_params_action_t *action,
                             char *err, size_t errlen)
 {
@@ -280,19 +286,18 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             mode_set = 1;
             break;
         case OPT_PROBES: {
-            char buf[128], *save = NULL;
+            char names[128], buf[128], *save = NULL;
+            nt_probe_registry_names(names, sizeof(names), ", ");
             if (!optarg[strspn(optarg, ", ")]) {
-                snprintf(err, errlen, "--probes is empty: give mpi, rdma, gpu or a list of them");
+                snprintf(err, errlen, "--probes is empty: give one or more of %s", names);
                 st = NT_ERR_INVALID;
                 break;
             }
             snprintf(buf, sizeof(buf), "%s", optarg);
-            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                int ok = 0;
-                for (int i = 0; nt_known_probes[i]; i++)
-                    ok |= strcmp(t, nt_known_probes[i]) == 0;
-                if (!ok) {
-                    snprintf(err, errlen, "unknown probe '%s' in --probes: use mpi, rdma, gpu", t);
+            for (char *t = strtok_r(buf, ",", &save); t && st == NT_OK;
+                 t = strtok_r(NULL, ",", &save)) {
+                if (nt_probe_registry_find(t) < 0) {
+                    snprintf(err, errlen, "unknown probe '%s' in --probes: use %s", t, names);
                     st = NT_ERR_INVALID;
                 }
             }

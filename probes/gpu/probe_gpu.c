@@ -565,12 +565,6 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
         snprintf(why, whylen, "GPU probes run on local rank 0 of each node");
         return NT_ERR_UNSUPPORTED;
     }
-    if (pa->topology) {
-        snprintf(why, whylen,
-                 "--topology: the GPUs come from '%s', so this host's GPUs are not probed",
-                 pa->topology);
-        return NT_ERR_UNSUPPORTED;
-    }
     if (!(s = calloc(1, sizeof(*s))))
         return NT_ERR_NOMEM;
     snprintf(s->host, sizeof(s->host), "%s", p->nodes[p->my_node].host);
@@ -969,6 +963,8 @@ static nt_status_t nt_g_finish(void *state, nt_probe_t *p, cJSON *node_json, cJS
 
 const nt_link_probe_ops_t nt_gpu_probe_ops = {
     .kind = "gpu",
+    .what = "GPU copies: host<->device, device-local, GPU pairs over NVLink/PCIe",
+    .live_hw = 1,
     .init = nt_g_init,
     .run_pair = nt_g_run_pair,
     .run_local = nt_g_run_local,

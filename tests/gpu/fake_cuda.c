@@ -14,11 +14,11 @@ static int env(const char *k, int dflt)
 }
 
 #define API __attribute__((visibility("default")))
-#define STUB(name, ...)                                                                          \
-    API int name(__VA_ARGS__);                                                                   \
-    int name(__VA_ARGS__)                                                                        \
-    {                                                                                            \
-        return 0;                                                                                \
+#define STUB(name, ...)                                                                            \
+    API int name(__VA_ARGS__);                                                                     \
+    int name(__VA_ARGS__)                                                                          \
+    {                                                                                              \
+        return 0;                                                                                  \
     }
 
 API int cuInit(unsigned f);
@@ -36,13 +36,17 @@ int cuDriverGetVersion(int *v)
 API int cuGetErrorName(int r, const char **s);
 int cuGetErrorName(int r, const char **s)
 {
-    *s = r == 100 ? "CUDA_ERROR_NO_DEVICE" : r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_UNKNOWN";
+    *s = r == 100 ? "CUDA_ERROR_NO_DEVICE"
+         : r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
+                  : "CUDA_ERROR_UNKNOWN";
     return 0;
 }
 API int cuGetErrorString(int r, const char **s);
 int cuGetErrorString(int r, const char **s)
 {
-    *s = r == 100 ? "no CUDA-capable device is detected" : r == 2 ? "out of memory" : "unknown error";
+    *s = r == 100 ? "no CUDA-capable device is detected"
+         : r == 2 ? "out of memory"
+                  : "unknown error";
     return 0;
 }
 API int cuMemAlloc_v2(unsigned long long *p, size_t n);

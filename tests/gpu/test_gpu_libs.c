@@ -64,8 +64,7 @@ static void test_cuda_no_driver(void **state)
     nt_cu_ptr_t p;
     (void)state;
     nt_cuda_reset();
-    assert_int_equal(nt_cuda_load("libnt-no-such-cuda.so.1", why, sizeof(why)),
-                     NT_ERR_UNSUPPORTED);
+    assert_int_equal(nt_cuda_load("libnt-no-such-cuda.so.1", why, sizeof(why)), NT_ERR_UNSUPPORTED);
     assert_string_equal(why, "no CUDA driver (libnt-no-such-cuda.so.1 cannot be loaded)");
     /* the first result stays, and nothing calls through a NULL pointer */
     assert_int_equal(nt_cuda_load(NULL, why, sizeof(why)), NT_ERR_UNSUPPORTED);
@@ -116,9 +115,8 @@ static void test_cuda_loaded_errors(void **state)
     unsetenv("NT_FAKE_CUDA_ALLOC");
     unsetenv("NT_FAKE_CUDA_INIT");
     /* the driver version of a library, without keeping it (lib/software.c's path) */
-    assert_int_equal(nt_cuda_driver_version_of((const char *[]){"libnt-none.so", FAKE_CUDA, NULL},
-                                               &v),
-                     NT_OK);
+    assert_int_equal(
+        nt_cuda_driver_version_of((const char *[]){"libnt-none.so", FAKE_CUDA, NULL}, &v), NT_OK);
     assert_int_equal(v, 12040);
     assert_int_equal(nt_cuda_driver_version_of((const char *[]){"libnt-none.so", NULL}, &v),
                      NT_ERR_UNSUPPORTED);
@@ -133,8 +131,7 @@ static void test_nvml_inventory(void **state)
     cJSON *o;
     (void)state;
     nt_nvml_reset();
-    assert_int_equal(nt_nvml_load("libnt-no-such-nvml.so.1", why, sizeof(why)),
-                     NT_ERR_UNSUPPORTED);
+    assert_int_equal(nt_nvml_load("libnt-no-such-nvml.so.1", why, sizeof(why)), NT_ERR_UNSUPPORTED);
     assert_string_equal(why, "no NVIDIA driver (libnt-no-such-nvml.so.1 cannot be loaded)");
     assert_int_equal(nt_nvml_gpu_count(&n), NT_ERR_UNSUPPORTED);
     nt_nvml_reset();
@@ -188,8 +185,7 @@ static void test_nvml_inventory(void **state)
         cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "nvlinks"), 7), "state")
             ->valuestring,
         "down");
-    assert_int_equal(
-        cJSON_GetObjectItem(cJSON_GetObjectItem(o, "pcie"), "max_gen")->valueint, 5);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "pcie"), "max_gen")->valueint, 5);
     assert_string_equal(cJSON_GetObjectItem(o, "fabric_manager")->valuestring, "completed");
     cJSON_Delete(o);
     unsetenv("NT_FAKE_NVML_DOWN");

@@ -141,11 +141,8 @@ static void test_parse_and_ids(void **state)
  * prolog budget; the count is what the plan documents. */
 static void test_plan_budget(void **state)
 {
-    nt_gpu_plan_params_t pp = {.ngpus = 8,
-                               .probes = NT_GPU_PROBE_ALL,
-                               .bytes = 256u << 20,
-                               .remote_numa = 1,
-                               .sm_ok = 1};
+    nt_gpu_plan_params_t pp = {
+        .ngpus = 8, .probes = NT_GPU_PROBE_ALL, .bytes = 256u << 20, .remote_numa = 1, .sm_ok = 1};
     nt_gpu_test_t *t;
     size_t n, n2;
     int peer[64];
@@ -482,11 +479,11 @@ static void test_expect_nvlinks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tables),         cmocka_unit_test(test_parse_and_ids),
-        cmocka_unit_test(test_plan_budget),    cmocka_unit_test(test_matrix_healthy),
+        cmocka_unit_test(test_tables),           cmocka_unit_test(test_parse_and_ids),
+        cmocka_unit_test(test_plan_budget),      cmocka_unit_test(test_matrix_healthy),
         cmocka_unit_test(test_matrix_slow_pair), cmocka_unit_test(test_matrix_slow_gpu),
-        cmocka_unit_test(test_report_blame),   cmocka_unit_test(test_h2d_expected),
-        cmocka_unit_test(test_verdict_rules),  cmocka_unit_test(test_expect_nvlinks),
+        cmocka_unit_test(test_report_blame),     cmocka_unit_test(test_h2d_expected),
+        cmocka_unit_test(test_verdict_rules),    cmocka_unit_test(test_expect_nvlinks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
