@@ -265,7 +265,6 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
     p->rdma_qps = 1;
     p->gid_index = -1;
     p->rdma_max_bytes = 8u << 20;
-    p->expect_nvlinks = -1;
     *action = NT_ACTION_RUN;
     err[0] = '\0';
 

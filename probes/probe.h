@@ -48,7 +48,6 @@ typedef struct nt_probe_params {
     unsigned gpu_probes; /* --gpu-probes: NT_GPU_PROBE_* bits (0 = all) */
     size_t gpu_bytes;    /* --gpu-buffer-size (0 = 256 MiB) */
     int checks_only;     /* --checks-only: no traffic, no GPU memory */
-    int expect_nvlinks;  /* NVLinks every GPU must have up (--expect / thresholds; -1 = model) */
 } nt_probe_params_t;
 
 /* A node of the job, in hostname order. */

@@ -27,6 +27,7 @@
 #include "nettune/pcie.h"
 #include "nettune/stats.h"
 #include "nettune/sysfs.h"
+#include "nettune/thresholds.h"
 #include "probe_gpu.h"
 #include "probe_util.h"
 
@@ -43,6 +44,7 @@ extern const unsigned long long nt_gpu_fatbin_size;
 typedef struct nt_gdev {
     nt_gpu_info_t info, after;
     int numa;
+    int lost; /* NVML cannot read it (fallen off the bus): no facts, no tests */
     int cuda; /* visible to CUDA (CUDA_VISIBLE_DEVICES may hide it) */
     nt_cu_device_t dev;
     nt_cu_ctx_t ctx;
@@ -63,7 +65,7 @@ typedef struct nt_hostbuf {
 
 typedef struct nt_gstate {
     nt_gdev_t g[NT_NVML_MAX_GPUS];
-    int ng;
+    int ng, nok; /* NVML's GPUs, of which nok can be read */
     int nvml, cuda, sm_ok, active;
     char host[NT_HOST_MAX];
     size_t bytes;
@@ -75,6 +77,7 @@ typedef struct nt_gstate {
     int nhb;
     volatile int *hflag; /* mapped pinned host memory: [0] spin flag, [16] [32] latency flags */
     nt_cu_ptr_t hflag_d;
+    int expect_nvlinks; /* --expect nvlinks=N, else the node class's, else -1 (the model) */
 } nt_gstate_t;
 
 /* ------------------------------------------------------------------ inventory (no CUDA) */
@@ -92,6 +95,28 @@ static int nt_g_numa_of(const nt_probe_t *p, const char *bus)
     return -1;
 }
 
+/* NVLinks every GPU must have up: --expect nvlinks=N, else the thresholds class of this host
+ * (matched with the GPU model), else -1 (the model's table decides). */
+static int nt_g_expect_nvlinks(const nt_probe_t *p, const char *host, const char *model)
+{
+    nt_thresholds_t *t = NULL;
+    nt_node_rules_t nr;
+    nt_expect_t e;
+    char err[256];
+    int v = -1;
+
+    if ((p->params->thresholds ? nt_thresholds_load(p->params->thresholds, &t, err, sizeof(err))
+                               : nt_thresholds_defaults(&t)) == NT_OK &&
+        nt_thresholds_for_host(t, host, model, &nr) == NT_OK)
+        v = nr.expect.nvlinks;
+    nt_thresholds_destroy(t);
+    nt_expect_init(&e);
+    if (p->params->expect && nt_expect_parse(p->params->expect, &e, err, sizeof(err)) == NT_OK &&
+        e.nvlinks >= 0)
+        v = e.nvlinks;
+    return v;
+}
+
 /* The node's "gpus": NVML facts over the hwloc entries (matched by bus id), NVML order. */
 static void nt_g_inventory_json(nt_gstate_t *s, cJSON *node_json)
 {
@@ -104,6 +129,8 @@ static void nt_g_inventory_json(nt_gstate_t *s, cJSON *node_json)
     for (int i = 0; i < s->ng; i++) {
         cJSON *o = NULL, *it;
         int k = 0;
+        if (s->g[i].lost)
+            continue;
         cJSON_ArrayForEach (it, old) {
             if (nt_pci_bus_id_equal(nt_json_get_str(it, "pci_bus_id", ""), s->g[i].info.bus_id))
                 break;
@@ -135,7 +162,7 @@ static void nt_g_check(cJSON *checks, cJSON *c)
 
 /* Checks from the inventory alone: PCIe width (generation unless under load), NVLinks, the
  * Fabric Manager. */
-static void nt_g_inventory_checks(nt_gstate_t *s, const nt_probe_t *p, cJSON *checks, int final)
+static void nt_g_inventory_checks(nt_gstate_t *s, cJSON *checks, int final)
 {
     char msg[512], tgt[64];
     int has_nvswitch = 0;
@@ -145,6 +172,8 @@ static void nt_g_inventory_checks(nt_gstate_t *s, const nt_probe_t *p, cJSON *ch
         int gen = s->g[i].loaded ? s->g[i].load_gen : g->pcie_gen;
         int width = s->g[i].loaded ? s->g[i].load_width : g->pcie_width;
         nt_verdict_t v;
+        if (s->g[i].lost)
+            continue;
         snprintf(tgt, sizeof(tgt), "gpu%d (%s)", i, g->bus_id);
         if (!final || s->g[i].loaded) {
             v = nt_gpu_pcie_verdict(gen, width, g->pcie_max_gen, g->pcie_max_width, s->g[i].loaded,
@@ -154,7 +183,7 @@ static void nt_g_inventory_checks(nt_gstate_t *s, const nt_probe_t *p, cJSON *ch
         }
         if (final)
             continue;
-        v = nt_gpu_nvlink_verdict(g, p->params->expect_nvlinks, s->ng > 1, msg, sizeof(msg));
+        v = nt_gpu_nvlink_verdict(g, s->expect_nvlinks, s->nok > 1, msg, sizeof(msg));
         if (v != NT_SKIPPED || g->nlinks > 0)
             nt_g_check(checks, nt_check_create("nvlink_state", s->host, tgt, v, NAN, NAN, "links",
                                                "%s", msg));
@@ -163,6 +192,8 @@ static void nt_g_inventory_checks(nt_gstate_t *s, const nt_probe_t *p, cJSON *ch
     }
     if (!final && has_nvswitch) {
         for (int i = 0; i < s->ng; i++) {
+            if (s->g[i].lost)
+                continue;
             nt_fabric_state_t f = s->g[i].info.fabric_state;
             nt_verdict_t v = f == NT_FABRIC_COMPLETED && s->g[i].info.fabric_status == 0 ? NT_PASS
                              : f == NT_FABRIC_UNKNOWN ? NT_SKIPPED
@@ -574,9 +605,11 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     s->nvml = nt_nvml_load(NULL, nwhy, sizeof(nwhy)) == NT_OK;
     if (s->nvml && nt_nvml_gpu_count(&n) == NT_OK) {
         for (int i = 0; i < n; i++) {
-            nt_gdev_t *d = &s->g[s->ng];
+            nt_gdev_t *d = &s->g[s->ng++]; /* g[i] is NVML index i, lost or not */
             if (nt_nvml_gpu_info(i, &d->info) != NT_OK) {
                 char tgt[32];
+                d->lost = 1;
+                d->info.index = i;
                 snprintf(tgt, sizeof(tgt), "gpu%d", i);
                 nt_g_check(checks, nt_check_create_str("inventory", s->host, tgt, NT_FAIL, "lost",
                                                        "present", "GPU %d cannot be read: %s", i,
@@ -586,13 +619,18 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
             d->numa = nt_g_numa_of(p, d->info.bus_id);
             d->info.numa_node = d->numa;
             d->after = d->info;
-            s->ng++;
+            s->nok++;
         }
     }
-    if (node_json && s->ng)
+    for (int i = 0; i < s->ng; i++)
+        if (!s->g[i].lost) {
+            s->expect_nvlinks = nt_g_expect_nvlinks(p, s->host, s->g[i].info.name);
+            break;
+        }
+    if (node_json && s->nok)
         nt_g_inventory_json(s, node_json);
-    if (s->ng)
-        nt_g_inventory_checks(s, p, checks, 0);
+    if (s->nok)
+        nt_g_inventory_checks(s, checks, 0);
     if (pa->checks_only) {
         snprintf(why, whylen, "--checks-only: no GPU traffic and no GPU memory (inventory%s)",
                  s->nvml ? " from NVML" : " unavailable: no NVML");
@@ -601,7 +639,7 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     }
     s->cuda = nt_cuda_load(NULL, cwhy, sizeof(cwhy)) == NT_OK;
     if (!s->cuda) {
-        if (p->topo && p->topo->ngpus == 0 && s->ng == 0)
+        if (p->topo && p->topo->ngpus == 0 && s->nok == 0)
             snprintf(why, whylen, "%s; no NVIDIA GPU on this node (no PCI device 10de:03xx)", cwhy);
         else
             snprintf(why, whylen, "%s", cwhy);
@@ -613,7 +651,7 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
         nt_g_cleanup(s);
         return NT_ERR_UNSUPPORTED;
     }
-    if (s->ng == 0) {
+    if (s->nok == 0) {
         snprintf(why, whylen, "no GPU visible");
         nt_g_cleanup(s);
         return NT_ERR_UNSUPPORTED;
@@ -630,7 +668,10 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     for (int i = 0; i < s->ng; i++) {
         nt_gdev_t *d = &s->g[i];
         int had = s->sm_ok;
-        nt_status_t st = nt_g_open(s, d, 1);
+        nt_status_t st;
+        if (d->lost)
+            continue;
+        st = nt_g_open(s, d, 1);
         if (had && !s->sm_ok)
             sm_why = 2;
         if (st != NT_OK) {
@@ -674,7 +715,7 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
             char pcie[16] = "", msg[256], tgt[96], r[64];
             int can = 0, k = a * s->ng + b;
             nt_verdict_t v;
-            if (a == b)
+            if (a == b || s->g[a].lost || s->g[b].lost)
                 continue;
             if (nt_nvml_path(a, b, pcie, sizeof(pcie)) != NT_OK && p->topo) {
                 int ta = nt_topo_find_gpu(p->topo, s->g[a].info.bus_id);
@@ -927,7 +968,7 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
     }
     free(plan);
     /* PCIe judged under load now that H2D ran. */
-    nt_g_inventory_checks(s, p, out_checks, 1);
+    nt_g_inventory_checks(s, out_checks, 1);
     return NT_OK;
 }
 
@@ -943,7 +984,7 @@ static nt_status_t nt_g_finish(void *state, nt_probe_t *p, cJSON *node_json, cJS
     for (int i = 0; i < s->ng; i++) {
         nt_gdev_t *d = &s->g[i];
         nt_verdict_t v;
-        if (d->info.nlinks == 0)
+        if (d->lost || d->info.nlinks == 0)
             continue;
         d->after = d->info;
         if (nt_nvml_read_counters(i, &d->after) != NT_OK)

@@ -52,8 +52,17 @@ if /usr/bin/python3 -c "import jsonschema" 2>/dev/null; then
 fi
 
 NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so NT_FAKE_NVML_DOWN=4 run 1 --checks-only
+cp "$W/r.json" "$W/co.json"
 check "--checks-only: no traffic, reason given" \
   '"--checks-only" in sk.get("gpu", "") and not d["links"]'
 check "--checks-only: NVLink 4 of gpu0 down fails the node" \
   'any(c["name"] == "nvlink_state" and c["verdict"] == "fail" and "down: 4" in c["message"] for c in ch) and d["summary"]["verdict"] == "fail"'
+# --expect nvlinks=16: 18 up pass; a thresholds-free expectation of 20 fails every GPU
+NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so run 1 --checks-only --expect nvlinks=20
+check "--expect nvlinks=20: every GPU fails its NVLink check" \
+  'sum(c["name"] == "nvlink_state" and c["verdict"] == "fail" and "20 expected" in c["message"] for c in ch) == 8'
+# a GPU that fell off the bus is an inventory failure naming it
+NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so NT_FAKE_NVML_LOST=2 run 1 --checks-only
+check "lost GPU: inventory check fails naming gpu2" \
+  'any(c["name"] == "inventory" and c["verdict"] == "fail" and c["target"] == "gpu2" and "GPU is lost" in c["message"] for c in ch) and [g["index"] for g in n["gpus"]] == [0, 1, 3, 4, 5, 6, 7]'
 exit $fail
