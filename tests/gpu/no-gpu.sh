@@ -65,4 +65,8 @@ check "--expect nvlinks=20: every GPU fails its NVLink check" \
 NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so NT_FAKE_NVML_LOST=2 run 1 --checks-only
 check "lost GPU: inventory check fails naming gpu2" \
   'any(c["name"] == "inventory" and c["verdict"] == "fail" and c["target"] == "gpu2" and "GPU is lost" in c["message"] for c in ch) and [g["index"] for g in n["gpus"]] == [0, 1, 3, 4, 5, 6, 7]'
+# an hwloc XML: pcie.link_GBps as hwloc recorded it, never a generation or width
+"$P" --local --topology tests/fixtures/hwloc-xml/dgx2-16xV100-nvml.xml --output "$W/r.json" >/dev/null 2>&1
+check "--topology: pcie.link_GBps only, GPU probe skipped" \
+  'n["gpus"][0]["pcie"] == {"link_GBps": 15.75} and "--topology" in sk.get("gpu", "")'
 exit $fail
