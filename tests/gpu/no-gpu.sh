@@ -69,4 +69,22 @@ check "lost GPU: inventory check fails naming gpu2" \
 "$P" --local --topology tests/fixtures/hwloc-xml/dgx2-16xV100-nvml.xml --output "$W/r.json" >/dev/null 2>&1
 check "--topology: pcie.link_GBps only, GPU probe skipped" \
   'n["gpus"][0]["pcie"] == {"link_GBps": 15.75} and "--topology" in sk.get("gpu", "")'
+# The renderers carry GPU links (a report built from the recorded nvbandwidth figures)
+if [ -x "$R" ]; then
+    /usr/bin/python3 "$(dirname "$0")/gpu-report.py" tests/fixtures/nvbandwidth >"$W/g.json"
+    "$R" --validate "$W/g.json" >/dev/null 2>&1 && echo "ok   GPU report valid" || { echo "FAIL GPU report invalid"; fail=1; }
+    "$R" "$W/g.json" --color never >"$W/g.txt" 2>&1
+    grep -q "gpu_blame  gpu3" "$W/g.txt" && grep -q "p2p.write:node01/gpu3->node01/gpu0" "$W/g.txt" &&
+        echo "ok   text: GPU blame and GPU links" || { echo "FAIL text lacks the GPU links"; fail=1; }
+    "$R" "$W/g.json" -f prom >"$W/g.prom" 2>&1
+    grep -q 'link="pcie_h2d:node01/numa0->node01/gpu0",kind="pcie_h2d"' "$W/g.prom" &&
+        grep -q 'kind="p2p",variant="write"' "$W/g.prom" && grep -q 'kind="gpu_local"' "$W/g.prom" &&
+        echo "ok   prom: GPU links" || { echo "FAIL prom lacks the GPU links"; fail=1; }
+    "$R" "$W/g.json" -f html -o "$W/g.html" -q
+    [ "$(grep -c 'gpu3 -&gt; gpu[0-9]' "$W/g.html")" = 7 ] && grep -q 'id="software"' "$W/g.html" &&
+        grep -q '<th>mlx5_1</th>' "$W/g.html" && grep -q 'class="path-PIX">PIX' "$W/g.html" &&
+        grep -q '28.39.1002' "$W/g.html" &&
+        echo "ok   html: GPU x GPU matrix, NIC table, GPU x NIC paths, software" ||
+        { echo "FAIL html lacks a GPU section"; fail=1; }
+fi
 exit $fail
