@@ -78,6 +78,7 @@ typedef struct nt_gstate {
     volatile int *hflag; /* mapped pinned host memory: [0] spin flag, [16] [32] latency flags */
     nt_cu_ptr_t hflag_d;
     int expect_nvlinks; /* --expect nvlinks=N, else the node class's, else -1 (the model) */
+    int read_pcie;      /* GPU whose PCIe state nt_g_sample reads while copying, -1 none */
 } nt_gstate_t;
 
 /* ------------------------------------------------------------------ inventory (no CUDA) */
@@ -395,6 +396,12 @@ static nt_status_t nt_g_sample(nt_gstate_t *s, const nt_lane_t *ln, int nl, size
     }
     s->hflag[0] = 1;
     __sync_synchronize();
+    /* Under load: NVML's current PCIe state while these copies run (idle GPUs train down). */
+    if (st == NT_OK && s->read_pcie >= 0 && s->nvml) {
+        nt_gdev_t *g = &s->g[s->read_pcie];
+        if (nt_nvml_pcie_current(s->read_pcie, &g->load_gen, &g->load_width) == NT_OK)
+            g->loaded = 1;
+    }
     for (int l = 0; l < nl; l++) {
         nt_status_t w = nt_g_wait(ln[l].d->st[ln[l].k], NT_G_WAIT_S);
         float ms = 0;
@@ -566,8 +573,13 @@ static void nt_g_cleanup(void *state)
     nt_gstate_t *s = state;
     if (!s)
         return;
+    /* Host memory first, while a context is still there to free it in. */
     for (int i = 0; i < s->ng; i++)
-        nt_g_close(&s->g[i]);
+        if (s->g[i].ctx) {
+            nt_cu_ctx_set(s->g[i].ctx);
+            nt_cu_ctx_synchronize();
+            break;
+        }
     for (int i = 0; i < s->nhb; i++)
         for (int k = 0; k < 2; k++)
             if (s->hb[i].p[k]) {
@@ -576,6 +588,8 @@ static void nt_g_cleanup(void *state)
             }
     if (s->hflag)
         nt_cu_host_free((void *)s->hflag);
+    for (int i = 0; i < s->ng; i++)
+        nt_g_close(&s->g[i]);
     free(s->peer_ok);
     free(s->nvml_p2p);
     free(s->path);
@@ -601,6 +615,7 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     snprintf(s->host, sizeof(s->host), "%s", p->nodes[p->my_node].host);
     s->bytes = pa->gpu_bytes ? pa->gpu_bytes : NT_GPU_DEFAULT_BYTES;
     s->bytes &= ~(size_t)15;
+    s->read_pcie = -1;
     s->samples = pa->mode == NT_SCHED_FULL ? NT_G_SAMPLES_FULL : NT_G_SAMPLES;
     s->nvml = nt_nvml_load(NULL, nwhy, sizeof(nwhy)) == NT_OK;
     if (s->nvml && nt_nvml_gpu_count(&n) == NT_OK) {
@@ -658,13 +673,6 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     }
     s->sm_ok = nt_gpu_fatbin_size > 0;
     sm_why = !s->sm_ok;
-    if (nt_cu_host_alloc(4096, NT_CU_MEMHOSTALLOC_PORTABLE | NT_CU_MEMHOSTALLOC_DEVICEMAP,
-                         (void **)&s->hflag) != NT_OK) {
-        snprintf(why, whylen, "pinned host memory: %s", nt_cuda_last_error());
-        nt_g_cleanup(s);
-        return NT_ERR_UNSUPPORTED;
-    }
-    memset((void *)s->hflag, 0, 4096);
     for (int i = 0; i < s->ng; i++) {
         nt_gdev_t *d = &s->g[i];
         int had = s->sm_ok;
@@ -687,13 +695,29 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
             d->cuda = 0;
         }
     }
-    /* The spin flag's device address (any context: the memory is portable). */
-    for (int i = 0; i < s->ng; i++)
+    /* The flags in mapped pinned host memory (cuMemHostAlloc needs a current context; the
+     * memory is portable, and with unified addressing its device address is the same in
+     * every context). */
+    for (int i = 0; i < s->ng && !s->hflag; i++)
         if (s->g[i].ctx) {
             nt_cu_ctx_set(s->g[i].ctx);
-            if (nt_cu_host_device_ptr((void *)s->hflag, &s->hflag_d) == NT_OK)
-                break;
+            if (nt_cu_host_alloc(4096, NT_CU_MEMHOSTALLOC_PORTABLE | NT_CU_MEMHOSTALLOC_DEVICEMAP,
+                                 (void **)&s->hflag) != NT_OK ||
+                nt_cu_host_device_ptr((void *)s->hflag, &s->hflag_d) != NT_OK) {
+                snprintf(why, whylen, "pinned host memory: %s", nt_cuda_last_error());
+                if (s->hflag)
+                    nt_cu_host_free((void *)s->hflag);
+                s->hflag = NULL;
+                nt_g_cleanup(s);
+                return NT_ERR_UNSUPPORTED;
+            }
+            memset((void *)s->hflag, 0, 4096);
         }
+    if (!s->hflag) {
+        snprintf(why, whylen, "no GPU could be opened through CUDA (see the gpu entries)");
+        nt_g_cleanup(s);
+        return NT_ERR_UNSUPPORTED;
+    }
     if (sm_why && node_json) {
         cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
         if (sk)
@@ -861,11 +885,10 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
             ln[1] = (nt_lane_t){a, 1, (nt_cu_ptr_t)(uintptr_t)h->p[1], a->buf[1]};
             if (t->kind == NT_GPU_T_D2H)
                 ln[0] = ln[1];
+            s->read_pcie = t->kind == NT_GPU_T_H2D && !t->sm && !t->remote_numa ? t->gpu : -1;
             st = nt_g_measure(s, ln, t->kind == NT_GPU_T_BIDIR ? 2 : 1, t->sm, t->budget_s, smp,
                               &iters);
-            if (t->kind == NT_GPU_T_H2D && !t->sm && !t->remote_numa && s->nvml &&
-                nt_nvml_pcie_current(t->gpu, &a->load_gen, &a->load_width) == NT_OK)
-                a->loaded = 1;
+            s->read_pcie = -1;
             if (st != NT_OK) {
                 nt_g_error(l, "copy");
                 if (l2)
@@ -947,6 +970,8 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
         }
         case NT_GPU_T_P2P_LAT: {
             cJSON *base;
+            if (!s->peer_ok[t->peer * s->ng + t->gpu])
+                continue; /* the ping-pong writes both ways */
             nt_gpu_link_id(id, sizeof(id), "p2p", "write", s->host, ga, gb);
             base = nt_g_find(out_links, id);
             if (!base)
