@@ -79,6 +79,7 @@ typedef struct nt_gstate {
     nt_cu_ptr_t hflag_d;
     int expect_nvlinks; /* --expect nvlinks=N, else the node class's, else -1 (the model) */
     int read_pcie;      /* GPU whose PCIe state nt_g_sample reads while copying, -1 none */
+    int pcie_done;      /* the pcie_link checks are out */
 } nt_gstate_t;
 
 /* ------------------------------------------------------------------ inventory (no CUDA) */
@@ -161,9 +162,9 @@ static void nt_g_check(cJSON *checks, cJSON *c)
         cJSON_Delete(c);
 }
 
-/* Checks from the inventory alone: PCIe width (generation unless under load), NVLinks, the
- * Fabric Manager. */
-static void nt_g_inventory_checks(nt_gstate_t *s, cJSON *checks, int final)
+/* Checks from the inventory: what = 1: NVLinks and the Fabric Manager; what = 2: the PCIe
+ * link of every GPU, once (the width always, the generation when read under load). */
+static void nt_g_inventory_checks(nt_gstate_t *s, cJSON *checks, int what)
 {
     char msg[512], tgt[64];
     int has_nvswitch = 0;
@@ -176,13 +177,13 @@ static void nt_g_inventory_checks(nt_gstate_t *s, cJSON *checks, int final)
         if (s->g[i].lost)
             continue;
         snprintf(tgt, sizeof(tgt), "gpu%d (%s)", i, g->bus_id);
-        if (!final || s->g[i].loaded) {
+        if (what == 2 && !s->pcie_done) {
             v = nt_gpu_pcie_verdict(gen, width, g->pcie_max_gen, g->pcie_max_width, s->g[i].loaded,
                                     msg, sizeof(msg));
             nt_g_check(checks, nt_check_create("pcie_link", s->host, tgt, v, width,
                                                g->pcie_max_width, "lanes", "%s", msg));
         }
-        if (final)
+        if (what == 2)
             continue;
         v = nt_gpu_nvlink_verdict(g, s->expect_nvlinks, s->nok > 1, msg, sizeof(msg));
         if (v != NT_SKIPPED || g->nlinks > 0)
@@ -191,7 +192,9 @@ static void nt_g_inventory_checks(nt_gstate_t *s, cJSON *checks, int final)
         for (int l = 0; l < g->nlinks; l++)
             has_nvswitch |= g->links[l].remote == NT_NVLINK_REMOTE_SWITCH;
     }
-    if (!final && has_nvswitch) {
+    if (what == 2)
+        s->pcie_done = 1;
+    if (what == 1 && has_nvswitch) {
         for (int i = 0; i < s->ng; i++) {
             if (s->g[i].lost)
                 continue;
@@ -645,7 +648,9 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     if (node_json && s->nok)
         nt_g_inventory_json(s, node_json);
     if (s->nok)
-        nt_g_inventory_checks(s, checks, 0);
+        nt_g_inventory_checks(s, checks, 1);
+    if (pa->checks_only)
+        nt_g_inventory_checks(s, checks, 2); /* no load: the width only */
     if (pa->checks_only) {
         snprintf(why, whylen, "--checks-only: no GPU traffic and no GPU memory (inventory%s)",
                  s->nvml ? " from NVML" : " unavailable: no NVML");
@@ -653,6 +658,8 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
         return NT_ERR_UNSUPPORTED;
     }
     s->cuda = nt_cuda_load(NULL, cwhy, sizeof(cwhy)) == NT_OK;
+    if (!s->cuda)
+        nt_g_inventory_checks(s, checks, 2);
     if (!s->cuda) {
         if (p->topo && p->topo->ngpus == 0 && s->nok == 0)
             snprintf(why, whylen, "%s; no NVIDIA GPU on this node (no PCI device 10de:03xx)", cwhy);
@@ -993,7 +1000,7 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
     }
     free(plan);
     /* PCIe judged under load now that H2D ran. */
-    nt_g_inventory_checks(s, out_checks, 1);
+    nt_g_inventory_checks(s, out_checks, 2);
     return NT_OK;
 }
 
@@ -1006,6 +1013,8 @@ static nt_status_t nt_g_finish(void *state, nt_probe_t *p, cJSON *node_json, cJS
     (void)p;
     if (!s || !s->nvml)
         return NT_OK;
+    if (!s->pcie_done) /* the run stopped before the GPU copies */
+        nt_g_inventory_checks(s, checks, 2);
     for (int i = 0; i < s->ng; i++) {
         nt_gdev_t *d = &s->g[i];
         nt_verdict_t v;
