@@ -6,7 +6,8 @@
  *   NT_FAKE_NVML_LOST=i      GPU i has fallen off the bus (GPU_IS_LOST from nvmlDeviceGetName)
  *   NT_FAKE_NVML_DOWN=l      NVLink l of gpu0 is down
  *   NT_FAKE_NVML_GROW=1      gpu0 link 3 crc_flit grows by 5 at every read
- *   NT_FAKE_NVML_GPUS=n      n GPUs instead of 8 */
+ *   NT_FAKE_NVML_GPUS=n      n GPUs instead of 8
+ *   NT_FAKE_NVML_GEN=g       the current PCIe generation (default 1: idle) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,7 @@ int nvmlDeviceGetMigMode(void *d, unsigned *c, unsigned *p)
 int nvmlDeviceGetCurrPcieLinkGeneration(void *d, unsigned *v)
 {
     (void)d;
-    *v = 1; /* idle */
+    *v = (unsigned)env("NT_FAKE_NVML_GEN", 1); /* 1: idle */
     return 0;
 }
 int nvmlDeviceGetMaxPcieLinkGeneration(void *d, unsigned *v)

@@ -6,7 +6,7 @@ GPU_TESTS     := test_gpu_rules test_gpu_libs
 GPU_TEST_BINS := $(addprefix $(BUILD)/tests/,$(GPU_TESTS))
 GPU_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
 GPU_FAKE_LIBS := $(GPU_FAKE_DIR)/libnt-fake-cuda.so $(GPU_FAKE_DIR)/libnt-fake-cuda-old.so \
-                 $(GPU_FAKE_DIR)/libnt-fake-nvml.so
+                 $(GPU_FAKE_DIR)/libnt-fake-nvml.so $(GPU_FAKE_DIR)/libnt-fake-cuda-sim.so
 GPU_TEST_CFLAGS = $(filter-out -MMD -MP,$(NT_CFLAGS)) -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\" \
                   -DNT_TEST_FAKE_DIR=\"$(GPU_FAKE_DIR)\" \
                   $(if $(filter 1,$(HAVE_CUDA)),-DNT_TEST_CUDA_H=1 -isystem $(CUDA_HOME)/include)
@@ -21,6 +21,9 @@ $(GPU_FAKE_DIR)/libnt-fake-cuda.so: tests/gpu/fake_cuda.c
 $(GPU_FAKE_DIR)/libnt-fake-cuda-old.so: tests/gpu/fake_cuda.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -Wno-unused-parameter $(CFLAGS) -DNT_FAKE_OLD -fPIC -shared -o $@ $<
+$(GPU_FAKE_DIR)/libnt-fake-cuda-sim.so: tests/gpu/fake_cuda_sim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared -o $@ $< -lpthread
 $(GPU_FAKE_DIR)/libnt-fake-nvml.so: tests/gpu/fake_nvml.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -fPIC -shared -o $@ $<
