@@ -181,11 +181,6 @@ void nt_gpu_pair_path(const nt_gpu_info_t *a, const nt_gpu_info_t *b, const char
     }
 }
 
-const char *nt_gpu_path_class(const char *path)
-{
-    return path && *path ? path : "unknown";
-}
-
 static int nt_plan_push(nt_gpu_test_t **v, size_t *n, size_t *cap, nt_gpu_test_t t)
 {
     if (*n == *cap) {

@@ -61,10 +61,6 @@ int nt_gpu_nvlinks_between(const nt_gpu_info_t *a, const nt_gpu_info_t *b, int *
 void nt_gpu_pair_path(const nt_gpu_info_t *a, const nt_gpu_info_t *b, const char *pcie_path,
                       char *path, size_t len, double *line_GBps);
 
-/* nt_gpu_path_class - the population class of a path: "NV" for any NV<n> with the count kept
- * ("NV18" stays "NV18": an 18-link pair is not a peer of a 4-link pair), else the path. */
-const char *nt_gpu_path_class(const char *path);
-
 /* One measurement of the plan. */
 typedef enum nt_gpu_test_kind {
     NT_GPU_T_H2D,       /* host -> device copy */
