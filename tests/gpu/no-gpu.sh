@@ -74,8 +74,9 @@ check "--topology: pcie.link_GBps only, GPU probe skipped" \
 SIM="NETTUNE_TEST_LIBCUDA=$FAKE/libnt-fake-cuda-sim.so NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so NETTUNE_TEST_GPU_LAT_ITERS=20"
 env $SIM NT_FAKE_NVML_GEN=5 "$P" --local --probes gpu --gpu-probes h2d,d2h,bidir,p2p,local --gpu-buffer-size 1M --output "$W/r.json" >"$W/out" 2>&1
 rc=$?; [ $rc = 0 ] || { echo "FAIL simulated healthy node: exit $rc"; cat "$W/out"; fail=1; }
-check "simulated 8 GPUs: 252 links, all pass, ids and paths as documented" \
-  'len(d["links"]) == 252 and all(l["verdict"] == "pass" for l in d["links"]) and "p2p.write:%s/gpu0->%s/gpu1" % (n["hostname"], n["hostname"]) in [l["id"] for l in d["links"]] and all(l.get("path") == "NV18" for l in d["links"] if l["kind"] == "p2p") and any(l["id"] == "gpu_local:%s/gpu7" % n["hostname"] for l in d["links"])'
+# (a build without nvcc has no kernels: no .sm links, no latency, and says so)
+check "simulated 8 GPUs: 252 links (180 without kernels), all pass, ids and paths as documented" \
+  'len(d["links"]) == (180 if "gpu.sm" in sk else 252) and all(l["verdict"] == "pass" for l in d["links"]) and "p2p.write:%s/gpu0->%s/gpu1" % (n["hostname"], n["hostname"]) in [l["id"] for l in d["links"]] and all(l.get("path") == "NV18" for l in d["links"] if l["kind"] == "p2p") and any(l["id"] == "gpu_local:%s/gpu7" % n["hostname"] for l in d["links"])'
 check "simulated: H2D 50 GB/s against 63 GB/s x 0.70, NVLink pair 376 against 450 x 0.74" \
   'all(abs(l["peak_bw_GBps"] - 50) < 1 and abs(l["expected_bw_GBps"] - 44.1) < 0.1 for l in d["links"] if l["id"].startswith("pcie_h2d:")) and all(abs(l["peak_bw_GBps"] - 376) < 2 and l["expected_bw_GBps"] == 333 for l in d["links"] if l["id"].startswith("p2p.write:"))'
 check "simulated: pcie_link judged under load (Gen5)" \
@@ -89,8 +90,8 @@ check "simulated: no peer access 1->6 over NV18 fails, the pair is not measured"
 check "simulated: Gen4 under load of a Gen5 link fails" \
   'sum(c["name"] == "pcie_link" and c["verdict"] == "fail" and "Gen4 under load" in c["message"] for c in ch) == 8'
 env $SIM NT_FAKE_NVML_GEN=5 "$P" --local --probes gpu --gpu-probes h2d,p2p,latency --gpu-buffer-size 1M --output "$W/r.json" >"$W/out" 2>&1
-check "simulated latency: host<->device and pair ping-pong give lat_us samples" \
-  'all(l.get("small_msg_lat_us", 0) > 0 for l in d["links"] if l["id"].startswith("pcie_h2d:") or l["id"].startswith("p2p.write:")) and sum(1 for l in d["links"] if l["id"].startswith("p2p.write:")) == 56'
+check "simulated latency: host<->device and pair ping-pong give lat_us samples (or, without nvcc, the skip says why)" \
+  '("built without nvcc" in sk["gpu.sm"] and not any("small_msg_lat_us" in l for l in d["links"])) if "gpu.sm" in sk else all(l.get("small_msg_lat_us", 0) > 0 for l in d["links"] if l["id"].startswith("pcie_h2d:") or l["id"].startswith("p2p.write:")) and sum(1 for l in d["links"] if l["id"].startswith("p2p.write:")) == 56'
 [ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   simulated: report valid" || { echo "FAIL simulated report invalid"; "$R" --validate "$W/r.json" 2>&1 | head -5; fail=1; }; }
 
 # The renderers carry GPU links (a report built from the recorded nvbandwidth figures)
