@@ -958,7 +958,10 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
         case NT_GPU_T_P2P_BIDIR: {
             int k = t->gpu * s->ng + t->peer, nl = 1;
             /* ids name the data direction: src -> dst. write and SM: issued on src; read:
-             * issued on dst, reading src's memory */
+             * issued on dst, reading src's memory (dst's peer access to src, like bidir) */
+            if ((t->kind == NT_GPU_T_P2P_READ || t->kind == NT_GPU_T_P2P_BIDIR) &&
+                !s->peer_ok[t->peer * s->ng + t->gpu])
+                continue;
             l = nt_g_link(s, p, kind, variant, ga, gb);
             if (t->kind == NT_GPU_T_P2P_READ)
                 ln[0] = (nt_lane_t){b, 0, b->buf[0], a->buf[1]};
