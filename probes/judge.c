@@ -20,6 +20,12 @@ struct nt_judge {
     nt_expect_t expect_override; /* --expect */
     unsigned require;            /* --require */
     int strict;
+    /* Hosts that stopped answering (nt_judge_node_silent), with why. */
+    struct nt_silent {
+        char host[NT_HOST_MAX];
+        char why[256];
+    } * silent;
+    int nsilent;
 };
 
 nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
@@ -60,7 +66,25 @@ void nt_judge_destroy(nt_judge_t *j)
     if (!j)
         return;
     nt_thresholds_destroy(j->thresholds);
+    free(j->silent);
     free(j);
+}
+
+void nt_judge_node_silent(nt_judge_t *j, const char *host, const char *why)
+{
+    struct nt_silent *v;
+    if (!j || !host)
+        return;
+    for (int i = 0; i < j->nsilent; i++)
+        if (strcmp(j->silent[i].host, host) == 0)
+            return;
+    v = realloc(j->silent, (size_t)(j->nsilent + 1) * sizeof(*v));
+    if (!v)
+        return;
+    j->silent = v;
+    snprintf(v[j->nsilent].host, sizeof(v->host), "%s", host);
+    snprintf(v[j->nsilent].why, sizeof(v->why), "%s", why ? why : "stopped answering");
+    j->nsilent++;
 }
 
 nt_status_t nt_judge_print_thresholds(FILE *f)
@@ -601,6 +625,18 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     failed_nodes = nt_json_add_arr(summary, "failed_nodes");
     failed_links = nt_json_add_arr(summary, "failed_links");
     warnings = nt_json_add_arr(summary, "warnings");
+    /* A node that stopped answering is a failure found (a hung or dead node): first. */
+    for (int i = 0; i < j->nsilent; i++) {
+        char reason[320];
+        cJSON *fn;
+        snprintf(reason, sizeof(reason), "nettune:no_answer %s", j->silent[i].why);
+        nt_failed_node(failed_nodes, j->silent[i].host, reason);
+        fn = cJSON_GetArrayItem(failed_nodes, cJSON_GetArraySize(failed_nodes) - 1);
+        if (fn && strcmp(nt_json_get_str(fn, "host", ""), j->silent[i].host) == 0 &&
+            !cJSON_GetObjectItemCaseSensitive(fn, "cause"))
+            nt_json_add_str(fn, "cause", "no_answer");
+        overall = NT_FAIL;
+    }
     /* Blamed nodes first: a node that fails with most of its partners is the finding. */
     for (int i = 0; nv && i < fs.nnodes; i++) {
         if (nv[i].blamed) {

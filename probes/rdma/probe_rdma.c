@@ -104,13 +104,14 @@ typedef struct nt_rdma_bench {
     int peer_rank;
 } nt_rdma_bench_t;
 
-static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned iters, double *samples)
+static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned window, unsigned iters,
+                             double *samples)
 {
     nt_rdma_bench_t *b = ctx;
     switch (b->kind) {
     case 0:
-        return nt_rdma_write_bw(b->c, b->peer_conn, b->initiator, bytes, nt_rdma_window(bytes),
-                                iters, samples);
+        /* The driver grows the window up to nt_rdma_window(bytes) (its max_window). */
+        return nt_rdma_write_bw(b->c, b->peer_conn, b->initiator, bytes, window, iters, samples);
     case 1:
         return nt_rdma_write_lat(b->c, b->peer_conn, b->initiator, bytes, iters, samples);
     default:
@@ -118,18 +119,18 @@ static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned iters, double *sa
     }
 }
 
-static nt_status_t nt_rb_agree(void *ctx, unsigned *iters)
+static nt_status_t nt_rb_agree(void *ctx, nt_bench_plan_t *plan)
 {
     nt_rdma_bench_t *b = ctx;
     nt_launcher_t *l = b->p->launcher;
-    uint32_t v = *iters;
+    uint32_t v[2] = {plan->window, plan->iters};
     nt_status_t st;
     if (b->initiator)
-        return l->ops->send(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v),
+        return l->ops->send(l, b->peer_rank, NT_TAG_RDMA + 1, v, sizeof(v),
                             b->p->params->peer_timeout_s);
-    st =
-        l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v), b->p->params->peer_timeout_s);
-    *iters = v;
+    st = l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, v, sizeof(v), b->p->params->peer_timeout_s);
+    plan->window = v[0];
+    plan->iters = v[1];
     return st;
 }
 
@@ -577,10 +578,10 @@ static nt_status_t nt_measure(nt_probe_t *p, nt_rdma_bench_t *b, nt_link_pair_t 
     }
     b->kind = 0;
     bp.metric = NT_BENCH_BANDWIDTH;
-    bp.warmup_iters = 2;
     bp.min_iters = 3;
     bp.max_iters = 1000;
     for (int i = 0; i < nbw && st == NT_OK; i++) {
+        bp.max_window = nt_rdma_window(bw[i]);
         st = nt_bench_run(ops, b, &bp, bw[i], &res);
         if (st == NT_OK && b->initiator && lp->write)
             st = nt_probe_add_bw_sample(lp->write, res.bytes, res.iters, &res.stats);
