@@ -3,7 +3,8 @@ LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/rep
               lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/schedule.c \
               lib/topo.c lib/pcie.c lib/software.c \
               lib/thresholds.c lib/verdict.c lib/exitcode.c \
-              lib/cuda.c lib/nvml.c lib/gpu.c lib/gpu_judge.c
+              lib/cuda.c lib/nvml.c lib/gpu.c lib/gpu_judge.c \
+              lib/nccl_table.c
 LIBNT := $(LIBDIR)/libnettune.a
 LIBNT_LDLIBS = $(HWLOC_LIBS) $(CJSON_LIBS) -lpthread -ldl -lm
 ALL_TARGETS += $(LIBNT)
