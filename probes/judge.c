@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "nettune/gpu.h"
 #include "nettune/log.h"
 #include "nettune/software.h"
 #include "nettune/verdict.h"
@@ -236,7 +237,8 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
      * not those of host memory (PCIe P2P to the NIC, GPUDirect). */
     fs->v[fs->n].kind = strcmp(nt_json_get_str(link, "memory", "host"), "gpu") == 0
                             ? "rdma (GPU memory)"
-                            : nt_json_get_str(link, "kind", "?");
+                            : nt_json_get_str(link, "peer_class", /* GPU links: docs/gpu.md */
+                                              nt_json_get_str(link, "kind", "?"));
     fs->v[fs->n].scope = nt_json_get_str(link, "scope", "");
     fs->v[fs->n].bytes = bytes;
     fs->v[fs->n].metric = metric;
@@ -299,6 +301,9 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
         nt_verdict_parse(nt_json_get_str(l, "verdict", "pass"), &v);
         if (v == NT_SKIPPED || cJSON_GetObjectItemCaseSensitive(l, "errors") || kind < 0)
             continue;
+        /* GPU pairs over NVLink are held to the NVLink rules (docs/gpu.md). */
+        if (kind == NT_KIND_P2P && strncmp(nt_json_get_str(l, "path", ""), "NV", 2) == 0)
+            kind = NT_KIND_NVLINK;
         nt_rules_for(j, sh, sn >= 0 ? cJSON_GetArrayItem(nodes, sn) : NULL, &r);
         /* Expected bandwidth: the probe's own (hardware line rate x efficiency) or the line
          * rate it reports times this node class's efficiency, or the class minimum. */
@@ -604,6 +609,9 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                 cJSON_AddTrueToObject(l, "blamed_on_node");
         }
     }
+    /* GPU blame inside each node, and failed GPU links failing their node (lib/gpu_judge.c). */
+    if (!usage && checks)
+        nt_gpu_judge_report(doc, checks);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "summary");
     summary = nt_json_add_obj(doc, "summary");
     if (!summary) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nettune/gpu.h"
 #include "nettune/log.h"
 #include "params.h"
 
@@ -159,7 +160,8 @@ void nt_params_usage(FILE *f)
           "Judge:\n"
           "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
           "  --print-thresholds    print the built-in thresholds as a file and exit\n"
-          "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW for every node\n"
+          "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW,nvlinks=N for every\n"
+          "                        node\n"
           "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
           "  --strict              warnings exit 1 too\n"
           "Inputs and outputs:\n"
@@ -172,6 +174,11 @@ void nt_params_usage(FILE *f)
           "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
           "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
           "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
+          "GPU:\n"
+          "  --gpu-probes LIST     h2d,d2h,bidir,p2p,latency,local (default: all)\n"
+          "  --gpu-buffer-size SIZE  copy size of the GPU bandwidth tests (default 256M)\n"
+          "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
+          "                        software (a health check beside a running job)\n"
           "  --help, --version\n"
           "\n"
           "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
@@ -206,6 +213,9 @@ enum {
     OPT_GID_INDEX,
     OPT_RDMA_LOOPBACK,
     OPT_RDMA_MAX,
+    OPT_GPU_PROBES,
+    OPT_GPU_BYTES,
+    OPT_CHECKS_ONLY,
     OPT_HELP,
     OPT_VERSION
 };
@@ -233,6 +243,9 @@ static const struct option nt_long_opts[] = {
     {"gid-index", required_argument, NULL, OPT_GID_INDEX},
     {"rdma-loopback", no_argument, NULL, OPT_RDMA_LOOPBACK},
     {"rdma-max-size", required_argument, NULL, OPT_RDMA_MAX},
+    {"gpu-probes", required_argument, NULL, OPT_GPU_PROBES},
+    {"gpu-buffer-size", required_argument, NULL, OPT_GPU_BYTES},
+    {"checks-only", no_argument, NULL, OPT_CHECKS_ONLY},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -357,6 +370,20 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
                 snprintf(err, errlen, "bad size '%s' for --rdma-max-size: give 4K to 1G", optarg);
                 st = NT_ERR_INVALID;
             }
+            break;
+        case OPT_GPU_PROBES:
+            st = nt_gpu_probes_parse(optarg, &p->gpu_probes, err, errlen);
+            break;
+        case OPT_GPU_BYTES:
+            if (nt_parse_size(optarg, &p->gpu_bytes) != NT_OK || p->gpu_bytes < (64u << 10) ||
+                p->gpu_bytes > (4ul << 30)) {
+                snprintf(err, errlen, "bad size '%s' for --gpu-buffer-size: give 64K to 4G",
+                         optarg);
+                st = NT_ERR_INVALID;
+            }
+            break;
+        case OPT_CHECKS_ONLY:
+            p->checks_only = 1;
             break;
         case 'h':
         case OPT_HELP:

@@ -43,6 +43,10 @@ typedef struct nt_probe_params {
     int gid_index;         /* --gid-index (-1 = choose as NCCL does) */
     int rdma_loopback;     /* --rdma-loopback */
     size_t rdma_max_bytes; /* --rdma-max-size (default 8 MiB) */
+    /* GPU (probes/gpu) */
+    unsigned gpu_probes; /* --gpu-probes: NT_GPU_PROBE_* bits (0 = all) */
+    size_t gpu_bytes;    /* --gpu-buffer-size (0 = 256 MiB) */
+    int checks_only;     /* --checks-only: no traffic, no GPU memory */
 } nt_probe_params_t;
 
 /* A node of the job, in hostname order. */
@@ -121,6 +125,7 @@ typedef struct nt_link_probe_ops {
 
 extern const nt_link_probe_ops_t nt_mpi_probe_ops;
 extern const nt_link_probe_ops_t nt_rdma_probe_ops;
+extern const nt_link_probe_ops_t nt_gpu_probe_ops;
 
 /* Registry (probes/registry.c): the one table of link probes, in the order they run. Adding a
  * probe = its folder (probes/<kind>/, with a module.mk adding its sources), its ops table and

@@ -10,6 +10,7 @@
 static const nt_link_probe_ops_t *const nt_probe_table[] = {
     &nt_mpi_probe_ops,
     &nt_rdma_probe_ops,
+    &nt_gpu_probe_ops,
 };
 
 const nt_link_probe_ops_t *const *nt_probe_registry(int *n)

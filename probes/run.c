@@ -1032,7 +1032,9 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
         if (nt_pair_budget(p, r.probes[k]) > p->pair_budget_s)
             p->pair_budget_s = nt_pair_budget(p, r.probes[k]);
     /* The rounds of every probe, in registry order. */
-    for (int k = 0; st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted; k++)
+    /* --checks-only: inventory, states and counters; no probe step runs (no traffic). */
+    for (int k = 0;
+         st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted && !params->checks_only; k++)
         st = nt_run_rounds(&r, k);
     if (st == NT_ERR_NOMEM) {
         /* Out of memory: nothing sensible is left to do, and rank 0 cannot be followed. */

@@ -616,6 +616,56 @@ static nt_status_t nt_rail_end(nt_link_pair_t *lp, nt_status_t st, int peer_rank
     return st;
 }
 
+/* The part of a rail test that host and GPU memory share, with the memory kind as a
+ * parameter (gpu: 1 for the GPU-memory link, whose test is bandwidth only): connect, tell each
+ * other whether it worked (tag), measure, then both ends report how the measurement ended
+ * (tag + 1), so that a data-path failure on one side is explained on the initiator's link and
+ * a lost peer is told apart from a broken link. Failures go into lp; returns the status of the
+ * exchanges (NT_OK unless the peer stopped answering). */
+static nt_status_t nt_rail_connect_measure(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
+                                           int initiator, nt_rdma_conn_t *c,
+                                           const nt_rdma_ep_info_t *them, nt_link_pair_t *lp,
+                                           int gpu, int tag, const nt_rdma_port_t *pt,
+                                           const nt_rail_info_t *peer, int nqps)
+{
+    nt_status_msg_t sme, sthem;
+    nt_status_t st, lst;
+
+    memset(&sme, 0, sizeof(sme));
+    if (nt_rdma_conn_connect(c, them) != NT_OK) {
+        sme.status = 1;
+        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c));
+    }
+    st = nt_xchg(p, peer_rank, initiator, tag, &sme, &sthem, sizeof(sme));
+    if (st != NT_OK)
+        return st;
+    if (sme.status || sthem.status) {
+        if (sme.status)
+            nt_links_fail(lp, "fail", sme.err);
+        if (sthem.status)
+            nt_links_fail(lp, "fail", sthem.err);
+        return NT_OK;
+    }
+    if (initiator && !gpu)
+        nt_links_describe(s, lp, pt, peer, c, nqps);
+    {
+        nt_rdma_bench_t b = {c, NULL, initiator, 0, p, peer_rank};
+        lst = nt_measure(p, &b, lp, 0, gpu);
+    }
+    memset(&sme, 0, sizeof(sme));
+    if (lst != NT_OK) {
+        sme.status = (int32_t)lst;
+        snprintf(sme.err, sizeof(sme.err), "%s",
+                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
+    }
+    st = nt_xchg(p, peer_rank, initiator, tag + 1, &sme, &sthem, sizeof(sme));
+    if (sme.status)
+        nt_links_fail(lp, "fail", sme.err);
+    if (st == NT_OK && sthem.status)
+        nt_links_fail(lp, "fail", sthem.err);
+    return st;
+}
+
 static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank, int initiator,
                                nt_scope_t scope, int r, const nt_rail_info_t *peer,
                                cJSON *out_links)
@@ -626,7 +676,6 @@ static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
     nt_rdma_conn_params_t cp;
     nt_rdma_conn_t *c = NULL;
     nt_rdma_ep_info_t me, them;
-    nt_status_msg_t sme, sthem;
     nt_numa_saved_t saved = {0};
     char err[512] = "", sep[96], dep[96], nwhy[160];
     int pnode, plr;
@@ -684,46 +733,8 @@ static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
             nt_links_fail(&lp, "fail", them.err);
         goto out;
     }
-    /* Connect, then tell each other whether it worked. */
-    memset(&sme, 0, sizeof(sme));
-    if (nt_rdma_conn_connect(c, &them) != NT_OK) {
-        sme.status = 1;
-        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 3, &sme, &sthem, sizeof(sme));
-    if (st != NT_OK)
-        goto out;
-    if (sme.status || sthem.status) {
-        if (sme.status)
-            nt_links_fail(&lp, "fail", sme.err);
-        if (sthem.status)
-            nt_links_fail(&lp, "fail", sthem.err);
-        goto out;
-    }
-    if (initiator)
-        nt_links_describe(s, &lp, pt, peer, c, cp.nqps);
-    {
-        nt_rdma_bench_t b = {c, NULL, initiator, 0, p, peer_rank};
-        lst = nt_measure(p, &b, &lp, 0, 0);
-    }
-    /* Both ends report how the measurement ended, so that a data-path failure on one side is
-     * explained on the initiator's link, and a lost peer is told apart from a broken link. */
-    memset(&sme, 0, sizeof(sme));
-    if (lst != NT_OK) {
-        sme.status = (int32_t)lst;
-        snprintf(sme.err, sizeof(sme.err), "%s",
-                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 4, &sme, &sthem, sizeof(sme));
-    if (st != NT_OK) {
-        if (sme.status)
-            nt_links_fail(&lp, "fail", sme.err);
-        goto out;
-    }
-    if (sme.status)
-        nt_links_fail(&lp, "fail", sme.err);
-    if (sthem.status)
-        nt_links_fail(&lp, "fail", sthem.err);
+    st = nt_rail_connect_measure(s, p, peer_rank, initiator, c, &them, &lp, 0, NT_TAG_RDMA + 3, pt,
+                                 peer, cp.nqps);
 out:
     return nt_rail_end(&lp, st, peer_rank, "RDMA test", &saved, c, out_links);
 }
@@ -744,14 +755,13 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
     nt_rdma_conn_params_t cp;
     nt_rdma_conn_t *c = NULL;
     nt_gpu_msg_t mmsg, tmsg, *me = &mmsg, *them = &tmsg; /* ~1.2 KiB each */
-    nt_status_msg_t sme, sthem;
     nt_numa_saved_t saved = {0};
     char mep[96], pep[96], sep[112], dep[112], why[700] = "", nwhy[160];
     const char *phost;
     int pnode, plr;
     nt_gpu_end_t a, b;
     nt_gpu_link_t d;
-    nt_status_t st = NT_OK, lst;
+    nt_status_t st = NT_OK;
 
     nt_probe_locate(p, peer_rank, &pnode, &plr);
     phost = pnode >= 0 ? p->nodes[pnode].host : "?";
@@ -827,37 +837,8 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
         }
         nt_json_add_str(lp.write, "numa_binding", nt_rdma_conn_numa(c));
     }
-    /* Connect, then tell each other whether it worked (as the host-memory link). */
-    memset(&sme, 0, sizeof(sme));
-    if (nt_rdma_conn_connect(c, &them->ep) != NT_OK) {
-        sme.status = 1;
-        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 6, &sme, &sthem, sizeof(sme));
-    if (st != NT_OK)
-        goto out;
-    if (sme.status || sthem.status) {
-        if (sme.status)
-            nt_links_fail(&lp, "fail", sme.err);
-        if (sthem.status)
-            nt_links_fail(&lp, "fail", sthem.err);
-        goto out;
-    }
-    {
-        nt_rdma_bench_t bb = {c, NULL, initiator, 0, p, peer_rank};
-        lst = nt_measure(p, &bb, &lp, 0, 1);
-    }
-    memset(&sme, 0, sizeof(sme));
-    if (lst != NT_OK) {
-        sme.status = (int32_t)lst;
-        snprintf(sme.err, sizeof(sme.err), "%s",
-                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 7, &sme, &sthem, sizeof(sme));
-    if (sme.status)
-        nt_links_fail(&lp, "fail", sme.err);
-    if (st == NT_OK && sthem.status)
-        nt_links_fail(&lp, "fail", sthem.err);
+    st = nt_rail_connect_measure(s, p, peer_rank, initiator, c, &them->ep, &lp, 1, NT_TAG_RDMA + 6,
+                                 pt, peer, cp.nqps);
 out:
     return nt_rail_end(&lp, st, peer_rank, "GPU-memory RDMA test", &saved, c, out_links);
 }

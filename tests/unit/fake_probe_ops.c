@@ -5,3 +5,5 @@
 const nt_link_probe_ops_t nt_mpi_probe_ops = {.kind = "mpi", .what = "MPI (test stand-in)"};
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma", .what = "RDMA (test stand-in)", .live_hw = 1};
+const nt_link_probe_ops_t nt_gpu_probe_ops = {
+    .kind = "gpu", .what = "GPU copies (test stand-in)", .live_hw = 1};

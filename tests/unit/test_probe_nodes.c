@@ -213,6 +213,19 @@ static void test_sizes_and_options(void **state)
     assert_non_null(strstr(err, "needs a value"));
     char *bad5[] = {"nettune-probe", "--probes", "mpi,frob", NULL};
     assert_int_equal(nt_params_parse(3, bad5, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    /* GPU options (docs/gpu.md) */
+    char *gpu[] = {"nettune-probe", "--probes", "gpu", "--gpu-probes", "h2d,local",
+                   "--gpu-buffer-size", "64M", "--checks-only", NULL};
+    assert_int_equal(nt_params_parse(8, gpu, &p, &a, err, sizeof(err)), NT_OK);
+    assert_int_equal(p.gpu_probes, 0x21u); /* NT_GPU_PROBE_H2D | NT_GPU_PROBE_LOCAL */
+    assert_true(p.gpu_bytes == (size_t)64 << 20);
+    assert_int_equal(p.checks_only, 1);
+    char *bad6[] = {"nettune-probe", "--gpu-probes", "h2d,nvlink", NULL};
+    assert_int_equal(nt_params_parse(3, bad6, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "unknown GPU probe 'nvlink'"));
+    char *bad7[] = {"nettune-probe", "--gpu-buffer-size", "1K", NULL};
+    assert_int_equal(nt_params_parse(3, bad7, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--gpu-buffer-size: give 64K to 4G"));
     char *help[] = {"nettune-probe", "--help", NULL};
     assert_int_equal(nt_params_parse(2, help, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(a, NT_ACTION_HELP);
@@ -238,12 +251,13 @@ static void test_registry(void **state)
     int n;
     const nt_link_probe_ops_t *const *t = nt_probe_registry(&n);
     (void)state;
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     assert_string_equal(t[0]->kind, "mpi");
     assert_int_equal(nt_probe_registry_find("rdma"), 1);
     assert_int_equal(nt_probe_registry_find("rdm"), -1);
+    assert_int_equal(nt_probe_registry_find("gpu"), 2);
     nt_probe_registry_names(names, sizeof(names), ", ");
-    assert_string_equal(names, "mpi, rdma");
+    assert_string_equal(names, "mpi, rdma, gpu");
     assert_true(nt_probe_selected(NULL, "rdma"));
     assert_true(nt_probe_selected("mpi,rdma", "rdma"));
     assert_false(nt_probe_selected("mpi,rdmax", "rdma"));
@@ -251,7 +265,7 @@ static void test_registry(void **state)
     char *bad[] = {"nettune-probe", "--probes", "frob", NULL};
     assert_int_equal(nt_params_parse(3, bad, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     assert_non_null(strstr(err, "'frob'"));
-    assert_non_null(strstr(err, "use mpi, rdma"));
+    assert_non_null(strstr(err, "use mpi, rdma, gpu"));
 }
 
 int main(void)
