@@ -393,13 +393,22 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
                     w->tmp[w->off[i] + w->cx[i]++] = w->eff[li];
             }
         }
+        /* The deviations of every node's log values from its own median, pooled (the role
+         * slices are free again: their medians are taken): one MAD over all of them is far
+         * steadier than one per node. */
+        size_t npool = 0;
         for (int i = 0; i < nnodes; i++) {
             if (w->cx[i] < 2)
                 continue;
-            /* scratch holds the node medians up to nscored; the sigmas go after them */
-            w->scratch[nscored + nsig++] = log_sigma(w->tmp + w->off[i], (size_t)w->cx[i]);
+            double *v = w->tmp + w->off[i];
+            for (int k = 0; k < w->cx[i]; k++)
+                v[k] = log(fmax(v[k], 1e-12));
+            double med = mid_median(v, (size_t)w->cx[i]);
+            for (int k = 0; k < w->cx[i]; k++)
+                w->vs[npool++] = fabs(v[k] - med);
+            nsig++;
         }
-        sigma = nsig ? nt_stats_median(w->scratch + nscored, nsig) : 0;
+        sigma = npool ? 1.4826 * mid_median(w->vs, npool) : 0;
         if (nsig < NT_MIN_NODES && sigma < NT_NOISE_SIGMA_FLOOR)
             sigma = NT_NOISE_SIGMA_FLOOR;
         node_sigma = sigma;
@@ -453,6 +462,11 @@ links:
     double sigma = fmax(log_sigma(w->scratch, nref), node_sigma);
     if (nref < NT_NOISE_MIN_REF && sigma < NT_NOISE_SIGMA_FLOOR)
         sigma = NT_NOISE_SIGMA_FLOOR;
+    /* Links are held to the more lenient of the link median and the median of node medians:
+     * leaving a wrongly suspected node's links out of a small noisy population can move the
+     * link median to its fast end. */
+    if (!isnan(node_ref))
+        ref = metric == NT_METRIC_BW ? fmin(ref, node_ref) : fmax(ref, node_ref);
     double factor = metric == NT_METRIC_BW ? fmin(ratio, exp(-NT_NOISE_SIGMAS * sigma))
                                            : fmax(ratio, exp(NT_NOISE_SIGMAS * sigma));
     for (size_t k = g0; k < g1; k++) {
