@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,20 +104,28 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
     const cJSON *nics = cJSON_GetObjectItemCaseSensitive(node_json, "nics");
     const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node_json, "gpus");
     const cJSON *it;
-    int active = 0;
+    int active = 0, unknown_state = 0, unknown_rate = 0;
     double min_rate = NAN;
 
     nt_rules_for(j, host, node_json, &r);
     cJSON_ArrayForEach (it, nics) {
-        if (strcmp(nt_json_get_str(it, "state", ""), "ACTIVE") != 0)
+        const char *state = nt_json_get_str(it, "state", "");
+        /* A state hwloc or sysfs did not record is unknown, not "not ACTIVE". */
+        if (!*state || strcasecmp(state, "unknown") == 0) {
+            unknown_state++;
+            continue;
+        }
+        if (strcmp(state, "ACTIVE") != 0)
             continue;
         double rate = nt_json_get_num(it, "rate_Gbps", NAN);
         active++;
-        if (isfinite(rate) && (!isfinite(min_rate) || rate < min_rate))
+        if (!(rate > 0))
+            unknown_rate++;
+        else if (!isfinite(min_rate) || rate < min_rate)
             min_rate = rate;
     }
-    nt_inventory_check(&r.expect, j->require, cJSON_GetArraySize(gpus), active, min_rate, host,
-                       checks);
+    nt_inventory_check(&r.expect, j->require, cJSON_GetArraySize(gpus), active, unknown_state,
+                       min_rate, unknown_rate, host, checks);
     /* pcie=genXxW: each GPU's and NIC's capability against the expectation. */
     if (r.expect.pcie_gen > 0) {
         const cJSON *lists[2] = {gpus, nics};
@@ -133,7 +142,7 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
                 if (!pc) {
                     /* Never a silent pass: say that the expectation could not be judged. */
                     cJSON *c = nt_check_create(
-                        "inventory", host, label, NT_SKIPPED, NAN, NAN, NULL,
+                        "inventory", host, label, NT_NOT_JUDGED, NAN, NAN, NULL,
                         "%s (%s): PCIe link state unknown (no sysfs link files here, or a "
                         "topology file from another machine): gen%dx%d expected, not judged",
                         bdf, label, r.expect.pcie_gen, r.expect.pcie_width);
@@ -146,8 +155,9 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
                                          (int)nt_json_get_num(pc, "max_width", 0),
                                          (int)nt_json_get_num(pc, "width", 0), msg, sizeof(msg));
                 {
-                    cJSON *c = nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s",
-                                               msg[0] ? msg : "PCIe capability unknown: not judged");
+                    cJSON *c =
+                        nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s",
+                                        msg[0] ? msg : "PCIe capability unknown: not judged");
                     if (c)
                         cJSON_AddItemToArray(checks, c);
                 }
@@ -464,7 +474,10 @@ static void nt_failed_node(cJSON *failed_nodes, const char *host, const char *re
 /* The NIC firmware versions of a node (its nics[].firmware, distinct, sorted) as one software
  * entry "nic_firmware", so that a node whose NICs run other firmware than the majority is a
  * software_consistency warning like a different driver (DESIGN.md "Health verdicts"). */
-static int nt_cmp_fw(const void *a, const void *b) { return strcmp(a, b); }
+static int nt_cmp_fw(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
 
 static void nt_node_nic_firmware(cJSON *node)
 {
@@ -501,7 +514,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     cJSON *summary, *failed_nodes, *failed_links, *warnings, *counts, *it;
     nt_node_verdict_t *nv = NULL;
     nt_figs_t fs;
-    int cnt[4] = {0}, usage = 0;
+    int cnt[NT_NVERDICTS] = {0}, usage = 0;
     nt_verdict_t overall = NT_PASS;
 
     (void)p;
