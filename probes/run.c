@@ -38,7 +38,7 @@ typedef struct nt_collect {
     double snap_cost_s; /* what the last progress snapshot took */
     const char *output;
     nt_judge_t *judge; /* for the provisional verdicts of progress snapshots */
-    int direct_output;  /* written in place (stdout, a device, a FIFO): no progress snapshots */
+    int direct_output; /* written in place (stdout, a device, a FIFO): no progress snapshots */
     const nt_probe_t *probe;
 } nt_collect_t;
 
@@ -267,6 +267,8 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
             snprintf(msg, sizeof(msg), "inventory of %s: rank %d did not answer (%s)",
                      p->nodes[n].host, src, nt_status_string(st));
             cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+            if (st != NT_ERR_INTERRUPTED)
+                nt_judge_node_silent(c->judge, p->nodes[n].host, msg);
             cJSON_Delete(nj);
             cJSON_Delete(cj);
             break;
@@ -401,6 +403,8 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                              ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
                              2.0 * p->params->peer_timeout_s + 5.0, nt_status_string(st));
                 cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+                if (st != NT_ERR_INTERRUPTED && na >= 0)
+                    nt_judge_node_silent(c->judge, p->nodes[na].host, strchr(msg, ' ') + 1);
                 break;
             }
             for (cJSON *it = arr ? arr->child : NULL; it; it = it->next) {
@@ -619,8 +623,9 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     /* Inventory on every rank (probes need it); the node leader reports it. */
     st = nt_topo_load(params->topology, &p.topo);
     if (st != NT_OK && params->topology) {
-        NT_ERROR(TOPO, "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
-                       "file.xml)",
+        NT_ERROR(TOPO,
+                 "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
+                 "file.xml)",
                  params->topology, nt_status_string(st), nt_topology_file_hint(params->topology));
         nt_judge_destroy(judge);
         nt_collect_free(&c);
