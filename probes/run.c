@@ -506,8 +506,8 @@ static void nt_collect_free(nt_collect_t *c)
 
 /* Retest: rank 0 picks the failing pairs (judge), everybody measures them again one pair at a
  * time, and rank 0 files the second figures beside the first. */
-static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **states, int **avail,
-                      int *stopped, int *aborted)
+static int nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **states, int **avail,
+                     int *stopped, int *aborted)
 {
     int n = 0, (*pairs)[3] = NULL;
     cJSON *again = p->rank == 0 ? cJSON_CreateArray() : NULL;
@@ -565,6 +565,7 @@ static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **
 out:
     cJSON_Delete(again);
     free(pairs);
+    return n;
 }
 
 int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv)
@@ -793,8 +794,11 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     }
 
     /* Retest failing pairs, judged by rank 0, measured by everyone. */
-    if (!aborted && !stopped && !params->no_retest)
-        nt_retest(&p, &c, judge, states, avail, &stopped, &aborted);
+    /* A retest changes its population, which can fail a link that passed first: up to 3
+     * rounds, until no failure waits for its retest. */
+    for (int round = 0; round < 3 && !aborted && !stopped && !params->no_retest; round++)
+        if (nt_retest(&p, &c, judge, states, avail, &stopped, &aborted) == 0)
+            break;
 
 judge:
     if (p.rank == 0) {
