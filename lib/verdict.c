@@ -544,10 +544,26 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
      * others' partners without the nodes already blamed: a good node whose only bad partner is
      * the blamed node is not blamed along with it (ClusterKit reports the bad node alone). */
     unsigned char *blamed = calloc((size_t)nnodes + 1, 1);
-    if (!blamed) {
+    unsigned char *eligible = calloc((size_t)nnodes + 1, 1);
+    if (!blamed || !eligible) {
+        free(blamed);
+        free(eligible);
         free(pairs);
         return NT_ERR_NOMEM;
     }
+    /* Only a node whose own links are slow as a whole can be blamed: suspect in a population
+     * (its median, or that of its sent or received links, beyond the limit), or failing its
+     * expected (hardware) figure. Slow links to most partners from one of its ranks only are
+     * link faults: a rank starved by the scheduler looks like that, a broken host does not. */
+    for (int i = 0; i < nnodes; i++)
+        eligible[i] = (unsigned char)nodes[i].suspect;
+    for (size_t i = 0; i < n; i++)
+        if (L[i].verdict == NT_FAIL && (L[i].fired & NT_FIRED_EXPECTED)) {
+            if (L[i].src_node >= 0)
+                eligible[L[i].src_node] = 1;
+            if (L[i].dst_node >= 0)
+                eligible[L[i].dst_node] = 1;
+        }
     for (;;) {
         int best = -1;
         for (int i = 0; i < nnodes; i++)
@@ -564,7 +580,8 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         }
         for (int i = 0; i < nnodes; i++) {
             const nt_node_verdict_t *nv = &nodes[i];
-            if (blamed[i] || !(nv->failed_partners >= 2 && 2 * nv->failed_partners > nv->partners))
+            if (blamed[i] || !eligible[i] ||
+                !(nv->failed_partners >= 2 && 2 * nv->failed_partners > nv->partners))
                 continue;
             if (best < 0 ||
                 nv->failed_partners * nodes[best].partners >
@@ -673,6 +690,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         cat(l->reason, sizeof(l->reason), "%s", old);
     }
     free(blamed);
+    free(eligible);
     return NT_OK;
 }
 

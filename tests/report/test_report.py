@@ -85,7 +85,7 @@ def fx(name):
 
 
 BIG = os.path.join(WORK, "big-1000.json")
-BIG_FAILED = ["node0007", "node0123", "node0500"]
+BIG_FAILED = ["node0007", "node0042", "node0123", "node0500"]
 
 
 def make_big():
@@ -670,7 +670,7 @@ def text_every_fixture():
 
 @test
 def text_failures_come_first():
-    for f, failed in [(fx("gpu-rdma-fail.json"), ["gpu03", "gpu07"]), (make_big(), BIG_FAILED),
+    for f, failed in [(fx("gpu-rdma-fail.json"), ["gpu02", "gpu03", "gpu06", "gpu07"]), (make_big(), BIG_FAILED),
                       (fx("real-slow-node.json"), ["fake2"])]:
         out = run([f]).stdout
         i_nodes = out.index("Failed nodes (%d)" % len(failed))

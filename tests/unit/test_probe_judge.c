@@ -130,7 +130,7 @@ static void test_blame_and_summary(void **state)
                      0);
     cJSON_Delete(early);
     /* The 3 links of node2 are measured again, and confirm. */
-    assert_int_equal(retest(j, d, NULL), 3);
+    assert_int_equal(retest(j, d, NULL), 6); /* 3 pairs, each twice */
     code = nt_judge_finish(j, NULL, d, 0, &params);
     assert_int_equal(code, NT_EXIT_FAIL);
     sum = cJSON_GetObjectItem(d, "summary");
@@ -360,9 +360,22 @@ static void test_silent_node(void **state)
     nt_judge_destroy(j);
 }
 
+/* The two retests of each pair: the first still slow, the second healthy; the better one is
+ * kept. Calls come as (lat, bw) per retest of a link. */
 static double flaky_again(const char *id, int bw)
 {
-    (void)id;
+    static char seen[8][128];
+    static int count[8], nseen;
+    int k;
+    for (k = 0; k < nseen && strcmp(seen[k], id) != 0; k++)
+        ;
+    if (k == nseen && nseen < 8)
+        snprintf(seen[nseen++], sizeof(seen[0]), "%s", id);
+    if (k >= 8)
+        return bw ? 10.0 : 1.5;
+    count[k]++;
+    if (count[k] <= 2) /* its first retest */
+        return bw ? 2.0 : 12.0;
     return bw ? 10.0 : 1.5;
 }
 
@@ -375,7 +388,7 @@ static void test_flaky_and_not_judged(void **state)
     cJSON *d = doc4(), *l2 = NULL, *it, *sum;
     (void)state;
     assert_int_equal(nt_judge_create(&params, &j), NT_OK);
-    assert_int_equal(retest(j, d, flaky_again), 3);
+    assert_int_equal(retest(j, d, flaky_again), 6);
     cJSON_AddItemToArray(cJSON_GetObjectItem(d, "checks"),
                          nt_check_create("inventory", "node0", "nic_rate", NT_NOT_JUDGED, NAN, 200,
                                          "Gb/s", "rate unknown: not judged"));
@@ -415,7 +428,7 @@ static void test_check_reason(void **state)
     cJSON_AddItemToArray(cJSON_GetObjectItem(d, "checks"),
                          nt_check_create("inventory", "node3", "gpus", NT_FAIL, 7, 8, "count",
                                          "7 GPUs found, 8 expected"));
-    assert_int_equal(retest(j, d, NULL), 3);
+    assert_int_equal(retest(j, d, NULL), 6); /* 3 pairs, each twice */
     assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
     fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
     assert_int_equal(cJSON_GetArraySize(fn), 2);

@@ -888,6 +888,26 @@ static void test_scenario_three_nodes(void **state)
     assert_int_equal(F.nodes[0].blamed + F.nodes[1].blamed, 0);
 }
 
+/* One rank of a host starved (its links at 1/10 with every partner, the other rank's fine):
+ * the host's median is healthy, so it is not blamed; its rank's links are link faults. */
+static void test_scenario_one_rank_slow(void **state)
+{
+    (void)state;
+    reset(4);
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            for (int r = 0; a != b && r < 2; r++)
+                add("mpi", 4 * MIB, NT_METRIC_BW,
+                    ((a == 1 || b == 1) && r == 1) ? 0.1 : 1.0 + 0.01 * (a + b), a, b);
+    assert_int_equal(judge(NULL), NT_OK);
+    int faults = 0;
+    for (size_t i = 0; i < F.n; i++)
+        faults += nt_vlink_is_link_fault(&F.l[i]);
+    assert_int_equal(F.nodes[1].blamed, 0);
+    assert_int_equal(F.nodes[1].suspect, 0);
+    assert_int_equal(faults, 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -916,6 +936,7 @@ int main(void)
         cmocka_unit_test(test_scenario_two_slow_hosts),
         cmocka_unit_test(test_scenario_healthy_noise),
         cmocka_unit_test(test_scenario_three_nodes),
+        cmocka_unit_test(test_scenario_one_rank_slow),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
