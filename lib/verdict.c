@@ -491,6 +491,8 @@ links:
             continue;
         l->reference = ref;
         l->factor = factor;
+        l->src_suspect = l->src_node >= 0 && w->susp[l->src_node];
+        l->dst_suspect = l->dst_node >= 0 && w->susp[l->dst_node];
         l->fail_factor = metric == NT_METRIC_BW    ? fmin(NT_FAIL_BW, factor)
                          : metric == NT_METRIC_LAT ? fmax(NT_FAIL_LAT * ratio, factor)
                                                    : fmax(NT_FAIL_TAIL * ratio, factor);
@@ -500,8 +502,9 @@ links:
 /* ---- node blame -------------------------------------------------------------------------- */
 
 typedef struct npair {
-    int a, b; /* a < b */
-    int failed;
+    int a, b;   /* a < b */
+    int fa, fb; /* the pair fails for a / for b (see blame_nodes) */
+    int any;    /* a link of the pair failed (or was marginal), whoever is blamed */
 } npair_t;
 
 static int cmp_npair(const void *pa, const void *pb)
@@ -524,64 +527,61 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         if (l->verdict == NT_SKIPPED || l->src_node < 0 || l->dst_node < 0 ||
             l->src_node == l->dst_node)
             continue;
-        int a = l->src_node < l->dst_node ? l->src_node : l->dst_node;
-        int b = l->src_node < l->dst_node ? l->dst_node : l->src_node;
-        pairs[np++] = (npair_t){a, b, l->verdict == NT_FAIL || l->marginal};
+        /* A failing (or confirmed marginal) link counts against an end only when that end is
+         * slow as a whole in the link's population (suspect: its median, or that of its sent
+         * or received links, beyond the limit), or when it failed its expected (hardware)
+         * figure. Slow links to most partners from one rank of a node are link faults, not
+         * the node's: a rank starved by the scheduler looks like that, a broken host not. */
+        int bad = l->verdict == NT_FAIL || l->marginal;
+        int exp = bad && (l->fired & NT_FIRED_EXPECTED);
+        int fs = bad && (exp || l->src_suspect), fd = bad && (exp || l->dst_suspect);
+        if (l->src_node < l->dst_node)
+            pairs[np++] = (npair_t){l->src_node, l->dst_node, fs, fd, bad};
+        else
+            pairs[np++] = (npair_t){l->dst_node, l->src_node, fd, fs, bad};
     }
     qsort(pairs, np, sizeof(*pairs), cmp_npair);
-    /* One entry per node pair: failed when any of its figures failed. */
+    /* One entry per node pair: failed (for each end) when any of its figures failed. */
     size_t nu = 0;
     for (size_t i = 0; i < np;) {
         size_t j = i;
-        int failed = 0;
-        for (; j < np && pairs[j].a == pairs[i].a && pairs[j].b == pairs[i].b; j++)
-            failed |= pairs[j].failed;
+        int fa = 0, fb = 0, any = 0;
+        for (; j < np && pairs[j].a == pairs[i].a && pairs[j].b == pairs[i].b; j++) {
+            fa |= pairs[j].fa;
+            fb |= pairs[j].fb;
+            any |= pairs[j].any;
+        }
         pairs[nu] = pairs[i];
-        pairs[nu++].failed = failed;
+        pairs[nu].fa = fa;
+        pairs[nu].fb = fb;
+        pairs[nu++].any = any;
         i = j;
     }
     /* Blame one node at a time, the one failing with the most partners first, and count the
      * others' partners without the nodes already blamed: a good node whose only bad partner is
      * the blamed node is not blamed along with it (ClusterKit reports the bad node alone). */
     unsigned char *blamed = calloc((size_t)nnodes + 1, 1);
-    unsigned char *eligible = calloc((size_t)nnodes + 1, 1);
-    if (!blamed || !eligible) {
-        free(blamed);
-        free(eligible);
+    if (!blamed) {
         free(pairs);
         return NT_ERR_NOMEM;
     }
-    /* Only a node whose own links are slow as a whole can be blamed: suspect in a population
-     * (its median, or that of its sent or received links, beyond the limit), or failing its
-     * expected (hardware) figure. Slow links to most partners from one of its ranks only are
-     * link faults: a rank starved by the scheduler looks like that, a broken host does not. */
-    for (int i = 0; i < nnodes; i++)
-        eligible[i] = (unsigned char)nodes[i].suspect;
-    for (size_t i = 0; i < n; i++)
-        if (L[i].verdict == NT_FAIL && (L[i].fired & NT_FIRED_EXPECTED)) {
-            if (L[i].src_node >= 0)
-                eligible[L[i].src_node] = 1;
-            if (L[i].dst_node >= 0)
-                eligible[L[i].dst_node] = 1;
-        }
     for (;;) {
         int best = -1;
         for (int i = 0; i < nnodes; i++)
             nodes[i].partners = nodes[i].failed_partners = 0;
         for (size_t i = 0; i < nu; i++) {
-            int ends[2] = {pairs[i].a, pairs[i].b};
+            int ends[2] = {pairs[i].a, pairs[i].b}, f[2] = {pairs[i].fa, pairs[i].fb};
             for (int e = 0; e < 2; e++) {
                 int other = ends[1 - e];
                 if (blamed[other] && !blamed[ends[e]])
                     continue;
                 nodes[ends[e]].partners++;
-                nodes[ends[e]].failed_partners += pairs[i].failed;
+                nodes[ends[e]].failed_partners += f[e];
             }
         }
         for (int i = 0; i < nnodes; i++) {
             const nt_node_verdict_t *nv = &nodes[i];
-            if (blamed[i] || !eligible[i] ||
-                !(nv->failed_partners >= 2 && 2 * nv->failed_partners > nv->partners))
+            if (blamed[i] || !(nv->failed_partners >= 2 && 2 * nv->failed_partners > nv->partners))
                 continue;
             if (best < 0 ||
                 nv->failed_partners * nodes[best].partners >
@@ -601,8 +601,8 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
     for (size_t i = 0; i < nu; i++) {
         nodes[pairs[i].a].partners++;
         nodes[pairs[i].b].partners++;
-        nodes[pairs[i].a].failed_partners += pairs[i].failed;
-        nodes[pairs[i].b].failed_partners += pairs[i].failed;
+        nodes[pairs[i].a].failed_partners += pairs[i].any;
+        nodes[pairs[i].b].failed_partners += pairs[i].any;
     }
     free(pairs);
 
@@ -690,7 +690,6 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         cat(l->reason, sizeof(l->reason), "%s", old);
     }
     free(blamed);
-    free(eligible);
     return NT_OK;
 }
 
@@ -777,6 +776,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         l->factor = NAN;
         l->fail_factor = NAN;
         l->marginal = 0;
+        l->src_suspect = l->dst_suspect = 0;
         l->population = 0;
         l->needs_retest = 0;
         w.eff[i] = judged_value(l);
@@ -818,7 +818,15 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
         char a[32], b[32];
         l->marginal = 0;
-        if ((now & NT_FIRED_EXPECTED) || (bad && retest)) {
+        if (now && retest && !before) {
+            /* Passed first, failed on retest only: not confirmed (a failure needs both). */
+            l->verdict = NT_WARN;
+            l->fired = now | NT_FIRED_RETEST;
+            describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
+                     bad ? l->fail_factor : l->factor);
+            cat(l->reason, sizeof(l->reason), "; on retest only (first %s %s passed)",
+                fmt_num(a, sizeof(a), l->value), unit_of(l->metric));
+        } else if ((now & NT_FIRED_EXPECTED) || (bad && retest)) {
             unsigned shown = (now & NT_FIRED_EXPECTED) && !bad ? NT_FIRED_EXPECTED : now;
             l->verdict = NT_FAIL;
             l->fired = shown | (retest ? NT_FIRED_RETEST : 0);

@@ -70,8 +70,9 @@ typedef struct nt_vlink {
                          * 2 x lat_ratio, 3 x tail_ratio, or the noise limit when wider) */
     int marginal;       /* 1: beyond the marginal limit on both measurements (a warning that
                          * counts for node blame) */
-    size_t population;  /* members of its population (0 when skipped) */
-    int needs_retest;   /* 1: it failed and was not retested yet (nt_verdict_retest_list) */
+    int src_suspect, dst_suspect; /* its ends are suspect in its population */
+    size_t population;            /* members of its population (0 when skipped) */
+    int needs_retest; /* 1: it failed and was not retested yet (nt_verdict_retest_list) */
 } nt_vlink_t;
 
 typedef struct nt_node_verdict {

@@ -606,6 +606,14 @@ static void test_retest_confirms_fail(void **state)
     assert_int_equal(F.l[0].fired, NT_FIRED_PEER);
     assert_int_equal(F.l[0].needs_retest, 0);
     assert_non_null(strstr(F.l[0].reason, "not confirmed: the retest gave no figure"));
+    /* passed first, failed on retest only: a warning, not a confirmed failure */
+    build_quick16(10.0);
+    F.l[0].retested = 1;
+    F.l[0].retest_value = 4.0;
+    assert_int_equal(judge_raw(NULL), NT_OK);
+    assert_int_equal(F.l[0].verdict, NT_WARN);
+    assert_int_equal(F.l[0].marginal, 0);
+    assert_non_null(strstr(F.l[0].reason, "on retest only (first 10 GB/s passed)"));
 }
 
 static void test_retest_list_cap(void **state)
