@@ -29,7 +29,26 @@ struct nt_judge {
     int strict;
     nt_silent_t *silent; /* nodes that stopped answering (nt_judge_node_silent) */
     int nsilent;
+    char **ctl; /* ids of the control links of the last retest (nt_judge_retest_pairs) */
+    int nctl;
 };
+
+static void nt_judge_ctl_free(nt_judge_t *j)
+{
+    for (int i = 0; i < j->nctl; i++)
+        free(j->ctl[i]);
+    free(j->ctl);
+    j->ctl = NULL;
+    j->nctl = 0;
+}
+
+static int nt_judge_is_ctl(const nt_judge_t *j, const char *id)
+{
+    for (int i = 0; i < j->nctl; i++)
+        if (strcmp(j->ctl[i], id) == 0)
+            return 1;
+    return 0;
+}
 
 nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
 {
@@ -70,6 +89,7 @@ void nt_judge_destroy(nt_judge_t *j)
         return;
     nt_thresholds_destroy(j->thresholds);
     free(j->silent);
+    nt_judge_ctl_free(j);
     free(j);
 }
 
@@ -426,9 +446,80 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     }
     /* Every pair twice, the second time after all the others: a disturbance of the machine
      * (another job, the scheduler) rarely hits one pair at two moments apart, a fault always
-     * does. nt_judge_apply_retest keeps the better of the two. */
-    memcpy(*pairs + *n, *pairs, sizeof(**pairs) * (size_t)*n);
-    *n *= 2;
+     * does. nt_judge_apply_retest keeps the better of the two. Each measurement is followed by
+     * a control: the best passing link of the same kind and scope between two other ranks; a
+     * control much worse than its own first measurement means the machine was disturbed then,
+     * and the retest before it does not count. */
+    {
+        int nf = *n, m = 0;
+        int(*seq)[3] = calloc((size_t)nf * 4 + 1, sizeof(*seq));
+        if (!seq) {
+            st = NT_ERR_NOMEM;
+            goto out;
+        }
+        nt_judge_ctl_free(j);
+        for (int rnd = 0; rnd < 2; rnd++)
+            for (int q = 0; q < nf; q++) {
+                const cJSON *best = NULL, *l;
+                double best_bw = -1;
+                int a = (*pairs)[q][0], b = (*pairs)[q][1], k = (*pairs)[q][2];
+                const char *scope = NULL;
+                memcpy(seq[m++], (*pairs)[q], sizeof(seq[0]));
+                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
+                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
+                                                  "rank", -1);
+                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
+                                                  "rank", -1);
+                    if ((la == a && lb == b) || (la == b && lb == a))
+                        scope = nt_json_get_str(l, "scope", "");
+                }
+                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
+                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
+                                                  "rank", -1);
+                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
+                                                  "rank", -1);
+                    double bw = nt_json_get_num(l, "peak_bw_GBps", NAN);
+                    if (strcmp(nt_json_get_str(l, "kind", ""), table[k]->kind) != 0 ||
+                        strcmp(nt_json_get_str(l, "scope", ""), scope ? scope : "") != 0 ||
+                        strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") != 0 ||
+                        cJSON_GetObjectItemCaseSensitive(l, "retested") ||
+                        cJSON_GetObjectItemCaseSensitive(l, "errors") || la < 0 || lb < 0 ||
+                        la == a || la == b || lb == a || lb == b || !(bw > best_bw))
+                        continue;
+                    best = l;
+                    best_bw = bw;
+                }
+                if (!best)
+                    continue;
+                seq[m][0] =
+                    (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(best, "src"), "rank", -1);
+                seq[m][1] =
+                    (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(best, "dst"), "rank", -1);
+                seq[m++][2] = k;
+                /* every link between the control's ranks (both directions) is a control */
+                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
+                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
+                                                  "rank", -1);
+                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
+                                                  "rank", -1);
+                    const char *id = nt_json_get_str(l, "id", "");
+                    char **grown;
+                    if (!((la == seq[m - 1][0] && lb == seq[m - 1][1]) ||
+                          (la == seq[m - 1][1] && lb == seq[m - 1][0])) ||
+                        nt_judge_is_ctl(j, id))
+                        continue;
+                    grown = realloc(j->ctl, sizeof(*grown) * (size_t)(j->nctl + 1));
+                    if (!grown)
+                        break;
+                    j->ctl = grown;
+                    if ((j->ctl[j->nctl] = strdup(id)))
+                        j->nctl++;
+                }
+            }
+        free(*pairs);
+        *pairs = seq;
+        *n = m;
+    }
 out:
     free(idx);
     nt_figs_free(&fs);
@@ -521,6 +612,34 @@ static void nt_retest_merge(cJSON *dst, const cJSON *r)
     }
 }
 
+/* Whether a control measurement r ran much worse than its link's first measurement in doc:
+ * bandwidth under half, or the small-message latency over twice, at any size. */
+static int nt_ctl_disturbed(const cJSON *doc, const cJSON *r)
+{
+    const cJSON *l, *x, *s;
+    const char *id = nt_json_get_str(r, "id", "");
+    if (cJSON_GetObjectItemCaseSensitive(r, "errors"))
+        return 1;
+    cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links"))
+        if (strcmp(nt_json_get_str(l, "id", ""), id) == 0)
+            break;
+    if (!l)
+        return 0;
+    cJSON_ArrayForEach (x, cJSON_GetObjectItemCaseSensitive(r, "samples")) {
+        cJSON_ArrayForEach (s, cJSON_GetObjectItemCaseSensitive(l, "samples")) {
+            if (nt_json_get_num(s, "bytes", -1) != nt_json_get_num(x, "bytes", -2))
+                continue;
+            double b0 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(s, "bw_GBps"), "p50", NAN);
+            double b1 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(x, "bw_GBps"), "p50", NAN);
+            double l0 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(s, "lat_us"), "p50", NAN);
+            double l1 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(x, "lat_us"), "p50", NAN);
+            if ((b1 < 0.5 * b0) || (l1 > 2.0 * l0))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
 {
     /* The figures a link's summary is made of; they move together. */
@@ -533,20 +652,46 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
     cJSON *merged = cJSON_CreateArray();
     if (!merged)
         return;
-    /* The retests of one link (each pair is measured twice): the better figures per size. */
-    cJSON_ArrayForEach (r, retest_links) {
-        const char *id = nt_json_get_str(r, "id", NULL);
-        cJSON *m;
-        if (!id)
-            continue;
-        cJSON_ArrayForEach (m, merged)
-            if (strcmp(nt_json_get_str(m, "id", ""), id) == 0)
+    /* In measurement order: a retest counts once the control measured after it held its
+     * own first figures (nt_ctl_disturbed); the retests of one link (each pair is measured
+     * twice) give the better figures per size. */
+    cJSON *pending = cJSON_CreateArray();
+    int disturbed = 0;
+    for (r = retest_links ? retest_links->child : NULL;; r = r->next) {
+        const char *id = r ? nt_json_get_str(r, "id", NULL) : NULL;
+        int ctl = id && nt_judge_is_ctl(j, id);
+        if (!r || ctl) {
+            /* a control (or the end) closes the pending retests */
+            const cJSON *p2;
+            if (ctl && nt_ctl_disturbed(doc, r))
+                disturbed++;
+            else
+                cJSON_ArrayForEach (p2, pending) {
+                    const char *pid = nt_json_get_str(p2, "id", "");
+                    cJSON *m;
+                    cJSON_ArrayForEach (m, merged)
+                        if (strcmp(nt_json_get_str(m, "id", ""), pid) == 0)
+                            break;
+                    if (m)
+                        nt_retest_merge(m, p2);
+                    else
+                        cJSON_AddItemToArray(merged, cJSON_Duplicate(p2, 1));
+                }
+            while (pending && cJSON_GetArraySize(pending) > 0)
+                cJSON_DeleteItemFromArray(pending, 0);
+            if (!r)
                 break;
-        if (m)
-            nt_retest_merge(m, r);
-        else
-            cJSON_AddItemToArray(merged, cJSON_Duplicate(r, 1));
+            continue;
+        }
+        if (id && pending)
+            cJSON_AddItemToArray(pending, cJSON_Duplicate(r, 1));
     }
+    cJSON_Delete(pending);
+    if (disturbed)
+        NT_INFO(VERDICT,
+                "%d retest(s) not counted: their control link ran slow too (the machine "
+                "was busy then)",
+                disturbed);
     cJSON_ArrayForEach (r, merged) {
         const char *id = nt_json_get_str(r, "id", NULL);
         const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "samples");

@@ -93,10 +93,11 @@ static int retest(nt_judge_t *j, cJSON *d, double (*again)(const char *id, int b
     int(*pairs)[3] = NULL, n = 0;
     cJSON *rl = cJSON_CreateArray(), *it;
     assert_int_equal(nt_judge_retest_pairs(j, NULL, d, table, 1, &pairs, &n), NT_OK);
-    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
-        int a = (int)nt_json_get_num(cJSON_GetObjectItem(it, "src"), "rank", -1);
-        int b = (int)nt_json_get_num(cJSON_GetObjectItem(it, "dst"), "rank", -1);
-        for (int k = 0; k < n; k++)
+    /* in the order measured: each pair's links (then its control's, the next pair) */
+    for (int k = 0; k < n; k++)
+        cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+            int a = (int)nt_json_get_num(cJSON_GetObjectItem(it, "src"), "rank", -1);
+            int b = (int)nt_json_get_num(cJSON_GetObjectItem(it, "dst"), "rank", -1);
             if (pairs[k][0] == a && pairs[k][1] == b) {
                 const char *id = nt_json_get_str(it, "id", "");
                 const char *ha = nt_json_get_str(cJSON_GetObjectItem(it, "src"), "host", "");
@@ -105,7 +106,7 @@ static int retest(nt_judge_t *j, cJSON *d, double (*again)(const char *id, int b
                 double bw = again ? again(id, 1) : nt_json_get_num(it, "peak_bw_GBps", 0);
                 cJSON_AddItemToArray(rl, link(ha, hb, lat, bw));
             }
-    }
+        }
     nt_judge_apply_retest(j, d, rl);
     cJSON_Delete(rl);
     free(pairs);
@@ -130,7 +131,8 @@ static void test_blame_and_summary(void **state)
                      0);
     cJSON_Delete(early);
     /* The 3 links of node2 are measured again, and confirm. */
-    assert_int_equal(retest(j, d, NULL), 6); /* 3 pairs, each twice */
+    /* 3 pairs, each twice, each followed by a control pair */
+    assert_int_equal(retest(j, d, NULL), 12);
     code = nt_judge_finish(j, NULL, d, 0, &params);
     assert_int_equal(code, NT_EXIT_FAIL);
     sum = cJSON_GetObjectItem(d, "summary");
@@ -388,7 +390,7 @@ static void test_flaky_and_not_judged(void **state)
     cJSON *d = doc4(), *l2 = NULL, *it, *sum;
     (void)state;
     assert_int_equal(nt_judge_create(&params, &j), NT_OK);
-    assert_int_equal(retest(j, d, flaky_again), 6);
+    assert_int_equal(retest(j, d, flaky_again), 12);
     cJSON_AddItemToArray(cJSON_GetObjectItem(d, "checks"),
                          nt_check_create("inventory", "node0", "nic_rate", NT_NOT_JUDGED, NAN, 200,
                                          "Gb/s", "rate unknown: not judged"));
@@ -428,7 +430,8 @@ static void test_check_reason(void **state)
     cJSON_AddItemToArray(cJSON_GetObjectItem(d, "checks"),
                          nt_check_create("inventory", "node3", "gpus", NT_FAIL, 7, 8, "count",
                                          "7 GPUs found, 8 expected"));
-    assert_int_equal(retest(j, d, NULL), 6); /* 3 pairs, each twice */
+    /* 3 pairs, each twice, each followed by a control pair */
+    assert_int_equal(retest(j, d, NULL), 12);
     assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
     fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
     assert_int_equal(cJSON_GetArraySize(fn), 2);
@@ -440,13 +443,44 @@ static void test_check_reason(void **state)
     nt_judge_destroy(j);
 }
 
+/* The machine busy during every retest: the controls (links between other nodes) ran at a
+ * fifth of their first figures each time, so no retest counts: node2 stays unconfirmed (its
+ * links warn), nobody is blamed. */
+static double busy_again(const char *id, int bw)
+{
+    if (strstr(id, "node2"))
+        return bw ? 2.0 : 12.0;
+    return bw ? 2.0 : 7.5; /* a control, disturbed */
+}
+
+static void test_retest_disturbed(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *it;
+    (void)state;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(retest(j, d, busy_again), 12);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    assert_int_equal(
+        cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes")),
+        0);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+        assert_null(cJSON_GetObjectItem(it, "retested"));
+        if (strstr(nt_json_get_str(it, "id", ""), "node2"))
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "warn");
+    }
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blame_and_summary),        cmocka_unit_test(test_silent_node),
         cmocka_unit_test(test_flaky_and_not_judged),     cmocka_unit_test(test_check_reason),
         cmocka_unit_test(test_errors_and_strict),        cmocka_unit_test(test_expect_checks),
-        cmocka_unit_test(test_nic_firmware_consistency),
+        cmocka_unit_test(test_nic_firmware_consistency), cmocka_unit_test(test_retest_disturbed),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }
