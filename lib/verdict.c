@@ -818,7 +818,9 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
         char a[32], b[32];
         l->marginal = 0;
+        l->unconfirmed = 0;
         if (now && retest && !before) {
+            l->unconfirmed = 1;
             /* Passed first, failed on retest only: not confirmed (a failure needs both). */
             l->verdict = NT_WARN;
             l->fired = now | NT_FIRED_RETEST;
@@ -842,6 +844,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
                      bad ? l->fail_factor : l->factor);
             if (!retest) {
+                l->unconfirmed = 1;
                 l->needs_retest = !l->retested;
                 cat(l->reason, sizeof(l->reason), "; not confirmed: %s",
                     l->retested ? "the retest gave no figure" : "not retested");

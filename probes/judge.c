@@ -880,6 +880,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             continue;
         cJSON_DeleteItemFromObjectCaseSensitive(it, "reasons");
         cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_by");
+        cJSON_DeleteItemFromObjectCaseSensitive(it, "unconfirmed");
         v = NT_PASS;
         if (cJSON_GetObjectItemCaseSensitive(it, "errors")) {
             const char *by = nt_json_get_str(it, "stopped_by", "error");
@@ -915,6 +916,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             nt_add_str_unique(nt_arr(l, "judged_by"), "peer");
         if (x->fired & NT_FIRED_RETEST)
             nt_add_str_unique(nt_arr(l, "judged_by"), "retest");
+        if (x->unconfirmed && !cJSON_GetObjectItemCaseSensitive(l, "unconfirmed"))
+            cJSON_AddTrueToObject(l, "unconfirmed");
         if (x->fired & NT_FIRED_BLAME) {
             nt_add_str_unique(nt_arr(l, "judged_by"), "node_blame");
             if (!cJSON_GetObjectItemCaseSensitive(l, "blamed_on_node"))

@@ -203,6 +203,9 @@ static nt_dstatus_t nt_link_status(const nt_dlink_t *d, double thr, const nt_dno
     double sb = nz ? nz->bw_sigma : 0, sl = nz ? nz->lat_sigma : 0;
     if (is_fail && !was_fail)
         return NT_D_NEW_FAIL;
+    /* A figure its own run did not trust (a warning the retest did not settle) is noise. */
+    if (d->n->unconfirmed || d->o->unconfirmed)
+        return NT_D_UNCHANGED;
     if (nt_beyond(d->bw_pct, thr, sb, -1) || nt_beyond(d->lat_pct, thr, sl, 1))
         return NT_D_REGRESSED;
     if (was_fail && !is_fail)

@@ -195,6 +195,7 @@ static void nt_rlink_fill(nt_rlink_t *l, const cJSON *j)
     l->small_msg_lat_us = nt_json_get_num(j, "small_msg_lat_us", NAN);
     l->expected_bw_GBps = nt_json_get_num(j, "expected_bw_GBps", NAN);
     l->verdict = nt_get_verdict(j, "verdict");
+    l->unconfirmed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "unconfirmed"));
     l->reasons = cJSON_GetObjectItemCaseSensitive(j, "reasons");
     if (!cJSON_IsArray(l->reasons))
         l->reasons = NULL;

@@ -101,6 +101,7 @@ typedef struct nt_rlink {
     double small_msg_lat_us;     /* NaN when absent or null */
     double expected_bw_GBps;     /* NaN when absent or null */
     nt_verdict_t verdict;
+    int unconfirmed;             /* "unconfirmed": true: a warning the retest did not settle */
     const cJSON *reasons;        /* array of strings, or NULL */
 } nt_rlink_t;
 
