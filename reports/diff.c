@@ -1,9 +1,10 @@
 /* `nettune report --diff OLD NEW`: how a cluster changed since a baseline (its acceptance run,
  * before maintenance). Links are matched by their stable id, checks by name + host + target,
  * failed nodes by host. A link regressed when its bandwidth fell, or its latency rose, by more
- * than the threshold and by more than the noise of its population's changes (3 sigma of the
- * log ratios of the links of its kind and scope, sigma = 1.4826 x MAD: two healthy runs of a
- * noisy cluster differ link by link, a slower link stands out of them); newly failed links,
+ * than the threshold and by more than the noise of its population's changes (k sigma of the
+ * log ratios of the links of its kind and scope, sigma = 1.4826 x MAD, k = max(4, 1 +
+ * sqrt(2 ln n)) for n links: two healthy runs of a noisy cluster differ link by link, a slower
+ * link stands out of them); newly failed links,
  * checks and nodes are regressions too, and so are a node that vanished and a link that
  * vanished from NEW's own plan (same mode, its probe ran, both ends present). */
 #include <math.h>
@@ -61,8 +62,17 @@ typedef struct nt_diff_state {
 /* Noise of one population's changes: links of one kind and scope. */
 typedef struct nt_dnoise {
     const char *kind, *scope;
-    double bw_sigma, lat_sigma; /* of the log ratios new/old; 0 with fewer than 5 links */
+    double bw_sigma, lat_sigma; /* k x sigma of the log ratios new/old; 0 with fewer than 5
+                                 * links */
 } nt_dnoise_t;
+
+/* How many sigmas a change must exceed: 4, more in large populations, where the largest of n
+ * healthy changes grows like sqrt(2 ln n) sigma (1 more for margin). */
+static double nt_noise_k(size_t n)
+{
+    double k = n > 1 ? sqrt(2.0 * log((double)n)) + 1.0 : 4.0;
+    return k > 4.0 ? k : 4.0;
+}
 
 static int nt_cmp_dbl(const void *a, const void *b)
 {
@@ -188,13 +198,13 @@ static long nt_find_check(const nt_rdoc_t *doc, const size_t *idx, const nt_rche
     return -1;
 }
 
-/* A change beyond the threshold (percent) and beyond 3 sigma of its population's log ratios:
- * dir -1 for a fall, +1 for a rise. */
-static int nt_beyond(double pct, double thr, double sigma, int dir)
+/* A change beyond the threshold (percent) and beyond the noise band of its population's log
+ * ratios (band = k x sigma, nt_diff_noise): dir -1 for a fall, +1 for a rise. */
+static int nt_beyond(double pct, double thr, double band, int dir)
 {
     if (isnan(pct) || dir * pct <= thr)
         return 0;
-    return dir * log1p(pct / 100.0) > 3.0 * sigma;
+    return dir * log1p(pct / 100.0) > band;
 }
 
 static nt_dstatus_t nt_link_status(const nt_dlink_t *d, double thr, const nt_dnoise_t *nz)
@@ -249,8 +259,8 @@ static nt_status_t nt_diff_noise(const nt_dlink_t *d, size_t n, nt_dnoise_t **ou
             if (!isnan(d[j].lat_pct))
                 lat[nl++] = log1p(d[j].lat_pct / 100.0);
         }
-        nz[m].bw_sigma = nt_log_sigma(bw, nb);
-        nz[m].lat_sigma = nt_log_sigma(lat, nl);
+        nz[m].bw_sigma = nt_noise_k(nb) * nt_log_sigma(bw, nb);
+        nz[m].lat_sigma = nt_noise_k(nl) * nt_log_sigma(lat, nl);
         m++;
     }
     free(bw);

@@ -13,7 +13,8 @@ them. Deterministic for a given --seed. Failures are injected on purpose:
   --slow-pcie HOST:I     GPU I's PCIe link trained at gen4: pcie_link warning
 
 Node verdicts and failed_nodes follow probes/judge.c (judge_nodes). --rejudge FILE applies
-them to an existing report in place (the fixtures written before nodes[].verdict).
+them to an existing synthetic report in place; --node-verdicts FILE only adds nodes[].verdict
+to a real report written before it (its failed_nodes kept).
 
 Examples:
   gen_big_report.py --nodes 1000 --output big.json            (quick: ring + shifted ring)
@@ -117,9 +118,44 @@ def rejudge(path):
         out.write("\n")
 
 
+def node_verdicts(path):
+    """Add nodes[].verdict to a report written before it, keeping its failed_nodes: fail when
+    named there, warn with a failed or warned link or a warned check, pass when measured."""
+    doc = json.load(open(path))
+    failed = {f["host"] for f in doc["summary"]["failed_nodes"]}
+    for n in doc["nodes"]:
+        h, v = n["hostname"], "skipped"
+        for x in doc["links"] + doc["checks"]:
+            ends = (x["src"]["host"], x["dst"]["host"]) if "src" in x else (x.get("host"),)
+            if h not in ends or x["verdict"] in ("skipped", "not_judged"):
+                continue
+            if x["verdict"] in ("fail", "warn"):
+                v = "warn"
+            elif v == "skipped":
+                v = "pass"
+        n["verdict"] = "fail" if h in failed else v
+    # Insert the key after each node's hostname, keeping the file's own layout.
+    import re
+    text = open(path).read()
+    verdicts = {n["hostname"]: n["verdict"] for n in doc["nodes"]}
+
+    def add(m):
+        host = json.loads(m.group(3))
+        sep = m.group(2)
+        return '%s"hostname":%s%s,\n%s"verdict":%s"%s"' % (m.group(1), sep, m.group(3), m.group(1),
+                                                           sep, verdicts[host])
+    text = re.sub(r'(?m)^([ \t]*)"hostname":([ \t]*)("(?:[^"\\]|\\.)*")(?=,?\n)', add, text)
+    text = text.replace('"verdict":\t"%s",\n' % "x", "")
+    with open(path, "w") as out:
+        out.write(text)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--rejudge":
         rejudge(sys.argv[2])
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--node-verdicts":
+        node_verdicts(sys.argv[2])
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=1000)
