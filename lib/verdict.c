@@ -817,6 +817,14 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         int retest = l->retested && !isnan(l->retest_value);
         unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
         char a[32], b[32];
+        /* 2: a failure (expected figure, or beyond the link-fault limit), 1: marginal */
+        int lnow = (now & NT_FIRED_EXPECTED) || bad ? 2 : now ? 1 : 0;
+        int lfirst =
+            !retest ? lnow
+            : (before & NT_FIRED_EXPECTED) || ((before & NT_FIRED_PEER) && peer_bad(l, l->value))
+                ? 2
+            : before ? 1
+                     : 0;
         l->marginal = 0;
         l->unconfirmed = 0;
         if (now && retest && !before) {
@@ -828,7 +836,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
                      bad ? l->fail_factor : l->factor);
             cat(l->reason, sizeof(l->reason), "; on retest only (first %s %s passed)",
                 fmt_num(a, sizeof(a), l->value), unit_of(l->metric));
-        } else if ((now & NT_FIRED_EXPECTED) || (bad && retest)) {
+        } else if ((!retest && (now & NT_FIRED_EXPECTED)) || (retest && lnow == 2 && lfirst == 2)) {
             unsigned shown = (now & NT_FIRED_EXPECTED) && !bad ? NT_FIRED_EXPECTED : now;
             l->verdict = NT_FAIL;
             l->fired = shown | (retest ? NT_FIRED_RETEST : 0);
@@ -841,8 +849,9 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         } else if (now) {
             l->verdict = NT_WARN;
             l->fired = now | (retest ? NT_FIRED_RETEST : 0);
+            /* failed twice, once only marginally: marginal */
             describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
-                     bad ? l->fail_factor : l->factor);
+                     bad && !retest ? l->fail_factor : l->factor);
             if (!retest) {
                 l->unconfirmed = 1;
                 l->needs_retest = !l->retested;

@@ -614,6 +614,14 @@ static void test_retest_confirms_fail(void **state)
     assert_int_equal(F.l[0].verdict, NT_WARN);
     assert_int_equal(F.l[0].marginal, 0);
     assert_non_null(strstr(F.l[0].reason, "on retest only (first 10 GB/s passed)"));
+    /* marginal first, a link fault on retest: a failure needs both at the link-fault level,
+     * so it is marginal (confirmed slow, counts for blame) */
+    build_quick16(9.0);
+    F.l[0].retested = 1;
+    F.l[0].retest_value = 4.0;
+    assert_int_equal(judge_raw(NULL), NT_OK);
+    assert_int_equal(F.l[0].verdict, NT_WARN);
+    assert_int_equal(F.l[0].marginal, 1);
 }
 
 static void test_retest_list_cap(void **state)
