@@ -84,8 +84,8 @@ def fx(name):
     return os.path.join(FIX, name)
 
 
-BIG = os.path.join(WORK, "big-1000.json")
-BIG_FAILED = ["node0007", "node0042", "node0123", "node0500"]
+BIG = os.path.join(WORK, "big-1000-v2.json")  # v2: nodes[].verdict (a stale v1 is not reused)
+BIG_FAILED = ["node0007", "node0042", "node0123", "node0300", "node0500"]
 
 
 def make_big():
@@ -513,7 +513,8 @@ def validate_semantic_checks():
     cases.append(("pass with a warning", d, ['$.summary.verdict: "pass" but $.summary.counts.warn is 1 (semantic)']))
     d = copy.deepcopy(passing)
     d["summary"]["failed_nodes"] = [{"host": "gpu02", "reason": "gone"}]
-    cases.append(("pass with a failed node", d, ['$.summary.verdict: "pass" but $.summary.failed_nodes names 1 node (semantic)']))
+    cases.append(("pass with a failed node", d, ['$.nodes[1].verdict: "pass" but $.summary.failed_nodes names gpu02 (semantic)',
+                                                '$.summary.verdict: "pass" but $.summary.failed_nodes names 1 node (semantic)']))
     d = copy.deepcopy(passing)
     d["summary"]["counts"]["skipped"] = 3
     cases.append(("counts off", d, ['$.summary.counts.skipped: 3, but 0 links and checks have verdict "skipped" (semantic)']))
@@ -778,8 +779,8 @@ def markdown_every_fixture():
     md = run([fx("escapes.json"), "--format", "md"]).stdout
     check("a\\|b, c\\\\d \\<b\\>bold\\</b\\> second line" in md, "Markdown escaping")
     md = run([fx("gpu-rdma-fail.json"), "--format", "md"]).stdout
-    check(md.index("## Failed nodes (2)") < md.index("## Failed and warned links"), "order")
-    check("| gpu03 | port mlx5\\_1:1 DOWN |" in md, "failed node row")
+    check(md.index("## Failed nodes (4)") < md.index("## Failed and warned links"), "order")
+    check("| gpu03 | nettune:port\\_state port mlx5\\_1:1 is DOWN |" in md, "failed node row")
 
 
 # ---------------------------------------------------------------- HTML
