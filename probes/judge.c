@@ -1148,6 +1148,8 @@ void nt_summary_print(const cJSON *doc, const char *output)
         fprintf(f, "  failed link %s\n", it->valuestring);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "warnings"))
         fprintf(f, "  warning: %s\n", it->valuestring);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "not_judged"))
+        fprintf(f, "  not judged: %s\n", it->valuestring);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(run, "not_done"))
         fprintf(f, "  not done: %s\n", it->valuestring);
     /* Skips are grouped: the same probe and reason on 1,000 nodes is one line. */
