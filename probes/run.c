@@ -157,8 +157,12 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
         /* stdout, a pipe or a device gets one document only: the final one. */
         /* At most every 3 s, and at most 10% of rank 0's time: a snapshot of 1,000 nodes
          * (19,000 links) costs 0.4-0.55 s to copy, judge and write. */
+        /* A SIGCONT wrote the stopped report, but no SIGTERM followed: the run goes on, so the
+         * report on disk says so again at once (main.c). */
+        int resumed = nt_output_stash_written() && !*c->probe->stop;
         if (c->direct_output ||
-            (!force && now - c->last_write < fmax(NT_PROGRESS_EVERY_S, 10.0 * c->snap_cost_s)))
+            (!force && !resumed &&
+             now - c->last_write < fmax(NT_PROGRESS_EVERY_S, 10.0 * c->snap_cost_s)))
             return NT_OK;
         copy = cJSON_Duplicate(c->doc, 1);
         if (!copy)
@@ -173,6 +177,25 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
                              cJSON_CreateString(progress));
         nt_judge_finish(c->judge, c->probe, copy, 1, c->probe->params);
         st = nt_json_write_atomic(copy, c->output);
+        /* The same state, as the report a signal leaves (written by the handler, main.c). */
+        {
+            cJSON *nd = cJSON_GetObjectItemCaseSensitive(cr, "not_done");
+            char msg[300], *txt;
+            snprintf(msg, sizeof(msg),
+                     "stopped by a signal (SIGTERM, SIGINT, or the launcher ending the job) "
+                     "while in progress: the report holds what was measured before (%s)",
+                     progress);
+            cJSON_ReplaceItemInArray(nd, cJSON_GetArraySize(nd) - 1, cJSON_CreateString(msg));
+            txt = cJSON_Print(copy);
+            if (txt) {
+                size_t len = strlen(txt);
+                txt[len] = '\n';
+                nt_output_stash(c->output, txt, len + 1);
+                free(txt);
+            }
+            if (resumed && st == NT_OK)
+                nt_output_stash_rearm();
+        }
         cJSON_Delete(copy);
         c->snap_cost_s = nt_clock_s() - now;
         if (st == NT_OK)
@@ -182,6 +205,8 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
     cJSON_ReplaceItemInObjectCaseSensitive(run, "completed", cJSON_CreateBool(completed));
     cJSON_ReplaceItemInObjectCaseSensitive(
         run, "duration_s", cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
+    /* The final document replaces the one a signal would have left. */
+    nt_output_stash_drop();
     st = nt_json_write_atomic(c->doc, c->output);
     if (st == NT_OK)
         c->last_write = now;
