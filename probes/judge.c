@@ -946,7 +946,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
 
     /* Node verdicts, computed here once (every renderer reads nodes[].verdict). A node fails
      * only when it stopped answering, is blamed, has a link of its own (inside the node) that
-     * failed, or fails a check of its own; a failed or warned link to a partner makes it warn. */
+     * failed its expected figure, or fails a check of its own; a failed or warned link makes
+     * it warn. */
     /* A measurement cut by a peer that stopped answering names that peer: the rank that
      * reported the link (its src) was alive to report it. */
     cJSON_ArrayForEach (it, links) {
@@ -977,8 +978,11 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     for (size_t i = 0; !usage && i < fs.n; i++) {
         const nt_vlink_t *x = &fs.v[i];
         char a[32], b[32];
-        if (!nt_vlink_is_link_fault(x) || x->src_node < 0 || x->src_node >= nnodes ||
-            (x->dst_node >= 0 && x->dst_node != x->src_node))
+        /* A link inside the node (a GPU's PCIe or NVLink, a device) that fails its expected
+         * hardware figure is the node's own failure; a peer finding alone inside one node
+         * (two ranks on one host) stays a link fault: the node warns. */
+        if (!nt_vlink_is_link_fault(x) || !(x->fired & NT_FIRED_EXPECTED) || x->src_node < 0 ||
+            x->src_node >= nnodes || (x->dst_node >= 0 && x->dst_node != x->src_node))
             continue;
         nt_node_fails(
             &nf[x->src_node], nt_metric_cause(x->metric), "nettune:%s %s/%s%s %s: %s",

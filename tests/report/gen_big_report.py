@@ -42,7 +42,7 @@ def verdict_of(ratio):
 def judge_nodes(doc, blamed):
     """Node verdicts and failed_nodes as probes/judge.c computes them: a node fails when it is
     blamed (blamed: host -> (observed, expected) GB/s), fails a check of its own or has a link
-    inside it that failed; it warns with a failed or warned link to a partner or a warned check.
+    inside it that failed its expected figure; it warns with a failed or warned link to a partner or a warned check.
     One reason per failed node, check and figure first."""
     hosts = [n["hostname"] for n in doc["nodes"]]
     verdict = {h: "skipped" for h in hosts}
@@ -66,7 +66,7 @@ def judge_nodes(doc, blamed):
     for l in doc["links"]:
         a, b = l["src"]["host"], l["dst"]["host"]
         v = l["verdict"]
-        if v == "fail" and a == b and not l.get("blamed_on_node"):
+        if v == "fail" and a == b and not l.get("blamed_on_node") and l.get("expected_bw_GBps"):
             fails(a, "bandwidth", "nettune:bw %g/%gGB/s %s" % (l.get("peak_bw_GBps") or 0,
                                                                 l.get("expected_bw_GBps") or 0,
                                                                 l["id"]))

@@ -474,13 +474,59 @@ static void test_retest_disturbed(void **state)
     nt_judge_destroy(j);
 }
 
+/* A link inside a node: below its expected hardware figure it fails the node (a GPU's PCIe
+ * bandwidth); a peer finding alone inside a node (two ranks of one host) is a link fault and
+ * the node only warns. */
+static void test_intra_links(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *l, *e, *fn;
+    (void)state;
+    /* node1: a PCIe H2D link at 5 of 32 GB/s line rate (expected 0.70 x 32 = 22.4) */
+    l = link("node1", "node1", 1.5, 5.0);
+    cJSON_ReplaceItemInObject(l, "kind", cJSON_CreateString("pcie_h2d"));
+    cJSON_ReplaceItemInObject(l, "scope", cJSON_CreateString("intra"));
+    cJSON_ReplaceItemInObject(l, "id", cJSON_CreateString("pcie_h2d:node1/numa0->node1/gpu0"));
+    e = cJSON_GetObjectItem(l, "src");
+    cJSON_ReplaceItemInObject(e, "device", cJSON_CreateString("numa0"));
+    e = cJSON_GetObjectItem(l, "dst");
+    cJSON_ReplaceItemInObject(e, "device", cJSON_CreateString("gpu0"));
+    nt_json_add_num(l, "line_rate_GBps", 32.0);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(d, "links"), l);
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(retest(j, d, NULL) > 0, 1);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    cJSON *it;
+    int named = 0;
+    cJSON_ArrayForEach (it, fn)
+        if (strcmp(nt_json_get_str(it, "host", ""), "node1") == 0) {
+            named = 1;
+            assert_string_equal(nt_json_get_str(it, "cause", ""), "bandwidth");
+            assert_true(strncmp(nt_json_get_str(it, "reason", ""), "nettune:bw 5/22.4GB/s", 21) ==
+                        0);
+        }
+    assert_true(named);
+    assert_string_equal(
+        nt_json_get_str(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "nodes"), 1), "verdict", ""),
+        "fail");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_blame_and_summary),        cmocka_unit_test(test_silent_node),
-        cmocka_unit_test(test_flaky_and_not_judged),     cmocka_unit_test(test_check_reason),
-        cmocka_unit_test(test_errors_and_strict),        cmocka_unit_test(test_expect_checks),
-        cmocka_unit_test(test_nic_firmware_consistency), cmocka_unit_test(test_retest_disturbed),
+        cmocka_unit_test(test_blame_and_summary),
+        cmocka_unit_test(test_silent_node),
+        cmocka_unit_test(test_flaky_and_not_judged),
+        cmocka_unit_test(test_check_reason),
+        cmocka_unit_test(test_errors_and_strict),
+        cmocka_unit_test(test_expect_checks),
+        cmocka_unit_test(test_nic_firmware_consistency),
+        cmocka_unit_test(test_retest_disturbed),
+        cmocka_unit_test(test_intra_links),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }
