@@ -43,7 +43,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
 /* nt_judge_apply_retest - file the retest links' figures (retest_links: the links measured,
  * in measurement order) into the matching links of doc (matched by id). A measurement counts
  * only when the control measured after it held its own first figures (bandwidth at least
- * half, latency at most twice; otherwise the machine was busy and the link keeps waiting for
+ * half, latency at most 4 times; otherwise the machine was busy and the link keeps waiting for
  * a retest); the two retests of a link give the better figures per size. A link retested
  * gets "retested": true; when the retest gave figures they become the link's (samples,
  * peak_bw_GBps, small_msg_lat_us, ...: the figures its verdict rests on) and the first
