@@ -827,6 +827,18 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
                      : 0;
         l->marginal = 0;
         l->unconfirmed = 0;
+        l->flaky = 0;
+        if (p.advisory && lnow == 2 && lfirst == 2 && !(now & NT_FIRED_EXPECTED) &&
+            !(before & NT_FIRED_EXPECTED)) {
+            /* an unstable run: the peer finding is reported, not trusted */
+            l->verdict = NT_WARN;
+            l->unconfirmed = 1;
+            l->fired = now | (retest ? NT_FIRED_RETEST : 0);
+            describe(l->reason, sizeof(l->reason), l, w.eff[i], now, l->fail_factor);
+            cat(l->reason, sizeof(l->reason),
+                "; not trusted: the run's measurements were unstable");
+            continue;
+        }
         if (now && retest && !before) {
             l->unconfirmed = 1;
             /* Passed first, failed on retest only: not confirmed (a failure needs both). */
@@ -858,13 +870,14 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
                 cat(l->reason, sizeof(l->reason), "; not confirmed: %s",
                     l->retested ? "the retest gave no figure" : "not retested");
             } else {
-                l->marginal = 1;
+                l->marginal = !p.advisory;
                 cat(l->reason, sizeof(l->reason), "; marginal, again on retest (%s then %s %s)",
                     fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
                     unit_of(l->metric));
             }
         } else if (before) {
             l->verdict = NT_WARN;
+            l->flaky = 1;
             l->fired = before | NT_FIRED_RETEST;
             snprintf(l->reason, sizeof(l->reason),
                      "flaky: failed first measurement %s %s, passed retest %s %s",

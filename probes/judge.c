@@ -392,14 +392,42 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
     return NT_OK;
 }
 
-static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, nt_node_verdict_t *nv)
+/* Judge the figures. A run whose measurements were unstable (at least 3 links, and a fifth
+ * of the links measured, failed their first measurement and passed their retest: the machine,
+ * not the links, moved) is judged again with advisory peer rules: peer findings become
+ * warnings, nobody is blamed by peers; *unstable (may be NULL) says so with the counts. */
+static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, nt_node_verdict_t *nv,
+                                 int unstable[2])
 {
     nt_peer_rules_t peer;
+    nt_status_t st;
+    int nflaky = 0, nlinks = 0;
     nt_thresholds_peer_for_run(j->thresholds, (const char *const *)fs->hosts, fs->models,
                                fs->nnodes, &peer);
     for (int i = 0; nv && i < fs->nnodes; i++)
         nv[i].host = fs->hosts[i];
-    return nt_verdict_judge(fs->v, fs->n, fs->nnodes, &peer, nv);
+    if (unstable)
+        unstable[0] = unstable[1] = 0;
+    st = nt_verdict_judge(fs->v, fs->n, fs->nnodes, &peer, nv);
+    if (st != NT_OK || !unstable)
+        return st;
+    /* per link (its figures are consecutive): flaky when any of its figures is */
+    for (size_t i = 0; i < fs->n;) {
+        size_t k = i;
+        int fl = 0;
+        for (; k < fs->n && fs->f[k].link == fs->f[i].link; k++)
+            fl |= fs->v[k].flaky;
+        nflaky += fl;
+        nlinks++;
+        i = k;
+    }
+    if (nflaky >= 3 && 5 * nflaky >= nlinks) {
+        unstable[0] = nflaky;
+        unstable[1] = nlinks;
+        peer.advisory = 1;
+        st = nt_verdict_judge(fs->v, fs->n, fs->nnodes, &peer, nv);
+    }
+    return st;
 }
 
 nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc,
@@ -415,7 +443,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     *n = 0;
     st = nt_figs_build(j, doc, &fs);
     if (st == NT_OK)
-        st = nt_figs_judge(j, &fs, NULL);
+        st = nt_figs_judge(j, &fs, NULL, NULL);
     if (st != NT_OK || fs.n == 0)
         goto out;
     idx = malloc(fs.n * sizeof(*idx));
@@ -845,7 +873,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     cJSON *summary, *failed_nodes, *failed_links, *warnings, *not_judged, *counts, *it;
     nt_node_verdict_t *nv = NULL;
     nt_nodefail_t *nf = NULL, *nf_grow;
-    int nnodes;
+    int nnodes, unstable[2] = {0, 0};
     nt_figs_t fs;
     int cnt[NT_NVERDICTS] = {0}, usage = 0;
     nt_verdict_t overall = NT_PASS;
@@ -870,7 +898,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     }
 
     if (nt_figs_build(j, doc, &fs) != NT_OK || !(nv = calloc((size_t)fs.nnodes + 1, sizeof(*nv))) ||
-        nt_figs_judge(j, &fs, nv) != NT_OK) {
+        nt_figs_judge(j, &fs, nv, unstable) != NT_OK) {
         NT_ERROR(VERDICT, "out of memory judging the links");
         usage = 1;
     }
@@ -944,6 +972,15 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     failed_links = nt_json_add_arr(summary, "failed_links");
     warnings = nt_json_add_arr(summary, "warnings");
     not_judged = nt_json_add_arr(summary, "not_judged");
+    if (unstable[0]) {
+        char w[300];
+        snprintf(w, sizeof(w),
+                 "measurements unstable: %d of %d links failed their first measurement and passed "
+                 "their retest (a busy or oversubscribed machine?): peer findings are warnings, "
+                 "nobody is blamed by peers; rerun on a quiet machine",
+                 unstable[0], unstable[1]);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+    }
 
     /* Node verdicts, computed here once (every renderer reads nodes[].verdict). A node fails
      * only when it stopped answering, is blamed, has a link of its own (inside the node) that

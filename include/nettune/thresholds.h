@@ -49,6 +49,9 @@ typedef struct nt_peer_rules {
     double lat_ratio;  /* latency above lat_ratio x reference is an outlier; >= 1; NaN = off */
     double tail_ratio; /* p99 latency above tail_ratio x reference is an outlier; >= 1; NaN = off */
     int min_population; /* a population is used only with at least this many links (>= 2) */
+    int advisory;       /* 1: peer findings are warnings only, never failures or blame (the
+                         * judge sets it for a run whose measurements were unstable; not a
+                         * thresholds file key) */
 } nt_peer_rules_t;
 
 /* Expected inventory of a node. Unstated fields: gpus/nics -1, nic_rate_Gbps NaN, pcie_gen and
@@ -198,8 +201,8 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
  * port's maximum, as nt_pcie_judge uses), cur_width the negotiated width. NT_FAIL when cap_gen
  * or cap_width is below the expectation, or cur_width below the expected width; the current
  * speed is not judged (idle GPUs lower it). NT_SKIPPED when no pcie expectation is stated,
- * NT_NOT_JUDGED when the capability is unknown (0); NT_PASS otherwise. msg (may be NULL) gets a sentence:
- * "0000:18:00.0 (GPU 0) capable of gen4x16, gen5x16 expected". */
+ * NT_NOT_JUDGED when the capability is unknown (0); NT_PASS otherwise. msg (may be NULL) gets a
+ * sentence: "0000:18:00.0 (GPU 0) capable of gen4x16, gen5x16 expected". */
 nt_verdict_t nt_expect_pcie_judge(const nt_expect_t *e, const char *bdf, const char *label,
                                   int cap_gen, int cap_width, int cur_width, char *msg, size_t len);
 

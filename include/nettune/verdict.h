@@ -71,10 +71,11 @@ typedef struct nt_vlink {
     int marginal;       /* 1: beyond the marginal limit on both measurements (a warning that
                          * counts for node blame) */
     int src_suspect, dst_suspect; /* its ends are suspect in its population */
-    int unconfirmed; /* 1: a warning the retest did not settle (not retested, the retest gave
-                      * nothing or failed only on retest): its figure is not trusted */
-    size_t population;            /* members of its population (0 when skipped) */
-    int needs_retest; /* 1: it failed and was not retested yet (nt_verdict_retest_list) */
+    int flaky;                    /* 1: failed its first measurement and passed its retest */
+    int unconfirmed;   /* 1: a warning the retest did not settle (not retested, the retest gave
+                        * nothing or failed only on retest): its figure is not trusted */
+    size_t population; /* members of its population (0 when skipped) */
+    int needs_retest;  /* 1: it failed and was not retested yet (nt_verdict_retest_list) */
 } nt_vlink_t;
 
 typedef struct nt_node_verdict {

@@ -924,6 +924,38 @@ static void test_scenario_one_rank_slow(void **state)
     assert_int_equal(faults, 6);
 }
 
+/* Advisory peer rules (a run the judge found unstable): a confirmed peer finding is a
+ * warning, marked unconfirmed, and nobody is blamed by peers; an expected figure still fails. */
+static void test_advisory_peer_rules(void **state)
+{
+    (void)state;
+    nt_peer_rules_t adv = nt_peer_rules_default();
+    adv.advisory = 1;
+    int pairs[120][2];
+    int np = full_pairs(4, pairs);
+    reset(4);
+    for (int i = 0; i < np; i++)
+        add("mpi", MIB, NT_METRIC_BW, (pairs[i][0] == 2 || pairs[i][1] == 2) ? 1.0 : 10.0,
+            pairs[i][0], pairs[i][1]);
+    assert_int_equal(judge(&adv), NT_OK);
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(F.nodes[k].blamed, 0);
+    for (size_t i = 0; i < F.n; i++) {
+        assert_int_not_equal(F.l[i].verdict, NT_FAIL);
+        if (touches(&F.l[i], 2)) {
+            assert_int_equal(F.l[i].verdict, NT_WARN);
+            assert_int_equal(F.l[i].unconfirmed, 1);
+            assert_non_null(
+                strstr(F.l[i].reason, "not trusted: the run's measurements were unstable"));
+        }
+    }
+    F.l[0].expected = 20.0; /* below its hardware figure: still a failure */
+    assert_int_equal(judge(&adv), NT_OK);
+    assert_int_equal(F.l[0].verdict, NT_FAIL);
+    assert_int_equal(judge(NULL), NT_OK);
+    assert_int_equal(F.nodes[2].blamed, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -953,6 +985,7 @@ int main(void)
         cmocka_unit_test(test_scenario_healthy_noise),
         cmocka_unit_test(test_scenario_three_nodes),
         cmocka_unit_test(test_scenario_one_rank_slow),
+        cmocka_unit_test(test_advisory_peer_rules),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
