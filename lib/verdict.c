@@ -39,6 +39,9 @@ nt_peer_rules_t nt_peer_rules_default(void)
 #define NT_FAIL_BW 0.5
 #define NT_FAIL_LAT 2.0
 #define NT_FAIL_TAIL 3.0
+/* Under advisory peer rules (an unstable run) a confirmed peer finding still fails when its
+ * first measurement and its retest are within this factor of each other. */
+#define NT_CONSISTENT 1.5
 
 /* ---- formatting -------------------------------------------------------------------------- */
 
@@ -828,15 +831,22 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         l->marginal = 0;
         l->unconfirmed = 0;
         l->flaky = 0;
-        if (p.advisory && lnow == 2 && lfirst == 2 && !(now & NT_FIRED_EXPECTED) &&
-            !(before & NT_FIRED_EXPECTED)) {
+        /* Under advisory rules a peer finding stays a failure only when its two measurements
+         * agree (within NT_CONSISTENT): a fault gives the same slow figure every time, the
+         * disturbances of a busy machine do not. */
+        double hi = fmax(l->value, l->retest_value), lo = fmin(l->value, l->retest_value);
+        int consistent = retest && lo > 0 && hi <= NT_CONSISTENT * lo;
+        if (p.advisory && retest && lnow == 2 && lfirst == 2 && !consistent &&
+            !(now & NT_FIRED_EXPECTED) && !(before & NT_FIRED_EXPECTED)) {
             /* an unstable run: the peer finding is reported, not trusted */
             l->verdict = NT_WARN;
             l->unconfirmed = 1;
             l->fired = now | (retest ? NT_FIRED_RETEST : 0);
             describe(l->reason, sizeof(l->reason), l, w.eff[i], now, l->fail_factor);
             cat(l->reason, sizeof(l->reason),
-                "; not trusted: the run's measurements were unstable");
+                "; not trusted: the run's measurements were unstable (%s then %s %s)",
+                fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
+                unit_of(l->metric));
             continue;
         }
         if (now && retest && !before) {

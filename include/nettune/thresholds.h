@@ -49,9 +49,9 @@ typedef struct nt_peer_rules {
     double lat_ratio;  /* latency above lat_ratio x reference is an outlier; >= 1; NaN = off */
     double tail_ratio; /* p99 latency above tail_ratio x reference is an outlier; >= 1; NaN = off */
     int min_population; /* a population is used only with at least this many links (>= 2) */
-    int advisory;       /* 1: peer findings are warnings only, never failures or blame (the
-                         * judge sets it for a run whose measurements were unstable; not a
-                         * thresholds file key) */
+    int advisory;       /* 1: peer findings are warnings unless their two measurements agree
+                         * within 1.5x (the judge sets it for a run whose measurements were
+                         * unstable; not a thresholds file key) */
 } nt_peer_rules_t;
 
 /* Expected inventory of a node. Unstated fields: gpus/nics -1, nic_rate_Gbps NaN, pcie_gen and

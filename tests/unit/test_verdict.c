@@ -924,8 +924,10 @@ static void test_scenario_one_rank_slow(void **state)
     assert_int_equal(faults, 6);
 }
 
-/* Advisory peer rules (a run the judge found unstable): a confirmed peer finding is a
- * warning, marked unconfirmed, and nobody is blamed by peers; an expected figure still fails. */
+/* Advisory peer rules (a run the judge found unstable): a confirmed peer finding whose two
+ * measurements disagree (1 then 2 GB/s) is a warning, marked unconfirmed, and nobody is blamed
+ * for it; one that measured the same twice (a fault) still fails and blames; an expected
+ * figure still fails. */
 static void test_advisory_peer_rules(void **state)
 {
     (void)state;
@@ -937,7 +939,14 @@ static void test_advisory_peer_rules(void **state)
     for (int i = 0; i < np; i++)
         add("mpi", MIB, NT_METRIC_BW, (pairs[i][0] == 2 || pairs[i][1] == 2) ? 1.0 : 10.0,
             pairs[i][0], pairs[i][1]);
-    assert_int_equal(judge(&adv), NT_OK);
+    /* first 1, retest 2: disagree */
+    assert_int_equal(judge_raw(&adv), NT_OK);
+    for (size_t i = 0; i < F.n; i++)
+        if (F.l[i].needs_retest) {
+            F.l[i].retested = 1;
+            F.l[i].retest_value = 2 * F.l[i].value;
+        }
+    assert_int_equal(judge_raw(&adv), NT_OK);
     for (int k = 0; k < 4; k++)
         assert_int_equal(F.nodes[k].blamed, 0);
     for (size_t i = 0; i < F.n; i++) {
@@ -949,6 +958,9 @@ static void test_advisory_peer_rules(void **state)
                 strstr(F.l[i].reason, "not trusted: the run's measurements were unstable"));
         }
     }
+    /* the same figure twice: a fault, blamed even so */
+    assert_int_equal(judge(&adv), NT_OK);
+    assert_int_equal(F.nodes[2].blamed, 1);
     F.l[0].expected = 20.0; /* below its hardware figure: still a failure */
     assert_int_equal(judge(&adv), NT_OK);
     assert_int_equal(F.l[0].verdict, NT_FAIL);
