@@ -986,15 +986,6 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
      * only when it stopped answering, is blamed, has a link of its own (inside the node) that
      * failed its expected figure, or fails a check of its own; a failed or warned link makes
      * it warn. */
-    /* A measurement cut by a peer that stopped answering names that peer: the rank that
-     * reported the link (its src) was alive to report it. */
-    cJSON_ArrayForEach (it, links) {
-        const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
-        if (strcmp(nt_json_get_str(it, "stopped_by", ""), "peer_timeout") == 0)
-            nt_judge_node_silent(
-                j, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", ""),
-                cJSON_IsString(e0) ? e0->valuestring : "stopped answering during a measurement");
-    }
     nf_grow = realloc(nf, sizeof(*nf) * ((size_t)nnodes + (size_t)j->nsilent + 1));
     if (!nf_grow) {
         nt_figs_free(&fs);
