@@ -329,6 +329,8 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
             snprintf(msg, sizeof(msg), "inventory of %s: rank %d did not answer (%s)",
                      p->nodes[n].host, src, nt_status_string(st));
             cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+            if (st != NT_ERR_INTERRUPTED)
+                nt_judge_node_silent(c->judge, p->nodes[n].host, msg);
             cJSON_Delete(nj);
             cJSON_Delete(cj);
             break;
@@ -603,8 +605,9 @@ static int nt_run_any(const nt_run_t *r, int k)
 }
 
 /* Phase: retest. Rank 0 picks the failing pairs (judge), everybody measures them again one pair
- * at a time, and rank 0 files the second figures beside the first. */
-static void nt_run_retest(nt_run_t *r)
+ * at a time, and rank 0 files the second figures beside the first. Returns the number of pair
+ * measurements (0: nothing waited for a retest). */
+static int nt_run_retest(nt_run_t *r)
 {
     nt_probe_t *p = &r->p;
     int n = 0, (*pairs)[3] = NULL;
@@ -663,6 +666,7 @@ static void nt_run_retest(nt_run_t *r)
 out:
     cJSON_Delete(again);
     free(pairs);
+    return n;
 }
 
 /* Phase: set-up. Thresholds, the report path, the report skeleton and the inventory source.
@@ -1044,9 +1048,12 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     }
     if (!r.aborted)
         nt_run_finish_probes(&r);
-    /* Retest failing pairs, judged by rank 0, measured by everyone. */
-    if (!r.aborted && !r.stopped && !params->no_retest)
-        nt_run_retest(&r);
+    /* Retest failing pairs, judged by rank 0, measured by everyone. A retest changes its
+     * population, which can fail a link that passed first: up to 3 rounds, until no failure
+     * waits for its retest. */
+    for (int round = 0; round < 3 && !r.aborted && !r.stopped && !params->no_retest; round++)
+        if (nt_run_retest(&r) == 0)
+            break;
     code = nt_run_conclude(&r);
     nt_run_free(&r);
     return code;

@@ -158,9 +158,13 @@ typedef struct nt_diff_opts {
 
 /* nt_diff - compare two reports: links by id, checks by name+host+target, failed nodes by host.
  * Writes format ("text", "md", "json" or "csv") to out and sets *regressed when a link lost
- * more than threshold_pct of its bandwidth or gained that much latency, or a link, check or
- * node newly failed (or, with fail_on_vanished, something vanished). NT_ERR_UNSUPPORTED for
- * another format, NT_ERR_NOMEM. */
+ * more than threshold_pct of its bandwidth or gained that much latency and more than k sigma
+ * of its population's changes (links of its kind and scope, from 5 links up; k = max(4,
+ * 1 + sqrt(2 ln n))), a link, check
+ * or node newly failed, a node of OLD is not in NEW, or a link vanished from NEW's own plan
+ * (same run.mode, its probe in NEW's run.schedule, both ends nodes of NEW); with
+ * fail_on_vanished any vanished link or check. NT_ERR_UNSUPPORTED for another format,
+ * NT_ERR_NOMEM. */
 nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt_diff_opts_t *o,
                     const char *format, nt_buf_t *out, int *regressed);
 

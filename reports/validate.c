@@ -584,9 +584,9 @@ static void nt_vsem_run(const cJSON *run, nt_problems_t *out)
 
 static int nt_verdict_of(const cJSON *v)
 {
-    static const char *const names[] = {"pass", "warn", "fail", "skipped"};
+    static const char *const names[] = {"pass", "warn", "fail", "skipped", "not_judged"};
     if (cJSON_IsString(v))
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < NT_NVERDICTS; i++)
             if (strcmp(v->valuestring, names[i]) == 0)
                 return i;
     return -1;
@@ -597,14 +597,14 @@ static int nt_verdict_of(const cJSON *v)
  * (probes/judge.c). Checked only where the values have their schema types. */
 static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
 {
-    static const char *const names[] = {"pass", "warn", "fail", "skipped"};
+    static const char *const names[] = {"pass", "warn", "fail", "skipped", "not_judged"};
     const cJSON *summary = cJSON_GetObjectItemCaseSensitive(root, "summary");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(summary, "counts");
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive(summary, "failed_nodes");
     const char *const lists[] = {"links", "checks"};
-    char first[4][48] = {"", "", "", ""};
-    double cnt[4];
-    size_t tally[4] = {0, 0, 0, 0};
+    char first[NT_NVERDICTS][48] = {"", "", "", "", ""};
+    double cnt[NT_NVERDICTS];
+    size_t tally[NT_NVERDICTS] = {0, 0, 0, 0, 0};
     int sv, nfn = cJSON_IsArray(fn) ? cJSON_GetArraySize(fn) : 0, tallied = 1;
 
     if (!cJSON_IsObject(summary))
@@ -628,7 +628,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             i++;
         }
     }
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < NT_NVERDICTS; v++) {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(counts, names[v]);
         cnt[v] = cJSON_IsNumber(c) ? c->valuedouble : -1;
     }
@@ -658,7 +658,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
     }
     if (!tallied || !cJSON_IsObject(counts))
         return;
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < NT_NVERDICTS; v++) {
         char path[48];
         if (cnt[v] < 0 || cnt[v] == (double)tally[v])
             continue;
@@ -668,8 +668,41 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
     }
 }
 
+/* nodes[].verdict and summary.failed_nodes agree (probes/judge.c computes both): a node named
+ * there fails, and a failed node is named there. Nodes without a verdict (older reports) are
+ * not checked. */
+static void nt_vsem_nodes(const cJSON *root, nt_problems_t *out)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "summary"), "failed_nodes");
+    const cJSON *n, *f;
+    int i = 0;
+
+    if (!cJSON_IsArray(nodes) || !cJSON_IsArray(fn))
+        return;
+    cJSON_ArrayForEach(n, nodes) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(n, "verdict");
+        const char *h = nt_json_get_str(n, "hostname", NULL);
+        int named = 0;
+        char path[64];
+        if (cJSON_IsString(v) && h) {
+            cJSON_ArrayForEach(f, fn) named |= strcmp(nt_json_get_str(f, "host", ""), h) == 0;
+            snprintf(path, sizeof(path), "$.nodes[%d].verdict", i);
+            if (named && strcmp(v->valuestring, "fail") != 0)
+                nt_semantic_add(out, path, "\"%s\" but $.summary.failed_nodes names %s",
+                                v->valuestring, h);
+            else if (!named && strcmp(v->valuestring, "fail") == 0)
+                nt_semantic_add(out, path, "\"fail\" but $.summary.failed_nodes does not name %s",
+                                h);
+        }
+        i++;
+    }
+}
+
 static void nt_vreport_semantic(const cJSON *root, nt_problems_t *out)
 {
+    nt_vsem_nodes(root, out);
     nt_vsem_link_ids(cJSON_GetObjectItemCaseSensitive(root, "links"), out);
     nt_vsem_run(cJSON_GetObjectItemCaseSensitive(root, "run"), out);
     nt_vsem_summary(root, out);

@@ -15,13 +15,22 @@
 
 #define NT_REPORT_SCHEMA "nettune.report/1"
 
-typedef enum nt_verdict { NT_PASS = 0, NT_WARN = 1, NT_FAIL = 2, NT_SKIPPED = 3 } nt_verdict_t;
+/* not_judged: the thing exists but a figure needed to judge it is unknown (a port's rate or
+ * state, a PCIe link state): never a failure, listed in summary.not_judged. */
+typedef enum nt_verdict {
+    NT_PASS = 0,
+    NT_WARN = 1,
+    NT_FAIL = 2,
+    NT_SKIPPED = 3,
+    NT_NOT_JUDGED = 4
+} nt_verdict_t;
+#define NT_NVERDICTS 5
 
-/* nt_verdict_string - "pass", "warn", "fail", "skipped". */
+/* nt_verdict_string - "pass", "warn", "fail", "skipped", "not_judged". */
 const char *nt_verdict_string(nt_verdict_t v);
 /* nt_verdict_parse - the reverse; NT_ERR_INVALID for anything else. */
 nt_status_t nt_verdict_parse(const char *s, nt_verdict_t *out);
-/* nt_verdict_worse - the worse of two verdicts (fail > warn > pass > skipped). */
+/* nt_verdict_worse - the worse of two verdicts (fail > warn > pass > not_judged > skipped). */
 nt_verdict_t nt_verdict_worse(nt_verdict_t a, nt_verdict_t b);
 
 /* JSON helpers: add a number / string / bool / null to an object. */

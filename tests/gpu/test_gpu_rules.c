@@ -259,7 +259,7 @@ static void test_matrix_slow_pair(void **state)
     matrix_run_t r;
     (void)state;
     read_matrix("8gpu-nvswitch-d2d-write-ce.txt", m);
-    m[2][5] = m[5][2] = 150.0;
+    m[2][5] = m[5][2] = 120.0; /* below half its peers: a link fault by the peer rule too */
     judge_matrix(m, &r);
     assert_int_equal(count_failed(&r), 2);
     for (size_t i = 0; i < r.n; i++)

@@ -234,6 +234,18 @@ run_case "--topology: 4xV100 + 2 mlx5 from hwloc XML" 0 --nodes 1 -- \
 if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); n=d['nodes'][0]; sys.exit(0 if len(n['gpus'])==4 and any(a['path']=='PIX' for a in n['affinity']) else 1)"; then
   ok "--topology report lists the file's 4 GPUs and PIX affinity"
 else bad "--topology report lists the file's 4 GPUs and PIX affinity"; fi
+# Ports without a recorded rate: the rate is not judged, never a failure (exit 0).
+run_case "--topology without port rates: nic_rate not_judged, exit 0" 0 --nodes 1 -- \
+  $P --local --topology tests/fixtures/hwloc-xml/power9-4xV100-4xmlx5-cuda-nvml.xml --expect nics=4,nic_rate_Gbps=200 --output "$W/r.json"
+if /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$W/r.json')); c = {x['target']: x for x in d['checks'] if x['name'] == 'inventory'}
+ok = c['rdma_ports']['verdict'] == 'pass' and c['nic_rate']['verdict'] == 'not_judged' and \
+     any('nic_rate' in x for x in d['summary']['not_judged']) and not d['summary']['failed_nodes'] and \
+     d['nodes'][0]['verdict'] == 'pass'
+sys.exit(0 if ok else 1)"; then
+  ok "--topology without port rates: listed in summary.not_judged, node pass"
+else bad "--topology without port rates: listed in summary.not_judged, node pass"; fi
 
 echo "integration: $pass passed, $fail failed"
 [ $fail = 0 ]
