@@ -27,6 +27,9 @@ BASE=$F/tuner/allreduce-2x8-default.log
 RING=$F/tuner/allreduce-2x8-ring-simple.log
 out() { echo "--output $T/$1.json --env-out $T/$1.env --csv-out $T/$1.csv"; }
 
+# 0. the worked example's report is itself a valid nettune.report/1 (what nettune probe writes)
+expect_exit fixture-report-valid 0 $REPORT_BIN --validate $R
+
 # 1. a report alone: outputs written, predicted rules, byte-identical on a second run
 expect_exit report-only 0 $TUNE $R $(out a)
 check "report only: predicted rules" has "$T/a.json" '"basis":	"predicted"'
