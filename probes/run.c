@@ -845,8 +845,9 @@ static void nt_run_note_schedule(nt_run_t *r, int k, const nt_step_t *steps, int
     }
 }
 
-/* Rank 0: what a run that stops at step s of probe k leaves out. */
-static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nsteps, int s,
+/* Rank 0: what a run that stops at step s of probe k leaves out; cut is 1 when step s itself
+ * was cut short (a signal, a silent peer: its pairs are not fully measured), 0 when it ended. */
+static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nsteps, int s, int cut,
                              const char *why)
 {
     int left = 0, all = 0;
@@ -854,10 +855,15 @@ static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nst
         if (steps[s2].local)
             continue;
         all += steps[s2].npairs;
-        if (s2 > s)
+        if (s2 > s || (cut && s2 == s))
             left += steps[s2].npairs;
     }
-    nt_not_done(&r->c, "%s: %d of %d pairs not measured (%s)", r->probes[k]->kind, left, all, why);
+    if (left > 0)
+        nt_not_done(&r->c, "%s: %d of %d pairs not measured (%s)", r->probes[k]->kind, left, all,
+                    why);
+    else
+        nt_not_done(&r->c, "%s: all %d pairs measured, the rest of the run not done (%s)",
+                    r->probes[k]->kind, all, why);
     for (int k2 = k + 1; k2 < r->nprobes; k2++)
         if (nt_run_any(r, k2))
             nt_not_done(&r->c, "%s: not started (%s)", r->probes[k2]->kind, why);
@@ -907,7 +913,7 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
             if (p->rank == 0 && !*p->stop && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
                 r->aborted = 1;
             if (p->rank == 0)
-                nt_run_note_left(r, k, steps, nsteps, s, why);
+                nt_run_note_left(r, k, steps, nsteps, s, st != NT_OK, why);
             break;
         }
     }
