@@ -535,7 +535,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         unsigned now = failing_bits(l, w.eff[i], &p);
         int retest = l->retested && !isnan(l->retest_value);
         unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
-        char a[32], b[32];
+        char a[32], b[32], sz[32];
         if (now) {
             l->verdict = NT_FAIL;
             l->fired = now | (retest ? NT_FIRED_RETEST : 0);
@@ -548,9 +548,10 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             l->verdict = NT_WARN;
             l->fired = before | NT_FIRED_RETEST;
             snprintf(l->reason, sizeof(l->reason),
-                     "flaky: failed first measurement %s %s, passed retest %s %s",
-                     fmt_num(a, sizeof(a), l->value), unit_of(l->metric),
-                     fmt_num(b, sizeof(b), l->retest_value), unit_of(l->metric));
+                     "flaky at %s: failed first measurement %s %s, passed retest %s %s",
+                     fmt_bytes(sz, sizeof(sz), l->bytes), fmt_num(a, sizeof(a), l->value),
+                     unit_of(l->metric), fmt_num(b, sizeof(b), l->retest_value),
+                     unit_of(l->metric));
         }
     }
 
