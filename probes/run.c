@@ -784,6 +784,15 @@ static nt_status_t nt_run_init_probes(nt_run_t *r)
         }
         if (!ok)
             NT_INFO(INIT, "%s probe skipped: %s", ops->kind, why_buf);
+        /* --checks-only runs no probe step: a probe that could run says why it measured nothing
+         * (its checks, such as port states and counters, are still reported). */
+        if (ok && params->checks_only && r->node_json) {
+            cJSON *sk = cJSON_GetObjectItemCaseSensitive(r->node_json, "skipped");
+            if (!sk)
+                sk = nt_json_add_arr(r->node_json, "skipped");
+            if (sk)
+                nt_skipped_add(sk, ops->kind, "--checks-only: no traffic, no links measured");
+        }
         if (p->launcher->ops->allgather(p->launcher, &ok, r->avail[k], sizeof(int),
                                         params->peer_timeout_s) != NT_OK) {
             r->aborted = 1;

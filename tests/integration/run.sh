@@ -99,6 +99,12 @@ run_case "--time-limit after the last step: not_done says every pair was measure
 if /usr/bin/python3 -c "import json,sys; n=json.load(open('$W/r.json'))['run']['not_done']; sys.exit(0 if n and not any(' 0 of ' in ' '+x for x in n) and any('all 1 pairs measured' in x for x in n) else 1)"; then
   ok "--time-limit after the last step: no '0 of N pairs not measured'"
 else cat "$W/r.json" | head -c 2000; bad "--time-limit after the last step: no '0 of N pairs not measured'"; fi
+# --checks-only measures no link: the MPI probe says so in nodes[].skipped (it was silent).
+run_case "--checks-only: no links" 0 --links 0 --completed true -- \
+  $MPIRUN -np 2 $P --checks-only --output "$W/r.json"
+if /usr/bin/python3 -c "import json,sys; n=json.load(open('$W/r.json'))['nodes']; sys.exit(0 if all(any(s['probe']=='mpi' and 'checks-only' in s['reason'] for s in x.get('skipped',[])) for x in n) else 1)"; then
+  ok "--checks-only: mpi skipped with the reason"
+else bad "--checks-only: mpi skipped with the reason"; fi
 run_case "--local: one node, no launcher" 0 --links 0 --nodes 1 --completed true -- \
   $P --local --output "$W/r.json"
 run_case "dead peer: a deadline, a partial report naming it, exit 1" 1 --completed false --silent fake1 -- \
