@@ -819,7 +819,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         int bad = (now & NT_FIRED_PEER) && peer_bad(l, w.eff[i]);
         int retest = l->retested && !isnan(l->retest_value);
         unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
-        char a[32], b[32];
+        char a[32], b[32], sz[32];
         /* 2: a failure (expected figure, or beyond the link-fault limit), 1: marginal */
         int lnow = (now & NT_FIRED_EXPECTED) || bad ? 2 : now ? 1 : 0;
         int lfirst =
@@ -890,8 +890,9 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             l->flaky = 1;
             l->fired = before | NT_FIRED_RETEST;
             snprintf(l->reason, sizeof(l->reason),
-                     "flaky: failed first measurement %s %s, passed retest %s %s",
-                     fmt_num(a, sizeof(a), l->value), unit_of(l->metric),
+                     "flaky at %s: failed first measurement %s %s, passed retest %s %s",
+                     fmt_bytes(sz, sizeof(sz), l->bytes), fmt_num(a, sizeof(a), l->value),
+                     unit_of(l->metric),
                      fmt_num(b, sizeof(b), l->retest_value), unit_of(l->metric));
         }
     }

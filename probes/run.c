@@ -788,6 +788,15 @@ static nt_status_t nt_run_init_probes(nt_run_t *r)
         }
         if (!ok)
             NT_INFO(INIT, "%s probe skipped: %s", ops->kind, why_buf);
+        /* --checks-only runs no probe step: a probe that could run says why it measured nothing
+         * (its checks, such as port states and counters, are still reported). */
+        if (ok && params->checks_only && r->node_json) {
+            cJSON *sk = cJSON_GetObjectItemCaseSensitive(r->node_json, "skipped");
+            if (!sk)
+                sk = nt_json_add_arr(r->node_json, "skipped");
+            if (sk)
+                nt_skipped_add(sk, ops->kind, "--checks-only: no traffic, no links measured");
+        }
         if (p->launcher->ops->allgather(p->launcher, &ok, r->avail[k], sizeof(int),
                                         params->peer_timeout_s) != NT_OK) {
             r->aborted = 1;
@@ -849,8 +858,9 @@ static void nt_run_note_schedule(nt_run_t *r, int k, const nt_step_t *steps, int
     }
 }
 
-/* Rank 0: what a run that stops at step s of probe k leaves out. */
-static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nsteps, int s,
+/* Rank 0: what a run that stops at step s of probe k leaves out; cut is 1 when step s itself
+ * was cut short (a signal, a silent peer: its pairs are not fully measured), 0 when it ended. */
+static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nsteps, int s, int cut,
                              const char *why)
 {
     int left = 0, all = 0;
@@ -858,10 +868,15 @@ static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nst
         if (steps[s2].local)
             continue;
         all += steps[s2].npairs;
-        if (s2 > s)
+        if (s2 > s || (cut && s2 == s))
             left += steps[s2].npairs;
     }
-    nt_not_done(&r->c, "%s: %d of %d pairs not measured (%s)", r->probes[k]->kind, left, all, why);
+    if (left > 0)
+        nt_not_done(&r->c, "%s: %d of %d pairs not measured (%s)", r->probes[k]->kind, left, all,
+                    why);
+    else
+        nt_not_done(&r->c, "%s: all %d pairs measured, the rest of the run not done (%s)",
+                    r->probes[k]->kind, all, why);
     for (int k2 = k + 1; k2 < r->nprobes; k2++)
         if (nt_run_any(r, k2))
             nt_not_done(&r->c, "%s: not started (%s)", r->probes[k2]->kind, why);
@@ -911,7 +926,7 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
             if (p->rank == 0 && !*p->stop && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
                 r->aborted = 1;
             if (p->rank == 0)
-                nt_run_note_left(r, k, steps, nsteps, s, why);
+                nt_run_note_left(r, k, steps, nsteps, s, st != NT_OK, why);
             break;
         }
     }

@@ -596,6 +596,12 @@ int main(int argc, char **argv)
     }
     free(text);
     cJSON_Delete(doc);
+    if (rc != NT_EXIT_OK) {
+        /* No nccl.env or CSV beside a tuning file that was not written (they would pair with a
+         * stale one), and no success line. */
+        tune_free(t);
+        return rc;
+    }
     char *env = nt_tune_env_text(t);
     if (env && t->env_out && write_text(t->env_out, env))
         rc = NT_EXIT_USAGE;

@@ -27,6 +27,15 @@ BASE=$F/tuner/allreduce-2x8-default.log
 RING=$F/tuner/allreduce-2x8-ring-simple.log
 out() { echo "--output $T/$1.json --env-out $T/$1.env --csv-out $T/$1.csv"; }
 
+# 0. the worked example's report is itself a valid nettune.report/1 (what nettune probe writes)
+expect_exit fixture-report-valid 0 $REPORT_BIN --validate $R
+
+# 0b. tuning.json cannot be written: exit 2, no nccl.env or CSV beside it (they would pair with
+# a stale tuning file) and no "N rules -> FILE" success line
+mkdir -p "$T/adir"
+expect_exit output-is-dir 2 $TUNE $R --output "$T/adir" --env-out "$T/adir.env" --csv-out "$T/adir.csv"
+check "unwritable tuning.json: no nccl.env, no CSV, no success line" sh -c "[ ! -e '$T/adir.env' ] && [ ! -e '$T/adir.csv' ] && ! grep -q 'rules for NCCL' '$T/output-is-dir.out'"
+
 # 1. a report alone: outputs written, predicted rules, byte-identical on a second run
 expect_exit report-only 0 $TUNE $R $(out a)
 check "report only: predicted rules" has "$T/a.json" '"basis":	"predicted"'

@@ -575,7 +575,7 @@ static void test_retest_turns_fail_into_warn(void **state)
     assert_int_equal(F.l[0].verdict, NT_WARN);
     assert_int_equal(F.l[0].fired, NT_FIRED_PEER | NT_FIRED_RETEST);
     assert_string_equal(F.l[0].reason,
-                        "flaky: failed first measurement 6 GB/s, passed retest 10.1 GB/s");
+                        "flaky at 1 MiB: failed first measurement 6 GB/s, passed retest 10.1 GB/s");
     assert_false(nt_vlink_is_link_fault(&F.l[0]));
     assert_int_equal(nt_verdict_retest_list(F.l, F.n, idx, 4), 0);
     for (size_t i = 1; i < F.n; i++)
