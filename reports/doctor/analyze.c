@@ -142,7 +142,12 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb) {
   if (!d) return NULL;
   d->kb = kb;
   d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
-  if (!d->sig) {
+  d->msg = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg));
+  d->msg_values = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg_values));
+  if (!d->sig || !d->msg || !d->msg_values) {
+    free(d->sig);
+    free(d->msg);
+    free(d->msg_values);
     free(d);
     return NULL;
   }
@@ -178,6 +183,13 @@ void nt_doctor_destroy(nt_doctor_t *d) {
     nt_map_cleanup(&d->sig[i].hosts);
   }
   free(d->sig);
+  for (size_t i = 0; i < d->kb->nmsgs; i++) {
+    nt_evlist_free(&d->msg[i].ev);
+    nt_map_cleanup(&d->msg[i].hosts);
+    cJSON_Delete(d->msg_values[i]);
+  }
+  free(d->msg);
+  free(d->msg_values);
   for (size_t i = 0; i < 32; i++) nt_ev_free(&d->wc_first[i]);
   nt_map_cleanup(&d->hosts);
   nt_map_cleanup(&d->procmap);
@@ -839,6 +851,52 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
   return hit;
 }
 
+/* Adds a line to a hit list (once per line) with its host. */
+static void hit_add(nt_doctor_t *d, nt_sighit_t *h, const nt_logline_t *l, const char *line) {
+  unsigned long ln = d->inputs[d->cur].lines;
+  if (h->ev.n && h->ev.ev[h->ev.n - 1].input == d->cur && h->ev.ev[h->ev.n - 1].line == ln) return;
+  h->count++;
+  nt_evlist_add(&h->ev, d->cur, ln, line);
+  if (l->host) nt_map_put(&h->hosts, l->host, l->host_len);
+}
+
+/* NCCL's own format strings (the knowledge base's messages) on an INFO or WARN line. Returns 1
+ * if one matched. */
+static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line) {
+  int hit = 0;
+  size_t ml = strlen(l->msg);
+  for (size_t i = 0; i < d->kb->nmsgs; i++) {
+    const nt_kb_message_t *m = &d->kb->msgs[i];
+    if (m->level != l->level || !memmem(l->msg, ml, m->anchor, m->anchor_len)) continue;
+    nt_fmt_cap_t caps[24];
+    int nc = nt_fmt_match(m->format, l->msg, caps, 24);
+    if (nc < 0) continue;
+    if (m->when_index >= 0 &&
+        (m->when_index >= nc || m->when_index >= 24 || caps[m->when_index].len != strlen(m->when_equals) ||
+         memcmp(caps[m->when_index].s, m->when_equals, caps[m->when_index].len) != 0))
+      continue;
+    hit = 1;
+    if (m->sig >= 0) {
+      hit_add(d, &d->sig[m->sig], l, line);
+      continue;
+    }
+    nt_sighit_t *h = &d->msg[i];
+    hit_add(d, h, l, line);
+    if (!d->msg_values[i] && m->nvalues > 0 && (d->msg_values[i] = cJSON_CreateObject())) {
+      for (int k = 0; k < m->nvalues && k < nc && k < 24; k++) {
+        if (!m->values[k] || !m->values[k][0]) continue;
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(caps[k].len < 255 ? caps[k].len : 255), caps[k].s);
+        char *end;
+        double v = strtod(buf, &end);
+        if (buf[0] && !*end && strchr(buf, 'x') == NULL) cJSON_AddNumberToObject(d->msg_values[i], m->values[k], v);
+        else cJSON_AddStringToObject(d->msg_values[i], m->values[k], buf);
+      }
+    }
+  }
+  return hit;
+}
+
 /* Collector comments (fixtures) and other '#' lines that are not nccl-tests output. */
 static int is_comment(const char *body) {
   if (*body != '#') return 0;
@@ -862,6 +920,7 @@ static void feed_line(nt_doctor_t *d, const char *line) {
     return;
   }
   int sig = feed_signatures(d, &l, line, &nccl);
+  if (l.level != NT_LVL_NONE) sig |= feed_messages(d, &l, line);
   if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version ")) nccl = 1;
   if (l.level == NT_LVL_NONE && strstr(l.body, " via ") && strstr(l.body, " -> ")) nccl = 1;
   if (nccl) {

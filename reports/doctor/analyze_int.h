@@ -131,6 +131,8 @@ struct nt_doctor {
   unsigned long seq;   /* global line counter */
 
   nt_sighit_t *sig;    /* one per kb signature */
+  nt_sighit_t *msg;    /* one per kb message (NCCL format string) */
+  cJSON **msg_values;  /* per kb message: the named conversions of its first line, or NULL */
   int sig_acs, sig_iommu, sig_failure, sig_wc;
   unsigned long wc_count[32];
   nt_ev_t wc_first[32];

@@ -221,6 +221,58 @@ static void diagnose_network(nt_doctor_t *d) {
 
 /* ---- GPUDirect RDMA, NIC sharing ---------------------------------------------------------- */
 
+/* The NCCL version every line of the job printed, or NULL when none or several. */
+static const char *job_version(const nt_doctor_t *d) { return d->versions.n == 1 ? d->versions.keys[0] : NULL; }
+
+/* What a path type number means in the job's NCCL version, as detail text. */
+static void path_detail(nt_doctor_t *d, nt_finding_t *f, const char *name, long v) {
+  const char *ver = job_version(d);
+  const char *t = nt_kb_path_type(d->kb, ver, v);
+  if (t) {
+    f_detail(f, "%s %ld = %s in NCCL %s.", name, v, t, ver);
+    return;
+  }
+  /* every meaning the number has had, so that the reader sees why it is not decoded */
+  char alts[256];
+  size_t n = 0;
+  alts[0] = '\0';
+  for (size_t i = 0; i < d->kb->npaths && n + 40 < sizeof(alts); i++) {
+    const nt_kb_pathtypes_t *p = &d->kb->paths[i];
+    if (v >= 0 && v < p->nnames)
+      n += (size_t)snprintf(alts + n, sizeof(alts) - n, "%s%s in %s..%s", n ? ", " : "", p->names[v], p->first, p->last);
+  }
+  f_detail(f, "%s %ld: unknown path type (%s; NCCL renumbered its path types: SYS is 7 up to 2.25, 9 from 2.27)%s%s.", name, v,
+           ver ? "this NCCL version is not in the knowledge base" : "the log does not show one NCCL version", n ? "; it means " : "",
+           alts);
+}
+
+/* Findings straight from NCCL messages the knowledge base knows by their format string. */
+static void diagnose_messages(nt_doctor_t *d) {
+  for (size_t i = 0; i < d->kb->nmsgs; i++) {
+    const nt_kb_message_t *m = &d->kb->msgs[i];
+    const nt_sighit_t *h = &d->msg[i];
+    if (!m->finding || !h->count) continue;
+    nt_finding_t *f = nt_finding_add(d, m->finding->key);
+    if (!f) continue;
+    f_evlist(f, &h->ev);
+    f_hosts(f, &h->hosts);
+    f_detail(f, "NCCL prints this at %s (%s..%s); %lu line(s).", m->at ? m->at : "?", m->first ? m->first : "?",
+             m->last ? m->last : "?", h->count);
+    const cJSON *vals = d->msg_values[i], *v;
+    cJSON_ArrayForEach(v, vals) {
+      int is_path = 0;
+      for (int k = 0; k < m->npath_values; k++)
+        if (m->path_values[k] && strcmp(m->path_values[k], v->string) == 0) is_path = 1;
+      if (cJSON_IsNumber(v)) {
+        f_value(f, v->string, v->valuedouble);
+        if (is_path) path_detail(d, f, v->string, (long)v->valuedouble);
+      } else if (cJSON_IsString(v)) {
+        f_detail(f, "%s: %s.", v->string, v->valuestring);
+      }
+    }
+  }
+}
+
 static void diagnose_gdr(nt_doctor_t *d) {
   size_t yes = 0, no = 0;
   for (size_t r = 0; r < d->cap_gdr; r++) {
@@ -228,6 +280,8 @@ static void diagnose_gdr(nt_doctor_t *d) {
     if (d->gdr[r] & 2) no++;
   }
   nt_finding_t *dist = from_sig(d, "gdr_disabled_distance", "gdr_disabled_distance");
+  if (!dist) dist = find(d, "gdr_disabled_distance");
+  nt_finding_t *hca = find(d, "gdr_disabled_hca");
   if (!no) return;
   if (yes) {
     nt_finding_t *f = nt_finding_add(d, "gdr_asymmetric");
@@ -241,6 +295,7 @@ static void diagnose_gdr(nt_doctor_t *d) {
     f_value(f, "ranks_with_gdr", (double)yes);
     f_value(f, "ranks_without_gdr", (double)no);
     if (dist) link_cause(f, dist);
+    if (hca) link_cause(f, hca);
   } else {
     nt_finding_t *f = nt_finding_add(d, "gdr_not_used");
     if (!f) return;
@@ -250,6 +305,7 @@ static void diagnose_gdr(nt_doctor_t *d) {
       if (d->gdr[r] & 2) f_rank(d, f, (long)r);
     f_detail(f, "%lu network connection(s), none with GDRDMA.", d->net_conns);
     if (dist) link_cause(f, dist);
+    if (hca) link_cause(f, hca);
   }
 }
 
@@ -694,6 +750,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in) {
       if (d->nic_names) f_detail(f, "NCCL listed: %s.", d->nic_names);
     }
   }
+  diagnose_messages(d);
   diagnose_network(d);
   diagnose_wc(d);
   diagnose_gdr(d);

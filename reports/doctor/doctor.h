@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #define NT_DOCTOR_SCHEMA "nettune.diagnosis/1"
 #define NT_DOCTOR_KB_SCHEMA "nettune.doctor-kb/1"
@@ -89,6 +89,25 @@ typedef struct {
  * print it from src/debug.cc). Never fails: unknown lines come back with level NONE. */
 void nt_line_parse(const char *line, nt_logline_t *out);
 
+/* ---- fmtmatch.c ------------------------------------------------------------------------- */
+
+/* One conversion's text in a matched line. */
+typedef struct {
+  const char *s;
+  size_t len;
+} nt_fmt_cap_t;
+
+/* Matches the whole of `s` (trailing blanks ignored) against printf format `fmt` (only its first
+ * line when it holds a line break): literal text must be equal, %d/%u/%ld.. take an integer,
+ * %x/%lx hex digits, %f/%g a number, %p a pointer, %c one character, %s any text. Returns the
+ * number of conversions with their text in caps[0..maxcaps-1], or -1 when `s` does not match
+ * (also when the match would take more than 200,000 steps). */
+int nt_fmt_match(const char *fmt, const char *s, nt_fmt_cap_t *caps, int maxcaps);
+
+/* The longest literal run of `fmt`'s first line (for a quick strstr test): its length, and its
+ * start in *anchor. */
+size_t nt_fmt_anchor(const char *fmt, const char **anchor);
+
 /* ---- kb.c -------------------------------------------------------------------------------- */
 
 /* A finding's text as the knowledge base gives it. */
@@ -120,6 +139,34 @@ typedef struct {
   char *name, *meaning, *finding;
 } nt_kb_wc_t;
 
+/* One NCCL message the knowledge base knows by its format string (NVIDIA/nccl source, extracted
+ * by reports/doctor/tools/nccl-formats.py into docs/nccl-2.28.9-formats.tsv). A line printed from
+ * the format feeds either an existing signature (its causal logic) or a finding directly. */
+typedef struct {
+  char *id;
+  nt_level_t level;    /* NT_LVL_INFO or NT_LVL_WARN */
+  char *format;        /* NCCL's printf format, verbatim */
+  char *at, *first, *last; /* NCCL file:line at the last tag; first and last tag it appears in */
+  int sig;             /* index of the signature it feeds, or -1 */
+  const nt_kb_finding_t *finding; /* the finding it reports (NULL when it feeds a signature) */
+  int when_index;      /* only when conversion when_index (0-based) equals when_equals; -1 always */
+  char *when_equals;
+  char **values;       /* names of the conversions kept as values (NULL entry: not kept) */
+  int nvalues;
+  char **path_values;  /* names of values that are NCCL path types (decoded per version) */
+  int npath_values;
+  const char *anchor;  /* longest literal run of the format (points into format) */
+  size_t anchor_len;
+} nt_kb_message_t;
+
+/* NCCL's path type names (topoPathTypeStr) for the releases first..last: the number a log
+ * prints (GDR distance, NCCL_NET_GDR_LEVEL) means names[number] there. */
+typedef struct {
+  char *first, *last, *at;
+  char **names;
+  int nnames;
+} nt_kb_pathtypes_t;
+
 typedef struct {
   char *source; /* "embedded" or the path read */
   char *version;
@@ -131,7 +178,16 @@ typedef struct {
   size_t ngpus;
   nt_kb_wc_t *wcs;
   size_t nwcs;
+  nt_kb_message_t *msgs;
+  size_t nmsgs;
+  nt_kb_pathtypes_t *paths;
+  size_t npaths;
 } nt_kb_t;
+
+/* The path type name that `value` has in NCCL `version` ("2.28.9"), or NULL when the version is
+ * unknown (NULL) or not covered, or the value is out of range. Versions between two releases
+ * the table lists take the older release's names. */
+const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value);
 
 /* Loads the knowledge base: from `path` if not NULL, else the copy embedded at build time.
  * Checks the schema id and that every entry has its fields. Returns 0, or -1 with a message

@@ -72,6 +72,125 @@ static const char *get_str(const cJSON *o, const char *k) {
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static char **str_array(const cJSON *a, int *n) {
+  *n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+  char **out = calloc((size_t)(*n ? *n : 1), sizeof(char *));
+  if (!out) return NULL;
+  int i = 0;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, a) out[i++] = cJSON_IsString(it) ? strdup(it->valuestring) : NULL;
+  return out;
+}
+
+/* $.messages (NCCL format strings) and $.path_types; both optional. */
+static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen) {
+  const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
+  const cJSON *it;
+  size_t i = 0;
+  if (cJSON_IsArray(msgs)) {
+    size_t n = (size_t)cJSON_GetArraySize(msgs);
+    kb->msgs = calloc(n ? n : 1, sizeof(*kb->msgs));
+    if (!kb->msgs) goto oom;
+    cJSON_ArrayForEach(it, msgs) {
+      nt_kb_message_t *m = &kb->msgs[i];
+      const char *id = get_str(it, "id"), *lvl = get_str(it, "level"), *fmt = get_str(it, "format");
+      const char *sg = get_str(it, "signature"), *fi = get_str(it, "finding");
+      m->sig = -1;
+      m->when_index = -1;
+      kb->nmsgs = ++i;
+      if (!id || !lvl || !fmt || (strcmp(lvl, "INFO") != 0 && strcmp(lvl, "WARN") != 0) || (!sg == !fi)) {
+        snprintf(err, errlen,
+                 "knowledge base '%s': $.messages[%zu] needs id, level (INFO|WARN), format and one of signature or finding",
+                 name, i - 1);
+        return -1;
+      }
+      m->id = strdup(id);
+      m->format = strdup(fmt);
+      m->at = dup_or_null(get_str(it, "at"));
+      m->first = dup_or_null(get_str(it, "first"));
+      m->last = dup_or_null(get_str(it, "last"));
+      m->level = lvl[0] == 'I' ? NT_LVL_INFO : NT_LVL_WARN;
+      if (!m->id || !m->format) goto oom;
+      m->anchor_len = nt_fmt_anchor(m->format, &m->anchor);
+      if (m->anchor_len < 6) {
+        snprintf(err, errlen, "knowledge base '%s': $.messages[%zu].format has no literal text of 6 characters or more", name, i - 1);
+        return -1;
+      }
+      if (sg && (m->sig = nt_kb_signature_index(kb, sg)) < 0) {
+        snprintf(err, errlen, "knowledge base '%s': $.messages[%zu].signature names unknown signature '%s'", name, i - 1, sg);
+        return -1;
+      }
+      if (fi && !(m->finding = nt_kb_finding(kb, fi))) {
+        snprintf(err, errlen, "knowledge base '%s': $.messages[%zu].finding names unknown finding '%s'", name, i - 1, fi);
+        return -1;
+      }
+      const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "when");
+      if (w) {
+        const cJSON *wi = cJSON_GetObjectItemCaseSensitive(w, "index");
+        const char *we = get_str(w, "equals");
+        if (!cJSON_IsNumber(wi) || !we) {
+          snprintf(err, errlen, "knowledge base '%s': $.messages[%zu].when needs index and equals", name, i - 1);
+          return -1;
+        }
+        m->when_index = wi->valueint;
+        if (!(m->when_equals = strdup(we))) goto oom;
+      }
+      if (!(m->values = str_array(cJSON_GetObjectItemCaseSensitive(it, "values"), &m->nvalues))) goto oom;
+      if (!(m->path_values = str_array(cJSON_GetObjectItemCaseSensitive(it, "path_values"), &m->npath_values))) goto oom;
+    }
+  }
+  const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "path_types");
+  if (cJSON_IsArray(paths)) {
+    size_t n = (size_t)cJSON_GetArraySize(paths);
+    kb->paths = calloc(n ? n : 1, sizeof(*kb->paths));
+    if (!kb->paths) goto oom;
+    i = 0;
+    cJSON_ArrayForEach(it, paths) {
+      nt_kb_pathtypes_t *p = &kb->paths[i];
+      kb->npaths = ++i;
+      const char *f = get_str(it, "first"), *l = get_str(it, "last");
+      const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "names");
+      if (!f || !l || !cJSON_IsArray(nm)) {
+        snprintf(err, errlen, "knowledge base '%s': $.path_types[%zu] needs first, last and names", name, i - 1);
+        return -1;
+      }
+      p->first = strdup(f);
+      p->last = strdup(l);
+      p->at = dup_or_null(get_str(it, "at"));
+      if (!p->first || !p->last || !(p->names = str_array(nm, &p->nnames))) goto oom;
+    }
+  }
+  return 0;
+oom:
+  snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+  return -1;
+}
+
+/* "v2.28.9-1" or "2.28.9" -> 2*1000000 + 28*1000 + 9; -1 when it does not parse. */
+static long version_num(const char *v) {
+  if (!v) return -1;
+  if (*v == 'v') v++;
+  long a = 0, b = 0, c = 0;
+  if (sscanf(v, "%ld.%ld.%ld", &a, &b, &c) < 2) return -1;
+  return a * 1000000 + b * 1000 + c;
+}
+
+const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value) {
+  long v = version_num(version);
+  if (v < 0 || value < 0) return NULL;
+  const nt_kb_pathtypes_t *best = NULL;
+  for (size_t i = 0; i < kb->npaths; i++) {
+    const nt_kb_pathtypes_t *p = &kb->paths[i];
+    long f = version_num(p->first);
+    if (f >= 0 && f <= v && (!best || f > version_num(best->first))) best = p;
+  }
+  /* older than the first release the table knows, or newer than the last by a minor version:
+   * not covered (the numbering may have changed) */
+  if (!best || (best == &kb->paths[kb->npaths - 1] && v / 1000 > version_num(best->last) / 1000)) return NULL;
+  if (value >= best->nnames) return NULL;
+  return best->names[value];
+}
+
 static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen) {
   const char *schema = get_str(root, "schema");
   if (!schema || strcmp(schema, NT_DOCTOR_KB_SCHEMA) != 0) {
@@ -185,6 +304,7 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
       }
     }
   }
+  if (parse_messages(root, kb, name, err, errlen) != 0) return -1;
   return 0;
 oom:
   snprintf(err, errlen, "knowledge base '%s': out of memory", name);
@@ -248,6 +368,28 @@ void nt_kb_destroy(nt_kb_t *kb) {
     free(kb->wcs[i].meaning);
     free(kb->wcs[i].finding);
   }
+  for (size_t i = 0; i < kb->nmsgs; i++) {
+    nt_kb_message_t *m = &kb->msgs[i];
+    free(m->id);
+    free(m->format);
+    free(m->at);
+    free(m->first);
+    free(m->last);
+    free(m->when_equals);
+    for (int j = 0; m->values && j < m->nvalues; j++) free(m->values[j]);
+    for (int j = 0; m->path_values && j < m->npath_values; j++) free(m->path_values[j]);
+    free(m->values);
+    free(m->path_values);
+  }
+  for (size_t i = 0; i < kb->npaths; i++) {
+    for (int j = 0; kb->paths[i].names && j < kb->paths[i].nnames; j++) free(kb->paths[i].names[j]);
+    free(kb->paths[i].names);
+    free(kb->paths[i].first);
+    free(kb->paths[i].last);
+    free(kb->paths[i].at);
+  }
+  free(kb->msgs);
+  free(kb->paths);
   free(kb->sigs);
   free(kb->findings);
   free(kb->gpus);

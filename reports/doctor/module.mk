@@ -4,7 +4,7 @@
 # --kb FILE replaces it.
 
 DOCTOR_DIR  := reports/doctor
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,reader.c parse.c kb.c analyze.c diagnose.c output.c)
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,reader.c parse.c fmtmatch.c kb.c analyze.c diagnose.c output.c)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
