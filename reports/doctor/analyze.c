@@ -10,1105 +10,1352 @@
 
 /* ---- small containers ------------------------------------------------------------------- */
 
-void nt_map_init(nt_map_t *m) { memset(m, 0, sizeof(*m)); }
-
-void nt_map_cleanup(nt_map_t *m) {
-  for (size_t i = 0; i < m->n; i++) free(m->keys[i]);
-  free(m->keys);
-  free(m->vals);
-  free(m->slots);
-  memset(m, 0, sizeof(*m));
+void nt_map_init(nt_map_t *m)
+{
+    memset(m, 0, sizeof(*m));
 }
 
-static size_t hash(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-  return (size_t)h;
+void nt_map_cleanup(nt_map_t *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->vals);
+    free(m->slots);
+    memset(m, 0, sizeof(*m));
 }
 
-long nt_map_find(const nt_map_t *m, const char *key, size_t len) {
-  if (!m->cap) return -1;
-  for (size_t i = hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    size_t s = m->slots[i];
-    if (!s) return -1;
-    const char *k = m->keys[s - 1];
-    if (strlen(k) == len && memcmp(k, key, len) == 0) return (long)(s - 1);
-  }
+static size_t hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return (size_t)h;
 }
 
-static int map_grow(nt_map_t *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 16;
-  size_t *slots = calloc(ncap, sizeof(*slots));
-  if (!slots) return -1;
-  for (size_t j = 0; j < m->n; j++) {
-    size_t i = hash(m->keys[j], strlen(m->keys[j])) & (ncap - 1);
-    while (slots[i]) i = (i + 1) & (ncap - 1);
-    slots[i] = j + 1;
-  }
-  free(m->slots);
-  m->slots = slots;
-  m->cap = ncap;
-  return 0;
+long nt_map_find(const nt_map_t *m, const char *key, size_t len)
+{
+    if (!m->cap)
+        return -1;
+    for (size_t i = hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        size_t s = m->slots[i];
+        if (!s)
+            return -1;
+        const char *k = m->keys[s - 1];
+        if (strlen(k) == len && memcmp(k, key, len) == 0)
+            return (long)(s - 1);
+    }
 }
 
-long nt_map_put(nt_map_t *m, const char *key, size_t len) {
-  long f = nt_map_find(m, key, len);
-  if (f >= 0) return f;
-  if (m->n >= NT_MAX_SET) {
-    m->dropped++;
-    return -1;
-  }
-  if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0) return -1;
-  if (m->n == m->kcap) {
-    size_t nk = m->kcap ? m->kcap * 2 : 8;
-    char **k = realloc(m->keys, nk * sizeof(*k));
-    if (!k) return -1;
-    m->keys = k;
-    long *v = realloc(m->vals, nk * sizeof(*v));
-    if (!v) return -1;
-    m->vals = v;
-    m->kcap = nk;
-  }
-  char *copy = malloc(len + 1);
-  if (!copy) return -1;
-  memcpy(copy, key, len);
-  copy[len] = '\0';
-  size_t i = hash(key, len) & (m->cap - 1);
-  while (m->slots[i]) i = (i + 1) & (m->cap - 1);
-  m->slots[i] = m->n + 1;
-  m->keys[m->n] = copy;
-  m->vals[m->n] = 0;
-  return (long)m->n++;
+static int map_grow(nt_map_t *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 16;
+    size_t *slots = calloc(ncap, sizeof(*slots));
+    if (!slots)
+        return -1;
+    for (size_t j = 0; j < m->n; j++) {
+        size_t i = hash(m->keys[j], strlen(m->keys[j])) & (ncap - 1);
+        while (slots[i])
+            i = (i + 1) & (ncap - 1);
+        slots[i] = j + 1;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->cap = ncap;
+    return 0;
 }
 
-void nt_ev_set(nt_ev_t *e, unsigned input, unsigned long line, const char *text) {
-  size_t n = strlen(text);
-  if (n > NT_EVIDENCE_TEXT) n = NT_EVIDENCE_TEXT;
-  free(e->text);
-  e->input = input;
-  e->line = line;
-  e->text = malloc(n + 1);
-  if (e->text) {
-    memcpy(e->text, text, n);
-    e->text[n] = '\0';
-  }
+long nt_map_put(nt_map_t *m, const char *key, size_t len)
+{
+    long f = nt_map_find(m, key, len);
+    if (f >= 0)
+        return f;
+    if (m->n >= NT_MAX_SET) {
+        m->dropped++;
+        return -1;
+    }
+    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
+        return -1;
+    if (m->n == m->kcap) {
+        size_t nk = m->kcap ? m->kcap * 2 : 8;
+        char **k = realloc(m->keys, nk * sizeof(*k));
+        if (!k)
+            return -1;
+        m->keys = k;
+        long *v = realloc(m->vals, nk * sizeof(*v));
+        if (!v)
+            return -1;
+        m->vals = v;
+        m->kcap = nk;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, key, len);
+    copy[len] = '\0';
+    size_t i = hash(key, len) & (m->cap - 1);
+    while (m->slots[i])
+        i = (i + 1) & (m->cap - 1);
+    m->slots[i] = m->n + 1;
+    m->keys[m->n] = copy;
+    m->vals[m->n] = 0;
+    return (long)m->n++;
 }
 
-void nt_ev_free(nt_ev_t *e) {
-  free(e->text);
-  e->text = NULL;
+void nt_ev_set(nt_ev_t *e, unsigned input, unsigned long line, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > NT_EVIDENCE_TEXT)
+        n = NT_EVIDENCE_TEXT;
+    free(e->text);
+    e->input = input;
+    e->line = line;
+    e->text = malloc(n + 1);
+    if (e->text) {
+        memcpy(e->text, text, n);
+        e->text[n] = '\0';
+    }
 }
 
-void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const char *text) {
-  for (size_t i = 0; line && i < l->n; i++)
-    if (l->ev[i].input == input && l->ev[i].line == line) return;
-  l->total++;
-  if (l->n >= NT_EVIDENCE_MAX) return;
-  memset(&l->ev[l->n], 0, sizeof(l->ev[0]));
-  nt_ev_set(&l->ev[l->n], input, line, text);
-  if (l->ev[l->n].text) l->n++;
+void nt_ev_free(nt_ev_t *e)
+{
+    free(e->text);
+    e->text = NULL;
 }
 
-void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e) {
-  if (e->text) nt_evlist_add(l, e->input, e->line, e->text);
+void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const char *text)
+{
+    for (size_t i = 0; line && i < l->n; i++)
+        if (l->ev[i].input == input && l->ev[i].line == line)
+            return;
+    l->total++;
+    if (l->n >= NT_EVIDENCE_MAX)
+        return;
+    memset(&l->ev[l->n], 0, sizeof(l->ev[0]));
+    nt_ev_set(&l->ev[l->n], input, line, text);
+    if (l->ev[l->n].text)
+        l->n++;
 }
 
-void nt_evlist_free(nt_evlist_t *l) {
-  for (size_t i = 0; i < l->n; i++) nt_ev_free(&l->ev[i]);
-  l->n = 0;
+void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e)
+{
+    if (e->text)
+        nt_evlist_add(l, e->input, e->line, e->text);
+}
+
+void nt_evlist_free(nt_evlist_t *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        nt_ev_free(&l->ev[i]);
+    l->n = 0;
 }
 
 /* ---- create / destroy -------------------------------------------------------------------- */
 
-void nt_hw_init(nt_hw_t *hw) {
-  memset(hw, 0, sizeof(*hw));
-  hw->gpus_per_node = -1;
-  hw->nics_per_node = -1;
-  hw->nic_rate_Gbps = -1;
-  hw->efficiency = 0.90;
-  hw->error_efficiency = 0.50;
-  hw->min_busbw_GBps = -1;
+void nt_hw_init(nt_hw_t *hw)
+{
+    memset(hw, 0, sizeof(*hw));
+    hw->gpus_per_node = -1;
+    hw->nics_per_node = -1;
+    hw->nic_rate_Gbps = -1;
+    hw->efficiency = 0.90;
+    hw->error_efficiency = 0.50;
+    hw->min_busbw_GBps = -1;
 }
 
-void nt_hw_cleanup(nt_hw_t *hw) {
-  free(hw->gpu_model);
-  free(hw->collective);
-  free(hw->source);
-  hw->gpu_model = hw->collective = hw->source = NULL;
+void nt_hw_cleanup(nt_hw_t *hw)
+{
+    free(hw->gpu_model);
+    free(hw->collective);
+    free(hw->source);
+    hw->gpu_model = hw->collective = hw->source = NULL;
 }
 
-nt_doctor_t *nt_doctor_create(const nt_kb_t *kb) {
-  nt_doctor_t *d = calloc(1, sizeof(*d));
-  if (!d) return NULL;
-  d->kb = kb;
-  d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
-  d->msg = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg));
-  d->msg_values = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg_values));
-  if (!d->sig || !d->msg || !d->msg_values) {
+nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
+{
+    nt_doctor_t *d = calloc(1, sizeof(*d));
+    if (!d)
+        return NULL;
+    d->kb = kb;
+    d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
+    d->msg = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg));
+    d->msg_values = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg_values));
+    if (!d->sig || !d->msg || !d->msg_values) {
+        free(d->sig);
+        free(d->msg);
+        free(d->msg_values);
+        free(d);
+        return NULL;
+    }
+    d->sig_acs = nt_kb_signature_index(kb, "acs_enabled");
+    d->sig_iommu = nt_kb_signature_index(kb, "iommu_fault");
+    d->sig_failure = nt_kb_signature_index(kb, "nccl_failure");
+    d->sig_wc = nt_kb_signature_index(kb, "ib_completion");
+    d->nnodes = d->nranks = d->local_ranks = -1;
+    d->nics_min = d->nics_max = -1;
+    d->run_ranks = -1;
+    nt_hw_init(&d->hw);
+    return d;
+}
+
+static void table_free(nt_table_t *t)
+{
+    free(t->coll);
+    free(t->coll_note);
+    free(t->gpu_model);
+    free(t->algo);
+    free(t->basis);
+    for (size_t i = 0; i < t->ntop; i++)
+        free(t->top[i].text);
+}
+
+void nt_doctor_destroy(nt_doctor_t *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->ninputs; i++) {
+        free(d->inputs[i].path);
+        free(d->inputs[i].message);
+    }
+    free(d->inputs);
+    for (size_t i = 0; i < d->kb->nsigs; i++) {
+        nt_evlist_free(&d->sig[i].ev);
+        nt_map_cleanup(&d->sig[i].hosts);
+    }
     free(d->sig);
+    for (size_t i = 0; i < d->kb->nmsgs; i++) {
+        nt_evlist_free(&d->msg[i].ev);
+        nt_map_cleanup(&d->msg[i].hosts);
+        cJSON_Delete(d->msg_values[i]);
+    }
     free(d->msg);
     free(d->msg_values);
+    for (size_t i = 0; i < 32; i++)
+        nt_ev_free(&d->wc_first[i]);
+    nt_map_cleanup(&d->hosts);
+    nt_map_cleanup(&d->procmap);
+    for (size_t i = 0; i < d->nprocs; i++) {
+        free(d->procs[i].id);
+        free(d->procs[i].host);
+        free(d->procs[i].tuner);
+        nt_ev_free(&d->procs[i].first_tuner);
+        nt_ev_free(&d->procs[i].first_init);
+    }
+    free(d->procs);
+    free(d->rank_host);
+    nt_map_cleanup(&d->versions);
+    for (size_t i = 0; i < 4; i++)
+        nt_ev_free(&d->version_ev[i]);
+    nt_map_cleanup(&d->networks);
+    nt_evlist_free(&d->socket_ev);
+    nt_evlist_free(&d->netib_ev);
+    free(d->nic_names);
+    nt_map_cleanup(&d->transports);
+    for (size_t i = 0; i < d->nenv; i++) {
+        free(d->env[i].name);
+        free(d->env[i].value);
+        free(d->env[i].other);
+        nt_ev_free(&d->env[i].first);
+        nt_ev_free(&d->env[i].first_other);
+    }
+    free(d->env);
+    nt_ev_free(&d->comm_ev);
+    free(d->gdr);
+    nt_evlist_free(&d->gdr_yes_ev);
+    nt_evlist_free(&d->gdr_no_ev);
+    nt_evlist_free(&d->gdr0_ev);
+    nt_evlist_free(&d->shared_ev);
+    nt_ev_free(&d->last_p2p);
+    nt_evlist_free(&d->warn_unexplained);
+    for (size_t i = 0; i < d->ntables; i++)
+        table_free(&d->tables[i]);
+    free(d->tables);
+    free(d->run_coll);
+    free(d->run_model);
+    free(d->run_algo);
+    nt_map_cleanup(&d->run_hosts);
+    free(d->report_path);
+    nt_evlist_free(&d->report_ev);
+    nt_map_cleanup(&d->report_hosts);
+    for (size_t i = 0; i < d->nfindings; i++) {
+        nt_finding_t *f = &d->findings[i];
+        nt_evlist_free(&f->ev);
+        nt_map_cleanup(&f->hosts);
+        free(f->detail);
+        free(f->fix);
+        cJSON_Delete(f->values);
+    }
+    free(d->findings);
+    nt_hw_cleanup(&d->hw);
     free(d);
-    return NULL;
-  }
-  d->sig_acs = nt_kb_signature_index(kb, "acs_enabled");
-  d->sig_iommu = nt_kb_signature_index(kb, "iommu_fault");
-  d->sig_failure = nt_kb_signature_index(kb, "nccl_failure");
-  d->sig_wc = nt_kb_signature_index(kb, "ib_completion");
-  d->nnodes = d->nranks = d->local_ranks = -1;
-  d->nics_min = d->nics_max = -1;
-  d->run_ranks = -1;
-  nt_hw_init(&d->hw);
-  return d;
-}
-
-static void table_free(nt_table_t *t) {
-  free(t->coll);
-  free(t->coll_note);
-  free(t->gpu_model);
-  free(t->algo);
-  free(t->basis);
-  for (size_t i = 0; i < t->ntop; i++) free(t->top[i].text);
-}
-
-void nt_doctor_destroy(nt_doctor_t *d) {
-  if (!d) return;
-  for (size_t i = 0; i < d->ninputs; i++) {
-    free(d->inputs[i].path);
-    free(d->inputs[i].message);
-  }
-  free(d->inputs);
-  for (size_t i = 0; i < d->kb->nsigs; i++) {
-    nt_evlist_free(&d->sig[i].ev);
-    nt_map_cleanup(&d->sig[i].hosts);
-  }
-  free(d->sig);
-  for (size_t i = 0; i < d->kb->nmsgs; i++) {
-    nt_evlist_free(&d->msg[i].ev);
-    nt_map_cleanup(&d->msg[i].hosts);
-    cJSON_Delete(d->msg_values[i]);
-  }
-  free(d->msg);
-  free(d->msg_values);
-  for (size_t i = 0; i < 32; i++) nt_ev_free(&d->wc_first[i]);
-  nt_map_cleanup(&d->hosts);
-  nt_map_cleanup(&d->procmap);
-  for (size_t i = 0; i < d->nprocs; i++) {
-    free(d->procs[i].id);
-    free(d->procs[i].host);
-    free(d->procs[i].tuner);
-    nt_ev_free(&d->procs[i].first_tuner);
-    nt_ev_free(&d->procs[i].first_init);
-  }
-  free(d->procs);
-  free(d->rank_host);
-  nt_map_cleanup(&d->versions);
-  for (size_t i = 0; i < 4; i++) nt_ev_free(&d->version_ev[i]);
-  nt_map_cleanup(&d->networks);
-  nt_evlist_free(&d->socket_ev);
-  nt_evlist_free(&d->netib_ev);
-  free(d->nic_names);
-  nt_map_cleanup(&d->transports);
-  for (size_t i = 0; i < d->nenv; i++) {
-    free(d->env[i].name);
-    free(d->env[i].value);
-    free(d->env[i].other);
-    nt_ev_free(&d->env[i].first);
-    nt_ev_free(&d->env[i].first_other);
-  }
-  free(d->env);
-  nt_ev_free(&d->comm_ev);
-  free(d->gdr);
-  nt_evlist_free(&d->gdr_yes_ev);
-  nt_evlist_free(&d->gdr_no_ev);
-  nt_evlist_free(&d->gdr0_ev);
-  nt_evlist_free(&d->shared_ev);
-  nt_ev_free(&d->last_p2p);
-  nt_evlist_free(&d->warn_unexplained);
-  for (size_t i = 0; i < d->ntables; i++) table_free(&d->tables[i]);
-  free(d->tables);
-  free(d->run_coll);
-  free(d->run_model);
-  free(d->run_algo);
-  nt_map_cleanup(&d->run_hosts);
-  free(d->report_path);
-  nt_evlist_free(&d->report_ev);
-  nt_map_cleanup(&d->report_hosts);
-  for (size_t i = 0; i < d->nfindings; i++) {
-    nt_finding_t *f = &d->findings[i];
-    nt_evlist_free(&f->ev);
-    nt_map_cleanup(&f->hosts);
-    free(f->detail);
-    free(f->fix);
-    cJSON_Delete(f->values);
-  }
-  free(d->findings);
-  nt_hw_cleanup(&d->hw);
-  free(d);
 }
 
 /* ---- helpers for feed_line --------------------------------------------------------------- */
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-
-static char *dupn(const char *s, size_t n) {
-  char *c = malloc(n + 1);
-  if (c) {
-    memcpy(c, s, n);
-    c[n] = '\0';
-  }
-  return c;
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
 }
 
-static void replace_str(char **dst, const char *s, size_t n) {
-  char *c = dupn(s, n);
-  if (!c) return;
-  free(*dst);
-  *dst = c;
-}
-
-static long find_int_after(const char *s, const char *key) {
-  const char *p = strstr(s, key);
-  if (!p) return -1;
-  p += strlen(key);
-  while (*p == ' ') p++;
-  if (!isdigit((unsigned char)*p)) return -1;
-  long v = 0;
-  while (isdigit((unsigned char)*p) && v < 100000000L) v = v * 10 + (*p++ - '0');
-  return v;
-}
-
-static void set_rank_host(nt_doctor_t *d, long rank, long host_idx) {
-  if (rank < 0 || rank >= NT_MAX_RANK || host_idx < 0) return;
-  if ((size_t)rank >= d->cap_rank_host) {
-    size_t nc = d->cap_rank_host ? d->cap_rank_host : 64;
-    while (nc <= (size_t)rank) nc *= 2;
-    int *n = realloc(d->rank_host, nc * sizeof(*n));
-    if (!n) return;
-    memset(n + d->cap_rank_host, 0, (nc - d->cap_rank_host) * sizeof(*n));
-    d->rank_host = n;
-    d->cap_rank_host = nc;
-  }
-  d->rank_host[rank] = (int)host_idx + 1;
-}
-
-static void mark_gdr(nt_doctor_t *d, long rank, unsigned char bit) {
-  if (rank < 0 || rank >= NT_MAX_RANK) return;
-  if ((size_t)rank >= d->cap_gdr) {
-    size_t nc = d->cap_gdr ? d->cap_gdr : 64;
-    while (nc <= (size_t)rank) nc *= 2;
-    unsigned char *n = realloc(d->gdr, nc);
-    if (!n) return;
-    memset(n + d->cap_gdr, 0, nc - d->cap_gdr);
-    d->gdr = n;
-    d->cap_gdr = nc;
-  }
-  d->gdr[rank] |= bit;
-}
-
-static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l) {
-  char id[320];
-  int n;
-  if (l->host && l->pid >= 0)
-    n = snprintf(id, sizeof(id), "%.*s:%ld", (int)(l->host_len > 256 ? 256 : l->host_len), l->host, l->pid);
-  else if (l->task >= 0)
-    n = snprintf(id, sizeof(id), "task %ld", l->task);
-  else
-    return NULL;
-  long i = nt_map_put(&d->procmap, id, (size_t)n);
-  if (i < 0) return NULL;
-  if ((size_t)i >= d->nprocs) {
-    if (d->nprocs == d->cap_procs) {
-      size_t nc = d->cap_procs ? d->cap_procs * 2 : 16;
-      nt_proc_t *p = realloc(d->procs, nc * sizeof(*p));
-      if (!p) return NULL;
-      d->procs = p;
-      d->cap_procs = nc;
+static char *dupn(const char *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = '\0';
     }
-    nt_proc_t *p = &d->procs[d->nprocs++];
-    memset(p, 0, sizeof(*p));
-    p->id = dupn(id, (size_t)n);
-    if (l->host) p->host = dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
-  }
-  return &d->procs[i];
+    return c;
 }
 
-static void proc_add_rank(nt_proc_t *p, long rank) {
-  if (!p || rank < 0) return;
-  for (int i = 0; i < p->nranks; i++)
-    if (p->ranks[i] == rank) return;
-  if (p->nranks < 4) p->ranks[p->nranks++] = (int)rank;
+static void replace_str(char **dst, const char *s, size_t n)
+{
+    char *c = dupn(s, n);
+    if (!c)
+        return;
+    free(*dst);
+    *dst = c;
+}
+
+static long find_int_after(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    if (!p)
+        return -1;
+    p += strlen(key);
+    while (*p == ' ')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    long v = 0;
+    while (isdigit((unsigned char)*p) && v < 100000000L)
+        v = v * 10 + (*p++ - '0');
+    return v;
+}
+
+static void set_rank_host(nt_doctor_t *d, long rank, long host_idx)
+{
+    if (rank < 0 || rank >= NT_MAX_RANK || host_idx < 0)
+        return;
+    if ((size_t)rank >= d->cap_rank_host) {
+        size_t nc = d->cap_rank_host ? d->cap_rank_host : 64;
+        while (nc <= (size_t)rank)
+            nc *= 2;
+        int *n = realloc(d->rank_host, nc * sizeof(*n));
+        if (!n)
+            return;
+        memset(n + d->cap_rank_host, 0, (nc - d->cap_rank_host) * sizeof(*n));
+        d->rank_host = n;
+        d->cap_rank_host = nc;
+    }
+    d->rank_host[rank] = (int)host_idx + 1;
+}
+
+static void mark_gdr(nt_doctor_t *d, long rank, unsigned char bit)
+{
+    if (rank < 0 || rank >= NT_MAX_RANK)
+        return;
+    if ((size_t)rank >= d->cap_gdr) {
+        size_t nc = d->cap_gdr ? d->cap_gdr : 64;
+        while (nc <= (size_t)rank)
+            nc *= 2;
+        unsigned char *n = realloc(d->gdr, nc);
+        if (!n)
+            return;
+        memset(n + d->cap_gdr, 0, nc - d->cap_gdr);
+        d->gdr = n;
+        d->cap_gdr = nc;
+    }
+    d->gdr[rank] |= bit;
+}
+
+static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l)
+{
+    char id[320];
+    int n;
+    if (l->host && l->pid >= 0)
+        n = snprintf(id, sizeof(id), "%.*s:%ld", (int)(l->host_len > 256 ? 256 : l->host_len),
+                     l->host, l->pid);
+    else if (l->task >= 0)
+        n = snprintf(id, sizeof(id), "task %ld", l->task);
+    else
+        return NULL;
+    long i = nt_map_put(&d->procmap, id, (size_t)n);
+    if (i < 0)
+        return NULL;
+    if ((size_t)i >= d->nprocs) {
+        if (d->nprocs == d->cap_procs) {
+            size_t nc = d->cap_procs ? d->cap_procs * 2 : 16;
+            nt_proc_t *p = realloc(d->procs, nc * sizeof(*p));
+            if (!p)
+                return NULL;
+            d->procs = p;
+            d->cap_procs = nc;
+        }
+        nt_proc_t *p = &d->procs[d->nprocs++];
+        memset(p, 0, sizeof(*p));
+        p->id = dupn(id, (size_t)n);
+        if (l->host)
+            p->host = dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
+    }
+    return &d->procs[i];
+}
+
+static void proc_add_rank(nt_proc_t *p, long rank)
+{
+    if (!p || rank < 0)
+        return;
+    for (int i = 0; i < p->nranks; i++)
+        if (p->ranks[i] == rank)
+            return;
+    if (p->nranks < 4)
+        p->ranks[p->nranks++] = (int)rank;
 }
 
 static void env_record(nt_doctor_t *d, const char *name, size_t nlen, const char *val, size_t vlen,
-                       int cmdline, const char *line) {
-  while (vlen > 0 && (val[vlen - 1] == '.' || val[vlen - 1] == ' ' || val[vlen - 1] == '\\')) vlen--;
-  for (size_t i = 0; i < d->nenv; i++) {
-    nt_env_t *e = &d->env[i];
-    if (strlen(e->name) != nlen || memcmp(e->name, name, nlen) != 0) continue;
-    if (cmdline) return;
-    if (e->from_cmdline) { /* the process's own echo is the better fact */
-      replace_str(&e->value, val, vlen);
-      e->from_cmdline = 0;
-      nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
-      return;
+                       int cmdline, const char *line)
+{
+    while (vlen > 0 && (val[vlen - 1] == '.' || val[vlen - 1] == ' ' || val[vlen - 1] == '\\'))
+        vlen--;
+    for (size_t i = 0; i < d->nenv; i++) {
+        nt_env_t *e = &d->env[i];
+        if (strlen(e->name) != nlen || memcmp(e->name, name, nlen) != 0)
+            continue;
+        if (cmdline)
+            return;
+        if (e->from_cmdline) { /* the process's own echo is the better fact */
+            replace_str(&e->value, val, vlen);
+            e->from_cmdline = 0;
+            nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
+            return;
+        }
+        if (!e->mismatch && (strlen(e->value) != vlen || memcmp(e->value, val, vlen) != 0)) {
+            e->mismatch = 1;
+            replace_str(&e->other, val, vlen);
+            nt_ev_set(&e->first_other, d->cur, d->inputs[d->cur].lines, line);
+        }
+        return;
     }
-    if (!e->mismatch && (strlen(e->value) != vlen || memcmp(e->value, val, vlen) != 0)) {
-      e->mismatch = 1;
-      replace_str(&e->other, val, vlen);
-      nt_ev_set(&e->first_other, d->cur, d->inputs[d->cur].lines, line);
+    if (d->nenv >= 512)
+        return;
+    if (d->nenv == d->cap_env) {
+        size_t nc = d->cap_env ? d->cap_env * 2 : 16;
+        nt_env_t *n = realloc(d->env, nc * sizeof(*n));
+        if (!n)
+            return;
+        d->env = n;
+        d->cap_env = nc;
     }
-    return;
-  }
-  if (d->nenv >= 512) return;
-  if (d->nenv == d->cap_env) {
-    size_t nc = d->cap_env ? d->cap_env * 2 : 16;
-    nt_env_t *n = realloc(d->env, nc * sizeof(*n));
-    if (!n) return;
-    d->env = n;
-    d->cap_env = nc;
-  }
-  nt_env_t *e = &d->env[d->nenv];
-  memset(e, 0, sizeof(*e));
-  e->name = dupn(name, nlen);
-  e->value = dupn(val, vlen);
-  if (!e->name || !e->value) {
-    free(e->name);
-    free(e->value);
-    return;
-  }
-  e->from_cmdline = cmdline;
-  nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
-  d->nenv++;
+    nt_env_t *e = &d->env[d->nenv];
+    memset(e, 0, sizeof(*e));
+    e->name = dupn(name, nlen);
+    e->value = dupn(val, vlen);
+    if (!e->name || !e->value) {
+        free(e->name);
+        free(e->value);
+        return;
+    }
+    e->from_cmdline = cmdline;
+    nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
+    d->nenv++;
 }
 
-static const char *env_value(const nt_doctor_t *d, const char *name) {
-  for (size_t i = 0; i < d->nenv; i++)
-    if (strcmp(d->env[i].name, name) == 0) return d->env[i].value;
-  return NULL;
+static const char *env_value(const nt_doctor_t *d, const char *name)
+{
+    for (size_t i = 0; i < d->nenv; i++)
+        if (strcmp(d->env[i].name, name) == 0)
+            return d->env[i].value;
+    return NULL;
 }
 
 /* "NCCL_X=value" tokens on a launcher command line (mpirun -x NCCL_ALGO=Ring, env A=B cmd). */
-static void scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line) {
-  for (const char *p = strstr(s, "NCCL_"); p; p = strstr(p + 5, "NCCL_")) {
-    if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
-    const char *q = p;
-    while (isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_') q++;
-    if (*q != '=') continue;
-    const char *v = q + 1, *e = v;
-    while (*e && !isspace((unsigned char)*e)) e++;
-    if (e > v) env_record(d, p, (size_t)(q - p), v, (size_t)(e - v), 1, line);
-  }
+static void scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line)
+{
+    for (const char *p = strstr(s, "NCCL_"); p; p = strstr(p + 5, "NCCL_")) {
+        if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        const char *q = p;
+        while (isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_')
+            q++;
+        if (*q != '=')
+            continue;
+        const char *v = q + 1, *e = v;
+        while (*e && !isspace((unsigned char)*e))
+            e++;
+        if (e > v)
+            env_record(d, p, (size_t)(q - p), v, (size_t)(e - v), 1, line);
+    }
 }
 
 /* nccl-tests binaries are named <coll>_perf (all_reduce_perf, all_reduce_perf_mpi, ...). */
-static void scan_coll(nt_doctor_t *d, const char *s) {
-  static const char *const colls[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
-                                      "sendrecv",   "broadcast",  "reduce",         "gather",
-                                      "scatter",    "hypercube"};
-  for (const char *p = strstr(s, "_perf"); p; p = strstr(p + 5, "_perf")) { /* any "_perf" in a path before */
-    for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-      size_t n = strlen(colls[i]);
-      if ((size_t)(p - s) >= n && memcmp(p - n, colls[i], n) == 0 &&
-          (p - n == s || !isalnum((unsigned char)p[-(long)n - 1]))) {
-        replace_str(&d->run_coll, colls[i], n);
-        return;
-      }
+static void scan_coll(nt_doctor_t *d, const char *s)
+{
+    static const char *const colls[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                        "sendrecv",   "broadcast",  "reduce",         "gather",
+                                        "scatter",    "hypercube"};
+    for (const char *p = strstr(s, "_perf"); p;
+         p = strstr(p + 5, "_perf")) { /* any "_perf" in a path before */
+        for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
+            size_t n = strlen(colls[i]);
+            if ((size_t)(p - s) >= n && memcmp(p - n, colls[i], n) == 0 &&
+                (p - n == s || !isalnum((unsigned char)p[-(long)n - 1]))) {
+                replace_str(&d->run_coll, colls[i], n);
+                return;
+            }
+        }
     }
-  }
 }
 
 /* ---- nccl-tests --------------------------------------------------------------------------- */
 
-static void run_reset(nt_doctor_t *d) {
-  nt_map_cleanup(&d->run_hosts);
-  nt_map_init(&d->run_hosts);
-  d->run_ranks = -1;
-  free(d->run_model);
-  d->run_model = NULL;
-  d->run_input = d->cur;
-  d->open_table = NULL;
+static void run_reset(nt_doctor_t *d)
+{
+    nt_map_cleanup(&d->run_hosts);
+    nt_map_init(&d->run_hosts);
+    d->run_ranks = -1;
+    free(d->run_model);
+    d->run_model = NULL;
+    d->run_input = d->cur;
+    d->open_table = NULL;
 }
 
 /* "#  Rank  0 Group  0 Pid 295203 on     node01 device  0 [0x18] NVIDIA H100 80GB HBM3" */
-static int parse_device_line(nt_doctor_t *d, const char *s) {
-  const char *p = s;
-  if (*p != '#') return 0;
-  p++;
-  while (*p == ' ') p++;
-  if (!starts(p, "Rank ")) return 0;
-  long rank = find_int_after(p, "Rank ");
-  const char *on = strstr(p, " on ");
-  const char *dev = on ? strstr(on, " device ") : NULL;
-  if (rank < 0 || !on || !dev) return 0;
-  const char *h = on + 4;
-  while (*h == ' ') h++;
-  const char *he = h;
-  while (*he && *he != ' ') he++;
-  long hi = nt_map_put(&d->run_hosts, h, (size_t)(he - h));
-  if (hi >= 0) d->run_hosts.vals[hi]++;
-  long gh = nt_map_put(&d->hosts, h, (size_t)(he - h));
-  set_rank_host(d, rank, gh);
-  if (rank + 1 > d->run_ranks) d->run_ranks = (int)rank + 1;
-  const char *m = strchr(dev, ']');
-  if (m && !d->run_model) {
-    m++;
-    while (*m == ' ') m++;
-    size_t n = strlen(m);
-    while (n > 0 && m[n - 1] == ' ') n--;
-    if (n) d->run_model = dupn(m, n);
-  }
-  return 1;
+static int parse_device_line(nt_doctor_t *d, const char *s)
+{
+    const char *p = s;
+    if (*p != '#')
+        return 0;
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!starts(p, "Rank "))
+        return 0;
+    long rank = find_int_after(p, "Rank ");
+    const char *on = strstr(p, " on ");
+    const char *dev = on ? strstr(on, " device ") : NULL;
+    if (rank < 0 || !on || !dev)
+        return 0;
+    const char *h = on + 4;
+    while (*h == ' ')
+        h++;
+    const char *he = h;
+    while (*he && *he != ' ')
+        he++;
+    long hi = nt_map_put(&d->run_hosts, h, (size_t)(he - h));
+    if (hi >= 0)
+        d->run_hosts.vals[hi]++;
+    long gh = nt_map_put(&d->hosts, h, (size_t)(he - h));
+    set_rank_host(d, rank, gh);
+    if (rank + 1 > d->run_ranks)
+        d->run_ranks = (int)rank + 1;
+    const char *m = strchr(dev, ']');
+    if (m && !d->run_model) {
+        m++;
+        while (*m == ' ')
+            m++;
+        size_t n = strlen(m);
+        while (n > 0 && m[n - 1] == ' ')
+            n--;
+        if (n)
+            d->run_model = dupn(m, n);
+    }
+    return 1;
 }
 
-static nt_table_t *table_open(nt_doctor_t *d) {
-  if (d->ntables >= NT_MAX_TABLES) {
-    d->tables_dropped++;
-    return NULL;
-  }
-  if (d->ntables % 8 == 0) {
-    nt_table_t *n = realloc(d->tables, (d->ntables + 8) * sizeof(*n));
-    if (!n) return NULL;
-    d->tables = n;
-  }
-  nt_table_t *t = &d->tables[d->ntables++];
-  memset(t, 0, sizeof(*t));
-  t->input = d->cur;
-  t->header_line = d->inputs[d->cur].lines;
-  t->coll = d->run_coll ? strdup(d->run_coll) : NULL;
-  t->coll_source = t->coll ? "log" : NULL;
-  t->gpu_model = d->run_model ? strdup(d->run_model) : NULL;
-  const char *algo = env_value(d, "NCCL_ALGO");
-  t->algo = algo ? strdup(algo) : NULL;
-  t->avg_busbw = -1;
-  t->nranks = d->run_ranks;
-  t->nhosts = d->run_hosts.n ? (int)d->run_hosts.n : -1;
-  t->gpus_per_host = -1;
-  for (size_t i = 0; i < d->run_hosts.n; i++)
-    if (d->run_hosts.vals[i] > t->gpus_per_host) t->gpus_per_host = (int)d->run_hosts.vals[i];
-  t->verdict = "not_judged";
-  return t;
+static nt_table_t *table_open(nt_doctor_t *d)
+{
+    if (d->ntables >= NT_MAX_TABLES) {
+        d->tables_dropped++;
+        return NULL;
+    }
+    if (d->ntables % 8 == 0) {
+        nt_table_t *n = realloc(d->tables, (d->ntables + 8) * sizeof(*n));
+        if (!n)
+            return NULL;
+        d->tables = n;
+    }
+    nt_table_t *t = &d->tables[d->ntables++];
+    memset(t, 0, sizeof(*t));
+    t->input = d->cur;
+    t->header_line = d->inputs[d->cur].lines;
+    t->coll = d->run_coll ? strdup(d->run_coll) : NULL;
+    t->coll_source = t->coll ? "log" : NULL;
+    t->gpu_model = d->run_model ? strdup(d->run_model) : NULL;
+    const char *algo = env_value(d, "NCCL_ALGO");
+    t->algo = algo ? strdup(algo) : NULL;
+    t->avg_busbw = -1;
+    t->nranks = d->run_ranks;
+    t->nhosts = d->run_hosts.n ? (int)d->run_hosts.n : -1;
+    t->gpus_per_host = -1;
+    for (size_t i = 0; i < d->run_hosts.n; i++)
+        if (d->run_hosts.vals[i] > t->gpus_per_host)
+            t->gpus_per_host = (int)d->run_hosts.vals[i];
+    t->verdict = "not_judged";
+    return t;
 }
 
 /* Bytes per element of an nccl-tests type name, 0 if unknown. */
-static int type_size(const char *t, size_t l) {
-  static const struct {
-    const char *name;
-    int size;
-  } types[] = {{"int8", 1},   {"uint8", 1},    {"char", 1},  {"half", 2},   {"bfloat16", 2}, {"float16", 2},
-               {"int32", 4},  {"uint32", 4},   {"int", 4},   {"float", 4},  {"float32", 4},  {"int64", 8},
-               {"uint64", 8}, {"double", 8},   {"float64", 8}, {"f8e4m3", 1}, {"f8e5m2", 1}};
-  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-    if (strlen(types[i].name) == l && memcmp(types[i].name, t, l) == 0) return types[i].size;
-  return 0;
+static int type_size(const char *t, size_t l)
+{
+    static const struct {
+        const char *name;
+        int size;
+    } types[] = {{"int8", 1},    {"uint8", 1}, {"char", 1},   {"half", 2},   {"bfloat16", 2},
+                 {"float16", 2}, {"int32", 4}, {"uint32", 4}, {"int", 4},    {"float", 4},
+                 {"float32", 4}, {"int64", 8}, {"uint64", 8}, {"double", 8}, {"float64", 8},
+                 {"f8e4m3", 1},  {"f8e5m2", 1}};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (strlen(types[i].name) == l && memcmp(types[i].name, t, l) == 0)
+            return types[i].size;
+    return 0;
 }
 
 /* A data row: size count type [redop] [root] then out-of-place time algbw busbw wrong and
  * in-place time algbw busbw wrong. Columns differ between nccl-tests versions and collectives
  * (alltoall leaves redop empty), so the row is read from both ends; between type and the
  * out-of-place time, a number is the root, a word the reduction ("none" for none). */
-static int parse_row(const char *s, nt_row_t *row) {
-  const char *tok[24];
-  size_t len[24], n = 0;
-  for (const char *p = s; *p && n < 24;) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (!*p) break;
-    tok[n] = p;
-    while (*p && *p != ' ' && *p != '\t') p++;
-    len[n] = (size_t)(p - tok[n]);
-    n++;
-  }
-  if (n < 10 || n > 16) return 0;
-  for (size_t i = 0; i < len[0]; i++)
-    if (!isdigit((unsigned char)tok[0][i])) return 0;
-  for (size_t i = 0; i < len[1]; i++)
-    if (!isdigit((unsigned char)tok[1][i])) return 0;
-  double v[8];
-  for (int k = 0; k < 8; k++) {
-    const char *t = tok[n - 8 + k];
-    size_t l = len[n - 8 + k];
-    if (k == 3 || k == 7) { /* #wrong / error: a number or N/A */
-      if (!(l == 3 && memcmp(t, "N/A", 3) == 0) && !isdigit((unsigned char)t[0])) return 0;
-      continue;
+static int parse_row(const char *s, nt_row_t *row)
+{
+    const char *tok[24];
+    size_t len[24], n = 0;
+    for (const char *p = s; *p && n < 24;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        tok[n] = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        len[n] = (size_t)(p - tok[n]);
+        n++;
     }
-    char buf[40], *end;
-    if (l >= sizeof(buf)) return 0;
-    memcpy(buf, t, l);
-    buf[l] = '\0';
-    v[k] = strtod(buf, &end);
-    if (*end || end == buf) return 0;
-  }
-  row->bytes = strtoull(tok[0], NULL, 10);
-  row->count = strtoull(tok[1], NULL, 10);
-  row->busbw_oop = v[2];
-  row->busbw_ip = v[6];
-  row->algbw_oop = v[1];
-  row->typesize = n >= 11 ? type_size(tok[2], len[2]) : 0;
-  row->redop = -1;
-  row->root = -1;
-  for (size_t i = 3; i + 8 < n; i++) {
-    if (isdigit((unsigned char)tok[i][0]) || tok[i][0] == '-') {
-      row->root = strtol(tok[i], NULL, 10);
-    } else {
-      row->redop = !(len[i] == 4 && memcmp(tok[i], "none", 4) == 0);
+    if (n < 10 || n > 16)
+        return 0;
+    for (size_t i = 0; i < len[0]; i++)
+        if (!isdigit((unsigned char)tok[0][i]))
+            return 0;
+    for (size_t i = 0; i < len[1]; i++)
+        if (!isdigit((unsigned char)tok[1][i]))
+            return 0;
+    double v[8];
+    for (int k = 0; k < 8; k++) {
+        const char *t = tok[n - 8 + k];
+        size_t l = len[n - 8 + k];
+        if (k == 3 || k == 7) { /* #wrong / error: a number or N/A */
+            if (!(l == 3 && memcmp(t, "N/A", 3) == 0) && !isdigit((unsigned char)t[0]))
+                return 0;
+            continue;
+        }
+        char buf[40], *end;
+        if (l >= sizeof(buf))
+            return 0;
+        memcpy(buf, t, l);
+        buf[l] = '\0';
+        v[k] = strtod(buf, &end);
+        if (*end || end == buf)
+            return 0;
     }
-  }
-  if (row->redop < 0 && n == 11) row->redop = 0; /* size count type + 8: the redop column left empty */
-  return 1;
+    row->bytes = strtoull(tok[0], NULL, 10);
+    row->count = strtoull(tok[1], NULL, 10);
+    row->busbw_oop = v[2];
+    row->busbw_ip = v[6];
+    row->algbw_oop = v[1];
+    row->typesize = n >= 11 ? type_size(tok[2], len[2]) : 0;
+    row->redop = -1;
+    row->root = -1;
+    for (size_t i = 3; i + 8 < n; i++) {
+        if (isdigit((unsigned char)tok[i][0]) || tok[i][0] == '-') {
+            row->root = strtol(tok[i], NULL, 10);
+        } else {
+            row->redop = !(len[i] == 4 && memcmp(tok[i], "none", 4) == 0);
+        }
+    }
+    if (row->redop < 0 && n == 11)
+        row->redop = 0; /* size count type + 8: the redop column left empty */
+    return 1;
 }
 
-static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_row_t *r, const char *line) {
-  t->rows++;
-  /* keep the NT_TOP_ROWS largest sizes, descending; a repeated size keeps its later row */
-  size_t pos = t->ntop;
-  for (size_t i = 0; i < t->ntop; i++) {
-    if (r->bytes == t->top[i].bytes) {
-      free(t->top[i].text);
-      t->top[i] = *r;
-      t->top[i].input = d->cur;
-      t->top[i].line = d->inputs[d->cur].lines;
-      t->top[i].text = dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
-      return;
+static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_row_t *r, const char *line)
+{
+    t->rows++;
+    /* keep the NT_TOP_ROWS largest sizes, descending; a repeated size keeps its later row */
+    size_t pos = t->ntop;
+    for (size_t i = 0; i < t->ntop; i++) {
+        if (r->bytes == t->top[i].bytes) {
+            free(t->top[i].text);
+            t->top[i] = *r;
+            t->top[i].input = d->cur;
+            t->top[i].line = d->inputs[d->cur].lines;
+            t->top[i].text =
+                dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+            return;
+        }
+        if (r->bytes > t->top[i].bytes) {
+            pos = i;
+            break;
+        }
     }
-    if (r->bytes > t->top[i].bytes) {
-      pos = i;
-      break;
+    if (pos >= NT_TOP_ROWS)
+        return;
+    if (t->ntop == NT_TOP_ROWS) {
+        free(t->top[NT_TOP_ROWS - 1].text);
+        t->ntop--;
     }
-  }
-  if (pos >= NT_TOP_ROWS) return;
-  if (t->ntop == NT_TOP_ROWS) {
-    free(t->top[NT_TOP_ROWS - 1].text);
-    t->ntop--;
-  }
-  memmove(&t->top[pos + 1], &t->top[pos], (t->ntop - pos) * sizeof(t->top[0]));
-  t->top[pos] = *r;
-  t->top[pos].input = d->cur;
-  t->top[pos].line = d->inputs[d->cur].lines;
-  t->top[pos].text = dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
-  t->ntop++;
+    memmove(&t->top[pos + 1], &t->top[pos], (t->ntop - pos) * sizeof(t->top[0]));
+    t->top[pos] = *r;
+    t->top[pos].input = d->cur;
+    t->top[pos].line = d->inputs[d->cur].lines;
+    t->top[pos].text =
+        dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+    t->ntop++;
 }
 
 /* Returns 1 if the line belongs to nccl-tests' output. */
-static int feed_tests(nt_doctor_t *d, const char *body, const char *line) {
-  const char *p = body;
-  int hash = 0;
-  if (*p == '#') {
-    hash = 1;
-    p++;
-    while (*p == ' ') p++;
-  }
-  if (starts(p, "nThread ") && strstr(p, "minBytes")) {
-    run_reset(d);
-    d->tests_started = 1;
-    return 1;
-  }
-  if (hash && starts(p, "Collective test starting:")) { /* nccl-tests 2.14 and later name the test */
-    scan_coll(d, p);
-    return 1;
-  }
-  if (hash && starts(p, "nccl-tests version")) return 1;
-  if (hash && starts(p, "Using devices")) return 1;
-  if (hash && parse_device_line(d, body)) return 1;
-  if (hash && strstr(p, "size") && strstr(p, "count") && strstr(p, "busbw")) {
-    d->open_table = table_open(d);
-    return 1;
-  }
-  if (hash && (starts(p, "(B)") || strstr(p, "out-of-place"))) return 1;
-  if (hash && starts(p, "Avg bus bandwidth")) {
-    const char *c = strchr(p, ':');
-    if (d->open_table && c) {
-      d->open_table->avg_busbw = strtod(c + 1, NULL);
-      d->open_table->complete = 1;
+static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
+{
+    const char *p = body;
+    int hash = 0;
+    if (*p == '#') {
+        hash = 1;
+        p++;
+        while (*p == ' ')
+            p++;
     }
-    d->open_table = NULL;
-    d->last_progress_seq = d->seq;
-    return 1;
-  }
-  if (hash && (starts(p, "Out of bounds values") || starts(p, "Errors with asserts"))) return 1;
-  if (!hash && d->open_table && d->open_table->input == d->cur) {
-    nt_row_t r;
-    memset(&r, 0, sizeof(r));
-    if (parse_row(body, &r)) {
-      table_add_row(d, d->open_table, &r, line);
-      d->last_progress_seq = d->seq;
-      return 1;
+    if (starts(p, "nThread ") && strstr(p, "minBytes")) {
+        run_reset(d);
+        d->tests_started = 1;
+        return 1;
     }
-  }
-  return 0;
+    if (hash &&
+        starts(p, "Collective test starting:")) { /* nccl-tests 2.14 and later name the test */
+        scan_coll(d, p);
+        return 1;
+    }
+    if (hash && starts(p, "nccl-tests version"))
+        return 1;
+    if (hash && starts(p, "Using devices"))
+        return 1;
+    if (hash && parse_device_line(d, body))
+        return 1;
+    if (hash && strstr(p, "size") && strstr(p, "count") && strstr(p, "busbw")) {
+        d->open_table = table_open(d);
+        return 1;
+    }
+    if (hash && (starts(p, "(B)") || strstr(p, "out-of-place")))
+        return 1;
+    if (hash && starts(p, "Avg bus bandwidth")) {
+        const char *c = strchr(p, ':');
+        if (d->open_table && c) {
+            d->open_table->avg_busbw = strtod(c + 1, NULL);
+            d->open_table->complete = 1;
+        }
+        d->open_table = NULL;
+        d->last_progress_seq = d->seq;
+        return 1;
+    }
+    if (hash && (starts(p, "Out of bounds values") || starts(p, "Errors with asserts")))
+        return 1;
+    if (!hash && d->open_table && d->open_table->input == d->cur) {
+        nt_row_t r;
+        memset(&r, 0, sizeof(r));
+        if (parse_row(body, &r)) {
+            table_add_row(d, d->open_table, &r, line);
+            d->last_progress_seq = d->seq;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* ---- NCCL lines --------------------------------------------------------------------------- */
 
 /* "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1" and the 2.7 form without [send]. */
-static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *line) {
-  const char *via = strstr(l->msg, " via ");
-  const char *arrow = strstr(l->msg, " -> ");
-  if (!via || !arrow || arrow > via) return 0;
-  const char *a = arrow;
-  while (a > l->msg && a[-1] != ' ') a--;
-  long src = isdigit((unsigned char)*a) ? strtol(a, NULL, 10) : -1;
-  const char *b = arrow + 4;
-  long dst = isdigit((unsigned char)*b) ? strtol(b, NULL, 10) : -1;
-  if (src < 0 || dst < 0) return 0;
-  int recv = strstr(arrow, "[receive]") != NULL && strstr(arrow, "[receive]") < via;
-  long local = recv ? dst : src;
-  const char *t = via + 5;
-  char key[48];
-  int gdr = strstr(t, "/GDRDMA") != NULL;
-  if (starts(t, "NET/")) {
-    const char *e = t + 4;
-    while (*e && *e != '/' && *e != ' ') e++;
-    snprintf(key, sizeof(key), "%.*s%s", (int)((e - t) > 32 ? 32 : (e - t)), t, gdr ? "+GDRDMA" : "");
-    int sock = starts(t, "NET/Socket");
-    if (sock) {
-      long ni = nt_map_put(&d->networks, "Socket", 6);
-      if (ni >= 0) d->networks.vals[ni]++;
-      nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    const char *via = strstr(l->msg, " via ");
+    const char *arrow = strstr(l->msg, " -> ");
+    if (!via || !arrow || arrow > via)
+        return 0;
+    const char *a = arrow;
+    while (a > l->msg && a[-1] != ' ')
+        a--;
+    long src = isdigit((unsigned char)*a) ? strtol(a, NULL, 10) : -1;
+    const char *b = arrow + 4;
+    long dst = isdigit((unsigned char)*b) ? strtol(b, NULL, 10) : -1;
+    if (src < 0 || dst < 0)
+        return 0;
+    int recv = strstr(arrow, "[receive]") != NULL && strstr(arrow, "[receive]") < via;
+    long local = recv ? dst : src;
+    const char *t = via + 5;
+    char key[48];
+    int gdr = strstr(t, "/GDRDMA") != NULL;
+    if (starts(t, "NET/")) {
+        const char *e = t + 4;
+        while (*e && *e != '/' && *e != ' ')
+            e++;
+        snprintf(key, sizeof(key), "%.*s%s", (int)((e - t) > 32 ? 32 : (e - t)), t,
+                 gdr ? "+GDRDMA" : "");
+        int sock = starts(t, "NET/Socket");
+        if (sock) {
+            long ni = nt_map_put(&d->networks, "Socket", 6);
+            if (ni >= 0)
+                d->networks.vals[ni]++;
+            nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+        } else {
+            d->net_conns++;
+            mark_gdr(d, local, gdr ? 1 : 2);
+            nt_evlist_add(gdr ? &d->gdr_yes_ev : &d->gdr_no_ev, d->cur, d->inputs[d->cur].lines,
+                          line);
+            if (strstr(t, "/Shared"))
+                nt_evlist_add(&d->shared_ev, d->cur, d->inputs[d->cur].lines, line);
+        }
+    } else if (starts(t, "P2P/")) {
+        const char *e = t + 4;
+        while (*e && *e != '/' && *e != ' ')
+            e++;
+        snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
+        d->last_p2p_seq = d->seq;
+        nt_ev_set(&d->last_p2p, d->cur, d->inputs[d->cur].lines, line);
+    } else if (starts(t, "SHM") || starts(t, "direct shared memory")) {
+        snprintf(key, sizeof(key), "SHM");
     } else {
-      d->net_conns++;
-      mark_gdr(d, local, gdr ? 1 : 2);
-      nt_evlist_add(gdr ? &d->gdr_yes_ev : &d->gdr_no_ev, d->cur, d->inputs[d->cur].lines, line);
-      if (strstr(t, "/Shared")) nt_evlist_add(&d->shared_ev, d->cur, d->inputs[d->cur].lines, line);
+        const char *e = t;
+        while (*e && *e != '/' && *e != ' ')
+            e++;
+        snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
     }
-  } else if (starts(t, "P2P/")) {
-    const char *e = t + 4;
-    while (*e && *e != '/' && *e != ' ') e++;
-    snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
-    d->last_p2p_seq = d->seq;
-    nt_ev_set(&d->last_p2p, d->cur, d->inputs[d->cur].lines, line);
-  } else if (starts(t, "SHM") || starts(t, "direct shared memory")) {
-    snprintf(key, sizeof(key), "SHM");
-  } else {
-    const char *e = t;
-    while (*e && *e != '/' && *e != ' ') e++;
-    snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
-  }
-  long ti = nt_map_put(&d->transports, key, strlen(key));
-  if (ti >= 0) d->transports.vals[ti]++;
-  if (l->host) {
-    long hi = nt_map_put(&d->hosts, l->host, l->host_len);
-    set_rank_host(d, local, hi);
-  }
-  return 1;
+    long ti = nt_map_put(&d->transports, key, strlen(key));
+    if (ti >= 0)
+        d->transports.vals[ti]++;
+    if (l->host) {
+        long hi = nt_map_put(&d->hosts, l->host, l->host_len);
+        set_rank_host(d, local, hi);
+    }
+    return 1;
 }
 
-static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line) {
-  const char *m = l->msg;
-  nt_proc_t *p = proc_get(d, l);
-  long hi = l->host ? nt_map_put(&d->hosts, l->host, l->host_len) : -1;
+static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    const char *m = l->msg;
+    nt_proc_t *p = proc_get(d, l);
+    long hi = l->host ? nt_map_put(&d->hosts, l->host, l->host_len) : -1;
 
-  if (feed_connection(d, l, line)) return;
+    if (feed_connection(d, l, line))
+        return;
 
-  const char *v = strstr(m, "NCCL version ");
-  if (v) {
-    v += 13;
-    size_t n = 0;
-    while (v[n] && (isdigit((unsigned char)v[n]) || v[n] == '.')) n++;
-    while (n > 0 && v[n - 1] == '.') n--;
-    if (n) {
-      long vi = nt_map_put(&d->versions, v, n);
-      if (vi >= 0) {
-        d->versions.vals[vi]++;
-        if (vi < 4 && !d->version_ev[vi].text) nt_ev_set(&d->version_ev[vi], d->cur, d->inputs[d->cur].lines, line);
-      }
+    const char *v = strstr(m, "NCCL version ");
+    if (v) {
+        v += 13;
+        size_t n = 0;
+        while (v[n] && (isdigit((unsigned char)v[n]) || v[n] == '.'))
+            n++;
+        while (n > 0 && v[n - 1] == '.')
+            n--;
+        if (n) {
+            long vi = nt_map_put(&d->versions, v, n);
+            if (vi >= 0) {
+                d->versions.vals[vi]++;
+                if (vi < 4 && !d->version_ev[vi].text)
+                    nt_ev_set(&d->version_ev[vi], d->cur, d->inputs[d->cur].lines, line);
+            }
+        }
+        return;
     }
-    return;
-  }
-  if (l->level == NT_LVL_NONE) return;
+    if (l->level == NT_LVL_NONE)
+        return;
 
-  if (starts(m, "NCCL_")) { /* "NCCL_X set by environment to V" / "NCCL_IB_HCA set to V" */
-    const char *e = m;
-    while (isupper((unsigned char)*e) || isdigit((unsigned char)*e) || *e == '_') e++;
-    const char *val = NULL;
-    if (starts(e, " set by environment to ")) val = e + 23;
-    else if (starts(e, " set to ")) val = e + 8;
-    if (val) env_record(d, m, (size_t)(e - m), val, strlen(val), 0, line);
-    return;
-  }
-  if (starts(m, "Using network ")) {
-    const char *n = m + 14;
-    size_t len = strlen(n);
-    while (len && n[len - 1] == ' ') len--;
-    long ni = nt_map_put(&d->networks, n, len);
-    if (ni >= 0) d->networks.vals[ni]++;
-    if (len == 6 && memcmp(n, "Socket", 6) == 0) nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
-    if (p) p->init_seen = 1;
-    return;
-  }
-  if (starts(m, "NET/Socket : Using") || starts(m, "NET/Socket: Using")) {
-    nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
-    return;
-  }
-  if (starts(m, "NET/IB : Using [") || starts(m, "NET/IB: Using [") || starts(m, "NET/IB : Using[")) {
-    int count = 0;
-    const char *end = strchr(m, ';');
-    size_t nl = 0;
-    char names[256];
-    names[0] = '\0';
-    for (const char *q = strchr(m, '['); q && (!end || q < end); q = strchr(q + 1, '[')) {
-      if (!isdigit((unsigned char)q[1])) continue;
-      const char *nm = strchr(q, ']');
-      if (!nm) break;
-      nm++;
-      const char *ne = nm;
-      while (*ne && *ne != ':' && *ne != ' ' && *ne != '/') ne++;
-      count++;
-      if (ne > nm && nl + (size_t)(ne - nm) + 2 < sizeof(names))
-        nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s%.*s", nl ? "," : "", (int)(ne - nm), nm);
+    if (starts(m, "NCCL_")) { /* "NCCL_X set by environment to V" / "NCCL_IB_HCA set to V" */
+        const char *e = m;
+        while (isupper((unsigned char)*e) || isdigit((unsigned char)*e) || *e == '_')
+            e++;
+        const char *val = NULL;
+        if (starts(e, " set by environment to "))
+            val = e + 23;
+        else if (starts(e, " set to "))
+            val = e + 8;
+        if (val)
+            env_record(d, m, (size_t)(e - m), val, strlen(val), 0, line);
+        return;
     }
-    if (count > 0) {
-      if (d->nics_min < 0 || count < d->nics_min) d->nics_min = count;
-      if (count > d->nics_max) d->nics_max = count;
-      if (!d->nic_names) d->nic_names = strdup(names);
+    if (starts(m, "Using network ")) {
+        const char *n = m + 14;
+        size_t len = strlen(n);
+        while (len && n[len - 1] == ' ')
+            len--;
+        long ni = nt_map_put(&d->networks, n, len);
+        if (ni >= 0)
+            d->networks.vals[ni]++;
+        if (len == 6 && memcmp(n, "Socket", 6) == 0)
+            nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+        if (p)
+            p->init_seen = 1;
+        return;
     }
-    nt_evlist_add(&d->netib_ev, d->cur, d->inputs[d->cur].lines, line);
-    return;
-  }
-  const char *tp = strstr(m, "TUNER/Plugin: Using ");
-  if (tp && p) {
-    tp += 20;
-    size_t n = 0;
-    while (tp[n] && tp[n] != ' ') n++;
-    if (!p->tuner) p->tuner = dupn(tp, n);
-    if (!p->first_tuner.text) nt_ev_set(&p->first_tuner, d->cur, d->inputs[d->cur].lines, line);
-    p->init_seen = 1;
-    return;
-  }
-  if (strstr(m, "TUNER/Plugin:") || strstr(m, "internal tuner")) {
-    if (p) {
-      p->tuner_internal = 1;
-      p->init_seen = 1;
-      if (!p->first_init.text) nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+    if (starts(m, "NET/Socket : Using") || starts(m, "NET/Socket: Using")) {
+        nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+        return;
     }
-    return;
-  }
-  if (strstr(m, "Connected all rings") && strstr(m, " GDR 0")) {
-    nt_evlist_add(&d->gdr0_ev, d->cur, d->inputs[d->cur].lines, line);
-    return;
-  }
-  /* communicator shape: "comm 0x.. rank 0 nRanks 8 nNodes 2 localRanks 4 localRank 0 MNNVL 0"
-   * (2.19+) and "comm 0x.. rank 0 nranks 16 cudaDev 0 busId ... - Init COMPLETE" (2.7+) */
-  const char *c = strstr(m, "comm 0x");
-  if (c) {
-    long rank = find_int_after(c, " rank ");
-    long nr = find_int_after(c, " nRanks ");
-    if (nr < 0) nr = find_int_after(c, " nranks ");
-    long nn = find_int_after(c, " nNodes ");
-    long lr = find_int_after(c, " localRanks ");
-    if (nr > d->nranks) d->nranks = (int)nr;
-    if (nn > d->nnodes) d->nnodes = (int)nn;
-    if (lr > d->local_ranks) d->local_ranks = (int)lr;
-    if ((lr >= 0 || nn >= 0) && !d->comm_ev.text) nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
-    set_rank_host(d, rank, hi);
-    if (p) {
-      proc_add_rank(p, rank);
-      p->init_seen = 1;
-      if (!p->first_init.text) nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+    if (starts(m, "NET/IB : Using [") || starts(m, "NET/IB: Using [") ||
+        starts(m, "NET/IB : Using[")) {
+        int count = 0;
+        const char *end = strchr(m, ';');
+        size_t nl = 0;
+        char names[256];
+        names[0] = '\0';
+        for (const char *q = strchr(m, '['); q && (!end || q < end); q = strchr(q + 1, '[')) {
+            if (!isdigit((unsigned char)q[1]))
+                continue;
+            const char *nm = strchr(q, ']');
+            if (!nm)
+                break;
+            nm++;
+            const char *ne = nm;
+            while (*ne && *ne != ':' && *ne != ' ' && *ne != '/')
+                ne++;
+            count++;
+            if (ne > nm && nl + (size_t)(ne - nm) + 2 < sizeof(names))
+                nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s%.*s", nl ? "," : "",
+                                       (int)(ne - nm), nm);
+        }
+        if (count > 0) {
+            if (d->nics_min < 0 || count < d->nics_min)
+                d->nics_min = count;
+            if (count > d->nics_max)
+                d->nics_max = count;
+            if (!d->nic_names)
+                d->nic_names = strdup(names);
+        }
+        nt_evlist_add(&d->netib_ev, d->cur, d->inputs[d->cur].lines, line);
+        return;
     }
-    if (strstr(c, "Init COMPLETE") || strstr(c, "Destroy COMPLETE")) d->last_progress_seq = d->seq;
-    return;
-  }
+    const char *tp = strstr(m, "TUNER/Plugin: Using ");
+    if (tp && p) {
+        tp += 20;
+        size_t n = 0;
+        while (tp[n] && tp[n] != ' ')
+            n++;
+        if (!p->tuner)
+            p->tuner = dupn(tp, n);
+        if (!p->first_tuner.text)
+            nt_ev_set(&p->first_tuner, d->cur, d->inputs[d->cur].lines, line);
+        p->init_seen = 1;
+        return;
+    }
+    if (strstr(m, "TUNER/Plugin:") || strstr(m, "internal tuner")) {
+        if (p) {
+            p->tuner_internal = 1;
+            p->init_seen = 1;
+            if (!p->first_init.text)
+                nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+        }
+        return;
+    }
+    if (strstr(m, "Connected all rings") && strstr(m, " GDR 0")) {
+        nt_evlist_add(&d->gdr0_ev, d->cur, d->inputs[d->cur].lines, line);
+        return;
+    }
+    /* communicator shape: "comm 0x.. rank 0 nRanks 8 nNodes 2 localRanks 4 localRank 0 MNNVL 0"
+     * (2.19+) and "comm 0x.. rank 0 nranks 16 cudaDev 0 busId ... - Init COMPLETE" (2.7+) */
+    const char *c = strstr(m, "comm 0x");
+    if (c) {
+        long rank = find_int_after(c, " rank ");
+        long nr = find_int_after(c, " nRanks ");
+        if (nr < 0)
+            nr = find_int_after(c, " nranks ");
+        long nn = find_int_after(c, " nNodes ");
+        long lr = find_int_after(c, " localRanks ");
+        if (nr > d->nranks)
+            d->nranks = (int)nr;
+        if (nn > d->nnodes)
+            d->nnodes = (int)nn;
+        if (lr > d->local_ranks)
+            d->local_ranks = (int)lr;
+        if ((lr >= 0 || nn >= 0) && !d->comm_ev.text)
+            nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
+        set_rank_host(d, rank, hi);
+        if (p) {
+            proc_add_rank(p, rank);
+            p->init_seen = 1;
+            if (!p->first_init.text)
+                nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+        }
+        if (strstr(c, "Init COMPLETE") || strstr(c, "Destroy COMPLETE"))
+            d->last_progress_seq = d->seq;
+        return;
+    }
 }
 
 /* Signatures: every KB substring on every line. Returns 1 if one matched. */
-static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl) {
-  int hit = 0;
-  for (size_t i = 0; i < d->kb->nsigs; i++) {
-    const nt_kb_signature_t *s = &d->kb->sigs[i];
-    for (size_t j = 0; j < s->nmatch; j++) {
-      if (!strstr(l->body, s->match[j])) continue;
-      nt_sighit_t *h = &d->sig[i];
-      h->count++;
-      nt_evlist_add(&h->ev, d->cur, d->inputs[d->cur].lines, line);
-      if (l->host) nt_map_put(&h->hosts, l->host, l->host_len);
-      if (s->counts_as_nccl) *nccl = 1;
-      if ((int)i == d->sig_wc) {
-        /* "with error 12, opcode 1, len 0, vendor err 129" (<= 2.18) or
-         * "with status=12 opcode=..." / "status=IBV_WC_RETRY_EXC_ERR(12)" (2.19+) */
-        long st = find_int_after(l->body, "with error ");
-        if (st < 0) {
-          const char *q = strstr(l->body, "status=");
-          if (q) {
-            q += 7;
-            if (!isdigit((unsigned char)*q)) q = strchr(q, '(') ? strchr(q, '(') + 1 : q;
-            st = isdigit((unsigned char)*q) ? strtol(q, NULL, 10) : -1;
-          }
+static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl)
+{
+    int hit = 0;
+    for (size_t i = 0; i < d->kb->nsigs; i++) {
+        const nt_kb_signature_t *s = &d->kb->sigs[i];
+        for (size_t j = 0; j < s->nmatch; j++) {
+            if (!strstr(l->body, s->match[j]))
+                continue;
+            nt_sighit_t *h = &d->sig[i];
+            h->count++;
+            nt_evlist_add(&h->ev, d->cur, d->inputs[d->cur].lines, line);
+            if (l->host)
+                nt_map_put(&h->hosts, l->host, l->host_len);
+            if (s->counts_as_nccl)
+                *nccl = 1;
+            if ((int)i == d->sig_wc) {
+                /* "with error 12, opcode 1, len 0, vendor err 129" (<= 2.18) or
+                 * "with status=12 opcode=..." / "status=IBV_WC_RETRY_EXC_ERR(12)" (2.19+) */
+                long st = find_int_after(l->body, "with error ");
+                if (st < 0) {
+                    const char *q = strstr(l->body, "status=");
+                    if (q) {
+                        q += 7;
+                        if (!isdigit((unsigned char)*q))
+                            q = strchr(q, '(') ? strchr(q, '(') + 1 : q;
+                        st = isdigit((unsigned char)*q) ? strtol(q, NULL, 10) : -1;
+                    }
+                }
+                long ve = find_int_after(l->body, "vendor err ");
+                if (ve < 0)
+                    ve = find_int_after(l->body, "vendor_err=");
+                if (st >= 0 && st < 32) {
+                    d->wc_count[st]++;
+                    if (!d->wc_first[st].text) {
+                        nt_ev_set(&d->wc_first[st], d->cur, d->inputs[d->cur].lines, line);
+                        d->wc_vendor[st] = ve >= 0 ? (unsigned long)ve : 0;
+                    }
+                }
+            }
+            hit = 1;
+            break;
         }
-        long ve = find_int_after(l->body, "vendor err ");
-        if (ve < 0) ve = find_int_after(l->body, "vendor_err=");
-        if (st >= 0 && st < 32) {
-          d->wc_count[st]++;
-          if (!d->wc_first[st].text) {
-            nt_ev_set(&d->wc_first[st], d->cur, d->inputs[d->cur].lines, line);
-            d->wc_vendor[st] = ve >= 0 ? (unsigned long)ve : 0;
-          }
-        }
-      }
-      hit = 1;
-      break;
     }
-  }
-  return hit;
+    return hit;
 }
 
 /* Adds a line to a hit list (once per line) with its host. */
-static void hit_add(nt_doctor_t *d, nt_sighit_t *h, const nt_logline_t *l, const char *line) {
-  unsigned long ln = d->inputs[d->cur].lines;
-  if (h->ev.n && h->ev.ev[h->ev.n - 1].input == d->cur && h->ev.ev[h->ev.n - 1].line == ln) return;
-  h->count++;
-  nt_evlist_add(&h->ev, d->cur, ln, line);
-  if (l->host) nt_map_put(&h->hosts, l->host, l->host_len);
+static void hit_add(nt_doctor_t *d, nt_sighit_t *h, const nt_logline_t *l, const char *line)
+{
+    unsigned long ln = d->inputs[d->cur].lines;
+    if (h->ev.n && h->ev.ev[h->ev.n - 1].input == d->cur && h->ev.ev[h->ev.n - 1].line == ln)
+        return;
+    h->count++;
+    nt_evlist_add(&h->ev, d->cur, ln, line);
+    if (l->host)
+        nt_map_put(&h->hosts, l->host, l->host_len);
 }
 
 /* NCCL's own format strings (the knowledge base's messages) on an INFO or WARN line. Returns 1
  * if one matched. */
-static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line) {
-  int hit = 0;
-  size_t ml = strlen(l->msg);
-  for (size_t i = 0; i < d->kb->nmsgs; i++) {
-    const nt_kb_message_t *m = &d->kb->msgs[i];
-    if (m->level != l->level || !memmem(l->msg, ml, m->anchor, m->anchor_len)) continue;
-    nt_fmt_cap_t caps[24];
-    int nc = nt_fmt_match(m->format, l->msg, caps, 24);
-    if (nc < 0) continue;
-    if (m->when_index >= 0 &&
-        (m->when_index >= nc || m->when_index >= 24 || caps[m->when_index].len != strlen(m->when_equals) ||
-         memcmp(caps[m->when_index].s, m->when_equals, caps[m->when_index].len) != 0))
-      continue;
-    hit = 1;
-    if (m->sig >= 0) {
-      hit_add(d, &d->sig[m->sig], l, line);
-      continue;
+static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    int hit = 0;
+    size_t ml = strlen(l->msg);
+    for (size_t i = 0; i < d->kb->nmsgs; i++) {
+        const nt_kb_message_t *m = &d->kb->msgs[i];
+        if (m->level != l->level || !memmem(l->msg, ml, m->anchor, m->anchor_len))
+            continue;
+        nt_fmt_cap_t caps[24];
+        int nc = nt_fmt_match(m->format, l->msg, caps, 24);
+        if (nc < 0)
+            continue;
+        if (m->when_index >= 0 &&
+            (m->when_index >= nc || m->when_index >= 24 ||
+             caps[m->when_index].len != strlen(m->when_equals) ||
+             memcmp(caps[m->when_index].s, m->when_equals, caps[m->when_index].len) != 0))
+            continue;
+        hit = 1;
+        if (m->sig >= 0) {
+            hit_add(d, &d->sig[m->sig], l, line);
+            break;
+        }
+        nt_sighit_t *h = &d->msg[i];
+        hit_add(d, h, l, line);
+        if (!d->msg_values[i] && m->nvalues > 0 && (d->msg_values[i] = cJSON_CreateObject())) {
+            for (int k = 0; k < m->nvalues && k < nc && k < 24; k++) {
+                if (!m->values[k] || !m->values[k][0])
+                    continue;
+                char buf[256];
+                snprintf(buf, sizeof(buf), "%.*s", (int)(caps[k].len < 255 ? caps[k].len : 255),
+                         caps[k].s);
+                char *end;
+                double v = strtod(buf, &end);
+                size_t nl = strlen(m->values[k]);
+                int hex =
+                    nl > 4 && strcmp(m->values[k] + nl - 4, "_hex") == 0; /* %lx ids stay text */
+                if (buf[0] && !*end && !hex)
+                    cJSON_AddNumberToObject(d->msg_values[i], m->values[k], v);
+                else
+                    cJSON_AddStringToObject(d->msg_values[i], m->values[k], buf);
+            }
+        }
+        break; /* one line, one message: the knowledge base lists the newest format first */
     }
-    nt_sighit_t *h = &d->msg[i];
-    hit_add(d, h, l, line);
-    if (!d->msg_values[i] && m->nvalues > 0 && (d->msg_values[i] = cJSON_CreateObject())) {
-      for (int k = 0; k < m->nvalues && k < nc && k < 24; k++) {
-        if (!m->values[k] || !m->values[k][0]) continue;
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%.*s", (int)(caps[k].len < 255 ? caps[k].len : 255), caps[k].s);
-        char *end;
-        double v = strtod(buf, &end);
-        if (buf[0] && !*end && strchr(buf, 'x') == NULL) cJSON_AddNumberToObject(d->msg_values[i], m->values[k], v);
-        else cJSON_AddStringToObject(d->msg_values[i], m->values[k], buf);
-      }
-    }
-  }
-  return hit;
+    return hit;
 }
 
 /* Collector comments (fixtures) and other '#' lines that are not nccl-tests output. */
-static int is_comment(const char *body) {
-  if (*body != '#') return 0;
-  const char *p = body + 1;
-  while (*p == ' ') p++;
-  if (starts(p, "Source:") || starts(p, "Command:") || starts(p, "Env:")) return 1;
-  return !(starts(p, "nThread ") || starts(p, "Collective test starting:") || starts(p, "nccl-tests version") ||
-           starts(p, "Using devices") || starts(p, "Rank ") ||
-           (strstr(p, "size") && strstr(p, "busbw")) || starts(p, "(B)") || strstr(p, "out-of-place") ||
-           starts(p, "Avg bus bandwidth") || starts(p, "Out of bounds") || *p == '\0');
+static int is_comment(const char *body)
+{
+    if (*body != '#')
+        return 0;
+    const char *p = body + 1;
+    while (*p == ' ')
+        p++;
+    if (starts(p, "Source:") || starts(p, "Command:") || starts(p, "Env:"))
+        return 1;
+    return !(starts(p, "nThread ") || starts(p, "Collective test starting:") ||
+             starts(p, "nccl-tests version") || starts(p, "Using devices") || starts(p, "Rank ") ||
+             (strstr(p, "size") && strstr(p, "busbw")) || starts(p, "(B)") ||
+             strstr(p, "out-of-place") || starts(p, "Avg bus bandwidth") ||
+             starts(p, "Out of bounds") || *p == '\0');
 }
 
-static void feed_line(nt_doctor_t *d, const char *line) {
-  nt_logline_t l;
-  int nccl = 0;
-  d->seq++;
-  nt_line_parse(line, &l);
-  if (is_comment(l.body)) return;
-  if (feed_tests(d, l.body, line)) {
-    d->inputs[d->cur].nccl_lines++;
-    return;
-  }
-  int sig = feed_signatures(d, &l, line, &nccl);
-  if (l.level != NT_LVL_NONE) sig |= feed_messages(d, &l, line);
-  if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version ")) nccl = 1;
-  if (l.level == NT_LVL_NONE && strstr(l.body, " via ") && strstr(l.body, " -> ")) nccl = 1;
-  if (nccl) {
-    feed_nccl(d, &l, line);
-  } else {
-    scan_coll(d, l.body);
-    if (strstr(l.body, "NCCL_")) scan_cmdline_env(d, l.body, line);
-  }
-  if (l.level == NT_LVL_WARN && !sig) nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
-  if (nccl) d->inputs[d->cur].nccl_lines++;
+static void feed_line(nt_doctor_t *d, const char *line)
+{
+    nt_logline_t l;
+    int nccl = 0;
+    d->seq++;
+    nt_line_parse(line, &l);
+    if (is_comment(l.body))
+        return;
+    if (feed_tests(d, l.body, line)) {
+        d->inputs[d->cur].nccl_lines++;
+        return;
+    }
+    int sig = feed_signatures(d, &l, line, &nccl);
+    if (l.level != NT_LVL_NONE)
+        sig |= feed_messages(d, &l, line);
+    if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version "))
+        nccl = 1;
+    if (l.level == NT_LVL_NONE && strstr(l.body, " via ") && strstr(l.body, " -> "))
+        nccl = 1;
+    if (nccl) {
+        feed_nccl(d, &l, line);
+    } else {
+        scan_coll(d, l.body);
+        if (strstr(l.body, "NCCL_"))
+            scan_cmdline_env(d, l.body, line);
+    }
+    if (l.level == NT_LVL_WARN && !sig)
+        nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
+    if (nccl)
+        d->inputs[d->cur].nccl_lines++;
 }
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
-static nt_input_t *input_add(nt_doctor_t *d, const char *name) {
-  if (d->ninputs >= NT_MAX_INPUTS) return NULL;
-  if (d->ninputs == d->cap_inputs) {
-    size_t nc = d->cap_inputs ? d->cap_inputs * 2 : 8;
-    nt_input_t *n = realloc(d->inputs, nc * sizeof(*n));
-    if (!n) return NULL;
-    d->inputs = n;
-    d->cap_inputs = nc;
-  }
-  nt_input_t *in = &d->inputs[d->ninputs];
-  memset(in, 0, sizeof(*in));
-  in->path = strdup(name);
-  if (!in->path) return NULL;
-  in->status = "ok";
-  d->cur = (unsigned)d->ninputs++;
-  return in;
+static nt_input_t *input_add(nt_doctor_t *d, const char *name)
+{
+    if (d->ninputs >= NT_MAX_INPUTS)
+        return NULL;
+    if (d->ninputs == d->cap_inputs) {
+        size_t nc = d->cap_inputs ? d->cap_inputs * 2 : 8;
+        nt_input_t *n = realloc(d->inputs, nc * sizeof(*n));
+        if (!n)
+            return NULL;
+        d->inputs = n;
+        d->cap_inputs = nc;
+    }
+    nt_input_t *in = &d->inputs[d->ninputs];
+    memset(in, 0, sizeof(*in));
+    in->path = strdup(name);
+    if (!in->path)
+        return NULL;
+    in->status = "ok";
+    d->cur = (unsigned)d->ninputs++;
+    return in;
 }
 
 static int input_fail(nt_input_t *in, const char *status, char *msg, size_t msglen, const char *fmt,
-                      const char *name, const char *reason) {
-  snprintf(msg, msglen, fmt, name, reason);
-  in->status = status;
-  free(in->message);
-  in->message = strdup(msg);
-  return 1;
-}
-
-static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const char *name, char *msg,
-                       size_t msglen) {
-  const char *line;
-  size_t len;
-  int rc;
-  char nul[64] = "";
-  int first = 1;
-  d->open_table = NULL;
-  while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
-    if (first && nt_linereader_is_binary(r)) break;
-    first = 0;
-    in->lines = nt_linereader_lineno(r); /* evidence quotes the line grep -n and editors show */
-    feed_line(d, line);
-  }
-  in->bytes = nt_linereader_bytes(r);
-  in->truncated = nt_linereader_truncated(r);
-  in->nul_bytes = nt_linereader_nul_bytes(r);
-  d->open_table = NULL;
-  if (in->nul_bytes)
-    snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
-  if (rc < 0) return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name, strerror(errno));
-  if (nt_linereader_is_binary(r) == 2)
-    return input_fail(in, "binary", msg, msglen, "'%s' is UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 '%s')",
-                      name, name);
-  if (nt_linereader_is_binary(r))
-    return input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log", name, "");
-  if (in->bytes == 0) return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
-  if (in->nul_bytes == in->bytes)
-    return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, " (nothing but NUL bytes)");
-  if (in->nccl_lines == 0)
-    return input_fail(in, "no_nccl_lines", msg, msglen, "no NCCL or nccl-tests lines found in '%s'%s", name, nul);
-  return 0;
-}
-
-int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen) {
-  nt_input_t *in = input_add(d, name);
-  if (!in) {
-    snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", name);
+                      const char *name, const char *reason)
+{
+    snprintf(msg, msglen, fmt, name, reason);
+    in->status = status;
+    free(in->message);
+    in->message = strdup(msg);
     return 1;
-  }
-  nt_linereader_t *r = nt_linereader_open_stream(fp);
-  if (!r) return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name, strerror(errno));
-  int rc = read_reader(d, in, r, name, msg, msglen);
-  nt_linereader_close(r);
-  return rc;
 }
 
-int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen) {
-  nt_input_t *in = input_add(d, path);
-  if (!in) {
-    snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", path);
-    return 1;
-  }
-  nt_linereader_t *r = nt_linereader_open(path);
-  if (!r) return input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path, strerror(errno));
-  int rc = read_reader(d, in, r, path, msg, msglen);
-  nt_linereader_close(r);
-  return rc;
+static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const char *name,
+                       char *msg, size_t msglen)
+{
+    const char *line;
+    size_t len;
+    int rc;
+    char nul[64] = "";
+    int first = 1;
+    d->open_table = NULL;
+    while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
+        if (first && nt_linereader_is_binary(r))
+            break;
+        first = 0;
+        in->lines = nt_linereader_lineno(r); /* evidence quotes the line grep -n and editors show */
+        feed_line(d, line);
+    }
+    in->bytes = nt_linereader_bytes(r);
+    in->truncated = nt_linereader_truncated(r);
+    in->nul_bytes = nt_linereader_nul_bytes(r);
+    d->open_table = NULL;
+    if (in->nul_bytes)
+        snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes,
+                 in->nul_bytes == 1 ? "" : "s");
+    if (rc < 0)
+        return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
+                          strerror(errno));
+    if (nt_linereader_is_binary(r) == 2)
+        return input_fail(
+            in, "binary", msg, msglen,
+            "'%s' is UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 '%s')", name,
+            name);
+    if (nt_linereader_is_binary(r))
+        return input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log",
+                          name, "");
+    if (in->bytes == 0)
+        return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
+    if (in->nul_bytes == in->bytes)
+        return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name,
+                          " (nothing but NUL bytes)");
+    if (in->nccl_lines == 0)
+        return input_fail(in, "no_nccl_lines", msg, msglen,
+                          "no NCCL or nccl-tests lines found in '%s'%s", name, nul);
+    return 0;
+}
+
+int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen)
+{
+    nt_input_t *in = input_add(d, name);
+    if (!in) {
+        snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", name);
+        return 1;
+    }
+    nt_linereader_t *r = nt_linereader_open_stream(fp);
+    if (!r)
+        return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
+                          strerror(errno));
+    int rc = read_reader(d, in, r, name, msg, msglen);
+    nt_linereader_close(r);
+    return rc;
+}
+
+int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen)
+{
+    nt_input_t *in = input_add(d, path);
+    if (!in) {
+        snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", path);
+        return 1;
+    }
+    nt_linereader_t *r = nt_linereader_open(path);
+    if (!r)
+        return input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path,
+                          strerror(errno));
+    int rc = read_reader(d, in, r, path, msg, msglen);
+    nt_linereader_close(r);
+    return rc;
 }
 
 /* ---- --report ------------------------------------------------------------------------------ */
 
-int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    snprintf(err, errlen, "cannot open report '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n + 1 >= cap) {
-      if (cap >= (512u << 20)) break;
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
+int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "cannot open report '%s': %s", path, strerror(errno));
+        return -1;
     }
-    size_t got = fread(buf + n, 1, cap - 1 - n, fp);
-    if (!got) break;
-    n += got;
-  }
-  fclose(fp);
-  if (!buf) {
-    snprintf(err, errlen, "cannot read report '%s': out of memory", path);
-    return -1;
-  }
-  buf[n] = '\0';
-  cJSON *root = cJSON_Parse(buf);
-  free(buf);
-  const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-  if (!root || !cJSON_IsString(schema) || strcmp(schema->valuestring, "nettune.report/1") != 0) {
-    snprintf(err, errlen, "report '%s' is not a nettune.report/1 document (JSON with \"schema\": \"nettune.report/1\")", path);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 >= cap) {
+            if (cap >= (512u << 20))
+                break;
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - 1 - n, fp);
+        if (!got)
+            break;
+        n += got;
+    }
+    fclose(fp);
+    if (!buf) {
+        snprintf(err, errlen, "cannot read report '%s': out of memory", path);
+        return -1;
+    }
+    buf[n] = '\0';
+    cJSON *root = cJSON_Parse(buf);
+    free(buf);
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!root || !cJSON_IsString(schema) || strcmp(schema->valuestring, "nettune.report/1") != 0) {
+        snprintf(err, errlen,
+                 "report '%s' is not a nettune.report/1 document (JSON with \"schema\": "
+                 "\"nettune.report/1\")",
+                 path);
+        cJSON_Delete(root);
+        return -1;
+    }
+    free(d->report_path);
+    d->report_path = strdup(path);
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    int min_active = -1, max_gpus = -1, ni = 0;
+    double min_rate = -1;
+    const char *model = NULL;
+    const cJSON *node;
+    cJSON_ArrayForEach (node, nodes) {
+        const cJSON *host = cJSON_GetObjectItemCaseSensitive(node, "hostname");
+        const cJSON *nics = cJSON_GetObjectItemCaseSensitive(node, "nics");
+        const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
+        int active = 0, k = 0;
+        const cJSON *nic;
+        cJSON_ArrayForEach (nic, nics) {
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(nic, "state");
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(nic, "name");
+            const cJSON *port = cJSON_GetObjectItemCaseSensitive(nic, "port");
+            const cJSON *rate = cJSON_GetObjectItemCaseSensitive(nic, "rate_Gbps");
+            if (cJSON_IsString(st) && strcmp(st->valuestring, "ACTIVE") == 0) {
+                char text[300];
+                active++;
+                d->report_active_ports++;
+                snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE%s", ni,
+                         k, cJSON_IsString(host) ? host->valuestring : "?",
+                         cJSON_IsString(nm) ? nm->valuestring : "?",
+                         cJSON_IsNumber(port) ? port->valueint : 0, "");
+                nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
+                if (cJSON_IsString(host))
+                    nt_map_put(&d->report_hosts, host->valuestring, strlen(host->valuestring));
+                if (cJSON_IsNumber(rate) && (min_rate < 0 || rate->valuedouble < min_rate))
+                    min_rate = rate->valuedouble;
+            }
+            k++;
+        }
+        if (cJSON_IsArray(nics) && (min_active < 0 || active < min_active))
+            min_active = active;
+        if (cJSON_IsArray(gpus)) {
+            int g = cJSON_GetArraySize(gpus);
+            if (g > max_gpus)
+                max_gpus = g;
+            const cJSON *g0 = cJSON_GetArrayItem(gpus, 0);
+            const cJSON *gn = cJSON_GetObjectItemCaseSensitive(g0, "name");
+            if (!model && cJSON_IsString(gn))
+                model = gn->valuestring;
+        }
+        ni++;
+    }
+    int used = 0;
+    if (hw->gpus_per_node < 0 && max_gpus > 0)
+        hw->gpus_per_node = max_gpus, used = 1;
+    if (hw->nics_per_node < 0 && min_active > 0)
+        hw->nics_per_node = min_active, used = 1;
+    if (hw->nic_rate_Gbps < 0 && min_rate > 0)
+        hw->nic_rate_Gbps = min_rate, used = 1;
+    if (!hw->gpu_model && model)
+        hw->gpu_model = strdup(model), used = 1;
+    if (used && !hw->source)
+        hw->source = strdup("report");
     cJSON_Delete(root);
-    return -1;
-  }
-  free(d->report_path);
-  d->report_path = strdup(path);
-  const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
-  int min_active = -1, max_gpus = -1, ni = 0;
-  double min_rate = -1;
-  const char *model = NULL;
-  const cJSON *node;
-  cJSON_ArrayForEach(node, nodes) {
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(node, "hostname");
-    const cJSON *nics = cJSON_GetObjectItemCaseSensitive(node, "nics");
-    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
-    int active = 0, k = 0;
-    const cJSON *nic;
-    cJSON_ArrayForEach(nic, nics) {
-      const cJSON *st = cJSON_GetObjectItemCaseSensitive(nic, "state");
-      const cJSON *nm = cJSON_GetObjectItemCaseSensitive(nic, "name");
-      const cJSON *port = cJSON_GetObjectItemCaseSensitive(nic, "port");
-      const cJSON *rate = cJSON_GetObjectItemCaseSensitive(nic, "rate_Gbps");
-      if (cJSON_IsString(st) && strcmp(st->valuestring, "ACTIVE") == 0) {
-        char text[300];
-        active++;
-        d->report_active_ports++;
-        snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE%s", ni, k,
-                 cJSON_IsString(host) ? host->valuestring : "?", cJSON_IsString(nm) ? nm->valuestring : "?",
-                 cJSON_IsNumber(port) ? port->valueint : 0, "");
-        nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
-        if (cJSON_IsString(host)) nt_map_put(&d->report_hosts, host->valuestring, strlen(host->valuestring));
-        if (cJSON_IsNumber(rate) && (min_rate < 0 || rate->valuedouble < min_rate)) min_rate = rate->valuedouble;
-      }
-      k++;
-    }
-    if (cJSON_IsArray(nics) && (min_active < 0 || active < min_active)) min_active = active;
-    if (cJSON_IsArray(gpus)) {
-      int g = cJSON_GetArraySize(gpus);
-      if (g > max_gpus) max_gpus = g;
-      const cJSON *g0 = cJSON_GetArrayItem(gpus, 0);
-      const cJSON *gn = cJSON_GetObjectItemCaseSensitive(g0, "name");
-      if (!model && cJSON_IsString(gn)) model = gn->valuestring;
-    }
-    ni++;
-  }
-  int used = 0;
-  if (hw->gpus_per_node < 0 && max_gpus > 0) hw->gpus_per_node = max_gpus, used = 1;
-  if (hw->nics_per_node < 0 && min_active > 0) hw->nics_per_node = min_active, used = 1;
-  if (hw->nic_rate_Gbps < 0 && min_rate > 0) hw->nic_rate_Gbps = min_rate, used = 1;
-  if (!hw->gpu_model && model) hw->gpu_model = strdup(model), used = 1;
-  if (used && !hw->source) hw->source = strdup("report");
-  cJSON_Delete(root);
-  return 0;
+    return 0;
 }

@@ -43,7 +43,8 @@ nt_linereader_t *nt_linereader_open_stream(FILE *fp);
  * line like '\n' does and is skipped; the bytes are counted (nt_linereader_nul_bytes), and text
  * after the run is returned as its own line, numbered like the line it sits on.
  * Lines longer than NT_LINE_MAX - 1 bytes are cut there (the rest is skipped and counted in
- * nt_linereader_truncated). Returns 1 with a line, 0 at end of file, -1 on a read error (errno set). */
+ * nt_linereader_truncated). Returns 1 with a line, 0 at end of file, -1 on a read error (errno
+ * set). */
 int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len);
 
 /* 1 if the first block of the file is not text: a binary or compressed format (ELF, gzip, bzip2,
@@ -73,14 +74,14 @@ typedef enum { NT_LVL_NONE = 0, NT_LVL_INFO, NT_LVL_WARN } nt_level_t;
 
 /* One log line split into its parts. Pointers point into the line given to nt_line_parse. */
 typedef struct {
-  const char *body;     /* the line without launcher prefix and timestamp */
-  const char *host;     /* NCCL prefix host, or NULL */
-  size_t host_len;
-  long pid;             /* NCCL prefix pid, or -1 */
-  int dev;              /* NCCL prefix [dev], or -1 */
-  long task;            /* launcher task: srun "N:", Open MPI "[job,N]<stdout>:", torchrun; -1 */
-  nt_level_t level;     /* NCCL INFO / WARN (also "file.cc:NN WARN" without the NCCL word) */
-  const char *msg;      /* text after "NCCL INFO " / "NCCL WARN " (or body when level NONE) */
+    const char *body; /* the line without launcher prefix and timestamp */
+    const char *host; /* NCCL prefix host, or NULL */
+    size_t host_len;
+    long pid;         /* NCCL prefix pid, or -1 */
+    int dev;          /* NCCL prefix [dev], or -1 */
+    long task;        /* launcher task: srun "N:", Open MPI "[job,N]<stdout>:", torchrun; -1 */
+    nt_level_t level; /* NCCL INFO / WARN (also "file.cc:NN WARN" without the NCCL word) */
+    const char *msg;  /* text after "NCCL INFO " / "NCCL WARN " (or body when level NONE) */
 } nt_logline_t;
 
 /* Splits `line` (NUL-terminated) into launcher prefix, NCCL prefix and message. Accepts srun
@@ -93,8 +94,8 @@ void nt_line_parse(const char *line, nt_logline_t *out);
 
 /* One conversion's text in a matched line. */
 typedef struct {
-  const char *s;
-  size_t len;
+    const char *s;
+    size_t len;
 } nt_fmt_cap_t;
 
 /* Matches the whole of `s` (trailing blanks ignored) against printf format `fmt` (only its first
@@ -112,76 +113,76 @@ size_t nt_fmt_anchor(const char *fmt, const char **anchor);
 
 /* A finding's text as the knowledge base gives it. */
 typedef struct {
-  char *key;
-  nt_severity_t severity;
-  char *title, *why, *fix, *reference;
+    char *key;
+    nt_severity_t severity;
+    char *title, *why, *fix, *reference;
 } nt_kb_finding_t;
 
 /* A line signature: any of `match` (substrings, case-sensitive) marks the line as `id`. */
 typedef struct {
-  char *id;
-  char **match;
-  size_t nmatch;
-  int counts_as_nccl; /* the line proves the input is an NCCL log (not lspci, dmesg, ...) */
+    char *id;
+    char **match;
+    size_t nmatch;
+    int counts_as_nccl; /* the line proves the input is an NCCL log (not lspci, dmesg, ...) */
 } nt_kb_signature_t;
 
 /* Expected intra-node busbw for one GPU model (8 GPUs on an NVSwitch baseboard). */
 typedef struct {
-  char *match;        /* substring of the GPU name nccl-tests prints */
-  int gpus_per_node;
-  double busbw_GBps;
-  char *note;
+    char *match; /* substring of the GPU name nccl-tests prints */
+    int gpus_per_node;
+    double busbw_GBps;
+    char *note;
 } nt_kb_gpu_t;
 
 /* Meaning of one ibv_wc_status value (NET/IB "Got completion ... error N"). */
 typedef struct {
-  int status;
-  char *name, *meaning, *finding;
+    int status;
+    char *name, *meaning, *finding;
 } nt_kb_wc_t;
 
 /* One NCCL message the knowledge base knows by its format string (NVIDIA/nccl source, extracted
  * by reports/doctor/tools/nccl-formats.py into docs/nccl-2.28.9-formats.tsv). A line printed from
  * the format feeds either an existing signature (its causal logic) or a finding directly. */
 typedef struct {
-  char *id;
-  nt_level_t level;    /* NT_LVL_INFO or NT_LVL_WARN */
-  char *format;        /* NCCL's printf format, verbatim */
-  char *at, *first, *last; /* NCCL file:line at the last tag; first and last tag it appears in */
-  int sig;             /* index of the signature it feeds, or -1 */
-  const nt_kb_finding_t *finding; /* the finding it reports (NULL when it feeds a signature) */
-  int when_index;      /* only when conversion when_index (0-based) equals when_equals; -1 always */
-  char *when_equals;
-  char **values;       /* names of the conversions kept as values (NULL entry: not kept) */
-  int nvalues;
-  char **path_values;  /* names of values that are NCCL path types (decoded per version) */
-  int npath_values;
-  const char *anchor;  /* longest literal run of the format (points into format) */
-  size_t anchor_len;
+    char *id;
+    nt_level_t level;        /* NT_LVL_INFO or NT_LVL_WARN */
+    char *format;            /* NCCL's printf format, verbatim */
+    char *at, *first, *last; /* NCCL file:line at the last tag; first and last tag it appears in */
+    int sig;                 /* index of the signature it feeds, or -1 */
+    const nt_kb_finding_t *finding; /* the finding it reports (NULL when it feeds a signature) */
+    int when_index; /* only when conversion when_index (0-based) equals when_equals; -1 always */
+    char *when_equals;
+    char **values; /* names of the conversions kept as values (NULL entry: not kept) */
+    int nvalues;
+    char **path_values; /* names of values that are NCCL path types (decoded per version) */
+    int npath_values;
+    const char *anchor; /* longest literal run of the format (points into format) */
+    size_t anchor_len;
 } nt_kb_message_t;
 
 /* NCCL's path type names (topoPathTypeStr) for the releases first..last: the number a log
  * prints (GDR distance, NCCL_NET_GDR_LEVEL) means names[number] there. */
 typedef struct {
-  char *first, *last, *at;
-  char **names;
-  int nnames;
+    char *first, *last, *at;
+    char **names;
+    int nnames;
 } nt_kb_pathtypes_t;
 
 typedef struct {
-  char *source; /* "embedded" or the path read */
-  char *version;
-  nt_kb_finding_t *findings;
-  size_t nfindings;
-  nt_kb_signature_t *sigs;
-  size_t nsigs;
-  nt_kb_gpu_t *gpus;
-  size_t ngpus;
-  nt_kb_wc_t *wcs;
-  size_t nwcs;
-  nt_kb_message_t *msgs;
-  size_t nmsgs;
-  nt_kb_pathtypes_t *paths;
-  size_t npaths;
+    char *source; /* "embedded" or the path read */
+    char *version;
+    nt_kb_finding_t *findings;
+    size_t nfindings;
+    nt_kb_signature_t *sigs;
+    size_t nsigs;
+    nt_kb_gpu_t *gpus;
+    size_t ngpus;
+    nt_kb_wc_t *wcs;
+    size_t nwcs;
+    nt_kb_message_t *msgs;
+    size_t nmsgs;
+    nt_kb_pathtypes_t *paths;
+    size_t npaths;
 } nt_kb_t;
 
 /* The path type name that `value` has in NCCL `version` ("2.28.9"), or NULL when the version is
@@ -213,15 +214,16 @@ const char *nt_severity_string(nt_severity_t s);
 
 /* What the operator says the hardware is (--expect, --report); -1 / NULL = unknown. */
 typedef struct {
-  int gpus_per_node;
-  int nics_per_node;
-  double nic_rate_Gbps;
-  char *gpu_model;
-  char *collective;        /* nccl-tests collective when the log does not name it (all_reduce, sendrecv, ...) */
-  double efficiency;       /* busbw below efficiency x expected: warn (default 0.90) */
-  double error_efficiency; /* below error_efficiency x expected: error (default 0.50) */
-  double min_busbw_GBps;   /* explicit floor, overrides the computed expectation; -1 = none */
-  char *source;            /* "expect", "report", or NULL */
+    int gpus_per_node;
+    int nics_per_node;
+    double nic_rate_Gbps;
+    char *gpu_model;
+    char *collective;  /* nccl-tests collective when the log does not name it (all_reduce, sendrecv,
+                          ...) */
+    double efficiency; /* busbw below efficiency x expected: warn (default 0.90) */
+    double error_efficiency; /* below error_efficiency x expected: error (default 0.50) */
+    double min_busbw_GBps;   /* explicit floor, overrides the computed expectation; -1 = none */
+    char *source;            /* "expect", "report", or NULL */
 } nt_hw_t;
 
 /* Sets every field of `hw` to "unknown" and the ratios to their defaults. */

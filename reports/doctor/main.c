@@ -13,283 +13,352 @@
 extern const unsigned char nt_doctor_kb_data[];
 
 typedef struct {
-  const char *output;  /* JSON destination, "-" = stdout, NULL = none */
-  int format_json;     /* stdout gets JSON instead of text */
-  int quiet;
-  int colour;          /* -1 auto */
-  const char *report;
-  const char *kb;
-  int print_kb;
-  nt_hw_t hw;
-  char **inputs;
-  int ninputs;
+    const char *output; /* JSON destination, "-" = stdout, NULL = none */
+    int format_json;    /* stdout gets JSON instead of text */
+    int quiet;
+    int colour; /* -1 auto */
+    const char *report;
+    const char *kb;
+    int print_kb;
+    nt_hw_t hw;
+    char **inputs;
+    int ninputs;
 } doctor_params_t;
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: nettune doctor [options] FILE...\n"
-          "Reads NCCL debug logs (NCCL_DEBUG=INFO/WARN) and nccl-tests outputs and explains what went wrong.\n"
-          "FILE may be '-' for standard input; several files are read as one job.\n"
-          "\n"
-          "  -o, --output FILE      write the nettune.diagnosis/1 JSON document to FILE ('-' = stdout)\n"
-          "  -f, --format FMT       what stdout shows: text (default) or json\n"
-          "  -q, --quiet            no summary on stdout\n"
-          "  -e, --expect K=V,...   hardware and thresholds for busbw verdicts: gpus_per_node, nics_per_node,\n"
-          "                         nic_rate_Gbps, gpu_model, efficiency (warn ratio, default 0.90),\n"
-          "                         error_efficiency (default 0.50), min_busbw_GBps; thresholds-file spellings\n"
-          "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted, pcie is ignored;\n"
-          "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) when the log does not say\n"
-          "  -r, --report FILE      a nettune.report/1: hardware for the verdicts, and a cross-check with the\n"
-          "                         probe (ACTIVE RDMA ports while NCCL used sockets)\n"
-          "      --kb FILE          use this knowledge base instead of the built-in one\n"
-          "      --print-kb         write the built-in knowledge base to stdout and exit\n"
-          "      --color WHEN       colour the text: auto (default, only on a terminal), always, never\n"
-          "  -h, --help             this help\n"
-          "      --version          print the version\n"
-          "\n"
-          "Exit status: 0 no finding of severity warn or error, 1 at least one, 2 bad usage, an unreadable,\n"
-          "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: nettune doctor [options] FILE...\n"
+                 "Reads NCCL debug logs (NCCL_DEBUG=INFO/WARN) and nccl-tests outputs and explains "
+                 "what went wrong.\n"
+                 "FILE may be '-' for standard input; several files are read as one job.\n"
+                 "\n"
+                 "  -o, --output FILE      write the nettune.diagnosis/1 JSON document to FILE "
+                 "('-' = stdout)\n"
+                 "  -f, --format FMT       what stdout shows: text (default) or json\n"
+                 "  -q, --quiet            no summary on stdout\n"
+                 "  -e, --expect K=V,...   hardware and thresholds for busbw verdicts: "
+                 "gpus_per_node, nics_per_node,\n"
+                 "                         nic_rate_Gbps, gpu_model, efficiency (warn ratio, "
+                 "default 0.90),\n"
+                 "                         error_efficiency (default 0.50), min_busbw_GBps; "
+                 "thresholds-file spellings\n"
+                 "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted, "
+                 "pcie is ignored;\n"
+                 "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) "
+                 "when the log does not say\n"
+                 "  -r, --report FILE      a nettune.report/1: hardware for the verdicts, and a "
+                 "cross-check with the\n"
+                 "                         probe (ACTIVE RDMA ports while NCCL used sockets)\n"
+                 "      --kb FILE          use this knowledge base instead of the built-in one\n"
+                 "      --print-kb         write the built-in knowledge base to stdout and exit\n"
+                 "      --color WHEN       colour the text: auto (default, only on a terminal), "
+                 "always, never\n"
+                 "  -h, --help             this help\n"
+                 "      --version          print the version\n"
+                 "\n"
+                 "Exit status: 0 no finding of severity warn or error, 1 at least one, 2 bad "
+                 "usage, an unreadable,\n"
+                 "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
 }
 
-static int parse_num(const char *v, double *out) {
-  char *end;
-  errno = 0;
-  double x = strtod(v, &end);
-  if (errno || end == v || *end || x < 0) return -1;
-  *out = x;
-  return 0;
+static int parse_num(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || x < 0)
+        return -1;
+    *out = x;
+    return 0;
 }
 
 /* --expect gpus_per_node=8,nics_per_node=8,nic_rate_Gbps=400 (keys are case-insensitive). */
-static int parse_expect(const char *arg, nt_hw_t *hw) {
-  char *copy = strdup(arg), *save = NULL;
-  int rc = 0;
-  if (!copy) return -1;
-  for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    double x = 0;
-    if (!eq) {
-      fprintf(stderr, "nettune-doctor: --expect: '%s' is not key=value\n", kv);
-      rc = -1;
-      break;
+static int parse_expect(const char *arg, nt_hw_t *hw)
+{
+    char *copy = strdup(arg), *save = NULL;
+    int rc = 0;
+    if (!copy)
+        return -1;
+    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        double x = 0;
+        if (!eq) {
+            fprintf(stderr, "nettune-doctor: --expect: '%s' is not key=value\n", kv);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        const char *k = kv, *v = eq + 1;
+        if (strcasecmp(k, "gpu_model") == 0) {
+            free(hw->gpu_model);
+            hw->gpu_model = strdup(v);
+            continue;
+        }
+        if (strcasecmp(k, "collective") == 0) {
+            static const char *const known[] = {
+                "all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv",
+                "broadcast",  "reduce",     "gather",         "scatter",  "hypercube"};
+            size_t i = 0;
+            while (i < sizeof(known) / sizeof(known[0]) && strcmp(known[i], v) != 0)
+                i++;
+            if (i == sizeof(known) / sizeof(known[0])) {
+                fprintf(stderr,
+                        "nettune-doctor: --expect: unknown collective '%s' (all_reduce, sendrecv, "
+                        "alltoall, ...)\n",
+                        v);
+                rc = -1;
+                break;
+            }
+            free(hw->collective);
+            hw->collective = strdup(v);
+            continue;
+        }
+        if (strcasecmp(k, "pcie") == 0)
+            continue; /* a thresholds-file key doctor has no use for */
+        if (parse_num(v, &x) != 0) {
+            fprintf(stderr,
+                    "nettune-doctor: --expect: value of '%s' is not a non-negative number: '%s'\n",
+                    k, v);
+            rc = -1;
+            break;
+        }
+        if (!strcasecmp(k, "gpus_per_node") || !strcasecmp(k, "gpus"))
+            hw->gpus_per_node = (int)x;
+        else if (!strcasecmp(k, "nics_per_node") || !strcasecmp(k, "nics"))
+            hw->nics_per_node = (int)x;
+        else if (!strcasecmp(k, "nic_rate_gbps"))
+            hw->nic_rate_Gbps = x;
+        else if (!strcasecmp(k, "efficiency"))
+            hw->efficiency = x;
+        else if (!strcasecmp(k, "error_efficiency"))
+            hw->error_efficiency = x;
+        else if (!strcasecmp(k, "min_busbw_gbps") || !strcasecmp(k, "min_bw_gbps"))
+            hw->min_busbw_GBps = x;
+        else {
+            fprintf(stderr, "nettune-doctor: --expect: unknown key '%s' (see --help)\n", k);
+            rc = -1;
+            break;
+        }
     }
-    *eq = '\0';
-    const char *k = kv, *v = eq + 1;
-    if (strcasecmp(k, "gpu_model") == 0) {
-      free(hw->gpu_model);
-      hw->gpu_model = strdup(v);
-      continue;
-    }
-    if (strcasecmp(k, "collective") == 0) {
-      static const char *const known[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv",
-                                          "broadcast",  "reduce",     "gather",         "scatter",  "hypercube"};
-      size_t i = 0;
-      while (i < sizeof(known) / sizeof(known[0]) && strcmp(known[i], v) != 0) i++;
-      if (i == sizeof(known) / sizeof(known[0])) {
-        fprintf(stderr, "nettune-doctor: --expect: unknown collective '%s' (all_reduce, sendrecv, alltoall, ...)\n", v);
+    free(copy);
+    if (rc == 0 &&
+        (hw->efficiency <= 0 || hw->efficiency > 2 || hw->error_efficiency > hw->efficiency)) {
+        fprintf(stderr, "nettune-doctor: --expect: need 0 < error_efficiency <= efficiency <= 2\n");
         rc = -1;
-        break;
-      }
-      free(hw->collective);
-      hw->collective = strdup(v);
-      continue;
     }
-    if (strcasecmp(k, "pcie") == 0) continue; /* a thresholds-file key doctor has no use for */
-    if (parse_num(v, &x) != 0) {
-      fprintf(stderr, "nettune-doctor: --expect: value of '%s' is not a non-negative number: '%s'\n", k, v);
-      rc = -1;
-      break;
-    }
-    if (!strcasecmp(k, "gpus_per_node") || !strcasecmp(k, "gpus")) hw->gpus_per_node = (int)x;
-    else if (!strcasecmp(k, "nics_per_node") || !strcasecmp(k, "nics")) hw->nics_per_node = (int)x;
-    else if (!strcasecmp(k, "nic_rate_gbps")) hw->nic_rate_Gbps = x;
-    else if (!strcasecmp(k, "efficiency")) hw->efficiency = x;
-    else if (!strcasecmp(k, "error_efficiency")) hw->error_efficiency = x;
-    else if (!strcasecmp(k, "min_busbw_gbps") || !strcasecmp(k, "min_bw_gbps")) hw->min_busbw_GBps = x;
-    else {
-      fprintf(stderr, "nettune-doctor: --expect: unknown key '%s' (see --help)\n", k);
-      rc = -1;
-      break;
-    }
-  }
-  free(copy);
-  if (rc == 0 && (hw->efficiency <= 0 || hw->efficiency > 2 || hw->error_efficiency > hw->efficiency)) {
-    fprintf(stderr, "nettune-doctor: --expect: need 0 < error_efficiency <= efficiency <= 2\n");
-    rc = -1;
-  }
-  if (rc == 0 && !hw->source) hw->source = strdup("expect");
-  return rc;
+    if (rc == 0 && !hw->source)
+        hw->source = strdup("expect");
+    return rc;
 }
 
-static int parse_args(int argc, char **argv, doctor_params_t *p) {
-  enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION };
-  static const struct option longopts[] = {
-      {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-      {"quiet", no_argument, NULL, 'q'},        {"expect", required_argument, NULL, 'e'},
-      {"report", required_argument, NULL, 'r'}, {"kb", required_argument, NULL, OPT_KB},
-      {"print-kb", no_argument, NULL, OPT_PRINT_KB}, {"color", required_argument, NULL, OPT_COLOR},
-      {"colour", required_argument, NULL, OPT_COLOR}, {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, OPT_VERSION},    {NULL, 0, NULL, 0}};
-  int c;
-  memset(p, 0, sizeof(*p));
-  p->colour = -1;
-  nt_hw_init(&p->hw);
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:f:qe:r:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'o': p->output = optarg; break;
-    case 'f':
-      if (strcmp(optarg, "json") == 0) p->format_json = 1;
-      else if (strcmp(optarg, "text") == 0) p->format_json = 0;
-      else {
-        fprintf(stderr, "nettune-doctor: unknown format '%s' (text or json)\n", optarg);
-        return 2;
-      }
-      break;
-    case 'q': p->quiet = 1; break;
-    case 'e':
-      if (parse_expect(optarg, &p->hw) != 0) return 2;
-      break;
-    case 'r': p->report = optarg; break;
-    case OPT_KB: p->kb = optarg; break;
-    case OPT_PRINT_KB: p->print_kb = 1; break;
-    case OPT_COLOR:
-      if (strcmp(optarg, "auto") == 0) p->colour = -1;
-      else if (strcmp(optarg, "always") == 0) p->colour = 1;
-      else if (strcmp(optarg, "never") == 0) p->colour = 0;
-      else {
-        fprintf(stderr, "nettune-doctor: --color takes auto, always or never, not '%s'\n", optarg);
-        return 2;
-      }
-      break;
-    case 'h': usage(stdout); return 0;
-    case OPT_VERSION:
+static int parse_args(int argc, char **argv, doctor_params_t *p)
+{
+    enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION };
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"expect", required_argument, NULL, 'e'},
+                                             {"report", required_argument, NULL, 'r'},
+                                             {"kb", required_argument, NULL, OPT_KB},
+                                             {"print-kb", no_argument, NULL, OPT_PRINT_KB},
+                                             {"color", required_argument, NULL, OPT_COLOR},
+                                             {"colour", required_argument, NULL, OPT_COLOR},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"version", no_argument, NULL, OPT_VERSION},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+    memset(p, 0, sizeof(*p));
+    p->colour = -1;
+    nt_hw_init(&p->hw);
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:f:qe:r:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            p->output = optarg;
+            break;
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                p->format_json = 1;
+            else if (strcmp(optarg, "text") == 0)
+                p->format_json = 0;
+            else {
+                fprintf(stderr, "nettune-doctor: unknown format '%s' (text or json)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'q':
+            p->quiet = 1;
+            break;
+        case 'e':
+            if (parse_expect(optarg, &p->hw) != 0)
+                return 2;
+            break;
+        case 'r':
+            p->report = optarg;
+            break;
+        case OPT_KB:
+            p->kb = optarg;
+            break;
+        case OPT_PRINT_KB:
+            p->print_kb = 1;
+            break;
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") == 0)
+                p->colour = -1;
+            else if (strcmp(optarg, "always") == 0)
+                p->colour = 1;
+            else if (strcmp(optarg, "never") == 0)
+                p->colour = 0;
+            else {
+                fprintf(stderr, "nettune-doctor: --color takes auto, always or never, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case OPT_VERSION:
 #ifdef NETTUNE_VERSION
-      printf("nettune-doctor %s\n", NETTUNE_VERSION);
+            printf("nettune-doctor %s\n", NETTUNE_VERSION);
 #else
-      printf("nettune-doctor\n");
+            printf("nettune-doctor\n");
 #endif
-      return 0;
-    case ':':
-      fprintf(stderr, "nettune-doctor: option '%s' needs a value\n", argv[optind - 1]);
-      return 2;
-    default:
-      fprintf(stderr, "nettune-doctor: unknown option '%s' (see --help)\n", argv[optind - 1]);
-      return 2;
+            return 0;
+        case ':':
+            fprintf(stderr, "nettune-doctor: option '%s' needs a value\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "nettune-doctor: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            return 2;
+        }
     }
-  }
-  p->inputs = argv + optind;
-  p->ninputs = argc - optind;
-  if (p->print_kb) return -1;
-  if (p->ninputs == 0) {
-    fprintf(stderr, "nettune-doctor: no input: give one or more NCCL log files ('-' = stdin)\n");
-    usage(stderr);
-    return 2;
-  }
-  return -1; /* go on */
+    p->inputs = argv + optind;
+    p->ninputs = argc - optind;
+    if (p->print_kb)
+        return -1;
+    if (p->ninputs == 0) {
+        fprintf(stderr,
+                "nettune-doctor: no input: give one or more NCCL log files ('-' = stdin)\n");
+        usage(stderr);
+        return 2;
+    }
+    return -1; /* go on */
 }
 
-static int write_json(const cJSON *doc, const char *path) {
-  char *text = cJSON_Print(doc);
-  if (!text) {
-    fprintf(stderr, "nettune-doctor: cannot format the JSON document: out of memory\n");
-    return -1;
-  }
-  int rc = 0;
-  if (strcmp(path, "-") == 0) {
-    if (fputs(text, stdout) < 0 || fputc('\n', stdout) < 0) rc = -1;
-  } else {
-    /* written to a temporary file and renamed, so a reader never sees half a document */
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    FILE *fp = NULL;
-    if (tmp) {
-      snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-      fp = fopen(tmp, "w");
+static int write_json(const cJSON *doc, const char *path)
+{
+    char *text = cJSON_Print(doc);
+    if (!text) {
+        fprintf(stderr, "nettune-doctor: cannot format the JSON document: out of memory\n");
+        return -1;
     }
-    if (!fp || fputs(text, fp) < 0 || fputc('\n', fp) < 0) rc = -1;
-    if (fp && fclose(fp) != 0) rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-    if (rc != 0) {
-      fprintf(stderr, "nettune-doctor: cannot write '%s': %s\n", path, strerror(errno));
-      if (tmp) unlink(tmp);
-    }
-    free(tmp);
-  }
-  free(text);
-  return rc;
-}
-
-int main(int argc, char **argv) {
-  doctor_params_t p;
-  int rc = parse_args(argc, argv, &p);
-  nt_kb_t *kb = NULL;
-  nt_doctor_t *d = NULL;
-  char msg[1024];
-  if (rc >= 0) goto out_params;
-  if (p.print_kb) {
-    fputs((const char *)nt_doctor_kb_data, stdout);
-    rc = 0;
-    goto out_params;
-  }
-  rc = 2;
-  if (nt_kb_load(p.kb, &kb, msg, sizeof(msg)) != 0) {
-    fprintf(stderr, "nettune-doctor: %s\n", msg);
-    goto out_params;
-  }
-  const char *missing = nt_doctor_kb_missing(kb);
-  if (missing) {
-    fprintf(stderr, "nettune-doctor: knowledge base '%s' has no entry for finding '%s'\n", kb->source, missing);
-    goto out_kb;
-  }
-  d = nt_doctor_create(kb);
-  if (!d) {
-    fprintf(stderr, "nettune-doctor: out of memory\n");
-    goto out_kb;
-  }
-  if (p.report && nt_doctor_load_report(d, p.report, &p.hw, msg, sizeof(msg)) != 0) {
-    fprintf(stderr, "nettune-doctor: %s\n", msg);
-    goto out_doctor;
-  }
-  int unusable = 0, usable = 0;
-  for (int i = 0; i < p.ninputs; i++) {
-    if (nt_doctor_read_file(d, p.inputs[i], msg, sizeof(msg)) != 0) {
-      fprintf(stderr, "nettune-doctor: %s\n", msg);
-      unusable++;
+    int rc = 0;
+    if (strcmp(path, "-") == 0) {
+        if (fputs(text, stdout) < 0 || fputc('\n', stdout) < 0)
+            rc = -1;
     } else {
-      usable++;
+        /* written to a temporary file and renamed, so a reader never sees half a document */
+        size_t n = strlen(path) + 16;
+        char *tmp = malloc(n);
+        FILE *fp = NULL;
+        if (tmp) {
+            snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+            fp = fopen(tmp, "w");
+        }
+        if (!fp || fputs(text, fp) < 0 || fputc('\n', fp) < 0)
+            rc = -1;
+        if (fp && fclose(fp) != 0)
+            rc = -1;
+        if (rc == 0 && rename(tmp, path) != 0)
+            rc = -1;
+        if (rc != 0) {
+            fprintf(stderr, "nettune-doctor: cannot write '%s': %s\n", path, strerror(errno));
+            if (tmp)
+                unlink(tmp);
+        }
+        free(tmp);
     }
-  }
-  nt_doctor_diagnose(d, &p.hw);
-  int worst = nt_doctor_worst(d);
-  rc = unusable ? 2 : worst >= NT_SEV_WARN ? 1 : 0;
+    free(text);
+    return rc;
+}
 
-  int stdout_json = p.format_json || (p.output && strcmp(p.output, "-") == 0);
-  cJSON *doc = NULL;
-  if (p.output || p.format_json) {
-    doc = nt_doctor_to_json(d, rc);
-    if (!doc) {
-      fprintf(stderr, "nettune-doctor: cannot build the JSON document: out of memory\n");
-      rc = 2;
-      goto out_doctor;
+int main(int argc, char **argv)
+{
+    doctor_params_t p;
+    int rc = parse_args(argc, argv, &p);
+    nt_kb_t *kb = NULL;
+    nt_doctor_t *d = NULL;
+    char msg[1024];
+    if (rc >= 0)
+        goto out_params;
+    if (p.print_kb) {
+        fputs((const char *)nt_doctor_kb_data, stdout);
+        rc = 0;
+        goto out_params;
     }
-  }
-  if (p.output && strcmp(p.output, "-") != 0 && write_json(doc, p.output) != 0) rc = 2;
-  if (!p.quiet) {
-    if (stdout_json) {
-      if (write_json(doc, "-") != 0) rc = 2;
-    } else if (usable || nt_doctor_worst(d) >= 0) {
-      int colour = p.colour >= 0 ? p.colour : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
-      nt_doctor_write_text(d, stdout, colour);
+    rc = 2;
+    if (nt_kb_load(p.kb, &kb, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "nettune-doctor: %s\n", msg);
+        goto out_params;
     }
-  }
-  cJSON_Delete(doc);
-  if (fflush(stdout) != 0) rc = 2;
+    const char *missing = nt_doctor_kb_missing(kb);
+    if (missing) {
+        fprintf(stderr, "nettune-doctor: knowledge base '%s' has no entry for finding '%s'\n",
+                kb->source, missing);
+        goto out_kb;
+    }
+    d = nt_doctor_create(kb);
+    if (!d) {
+        fprintf(stderr, "nettune-doctor: out of memory\n");
+        goto out_kb;
+    }
+    if (p.report && nt_doctor_load_report(d, p.report, &p.hw, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "nettune-doctor: %s\n", msg);
+        goto out_doctor;
+    }
+    int unusable = 0, usable = 0;
+    for (int i = 0; i < p.ninputs; i++) {
+        if (nt_doctor_read_file(d, p.inputs[i], msg, sizeof(msg)) != 0) {
+            fprintf(stderr, "nettune-doctor: %s\n", msg);
+            unusable++;
+        } else {
+            usable++;
+        }
+    }
+    nt_doctor_diagnose(d, &p.hw);
+    int worst = nt_doctor_worst(d);
+    rc = unusable ? 2 : worst >= NT_SEV_WARN ? 1 : 0;
+
+    int stdout_json = p.format_json || (p.output && strcmp(p.output, "-") == 0);
+    cJSON *doc = NULL;
+    if (p.output || p.format_json) {
+        doc = nt_doctor_to_json(d, rc);
+        if (!doc) {
+            fprintf(stderr, "nettune-doctor: cannot build the JSON document: out of memory\n");
+            rc = 2;
+            goto out_doctor;
+        }
+    }
+    if (p.output && strcmp(p.output, "-") != 0 && write_json(doc, p.output) != 0)
+        rc = 2;
+    if (!p.quiet) {
+        if (stdout_json) {
+            if (write_json(doc, "-") != 0)
+                rc = 2;
+        } else if (usable || nt_doctor_worst(d) >= 0) {
+            int colour = p.colour >= 0 ? p.colour : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+            nt_doctor_write_text(d, stdout, colour);
+        }
+    }
+    cJSON_Delete(doc);
+    if (fflush(stdout) != 0)
+        rc = 2;
 out_doctor:
-  nt_doctor_destroy(d);
+    nt_doctor_destroy(d);
 out_kb:
-  nt_kb_destroy(kb);
+    nt_kb_destroy(kb);
 out_params:
-  nt_hw_cleanup(&p.hw);
-  return rc;
+    nt_hw_cleanup(&p.hw);
+    return rc;
 }

@@ -32,6 +32,13 @@ else
   bad "python3-jsonschema missing for $PY (apt-get install python3-jsonschema)"
 fi
 
+# 1b. NCCL format coverage: docs/nccl-2.28.9-formats.tsv against the knowledge base and the doctor
+if $PY tests/doctor/test_formats.py "$DOCTOR" "$T/formats" >"$T/formats.log" 2>&1; then
+  ok "formats: $(tail -n 1 "$T/formats.log")"
+else
+  grep -v '^ok' "$T/formats.log" | head -40; bad "NCCL format coverage"
+fi
+
 # 2. command line
 expect_exit help 0 "$DOCTOR" --help
 check "help names every option" sh -c "for o in --output --format --quiet --expect --report --kb --print-kb --color --version; do grep -q -- \"\$o\" '$T/help.out' || exit 1; done"

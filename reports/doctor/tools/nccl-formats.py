@@ -196,7 +196,10 @@ def load_rules():
 def kb_messages():
     with open(KB) as f:
         kb = json.load(f)
-    return {(m["level"], m["format"]): m["id"] for m in kb.get("messages", [])}
+    out = {}
+    for m in kb.get("messages", []):  # several messages share a format when a value tells them apart
+        out.setdefault((m["level"], m["format"]), []).append(m["id"])
+    return {k: ",".join(v) for k, v in out.items()}
 
 
 def classify(level, loc, fmt, kbm, rules):
