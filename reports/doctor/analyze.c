@@ -216,6 +216,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
     for (size_t i = 0; i < d->ninputs; i++) {
         free(d->inputs[i].path);
         free(d->inputs[i].message);
+        free(d->inputs[i].host);
     }
     free(d->inputs);
     for (size_t i = 0; i < d->kb->nsigs; i++) {
@@ -230,6 +231,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
     }
     free(d->msg);
     free(d->msg_values);
+    nt_op_free(d);
     for (size_t i = 0; i < 32; i++)
         nt_ev_free(&d->wc_first[i]);
     nt_map_cleanup(&d->hosts);
@@ -1113,8 +1115,11 @@ static void feed_line(nt_doctor_t *d, const char *line)
 {
     nt_logline_t l;
     int nccl = 0;
+    const char *body, *host;
     d->seq++;
-    nt_line_parse(line, &l);
+    if (nt_op_line(d, line, &body, &host))
+        return; /* an operator file's line (operator.c) */
+    nt_line_parse(body, &l);
     if (is_comment(l.body))
         return;
     if (feed_tests(d, l.body, line)) {
@@ -1184,6 +1189,7 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
     char nul[64] = "";
     int first = 1;
     d->open_table = NULL;
+    nt_op_begin(d, d->next_host);
     while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
         if (first && nt_linereader_is_binary(r))
             break;
@@ -1194,10 +1200,28 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
     in->bytes = nt_linereader_bytes(r);
     in->truncated = nt_linereader_truncated(r);
     in->nul_bytes = nt_linereader_nul_bytes(r);
+    in->gzip = nt_linereader_gzip(r);
+    if (d->next_host)
+        in->host = strdup(d->next_host);
     d->open_table = NULL;
+    int op_bad = 0;
+    char op_msg[600] = "";
+    in->op_lines = 0;
+    if (rc >= 0 && !nt_linereader_is_binary(r) && nt_op_end(d, op_msg, sizeof(op_msg), &op_bad))
+        in->op_lines = d->op.op_lines ? d->op.op_lines : 1;
+    if (op_bad)
+        return input_fail(in, "bad_format", msg, msglen, "%s%s", op_msg, "");
     if (in->nul_bytes)
         snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes,
                  in->nul_bytes == 1 ? "" : "s");
+    if (rc < 0 && nt_linereader_gzip_damaged(r)) {
+        char why[200];
+        snprintf(why, sizeof(why),
+                 "gzip data damaged or cut short after line %lu (copy the file again); the lines "
+                 "before it are diagnosed",
+                 in->lines);
+        return input_fail(in, "read_error", msg, msglen, "'%s': %s", name, why);
+    }
     if (rc < 0)
         return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
                           strerror(errno));
@@ -1214,10 +1238,17 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
     if (in->nul_bytes == in->bytes)
         return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name,
                           " (nothing but NUL bytes)");
-    if (in->nccl_lines == 0)
+    if (in->nccl_lines == 0 && in->op_lines == 0)
         return input_fail(in, "no_nccl_lines", msg, msglen,
-                          "no NCCL or nccl-tests lines found in '%s'%s", name, nul);
+                          "no NCCL, nccl-tests or operator-file lines found in '%s'%s (see nettune "
+                          "doctor --help for the inputs it reads)",
+                          name, nul);
     return 0;
+}
+
+void nt_doctor_set_host(nt_doctor_t *d, const char *host)
+{
+    d->next_host = host;
 }
 
 int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen)

@@ -42,6 +42,9 @@ typedef struct {
     char *message;
     unsigned long lines, nccl_lines, truncated;
     uint64_t bytes, nul_bytes; /* nul_bytes: NUL padding skipped by the reader */
+    unsigned long op_lines;    /* lines of operator files (operator.c) */
+    int gzip;                  /* read through zlib from a gzip file */
+    char *host;                /* --host for this input, or NULL */
 } nt_input_t;
 
 typedef struct {
@@ -125,6 +128,112 @@ typedef struct {
     nt_ev_t first, first_other;
 } nt_env_t;
 
+/* ---- operator files (operator.c) --------------------------------------------------------- */
+
+#define NT_OP_MAX 1024   /* ports, GPUs, kernel events, topologies kept; past it only counts */
+#define NT_TOPO_COLS 48
+
+/* One RDMA port from ibv_devinfo or ibstat. */
+typedef struct {
+    char *host;           /* NULL: the file does not say */
+    unsigned input;
+    char hca[32];
+    int port;
+    char state[24];       /* "PORT_ACTIVE", "PORT_DOWN" (ibv_devinfo) or "Active", "Down" (ibstat) */
+    char phys[24];        /* "LINK_UP", "DISABLED", "POLLING" / "LinkUp", "Disabled", ""; */
+    double rate_Gbps;     /* width x lane speed, or ibstat's Rate; -1 unknown */
+    char width[8], speed[24];
+    long sm_lid;          /* -1 unknown */
+    char layer[16];       /* "InfiniBand", "Ethernet", "" */
+    nt_ev_t ev;           /* the port's first line; ev_state its state line */
+    nt_ev_t ev_state, ev_phys, ev_rate;
+} nt_opport_t;
+
+/* One nvidia-smi topo -m matrix. */
+typedef struct {
+    char *host;
+    unsigned input;
+    int ncols, nrows;
+    char col[NT_TOPO_COLS][24];
+    char row[NT_TOPO_COLS][24];
+    char path[NT_TOPO_COLS][NT_TOPO_COLS][8];
+    unsigned long line[NT_TOPO_COLS];
+    char *text[NT_TOPO_COLS];  /* the row's line, for evidence */
+    char nicname[NT_TOPO_COLS][32]; /* "NIC Legend" names, by column */
+    unsigned long header_line;
+    int done;
+} nt_optopo_t;
+
+typedef struct {
+    char *host;
+    int gpu;
+    int active, inactive;
+    nt_ev_t ev_gpu, ev_inactive;
+} nt_opnvl_t;
+
+typedef struct {
+    char *host;
+    char pci[32];
+    int xid;
+    nt_ev_t ev;
+} nt_opxid_t;
+
+typedef struct {
+    char *host;
+    char dev[64];
+    int downs, ups, last_down;
+    nt_ev_t ev_down, ev_up;
+} nt_oplink_t;
+
+typedef struct {
+    char *host;
+    unsigned input;
+    void *xml;            /* nt_ncclxml_t */
+    char *buf;            /* the file's text (line lookup for evidence) */
+    size_t len;
+} nt_opxml_t;
+
+/* Parser state of one host within one input (pdsh interleaves hosts line by line). */
+typedef struct {
+    char *host;
+    int mode;             /* OP_* in operator.c */
+    long port;            /* index into ports, -1 */
+    char hca[32];
+    long topo;            /* index into topos, -1 */
+    long nvl;             /* index into nvl, -1 */
+    int nic_legend;
+} nt_opstate_t;
+
+typedef struct {
+    nt_opport_t *ports;
+    size_t nports, cap_ports;
+    nt_optopo_t *topos;
+    size_t ntopos, cap_topos;
+    nt_opnvl_t *nvl;
+    size_t nnvl, cap_nvl;
+    nt_opxid_t *xids;
+    size_t nxids, cap_xids;
+    unsigned long xids_total;
+    nt_oplink_t *links;
+    size_t nlinks, cap_links;
+    nt_opxml_t *xmls;
+    size_t nxmls, cap_xmls;
+    /* the input being read */
+    nt_opstate_t *st;
+    size_t nst, cap_st;
+    int pdsh;             /* -1 undecided, 0 no, 1 lines carry "host: " prefixes */
+    char *block_host;     /* dshbak: the host of the current block */
+    int dsh_state;        /* dshbak header: 0 none, 1 after the first rule, 2 after the host */
+    char *dsh_pending;
+    char *input_host;     /* --host */
+    char *prompt_host;    /* "user@host:...$" prompt line */
+    int xml;              /* the input is XML: collected in xml_buf */
+    char *xml_buf;
+    size_t xml_len, xml_cap;
+    int seen_content;
+    unsigned long op_lines;
+} nt_op_t;
+
 struct nt_doctor {
     const nt_kb_t *kb;
     nt_input_t *inputs;
@@ -193,6 +302,9 @@ struct nt_doctor {
     nt_evlist_t report_ev;
     nt_map_t report_hosts;
 
+    nt_op_t op;
+    const char *next_host; /* --host for the next input read (borrowed) */
+
     /* results */
     nt_finding_t *findings;
     size_t nfindings, cap_findings;
@@ -226,5 +338,21 @@ void nt_evlist_free(nt_evlist_t *l);
 /* The finding `key` of this diagnosis, created with the knowledge base's text and default
  * severity if it is not there yet; NULL if the knowledge base has no such key or out of memory. */
 nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key);
+
+/* operator.c: called by analyze.c for every line of an input before it is read as an NCCL log.
+ * nt_op_begin/end bracket one input; nt_op_line returns 1 when the line was an operator file's
+ * (then it is not read further), and may replace *body with the line without a pdsh prefix, and
+ * *host with the host the line belongs to. */
+void nt_op_begin(nt_doctor_t *d, const char *host);
+int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char **host);
+/* Ends the input; returns 1 if it held operator content (so it is usable), with a message in msg
+ * when the content could not be read (bad XML). */
+int nt_op_end(nt_doctor_t *d, char *msg, size_t msglen, int *bad);
+void nt_op_free(nt_doctor_t *d);
+/* The findings of the operator files (ports, topology, NVLink, kernel log, XML). */
+void nt_op_diagnose(nt_doctor_t *d);
+/* hardware.operator of the JSON document, and the text section. */
+cJSON *nt_op_json(const nt_doctor_t *d);
+void nt_op_text(const nt_doctor_t *d, FILE *out);
 
 #endif

@@ -22,7 +22,7 @@ static const char *const required_keys[] = {"socket_fallback",        "libibverb
                                             "bootstrap_no_interface", "socket_ifname_loopback",
                                             "p2p_hang_acs_iommu",     "tuner_plugin_partial",
                                             "nccl_version_mismatch",  "env_mismatch",
-                                            "busbw_below_expected",   "two_node_tree_busbw",
+                                            "busbw_below_expected",   "two_node_tree_busbw", "port_down", "port_rate_differs", "sm_differs", "gpu_nic_far", "nic_no_gpu", "nvlink_inactive", "gpu_xid", "nic_link_down",
                                             "nccl_warning",           "nccl_error"};
 
 /* Signatures whose id is reported directly as the finding of the same key. */
@@ -320,6 +320,19 @@ static void path_detail(nt_doctor_t *d, nt_finding_t *f, const char *name, long 
         n ? "; the number means " : "", alts);
 }
 
+/* "2.18.5" within the tags "v2.18.1-1".."v2.28.9-1" (major.minor.patch compared). */
+static int version_in(const char *v, const char *first, const char *last)
+{
+    int a[3] = {0}, b[3] = {0}, c[3] = {0};
+    if (!v || !first || !last || sscanf(v, "%d.%d.%d", &a[0], &a[1], &a[2]) < 2 ||
+        sscanf(first, "v%d.%d.%d", &b[0], &b[1], &b[2]) < 2 ||
+        sscanf(last, "v%d.%d.%d", &c[0], &c[1], &c[2]) < 2)
+        return 0;
+    long x = a[0] * 1000000L + a[1] * 1000L + a[2], lo = b[0] * 1000000L + b[1] * 1000L + b[2],
+         hi = c[0] * 1000000L + c[1] * 1000L + c[2];
+    return x >= lo && x <= hi;
+}
+
 /* Findings straight from NCCL messages the knowledge base knows by their format string. */
 static void diagnose_messages(nt_doctor_t *d)
 {
@@ -333,6 +346,21 @@ static void diagnose_messages(nt_doctor_t *d)
             continue;
         f_evlist(f, &h->ev);
         f_hosts(f, &h->hosts);
+        /* several formats of one message over the releases may match a line: cite the one of the
+         * job's NCCL version */
+        const char *ver = job_version(d);
+        if (ver && h->ev.n && !version_in(ver, m->first, m->last)) {
+            nt_logline_t l;
+            nt_line_parse(h->ev.ev[0].text, &l);
+            for (size_t j = 0; j < d->kb->nmsgs; j++) {
+                const nt_kb_message_t *o = &d->kb->msgs[j];
+                if (o->finding == m->finding && version_in(ver, o->first, o->last) &&
+                    nt_fmt_match(o->format, l.msg, NULL, 0) >= 0) {
+                    m = o;
+                    break;
+                }
+            }
+        }
         f_detail(f, "NCCL prints this at %s (%s..%s); %lu line(s).", m->at ? m->at : "?",
                  m->first ? m->first : "?", m->last ? m->last : "?", h->count);
         const cJSON *vals = d->msg_values[i], *v;
@@ -960,6 +988,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
         }
     }
     diagnose_messages(d);
+    nt_op_diagnose(d);
     diagnose_network(d);
     diagnose_wc(d);
     diagnose_gdr(d);

@@ -32,7 +32,9 @@ typedef enum { NT_SEV_INFO = 0, NT_SEV_WARN = 1, NT_SEV_ERROR = 2 } nt_severity_
 typedef struct nt_linereader nt_linereader_t;
 
 /* Opens `path` ("-" = stdin) for line-by-line reading with a fixed-size buffer, so memory
- * stays bounded whatever the file size or line length. Returns NULL and sets errno on failure. */
+ * stays bounded whatever the file size or line length. Reads through zlib: a gzip file (.gz,
+ * whatever its name) is decompressed, any other file read as it is. Returns NULL and sets errno
+ * on failure. */
 nt_linereader_t *nt_linereader_open(const char *path);
 
 /* Wraps an already open stream (not closed by nt_linereader_close). Used by the fuzz target. */
@@ -64,6 +66,12 @@ uint64_t nt_linereader_nul_bytes(const nt_linereader_t *r);
 
 /* Bytes consumed so far. */
 uint64_t nt_linereader_bytes(const nt_linereader_t *r);
+
+/* 1 if the input was gzip-compressed (read through zlib, decompressed). */
+int nt_linereader_gzip(const nt_linereader_t *r);
+
+/* 1 if the gzip stream was damaged or cut short (then nt_linereader_next returned -1). */
+int nt_linereader_gzip_damaged(const nt_linereader_t *r);
 
 /* Closes the file (unless it was given with _open_stream) and frees the reader; NULL is fine. */
 void nt_linereader_close(nt_linereader_t *r);
@@ -168,6 +176,13 @@ typedef struct {
     int nnames;
 } nt_kb_pathtypes_t;
 
+/* An NVIDIA Xid number ("NVRM: Xid (PCI:...): N, ..." in the kernel log). */
+typedef struct {
+    int xid;
+    nt_severity_t severity;
+    char *meaning;
+} nt_kb_xid_t;
+
 typedef struct {
     char *source; /* "embedded" or the path read */
     char *version;
@@ -183,7 +198,12 @@ typedef struct {
     size_t nmsgs;
     nt_kb_pathtypes_t *paths;
     size_t npaths;
+    nt_kb_xid_t *xids;
+    size_t nxids;
 } nt_kb_t;
+
+/* The knowledge base's entry for Xid `xid`, or NULL. */
+const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid);
 
 /* The path type name that `value` has in NCCL `version` ("2.28.9"), or NULL when the version is
  * unknown (NULL) or not covered, or the value is out of range. Versions between two releases
@@ -244,6 +264,11 @@ void nt_doctor_destroy(nt_doctor_t *d);
  * nccl-tests lines; 1 if it is unusable (unreadable, binary, empty, no NCCL lines), with a
  * one-line message naming it in `msg`. Unusable inputs are listed in the output too. */
 int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen);
+
+/* The host the next input read belongs to (--host H), or NULL (then: the host prefixes, a
+ * shell prompt or the journal's host field in the file, or unknown). `host` is borrowed until the
+ * next call. */
+void nt_doctor_set_host(nt_doctor_t *d, const char *host);
 
 /* Same, from an open stream named `name` (the fuzz target reads memory through fmemopen). */
 int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen);

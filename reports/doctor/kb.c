@@ -177,6 +177,29 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
                 goto oom;
         }
     }
+    const cJSON *xids = cJSON_GetObjectItemCaseSensitive(root, "xids");
+    if (cJSON_IsArray(xids)) {
+        size_t n = (size_t)cJSON_GetArraySize(xids);
+        kb->xids = calloc(n ? n : 1, sizeof(*kb->xids));
+        if (!kb->xids)
+            goto oom;
+        i = 0;
+        cJSON_ArrayForEach(it, xids)
+        {
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, "xid");
+            int sev = nt_severity_parse(get_str(it, "severity"));
+            const char *m = get_str(it, "meaning");
+            if (!cJSON_IsNumber(x) || sev < 0 || !m) {
+                snprintf(err, errlen, "knowledge base '%s': $.xids[%zu] needs xid, severity and meaning", name, i);
+                return -1;
+            }
+            kb->xids[i].xid = x->valueint;
+            kb->xids[i].severity = (nt_severity_t)sev;
+            if (!(kb->xids[i].meaning = strdup(m)))
+                goto oom;
+            kb->nxids = ++i;
+        }
+    }
     const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "path_types");
     if (cJSON_IsArray(paths)) {
         size_t n = (size_t)cJSON_GetArraySize(paths);
@@ -477,6 +500,9 @@ void nt_kb_destroy(nt_kb_t *kb)
         free(kb->paths[i].last);
         free(kb->paths[i].at);
     }
+    for (size_t i = 0; i < kb->nxids; i++)
+        free(kb->xids[i].meaning);
+    free(kb->xids);
     free(kb->msgs);
     free(kb->paths);
     free(kb->sigs);
@@ -502,4 +528,12 @@ int nt_kb_signature_index(const nt_kb_t *kb, const char *id)
         if (strcmp(kb->sigs[i].id, id) == 0)
             return (int)i;
     return -1;
+}
+
+const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid)
+{
+    for (size_t i = 0; i < kb->nxids; i++)
+        if (kb->xids[i].xid == xid)
+            return &kb->xids[i];
+    return NULL;
 }

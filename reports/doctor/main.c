@@ -22,6 +22,7 @@ typedef struct {
     int print_kb;
     nt_hw_t hw;
     char **inputs;
+    const char **hosts; /* --host given before each input, or NULL */
     int ninputs;
 } doctor_params_t;
 
@@ -30,6 +31,11 @@ static void usage(FILE *out)
     fprintf(out, "usage: nettune doctor [options] FILE...\n"
                  "Reads NCCL debug logs (NCCL_DEBUG=INFO/WARN) and nccl-tests outputs and explains "
                  "what went wrong.\n"
+                 "Also reads, detected by content: nvidia-smi topo -m, nvidia-smi nvlink -s, "
+                 "ibv_devinfo (-v, -vv), ibstat,\n"
+                 "NCCL topology/graph XML, kernel logs (dmesg, journalctl: Xid, mlx5 link), pdsh/clush "
+                 "'host: ' prefixes,\n"
+                 "dshbak blocks, and any of them gzip-compressed.\n"
                  "FILE may be '-' for standard input; several files are read as one job.\n"
                  "\n"
                  "  -o, --output FILE      write the nettune.diagnosis/1 JSON document to FILE "
@@ -46,6 +52,8 @@ static void usage(FILE *out)
                  "pcie is ignored;\n"
                  "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) "
                  "when the log does not say\n"
+                 "      --host H           the next FILE is from host H (operator files without host "
+                 "names)\n"
                  "  -r, --report FILE      a nettune.report/1: hardware for the verdicts, and a "
                  "cross-check with the\n"
                  "                         probe (ACTIVE RDMA ports while NCCL used sockets)\n"
@@ -153,7 +161,7 @@ static int parse_expect(const char *arg, nt_hw_t *hw)
 
 static int parse_args(int argc, char **argv, doctor_params_t *p)
 {
-    enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION };
+    enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION, OPT_HOST };
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"quiet", no_argument, NULL, 'q'},
@@ -165,14 +173,35 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
                                              {"colour", required_argument, NULL, OPT_COLOR},
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, OPT_VERSION},
+                                             {"host", required_argument, NULL, OPT_HOST},
                                              {NULL, 0, NULL, 0}};
     int c;
+    const char *host = NULL;
     memset(p, 0, sizeof(*p));
     p->colour = -1;
     nt_hw_init(&p->hw);
+    p->inputs = calloc((size_t)argc + 1, sizeof(char *));
+    p->hosts = calloc((size_t)argc + 1, sizeof(char *));
+    if (!p->inputs || !p->hosts) {
+        fprintf(stderr, "nettune-doctor: out of memory\n");
+        return 2;
+    }
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:f:qe:r:h", longopts, NULL)) != -1) {
+    /* '-': inputs come back in order (as 1), so that --host H names the host of the next FILE */
+    while ((c = getopt_long(argc, argv, "-:o:f:qe:r:h", longopts, NULL)) != -1) {
         switch (c) {
+        case 1:
+            p->hosts[p->ninputs] = host;
+            p->inputs[p->ninputs++] = optarg;
+            host = NULL;
+            break;
+        case OPT_HOST:
+            if (!optarg[0] || strchr(optarg, ' ')) {
+                fprintf(stderr, "nettune-doctor: --host needs a host name, not '%s'\n", optarg);
+                return 2;
+            }
+            host = optarg;
+            break;
         case 'o':
             p->output = optarg;
             break;
@@ -233,8 +262,15 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
             return 2;
         }
     }
-    p->inputs = argv + optind;
-    p->ninputs = argc - optind;
+    for (int i = optind; i < argc; i++) { /* after "--" */
+        p->hosts[p->ninputs] = host;
+        p->inputs[p->ninputs++] = argv[i];
+        host = NULL;
+    }
+    if (host) {
+        fprintf(stderr, "nettune-doctor: --host %s names the host of the FILE after it: give that FILE\n", host);
+        return 2;
+    }
     if (p->print_kb)
         return -1;
     if (p->ninputs == 0) {
@@ -319,6 +355,7 @@ int main(int argc, char **argv)
     }
     int unusable = 0, usable = 0;
     for (int i = 0; i < p.ninputs; i++) {
+        nt_doctor_set_host(d, p.hosts[i]);
         if (nt_doctor_read_file(d, p.inputs[i], msg, sizeof(msg)) != 0) {
             fprintf(stderr, "nettune-doctor: %s\n", msg);
             unusable++;
@@ -360,5 +397,7 @@ out_kb:
     nt_kb_destroy(kb);
 out_params:
     nt_hw_cleanup(&p.hw);
+    free(p.inputs);
+    free(p.hosts);
     return rc;
 }

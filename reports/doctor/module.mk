@@ -1,11 +1,18 @@
-# nettune doctor: build/bin/nettune-doctor (libc + cJSON only), its tests and its fuzz target.
+# nettune doctor: build/bin/nettune-doctor (libc, cJSON, libxml2 and zlib only), its tests and its fuzz target.
 # The knowledge base reports/doctor/knowledge.json is embedded at build time as a C array
 # (generated with od, which every system has), so the binary needs no data file at run time;
 # --kb FILE replaces it.
 
 DOCTOR_DIR  := reports/doctor
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,reader.c parse.c fmtmatch.c kb.c analyze.c diagnose.c output.c)
-DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,reader.c parse.c fmtmatch.c kb.c analyze.c operator.c diagnose.c output.c)
+DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o $(OBJ)/lib/ncclxml.o
+# NCCL topology/graph XML through libxml2 (lib/ncclxml.c, the one reader), gzip inputs through zlib
+XML2_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML2_LIBS   := $(or $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null),-lxml2)
+ZLIB_LIBS   := $(or $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null),-lz)
+DOCTOR_LIBS := $(CJSON_LIBS) $(XML2_LIBS) $(ZLIB_LIBS) -lm
+LIBNT_SRCS  += lib/ncclxml.c
+$(OBJ)/lib/ncclxml.o: NT_CFLAGS += $(XML2_CFLAGS)
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
 FUZZ_SECONDS ?= 60
@@ -31,11 +38,11 @@ $(OBJ)/$(DOCTOR_DIR)/kb_data.o: $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 
 $(DOCTOR_BIN): $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(CJSON_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(DOCTOR_LIBS)
 
 $(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(CJSON_LIBS) -lm
+	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(DOCTOR_LIBS)
 
 .PHONY: test-doctor fuzz-doctor install-doctor
 test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN)
@@ -46,10 +53,10 @@ ifeq ($(HAVE_CLANG),1)
 endif
 
 # libFuzzer on the log reader and the analysis (every line of the input goes through them).
-$(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/$(DOCTOR_DIR)/kb_data.c
+$(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) lib/ncclxml.c $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE $(CJSON_CFLAGS) \
-	  -I$(DOCTOR_DIR) -Iinclude -o $@ $(filter %.c,$^) $(CJSON_LIBS) -lm
+	  -I$(DOCTOR_DIR) -Iinclude $(XML2_CFLAGS) -o $@ $(filter %.c,$^) $(DOCTOR_LIBS)
 
 ifeq ($(HAVE_CLANG),1)
 fuzz-doctor: $(DOCTOR_FUZZ_BIN)

@@ -207,6 +207,7 @@ void nt_doctor_write_text(const nt_doctor_t *d, FILE *out, int colour)
 {
     int c[3];
     text_job(d, out);
+    nt_op_text(d, out);
     text_tables(d, out);
     for (size_t i = 0; i < d->nfindings; i++)
         text_finding(d, &d->findings[i], out, colour);
@@ -386,6 +387,12 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
         CHK(cJSON_AddNumberToObject(x, "nul_bytes", (double)in->nul_bytes));
         if (in->message)
             CHK(cJSON_AddStringToObject(x, "message", in->message));
+        if (in->op_lines)
+            CHK(cJSON_AddNumberToObject(x, "operator_lines", (double)in->op_lines));
+        if (in->gzip)
+            CHK(cJSON_AddTrueToObject(x, "gzip"));
+        if (in->host)
+            CHK(cJSON_AddStringToObject(x, "host", in->host));
     }
     if (d->report_path)
         CHK(cJSON_AddStringToObject(root, "report", d->report_path));
@@ -442,6 +449,9 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
                         : cJSON_AddNullToObject(hw, "gpu_model"));
     CHK(cJSON_AddNumberToObject(hw, "efficiency", d->hw.efficiency));
     CHK(cJSON_AddNumberToObject(hw, "error_efficiency", d->hw.error_efficiency));
+    cJSON *op = nt_op_json(d);
+    CHK(op);
+    cJSON_AddItemToObject(hw, "operator", op);
 
     CHK(arr = cJSON_AddArrayToObject(root, "benchmarks"));
     for (size_t i = 0; i < d->ntables; i++) {

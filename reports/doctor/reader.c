@@ -1,8 +1,12 @@
 /* Bounded-memory line reader: a fixed read buffer and a fixed line buffer, so a 2 GB log or a
  * binary file with no newline at all costs the same memory as a small one. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
 
 #include "doctor.h"
 
@@ -10,7 +14,8 @@
 #define NT_BINARY_PROBE 8192 /* non-NUL bytes looked at to call a file binary */
 
 struct nt_linereader {
-    FILE *fp;
+    FILE *fp;   /* a stream given by the caller (fuzz target), or NULL */
+    gzFile gz;  /* a file or stdin, read through zlib: gzip is decompressed, anything else as is */
     int own;
     char buf[NT_READ_BLOCK];
     size_t len, pos;
@@ -20,6 +25,7 @@ struct nt_linereader {
     unsigned long truncated;
     uint64_t bytes, nul;
     int probed, binary, eof;
+    int gzip, gzerr; /* the input was gzip-compressed; its stream was damaged */
 };
 
 static nt_linereader_t *reader_new(FILE *fp, int own)
@@ -34,23 +40,23 @@ static nt_linereader_t *reader_new(FILE *fp, int own)
 
 nt_linereader_t *nt_linereader_open(const char *path)
 {
-    FILE *fp;
-    int own = 1;
-    if (strcmp(path, "-") == 0) {
-        fp = stdin;
-        own = 0;
-    } else {
-        fp = fopen(path, "rb");
-        if (!fp)
-            return NULL;
+    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        errno = ENOMEM;
+        return NULL;
     }
-    nt_linereader_t *r = reader_new(fp, own);
+    gzbuffer(gz, NT_READ_BLOCK);
+    nt_linereader_t *r = reader_new(NULL, 1);
     if (!r) {
-        int e = errno;
-        if (own)
-            fclose(fp);
-        errno = e;
+        gzclose(gz);
+        errno = ENOMEM;
+        return NULL;
     }
+    r->gz = gz;
     return r;
 }
 
@@ -64,8 +70,35 @@ static int fill(nt_linereader_t *r)
 {
     if (r->eof)
         return 0;
-    r->len = fread(r->buf, 1, sizeof(r->buf), r->fp);
     r->pos = 0;
+    if (r->gz) {
+        int n = gzread(r->gz, r->buf, sizeof(r->buf));
+        if (n <= 0) {
+            r->len = 0;
+            r->eof = 1;
+            if (n < 0) {
+                int zerr;
+                gzerror(r->gz, &zerr);
+                r->gzerr = 1;
+                if (zerr != Z_ERRNO)
+                    errno = EILSEQ; /* a damaged or cut gzip stream */
+                return -1;
+            }
+            int zerr = Z_OK;
+            gzerror(r->gz, &zerr);
+            if (zerr == Z_BUF_ERROR) { /* the gzip stream ends before its end marker */
+                r->gzerr = 1;
+                errno = EPIPE;
+                return -1;
+            }
+            return 0;
+        }
+        r->len = (size_t)n;
+        r->gzip = r->gzip || !gzdirect(r->gz);
+        r->bytes += r->len;
+        return 1;
+    }
+    r->len = fread(r->buf, 1, sizeof(r->buf), r->fp);
     if (r->len == 0) {
         r->eof = 1;
         return ferror(r->fp) ? -1 : 0;
@@ -103,7 +136,7 @@ static void probe(nt_linereader_t *r)
     } formats[] = {{"\x7f"
                     "ELF",
                     4},
-                   {"\x1f\x8b", 2},
+                   {"\x1f\x8b", 2}, /* gzip inside gzip: decompressed once only */
                    {"BZh", 3},
                    {"\xfd"
                     "7zXZ",
@@ -250,5 +283,17 @@ void nt_linereader_close(nt_linereader_t *r)
         return;
     if (r->own && r->fp)
         fclose(r->fp);
+    if (r->gz)
+        gzclose(r->gz);
     free(r);
+}
+
+int nt_linereader_gzip(const nt_linereader_t *r)
+{
+    return r->gzip;
+}
+
+int nt_linereader_gzip_damaged(const nt_linereader_t *r)
+{
+    return r->gzerr;
 }

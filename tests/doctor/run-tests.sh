@@ -85,7 +85,7 @@ expect_exit elf 2 "$DOCTOR" "$DOCTOR"
 expect_exit empty 2 "$DOCTOR" "$T/empty.log"
 check "empty: named" has "$T/empty.err" "empty.log' is empty"
 expect_exit not-nccl 2 "$DOCTOR" tests/doctor/data/syslog-not-nccl.log
-check "not-nccl: named" has "$T/not-nccl.err" "no NCCL or nccl-tests lines found in 'tests/doctor/data/syslog-not-nccl.log'"
+check "not-nccl: named" has "$T/not-nccl.err" "no NCCL, nccl-tests or operator-file lines found in 'tests/doctor/data/syslog-not-nccl.log'"
 expect_exit unreadable 2 "$DOCTOR" /nonexistent/nccl.log
 expect_exit directory 2 "$DOCTOR" tests/fixtures
 check "directory: named" has "$T/directory.err" "tests/fixtures"
@@ -103,8 +103,29 @@ head -c 8192 /dev/zero > "$T/only-nul.log"
 expect_exit only-nul 2 "$DOCTOR" "$T/only-nul.log"
 check "only-nul: named as empty" has "$T/only-nul.err" "only-nul.log' is empty (nothing but NUL bytes)"
 gzip -c tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log > "$T/gzipped.log"
-expect_exit gzipped 2 "$DOCTOR" "$T/gzipped.log"
-check "gzipped: binary" has "$T/gzipped.err" "gzipped.log' is a binary file"
+# gzip inputs are read through zlib, whatever their name; the findings are those of the plain file
+expect_exit gzipped 1 "$DOCTOR" --format json "$T/gzipped.log"
+check "gzipped: same findings as the plain file, input marked gzip" $PY -c "
+import json; d=json.load(open('$T/gzipped.out')); k=[f['key'] for f in d['findings']]
+assert k == ['shm_too_small'], k; assert d['inputs'][0].get('gzip') is True; assert d['findings'][0]['evidence'][0]['line'] == 3"
+gzip -c tests/fixtures/ibv-devinfo/ibv_devinfo-2hca-cx3-mlx4-two-ports-down.txt > "$T/ibv.txt.gz"
+expect_exit gzipped-operator 1 "$DOCTOR" "$T/ibv.txt.gz"
+check "gzipped operator file: port_down" has "$T/gzipped-operator.out" "port_down"
+head -c 300 "$T/gzipped.log" > "$T/cut.log.gz"
+expect_exit gzip-cut 2 "$DOCTOR" "$T/cut.log.gz"
+check "cut gzip: one line naming the file" sh -c "test \$(wc -l < '$T/gzip-cut.err') = 1 && grep -q 'cut.log.gz.*cut short' '$T/gzip-cut.err'"
+check "cut gzip: what was read is still shown" has "$T/gzip-cut.out" "2 line(s) read"
+gzip -c "$T/random.bin" > "$T/random.bin.gz"
+expect_exit gzip-binary 2 "$DOCTOR" "$T/random.bin.gz"
+check "gzip of a binary file: binary" has "$T/gzip-binary.err" "random.bin.gz' is a binary file"
+printf '<system version="1">\n  <cpu numaid="0">\n    <pci busid="0000:01:00.0" class="0x030200"\n' > "$T/bad.xml"
+expect_exit bad-xml 2 "$DOCTOR" "$T/bad.xml"
+check "bad XML: one line naming the file and the line" sh -c "test \$(wc -l < '$T/bad-xml.err') = 1 && grep -q 'bad.xml.* line' '$T/bad-xml.err'"
+printf '<html><body>not a topology</body></html>\n' > "$T/other.xml"
+expect_exit other-xml 2 "$DOCTOR" "$T/other.xml"
+check "other XML: says what it is not" has "$T/other-xml.err" "neither an NCCL topology"
+expect_exit host-without-file 2 "$DOCTOR" --host node01
+check "--host without a FILE after it" has "$T/host-without-file.err" "names the host of the FILE after it"
 if command -v iconv >/dev/null 2>&1; then
   iconv -f UTF-8 -t UTF-16 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log > "$T/utf16.log"
   expect_exit utf16 2 "$DOCTOR" "$T/utf16.log"
@@ -156,7 +177,8 @@ sys.exit(not f or f[0]['evidence_total'] < 10 or d['inputs'][0]['bytes'] < 20000
 if command -v ldd >/dev/null 2>&1; then
   ldd "$DOCTOR" > "$T/ldd.out" 2>&1
   check "ldd: no MPI/CUDA/ibverbs/hwloc/NCCL" sh -c "! grep -Eiq 'libmpi|libcuda|libcudart|libibverbs|librdmacm|libhwloc|libnccl|libnvidia' '$T/ldd.out'"
-  check "ldd: only libc, libm, cJSON and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson' '$T/ldd.out' | grep -q ."
+  # libxml2 (NCCL topology XML, lib/ncclxml.c) brings its own: ICU, liblzma, libstdc++, libgcc_s
+  check "ldd: only libc, libm, cJSON, libxml2 (and its own libraries), zlib and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson|libxml2|libz\\.so|libicu|liblzma|libstdc\\+\\+|libgcc_s' '$T/ldd.out' | grep -q ."
 else
   bad "ldd not found"
 fi

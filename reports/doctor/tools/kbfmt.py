@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-ONE_LINE = ("signatures", "gpus", "wc_status", "messages", "path_types")
+ONE_LINE = ("signatures", "gpus", "wc_status", "messages", "path_types", "xids")
 
 
 def dump(kb):
