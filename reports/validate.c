@@ -4,9 +4,10 @@
  * interpreter of the keywords reports/schema/report.schema.json uses; the schema text is
  * compiled into the binary (schema_blob.S), so the checks cannot drift from the schema file
  * and the binary needs no data file. The tests compare the problems found here with
- * python3-jsonschema's on good and broken files. nettune.tuning/1 has no JSON Schema here: it
- * is checked by the rules the NCCL tuner plugin applies when it loads a file
- * (plugins/nccl-tuner/src/nt_tuning.c), so "valid" means "the plugin will take it". */
+ * python3-jsonschema's on good and broken files. nettune.tuning/1 is checked with the NCCL
+ * tuner plugin's own parser of a rule (plugins/nccl-tuner/src/nt_tuning.c, compiled in), so
+ * "valid" means "the plugin will take it"; reports/schema/tuning.schema.json describes the same
+ * format for other tools. */
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
@@ -18,6 +19,7 @@
 
 #include "nettune/log.h"
 #include "rpt.h"
+#include "nt_tuning.h" /* the plugin's definition of the rule format */
 
 /* The schema texts, NUL-terminated, from schema_blob.S (the diagnosis one may be empty). */
 extern const char nt_report_schema_json[];
@@ -115,8 +117,8 @@ static size_t nt_path_key(nt_buf_t *path, const char *key)
     int ident = (key[0] && !(key[0] >= '0' && key[0] <= '9'));
 
     for (const char *c = key; *c && ident; c++)
-        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                (*c >= '0' && *c <= '9') || *c == '_';
+        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                *c == '_';
     if (ident) {
         nt_buf_printf(path, ".%s", key);
         return old;
@@ -175,7 +177,7 @@ static const char *nt_json_type(const cJSON *v)
         return "boolean";
     if (cJSON_IsNumber(v))
         return v->valuedouble == floor(v->valuedouble) && isfinite(v->valuedouble) ? "integer"
-                                                                                    : "number";
+                                                                                   : "number";
     if (cJSON_IsString(v))
         return "string";
     if (cJSON_IsArray(v))
@@ -241,8 +243,7 @@ static const regex_t *nt_regex(nt_vctx_t *cx, const char *pattern)
     cx->re[cx->nre].pattern = pattern;
     cx->re[cx->nre].ok = regcomp(&cx->re[cx->nre].re, ere, REG_EXTENDED | REG_NOSUB) == 0;
     if (!cx->re[cx->nre].ok)
-        NT_ERROR(REPORT, "schema pattern '%s' is not a POSIX extended regular expression",
-                 pattern);
+        NT_ERROR(REPORT, "schema pattern '%s' is not a POSIX extended regular expression", pattern);
     return cx->re[cx->nre++].ok ? &cx->re[cx->nre - 1].re : NULL;
 }
 
@@ -276,7 +277,7 @@ static void nt_vtype(nt_vctx_t *cx, const cJSON *type, const cJSON *inst, nt_pro
         snprintf(want, sizeof(want), "%s", type->valuestring);
     } else {
         *type_ok = 0;
-        cJSON_ArrayForEach(t, type) {
+        cJSON_ArrayForEach (t, type) {
             if (!cJSON_IsString(t))
                 continue;
             *type_ok |= nt_type_is(inst, t->valuestring);
@@ -295,12 +296,12 @@ static void nt_venum(nt_vctx_t *cx, const cJSON *en, const cJSON *inst, nt_probl
     nt_buf_t list;
     char got[80];
 
-    cJSON_ArrayForEach(e, en) {
+    cJSON_ArrayForEach (e, en) {
         if (cJSON_Compare(e, inst, 1))
             return;
     }
     nt_buf_init(&list);
-    cJSON_ArrayForEach(e, en) {
+    cJSON_ArrayForEach (e, en) {
         char one[80];
         if (cJSON_IsString(e))
             snprintf(one, sizeof(one), "%s", e->valuestring);
@@ -314,20 +315,19 @@ static void nt_venum(nt_vctx_t *cx, const cJSON *en, const cJSON *inst, nt_probl
     nt_buf_cleanup(&list);
 }
 
-static void nt_vobject(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst,
-                       nt_problems_t *out)
+static void nt_vobject(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_problems_t *out)
 {
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
     const cJSON *addl = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
     const cJSON *k, *m;
 
-    cJSON_ArrayForEach(k, req) {
+    cJSON_ArrayForEach (k, req) {
         if (cJSON_IsString(k) && !cJSON_GetObjectItemCaseSensitive(inst, k->valuestring))
             nt_problem_add(out, nt_path_str(&cx->path), "missing required key '%s'",
                            k->valuestring);
     }
-    cJSON_ArrayForEach(m, inst) {
+    cJSON_ArrayForEach (m, inst) {
         const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
         size_t old;
         if (!sub && !addl)
@@ -349,7 +349,7 @@ static void nt_vanyof(nt_vctx_t *cx, const cJSON *any, const cJSON *inst, nt_pro
     nt_buf_t why;
 
     nt_buf_init(&why);
-    cJSON_ArrayForEach(alt, any) {
+    cJSON_ArrayForEach (alt, any) {
         nt_problems_t sub = {0};
         nt_vnode(cx, alt, inst, &sub);
         if (sub.n == 0 && !sub.oom) {
@@ -369,9 +369,9 @@ static void nt_vanyof(nt_vctx_t *cx, const cJSON *any, const cJSON *inst, nt_pro
 /* Keywords that carry no assertion. */
 static int nt_annotation(const char *kw)
 {
-    static const char *const ann[] = {"$schema", "$id", "$defs", "title", "description",
-                                      "$comment", "default", "examples", "deprecated",
-                                      "readOnly", "writeOnly"};
+    static const char *const ann[] = {"$schema",     "$id",      "$defs",    "title",
+                                      "description", "$comment", "default",  "examples",
+                                      "deprecated",  "readOnly", "writeOnly"};
     for (size_t i = 0; i < sizeof(ann) / sizeof(ann[0]); i++)
         if (strcmp(kw, ann[i]) == 0)
             return 1;
@@ -393,7 +393,7 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
         cx->depth--;
         return;
     }
-    cJSON_ArrayForEach(kw, schema) {
+    cJSON_ArrayForEach (kw, schema) {
         const char *k = kw->string;
         if (strcmp(k, "type") == 0) {
             nt_vtype(cx, kw, inst, out, &type_ok);
@@ -420,7 +420,7 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
             if (cJSON_IsArray(inst)) {
                 const cJSON *e;
                 int i = 0;
-                cJSON_ArrayForEach(e, inst) {
+                cJSON_ArrayForEach (e, inst) {
                     size_t old = nt_path_index(&cx->path, i++);
                     nt_vnode(cx, kw, e, out);
                     nt_path_pop(&cx->path, old);
@@ -534,7 +534,7 @@ static void nt_vsem_link_ids(const cJSON *links, nt_problems_t *out)
         out->oom = 1;
         return;
     }
-    cJSON_ArrayForEach(l, links) {
+    cJSON_ArrayForEach (l, links) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(l, "id");
         first[i] = -1;
         if (cJSON_IsObject(l) && cJSON_IsString(id))
@@ -565,8 +565,9 @@ static void nt_vsem_run(const cJSON *run, nt_problems_t *out)
 
     if (cJSON_IsObject(run) && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "completed")) &&
         cJSON_IsArray(nd) && cJSON_GetArraySize(nd) == 0)
-        nt_semantic_add(out, "$.run.not_done", "empty, but run.completed is false (what was "
-                                               "not done?)");
+        nt_semantic_add(out, "$.run.not_done",
+                        "empty, but run.completed is false (what was "
+                        "not done?)");
 }
 
 static int nt_verdict_of(const cJSON *v)
@@ -603,7 +604,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             tallied = 0;
             continue;
         }
-        cJSON_ArrayForEach(it, arr) {
+        cJSON_ArrayForEach (it, arr) {
             int v = nt_verdict_of(cJSON_GetObjectItemCaseSensitive(it, "verdict"));
             if (v < 0) {
                 tallied = 0; /* the schema names it */
@@ -628,8 +629,10 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             nt_semantic_add(out, "$.summary.verdict", "\"%s\" but %s is \"fail\"", names[sv],
                             first[NT_FAIL]);
         else if (nfn > 0)
-            nt_semantic_add(out, "$.summary.verdict", "\"%s\" but $.summary.failed_nodes names "
-                            "%d node%s", names[sv], nfn, nfn == 1 ? "" : "s");
+            nt_semantic_add(out, "$.summary.verdict",
+                            "\"%s\" but $.summary.failed_nodes names "
+                            "%d node%s",
+                            names[sv], nfn, nfn == 1 ? "" : "s");
         else if (sv == NT_PASS && cnt[NT_WARN] > 0)
             nt_semantic_add(out, "$.summary.verdict", "\"pass\" but $.summary.counts.warn is %g",
                             cnt[NT_WARN]);
@@ -637,11 +640,15 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             nt_semantic_add(out, "$.summary.verdict", "\"pass\" but %s is \"warn\"",
                             first[NT_WARN]);
         else if (sv == NT_WARN && cnt[NT_WARN] <= 0 && !first[NT_WARN][0])
-            nt_semantic_add(out, "$.summary.verdict", "\"warn\" but no link or check warns "
-                            "(counts.warn is %g)", cnt[NT_WARN] < 0 ? 0 : cnt[NT_WARN]);
+            nt_semantic_add(out, "$.summary.verdict",
+                            "\"warn\" but no link or check warns "
+                            "(counts.warn is %g)",
+                            cnt[NT_WARN] < 0 ? 0 : cnt[NT_WARN]);
     } else if (sv == NT_FAIL && cnt[NT_FAIL] <= 0 && !first[NT_FAIL][0] && nfn == 0) {
-        nt_semantic_add(out, "$.summary.verdict", "\"fail\" but nothing failed (counts.fail is "
-                        "%g, no link, check or failed node)", cnt[NT_FAIL] < 0 ? 0 : cnt[NT_FAIL]);
+        nt_semantic_add(out, "$.summary.verdict",
+                        "\"fail\" but nothing failed (counts.fail is "
+                        "%g, no link, check or failed node)",
+                        cnt[NT_FAIL] < 0 ? 0 : cnt[NT_FAIL]);
     }
     if (!tallied || !cJSON_IsObject(counts))
         return;
@@ -664,56 +671,26 @@ static void nt_vreport_semantic(const cJSON *root, nt_problems_t *out)
 
 /* ---- nettune.tuning/1, as the plugin reads it ---- */
 
-static const char *const nt_colls[] = {"broadcast", "reduce", "allgather", "reducescatter",
-                                       "allreduce"};
-static const char *const nt_algos[] = {"tree", "ring", "collnet_direct", "collnet_chain",
-                                       "nvls", "nvls_tree", "pat"};
-static const char *const nt_protos[] = {"ll", "ll128", "simple"};
-#define NT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-static int nt_name_ok(const char *const *names, size_t n, const char *s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcasecmp(names[i], s) == 0)
-            return 1;
-    return 0;
-}
-
-/* An integer in [lo, hi] (the plugin's json_int). */
-static int nt_int_in(const cJSON *c, double lo, double hi, double *v)
-{
-    double d;
-    if (!cJSON_IsNumber(c))
-        return 0;
-    d = c->valuedouble;
-    if (!isfinite(d) || d < lo || d > hi || d != floor(d))
-        return 0;
-    *v = d;
-    return 1;
-}
-
+/* One rule, checked key by key with the plugin's own definition of the format
+ * (plugins/nccl-tuner/src/nt_tuning.c: nt_rule_keys, nt_tuning_rule_value), so that "valid"
+ * means "the plugin takes it" and every problem of the rule is listed at its key. */
 static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
 {
-    static const char *const keys[] = {"coll", "min_bytes", "max_bytes", "nnodes", "nranks",
-                                       "num_pipe_ops", "reg_buff", "algo", "proto",
-                                       "nchannels", "predicted_us", "measured_us"};
-    char path[64], kp[160];
+    char path[64], kp[160], msg[NT_ERR_LEN];
     const cJSON *c;
     unsigned seen = 0;
-    double minb = 0, maxb = 9007199254740992.0, v;
-    int has_coll = 0, sets = 0;
+    nt_rule_t rule;
 
     snprintf(path, sizeof(path), "$.rules[%d]", i);
     if (!cJSON_IsObject(r)) {
         nt_problem_add(out, path, "expected object, got %s", nt_json_type(r));
         return;
     }
-    cJSON_ArrayForEach(c, r) {
-        size_t k = 0;
-        while (k < NT_NELEM(keys) && strcmp(keys[k], c->string) != 0)
-            k++;
+    nt_tuning_rule_init(&rule, (uint32_t)i);
+    cJSON_ArrayForEach (c, r) {
+        int k = nt_tuning_rule_key(c->string);
         snprintf(kp, sizeof(kp), "%s.%.80s", path, c->string);
-        if (k == NT_NELEM(keys)) {
+        if (k < 0) {
             nt_problem_add(out, kp, "unknown rule key (the tuner plugin rejects the file)");
             continue;
         }
@@ -722,69 +699,24 @@ static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
             continue;
         }
         seen |= 1u << k;
-        if (cJSON_IsNull(c) && k != 0)
-            continue;
-        switch (k) {
-        case 0:
-            has_coll = 1;
-            if (!cJSON_IsString(c))
-                nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
-            else if (!nt_name_ok(nt_colls, NT_NELEM(nt_colls), c->valuestring))
-                nt_problem_add(out, kp, "expected one of allreduce, allgather, reducescatter, "
-                                        "broadcast, reduce (got \"%.40s\")", c->valuestring);
-            break;
-        case 1:
-        case 2:
-            if (!nt_int_in(c, 0, 9007199254740992.0, &v))
-                nt_problem_add(out, kp, "expected an integer from 0 to 2^53");
-            else if (k == 1)
-                minb = v;
-            else
-                maxb = v;
-            break;
-        case 3:
-        case 4:
-        case 5:
-            if (!nt_int_in(c, 1, INT_MAX, &v))
-                nt_problem_add(out, kp, "expected an integer from 1 to %d", INT_MAX);
-            break;
-        case 6:
-            if (!cJSON_IsBool(c) && !nt_int_in(c, 0, 1, &v))
-                nt_problem_add(out, kp, "expected 0, 1, false or true");
-            break;
-        case 7:
-        case 8:
-            sets = 1;
-            if (!cJSON_IsString(c))
-                nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
-            else if (k == 7 && !nt_name_ok(nt_algos, NT_NELEM(nt_algos), c->valuestring))
-                nt_problem_add(out, kp, "expected one of tree, ring, collnet_direct, "
-                                        "collnet_chain, nvls, nvls_tree, pat (got \"%.40s\")",
-                               c->valuestring);
-            else if (k == 8 && !nt_name_ok(nt_protos, NT_NELEM(nt_protos), c->valuestring))
-                nt_problem_add(out, kp, "expected one of ll, ll128, simple (got \"%.40s\")",
-                               c->valuestring);
-            break;
-        case 9:
-            sets = 1;
-            if (!nt_int_in(c, 1, 64, &v))
-                nt_problem_add(out, kp, "expected an integer from 1 to 64");
-            break;
-        default:
-            if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble) || c->valuedouble < 0)
-                nt_problem_add(out, kp, "expected a finite non-negative number");
+        if (nt_tuning_rule_value(k, c, &rule, msg, sizeof(msg))) {
+            nt_problem_add(out, kp, "%s", msg);
+            if (k == NT_RK_COLL)
+                rule.coll = 0; /* reported at its key: not "required" too */
+            if (k == NT_RK_ALGO)
+                rule.algo = 0;
+            if (k == NT_RK_PROTO)
+                rule.proto = 0;
+            if (k == NT_RK_NCHANNELS)
+                rule.nchannels = 1;
         }
     }
-    if (!has_coll)
-        nt_problem_add(out, path, "missing required key 'coll'");
-    if (minb > maxb)
-        nt_problem_add(out, path, "min_bytes is above max_bytes");
-    if (!sets)
-        nt_problem_add(out, path, "sets none of 'algo', 'proto', 'nchannels'");
+    if (nt_tuning_rule_finish(&rule, msg, sizeof(msg)))
+        nt_problem_add(out, path, "%s", msg);
 }
 
-static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth,
-                             nt_buf_t *path, nt_problems_t *out)
+static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth, nt_buf_t *path,
+                             nt_problems_t *out)
 {
     const cJSON *c;
     int i = 0;
@@ -794,7 +726,7 @@ static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int de
                        depth + 1 < ndims ? "arrays" : "numbers");
         return;
     }
-    cJSON_ArrayForEach(c, a) {
+    cJSON_ArrayForEach (c, a) {
         size_t old = nt_path_index(path, i++);
         if (depth + 1 < ndims)
             nt_vtuning_table(c, shape, ndims, depth + 1, path, out);
@@ -806,20 +738,7 @@ static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int de
 
 static void nt_vtuning(const cJSON *root, nt_problems_t *out)
 {
-    /* NCCL 2.28 ncclTunerConstants_v5_t shapes: 7 algorithms, 3 protocols, 3 hardware link
-     * types, 4 compute capabilities, 3 node scales (DESIGN.md "Tuning file"). */
-    static const struct {
-        const char *key;
-        int ndims, shape[3];
-    } tables[] = {
-        {"base_latencies_us", 2, {7, 3, 0}},
-        {"hw_latencies_us", 3, {3, 7, 3}},
-        {"ll_max_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_ring_ll128_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_tree_ll128_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_tree_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_nvls_tree_bws_GBps", 2, {4, 3, 0}},
-    };
+    const cJSON *completed = cJSON_GetObjectItemCaseSensitive(root, "completed");
     const cJSON *rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
     const cJSON *consts = cJSON_GetObjectItemCaseSensitive(root, "constants");
@@ -833,11 +752,14 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
     else if (cJSON_GetArraySize(rules) > 65536)
         nt_problem_add(out, "$.rules", "more than 65536 rules (the tuner plugin's limit)");
     else
-        cJSON_ArrayForEach(c, rules) nt_vtuning_rule(c, i++, out);
+        cJSON_ArrayForEach (c, rules)
+            nt_vtuning_rule(c, i++, out);
+    if (completed && !cJSON_IsBool(completed))
+        nt_problem_add(out, "$.completed", "expected boolean, got %s", nt_json_type(completed));
     if (env && !cJSON_IsObject(env)) {
         nt_problem_add(out, "$.env", "expected object, got %s", nt_json_type(env));
     } else if (env) {
-        cJSON_ArrayForEach(c, env) {
+        cJSON_ArrayForEach (c, env) {
             if (!cJSON_IsString(c)) {
                 char p[160];
                 snprintf(p, sizeof(p), "$.env.%.80s", c->string);
@@ -849,18 +771,17 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
         nt_problem_add(out, "$.constants", "expected object, got %s", nt_json_type(consts));
         return;
     }
-    cJSON_ArrayForEach(c, consts) {
-        size_t t = 0;
+    cJSON_ArrayForEach (c, consts) {
+        int ndims = 0, shape[3];
+        int t = nt_tuning_const_table(c->string, &ndims, shape);
         nt_buf_t path;
-        while (t < NT_NELEM(tables) && strcmp(tables[t].key, c->string) != 0)
-            t++;
         nt_buf_init(&path);
         nt_buf_puts(&path, "$.constants");
         nt_path_key(&path, c->string);
-        if (t == NT_NELEM(tables))
+        if (t < 0)
             nt_problem_add(out, nt_path_str(&path), "unknown table");
         else if (!cJSON_IsNull(c))
-            nt_vtuning_table(c, tables[t].shape, tables[t].ndims, 0, &path, out);
+            nt_vtuning_table(c, shape, ndims, 0, &path, out);
         nt_buf_cleanup(&path);
     }
 }

@@ -4,14 +4,21 @@
 # --kb FILE replaces it.
 
 DOCTOR_DIR  := reports/doctor
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,reader.c parse.c fmtmatch.c kb.c analyze.c operator.c diagnose.c output.c)
-DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o $(OBJ)/lib/ncclxml.o
-# NCCL topology/graph XML through libxml2 (lib/ncclxml.c, the one reader), gzip inputs through zlib
+# The line reader, the line prefixes, the nccl-tests reader, the anomaly rule and the report
+# reader live in lib/ (shared with nettune tune and nettune report), and so does the NCCL
+# topology/graph XML reader (lib/ncclxml.c, libxml2); the doctor links their objects directly
+# (libc, cJSON, libxml2, zlib). The line reader reads through zlib (gzip inputs).
+DOCTOR_LIB_SRCS := lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c \
+                   lib/report.c lib/output.c lib/log.c lib/status.c lib/ncclxml.c
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c analyze.c operator.c diagnose.c output.c) \
+               $(DOCTOR_LIB_SRCS)
+DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
 XML2_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML2_LIBS   := $(or $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null),-lxml2)
 ZLIB_LIBS   := $(or $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null),-lz)
 DOCTOR_LIBS := $(CJSON_LIBS) $(XML2_LIBS) $(ZLIB_LIBS) -lm
-LIBNT_SRCS  += lib/ncclxml.c
+# lib/linereader.c (in libnettune) reads through zlib; lib/ncclxml.c is linked by the doctor only
+LIBNT_LDLIBS += $(ZLIB_LIBS)
 $(OBJ)/lib/ncclxml.o: NT_CFLAGS += $(XML2_CFLAGS)
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
@@ -53,7 +60,7 @@ ifeq ($(HAVE_CLANG),1)
 endif
 
 # libFuzzer on the log reader and the analysis (every line of the input goes through them).
-$(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) lib/ncclxml.c $(OBJ)/$(DOCTOR_DIR)/kb_data.c
+$(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE $(CJSON_CFLAGS) \
 	  -I$(DOCTOR_DIR) -Iinclude $(XML2_CFLAGS) -o $@ $(filter %.c,$^) $(DOCTOR_LIBS)
