@@ -917,7 +917,11 @@ static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line
     size_t ml = strlen(l->msg);
     for (size_t i = 0; i < d->kb->nmsgs; i++) {
         const nt_kb_message_t *m = &d->kb->msgs[i];
-        if (m->level != l->level || !memmem(l->msg, ml, m->anchor, m->anchor_len))
+        if (m->level != l->level)
+            continue;
+        /* most formats start with text: compare that first, it rejects almost every line */
+        if (m->prefix_len >= 4 ? strncmp(l->msg, m->format, m->prefix_len) != 0
+                               : !memmem(l->msg, ml, m->anchor, m->anchor_len))
             continue;
         nt_fmt_cap_t caps[24];
         int nc = nt_fmt_match(m->format, l->msg, caps, 24);

@@ -94,6 +94,7 @@ typedef struct {
     char **path_values; /* names of values that are NCCL path types (decoded per version) */
     int npath_values;
     const char *anchor; /* longest literal run of the format (points into format) */
+    size_t prefix_len;  /* literal characters the format starts with (before a '%') */
     size_t anchor_len;
 } nt_kb_message_t;
 

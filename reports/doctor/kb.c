@@ -135,6 +135,7 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
             if (!m->id || !m->format)
                 goto oom;
             m->anchor_len = nt_fmt_anchor(m->format, &m->anchor);
+            m->prefix_len = strcspn(m->format, "%\n");
             if (m->anchor_len < 6) {
                 snprintf(err, errlen,
                          "knowledge base '%s': $.messages[%zu].format has no literal text of 6 "
