@@ -215,6 +215,8 @@ static void table_free(nt_table_t *t)
     free(t->basis);
     for (size_t i = 0; i < t->ntop; i++)
         free(t->top[i].text);
+    for (size_t i = 0; i < t->nrowtext; i++)
+        free(t->rowtext[i]);
 }
 
 void nt_doctor_destroy(nt_doctor_t *d)
@@ -225,6 +227,10 @@ void nt_doctor_destroy(nt_doctor_t *d)
         free(d->inputs[i].path);
         free(d->inputs[i].message);
         free(d->inputs[i].host);
+        if (d->inputs[i].log) {
+            nt_nccllog_cleanup(d->inputs[i].log);
+            free(d->inputs[i].log);
+        }
     }
     free(d->inputs);
     for (size_t i = 0; i < d->kb->nsigs; i++) {
@@ -240,12 +246,15 @@ void nt_doctor_destroy(nt_doctor_t *d)
     free(d->msg);
     free(d->msg_values);
     nt_op_free(d);
+    for (size_t i = 0; i < d->nnot_judged; i++)
+        free(d->not_judged[i]);
     for (size_t i = 0; i < 32; i++)
         nt_ev_free(&d->wc_first[i]);
     nt_map_cleanup(&d->hosts);
     nt_map_cleanup(&d->procmap);
     for (size_t i = 0; i < d->nprocs; i++) {
         free(d->procs[i].id);
+        nt_map_cleanup(&d->procs[i].env);
         free(d->procs[i].host);
         free(d->procs[i].tuner);
         nt_ev_free(&d->procs[i].first_tuner);
@@ -564,6 +573,12 @@ static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *l
     r->redop = lr->redop_kind;
     r->root = lr->root;
     t->rows++;
+    if (t->nrowtext < NT_ROW_TEXTS) {
+        size_t n = strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line);
+        t->rowline[t->nrowtext] = d->inputs[d->cur].lines;
+        if ((t->rowtext[t->nrowtext] = dupn(line, n)))
+            t->nrowtext++;
+    }
     /* keep the NT_TOP_ROWS largest sizes, descending; a repeated size keeps its later row */
     size_t pos = t->ntop;
     for (size_t i = 0; i < t->ntop; i++) {
@@ -738,8 +753,11 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
             val = e + 23;
         else if (starts(e, " set to "))
             val = e + 8;
-        if (val)
+        if (val) {
             env_record(d, m, (size_t)(e - m), val, strlen(val), 0, line);
+            if (p)
+                nt_map_put(&p->env, m, (size_t)(e - m));
+        }
         return;
     }
     if (starts(m, "Using network ")) {
@@ -844,6 +862,8 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
             if (!p->first_init.text)
                 nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
         }
+        if (p && strstr(c, "Init COMPLETE"))
+            p->complete = 1;
         if (strstr(c, "Init COMPLETE") || strstr(c, "Destroy COMPLETE"))
             d->last_progress_seq = d->seq;
         return;
@@ -988,6 +1008,8 @@ static void feed_line(nt_doctor_t *d, const char *line)
     if (nt_op_line(d, line, &body, &host))
         return; /* an operator file's line (operator.c) */
     nt_line_parse(body, &l);
+    if (l.level != NT_LVL_NONE && d->inputs[d->cur].log)
+        nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
     if (is_comment(l.body))
         return;
     if (feed_tests(d, l.body, line)) {
@@ -1034,6 +1056,9 @@ static nt_input_t *input_add(nt_doctor_t *d, const char *name)
     if (!in->path)
         return NULL;
     in->status = "ok";
+    /* NCCL facts for tuning (NIC speeds, per-call TUNING lines) of the first 256 inputs */
+    if (d->ninputs < 256 && (in->log = malloc(sizeof(*in->log))))
+        nt_nccllog_init(in->log);
     d->cur = (unsigned)d->ninputs++;
     return in;
 }

@@ -5,6 +5,7 @@
 
 #include "doctor.h"
 #include "nettune/nccltests.h"
+#include "nettune/nccllog.h"
 
 #define NT_MAX_INPUTS 100000
 #define NT_MAX_SET 65536    /* hosts, processes, env names, versions ... */
@@ -12,6 +13,7 @@
 #define NT_MAX_TABLES 256
 #define NT_TOP_ROWS 3 /* "largest sizes": the plateau is judged on the 3 largest */
 #define NT_MAX_LINKS 8
+#define NT_ROW_TEXTS 64      /* row lines kept per table as evidence (a sweep has ~30 sizes) */
 
 typedef struct {
     unsigned input;     /* index into d->inputs */
@@ -46,6 +48,7 @@ typedef struct {
     unsigned long op_lines;    /* lines of operator files (operator.c) */
     int gzip;                  /* read through zlib from a gzip file */
     char *host;                /* --host for this input, or NULL */
+    nt_nccllog_t *log;         /* lib/nccllog.c facts of this input (NIC speeds, TUNING lines) */
 } nt_input_t;
 
 typedef struct {
@@ -54,6 +57,8 @@ typedef struct {
     char *tuner;        /* external tuner plugin name, or NULL */
     int tuner_internal; /* printed "TUNER/Plugin: Could not find" / internal tuner */
     int init_seen;      /* printed communicator init lines */
+    int complete;       /* printed "Init COMPLETE": it has read every variable init reads */
+    nt_map_t env;       /* the NCCL_* names this process echoed */
     int ranks[4];
     int nranks;
     nt_ev_t first_tuner; /* evidence of its tuner line, text NULL if none */
@@ -94,6 +99,11 @@ typedef struct {
     double plateau, expected, ratio, network_GBps;
     const char *verdict; /* "pass", "warn", "fail", "not_judged" */
     char *basis;         /* how `expected` was computed, or why there is no verdict */
+    const char *not_judged; /* why busbw is not judged, as the first line says it, or NULL */
+    /* the text of the first NT_ROW_TEXTS rows, by line, for evidence of sweep findings */
+    char *rowtext[NT_ROW_TEXTS];
+    unsigned long rowline[NT_ROW_TEXTS];
+    size_t nrowtext;
 } nt_table_t;
 
 /* A finding as reported. */
@@ -306,6 +316,10 @@ struct nt_doctor {
     nt_map_t report_hosts;
 
     nt_op_t op;
+    /* runs not judged: reasons (one per kind), set by the diagnosis */
+    char *not_judged[8];
+    size_t nnot_judged;
+    int require_busbw; /* --require busbw */
     const char *next_host; /* --host for the next input read (borrowed) */
 
     /* results */

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "analyze_int.h"
+#include "nettune/anomaly.h"
 
 /* Every key this file can report; main() refuses a knowledge base that lacks one. */
 static const char *const required_keys[] = {"socket_fallback",        "libibverbs_missing",
@@ -22,7 +23,7 @@ static const char *const required_keys[] = {"socket_fallback",        "libibverb
                                             "bootstrap_no_interface", "socket_ifname_loopback",
                                             "p2p_hang_acs_iommu",     "tuner_plugin_partial",
                                             "nccl_version_mismatch",  "env_mismatch",
-                                            "busbw_below_expected",   "two_node_tree_busbw", "port_down", "port_rate_differs", "sm_differs", "gpu_nic_far", "nic_no_gpu", "nvlink_inactive", "gpu_xid", "nic_link_down",
+                                            "busbw_below_expected",   "two_node_tree_busbw", "busbw_mid_sweep_drop", "busbw_outlier", "runs_differ", "port_down", "port_rate_differs", "sm_differs", "gpu_nic_far", "nic_no_gpu", "nvlink_inactive", "gpu_xid", "nic_link_down",
                                             "nccl_warning",           "nccl_error"};
 
 /* Signatures whose id is reported directly as the finding of the same key. */
@@ -652,6 +653,51 @@ static void diagnose_versions_env(nt_doctor_t *d)
         nt_evlist_add_ev(&f->ev, &e->first_other);
         f_detail(f, "%s is '%s' on some ranks and '%s' on others.", e->name, e->value, e->other);
     }
+    /* Not propagated: NCCL echoes a variable once per process, from whichever thread reads it
+     * first, so only processes that reached the same init stage (Init COMPLETE: init has read
+     * every variable it reads) are compared; "absent" elsewhere is unknown. */
+    for (size_t i = 0; i < d->nenv; i++) {
+        const nt_env_t *e = &d->env[i];
+        if (e->from_cmdline)
+            continue;
+        size_t with = 0, without = 0, unknown = 0;
+        const nt_proc_t *miss = NULL;
+        for (size_t k = 0; k < d->nprocs; k++) {
+            const nt_proc_t *p = &d->procs[k];
+            int has = nt_map_find(&p->env, e->name, strlen(e->name)) >= 0;
+            if (has)
+                with++;
+            else if (p->complete) {
+                without++;
+                if (!miss)
+                    miss = p;
+            } else if (p->init_seen)
+                unknown++;
+        }
+        size_t with_complete = 0;
+        for (size_t k = 0; k < d->nprocs; k++)
+            if (d->procs[k].complete && nt_map_find(&d->procs[k].env, e->name, strlen(e->name)) >= 0)
+                with_complete++;
+        if (!with_complete || !without)
+            continue;
+        nt_finding_t *f = nt_finding_add(d, "env_mismatch");
+        if (!f)
+            continue;
+        nt_evlist_add_ev(&f->ev, &e->first);
+        if (miss)
+            nt_evlist_add_ev(&f->ev, &miss->first_init);
+        for (size_t k = 0; k < d->nprocs; k++) {
+            const nt_proc_t *p = &d->procs[k];
+            if (p->complete && nt_map_find(&p->env, e->name, strlen(e->name)) < 0 && p->host)
+                f_host(f, p->host);
+        }
+        f_detail(f,
+                 "%s=%s is echoed by %zu process(es) but not by %zu other(s) that also reached Init "
+                 "COMPLETE (first: %s): it is not set there (not exported to every rank)%s.",
+                 e->name, e->value, with, without, miss ? miss->id : "?",
+                 unknown ? "; processes that did not reach Init COMPLETE are not counted (unknown)"
+                         : "");
+    }
 }
 
 /* ---- nccl-tests busbw -------------------------------------------------------------------------
@@ -744,6 +790,20 @@ static void infer_coll(nt_table_t *t, int n)
     }
 }
 
+/* The slowest NIC speed the log's NET/IB device lines print (NCCL 2.27+, "speed=" in Mb/s, read
+ * by lib/nccllog.c), in Gb/s; -1 when no line shows one. */
+static double log_nic_rate(const nt_doctor_t *d)
+{
+    double r = -1;
+    for (size_t i = 0; i < d->ninputs; i++) {
+        const nt_nccllog_t *g = d->inputs[i].log;
+        for (size_t k = 0; g && k < g->nnics; k++)
+            if (g->nic_Gbps[k] > 0 && (r < 0 || g->nic_Gbps[k] < r))
+                r = g->nic_Gbps[k];
+    }
+    return r;
+}
+
 static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
 {
     t->plateau = -1;
@@ -784,13 +844,18 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         t->expected = hw->min_busbw_GBps / hw->efficiency;
         set_basis(t, "--expect min_busbw_GBps=%.1f", hw->min_busbw_GBps);
     } else if (nnodes >= 2) {
+        const char *rate_src = NULL;
+        if (rate <= 0 && (rate = log_nic_rate(d)) > 0)
+            rate_src = "NIC rate from the log's NET/IB device lines (speed=, NCCL 2.27+)";
         if (rate <= 0) {
+            t->not_judged = "NIC rate unknown: give --expect nic_rate_Gbps=N or --report";
             set_basis(t,
                       "not judged: NIC rate unknown (give --expect nic_rate_Gbps=N or --report)");
             return;
         }
         int lanes = nics > 0 && gpn > 0 ? (nics < gpn ? nics : gpn) : nics > 0 ? nics : gpn;
         if (lanes <= 0) {
+            t->not_judged = "NICs per node unknown: give --expect nics_per_node=N or --report";
             set_basis(t, "not judged: NICs per node unknown (give --expect nics_per_node=N)");
             return;
         }
@@ -828,14 +893,24 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         } else {
             set_basis(t, "%s", node);
         }
+        if (rate_src) {
+            char *b = strdup(t->basis ? t->basis : "");
+            if (b)
+                set_basis(t, "%s; %s", b, rate_src);
+            free(b);
+        }
     } else if (nnodes == 1) {
         const nt_kb_gpu_t *g = kb_gpu(d, model);
         if (!g) {
+            t->not_judged = "single node, GPU model not in the knowledge base: give --expect "
+                            "min_busbw_GBps=N";
             set_basis(t, "not judged: single node, GPU model %s%s%s not in the knowledge base",
                       model ? "'" : "unknown", model ? model : "", model ? "'" : "");
             return;
         }
         if (gpn != g->gpus_per_node) {
+            t->not_judged = "single node, no knowledge-base figure for this GPU count: give "
+                            "--expect min_busbw_GBps=N";
             set_basis(t,
                       "not judged: the knowledge base has %s figures for %d GPUs per node, this "
                       "run has %d",
@@ -846,6 +921,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         set_basis(t, "single node, %d x %s: %s", gpn, g->match,
                   g->note ? g->note : "knowledge base figure");
     } else {
+        t->not_judged = "number of nodes unknown: give --expect min_busbw_GBps=N";
         set_basis(t, "not judged: number of nodes unknown");
         return;
     }
@@ -900,11 +976,191 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         f_host(f, d->run_hosts.keys[h]);
 }
 
+static const nt_ncclt_row_t *sweep_row(const nt_ncclt_table_t *t, size_t i)
+{
+    return i < t->nrows ? &t->rows[i] : NULL;
+}
+
+/* The row's own line as evidence (the doctor keeps the first NT_ROW_TEXTS row lines of each
+ * table); past those, the figures as read, marked so. */
+static void row_ev(nt_doctor_t *d, nt_finding_t *f, const nt_ncclt_table_t *t, size_t i)
+{
+    const nt_ncclt_row_t *r = sweep_row(t, i);
+    if (!r || !r->line)
+        return;
+    for (size_t k = 0; k < d->ntables; k++) {
+        const nt_table_t *dt = &d->tables[k];
+        if (nt_ncclt_reader_table(d->ncclt, dt->sweep) != t)
+            continue;
+        for (size_t j = 0; j < dt->nrowtext; j++)
+            if (dt->rowline[j] == r->line) {
+                nt_evlist_add(&f->ev, t->input, r->line, dt->rowtext[j]);
+                return;
+            }
+    }
+    char text[200];
+    snprintf(text, sizeof(text), "(figures as read) %llu bytes: busbw %.2f GB/s out-of-place, %.2f in-place",
+             r->bytes, r->busbw_GBps[0], r->busbw_GBps[1]);
+    nt_evlist_add(&f->ev, t->input, r->line, text);
+}
+
+/* Mid-sweep drops and outliers of every table (lib/anomaly.c: the one rule). */
+static void diagnose_sweeps(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->ntables; i++) {
+        const nt_ncclt_table_t *t = nt_ncclt_reader_table(d->ncclt, d->tables[i].sweep);
+        if (!t)
+            continue;
+        nt_anomaly_t a[16];
+        size_t n = nt_anomaly_sweep(t, a, 16);
+        for (size_t k = 0; k < n && k < 16; k++) {
+            int drop = a[k].kind == NT_ANOMALY_MID_SWEEP_DROP;
+            if (!drop && a[k].kind != NT_ANOMALY_OUTLIER)
+                continue;
+            nt_finding_t *f = nt_finding_add(d, drop ? "busbw_mid_sweep_drop" : "busbw_outlier");
+            if (!f)
+                continue;
+            for (size_t r = a[k].first; r <= a[k].last && r < t->nrows; r++)
+                row_ev(d, f, t, r);
+            f_detail(f,
+                     "%s:%lu %s: busbw %.2f GB/s is %.0f%% of the %.2f GB/s reached at a smaller "
+                     "size, at %llu%s%.0llu bytes (%zu size%s).",
+                     d->inputs[t->input].path, t->header_line, t->coll ? t->coll : "table",
+                     a[k].busbw_GBps, 100 * a[k].ratio, a[k].ref_GBps, a[k].bytes_first,
+                     a[k].bytes_last != a[k].bytes_first ? ".." : "",
+                     a[k].bytes_last != a[k].bytes_first ? a[k].bytes_last : 0ULL,
+                     a[k].last - a[k].first + 1, a[k].last > a[k].first ? "s" : "");
+            if (!f->values || a[k].ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
+                f_value(f, "busbw_GBps", a[k].busbw_GBps);
+                f_value(f, "ref_busbw_GBps", a[k].ref_GBps);
+                f_value(f, "ratio", a[k].ratio);
+            }
+        }
+    }
+}
+
+/* The NCCL_* settings echoed in an input, as "NAME=VALUE" (pointers into d->env). */
+static size_t input_env(const nt_doctor_t *d, unsigned input, char **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nenv && n < max; i++) {
+        const nt_env_t *e = &d->env[i];
+        const char *v = NULL;
+        if (e->first.text && e->first.input == input)
+            v = e->value;
+        else if (e->first_other.text && e->first_other.input == input)
+            v = e->other;
+        if (!v)
+            continue;
+        size_t l = strlen(e->name) + strlen(v) + 2;
+        if ((out[n] = malloc(l)))
+            snprintf(out[n++], l, "%s=%s", e->name, v);
+    }
+    return n;
+}
+
+/* Per-call TUNING lines of an input (lib/nccllog.c), so that a moved switch point is only claimed
+ * when they show it. */
+static size_t input_calls(const nt_doctor_t *d, unsigned input)
+{
+    return input < d->ninputs && d->inputs[input].log ? d->inputs[input].log->ncalls : 0;
+}
+
+/* Runs of the same test and shape that differ (lib/anomaly.c). */
+static void diagnose_runs(nt_doctor_t *d)
+{
+    size_t nt = nt_ncclt_reader_ntables(d->ncclt);
+    for (size_t i = 0; i < nt; i++) {
+        const nt_ncclt_table_t *a = nt_ncclt_reader_table(d->ncclt, i);
+        for (size_t j = i + 1; j < nt; j++) {
+            const nt_ncclt_table_t *b = nt_ncclt_reader_table(d->ncclt, j);
+            if (!a || !b || !nt_anomaly_same_shape(a, b))
+                continue;
+            nt_anomaly_t an[4];
+            size_t n = nt_anomaly_compare(a, b, an, 4);
+            for (size_t k = 0; k < n && k < 4; k++) {
+                if (an[k].kind != NT_ANOMALY_RUNS_DIFFER)
+                    continue;
+                nt_finding_t *f = nt_finding_add(d, "runs_differ");
+                if (!f)
+                    continue;
+                const nt_ncclt_table_t *slow = an[k].slower ? b : a, *fast = an[k].slower ? a : b;
+                /* the first differing size in both runs, then the rest of the run of sizes */
+                for (size_t r = 0; r < b->nrows; r++)
+                    if (b->rows[r].bytes == an[k].bytes_first) {
+                        row_ev(d, f, a, an[k].first);
+                        row_ev(d, f, b, r);
+                        break;
+                    }
+                for (size_t r = an[k].first; r <= an[k].last && r < a->nrows; r++)
+                    row_ev(d, f, a, r);
+                f_detail(f,
+                         "%s: the run at %s:%lu is slower than the one at %s:%lu at %llu..%llu "
+                         "bytes (%zu sizes; at worst %.2f vs %.2f GB/s, %.0f%%).",
+                         a->coll ? a->coll : "same test", d->inputs[slow->input].path,
+                         slow->header_line, d->inputs[fast->input].path, fast->header_line,
+                         an[k].bytes_first, an[k].bytes_last, an[k].last - an[k].first + 1,
+                         an[k].busbw_GBps, an[k].ref_GBps, 100 * an[k].ratio);
+                f_detail(f, "They start to differ at %llu bytes: the slope changes there.",
+                         an[k].bytes_first);
+                if (input_calls(d, slow->input) && input_calls(d, fast->input))
+                    f_detail(f, "Both logs have per-call TUNING lines: compare the algorithm and "
+                                "protocol NCCL chose at that size in each.");
+                else
+                    f_detail(f, "Whether NCCL's algorithm or protocol switch point moved is not "
+                                "shown (no per-call TUNING lines: rerun with NCCL_DEBUG=INFO "
+                                "NCCL_DEBUG_SUBSYS=TUNING).");
+                char *ea[256], *eb[256], name[128];
+                size_t na = input_env(d, slow->input, ea, 256), nb = input_env(d, fast->input, eb, 256);
+                if (slow->input == fast->input)
+                    f_detail(f, "Both runs are in one file: the environment NCCL echoed is the same.");
+                else if (!na && !nb)
+                    f_detail(f, "Environment: unknown (neither log echoes NCCL_* settings).");
+                else if (nt_anomaly_env_diff((const char *const *)ea, na, (const char *const *)eb, nb,
+                                             name, sizeof(name)))
+                    f_detail(f, "Their environments differ: %s.", name);
+                else
+                    f_detail(f, "The NCCL_* settings the logs echo are the same.");
+                for (size_t x = 0; x < na; x++)
+                    free(ea[x]);
+                for (size_t x = 0; x < nb; x++)
+                    free(eb[x]);
+                f_value(f, "ratio", an[k].ratio);
+            }
+        }
+    }
+}
+
 static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
 {
-    for (size_t i = 0; i < d->ntables; i++)
+    for (size_t i = 0; i < d->ntables; i++) {
         judge_table(d, &d->tables[i], hw);
+        nt_table_t *t = &d->tables[i];
+        if (t->not_judged && d->nnot_judged < 8) {
+            char buf[300];
+            snprintf(buf, sizeof(buf), "busbw (%s)", t->not_judged);
+            int seen = 0;
+            for (size_t k = 0; k < d->nnot_judged; k++)
+                seen |= strcmp(d->not_judged[k], buf) == 0;
+            if (!seen)
+                d->not_judged[d->nnot_judged++] = strdup(buf);
+        }
+    }
+    diagnose_sweeps(d);
+    diagnose_runs(d);
     nt_finding_t *b = find(d, "busbw_below_expected");
+    /* GPUDirect RDMA off because GPU and NIC are across the CPU interconnect: with low busbw
+     * (or a drop), the GPU/NIC locality is the lead */
+    nt_finding_t *far = find(d, "gpu_nic_far");
+    nt_finding_t *dist = find(d, "gdr_disabled_distance");
+    int sys = far != NULL || (dist && dist->detail && strstr(dist->detail, "= SYS"));
+    if (b && sys) {
+        nt_finding_t *c = far ? far : dist;
+        link_cause(b, c);
+        f_detail(b, "GPUDirect RDMA is off across the CPU interconnect (%s): GPU/NIC locality is the "
+                    "likely cause; put each GPU's traffic on a NIC of its own socket.",
+                 c->kb->key);
+    }
     if (!b)
         return;
     nt_finding_t *g = find(d, "gdr_not_used");
@@ -1009,4 +1265,13 @@ int nt_doctor_worst(const nt_doctor_t *d)
         if ((int)d->findings[i].severity > w)
             w = (int)d->findings[i].severity;
     return w;
+}
+
+size_t nt_doctor_not_judged(const nt_doctor_t *d, const char *what)
+{
+    size_t n = 0, l = strlen(what);
+    for (size_t i = 0; i < d->nnot_judged; i++)
+        if (strncmp(d->not_judged[i], what, l) == 0 && d->not_judged[i][l] == ' ')
+            n++;
+    return n;
 }

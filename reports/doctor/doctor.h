@@ -214,6 +214,10 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw);
  * missing; a knowledge base given with --kb must describe every finding. */
 const char *nt_doctor_kb_missing(const nt_kb_t *kb);
 
+/* How many "not judged" reasons of kind `what` ("busbw") the diagnosis has: a run whose figures
+ * could not be judged (the hardware unknown). */
+size_t nt_doctor_not_judged(const nt_doctor_t *d, const char *what);
+
 /* Highest severity among the findings, or -1 if there are none. */
 int nt_doctor_worst(const nt_doctor_t *d);
 

@@ -23,6 +23,7 @@ typedef struct {
     nt_hw_t hw;
     char **inputs;
     const char **hosts; /* --host given before each input, or NULL */
+    int require_busbw;  /* --require busbw: a run whose busbw is not judged exits 1 */
     int ninputs;
 } doctor_params_t;
 
@@ -52,6 +53,8 @@ static void usage(FILE *out)
                  "pcie is ignored;\n"
                  "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) "
                  "when the log does not say\n"
+                 "      --require busbw    exit 1 when a run's busbw could not be judged (hardware "
+                 "unknown)\n"
                  "      --host H           the next FILE is from host H (operator files without host "
                  "names)\n"
                  "  -r, --report FILE      a nettune.report/1: hardware for the verdicts, and a "
@@ -161,7 +164,7 @@ static int parse_expect(const char *arg, nt_hw_t *hw)
 
 static int parse_args(int argc, char **argv, doctor_params_t *p)
 {
-    enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION, OPT_HOST };
+    enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION, OPT_HOST, OPT_REQUIRE };
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"quiet", no_argument, NULL, 'q'},
@@ -174,6 +177,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, OPT_VERSION},
                                              {"host", required_argument, NULL, OPT_HOST},
+                                             {"require", required_argument, NULL, OPT_REQUIRE},
                                              {NULL, 0, NULL, 0}};
     int c;
     const char *host = NULL;
@@ -194,6 +198,13 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
             p->hosts[p->ninputs] = host;
             p->inputs[p->ninputs++] = optarg;
             host = NULL;
+            break;
+        case OPT_REQUIRE:
+            if (strcmp(optarg, "busbw") != 0) {
+                fprintf(stderr, "nettune-doctor: --require takes busbw, not '%s'\n", optarg);
+                return 2;
+            }
+            p->require_busbw = 1;
             break;
         case OPT_HOST:
             if (!optarg[0] || strchr(optarg, ' ')) {
@@ -365,7 +376,10 @@ int main(int argc, char **argv)
     }
     nt_doctor_diagnose(d, &p.hw);
     int worst = nt_doctor_worst(d);
-    rc = unusable ? 2 : worst >= NT_SEV_WARN ? 1 : 0;
+    rc = unusable                                                     ? 2
+         : worst >= NT_SEV_WARN                                       ? 1
+         : p.require_busbw && nt_doctor_not_judged(d, "busbw") > 0 ? 1
+                                                                      : 0;
 
     int stdout_json = p.format_json || (p.output && strcmp(p.output, "-") == 0);
     cJSON *doc = NULL;

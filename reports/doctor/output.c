@@ -206,6 +206,12 @@ static void text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out,
 void nt_doctor_write_text(const nt_doctor_t *d, FILE *out, int colour)
 {
     int c[3];
+    if (d->nnot_judged) { /* never silent: the first line says what was not judged */
+        fprintf(out, "nettune doctor: NOT JUDGED: ");
+        for (size_t i = 0; i < d->nnot_judged; i++)
+            fprintf(out, "%s%s", i ? "; " : "", d->not_judged[i]);
+        fprintf(out, "\n");
+    }
     text_job(d, out);
     nt_op_text(d, out);
     text_tables(d, out);
@@ -467,6 +473,9 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
     }
     sev_counts(d, c);
     CHK(sum = cJSON_AddObjectToObject(root, "summary"));
+    CHK(arr = cJSON_AddArrayToObject(sum, "not_judged"));
+    for (size_t i = 0; i < d->nnot_judged; i++)
+        CHK(cJSON_AddItemToArray(arr, cJSON_CreateString(d->not_judged[i])) ? arr : NULL);
     CHK(cJSON_AddNumberToObject(sum, "errors", c[2]));
     CHK(cJSON_AddNumberToObject(sum, "warnings", c[1]));
     CHK(cJSON_AddNumberToObject(sum, "infos", c[0]));

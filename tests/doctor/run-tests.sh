@@ -39,6 +39,16 @@ else
   grep -v '^ok' "$T/formats.log" | head -40; bad "NCCL format coverage"
 fi
 
+# 1c. "not judged" is never silent
+expect_exit not-judged 0 "$DOCTOR" tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "not judged: the first line says so" sh -c "head -n 1 '$T/not-judged.out' | grep -qx 'nettune doctor: NOT JUDGED: busbw (NIC rate unknown: give --expect nic_rate_Gbps=N or --report)'"
+expect_exit require-busbw 1 "$DOCTOR" --require busbw tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+expect_exit require-busbw-judged 1 "$DOCTOR" --require busbw --expect gpus_per_node=8,nics_per_node=8,nic_rate_Gbps=400 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "--require busbw when judged: no NOT JUDGED line" sh -c "! grep -q 'NOT JUDGED' '$T/require-busbw-judged.out'"
+expect_exit require-bad 2 "$DOCTOR" --require speed tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+expect_exit not-judged-json 0 "$DOCTOR" --format json tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "not judged: summary.not_judged" $PY -c "import json; d=json.load(open('$T/not-judged-json.out')); assert d['summary']['not_judged'] == ['busbw (NIC rate unknown: give --expect nic_rate_Gbps=N or --report)'], d['summary']"
+
 # 2. command line
 expect_exit help 0 "$DOCTOR" --help
 check "help names every option" sh -c "for o in --output --format --quiet --expect --report --kb --print-kb --color --version; do grep -q -- \"\$o\" '$T/help.out' || exit 1; done"
