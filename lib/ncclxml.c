@@ -106,7 +106,8 @@ static void walk(walk_t *w, xmlNode *n, int cpu, int numaid, const int *chain, i
             walk(w, c, cpu, numaid, nchain2, k + 1);
             continue;
         }
-        if (base == 0x0302 || base == 0x0300 || base == 0x0207 || base == 0x0200 || base == 0x0280) {
+        if (base == 0x0302 || base == 0x0300 || base == 0x0207 || base == 0x0200 ||
+            base == 0x0280) {
             nt_xdev_t *d = dev_add(w);
             if (!d)
                 return;
@@ -118,7 +119,8 @@ static void walk(walk_t *w, xmlNode *n, int cpu, int numaid, const int *chain, i
             memcpy(d->bridges, chain, (size_t)nchain * sizeof(int));
             d->line = xmlGetLineNo(c);
             if (d->kind == NT_XDEV_NIC) {
-                if (base == 0x0207 || strcmp(vendor, "0x15b3") == 0 || strcmp(vendor, "0x1d0f") == 0)
+                if (base == 0x0207 || strcmp(vendor, "0x15b3") == 0 ||
+                    strcmp(vendor, "0x1d0f") == 0)
                     d->rdma = 1;
                 for (xmlNode *g = c->children; g; g = g->next)
                     if (is(g, "nic"))
@@ -130,8 +132,8 @@ static void walk(walk_t *w, xmlNode *n, int cpu, int numaid, const int *chain, i
     }
 }
 
-nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name, nt_ncclxml_t **out,
-                                   char *err, size_t errlen)
+nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name,
+                                   nt_ncclxml_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (len > NT_XML_MAX_BYTES) {
@@ -142,8 +144,8 @@ nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name
                                 XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!doc) {
         const xmlError *e = xmlGetLastError();
-        snprintf(err, errlen, "'%s' is not well-formed XML%s%s", name, e && e->line ? " near line " : "",
-                 "");
+        snprintf(err, errlen, "'%s' is not well-formed XML%s%s", name,
+                 e && e->line ? " near line " : "", "");
         if (e && e->line) {
             size_t n = strlen(err);
             snprintf(err + n, errlen - n, "%d: %s", e->line, e->message ? e->message : "");
@@ -195,7 +197,8 @@ nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name
         }
     } else {
         snprintf(err, errlen,
-                 "'%s': XML root <%s> is neither an NCCL topology (<system>) nor a graph file (<graphs>)",
+                 "'%s': XML root <%s> is neither an NCCL topology (<system>) nor a graph file "
+                 "(<graphs>)",
                  name, root ? (const char *)root->name : "");
         st = NT_ERR_PARSE;
     }

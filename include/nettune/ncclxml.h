@@ -30,10 +30,10 @@ typedef struct {
     int parent;      /* id of the nearest enclosing <pci> bridge, -1 when directly on the CPU */
     int bridges[16]; /* ids of the enclosing bridges, nearest first */
     int nbridges;
-    int rdma;        /* NIC: 1 InfiniBand class, a Mellanox (0x15b3) or EFA (0x1d0f) vendor, or a
-                        <net gdr="1">; 0 a plain Ethernet NIC; -1 unknown */
+    int rdma;          /* NIC: 1 InfiniBand class, a Mellanox (0x15b3) or EFA (0x1d0f) vendor, or a
+                          <net gdr="1">; 0 a plain Ethernet NIC; -1 unknown */
     double speed_Mbps; /* NIC: <net speed>, -1 unknown */
-    long line;       /* line of the element in the file */
+    long line;         /* line of the element in the file */
 } nt_xdev_t;
 
 /* One <graph> of a <graphs> file. */
@@ -45,7 +45,7 @@ typedef struct {
 
 typedef struct {
     nt_ncclxml_kind_t kind;
-    int version;     /* the root's version attribute, -1 when absent */
+    int version; /* the root's version attribute, -1 when absent */
     int ncpus;
     nt_xdev_t *devs;
     size_t ndevs;
@@ -57,8 +57,8 @@ typedef struct {
  * (free with nt_ncclxml_free). Errors: NT_ERR_PARSE (not well-formed XML, or a root that is
  * neither <system> nor <graphs>; `err` says which and where), NT_ERR_NOMEM. No network access,
  * no external entities. */
-nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name, nt_ncclxml_t **out,
-                                   char *err, size_t errlen);
+nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name,
+                                   nt_ncclxml_t **out, char *err, size_t errlen);
 
 /* nt_ncclxml_read_file - the same from a file (NT_ERR_IO when it cannot be read). */
 nt_status_t nt_ncclxml_read_file(const char *path, nt_ncclxml_t **out, char *err, size_t errlen);

@@ -246,6 +246,12 @@ void nt_doctor_destroy(nt_doctor_t *d)
     free(d->msg);
     free(d->msg_values);
     nt_op_free(d);
+    for (int i = 0; i < NT_FACT_EV; i++) {
+        nt_ev_free(&d->host_ev[i]);
+        nt_ev_free(&d->net_ev[i]);
+        nt_ev_free(&d->tr_ev[i]);
+    }
+    cJSON_Delete(d->per_file);
     for (size_t i = 0; i < d->nnot_judged; i++)
         free(d->not_judged[i]);
     for (size_t i = 0; i < 32; i++)
@@ -348,6 +354,14 @@ static long find_int_after(const char *s, const char *key)
     while (isdigit((unsigned char)*p) && v < 100000000L)
         v = v * 10 + (*p++ - '0');
     return v;
+}
+
+/* The first line that named entry `idx` of a fact map (hosts, networks, transports): the
+ * evidence of that fact in the document. */
+static void fact_ev(nt_doctor_t *d, nt_ev_t *arr, long idx)
+{
+    if (idx >= 0 && idx < NT_FACT_EV && !arr[idx].text && d->cur_line)
+        nt_ev_set(&arr[idx], d->cur, d->inputs[d->cur].lines, d->cur_line);
 }
 
 static void set_rank_host(nt_doctor_t *d, long rank, long host_idx)
@@ -523,6 +537,7 @@ static void record_device(nt_doctor_t *d, const nt_ncclt_device_t *dev)
     if (hi >= 0)
         d->run_hosts.vals[hi]++;
     long gh = nt_map_put(&d->hosts, dev->host, dev->host_len);
+    fact_ev(d, d->host_ev, gh);
     set_rank_host(d, dev->rank, gh);
     if (dev->rank + 1 > d->run_ranks)
         d->run_ranks = (int)dev->rank + 1;
@@ -678,6 +693,7 @@ static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *li
         int sock = starts(t, "NET/Socket");
         if (sock) {
             long ni = nt_map_put(&d->networks, "Socket", 6);
+            fact_ev(d, d->net_ev, ni);
             if (ni >= 0)
                 d->networks.vals[ni]++;
             nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
@@ -705,10 +721,12 @@ static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *li
         snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
     }
     long ti = nt_map_put(&d->transports, key, strlen(key));
+    fact_ev(d, d->tr_ev, ti);
     if (ti >= 0)
         d->transports.vals[ti]++;
     if (l->host) {
         long hi = nt_map_put(&d->hosts, l->host, l->host_len);
+        fact_ev(d, d->host_ev, hi);
         set_rank_host(d, local, hi);
     }
     return 1;
@@ -719,6 +737,7 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
     const char *m = l->msg;
     nt_proc_t *p = proc_get(d, l);
     long hi = l->host ? nt_map_put(&d->hosts, l->host, l->host_len) : -1;
+    fact_ev(d, d->host_ev, hi);
 
     if (feed_connection(d, l, line))
         return;
@@ -766,6 +785,7 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
         while (len && n[len - 1] == ' ')
             len--;
         long ni = nt_map_put(&d->networks, n, len);
+        fact_ev(d, d->net_ev, ni);
         if (ni >= 0)
             d->networks.vals[ni]++;
         if (len == 6 && memcmp(n, "Socket", 6) == 0)
@@ -1005,6 +1025,7 @@ static void feed_line(nt_doctor_t *d, const char *line)
     int nccl = 0;
     const char *body, *host;
     d->seq++;
+    d->cur_line = line;
     if (nt_op_line(d, line, &body, &host))
         return; /* an operator file's line (operator.c) */
     nt_line_parse(body, &l);

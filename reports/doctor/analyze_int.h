@@ -13,7 +13,8 @@
 #define NT_MAX_TABLES 256
 #define NT_TOP_ROWS 3 /* "largest sizes": the plateau is judged on the 3 largest */
 #define NT_MAX_LINKS 8
-#define NT_ROW_TEXTS 64      /* row lines kept per table as evidence (a sweep has ~30 sizes) */
+#define NT_FACT_EV 64   /* hosts, networks, transports with their first line as evidence */
+#define NT_ROW_TEXTS 64 /* row lines kept per table as evidence (a sweep has ~30 sizes) */
 
 typedef struct {
     unsigned input;     /* index into d->inputs */
@@ -97,8 +98,8 @@ typedef struct {
     int complete;
     /* filled by the diagnosis */
     double plateau, expected, ratio, network_GBps;
-    const char *verdict; /* "pass", "warn", "fail", "not_judged" */
-    char *basis;         /* how `expected` was computed, or why there is no verdict */
+    const char *verdict;    /* "pass", "warn", "fail", "not_judged" */
+    char *basis;            /* how `expected` was computed, or why there is no verdict */
     const char *not_judged; /* why busbw is not judged, as the first line says it, or NULL */
     /* the text of the first NT_ROW_TEXTS rows, by line, for evidence of sweep findings */
     char *rowtext[NT_ROW_TEXTS];
@@ -142,22 +143,22 @@ typedef struct {
 
 /* ---- operator files (operator.c) --------------------------------------------------------- */
 
-#define NT_OP_MAX 1024   /* ports, GPUs, kernel events, topologies kept; past it only counts */
+#define NT_OP_MAX 1024 /* ports, GPUs, kernel events, topologies kept; past it only counts */
 #define NT_TOPO_COLS 48
 
 /* One RDMA port from ibv_devinfo or ibstat. */
 typedef struct {
-    char *host;           /* NULL: the file does not say */
+    char *host; /* NULL: the file does not say */
     unsigned input;
     char hca[32];
     int port;
-    char state[24];       /* "PORT_ACTIVE", "PORT_DOWN" (ibv_devinfo) or "Active", "Down" (ibstat) */
-    char phys[24];        /* "LINK_UP", "DISABLED", "POLLING" / "LinkUp", "Disabled", ""; */
-    double rate_Gbps;     /* width x lane speed, or ibstat's Rate; -1 unknown */
+    char state[24];   /* "PORT_ACTIVE", "PORT_DOWN" (ibv_devinfo) or "Active", "Down" (ibstat) */
+    char phys[24];    /* "LINK_UP", "DISABLED", "POLLING" / "LinkUp", "Disabled", ""; */
+    double rate_Gbps; /* width x lane speed, or ibstat's Rate; -1 unknown */
     char width[8], speed[24];
-    long sm_lid;          /* -1 unknown */
-    char layer[16];       /* "InfiniBand", "Ethernet", "" */
-    nt_ev_t ev;           /* the port's first line; ev_state its state line */
+    long sm_lid;    /* -1 unknown */
+    char layer[16]; /* "InfiniBand", "Ethernet", "" */
+    nt_ev_t ev;     /* the port's first line; ev_state its state line */
     nt_ev_t ev_state, ev_phys, ev_rate;
 } nt_opport_t;
 
@@ -170,7 +171,7 @@ typedef struct {
     char row[NT_TOPO_COLS][24];
     char path[NT_TOPO_COLS][NT_TOPO_COLS][8];
     unsigned long line[NT_TOPO_COLS];
-    char *text[NT_TOPO_COLS];  /* the row's line, for evidence */
+    char *text[NT_TOPO_COLS];       /* the row's line, for evidence */
     char nicname[NT_TOPO_COLS][32]; /* "NIC Legend" names, by column */
     unsigned long header_line;
     int done;
@@ -200,19 +201,19 @@ typedef struct {
 typedef struct {
     char *host;
     unsigned input;
-    void *xml;            /* nt_ncclxml_t */
-    char *buf;            /* the file's text (line lookup for evidence) */
+    void *xml; /* nt_ncclxml_t */
+    char *buf; /* the file's text (line lookup for evidence) */
     size_t len;
 } nt_opxml_t;
 
 /* Parser state of one host within one input (pdsh interleaves hosts line by line). */
 typedef struct {
     char *host;
-    int mode;             /* OP_* in operator.c */
-    long port;            /* index into ports, -1 */
+    int mode;  /* OP_* in operator.c */
+    long port; /* index into ports, -1 */
     char hca[32];
-    long topo;            /* index into topos, -1 */
-    long nvl;             /* index into nvl, -1 */
+    long topo; /* index into topos, -1 */
+    long nvl;  /* index into nvl, -1 */
     int nic_legend;
 } nt_opstate_t;
 
@@ -233,13 +234,13 @@ typedef struct {
     /* the input being read */
     nt_opstate_t *st;
     size_t nst, cap_st;
-    int pdsh;             /* -1 undecided, 0 no, 1 lines carry "host: " prefixes */
-    char *block_host;     /* dshbak: the host of the current block */
-    int dsh_state;        /* dshbak header: 0 none, 1 after the first rule, 2 after the host */
+    int pdsh;         /* -1 undecided, 0 no, 1 lines carry "host: " prefixes */
+    char *block_host; /* dshbak: the host of the current block */
+    int dsh_state;    /* dshbak header: 0 none, 1 after the first rule, 2 after the host */
     char *dsh_pending;
-    char *input_host;     /* --host */
-    char *prompt_host;    /* "user@host:...$" prompt line */
-    int xml;              /* the input is XML: collected in xml_buf */
+    char *input_host;  /* --host */
+    char *prompt_host; /* "user@host:...$" prompt line */
+    int xml;           /* the input is XML: collected in xml_buf */
     char *xml_buf;
     size_t xml_len, xml_cap;
     int seen_content;
@@ -316,10 +317,13 @@ struct nt_doctor {
     nt_map_t report_hosts;
 
     nt_op_t op;
+    /* the first line naming each host, network and transport (evidence of the job's facts) */
+    nt_ev_t host_ev[NT_FACT_EV], net_ev[NT_FACT_EV], tr_ev[NT_FACT_EV];
+    const char *cur_line; /* the line being read */
     /* runs not judged: reasons (one per kind), set by the diagnosis */
     char *not_judged[8];
     size_t nnot_judged;
-    int require_busbw; /* --require busbw */
+    cJSON *per_file; /* findings of single inputs the joint diagnosis lacks (main.c), or NULL */
     const char *next_host; /* --host for the next input read (borrowed) */
 
     /* results */

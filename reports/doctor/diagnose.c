@@ -11,20 +11,46 @@
 #include "nettune/anomaly.h"
 
 /* Every key this file can report; main() refuses a knowledge base that lacks one. */
-static const char *const required_keys[] = {"socket_fallback",        "libibverbs_missing",
-                                            "rdma_device_unusable",   "no_rdma_device",
-                                            "ib_disabled_by_env",     "rdma_hidden_from_job",
-                                            "gdr_asymmetric",         "gdr_not_used",
-                                            "gdr_disabled_distance",  "nic_shared",
-                                            "ib_retry_exceeded",      "ib_local_protection_error",
-                                            "ib_completion_error",    "ib_wrong_hca",
-                                            "ib_gid_index_wrong",     "shm_too_small",
-                                            "cuda_driver_too_old",    "fabric_manager_not_ready",
-                                            "bootstrap_no_interface", "socket_ifname_loopback",
-                                            "p2p_hang_acs_iommu",     "tuner_plugin_partial",
-                                            "nccl_version_mismatch",  "env_mismatch",
-                                            "busbw_below_expected",   "two_node_tree_busbw", "busbw_mid_sweep_drop", "busbw_outlier", "runs_differ", "port_down", "port_rate_differs", "sm_differs", "gpu_nic_far", "nic_no_gpu", "nvlink_inactive", "gpu_xid", "nic_link_down",
-                                            "nccl_warning",           "nccl_error"};
+static const char *const required_keys[] = {"socket_fallback",
+                                            "libibverbs_missing",
+                                            "rdma_device_unusable",
+                                            "no_rdma_device",
+                                            "ib_disabled_by_env",
+                                            "rdma_hidden_from_job",
+                                            "gdr_asymmetric",
+                                            "gdr_not_used",
+                                            "gdr_disabled_distance",
+                                            "nic_shared",
+                                            "ib_retry_exceeded",
+                                            "ib_local_protection_error",
+                                            "ib_completion_error",
+                                            "ib_wrong_hca",
+                                            "ib_gid_index_wrong",
+                                            "shm_too_small",
+                                            "cuda_driver_too_old",
+                                            "fabric_manager_not_ready",
+                                            "bootstrap_no_interface",
+                                            "socket_ifname_loopback",
+                                            "p2p_hang_acs_iommu",
+                                            "tuner_plugin_partial",
+                                            "nccl_version_mismatch",
+                                            "env_mismatch",
+                                            "busbw_below_expected",
+                                            "two_node_tree_busbw",
+                                            "busbw_mid_sweep_drop",
+                                            "busbw_outlier",
+                                            "runs_differ",
+                                            "port_down",
+                                            "port_rate_differs",
+                                            "sm_differs",
+                                            "gpu_nic_far",
+                                            "nic_no_gpu",
+                                            "nvlink_inactive",
+                                            "gpu_xid",
+                                            "nic_link_down",
+                                            "report_hosts_differ",
+                                            "nccl_warning",
+                                            "nccl_error"};
 
 /* Signatures whose id is reported directly as the finding of the same key. */
 static const char *const direct_sigs[] = {
@@ -256,14 +282,60 @@ static void diagnose_network(nt_doctor_t *d)
                         "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET.");
         }
         if (d->report_active_ports > 0) {
-            nt_finding_t *r = nt_finding_add(d, "rdma_hidden_from_job");
-            if (r) {
-                f_evlist(r, &d->report_ev);
-                f_hosts(r, &d->report_hosts);
-                f_detail(r, "The report %s lists %d ACTIVE RDMA port(s).",
-                         d->report_path ? d->report_path : "", d->report_active_ports);
-                link_related(f, r);
+            /* only hosts that are in both the report and the log are cross-checked */
+            nt_map_t common;
+            nt_map_init(&common);
+            for (size_t i = 0; i < d->report_hosts.n; i++)
+                if (nt_map_find(&f->hosts, d->report_hosts.keys[i],
+                                strlen(d->report_hosts.keys[i])) >= 0)
+                    nt_map_put(&common, d->report_hosts.keys[i], strlen(d->report_hosts.keys[i]));
+            if (common.n > 0) {
+                nt_finding_t *r = nt_finding_add(d, "rdma_hidden_from_job");
+                if (r) {
+                    int ports = 0;
+                    for (size_t i = 0; i < d->report_ev.n; i++)
+                        for (size_t h = 0; h < common.n; h++) {
+                            char pat[300];
+                            snprintf(pat, sizeof(pat), ": %s ", common.keys[h]);
+                            if (strstr(d->report_ev.ev[i].text, pat)) {
+                                nt_evlist_add_ev(&r->ev, &d->report_ev.ev[i]);
+                                ports++;
+                                break;
+                            }
+                        }
+                    f_hosts(r, &common);
+                    f_detail(r,
+                             "The report %s lists ACTIVE RDMA port(s) on %zu of the host(s) that "
+                             "used sockets.",
+                             d->report_path ? d->report_path : "", common.n);
+                    link_related(f, r);
+                    (void)ports;
+                }
             }
+            if (common.n < d->report_hosts.n || common.n < f->hosts.n) {
+                nt_finding_t *m = nt_finding_add(d, "report_hosts_differ");
+                if (m) {
+                    char a[512] = "", b[512] = "";
+                    size_t na = 0, nb = 0;
+                    for (size_t i = 0; i < d->report_hosts.n && na + 70 < sizeof(a); i++)
+                        if (nt_map_find(&common, d->report_hosts.keys[i],
+                                        strlen(d->report_hosts.keys[i])) < 0)
+                            na += (size_t)snprintf(a + na, sizeof(a) - na, "%s%s", na ? ", " : "",
+                                                   d->report_hosts.keys[i]);
+                    for (size_t i = 0; i < f->hosts.n && nb + 70 < sizeof(b); i++)
+                        if (nt_map_find(&common, f->hosts.keys[i], strlen(f->hosts.keys[i])) < 0)
+                            nb += (size_t)snprintf(b + nb, sizeof(b) - nb, "%s%s", nb ? ", " : "",
+                                                   f->hosts.keys[i]);
+                    f_evlist(m, &d->report_ev);
+                    f_evlist(m, &d->socket_ev);
+                    f_detail(m,
+                             "Not cross-checked: report host(s) not in the log: %s; log host(s) "
+                             "not in the report: %s.",
+                             na ? a : "none",
+                             nb ? b : (f->hosts.n ? "none" : "unknown (the log names no host)"));
+                }
+            }
+            nt_map_cleanup(&common);
         }
         return;
     }
@@ -676,7 +748,8 @@ static void diagnose_versions_env(nt_doctor_t *d)
         }
         size_t with_complete = 0;
         for (size_t k = 0; k < d->nprocs; k++)
-            if (d->procs[k].complete && nt_map_find(&d->procs[k].env, e->name, strlen(e->name)) >= 0)
+            if (d->procs[k].complete &&
+                nt_map_find(&d->procs[k].env, e->name, strlen(e->name)) >= 0)
                 with_complete++;
         if (!with_complete || !without)
             continue;
@@ -691,12 +764,13 @@ static void diagnose_versions_env(nt_doctor_t *d)
             if (p->complete && nt_map_find(&p->env, e->name, strlen(e->name)) < 0 && p->host)
                 f_host(f, p->host);
         }
-        f_detail(f,
-                 "%s=%s is echoed by %zu process(es) but not by %zu other(s) that also reached Init "
-                 "COMPLETE (first: %s): it is not set there (not exported to every rank)%s.",
-                 e->name, e->value, with, without, miss ? miss->id : "?",
-                 unknown ? "; processes that did not reach Init COMPLETE are not counted (unknown)"
-                         : "");
+        f_detail(
+            f,
+            "%s=%s is echoed by %zu process(es) but not by %zu other(s) that also reached Init "
+            "COMPLETE (first: %s): it is not set there (not exported to every rank)%s.",
+            e->name, e->value, with, without, miss ? miss->id : "?",
+            unknown ? "; processes that did not reach Init COMPLETE are not counted (unknown)"
+                    : "");
     }
 }
 
@@ -999,8 +1073,9 @@ static void row_ev(nt_doctor_t *d, nt_finding_t *f, const nt_ncclt_table_t *t, s
             }
     }
     char text[200];
-    snprintf(text, sizeof(text), "(figures as read) %llu bytes: busbw %.2f GB/s out-of-place, %.2f in-place",
-             r->bytes, r->busbw_GBps[0], r->busbw_GBps[1]);
+    snprintf(text, sizeof(text),
+             "(figures as read) %llu bytes: busbw %.2f GB/s out-of-place, %.2f in-place", r->bytes,
+             r->busbw_GBps[0], r->busbw_GBps[1]);
     nt_evlist_add(&f->ev, t->input, r->line, text);
 }
 
@@ -1030,7 +1105,8 @@ static void diagnose_sweeps(nt_doctor_t *d)
                      a[k].bytes_last != a[k].bytes_first ? ".." : "",
                      a[k].bytes_last != a[k].bytes_first ? a[k].bytes_last : 0ULL,
                      a[k].last - a[k].first + 1, a[k].last > a[k].first ? "s" : "");
-            if (!f->values || a[k].ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
+            if (!f->values ||
+                a[k].ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
                 f_value(f, "busbw_GBps", a[k].busbw_GBps);
                 f_value(f, "ref_busbw_GBps", a[k].ref_GBps);
                 f_value(f, "ratio", a[k].ratio);
@@ -1111,13 +1187,15 @@ static void diagnose_runs(nt_doctor_t *d)
                                 "shown (no per-call TUNING lines: rerun with NCCL_DEBUG=INFO "
                                 "NCCL_DEBUG_SUBSYS=TUNING).");
                 char *ea[256], *eb[256], name[128];
-                size_t na = input_env(d, slow->input, ea, 256), nb = input_env(d, fast->input, eb, 256);
+                size_t na = input_env(d, slow->input, ea, 256),
+                       nb = input_env(d, fast->input, eb, 256);
                 if (slow->input == fast->input)
-                    f_detail(f, "Both runs are in one file: the environment NCCL echoed is the same.");
+                    f_detail(f,
+                             "Both runs are in one file: the environment NCCL echoed is the same.");
                 else if (!na && !nb)
                     f_detail(f, "Environment: unknown (neither log echoes NCCL_* settings).");
-                else if (nt_anomaly_env_diff((const char *const *)ea, na, (const char *const *)eb, nb,
-                                             name, sizeof(name)))
+                else if (nt_anomaly_env_diff((const char *const *)ea, na, (const char *const *)eb,
+                                             nb, name, sizeof(name)))
                     f_detail(f, "Their environments differ: %s.", name);
                 else
                     f_detail(f, "The NCCL_* settings the logs echo are the same.");
@@ -1157,8 +1235,9 @@ static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
     if (b && sys) {
         nt_finding_t *c = far ? far : dist;
         link_cause(b, c);
-        f_detail(b, "GPUDirect RDMA is off across the CPU interconnect (%s): GPU/NIC locality is the "
-                    "likely cause; put each GPU's traffic on a NIC of its own socket.",
+        f_detail(b,
+                 "GPUDirect RDMA is off across the CPU interconnect (%s): GPU/NIC locality is the "
+                 "likely cause; put each GPU's traffic on a NIC of its own socket.",
                  c->kb->key);
     }
     if (!b)
@@ -1274,4 +1353,36 @@ size_t nt_doctor_not_judged(const nt_doctor_t *d, const char *what)
         if (strncmp(d->not_judged[i], what, l) == 0 && d->not_judged[i][l] == ' ')
             n++;
     return n;
+}
+
+void nt_doctor_compare_single(nt_doctor_t *d, unsigned input, const nt_doctor_t *single)
+{
+    for (size_t i = 0; i < single->nfindings; i++) {
+        const nt_finding_t *sf = &single->findings[i];
+        if (find(d, sf->kb->key))
+            continue; /* the joint diagnosis has it (with this file's lines among its evidence) */
+        if (!d->per_file && !(d->per_file = cJSON_CreateArray()))
+            return;
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            return;
+        cJSON_AddStringToObject(e, "file", d->inputs[input].path);
+        cJSON_AddStringToObject(e, "key", sf->kb->key);
+        cJSON_AddStringToObject(e, "severity", nt_severity_string(sf->severity));
+        cJSON *h = cJSON_AddArrayToObject(e, "hosts");
+        for (size_t k = 0; h && k < sf->hosts.n; k++)
+            cJSON_AddItemToArray(h, cJSON_CreateString(sf->hosts.keys[k]));
+        /* the joint findings that cite this file's lines supersede it */
+        cJSON *by = cJSON_AddArrayToObject(e, "superseded_by");
+        for (size_t j = 0; by && j < d->nfindings; j++) {
+            const nt_finding_t *jf = &d->findings[j];
+            int cites = 0;
+            for (size_t k = 0; k < jf->ev.n; k++)
+                if (jf->ev.ev[k].input == input)
+                    cites = 1;
+            if (cites)
+                cJSON_AddItemToArray(by, cJSON_CreateString(jf->kb->key));
+        }
+        cJSON_AddItemToArray(d->per_file, e);
+    }
 }

@@ -218,6 +218,12 @@ const char *nt_doctor_kb_missing(const nt_kb_t *kb);
  * could not be judged (the hardware unknown). */
 size_t nt_doctor_not_judged(const nt_doctor_t *d, const char *what);
 
+/* Compares the diagnosis of input `input` read alone (`single`, diagnosed) with the joint one `d`
+ * (diagnosed): every finding of the single file that the joint diagnosis lacks is listed in the
+ * document's "per_file" with the joint findings that cite the file's lines ("superseded_by"),
+ * so that reading files together never hides what one of them shows. */
+void nt_doctor_compare_single(nt_doctor_t *d, unsigned input, const nt_doctor_t *single);
+
 /* Highest severity among the findings, or -1 if there are none. */
 int nt_doctor_worst(const nt_doctor_t *d);
 

@@ -185,13 +185,14 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
         if (!kb->xids)
             goto oom;
         i = 0;
-        cJSON_ArrayForEach(it, xids)
-        {
+        cJSON_ArrayForEach (it, xids) {
             const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, "xid");
             int sev = nt_severity_parse(get_str(it, "severity"));
             const char *m = get_str(it, "meaning");
             if (!cJSON_IsNumber(x) || sev < 0 || !m) {
-                snprintf(err, errlen, "knowledge base '%s': $.xids[%zu] needs xid, severity and meaning", name, i);
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.xids[%zu] needs xid, severity and meaning", name,
+                         i);
                 return -1;
             }
             kb->xids[i].xid = x->valueint;

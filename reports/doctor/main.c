@@ -29,47 +29,48 @@ typedef struct {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: nettune doctor [options] FILE...\n"
-                 "Reads NCCL debug logs (NCCL_DEBUG=INFO/WARN) and nccl-tests outputs and explains "
-                 "what went wrong.\n"
-                 "Also reads, detected by content: nvidia-smi topo -m, nvidia-smi nvlink -s, "
-                 "ibv_devinfo (-v, -vv), ibstat,\n"
-                 "NCCL topology/graph XML, kernel logs (dmesg, journalctl: Xid, mlx5 link), pdsh/clush "
-                 "'host: ' prefixes,\n"
-                 "dshbak blocks, and any of them gzip-compressed.\n"
-                 "FILE may be '-' for standard input; several files are read as one job.\n"
-                 "\n"
-                 "  -o, --output FILE      write the nettune.diagnosis/1 JSON document to FILE "
-                 "('-' = stdout)\n"
-                 "  -f, --format FMT       what stdout shows: text (default) or json\n"
-                 "  -q, --quiet            no summary on stdout\n"
-                 "  -e, --expect K=V,...   hardware and thresholds for busbw verdicts: "
-                 "gpus_per_node, nics_per_node,\n"
-                 "                         nic_rate_Gbps, gpu_model, efficiency (warn ratio, "
-                 "default 0.90),\n"
-                 "                         error_efficiency (default 0.50), min_busbw_GBps; "
-                 "thresholds-file spellings\n"
-                 "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted, "
-                 "pcie is ignored;\n"
-                 "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) "
-                 "when the log does not say\n"
-                 "      --require busbw    exit 1 when a run's busbw could not be judged (hardware "
-                 "unknown)\n"
-                 "      --host H           the next FILE is from host H (operator files without host "
-                 "names)\n"
-                 "  -r, --report FILE      a nettune.report/1: hardware for the verdicts, and a "
-                 "cross-check with the\n"
-                 "                         probe (ACTIVE RDMA ports while NCCL used sockets)\n"
-                 "      --kb FILE          use this knowledge base instead of the built-in one\n"
-                 "      --print-kb         write the built-in knowledge base to stdout and exit\n"
-                 "      --color WHEN       colour the text: auto (default, only on a terminal), "
-                 "always, never\n"
-                 "  -h, --help             this help\n"
-                 "      --version          print the version\n"
-                 "\n"
-                 "Exit status: 0 no finding of severity warn or error, 1 at least one, 2 bad "
-                 "usage, an unreadable,\n"
-                 "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
+    fprintf(out,
+            "usage: nettune doctor [options] FILE...\n"
+            "Reads NCCL debug logs (NCCL_DEBUG=INFO/WARN) and nccl-tests outputs and explains "
+            "what went wrong.\n"
+            "Also reads, detected by content: nvidia-smi topo -m, nvidia-smi nvlink -s, "
+            "ibv_devinfo (-v, -vv), ibstat,\n"
+            "NCCL topology/graph XML, kernel logs (dmesg, journalctl: Xid, mlx5 link), pdsh/clush "
+            "'host: ' prefixes,\n"
+            "dshbak blocks, and any of them gzip-compressed.\n"
+            "FILE may be '-' for standard input; several files are read as one job.\n"
+            "\n"
+            "  -o, --output FILE      write the nettune.diagnosis/1 JSON document to FILE "
+            "('-' = stdout)\n"
+            "  -f, --format FMT       what stdout shows: text (default) or json\n"
+            "  -q, --quiet            no summary on stdout\n"
+            "  -e, --expect K=V,...   hardware and thresholds for busbw verdicts: "
+            "gpus_per_node, nics_per_node,\n"
+            "                         nic_rate_Gbps, gpu_model, efficiency (warn ratio, "
+            "default 0.90),\n"
+            "                         error_efficiency (default 0.50), min_busbw_GBps; "
+            "thresholds-file spellings\n"
+            "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted, "
+            "pcie is ignored;\n"
+            "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) "
+            "when the log does not say\n"
+            "      --require busbw    exit 1 when a run's busbw could not be judged (hardware "
+            "unknown)\n"
+            "      --host H           the next FILE is from host H (operator files without host "
+            "names)\n"
+            "  -r, --report FILE      a nettune.report/1: hardware for the verdicts, and a "
+            "cross-check with the\n"
+            "                         probe (ACTIVE RDMA ports while NCCL used sockets)\n"
+            "      --kb FILE          use this knowledge base instead of the built-in one\n"
+            "      --print-kb         write the built-in knowledge base to stdout and exit\n"
+            "      --color WHEN       colour the text: auto (default, only on a terminal), "
+            "always, never\n"
+            "  -h, --help             this help\n"
+            "      --version          print the version\n"
+            "\n"
+            "Exit status: 0 no finding of severity warn or error, 1 at least one, 2 bad "
+            "usage, an unreadable,\n"
+            "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
 }
 
 static int parse_num(const char *v, double *out)
@@ -279,7 +280,9 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
         host = NULL;
     }
     if (host) {
-        fprintf(stderr, "nettune-doctor: --host %s names the host of the FILE after it: give that FILE\n", host);
+        fprintf(stderr,
+                "nettune-doctor: --host %s names the host of the FILE after it: give that FILE\n",
+                host);
         return 2;
     }
     if (p->print_kb)
@@ -375,11 +378,26 @@ int main(int argc, char **argv)
         }
     }
     nt_doctor_diagnose(d, &p.hw);
+    /* several files: each one read alone too, so that reading them together hides nothing (a
+     * finding of one file that the joint diagnosis lacks is listed with what supersedes it) */
+    for (int i = 0; usable > 1 && i < p.ninputs; i++) {
+        if (strcmp(p.inputs[i], "-") == 0)
+            continue;
+        nt_doctor_t *one = nt_doctor_create(kb);
+        if (!one)
+            break;
+        nt_doctor_set_host(one, p.hosts[i]);
+        if (nt_doctor_read_file(one, p.inputs[i], msg, sizeof(msg)) == 0) {
+            nt_doctor_diagnose(one, &p.hw);
+            nt_doctor_compare_single(d, (unsigned)i, one);
+        }
+        nt_doctor_destroy(one);
+    }
     int worst = nt_doctor_worst(d);
-    rc = unusable                                                     ? 2
-         : worst >= NT_SEV_WARN                                       ? 1
+    rc = unusable                                                  ? 2
+         : worst >= NT_SEV_WARN                                    ? 1
          : p.require_busbw && nt_doctor_not_judged(d, "busbw") > 0 ? 1
-                                                                      : 0;
+                                                                   : 0;
 
     int stdout_json = p.format_json || (p.output && strcmp(p.output, "-") == 0);
     cJSON *doc = NULL;

@@ -28,9 +28,15 @@ static char *dupn(const char *s, size_t n)
     return r;
 }
 
-static char *dup0(const char *s) { return s ? strdup(s) : NULL; }
+static char *dup0(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
 
 static const char *skip_ws(const char *s)
 {
@@ -96,7 +102,10 @@ static nt_opstate_t *state_of(nt_doctor_t *d, const char *host)
     return s;
 }
 
-static unsigned long cur_line(const nt_doctor_t *d) { return d->inputs[d->cur].lines; }
+static unsigned long cur_line(const nt_doctor_t *d)
+{
+    return d->inputs[d->cur].lines;
+}
 
 /* A host name as pdsh/clush prints it before ": " (letters, digits, '.', '-', '_'). */
 static size_t host_prefix(const char *s)
@@ -110,7 +119,7 @@ static size_t host_prefix(const char *s)
         return 0;
     /* words that start lines of the formats themselves, not host names */
     static const char *const words[] = {"NVRM", "Legend", "Warning", "Error", "WARNING", "ERROR",
-                                        "Note", "hca_id", "port", "CA", "Port", "GPU"};
+                                        "Note", "hca_id", "port",    "CA",    "Port",    "GPU"};
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
         if (strlen(words[i]) == n && strncmp(s, words[i], n) == 0)
             return 0;
@@ -157,7 +166,10 @@ static nt_opport_t *port_new(nt_doctor_t *d, nt_opstate_t *st, const char *host,
 }
 
 /* "4X" -> 4 */
-static int width_lanes(const char *w) { return atoi(w); }
+static int width_lanes(const char *w)
+{
+    return atoi(w);
+}
 
 static void port_rate(nt_opport_t *p)
 {
@@ -341,7 +353,8 @@ static int feed_topo(nt_doctor_t *d, nt_opstate_t *st, const char *host, const c
             for (int k = 0; k < tp->ncols && k + 1 < nt; k++)
                 snprintf(tp->path[r][k], sizeof(tp->path[0][0]), "%.*s", (int)tl[k + 1], t[k + 1]);
             tp->line[r] = cur_line(d);
-            tp->text[r] = dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+            tp->text[r] =
+                dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
             return 1;
         }
     }
@@ -352,7 +365,8 @@ static int feed_topo(nt_doctor_t *d, nt_opstate_t *st, const char *host, const c
            starts(s, "NV#");
 }
 
-/* ---- nvidia-smi nvlink -s --------------------------------------------------------------------- */
+/* ---- nvidia-smi nvlink -s ---------------------------------------------------------------------
+ */
 
 static int feed_nvlink(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
                        const char *line)
@@ -429,7 +443,8 @@ static int feed_kernel(nt_doctor_t *d, const char *host, const char *b, const ch
         int up = strstr(m, "Link up") || strstr(m, "link up");
         if (!down && !up)
             return 1; /* other mlx5 lines of the kernel log: read, no fact kept */
-        /* "mlx5_core 0000:3b:00.0 ens1f0np0: Link down" / "mlx5_core 0000:3b:00.0: ... link down" */
+        /* "mlx5_core 0000:3b:00.0 ens1f0np0: Link down" / "mlx5_core 0000:3b:00.0: ... link down"
+         */
         const char *p = m + 10;
         const char *e = strchr(p, ':');
         /* the PCI address holds colons: the device name ends at ": " */
@@ -560,8 +575,8 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
     }
     /* a shell prompt names the host: "root@node01:/# nvidia-smi topo -m" */
     const char *at = strchr(b, '@');
-    if (!o->prompt_host && at && at > b && (strstr(at, ":/") || strstr(at, ":~") || strstr(at, "]$") ||
-                                            strstr(at, "]#"))) {
+    if (!o->prompt_host && at && at > b &&
+        (strstr(at, ":/") || strstr(at, ":~") || strstr(at, "]$") || strstr(at, "]#"))) {
         const char *e = at + 1;
         while (*e && (isalnum((unsigned char)*e) || *e == '.' || *e == '-' || *e == '_'))
             e++;
@@ -570,6 +585,8 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
     }
     if (!h)
         h = o->prompt_host;
+    if (*skip_ws(b) == '#')
+        return 0; /* a collector's comment (or nccl-tests' own '#' lines): never an operator fact */
     nt_opstate_t *st = state_of(d, h);
     if (!st)
         return 0;
@@ -612,8 +629,9 @@ int nt_op_end(nt_doctor_t *d, char *msg, size_t msglen, int *bad)
         nt_status_t st = nt_ncclxml_read_memory(o->xml_buf, o->xml_len, d->inputs[d->cur].path, &x,
                                                 err, sizeof(err));
         if (st != NT_OK) {
-            snprintf(msg, msglen, "%s: %s", err[0] ? err : d->inputs[d->cur].path,
-                     "give an NCCL topology (NCCL_TOPO_DUMP_FILE) or graph (NCCL_GRAPH_DUMP_FILE) file");
+            snprintf(
+                msg, msglen, "%s: %s", err[0] ? err : d->inputs[d->cur].path,
+                "give an NCCL topology (NCCL_TOPO_DUMP_FILE) or graph (NCCL_GRAPH_DUMP_FILE) file");
             *bad = 1;
             return 1;
         }
@@ -731,14 +749,21 @@ static nt_finding_t *add(nt_doctor_t *d, const char *key, nt_severity_t sev, con
     return f;
 }
 
-static const char *hname(const char *h) { return h ? h : "unknown host"; }
+static const char *hname(const char *h)
+{
+    return h ? h : "unknown host";
+}
 
 static int is_down(const nt_opport_t *p)
 {
-    return p->state[0] && strcasecmp(p->state, "PORT_ACTIVE") != 0 && strcasecmp(p->state, "Active") != 0;
+    return p->state[0] && strcasecmp(p->state, "PORT_ACTIVE") != 0 &&
+           strcasecmp(p->state, "Active") != 0;
 }
 
-static int is_disabled(const nt_opport_t *p) { return strcasecmp(p->phys, "DISABLED") == 0; }
+static int is_disabled(const nt_opport_t *p)
+{
+    return strcasecmp(p->phys, "DISABLED") == 0;
+}
 
 /* Ports of the same node: same host, or the same input when the host is unknown. */
 static int same_node(const nt_opport_t *a, const nt_opport_t *b)
@@ -764,8 +789,9 @@ static void diagnose_ports(nt_doctor_t *d)
         f_detail(f, "%s %s port %d: %s%s%s%s.", hname(p->host), p->hca, p->port, p->state,
                  p->phys[0] ? ", physical state " : "", p->phys,
                  dis ? " (disabled: administratively or by the subnet manager; info)"
-                 : strcasecmp(p->phys, "POLLING") == 0 ? " (no link partner: cable, transceiver or switch port)"
-                                                       : "");
+                 : strcasecmp(p->phys, "POLLING") == 0
+                     ? " (no link partner: cable, transceiver or switch port)"
+                     : "");
     }
     /* rates and subnet managers of the ACTIVE ports of each node */
     for (size_t i = 0; i < o->nports; i++) {
@@ -803,9 +829,11 @@ static void diagnose_ports(nt_doctor_t *d)
             nt_finding_t *f = add(d, "port_rate_differs", NT_SEV_WARN, p->host);
             for (size_t j = i; f && j < o->nports; j++) {
                 nt_opport_t *q = &o->ports[j];
-                if (same_node(q, p) && !is_down(q) && q->rate_Gbps > 0 && strcmp(q->layer, p->layer) == 0) {
+                if (same_node(q, p) && !is_down(q) && q->rate_Gbps > 0 &&
+                    strcmp(q->layer, p->layer) == 0) {
                     nt_evlist_add_ev(&f->ev, q->ev_rate.text ? &q->ev_rate : &q->ev_state);
-                    f_detail(f, "%s %s port %d: %g Gb/s.", hname(q->host), q->hca, q->port, q->rate_Gbps);
+                    f_detail(f, "%s %s port %d: %g Gb/s.", hname(q->host), q->hca, q->port,
+                             q->rate_Gbps);
                 }
             }
             if (f) {
@@ -819,7 +847,8 @@ static void diagnose_ports(nt_doctor_t *d)
                 nt_opport_t *q = &o->ports[j];
                 if (same_node(q, p) && !is_down(q) && q->sm_lid > 0) {
                     nt_evlist_add_ev(&f->ev, &q->ev_state);
-                    f_detail(f, "%s %s port %d: SM LID %ld.", hname(q->host), q->hca, q->port, q->sm_lid);
+                    f_detail(f, "%s %s port %d: SM LID %ld.", hname(q->host), q->hca, q->port,
+                             q->sm_lid);
                 }
             }
         }
@@ -838,7 +867,10 @@ static int path_rank(const char *p)
     return -1;
 }
 
-static int col_is_gpu(const char *c) { return strncmp(c, "GPU", 3) == 0; }
+static int col_is_gpu(const char *c)
+{
+    return strncmp(c, "GPU", 3) == 0;
+}
 
 static const char *nic_label(const nt_optopo_t *tp, int c)
 {
@@ -885,7 +917,9 @@ static void diagnose_topo(nt_doctor_t *d)
                 for (int r = 0; r < tp->nrows; r++)
                     if (col_is_gpu(tp->row[r]))
                         nt_evlist_add(&f->ev, tp->input, tp->line[r], tp->text[r]);
-                f_detail(f, "%s: %d GPUs and %d NIC(s) in nvidia-smi topo -m: GPUs share NICs by the hardware's design.",
+                f_detail(f,
+                         "%s: %d GPUs and %d NIC(s) in nvidia-smi topo -m: GPUs share NICs by the "
+                         "hardware's design.",
                          hname(tp->host), ngpu, nnic);
                 f_value(f, "gpus_per_node", ngpu);
                 f_value(f, "nics_per_node", nnic);
@@ -934,7 +968,8 @@ static void diagnose_nvlink(nt_doctor_t *d)
             continue;
         nt_evlist_add_ev(&f->ev, &n->ev_gpu);
         nt_evlist_add_ev(&f->ev, &n->ev_inactive);
-        f_detail(f, "%s GPU %d: %d NVLink(s) active, %d inactive (other GPUs of the node: %d active).",
+        f_detail(f,
+                 "%s GPU %d: %d NVLink(s) active, %d inactive (other GPUs of the node: %d active).",
                  hname(n->host), n->gpu, n->active, n->inactive, max);
     }
 }
@@ -967,8 +1002,8 @@ static void diagnose_kernel(nt_doctor_t *d)
             continue;
         nt_evlist_add_ev(&f->ev, &l->ev_down);
         nt_evlist_add_ev(&f->ev, &l->ev_up);
-        f_detail(f, "%s %s: link down %d time(s), up %d time(s); %s at the end of the log.", hname(l->host),
-                 l->dev, l->downs, l->ups, l->last_down ? "down" : "up");
+        f_detail(f, "%s %s: link down %d time(s), up %d time(s); %s at the end of the log.",
+                 hname(l->host), l->dev, l->downs, l->ups, l->last_down ? "down" : "up");
     }
 }
 
@@ -977,7 +1012,8 @@ static void xml_ev(nt_finding_t *f, const nt_opxml_t *e, long line)
     size_t n = 0;
     const char *t = nth_line(e->buf, e->len, line, &n);
     char buf[NT_EVIDENCE_TEXT + 1];
-    snprintf(buf, sizeof(buf), "%.*s", t ? (int)(n > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : n) : 0, t ? t : "");
+    snprintf(buf, sizeof(buf), "%.*s", t ? (int)(n > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : n) : 0,
+             t ? t : "");
     nt_evlist_add(&f->ev, e->input, (unsigned long)line, buf);
 }
 
@@ -1022,10 +1058,12 @@ static void diagnose_xml(nt_doctor_t *d)
                 continue;
             xml_ev(f, e, x->devs[a].line);
             xml_ev(f, e, x->devs[bn].line);
-            f_detail(f, "%s GPU %s (CPU %d): nearest NIC %s%s%s is on CPU %d (SYS)%s.", hname(e->host),
-                     x->devs[a].busid, x->devs[a].numaid, x->devs[bn].name[0] ? x->devs[bn].name : x->devs[bn].busid,
-                     "", "", x->devs[bn].numaid,
-                     rdma ? "" : "; an Ethernet NIC without RDMA: GPUDirect RDMA does not apply (info)");
+            f_detail(f, "%s GPU %s (CPU %d): nearest NIC %s%s%s is on CPU %d (SYS)%s.",
+                     hname(e->host), x->devs[a].busid, x->devs[a].numaid,
+                     x->devs[bn].name[0] ? x->devs[bn].name : x->devs[bn].busid, "", "",
+                     x->devs[bn].numaid,
+                     rdma ? ""
+                          : "; an Ethernet NIC without RDMA: GPUDirect RDMA does not apply (info)");
         }
         if (ngpu > nnic) {
             nt_finding_t *f = add(d, "nic_shared", NT_SEV_INFO, e->host);
@@ -1033,7 +1071,9 @@ static void diagnose_xml(nt_doctor_t *d)
                 for (size_t b = 0; b < x->ndevs; b++)
                     if (x->devs[b].kind == NT_XDEV_NIC)
                         xml_ev(f, e, x->devs[b].line);
-                f_detail(f, "%s: %d GPUs and %d NIC(s) in the topology file: GPUs share NICs by the hardware's design.",
+                f_detail(f,
+                         "%s: %d GPUs and %d NIC(s) in the topology file: GPUs share NICs by the "
+                         "hardware's design.",
                          hname(e->host), ngpu, nnic);
                 f_value(f, "gpus_per_node", ngpu);
                 f_value(f, "nics_per_node", nnic);
@@ -1052,7 +1092,8 @@ static void diagnose_xml(nt_doctor_t *d)
             if (f) {
                 xml_ev(f, e, x->devs[b].line);
                 f_detail(f, "%s NIC %s (CPU %d): no GPU on its CPU.", hname(e->host),
-                         x->devs[b].name[0] ? x->devs[b].name : x->devs[b].busid, x->devs[b].numaid);
+                         x->devs[b].name[0] ? x->devs[b].name : x->devs[b].busid,
+                         x->devs[b].numaid);
             }
         }
     }
@@ -1145,7 +1186,8 @@ cJSON *nt_op_json(const nt_doctor_t *d)
         for (size_t k = 0; k < t->ndevs; k++)
             t->devs[k].kind == NT_XDEV_GPU ? ngpu++ : nnic++;
         add_host(e, x->host);
-        cJSON_AddStringToObject(e, "source", t->kind == NT_NCCLXML_SYSTEM ? "NCCL topology XML" : "NCCL graph XML");
+        cJSON_AddStringToObject(
+            e, "source", t->kind == NT_NCCLXML_SYSTEM ? "NCCL topology XML" : "NCCL graph XML");
         if (t->kind == NT_NCCLXML_SYSTEM) {
             cJSON_AddNumberToObject(e, "cpus", t->ncpus);
             cJSON_AddNumberToObject(e, "gpus", ngpu);
@@ -1170,7 +1212,8 @@ static const char *ib_gen(const char *speed)
     static const struct {
         double g;
         const char *n;
-    } t[] = {{2.5, "SDR"}, {5, "DDR"}, {10, "QDR"}, {14, "FDR"}, {25, "EDR"}, {50, "HDR"}, {100, "NDR"}, {200, "XDR"}};
+    } t[] = {{2.5, "SDR"}, {5, "DDR"},  {10, "QDR"},  {14, "FDR"},
+             {25, "EDR"},  {50, "HDR"}, {100, "NDR"}, {200, "XDR"}};
     double v = atof(speed);
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (fabs(v - t[i].g) < 0.01 * t[i].g)
@@ -1191,17 +1234,18 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
         if (p->rate_Gbps > 0)
             snprintf(rate, sizeof(rate), "%s%s%s%s%g Gb/s", p->width, gen[0] ? " " : "", gen,
                      p->width[0] ? " = " : "", p->rate_Gbps);
-        fprintf(out, "    port %s %s/%d: %s%s%s, %s, %s, SM LID %s%ld\n", hname(p->host), p->hca, p->port,
-                p->state[0] ? p->state : "state unknown", p->phys[0] ? " " : "", p->phys, rate,
-                p->layer[0] ? p->layer : "link layer unknown", p->sm_lid >= 0 ? "" : "unknown ",
-                p->sm_lid >= 0 ? p->sm_lid : 0L);
+        fprintf(out, "    port %s %s/%d: %s%s%s, %s, %s, SM LID %s%ld\n", hname(p->host), p->hca,
+                p->port, p->state[0] ? p->state : "state unknown", p->phys[0] ? " " : "", p->phys,
+                rate, p->layer[0] ? p->layer : "link layer unknown",
+                p->sm_lid >= 0 ? "" : "unknown ", p->sm_lid >= 0 ? p->sm_lid : 0L);
     }
     for (size_t i = 0; i < o->ntopos; i++) {
         const nt_optopo_t *tp = &o->topos[i];
         int ngpu = 0, nnic = 0;
         for (int c = 0; c < tp->ncols; c++)
             col_is_gpu(tp->col[c]) ? ngpu++ : nnic++;
-        fprintf(out, "    nvidia-smi topo -m (%s): %d GPU(s), %d NIC(s)\n", hname(tp->host), ngpu, nnic);
+        fprintf(out, "    nvidia-smi topo -m (%s): %d GPU(s), %d NIC(s)\n", hname(tp->host), ngpu,
+                nnic);
     }
     for (size_t i = 0; i < o->nxmls; i++) {
         const nt_ncclxml_t *t = o->xmls[i].xml;
@@ -1209,11 +1253,13 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
         for (size_t k = 0; k < t->ndevs; k++)
             t->devs[k].kind == NT_XDEV_GPU ? ngpu++ : nnic++;
         if (t->kind == NT_NCCLXML_SYSTEM)
-            fprintf(out, "    NCCL topology (%s): %d CPU(s), %d GPU(s), %d NIC(s)\n", d->inputs[o->xmls[i].input].path,
-                    t->ncpus, ngpu, nnic);
+            fprintf(out, "    NCCL topology (%s): %d CPU(s), %d GPU(s), %d NIC(s)\n",
+                    d->inputs[o->xmls[i].input].path, t->ncpus, ngpu, nnic);
         else
-            fprintf(out, "    NCCL graph file (%s): %zu graph(s); a graph file has no hardware to judge\n",
-                    d->inputs[o->xmls[i].input].path, t->ngraphs);
+            fprintf(
+                out,
+                "    NCCL graph file (%s): %zu graph(s); a graph file has no hardware to judge\n",
+                d->inputs[o->xmls[i].input].path, t->ngraphs);
     }
     if (o->nnvl)
         fprintf(out, "    nvidia-smi nvlink -s: %zu GPU(s)\n", o->nnvl);

@@ -218,6 +218,20 @@ void nt_doctor_write_text(const nt_doctor_t *d, FILE *out, int colour)
     for (size_t i = 0; i < d->nfindings; i++)
         text_finding(d, &d->findings[i], out, colour);
     sev_counts(d, c);
+    const cJSON *pf;
+    if (d->per_file) {
+        fprintf(out, "\nfindings of single files that the joint diagnosis replaces:\n");
+        cJSON_ArrayForEach (pf, d->per_file) {
+            const cJSON *by = cJSON_GetObjectItem(pf, "superseded_by"), *b;
+            fprintf(out, "  %s: %s (%s) -> ", cJSON_GetStringValue(cJSON_GetObjectItem(pf, "file")),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(pf, "key")),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(pf, "severity")));
+            int n = 0;
+            cJSON_ArrayForEach (b, by)
+                fprintf(out, "%s%s", n++ ? ", " : "superseded by ", b->valuestring);
+            fprintf(out, "%s\n", n ? "" : "no joint finding cites this file: read it alone too");
+        }
+    }
     fprintf(out, "\n%zu finding(s): %d error, %d warn, %d info\n", d->nfindings, c[2], c[1], c[0]);
 }
 
@@ -230,6 +244,21 @@ void nt_doctor_write_text(const nt_doctor_t *d, FILE *out, int colour)
         if (!(x))                                                                                  \
             goto fail;                                                                             \
     } while (0)
+
+/* {"file", "line", "text"} of one evidence line (line null for a --report entry). */
+static cJSON *ev_obj(const nt_doctor_t *d, const nt_ev_t *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "file", ev_file(d, e));
+    if (e->line)
+        cJSON_AddNumberToObject(o, "line", (double)e->line);
+    else
+        cJSON_AddNullToObject(o, "line");
+    cJSON_AddStringToObject(o, "text", e->text ? e->text : "");
+    return o;
+}
 
 static cJSON *strlist(const char *const *v, size_t n)
 {
@@ -441,6 +470,37 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
         CHK(cJSON_AddStringToObject(e, "plugin", d->procs[i].tuner));
     }
     CHK(cJSON_AddNumberToObject(job, "warnings", (double)d->warn_unexplained.total));
+    /* the line each fact was read from; a fact that is null or empty above is unknown */
+    CHK(obj = cJSON_AddObjectToObject(job, "evidence"));
+    if (d->version_ev[0].text)
+        cJSON_AddItemToObject(obj, "nccl_versions", ev_obj(d, &d->version_ev[0]));
+    if (d->comm_ev.text) {
+        cJSON_AddItemToObject(obj, "nranks", ev_obj(d, &d->comm_ev));
+        cJSON_AddItemToObject(obj, "nnodes", ev_obj(d, &d->comm_ev));
+        cJSON_AddItemToObject(obj, "local_ranks", ev_obj(d, &d->comm_ev));
+    }
+    if (d->netib_ev.n)
+        cJSON_AddItemToObject(obj, "net_devices", ev_obj(d, &d->netib_ev.ev[0]));
+    cJSON *hm = cJSON_AddObjectToObject(obj, "hosts");
+    for (size_t i = 0; hm && i < d->hosts.n && i < NT_FACT_EV; i++)
+        if (d->host_ev[i].text)
+            cJSON_AddItemToObject(hm, d->hosts.keys[i], ev_obj(d, &d->host_ev[i]));
+    cJSON *nm = cJSON_AddObjectToObject(obj, "networks");
+    for (size_t i = 0; nm && i < d->networks.n && i < NT_FACT_EV; i++)
+        if (d->net_ev[i].text)
+            cJSON_AddItemToObject(nm, d->networks.keys[i], ev_obj(d, &d->net_ev[i]));
+    cJSON *tm = cJSON_AddObjectToObject(obj, "transports");
+    for (size_t i = 0; tm && i < d->transports.n && i < NT_FACT_EV; i++)
+        if (d->tr_ev[i].text)
+            cJSON_AddItemToObject(tm, d->transports.keys[i], ev_obj(d, &d->tr_ev[i]));
+    cJSON *em = cJSON_AddObjectToObject(obj, "env");
+    for (size_t i = 0; em && i < d->nenv; i++)
+        if (d->env[i].first.text)
+            cJSON_AddItemToObject(em, d->env[i].name, ev_obj(d, &d->env[i].first));
+    cJSON *pm = cJSON_AddObjectToObject(obj, "tuner_plugins");
+    for (size_t i = 0; pm && i < d->nprocs; i++)
+        if (d->procs[i].tuner && d->procs[i].first_tuner.text)
+            cJSON_AddItemToObject(pm, d->procs[i].id, ev_obj(d, &d->procs[i].first_tuner));
 
     CHK(hw = cJSON_AddObjectToObject(root, "hardware"));
     CHK(d->hw.source ? cJSON_AddStringToObject(hw, "source", d->hw.source)
@@ -471,6 +531,8 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
         CHK(f);
         cJSON_AddItemToArray(arr, f);
     }
+    if (d->per_file)
+        CHK(cJSON_AddItemToObject(root, "per_file", cJSON_Duplicate(d->per_file, 1)) ? root : NULL);
     sev_counts(d, c);
     CHK(sum = cJSON_AddObjectToObject(root, "summary"));
     CHK(arr = cJSON_AddArrayToObject(sum, "not_judged"));

@@ -32,6 +32,13 @@ else
   bad "python3-jsonschema missing for $PY (apt-get install python3-jsonschema)"
 fi
 
+# 1a. claims only from evidence: the golden documents walked, doctor A B against A and B
+if $PY tests/doctor/test_claims.py "$DOCTOR" "$T/golden" "$T/claims" >"$T/claims.log" 2>&1; then
+  ok "claims: $(tail -n 1 "$T/claims.log")"
+else
+  grep -v '^ok' "$T/claims.log" | head -40; bad "claims only from evidence"
+fi
+
 # 1b. NCCL format coverage: docs/nccl-2.28.9-formats.tsv against the knowledge base and the doctor
 if $PY tests/doctor/test_formats.py "$DOCTOR" "$T/formats" >"$T/formats.log" 2>&1; then
   ok "formats: $(tail -n 1 "$T/formats.log")"
