@@ -1026,6 +1026,32 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
     nt_finding_t *f = nt_finding_add(d, "busbw_below_expected");
     if (!f)
         return;
+    /* advice that fits the job: no Ring advice where it is set already or cannot matter (2 ranks:
+     * ring and tree are the same pattern), no NCCL_DEBUG=INFO advice when the log has INFO lines,
+     * nothing set already suggested again */
+    if (!f->fix) {
+        int two_ranks = (t->nranks > 0 ? t->nranks : d->nranks) == 2;
+        int info = d->netib_ev.n > 0 || d->versions.n > 0;
+        const char *const drop[] = {
+            ring || two_ranks || nnodes != 2 ? "On 2 nodes rerun with NCCL_ALGO=Ring for a network figure; " : NULL,
+            info ? "rerun with NCCL_DEBUG=INFO and check NIC selection" : NULL,
+            env(d, "NCCL_MIN_CTAS") ? "try NCCL_MIN_CTAS=16..32 and NCCL_IB_QPS_PER_CONNECTION=2; " : NULL};
+        char *fx = strdup(f->kb->fix);
+        for (size_t k = 0; fx && k < sizeof(drop) / sizeof(drop[0]); k++) {
+            char *at = drop[k] ? strstr(fx, drop[k]) : NULL;
+            if (!at)
+                continue;
+            if (k == 1) { /* keep the check, drop the rerun: "check NIC selection" */
+                memmove(at, at + strlen("rerun with NCCL_DEBUG=INFO and "),
+                        strlen(at + strlen("rerun with NCCL_DEBUG=INFO and ")) + 1);
+                continue;
+            }
+            memmove(at, at + strlen(drop[k]), strlen(at + strlen(drop[k])) + 1);
+        }
+        if (fx && fx[0] >= 'a' && fx[0] <= 'z')
+            fx[0] = (char)(fx[0] - 'a' + 'A');
+        f->fix = fx;
+    }
     int first = f->ev.n == 0;
     if (first || sev > f->severity)
         f->severity = sev;
