@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "nettune/exitcode.h"
+#include "nettune/thresholds.h"
 
 extern const unsigned char nt_doctor_kb_data[];
 
@@ -73,94 +75,46 @@ static void usage(FILE *out)
             "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
 }
 
-static int parse_num(const char *v, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || *end || x < 0)
-        return -1;
-    *out = x;
-    return 0;
-}
 
-/* --expect gpus_per_node=8,nics_per_node=8,nic_rate_Gbps=400 (keys are case-insensitive). */
+/* --expect K=V,...: the one --expect grammar of every command (lib/thresholds.c
+ * nt_expect_parse: the probe's keys and the doctor's, the _per_node spellings, any case); the
+ * doctor uses gpus, nics, nic_rate_Gbps and its own keys, and has no use for pcie. */
 static int parse_expect(const char *arg, nt_hw_t *hw)
 {
-    char *copy = strdup(arg), *save = NULL;
-    int rc = 0;
-    if (!copy)
+    nt_expect_t e;
+    char err[512];
+    nt_expect_init(&e);
+    if (nt_expect_parse(arg, &e, err, sizeof(err)) != NT_OK) {
+        fprintf(stderr, "nettune-doctor: %s\n", err);
         return -1;
-    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        double x = 0;
-        if (!eq) {
-            fprintf(stderr, "nettune-doctor: --expect: '%s' is not key=value\n", kv);
-            rc = -1;
-            break;
-        }
-        *eq = '\0';
-        const char *k = kv, *v = eq + 1;
-        if (strcasecmp(k, "gpu_model") == 0) {
-            free(hw->gpu_model);
-            hw->gpu_model = strdup(v);
-            continue;
-        }
-        if (strcasecmp(k, "collective") == 0) {
-            static const char *const known[] = {
-                "all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv",
-                "broadcast",  "reduce",     "gather",         "scatter",  "hypercube"};
-            size_t i = 0;
-            while (i < sizeof(known) / sizeof(known[0]) && strcmp(known[i], v) != 0)
-                i++;
-            if (i == sizeof(known) / sizeof(known[0])) {
-                fprintf(stderr,
-                        "nettune-doctor: --expect: unknown collective '%s' (all_reduce, sendrecv, "
-                        "alltoall, ...)\n",
-                        v);
-                rc = -1;
-                break;
-            }
-            free(hw->collective);
-            hw->collective = strdup(v);
-            continue;
-        }
-        if (strcasecmp(k, "pcie") == 0)
-            continue; /* a thresholds-file key doctor has no use for */
-        if (parse_num(v, &x) != 0) {
-            fprintf(stderr,
-                    "nettune-doctor: --expect: value of '%s' is not a non-negative number: '%s'\n",
-                    k, v);
-            rc = -1;
-            break;
-        }
-        if (!strcasecmp(k, "gpus_per_node") || !strcasecmp(k, "gpus"))
-            hw->gpus_per_node = (int)x;
-        else if (!strcasecmp(k, "nics_per_node") || !strcasecmp(k, "nics"))
-            hw->nics_per_node = (int)x;
-        else if (!strcasecmp(k, "nic_rate_gbps"))
-            hw->nic_rate_Gbps = x;
-        else if (!strcasecmp(k, "efficiency"))
-            hw->efficiency = x;
-        else if (!strcasecmp(k, "error_efficiency"))
-            hw->error_efficiency = x;
-        else if (!strcasecmp(k, "min_busbw_gbps") || !strcasecmp(k, "min_bw_gbps"))
-            hw->min_busbw_GBps = x;
-        else {
-            fprintf(stderr, "nettune-doctor: --expect: unknown key '%s' (see --help)\n", k);
-            rc = -1;
-            break;
-        }
     }
-    free(copy);
-    if (rc == 0 &&
-        (hw->efficiency <= 0 || hw->efficiency > 2 || hw->error_efficiency > hw->efficiency)) {
+    if (e.gpus >= 0)
+        hw->gpus_per_node = e.gpus;
+    if (e.nics >= 0)
+        hw->nics_per_node = e.nics;
+    if (e.nic_rate_Gbps > 0)
+        hw->nic_rate_Gbps = e.nic_rate_Gbps;
+    if (e.gpu_model[0]) {
+        free(hw->gpu_model);
+        hw->gpu_model = strdup(e.gpu_model);
+    }
+    if (e.collective[0]) {
+        free(hw->collective);
+        hw->collective = strdup(e.collective);
+    }
+    if (e.efficiency > 0)
+        hw->efficiency = e.efficiency;
+    if (e.error_efficiency > 0)
+        hw->error_efficiency = e.error_efficiency;
+    if (e.min_busbw_GBps > 0)
+        hw->min_busbw_GBps = e.min_busbw_GBps;
+    if (hw->error_efficiency > hw->efficiency) {
         fprintf(stderr, "nettune-doctor: --expect: need 0 < error_efficiency <= efficiency <= 2\n");
-        rc = -1;
+        return -1;
     }
-    if (rc == 0 && !hw->source)
+    if (!hw->source)
         hw->source = strdup("expect");
-    return rc;
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, doctor_params_t *p)
