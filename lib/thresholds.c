@@ -1004,10 +1004,9 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
         } else if (strcasecmp(key, "gpu_model") == 0) {
             snprintf(r.gpu_model, sizeof(r.gpu_model), "%s", val);
         } else if (strcasecmp(key, "collective") == 0) {
-            static const char *const known[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                                "alltoall",   "sendrecv",   "broadcast",
-                                                "reduce",     "gather",     "scatter",
-                                                "hypercube"};
+            static const char *const known[] = {
+                "all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv",
+                "broadcast",  "reduce",     "gather",         "scatter",  "hypercube"};
             size_t i = 0;
             while (i < sizeof(known) / sizeof(known[0]) && strcasecmp(known[i], val) != 0)
                 i++;

@@ -75,7 +75,6 @@ static void usage(FILE *out)
             "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
 }
 
-
 /* --expect K=V,...: the one --expect grammar of every command (lib/thresholds.c
  * nt_expect_parse: the probe's keys and the doctor's, the _per_node spellings, any case); the
  * doctor uses gpus, nics, nic_rate_Gbps and its own keys, and has no use for pcie. */
