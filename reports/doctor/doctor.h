@@ -145,6 +145,11 @@ const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value);
  * (lowercase, naming the file and the JSON path of the problem) in `err`. */
 int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen);
 
+/* Checks a parsed knowledge base (what nt_kb_load checks: schema id, every entry's fields, the
+ * signatures and findings messages name) without keeping it: 0, or -1 with the message
+ * (naming `name` and the JSON path) in `err`. nettune report --validate uses it. */
+int nt_kb_check_json(const cJSON *root, const char *name, char *err, size_t errlen);
+
 /* Frees a knowledge base; NULL is fine. */
 void nt_kb_destroy(nt_kb_t *kb);
 

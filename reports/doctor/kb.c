@@ -539,3 +539,16 @@ const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid)
             return &kb->xids[i];
     return NULL;
 }
+
+int nt_kb_check_json(const cJSON *root, const char *name, char *err, size_t errlen)
+{
+    nt_kb_t *kb = calloc(1, sizeof(*kb));
+    err[0] = '\0';
+    if (!kb) {
+        snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+        return -1;
+    }
+    int rc = parse_kb(root, kb, name, err, errlen);
+    nt_kb_destroy(kb);
+    return rc;
+}

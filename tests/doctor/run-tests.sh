@@ -56,6 +56,30 @@ expect_exit require-bad 2 "$DOCTOR" --require speed tests/fixtures/nccl-tests-lo
 expect_exit not-judged-json 0 "$DOCTOR" --format json tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 check "not judged: summary.not_judged" $PY -c "import json; d=json.load(open('$T/not-judged-json.out')); assert d['summary']['not_judged'] == ['busbw (NIC rate unknown: give --expect nic_rate_Gbps=N or --report)'], d['summary']"
 
+# 1d. nettune report renders a diagnosis (also from stdin); --validate knows the knowledge base
+REPORT=$BUILD/bin/nettune-report
+if [ -x "$REPORT" ]; then
+  "$DOCTOR" -q -o "$T/diag.json" tests/fixtures/nccl-debug-logs/gdr-missing-on-one-node.log
+  expect_exit report-diagnosis 1 "$REPORT" "$T/diag.json"
+  check "nettune report renders the diagnosis" has "$T/report-diagnosis.out" "gdr_asymmetric: GPUDirect RDMA is used on some"
+  check "nettune report: the evidence line" has "$T/report-diagnosis.out" "gdr-missing-on-one-node.log:4:"
+  expect_exit report-diagnosis-stdin 1 sh -c "cat '$T/diag.json' | '$REPORT' -"
+  check "nettune report - reads stdin" cmp -s "$T/report-diagnosis.out" "$T/report-diagnosis-stdin.out"
+  expect_exit report-diagnosis-md 1 "$REPORT" --format md "$T/diag.json"
+  check "nettune report --format md" has "$T/report-diagnosis-md.out" "## \[warn\] gdr_asymmetric"
+  "$DOCTOR" -q -o "$T/diag-nj.json" tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+  expect_exit report-not-judged 0 "$REPORT" "$T/diag-nj.json"
+  check "nettune report: NOT JUDGED first" sh -c "head -n 1 '$T/report-not-judged.out' | grep -q '^nettune doctor: NOT JUDGED: busbw'"
+  expect_exit report-validate-kb 0 "$REPORT" --validate reports/doctor/knowledge.json "$T/diag.json"
+  $PY -c "import json; d=json.load(open('reports/doctor/knowledge.json')); d['messages'][0]['finding']='nope'; json.dump(d, open('$T/bad-kb.json','w'))"
+  expect_exit report-validate-bad-kb 1 "$REPORT" --validate "$T/bad-kb.json"
+  check "--validate names the knowledge base's problem" has "$T/report-validate-bad-kb.out" "unknown finding 'nope'"
+  expect_exit report-validate-thresholds 1 "$REPORT" --validate tests/fixtures/thresholds/good.json tests/fixtures/thresholds/bad-regex.json
+  check "--validate checks a thresholds file" has "$T/report-validate-thresholds.out" "bad regex"
+else
+  bad "nettune-report not built ($REPORT)"
+fi
+
 # 2. command line
 expect_exit help 0 "$DOCTOR" --help
 check "help names every option" sh -c "for o in --output --format --quiet --expect --report --kb --print-kb --color --version; do grep -q -- \"\$o\" '$T/help.out' || exit 1; done"
