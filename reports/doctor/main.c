@@ -1,6 +1,7 @@
 /* nettune-doctor: command line. Parses and checks the options into one params struct, reads the
  * inputs, diagnoses, writes the text summary and the JSON document, and chooses the exit code
- * (DESIGN.md: 2 could not run or an input unusable, 1 a warn/error finding, 0 healthy). */
+ * (include/nettune/exitcode.h: 2 could not run or an input unusable, 1 a warn/error finding, 0
+ * healthy). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 
 #include "doctor.h"
 #include "nettune/exitcode.h"
+#include "nettune/log.h"
+#include "nettune/report.h"
 #include "nettune/thresholds.h"
 
 extern const unsigned char nt_doctor_kb_data[];
@@ -142,7 +145,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
     p->hosts = calloc((size_t)argc + 1, sizeof(char *));
     if (!p->inputs || !p->hosts) {
         fprintf(stderr, "nettune-doctor: out of memory\n");
-        return 2;
+        return NT_EXIT_USAGE;
     }
     opterr = 0;
     /* '-': inputs come back in order (as 1), so that --host H names the host of the next FILE */
@@ -156,14 +159,14 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
         case OPT_REQUIRE:
             if (strcmp(optarg, "busbw") != 0) {
                 fprintf(stderr, "nettune-doctor: --require takes busbw, not '%s'\n", optarg);
-                return 2;
+                return NT_EXIT_USAGE;
             }
             p->require_busbw = 1;
             break;
         case OPT_HOST:
             if (!optarg[0] || strchr(optarg, ' ')) {
                 fprintf(stderr, "nettune-doctor: --host needs a host name, not '%s'\n", optarg);
-                return 2;
+                return NT_EXIT_USAGE;
             }
             host = optarg;
             break;
@@ -177,7 +180,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
                 p->format_json = 0;
             else {
                 fprintf(stderr, "nettune-doctor: unknown format '%s' (text or json)\n", optarg);
-                return 2;
+                return NT_EXIT_USAGE;
             }
             break;
         case 'q':
@@ -185,7 +188,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
             break;
         case 'e':
             if (parse_expect(optarg, &p->hw) != 0)
-                return 2;
+                return NT_EXIT_USAGE;
             break;
         case 'r':
             p->report = optarg;
@@ -206,7 +209,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
             else {
                 fprintf(stderr, "nettune-doctor: --color takes auto, always or never, not '%s'\n",
                         optarg);
-                return 2;
+                return NT_EXIT_USAGE;
             }
             break;
         case 'h':
@@ -221,10 +224,10 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
             return 0;
         case ':':
             fprintf(stderr, "nettune-doctor: option '%s' needs a value\n", argv[optind - 1]);
-            return 2;
+            return NT_EXIT_USAGE;
         default:
             fprintf(stderr, "nettune-doctor: unknown option '%s' (see --help)\n", argv[optind - 1]);
-            return 2;
+            return NT_EXIT_USAGE;
         }
     }
     for (int i = optind; i < argc; i++) { /* after "--" */
@@ -236,7 +239,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
         fprintf(stderr,
                 "nettune-doctor: --host %s names the host of the FILE after it: give that FILE\n",
                 host);
-        return 2;
+        return NT_EXIT_USAGE;
     }
     if (p->print_kb)
         return -1;
@@ -244,51 +247,22 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
         fprintf(stderr,
                 "nettune-doctor: no input: give one or more NCCL log files ('-' = stdin)\n");
         usage(stderr);
-        return 2;
+        return NT_EXIT_USAGE;
     }
     return -1; /* go on */
 }
 
+/* The document through the one output writer (lib/output.c: a temporary file renamed over
+ * `path`, links followed, "-" = stdout); 0 or -1 (the writer logged why). */
 static int write_json(const cJSON *doc, const char *path)
 {
-    char *text = cJSON_Print(doc);
-    if (!text) {
-        fprintf(stderr, "nettune-doctor: cannot format the JSON document: out of memory\n");
-        return -1;
-    }
-    int rc = 0;
-    if (strcmp(path, "-") == 0) {
-        if (fputs(text, stdout) < 0 || fputc('\n', stdout) < 0)
-            rc = -1;
-    } else {
-        /* written to a temporary file and renamed, so a reader never sees half a document */
-        size_t n = strlen(path) + 16;
-        char *tmp = malloc(n);
-        FILE *fp = NULL;
-        if (tmp) {
-            snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-            fp = fopen(tmp, "w");
-        }
-        if (!fp || fputs(text, fp) < 0 || fputc('\n', fp) < 0)
-            rc = -1;
-        if (fp && fclose(fp) != 0)
-            rc = -1;
-        if (rc == 0 && rename(tmp, path) != 0)
-            rc = -1;
-        if (rc != 0) {
-            fprintf(stderr, "nettune-doctor: cannot write '%s': %s\n", path, strerror(errno));
-            if (tmp)
-                unlink(tmp);
-        }
-        free(tmp);
-    }
-    free(text);
-    return rc;
+    return nt_json_write_atomic(doc, path) == NT_OK ? 0 : -1;
 }
 
 int main(int argc, char **argv)
 {
     doctor_params_t p;
+    nt_log_init(NULL, -1);
     int rc = parse_args(argc, argv, &p);
     nt_kb_t *kb = NULL;
     nt_doctor_t *d = NULL;
@@ -297,10 +271,10 @@ int main(int argc, char **argv)
         goto out_params;
     if (p.print_kb) {
         fputs((const char *)nt_doctor_kb_data, stdout);
-        rc = 0;
+        rc = NT_EXIT_OK;
         goto out_params;
     }
-    rc = 2;
+    rc = NT_EXIT_USAGE;
     if (nt_kb_load(p.kb, &kb, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "nettune-doctor: %s\n", msg);
         goto out_params;
@@ -324,7 +298,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < p.ninputs; i++) {
         nt_doctor_set_host(d, p.hosts[i]);
         if (nt_doctor_read_file(d, p.inputs[i], msg, sizeof(msg)) != 0) {
-            fprintf(stderr, "nettune-doctor: %s\n", msg);
+            NT_ERROR(DOCTOR, "%s", msg);
             unusable++;
         } else {
             usable++;
@@ -347,10 +321,10 @@ int main(int argc, char **argv)
         nt_doctor_destroy(one);
     }
     int worst = nt_doctor_worst(d);
-    rc = unusable                                                  ? 2
-         : worst >= NT_SEV_WARN                                    ? 1
-         : p.require_busbw && nt_doctor_not_judged(d, "busbw") > 0 ? 1
-                                                                   : 0;
+    rc = unusable                                                  ? NT_EXIT_USAGE
+         : worst >= NT_SEV_WARN                                    ? NT_EXIT_FAIL
+         : p.require_busbw && nt_doctor_not_judged(d, "busbw") > 0 ? NT_EXIT_FAIL
+                                                                   : NT_EXIT_OK;
 
     int stdout_json = p.format_json || (p.output && strcmp(p.output, "-") == 0);
     cJSON *doc = NULL;
@@ -358,16 +332,16 @@ int main(int argc, char **argv)
         doc = nt_doctor_to_json(d, rc);
         if (!doc) {
             fprintf(stderr, "nettune-doctor: cannot build the JSON document: out of memory\n");
-            rc = 2;
+            rc = NT_EXIT_USAGE;
             goto out_doctor;
         }
     }
     if (p.output && strcmp(p.output, "-") != 0 && write_json(doc, p.output) != 0)
-        rc = 2;
+        rc = NT_EXIT_USAGE;
     if (!p.quiet) {
         if (stdout_json) {
             if (write_json(doc, "-") != 0)
-                rc = 2;
+                rc = NT_EXIT_USAGE;
         } else if (usable || nt_doctor_worst(d) >= 0) {
             int colour = p.colour >= 0 ? p.colour : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
             nt_doctor_write_text(d, stdout, colour);
@@ -375,7 +349,7 @@ int main(int argc, char **argv)
     }
     cJSON_Delete(doc);
     if (fflush(stdout) != 0)
-        rc = 2;
+        rc = NT_EXIT_USAGE;
 out_doctor:
     nt_doctor_destroy(d);
 out_kb:

@@ -52,7 +52,7 @@ $(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS)
 	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(DOCTOR_LIBS)
 
 .PHONY: test-doctor fuzz-doctor install-doctor
-test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN)
+test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN) $(BIN)/nettune-report
 	@$(DOCTOR_TEST_BIN)
 	@DOCTOR=$(DOCTOR_BIN) BUILD=$(BUILD) tests/doctor/run-tests.sh
 ifeq ($(HAVE_CLANG),1)
