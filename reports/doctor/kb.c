@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "nettune/report.h"
+#include "nettune/status.h"
 
 /* Generated from knowledge.json by module.mk (od), NUL-terminated. */
 extern const unsigned char nt_doctor_kb_data[];
@@ -32,51 +34,6 @@ const char *nt_severity_string(nt_severity_t s)
 static char *dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
-}
-
-/* Reads a whole (small) file; the knowledge base is a few tens of KB, 4 MiB is a sane cap. */
-static char *slurp(const char *path, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "cannot open knowledge base '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            if (cap >= (4u << 20)) {
-                snprintf(err, errlen, "knowledge base '%s' is larger than 4 MiB", path);
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - 1 - n, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (buf && ferror(fp)) {
-        snprintf(err, errlen, "cannot read knowledge base '%s': %s", path, strerror(errno));
-        free(buf);
-        buf = NULL;
-    } else if (!buf && !err[0]) {
-        snprintf(err, errlen, "cannot read knowledge base '%s': out of memory", path);
-    }
-    fclose(fp);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
 }
 
 static const char *get_str(const cJSON *o, const char *k)
@@ -419,17 +376,17 @@ oom:
 
 int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen)
 {
-    char *text = NULL;
     const char *name = path ? path : "embedded";
+    cJSON *root = NULL;
     err[0] = '\0';
     *out = NULL;
-    if (path) {
-        text = slurp(path, err, errlen);
-        if (!text)
+    if (path) { /* the one JSON file reader (lib/report.c); a knowledge base is tens of KB */
+        nt_status_t st = nt_json_read_file(path, 4u << 20, &root);
+        if (st != NT_OK) /* the reader said why, naming the file: one line */
             return -1;
+    } else {
+        root = cJSON_Parse((const char *)nt_doctor_kb_data);
     }
-    cJSON *root = cJSON_Parse(text ? text : (const char *)nt_doctor_kb_data);
-    free(text);
     if (!root) {
         snprintf(err, errlen, "knowledge base '%s' is not valid JSON", name);
         return -1;

@@ -276,7 +276,8 @@ int main(int argc, char **argv)
     }
     rc = NT_EXIT_USAGE;
     if (nt_kb_load(p.kb, &kb, msg, sizeof(msg)) != 0) {
-        fprintf(stderr, "nettune-doctor: %s\n", msg);
+        if (msg[0]) /* empty when the JSON reader already said why */
+            fprintf(stderr, "nettune-doctor: %s\n", msg);
         goto out_params;
     }
     const char *missing = nt_doctor_kb_missing(kb);
