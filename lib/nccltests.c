@@ -1,6 +1,7 @@
 /* The one nccl-tests output reader: see include/nettune/nccltests.h. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -538,4 +539,75 @@ double nt_ncclt_row_best_busbw(const nt_ncclt_row_t *row)
     if (isnan(b))
         return a;
     return a > b ? a : b;
+}
+
+static int near(double x, double want)
+{
+    return fabs(x - want) <= 0.015 * want;
+}
+
+const char *nt_ncclt_infer_coll(const nt_ncclt_table_t *t, int nranks, char *how, size_t howlen)
+{
+    const nt_ncclt_row_t *r = NULL;
+    int n = nranks > 0 ? nranks : t->nranks;
+    unsigned long long seen[3];
+    size_t nseen = 0;
+    char buf[160];
+    /* the three largest sizes, largest first, as printed with 2 decimals: big figures only */
+    while (nseen < 3 && !r) {
+        const nt_ncclt_row_t *big = NULL;
+        for (size_t i = 0; i < t->nrows; i++) {
+            int skip = 0;
+            for (size_t k = 0; k < nseen; k++)
+                skip |= t->rows[i].bytes >= seen[k];
+            if (!skip && (!big || t->rows[i].bytes >= big->bytes))
+                big = &t->rows[i];
+        }
+        if (!big)
+            break;
+        seen[nseen++] = big->bytes;
+        if (big->algbw_GBps[0] >= 1.0)
+            r = big;
+    }
+    if (how && howlen)
+        how[0] = '\0';
+    if (!r || n < 2)
+        return NULL;
+    double f = r->busbw_GBps[0] / r->algbw_GBps[0];
+    const char *one = NULL, *several = NULL;
+    snprintf(buf, sizeof(buf), "busbw/algbw %.2f with %d ranks", f, n);
+    if (near(f, 2.0 * (n - 1) / n) && n > 2) {
+        one = "all_reduce";
+        snprintf(buf, sizeof(buf), "busbw/algbw %.2f = 2(n-1)/n with n = %d ranks", f, n);
+    } else if (near(f, (double)(n - 1) / n) && n > 2) {
+        if (r->redop_kind == 1)
+            one = "reduce_scatter";
+        else if (r->redop_kind == 0)
+            several = "all_gather or alltoall";
+        else
+            several = "all_gather, reduce_scatter or alltoall";
+        snprintf(buf, sizeof(buf), "busbw/algbw %.2f = (n-1)/n with n = %d ranks%s", f, n,
+                 r->redop_kind == 1   ? ", with a reduction"
+                 : r->redop_kind == 0 ? ", no reduction"
+                                      : "");
+    } else if (near(f, 1.0)) {
+        if (r->root >= 0) {
+            if (r->redop_kind == 1)
+                one = "reduce";
+            else if (r->redop_kind == 0)
+                one = "broadcast";
+            else
+                several = "broadcast or reduce";
+            snprintf(buf, sizeof(buf), "busbw = algbw, root %ld", r->root);
+        } else if (n == 2) {
+            several = "all_reduce or sendrecv";
+            snprintf(buf, sizeof(buf), "busbw = algbw, as both report with 2 ranks");
+        } else {
+            one = "sendrecv";
+            snprintf(buf, sizeof(buf), "busbw = algbw with %d ranks and no root", n);
+        }
+    }
+    if (how && howlen && (one || several))
+        snprintf(how, howlen, "%s%s%s", several ? several : "", several ? ": " : "", buf);
+    return one;
 }

@@ -264,3 +264,29 @@ int nt_model_call_allows(int version, nt_coll_t coll, nt_algo_t algo, nt_proto_t
         return 0;
     return 1;
 }
+
+int nt_model_eligible(const nt_model_input_t *in, const nt_model_table_t *table, nt_coll_t coll,
+                      nt_algo_t algo, nt_proto_t proto, nt_dtype_t dtype, nt_redop_t op)
+{
+    if (!in || !table || (unsigned)coll >= NT_NUM_COLLS || (unsigned)algo >= NT_NUM_ALGOS ||
+        (unsigned)proto >= NT_NUM_PROTOS)
+        return 0;
+    /* enqueue.cc:1792-1795: a one-rank communicator runs Ring/Simple (a copy) */
+    if (in->nranks == 1)
+        return algo == NT_ALGO_RING && proto == NT_PROTO_SIMPLE;
+    if (!(table->cell[coll][algo][proto].bw_GBps > 0))
+        return 0; /* tuning.cc:588-590: time -1 */
+    if (!nt_model_call_allows(in->version, coll, algo, proto, dtype, op))
+        return 0;
+    /* enqueue.cc:1799-1801 (NCCL_MAX_DIRECT_ARITY 7, device.h:193); CollNetChain from 2.28
+     * (v2.27.7-1 enqueue.cc:1767 has the CollNetDirect rule only) */
+    if (algo == NT_ALGO_COLLNET_DIRECT && in->ppn > 8)
+        return 0;
+    if (algo == NT_ALGO_COLLNET_CHAIN && in->version >= 22800 && in->ppn > 8)
+        return 0;
+    /* enqueue.cc:1802: NCCL_MAX_NVLS_ARITY 32 (device.h:207) except AllReduce */
+    if ((algo == NT_ALGO_NVLS || algo == NT_ALGO_NVLS_TREE) && coll != NT_COLL_ALLREDUCE &&
+        in->ppn > 32)
+        return 0;
+    return 1;
+}

@@ -91,7 +91,8 @@ static int compcap_index(const nt_model_version_t *v, int min_sm, int max_sm)
 {
     if (v->family == NT_FAMILY_214)
         return (min_sm == 80 && max_sm == 80) ? 1 : 0;
-    return min_sm >= 100 ? 3 : min_sm >= 90 ? 2 : min_sm >= 80 ? 1 : 0;
+    int idx = min_sm >= 100 ? 3 : min_sm >= 90 ? 2 : min_sm >= 80 ? 1 : 0;
+    return idx > v->max_cc_idx ? v->max_cc_idx : idx; /* v2.24.3-1: no Blackwell index */
 }
 
 /* The graph NCCL hands tuning for each algorithm: v2.28.9-1 src/init.cc:854 (NVLS_TREE uses the
@@ -117,9 +118,9 @@ static float net_overhead(const nt_model_input_t *in)
 }
 
 /* ncclPatEnable: tuning.cc:201-209 */
-static int pat_enable(const nt_model_input_t *in)
+static int pat_enable(const nt_model_version_t *v, const nt_model_input_t *in)
 {
-    if (in->min_sm < 60)
+    if (v->pat_sm60 && in->min_sm < 60)
         return 0;
     if (in->env_pat_enable != 2 && in->env_pat_enable != -2)
         return in->env_pat_enable;
@@ -138,6 +139,29 @@ static int ll128_default(const nt_model_version_t *v, const nt_model_input_t *in
     if (v->ll128_gate == NT_LL128_GATE_214)
         return g->type_inter <= NT_PATH_PXB && g->type_intra <= NT_PATH_NVL &&
                ((in->min_sm == 70 && in->max_sm == 70) || (in->min_sm == 80 && in->max_sm == 80));
+    if (v->ll128_gate == NT_LL128_GATE_226 ||
+        v->ll128_gate == NT_LL128_GATE_224) { /* v2.26.6-1 tuning.cc:429-439 */
+        ok &= g->type_inter <= NT_PATH_PXB || (in->min_sm >= 90 && g->type_inter <= NT_PATH_PXN);
+        ok &= g->type_intra <= NT_PATH_NVB;
+        ok &= in->min_sm == in->max_sm;
+        switch (in->min_sm) {
+        case 70:
+        case 80:
+            break;
+        case 100: /* from 2.25 (v2.25.1-1) */
+        case 120:
+            if (v->ll128_gate == NT_LL128_GATE_224)
+                ok = 0;
+            break;
+        case 90:
+            ok &= !(in->cuda_runtime == 11080 && c == NT_COLL_ALLREDUCE && a == NT_ALGO_RING &&
+                    in->nranks == 2);
+            break;
+        default:
+            ok = 0;
+        }
+        return ok;
+    }
     if (v->ll128_gate == NT_LL128_GATE_2273) {
         ok &=
             g->type_inter <= NT_PATH_PXB ||
@@ -238,8 +262,10 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
         hwLat[NT_HW_PCI][NT_ALGO_TREE][NT_PROTO_SIMPLE] =
             hwLat[NT_HW_PCI][NT_ALGO_RING][NT_PROTO_SIMPLE];
     const float ppn = (float)nRanks / nNodes; /* :261 */
-    const int tree_pattern =
-        in->max_tree_pattern ? in->max_tree_pattern : in->graph[NT_ALGO_TREE].pattern;
+    /* comm->maxTreePattern from 2.26; to 2.25 the Tree graph's own pattern */
+    const int tree_pattern = (in->max_tree_pattern && !v->tree_pattern_graph)
+                                 ? in->max_tree_pattern
+                                 : in->graph[NT_ALGO_TREE].pattern;
 
     int intraHw[NT_NUM_ALGOS], hw[NT_NUM_ALGOS];
     for (int a = 0; a < NT_NUM_ALGOS; a++) { /* :263-265: typeIntra == LINK_NVL -> NVLINK row */
@@ -275,7 +301,7 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                 if (!f214) {
                     if (nvls && p != NT_PROTO_SIMPLE)
                         continue; /* :280 */
-                    if (AGRS && a == NT_ALGO_PAT && (p != NT_PROTO_SIMPLE || !pat_enable(in)))
+                    if (AGRS && a == NT_ALGO_PAT && (p != NT_PROTO_SIMPLE || !pat_enable(v, in)))
                         continue; /* :281-282 */
                 }
                 const int collnet = a == NT_ALGO_COLLNET_DIRECT || a == NT_ALGO_COLLNET_CHAIN;
@@ -299,8 +325,9 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     bw = fminf(intraBw, interBw);
                     if (a == NT_ALGO_NVLS_TREE)
                         bw = fminf(bw, (float)perChMaxNVLSTreeBw);
-                } else if (a == NT_ALGO_NVLS && !f214) { /* 227:267-274 */
-                    if (AR)
+                } else if (a == NT_ALGO_NVLS &&
+                           !f214) { /* 227:267-274; v2.26.6-1:251 min() always */
+                    if (AR || v->v226)
                         bw = fminf((float)g->bw_intra_GBps, (float)g->bw_inter_GBps);
                     else
                         bw = fminf((float)g->bw_intra_GBps * (ppn - 1.0f) / ppn,
@@ -357,7 +384,15 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     if (collnet && p != NT_PROTO_SIMPLE)
                         busBw = 0;                                             /* :311-312 */
                     if (a == NT_ALGO_COLLNET_DIRECT && p == NT_PROTO_SIMPLE) { /* :313-323 */
-                        if (AGRS) {
+                        if (AGRS && v->v226) {
+                            /* v2.26.6-1 tuning.cc:266-279: ppn x bw, 1:1 GPU:NIC, and a
+                             * corrective ratio interpolated between 1 ppn (.95) and 8 (.85) */
+                            busBw = ppn * bw;
+                            if (nNodes > 1 && (!in->collnet_ag_rs || ppn > in->collnet_heads))
+                                busBw = 0;
+                            float w = (ppn - 1) / (8 - 1);
+                            busBw *= w * 0.85 + (1 - w) * 0.95;
+                        } else if (AGRS) {
                             busBw = ppn *
                                     fminf((float)g->bw_intra_GBps, (float)g->bw_inter_GBps * 0.9f);
                         } else {
@@ -370,7 +405,7 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     }
                     /* :326-343 AllGather/ReduceScatter over NVLS or CollNetDirect across nodes need
                      * the CollNet plugin's iallgather/ireducescatter and a head per local rank */
-                    if ((a == NT_ALGO_NVLS || a == NT_ALGO_COLLNET_DIRECT) &&
+                    if (!v->v226 && (a == NT_ALGO_NVLS || a == NT_ALGO_COLLNET_DIRECT) &&
                         p == NT_PROTO_SIMPLE && AGRS && nNodes > 1) {
                         int nHeads = 0;
                         if (!in->collnet_ag_rs)
@@ -517,7 +552,8 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     cell->bw_GBps = 0;
                 if (!covered)
                     continue;
-                if (cell->why == NT_CELL_OK) {
+                if (cell->why == NT_CELL_OK ||
+                    cell->why == NT_CELL_ZERO_BW) { /* a rule or the env says more than "0" */
                     if (!algo_rule)
                         cell->why = NT_CELL_ALGO_DISABLED;
                     else if (!proto_rule)

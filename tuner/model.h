@@ -1,10 +1,10 @@
 /* nettune tuner: NCCL's cost model, per NCCL version, as data (issue 9 items 1, 3 and 4).
  *
  * Re-implements NCCL's ncclTopoTuneModel() and ncclTopoGetAlgoTime() (NVIDIA/nccl
- * src/graph/tuning.cc) for the versions in nt_model_versions (2.14, 2.27, 2.28, 2.29): the
- * per-version constants are tables and the formula differences small variant switches
- * (tuner/nccl_versions.c), so a version is data, not a fork. docs/tuner-model.md gives every
- * formula with its source line.
+ * src/graph/tuning.cc) for the versions in tuner/nccl_versions.c
+ * (2.14, 2.24, 2.25, 2.26, 2.27, 2.28, 2.29): the per-version constants are tables and the formula
+ * differences small variant switches (tuner/nccl_versions.c), so a version is data, not a fork.
+ * docs/tuner-model.md gives every formula with its source line.
  *
  * Indices are NCCL's own (NVIDIA/nccl v2.28.9-1 src/include/device.h and nccl.h), so a table
  * here and NCCL's comm->latencies/bandwidths[coll][algo][proto] line up cell for cell:
@@ -198,8 +198,9 @@ typedef struct nt_model_input {
 } nt_model_input_t;
 
 /* nt_model_input_init - fill IN with the defaults nettune assumes (all labelled assumed):
- * VERSION as given, NRANKS/NNODES as given, ppn = nranks/nnodes, SM 90, x86 Intel, CUDA 12.9,
- * every graph 1 channel at 0 GB/s, type NVL/PIX (bw 0 until a fact is given), env at NCCL defaults.
+ * VERSION, NRANKS, NNODES as given (labelled measured), ppn = nranks/nnodes, SM 90, x86 Intel,
+ * CUDA 12.9, host network, Tree/Ring graphs 1 channel at 0 GB/s of type NVL/PIX, the CollNet
+ * and NVLS graphs empty (0 channels), CollNet off, NCCL's parameter defaults.
  * Errors: NT_ERR_INVALID for nranks < 1, nnodes < 1 or nnodes > nranks. */
 nt_status_t nt_model_input_init(nt_model_input_t *in, int version, int nranks, int nnodes);
 
@@ -275,6 +276,15 @@ double nt_model_time_us(const nt_model_input_t *in, const nt_model_table_t *tabl
  * docs/tuner-model.md). */
 int nt_model_call_allows(int version, nt_coll_t coll, nt_algo_t algo, nt_proto_t proto,
                          nt_dtype_t dtype, nt_redop_t op);
+
+/* nt_model_eligible - all three layers for one call: 1 when NCCL would time ALGO/PROTO for a
+ * call of COLL with DTYPE/OP on the communicator IN whose table is TABLE (the cell has bandwidth,
+ * i.e. the model offers it and the job's NCCL_ALGO/NCCL_PROTO allow it; nt_model_call_allows();
+ * and the shape rules of updateCollCostTable, v2.28.9-1 src/enqueue.cc:1792-1806: one rank ->
+ * Ring/Simple only, CollNetDirect (and from 2.28 CollNetChain) at most 8 local ranks, NVLS other
+ * than AllReduce at most 32 local ranks). 0 means NCCL's cost table holds IGNORE for the cell. */
+int nt_model_eligible(const nt_model_input_t *in, const nt_model_table_t *table, nt_coll_t coll,
+                      nt_algo_t algo, nt_proto_t proto, nt_dtype_t dtype, nt_redop_t op);
 
 /* Names: NCCL's spellings ("Tree", "CollNetDirect", "LL128", "AllReduce"); NULL when out of range.
  */

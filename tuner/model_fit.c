@@ -147,6 +147,31 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         return NT_OK;
     }
     fit->modelled = 1;
+    /* the layout says which releases printed the table (v2.14.3-1 tuning.cc:224-249 rows,
+     * v2.28.9-1 tuning.cc:499-539 blocks of 3 over NCCL_NUM_ALGORITHMS): a version outside
+     * that range is the wrong one, and nothing is verified against it */
+    int lo = 0, hi = 99999;
+    if (nccl->layout == NT_NCCL_TABLE_ROWS) {
+        lo = nccl->ncols <= 9 ? 20600 : nccl->ncols <= 12 ? 21400 : 21700;
+        hi = nccl->ncols <= 9 ? 21399 : nccl->ncols <= 12 ? 21699 : 21799;
+    } else if (nccl->layout == NT_NCCL_TABLE_BLOCKS) {
+        lo = nccl->nblocks >= 3 ? 22300 : 21800;
+    }
+    if (in->version < lo || in->version > hi) {
+        fit->modelled = 0;
+        char range[32];
+        if (hi == 99999)
+            snprintf(range, sizeof(range), "%d.%d and later", lo / 10000, lo / 100 % 100);
+        else if (lo / 100 == hi / 100)
+            snprintf(range, sizeof(range), "%d.%d", lo / 10000, lo / 100 % 100);
+        else
+            snprintf(range, sizeof(range), "%d.%d-%d.%d", lo / 10000, lo / 100 % 100, hi / 10000,
+                     hi / 100 % 100);
+        snprintf(fit->verdict, sizeof(fit->verdict),
+                 "not verified: this table layout is printed by NCCL %s, not %d.%d.%d", range,
+                 in->version / 10000, in->version / 100 % 100, in->version % 100);
+        return NT_OK;
+    }
 
     /* communicator candidates */
     comm_cand_t comms[16];
@@ -172,8 +197,16 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
     for (int gi = 0; gi < N_GRAPHS; gi++) {
         const nt_model_graph_t *g = &in->graph[gi];
         gspace_t *s = &gs[gi];
-        s->n_nch = g->label[NT_GF_NCHANNELS] == NT_FACT_ASSUMED ? 1 + N_NCH : 1;
-        s->n_bw = g->label[NT_GF_BW_INTRA] == NT_FACT_ASSUMED ? 1 + N_BW : 1;
+        /* a graph whose printed cells all have bandwidth 0 says nothing about its bandwidth */
+        int any_bw = 0;
+        for (int c = 0; c < NT_NUM_COLLS; c++)
+            for (int a = 0; a < v->nalgos; a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++)
+                    if (graph_index(v->family, a) == gi && nccl->has[c][a][p] &&
+                        nccl->bw_GBps[c][a][p] > 0)
+                        any_bw = 1;
+        s->n_nch = g->label[NT_GF_NCHANNELS] == NT_FACT_ASSUMED && any_bw ? 1 + N_NCH : 1;
+        s->n_bw = g->label[NT_GF_BW_INTRA] == NT_FACT_ASSUMED && any_bw ? 1 + N_BW : 1;
         s->n_ti = g->label[NT_GF_TYPE_INTRA] == NT_FACT_ASSUMED ? 4 : 1;
         s->n_te = g->label[NT_GF_TYPE_INTER] == NT_FACT_ASSUMED ? 4 : 1;
         s->n_x = 1;
@@ -238,6 +271,11 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         }
         if (n_match == 0 || n_match == n_alive)
             continue; /* mismatch or agreement: checked below */
+        if (fitted < NT_MODEL_FIT_MAX_LIST) {
+            fit->fitted_at[fitted][0] = cr.c;
+            fit->fitted_at[fitted][1] = cr.a;
+            fit->fitted_at[fitted][2] = cr.p;
+        }
         fitted++;
         for (size_t i = 0; i < need; i++)
             s->alive[i] &= match[i];
@@ -298,6 +336,19 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         }
         if (cbest < 0)
             cbest = 0;
+        if (gi == NT_ALGO_RING) { /* NCCL gives Tree and Ring the same nChannels (init.cc:1192):
+                                     prefer that */
+            for (int c = cbest; c < s->ncand; c++) {
+                if (!s->alive[(size_t)kbest * s->ncand + c])
+                    continue;
+                nt_model_graph_t tmp = in->graph[gi];
+                apply_cand(s, gi, c, &tmp);
+                if (tmp.nchannels == in->graph[NT_ALGO_TREE].nchannels) {
+                    cbest = c;
+                    break;
+                }
+            }
+        }
         nt_model_graph_t before = in->graph[gi];
         apply_cand(s, gi, cbest, &in->graph[gi]);
         if (!dead)
@@ -340,6 +391,9 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         in->comm_nchannels = a < b ? a : b;
         if (in->comm_nchannels < 1)
             in->comm_nchannels = 1;
+        if (in->graph[NT_ALGO_TREE].label[NT_GF_NCHANNELS] != NT_FACT_ASSUMED &&
+            in->graph[NT_ALGO_RING].label[NT_GF_NCHANNELS] != NT_FACT_ASSUMED)
+            in->label[NT_CF_COMM_NCHANNELS] = NT_FACT_INFERRED;
     }
 
     /* the check: every printed cell against the model with the chosen facts */

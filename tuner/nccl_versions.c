@@ -111,13 +111,14 @@
         0.0f, 0.0f, 0.85f, 0.74f                                                                   \
     }
 
-#define V227(from_, to_, tag_, gate_)                                                              \
+#define V227(from_, to_, tag_, gate_, v226_, sm60_, tpg_, cc_)                                     \
     {                                                                                              \
         .from = from_, .to = to_, .tag = tag_, .family = NT_FAMILY_227, .nalgos = 7,               \
         .base_lat = BASE_LAT_227, .hw_lat = HW_LAT(14, 0, 0, 0), .ll_max_bw = LL_MAX_BW_227,       \
         .per_ch_ring_ll128 = RING_LL128(2 * 36.7, 2 * 36.7, 2 * 36.7),                             \
         .per_ch_tree_ll128 = TREE_LL128_227, .per_ch_tree = TREE_227, .per_ch_nvls_tree = {{0}},   \
-        .nvls_eff = {0}, .nvls_bw_228 = 0, .pat_lat_assign = 1, .ll128_gate = gate_,               \
+        .nvls_eff = {0}, .nvls_bw_228 = 0, .v226 = v226_, .pat_sm60 = sm60_,                       \
+        .tree_pattern_graph = tpg_, .max_cc_idx = cc_, .pat_lat_assign = 1, .ll128_gate = gate_,   \
         .nvls_tree_correction = 0, .tree_corr_len = 23, .env_per_coll = 1                          \
     }
 
@@ -128,7 +129,7 @@
         .ll_max_bw = LL_MAX_BW_227, .per_ch_ring_ll128 = RING_LL128(r0, r1, r2),                   \
         .per_ch_tree_ll128 = TREE_LL128_228, .per_ch_tree = TREE_228,                              \
         .per_ch_nvls_tree = NVLS_TREE_228(bn4), .nvls_eff = NVLS_EFF_228, .nvls_bw_228 = 1,        \
-        .pat_lat_assign = 0, .ll128_gate = NT_LL128_GATE_2275,                                     \
+        .pat_sm60 = 1, .max_cc_idx = 3, .pat_lat_assign = 0, .ll128_gate = NT_LL128_GATE_2275,     \
         .nvls_tree_correction = nvlstree_corr, .tree_corr_len = 23, .env_per_coll = 1              \
     }
 
@@ -156,8 +157,16 @@ static const nt_model_version_t versions[] = {
      .tree_corr_len = 23,
      .env_per_coll = 0},
     /* ---- 2.27: v2.27.3-1 (LL128 gate :460), v2.27.5-1..v2.27.7-1 (identical tuning.cc) ---- */
-    V227(22700, 22704, "v2.27.3-1", NT_LL128_GATE_2273),
-    V227(22705, 22799, "v2.27.7-1", NT_LL128_GATE_2275),
+    /* ---- 2.26: v2.26.6-1 (= v2.26.2-1): 2.27's constants (v2.26.6-1 tuning.cc:131-183),
+     * formula switches v226 and the SM-list LL128 gate ------------------------------------ */
+    /* 2.24 (v2.24.3-1): no Blackwell row (SM100 is Hopper), LL128 on SM 70/80/90 only; 2.25
+     * (v2.25.1-1) adds Blackwell (2x Hopper) and SM 100/120; both test the Tree graph's own
+     * pattern and let PAT run below SM60 (v2.26.2-1 changed both) */
+    V227(22400, 22499, "v2.24.3-1", NT_LL128_GATE_224, 1, 0, 1, 2),
+    V227(22500, 22599, "v2.25.1-1", NT_LL128_GATE_226, 1, 0, 1, 3),
+    V227(22600, 22699, "v2.26.6-1", NT_LL128_GATE_226, 1, 1, 0, 3),
+    V227(22700, 22704, "v2.27.3-1", NT_LL128_GATE_2273, 0, 1, 0, 3),
+    V227(22705, 22799, "v2.27.7-1", NT_LL128_GATE_2275, 0, 1, 0, 3),
     /* ---- 2.28: v2.28.3-1, v2.28.7-1, v2.28.9-1 ------------------------------------------- */
     V228(22800, 22806, "v2.28.3-1", 14, 2 * 36.7, 2 * 36.7, 2 * 36.7, 43.1, 0),
     V228(22807, 22808, "v2.28.7-1", 14, 2 * 36.7, 34.6, 2 * 36.7, 43.1, 0),

@@ -22,8 +22,11 @@ typedef enum nt_ll128_gate {
         0, /* v2.14.3-1 tuning.cc:216-217: inter <= PXB, intra <= NVL, SM 70 or 80 only */
     NT_LL128_GATE_2273, /* v2.27.3-1 tuning.cc:460: inter <= PXB, or SM90+ and inter <= P2C
                            (LL128_C2C) / PXN */
-    NT_LL128_GATE_2275  /* v2.27.5-1+ (v2.28.9-1 tuning.cc:480-494): SM90+ && LL128_C2C: inter <=
+    NT_LL128_GATE_2275, /* v2.27.5-1+ (v2.28.9-1 tuning.cc:480-494): SM90+ && LL128_C2C: inter <=
                            PXN, else <= PXB */
+    NT_LL128_GATE_224,  /* v2.24.3-1 tuning.cc: as 2.26 with SM 70/80/90 only */
+    NT_LL128_GATE_226   /* v2.26.6-1 tuning.cc:429-439: inter <= PXB, or SM90+ and <= PXN; SM
+                           70/80/90/100/120 only */
 } nt_ll128_gate_t;
 
 typedef struct nt_model_version {
@@ -40,8 +43,16 @@ typedef struct nt_model_version {
     double per_ch_nvls_tree[NT_NUM_COMPCAPS][NT_NUM_SCALES];
     float nvls_eff[NT_NUM_COMPCAPS];
     /* variant switches */
-    int nvls_bw_228;    /* 1: 2.28+ NVLS/NVLS_TREE busBw (nvlsEfficiency, >= 2 channels, ratio
-                           nRanks/nsteps) */
+    int nvls_bw_228;        /* 1: 2.28+ NVLS/NVLS_TREE busBw (nvlsEfficiency, >= 2 channels, ratio
+                               nRanks/nsteps) */
+    int v226;               /* 1: 2.26: NVLS bw min(bwIntra, bwInter) for every function (v2.26.6-1
+                             * tuning.cc:251); CollNetDirect AllGather/ReduceScatter ppn x bw with its
+                             * own heads check and a 0.95..0.85 ratio by ppn (:265-279); no NVLS heads
+                             * rule (2.27 :301-318 adds it) */
+    int pat_sm60;           /* 1: ncclPatEnable needs SM60+ (from 2.26; v2.28.9-1 tuning.cc:204) */
+    int tree_pattern_graph; /* 1: Tree x.85 tests the Tree graph's own pattern (to 2.25), else
+                             * comm->maxTreePattern (from 2.26, v2.26.2-1 tuning.cc) */
+    int max_cc_idx;         /* highest compCapIndex: 2 (Hopper) in 2.24, 3 (Blackwell) from 2.25 */
     int pat_lat_assign; /* 1: 2.27 sets PAT latency to 8 + ... (base row 0); 0: adds to the base row
                          */
     nt_ll128_gate_t ll128_gate;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nccl_versions.h"
+#include "nettune/log.h"
 
 static void line_start(FILE *out, const char *prefix)
 {
@@ -160,6 +161,10 @@ static void list_assumed(const nt_model_input_t *in, cJSON *arr, FILE *out)
         for (int f = 0; f < NT_NUM_GRAPH_FACTS; f++) {
             if (in->graph[g].label[f] != NT_FACT_ASSUMED)
                 continue;
+            /* the model reads the pattern of the Tree graph only, sameChannels of the Ring only */
+            if ((f == NT_GF_PATTERN && g != NT_ALGO_TREE) ||
+                (f == NT_GF_SAME_CHANNELS && g != NT_ALGO_RING))
+                continue;
             char name[64];
             snprintf(name, sizeof(name), "%s.%s", nt_model_algo_name(g), graph_fact_names[f]);
             if (arr)
@@ -203,6 +208,14 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
     cJSON_AddNumberToObject(doc, "verified_cells", fit->verified_cells);
     cJSON_AddNumberToObject(doc, "mismatched_cells", fit->mismatched_cells);
     cJSON_AddNumberToObject(doc, "compared_cells", fit->compared_cells);
+    cJSON *fa = cJSON_AddArrayToObject(doc, "fitted_from");
+    for (int i = 0; i < fit->fitted_cells && i < NT_MODEL_FIT_MAX_LIST; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "coll", nt_model_coll_name(fit->fitted_at[i][0]));
+        cJSON_AddStringToObject(o, "algo", nt_model_algo_name(fit->fitted_at[i][1]));
+        cJSON_AddStringToObject(o, "proto", nt_model_proto_name(fit->fitted_at[i][2]));
+        cJSON_AddItemToArray(fa, o);
+    }
     cJSON *md = cJSON_AddObjectToObject(doc, "max_difference");
     if (fit->max_coll >= 0) {
         cJSON_AddStringToObject(md, "coll", nt_model_coll_name(fit->max_coll));
@@ -215,6 +228,7 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
                             isfinite(fit->max_bw_diff_GBps) ? fit->max_bw_diff_GBps : -1);
 
     cJSON *facts = cJSON_AddObjectToObject(doc, "facts");
+    cJSON_AddItemToObject(facts, "nccl_version", fact(in->version, in->label[NT_CF_VERSION]));
     cJSON_AddItemToObject(facts, "nranks", fact(in->nranks, in->label[NT_CF_NRANKS]));
     cJSON_AddItemToObject(facts, "nnodes", fact(in->nnodes, in->label[NT_CF_NNODES]));
     cJSON_AddItemToObject(facts, "ppn", fact(in->ppn, in->label[NT_CF_NNODES]));
@@ -294,7 +308,8 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
     nt_status_t rc =
         nt_model_env_filter_parse(in->version, env_algo, env_proto, &env, err, sizeof(err));
     if (rc != NT_OK) {
-        fprintf(stderr, "nettune tune: NCCL_ALGO/NCCL_PROTO: %s\n", err);
+        nt_log(NT_LOG_ERROR, NT_SUB_TUNE, "NCCL_ALGO/NCCL_PROTO: %s (as NCCL %d.%d would read it)",
+               err, in->version / 10000, in->version / 100 % 100);
         return rc;
     }
     nt_model_fit_t fit;

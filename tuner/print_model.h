@@ -22,8 +22,11 @@ typedef struct nt_model_fit {
     unsigned
         fitted_graph_facts[NT_NUM_ALGOS]; /* bit i: graph fact i (nt_graph_fact_t) was fitted */
     unsigned fitted_comm_facts;           /* bit i: comm fact i (nt_comm_fact_t) was fitted */
+    int fitted_at[16][3];                 /* the fitted cells (coll, algo, proto), the first 16 */
     char verdict[128]; /* "verified", "not verified: version not modelled", "mismatch: ..." */
 } nt_model_fit_t;
+
+#define NT_MODEL_FIT_MAX_LIST 16
 
 /* Tolerances of the check: NCCL prints %.1f, so a cell matches when |diff| <= 0.05 (+1e-3). */
 #define NT_MODEL_TOL_LAT_US 0.051

@@ -126,6 +126,15 @@ int nt_ncclt_parse_device(const char *s, nt_ncclt_device_t *dev);
  * alltoall: (n-1)/n; broadcast, reduce, sendrecv, gather, scatter: 1). -1 if unknown. */
 double nt_ncclt_busbw_factor(const char *coll, int nranks);
 
+/* nt_ncclt_infer_coll - the collective of a table whose log does not name the test, from the
+ * table itself: nccl-tests reports busbw = algbw x a factor that depends on the collective and
+ * the rank count (nt_ncclt_busbw_factor); the redop column (a reduction or none) and the root
+ * column (broadcast and reduce have one) narrow it down. Judged on the largest size whose algbw
+ * is printed as 1.00 or more (two decimals). Returns the one collective that fits, or NULL; `how`
+ * (may be NULL) gets the reasoning, and the candidates when several fit ("all_reduce or sendrecv:
+ * busbw = algbw, as both report with 2 ranks"). `nranks` overrides t->nranks when > 0. */
+const char *nt_ncclt_infer_coll(const nt_ncclt_table_t *t, int nranks, char *how, size_t howlen);
+
 /* nt_ncclt_row_best_busbw - the better of the row's out-of-place and in-place busbw. */
 double nt_ncclt_row_best_busbw(const nt_ncclt_row_t *row);
 

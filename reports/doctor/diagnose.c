@@ -798,69 +798,23 @@ static void set_basis(nt_table_t *t, const char *fmt, ...)
     t->basis = strdup(buf);
 }
 
-static int near(double x, double want)
+/* The collective of a table whose log does not name the test, from the table itself: the one
+ * rule in lib/nccltests.c (nt_ncclt_infer_coll). Sets t->coll when one collective fits, and
+ * t->coll_note with the reasoning (the candidates when several fit). */
+static void infer_coll(nt_doctor_t *d, nt_table_t *t, int n)
 {
-    return fabs(x - want) <= 0.015 * want;
-}
-
-/* The collective of a table whose log does not name the test, from the table itself: nccl-tests
- * reports busbw = algbw x a factor that depends on the collective and the rank count
- * (doc/PERFORMANCE.md): 2(n-1)/n all_reduce; (n-1)/n all_gather, reduce_scatter, alltoall;
- * 1 sendrecv, broadcast, reduce. The redop column (a reduction or none) and the root column
- * (broadcast and reduce have one) narrow it down. Sets t->coll when one collective fits, or
- * t->coll_note with the candidates when several do (e.g. 2 ranks: all_reduce's factor is 1). */
-static void infer_coll(nt_table_t *t, int n)
-{
-    const nt_row_t *r = NULL;
-    for (size_t i = 0; i < t->ntop && !r; i++)
-        if (t->top[i].algbw_oop >= 1.0)
-            r = &t->top[i]; /* printed with 2 decimals: big figures only */
-    if (!r || n < 2)
+    const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, t->sweep);
+    char how[256] = "";
+    if (!lt || n < 2)
         return;
-    double f = r->busbw_oop / r->algbw_oop;
-    char how[160];
-    const char *one = NULL, *several = NULL;
-    snprintf(how, sizeof(how), "busbw/algbw %.2f with %d ranks", f, n);
-    if (near(f, 2.0 * (n - 1) / n) && n > 2) {
-        one = "all_reduce";
-        snprintf(how, sizeof(how), "busbw/algbw %.2f = 2(n-1)/n with n = %d ranks", f, n);
-    } else if (near(f, (double)(n - 1) / n) && n > 2) {
-        if (r->redop == 1)
-            one = "reduce_scatter";
-        else if (r->redop == 0)
-            several = "all_gather or alltoall";
-        else
-            several = "all_gather, reduce_scatter or alltoall";
-        snprintf(how, sizeof(how), "busbw/algbw %.2f = (n-1)/n with n = %d ranks%s", f, n,
-                 r->redop == 1   ? ", with a reduction"
-                 : r->redop == 0 ? ", no reduction"
-                                 : "");
-    } else if (near(f, 1.0)) {
-        if (r->root >= 0) {
-            if (r->redop == 1)
-                one = "reduce";
-            else if (r->redop == 0)
-                one = "broadcast";
-            else
-                several = "broadcast or reduce";
-            snprintf(how, sizeof(how), "busbw = algbw, root %ld", r->root);
-        } else if (n == 2) {
-            several = "all_reduce or sendrecv";
-            snprintf(how, sizeof(how), "busbw = algbw, as both report with 2 ranks");
-        } else {
-            one = "sendrecv";
-            snprintf(how, sizeof(how), "busbw = algbw with %d ranks and no root", n);
-        }
-    }
+    const char *one = nt_ncclt_infer_coll(lt, n, how, sizeof(how));
     if (one) {
         t->coll = strdup(one);
         t->coll_source = "table";
     }
-    if (one || several) {
-        char note[256];
-        snprintf(note, sizeof(note), "%s%s%s", several ? several : "", several ? ": " : "", how);
+    if (how[0]) {
         free(t->coll_note);
-        t->coll_note = strdup(note);
+        t->coll_note = strdup(how);
     }
 }
 
@@ -911,7 +865,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         t->coll_source = "expect";
     }
     if (!t->coll)
-        infer_coll(t, t->nranks > 0 ? t->nranks : d->nranks);
+        infer_coll(d, t, t->nranks > 0 ? t->nranks : d->nranks);
     const char *coll = t->coll ? t->coll : "unknown";
 
     if (hw->min_busbw_GBps > 0) {
@@ -1033,9 +987,12 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         int two_ranks = (t->nranks > 0 ? t->nranks : d->nranks) == 2;
         int info = d->netib_ev.n > 0 || d->versions.n > 0;
         const char *const drop[] = {
-            ring || two_ranks || nnodes != 2 ? "On 2 nodes rerun with NCCL_ALGO=Ring for a network figure; " : NULL,
+            ring || two_ranks || nnodes != 2
+                ? "On 2 nodes rerun with NCCL_ALGO=Ring for a network figure; "
+                : NULL,
             info ? "rerun with NCCL_DEBUG=INFO and check NIC selection" : NULL,
-            env(d, "NCCL_MIN_CTAS") ? "try NCCL_MIN_CTAS=16..32 and NCCL_IB_QPS_PER_CONNECTION=2; " : NULL};
+            env(d, "NCCL_MIN_CTAS") ? "try NCCL_MIN_CTAS=16..32 and NCCL_IB_QPS_PER_CONNECTION=2; "
+                                    : NULL};
         char *fx = strdup(f->kb->fix);
         for (size_t k = 0; fx && k < sizeof(drop) / sizeof(drop[0]); k++) {
             char *at = drop[k] ? strstr(fx, drop[k]) : NULL;
