@@ -68,7 +68,9 @@ $(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/$(DOCTOR_DI
 ifeq ($(HAVE_CLANG),1)
 fuzz-doctor: $(DOCTOR_FUZZ_BIN)
 	@mkdir -p $(BUILD)/fuzz/doctor-corpus
-	@cp tests/fixtures/nccl-debug-logs/*.log tests/fixtures/nccl-tests-logs/*.log tests/doctor/fuzz-regressions/* $(BUILD)/fuzz/doctor-corpus/
+	@cp tests/fixtures/nccl-debug-logs/*.log tests/fixtures/nccl-tests-logs/*.log tests/fixtures/nvidia-smi-topo/* \
+	  tests/fixtures/ibv-devinfo/* tests/fixtures/nccl-topo-xml/* tests/doctor/data/*hand-built* \
+	  tests/doctor/fuzz-regressions/* $(BUILD)/fuzz/doctor-corpus/
 	@echo "fuzz-doctor: $(FUZZ_SECONDS) s of libFuzzer on the log reader (log: $(BUILD)/fuzz/doctor.log)"
 	@$(DOCTOR_FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 $(BUILD)/fuzz/doctor-corpus > $(BUILD)/fuzz/doctor.log 2>&1 \
