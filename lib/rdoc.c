@@ -367,8 +367,8 @@ nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc)
         return NT_OK;
     }
     if (strcmp(doc->schema, NT_DIAGNOSIS_SCHEMA) == 0) {
-        NT_ERROR(REPORT, "'%s' is a nettune doctor diagnosis: read it with nettune doctor "
-                         "(nettune report renders %s and %s files)",
+        NT_ERROR(REPORT, "'%s' is a nettune doctor diagnosis: nettune report FILE renders it; "
+                         "this command reads %s and %s files",
                  path, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA);
         return NT_ERR_INVALID;
     }

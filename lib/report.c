@@ -100,7 +100,8 @@ const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt)
 
 nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out)
 {
-    FILE *f = fopen(path, "rb");
+    int is_stdin = strcmp(path, "-") == 0; /* "-": standard input */
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     char *buf;
     size_t n;
     const char *errp;
@@ -113,17 +114,22 @@ nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out)
     }
     buf = malloc(max_bytes + 1);
     if (!buf) {
-        fclose(f);
+        if (!is_stdin)
+            fclose(f);
         return NT_ERR_NOMEM;
     }
-    n = fread(buf, 1, max_bytes + 1, f);
+    n = 0;
+    for (size_t got; n <= max_bytes && (got = fread(buf + n, 1, max_bytes + 1 - n, f)) > 0;)
+        n += got; /* a pipe delivers in pieces */
     if (ferror(f)) {
         NT_ERROR(REPORT, "cannot read '%s': %s", path, strerror(errno));
-        fclose(f);
+        if (!is_stdin)
+            fclose(f);
         free(buf);
         return NT_ERR_IO;
     }
-    fclose(f);
+    if (!is_stdin)
+        fclose(f);
     if (n > max_bytes) {
         NT_ERROR(REPORT, "'%s' is larger than %zu bytes: not a file this command reads", path,
                  max_bytes);

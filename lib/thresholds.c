@@ -127,6 +127,11 @@ void nt_expect_init(nt_expect_t *e)
     e->pcie_gen = 0;
     e->pcie_width = 0;
     e->nvlinks = -1;
+    e->gpu_model[0] = '\0';
+    e->collective[0] = '\0';
+    e->efficiency = NAN;
+    e->error_efficiency = NAN;
+    e->min_busbw_GBps = NAN;
 }
 
 int nt_expect_is_empty(const nt_expect_t *e)
@@ -151,6 +156,16 @@ void nt_expect_override(nt_expect_t *e, const nt_expect_t *over)
         e->pcie_gen = over->pcie_gen;
         e->pcie_width = over->pcie_width;
     }
+    if (over->gpu_model[0])
+        memcpy(e->gpu_model, over->gpu_model, sizeof(e->gpu_model));
+    if (over->collective[0])
+        memcpy(e->collective, over->collective, sizeof(e->collective));
+    if (over->efficiency > 0)
+        e->efficiency = over->efficiency;
+    if (over->error_efficiency > 0)
+        e->error_efficiency = over->error_efficiency;
+    if (over->min_busbw_GBps > 0)
+        e->min_busbw_GBps = over->min_busbw_GBps;
 }
 
 /* The built-in rules; the sources of these numbers are in thresholds.h and docs/verdicts.md. */
@@ -957,7 +972,9 @@ double nt_link_expected_lat(const nt_link_rules_t *r)
 
 /* ---- command-line options ------------------------------------------------------------------ */
 
-#define EXPECT_KEYS "gpus, nics, nic_rate_Gbps, pcie, nvlinks"
+#define EXPECT_KEYS                                                                                \
+    "gpus (gpus_per_node), nics (nics_per_node), nic_rate_Gbps, pcie, nvlinks, gpu_model, "        \
+    "collective, efficiency, error_efficiency, min_busbw_GBps (min_bw_GBps)"
 
 nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t errlen)
 {
@@ -995,7 +1012,8 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
         char *end = NULL;
         errno = 0;
         if (strcasecmp(key, "gpus") == 0 || strcasecmp(key, "nics") == 0 ||
-            strcasecmp(key, "nvlinks") == 0) {
+            strcasecmp(key, "nvlinks") == 0 || strcasecmp(key, "gpus_per_node") == 0 ||
+            strcasecmp(key, "nics_per_node") == 0) {
             long v = strtol(val, &end, 10);
             if (*end || end == val || v < 0 || v > 1000000 || errno) {
                 report_err(err, errlen, "--expect", "%s=%s: expected an integer >= 0", key, val);
@@ -1016,6 +1034,40 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
                 break;
             }
             r.nic_rate_Gbps = v;
+        } else if (strcasecmp(key, "gpu_model") == 0) {
+            snprintf(r.gpu_model, sizeof(r.gpu_model), "%s", val);
+        } else if (strcasecmp(key, "collective") == 0) {
+            static const char *const known[] = {
+                "all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv",
+                "broadcast",  "reduce",     "gather",         "scatter",  "hypercube"};
+            size_t i = 0;
+            while (i < sizeof(known) / sizeof(known[0]) && strcasecmp(known[i], val) != 0)
+                i++;
+            if (i == sizeof(known) / sizeof(known[0])) {
+                report_err(err, errlen, "--expect",
+                           "unknown collective '%s' (all_reduce, all_gather, reduce_scatter, "
+                           "alltoall, sendrecv, broadcast, reduce, gather, scatter, hypercube)",
+                           val);
+                st = NT_ERR_INVALID;
+                break;
+            }
+            snprintf(r.collective, sizeof(r.collective), "%s", known[i]);
+        } else if (strcasecmp(key, "efficiency") == 0 || strcasecmp(key, "error_efficiency") == 0 ||
+                   strcasecmp(key, "min_busbw_gbps") == 0 || strcasecmp(key, "min_bw_gbps") == 0) {
+            double v = strtod(val, &end);
+            int eff = tolower((unsigned char)key[0]) == 'e';
+            if (*end || end == val || !(v > 0) || isinf(v) || (eff && v > 2)) {
+                report_err(err, errlen, "--expect", "%s=%s: expected a number %s", key, val,
+                           eff ? "in (0, 2]" : "> 0 (GB/s)");
+                st = NT_ERR_INVALID;
+                break;
+            }
+            if (!eff)
+                r.min_busbw_GBps = v;
+            else if (tolower((unsigned char)key[1]) == 'r')
+                r.error_efficiency = v;
+            else
+                r.efficiency = v;
         } else if (strcasecmp(key, "pcie") == 0) {
             if (parse_pcie(val, &r.pcie_gen, &r.pcie_width) != 0) {
                 report_err(err, errlen, "--expect",

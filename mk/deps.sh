@@ -4,7 +4,7 @@
 # As root it runs apt-get; otherwise it prints the apt-get line to run.
 set -eu
 what=${1:-build}
-BUILD_PKGS="build-essential pkg-config libhwloc-dev hwloc libcjson-dev libibverbs-dev librdmacm-dev \
+BUILD_PKGS="build-essential pkg-config libhwloc-dev hwloc libcjson-dev libxml2-dev zlib1g-dev libibverbs-dev librdmacm-dev \
 ibverbs-providers rdma-core libopenmpi-dev openmpi-bin"
 TEST_PKGS="libcmocka-dev python3 python3-jsonschema perftest valgrind binutils \
 qemu-system-x86 busybox-static cpio kmod xz-utils zstd file iproute2 ibverbs-utils prometheus \

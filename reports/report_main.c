@@ -314,8 +314,29 @@ static int nt_report_render(const nt_report_params_t *p)
     nt_status_t st;
     int rc;
 
-    if (nt_open_doc(p->files[0], &doc) != 0)
+    /* read once (the file may be '-'): a diagnosis is rendered here, the rest indexed */
+    cJSON *root = NULL;
+    if (nt_json_read_file(p->files[0], NT_RDOC_MAX_BYTES, &root) != NT_OK)
         return NT_EXIT_USAGE;
+    const char *sid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "schema"));
+    if (sid && strcmp(sid, NT_DIAGNOSIS_SCHEMA) == 0) {
+        nt_buf_init(&out);
+        st = nt_render_diagnosis(root, p->format, &out);
+        if (st == NT_ERR_INVALID)
+            fprintf(stderr, "nettune report: a diagnosis renders as --format text or md\n");
+        if (st == NT_OK)
+            st = nt_buf_write(&out, p->output);
+        const cJSON *sum = cJSON_GetObjectItemCaseSensitive(root, "summary");
+        int bad = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sum, "errors")) > 0 ||
+                  cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sum, "warnings")) > 0;
+        nt_buf_cleanup(&out);
+        cJSON_Delete(root);
+        return st != NT_OK ? NT_EXIT_USAGE : bad ? NT_EXIT_FAIL : NT_EXIT_OK;
+    }
+    if (nt_rdoc_from_json(root, p->files[0], &doc) != NT_OK) {
+        nt_rdoc_close(&doc);
+        return NT_EXIT_USAGE;
+    }
     nt_warn_invalid(&doc);
     o.color = strcmp(p->format, "text") == 0 && nt_use_color(p);
     nt_buf_init(&out);

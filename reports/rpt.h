@@ -44,6 +44,11 @@ void nt_buf_cleanup(nt_buf_t *b);
 void nt_buf_put(nt_buf_t *b, const char *s, size_t len);
 /* nt_buf_puts - append a NUL-terminated string (NULL appends nothing). */
 void nt_buf_puts(nt_buf_t *b, const char *s);
+/* nt_render_diagnosis - a nettune.diagnosis/1 document (nettune doctor) as "text" or "md": the
+ * NOT JUDGED line, inputs, findings with evidence, why, here, fix; NT_ERR_INVALID for another
+ * format (reports/render_diagnosis.c). */
+nt_status_t nt_render_diagnosis(const cJSON *root, const char *format, struct nt_buf *out);
+
 /* nt_buf_printf - append printf-style text. */
 void nt_buf_printf(nt_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* nt_buf_put_plain - append s with every control character (line breaks, ESC) as a space,

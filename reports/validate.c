@@ -19,7 +19,9 @@
 
 #include "nettune/log.h"
 #include "rpt.h"
-#include "nt_tuning.h" /* the plugin's definition of the rule format */
+#include "nt_tuning.h"     /* the plugin's definition of the rule format */
+#include "doctor/doctor.h" /* the doctor's knowledge-base loader (--validate) */
+#include "nettune/thresholds.h"
 
 /* The schema texts, NUL-terminated, from schema_blob.S (the diagnosis one may be empty). */
 extern const char nt_report_schema_json[];
@@ -855,11 +857,29 @@ nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **sche
     } else if (strcmp(schema->valuestring, NT_TUNING_SCHEMA) == 0) {
         *schema_id = NT_TUNING_SCHEMA;
         nt_vtuning(root, out);
+    } else if (strcmp(schema->valuestring, NT_THRESHOLDS_SCHEMA) == 0) {
+        /* the thresholds file: checked by the one parser the probe uses (lib/thresholds.c) */
+        char err[512] = "", *text = cJSON_PrintUnformatted(root);
+        nt_thresholds_t *t = NULL;
+        *schema_id = NT_THRESHOLDS_SCHEMA;
+        if (!text)
+            return NT_ERR_NOMEM;
+        if (nt_thresholds_parse(text, "thresholds", &t, err, sizeof(err)) != NT_OK)
+            nt_problem_add(out, "$", "%s", err);
+        nt_thresholds_destroy(t);
+        free(text);
+    } else if (strcmp(schema->valuestring, NT_DOCTOR_KB_SCHEMA) == 0) {
+        /* the doctor's knowledge base: checked by the doctor's own loader (reports/doctor/kb.c) */
+        char err[512] = "";
+        *schema_id = NT_DOCTOR_KB_SCHEMA;
+        if (nt_kb_check_json(root, "knowledge base", err, sizeof(err)) != 0)
+            nt_problem_add(out, "$", "%s", err);
     } else {
-        nt_problem_add(out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s, %s%s%s)",
-                       schema->valuestring, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA,
-                       NT_PLUGIN_REPORT_SCHEMA, nt_diagnosis_schema_json[0] ? ", " : "",
-                       nt_diagnosis_schema_json[0] ? NT_DIAGNOSIS_SCHEMA : "");
+        nt_problem_add(
+            out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s, %s, %s, %s%s%s)",
+            schema->valuestring, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA, NT_THRESHOLDS_SCHEMA,
+            NT_DOCTOR_KB_SCHEMA, NT_PLUGIN_REPORT_SCHEMA, nt_diagnosis_schema_json[0] ? ", " : "",
+            nt_diagnosis_schema_json[0] ? NT_DIAGNOSIS_SCHEMA : "");
     }
     return out->oom ? NT_ERR_NOMEM : NT_OK;
 }

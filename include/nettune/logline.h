@@ -16,7 +16,9 @@
 typedef struct nt_linereader nt_linereader_t;
 
 /* Opens `path` ("-" = stdin) for line-by-line reading with a fixed-size buffer, so memory
- * stays bounded whatever the file size or line length. Returns NULL and sets errno on failure. */
+ * stays bounded whatever the file size or line length. Reads through zlib: a gzip file (.gz,
+ * whatever its name) is decompressed, any other file is read as it is. Returns NULL and sets
+ * errno on failure. */
 nt_linereader_t *nt_linereader_open(const char *path);
 
 /* Wraps an already open stream (not closed by nt_linereader_close). Used by the fuzz target. */
@@ -32,7 +34,7 @@ nt_linereader_t *nt_linereader_open_stream(FILE *fp);
 int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len);
 
 /* 1 if the first block of the file is not text: a binary or compressed format (ELF, gzip, bzip2,
- * xz, zstd, zip by their magic numbers), or mostly control characters or non-UTF-8 bytes once NUL
+ * xz, zstd, zip by their magic numbers, after gzip is decompressed), or mostly control characters or non-UTF-8 bytes once NUL
  * bytes are left out; 2 for UTF-16 text (a byte-order mark). Decided on the first
  * nt_linereader_next call. NUL bytes alone do not make a file binary. */
 int nt_linereader_is_binary(const nt_linereader_t *r);
@@ -51,6 +53,12 @@ uint64_t nt_linereader_bytes(const nt_linereader_t *r);
 
 /* Closes the file (unless it was given with _open_stream) and frees the reader; NULL is fine. */
 void nt_linereader_close(nt_linereader_t *r);
+
+/* 1 if the input was gzip-compressed (read through zlib, decompressed). */
+int nt_linereader_gzip(const nt_linereader_t *r);
+
+/* 1 if the gzip stream was damaged or cut short (then nt_linereader_next returned -1). */
+int nt_linereader_gzip_damaged(const nt_linereader_t *r);
 
 /* ---- lib/logline.c ----------------------------------------------------------------------------
  */

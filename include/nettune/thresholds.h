@@ -65,6 +65,13 @@ typedef struct nt_expect {
     int pcie_gen;         /* every GPU and NIC link must be capable of at least gen x width */
     int pcie_width;
     int nvlinks; /* NVLinks every GPU must have up (-1 = the GPU model decides, docs/gpu.md) */
+    /* nettune doctor's busbw verdicts (--expect of every command is parsed by nt_expect_parse;
+     * the probe does not use these): "" / NaN = unstated */
+    char gpu_model[64];      /* the GPU for single-node figures when the log does not name it */
+    char collective[32];     /* the nccl-tests collective when the log does not name it */
+    double efficiency;       /* warn below this fraction of the expected busbw */
+    double error_efficiency; /* error below this fraction */
+    double min_busbw_GBps;   /* an explicit busbw floor */
 } nt_expect_t;
 
 /* The rules that apply to one node: its class resolved against the defaults. */
@@ -153,13 +160,18 @@ double nt_link_expected_lat(const nt_link_rules_t *r);
 /* nt_expect_init - every field unstated. */
 void nt_expect_init(nt_expect_t *e);
 
-/* nt_expect_parse - parse --expect "gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW" into e. Only the
- * keys given are written (so parse into a copy of the class expectation, or use
- * nt_expect_override). Keys and the pcie value are case-insensitive (nic_rate_gbps works);
- * a later key wins over an earlier one. Errors (NT_ERR_INVALID, e unchanged): an empty spec or
- * item, an item without '=', an unknown key (the message names it and lists the valid keys),
- * a value out of range (gpus/nics integer >= 0, nic_rate_Gbps > 0, pcie gen 1-6, width
- * 1/2/4/8/16/32). */
+/* nt_expect_parse - parse --expect "gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW" into e: the one
+ * --expect grammar of every command (nettune probe and nettune doctor). Keys: gpus (alias
+ * gpus_per_node), nics (nics_per_node), nic_rate_Gbps, pcie, and for the doctor's busbw
+ * verdicts gpu_model, collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv,
+ * broadcast, reduce, gather, scatter, hypercube), efficiency, error_efficiency, min_busbw_GBps
+ * (alias min_bw_GBps, the thresholds file's spelling). Only the keys given are written (so parse
+ * into a copy of the class expectation, or use nt_expect_override). Keys and the pcie value are
+ * case-insensitive (nic_rate_gbps works); a later key wins over an earlier one. Errors
+ * (NT_ERR_INVALID, e unchanged): an empty spec or item, an item without '=', an unknown key (the
+ * message names it and lists the valid keys), a value out of range (gpus/nics integer >= 0,
+ * nic_rate_Gbps > 0, pcie gen 1-6, width 1/2/4/8/16/32, efficiencies in (0, 2], min_busbw_GBps
+ * > 0), an unknown collective. */
 nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t errlen);
 
 /* nt_expect_override - copy every stated field of over into e (--expect over the class). */

@@ -12,905 +12,1260 @@
 
 /* ---- small containers ------------------------------------------------------------------- */
 
-void nt_map_init(nt_map_t *m) { memset(m, 0, sizeof(*m)); }
-
-void nt_map_cleanup(nt_map_t *m) {
-  for (size_t i = 0; i < m->n; i++) free(m->keys[i]);
-  free(m->keys);
-  free(m->vals);
-  free(m->slots);
-  memset(m, 0, sizeof(*m));
+void nt_map_init(nt_map_t *m)
+{
+    memset(m, 0, sizeof(*m));
 }
 
-static size_t hash(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-  return (size_t)h;
+void nt_map_cleanup(nt_map_t *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->vals);
+    free(m->slots);
+    memset(m, 0, sizeof(*m));
 }
 
-long nt_map_find(const nt_map_t *m, const char *key, size_t len) {
-  if (!m->cap) return -1;
-  for (size_t i = hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    size_t s = m->slots[i];
-    if (!s) return -1;
-    const char *k = m->keys[s - 1];
-    if (strlen(k) == len && memcmp(k, key, len) == 0) return (long)(s - 1);
-  }
+static size_t hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return (size_t)h;
 }
 
-static int map_grow(nt_map_t *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 16;
-  size_t *slots = calloc(ncap, sizeof(*slots));
-  if (!slots) return -1;
-  for (size_t j = 0; j < m->n; j++) {
-    size_t i = hash(m->keys[j], strlen(m->keys[j])) & (ncap - 1);
-    while (slots[i]) i = (i + 1) & (ncap - 1);
-    slots[i] = j + 1;
-  }
-  free(m->slots);
-  m->slots = slots;
-  m->cap = ncap;
-  return 0;
+long nt_map_find(const nt_map_t *m, const char *key, size_t len)
+{
+    if (!m->cap)
+        return -1;
+    for (size_t i = hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        size_t s = m->slots[i];
+        if (!s)
+            return -1;
+        const char *k = m->keys[s - 1];
+        if (strlen(k) == len && memcmp(k, key, len) == 0)
+            return (long)(s - 1);
+    }
 }
 
-long nt_map_put(nt_map_t *m, const char *key, size_t len) {
-  long f = nt_map_find(m, key, len);
-  if (f >= 0) return f;
-  if (m->n >= NT_MAX_SET) {
-    m->dropped++;
-    return -1;
-  }
-  if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0) return -1;
-  if (m->n == m->kcap) {
-    size_t nk = m->kcap ? m->kcap * 2 : 8;
-    char **k = realloc(m->keys, nk * sizeof(*k));
-    if (!k) return -1;
-    m->keys = k;
-    long *v = realloc(m->vals, nk * sizeof(*v));
-    if (!v) return -1;
-    m->vals = v;
-    m->kcap = nk;
-  }
-  char *copy = malloc(len + 1);
-  if (!copy) return -1;
-  memcpy(copy, key, len);
-  copy[len] = '\0';
-  size_t i = hash(key, len) & (m->cap - 1);
-  while (m->slots[i]) i = (i + 1) & (m->cap - 1);
-  m->slots[i] = m->n + 1;
-  m->keys[m->n] = copy;
-  m->vals[m->n] = 0;
-  return (long)m->n++;
+static int map_grow(nt_map_t *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 16;
+    size_t *slots = calloc(ncap, sizeof(*slots));
+    if (!slots)
+        return -1;
+    for (size_t j = 0; j < m->n; j++) {
+        size_t i = hash(m->keys[j], strlen(m->keys[j])) & (ncap - 1);
+        while (slots[i])
+            i = (i + 1) & (ncap - 1);
+        slots[i] = j + 1;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->cap = ncap;
+    return 0;
 }
 
-void nt_ev_set(nt_ev_t *e, unsigned input, unsigned long line, const char *text) {
-  size_t n = strlen(text);
-  if (n > NT_EVIDENCE_TEXT) n = NT_EVIDENCE_TEXT;
-  free(e->text);
-  e->input = input;
-  e->line = line;
-  e->text = malloc(n + 1);
-  if (e->text) {
-    memcpy(e->text, text, n);
-    e->text[n] = '\0';
-  }
+long nt_map_put(nt_map_t *m, const char *key, size_t len)
+{
+    long f = nt_map_find(m, key, len);
+    if (f >= 0)
+        return f;
+    if (m->n >= NT_MAX_SET) {
+        m->dropped++;
+        return -1;
+    }
+    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
+        return -1;
+    if (m->n == m->kcap) {
+        size_t nk = m->kcap ? m->kcap * 2 : 8;
+        char **k = realloc(m->keys, nk * sizeof(*k));
+        if (!k)
+            return -1;
+        m->keys = k;
+        long *v = realloc(m->vals, nk * sizeof(*v));
+        if (!v)
+            return -1;
+        m->vals = v;
+        m->kcap = nk;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, key, len);
+    copy[len] = '\0';
+    size_t i = hash(key, len) & (m->cap - 1);
+    while (m->slots[i])
+        i = (i + 1) & (m->cap - 1);
+    m->slots[i] = m->n + 1;
+    m->keys[m->n] = copy;
+    m->vals[m->n] = 0;
+    return (long)m->n++;
 }
 
-void nt_ev_free(nt_ev_t *e) {
-  free(e->text);
-  e->text = NULL;
+void nt_ev_set(nt_ev_t *e, unsigned input, unsigned long line, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > NT_EVIDENCE_TEXT)
+        n = NT_EVIDENCE_TEXT;
+    free(e->text);
+    e->input = input;
+    e->line = line;
+    e->text = malloc(n + 1);
+    if (e->text) {
+        memcpy(e->text, text, n);
+        e->text[n] = '\0';
+    }
 }
 
-void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const char *text) {
-  for (size_t i = 0; line && i < l->n; i++)
-    if (l->ev[i].input == input && l->ev[i].line == line) return;
-  l->total++;
-  if (l->n >= NT_EVIDENCE_MAX) return;
-  memset(&l->ev[l->n], 0, sizeof(l->ev[0]));
-  nt_ev_set(&l->ev[l->n], input, line, text);
-  if (l->ev[l->n].text) l->n++;
+void nt_ev_free(nt_ev_t *e)
+{
+    free(e->text);
+    e->text = NULL;
 }
 
-void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e) {
-  if (e->text) nt_evlist_add(l, e->input, e->line, e->text);
+void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const char *text)
+{
+    for (size_t i = 0; line && i < l->n; i++)
+        if (l->ev[i].input == input && l->ev[i].line == line)
+            return;
+    l->total++;
+    if (l->n >= NT_EVIDENCE_MAX)
+        return;
+    memset(&l->ev[l->n], 0, sizeof(l->ev[0]));
+    nt_ev_set(&l->ev[l->n], input, line, text);
+    if (l->ev[l->n].text)
+        l->n++;
 }
 
-void nt_evlist_free(nt_evlist_t *l) {
-  for (size_t i = 0; i < l->n; i++) nt_ev_free(&l->ev[i]);
-  l->n = 0;
+void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e)
+{
+    if (e->text)
+        nt_evlist_add(l, e->input, e->line, e->text);
+}
+
+void nt_evlist_free(nt_evlist_t *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        nt_ev_free(&l->ev[i]);
+    l->n = 0;
 }
 
 /* ---- create / destroy -------------------------------------------------------------------- */
 
-void nt_hw_init(nt_hw_t *hw) {
-  memset(hw, 0, sizeof(*hw));
-  hw->gpus_per_node = -1;
-  hw->nics_per_node = -1;
-  hw->nic_rate_Gbps = -1;
-  hw->efficiency = 0.90;
-  hw->error_efficiency = 0.50;
-  hw->min_busbw_GBps = -1;
+void nt_hw_init(nt_hw_t *hw)
+{
+    memset(hw, 0, sizeof(*hw));
+    hw->gpus_per_node = -1;
+    hw->nics_per_node = -1;
+    hw->nic_rate_Gbps = -1;
+    hw->efficiency = 0.90;
+    hw->error_efficiency = 0.50;
+    hw->min_busbw_GBps = -1;
 }
 
-void nt_hw_cleanup(nt_hw_t *hw) {
-  free(hw->gpu_model);
-  free(hw->collective);
-  free(hw->source);
-  hw->gpu_model = hw->collective = hw->source = NULL;
+void nt_hw_cleanup(nt_hw_t *hw)
+{
+    free(hw->gpu_model);
+    free(hw->collective);
+    free(hw->source);
+    hw->gpu_model = hw->collective = hw->source = NULL;
 }
 
-nt_doctor_t *nt_doctor_create(const nt_kb_t *kb) {
-  nt_doctor_t *d = calloc(1, sizeof(*d));
-  if (!d) return NULL;
-  d->kb = kb;
-  d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
-  if (!d->sig) {
-    free(d);
-    return NULL;
-  }
-  d->sig_acs = nt_kb_signature_index(kb, "acs_enabled");
-  d->sig_iommu = nt_kb_signature_index(kb, "iommu_fault");
-  d->sig_failure = nt_kb_signature_index(kb, "nccl_failure");
-  d->sig_wc = nt_kb_signature_index(kb, "ib_completion");
-  d->nnodes = d->nranks = d->local_ranks = -1;
-  d->nics_min = d->nics_max = -1;
-  d->run_ranks = -1;
-  d->ncclt = nt_ncclt_reader_create();
-  if (!d->ncclt) {
+nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
+{
+    nt_doctor_t *d = calloc(1, sizeof(*d));
+    if (!d)
+        return NULL;
+    d->kb = kb;
+    d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
+    d->msg = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg));
+    d->msg_values = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg_values));
+    if (!d->sig || !d->msg || !d->msg_values) {
+        free(d->sig);
+        free(d->msg);
+        free(d->msg_values);
+        free(d);
+        return NULL;
+    }
+    d->sig_acs = nt_kb_signature_index(kb, "acs_enabled");
+    d->sig_iommu = nt_kb_signature_index(kb, "iommu_fault");
+    d->sig_failure = nt_kb_signature_index(kb, "nccl_failure");
+    d->sig_wc = nt_kb_signature_index(kb, "ib_completion");
+    d->nnodes = d->nranks = d->local_ranks = -1;
+    d->nics_min = d->nics_max = -1;
+    d->run_ranks = -1;
+    d->ncclt = nt_ncclt_reader_create();
+    if (!d->ncclt) {
+        free(d->sig);
+        free(d);
+        return NULL;
+    }
+    nt_hw_init(&d->hw);
+    return d;
+}
+
+static void table_free(nt_table_t *t)
+{
+    free(t->coll);
+    free(t->coll_note);
+    free(t->gpu_model);
+    free(t->algo);
+    free(t->basis);
+    for (size_t i = 0; i < t->ntop; i++)
+        free(t->top[i].text);
+    for (size_t i = 0; i < t->nrowtext; i++)
+        free(t->rowtext[i]);
+}
+
+void nt_doctor_destroy(nt_doctor_t *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->ninputs; i++) {
+        free(d->inputs[i].path);
+        free(d->inputs[i].message);
+        free(d->inputs[i].host);
+        if (d->inputs[i].log) {
+            nt_nccllog_cleanup(d->inputs[i].log);
+            free(d->inputs[i].log);
+        }
+    }
+    free(d->inputs);
+    for (size_t i = 0; i < d->kb->nsigs; i++) {
+        nt_evlist_free(&d->sig[i].ev);
+        nt_map_cleanup(&d->sig[i].hosts);
+    }
     free(d->sig);
+    for (size_t i = 0; i < d->kb->nmsgs; i++) {
+        nt_evlist_free(&d->msg[i].ev);
+        nt_map_cleanup(&d->msg[i].hosts);
+        cJSON_Delete(d->msg_values[i]);
+    }
+    free(d->msg);
+    free(d->msg_values);
+    nt_op_free(d);
+    for (int i = 0; i < NT_FACT_EV; i++) {
+        nt_ev_free(&d->host_ev[i]);
+        nt_ev_free(&d->net_ev[i]);
+        nt_ev_free(&d->tr_ev[i]);
+    }
+    cJSON_Delete(d->per_file);
+    for (size_t i = 0; i < d->nnot_judged; i++)
+        free(d->not_judged[i]);
+    for (size_t i = 0; i < 32; i++)
+        nt_ev_free(&d->wc_first[i]);
+    nt_map_cleanup(&d->hosts);
+    nt_map_cleanup(&d->procmap);
+    for (size_t i = 0; i < d->nprocs; i++) {
+        free(d->procs[i].id);
+        nt_map_cleanup(&d->procs[i].env);
+        free(d->procs[i].host);
+        free(d->procs[i].tuner);
+        nt_ev_free(&d->procs[i].first_tuner);
+        nt_ev_free(&d->procs[i].first_init);
+    }
+    free(d->procs);
+    free(d->rank_host);
+    nt_map_cleanup(&d->versions);
+    for (size_t i = 0; i < 4; i++)
+        nt_ev_free(&d->version_ev[i]);
+    nt_map_cleanup(&d->networks);
+    nt_evlist_free(&d->socket_ev);
+    nt_evlist_free(&d->netib_ev);
+    free(d->nic_names);
+    nt_map_cleanup(&d->transports);
+    for (size_t i = 0; i < d->nenv; i++) {
+        free(d->env[i].name);
+        free(d->env[i].value);
+        free(d->env[i].other);
+        nt_ev_free(&d->env[i].first);
+        nt_ev_free(&d->env[i].first_other);
+    }
+    free(d->env);
+    nt_ev_free(&d->comm_ev);
+    free(d->gdr);
+    nt_evlist_free(&d->gdr_yes_ev);
+    nt_evlist_free(&d->gdr_no_ev);
+    nt_evlist_free(&d->gdr0_ev);
+    nt_evlist_free(&d->shared_ev);
+    nt_ev_free(&d->last_p2p);
+    nt_evlist_free(&d->warn_unexplained);
+    for (size_t i = 0; i < d->ntables; i++)
+        table_free(&d->tables[i]);
+    free(d->tables);
+    nt_ncclt_reader_destroy(d->ncclt);
+    free(d->run_algo);
+    nt_map_cleanup(&d->run_hosts);
+    free(d->report_path);
+    nt_evlist_free(&d->report_ev);
+    nt_map_cleanup(&d->report_hosts);
+    for (size_t i = 0; i < d->nfindings; i++) {
+        nt_finding_t *f = &d->findings[i];
+        nt_evlist_free(&f->ev);
+        nt_map_cleanup(&f->hosts);
+        free(f->detail);
+        free(f->fix);
+        cJSON_Delete(f->values);
+    }
+    free(d->findings);
+    nt_hw_cleanup(&d->hw);
     free(d);
-    return NULL;
-  }
-  nt_hw_init(&d->hw);
-  return d;
-}
-
-static void table_free(nt_table_t *t) {
-  free(t->coll);
-  free(t->coll_note);
-  free(t->gpu_model);
-  free(t->algo);
-  free(t->basis);
-  for (size_t i = 0; i < t->ntop; i++) free(t->top[i].text);
-}
-
-void nt_doctor_destroy(nt_doctor_t *d) {
-  if (!d) return;
-  for (size_t i = 0; i < d->ninputs; i++) {
-    free(d->inputs[i].path);
-    free(d->inputs[i].message);
-  }
-  free(d->inputs);
-  for (size_t i = 0; i < d->kb->nsigs; i++) {
-    nt_evlist_free(&d->sig[i].ev);
-    nt_map_cleanup(&d->sig[i].hosts);
-  }
-  free(d->sig);
-  for (size_t i = 0; i < 32; i++) nt_ev_free(&d->wc_first[i]);
-  nt_map_cleanup(&d->hosts);
-  nt_map_cleanup(&d->procmap);
-  for (size_t i = 0; i < d->nprocs; i++) {
-    free(d->procs[i].id);
-    free(d->procs[i].host);
-    free(d->procs[i].tuner);
-    nt_ev_free(&d->procs[i].first_tuner);
-    nt_ev_free(&d->procs[i].first_init);
-  }
-  free(d->procs);
-  free(d->rank_host);
-  nt_map_cleanup(&d->versions);
-  for (size_t i = 0; i < 4; i++) nt_ev_free(&d->version_ev[i]);
-  nt_map_cleanup(&d->networks);
-  nt_evlist_free(&d->socket_ev);
-  nt_evlist_free(&d->netib_ev);
-  free(d->nic_names);
-  nt_map_cleanup(&d->transports);
-  for (size_t i = 0; i < d->nenv; i++) {
-    free(d->env[i].name);
-    free(d->env[i].value);
-    free(d->env[i].other);
-    nt_ev_free(&d->env[i].first);
-    nt_ev_free(&d->env[i].first_other);
-  }
-  free(d->env);
-  nt_ev_free(&d->comm_ev);
-  free(d->gdr);
-  nt_evlist_free(&d->gdr_yes_ev);
-  nt_evlist_free(&d->gdr_no_ev);
-  nt_evlist_free(&d->gdr0_ev);
-  nt_evlist_free(&d->shared_ev);
-  nt_ev_free(&d->last_p2p);
-  nt_evlist_free(&d->warn_unexplained);
-  for (size_t i = 0; i < d->ntables; i++) table_free(&d->tables[i]);
-  free(d->tables);
-  nt_ncclt_reader_destroy(d->ncclt);
-  free(d->run_algo);
-  nt_map_cleanup(&d->run_hosts);
-  free(d->report_path);
-  nt_evlist_free(&d->report_ev);
-  nt_map_cleanup(&d->report_hosts);
-  for (size_t i = 0; i < d->nfindings; i++) {
-    nt_finding_t *f = &d->findings[i];
-    nt_evlist_free(&f->ev);
-    nt_map_cleanup(&f->hosts);
-    free(f->detail);
-    free(f->fix);
-    cJSON_Delete(f->values);
-  }
-  free(d->findings);
-  nt_hw_cleanup(&d->hw);
-  free(d);
 }
 
 /* ---- helpers for feed_line --------------------------------------------------------------- */
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-
-static char *dupn(const char *s, size_t n) {
-  char *c = malloc(n + 1);
-  if (c) {
-    memcpy(c, s, n);
-    c[n] = '\0';
-  }
-  return c;
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
 }
 
-static void replace_str(char **dst, const char *s, size_t n) {
-  char *c = dupn(s, n);
-  if (!c) return;
-  free(*dst);
-  *dst = c;
-}
-
-static long find_int_after(const char *s, const char *key) {
-  const char *p = strstr(s, key);
-  if (!p) return -1;
-  p += strlen(key);
-  while (*p == ' ') p++;
-  if (!isdigit((unsigned char)*p)) return -1;
-  long v = 0;
-  while (isdigit((unsigned char)*p) && v < 100000000L) v = v * 10 + (*p++ - '0');
-  return v;
-}
-
-static void set_rank_host(nt_doctor_t *d, long rank, long host_idx) {
-  if (rank < 0 || rank >= NT_MAX_RANK || host_idx < 0) return;
-  if ((size_t)rank >= d->cap_rank_host) {
-    size_t nc = d->cap_rank_host ? d->cap_rank_host : 64;
-    while (nc <= (size_t)rank) nc *= 2;
-    int *n = realloc(d->rank_host, nc * sizeof(*n));
-    if (!n) return;
-    memset(n + d->cap_rank_host, 0, (nc - d->cap_rank_host) * sizeof(*n));
-    d->rank_host = n;
-    d->cap_rank_host = nc;
-  }
-  d->rank_host[rank] = (int)host_idx + 1;
-}
-
-static void mark_gdr(nt_doctor_t *d, long rank, unsigned char bit) {
-  if (rank < 0 || rank >= NT_MAX_RANK) return;
-  if ((size_t)rank >= d->cap_gdr) {
-    size_t nc = d->cap_gdr ? d->cap_gdr : 64;
-    while (nc <= (size_t)rank) nc *= 2;
-    unsigned char *n = realloc(d->gdr, nc);
-    if (!n) return;
-    memset(n + d->cap_gdr, 0, nc - d->cap_gdr);
-    d->gdr = n;
-    d->cap_gdr = nc;
-  }
-  d->gdr[rank] |= bit;
-}
-
-static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l) {
-  char id[320];
-  int n;
-  if (l->host && l->pid >= 0)
-    n = snprintf(id, sizeof(id), "%.*s:%ld", (int)(l->host_len > 256 ? 256 : l->host_len), l->host, l->pid);
-  else if (l->task >= 0)
-    n = snprintf(id, sizeof(id), "task %ld", l->task);
-  else
-    return NULL;
-  long i = nt_map_put(&d->procmap, id, (size_t)n);
-  if (i < 0) return NULL;
-  if ((size_t)i >= d->nprocs) {
-    if (d->nprocs == d->cap_procs) {
-      size_t nc = d->cap_procs ? d->cap_procs * 2 : 16;
-      nt_proc_t *p = realloc(d->procs, nc * sizeof(*p));
-      if (!p) return NULL;
-      d->procs = p;
-      d->cap_procs = nc;
+static char *dupn(const char *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = '\0';
     }
-    nt_proc_t *p = &d->procs[d->nprocs++];
-    memset(p, 0, sizeof(*p));
-    p->id = dupn(id, (size_t)n);
-    if (l->host) p->host = dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
-  }
-  return &d->procs[i];
+    return c;
 }
 
-static void proc_add_rank(nt_proc_t *p, long rank) {
-  if (!p || rank < 0) return;
-  for (int i = 0; i < p->nranks; i++)
-    if (p->ranks[i] == rank) return;
-  if (p->nranks < 4) p->ranks[p->nranks++] = (int)rank;
+static void replace_str(char **dst, const char *s, size_t n)
+{
+    char *c = dupn(s, n);
+    if (!c)
+        return;
+    free(*dst);
+    *dst = c;
+}
+
+static long find_int_after(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    if (!p)
+        return -1;
+    p += strlen(key);
+    while (*p == ' ')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    long v = 0;
+    while (isdigit((unsigned char)*p) && v < 100000000L)
+        v = v * 10 + (*p++ - '0');
+    return v;
+}
+
+/* The first line that named entry `idx` of a fact map (hosts, networks, transports): the
+ * evidence of that fact in the document. */
+static void fact_ev(nt_doctor_t *d, nt_ev_t *arr, long idx)
+{
+    if (idx >= 0 && idx < NT_FACT_EV && !arr[idx].text && d->cur_line)
+        nt_ev_set(&arr[idx], d->cur, d->inputs[d->cur].lines, d->cur_line);
+}
+
+static void set_rank_host(nt_doctor_t *d, long rank, long host_idx)
+{
+    if (rank < 0 || rank >= NT_MAX_RANK || host_idx < 0)
+        return;
+    if ((size_t)rank >= d->cap_rank_host) {
+        size_t nc = d->cap_rank_host ? d->cap_rank_host : 64;
+        while (nc <= (size_t)rank)
+            nc *= 2;
+        int *n = realloc(d->rank_host, nc * sizeof(*n));
+        if (!n)
+            return;
+        memset(n + d->cap_rank_host, 0, (nc - d->cap_rank_host) * sizeof(*n));
+        d->rank_host = n;
+        d->cap_rank_host = nc;
+    }
+    d->rank_host[rank] = (int)host_idx + 1;
+}
+
+static void mark_gdr(nt_doctor_t *d, long rank, unsigned char bit)
+{
+    if (rank < 0 || rank >= NT_MAX_RANK)
+        return;
+    if ((size_t)rank >= d->cap_gdr) {
+        size_t nc = d->cap_gdr ? d->cap_gdr : 64;
+        while (nc <= (size_t)rank)
+            nc *= 2;
+        unsigned char *n = realloc(d->gdr, nc);
+        if (!n)
+            return;
+        memset(n + d->cap_gdr, 0, nc - d->cap_gdr);
+        d->gdr = n;
+        d->cap_gdr = nc;
+    }
+    d->gdr[rank] |= bit;
+}
+
+static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l)
+{
+    char id[320];
+    int n;
+    if (l->host && l->pid >= 0)
+        n = snprintf(id, sizeof(id), "%.*s:%ld", (int)(l->host_len > 256 ? 256 : l->host_len),
+                     l->host, l->pid);
+    else if (l->task >= 0)
+        n = snprintf(id, sizeof(id), "task %ld", l->task);
+    else
+        return NULL;
+    long i = nt_map_put(&d->procmap, id, (size_t)n);
+    if (i < 0)
+        return NULL;
+    if ((size_t)i >= d->nprocs) {
+        if (d->nprocs == d->cap_procs) {
+            size_t nc = d->cap_procs ? d->cap_procs * 2 : 16;
+            nt_proc_t *p = realloc(d->procs, nc * sizeof(*p));
+            if (!p)
+                return NULL;
+            d->procs = p;
+            d->cap_procs = nc;
+        }
+        nt_proc_t *p = &d->procs[d->nprocs++];
+        memset(p, 0, sizeof(*p));
+        p->id = dupn(id, (size_t)n);
+        if (l->host)
+            p->host = dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
+    }
+    return &d->procs[i];
+}
+
+static void proc_add_rank(nt_proc_t *p, long rank)
+{
+    if (!p || rank < 0)
+        return;
+    for (int i = 0; i < p->nranks; i++)
+        if (p->ranks[i] == rank)
+            return;
+    if (p->nranks < 4)
+        p->ranks[p->nranks++] = (int)rank;
 }
 
 static void env_record(nt_doctor_t *d, const char *name, size_t nlen, const char *val, size_t vlen,
-                       int cmdline, const char *line) {
-  while (vlen > 0 && (val[vlen - 1] == '.' || val[vlen - 1] == ' ' || val[vlen - 1] == '\\')) vlen--;
-  for (size_t i = 0; i < d->nenv; i++) {
-    nt_env_t *e = &d->env[i];
-    if (strlen(e->name) != nlen || memcmp(e->name, name, nlen) != 0) continue;
-    if (cmdline) return;
-    if (e->from_cmdline) { /* the process's own echo is the better fact */
-      replace_str(&e->value, val, vlen);
-      e->from_cmdline = 0;
-      nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
-      return;
+                       int cmdline, const char *line)
+{
+    while (vlen > 0 && (val[vlen - 1] == '.' || val[vlen - 1] == ' ' || val[vlen - 1] == '\\'))
+        vlen--;
+    for (size_t i = 0; i < d->nenv; i++) {
+        nt_env_t *e = &d->env[i];
+        if (strlen(e->name) != nlen || memcmp(e->name, name, nlen) != 0)
+            continue;
+        if (cmdline)
+            return;
+        if (e->from_cmdline) { /* the process's own echo is the better fact */
+            replace_str(&e->value, val, vlen);
+            e->from_cmdline = 0;
+            nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
+            return;
+        }
+        if (!e->mismatch && (strlen(e->value) != vlen || memcmp(e->value, val, vlen) != 0)) {
+            e->mismatch = 1;
+            replace_str(&e->other, val, vlen);
+            nt_ev_set(&e->first_other, d->cur, d->inputs[d->cur].lines, line);
+        }
+        return;
     }
-    if (!e->mismatch && (strlen(e->value) != vlen || memcmp(e->value, val, vlen) != 0)) {
-      e->mismatch = 1;
-      replace_str(&e->other, val, vlen);
-      nt_ev_set(&e->first_other, d->cur, d->inputs[d->cur].lines, line);
+    if (d->nenv >= 512)
+        return;
+    if (d->nenv == d->cap_env) {
+        size_t nc = d->cap_env ? d->cap_env * 2 : 16;
+        nt_env_t *n = realloc(d->env, nc * sizeof(*n));
+        if (!n)
+            return;
+        d->env = n;
+        d->cap_env = nc;
     }
-    return;
-  }
-  if (d->nenv >= 512) return;
-  if (d->nenv == d->cap_env) {
-    size_t nc = d->cap_env ? d->cap_env * 2 : 16;
-    nt_env_t *n = realloc(d->env, nc * sizeof(*n));
-    if (!n) return;
-    d->env = n;
-    d->cap_env = nc;
-  }
-  nt_env_t *e = &d->env[d->nenv];
-  memset(e, 0, sizeof(*e));
-  e->name = dupn(name, nlen);
-  e->value = dupn(val, vlen);
-  if (!e->name || !e->value) {
-    free(e->name);
-    free(e->value);
-    return;
-  }
-  e->from_cmdline = cmdline;
-  nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
-  d->nenv++;
+    nt_env_t *e = &d->env[d->nenv];
+    memset(e, 0, sizeof(*e));
+    e->name = dupn(name, nlen);
+    e->value = dupn(val, vlen);
+    if (!e->name || !e->value) {
+        free(e->name);
+        free(e->value);
+        return;
+    }
+    e->from_cmdline = cmdline;
+    nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
+    d->nenv++;
 }
 
-static const char *env_value(const nt_doctor_t *d, const char *name) {
-  for (size_t i = 0; i < d->nenv; i++)
-    if (strcmp(d->env[i].name, name) == 0) return d->env[i].value;
-  return NULL;
+static const char *env_value(const nt_doctor_t *d, const char *name)
+{
+    for (size_t i = 0; i < d->nenv; i++)
+        if (strcmp(d->env[i].name, name) == 0)
+            return d->env[i].value;
+    return NULL;
 }
 
 /* "NCCL_X=value" tokens on a launcher command line (mpirun -x NCCL_ALGO=Ring, env A=B cmd). */
-static void scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line) {
-  for (const char *p = strstr(s, "NCCL_"); p; p = strstr(p + 5, "NCCL_")) {
-    if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
-    const char *q = p;
-    while (isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_') q++;
-    if (*q != '=') continue;
-    const char *v = q + 1, *e = v;
-    while (*e && !isspace((unsigned char)*e)) e++;
-    if (e > v) env_record(d, p, (size_t)(q - p), v, (size_t)(e - v), 1, line);
-  }
+static void scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line)
+{
+    for (const char *p = strstr(s, "NCCL_"); p; p = strstr(p + 5, "NCCL_")) {
+        if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        const char *q = p;
+        while (isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_')
+            q++;
+        if (*q != '=')
+            continue;
+        const char *v = q + 1, *e = v;
+        while (*e && !isspace((unsigned char)*e))
+            e++;
+        if (e > v)
+            env_record(d, p, (size_t)(q - p), v, (size_t)(e - v), 1, line);
+    }
 }
 
 /* ---- nccl-tests --------------------------------------------------------------------------- */
 
-static void run_reset(nt_doctor_t *d) {
-  nt_map_cleanup(&d->run_hosts);
-  nt_map_init(&d->run_hosts);
-  d->run_ranks = -1;
-  d->run_input = d->cur;
-  d->open_table = NULL;
+static void run_reset(nt_doctor_t *d)
+{
+    nt_map_cleanup(&d->run_hosts);
+    nt_map_init(&d->run_hosts);
+    d->run_ranks = -1;
+    d->run_input = d->cur;
+    d->open_table = NULL;
 }
 
 /* A device line ("#  Rank  0 Group  0 Pid 295203 on node01 device  0 [0x18] NVIDIA H100"), parsed
  * by the nccl-tests reader: the host joins the run and the rank's host is known. */
-static void record_device(nt_doctor_t *d, const nt_ncclt_device_t *dev) {
-  long hi = nt_map_put(&d->run_hosts, dev->host, dev->host_len);
-  if (hi >= 0) d->run_hosts.vals[hi]++;
-  long gh = nt_map_put(&d->hosts, dev->host, dev->host_len);
-  set_rank_host(d, dev->rank, gh);
-  if (dev->rank + 1 > d->run_ranks) d->run_ranks = (int)dev->rank + 1;
+static void record_device(nt_doctor_t *d, const nt_ncclt_device_t *dev)
+{
+    long hi = nt_map_put(&d->run_hosts, dev->host, dev->host_len);
+    if (hi >= 0)
+        d->run_hosts.vals[hi]++;
+    long gh = nt_map_put(&d->hosts, dev->host, dev->host_len);
+    fact_ev(d, d->host_ev, gh);
+    set_rank_host(d, dev->rank, gh);
+    if (dev->rank + 1 > d->run_ranks)
+        d->run_ranks = (int)dev->rank + 1;
 }
 
 /* The table the nccl-tests reader just opened (its index `sweep`), with the doctor's own fields. */
-static nt_table_t *table_open(nt_doctor_t *d, size_t sweep) {
-  if (d->ntables >= NT_MAX_TABLES) {
-    d->tables_dropped++;
-    return NULL;
-  }
-  if (d->ntables % 8 == 0) {
-    nt_table_t *n = realloc(d->tables, (d->ntables + 8) * sizeof(*n));
-    if (!n) return NULL;
-    d->tables = n;
-  }
-  const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, sweep);
-  nt_table_t *t = &d->tables[d->ntables++];
-  memset(t, 0, sizeof(*t));
-  t->sweep = sweep;
-  t->input = d->cur;
-  t->header_line = d->inputs[d->cur].lines;
-  t->coll = lt->coll ? strdup(lt->coll) : NULL;
-  t->coll_source = t->coll ? "log" : NULL;
-  t->gpu_model = lt->gpu_model ? strdup(lt->gpu_model) : NULL;
-  const char *algo = env_value(d, "NCCL_ALGO");
-  t->algo = algo ? strdup(algo) : NULL;
-  t->avg_busbw = -1;
-  t->nranks = lt->nranks;
-  t->nhosts = lt->nhosts;
-  t->gpus_per_host = lt->gpus_per_host;
-  t->verdict = "not_judged";
-  return t;
+static nt_table_t *table_open(nt_doctor_t *d, size_t sweep)
+{
+    if (d->ntables >= NT_MAX_TABLES) {
+        d->tables_dropped++;
+        return NULL;
+    }
+    if (d->ntables % 8 == 0) {
+        nt_table_t *n = realloc(d->tables, (d->ntables + 8) * sizeof(*n));
+        if (!n)
+            return NULL;
+        d->tables = n;
+    }
+    const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, sweep);
+    nt_table_t *t = &d->tables[d->ntables++];
+    memset(t, 0, sizeof(*t));
+    t->sweep = sweep;
+    t->input = d->cur;
+    t->header_line = d->inputs[d->cur].lines;
+    t->coll = lt->coll ? strdup(lt->coll) : NULL;
+    t->coll_source = t->coll ? "log" : NULL;
+    t->gpu_model = lt->gpu_model ? strdup(lt->gpu_model) : NULL;
+    const char *algo = env_value(d, "NCCL_ALGO");
+    t->algo = algo ? strdup(algo) : NULL;
+    t->avg_busbw = -1;
+    t->nranks = lt->nranks;
+    t->nhosts = lt->nhosts;
+    t->gpus_per_host = lt->gpus_per_host;
+    t->verdict = "not_judged";
+    return t;
 }
 
-static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *lr, const char *line) {
-  nt_row_t row, *r = &row;
-  memset(r, 0, sizeof(*r));
-  r->bytes = lr->bytes;
-  r->count = lr->count;
-  r->busbw_oop = lr->busbw_GBps[0];
-  r->busbw_ip = lr->busbw_GBps[1];
-  r->algbw_oop = lr->algbw_GBps[0];
-  r->typesize = lr->typesize;
-  r->redop = lr->redop_kind;
-  r->root = lr->root;
-  t->rows++;
-  /* keep the NT_TOP_ROWS largest sizes, descending; a repeated size keeps its later row */
-  size_t pos = t->ntop;
-  for (size_t i = 0; i < t->ntop; i++) {
-    if (r->bytes == t->top[i].bytes) {
-      free(t->top[i].text);
-      t->top[i] = *r;
-      t->top[i].input = d->cur;
-      t->top[i].line = d->inputs[d->cur].lines;
-      t->top[i].text = dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
-      return;
+static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *lr, const char *line)
+{
+    nt_row_t row, *r = &row;
+    memset(r, 0, sizeof(*r));
+    r->bytes = lr->bytes;
+    r->count = lr->count;
+    r->busbw_oop = lr->busbw_GBps[0];
+    r->busbw_ip = lr->busbw_GBps[1];
+    r->algbw_oop = lr->algbw_GBps[0];
+    r->typesize = lr->typesize;
+    r->redop = lr->redop_kind;
+    r->root = lr->root;
+    t->rows++;
+    if (t->nrowtext < NT_ROW_TEXTS) {
+        size_t n = strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line);
+        t->rowline[t->nrowtext] = d->inputs[d->cur].lines;
+        if ((t->rowtext[t->nrowtext] = dupn(line, n)))
+            t->nrowtext++;
     }
-    if (r->bytes > t->top[i].bytes) {
-      pos = i;
-      break;
+    /* keep the NT_TOP_ROWS largest sizes, descending; a repeated size keeps its later row */
+    size_t pos = t->ntop;
+    for (size_t i = 0; i < t->ntop; i++) {
+        if (r->bytes == t->top[i].bytes) {
+            free(t->top[i].text);
+            t->top[i] = *r;
+            t->top[i].input = d->cur;
+            t->top[i].line = d->inputs[d->cur].lines;
+            t->top[i].text =
+                dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+            return;
+        }
+        if (r->bytes > t->top[i].bytes) {
+            pos = i;
+            break;
+        }
     }
-  }
-  if (pos >= NT_TOP_ROWS) return;
-  if (t->ntop == NT_TOP_ROWS) {
-    free(t->top[NT_TOP_ROWS - 1].text);
-    t->ntop--;
-  }
-  memmove(&t->top[pos + 1], &t->top[pos], (t->ntop - pos) * sizeof(t->top[0]));
-  t->top[pos] = *r;
-  t->top[pos].input = d->cur;
-  t->top[pos].line = d->inputs[d->cur].lines;
-  t->top[pos].text = dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
-  t->ntop++;
+    if (pos >= NT_TOP_ROWS)
+        return;
+    if (t->ntop == NT_TOP_ROWS) {
+        free(t->top[NT_TOP_ROWS - 1].text);
+        t->ntop--;
+    }
+    memmove(&t->top[pos + 1], &t->top[pos], (t->ntop - pos) * sizeof(t->top[0]));
+    t->top[pos] = *r;
+    t->top[pos].input = d->cur;
+    t->top[pos].line = d->inputs[d->cur].lines;
+    t->top[pos].text =
+        dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+    t->ntop++;
 }
 
 /* Returns 1 if the line belongs to nccl-tests' output (read by lib/nccltests.c). */
-static int feed_tests(nt_doctor_t *d, const char *body, const char *line) {
-  switch (nt_ncclt_reader_feed(d->ncclt, body, d->inputs[d->cur].lines)) {
-  case NT_NCCLT_NONE:
-    return 0;
-  case NT_NCCLT_RUN:
-    run_reset(d);
-    d->tests_started = 1;
-    return 1;
-  case NT_NCCLT_DEVICE:
-    record_device(d, nt_ncclt_reader_device(d->ncclt));
-    return 1;
-  case NT_NCCLT_TABLE:
-    d->open_table = table_open(d, nt_ncclt_reader_ntables(d->ncclt) - 1);
-    return 1;
-  case NT_NCCLT_ROW:
-    if (d->open_table) table_add_row(d, d->open_table, nt_ncclt_reader_row(d->ncclt), line);
-    d->last_progress_seq = d->seq;
-    return 1;
-  case NT_NCCLT_END:
-    if (d->open_table) {
-      const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, d->open_table->sweep);
-      d->open_table->avg_busbw = lt->avg_busbw_GBps;
-      d->open_table->complete = lt->complete;
+static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
+{
+    switch (nt_ncclt_reader_feed(d->ncclt, body, d->inputs[d->cur].lines)) {
+    case NT_NCCLT_NONE:
+        return 0;
+    case NT_NCCLT_RUN:
+        run_reset(d);
+        d->tests_started = 1;
+        return 1;
+    case NT_NCCLT_DEVICE:
+        record_device(d, nt_ncclt_reader_device(d->ncclt));
+        return 1;
+    case NT_NCCLT_TABLE:
+        d->open_table = table_open(d, nt_ncclt_reader_ntables(d->ncclt) - 1);
+        return 1;
+    case NT_NCCLT_ROW:
+        if (d->open_table)
+            table_add_row(d, d->open_table, nt_ncclt_reader_row(d->ncclt), line);
+        d->last_progress_seq = d->seq;
+        return 1;
+    case NT_NCCLT_END:
+        if (d->open_table) {
+            const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, d->open_table->sweep);
+            d->open_table->avg_busbw = lt->avg_busbw_GBps;
+            d->open_table->complete = lt->complete;
+        }
+        d->open_table = NULL;
+        d->last_progress_seq = d->seq;
+        return 1;
+    case NT_NCCLT_META:
+        return 1;
     }
-    d->open_table = NULL;
-    d->last_progress_seq = d->seq;
-    return 1;
-  case NT_NCCLT_META:
-    return 1;
-  }
-  return 0;
+    return 0;
 }
 
 /* ---- NCCL lines --------------------------------------------------------------------------- */
 
 /* "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1" and the 2.7 form without [send]. */
-static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *line) {
-  const char *via = strstr(l->msg, " via ");
-  const char *arrow = strstr(l->msg, " -> ");
-  if (!via || !arrow || arrow > via) return 0;
-  const char *a = arrow;
-  while (a > l->msg && a[-1] != ' ') a--;
-  long src = isdigit((unsigned char)*a) ? strtol(a, NULL, 10) : -1;
-  const char *b = arrow + 4;
-  long dst = isdigit((unsigned char)*b) ? strtol(b, NULL, 10) : -1;
-  if (src < 0 || dst < 0) return 0;
-  int recv = strstr(arrow, "[receive]") != NULL && strstr(arrow, "[receive]") < via;
-  long local = recv ? dst : src;
-  const char *t = via + 5;
-  char key[48];
-  int gdr = strstr(t, "/GDRDMA") != NULL;
-  if (starts(t, "NET/")) {
-    const char *e = t + 4;
-    while (*e && *e != '/' && *e != ' ') e++;
-    snprintf(key, sizeof(key), "%.*s%s", (int)((e - t) > 32 ? 32 : (e - t)), t, gdr ? "+GDRDMA" : "");
-    int sock = starts(t, "NET/Socket");
-    if (sock) {
-      long ni = nt_map_put(&d->networks, "Socket", 6);
-      if (ni >= 0) d->networks.vals[ni]++;
-      nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    const char *via = strstr(l->msg, " via ");
+    const char *arrow = strstr(l->msg, " -> ");
+    if (!via || !arrow || arrow > via)
+        return 0;
+    const char *a = arrow;
+    while (a > l->msg && a[-1] != ' ')
+        a--;
+    long src = isdigit((unsigned char)*a) ? strtol(a, NULL, 10) : -1;
+    const char *b = arrow + 4;
+    long dst = isdigit((unsigned char)*b) ? strtol(b, NULL, 10) : -1;
+    if (src < 0 || dst < 0)
+        return 0;
+    int recv = strstr(arrow, "[receive]") != NULL && strstr(arrow, "[receive]") < via;
+    long local = recv ? dst : src;
+    const char *t = via + 5;
+    char key[48];
+    int gdr = strstr(t, "/GDRDMA") != NULL;
+    if (starts(t, "NET/")) {
+        const char *e = t + 4;
+        while (*e && *e != '/' && *e != ' ')
+            e++;
+        snprintf(key, sizeof(key), "%.*s%s", (int)((e - t) > 32 ? 32 : (e - t)), t,
+                 gdr ? "+GDRDMA" : "");
+        int sock = starts(t, "NET/Socket");
+        if (sock) {
+            long ni = nt_map_put(&d->networks, "Socket", 6);
+            fact_ev(d, d->net_ev, ni);
+            if (ni >= 0)
+                d->networks.vals[ni]++;
+            nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+        } else {
+            d->net_conns++;
+            mark_gdr(d, local, gdr ? 1 : 2);
+            nt_evlist_add(gdr ? &d->gdr_yes_ev : &d->gdr_no_ev, d->cur, d->inputs[d->cur].lines,
+                          line);
+            if (strstr(t, "/Shared"))
+                nt_evlist_add(&d->shared_ev, d->cur, d->inputs[d->cur].lines, line);
+        }
+    } else if (starts(t, "P2P/")) {
+        const char *e = t + 4;
+        while (*e && *e != '/' && *e != ' ')
+            e++;
+        snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
+        d->last_p2p_seq = d->seq;
+        nt_ev_set(&d->last_p2p, d->cur, d->inputs[d->cur].lines, line);
+    } else if (starts(t, "SHM") || starts(t, "direct shared memory")) {
+        snprintf(key, sizeof(key), "SHM");
     } else {
-      d->net_conns++;
-      mark_gdr(d, local, gdr ? 1 : 2);
-      nt_evlist_add(gdr ? &d->gdr_yes_ev : &d->gdr_no_ev, d->cur, d->inputs[d->cur].lines, line);
-      if (strstr(t, "/Shared")) nt_evlist_add(&d->shared_ev, d->cur, d->inputs[d->cur].lines, line);
+        const char *e = t;
+        while (*e && *e != '/' && *e != ' ')
+            e++;
+        snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
     }
-  } else if (starts(t, "P2P/")) {
-    const char *e = t + 4;
-    while (*e && *e != '/' && *e != ' ') e++;
-    snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
-    d->last_p2p_seq = d->seq;
-    nt_ev_set(&d->last_p2p, d->cur, d->inputs[d->cur].lines, line);
-  } else if (starts(t, "SHM") || starts(t, "direct shared memory")) {
-    snprintf(key, sizeof(key), "SHM");
-  } else {
-    const char *e = t;
-    while (*e && *e != '/' && *e != ' ') e++;
-    snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
-  }
-  long ti = nt_map_put(&d->transports, key, strlen(key));
-  if (ti >= 0) d->transports.vals[ti]++;
-  if (l->host) {
-    long hi = nt_map_put(&d->hosts, l->host, l->host_len);
-    set_rank_host(d, local, hi);
-  }
-  return 1;
+    long ti = nt_map_put(&d->transports, key, strlen(key));
+    fact_ev(d, d->tr_ev, ti);
+    if (ti >= 0)
+        d->transports.vals[ti]++;
+    if (l->host) {
+        long hi = nt_map_put(&d->hosts, l->host, l->host_len);
+        fact_ev(d, d->host_ev, hi);
+        set_rank_host(d, local, hi);
+    }
+    return 1;
 }
 
-static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line) {
-  const char *m = l->msg;
-  nt_proc_t *p = proc_get(d, l);
-  long hi = l->host ? nt_map_put(&d->hosts, l->host, l->host_len) : -1;
+static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    const char *m = l->msg;
+    nt_proc_t *p = proc_get(d, l);
+    long hi = l->host ? nt_map_put(&d->hosts, l->host, l->host_len) : -1;
+    fact_ev(d, d->host_ev, hi);
 
-  if (feed_connection(d, l, line)) return;
+    if (feed_connection(d, l, line))
+        return;
 
-  const char *v = strstr(m, "NCCL version ");
-  if (v) {
-    v += 13;
-    size_t n = 0;
-    while (v[n] && (isdigit((unsigned char)v[n]) || v[n] == '.')) n++;
-    while (n > 0 && v[n - 1] == '.') n--;
-    if (n) {
-      long vi = nt_map_put(&d->versions, v, n);
-      if (vi >= 0) {
-        d->versions.vals[vi]++;
-        if (vi < 4 && !d->version_ev[vi].text) nt_ev_set(&d->version_ev[vi], d->cur, d->inputs[d->cur].lines, line);
-      }
+    const char *v = strstr(m, "NCCL version ");
+    if (v) {
+        v += 13;
+        size_t n = 0;
+        while (v[n] && (isdigit((unsigned char)v[n]) || v[n] == '.'))
+            n++;
+        while (n > 0 && v[n - 1] == '.')
+            n--;
+        if (n) {
+            long vi = nt_map_put(&d->versions, v, n);
+            if (vi >= 0) {
+                d->versions.vals[vi]++;
+                if (vi < 4 && !d->version_ev[vi].text)
+                    nt_ev_set(&d->version_ev[vi], d->cur, d->inputs[d->cur].lines, line);
+            }
+        }
+        return;
     }
-    return;
-  }
-  if (l->level == NT_LVL_NONE) return;
+    if (l->level == NT_LVL_NONE)
+        return;
 
-  if (starts(m, "NCCL_")) { /* "NCCL_X set by environment to V" / "NCCL_IB_HCA set to V" */
-    const char *e = m;
-    while (isupper((unsigned char)*e) || isdigit((unsigned char)*e) || *e == '_') e++;
-    const char *val = NULL;
-    if (starts(e, " set by environment to ")) val = e + 23;
-    else if (starts(e, " set to ")) val = e + 8;
-    if (val) env_record(d, m, (size_t)(e - m), val, strlen(val), 0, line);
-    return;
-  }
-  if (starts(m, "Using network ")) {
-    const char *n = m + 14;
-    size_t len = strlen(n);
-    while (len && n[len - 1] == ' ') len--;
-    long ni = nt_map_put(&d->networks, n, len);
-    if (ni >= 0) d->networks.vals[ni]++;
-    if (len == 6 && memcmp(n, "Socket", 6) == 0) nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
-    if (p) p->init_seen = 1;
-    return;
-  }
-  if (starts(m, "NET/Socket : Using") || starts(m, "NET/Socket: Using")) {
-    nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
-    return;
-  }
-  if (starts(m, "NET/IB : Using [") || starts(m, "NET/IB: Using [") || starts(m, "NET/IB : Using[")) {
-    int count = 0;
-    const char *end = strchr(m, ';');
-    size_t nl = 0;
-    char names[256];
-    names[0] = '\0';
-    for (const char *q = strchr(m, '['); q && (!end || q < end); q = strchr(q + 1, '[')) {
-      if (!isdigit((unsigned char)q[1])) continue;
-      const char *nm = strchr(q, ']');
-      if (!nm) break;
-      nm++;
-      const char *ne = nm;
-      while (*ne && *ne != ':' && *ne != ' ' && *ne != '/') ne++;
-      count++;
-      if (ne > nm && nl + (size_t)(ne - nm) + 2 < sizeof(names))
-        nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s%.*s", nl ? "," : "", (int)(ne - nm), nm);
+    if (starts(m, "NCCL_")) { /* "NCCL_X set by environment to V" / "NCCL_IB_HCA set to V" */
+        const char *e = m;
+        while (isupper((unsigned char)*e) || isdigit((unsigned char)*e) || *e == '_')
+            e++;
+        const char *val = NULL;
+        if (starts(e, " set by environment to "))
+            val = e + 23;
+        else if (starts(e, " set to "))
+            val = e + 8;
+        if (val) {
+            env_record(d, m, (size_t)(e - m), val, strlen(val), 0, line);
+            if (p)
+                nt_map_put(&p->env, m, (size_t)(e - m));
+        }
+        return;
     }
-    if (count > 0) {
-      if (d->nics_min < 0 || count < d->nics_min) d->nics_min = count;
-      if (count > d->nics_max) d->nics_max = count;
-      if (!d->nic_names) d->nic_names = strdup(names);
+    if (starts(m, "Using network ")) {
+        const char *n = m + 14;
+        size_t len = strlen(n);
+        while (len && n[len - 1] == ' ')
+            len--;
+        long ni = nt_map_put(&d->networks, n, len);
+        fact_ev(d, d->net_ev, ni);
+        if (ni >= 0)
+            d->networks.vals[ni]++;
+        if (len == 6 && memcmp(n, "Socket", 6) == 0)
+            nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+        if (p)
+            p->init_seen = 1;
+        return;
     }
-    nt_evlist_add(&d->netib_ev, d->cur, d->inputs[d->cur].lines, line);
-    return;
-  }
-  const char *tp = strstr(m, "TUNER/Plugin: Using ");
-  if (tp && p) {
-    tp += 20;
-    size_t n = 0;
-    while (tp[n] && tp[n] != ' ') n++;
-    if (!p->tuner) p->tuner = dupn(tp, n);
-    if (!p->first_tuner.text) nt_ev_set(&p->first_tuner, d->cur, d->inputs[d->cur].lines, line);
-    p->init_seen = 1;
-    return;
-  }
-  if (strstr(m, "TUNER/Plugin:") || strstr(m, "internal tuner")) {
-    if (p) {
-      p->tuner_internal = 1;
-      p->init_seen = 1;
-      if (!p->first_init.text) nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+    if (starts(m, "NET/Socket : Using") || starts(m, "NET/Socket: Using")) {
+        nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
+        return;
     }
-    return;
-  }
-  if (strstr(m, "Connected all rings") && strstr(m, " GDR 0")) {
-    nt_evlist_add(&d->gdr0_ev, d->cur, d->inputs[d->cur].lines, line);
-    return;
-  }
-  /* communicator shape: "comm 0x.. rank 0 nRanks 8 nNodes 2 localRanks 4 localRank 0 MNNVL 0"
-   * (2.19+) and "comm 0x.. rank 0 nranks 16 cudaDev 0 busId ... - Init COMPLETE" (2.7+) */
-  const char *c = strstr(m, "comm 0x");
-  if (c) {
-    long rank = find_int_after(c, " rank ");
-    long nr = find_int_after(c, " nRanks ");
-    if (nr < 0) nr = find_int_after(c, " nranks ");
-    long nn = find_int_after(c, " nNodes ");
-    long lr = find_int_after(c, " localRanks ");
-    if (nr > d->nranks) d->nranks = (int)nr;
-    if (nn > d->nnodes) d->nnodes = (int)nn;
-    if (lr > d->local_ranks) d->local_ranks = (int)lr;
-    if ((lr >= 0 || nn >= 0) && !d->comm_ev.text) nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
-    set_rank_host(d, rank, hi);
-    if (p) {
-      proc_add_rank(p, rank);
-      p->init_seen = 1;
-      if (!p->first_init.text) nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+    if (starts(m, "NET/IB : Using [") || starts(m, "NET/IB: Using [") ||
+        starts(m, "NET/IB : Using[")) {
+        int count = 0;
+        const char *end = strchr(m, ';');
+        size_t nl = 0;
+        char names[256];
+        names[0] = '\0';
+        for (const char *q = strchr(m, '['); q && (!end || q < end); q = strchr(q + 1, '[')) {
+            if (!isdigit((unsigned char)q[1]))
+                continue;
+            const char *nm = strchr(q, ']');
+            if (!nm)
+                break;
+            nm++;
+            const char *ne = nm;
+            while (*ne && *ne != ':' && *ne != ' ' && *ne != '/')
+                ne++;
+            count++;
+            if (ne > nm && nl + (size_t)(ne - nm) + 2 < sizeof(names))
+                nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s%.*s", nl ? "," : "",
+                                       (int)(ne - nm), nm);
+        }
+        if (count > 0) {
+            if (d->nics_min < 0 || count < d->nics_min)
+                d->nics_min = count;
+            if (count > d->nics_max)
+                d->nics_max = count;
+            if (!d->nic_names)
+                d->nic_names = strdup(names);
+        }
+        nt_evlist_add(&d->netib_ev, d->cur, d->inputs[d->cur].lines, line);
+        return;
     }
-    if (strstr(c, "Init COMPLETE") || strstr(c, "Destroy COMPLETE")) d->last_progress_seq = d->seq;
-    return;
-  }
+    const char *tp = strstr(m, "TUNER/Plugin: Using ");
+    if (tp && p) {
+        tp += 20;
+        size_t n = 0;
+        while (tp[n] && tp[n] != ' ')
+            n++;
+        if (!p->tuner)
+            p->tuner = dupn(tp, n);
+        if (!p->first_tuner.text)
+            nt_ev_set(&p->first_tuner, d->cur, d->inputs[d->cur].lines, line);
+        p->init_seen = 1;
+        return;
+    }
+    if (strstr(m, "TUNER/Plugin:") || strstr(m, "internal tuner")) {
+        if (p) {
+            p->tuner_internal = 1;
+            p->init_seen = 1;
+            if (!p->first_init.text)
+                nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+        }
+        return;
+    }
+    if (strstr(m, "Connected all rings") && strstr(m, " GDR 0")) {
+        nt_evlist_add(&d->gdr0_ev, d->cur, d->inputs[d->cur].lines, line);
+        return;
+    }
+    /* communicator shape: "comm 0x.. rank 0 nRanks 8 nNodes 2 localRanks 4 localRank 0 MNNVL 0"
+     * (2.19+) and "comm 0x.. rank 0 nranks 16 cudaDev 0 busId ... - Init COMPLETE" (2.7+) */
+    const char *c = strstr(m, "comm 0x");
+    if (c) {
+        long rank = find_int_after(c, " rank ");
+        long nr = find_int_after(c, " nRanks ");
+        if (nr < 0)
+            nr = find_int_after(c, " nranks ");
+        long nn = find_int_after(c, " nNodes ");
+        long lr = find_int_after(c, " localRanks ");
+        if (nr > d->nranks)
+            d->nranks = (int)nr;
+        if (nn > d->nnodes)
+            d->nnodes = (int)nn;
+        if (lr > d->local_ranks)
+            d->local_ranks = (int)lr;
+        if ((lr >= 0 || nn >= 0) && !d->comm_ev.text)
+            nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
+        set_rank_host(d, rank, hi);
+        if (p) {
+            proc_add_rank(p, rank);
+            p->init_seen = 1;
+            if (!p->first_init.text)
+                nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
+        }
+        if (p && strstr(c, "Init COMPLETE"))
+            p->complete = 1;
+        if (strstr(c, "Init COMPLETE") || strstr(c, "Destroy COMPLETE"))
+            d->last_progress_seq = d->seq;
+        return;
+    }
 }
 
 /* Signatures: every KB substring on every line. Returns 1 if one matched. */
-static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl) {
-  int hit = 0;
-  for (size_t i = 0; i < d->kb->nsigs; i++) {
-    const nt_kb_signature_t *s = &d->kb->sigs[i];
-    for (size_t j = 0; j < s->nmatch; j++) {
-      if (!strstr(l->body, s->match[j])) continue;
-      nt_sighit_t *h = &d->sig[i];
-      h->count++;
-      nt_evlist_add(&h->ev, d->cur, d->inputs[d->cur].lines, line);
-      if (l->host) nt_map_put(&h->hosts, l->host, l->host_len);
-      if (s->counts_as_nccl) *nccl = 1;
-      if ((int)i == d->sig_wc) {
-        /* "with error 12, opcode 1, len 0, vendor err 129" (<= 2.18) or
-         * "with status=12 opcode=..." / "status=IBV_WC_RETRY_EXC_ERR(12)" (2.19+) */
-        long st = find_int_after(l->body, "with error ");
-        if (st < 0) {
-          const char *q = strstr(l->body, "status=");
-          if (q) {
-            q += 7;
-            if (!isdigit((unsigned char)*q)) q = strchr(q, '(') ? strchr(q, '(') + 1 : q;
-            st = isdigit((unsigned char)*q) ? strtol(q, NULL, 10) : -1;
-          }
+static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl)
+{
+    int hit = 0;
+    for (size_t i = 0; i < d->kb->nsigs; i++) {
+        const nt_kb_signature_t *s = &d->kb->sigs[i];
+        for (size_t j = 0; j < s->nmatch; j++) {
+            if (!strstr(l->body, s->match[j]))
+                continue;
+            nt_sighit_t *h = &d->sig[i];
+            h->count++;
+            nt_evlist_add(&h->ev, d->cur, d->inputs[d->cur].lines, line);
+            if (l->host)
+                nt_map_put(&h->hosts, l->host, l->host_len);
+            if (s->counts_as_nccl)
+                *nccl = 1;
+            if ((int)i == d->sig_wc) {
+                /* "with error 12, opcode 1, len 0, vendor err 129" (<= 2.18) or
+                 * "with status=12 opcode=..." / "status=IBV_WC_RETRY_EXC_ERR(12)" (2.19+) */
+                long st = find_int_after(l->body, "with error ");
+                if (st < 0) {
+                    const char *q = strstr(l->body, "status=");
+                    if (q) {
+                        q += 7;
+                        if (!isdigit((unsigned char)*q))
+                            q = strchr(q, '(') ? strchr(q, '(') + 1 : q;
+                        st = isdigit((unsigned char)*q) ? strtol(q, NULL, 10) : -1;
+                    }
+                }
+                long ve = find_int_after(l->body, "vendor err ");
+                if (ve < 0)
+                    ve = find_int_after(l->body, "vendor_err=");
+                if (st >= 0 && st < 32) {
+                    d->wc_count[st]++;
+                    if (!d->wc_first[st].text) {
+                        nt_ev_set(&d->wc_first[st], d->cur, d->inputs[d->cur].lines, line);
+                        d->wc_vendor[st] = ve >= 0 ? (unsigned long)ve : 0;
+                    }
+                }
+            }
+            hit = 1;
+            break;
         }
-        long ve = find_int_after(l->body, "vendor err ");
-        if (ve < 0) ve = find_int_after(l->body, "vendor_err=");
-        if (st >= 0 && st < 32) {
-          d->wc_count[st]++;
-          if (!d->wc_first[st].text) {
-            nt_ev_set(&d->wc_first[st], d->cur, d->inputs[d->cur].lines, line);
-            d->wc_vendor[st] = ve >= 0 ? (unsigned long)ve : 0;
-          }
-        }
-      }
-      hit = 1;
-      break;
     }
-  }
-  return hit;
+    return hit;
+}
+
+/* Adds a line to a hit list (once per line) with its host. */
+static void hit_add(nt_doctor_t *d, nt_sighit_t *h, const nt_logline_t *l, const char *line)
+{
+    unsigned long ln = d->inputs[d->cur].lines;
+    if (h->ev.n && h->ev.ev[h->ev.n - 1].input == d->cur && h->ev.ev[h->ev.n - 1].line == ln)
+        return;
+    h->count++;
+    nt_evlist_add(&h->ev, d->cur, ln, line);
+    if (l->host)
+        nt_map_put(&h->hosts, l->host, l->host_len);
+}
+
+/* NCCL's own format strings (the knowledge base's messages) on an INFO or WARN line. Returns 1
+ * if one matched. */
+static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    int hit = 0;
+    size_t ml = strlen(l->msg);
+    for (size_t i = 0; i < d->kb->nmsgs; i++) {
+        const nt_kb_message_t *m = &d->kb->msgs[i];
+        if (m->level != l->level)
+            continue;
+        /* most formats start with text: compare that first, it rejects almost every line */
+        if (m->prefix_len >= 4 ? strncmp(l->msg, m->format, m->prefix_len) != 0
+                               : !memmem(l->msg, ml, m->anchor, m->anchor_len))
+            continue;
+        nt_fmt_cap_t caps[24];
+        int nc = nt_fmt_match(m->format, l->msg, caps, 24);
+        if (nc < 0)
+            continue;
+        if (m->when_index >= 0 &&
+            (m->when_index >= nc || m->when_index >= 24 ||
+             caps[m->when_index].len != strlen(m->when_equals) ||
+             memcmp(caps[m->when_index].s, m->when_equals, caps[m->when_index].len) != 0))
+            continue;
+        hit = 1;
+        if (m->sig >= 0) {
+            hit_add(d, &d->sig[m->sig], l, line);
+            break;
+        }
+        nt_sighit_t *h = &d->msg[i];
+        hit_add(d, h, l, line);
+        if (!d->msg_values[i] && m->nvalues > 0 && (d->msg_values[i] = cJSON_CreateObject())) {
+            for (int k = 0; k < m->nvalues && k < nc && k < 24; k++) {
+                if (!m->values[k] || !m->values[k][0])
+                    continue;
+                char buf[256];
+                snprintf(buf, sizeof(buf), "%.*s", (int)(caps[k].len < 255 ? caps[k].len : 255),
+                         caps[k].s);
+                char *end;
+                double v = strtod(buf, &end);
+                size_t nl = strlen(m->values[k]);
+                int hex =
+                    nl > 4 && strcmp(m->values[k] + nl - 4, "_hex") == 0; /* %lx ids stay text */
+                if (buf[0] && !*end && !hex)
+                    cJSON_AddNumberToObject(d->msg_values[i], m->values[k], v);
+                else
+                    cJSON_AddStringToObject(d->msg_values[i], m->values[k], buf);
+            }
+        }
+        break; /* one line, one message: the knowledge base lists the newest format first */
+    }
+    return hit;
 }
 
 /* Collector comments (fixtures) and other '#' lines that are not nccl-tests output. */
-static int is_comment(const char *body) {
-  if (*body != '#') return 0;
-  const char *p = body + 1;
-  while (*p == ' ') p++;
-  if (starts(p, "Source:") || starts(p, "Command:") || starts(p, "Env:")) return 1;
-  return !(starts(p, "nThread ") || starts(p, "Collective test starting:") || starts(p, "nccl-tests version") ||
-           starts(p, "Using devices") || starts(p, "Rank ") ||
-           (strstr(p, "size") && strstr(p, "busbw")) || starts(p, "(B)") || strstr(p, "out-of-place") ||
-           starts(p, "Avg bus bandwidth") || starts(p, "Out of bounds") || *p == '\0');
+static int is_comment(const char *body)
+{
+    if (*body != '#')
+        return 0;
+    const char *p = body + 1;
+    while (*p == ' ')
+        p++;
+    if (starts(p, "Source:") || starts(p, "Command:") || starts(p, "Env:"))
+        return 1;
+    return !(starts(p, "nThread ") || starts(p, "Collective test starting:") ||
+             starts(p, "nccl-tests version") || starts(p, "Using devices") || starts(p, "Rank ") ||
+             (strstr(p, "size") && strstr(p, "busbw")) || starts(p, "(B)") ||
+             strstr(p, "out-of-place") || starts(p, "Avg bus bandwidth") ||
+             starts(p, "Out of bounds") || *p == '\0');
 }
 
-static void feed_line(nt_doctor_t *d, const char *line) {
-  nt_logline_t l;
-  int nccl = 0;
-  d->seq++;
-  nt_line_parse(line, &l);
-  if (is_comment(l.body)) return;
-  if (feed_tests(d, l.body, line)) {
-    d->inputs[d->cur].nccl_lines++;
-    return;
-  }
-  int sig = feed_signatures(d, &l, line, &nccl);
-  if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version ")) nccl = 1;
-  if (l.level == NT_LVL_NONE && strstr(l.body, " via ") && strstr(l.body, " -> ")) nccl = 1;
-  if (nccl) {
-    feed_nccl(d, &l, line);
-  } else {
-    nt_ncclt_reader_scan_coll(d->ncclt, l.body);
-    if (strstr(l.body, "NCCL_")) scan_cmdline_env(d, l.body, line);
-  }
-  if (l.level == NT_LVL_WARN && !sig) nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
-  if (nccl) d->inputs[d->cur].nccl_lines++;
+static void feed_line(nt_doctor_t *d, const char *line)
+{
+    nt_logline_t l;
+    int nccl = 0;
+    const char *body, *host;
+    d->seq++;
+    d->cur_line = line;
+    if (nt_op_line(d, line, &body, &host))
+        return; /* an operator file's line (operator.c) */
+    nt_line_parse(body, &l);
+    if (l.level != NT_LVL_NONE && d->inputs[d->cur].log)
+        nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
+    if (is_comment(l.body))
+        return;
+    if (feed_tests(d, l.body, line)) {
+        d->inputs[d->cur].nccl_lines++;
+        return;
+    }
+    int sig = feed_signatures(d, &l, line, &nccl);
+    if (l.level != NT_LVL_NONE)
+        sig |= feed_messages(d, &l, line);
+    if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version "))
+        nccl = 1;
+    if (l.level == NT_LVL_NONE && strstr(l.body, " via ") && strstr(l.body, " -> "))
+        nccl = 1;
+    if (nccl) {
+        feed_nccl(d, &l, line);
+    } else {
+        nt_ncclt_reader_scan_coll(d->ncclt, l.body);
+        if (strstr(l.body, "NCCL_"))
+            scan_cmdline_env(d, l.body, line);
+    }
+    if (l.level == NT_LVL_WARN && !sig)
+        nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
+    if (nccl)
+        d->inputs[d->cur].nccl_lines++;
 }
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
-static nt_input_t *input_add(nt_doctor_t *d, const char *name) {
-  if (d->ninputs >= NT_MAX_INPUTS) return NULL;
-  if (d->ninputs == d->cap_inputs) {
-    size_t nc = d->cap_inputs ? d->cap_inputs * 2 : 8;
-    nt_input_t *n = realloc(d->inputs, nc * sizeof(*n));
-    if (!n) return NULL;
-    d->inputs = n;
-    d->cap_inputs = nc;
-  }
-  nt_input_t *in = &d->inputs[d->ninputs];
-  memset(in, 0, sizeof(*in));
-  in->path = strdup(name);
-  if (!in->path) return NULL;
-  in->status = "ok";
-  d->cur = (unsigned)d->ninputs++;
-  return in;
+static nt_input_t *input_add(nt_doctor_t *d, const char *name)
+{
+    if (d->ninputs >= NT_MAX_INPUTS)
+        return NULL;
+    if (d->ninputs == d->cap_inputs) {
+        size_t nc = d->cap_inputs ? d->cap_inputs * 2 : 8;
+        nt_input_t *n = realloc(d->inputs, nc * sizeof(*n));
+        if (!n)
+            return NULL;
+        d->inputs = n;
+        d->cap_inputs = nc;
+    }
+    nt_input_t *in = &d->inputs[d->ninputs];
+    memset(in, 0, sizeof(*in));
+    in->path = strdup(name);
+    if (!in->path)
+        return NULL;
+    in->status = "ok";
+    /* NCCL facts for tuning (NIC speeds, per-call TUNING lines) of the first 256 inputs */
+    if (d->ninputs < 256 && (in->log = malloc(sizeof(*in->log))))
+        nt_nccllog_init(in->log);
+    d->cur = (unsigned)d->ninputs++;
+    return in;
 }
 
 static int input_fail(nt_input_t *in, const char *status, char *msg, size_t msglen, const char *fmt,
-                      const char *name, const char *reason) {
-  snprintf(msg, msglen, fmt, name, reason);
-  in->status = status;
-  free(in->message);
-  in->message = strdup(msg);
-  return 1;
-}
-
-static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const char *name, char *msg,
-                       size_t msglen) {
-  const char *line;
-  size_t len;
-  int rc;
-  char nul[64] = "";
-  int first = 1;
-  d->open_table = NULL;
-  nt_ncclt_reader_new_input(d->ncclt, d->cur);
-  while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
-    if (first && nt_linereader_is_binary(r)) break;
-    first = 0;
-    in->lines = nt_linereader_lineno(r); /* evidence quotes the line grep -n and editors show */
-    feed_line(d, line);
-  }
-  in->bytes = nt_linereader_bytes(r);
-  in->truncated = nt_linereader_truncated(r);
-  in->nul_bytes = nt_linereader_nul_bytes(r);
-  d->open_table = NULL;
-  if (in->nul_bytes)
-    snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
-  if (rc < 0) return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name, strerror(errno));
-  if (nt_linereader_is_binary(r) == 2)
-    return input_fail(in, "binary", msg, msglen, "'%s' is UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 '%s')",
-                      name, name);
-  if (nt_linereader_is_binary(r))
-    return input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log", name, "");
-  if (in->bytes == 0) return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
-  if (in->nul_bytes == in->bytes)
-    return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, " (nothing but NUL bytes)");
-  if (in->nccl_lines == 0)
-    return input_fail(in, "no_nccl_lines", msg, msglen, "no NCCL or nccl-tests lines found in '%s'%s", name, nul);
-  return 0;
-}
-
-int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen) {
-  nt_input_t *in = input_add(d, name);
-  if (!in) {
-    snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", name);
+                      const char *name, const char *reason)
+{
+    snprintf(msg, msglen, fmt, name, reason);
+    in->status = status;
+    free(in->message);
+    in->message = strdup(msg);
     return 1;
-  }
-  nt_linereader_t *r = nt_linereader_open_stream(fp);
-  if (!r) return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name, strerror(errno));
-  int rc = read_reader(d, in, r, name, msg, msglen);
-  nt_linereader_close(r);
-  return rc;
 }
 
-int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen) {
-  nt_input_t *in = input_add(d, path);
-  if (!in) {
-    snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", path);
-    return 1;
-  }
-  nt_linereader_t *r = nt_linereader_open(path);
-  if (!r) return input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path, strerror(errno));
-  int rc = read_reader(d, in, r, path, msg, msglen);
-  nt_linereader_close(r);
-  return rc;
+static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const char *name,
+                       char *msg, size_t msglen)
+{
+    const char *line;
+    size_t len;
+    int rc;
+    char nul[64] = "";
+    int first = 1;
+    d->open_table = NULL;
+    nt_op_begin(d, d->next_host);
+    nt_ncclt_reader_new_input(d->ncclt, d->cur);
+    while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
+        if (first && nt_linereader_is_binary(r))
+            break;
+        first = 0;
+        in->lines = nt_linereader_lineno(r); /* evidence quotes the line grep -n and editors show */
+        feed_line(d, line);
+    }
+    in->bytes = nt_linereader_bytes(r);
+    in->truncated = nt_linereader_truncated(r);
+    in->nul_bytes = nt_linereader_nul_bytes(r);
+    in->gzip = nt_linereader_gzip(r);
+    if (d->next_host)
+        in->host = strdup(d->next_host);
+    d->open_table = NULL;
+    int op_bad = 0;
+    char op_msg[600] = "";
+    in->op_lines = 0;
+    if (rc >= 0 && !nt_linereader_is_binary(r) && nt_op_end(d, op_msg, sizeof(op_msg), &op_bad))
+        in->op_lines = d->op.op_lines ? d->op.op_lines : 1;
+    if (op_bad)
+        return input_fail(in, "bad_format", msg, msglen, "%s%s", op_msg, "");
+    if (in->nul_bytes)
+        snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes,
+                 in->nul_bytes == 1 ? "" : "s");
+    if (rc < 0 && nt_linereader_gzip_damaged(r)) {
+        char why[200];
+        snprintf(why, sizeof(why),
+                 "gzip data damaged or cut short after line %lu (copy the file again); the lines "
+                 "before it are diagnosed",
+                 in->lines);
+        return input_fail(in, "read_error", msg, msglen, "'%s': %s", name, why);
+    }
+    if (rc < 0)
+        return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
+                          strerror(errno));
+    if (nt_linereader_is_binary(r) == 2)
+        return input_fail(
+            in, "binary", msg, msglen,
+            "'%s' is UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 '%s')", name,
+            name);
+    if (nt_linereader_is_binary(r))
+        return input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log",
+                          name, "");
+    if (in->bytes == 0)
+        return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
+    if (in->nul_bytes == in->bytes)
+        return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name,
+                          " (nothing but NUL bytes)");
+    if (in->nccl_lines == 0 && in->op_lines == 0)
+        return input_fail(in, "no_nccl_lines", msg, msglen,
+                          "no NCCL, nccl-tests or operator-file lines found in '%s'%s (see nettune "
+                          "doctor --help for the inputs it reads)",
+                          name, nul);
+    return 0;
+}
+
+void nt_doctor_set_host(nt_doctor_t *d, const char *host)
+{
+    d->next_host = host;
+}
+
+int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen)
+{
+    nt_input_t *in = input_add(d, name);
+    if (!in) {
+        snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", name);
+        return 1;
+    }
+    nt_linereader_t *r = nt_linereader_open_stream(fp);
+    if (!r)
+        return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
+                          strerror(errno));
+    int rc = read_reader(d, in, r, name, msg, msglen);
+    nt_linereader_close(r);
+    return rc;
+}
+
+int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen)
+{
+    nt_input_t *in = input_add(d, path);
+    if (!in) {
+        snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", path);
+        return 1;
+    }
+    nt_linereader_t *r = nt_linereader_open(path);
+    if (!r)
+        return input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path,
+                          strerror(errno));
+    int rc = read_reader(d, in, r, path, msg, msglen);
+    nt_linereader_close(r);
+    return rc;
 }
 
 /* ---- --report ------------------------------------------------------------------------------ */
 
-int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen) {
-  nt_rdoc_t doc;
-  nt_status_t st = nt_rdoc_open(path, &doc); /* lib/rdoc.c: the one report reader */
-  if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
-    if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
-      snprintf(err, errlen, "cannot open report '%s': %s", path, nt_status_string(st));
-    else
-      snprintf(err, errlen, "report '%s' is not a nettune.report/1 document (JSON with \"schema\": \"nettune.report/1\")", path);
+int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen)
+{
+    nt_rdoc_t doc;
+    nt_status_t st = nt_rdoc_open(path, &doc); /* lib/rdoc.c: the one report reader */
+    if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
+        if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
+            snprintf(err, errlen, "cannot open report '%s': %s", path, nt_status_string(st));
+        else
+            snprintf(err, errlen,
+                     "report '%s' is not a nettune.report/1 document (JSON with \"schema\": "
+                     "\"nettune.report/1\")",
+                     path);
+        nt_rdoc_close(&doc);
+        return -1;
+    }
+    free(d->report_path);
+    d->report_path = strdup(path);
+    int min_active = -1, max_gpus = -1;
+    double min_rate = -1;
+    const char *model = NULL;
+    /* file order, as the evidence names nodes[i] */
+    int nfile = 0;
+    for (size_t i = 0; i < doc.nnodes; i++)
+        if (doc.nodes[i].index + 1 > nfile)
+            nfile = doc.nodes[i].index + 1;
+    for (int ni = 0; ni < nfile; ni++) {
+        const nt_rnode_t *nd = NULL;
+        for (size_t i = 0; i < doc.nnodes && !nd; i++)
+            if (doc.nodes[i].index == ni)
+                nd = &doc.nodes[i];
+        if (!nd)
+            continue;
+        for (int k = 0; k < nd->nnics && nd->nics; k++) {
+            const nt_rnic_t *c = &nd->nics[k];
+            if (strcmp(c->state, "ACTIVE") != 0)
+                continue;
+            char text[300];
+            d->report_active_ports++;
+            snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE", ni, k,
+                     nd->host, *c->name ? c->name : "?", c->port > 0 ? c->port : 0);
+            nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
+            nt_map_put(&d->report_hosts, nd->host, strlen(nd->host));
+            if (!isnan(c->rate_Gbps) && (min_rate < 0 || c->rate_Gbps < min_rate))
+                min_rate = c->rate_Gbps;
+        }
+        if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "nics")) &&
+            (min_active < 0 || nd->nics_active < min_active))
+            min_active = nd->nics_active;
+        if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "gpus"))) {
+            if (nd->ngpus > max_gpus)
+                max_gpus = nd->ngpus;
+            if (!model && nd->gpu_model)
+                model = nd->gpu_model;
+        }
+    }
+    int used = 0;
+    if (hw->gpus_per_node < 0 && max_gpus > 0)
+        hw->gpus_per_node = max_gpus, used = 1;
+    if (hw->nics_per_node < 0 && min_active > 0)
+        hw->nics_per_node = min_active, used = 1;
+    if (hw->nic_rate_Gbps < 0 && min_rate > 0)
+        hw->nic_rate_Gbps = min_rate, used = 1;
+    if (!hw->gpu_model && model)
+        hw->gpu_model = strdup(model), used = 1;
+    if (used && !hw->source)
+        hw->source = strdup("report");
     nt_rdoc_close(&doc);
-    return -1;
-  }
-  free(d->report_path);
-  d->report_path = strdup(path);
-  int min_active = -1, max_gpus = -1;
-  double min_rate = -1;
-  const char *model = NULL;
-  /* file order, as the evidence names nodes[i] */
-  int nfile = 0;
-  for (size_t i = 0; i < doc.nnodes; i++)
-    if (doc.nodes[i].index + 1 > nfile) nfile = doc.nodes[i].index + 1;
-  for (int ni = 0; ni < nfile; ni++) {
-    const nt_rnode_t *nd = NULL;
-    for (size_t i = 0; i < doc.nnodes && !nd; i++)
-      if (doc.nodes[i].index == ni) nd = &doc.nodes[i];
-    if (!nd) continue;
-    for (int k = 0; k < nd->nnics && nd->nics; k++) {
-      const nt_rnic_t *c = &nd->nics[k];
-      if (strcmp(c->state, "ACTIVE") != 0) continue;
-      char text[300];
-      d->report_active_ports++;
-      snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE", ni, k, nd->host,
-               *c->name ? c->name : "?", c->port > 0 ? c->port : 0);
-      nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
-      nt_map_put(&d->report_hosts, nd->host, strlen(nd->host));
-      if (!isnan(c->rate_Gbps) && (min_rate < 0 || c->rate_Gbps < min_rate)) min_rate = c->rate_Gbps;
-    }
-    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "nics")) && (min_active < 0 || nd->nics_active < min_active))
-      min_active = nd->nics_active;
-    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "gpus"))) {
-      if (nd->ngpus > max_gpus) max_gpus = nd->ngpus;
-      if (!model && nd->gpu_model) model = nd->gpu_model;
-    }
-  }
-  int used = 0;
-  if (hw->gpus_per_node < 0 && max_gpus > 0) hw->gpus_per_node = max_gpus, used = 1;
-  if (hw->nics_per_node < 0 && min_active > 0) hw->nics_per_node = min_active, used = 1;
-  if (hw->nic_rate_Gbps < 0 && min_rate > 0) hw->nic_rate_Gbps = min_rate, used = 1;
-  if (!hw->gpu_model && model) hw->gpu_model = strdup(model), used = 1;
-  if (used && !hw->source) hw->source = strdup("report");
-  nt_rdoc_close(&doc);
-  return 0;
+    return 0;
 }

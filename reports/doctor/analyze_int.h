@@ -5,198 +5,332 @@
 
 #include "doctor.h"
 #include "nettune/nccltests.h"
+#include "nettune/nccllog.h"
 
 #define NT_MAX_INPUTS 100000
-#define NT_MAX_SET 65536     /* hosts, processes, env names, versions ... */
-#define NT_MAX_RANK 1048576  /* highest rank number tracked per rank */
+#define NT_MAX_SET 65536    /* hosts, processes, env names, versions ... */
+#define NT_MAX_RANK 1048576 /* highest rank number tracked per rank */
 #define NT_MAX_TABLES 256
-#define NT_TOP_ROWS 3        /* "largest sizes": the plateau is judged on the 3 largest */
+#define NT_TOP_ROWS 3 /* "largest sizes": the plateau is judged on the 3 largest */
 #define NT_MAX_LINKS 8
+#define NT_FACT_EV 64   /* hosts, networks, transports with their first line as evidence */
+#define NT_ROW_TEXTS 64 /* row lines kept per table as evidence (a sweep has ~30 sizes) */
 
 typedef struct {
-  unsigned input;     /* index into d->inputs */
-  unsigned long line; /* 1-based */
-  char *text;         /* the line, cut to NT_EVIDENCE_TEXT bytes */
+    unsigned input;     /* index into d->inputs */
+    unsigned long line; /* 1-based */
+    char *text;         /* the line, cut to NT_EVIDENCE_TEXT bytes */
 } nt_ev_t;
 
 #define NT_EVIDENCE_TEXT 300
 
 typedef struct {
-  nt_ev_t ev[NT_EVIDENCE_MAX];
-  size_t n;
-  unsigned long total;
+    nt_ev_t ev[NT_EVIDENCE_MAX];
+    size_t n;
+    unsigned long total;
 } nt_evlist_t;
 
 /* A string-keyed hash map to a small integer payload; insertion order kept in `order`. */
 typedef struct {
-  char **keys;     /* by insertion order */
-  long *vals;      /* by insertion order, free for the user */
-  size_t n, kcap;
-  size_t *slots;   /* hash slots: insertion index + 1, 0 = empty */
-  size_t cap;      /* number of slots, a power of two */
-  unsigned long dropped; /* inserts refused at NT_MAX_SET */
+    char **keys; /* by insertion order */
+    long *vals;  /* by insertion order, free for the user */
+    size_t n, kcap;
+    size_t *slots;         /* hash slots: insertion index + 1, 0 = empty */
+    size_t cap;            /* number of slots, a power of two */
+    unsigned long dropped; /* inserts refused at NT_MAX_SET */
 } nt_map_t;
 
 typedef struct {
-  char *path;
-  const char *status; /* "ok", "unreadable", "binary", "empty", "no_nccl_lines", "read_error" */
-  char *message;
-  unsigned long lines, nccl_lines, truncated;
-  uint64_t bytes, nul_bytes; /* nul_bytes: NUL padding skipped by the reader */
+    char *path;
+    const char *status; /* "ok", "unreadable", "binary", "empty", "no_nccl_lines", "read_error" */
+    char *message;
+    unsigned long lines, nccl_lines, truncated;
+    uint64_t bytes, nul_bytes; /* nul_bytes: NUL padding skipped by the reader */
+    unsigned long op_lines;    /* lines of operator files (operator.c) */
+    int gzip;                  /* read through zlib from a gzip file */
+    char *host;                /* --host for this input, or NULL */
+    nt_nccllog_t *log;         /* lib/nccllog.c facts of this input (NIC speeds, TUNING lines) */
 } nt_input_t;
 
 typedef struct {
-  char *id;             /* "host:pid" or "task N" */
-  char *host;           /* may be NULL */
-  char *tuner;          /* external tuner plugin name, or NULL */
-  int tuner_internal;   /* printed "TUNER/Plugin: Could not find" / internal tuner */
-  int init_seen;        /* printed communicator init lines */
-  int ranks[4];
-  int nranks;
-  nt_ev_t first_tuner;  /* evidence of its tuner line, text NULL if none */
-  nt_ev_t first_init;
+    char *id;           /* "host:pid" or "task N" */
+    char *host;         /* may be NULL */
+    char *tuner;        /* external tuner plugin name, or NULL */
+    int tuner_internal; /* printed "TUNER/Plugin: Could not find" / internal tuner */
+    int init_seen;      /* printed communicator init lines */
+    int complete;       /* printed "Init COMPLETE": it has read every variable init reads */
+    nt_map_t env;       /* the NCCL_* names this process echoed */
+    int ranks[4];
+    int nranks;
+    nt_ev_t first_tuner; /* evidence of its tuner line, text NULL if none */
+    nt_ev_t first_init;
 } nt_proc_t;
 
 typedef struct {
-  unsigned long long bytes;
-  double busbw_oop, busbw_ip;
-  double algbw_oop;        /* busbw / algbw is the factor nccl-tests applied: it names the collective */
-  unsigned long long count;
-  int typesize;            /* bytes per element of the type column, 0 unknown */
-  int redop;               /* 1 a reduction (sum, prod, ...), 0 none or empty, -1 no redop column seen */
-  long root;               /* the root column, -1 when absent or -1 */
-  unsigned input;
-  unsigned long line;
-  char *text;
+    unsigned long long bytes;
+    double busbw_oop, busbw_ip;
+    double algbw_oop; /* busbw / algbw is the factor nccl-tests applied: it names the collective */
+    unsigned long long count;
+    int typesize; /* bytes per element of the type column, 0 unknown */
+    int redop;    /* 1 a reduction (sum, prod, ...), 0 none or empty, -1 no redop column seen */
+    long root;    /* the root column, -1 when absent or -1 */
+    unsigned input;
+    unsigned long line;
+    char *text;
 } nt_row_t;
 
 typedef struct {
-  size_t sweep;          /* the table in the nccl-tests reader (every row): nt_ncclt_reader_table */
-  unsigned input;
-  unsigned long header_line;
-  char *coll;            /* "all_reduce", ... or NULL */
-  const char *coll_source; /* "log" (command line, "# Collective test starting"), "expect", "table" (inferred) or NULL */
-  char *coll_note;       /* how the collective was inferred, or the candidates when the table fits several */
-  int nranks, nhosts, gpus_per_host; /* from the "Using devices" block, -1 unknown */
-  char *gpu_model;
-  char *algo;            /* NCCL_ALGO seen before the table, or NULL */
-  nt_row_t top[NT_TOP_ROWS]; /* largest sizes, descending */
-  size_t ntop;
-  unsigned long rows;
-  double avg_busbw;      /* "# Avg bus bandwidth", -1 if absent: shown, never judged */
-  int complete;
-  /* filled by the diagnosis */
-  double plateau, expected, ratio, network_GBps;
-  const char *verdict;   /* "pass", "warn", "fail", "not_judged" */
-  char *basis;           /* how `expected` was computed, or why there is no verdict */
+    size_t sweep; /* the table in the nccl-tests reader (every row): nt_ncclt_reader_table */
+    unsigned input;
+    unsigned long header_line;
+    char *coll;              /* "all_reduce", ... or NULL */
+    const char *coll_source; /* "log" (command line, "# Collective test starting"), "expect",
+                                "table" (inferred) or NULL */
+    char *coll_note; /* how the collective was inferred, or the candidates when the table fits
+                        several */
+    int nranks, nhosts, gpus_per_host; /* from the "Using devices" block, -1 unknown */
+    char *gpu_model;
+    char *algo;                /* NCCL_ALGO seen before the table, or NULL */
+    nt_row_t top[NT_TOP_ROWS]; /* largest sizes, descending */
+    size_t ntop;
+    unsigned long rows;
+    double avg_busbw; /* "# Avg bus bandwidth", -1 if absent: shown, never judged */
+    int complete;
+    /* filled by the diagnosis */
+    double plateau, expected, ratio, network_GBps;
+    const char *verdict;    /* "pass", "warn", "fail", "not_judged" */
+    char *basis;            /* how `expected` was computed, or why there is no verdict */
+    const char *not_judged; /* why busbw is not judged, as the first line says it, or NULL */
+    /* the text of the first NT_ROW_TEXTS rows, by line, for evidence of sweep findings */
+    char *rowtext[NT_ROW_TEXTS];
+    unsigned long rowline[NT_ROW_TEXTS];
+    size_t nrowtext;
 } nt_table_t;
 
 /* A finding as reported. */
 typedef struct {
-  const nt_kb_finding_t *kb;
-  nt_severity_t severity;
-  nt_evlist_t ev;
-  nt_map_t hosts;
-  int ranks[32];
-  size_t nranks;
-  unsigned long ranks_total;
-  char *detail;
-  char *fix; /* kb fix with placeholders filled; NULL = kb->fix */
-  const char *caused_by[NT_MAX_LINKS];
-  size_t ncaused_by;
-  const char *causes[NT_MAX_LINKS];
-  size_t ncauses;
-  const char *related[NT_MAX_LINKS];
-  size_t nrelated;
-  cJSON *values; /* object of numbers, or NULL */
+    const nt_kb_finding_t *kb;
+    nt_severity_t severity;
+    nt_evlist_t ev;
+    nt_map_t hosts;
+    int ranks[32];
+    size_t nranks;
+    unsigned long ranks_total;
+    char *detail;
+    char *fix; /* kb fix with placeholders filled; NULL = kb->fix */
+    const char *caused_by[NT_MAX_LINKS];
+    size_t ncaused_by;
+    const char *causes[NT_MAX_LINKS];
+    size_t ncauses;
+    const char *related[NT_MAX_LINKS];
+    size_t nrelated;
+    cJSON *values; /* object of numbers, or NULL */
 } nt_finding_t;
 
 typedef struct {
-  nt_evlist_t ev;
-  nt_map_t hosts;
-  unsigned long count;
+    nt_evlist_t ev;
+    nt_map_t hosts;
+    unsigned long count;
 } nt_sighit_t;
 
 typedef struct {
-  char *name, *value;
-  int from_cmdline;
-  int mismatch;
-  char *other;
-  nt_ev_t first, first_other;
+    char *name, *value;
+    int from_cmdline;
+    int mismatch;
+    char *other;
+    nt_ev_t first, first_other;
 } nt_env_t;
 
+/* ---- operator files (operator.c) --------------------------------------------------------- */
+
+#define NT_OP_MAX 1024 /* ports, GPUs, kernel events, topologies kept; past it only counts */
+#define NT_TOPO_COLS 48
+
+/* One RDMA port from ibv_devinfo or ibstat. */
+typedef struct {
+    char *host; /* NULL: the file does not say */
+    unsigned input;
+    char hca[32];
+    int port;
+    char state[24];   /* "PORT_ACTIVE", "PORT_DOWN" (ibv_devinfo) or "Active", "Down" (ibstat) */
+    char phys[24];    /* "LINK_UP", "DISABLED", "POLLING" / "LinkUp", "Disabled", ""; */
+    double rate_Gbps; /* width x lane speed, or ibstat's Rate; -1 unknown */
+    char width[8], speed[24];
+    long sm_lid;    /* -1 unknown */
+    char layer[16]; /* "InfiniBand", "Ethernet", "" */
+    nt_ev_t ev;     /* the port's first line; ev_state its state line */
+    nt_ev_t ev_state, ev_phys, ev_rate;
+} nt_opport_t;
+
+/* One nvidia-smi topo -m matrix. */
+typedef struct {
+    char *host;
+    unsigned input;
+    int ncols, nrows;
+    char col[NT_TOPO_COLS][24];
+    char row[NT_TOPO_COLS][24];
+    char path[NT_TOPO_COLS][NT_TOPO_COLS][8];
+    unsigned long line[NT_TOPO_COLS];
+    char *text[NT_TOPO_COLS];       /* the row's line, for evidence */
+    char nicname[NT_TOPO_COLS][32]; /* "NIC Legend" names, by column */
+    unsigned long header_line;
+    int done;
+} nt_optopo_t;
+
+typedef struct {
+    char *host;
+    int gpu;
+    int active, inactive;
+    nt_ev_t ev_gpu, ev_inactive;
+} nt_opnvl_t;
+
+typedef struct {
+    char *host;
+    char pci[32];
+    int xid;
+    nt_ev_t ev;
+} nt_opxid_t;
+
+typedef struct {
+    char *host;
+    char dev[64];
+    int downs, ups, last_down;
+    nt_ev_t ev_down, ev_up;
+} nt_oplink_t;
+
+typedef struct {
+    char *host;
+    unsigned input;
+    void *xml; /* nt_ncclxml_t */
+    char *buf; /* the file's text (line lookup for evidence) */
+    size_t len;
+} nt_opxml_t;
+
+/* Parser state of one host within one input (pdsh interleaves hosts line by line). */
+typedef struct {
+    char *host;
+    int mode;  /* OP_* in operator.c */
+    long port; /* index into ports, -1 */
+    char hca[32];
+    long topo; /* index into topos, -1 */
+    long nvl;  /* index into nvl, -1 */
+    int nic_legend;
+} nt_opstate_t;
+
+typedef struct {
+    nt_opport_t *ports;
+    size_t nports, cap_ports;
+    nt_optopo_t *topos;
+    size_t ntopos, cap_topos;
+    nt_opnvl_t *nvl;
+    size_t nnvl, cap_nvl;
+    nt_opxid_t *xids;
+    size_t nxids, cap_xids;
+    unsigned long xids_total;
+    nt_oplink_t *links;
+    size_t nlinks, cap_links;
+    nt_opxml_t *xmls;
+    size_t nxmls, cap_xmls;
+    /* the input being read */
+    nt_opstate_t *st;
+    size_t nst, cap_st;
+    int pdsh;         /* -1 undecided, 0 no, 1 lines carry "host: " prefixes */
+    char *block_host; /* dshbak: the host of the current block */
+    int dsh_state;    /* dshbak header: 0 none, 1 after the first rule, 2 after the host */
+    char *dsh_pending;
+    char *input_host;  /* --host */
+    char *prompt_host; /* "user@host:...$" prompt line */
+    int xml;           /* the input is XML: collected in xml_buf */
+    char *xml_buf;
+    size_t xml_len, xml_cap;
+    int seen_content;
+    unsigned long op_lines;
+} nt_op_t;
+
 struct nt_doctor {
-  const nt_kb_t *kb;
-  nt_input_t *inputs;
-  size_t ninputs, cap_inputs;
-  unsigned cur;        /* input being read */
-  unsigned long seq;   /* global line counter */
+    const nt_kb_t *kb;
+    nt_input_t *inputs;
+    size_t ninputs, cap_inputs;
+    unsigned cur;      /* input being read */
+    unsigned long seq; /* global line counter */
 
-  nt_sighit_t *sig;    /* one per kb signature */
-  int sig_acs, sig_iommu, sig_failure, sig_wc;
-  unsigned long wc_count[32];
-  nt_ev_t wc_first[32];
-  unsigned long wc_vendor[32];
+    nt_sighit_t *sig;   /* one per kb signature */
+    nt_sighit_t *msg;   /* one per kb message (NCCL format string) */
+    cJSON **msg_values; /* per kb message: the named conversions of its first line, or NULL */
+    int sig_acs, sig_iommu, sig_failure, sig_wc;
+    unsigned long wc_count[32];
+    nt_ev_t wc_first[32];
+    unsigned long wc_vendor[32];
 
-  nt_map_t hosts;
-  nt_map_t procmap;
-  nt_proc_t *procs;
-  size_t nprocs, cap_procs;
+    nt_map_t hosts;
+    nt_map_t procmap;
+    nt_proc_t *procs;
+    size_t nprocs, cap_procs;
 
-  int *rank_host;      /* rank -> index into hosts.order position + 1, 0 unknown */
-  size_t cap_rank_host;
+    int *rank_host; /* rank -> index into hosts.order position + 1, 0 unknown */
+    size_t cap_rank_host;
 
-  nt_map_t versions;
-  nt_ev_t version_ev[4];
-  nt_map_t networks;
-  nt_evlist_t socket_ev;
-  nt_evlist_t netib_ev;
-  int nics_min, nics_max;
-  char *nic_names;
-  nt_map_t transports;
+    nt_map_t versions;
+    nt_ev_t version_ev[4];
+    nt_map_t networks;
+    nt_evlist_t socket_ev;
+    nt_evlist_t netib_ev;
+    int nics_min, nics_max;
+    char *nic_names;
+    nt_map_t transports;
 
-  nt_env_t *env;
-  size_t nenv, cap_env;
+    nt_env_t *env;
+    size_t nenv, cap_env;
 
-  int nranks, nnodes, local_ranks;
-  nt_ev_t comm_ev;
+    int nranks, nnodes, local_ranks;
+    nt_ev_t comm_ev;
 
-  /* network connections and GPUDirect RDMA per local rank: bit 0 with GDR, bit 1 without */
-  unsigned char *gdr;
-  size_t cap_gdr;
-  nt_evlist_t gdr_yes_ev, gdr_no_ev, gdr0_ev, shared_ev;
-  unsigned long net_conns;
+    /* network connections and GPUDirect RDMA per local rank: bit 0 with GDR, bit 1 without */
+    unsigned char *gdr;
+    size_t cap_gdr;
+    nt_evlist_t gdr_yes_ev, gdr_no_ev, gdr0_ev, shared_ev;
+    unsigned long net_conns;
 
-  /* P2P hang: the last P2P connection and the last sign of progress after it */
-  unsigned long last_p2p_seq, last_progress_seq;
-  nt_ev_t last_p2p;
-  int tests_started;
+    /* P2P hang: the last P2P connection and the last sign of progress after it */
+    unsigned long last_p2p_seq, last_progress_seq;
+    nt_ev_t last_p2p;
+    int tests_started;
 
-  nt_evlist_t warn_unexplained;
+    nt_evlist_t warn_unexplained;
 
-  /* nccl-tests: lib/nccltests.c reads the tables; the doctor keeps its judgement per table */
-  nt_ncclt_reader_t *ncclt;
-  nt_table_t *tables;
-  size_t ntables;
-  unsigned long tables_dropped;
-  nt_table_t *open_table; /* table receiving rows, or NULL */
-  /* run context (reset by each "# nThread" header) */
-  char *run_algo;
-  nt_map_t run_hosts;
-  int run_ranks;
-  unsigned run_input;
+    /* nccl-tests: lib/nccltests.c reads the tables; the doctor keeps its judgement per table */
+    nt_ncclt_reader_t *ncclt;
+    nt_table_t *tables;
+    size_t ntables;
+    unsigned long tables_dropped;
+    nt_table_t *open_table; /* table receiving rows, or NULL */
+    /* run context (reset by each "# nThread" header) */
+    char *run_algo;
+    nt_map_t run_hosts;
+    int run_ranks;
+    unsigned run_input;
 
-  /* --report */
-  char *report_path;
-  int report_active_ports;
-  nt_evlist_t report_ev;
-  nt_map_t report_hosts;
+    /* --report */
+    char *report_path;
+    int report_active_ports;
+    nt_evlist_t report_ev;
+    nt_map_t report_hosts;
 
-  /* results */
-  nt_finding_t *findings;
-  size_t nfindings, cap_findings;
-  nt_hw_t hw; /* hardware used for the verdicts (merged) */
-  int diagnosed;
+    nt_op_t op;
+    /* the first line naming each host, network and transport (evidence of the job's facts) */
+    nt_ev_t host_ev[NT_FACT_EV], net_ev[NT_FACT_EV], tr_ev[NT_FACT_EV];
+    const char *cur_line; /* the line being read */
+    /* runs not judged: reasons (one per kind), set by the diagnosis */
+    char *not_judged[8];
+    size_t nnot_judged;
+    cJSON *per_file; /* findings of single inputs the joint diagnosis lacks (main.c), or NULL */
+    const char *next_host; /* --host for the next input read (borrowed) */
+
+    /* results */
+    nt_finding_t *findings;
+    size_t nfindings, cap_findings;
+    nt_hw_t hw; /* hardware used for the verdicts (merged) */
+    int diagnosed;
 };
 
 /* Makes `m` an empty map (no allocation until the first put). */
@@ -225,5 +359,21 @@ void nt_evlist_free(nt_evlist_t *l);
 /* The finding `key` of this diagnosis, created with the knowledge base's text and default
  * severity if it is not there yet; NULL if the knowledge base has no such key or out of memory. */
 nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key);
+
+/* operator.c: called by analyze.c for every line of an input before it is read as an NCCL log.
+ * nt_op_begin/end bracket one input; nt_op_line returns 1 when the line was an operator file's
+ * (then it is not read further), and may replace *body with the line without a pdsh prefix, and
+ * *host with the host the line belongs to. */
+void nt_op_begin(nt_doctor_t *d, const char *host);
+int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char **host);
+/* Ends the input; returns 1 if it held operator content (so it is usable), with a message in msg
+ * when the content could not be read (bad XML). */
+int nt_op_end(nt_doctor_t *d, char *msg, size_t msglen, int *bad);
+void nt_op_free(nt_doctor_t *d);
+/* The findings of the operator files (ports, topology, NVLink, kernel log, XML). */
+void nt_op_diagnose(nt_doctor_t *d);
+/* hardware.operator of the JSON document, and the text section. */
+cJSON *nt_op_json(const nt_doctor_t *d);
+void nt_op_text(const nt_doctor_t *d, FILE *out);
 
 #endif

@@ -8,708 +8,1364 @@
 #include <strings.h>
 
 #include "analyze_int.h"
+#include "nettune/anomaly.h"
 
 /* Every key this file can report; main() refuses a knowledge base that lacks one. */
-static const char *const required_keys[] = {
-    "socket_fallback",      "libibverbs_missing",     "rdma_device_unusable",    "no_rdma_device",
-    "ib_disabled_by_env",   "rdma_hidden_from_job",   "gdr_asymmetric",          "gdr_not_used",
-    "gdr_disabled_distance", "nic_shared",            "ib_retry_exceeded",       "ib_local_protection_error",
-    "ib_completion_error",  "ib_wrong_hca",           "ib_gid_index_wrong",      "shm_too_small",
-    "cuda_driver_too_old",  "fabric_manager_not_ready", "bootstrap_no_interface", "socket_ifname_loopback",
-    "p2p_hang_acs_iommu",   "tuner_plugin_partial",   "nccl_version_mismatch",   "env_mismatch",
-    "busbw_below_expected", "two_node_tree_busbw",    "nccl_warning",            "nccl_error"};
+static const char *const required_keys[] = {"socket_fallback",
+                                            "libibverbs_missing",
+                                            "rdma_device_unusable",
+                                            "no_rdma_device",
+                                            "ib_disabled_by_env",
+                                            "rdma_hidden_from_job",
+                                            "gdr_asymmetric",
+                                            "gdr_not_used",
+                                            "gdr_disabled_distance",
+                                            "nic_shared",
+                                            "ib_retry_exceeded",
+                                            "ib_local_protection_error",
+                                            "ib_completion_error",
+                                            "ib_wrong_hca",
+                                            "ib_gid_index_wrong",
+                                            "shm_too_small",
+                                            "cuda_driver_too_old",
+                                            "fabric_manager_not_ready",
+                                            "bootstrap_no_interface",
+                                            "socket_ifname_loopback",
+                                            "p2p_hang_acs_iommu",
+                                            "tuner_plugin_partial",
+                                            "nccl_version_mismatch",
+                                            "env_mismatch",
+                                            "busbw_below_expected",
+                                            "two_node_tree_busbw",
+                                            "busbw_mid_sweep_drop",
+                                            "busbw_outlier",
+                                            "runs_differ",
+                                            "port_down",
+                                            "port_rate_differs",
+                                            "sm_differs",
+                                            "gpu_nic_far",
+                                            "nic_no_gpu",
+                                            "nvlink_inactive",
+                                            "gpu_xid",
+                                            "nic_link_down",
+                                            "report_hosts_differ",
+                                            "nccl_warning",
+                                            "nccl_error"};
 
 /* Signatures whose id is reported directly as the finding of the same key. */
-static const char *const direct_sigs[] = {"shm_too_small",          "cuda_driver_too_old",
-                                          "fabric_manager_not_ready", "ib_wrong_hca",
-                                          "ib_gid_index_wrong",     "bootstrap_no_interface",
-                                          "socket_ifname_loopback", "gdr_disabled_distance"};
+static const char *const direct_sigs[] = {
+    "shm_too_small",          "cuda_driver_too_old",  "fabric_manager_not_ready",
+    "ib_wrong_hca",           "ib_gid_index_wrong",   "bootstrap_no_interface",
+    "socket_ifname_loopback", "gdr_disabled_distance"};
 
-const char *nt_doctor_kb_missing(const nt_kb_t *kb) {
-  for (size_t i = 0; i < sizeof(required_keys) / sizeof(required_keys[0]); i++)
-    if (!nt_kb_finding(kb, required_keys[i])) return required_keys[i];
-  return NULL;
+const char *nt_doctor_kb_missing(const nt_kb_t *kb)
+{
+    for (size_t i = 0; i < sizeof(required_keys) / sizeof(required_keys[0]); i++)
+        if (!nt_kb_finding(kb, required_keys[i]))
+            return required_keys[i];
+    return NULL;
 }
 
-nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key) {
-  for (size_t i = 0; i < d->nfindings; i++)
-    if (strcmp(d->findings[i].kb->key, key) == 0) return &d->findings[i];
-  const nt_kb_finding_t *k = nt_kb_finding(d->kb, key);
-  if (!k) return NULL;
-  if (d->nfindings == d->cap_findings) {
-    size_t nc = d->cap_findings ? d->cap_findings * 2 : 8;
-    nt_finding_t *n = realloc(d->findings, nc * sizeof(*n));
-    if (!n) return NULL;
-    d->findings = n;
-    d->cap_findings = nc;
-  }
-  nt_finding_t *f = &d->findings[d->nfindings++];
-  memset(f, 0, sizeof(*f));
-  f->kb = k;
-  f->severity = k->severity;
-  return f;
+nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key)
+{
+    for (size_t i = 0; i < d->nfindings; i++)
+        if (strcmp(d->findings[i].kb->key, key) == 0)
+            return &d->findings[i];
+    const nt_kb_finding_t *k = nt_kb_finding(d->kb, key);
+    if (!k)
+        return NULL;
+    if (d->nfindings == d->cap_findings) {
+        size_t nc = d->cap_findings ? d->cap_findings * 2 : 8;
+        nt_finding_t *n = realloc(d->findings, nc * sizeof(*n));
+        if (!n)
+            return NULL;
+        d->findings = n;
+        d->cap_findings = nc;
+    }
+    nt_finding_t *f = &d->findings[d->nfindings++];
+    memset(f, 0, sizeof(*f));
+    f->kb = k;
+    f->severity = k->severity;
+    return f;
 }
 
-static void f_evlist(nt_finding_t *f, const nt_evlist_t *l) {
-  for (size_t i = 0; i < l->n; i++) nt_evlist_add_ev(&f->ev, &l->ev[i]);
-  if (l->total > l->n) f->ev.total += l->total - l->n;
+static void f_evlist(nt_finding_t *f, const nt_evlist_t *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        nt_evlist_add_ev(&f->ev, &l->ev[i]);
+    if (l->total > l->n)
+        f->ev.total += l->total - l->n;
 }
 
-static void f_hosts(nt_finding_t *f, const nt_map_t *m) {
-  for (size_t i = 0; i < m->n; i++) nt_map_put(&f->hosts, m->keys[i], strlen(m->keys[i]));
+static void f_hosts(nt_finding_t *f, const nt_map_t *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        nt_map_put(&f->hosts, m->keys[i], strlen(m->keys[i]));
 }
 
-static void f_host(nt_finding_t *f, const char *h) {
-  if (h) nt_map_put(&f->hosts, h, strlen(h));
+static void f_host(nt_finding_t *f, const char *h)
+{
+    if (h)
+        nt_map_put(&f->hosts, h, strlen(h));
 }
 
-static const char *rank_host(const nt_doctor_t *d, long r) {
-  if (r < 0 || (size_t)r >= d->cap_rank_host || !d->rank_host[r]) return NULL;
-  return d->hosts.keys[d->rank_host[r] - 1];
+static const char *rank_host(const nt_doctor_t *d, long r)
+{
+    if (r < 0 || (size_t)r >= d->cap_rank_host || !d->rank_host[r])
+        return NULL;
+    return d->hosts.keys[d->rank_host[r] - 1];
 }
 
-static void f_rank(nt_doctor_t *d, nt_finding_t *f, long r) {
-  f->ranks_total++;
-  if (f->nranks < sizeof(f->ranks) / sizeof(f->ranks[0])) f->ranks[f->nranks++] = (int)r;
-  f_host(f, rank_host(d, r));
+static void f_rank(nt_doctor_t *d, nt_finding_t *f, long r)
+{
+    f->ranks_total++;
+    if (f->nranks < sizeof(f->ranks) / sizeof(f->ranks[0]))
+        f->ranks[f->nranks++] = (int)r;
+    f_host(f, rank_host(d, r));
 }
 
-static void f_detail(nt_finding_t *f, const char *fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  size_t old = f->detail ? strlen(f->detail) : 0;
-  char *n = realloc(f->detail, old + strlen(buf) + 2);
-  if (!n) return;
-  if (old) n[old++] = ' ';
-  strcpy(n + old, buf);
-  f->detail = n;
+static void f_detail(nt_finding_t *f, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    size_t old = f->detail ? strlen(f->detail) : 0;
+    char *n = realloc(f->detail, old + strlen(buf) + 2);
+    if (!n)
+        return;
+    if (old)
+        n[old++] = ' ';
+    strcpy(n + old, buf);
+    f->detail = n;
 }
 
-static void f_value(nt_finding_t *f, const char *name, double v) {
-  if (!f->values) f->values = cJSON_CreateObject();
-  if (!f->values) return;
-  cJSON_DeleteItemFromObjectCaseSensitive(f->values, name);
-  cJSON_AddNumberToObject(f->values, name, round(v * 100) / 100);
+static void f_value(nt_finding_t *f, const char *name, double v)
+{
+    if (!f->values)
+        f->values = cJSON_CreateObject();
+    if (!f->values)
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(f->values, name);
+    cJSON_AddNumberToObject(f->values, name, round(v * 100) / 100);
 }
 
-static void link_cause(nt_finding_t *effect, nt_finding_t *cause) {
-  if (effect->ncaused_by < NT_MAX_LINKS) effect->caused_by[effect->ncaused_by++] = cause->kb->key;
-  if (cause->ncauses < NT_MAX_LINKS) cause->causes[cause->ncauses++] = effect->kb->key;
+static void link_cause(nt_finding_t *effect, nt_finding_t *cause)
+{
+    if (effect->ncaused_by < NT_MAX_LINKS)
+        effect->caused_by[effect->ncaused_by++] = cause->kb->key;
+    if (cause->ncauses < NT_MAX_LINKS)
+        cause->causes[cause->ncauses++] = effect->kb->key;
 }
 
-static void link_related(nt_finding_t *a, nt_finding_t *b) {
-  if (a->nrelated < NT_MAX_LINKS) a->related[a->nrelated++] = b->kb->key;
-  if (b->nrelated < NT_MAX_LINKS) b->related[b->nrelated++] = a->kb->key;
+static void link_related(nt_finding_t *a, nt_finding_t *b)
+{
+    if (a->nrelated < NT_MAX_LINKS)
+        a->related[a->nrelated++] = b->kb->key;
+    if (b->nrelated < NT_MAX_LINKS)
+        b->related[b->nrelated++] = a->kb->key;
 }
 
-static nt_finding_t *find(nt_doctor_t *d, const char *key) {
-  for (size_t i = 0; i < d->nfindings; i++)
-    if (strcmp(d->findings[i].kb->key, key) == 0) return &d->findings[i];
-  return NULL;
+static nt_finding_t *find(nt_doctor_t *d, const char *key)
+{
+    for (size_t i = 0; i < d->nfindings; i++)
+        if (strcmp(d->findings[i].kb->key, key) == 0)
+            return &d->findings[i];
+    return NULL;
 }
 
-static const nt_sighit_t *sig(const nt_doctor_t *d, const char *id) {
-  int i = nt_kb_signature_index(d->kb, id);
-  return i >= 0 && d->sig[i].count ? &d->sig[i] : NULL;
+static const nt_sighit_t *sig(const nt_doctor_t *d, const char *id)
+{
+    int i = nt_kb_signature_index(d->kb, id);
+    return i >= 0 && d->sig[i].count ? &d->sig[i] : NULL;
 }
 
 /* Finding from a signature, with its lines and hosts. */
-static nt_finding_t *from_sig(nt_doctor_t *d, const char *key, const char *sig_id) {
-  const nt_sighit_t *h = sig(d, sig_id);
-  if (!h) return NULL;
-  nt_finding_t *f = nt_finding_add(d, key);
-  if (!f) return NULL;
-  f_evlist(f, &h->ev);
-  f_hosts(f, &h->hosts);
-  return f;
+static nt_finding_t *from_sig(nt_doctor_t *d, const char *key, const char *sig_id)
+{
+    const nt_sighit_t *h = sig(d, sig_id);
+    if (!h)
+        return NULL;
+    nt_finding_t *f = nt_finding_add(d, key);
+    if (!f)
+        return NULL;
+    f_evlist(f, &h->ev);
+    f_hosts(f, &h->hosts);
+    return f;
 }
 
-static const nt_env_t *env(const nt_doctor_t *d, const char *name) {
-  for (size_t i = 0; i < d->nenv; i++)
-    if (strcmp(d->env[i].name, name) == 0) return &d->env[i];
-  return NULL;
+static const nt_env_t *env(const nt_doctor_t *d, const char *name)
+{
+    for (size_t i = 0; i < d->nenv; i++)
+        if (strcmp(d->env[i].name, name) == 0)
+            return &d->env[i];
+    return NULL;
 }
 
 /* Replaces "{hcas}" in the knowledge base's fix text. */
-static char *fill_fix(const char *fix, const char *hcas) {
-  const char *p = strstr(fix, "{hcas}");
-  if (!p) return NULL;
-  const char *v = hcas ? hcas : "<hca>";
-  size_t n = strlen(fix) - 6 + strlen(v) + 1;
-  char *out = malloc(n);
-  if (out) snprintf(out, n, "%.*s%s%s", (int)(p - fix), fix, v, p + 6);
-  return out;
+static char *fill_fix(const char *fix, const char *hcas)
+{
+    const char *p = strstr(fix, "{hcas}");
+    if (!p)
+        return NULL;
+    const char *v = hcas ? hcas : "<hca>";
+    size_t n = strlen(fix) - 6 + strlen(v) + 1;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%.*s%s%s", (int)(p - fix), fix, v, p + 6);
+    return out;
 }
 
 /* ---- network ------------------------------------------------------------------------------ */
 
-static int single_node_known(const nt_doctor_t *d) {
-  if (d->nnodes == 1) return 1;
-  if (d->nnodes < 0) {
-    /* nccl-tests listed every rank on one host */
-    for (size_t i = 0; i < d->ntables; i++)
-      if (d->tables[i].nhosts > 1) return 0;
-    if (d->run_hosts.n == 1) return 1;
-  }
-  return 0;
+static int single_node_known(const nt_doctor_t *d)
+{
+    if (d->nnodes == 1)
+        return 1;
+    if (d->nnodes < 0) {
+        /* nccl-tests listed every rank on one host */
+        for (size_t i = 0; i < d->ntables; i++)
+            if (d->tables[i].nhosts > 1)
+                return 0;
+        if (d->run_hosts.n == 1)
+            return 1;
+    }
+    return 0;
 }
 
-static void diagnose_network(nt_doctor_t *d) {
-  int socket = nt_map_find(&d->networks, "Socket", 6) >= 0 || d->socket_ev.n > 0;
-  int single = single_node_known(d);
-  const nt_env_t *ibdis = env(d, "NCCL_IB_DISABLE");
-  int ib_disabled = ibdis && strcmp(ibdis->value, "1") == 0;
-  const char *cause = NULL;
-  if (sig(d, "rdma_device_unusable")) cause = "rdma_device_unusable";
-  else if (sig(d, "libibverbs_missing")) cause = "libibverbs_missing";
-  else if (ib_disabled) cause = "ib_disabled_by_env";
-  else if (sig(d, "ib_no_device")) cause = "no_rdma_device";
+static void diagnose_network(nt_doctor_t *d)
+{
+    int socket = nt_map_find(&d->networks, "Socket", 6) >= 0 || d->socket_ev.n > 0;
+    int single = single_node_known(d);
+    const nt_env_t *ibdis = env(d, "NCCL_IB_DISABLE");
+    int ib_disabled = ibdis && strcmp(ibdis->value, "1") == 0;
+    const char *cause = NULL;
+    if (sig(d, "rdma_device_unusable"))
+        cause = "rdma_device_unusable";
+    else if (sig(d, "libibverbs_missing"))
+        cause = "libibverbs_missing";
+    else if (ib_disabled)
+        cause = "ib_disabled_by_env";
+    else if (sig(d, "ib_no_device"))
+        cause = "no_rdma_device";
 
-  if (socket && !single) {
-    nt_finding_t *f = nt_finding_add(d, "socket_fallback");
-    if (!f) return;
-    f_evlist(f, &d->socket_ev);
-    for (size_t i = 0; i < d->socket_ev.n; i++) {
-      /* hosts of the lines that show sockets */
-      nt_logline_t l;
-      nt_line_parse(d->socket_ev.ev[i].text, &l);
-      if (l.host) nt_map_put(&f->hosts, l.host, l.host_len);
+    if (socket && !single) {
+        nt_finding_t *f = nt_finding_add(d, "socket_fallback");
+        if (!f)
+            return;
+        f_evlist(f, &d->socket_ev);
+        for (size_t i = 0; i < d->socket_ev.n; i++) {
+            /* hosts of the lines that show sockets */
+            nt_logline_t l;
+            nt_line_parse(d->socket_ev.ev[i].text, &l);
+            if (l.host)
+                nt_map_put(&f->hosts, l.host, l.host_len);
+        }
+        if (cause) {
+            nt_finding_t *c = NULL;
+            if (strcmp(cause, "ib_disabled_by_env") == 0) {
+                c = nt_finding_add(d, cause);
+                if (c)
+                    nt_evlist_add_ev(&c->ev, &ibdis->first);
+            } else {
+                c = from_sig(d, cause,
+                             strcmp(cause, "no_rdma_device") == 0 ? "ib_no_device" : cause);
+            }
+            if (c) {
+                link_cause(f, c);
+                /* the evidence of the cause comes first in the chain */
+                f_detail(f, "Cause: %s.", c->kb->title);
+            }
+        } else {
+            f_detail(f, "The log does not show why IB was not used; look for NET/IB lines with "
+                        "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET.");
+        }
+        if (d->report_active_ports > 0) {
+            /* only hosts that are in both the report and the log are cross-checked */
+            nt_map_t common;
+            nt_map_init(&common);
+            for (size_t i = 0; i < d->report_hosts.n; i++)
+                if (nt_map_find(&f->hosts, d->report_hosts.keys[i],
+                                strlen(d->report_hosts.keys[i])) >= 0)
+                    nt_map_put(&common, d->report_hosts.keys[i], strlen(d->report_hosts.keys[i]));
+            if (common.n > 0) {
+                nt_finding_t *r = nt_finding_add(d, "rdma_hidden_from_job");
+                if (r) {
+                    int ports = 0;
+                    for (size_t i = 0; i < d->report_ev.n; i++)
+                        for (size_t h = 0; h < common.n; h++) {
+                            char pat[300];
+                            snprintf(pat, sizeof(pat), ": %s ", common.keys[h]);
+                            if (strstr(d->report_ev.ev[i].text, pat)) {
+                                nt_evlist_add_ev(&r->ev, &d->report_ev.ev[i]);
+                                ports++;
+                                break;
+                            }
+                        }
+                    f_hosts(r, &common);
+                    f_detail(r,
+                             "The report %s lists ACTIVE RDMA port(s) on %zu of the host(s) that "
+                             "used sockets.",
+                             d->report_path ? d->report_path : "", common.n);
+                    link_related(f, r);
+                    (void)ports;
+                }
+            }
+            if (common.n < d->report_hosts.n || common.n < f->hosts.n) {
+                nt_finding_t *m = nt_finding_add(d, "report_hosts_differ");
+                if (m) {
+                    char a[512] = "", b[512] = "";
+                    size_t na = 0, nb = 0;
+                    for (size_t i = 0; i < d->report_hosts.n && na + 70 < sizeof(a); i++)
+                        if (nt_map_find(&common, d->report_hosts.keys[i],
+                                        strlen(d->report_hosts.keys[i])) < 0)
+                            na += (size_t)snprintf(a + na, sizeof(a) - na, "%s%s", na ? ", " : "",
+                                                   d->report_hosts.keys[i]);
+                    for (size_t i = 0; i < f->hosts.n && nb + 70 < sizeof(b); i++)
+                        if (nt_map_find(&common, f->hosts.keys[i], strlen(f->hosts.keys[i])) < 0)
+                            nb += (size_t)snprintf(b + nb, sizeof(b) - nb, "%s%s", nb ? ", " : "",
+                                                   f->hosts.keys[i]);
+                    f_evlist(m, &d->report_ev);
+                    f_evlist(m, &d->socket_ev);
+                    f_detail(m,
+                             "Not cross-checked: report host(s) not in the log: %s; log host(s) "
+                             "not in the report: %s.",
+                             na ? a : "none",
+                             nb ? b : (f->hosts.n ? "none" : "unknown (the log names no host)"));
+                }
+            }
+            nt_map_cleanup(&common);
+        }
+        return;
     }
-    if (cause) {
-      nt_finding_t *c = NULL;
-      if (strcmp(cause, "ib_disabled_by_env") == 0) {
-        c = nt_finding_add(d, cause);
-        if (c) nt_evlist_add_ev(&c->ev, &ibdis->first);
-      } else {
-        c = from_sig(d, cause, strcmp(cause, "no_rdma_device") == 0 ? "ib_no_device" : cause);
-      }
-      if (c) {
-        link_cause(f, c);
-        /* the evidence of the cause comes first in the chain */
-        f_detail(f, "Cause: %s.", c->kb->title);
-      }
-    } else {
-      f_detail(f, "The log does not show why IB was not used; look for NET/IB lines with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET.");
+    if (single)
+        return; /* the network is not used on one node: say nothing about it */
+    /* No fallback: a cause alone is worth a note only. */
+    if (cause && strcmp(cause, "ib_disabled_by_env") != 0) {
+        nt_finding_t *c =
+            from_sig(d, cause, strcmp(cause, "no_rdma_device") == 0 ? "ib_no_device" : cause);
+        if (c) {
+            c->severity = NT_SEV_INFO;
+            if (sig(d, "bootstrap_no_interface"))
+                f_detail(c, "Harmless here: the job failed earlier, at bootstrap (see "
+                            "bootstrap_no_interface), and never chose a network.");
+            else
+                f_detail(c, "No socket fallback is visible in this log, so this is harmless unless "
+                            "InfiniBand/RoCE was wanted.");
+        }
     }
-    if (d->report_active_ports > 0) {
-      nt_finding_t *r = nt_finding_add(d, "rdma_hidden_from_job");
-      if (r) {
-        f_evlist(r, &d->report_ev);
-        f_hosts(r, &d->report_hosts);
-        f_detail(r, "The report %s lists %d ACTIVE RDMA port(s).", d->report_path ? d->report_path : "", d->report_active_ports);
-        link_related(f, r);
-      }
-    }
-    return;
-  }
-  if (single) return; /* the network is not used on one node: say nothing about it */
-  /* No fallback: a cause alone is worth a note only. */
-  if (cause && strcmp(cause, "ib_disabled_by_env") != 0) {
-    nt_finding_t *c = from_sig(d, cause, strcmp(cause, "no_rdma_device") == 0 ? "ib_no_device" : cause);
-    if (c) {
-      c->severity = NT_SEV_INFO;
-      if (sig(d, "bootstrap_no_interface"))
-        f_detail(c, "Harmless here: the job failed earlier, at bootstrap (see bootstrap_no_interface), and never chose a network.");
-      else
-        f_detail(c, "No socket fallback is visible in this log, so this is harmless unless InfiniBand/RoCE was wanted.");
-    }
-  }
 }
 
 /* ---- GPUDirect RDMA, NIC sharing ---------------------------------------------------------- */
 
-static void diagnose_gdr(nt_doctor_t *d) {
-  size_t yes = 0, no = 0;
-  for (size_t r = 0; r < d->cap_gdr; r++) {
-    if (d->gdr[r] & 1) yes++;
-    if (d->gdr[r] & 2) no++;
-  }
-  nt_finding_t *dist = from_sig(d, "gdr_disabled_distance", "gdr_disabled_distance");
-  if (!no) return;
-  if (yes) {
-    nt_finding_t *f = nt_finding_add(d, "gdr_asymmetric");
-    if (!f) return;
-    f_evlist(f, &d->gdr_no_ev);
-    f_evlist(f, &d->gdr_yes_ev);
-    for (size_t r = 0; r < d->cap_gdr; r++)
-      if ((d->gdr[r] & 2) && !(d->gdr[r] & 1)) f_rank(d, f, (long)r);
-    f_detail(f, "%zu rank(s) use GDRDMA, %zu rank(s) stage network data through host memory; the ranks and hosts named are those without it (a [send] line belongs to its source rank, a [receive] line to its destination).",
-             yes, no);
-    f_value(f, "ranks_with_gdr", (double)yes);
-    f_value(f, "ranks_without_gdr", (double)no);
-    if (dist) link_cause(f, dist);
-  } else {
-    nt_finding_t *f = nt_finding_add(d, "gdr_not_used");
-    if (!f) return;
-    f_evlist(f, &d->gdr_no_ev);
-    f_evlist(f, &d->gdr0_ev);
-    for (size_t r = 0; r < d->cap_gdr; r++)
-      if (d->gdr[r] & 2) f_rank(d, f, (long)r);
-    f_detail(f, "%lu network connection(s), none with GDRDMA.", d->net_conns);
-    if (dist) link_cause(f, dist);
-  }
+/* The NCCL version every line of the job printed, or NULL when none or several. */
+static const char *job_version(const nt_doctor_t *d)
+{
+    return d->versions.n == 1 ? d->versions.keys[0] : NULL;
 }
 
-static int gpus_per_node_log(const nt_doctor_t *d) {
-  int g = d->local_ranks;
-  for (size_t i = 0; i < d->ntables; i++)
-    if (d->tables[i].gpus_per_host > g) g = d->tables[i].gpus_per_host;
-  for (size_t i = 0; i < d->run_hosts.n; i++)
-    if (d->run_hosts.vals[i] > g) g = (int)d->run_hosts.vals[i];
-  return g;
+/* What a path type number means in the job's NCCL version, as detail text. */
+static void path_detail(nt_doctor_t *d, nt_finding_t *f, const char *name, long v)
+{
+    const char *ver = job_version(d);
+    const char *t = nt_kb_path_type(d->kb, ver, v);
+    if (t) {
+        f_detail(f, "%s %ld = %s in NCCL %s.", name, v, t, ver);
+        return;
+    }
+    /* every meaning the number has had, so that the reader sees why it is not decoded */
+    char alts[256];
+    size_t n = 0;
+    alts[0] = '\0';
+    for (size_t i = 0; i < d->kb->npaths && n + 40 < sizeof(alts); i++) {
+        const nt_kb_pathtypes_t *p = &d->kb->paths[i];
+        if (v >= 0 && v < p->nnames)
+            n += (size_t)snprintf(alts + n, sizeof(alts) - n, "%s%s in %s..%s", n ? ", " : "",
+                                  p->names[v], p->first, p->last);
+    }
+    f_detail(
+        f,
+        "%s %ld: path type unknown (%s, and NCCL renumbered its path types between releases)%s%s.",
+        name, v,
+        ver ? "this NCCL version is not in the knowledge base"
+            : "the log does not show one NCCL version",
+        n ? "; the number means " : "", alts);
 }
 
-static int nnodes_log(const nt_doctor_t *d) {
-  int n = d->nnodes;
-  for (size_t i = 0; i < d->ntables; i++)
-    if (d->tables[i].nhosts > n) n = d->tables[i].nhosts;
-  if ((int)d->run_hosts.n > n) n = (int)d->run_hosts.n;
-  return n;
+/* "2.18.5" within the tags "v2.18.1-1".."v2.28.9-1" (major.minor.patch compared). */
+static int version_in(const char *v, const char *first, const char *last)
+{
+    int a[3] = {0}, b[3] = {0}, c[3] = {0};
+    if (!v || !first || !last || sscanf(v, "%d.%d.%d", &a[0], &a[1], &a[2]) < 2 ||
+        sscanf(first, "v%d.%d.%d", &b[0], &b[1], &b[2]) < 2 ||
+        sscanf(last, "v%d.%d.%d", &c[0], &c[1], &c[2]) < 2)
+        return 0;
+    long x = a[0] * 1000000L + a[1] * 1000L + a[2], lo = b[0] * 1000000L + b[1] * 1000L + b[2],
+         hi = c[0] * 1000000L + c[1] * 1000L + c[2];
+    return x >= lo && x <= hi;
 }
 
-static void diagnose_nic_shared(nt_doctor_t *d) {
-  int gpn = gpus_per_node_log(d);
-  int nics = d->nics_min;
-  int multi = nnodes_log(d) > 1 || d->net_conns > 0;
-  if (nics <= 0 || gpn <= nics || !multi) return;
-  if (!d->net_conns && nt_map_find(&d->networks, "IB", 2) < 0) return;
-  nt_finding_t *f = nt_finding_add(d, "nic_shared");
-  if (!f) return;
-  f_evlist(f, &d->netib_ev);
-  const nt_env_t *hca = env(d, "NCCL_IB_HCA");
-  if (hca) nt_evlist_add_ev(&f->ev, &hca->first);
-  nt_evlist_add_ev(&f->ev, &d->comm_ev);
-  f_evlist(f, &d->shared_ev);
-  for (size_t i = 0; i < d->netib_ev.n; i++) {
-    nt_logline_t l;
-    nt_line_parse(d->netib_ev.ev[i].text, &l);
-    if (l.host) nt_map_put(&f->hosts, l.host, l.host_len);
-  }
-  f_detail(f, "%d GPU(s) per node share %d NIC(s) (%s).", gpn, nics, d->nic_names ? d->nic_names : "?");
-  if (hca) f_detail(f, "NCCL_IB_HCA=%s restricts NCCL to %s.", hca->value, nics == 1 ? "that one device" : "those devices");
-  if (d->hw.nics_per_node > nics)
-    f_detail(f, "The node has %d NIC(s) (%s).", d->hw.nics_per_node, d->hw.source ? d->hw.source : "given");
-  if (d->hw.nics_per_node > 0 && d->hw.nics_per_node <= nics) {
-    /* NCCL uses every NIC the node has: the sharing is the platform's design, not a setting */
-    f->severity = NT_SEV_INFO;
-    f_detail(f, "NCCL uses all %d NIC(s) the node has (%s): the sharing is the hardware's design.", d->hw.nics_per_node,
-             d->hw.source ? d->hw.source : "given");
-  }
-  f_value(f, "gpus_per_node", gpn);
-  f_value(f, "nics_used", nics);
+/* Findings straight from NCCL messages the knowledge base knows by their format string. */
+static void diagnose_messages(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->kb->nmsgs; i++) {
+        const nt_kb_message_t *m = &d->kb->msgs[i];
+        const nt_sighit_t *h = &d->msg[i];
+        if (!m->finding || !h->count)
+            continue;
+        nt_finding_t *f = nt_finding_add(d, m->finding->key);
+        if (!f)
+            continue;
+        f_evlist(f, &h->ev);
+        f_hosts(f, &h->hosts);
+        /* several formats of one message over the releases may match a line: cite the one of the
+         * job's NCCL version */
+        const char *ver = job_version(d);
+        if (ver && h->ev.n && !version_in(ver, m->first, m->last)) {
+            nt_logline_t l;
+            nt_line_parse(h->ev.ev[0].text, &l);
+            for (size_t j = 0; j < d->kb->nmsgs; j++) {
+                const nt_kb_message_t *o = &d->kb->msgs[j];
+                if (o->finding == m->finding && version_in(ver, o->first, o->last) &&
+                    nt_fmt_match(o->format, l.msg, NULL, 0) >= 0) {
+                    m = o;
+                    break;
+                }
+            }
+        }
+        f_detail(f, "NCCL prints this at %s (%s..%s); %lu line(s).", m->at ? m->at : "?",
+                 m->first ? m->first : "?", m->last ? m->last : "?", h->count);
+        const cJSON *vals = d->msg_values[i], *v;
+        cJSON_ArrayForEach (v, vals) {
+            int is_path = 0;
+            for (int k = 0; k < m->npath_values; k++)
+                if (m->path_values[k] && strcmp(m->path_values[k], v->string) == 0)
+                    is_path = 1;
+            if (cJSON_IsNumber(v)) {
+                f_value(f, v->string, v->valuedouble);
+                if (is_path)
+                    path_detail(d, f, v->string, (long)v->valuedouble);
+            } else if (cJSON_IsString(v)) {
+                f_detail(f, "%s: %s.", v->string, v->valuestring);
+            }
+        }
+    }
+}
+
+static void diagnose_gdr(nt_doctor_t *d)
+{
+    size_t yes = 0, no = 0;
+    for (size_t r = 0; r < d->cap_gdr; r++) {
+        if (d->gdr[r] & 1)
+            yes++;
+        if (d->gdr[r] & 2)
+            no++;
+    }
+    nt_finding_t *dist = from_sig(d, "gdr_disabled_distance", "gdr_disabled_distance");
+    if (!dist)
+        dist = find(d, "gdr_disabled_distance");
+    nt_finding_t *hca = find(d, "gdr_disabled_hca");
+    if (!no)
+        return;
+    if (yes) {
+        nt_finding_t *f = nt_finding_add(d, "gdr_asymmetric");
+        if (!f)
+            return;
+        f_evlist(f, &d->gdr_no_ev);
+        f_evlist(f, &d->gdr_yes_ev);
+        for (size_t r = 0; r < d->cap_gdr; r++)
+            if ((d->gdr[r] & 2) && !(d->gdr[r] & 1))
+                f_rank(d, f, (long)r);
+        f_detail(f,
+                 "%zu rank(s) use GDRDMA, %zu rank(s) stage network data through host memory; the "
+                 "ranks and hosts named are those without it (a [send] line belongs to its source "
+                 "rank, a [receive] line to its destination).",
+                 yes, no);
+        f_value(f, "ranks_with_gdr", (double)yes);
+        f_value(f, "ranks_without_gdr", (double)no);
+        if (dist)
+            link_cause(f, dist);
+        if (hca)
+            link_cause(f, hca);
+    } else {
+        nt_finding_t *f = nt_finding_add(d, "gdr_not_used");
+        if (!f)
+            return;
+        f_evlist(f, &d->gdr_no_ev);
+        f_evlist(f, &d->gdr0_ev);
+        for (size_t r = 0; r < d->cap_gdr; r++)
+            if (d->gdr[r] & 2)
+                f_rank(d, f, (long)r);
+        f_detail(f, "%lu network connection(s), none with GDRDMA.", d->net_conns);
+        if (dist)
+            link_cause(f, dist);
+        if (hca)
+            link_cause(f, hca);
+    }
+}
+
+static int gpus_per_node_log(const nt_doctor_t *d)
+{
+    int g = d->local_ranks;
+    for (size_t i = 0; i < d->ntables; i++)
+        if (d->tables[i].gpus_per_host > g)
+            g = d->tables[i].gpus_per_host;
+    for (size_t i = 0; i < d->run_hosts.n; i++)
+        if (d->run_hosts.vals[i] > g)
+            g = (int)d->run_hosts.vals[i];
+    return g;
+}
+
+static int nnodes_log(const nt_doctor_t *d)
+{
+    int n = d->nnodes;
+    for (size_t i = 0; i < d->ntables; i++)
+        if (d->tables[i].nhosts > n)
+            n = d->tables[i].nhosts;
+    if ((int)d->run_hosts.n > n)
+        n = (int)d->run_hosts.n;
+    return n;
+}
+
+static void diagnose_nic_shared(nt_doctor_t *d)
+{
+    int gpn = gpus_per_node_log(d);
+    int nics = d->nics_min;
+    int multi = nnodes_log(d) > 1 || d->net_conns > 0;
+    if (nics <= 0 || gpn <= nics || !multi)
+        return;
+    if (!d->net_conns && nt_map_find(&d->networks, "IB", 2) < 0)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "nic_shared");
+    if (!f)
+        return;
+    f_evlist(f, &d->netib_ev);
+    const nt_env_t *hca = env(d, "NCCL_IB_HCA");
+    if (hca)
+        nt_evlist_add_ev(&f->ev, &hca->first);
+    nt_evlist_add_ev(&f->ev, &d->comm_ev);
+    f_evlist(f, &d->shared_ev);
+    for (size_t i = 0; i < d->netib_ev.n; i++) {
+        nt_logline_t l;
+        nt_line_parse(d->netib_ev.ev[i].text, &l);
+        if (l.host)
+            nt_map_put(&f->hosts, l.host, l.host_len);
+    }
+    f_detail(f, "%d GPU(s) per node share %d NIC(s) (%s).", gpn, nics,
+             d->nic_names ? d->nic_names : "?");
+    if (hca)
+        f_detail(f, "NCCL_IB_HCA=%s restricts NCCL to %s.", hca->value,
+                 nics == 1 ? "that one device" : "those devices");
+    if (d->hw.nics_per_node > nics)
+        f_detail(f, "The node has %d NIC(s) (%s).", d->hw.nics_per_node,
+                 d->hw.source ? d->hw.source : "given");
+    if (d->hw.nics_per_node > 0 && d->hw.nics_per_node <= nics) {
+        /* NCCL uses every NIC the node has: the sharing is the platform's design, not a setting */
+        f->severity = NT_SEV_INFO;
+        f_detail(f,
+                 "NCCL uses all %d NIC(s) the node has (%s): the sharing is the hardware's design.",
+                 d->hw.nics_per_node, d->hw.source ? d->hw.source : "given");
+    }
+    f_value(f, "gpus_per_node", gpn);
+    f_value(f, "nics_used", nics);
 }
 
 /* ---- RDMA completion errors ----------------------------------------------------------------- */
 
-static void diagnose_wc(nt_doctor_t *d) {
-  for (int st = 0; st < 32; st++) {
-    if (!d->wc_count[st]) continue;
-    const nt_kb_wc_t *w = NULL;
-    for (size_t i = 0; i < d->kb->nwcs; i++)
-      if (d->kb->wcs[i].status == st) w = &d->kb->wcs[i];
-    nt_finding_t *f = nt_finding_add(d, w ? w->finding : "ib_completion_error");
-    if (!f) continue;
-    nt_evlist_add_ev(&f->ev, &d->wc_first[st]);
-    f->ev.total += d->wc_count[st] - 1;
-    nt_logline_t l;
-    nt_line_parse(d->wc_first[st].text, &l);
-    if (l.host) nt_map_put(&f->hosts, l.host, l.host_len);
-    if (w)
-      f_detail(f, "Status %d (%s): %s; vendor error %lu (0x%lx); seen %lu time(s).", st, w->name, w->meaning, d->wc_vendor[st],
-               d->wc_vendor[st], d->wc_count[st]);
-    else
-      f_detail(f, "Status %d; vendor error %lu; seen %lu time(s).", st, d->wc_vendor[st], d->wc_count[st]);
-    f_value(f, "wc_status", st);
-  }
-  const nt_sighit_t *h = sig(d, "ib_completion");
-  if (h) {
-    /* every host that printed a completion error, whatever the status */
-    for (size_t i = 0; i < d->nfindings; i++) {
-      const char *k = d->findings[i].kb->key;
-      if (strcmp(k, "ib_retry_exceeded") == 0 || strcmp(k, "ib_local_protection_error") == 0 ||
-          strcmp(k, "ib_completion_error") == 0)
-        f_hosts(&d->findings[i], &h->hosts);
+static void diagnose_wc(nt_doctor_t *d)
+{
+    for (int st = 0; st < 32; st++) {
+        if (!d->wc_count[st])
+            continue;
+        const nt_kb_wc_t *w = NULL;
+        for (size_t i = 0; i < d->kb->nwcs; i++)
+            if (d->kb->wcs[i].status == st)
+                w = &d->kb->wcs[i];
+        nt_finding_t *f = nt_finding_add(d, w ? w->finding : "ib_completion_error");
+        if (!f)
+            continue;
+        nt_evlist_add_ev(&f->ev, &d->wc_first[st]);
+        f->ev.total += d->wc_count[st] - 1;
+        nt_logline_t l;
+        nt_line_parse(d->wc_first[st].text, &l);
+        if (l.host)
+            nt_map_put(&f->hosts, l.host, l.host_len);
+        if (w)
+            f_detail(f, "Status %d (%s): %s; vendor error %lu (0x%lx); seen %lu time(s).", st,
+                     w->name, w->meaning, d->wc_vendor[st], d->wc_vendor[st], d->wc_count[st]);
+        else
+            f_detail(f, "Status %d; vendor error %lu; seen %lu time(s).", st, d->wc_vendor[st],
+                     d->wc_count[st]);
+        f_value(f, "wc_status", st);
     }
-  }
+    const nt_sighit_t *h = sig(d, "ib_completion");
+    if (h) {
+        /* every host that printed a completion error, whatever the status */
+        for (size_t i = 0; i < d->nfindings; i++) {
+            const char *k = d->findings[i].kb->key;
+            if (strcmp(k, "ib_retry_exceeded") == 0 ||
+                strcmp(k, "ib_local_protection_error") == 0 ||
+                strcmp(k, "ib_completion_error") == 0)
+                f_hosts(&d->findings[i], &h->hosts);
+        }
+    }
 }
 
 /* ---- P2P hang ------------------------------------------------------------------------------- */
 
-static void diagnose_p2p(nt_doctor_t *d) {
-  const nt_sighit_t *acs = sig(d, "acs_enabled"), *iommu = sig(d, "iommu_fault");
-  int stalled = d->tests_started && d->last_p2p_seq && d->last_progress_seq < d->last_p2p_seq;
-  if (!acs && !iommu && !stalled) return;
-  nt_finding_t *f = nt_finding_add(d, "p2p_hang_acs_iommu");
-  if (!f) return;
-  if (stalled) {
-    nt_evlist_add_ev(&f->ev, &d->last_p2p);
-    f_detail(f, "nccl-tests set up peer-to-peer channels and printed nothing after the last one: the run hung there.");
-  }
-  if (acs) {
-    f_evlist(f, &acs->ev);
-    f_detail(f, "lspci shows ACS source validation on (ACSCtl: SrcValid+) on %lu bridge(s).", acs->count);
-  }
-  if (iommu) {
-    f_evlist(f, &iommu->ev);
-    f_detail(f, "The kernel logged IOMMU faults.");
-  }
-  if (!stalled && !d->last_p2p_seq) f->severity = NT_SEV_WARN;
-  if (stalled && !acs && !iommu) {
-    f->severity = NT_SEV_WARN;
-    f_detail(f, "No ACS/IOMMU evidence in the input: check `lspci -vvv | grep ACSCtl` and `dmesg | grep -i iommu`.");
-  }
+static void diagnose_p2p(nt_doctor_t *d)
+{
+    const nt_sighit_t *acs = sig(d, "acs_enabled"), *iommu = sig(d, "iommu_fault");
+    int stalled = d->tests_started && d->last_p2p_seq && d->last_progress_seq < d->last_p2p_seq;
+    if (!acs && !iommu && !stalled)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "p2p_hang_acs_iommu");
+    if (!f)
+        return;
+    if (stalled) {
+        nt_evlist_add_ev(&f->ev, &d->last_p2p);
+        f_detail(f, "nccl-tests set up peer-to-peer channels and printed nothing after the last "
+                    "one: the run hung there.");
+    }
+    if (acs) {
+        f_evlist(f, &acs->ev);
+        f_detail(f, "lspci shows ACS source validation on (ACSCtl: SrcValid+) on %lu bridge(s).",
+                 acs->count);
+    }
+    if (iommu) {
+        f_evlist(f, &iommu->ev);
+        f_detail(f, "The kernel logged IOMMU faults.");
+    }
+    if (!stalled && !d->last_p2p_seq)
+        f->severity = NT_SEV_WARN;
+    if (stalled && !acs && !iommu) {
+        f->severity = NT_SEV_WARN;
+        f_detail(f, "No ACS/IOMMU evidence in the input: check `lspci -vvv | grep ACSCtl` and "
+                    "`dmesg | grep -i iommu`.");
+    }
 }
 
 /* ---- tuner plugin, versions, environment ---------------------------------------------------- */
 
-static void diagnose_tuner(nt_doctor_t *d) {
-  const char *name = NULL;
-  int differ = 0;
-  size_t with = 0;
-  for (size_t i = 0; i < d->nprocs; i++) {
-    const nt_proc_t *p = &d->procs[i];
-    if (!p->tuner) continue;
-    with++;
-    if (!name) name = p->tuner;
-    else if (strcmp(name, p->tuner) != 0) differ = 1;
-  }
-  if (!with) return;
-  size_t without = 0;
-  for (size_t i = 0; i < d->nprocs; i++)
-    if (!d->procs[i].tuner && d->procs[i].init_seen) without++;
-  if (!without && !differ) return;
-  nt_finding_t *f = nt_finding_add(d, "tuner_plugin_partial");
-  if (!f) return;
-  for (size_t i = 0; i < d->nprocs; i++) {
-    const nt_proc_t *p = &d->procs[i];
-    if (p->tuner && (!differ || strcmp(p->tuner, name) == 0)) {
-      if (f->ev.n < 2) nt_evlist_add_ev(&f->ev, &p->first_tuner);
-      continue;
+static void diagnose_tuner(nt_doctor_t *d)
+{
+    const char *name = NULL;
+    int differ = 0;
+    size_t with = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        const nt_proc_t *p = &d->procs[i];
+        if (!p->tuner)
+            continue;
+        with++;
+        if (!name)
+            name = p->tuner;
+        else if (strcmp(name, p->tuner) != 0)
+            differ = 1;
     }
-    if (!p->init_seen && !p->tuner) continue;
-    nt_evlist_add_ev(&f->ev, p->tuner ? &p->first_tuner : &p->first_init);
-    f_host(f, p->host);
-    for (int k = 0; k < p->nranks; k++) f_rank(d, f, p->ranks[k]);
-  }
-  f_detail(f, "%zu process(es) loaded tuner plugin '%s'; %zu did not%s. The ranks and hosts named are those without it.", with,
-           name, without, differ ? " or loaded another one" : "");
-  f_value(f, "processes_with_plugin", (double)with);
-  f_value(f, "processes_without_plugin", (double)without);
-}
-
-static void diagnose_versions_env(nt_doctor_t *d) {
-  if (d->versions.n > 1) {
-    nt_finding_t *f = nt_finding_add(d, "nccl_version_mismatch");
-    if (f) {
-      char list[256];
-      size_t n = 0;
-      list[0] = '\0';
-      for (size_t i = 0; i < d->versions.n && i < 4; i++) {
-        nt_evlist_add_ev(&f->ev, &d->version_ev[i]);
-        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", d->versions.keys[i]);
-        if (n >= sizeof(list)) break;
-      }
-      f_detail(f, "Versions seen: %s.", list);
+    if (!with)
+        return;
+    size_t without = 0;
+    for (size_t i = 0; i < d->nprocs; i++)
+        if (!d->procs[i].tuner && d->procs[i].init_seen)
+            without++;
+    if (!without && !differ)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "tuner_plugin_partial");
+    if (!f)
+        return;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        const nt_proc_t *p = &d->procs[i];
+        if (p->tuner && (!differ || strcmp(p->tuner, name) == 0)) {
+            if (f->ev.n < 2)
+                nt_evlist_add_ev(&f->ev, &p->first_tuner);
+            continue;
+        }
+        if (!p->init_seen && !p->tuner)
+            continue;
+        nt_evlist_add_ev(&f->ev, p->tuner ? &p->first_tuner : &p->first_init);
+        f_host(f, p->host);
+        for (int k = 0; k < p->nranks; k++)
+            f_rank(d, f, p->ranks[k]);
     }
-  }
-  for (size_t i = 0; i < d->nenv; i++) {
-    const nt_env_t *e = &d->env[i];
-    if (!e->mismatch) continue;
-    nt_finding_t *f = nt_finding_add(d, "env_mismatch");
-    if (!f) continue;
-    nt_evlist_add_ev(&f->ev, &e->first);
-    nt_evlist_add_ev(&f->ev, &e->first_other);
-    f_detail(f, "%s is '%s' on some ranks and '%s' on others.", e->name, e->value, e->other);
-  }
+    f_detail(f,
+             "%zu process(es) loaded tuner plugin '%s'; %zu did not%s. The ranks and hosts named "
+             "are those without it.",
+             with, name, without, differ ? " or loaded another one" : "");
+    f_value(f, "processes_with_plugin", (double)with);
+    f_value(f, "processes_without_plugin", (double)without);
 }
 
-/* ---- nccl-tests busbw ------------------------------------------------------------------------- */
-
-static const nt_kb_gpu_t *kb_gpu(const nt_doctor_t *d, const char *model) {
-  if (!model) return NULL;
-  for (size_t i = 0; i < d->kb->ngpus; i++)
-    if (strstr(model, d->kb->gpus[i].match)) return &d->kb->gpus[i];
-  return NULL;
+static void diagnose_versions_env(nt_doctor_t *d)
+{
+    if (d->versions.n > 1) {
+        nt_finding_t *f = nt_finding_add(d, "nccl_version_mismatch");
+        if (f) {
+            char list[256];
+            size_t n = 0;
+            list[0] = '\0';
+            for (size_t i = 0; i < d->versions.n && i < 4; i++) {
+                nt_evlist_add_ev(&f->ev, &d->version_ev[i]);
+                n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+                                      d->versions.keys[i]);
+                if (n >= sizeof(list))
+                    break;
+            }
+            f_detail(f, "Versions seen: %s.", list);
+        }
+    }
+    for (size_t i = 0; i < d->nenv; i++) {
+        const nt_env_t *e = &d->env[i];
+        if (!e->mismatch)
+            continue;
+        nt_finding_t *f = nt_finding_add(d, "env_mismatch");
+        if (!f)
+            continue;
+        nt_evlist_add_ev(&f->ev, &e->first);
+        nt_evlist_add_ev(&f->ev, &e->first_other);
+        f_detail(f, "%s is '%s' on some ranks and '%s' on others.", e->name, e->value, e->other);
+    }
+    /* Not propagated: NCCL echoes a variable once per process, from whichever thread reads it
+     * first, so only processes that reached the same init stage (Init COMPLETE: init has read
+     * every variable it reads) are compared; "absent" elsewhere is unknown. */
+    for (size_t i = 0; i < d->nenv; i++) {
+        const nt_env_t *e = &d->env[i];
+        if (e->from_cmdline)
+            continue;
+        size_t with = 0, without = 0, unknown = 0;
+        const nt_proc_t *miss = NULL;
+        for (size_t k = 0; k < d->nprocs; k++) {
+            const nt_proc_t *p = &d->procs[k];
+            int has = nt_map_find(&p->env, e->name, strlen(e->name)) >= 0;
+            if (has)
+                with++;
+            else if (p->complete) {
+                without++;
+                if (!miss)
+                    miss = p;
+            } else if (p->init_seen)
+                unknown++;
+        }
+        size_t with_complete = 0;
+        for (size_t k = 0; k < d->nprocs; k++)
+            if (d->procs[k].complete &&
+                nt_map_find(&d->procs[k].env, e->name, strlen(e->name)) >= 0)
+                with_complete++;
+        if (!with_complete || !without)
+            continue;
+        nt_finding_t *f = nt_finding_add(d, "env_mismatch");
+        if (!f)
+            continue;
+        nt_evlist_add_ev(&f->ev, &e->first);
+        if (miss)
+            nt_evlist_add_ev(&f->ev, &miss->first_init);
+        for (size_t k = 0; k < d->nprocs; k++) {
+            const nt_proc_t *p = &d->procs[k];
+            if (p->complete && nt_map_find(&p->env, e->name, strlen(e->name)) < 0 && p->host)
+                f_host(f, p->host);
+        }
+        f_detail(
+            f,
+            "%s=%s is echoed by %zu process(es) but not by %zu other(s) that also reached Init "
+            "COMPLETE (first: %s): it is not set there (not exported to every rank)%s.",
+            e->name, e->value, with, without, miss ? miss->id : "?",
+            unknown ? "; processes that did not reach Init COMPLETE are not counted (unknown)"
+                    : "");
+    }
 }
 
-static void set_basis(nt_table_t *t, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  free(t->basis);
-  t->basis = strdup(buf);
+/* ---- nccl-tests busbw -------------------------------------------------------------------------
+ */
+
+static const nt_kb_gpu_t *kb_gpu(const nt_doctor_t *d, const char *model)
+{
+    if (!model)
+        return NULL;
+    for (size_t i = 0; i < d->kb->ngpus; i++)
+        if (strstr(model, d->kb->gpus[i].match))
+            return &d->kb->gpus[i];
+    return NULL;
 }
 
-static int near(double x, double want) { return fabs(x - want) <= 0.015 * want; }
+static void set_basis(nt_table_t *t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    free(t->basis);
+    t->basis = strdup(buf);
+}
 
-/* The collective of a table whose log does not name the test, from the table itself: nccl-tests
- * reports busbw = algbw x a factor that depends on the collective and the rank count
- * (doc/PERFORMANCE.md): 2(n-1)/n all_reduce; (n-1)/n all_gather, reduce_scatter, alltoall;
- * 1 sendrecv, broadcast, reduce. The redop column (a reduction or none) and the root column
- * (broadcast and reduce have one) narrow it down. Sets t->coll when one collective fits, or
- * t->coll_note with the candidates when several do (e.g. 2 ranks: all_reduce's factor is 1). */
-static void infer_coll(nt_table_t *t, int n) {
-  const nt_row_t *r = NULL;
-  for (size_t i = 0; i < t->ntop && !r; i++)
-    if (t->top[i].algbw_oop >= 1.0) r = &t->top[i]; /* printed with 2 decimals: big figures only */
-  if (!r || n < 2) return;
-  double f = r->busbw_oop / r->algbw_oop;
-  char how[160];
-  const char *one = NULL, *several = NULL;
-  snprintf(how, sizeof(how), "busbw/algbw %.2f with %d ranks", f, n);
-  if (near(f, 2.0 * (n - 1) / n) && n > 2) {
-    one = "all_reduce";
-    snprintf(how, sizeof(how), "busbw/algbw %.2f = 2(n-1)/n with n = %d ranks", f, n);
-  } else if (near(f, (double)(n - 1) / n) && n > 2) {
-    if (r->redop == 1) one = "reduce_scatter";
-    else if (r->redop == 0) several = "all_gather or alltoall";
-    else several = "all_gather, reduce_scatter or alltoall";
-    snprintf(how, sizeof(how), "busbw/algbw %.2f = (n-1)/n with n = %d ranks%s", f, n,
-             r->redop == 1 ? ", with a reduction" : r->redop == 0 ? ", no reduction" : "");
-  } else if (near(f, 1.0)) {
-    if (r->root >= 0) {
-      if (r->redop == 1) one = "reduce";
-      else if (r->redop == 0) one = "broadcast";
-      else several = "broadcast or reduce";
-      snprintf(how, sizeof(how), "busbw = algbw, root %ld", r->root);
-    } else if (n == 2) {
-      several = "all_reduce or sendrecv";
-      snprintf(how, sizeof(how), "busbw = algbw, as both report with 2 ranks");
+/* The collective of a table whose log does not name the test, from the table itself: the one
+ * rule in lib/nccltests.c (nt_ncclt_infer_coll). Sets t->coll when one collective fits, and
+ * t->coll_note with the reasoning (the candidates when several fit). */
+static void infer_coll(nt_doctor_t *d, nt_table_t *t, int n)
+{
+    const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, t->sweep);
+    char how[256] = "";
+    if (!lt || n < 2)
+        return;
+    const char *one = nt_ncclt_infer_coll(lt, n, how, sizeof(how));
+    if (one) {
+        t->coll = strdup(one);
+        t->coll_source = "table";
+    }
+    if (how[0]) {
+        free(t->coll_note);
+        t->coll_note = strdup(how);
+    }
+}
+
+/* The slowest NIC speed the log's NET/IB device lines print (NCCL 2.27+, "speed=" in Mb/s, read
+ * by lib/nccllog.c), in Gb/s; -1 when no line shows one. */
+static double log_nic_rate(const nt_doctor_t *d)
+{
+    double r = -1;
+    for (size_t i = 0; i < d->ninputs; i++) {
+        const nt_nccllog_t *g = d->inputs[i].log;
+        for (size_t k = 0; g && k < g->nnics; k++)
+            if (g->nic_Gbps[k] > 0 && (r < 0 || g->nic_Gbps[k] < r))
+                r = g->nic_Gbps[k];
+    }
+    return r;
+}
+
+static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
+{
+    t->plateau = -1;
+    t->expected = -1;
+    t->ratio = -1;
+    t->network_GBps = -1;
+    for (size_t i = 0; i < t->ntop; i++) {
+        double b =
+            t->top[i].busbw_oop > t->top[i].busbw_ip ? t->top[i].busbw_oop : t->top[i].busbw_ip;
+        if (b > t->plateau)
+            t->plateau = b;
+    }
+    if (t->ntop == 0) {
+        set_basis(t, "no result rows (the run stopped before the first size)");
+        return;
+    }
+    int nnodes = t->nhosts > 0 ? t->nhosts : d->nnodes;
+    /* GPUs per node: the run's own shape first (a job may use fewer GPUs than the node has) */
+    int gpn = t->gpus_per_host > 0 ? t->gpus_per_host
+              : d->local_ranks > 0 ? d->local_ranks
+                                   : hw->gpus_per_node;
+    int nics = hw->nics_per_node > 0 ? hw->nics_per_node : d->nics_min;
+    const char *nics_src =
+        hw->nics_per_node > 0
+            ? (hw->source && strcmp(hw->source, "report") == 0 ? "--report" : "--expect")
+            : "the NET/IB line";
+    double rate = hw->nic_rate_Gbps;
+    const char *model = hw->gpu_model ? hw->gpu_model : t->gpu_model;
+    if (!t->coll && hw->collective) {
+        t->coll = strdup(hw->collective);
+        t->coll_source = "expect";
+    }
+    if (!t->coll)
+        infer_coll(d, t, t->nranks > 0 ? t->nranks : d->nranks);
+    const char *coll = t->coll ? t->coll : "unknown";
+
+    if (hw->min_busbw_GBps > 0) {
+        t->expected = hw->min_busbw_GBps / hw->efficiency;
+        set_basis(t, "--expect min_busbw_GBps=%.1f", hw->min_busbw_GBps);
+    } else if (nnodes >= 2) {
+        const char *rate_src = NULL;
+        if (rate <= 0 && (rate = log_nic_rate(d)) > 0)
+            rate_src = "NIC rate from the log's NET/IB device lines (speed=, NCCL 2.27+)";
+        if (rate <= 0) {
+            t->not_judged = "NIC rate unknown: give --expect nic_rate_Gbps=N or --report";
+            set_basis(t,
+                      "not judged: NIC rate unknown (give --expect nic_rate_Gbps=N or --report)");
+            return;
+        }
+        int lanes = nics > 0 && gpn > 0 ? (nics < gpn ? nics : gpn) : nics > 0 ? nics : gpn;
+        if (lanes <= 0) {
+            t->not_judged = "NICs per node unknown: give --expect nics_per_node=N or --report";
+            set_basis(t, "not judged: NICs per node unknown (give --expect nics_per_node=N)");
+            return;
+        }
+        t->network_GBps = lanes * rate / 8.0;
+        t->expected = t->network_GBps;
+        /* The node's figure, worded so that no number reads as a GPU count: "1 NIC x 400 Gb/s = 50
+         * GB/s per node (400 Gb/s / 8 bits per byte)". Lanes are min(NICs, GPUs per node): a GPU
+         * drives at most one NIC. */
+        char node[256], used[96] = "";
+        if (nics > 0 && gpn > 0 && nics > gpn)
+            snprintf(used, sizeof(used), "; %d GPU%s per node use%s %d of the node's %d NICs", gpn,
+                     gpn == 1 ? "" : "s", gpn == 1 ? "s" : "", lanes, nics);
+        if (lanes == 1)
+            snprintf(node, sizeof(node),
+                     "1 NIC x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; NIC "
+                     "count from %s",
+                     rate, t->network_GBps, rate, used, nics_src);
+        else
+            snprintf(node, sizeof(node),
+                     "%d NICs x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; "
+                     "NIC count from %s",
+                     lanes, rate, t->network_GBps, lanes * rate, used, nics_src);
+        /* nccl-tests' busbw per collective (doc/PERFORMANCE.md): ring-like collectives move the
+         * node's NIC bandwidth; sendrecv and alltoall report per-rank figures. */
+        if (strcmp(coll, "sendrecv") == 0 && gpn > 0) {
+            t->expected = t->network_GBps / gpn;
+            set_basis(t, "%s; sendrecv: shared by %d rank%s per node = %.1f GB/s per rank", node,
+                      gpn, gpn == 1 ? "" : "s", t->expected);
+        } else if (strcmp(coll, "alltoall") == 0 && gpn > 0 && t->nranks > gpn) {
+            t->expected = t->network_GBps / gpn * (t->nranks - 1) / (double)(t->nranks - gpn);
+            set_basis(t,
+                      "%s; alltoall share per rank: %.0f GB/s / %d rank%s per node x (n-1)/(n-%d) "
+                      "with n = %d ranks = %.1f GB/s",
+                      node, t->network_GBps, gpn, gpn == 1 ? "" : "s", gpn, t->nranks, t->expected);
+        } else {
+            set_basis(t, "%s", node);
+        }
+        if (rate_src) {
+            char *b = strdup(t->basis ? t->basis : "");
+            if (b)
+                set_basis(t, "%s; %s", b, rate_src);
+            free(b);
+        }
+    } else if (nnodes == 1) {
+        const nt_kb_gpu_t *g = kb_gpu(d, model);
+        if (!g) {
+            t->not_judged = "single node, GPU model not in the knowledge base: give --expect "
+                            "min_busbw_GBps=N";
+            set_basis(t, "not judged: single node, GPU model %s%s%s not in the knowledge base",
+                      model ? "'" : "unknown", model ? model : "", model ? "'" : "");
+            return;
+        }
+        if (gpn != g->gpus_per_node) {
+            t->not_judged = "single node, no knowledge-base figure for this GPU count: give "
+                            "--expect min_busbw_GBps=N";
+            set_basis(t,
+                      "not judged: the knowledge base has %s figures for %d GPUs per node, this "
+                      "run has %d",
+                      g->match, g->gpus_per_node, gpn);
+            return;
+        }
+        t->expected = g->busbw_GBps;
+        set_basis(t, "single node, %d x %s: %s", gpn, g->match,
+                  g->note ? g->note : "knowledge base figure");
     } else {
-      one = "sendrecv";
-      snprintf(how, sizeof(how), "busbw = algbw with %d ranks and no root", n);
+        t->not_judged = "number of nodes unknown: give --expect min_busbw_GBps=N";
+        set_basis(t, "not judged: number of nodes unknown");
+        return;
     }
-  }
-  if (one) {
-    t->coll = strdup(one);
-    t->coll_source = "table";
-  }
-  if (one || several) {
-    char note[256];
-    snprintf(note, sizeof(note), "%s%s%s", several ? several : "", several ? ": " : "", how);
-    free(t->coll_note);
-    t->coll_note = strdup(note);
-  }
+    t->ratio = t->plateau / t->expected;
+    const char *algo = t->algo;
+    int ring = algo && strcasestr(algo, "ring") && !strcasestr(algo, "tree");
+    if (nnodes == 2 && t->network_GBps > 0 && t->plateau > t->network_GBps && !ring &&
+        (strcmp(coll, "all_reduce") == 0 || strcmp(coll, "unknown") == 0)) {
+        t->verdict = "pass";
+        nt_finding_t *f = nt_finding_add(d, "two_node_tree_busbw");
+        if (f) {
+            nt_evlist_add(&f->ev, t->top[0].input, t->top[0].line, t->top[0].text);
+            f_detail(f,
+                     "busbw %.1f GB/s at the largest sizes is above the %.0f GB/s the NICs can "
+                     "carry: %s.",
+                     t->plateau, t->network_GBps, t->basis);
+            f_value(f, "plateau_busbw_GBps", t->plateau);
+            f_value(f, "network_busbw_GBps", t->network_GBps);
+        }
+        return;
+    }
+    if (t->ratio >= hw->efficiency) {
+        t->verdict = "pass";
+        return;
+    }
+    nt_severity_t sev = t->ratio < hw->error_efficiency ? NT_SEV_ERROR : NT_SEV_WARN;
+    t->verdict = sev == NT_SEV_ERROR ? "fail" : "warn";
+    nt_finding_t *f = nt_finding_add(d, "busbw_below_expected");
+    if (!f)
+        return;
+    /* advice that fits the job: no Ring advice where it is set already or cannot matter (2 ranks:
+     * ring and tree are the same pattern), no NCCL_DEBUG=INFO advice when the log has INFO lines,
+     * nothing set already suggested again */
+    if (!f->fix) {
+        int two_ranks = (t->nranks > 0 ? t->nranks : d->nranks) == 2;
+        int info = d->netib_ev.n > 0 || d->versions.n > 0;
+        const char *const drop[] = {
+            ring || two_ranks || nnodes != 2
+                ? "On 2 nodes rerun with NCCL_ALGO=Ring for a network figure; "
+                : NULL,
+            info ? "rerun with NCCL_DEBUG=INFO and check NIC selection" : NULL,
+            env(d, "NCCL_MIN_CTAS") ? "try NCCL_MIN_CTAS=16..32 and NCCL_IB_QPS_PER_CONNECTION=2; "
+                                    : NULL};
+        char *fx = strdup(f->kb->fix);
+        for (size_t k = 0; fx && k < sizeof(drop) / sizeof(drop[0]); k++) {
+            char *at = drop[k] ? strstr(fx, drop[k]) : NULL;
+            if (!at)
+                continue;
+            if (k == 1) { /* keep the check, drop the rerun: "check NIC selection" */
+                memmove(at, at + strlen("rerun with NCCL_DEBUG=INFO and "),
+                        strlen(at + strlen("rerun with NCCL_DEBUG=INFO and ")) + 1);
+                continue;
+            }
+            memmove(at, at + strlen(drop[k]), strlen(at + strlen(drop[k])) + 1);
+        }
+        if (fx && fx[0] >= 'a' && fx[0] <= 'z')
+            fx[0] = (char)(fx[0] - 'a' + 'A');
+        f->fix = fx;
+    }
+    int first = f->ev.n == 0;
+    if (first || sev > f->severity)
+        f->severity = sev;
+    for (size_t i = 0; i < t->ntop; i++)
+        nt_evlist_add(&f->ev, t->top[i].input, t->top[i].line, t->top[i].text);
+    f_detail(f,
+             "%s%sbusbw %.1f GB/s at the largest sizes (max over the %zu largest, up to %llu "
+             "bytes) is %.0f%% of the expected %.0f GB/s: %s.",
+             t->coll ? t->coll : "", t->coll ? ": " : "", t->plateau, t->ntop, t->top[0].bytes,
+             100 * t->ratio, t->expected, t->basis);
+    if (t->avg_busbw >= 0)
+        f_detail(f, "(\"Avg bus bandwidth\" %.1f is not used.)", t->avg_busbw);
+    if (nnodes == 2 && !ring)
+        f_detail(
+            f, "This was a 2-node run without NCCL_ALGO=Ring: rerun with it for a network figure.");
+    if (!f->values || t->ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
+        f_value(f, "plateau_busbw_GBps", t->plateau);
+        f_value(f, "expected_busbw_GBps", t->expected);
+        f_value(f, "ratio", t->ratio);
+    }
+    for (size_t h = 0; h < d->run_hosts.n && h < 64; h++)
+        f_host(f, d->run_hosts.keys[h]);
 }
 
-static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw) {
-  t->plateau = -1;
-  t->expected = -1;
-  t->ratio = -1;
-  t->network_GBps = -1;
-  for (size_t i = 0; i < t->ntop; i++) {
-    double b = t->top[i].busbw_oop > t->top[i].busbw_ip ? t->top[i].busbw_oop : t->top[i].busbw_ip;
-    if (b > t->plateau) t->plateau = b;
-  }
-  if (t->ntop == 0) {
-    set_basis(t, "no result rows (the run stopped before the first size)");
-    return;
-  }
-  int nnodes = t->nhosts > 0 ? t->nhosts : d->nnodes;
-  /* GPUs per node: the run's own shape first (a job may use fewer GPUs than the node has) */
-  int gpn = t->gpus_per_host > 0 ? t->gpus_per_host : d->local_ranks > 0 ? d->local_ranks : hw->gpus_per_node;
-  int nics = hw->nics_per_node > 0 ? hw->nics_per_node : d->nics_min;
-  const char *nics_src = hw->nics_per_node > 0 ? (hw->source && strcmp(hw->source, "report") == 0 ? "--report" : "--expect")
-                                                : "the NET/IB line";
-  double rate = hw->nic_rate_Gbps;
-  const char *model = hw->gpu_model ? hw->gpu_model : t->gpu_model;
-  if (!t->coll && hw->collective) {
-    t->coll = strdup(hw->collective);
-    t->coll_source = "expect";
-  }
-  if (!t->coll) infer_coll(t, t->nranks > 0 ? t->nranks : d->nranks);
-  const char *coll = t->coll ? t->coll : "unknown";
-
-  if (hw->min_busbw_GBps > 0) {
-    t->expected = hw->min_busbw_GBps / hw->efficiency;
-    set_basis(t, "--expect min_busbw_GBps=%.1f", hw->min_busbw_GBps);
-  } else if (nnodes >= 2) {
-    if (rate <= 0) {
-      set_basis(t, "not judged: NIC rate unknown (give --expect nic_rate_Gbps=N or --report)");
-      return;
-    }
-    int lanes = nics > 0 && gpn > 0 ? (nics < gpn ? nics : gpn) : nics > 0 ? nics : gpn;
-    if (lanes <= 0) {
-      set_basis(t, "not judged: NICs per node unknown (give --expect nics_per_node=N)");
-      return;
-    }
-    t->network_GBps = lanes * rate / 8.0;
-    t->expected = t->network_GBps;
-    /* The node's figure, worded so that no number reads as a GPU count: "1 NIC x 400 Gb/s = 50 GB/s
-     * per node (400 Gb/s / 8 bits per byte)". Lanes are min(NICs, GPUs per node): a GPU drives at
-     * most one NIC. */
-    char node[256], used[96] = "";
-    if (nics > 0 && gpn > 0 && nics > gpn)
-      snprintf(used, sizeof(used), "; %d GPU%s per node use%s %d of the node's %d NICs", gpn, gpn == 1 ? "" : "s", gpn == 1 ? "s" : "",
-               lanes, nics);
-    if (lanes == 1)
-      snprintf(node, sizeof(node), "1 NIC x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; NIC count from %s", rate,
-               t->network_GBps, rate, used, nics_src);
-    else
-      snprintf(node, sizeof(node), "%d NICs x %.0f Gb/s = %.0f GB/s per node (%.0f Gb/s / 8 bits per byte)%s; NIC count from %s",
-               lanes, rate, t->network_GBps, lanes * rate, used, nics_src);
-    /* nccl-tests' busbw per collective (doc/PERFORMANCE.md): ring-like collectives move the
-     * node's NIC bandwidth; sendrecv and alltoall report per-rank figures. */
-    if (strcmp(coll, "sendrecv") == 0 && gpn > 0) {
-      t->expected = t->network_GBps / gpn;
-      set_basis(t, "%s; sendrecv: shared by %d rank%s per node = %.1f GB/s per rank", node, gpn, gpn == 1 ? "" : "s", t->expected);
-    } else if (strcmp(coll, "alltoall") == 0 && gpn > 0 && t->nranks > gpn) {
-      t->expected = t->network_GBps / gpn * (t->nranks - 1) / (double)(t->nranks - gpn);
-      set_basis(t, "%s; alltoall share per rank: %.0f GB/s / %d rank%s per node x (n-1)/(n-%d) with n = %d ranks = %.1f GB/s", node,
-                t->network_GBps, gpn, gpn == 1 ? "" : "s", gpn, t->nranks, t->expected);
-    } else {
-      set_basis(t, "%s", node);
-    }
-  } else if (nnodes == 1) {
-    const nt_kb_gpu_t *g = kb_gpu(d, model);
-    if (!g) {
-      set_basis(t, "not judged: single node, GPU model %s%s%s not in the knowledge base", model ? "'" : "unknown",
-                model ? model : "", model ? "'" : "");
-      return;
-    }
-    if (gpn != g->gpus_per_node) {
-      set_basis(t, "not judged: the knowledge base has %s figures for %d GPUs per node, this run has %d", g->match,
-                g->gpus_per_node, gpn);
-      return;
-    }
-    t->expected = g->busbw_GBps;
-    set_basis(t, "single node, %d x %s: %s", gpn, g->match, g->note ? g->note : "knowledge base figure");
-  } else {
-    set_basis(t, "not judged: number of nodes unknown");
-    return;
-  }
-  t->ratio = t->plateau / t->expected;
-  const char *algo = t->algo;
-  int ring = algo && strcasestr(algo, "ring") && !strcasestr(algo, "tree");
-  if (nnodes == 2 && t->network_GBps > 0 && t->plateau > t->network_GBps && !ring &&
-      (strcmp(coll, "all_reduce") == 0 || strcmp(coll, "unknown") == 0)) {
-    t->verdict = "pass";
-    nt_finding_t *f = nt_finding_add(d, "two_node_tree_busbw");
-    if (f) {
-      nt_evlist_add(&f->ev, t->top[0].input, t->top[0].line, t->top[0].text);
-      f_detail(f, "busbw %.1f GB/s at the largest sizes is above the %.0f GB/s the NICs can carry: %s.", t->plateau,
-               t->network_GBps, t->basis);
-      f_value(f, "plateau_busbw_GBps", t->plateau);
-      f_value(f, "network_busbw_GBps", t->network_GBps);
-    }
-    return;
-  }
-  if (t->ratio >= hw->efficiency) {
-    t->verdict = "pass";
-    return;
-  }
-  nt_severity_t sev = t->ratio < hw->error_efficiency ? NT_SEV_ERROR : NT_SEV_WARN;
-  t->verdict = sev == NT_SEV_ERROR ? "fail" : "warn";
-  nt_finding_t *f = nt_finding_add(d, "busbw_below_expected");
-  if (!f) return;
-  int first = f->ev.n == 0;
-  if (first || sev > f->severity) f->severity = sev;
-  for (size_t i = 0; i < t->ntop; i++) nt_evlist_add(&f->ev, t->top[i].input, t->top[i].line, t->top[i].text);
-  f_detail(f, "%s%sbusbw %.1f GB/s at the largest sizes (max over the %zu largest, up to %llu bytes) is %.0f%% of the expected %.0f GB/s: %s.",
-           t->coll ? t->coll : "", t->coll ? ": " : "", t->plateau, t->ntop, t->top[0].bytes, 100 * t->ratio, t->expected, t->basis);
-  if (t->avg_busbw >= 0) f_detail(f, "(\"Avg bus bandwidth\" %.1f is not used.)", t->avg_busbw);
-  if (nnodes == 2 && !ring) f_detail(f, "This was a 2-node run without NCCL_ALGO=Ring: rerun with it for a network figure.");
-  if (!f->values || t->ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
-    f_value(f, "plateau_busbw_GBps", t->plateau);
-    f_value(f, "expected_busbw_GBps", t->expected);
-    f_value(f, "ratio", t->ratio);
-  }
-  for (size_t h = 0; h < d->run_hosts.n && h < 64; h++) f_host(f, d->run_hosts.keys[h]);
+static const nt_ncclt_row_t *sweep_row(const nt_ncclt_table_t *t, size_t i)
+{
+    return i < t->nrows ? &t->rows[i] : NULL;
 }
 
-static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw) {
-  for (size_t i = 0; i < d->ntables; i++) judge_table(d, &d->tables[i], hw);
-  nt_finding_t *b = find(d, "busbw_below_expected");
-  if (!b) return;
-  nt_finding_t *g = find(d, "gdr_not_used");
-  if (g) link_related(b, g);
-  nt_finding_t *s = find(d, "socket_fallback");
-  if (s) link_cause(b, s);
-  nt_finding_t *n = find(d, "nic_shared");
-  if (n) link_related(b, n);
+/* The row's own line as evidence (the doctor keeps the first NT_ROW_TEXTS row lines of each
+ * table); past those, the figures as read, marked so. */
+static void row_ev(nt_doctor_t *d, nt_finding_t *f, const nt_ncclt_table_t *t, size_t i)
+{
+    const nt_ncclt_row_t *r = sweep_row(t, i);
+    if (!r || !r->line)
+        return;
+    for (size_t k = 0; k < d->ntables; k++) {
+        const nt_table_t *dt = &d->tables[k];
+        if (nt_ncclt_reader_table(d->ncclt, dt->sweep) != t)
+            continue;
+        for (size_t j = 0; j < dt->nrowtext; j++)
+            if (dt->rowline[j] == r->line) {
+                nt_evlist_add(&f->ev, t->input, r->line, dt->rowtext[j]);
+                return;
+            }
+    }
+    char text[200];
+    snprintf(text, sizeof(text),
+             "(figures as read) %llu bytes: busbw %.2f GB/s out-of-place, %.2f in-place", r->bytes,
+             r->busbw_GBps[0], r->busbw_GBps[1]);
+    nt_evlist_add(&f->ev, t->input, r->line, text);
+}
+
+/* Mid-sweep drops and outliers of every table (lib/anomaly.c: the one rule). */
+static void diagnose_sweeps(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->ntables; i++) {
+        const nt_ncclt_table_t *t = nt_ncclt_reader_table(d->ncclt, d->tables[i].sweep);
+        if (!t)
+            continue;
+        nt_anomaly_t a[16];
+        size_t n = nt_anomaly_sweep(t, a, 16);
+        for (size_t k = 0; k < n && k < 16; k++) {
+            int drop = a[k].kind == NT_ANOMALY_MID_SWEEP_DROP;
+            if (!drop && a[k].kind != NT_ANOMALY_OUTLIER)
+                continue;
+            nt_finding_t *f = nt_finding_add(d, drop ? "busbw_mid_sweep_drop" : "busbw_outlier");
+            if (!f)
+                continue;
+            for (size_t r = a[k].first; r <= a[k].last && r < t->nrows; r++)
+                row_ev(d, f, t, r);
+            f_detail(f,
+                     "%s:%lu %s: busbw %.2f GB/s is %.0f%% of the %.2f GB/s reached at a smaller "
+                     "size, at %llu%s%.0llu bytes (%zu size%s).",
+                     d->inputs[t->input].path, t->header_line, t->coll ? t->coll : "table",
+                     a[k].busbw_GBps, 100 * a[k].ratio, a[k].ref_GBps, a[k].bytes_first,
+                     a[k].bytes_last != a[k].bytes_first ? ".." : "",
+                     a[k].bytes_last != a[k].bytes_first ? a[k].bytes_last : 0ULL,
+                     a[k].last - a[k].first + 1, a[k].last > a[k].first ? "s" : "");
+            if (!f->values ||
+                a[k].ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
+                f_value(f, "busbw_GBps", a[k].busbw_GBps);
+                f_value(f, "ref_busbw_GBps", a[k].ref_GBps);
+                f_value(f, "ratio", a[k].ratio);
+            }
+        }
+    }
+}
+
+/* The NCCL_* settings echoed in an input, as "NAME=VALUE" (pointers into d->env). */
+static size_t input_env(const nt_doctor_t *d, unsigned input, char **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nenv && n < max; i++) {
+        const nt_env_t *e = &d->env[i];
+        const char *v = NULL;
+        if (e->first.text && e->first.input == input)
+            v = e->value;
+        else if (e->first_other.text && e->first_other.input == input)
+            v = e->other;
+        if (!v)
+            continue;
+        size_t l = strlen(e->name) + strlen(v) + 2;
+        if ((out[n] = malloc(l)))
+            snprintf(out[n++], l, "%s=%s", e->name, v);
+    }
+    return n;
+}
+
+/* Per-call TUNING lines of an input (lib/nccllog.c), so that a moved switch point is only claimed
+ * when they show it. */
+static size_t input_calls(const nt_doctor_t *d, unsigned input)
+{
+    return input < d->ninputs && d->inputs[input].log ? d->inputs[input].log->ncalls : 0;
+}
+
+/* Runs of the same test and shape that differ (lib/anomaly.c). */
+static void diagnose_runs(nt_doctor_t *d)
+{
+    size_t nt = nt_ncclt_reader_ntables(d->ncclt);
+    for (size_t i = 0; i < nt; i++) {
+        const nt_ncclt_table_t *a = nt_ncclt_reader_table(d->ncclt, i);
+        for (size_t j = i + 1; j < nt; j++) {
+            const nt_ncclt_table_t *b = nt_ncclt_reader_table(d->ncclt, j);
+            if (!a || !b || !nt_anomaly_same_shape(a, b))
+                continue;
+            nt_anomaly_t an[4];
+            size_t n = nt_anomaly_compare(a, b, an, 4);
+            for (size_t k = 0; k < n && k < 4; k++) {
+                if (an[k].kind != NT_ANOMALY_RUNS_DIFFER)
+                    continue;
+                nt_finding_t *f = nt_finding_add(d, "runs_differ");
+                if (!f)
+                    continue;
+                const nt_ncclt_table_t *slow = an[k].slower ? b : a, *fast = an[k].slower ? a : b;
+                /* the first differing size in both runs, then the rest of the run of sizes */
+                for (size_t r = 0; r < b->nrows; r++)
+                    if (b->rows[r].bytes == an[k].bytes_first) {
+                        row_ev(d, f, a, an[k].first);
+                        row_ev(d, f, b, r);
+                        break;
+                    }
+                for (size_t r = an[k].first; r <= an[k].last && r < a->nrows; r++)
+                    row_ev(d, f, a, r);
+                f_detail(f,
+                         "%s: the run at %s:%lu is slower than the one at %s:%lu at %llu..%llu "
+                         "bytes (%zu sizes; at worst %.2f vs %.2f GB/s, %.0f%%).",
+                         a->coll ? a->coll : "same test", d->inputs[slow->input].path,
+                         slow->header_line, d->inputs[fast->input].path, fast->header_line,
+                         an[k].bytes_first, an[k].bytes_last, an[k].last - an[k].first + 1,
+                         an[k].busbw_GBps, an[k].ref_GBps, 100 * an[k].ratio);
+                f_detail(f, "They start to differ at %llu bytes: the slope changes there.",
+                         an[k].bytes_first);
+                if (input_calls(d, slow->input) && input_calls(d, fast->input))
+                    f_detail(f, "Both logs have per-call TUNING lines: compare the algorithm and "
+                                "protocol NCCL chose at that size in each.");
+                else
+                    f_detail(f, "Whether NCCL's algorithm or protocol switch point moved is not "
+                                "shown (no per-call TUNING lines: rerun with NCCL_DEBUG=INFO "
+                                "NCCL_DEBUG_SUBSYS=TUNING).");
+                char *ea[256], *eb[256], name[128];
+                size_t na = input_env(d, slow->input, ea, 256),
+                       nb = input_env(d, fast->input, eb, 256);
+                if (slow->input == fast->input)
+                    f_detail(f,
+                             "Both runs are in one file: the environment NCCL echoed is the same.");
+                else if (!na && !nb)
+                    f_detail(f, "Environment: unknown (neither log echoes NCCL_* settings).");
+                else if (nt_anomaly_env_diff((const char *const *)ea, na, (const char *const *)eb,
+                                             nb, name, sizeof(name)))
+                    f_detail(f, "Their environments differ: %s.", name);
+                else
+                    f_detail(f, "The NCCL_* settings the logs echo are the same.");
+                for (size_t x = 0; x < na; x++)
+                    free(ea[x]);
+                for (size_t x = 0; x < nb; x++)
+                    free(eb[x]);
+                f_value(f, "ratio", an[k].ratio);
+            }
+        }
+    }
+}
+
+static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
+{
+    for (size_t i = 0; i < d->ntables; i++) {
+        judge_table(d, &d->tables[i], hw);
+        nt_table_t *t = &d->tables[i];
+        if (t->not_judged && d->nnot_judged < 8) {
+            char buf[300];
+            snprintf(buf, sizeof(buf), "busbw (%s)", t->not_judged);
+            int seen = 0;
+            for (size_t k = 0; k < d->nnot_judged; k++)
+                seen |= strcmp(d->not_judged[k], buf) == 0;
+            if (!seen)
+                d->not_judged[d->nnot_judged++] = strdup(buf);
+        }
+    }
+    diagnose_sweeps(d);
+    diagnose_runs(d);
+    nt_finding_t *b = find(d, "busbw_below_expected");
+    /* GPUDirect RDMA off because GPU and NIC are across the CPU interconnect: with low busbw
+     * (or a drop), the GPU/NIC locality is the lead */
+    nt_finding_t *far = find(d, "gpu_nic_far");
+    nt_finding_t *dist = find(d, "gdr_disabled_distance");
+    int sys = far != NULL || (dist && dist->detail && strstr(dist->detail, "= SYS"));
+    if (b && sys) {
+        nt_finding_t *c = far ? far : dist;
+        link_cause(b, c);
+        f_detail(b,
+                 "GPUDirect RDMA is off across the CPU interconnect (%s): GPU/NIC locality is the "
+                 "likely cause; put each GPU's traffic on a NIC of its own socket.",
+                 c->kb->key);
+    }
+    if (!b)
+        return;
+    nt_finding_t *g = find(d, "gdr_not_used");
+    if (g)
+        link_related(b, g);
+    nt_finding_t *s = find(d, "socket_fallback");
+    if (s)
+        link_cause(b, s);
+    nt_finding_t *n = find(d, "nic_shared");
+    if (n)
+        link_related(b, n);
 }
 
 /* ---- warnings and errors nobody explained --------------------------------------------------- */
 
-static void diagnose_leftovers(nt_doctor_t *d) {
-  if (d->warn_unexplained.n) {
-    nt_finding_t *f = nt_finding_add(d, "nccl_warning");
-    if (f) {
-      f_evlist(f, &d->warn_unexplained);
-      for (size_t i = 0; i < d->warn_unexplained.n; i++) {
-        nt_logline_t l;
-        nt_line_parse(d->warn_unexplained.ev[i].text, &l);
-        if (l.host) nt_map_put(&f->hosts, l.host, l.host_len);
-      }
+static void diagnose_leftovers(nt_doctor_t *d)
+{
+    if (d->warn_unexplained.n) {
+        nt_finding_t *f = nt_finding_add(d, "nccl_warning");
+        if (f) {
+            f_evlist(f, &d->warn_unexplained);
+            for (size_t i = 0; i < d->warn_unexplained.n; i++) {
+                nt_logline_t l;
+                nt_line_parse(d->warn_unexplained.ev[i].text, &l);
+                if (l.host)
+                    nt_map_put(&f->hosts, l.host, l.host_len);
+            }
+        }
     }
-  }
-  const nt_sighit_t *fail = sig(d, "nccl_failure");
-  if (!fail) return;
-  for (size_t i = 0; i < d->nfindings; i++)
-    if (d->findings[i].severity == NT_SEV_ERROR) return;
-  nt_finding_t *f = from_sig(d, "nccl_error", "nccl_failure");
-  (void)f;
+    const nt_sighit_t *fail = sig(d, "nccl_failure");
+    if (!fail)
+        return;
+    for (size_t i = 0; i < d->nfindings; i++)
+        if (d->findings[i].severity == NT_SEV_ERROR)
+            return;
+    nt_finding_t *f = from_sig(d, "nccl_error", "nccl_failure");
+    (void)f;
 }
 
 /* Orders findings: errors first, then warnings, then notes; stable within a severity (an
  * insertion sort: there are a handful of findings). */
-static void sort_findings(nt_finding_t *f, size_t n) {
-  for (size_t i = 1; i < n; i++) {
-    nt_finding_t x = f[i];
-    size_t j = i;
-    while (j > 0 && f[j - 1].severity < x.severity) {
-      f[j] = f[j - 1];
-      j--;
+static void sort_findings(nt_finding_t *f, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        nt_finding_t x = f[i];
+        size_t j = i;
+        while (j > 0 && f[j - 1].severity < x.severity) {
+            f[j] = f[j - 1];
+            j--;
+        }
+        f[j] = x;
     }
-    f[j] = x;
-  }
 }
 
-void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in) {
-  if (d->diagnosed) return;
-  d->diagnosed = 1;
-  nt_hw_t *hw = &d->hw;
-  if (hw_in) {
-    hw->gpus_per_node = hw_in->gpus_per_node;
-    hw->nics_per_node = hw_in->nics_per_node;
-    hw->nic_rate_Gbps = hw_in->nic_rate_Gbps;
-    hw->gpu_model = hw_in->gpu_model ? strdup(hw_in->gpu_model) : NULL;
-    hw->collective = hw_in->collective ? strdup(hw_in->collective) : NULL;
-    hw->efficiency = hw_in->efficiency;
-    hw->error_efficiency = hw_in->error_efficiency;
-    hw->min_busbw_GBps = hw_in->min_busbw_GBps;
-    hw->source = hw_in->source ? strdup(hw_in->source) : NULL;
-  }
-  for (size_t i = 0; i < sizeof(direct_sigs) / sizeof(direct_sigs[0]); i++) {
-    if (strcmp(direct_sigs[i], "gdr_disabled_distance") == 0) continue; /* diagnose_gdr */
-    nt_finding_t *f = from_sig(d, direct_sigs[i], direct_sigs[i]);
-    if (f && strcmp(direct_sigs[i], "ib_wrong_hca") == 0) {
-      f_evlist(f, &d->netib_ev);
-      f->fix = fill_fix(f->kb->fix, d->nic_names);
-      if (d->nic_names) f_detail(f, "NCCL listed: %s.", d->nic_names);
+void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
+{
+    if (d->diagnosed)
+        return;
+    d->diagnosed = 1;
+    nt_hw_t *hw = &d->hw;
+    if (hw_in) {
+        hw->gpus_per_node = hw_in->gpus_per_node;
+        hw->nics_per_node = hw_in->nics_per_node;
+        hw->nic_rate_Gbps = hw_in->nic_rate_Gbps;
+        hw->gpu_model = hw_in->gpu_model ? strdup(hw_in->gpu_model) : NULL;
+        hw->collective = hw_in->collective ? strdup(hw_in->collective) : NULL;
+        hw->efficiency = hw_in->efficiency;
+        hw->error_efficiency = hw_in->error_efficiency;
+        hw->min_busbw_GBps = hw_in->min_busbw_GBps;
+        hw->source = hw_in->source ? strdup(hw_in->source) : NULL;
     }
-  }
-  diagnose_network(d);
-  diagnose_wc(d);
-  diagnose_gdr(d);
-  diagnose_nic_shared(d);
-  diagnose_p2p(d);
-  diagnose_tuner(d);
-  diagnose_versions_env(d);
-  diagnose_tests(d, hw);
-  diagnose_leftovers(d);
-  /* sorting moves findings, so the causal links are stored as keys, not pointers */
-  sort_findings(d->findings, d->nfindings);
+    for (size_t i = 0; i < sizeof(direct_sigs) / sizeof(direct_sigs[0]); i++) {
+        if (strcmp(direct_sigs[i], "gdr_disabled_distance") == 0)
+            continue; /* diagnose_gdr */
+        nt_finding_t *f = from_sig(d, direct_sigs[i], direct_sigs[i]);
+        if (f && strcmp(direct_sigs[i], "ib_wrong_hca") == 0) {
+            f_evlist(f, &d->netib_ev);
+            f->fix = fill_fix(f->kb->fix, d->nic_names);
+            if (d->nic_names)
+                f_detail(f, "NCCL listed: %s.", d->nic_names);
+        }
+    }
+    diagnose_messages(d);
+    nt_op_diagnose(d);
+    diagnose_network(d);
+    diagnose_wc(d);
+    diagnose_gdr(d);
+    diagnose_nic_shared(d);
+    diagnose_p2p(d);
+    diagnose_tuner(d);
+    diagnose_versions_env(d);
+    diagnose_tests(d, hw);
+    diagnose_leftovers(d);
+    /* sorting moves findings, so the causal links are stored as keys, not pointers */
+    sort_findings(d->findings, d->nfindings);
 }
 
-int nt_doctor_worst(const nt_doctor_t *d) {
-  int w = -1;
-  for (size_t i = 0; i < d->nfindings; i++)
-    if ((int)d->findings[i].severity > w) w = (int)d->findings[i].severity;
-  return w;
+int nt_doctor_worst(const nt_doctor_t *d)
+{
+    int w = -1;
+    for (size_t i = 0; i < d->nfindings; i++)
+        if ((int)d->findings[i].severity > w)
+            w = (int)d->findings[i].severity;
+    return w;
+}
+
+size_t nt_doctor_not_judged(const nt_doctor_t *d, const char *what)
+{
+    size_t n = 0, l = strlen(what);
+    for (size_t i = 0; i < d->nnot_judged; i++)
+        if (strncmp(d->not_judged[i], what, l) == 0 && d->not_judged[i][l] == ' ')
+            n++;
+    return n;
+}
+
+void nt_doctor_compare_single(nt_doctor_t *d, unsigned input, const nt_doctor_t *single)
+{
+    for (size_t i = 0; i < single->nfindings; i++) {
+        const nt_finding_t *sf = &single->findings[i];
+        if (find(d, sf->kb->key))
+            continue; /* the joint diagnosis has it (with this file's lines among its evidence) */
+        if (!d->per_file && !(d->per_file = cJSON_CreateArray()))
+            return;
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            return;
+        cJSON_AddStringToObject(e, "file", d->inputs[input].path);
+        cJSON_AddStringToObject(e, "key", sf->kb->key);
+        cJSON_AddStringToObject(e, "severity", nt_severity_string(sf->severity));
+        cJSON *h = cJSON_AddArrayToObject(e, "hosts");
+        for (size_t k = 0; h && k < sf->hosts.n; k++)
+            cJSON_AddItemToArray(h, cJSON_CreateString(sf->hosts.keys[k]));
+        /* the joint findings that cite this file's lines supersede it */
+        cJSON *by = cJSON_AddArrayToObject(e, "superseded_by");
+        for (size_t j = 0; by && j < d->nfindings; j++) {
+            const nt_finding_t *jf = &d->findings[j];
+            int cites = 0;
+            for (size_t k = 0; k < jf->ev.n; k++)
+                if (jf->ev.ev[k].input == input)
+                    cites = 1;
+            if (cites)
+                cJSON_AddItemToArray(by, cJSON_CreateString(jf->kb->key));
+        }
+        cJSON_AddItemToArray(d->per_file, e);
+    }
 }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "nettune/logline.h"
 
@@ -27,54 +27,130 @@
 
 typedef enum { NT_SEV_INFO = 0, NT_SEV_WARN = 1, NT_SEV_ERROR = 2 } nt_severity_t;
 
+/* ---- fmtmatch.c ------------------------------------------------------------------------- */
+
+/* One conversion's text in a matched line. */
+typedef struct {
+    const char *s;
+    size_t len;
+} nt_fmt_cap_t;
+
+/* Matches the whole of `s` (trailing blanks ignored) against printf format `fmt` (only its first
+ * line when it holds a line break): literal text must be equal, %d/%u/%ld.. take an integer,
+ * %x/%lx hex digits, %f/%g a number, %p a pointer, %c one character, %s any text. Returns the
+ * number of conversions with their text in caps[0..maxcaps-1], or -1 when `s` does not match
+ * (also when the match would take more than 200,000 steps). */
+int nt_fmt_match(const char *fmt, const char *s, nt_fmt_cap_t *caps, int maxcaps);
+
+/* The longest literal run of `fmt`'s first line (for a quick strstr test): its length, and its
+ * start in *anchor. */
+size_t nt_fmt_anchor(const char *fmt, const char **anchor);
+
 /* ---- kb.c -------------------------------------------------------------------------------- */
 
 /* A finding's text as the knowledge base gives it. */
 typedef struct {
-  char *key;
-  nt_severity_t severity;
-  char *title, *why, *fix, *reference;
+    char *key;
+    nt_severity_t severity;
+    char *title, *why, *fix, *reference;
 } nt_kb_finding_t;
 
 /* A line signature: any of `match` (substrings, case-sensitive) marks the line as `id`. */
 typedef struct {
-  char *id;
-  char **match;
-  size_t nmatch;
-  int counts_as_nccl; /* the line proves the input is an NCCL log (not lspci, dmesg, ...) */
+    char *id;
+    char **match;
+    size_t nmatch;
+    int counts_as_nccl; /* the line proves the input is an NCCL log (not lspci, dmesg, ...) */
 } nt_kb_signature_t;
 
 /* Expected intra-node busbw for one GPU model (8 GPUs on an NVSwitch baseboard). */
 typedef struct {
-  char *match;        /* substring of the GPU name nccl-tests prints */
-  int gpus_per_node;
-  double busbw_GBps;
-  char *note;
+    char *match; /* substring of the GPU name nccl-tests prints */
+    int gpus_per_node;
+    double busbw_GBps;
+    char *note;
 } nt_kb_gpu_t;
 
 /* Meaning of one ibv_wc_status value (NET/IB "Got completion ... error N"). */
 typedef struct {
-  int status;
-  char *name, *meaning, *finding;
+    int status;
+    char *name, *meaning, *finding;
 } nt_kb_wc_t;
 
+/* One NCCL message the knowledge base knows by its format string (NVIDIA/nccl source, extracted
+ * by reports/doctor/tools/nccl-formats.py into docs/nccl-2.28.9-formats.tsv). A line printed from
+ * the format feeds either an existing signature (its causal logic) or a finding directly. */
 typedef struct {
-  char *source; /* "embedded" or the path read */
-  char *version;
-  nt_kb_finding_t *findings;
-  size_t nfindings;
-  nt_kb_signature_t *sigs;
-  size_t nsigs;
-  nt_kb_gpu_t *gpus;
-  size_t ngpus;
-  nt_kb_wc_t *wcs;
-  size_t nwcs;
+    char *id;
+    nt_level_t level;        /* NT_LVL_INFO or NT_LVL_WARN */
+    char *format;            /* NCCL's printf format, verbatim */
+    char *at, *first, *last; /* NCCL file:line at the last tag; first and last tag it appears in */
+    int sig;                 /* index of the signature it feeds, or -1 */
+    const nt_kb_finding_t *finding; /* the finding it reports (NULL when it feeds a signature) */
+    int when_index; /* only when conversion when_index (0-based) equals when_equals; -1 always */
+    char *when_equals;
+    char **values; /* names of the conversions kept as values (NULL entry: not kept) */
+    int nvalues;
+    char **path_values; /* names of values that are NCCL path types (decoded per version) */
+    int npath_values;
+    const char *anchor; /* longest literal run of the format (points into format) */
+    size_t prefix_len;  /* literal characters the format starts with (before a '%') */
+    size_t anchor_len;
+} nt_kb_message_t;
+
+/* NCCL's path type names (topoPathTypeStr) for the releases first..last: the number a log
+ * prints (GDR distance, NCCL_NET_GDR_LEVEL) means names[number] there. */
+typedef struct {
+    char *first, *last, *at;
+    char **names;
+    int nnames;
+} nt_kb_pathtypes_t;
+
+/* An NVIDIA Xid number ("NVRM: Xid (PCI:...): N, ..." in the kernel log). */
+typedef struct {
+    int xid;
+    nt_severity_t severity;
+    char *meaning;
+} nt_kb_xid_t;
+
+typedef struct {
+    char *source; /* "embedded" or the path read */
+    char *version;
+    nt_kb_finding_t *findings;
+    size_t nfindings;
+    nt_kb_signature_t *sigs;
+    size_t nsigs;
+    nt_kb_gpu_t *gpus;
+    size_t ngpus;
+    nt_kb_wc_t *wcs;
+    size_t nwcs;
+    nt_kb_message_t *msgs;
+    size_t nmsgs;
+    nt_kb_pathtypes_t *paths;
+    size_t npaths;
+    nt_kb_xid_t *xids;
+    size_t nxids;
 } nt_kb_t;
 
-/* Loads the knowledge base: from `path` if not NULL, else the copy embedded at build time.
- * Checks the schema id and that every entry has its fields. Returns 0, or -1 with a message
- * (lowercase, naming the file and the JSON path of the problem) in `err`. */
+/* The knowledge base's entry for Xid `xid`, or NULL. */
+const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid);
+
+/* The path type name that `value` has in NCCL `version` ("2.28.9"), or NULL when the version is
+ * unknown (NULL) or not covered, or the value is out of range. Versions between two releases
+ * the table lists take the older release's names. */
+const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value);
+
+/* Loads the knowledge base: from `path` if not NULL (through the one JSON file reader,
+ * nt_json_read_file, which logs a file it cannot read or parse: then `err` is empty), else the
+ * copy embedded at build time. Checks the schema id and that every entry has its fields. Returns
+ * 0, or -1 with a message (lowercase, naming the file and the JSON path of the problem) in
+ * `err`. */
 int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen);
+
+/* Checks a parsed knowledge base (what nt_kb_load checks: schema id, every entry's fields, the
+ * signatures and findings messages name) without keeping it: 0, or -1 with the message
+ * (naming `name` and the JSON path) in `err`. nettune report --validate uses it. */
+int nt_kb_check_json(const cJSON *root, const char *name, char *err, size_t errlen);
 
 /* Frees a knowledge base; NULL is fine. */
 void nt_kb_destroy(nt_kb_t *kb);
@@ -95,15 +171,16 @@ const char *nt_severity_string(nt_severity_t s);
 
 /* What the operator says the hardware is (--expect, --report); -1 / NULL = unknown. */
 typedef struct {
-  int gpus_per_node;
-  int nics_per_node;
-  double nic_rate_Gbps;
-  char *gpu_model;
-  char *collective;        /* nccl-tests collective when the log does not name it (all_reduce, sendrecv, ...) */
-  double efficiency;       /* busbw below efficiency x expected: warn (default 0.90) */
-  double error_efficiency; /* below error_efficiency x expected: error (default 0.50) */
-  double min_busbw_GBps;   /* explicit floor, overrides the computed expectation; -1 = none */
-  char *source;            /* "expect", "report", or NULL */
+    int gpus_per_node;
+    int nics_per_node;
+    double nic_rate_Gbps;
+    char *gpu_model;
+    char *collective;  /* nccl-tests collective when the log does not name it (all_reduce, sendrecv,
+                          ...) */
+    double efficiency; /* busbw below efficiency x expected: warn (default 0.90) */
+    double error_efficiency; /* below error_efficiency x expected: error (default 0.50) */
+    double min_busbw_GBps;   /* explicit floor, overrides the computed expectation; -1 = none */
+    char *source;            /* "expect", "report", or NULL */
 } nt_hw_t;
 
 /* Sets every field of `hw` to "unknown" and the ratios to their defaults. */
@@ -125,6 +202,11 @@ void nt_doctor_destroy(nt_doctor_t *d);
  * one-line message naming it in `msg`. Unusable inputs are listed in the output too. */
 int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen);
 
+/* The host the next input read belongs to (--host H), or NULL (then: the host prefixes, a
+ * shell prompt or the journal's host field in the file, or unknown). `host` is borrowed until the
+ * next call. */
+void nt_doctor_set_host(nt_doctor_t *d, const char *host);
+
 /* Same, from an open stream named `name` (the fuzz target reads memory through fmemopen). */
 int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen);
 
@@ -138,6 +220,16 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw);
 /* Name of the first finding key the diagnosis can report that `kb` lacks, or NULL if none is
  * missing; a knowledge base given with --kb must describe every finding. */
 const char *nt_doctor_kb_missing(const nt_kb_t *kb);
+
+/* How many "not judged" reasons of kind `what` ("busbw") the diagnosis has: a run whose figures
+ * could not be judged (the hardware unknown). */
+size_t nt_doctor_not_judged(const nt_doctor_t *d, const char *what);
+
+/* Compares the diagnosis of input `input` read alone (`single`, diagnosed) with the joint one `d`
+ * (diagnosed): every finding of the single file that the joint diagnosis lacks is listed in the
+ * document's "per_file" with the joint findings that cite the file's lines ("superseded_by"),
+ * so that reading files together never hides what one of them shows. */
+void nt_doctor_compare_single(nt_doctor_t *d, unsigned input, const nt_doctor_t *single);
 
 /* Highest severity among the findings, or -1 if there are none. */
 int nt_doctor_worst(const nt_doctor_t *d);

@@ -6,265 +6,506 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "nettune/report.h"
+#include "nettune/status.h"
 
 /* Generated from knowledge.json by module.mk (od), NUL-terminated. */
 extern const unsigned char nt_doctor_kb_data[];
 extern const size_t nt_doctor_kb_size;
 
-int nt_severity_parse(const char *s) {
-  if (!s) return -1;
-  if (strcmp(s, "error") == 0) return NT_SEV_ERROR;
-  if (strcmp(s, "warn") == 0) return NT_SEV_WARN;
-  if (strcmp(s, "info") == 0) return NT_SEV_INFO;
-  return -1;
-}
-
-const char *nt_severity_string(nt_severity_t s) {
-  return s == NT_SEV_ERROR ? "error" : s == NT_SEV_WARN ? "warn" : "info";
-}
-
-static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
-
-/* Reads a whole (small) file; the knowledge base is a few tens of KB, 4 MiB is a sane cap. */
-static char *slurp(const char *path, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    snprintf(err, errlen, "cannot open knowledge base '%s': %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 65536, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n + 1 >= cap) {
-      if (cap >= (4u << 20)) {
-        snprintf(err, errlen, "knowledge base '%s' is larger than 4 MiB", path);
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - 1 - n, fp);
-    n += got;
-    if (got == 0) break;
-  }
-  if (buf && ferror(fp)) {
-    snprintf(err, errlen, "cannot read knowledge base '%s': %s", path, strerror(errno));
-    free(buf);
-    buf = NULL;
-  } else if (!buf && !err[0]) {
-    snprintf(err, errlen, "cannot read knowledge base '%s': out of memory", path);
-  }
-  fclose(fp);
-  if (buf) buf[n] = '\0';
-  return buf;
-}
-
-static const char *get_str(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen) {
-  const char *schema = get_str(root, "schema");
-  if (!schema || strcmp(schema, NT_DOCTOR_KB_SCHEMA) != 0) {
-    snprintf(err, errlen, "knowledge base '%s': $.schema is not \"%s\"", name, NT_DOCTOR_KB_SCHEMA);
+int nt_severity_parse(const char *s)
+{
+    if (!s)
+        return -1;
+    if (strcmp(s, "error") == 0)
+        return NT_SEV_ERROR;
+    if (strcmp(s, "warn") == 0)
+        return NT_SEV_WARN;
+    if (strcmp(s, "info") == 0)
+        return NT_SEV_INFO;
     return -1;
-  }
-  kb->version = dup_or_null(get_str(root, "version"));
+}
 
-  const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(root, "signatures");
-  const cJSON *finds = cJSON_GetObjectItemCaseSensitive(root, "findings");
-  if (!cJSON_IsArray(sigs) || !cJSON_IsObject(finds)) {
-    snprintf(err, errlen, "knowledge base '%s': $.signatures (array) and $.findings (object) are required", name);
-    return -1;
-  }
-  size_t ns = (size_t)cJSON_GetArraySize(sigs), nf = (size_t)cJSON_GetArraySize(finds);
-  kb->sigs = calloc(ns ? ns : 1, sizeof(*kb->sigs));
-  kb->findings = calloc(nf ? nf : 1, sizeof(*kb->findings));
-  if (!kb->sigs || !kb->findings) goto oom;
+const char *nt_severity_string(nt_severity_t s)
+{
+    return s == NT_SEV_ERROR ? "error" : s == NT_SEV_WARN ? "warn" : "info";
+}
 
-  size_t i = 0;
-  const cJSON *it;
-  cJSON_ArrayForEach(it, sigs) {
-    nt_kb_signature_t *s = &kb->sigs[i];
-    const char *id = get_str(it, "id");
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "match");
-    if (!id || !cJSON_IsArray(m) || cJSON_GetArraySize(m) == 0) {
-      snprintf(err, errlen, "knowledge base '%s': $.signatures[%zu] needs \"id\" and a non-empty \"match\"", name, i);
-      return -1;
-    }
-    s->id = strdup(id);
-    s->nmatch = (size_t)cJSON_GetArraySize(m);
-    s->match = calloc(s->nmatch, sizeof(char *));
-    if (!s->id || !s->match) goto oom;
-    size_t j = 0;
-    const cJSON *mm;
-    cJSON_ArrayForEach(mm, m) {
-      if (!cJSON_IsString(mm) || !mm->valuestring[0]) {
-        snprintf(err, errlen, "knowledge base '%s': $.signatures[%zu].match[%zu] is not a non-empty string", name, i, j);
-        return -1;
-      }
-      if (!(s->match[j++] = strdup(mm->valuestring))) goto oom;
-    }
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(it, "counts_as_nccl");
-    s->counts_as_nccl = cJSON_IsBool(c) ? cJSON_IsTrue(c) : 1;
-    kb->nsigs = ++i;
-  }
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
 
-  i = 0;
-  cJSON_ArrayForEach(it, finds) {
-    nt_kb_finding_t *f = &kb->findings[i];
-    int sev = nt_severity_parse(get_str(it, "severity"));
-    const char *t = get_str(it, "title"), *w = get_str(it, "why"), *x = get_str(it, "fix");
-    if (sev < 0 || !t || !w || !x) {
-      snprintf(err, errlen, "knowledge base '%s': $.findings.%s needs severity (error|warn|info), title, why and fix", name, it->string);
-      return -1;
-    }
-    f->key = strdup(it->string);
-    f->severity = (nt_severity_t)sev;
-    f->title = strdup(t);
-    f->why = strdup(w);
-    f->fix = strdup(x);
-    f->reference = dup_or_null(get_str(it, "reference"));
-    kb->nfindings = ++i;
-    if (!f->key || !f->title || !f->why || !f->fix) goto oom;
-  }
+static const char *get_str(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
 
-  const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus");
-  if (cJSON_IsArray(gpus)) {
-    size_t n = (size_t)cJSON_GetArraySize(gpus);
-    kb->gpus = calloc(n ? n : 1, sizeof(*kb->gpus));
-    if (!kb->gpus) goto oom;
-    i = 0;
-    cJSON_ArrayForEach(it, gpus) {
-      const char *m = get_str(it, "match");
-      const cJSON *g = cJSON_GetObjectItemCaseSensitive(it, "gpus_per_node");
-      const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "busbw_GBps");
-      if (!m || !cJSON_IsNumber(g) || !cJSON_IsNumber(b)) {
-        snprintf(err, errlen, "knowledge base '%s': $.gpus[%zu] needs match, gpus_per_node and busbw_GBps", name, i);
-        return -1;
-      }
-      kb->gpus[i].match = strdup(m);
-      kb->gpus[i].gpus_per_node = g->valueint;
-      kb->gpus[i].busbw_GBps = b->valuedouble;
-      kb->gpus[i].note = dup_or_null(get_str(it, "note"));
-      kb->ngpus = ++i;
-      if (!kb->gpus[i - 1].match) goto oom;
-    }
-  }
+static char **str_array(const cJSON *a, int *n)
+{
+    *n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+    char **out = calloc((size_t)(*n ? *n : 1), sizeof(char *));
+    if (!out)
+        return NULL;
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach (it, a)
+        out[i++] = cJSON_IsString(it) ? strdup(it->valuestring) : NULL;
+    return out;
+}
 
-  const cJSON *wcs = cJSON_GetObjectItemCaseSensitive(root, "wc_status");
-  if (cJSON_IsArray(wcs)) {
-    size_t n = (size_t)cJSON_GetArraySize(wcs);
-    kb->wcs = calloc(n ? n : 1, sizeof(*kb->wcs));
-    if (!kb->wcs) goto oom;
-    i = 0;
-    cJSON_ArrayForEach(it, wcs) {
-      const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
-      const char *nm = get_str(it, "name"), *me = get_str(it, "meaning"), *fi = get_str(it, "finding");
-      if (!cJSON_IsNumber(st) || !nm || !me || !fi) {
-        snprintf(err, errlen, "knowledge base '%s': $.wc_status[%zu] needs status, name, meaning and finding", name, i);
-        return -1;
-      }
-      kb->wcs[i].status = st->valueint;
-      kb->wcs[i].name = strdup(nm);
-      kb->wcs[i].meaning = strdup(me);
-      kb->wcs[i].finding = strdup(fi);
-      kb->nwcs = ++i;
-      if (!nt_kb_finding(kb, fi)) {
-        snprintf(err, errlen, "knowledge base '%s': $.wc_status[%zu].finding names unknown finding '%s'", name, i - 1, fi);
-        return -1;
-      }
+/* $.messages (NCCL format strings) and $.path_types; both optional. */
+static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
+                          size_t errlen)
+{
+    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
+    const cJSON *it;
+    size_t i = 0;
+    if (cJSON_IsArray(msgs)) {
+        size_t n = (size_t)cJSON_GetArraySize(msgs);
+        kb->msgs = calloc(n ? n : 1, sizeof(*kb->msgs));
+        if (!kb->msgs)
+            goto oom;
+        cJSON_ArrayForEach (it, msgs) {
+            nt_kb_message_t *m = &kb->msgs[i];
+            const char *id = get_str(it, "id"), *lvl = get_str(it, "level"),
+                       *fmt = get_str(it, "format");
+            const char *sg = get_str(it, "signature"), *fi = get_str(it, "finding");
+            m->sig = -1;
+            m->when_index = -1;
+            kb->nmsgs = ++i;
+            if (!id || !lvl || !fmt || (strcmp(lvl, "INFO") != 0 && strcmp(lvl, "WARN") != 0) ||
+                (!sg == !fi)) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.messages[%zu] needs id, level (INFO|WARN), format "
+                         "and one of signature or finding",
+                         name, i - 1);
+                return -1;
+            }
+            m->id = strdup(id);
+            m->format = strdup(fmt);
+            m->at = dup_or_null(get_str(it, "at"));
+            m->first = dup_or_null(get_str(it, "first"));
+            m->last = dup_or_null(get_str(it, "last"));
+            m->level = lvl[0] == 'I' ? NT_LVL_INFO : NT_LVL_WARN;
+            if (!m->id || !m->format)
+                goto oom;
+            m->anchor_len = nt_fmt_anchor(m->format, &m->anchor);
+            m->prefix_len = strcspn(m->format, "%\n");
+            if (m->anchor_len < 6) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.messages[%zu].format has no literal text of 6 "
+                         "characters or more",
+                         name, i - 1);
+                return -1;
+            }
+            if (sg && (m->sig = nt_kb_signature_index(kb, sg)) < 0) {
+                snprintf(
+                    err, errlen,
+                    "knowledge base '%s': $.messages[%zu].signature names unknown signature '%s'",
+                    name, i - 1, sg);
+                return -1;
+            }
+            if (fi && !(m->finding = nt_kb_finding(kb, fi))) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.messages[%zu].finding names unknown finding '%s'",
+                         name, i - 1, fi);
+                return -1;
+            }
+            const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "when");
+            if (w) {
+                const cJSON *wi = cJSON_GetObjectItemCaseSensitive(w, "index");
+                const char *we = get_str(w, "equals");
+                if (!cJSON_IsNumber(wi) || !we) {
+                    snprintf(err, errlen,
+                             "knowledge base '%s': $.messages[%zu].when needs index and equals",
+                             name, i - 1);
+                    return -1;
+                }
+                m->when_index = wi->valueint;
+                if (!(m->when_equals = strdup(we)))
+                    goto oom;
+            }
+            if (!(m->values =
+                      str_array(cJSON_GetObjectItemCaseSensitive(it, "values"), &m->nvalues)))
+                goto oom;
+            if (!(m->path_values = str_array(cJSON_GetObjectItemCaseSensitive(it, "path_values"),
+                                             &m->npath_values)))
+                goto oom;
+        }
     }
-  }
-  return 0;
+    const cJSON *xids = cJSON_GetObjectItemCaseSensitive(root, "xids");
+    if (cJSON_IsArray(xids)) {
+        size_t n = (size_t)cJSON_GetArraySize(xids);
+        kb->xids = calloc(n ? n : 1, sizeof(*kb->xids));
+        if (!kb->xids)
+            goto oom;
+        i = 0;
+        cJSON_ArrayForEach (it, xids) {
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, "xid");
+            int sev = nt_severity_parse(get_str(it, "severity"));
+            const char *m = get_str(it, "meaning");
+            if (!cJSON_IsNumber(x) || sev < 0 || !m) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.xids[%zu] needs xid, severity and meaning", name,
+                         i);
+                return -1;
+            }
+            kb->xids[i].xid = x->valueint;
+            kb->xids[i].severity = (nt_severity_t)sev;
+            if (!(kb->xids[i].meaning = strdup(m)))
+                goto oom;
+            kb->nxids = ++i;
+        }
+    }
+    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "path_types");
+    if (cJSON_IsArray(paths)) {
+        size_t n = (size_t)cJSON_GetArraySize(paths);
+        kb->paths = calloc(n ? n : 1, sizeof(*kb->paths));
+        if (!kb->paths)
+            goto oom;
+        i = 0;
+        cJSON_ArrayForEach (it, paths) {
+            nt_kb_pathtypes_t *p = &kb->paths[i];
+            kb->npaths = ++i;
+            const char *f = get_str(it, "first"), *l = get_str(it, "last");
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "names");
+            if (!f || !l || !cJSON_IsArray(nm)) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.path_types[%zu] needs first, last and names", name,
+                         i - 1);
+                return -1;
+            }
+            p->first = strdup(f);
+            p->last = strdup(l);
+            p->at = dup_or_null(get_str(it, "at"));
+            if (!p->first || !p->last || !(p->names = str_array(nm, &p->nnames)))
+                goto oom;
+        }
+    }
+    return 0;
 oom:
-  snprintf(err, errlen, "knowledge base '%s': out of memory", name);
-  return -1;
+    snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+    return -1;
 }
 
-int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen) {
-  char *text = NULL;
-  const char *name = path ? path : "embedded";
-  err[0] = '\0';
-  *out = NULL;
-  if (path) {
-    text = slurp(path, err, errlen);
-    if (!text) return -1;
-  }
-  cJSON *root = cJSON_Parse(text ? text : (const char *)nt_doctor_kb_data);
-  free(text);
-  if (!root) {
-    snprintf(err, errlen, "knowledge base '%s' is not valid JSON", name);
+/* "v2.28.9-1" or "2.28.9" -> 2*1000000 + 28*1000 + 9; -1 when it does not parse. */
+static long version_num(const char *v)
+{
+    if (!v)
+        return -1;
+    if (*v == 'v')
+        v++;
+    long a = 0, b = 0, c = 0;
+    if (sscanf(v, "%ld.%ld.%ld", &a, &b, &c) < 2)
+        return -1;
+    return a * 1000000 + b * 1000 + c;
+}
+
+const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value)
+{
+    long v = version_num(version);
+    if (v < 0 || value < 0)
+        return NULL;
+    const nt_kb_pathtypes_t *best = NULL;
+    for (size_t i = 0; i < kb->npaths; i++) {
+        const nt_kb_pathtypes_t *p = &kb->paths[i];
+        long f = version_num(p->first);
+        if (f >= 0 && f <= v && (!best || f > version_num(best->first)))
+            best = p;
+    }
+    /* older than the first release the table knows, or newer than the last by a minor version:
+     * not covered (the numbering may have changed) */
+    if (!best || (best == &kb->paths[kb->npaths - 1] && v / 1000 > version_num(best->last) / 1000))
+        return NULL;
+    if (value >= best->nnames)
+        return NULL;
+    return best->names[value];
+}
+
+static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen)
+{
+    const char *schema = get_str(root, "schema");
+    if (!schema || strcmp(schema, NT_DOCTOR_KB_SCHEMA) != 0) {
+        snprintf(err, errlen, "knowledge base '%s': $.schema is not \"%s\"", name,
+                 NT_DOCTOR_KB_SCHEMA);
+        return -1;
+    }
+    kb->version = dup_or_null(get_str(root, "version"));
+
+    const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(root, "signatures");
+    const cJSON *finds = cJSON_GetObjectItemCaseSensitive(root, "findings");
+    if (!cJSON_IsArray(sigs) || !cJSON_IsObject(finds)) {
+        snprintf(err, errlen,
+                 "knowledge base '%s': $.signatures (array) and $.findings (object) are required",
+                 name);
+        return -1;
+    }
+    size_t ns = (size_t)cJSON_GetArraySize(sigs), nf = (size_t)cJSON_GetArraySize(finds);
+    kb->sigs = calloc(ns ? ns : 1, sizeof(*kb->sigs));
+    kb->findings = calloc(nf ? nf : 1, sizeof(*kb->findings));
+    if (!kb->sigs || !kb->findings)
+        goto oom;
+
+    size_t i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach (it, sigs) {
+        nt_kb_signature_t *s = &kb->sigs[i];
+        const char *id = get_str(it, "id");
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "match");
+        if (!id || !cJSON_IsArray(m) || cJSON_GetArraySize(m) == 0) {
+            snprintf(
+                err, errlen,
+                "knowledge base '%s': $.signatures[%zu] needs \"id\" and a non-empty \"match\"",
+                name, i);
+            return -1;
+        }
+        s->id = strdup(id);
+        s->nmatch = (size_t)cJSON_GetArraySize(m);
+        s->match = calloc(s->nmatch, sizeof(char *));
+        if (!s->id || !s->match)
+            goto oom;
+        size_t j = 0;
+        const cJSON *mm;
+        cJSON_ArrayForEach (mm, m) {
+            if (!cJSON_IsString(mm) || !mm->valuestring[0]) {
+                snprintf(
+                    err, errlen,
+                    "knowledge base '%s': $.signatures[%zu].match[%zu] is not a non-empty string",
+                    name, i, j);
+                return -1;
+            }
+            if (!(s->match[j++] = strdup(mm->valuestring)))
+                goto oom;
+        }
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(it, "counts_as_nccl");
+        s->counts_as_nccl = cJSON_IsBool(c) ? cJSON_IsTrue(c) : 1;
+        kb->nsigs = ++i;
+    }
+
+    i = 0;
+    cJSON_ArrayForEach (it, finds) {
+        nt_kb_finding_t *f = &kb->findings[i];
+        int sev = nt_severity_parse(get_str(it, "severity"));
+        const char *t = get_str(it, "title"), *w = get_str(it, "why"), *x = get_str(it, "fix");
+        if (sev < 0 || !t || !w || !x) {
+            snprintf(err, errlen,
+                     "knowledge base '%s': $.findings.%s needs severity (error|warn|info), title, "
+                     "why and fix",
+                     name, it->string);
+            return -1;
+        }
+        f->key = strdup(it->string);
+        f->severity = (nt_severity_t)sev;
+        f->title = strdup(t);
+        f->why = strdup(w);
+        f->fix = strdup(x);
+        f->reference = dup_or_null(get_str(it, "reference"));
+        kb->nfindings = ++i;
+        if (!f->key || !f->title || !f->why || !f->fix)
+            goto oom;
+    }
+
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus");
+    if (cJSON_IsArray(gpus)) {
+        size_t n = (size_t)cJSON_GetArraySize(gpus);
+        kb->gpus = calloc(n ? n : 1, sizeof(*kb->gpus));
+        if (!kb->gpus)
+            goto oom;
+        i = 0;
+        cJSON_ArrayForEach (it, gpus) {
+            const char *m = get_str(it, "match");
+            const cJSON *g = cJSON_GetObjectItemCaseSensitive(it, "gpus_per_node");
+            const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "busbw_GBps");
+            if (!m || !cJSON_IsNumber(g) || !cJSON_IsNumber(b)) {
+                snprintf(
+                    err, errlen,
+                    "knowledge base '%s': $.gpus[%zu] needs match, gpus_per_node and busbw_GBps",
+                    name, i);
+                return -1;
+            }
+            kb->gpus[i].match = strdup(m);
+            kb->gpus[i].gpus_per_node = g->valueint;
+            kb->gpus[i].busbw_GBps = b->valuedouble;
+            kb->gpus[i].note = dup_or_null(get_str(it, "note"));
+            kb->ngpus = ++i;
+            if (!kb->gpus[i - 1].match)
+                goto oom;
+        }
+    }
+
+    const cJSON *wcs = cJSON_GetObjectItemCaseSensitive(root, "wc_status");
+    if (cJSON_IsArray(wcs)) {
+        size_t n = (size_t)cJSON_GetArraySize(wcs);
+        kb->wcs = calloc(n ? n : 1, sizeof(*kb->wcs));
+        if (!kb->wcs)
+            goto oom;
+        i = 0;
+        cJSON_ArrayForEach (it, wcs) {
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
+            const char *nm = get_str(it, "name"), *me = get_str(it, "meaning"),
+                       *fi = get_str(it, "finding");
+            if (!cJSON_IsNumber(st) || !nm || !me || !fi) {
+                snprintf(
+                    err, errlen,
+                    "knowledge base '%s': $.wc_status[%zu] needs status, name, meaning and finding",
+                    name, i);
+                return -1;
+            }
+            kb->wcs[i].status = st->valueint;
+            kb->wcs[i].name = strdup(nm);
+            kb->wcs[i].meaning = strdup(me);
+            kb->wcs[i].finding = strdup(fi);
+            kb->nwcs = ++i;
+            if (!nt_kb_finding(kb, fi)) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.wc_status[%zu].finding names unknown finding '%s'",
+                         name, i - 1, fi);
+                return -1;
+            }
+        }
+    }
+    if (parse_messages(root, kb, name, err, errlen) != 0)
+        return -1;
+    return 0;
+oom:
+    snprintf(err, errlen, "knowledge base '%s': out of memory", name);
     return -1;
-  }
-  nt_kb_t *kb = calloc(1, sizeof(*kb));
-  int rc = -1;
-  if (!kb) {
-    snprintf(err, errlen, "knowledge base '%s': out of memory", name);
-  } else if (parse_kb(root, kb, name, err, errlen) == 0 && (kb->source = strdup(name))) {
-    rc = 0;
-  } else if (!err[0]) {
-    snprintf(err, errlen, "knowledge base '%s': out of memory", name);
-  }
-  cJSON_Delete(root);
-  if (rc != 0) {
+}
+
+int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen)
+{
+    const char *name = path ? path : "embedded";
+    cJSON *root = NULL;
+    err[0] = '\0';
+    *out = NULL;
+    if (path) { /* the one JSON file reader (lib/report.c); a knowledge base is tens of KB */
+        nt_status_t st = nt_json_read_file(path, 4u << 20, &root);
+        if (st != NT_OK) /* the reader said why, naming the file: one line */
+            return -1;
+    } else {
+        root = cJSON_Parse((const char *)nt_doctor_kb_data);
+    }
+    if (!root) {
+        snprintf(err, errlen, "knowledge base '%s' is not valid JSON", name);
+        return -1;
+    }
+    nt_kb_t *kb = calloc(1, sizeof(*kb));
+    int rc = -1;
+    if (!kb) {
+        snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+    } else if (parse_kb(root, kb, name, err, errlen) == 0 && (kb->source = strdup(name))) {
+        rc = 0;
+    } else if (!err[0]) {
+        snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+    }
+    cJSON_Delete(root);
+    if (rc != 0) {
+        nt_kb_destroy(kb);
+        return -1;
+    }
+    *out = kb;
+    return 0;
+}
+
+void nt_kb_destroy(nt_kb_t *kb)
+{
+    if (!kb)
+        return;
+    for (size_t i = 0; i < kb->nsigs; i++) {
+        for (size_t j = 0; j < kb->sigs[i].nmatch; j++)
+            free(kb->sigs[i].match[j]);
+        free(kb->sigs[i].match);
+        free(kb->sigs[i].id);
+    }
+    for (size_t i = 0; i < kb->nfindings; i++) {
+        nt_kb_finding_t *f = &kb->findings[i];
+        free(f->key);
+        free(f->title);
+        free(f->why);
+        free(f->fix);
+        free(f->reference);
+    }
+    for (size_t i = 0; i < kb->ngpus; i++) {
+        free(kb->gpus[i].match);
+        free(kb->gpus[i].note);
+    }
+    for (size_t i = 0; i < kb->nwcs; i++) {
+        free(kb->wcs[i].name);
+        free(kb->wcs[i].meaning);
+        free(kb->wcs[i].finding);
+    }
+    for (size_t i = 0; i < kb->nmsgs; i++) {
+        nt_kb_message_t *m = &kb->msgs[i];
+        free(m->id);
+        free(m->format);
+        free(m->at);
+        free(m->first);
+        free(m->last);
+        free(m->when_equals);
+        for (int j = 0; m->values && j < m->nvalues; j++)
+            free(m->values[j]);
+        for (int j = 0; m->path_values && j < m->npath_values; j++)
+            free(m->path_values[j]);
+        free(m->values);
+        free(m->path_values);
+    }
+    for (size_t i = 0; i < kb->npaths; i++) {
+        for (int j = 0; kb->paths[i].names && j < kb->paths[i].nnames; j++)
+            free(kb->paths[i].names[j]);
+        free(kb->paths[i].names);
+        free(kb->paths[i].first);
+        free(kb->paths[i].last);
+        free(kb->paths[i].at);
+    }
+    for (size_t i = 0; i < kb->nxids; i++)
+        free(kb->xids[i].meaning);
+    free(kb->xids);
+    free(kb->msgs);
+    free(kb->paths);
+    free(kb->sigs);
+    free(kb->findings);
+    free(kb->gpus);
+    free(kb->wcs);
+    free(kb->source);
+    free(kb->version);
+    free(kb);
+}
+
+const nt_kb_finding_t *nt_kb_finding(const nt_kb_t *kb, const char *key)
+{
+    for (size_t i = 0; i < kb->nfindings; i++)
+        if (strcmp(kb->findings[i].key, key) == 0)
+            return &kb->findings[i];
+    return NULL;
+}
+
+int nt_kb_signature_index(const nt_kb_t *kb, const char *id)
+{
+    for (size_t i = 0; i < kb->nsigs; i++)
+        if (strcmp(kb->sigs[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
+
+const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid)
+{
+    for (size_t i = 0; i < kb->nxids; i++)
+        if (kb->xids[i].xid == xid)
+            return &kb->xids[i];
+    return NULL;
+}
+
+int nt_kb_check_json(const cJSON *root, const char *name, char *err, size_t errlen)
+{
+    nt_kb_t *kb = calloc(1, sizeof(*kb));
+    err[0] = '\0';
+    if (!kb) {
+        snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+        return -1;
+    }
+    int rc = parse_kb(root, kb, name, err, errlen);
     nt_kb_destroy(kb);
-    return -1;
-  }
-  *out = kb;
-  return 0;
-}
-
-void nt_kb_destroy(nt_kb_t *kb) {
-  if (!kb) return;
-  for (size_t i = 0; i < kb->nsigs; i++) {
-    for (size_t j = 0; j < kb->sigs[i].nmatch; j++) free(kb->sigs[i].match[j]);
-    free(kb->sigs[i].match);
-    free(kb->sigs[i].id);
-  }
-  for (size_t i = 0; i < kb->nfindings; i++) {
-    nt_kb_finding_t *f = &kb->findings[i];
-    free(f->key);
-    free(f->title);
-    free(f->why);
-    free(f->fix);
-    free(f->reference);
-  }
-  for (size_t i = 0; i < kb->ngpus; i++) {
-    free(kb->gpus[i].match);
-    free(kb->gpus[i].note);
-  }
-  for (size_t i = 0; i < kb->nwcs; i++) {
-    free(kb->wcs[i].name);
-    free(kb->wcs[i].meaning);
-    free(kb->wcs[i].finding);
-  }
-  free(kb->sigs);
-  free(kb->findings);
-  free(kb->gpus);
-  free(kb->wcs);
-  free(kb->source);
-  free(kb->version);
-  free(kb);
-}
-
-const nt_kb_finding_t *nt_kb_finding(const nt_kb_t *kb, const char *key) {
-  for (size_t i = 0; i < kb->nfindings; i++)
-    if (strcmp(kb->findings[i].key, key) == 0) return &kb->findings[i];
-  return NULL;
-}
-
-int nt_kb_signature_index(const nt_kb_t *kb, const char *id) {
-  for (size_t i = 0; i < kb->nsigs; i++)
-    if (strcmp(kb->sigs[i].id, id) == 0) return (int)i;
-  return -1;
+    return rc;
 }

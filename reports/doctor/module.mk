@@ -1,16 +1,25 @@
-# nettune doctor: build/bin/nettune-doctor (libc + cJSON only), its tests and its fuzz target.
+# nettune doctor: build/bin/nettune-doctor (libc, cJSON, libxml2 and zlib only), its tests and its fuzz target.
 # The knowledge base reports/doctor/knowledge.json is embedded at build time as a C array
 # (generated with od, which every system has), so the binary needs no data file at run time;
 # --kb FILE replaces it.
 
 DOCTOR_DIR  := reports/doctor
 # The line reader, the line prefixes, the nccl-tests reader, the anomaly rule and the report
-# reader live in lib/ (shared with nettune tune and nettune report); the doctor links their
-# objects directly (libc + cJSON only).
+# reader live in lib/ (shared with nettune tune and nettune report), and so does the NCCL
+# topology/graph XML reader (lib/ncclxml.c, libxml2); the doctor links their objects directly
+# (libc, cJSON, libxml2, zlib). The line reader reads through zlib (gzip inputs).
 DOCTOR_LIB_SRCS := lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c \
-                   lib/report.c lib/output.c lib/log.c lib/status.c
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,kb.c analyze.c diagnose.c output.c) $(DOCTOR_LIB_SRCS)
+                   lib/report.c lib/output.c lib/log.c lib/status.c lib/ncclxml.c lib/nccllog.c lib/thresholds.c
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c analyze.c operator.c diagnose.c output.c) \
+               $(DOCTOR_LIB_SRCS)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
+XML2_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML2_LIBS   := $(or $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null),-lxml2)
+ZLIB_LIBS   := $(or $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null),-lz)
+DOCTOR_LIBS := $(CJSON_LIBS) $(XML2_LIBS) $(ZLIB_LIBS) -lm
+# lib/linereader.c (in libnettune) reads through zlib; lib/ncclxml.c is linked by the doctor only
+LIBNT_LDLIBS += $(ZLIB_LIBS)
+$(OBJ)/lib/ncclxml.o: NT_CFLAGS += $(XML2_CFLAGS)
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
 FUZZ_SECONDS ?= 60
@@ -36,14 +45,14 @@ $(OBJ)/$(DOCTOR_DIR)/kb_data.o: $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 
 $(DOCTOR_BIN): $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(CJSON_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(DOCTOR_LIBS)
 
 $(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(CJSON_LIBS) -lm
+	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(DOCTOR_LIBS)
 
 .PHONY: test-doctor fuzz-doctor install-doctor
-test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN)
+test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN) $(BIN)/nettune-report
 	@$(DOCTOR_TEST_BIN)
 	@DOCTOR=$(DOCTOR_BIN) BUILD=$(BUILD) tests/doctor/run-tests.sh
 ifeq ($(HAVE_CLANG),1)
@@ -54,12 +63,14 @@ endif
 $(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE $(CJSON_CFLAGS) \
-	  -I$(DOCTOR_DIR) -Iinclude -o $@ $(filter %.c,$^) $(CJSON_LIBS) -lm
+	  -I$(DOCTOR_DIR) -Iinclude $(XML2_CFLAGS) -o $@ $(filter %.c,$^) $(DOCTOR_LIBS)
 
 ifeq ($(HAVE_CLANG),1)
 fuzz-doctor: $(DOCTOR_FUZZ_BIN)
 	@mkdir -p $(BUILD)/fuzz/doctor-corpus
-	@cp tests/fixtures/nccl-debug-logs/*.log tests/fixtures/nccl-tests-logs/*.log tests/doctor/fuzz-regressions/* $(BUILD)/fuzz/doctor-corpus/
+	@cp tests/fixtures/nccl-debug-logs/*.log tests/fixtures/nccl-tests-logs/*.log tests/fixtures/nvidia-smi-topo/* \
+	  tests/fixtures/ibv-devinfo/* tests/fixtures/nccl-topo-xml/* tests/doctor/data/*hand-built* \
+	  tests/doctor/fuzz-regressions/* $(BUILD)/fuzz/doctor-corpus/
 	@echo "fuzz-doctor: $(FUZZ_SECONDS) s of libFuzzer on the log reader (log: $(BUILD)/fuzz/doctor.log)"
 	@$(DOCTOR_FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 $(BUILD)/fuzz/doctor-corpus > $(BUILD)/fuzz/doctor.log 2>&1 \

@@ -32,6 +32,54 @@ else
   bad "python3-jsonschema missing for $PY (apt-get install python3-jsonschema)"
 fi
 
+# 1a. claims only from evidence: the golden documents walked, doctor A B against A and B
+if $PY tests/doctor/test_claims.py "$DOCTOR" "$T/golden" "$T/claims" >"$T/claims.log" 2>&1; then
+  ok "claims: $(tail -n 1 "$T/claims.log")"
+else
+  grep -v '^ok' "$T/claims.log" | head -40; bad "claims only from evidence"
+fi
+
+# 1b. NCCL format coverage: docs/nccl-2.28.9-formats.tsv against the knowledge base and the doctor
+if $PY tests/doctor/test_formats.py "$DOCTOR" "$T/formats" >"$T/formats.log" 2>&1; then
+  ok "formats: $(tail -n 1 "$T/formats.log")"
+else
+  grep -v '^ok' "$T/formats.log" | head -40; bad "NCCL format coverage"
+fi
+
+# 1c. "not judged" is never silent
+expect_exit not-judged 0 "$DOCTOR" tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "not judged: the first line says so" sh -c "head -n 1 '$T/not-judged.out' | grep -qx 'nettune doctor: NOT JUDGED: busbw (NIC rate unknown: give --expect nic_rate_Gbps=N or --report)'"
+expect_exit require-busbw 1 "$DOCTOR" --require busbw tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+expect_exit require-busbw-judged 1 "$DOCTOR" --require busbw --expect gpus_per_node=8,nics_per_node=8,nic_rate_Gbps=400 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "--require busbw when judged: no NOT JUDGED line" sh -c "! grep -q 'NOT JUDGED' '$T/require-busbw-judged.out'"
+expect_exit require-bad 2 "$DOCTOR" --require speed tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+expect_exit not-judged-json 0 "$DOCTOR" --format json tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "not judged: summary.not_judged" $PY -c "import json; d=json.load(open('$T/not-judged-json.out')); assert d['summary']['not_judged'] == ['busbw (NIC rate unknown: give --expect nic_rate_Gbps=N or --report)'], d['summary']"
+
+# 1d. nettune report renders a diagnosis (also from stdin); --validate knows the knowledge base
+REPORT=$BUILD/bin/nettune-report
+if [ -x "$REPORT" ]; then
+  "$DOCTOR" -q -o "$T/diag.json" tests/fixtures/nccl-debug-logs/gdr-missing-on-one-node.log
+  expect_exit report-diagnosis 1 "$REPORT" "$T/diag.json"
+  check "nettune report renders the diagnosis" has "$T/report-diagnosis.out" "gdr_asymmetric: GPUDirect RDMA is used on some"
+  check "nettune report: the evidence line" has "$T/report-diagnosis.out" "gdr-missing-on-one-node.log:4:"
+  expect_exit report-diagnosis-stdin 1 sh -c "cat '$T/diag.json' | '$REPORT' -"
+  check "nettune report - reads stdin" cmp -s "$T/report-diagnosis.out" "$T/report-diagnosis-stdin.out"
+  expect_exit report-diagnosis-md 1 "$REPORT" --format md "$T/diag.json"
+  check "nettune report --format md" has "$T/report-diagnosis-md.out" "## \[warn\] gdr_asymmetric"
+  "$DOCTOR" -q -o "$T/diag-nj.json" tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+  expect_exit report-not-judged 0 "$REPORT" "$T/diag-nj.json"
+  check "nettune report: NOT JUDGED first" sh -c "head -n 1 '$T/report-not-judged.out' | grep -q '^nettune doctor: NOT JUDGED: busbw'"
+  expect_exit report-validate-kb 0 "$REPORT" --validate reports/doctor/knowledge.json "$T/diag.json"
+  $PY -c "import json; d=json.load(open('reports/doctor/knowledge.json')); d['messages'][0]['finding']='nope'; json.dump(d, open('$T/bad-kb.json','w'))"
+  expect_exit report-validate-bad-kb 1 "$REPORT" --validate "$T/bad-kb.json"
+  check "--validate names the knowledge base's problem" has "$T/report-validate-bad-kb.out" "unknown finding 'nope'"
+  expect_exit report-validate-thresholds 1 "$REPORT" --validate tests/fixtures/thresholds/good.json tests/fixtures/thresholds/bad-regex.json
+  check "--validate checks a thresholds file" has "$T/report-validate-thresholds.out" "bad regex"
+else
+  bad "nettune-report not built ($REPORT)"
+fi
+
 # 2. command line
 expect_exit help 0 "$DOCTOR" --help
 check "help names every option" sh -c "for o in --output --format --quiet --expect --report --kb --print-kb --color --version; do grep -q -- \"\$o\" '$T/help.out' || exit 1; done"
@@ -40,6 +88,13 @@ expect_exit bad-option 2 "$DOCTOR" --frobnicate x.log
 expect_exit bad-format 2 "$DOCTOR" --format xml tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 expect_exit bad-expect-key 2 "$DOCTOR" --expect gpus_per_nod=8 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 expect_exit bad-expect-value 2 "$DOCTOR" --expect nic_rate_Gbps=fast tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+# one --expect grammar (lib/thresholds.c nt_expect_parse): probe spellings, _per_node aliases, any case
+expect_exit expect-probe-keys 1 "$DOCTOR" --format json --expect GPUS=8,nics_per_node=8,NIC_RATE_GBPS=400,pcie=gen5x16 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "--expect probe keys: the same verdict as the doctor's spellings" $PY -c "
+import json; d=json.load(open('$T/expect-probe-keys.out')); b=d['benchmarks'][0]
+assert b['expected_busbw_GBps'] == 400 and b['verdict'] == 'warn', b"
+expect_exit expect-bad-collective 2 "$DOCTOR" --expect collective=allreduce tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "--expect: unknown collective named" has "$T/expect-bad-collective.err" "unknown collective 'allreduce'"
 expect_exit version 0 "$DOCTOR" --version
 expect_exit quiet 1 "$DOCTOR" --quiet tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "quiet prints nothing" test ! -s "$T/quiet.out"
@@ -78,7 +133,7 @@ expect_exit elf 2 "$DOCTOR" "$DOCTOR"
 expect_exit empty 2 "$DOCTOR" "$T/empty.log"
 check "empty: named" has "$T/empty.err" "empty.log' is empty"
 expect_exit not-nccl 2 "$DOCTOR" tests/doctor/data/syslog-not-nccl.log
-check "not-nccl: named" has "$T/not-nccl.err" "no NCCL or nccl-tests lines found in 'tests/doctor/data/syslog-not-nccl.log'"
+check "not-nccl: named" has "$T/not-nccl.err" "no NCCL, nccl-tests or operator-file lines found in 'tests/doctor/data/syslog-not-nccl.log'"
 expect_exit unreadable 2 "$DOCTOR" /nonexistent/nccl.log
 expect_exit directory 2 "$DOCTOR" tests/fixtures
 check "directory: named" has "$T/directory.err" "tests/fixtures"
@@ -96,8 +151,29 @@ head -c 8192 /dev/zero > "$T/only-nul.log"
 expect_exit only-nul 2 "$DOCTOR" "$T/only-nul.log"
 check "only-nul: named as empty" has "$T/only-nul.err" "only-nul.log' is empty (nothing but NUL bytes)"
 gzip -c tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log > "$T/gzipped.log"
-expect_exit gzipped 2 "$DOCTOR" "$T/gzipped.log"
-check "gzipped: binary" has "$T/gzipped.err" "gzipped.log' is a binary file"
+# gzip inputs are read through zlib, whatever their name; the findings are those of the plain file
+expect_exit gzipped 1 "$DOCTOR" --format json "$T/gzipped.log"
+check "gzipped: same findings as the plain file, input marked gzip" $PY -c "
+import json; d=json.load(open('$T/gzipped.out')); k=[f['key'] for f in d['findings']]
+assert k == ['shm_too_small'], k; assert d['inputs'][0].get('gzip') is True; assert d['findings'][0]['evidence'][0]['line'] == 3"
+gzip -c tests/fixtures/ibv-devinfo/ibv_devinfo-2hca-cx3-mlx4-two-ports-down.txt > "$T/ibv.txt.gz"
+expect_exit gzipped-operator 1 "$DOCTOR" "$T/ibv.txt.gz"
+check "gzipped operator file: port_down" has "$T/gzipped-operator.out" "port_down"
+head -c 300 "$T/gzipped.log" > "$T/cut.log.gz"
+expect_exit gzip-cut 2 "$DOCTOR" "$T/cut.log.gz"
+check "cut gzip: one line naming the file" sh -c "test \$(wc -l < '$T/gzip-cut.err') = 1 && grep -q 'cut.log.gz.*cut short' '$T/gzip-cut.err'"
+check "cut gzip: says how far it was read" has "$T/gzip-cut.err" "after line 2"
+gzip -c "$T/random.bin" > "$T/random.bin.gz"
+expect_exit gzip-binary 2 "$DOCTOR" "$T/random.bin.gz"
+check "gzip of a binary file: binary" has "$T/gzip-binary.err" "random.bin.gz' is a binary file"
+printf '<system version="1">\n  <cpu numaid="0">\n    <pci busid="0000:01:00.0" class="0x030200"\n' > "$T/bad.xml"
+expect_exit bad-xml 2 "$DOCTOR" "$T/bad.xml"
+check "bad XML: one line naming the file and the line" sh -c "test \$(wc -l < '$T/bad-xml.err') = 1 && grep -q 'bad.xml.* line' '$T/bad-xml.err'"
+printf '<html><body>not a topology</body></html>\n' > "$T/other.xml"
+expect_exit other-xml 2 "$DOCTOR" "$T/other.xml"
+check "other XML: says what it is not" has "$T/other-xml.err" "neither an NCCL topology"
+expect_exit host-without-file 2 "$DOCTOR" --host node01
+check "--host without a FILE after it" has "$T/host-without-file.err" "names the host of the FILE after it"
 if command -v iconv >/dev/null 2>&1; then
   iconv -f UTF-8 -t UTF-16 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log > "$T/utf16.log"
   expect_exit utf16 2 "$DOCTOR" "$T/utf16.log"
@@ -149,7 +225,8 @@ sys.exit(not f or f[0]['evidence_total'] < 10 or d['inputs'][0]['bytes'] < 20000
 if command -v ldd >/dev/null 2>&1; then
   ldd "$DOCTOR" > "$T/ldd.out" 2>&1
   check "ldd: no MPI/CUDA/ibverbs/hwloc/NCCL" sh -c "! grep -Eiq 'libmpi|libcuda|libcudart|libibverbs|librdmacm|libhwloc|libnccl|libnvidia' '$T/ldd.out'"
-  check "ldd: only libc, libm, cJSON and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson' '$T/ldd.out' | grep -q ."
+  # libxml2 (NCCL topology XML, lib/ncclxml.c) brings its own: ICU, liblzma, libstdc++, libgcc_s
+  check "ldd: only libc, libm, cJSON, libxml2 (and its own libraries), zlib and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson|libxml2|libz\\.so|libicu|liblzma|libstdc\\+\\+|libgcc_s' '$T/ldd.out' | grep -q ."
 else
   bad "ldd not found"
 fi

@@ -394,13 +394,18 @@ static void test_expect_parse(void **state)
     static const struct {
         const char *spec, *msg;
     } bad[] = {
-        {"gpus=8,foo=1", "--expect: unknown key 'foo' (valid keys: gpus, nics, nic_rate_Gbps, "
-                         "pcie, nvlinks)"},
-        {"gpus",
-         "--expect: 'gpus' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie, nvlinks)"},
-        {"gpus=",
-         "--expect: 'gpus=' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie, nvlinks)"},
-        {"=8", "--expect: '=8' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie, nvlinks)"},
+#define EXPECT_KEYS_T                                                                              \
+    "gpus (gpus_per_node), nics (nics_per_node), nic_rate_Gbps, pcie, nvlinks, gpu_model, "        \
+    "collective, efficiency, error_efficiency, min_busbw_GBps (min_bw_GBps)"
+        {"gpus=8,foo=1", "--expect: unknown key 'foo' (valid keys: " EXPECT_KEYS_T ")"},
+        {"gpus", "--expect: 'gpus' is not key=value (keys: " EXPECT_KEYS_T ")"},
+        {"gpus=", "--expect: 'gpus=' is not key=value (keys: " EXPECT_KEYS_T ")"},
+        {"=8", "--expect: '=8' is not key=value (keys: " EXPECT_KEYS_T ")"},
+        {"collective=allreduce",
+         "--expect: unknown collective 'allreduce' (all_reduce, all_gather, "
+         "reduce_scatter, alltoall, sendrecv, broadcast, reduce, gather, "
+         "scatter, hypercube)"},
+        {"efficiency=3", "--expect: efficiency=3: expected a number in (0, 2]"},
         {"gpus=-1", "--expect: gpus=-1: expected an integer >= 0"},
         {"nics=2x", "--expect: nics=2x: expected an integer >= 0"},
         {"nic_rate_Gbps=0", "--expect: nic_rate_Gbps=0: expected a rate in Gb/s > 0"},
@@ -412,8 +417,7 @@ static void test_expect_parse(void **state)
         {"pcie=5x16", "--expect: pcie=5x16: expected gen<1-6>x<1|2|4|8|16|32>, e.g. gen5x16"},
         {"gpus=8,,nics=1", "--expect: empty item in 'gpus=8,,nics=1'"},
         {"gpus=8,", "--expect: empty item in 'gpus=8,'"},
-        {"",
-         "--expect: empty; give key=value,... with keys gpus, nics, nic_rate_Gbps, pcie, nvlinks"},
+        {"", "--expect: empty; give key=value,... with keys " EXPECT_KEYS_T},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         nt_expect_init(&e);
@@ -426,6 +430,17 @@ static void test_expect_parse(void **state)
         assert_int_equal(e.gpus, 5); /* unchanged on error */
         assert_int_equal(e.nics, -1);
     }
+    /* the doctor's spellings are aliases of the same keys, any case */
+    nt_expect_init(&e);
+    assert_int_equal(nt_expect_parse("GPUS_PER_NODE=8,nics_per_node=4,Min_BW_GBps=40,"
+                                     "collective=ALL_REDUCE,efficiency=0.8",
+                                     &e, err, sizeof(err)),
+                     NT_OK);
+    assert_int_equal(e.gpus, 8);
+    assert_int_equal(e.nics, 4);
+    assert_true(e.min_busbw_GBps == 40);
+    assert_string_equal(e.collective, "all_reduce");
+    assert_true(e.efficiency == 0.8);
 }
 
 static void test_expect_override(void **state)
