@@ -3,7 +3,7 @@
 LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c lib/output.c \
               lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/schedule.c
 LIBNT := $(LIBDIR)/libnettune.a
-LIBNT_LDLIBS = $(HWLOC_LIBS) $(CJSON_LIBS) -lpthread -ldl -lm
+LIBNT_LDLIBS = $(HWLOC_LIBS) $(CJSON_LIBS) -lpthread -ldl -lm $(SAN_LDLIBS)
 ALL_TARGETS += $(LIBNT)
 
 # LIBNT_SRCS is complete only after every module.mk is read: expand it in the rule (=).

@@ -149,7 +149,9 @@ sys.exit(not f or f[0]['evidence_total'] < 10 or d['inputs'][0]['bytes'] < 20000
 if command -v ldd >/dev/null 2>&1; then
   ldd "$DOCTOR" > "$T/ldd.out" 2>&1
   check "ldd: no MPI/CUDA/ibverbs/hwloc/NCCL" sh -c "! grep -Eiq 'libmpi|libcuda|libcudart|libibverbs|librdmacm|libhwloc|libnccl|libnvidia' '$T/ldd.out'"
-  check "ldd: only libc, libm, cJSON and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson' '$T/ldd.out' | grep -q ."
+  # A SANITIZE=1 build (build-san/) also needs the sanitizer runtimes and what they pull in.
+  san=""; grep -q libasan "$T/ldd.out" && san='|libasan|libubsan|libstdc|libgcc_s'
+  check "ldd: only libc, libm, cJSON and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson$san' '$T/ldd.out' | grep -q ."
 else
   bad "ldd not found"
 fi
