@@ -409,8 +409,11 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                     nt_move_items(c->checks, chk);
                 /* A measurement that timed out means a peer stopped answering: Open MPI 4.1
                  * cannot carry on around a dead rank, so the run ends (report first). */
-                if (cJSON_GetObjectItemCaseSensitive(it, "peer_lost"))
+                if (cJSON_GetObjectItemCaseSensitive(it, "peer_lost")) {
                     peer_lost = 1;
+                    /* peer_lost ends the run (nt_continue); the key is internal. */
+                    cJSON_DeleteItemFromObjectCaseSensitive(it, "peer_lost");
+                }
             }
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
                 if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
@@ -423,10 +426,6 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
         }
     }
     cJSON_Delete(mine);
-    /* peer_lost ends the run (nt_continue); the key is internal and not in the report. */
-    if (p->rank == 0)
-        for (cJSON *it = dest_links ? dest_links->child : NULL; it; it = it->next)
-            cJSON_DeleteItemFromObjectCaseSensitive(it, "peer_lost");
     if (st != NT_OK)
         return st;
     if (peer_lost)
