@@ -16,5 +16,5 @@ done
 echo "model: 24 GB/s and 2.0 us per link, 5% Gaussian noise per sample; the bad node's links at 40%,"
 echo "the bad link at 35%. cpu_s: the process (every rank). judge_s/judge_cpu: wall and CPU time of the"
 echo "final nt_judge_finish; snaps/snap_s: progress snapshots (their judge, wall). rss_MB: the process"
-echo "peak, every rank's thread and messages in flight together (topology and node table shared)."
+echo "peak, every rank's thread and messages in flight together (topology, node table, steps shared)."
 exit $rc
