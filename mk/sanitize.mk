@@ -25,4 +25,6 @@ SAN_LDLIBS := $(if $(SAN_PCIACCESS),-Wl$(comma)--no-as-needed $(SAN_PCIACCESS) -
 export ASAN_OPTIONS := detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0
 export LSAN_OPTIONS := suppressions=$(abspath mk/lsan.supp):print_suppressions=0
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+# Tests that time themselves or run valgrind skip those parts on this build.
+export NETTUNE_SANITIZE := 1
 endif
