@@ -19,6 +19,7 @@ static const nt_command_t nt_commands[] = {
     {"probe", "MPI-launched (or --local) health check of nodes and links: JSON report, exit code"},
     {"report", "render, export, diff or validate a report (text, md, html, prom, csv)"},
     {"doctor", "diagnose NCCL debug logs and nccl-tests outputs"},
+    {"tune", "model NCCL's choices, learn from nccl-tests outputs, write the tuner plugin's rules"},
 };
 #define NT_NCOMMANDS (sizeof(nt_commands) / sizeof(nt_commands[0]))
 

@@ -2,6 +2,9 @@
 # own module.mk (e.g. tests/topo/module.mk, tests/verdict/module.mk).
 LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c lib/output.c \
               lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/schedule.c
+# The one reader each of NCCL log lines, nccl-tests outputs, NCCL debug-log facts and the probe
+# report, and the anomaly rule (shared by nettune doctor, nettune tune and nettune report).
+LIBNT_SRCS += lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c lib/nccllog.c
 LIBNT := $(LIBDIR)/libnettune.a
 LIBNT_LDLIBS = $(HWLOC_LIBS) $(CJSON_LIBS) -lpthread -ldl -lm $(SAN_LDLIBS)
 ALL_TARGETS += $(LIBNT)

@@ -1,11 +1,13 @@
 # nettune-report (issue 5): render, export, diff and validate nettune documents. It links
 # libnettune (JSON helpers, logging) and cJSON only: --as-needed drops hwloc, which
 # libnettune's other objects need, so the binary starts without MPI, CUDA, RDMA or hwloc.
-REPORT_SRCS := reports/report_main.c reports/buf.c reports/doc.c reports/table.c \
+REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c \
                reports/render_tuning.c reports/diff.c
-REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS)) $(OBJ)/reports/schema_blob.o
+# The tuning-file format is the plugin's (one definition): its parser is compiled in.
+REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS)) $(OBJ)/reports/schema_blob.o $(NT_TUNING_FMT_OBJ)
+$(OBJ)/reports/%.o: NT_CFLAGS += -I$(NTP_SRC)
 ALL_TARGETS += $(BIN)/nettune-report
 
 # The schemas are compiled in with .incbin: rebuild when they change. The diagnosis schema

@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "rpt.h"
+#include "nt_tuning.h" /* the plugin's definition of the rule format */
 
-static const char *const nt_rule_cols[] = {"#", "coll", "min_bytes", "max_bytes", "nnodes",
-                                           "nranks", "num_pipe_ops", "reg_buff", "algo",
-                                           "proto", "nchannels", "predicted_us",
-                                           "measured_us"};
-#define NT_RULE_NCOLS (sizeof(nt_rule_cols) / sizeof(nt_rule_cols[0]))
+/* The columns: "#" then the rule keys of the plugin's definition of the format
+ * (plugins/nccl-tuner/src/nt_tuning.c nt_rule_keys), in that order. */
+#define NT_RULE_NCOLS (1 + NT_RK_COUNT)
+static const char *nt_rule_col(size_t c)
+{
+    return c == 0 ? "#" : nt_rule_keys[c - 1];
+}
 
 /* One rule value as text: absent or null is "any" (DESIGN.md), "" in CSV. */
 static void nt_rule_value(const cJSON *rule, const char *key, int csv, char *buf, size_t len)
@@ -34,12 +37,21 @@ static void nt_tuning_table(const nt_rdoc_t *doc, nt_table_t *t)
     const cJSON *rules = cJSON_GetObjectItemCaseSensitive(doc->root, "rules"), *r;
     int i = 0;
 
-    nt_table_init(t, NT_RULE_NCOLS, "rlrrrrrrllrrr", nt_rule_cols);
-    cJSON_ArrayForEach(r, rules) {
+    static const char *cols[NT_RULE_NCOLS];
+    static char align[NT_RULE_NCOLS + 1];
+    for (size_t c = 0; c < NT_RULE_NCOLS; c++) {
+        int k = (int)c - 1;
+        cols[c] = nt_rule_col(c);
+        align[c] =
+            k == NT_RK_COLL || k == NT_RK_ALGO || k == NT_RK_PROTO || k == NT_RK_BASIS ? 'l' : 'r';
+    }
+    align[NT_RULE_NCOLS] = '\0';
+    nt_table_init(t, NT_RULE_NCOLS, align, cols);
+    cJSON_ArrayForEach (r, rules) {
         nt_table_cell(t, 0, "%d", i++);
         for (size_t c = 1; c < NT_RULE_NCOLS; c++) {
             char v[128];
-            nt_rule_value(r, nt_rule_cols[c], 0, v, sizeof(v));
+            nt_rule_value(r, nt_rule_col(c), 0, v, sizeof(v));
             nt_table_cell(t, 0, "%s", v);
         }
     }
@@ -60,17 +72,20 @@ static void nt_tuning_html(const nt_rdoc_t *doc, nt_buf_t *out)
                      "th{background:#eee}td.l{text-align:left}</style></head><body>\n");
     nt_buf_puts(out, "<h1>nettune tuning file</h1>\n<p>source report: ");
     nt_buf_put_html(out, nt_json_get_str(doc->root, "source_report", "-"));
-    nt_buf_printf(out, "; %d rules, first match wins.</p>\n<table><tr>",
-                  cJSON_GetArraySize(rules));
+    nt_buf_printf(out, "; %d rules, first match wins.</p>\n<table><tr>", cJSON_GetArraySize(rules));
     for (size_t c = 0; c < NT_RULE_NCOLS; c++)
-        nt_buf_printf(out, "<th>%s</th>", nt_rule_cols[c]);
+        nt_buf_printf(out, "<th>%s</th>", nt_rule_col(c));
     nt_buf_puts(out, "</tr>\n");
-    cJSON_ArrayForEach(r, rules) {
+    cJSON_ArrayForEach (r, rules) {
         nt_buf_printf(out, "<tr><td>%d</td>", i++);
         for (size_t c = 1; c < NT_RULE_NCOLS; c++) {
             char v[128];
-            nt_rule_value(r, nt_rule_cols[c], 0, v, sizeof(v));
-            nt_buf_puts(out, c == 1 || c == 8 || c == 9 ? "<td class=\"l\">" : "<td>");
+            nt_rule_value(r, nt_rule_col(c), 0, v, sizeof(v));
+            int k = (int)c - 1;
+            nt_buf_puts(out,
+                        k == NT_RK_COLL || k == NT_RK_ALGO || k == NT_RK_PROTO || k == NT_RK_BASIS
+                            ? "<td class=\"l\">"
+                            : "<td>");
             nt_buf_put_html(out, v);
             nt_buf_puts(out, "</td>");
         }
@@ -80,7 +95,7 @@ static void nt_tuning_html(const nt_rdoc_t *doc, nt_buf_t *out)
     if (cJSON_GetArraySize(env) > 0) {
         const cJSON *e;
         nt_buf_puts(out, "<h2>Environment for the launcher</h2>\n<pre>");
-        cJSON_ArrayForEach(e, env) {
+        cJSON_ArrayForEach (e, env) {
             nt_buf_put_html(out, e->string);
             nt_buf_puts(out, "=");
             nt_buf_put_html(out, cJSON_IsString(e) ? e->valuestring : "?");
@@ -91,8 +106,8 @@ static void nt_tuning_html(const nt_rdoc_t *doc, nt_buf_t *out)
     nt_buf_puts(out, "</body></html>\n");
 }
 
-nt_status_t nt_render_tuning(const nt_rdoc_t *doc, const char *format,
-                             const nt_render_opts_t *o, nt_buf_t *out)
+nt_status_t nt_render_tuning(const nt_rdoc_t *doc, const char *format, const nt_render_opts_t *o,
+                             nt_buf_t *out)
 {
     const cJSON *rules = cJSON_GetObjectItemCaseSensitive(doc->root, "rules"), *r;
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(doc->root, "env");
@@ -107,14 +122,14 @@ nt_status_t nt_render_tuning(const nt_rdoc_t *doc, const char *format,
     }
     if (strcmp(format, "csv") == 0) {
         for (size_t c = 0; c < NT_RULE_NCOLS; c++)
-            nt_buf_printf(out, "%s%s", c ? "," : "", c ? nt_rule_cols[c] : "index");
+            nt_buf_printf(out, "%s%s", c ? "," : "", c ? nt_rule_col(c) : "index");
         nt_buf_puts(out, "\r\n");
         int i = 0;
-        cJSON_ArrayForEach(r, rules) {
+        cJSON_ArrayForEach (r, rules) {
             nt_buf_printf(out, "%d", i++);
             for (size_t c = 1; c < NT_RULE_NCOLS; c++) {
                 char v[128];
-                nt_rule_value(r, nt_rule_cols[c], 1, v, sizeof(v));
+                nt_rule_value(r, nt_rule_col(c), 1, v, sizeof(v));
                 nt_buf_puts(out, ",");
                 nt_buf_put_csv(out, v);
             }
@@ -124,9 +139,12 @@ nt_status_t nt_render_tuning(const nt_rdoc_t *doc, const char *format,
     }
     if (strcmp(format, "text") != 0 && !md)
         return NT_ERR_UNSUPPORTED;
-    nt_buf_printf(out, "%snettune tuning file: %d rules (first match wins), source report %s\n",
+    nt_buf_printf(out, "%snettune tuning file: %d rules (first match wins), source report %s%s\n",
                   md ? "# " : "", cJSON_GetArraySize(rules),
-                  nt_json_get_str(doc->root, "source_report", "-"));
+                  nt_json_get_str(doc->root, "source_report", "-"),
+                  cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc->root, "completed"))
+                      ? " (partial: the tuner stopped at its time limit)"
+                      : "");
     nt_buf_puts(out, md ? "\n" : "");
     nt_tuning_table(doc, &t);
     nt_table_emit(&t, out, md ? NT_TABLE_MD : NT_TABLE_TEXT, 0, md ? 0 : 2);
@@ -135,14 +153,17 @@ nt_status_t nt_render_tuning(const nt_rdoc_t *doc, const char *format,
         const cJSON *e;
         nt_buf_puts(out, md ? "\n## Environment for the launcher\n\n```\n"
                             : "\nEnvironment for the launcher:\n");
-        cJSON_ArrayForEach(e, env) nt_buf_printf(out, "%s%s=%s\n", md ? "" : "  ", e->string,
-                                                 cJSON_IsString(e) ? e->valuestring : "?");
+        cJSON_ArrayForEach (e, env)
+            nt_buf_printf(out, "%s%s=%s\n", md ? "" : "  ", e->string,
+                          cJSON_IsString(e) ? e->valuestring : "?");
         nt_buf_puts(out, md ? "```\n" : "");
     }
     if (cJSON_GetArraySize(consts) > 0) {
         const cJSON *c;
-        nt_buf_puts(out, md ? "\nNCCL constant tables overridden:" : "\nNCCL constants overridden:");
-        cJSON_ArrayForEach(c, consts) nt_buf_printf(out, " %s", c->string);
+        nt_buf_puts(out,
+                    md ? "\nNCCL constant tables overridden:" : "\nNCCL constants overridden:");
+        cJSON_ArrayForEach (c, consts)
+            nt_buf_printf(out, " %s", c->string);
         nt_buf_puts(out, "\n");
     }
     return out->oom ? NT_ERR_NOMEM : NT_OK;

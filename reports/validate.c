@@ -4,9 +4,10 @@
  * interpreter of the keywords reports/schema/report.schema.json uses; the schema text is
  * compiled into the binary (schema_blob.S), so the checks cannot drift from the schema file
  * and the binary needs no data file. The tests compare the problems found here with
- * python3-jsonschema's on good and broken files. nettune.tuning/1 has no JSON Schema here: it
- * is checked by the rules the NCCL tuner plugin applies when it loads a file
- * (plugins/nccl-tuner/src/nt_tuning.c), so "valid" means "the plugin will take it". */
+ * python3-jsonschema's on good and broken files. nettune.tuning/1 is checked with the NCCL
+ * tuner plugin's own parser of a rule (plugins/nccl-tuner/src/nt_tuning.c, compiled in), so
+ * "valid" means "the plugin will take it"; reports/schema/tuning.schema.json describes the same
+ * format for other tools. */
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
@@ -18,6 +19,7 @@
 
 #include "nettune/log.h"
 #include "rpt.h"
+#include "nt_tuning.h" /* the plugin's definition of the rule format */
 
 /* The schema texts, NUL-terminated, from schema_blob.S (the diagnosis one may be empty). */
 extern const char nt_report_schema_json[];
@@ -664,56 +666,26 @@ static void nt_vreport_semantic(const cJSON *root, nt_problems_t *out)
 
 /* ---- nettune.tuning/1, as the plugin reads it ---- */
 
-static const char *const nt_colls[] = {"broadcast", "reduce", "allgather", "reducescatter",
-                                       "allreduce"};
-static const char *const nt_algos[] = {"tree", "ring", "collnet_direct", "collnet_chain",
-                                       "nvls", "nvls_tree", "pat"};
-static const char *const nt_protos[] = {"ll", "ll128", "simple"};
-#define NT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-static int nt_name_ok(const char *const *names, size_t n, const char *s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcasecmp(names[i], s) == 0)
-            return 1;
-    return 0;
-}
-
-/* An integer in [lo, hi] (the plugin's json_int). */
-static int nt_int_in(const cJSON *c, double lo, double hi, double *v)
-{
-    double d;
-    if (!cJSON_IsNumber(c))
-        return 0;
-    d = c->valuedouble;
-    if (!isfinite(d) || d < lo || d > hi || d != floor(d))
-        return 0;
-    *v = d;
-    return 1;
-}
-
+/* One rule, checked key by key with the plugin's own definition of the format
+ * (plugins/nccl-tuner/src/nt_tuning.c: nt_rule_keys, nt_tuning_rule_value), so that "valid"
+ * means "the plugin takes it" and every problem of the rule is listed at its key. */
 static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
 {
-    static const char *const keys[] = {"coll", "min_bytes", "max_bytes", "nnodes", "nranks",
-                                       "num_pipe_ops", "reg_buff", "algo", "proto",
-                                       "nchannels", "predicted_us", "measured_us"};
-    char path[64], kp[160];
+    char path[64], kp[160], msg[NT_ERR_LEN];
     const cJSON *c;
     unsigned seen = 0;
-    double minb = 0, maxb = 9007199254740992.0, v;
-    int has_coll = 0, sets = 0;
+    nt_rule_t rule;
 
     snprintf(path, sizeof(path), "$.rules[%d]", i);
     if (!cJSON_IsObject(r)) {
         nt_problem_add(out, path, "expected object, got %s", nt_json_type(r));
         return;
     }
-    cJSON_ArrayForEach(c, r) {
-        size_t k = 0;
-        while (k < NT_NELEM(keys) && strcmp(keys[k], c->string) != 0)
-            k++;
+    nt_tuning_rule_init(&rule, (uint32_t)i);
+    cJSON_ArrayForEach (c, r) {
+        int k = nt_tuning_rule_key(c->string);
         snprintf(kp, sizeof(kp), "%s.%.80s", path, c->string);
-        if (k == NT_NELEM(keys)) {
+        if (k < 0) {
             nt_problem_add(out, kp, "unknown rule key (the tuner plugin rejects the file)");
             continue;
         }
@@ -722,65 +694,20 @@ static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
             continue;
         }
         seen |= 1u << k;
-        if (cJSON_IsNull(c) && k != 0)
-            continue;
-        switch (k) {
-        case 0:
-            has_coll = 1;
-            if (!cJSON_IsString(c))
-                nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
-            else if (!nt_name_ok(nt_colls, NT_NELEM(nt_colls), c->valuestring))
-                nt_problem_add(out, kp, "expected one of allreduce, allgather, reducescatter, "
-                                        "broadcast, reduce (got \"%.40s\")", c->valuestring);
-            break;
-        case 1:
-        case 2:
-            if (!nt_int_in(c, 0, 9007199254740992.0, &v))
-                nt_problem_add(out, kp, "expected an integer from 0 to 2^53");
-            else if (k == 1)
-                minb = v;
-            else
-                maxb = v;
-            break;
-        case 3:
-        case 4:
-        case 5:
-            if (!nt_int_in(c, 1, INT_MAX, &v))
-                nt_problem_add(out, kp, "expected an integer from 1 to %d", INT_MAX);
-            break;
-        case 6:
-            if (!cJSON_IsBool(c) && !nt_int_in(c, 0, 1, &v))
-                nt_problem_add(out, kp, "expected 0, 1, false or true");
-            break;
-        case 7:
-        case 8:
-            sets = 1;
-            if (!cJSON_IsString(c))
-                nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
-            else if (k == 7 && !nt_name_ok(nt_algos, NT_NELEM(nt_algos), c->valuestring))
-                nt_problem_add(out, kp, "expected one of tree, ring, collnet_direct, "
-                                        "collnet_chain, nvls, nvls_tree, pat (got \"%.40s\")",
-                               c->valuestring);
-            else if (k == 8 && !nt_name_ok(nt_protos, NT_NELEM(nt_protos), c->valuestring))
-                nt_problem_add(out, kp, "expected one of ll, ll128, simple (got \"%.40s\")",
-                               c->valuestring);
-            break;
-        case 9:
-            sets = 1;
-            if (!nt_int_in(c, 1, 64, &v))
-                nt_problem_add(out, kp, "expected an integer from 1 to 64");
-            break;
-        default:
-            if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble) || c->valuedouble < 0)
-                nt_problem_add(out, kp, "expected a finite non-negative number");
+        if (nt_tuning_rule_value(k, c, &rule, msg, sizeof(msg))) {
+            nt_problem_add(out, kp, "%s", msg);
+            if (k == NT_RK_COLL)
+                rule.coll = 0; /* reported at its key: not "required" too */
+            if (k == NT_RK_ALGO)
+                rule.algo = 0;
+            if (k == NT_RK_PROTO)
+                rule.proto = 0;
+            if (k == NT_RK_NCHANNELS)
+                rule.nchannels = 1;
         }
     }
-    if (!has_coll)
-        nt_problem_add(out, path, "missing required key 'coll'");
-    if (minb > maxb)
-        nt_problem_add(out, path, "min_bytes is above max_bytes");
-    if (!sets)
-        nt_problem_add(out, path, "sets none of 'algo', 'proto', 'nchannels'");
+    if (nt_tuning_rule_finish(&rule, msg, sizeof(msg)))
+        nt_problem_add(out, path, "%s", msg);
 }
 
 static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth,
@@ -806,20 +733,7 @@ static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int de
 
 static void nt_vtuning(const cJSON *root, nt_problems_t *out)
 {
-    /* NCCL 2.28 ncclTunerConstants_v5_t shapes: 7 algorithms, 3 protocols, 3 hardware link
-     * types, 4 compute capabilities, 3 node scales (DESIGN.md "Tuning file"). */
-    static const struct {
-        const char *key;
-        int ndims, shape[3];
-    } tables[] = {
-        {"base_latencies_us", 2, {7, 3, 0}},
-        {"hw_latencies_us", 3, {3, 7, 3}},
-        {"ll_max_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_ring_ll128_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_tree_ll128_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_tree_bws_GBps", 2, {4, 3, 0}},
-        {"per_ch_max_nvls_tree_bws_GBps", 2, {4, 3, 0}},
-    };
+    const cJSON *completed = cJSON_GetObjectItemCaseSensitive(root, "completed");
     const cJSON *rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
     const cJSON *consts = cJSON_GetObjectItemCaseSensitive(root, "constants");
@@ -834,6 +748,8 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
         nt_problem_add(out, "$.rules", "more than 65536 rules (the tuner plugin's limit)");
     else
         cJSON_ArrayForEach(c, rules) nt_vtuning_rule(c, i++, out);
+    if (completed && !cJSON_IsBool(completed))
+        nt_problem_add(out, "$.completed", "expected boolean, got %s", nt_json_type(completed));
     if (env && !cJSON_IsObject(env)) {
         nt_problem_add(out, "$.env", "expected object, got %s", nt_json_type(env));
     } else if (env) {
@@ -850,17 +766,16 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
         return;
     }
     cJSON_ArrayForEach(c, consts) {
-        size_t t = 0;
+        int ndims = 0, shape[3];
+        int t = nt_tuning_const_table(c->string, &ndims, shape);
         nt_buf_t path;
-        while (t < NT_NELEM(tables) && strcmp(tables[t].key, c->string) != 0)
-            t++;
         nt_buf_init(&path);
         nt_buf_puts(&path, "$.constants");
         nt_path_key(&path, c->string);
-        if (t == NT_NELEM(tables))
+        if (t < 0)
             nt_problem_add(out, nt_path_str(&path), "unknown table");
         else if (!cJSON_IsNull(c))
-            nt_vtuning_table(c, tables[t].shape, tables[t].ndims, 0, &path, out);
+            nt_vtuning_table(c, shape, ndims, 0, &path, out);
         nt_buf_cleanup(&path);
     }
 }

@@ -1,6 +1,10 @@
 # The NCCL tuner plugin in the top-level build. Its own Makefile does the work (it builds on
 # its own too); this file only points it at build/ and registers the suite targets.
 NTP_DIR  := plugins/nccl-tuner
+# The plugin's tuning-file parser is the one definition of nettune.tuning/1: nettune report
+# and nettune tune link this object (built with the project's flags) and include $(NTP_SRC).
+NTP_SRC  := $(NTP_DIR)/src
+NT_TUNING_FMT_OBJ := $(OBJ)/$(NTP_SRC)/nt_tuning.o
 NTP_LIB  := $(LIBDIR)/libnccl-tuner-nettune.so
 NTP_MAKE  = $(MAKE) --no-print-directory -C $(NTP_DIR) OUT=$(abspath $(BUILD))/nccl-tuner \
             LIBOUT=$(abspath $(LIBDIR))

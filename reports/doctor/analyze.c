@@ -1,12 +1,14 @@
 /* Reading: every line of every input goes through feed_line once, which records bounded facts
  * (counts, first evidence lines, per-rank flags). The diagnosis (diagnose.c) runs afterwards. */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "analyze_int.h"
+#include "nettune/rdoc.h"
 
 /* ---- small containers ------------------------------------------------------------------- */
 
@@ -153,6 +155,12 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb) {
   d->nnodes = d->nranks = d->local_ranks = -1;
   d->nics_min = d->nics_max = -1;
   d->run_ranks = -1;
+  d->ncclt = nt_ncclt_reader_create();
+  if (!d->ncclt) {
+    free(d->sig);
+    free(d);
+    return NULL;
+  }
   nt_hw_init(&d->hw);
   return d;
 }
@@ -215,8 +223,7 @@ void nt_doctor_destroy(nt_doctor_t *d) {
   nt_evlist_free(&d->warn_unexplained);
   for (size_t i = 0; i < d->ntables; i++) table_free(&d->tables[i]);
   free(d->tables);
-  free(d->run_coll);
-  free(d->run_model);
+  nt_ncclt_reader_destroy(d->ncclt);
   free(d->run_algo);
   nt_map_cleanup(&d->run_hosts);
   free(d->report_path);
@@ -389,67 +396,28 @@ static void scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line) {
   }
 }
 
-/* nccl-tests binaries are named <coll>_perf (all_reduce_perf, all_reduce_perf_mpi, ...). */
-static void scan_coll(nt_doctor_t *d, const char *s) {
-  static const char *const colls[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
-                                      "sendrecv",   "broadcast",  "reduce",         "gather",
-                                      "scatter",    "hypercube"};
-  for (const char *p = strstr(s, "_perf"); p; p = strstr(p + 5, "_perf")) { /* any "_perf" in a path before */
-    for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-      size_t n = strlen(colls[i]);
-      if ((size_t)(p - s) >= n && memcmp(p - n, colls[i], n) == 0 &&
-          (p - n == s || !isalnum((unsigned char)p[-(long)n - 1]))) {
-        replace_str(&d->run_coll, colls[i], n);
-        return;
-      }
-    }
-  }
-}
-
 /* ---- nccl-tests --------------------------------------------------------------------------- */
 
 static void run_reset(nt_doctor_t *d) {
   nt_map_cleanup(&d->run_hosts);
   nt_map_init(&d->run_hosts);
   d->run_ranks = -1;
-  free(d->run_model);
-  d->run_model = NULL;
   d->run_input = d->cur;
   d->open_table = NULL;
 }
 
-/* "#  Rank  0 Group  0 Pid 295203 on     node01 device  0 [0x18] NVIDIA H100 80GB HBM3" */
-static int parse_device_line(nt_doctor_t *d, const char *s) {
-  const char *p = s;
-  if (*p != '#') return 0;
-  p++;
-  while (*p == ' ') p++;
-  if (!starts(p, "Rank ")) return 0;
-  long rank = find_int_after(p, "Rank ");
-  const char *on = strstr(p, " on ");
-  const char *dev = on ? strstr(on, " device ") : NULL;
-  if (rank < 0 || !on || !dev) return 0;
-  const char *h = on + 4;
-  while (*h == ' ') h++;
-  const char *he = h;
-  while (*he && *he != ' ') he++;
-  long hi = nt_map_put(&d->run_hosts, h, (size_t)(he - h));
+/* A device line ("#  Rank  0 Group  0 Pid 295203 on node01 device  0 [0x18] NVIDIA H100"), parsed
+ * by the nccl-tests reader: the host joins the run and the rank's host is known. */
+static void record_device(nt_doctor_t *d, const nt_ncclt_device_t *dev) {
+  long hi = nt_map_put(&d->run_hosts, dev->host, dev->host_len);
   if (hi >= 0) d->run_hosts.vals[hi]++;
-  long gh = nt_map_put(&d->hosts, h, (size_t)(he - h));
-  set_rank_host(d, rank, gh);
-  if (rank + 1 > d->run_ranks) d->run_ranks = (int)rank + 1;
-  const char *m = strchr(dev, ']');
-  if (m && !d->run_model) {
-    m++;
-    while (*m == ' ') m++;
-    size_t n = strlen(m);
-    while (n > 0 && m[n - 1] == ' ') n--;
-    if (n) d->run_model = dupn(m, n);
-  }
-  return 1;
+  long gh = nt_map_put(&d->hosts, dev->host, dev->host_len);
+  set_rank_host(d, dev->rank, gh);
+  if (dev->rank + 1 > d->run_ranks) d->run_ranks = (int)dev->rank + 1;
 }
 
-static nt_table_t *table_open(nt_doctor_t *d) {
+/* The table the nccl-tests reader just opened (its index `sweep`), with the doctor's own fields. */
+static nt_table_t *table_open(nt_doctor_t *d, size_t sweep) {
   if (d->ntables >= NT_MAX_TABLES) {
     d->tables_dropped++;
     return NULL;
@@ -459,93 +427,36 @@ static nt_table_t *table_open(nt_doctor_t *d) {
     if (!n) return NULL;
     d->tables = n;
   }
+  const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, sweep);
   nt_table_t *t = &d->tables[d->ntables++];
   memset(t, 0, sizeof(*t));
+  t->sweep = sweep;
   t->input = d->cur;
   t->header_line = d->inputs[d->cur].lines;
-  t->coll = d->run_coll ? strdup(d->run_coll) : NULL;
+  t->coll = lt->coll ? strdup(lt->coll) : NULL;
   t->coll_source = t->coll ? "log" : NULL;
-  t->gpu_model = d->run_model ? strdup(d->run_model) : NULL;
+  t->gpu_model = lt->gpu_model ? strdup(lt->gpu_model) : NULL;
   const char *algo = env_value(d, "NCCL_ALGO");
   t->algo = algo ? strdup(algo) : NULL;
   t->avg_busbw = -1;
-  t->nranks = d->run_ranks;
-  t->nhosts = d->run_hosts.n ? (int)d->run_hosts.n : -1;
-  t->gpus_per_host = -1;
-  for (size_t i = 0; i < d->run_hosts.n; i++)
-    if (d->run_hosts.vals[i] > t->gpus_per_host) t->gpus_per_host = (int)d->run_hosts.vals[i];
+  t->nranks = lt->nranks;
+  t->nhosts = lt->nhosts;
+  t->gpus_per_host = lt->gpus_per_host;
   t->verdict = "not_judged";
   return t;
 }
 
-/* Bytes per element of an nccl-tests type name, 0 if unknown. */
-static int type_size(const char *t, size_t l) {
-  static const struct {
-    const char *name;
-    int size;
-  } types[] = {{"int8", 1},   {"uint8", 1},    {"char", 1},  {"half", 2},   {"bfloat16", 2}, {"float16", 2},
-               {"int32", 4},  {"uint32", 4},   {"int", 4},   {"float", 4},  {"float32", 4},  {"int64", 8},
-               {"uint64", 8}, {"double", 8},   {"float64", 8}, {"f8e4m3", 1}, {"f8e5m2", 1}};
-  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-    if (strlen(types[i].name) == l && memcmp(types[i].name, t, l) == 0) return types[i].size;
-  return 0;
-}
-
-/* A data row: size count type [redop] [root] then out-of-place time algbw busbw wrong and
- * in-place time algbw busbw wrong. Columns differ between nccl-tests versions and collectives
- * (alltoall leaves redop empty), so the row is read from both ends; between type and the
- * out-of-place time, a number is the root, a word the reduction ("none" for none). */
-static int parse_row(const char *s, nt_row_t *row) {
-  const char *tok[24];
-  size_t len[24], n = 0;
-  for (const char *p = s; *p && n < 24;) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (!*p) break;
-    tok[n] = p;
-    while (*p && *p != ' ' && *p != '\t') p++;
-    len[n] = (size_t)(p - tok[n]);
-    n++;
-  }
-  if (n < 10 || n > 16) return 0;
-  for (size_t i = 0; i < len[0]; i++)
-    if (!isdigit((unsigned char)tok[0][i])) return 0;
-  for (size_t i = 0; i < len[1]; i++)
-    if (!isdigit((unsigned char)tok[1][i])) return 0;
-  double v[8];
-  for (int k = 0; k < 8; k++) {
-    const char *t = tok[n - 8 + k];
-    size_t l = len[n - 8 + k];
-    if (k == 3 || k == 7) { /* #wrong / error: a number or N/A */
-      if (!(l == 3 && memcmp(t, "N/A", 3) == 0) && !isdigit((unsigned char)t[0])) return 0;
-      continue;
-    }
-    char buf[40], *end;
-    if (l >= sizeof(buf)) return 0;
-    memcpy(buf, t, l);
-    buf[l] = '\0';
-    v[k] = strtod(buf, &end);
-    if (*end || end == buf) return 0;
-  }
-  row->bytes = strtoull(tok[0], NULL, 10);
-  row->count = strtoull(tok[1], NULL, 10);
-  row->busbw_oop = v[2];
-  row->busbw_ip = v[6];
-  row->algbw_oop = v[1];
-  row->typesize = n >= 11 ? type_size(tok[2], len[2]) : 0;
-  row->redop = -1;
-  row->root = -1;
-  for (size_t i = 3; i + 8 < n; i++) {
-    if (isdigit((unsigned char)tok[i][0]) || tok[i][0] == '-') {
-      row->root = strtol(tok[i], NULL, 10);
-    } else {
-      row->redop = !(len[i] == 4 && memcmp(tok[i], "none", 4) == 0);
-    }
-  }
-  if (row->redop < 0 && n == 11) row->redop = 0; /* size count type + 8: the redop column left empty */
-  return 1;
-}
-
-static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_row_t *r, const char *line) {
+static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *lr, const char *line) {
+  nt_row_t row, *r = &row;
+  memset(r, 0, sizeof(*r));
+  r->bytes = lr->bytes;
+  r->count = lr->count;
+  r->busbw_oop = lr->busbw_GBps[0];
+  r->busbw_ip = lr->busbw_GBps[1];
+  r->algbw_oop = lr->algbw_GBps[0];
+  r->typesize = lr->typesize;
+  r->redop = lr->redop_kind;
+  r->root = lr->root;
   t->rows++;
   /* keep the NT_TOP_ROWS largest sizes, descending; a repeated size keeps its later row */
   size_t pos = t->ntop;
@@ -576,51 +487,36 @@ static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_row_t *r, cons
   t->ntop++;
 }
 
-/* Returns 1 if the line belongs to nccl-tests' output. */
+/* Returns 1 if the line belongs to nccl-tests' output (read by lib/nccltests.c). */
 static int feed_tests(nt_doctor_t *d, const char *body, const char *line) {
-  const char *p = body;
-  int hash = 0;
-  if (*p == '#') {
-    hash = 1;
-    p++;
-    while (*p == ' ') p++;
-  }
-  if (starts(p, "nThread ") && strstr(p, "minBytes")) {
+  switch (nt_ncclt_reader_feed(d->ncclt, body, d->inputs[d->cur].lines)) {
+  case NT_NCCLT_NONE:
+    return 0;
+  case NT_NCCLT_RUN:
     run_reset(d);
     d->tests_started = 1;
     return 1;
-  }
-  if (hash && starts(p, "Collective test starting:")) { /* nccl-tests 2.14 and later name the test */
-    scan_coll(d, p);
+  case NT_NCCLT_DEVICE:
+    record_device(d, nt_ncclt_reader_device(d->ncclt));
     return 1;
-  }
-  if (hash && starts(p, "nccl-tests version")) return 1;
-  if (hash && starts(p, "Using devices")) return 1;
-  if (hash && parse_device_line(d, body)) return 1;
-  if (hash && strstr(p, "size") && strstr(p, "count") && strstr(p, "busbw")) {
-    d->open_table = table_open(d);
+  case NT_NCCLT_TABLE:
+    d->open_table = table_open(d, nt_ncclt_reader_ntables(d->ncclt) - 1);
     return 1;
-  }
-  if (hash && (starts(p, "(B)") || strstr(p, "out-of-place"))) return 1;
-  if (hash && starts(p, "Avg bus bandwidth")) {
-    const char *c = strchr(p, ':');
-    if (d->open_table && c) {
-      d->open_table->avg_busbw = strtod(c + 1, NULL);
-      d->open_table->complete = 1;
+  case NT_NCCLT_ROW:
+    if (d->open_table) table_add_row(d, d->open_table, nt_ncclt_reader_row(d->ncclt), line);
+    d->last_progress_seq = d->seq;
+    return 1;
+  case NT_NCCLT_END:
+    if (d->open_table) {
+      const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, d->open_table->sweep);
+      d->open_table->avg_busbw = lt->avg_busbw_GBps;
+      d->open_table->complete = lt->complete;
     }
     d->open_table = NULL;
     d->last_progress_seq = d->seq;
     return 1;
-  }
-  if (hash && (starts(p, "Out of bounds values") || starts(p, "Errors with asserts"))) return 1;
-  if (!hash && d->open_table && d->open_table->input == d->cur) {
-    nt_row_t r;
-    memset(&r, 0, sizeof(r));
-    if (parse_row(body, &r)) {
-      table_add_row(d, d->open_table, &r, line);
-      d->last_progress_seq = d->seq;
-      return 1;
-    }
+  case NT_NCCLT_META:
+    return 1;
   }
   return 0;
 }
@@ -867,7 +763,7 @@ static void feed_line(nt_doctor_t *d, const char *line) {
   if (nccl) {
     feed_nccl(d, &l, line);
   } else {
-    scan_coll(d, l.body);
+    nt_ncclt_reader_scan_coll(d->ncclt, l.body);
     if (strstr(l.body, "NCCL_")) scan_cmdline_env(d, l.body, line);
   }
   if (l.level == NT_LVL_WARN && !sig) nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
@@ -911,6 +807,7 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
   char nul[64] = "";
   int first = 1;
   d->open_table = NULL;
+  nt_ncclt_reader_new_input(d->ncclt, d->cur);
   while ((rc = nt_linereader_next(r, &line, &len)) == 1) {
     if (first && nt_linereader_is_binary(r)) break;
     first = 0;
@@ -966,83 +863,47 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
 /* ---- --report ------------------------------------------------------------------------------ */
 
 int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    snprintf(err, errlen, "cannot open report '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n + 1 >= cap) {
-      if (cap >= (512u << 20)) break;
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - 1 - n, fp);
-    if (!got) break;
-    n += got;
-  }
-  fclose(fp);
-  if (!buf) {
-    snprintf(err, errlen, "cannot read report '%s': out of memory", path);
-    return -1;
-  }
-  buf[n] = '\0';
-  cJSON *root = cJSON_Parse(buf);
-  free(buf);
-  const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-  if (!root || !cJSON_IsString(schema) || strcmp(schema->valuestring, "nettune.report/1") != 0) {
-    snprintf(err, errlen, "report '%s' is not a nettune.report/1 document (JSON with \"schema\": \"nettune.report/1\")", path);
-    cJSON_Delete(root);
+  nt_rdoc_t doc;
+  nt_status_t st = nt_rdoc_open(path, &doc); /* lib/rdoc.c: the one report reader */
+  if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
+    if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
+      snprintf(err, errlen, "cannot open report '%s': %s", path, nt_status_string(st));
+    else
+      snprintf(err, errlen, "report '%s' is not a nettune.report/1 document (JSON with \"schema\": \"nettune.report/1\")", path);
+    nt_rdoc_close(&doc);
     return -1;
   }
   free(d->report_path);
   d->report_path = strdup(path);
-  const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
-  int min_active = -1, max_gpus = -1, ni = 0;
+  int min_active = -1, max_gpus = -1;
   double min_rate = -1;
   const char *model = NULL;
-  const cJSON *node;
-  cJSON_ArrayForEach(node, nodes) {
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(node, "hostname");
-    const cJSON *nics = cJSON_GetObjectItemCaseSensitive(node, "nics");
-    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
-    int active = 0, k = 0;
-    const cJSON *nic;
-    cJSON_ArrayForEach(nic, nics) {
-      const cJSON *st = cJSON_GetObjectItemCaseSensitive(nic, "state");
-      const cJSON *nm = cJSON_GetObjectItemCaseSensitive(nic, "name");
-      const cJSON *port = cJSON_GetObjectItemCaseSensitive(nic, "port");
-      const cJSON *rate = cJSON_GetObjectItemCaseSensitive(nic, "rate_Gbps");
-      if (cJSON_IsString(st) && strcmp(st->valuestring, "ACTIVE") == 0) {
-        char text[300];
-        active++;
-        d->report_active_ports++;
-        snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE%s", ni, k,
-                 cJSON_IsString(host) ? host->valuestring : "?", cJSON_IsString(nm) ? nm->valuestring : "?",
-                 cJSON_IsNumber(port) ? port->valueint : 0, "");
-        nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
-        if (cJSON_IsString(host)) nt_map_put(&d->report_hosts, host->valuestring, strlen(host->valuestring));
-        if (cJSON_IsNumber(rate) && (min_rate < 0 || rate->valuedouble < min_rate)) min_rate = rate->valuedouble;
-      }
-      k++;
+  /* file order, as the evidence names nodes[i] */
+  int nfile = 0;
+  for (size_t i = 0; i < doc.nnodes; i++)
+    if (doc.nodes[i].index + 1 > nfile) nfile = doc.nodes[i].index + 1;
+  for (int ni = 0; ni < nfile; ni++) {
+    const nt_rnode_t *nd = NULL;
+    for (size_t i = 0; i < doc.nnodes && !nd; i++)
+      if (doc.nodes[i].index == ni) nd = &doc.nodes[i];
+    if (!nd) continue;
+    for (int k = 0; k < nd->nnics && nd->nics; k++) {
+      const nt_rnic_t *c = &nd->nics[k];
+      if (strcmp(c->state, "ACTIVE") != 0) continue;
+      char text[300];
+      d->report_active_ports++;
+      snprintf(text, sizeof(text), "nodes[%d].nics[%d]: %s %s port %d state ACTIVE", ni, k, nd->host,
+               *c->name ? c->name : "?", c->port > 0 ? c->port : 0);
+      nt_evlist_add(&d->report_ev, (unsigned)-1, 0, text);
+      nt_map_put(&d->report_hosts, nd->host, strlen(nd->host));
+      if (!isnan(c->rate_Gbps) && (min_rate < 0 || c->rate_Gbps < min_rate)) min_rate = c->rate_Gbps;
     }
-    if (cJSON_IsArray(nics) && (min_active < 0 || active < min_active)) min_active = active;
-    if (cJSON_IsArray(gpus)) {
-      int g = cJSON_GetArraySize(gpus);
-      if (g > max_gpus) max_gpus = g;
-      const cJSON *g0 = cJSON_GetArrayItem(gpus, 0);
-      const cJSON *gn = cJSON_GetObjectItemCaseSensitive(g0, "name");
-      if (!model && cJSON_IsString(gn)) model = gn->valuestring;
+    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "nics")) && (min_active < 0 || nd->nics_active < min_active))
+      min_active = nd->nics_active;
+    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(nd->j, "gpus"))) {
+      if (nd->ngpus > max_gpus) max_gpus = nd->ngpus;
+      if (!model && nd->gpu_model) model = nd->gpu_model;
     }
-    ni++;
   }
   int used = 0;
   if (hw->gpus_per_node < 0 && max_gpus > 0) hw->gpus_per_node = max_gpus, used = 1;
@@ -1050,6 +911,6 @@ int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *e
   if (hw->nic_rate_Gbps < 0 && min_rate > 0) hw->nic_rate_Gbps = min_rate, used = 1;
   if (!hw->gpu_model && model) hw->gpu_model = strdup(model), used = 1;
   if (used && !hw->source) hw->source = strdup("report");
-  cJSON_Delete(root);
+  nt_rdoc_close(&doc);
   return 0;
 }

@@ -4,6 +4,7 @@
 #define NT_DOCTOR_ANALYZE_INT_H
 
 #include "doctor.h"
+#include "nettune/nccltests.h"
 
 #define NT_MAX_INPUTS 100000
 #define NT_MAX_SET 65536     /* hosts, processes, env names, versions ... */
@@ -70,6 +71,7 @@ typedef struct {
 } nt_row_t;
 
 typedef struct {
+  size_t sweep;          /* the table in the nccl-tests reader (every row): nt_ncclt_reader_table */
   unsigned input;
   unsigned long header_line;
   char *coll;            /* "all_reduce", ... or NULL */
@@ -172,13 +174,14 @@ struct nt_doctor {
 
   nt_evlist_t warn_unexplained;
 
-  /* nccl-tests */
+  /* nccl-tests: lib/nccltests.c reads the tables; the doctor keeps its judgement per table */
+  nt_ncclt_reader_t *ncclt;
   nt_table_t *tables;
   size_t ntables;
   unsigned long tables_dropped;
   nt_table_t *open_table; /* table receiving rows, or NULL */
   /* run context (reset by each "# nThread" header) */
-  char *run_coll, *run_model, *run_algo;
+  char *run_algo;
   nt_map_t run_hosts;
   int run_ranks;
   unsigned run_input;

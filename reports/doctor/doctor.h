@@ -2,8 +2,8 @@
  * base kept as data (reports/doctor/knowledge.json), and writes text and nettune.diagnosis/1.
  *
  * Internal to reports/doctor: nothing here is part of libnettune's API. The pieces are
- *   reader.c   bounded-memory line reader (binary detection, long-line truncation)
- *   parse.c    launcher prefixes and NCCL's "host:pid:tid [dev] NCCL INFO" prefix
+ *   lib/linereader.c, lib/logline.c (include/nettune/logline.h): the bounded-memory line
+ *              reader and the launcher/NCCL line prefixes, shared with nettune tune
  *   kb.c       the knowledge base (embedded at build time, or --kb FILE)
  *   analyze.c  facts gathered line by line, then the diagnosis
  *   output.c   human text and the JSON document
@@ -17,77 +17,15 @@
 
 #include <cJSON.h>
 
+#include "nettune/logline.h"
+
 #define NT_DOCTOR_SCHEMA "nettune.diagnosis/1"
 #define NT_DOCTOR_KB_SCHEMA "nettune.doctor-kb/1"
 
-/* Longest line kept, in bytes; the rest of a longer line is skipped and counted. */
-#define NT_LINE_MAX 4096
 /* Evidence lines kept per finding; the total count is kept too. */
 #define NT_EVIDENCE_MAX 6
 
 typedef enum { NT_SEV_INFO = 0, NT_SEV_WARN = 1, NT_SEV_ERROR = 2 } nt_severity_t;
-
-/* ---- reader.c ---------------------------------------------------------------------------- */
-
-typedef struct nt_linereader nt_linereader_t;
-
-/* Opens `path` ("-" = stdin) for line-by-line reading with a fixed-size buffer, so memory
- * stays bounded whatever the file size or line length. Returns NULL and sets errno on failure. */
-nt_linereader_t *nt_linereader_open(const char *path);
-
-/* Wraps an already open stream (not closed by nt_linereader_close). Used by the fuzz target. */
-nt_linereader_t *nt_linereader_open_stream(FILE *fp);
-
-/* Reads the next line into an internal buffer, NUL-terminated, without '\n' or a trailing '\r'.
- * A run of NUL bytes (the padding a node crash or a damaged filesystem leaves in a log) ends a
- * line like '\n' does and is skipped; the bytes are counted (nt_linereader_nul_bytes), and text
- * after the run is returned as its own line, numbered like the line it sits on.
- * Lines longer than NT_LINE_MAX - 1 bytes are cut there (the rest is skipped and counted in
- * nt_linereader_truncated). Returns 1 with a line, 0 at end of file, -1 on a read error (errno set). */
-int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len);
-
-/* 1 if the first block of the file is not text: a binary or compressed format (ELF, gzip, bzip2,
- * xz, zstd, zip by their magic numbers), or mostly control characters or non-UTF-8 bytes once NUL
- * bytes are left out; 2 for UTF-16 text (a byte-order mark). Decided on the first
- * nt_linereader_next call. NUL bytes alone do not make a file binary. */
-int nt_linereader_is_binary(const nt_linereader_t *r);
-
-/* Number of the line (counted in '\n', 1-based) the last returned line starts on. */
-unsigned long nt_linereader_lineno(const nt_linereader_t *r);
-
-/* Lines cut at NT_LINE_MAX so far. */
-unsigned long nt_linereader_truncated(const nt_linereader_t *r);
-
-/* NUL bytes skipped so far. */
-uint64_t nt_linereader_nul_bytes(const nt_linereader_t *r);
-
-/* Bytes consumed so far. */
-uint64_t nt_linereader_bytes(const nt_linereader_t *r);
-
-/* Closes the file (unless it was given with _open_stream) and frees the reader; NULL is fine. */
-void nt_linereader_close(nt_linereader_t *r);
-
-/* ---- parse.c ----------------------------------------------------------------------------- */
-
-typedef enum { NT_LVL_NONE = 0, NT_LVL_INFO, NT_LVL_WARN } nt_level_t;
-
-/* One log line split into its parts. Pointers point into the line given to nt_line_parse. */
-typedef struct {
-  const char *body;     /* the line without launcher prefix and timestamp */
-  const char *host;     /* NCCL prefix host, or NULL */
-  size_t host_len;
-  long pid;             /* NCCL prefix pid, or -1 */
-  int dev;              /* NCCL prefix [dev], or -1 */
-  long task;            /* launcher task: srun "N:", Open MPI "[job,N]<stdout>:", torchrun; -1 */
-  nt_level_t level;     /* NCCL INFO / WARN (also "file.cc:NN WARN" without the NCCL word) */
-  const char *msg;      /* text after "NCCL INFO " / "NCCL WARN " (or body when level NONE) */
-} nt_logline_t;
-
-/* Splits `line` (NUL-terminated) into launcher prefix, NCCL prefix and message. Accepts srun
- * `0: ` and Open MPI `[1,0]<stdout>:` prefixes, torchrun `[rank0]:` / `[default0]:`, a leading
- * `[YYYY-MM-DD hh:mm:ss]` timestamp, and NCCL's `host:pid:tid [dev]` prefix (NCCL 2.7 and later
- * print it from src/debug.cc). Never fails: unknown lines come back with level NONE. */
-void nt_line_parse(const char *line, nt_logline_t *out);
 
 /* ---- kb.c -------------------------------------------------------------------------------- */
 

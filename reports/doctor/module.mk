@@ -4,7 +4,12 @@
 # --kb FILE replaces it.
 
 DOCTOR_DIR  := reports/doctor
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,reader.c parse.c kb.c analyze.c diagnose.c output.c)
+# The line reader, the line prefixes, the nccl-tests reader, the anomaly rule and the report
+# reader live in lib/ (shared with nettune tune and nettune report); the doctor links their
+# objects directly (libc + cJSON only).
+DOCTOR_LIB_SRCS := lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c \
+                   lib/report.c lib/output.c lib/log.c lib/status.c
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,kb.c analyze.c diagnose.c output.c) $(DOCTOR_LIB_SRCS)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit

@@ -70,6 +70,7 @@ static void rule_defaults(nt_rule_t *r) {
   r->reg_buff = -1;
   r->algo = -1;
   r->proto = -1;
+  r->basis = -1;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -86,105 +87,126 @@ static int json_int(const cJSON *c, double lo, double hi, uint64_t *v) {
   return 1;
 }
 
-enum {
-  K_COLL, K_MIN, K_MAX, K_NNODES, K_NRANKS, K_PIPE, K_REG, K_ALGO, K_PROTO, K_NCH, K_PRED,
-  K_MEAS, K_COUNT
-};
-static const char *const rule_keys[K_COUNT] = {
-    "coll", "min_bytes", "max_bytes", "nnodes", "nranks", "num_pipe_ops", "reg_buff", "algo",
-    "proto", "nchannels", "predicted_us", "measured_us"};
+/* The rule keys, in the order the tuning file writes them (nt_tuning.h: NT_RK_*). */
+const char *const nt_rule_keys[NT_RK_COUNT] = {
+    "coll",      "min_bytes",    "max_bytes",   "nnodes", "nranks", "num_pipe_ops", "reg_buff",
+    "algo",      "proto",        "nchannels",   "basis",  "predicted_us", "measured_us"};
+
+static const char *const basis_names[NT_NUM_BASIS] = {"predicted", "measured", "inferred"};
+
+const char *nt_basis_name(int basis) {
+  return basis >= 0 && basis < NT_NUM_BASIS ? basis_names[basis] : "?";
+}
+
+int nt_tuning_rule_key(const char *key) {
+  for (int k = 0; k < NT_RK_COUNT; k++)
+    if (strcmp(nt_rule_keys[k], key) == 0) return k;
+  return -1;
+}
+
+void nt_tuning_rule_init(nt_rule_t *r, uint32_t src) {
+  rule_defaults(r);
+  r->src = src;
+}
+
+int nt_tuning_rule_value(int k, const cJSON *c, nt_rule_t *r, char *err, size_t errlen) {
+  if (cJSON_IsNull(c) && k != NT_RK_COLL) return 0; /* null = any / not given */
+  uint64_t v = 0;
+  int idx;
+  switch (k) {
+  case NT_RK_COLL:
+    if (!cJSON_IsString(c)) return fail(err, errlen, 1, "'coll' must be a string");
+    if ((idx = name_index(coll_names, NCCL_NUM_FUNCTIONS, c->valuestring)) < 0)
+      return fail(err, errlen, 1,
+                  "unknown coll '%.40s' (allreduce, allgather, reducescatter, broadcast, reduce)",
+                  c->valuestring);
+    r->coll = (int8_t)idx;
+    return 0;
+  case NT_RK_MIN_BYTES:
+  case NT_RK_MAX_BYTES:
+    if (!json_int(c, 0, NT_MAX_JSON_BYTES, &v))
+      return fail(err, errlen, 1, "'%s' must be an integer from 0 to 2^53", nt_rule_keys[k]);
+    if (k == NT_RK_MIN_BYTES) r->min_bytes = v;
+    else r->max_bytes = v;
+    return 0;
+  case NT_RK_NNODES:
+  case NT_RK_NRANKS:
+  case NT_RK_PIPE_OPS:
+    if (!json_int(c, 1, INT_MAX, &v))
+      return fail(err, errlen, 1, "'%s' must be an integer from 1 to %d", nt_rule_keys[k],
+                  INT_MAX);
+    if (k == NT_RK_NNODES) r->nnodes = (uint32_t)v;
+    else if (k == NT_RK_NRANKS) r->nranks = (uint32_t)v;
+    else r->pipe_ops = (uint32_t)v;
+    return 0;
+  case NT_RK_REG_BUFF:
+    if (cJSON_IsBool(c)) r->reg_buff = cJSON_IsTrue(c) ? 1 : 0;
+    else if (json_int(c, 0, 1, &v)) r->reg_buff = (int8_t)v;
+    else return fail(err, errlen, 1, "'reg_buff' must be 0 or 1");
+    return 0;
+  case NT_RK_ALGO:
+  case NT_RK_PROTO: {
+    int algo = k == NT_RK_ALGO;
+    if (!cJSON_IsString(c)) return fail(err, errlen, 1, "'%s' must be a string", nt_rule_keys[k]);
+    idx = algo ? name_index(algo_names, NCCL_NUM_ALGORITHMS, c->valuestring)
+               : name_index(proto_names, NCCL_NUM_PROTOCOLS, c->valuestring);
+    if (idx < 0)
+      return fail(err, errlen, 1, "unknown %s '%.40s' (%s)", nt_rule_keys[k], c->valuestring,
+                  algo ? "tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat"
+                       : "ll, ll128, simple");
+    if (algo) r->algo = (int8_t)idx;
+    else r->proto = (int8_t)idx;
+    return 0;
+  }
+  case NT_RK_NCHANNELS:
+    if (!json_int(c, 1, NT_MAX_NCHANNELS, &v))
+      return fail(err, errlen, 1, "'nchannels' must be an integer from 1 to %d", NT_MAX_NCHANNELS);
+    r->nchannels = (int8_t)v;
+    return 0;
+  case NT_RK_BASIS:
+    if (!cJSON_IsString(c)) return fail(err, errlen, 1, "'basis' must be a string");
+    if ((idx = name_index(basis_names, NT_NUM_BASIS, c->valuestring)) < 0)
+      return fail(err, errlen, 1, "unknown basis '%.40s' (predicted, measured, inferred)",
+                  c->valuestring);
+    r->basis = (int8_t)idx;
+    return 0;
+  case NT_RK_PREDICTED_US:
+  case NT_RK_MEASURED_US: /* informational, but must be sane */
+    if (!cJSON_IsNumber(c) || !__builtin_isfinite(c->valuedouble) || c->valuedouble < 0)
+      return fail(err, errlen, 1, "'%s' must be a finite non-negative number", nt_rule_keys[k]);
+    return 0;
+  default:
+    return fail(err, errlen, 1, "unknown key");
+  }
+}
+
+int nt_tuning_rule_finish(const nt_rule_t *r, char *err, size_t errlen) {
+  if (r->coll < 0) return fail(err, errlen, 1, "'coll' is required");
+  if (r->min_bytes > r->max_bytes) return fail(err, errlen, 1, "min_bytes is above max_bytes");
+  if (r->algo < 0 && r->proto < 0 && r->nchannels == 0)
+    return fail(err, errlen, 1, "sets none of 'algo', 'proto', 'nchannels'");
+  return 0;
+}
 
 static nt_tp_status_t parse_rule(const cJSON *obj, size_t i, nt_rule_t *r, char *err,
                                  size_t errlen) {
-  rule_defaults(r);
-  r->src = (uint32_t)i;
+  nt_tuning_rule_init(r, (uint32_t)i);
   if (!cJSON_IsObject(obj))
     return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: expected an object", i);
   unsigned seen = 0;
+  char msg[NT_ERR_LEN];
   for (const cJSON *c = obj->child; c; c = c->next) {
-    int k = 0;
-    while (k < K_COUNT && strcmp(rule_keys[k], c->string) != 0) k++;
-    if (k == K_COUNT)
+    int k = nt_tuning_rule_key(c->string);
+    if (k < 0)
       return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: unknown key '%s'", i, c->string);
     if (seen & (1u << k))
       return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: duplicate key '%s'", i, c->string);
     seen |= 1u << k;
-    if (cJSON_IsNull(c) && k != K_COLL) continue; /* null = any / not given */
-    uint64_t v = 0;
-    int idx;
-    switch (k) {
-    case K_COLL:
-      if (!cJSON_IsString(c))
-        return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: 'coll' must be a string", i);
-      if ((idx = name_index(coll_names, NCCL_NUM_FUNCTIONS, c->valuestring)) < 0)
-        return fail(err, errlen, NT_TP_ERR_FORMAT,
-                    "rules[%zu]: unknown coll '%.40s' (allreduce, allgather, reducescatter, "
-                    "broadcast, reduce)",
-                    i, c->valuestring);
-      r->coll = (int8_t)idx;
-      break;
-    case K_MIN:
-    case K_MAX:
-      if (!json_int(c, 0, NT_MAX_JSON_BYTES, &v))
-        return fail(err, errlen, NT_TP_ERR_FORMAT,
-                    "rules[%zu]: '%s' must be an integer from 0 to 2^53", i, rule_keys[k]);
-      if (k == K_MIN) r->min_bytes = v;
-      else r->max_bytes = v;
-      break;
-    case K_NNODES:
-    case K_NRANKS:
-    case K_PIPE:
-      if (!json_int(c, 1, INT_MAX, &v))
-        return fail(err, errlen, NT_TP_ERR_FORMAT,
-                    "rules[%zu]: '%s' must be an integer from 1 to %d", i, rule_keys[k], INT_MAX);
-      if (k == K_NNODES) r->nnodes = (uint32_t)v;
-      else if (k == K_NRANKS) r->nranks = (uint32_t)v;
-      else r->pipe_ops = (uint32_t)v;
-      break;
-    case K_REG:
-      if (cJSON_IsBool(c)) r->reg_buff = cJSON_IsTrue(c) ? 1 : 0;
-      else if (json_int(c, 0, 1, &v)) r->reg_buff = (int8_t)v;
-      else
-        return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: 'reg_buff' must be 0 or 1", i);
-      break;
-    case K_ALGO:
-    case K_PROTO: {
-      int algo = k == K_ALGO;
-      if (!cJSON_IsString(c))
-        return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: '%s' must be a string", i,
-                    rule_keys[k]);
-      idx = algo ? name_index(algo_names, NCCL_NUM_ALGORITHMS, c->valuestring)
-                 : name_index(proto_names, NCCL_NUM_PROTOCOLS, c->valuestring);
-      if (idx < 0)
-        return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: unknown %s '%.40s' (%s)", i,
-                    rule_keys[k], c->valuestring,
-                    algo ? "tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat"
-                         : "ll, ll128, simple");
-      if (algo) r->algo = (int8_t)idx;
-      else r->proto = (int8_t)idx;
-      break;
-    }
-    case K_NCH:
-      if (!json_int(c, 1, NT_MAX_NCHANNELS, &v))
-        return fail(err, errlen, NT_TP_ERR_FORMAT,
-                    "rules[%zu]: 'nchannels' must be an integer from 1 to %d", i,
-                    NT_MAX_NCHANNELS);
-      r->nchannels = (int8_t)v;
-      break;
-    default: /* predicted_us, measured_us: informational, but must be sane */
-      if (!cJSON_IsNumber(c) || !__builtin_isfinite(c->valuedouble) || c->valuedouble < 0)
-        return fail(err, errlen, NT_TP_ERR_FORMAT,
-                    "rules[%zu]: '%s' must be a finite non-negative number", i, rule_keys[k]);
-      break;
-    }
+    if (nt_tuning_rule_value(k, c, r, msg, sizeof(msg)))
+      return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: %s", i, msg);
   }
-  if (r->coll < 0)
-    return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: 'coll' is required", i);
-  if (r->min_bytes > r->max_bytes)
-    return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: min_bytes is above max_bytes", i);
-  if (r->algo < 0 && r->proto < 0 && r->nchannels == 0)
-    return fail(err, errlen, NT_TP_ERR_FORMAT,
-                "rules[%zu]: sets none of 'algo', 'proto', 'nchannels'", i);
+  if (nt_tuning_rule_finish(r, msg, sizeof(msg)))
+    return fail(err, errlen, NT_TP_ERR_FORMAT, "rules[%zu]: %s", i, msg);
   return NT_TP_OK;
 }
 
@@ -215,6 +237,16 @@ static const struct const_table const_tables[] = {
      offsetof(ncclTunerConstants_v5_t, perChMaxNVLSTreeBws), 2,
      {NCCL_NUM_COMPCAPS, NCCL_NUM_TUNING_SCALES, 0}},
 };
+
+int nt_tuning_const_table(const char *key, int *ndims, int shape[3]) {
+  for (size_t k = 0; k < sizeof(const_tables) / sizeof(const_tables[0]); k++)
+    if (strcmp(const_tables[k].key, key) == 0) {
+      *ndims = const_tables[k].ndims;
+      for (int d = 0; d < 3; d++) shape[d] = const_tables[k].shape[d];
+      return (int)k;
+    }
+  return -1;
+}
 
 /* Fills dst (row-major) from nested arrays of exactly the given shape. */
 static nt_tp_status_t parse_table(const cJSON *a, const struct const_table *t, int depth,
@@ -276,6 +308,7 @@ nt_tp_status_t nt_tuning_parse_json(const char *buf, size_t len, nt_tuning_t *ou
                                     size_t errlen) {
   memset(out, 0, sizeof(*out));
   out->format = NT_FORMAT_JSON;
+  out->completed = 1;
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
   if (!root) {
@@ -306,6 +339,13 @@ nt_tp_status_t nt_tuning_parse_json(const char *buf, size_t len, nt_tuning_t *ou
               schema->valuestring);
     goto out_root;
   }
+  const cJSON *completed = cJSON_GetObjectItemCaseSensitive(root, "completed");
+  out->completed = 1;
+  if (completed && !cJSON_IsBool(completed)) {
+    st = fail(err, errlen, NT_TP_ERR_FORMAT, "'completed' must be true or false");
+    goto out_root;
+  }
+  if (cJSON_IsFalse(completed)) out->completed = 0;
   const cJSON *rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
   if (!cJSON_IsArray(rules)) {
     st = fail(err, errlen, NT_TP_ERR_FORMAT, "missing 'rules' array");
@@ -466,6 +506,7 @@ nt_tp_status_t nt_tuning_parse_csv(const char *buf, size_t len, nt_tuning_t *out
                                    size_t errlen) {
   memset(out, 0, sizeof(*out));
   out->format = NT_FORMAT_CSV;
+  out->completed = 1; /* NCCL's CSV has no such notion */
   size_t cap = 0;
   int lineno = 0;
   char line[NT_MAX_CSV_LINE + 1];

@@ -12,6 +12,8 @@
 
 #include "nccl_tuner_abi.h"
 
+struct cJSON;
+
 /* Limits: a file or rule count above these is rejected whole (a generated file for one
  * cluster holds hundreds of rules; these leave two orders of magnitude). */
 #define NT_MAX_FILE_BYTES (16u << 20)
@@ -47,7 +49,34 @@ typedef struct {
   int8_t algo;       /* NCCL_ALGO_*, or -1 */
   int8_t proto;      /* NCCL_PROTO_*, or -1 */
   int8_t nchannels;  /* 1..64, or 0 */
+  int8_t basis;      /* NT_BASIS_*, or -1 when the rule does not say */
 } nt_rule_t;
+
+/* What a rule rests on ("basis"): the model's prediction, a measurement, or a rule inferred
+ * from measurements (a larger size finishing sooner than a smaller one). Informational for the
+ * plugin; nettune tune writes it, nettune report shows it. */
+enum { NT_BASIS_PREDICTED = 0, NT_BASIS_MEASURED = 1, NT_BASIS_INFERRED = 2, NT_NUM_BASIS = 3 };
+
+/* The rule keys of nettune.tuning/1: this list is the one definition of the rule format. The
+ * plugin parses with it, nettune tune writes with it and nettune report validates and renders
+ * with it (they compile this file). */
+enum {
+  NT_RK_COLL = 0,
+  NT_RK_MIN_BYTES,
+  NT_RK_MAX_BYTES,
+  NT_RK_NNODES,
+  NT_RK_NRANKS,
+  NT_RK_PIPE_OPS,
+  NT_RK_REG_BUFF,
+  NT_RK_ALGO,
+  NT_RK_PROTO,
+  NT_RK_NCHANNELS,
+  NT_RK_BASIS,
+  NT_RK_PREDICTED_US,
+  NT_RK_MEASURED_US,
+  NT_RK_COUNT
+};
+extern const char *const nt_rule_keys[NT_RK_COUNT];
 
 /* Bits of nt_tuning_t.constants_mask: which tables of "constants" the file gives. */
 enum {
@@ -62,6 +91,7 @@ enum {
 
 typedef struct {
   nt_format_t format;
+  int completed;     /* top-level "completed": 0 when the tuner stopped early (partial file) */
   uint64_t hash;     /* FNV-1a 64 of the file's bytes */
   size_t nrules;
   nt_rule_t *rules;  /* file order */
@@ -113,6 +143,30 @@ nt_tp_status_t nt_tuning_load(const char *path, nt_format_t format, nt_tuning_t 
 /** nt_tuning_cleanup - free what a parser or nt_tuning_load allocated; safe on a zeroed or
  * partly filled @t, and twice. */
 void nt_tuning_cleanup(nt_tuning_t *t);
+
+/** nt_tuning_rule_key - index (NT_RK_*) of a rule key, or -1 when the format has no such key. */
+int nt_tuning_rule_key(const char *key);
+
+/** nt_tuning_rule_init - @r as a rule that says nothing yet ("any" everywhere), from @src. */
+void nt_tuning_rule_init(nt_rule_t *r, uint32_t src);
+
+/**
+ * nt_tuning_rule_value - check the value @c of rule key @k (NT_RK_*) and store it in @r, as the
+ * plugin reads it (null means "any" for every key but coll). Returns 0, or 1 with one message
+ * (without the "rules[i]: " prefix) in @err.
+ */
+int nt_tuning_rule_value(int k, const struct cJSON *c, nt_rule_t *r, char *err, size_t errlen);
+
+/** nt_tuning_rule_finish - the whole-rule checks after every key: coll given, min_bytes not
+ * above max_bytes, and at least one of algo, proto, nchannels set. 0, or 1 with a message. */
+int nt_tuning_rule_finish(const nt_rule_t *r, char *err, size_t errlen);
+
+/** nt_tuning_const_table - index of the "constants" table @key, its number of dimensions and
+ * shape (NCCL 2.28 ncclTunerConstants_v5_t); -1 when there is no such table. */
+int nt_tuning_const_table(const char *key, int *ndims, int shape[3]);
+
+/** nt_basis_name - "predicted", "measured", "inferred"; "?" out of range. */
+const char *nt_basis_name(int basis);
 
 /** nt_coll_name / nt_algo_name / nt_proto_name - the lowercase names used in the tuning file
  * for NCCL's indices; "?" for an index out of range. */

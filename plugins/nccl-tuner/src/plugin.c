@@ -181,6 +181,10 @@ static ncclResult_t init_common(int api, int has_comm_id, uint64_t comm_id, size
           "%zu nNodes %zu (API v%d)",
           path, ctx->format == NT_FORMAT_JSON ? "json" : "csv", t.hash, t.nrules, ctx->ix.nrules,
           nranks, nnodes, api);
+  if (!t.completed)
+    NT_INFO(ctx, "tuning file '%s' is partial (\"completed\": false: nettune tune stopped at its "
+                 "time limit); its rules apply, sizes it does not cover stay NCCL's",
+            path);
   apply_constants(ctx, &t, constants);
   nt_tuning_cleanup(&t);
   *context = ctx;

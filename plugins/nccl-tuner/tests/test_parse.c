@@ -72,6 +72,44 @@ static void test_good_json(void **state) {
   nt_tuning_cleanup(&t);
 }
 
+/* "basis" per rule and the top-level "completed" (a partial file from nettune tune
+ * --time-limit is loaded like a complete one). */
+static void test_basis_completed(void **state) {
+  (void)state;
+  nt_tuning_t t;
+  char err[NT_ERR_LEN] = "";
+  const char *doc =
+      "{\"schema\":\"nettune.tuning/1\",\"completed\":false,\"rules\":["
+      "{\"coll\":\"allreduce\",\"algo\":\"ring\",\"basis\":\"measured\"},"
+      "{\"coll\":\"allreduce\",\"algo\":\"tree\",\"basis\":\"Inferred\"},"
+      "{\"coll\":\"allreduce\",\"proto\":\"ll\"}]}";
+  assert_int_equal(nt_tuning_parse_json(doc, strlen(doc), &t, err, sizeof(err)), NT_TP_OK);
+  assert_int_equal(t.completed, 0);
+  assert_int_equal(t.nrules, 3);
+  assert_int_equal(t.rules[0].basis, NT_BASIS_MEASURED);
+  assert_int_equal(t.rules[1].basis, NT_BASIS_INFERRED);
+  assert_int_equal(t.rules[2].basis, -1);
+  nt_tuning_cleanup(&t);
+  const char *ok = "{\"schema\":\"nettune.tuning/1\",\"rules\":[]}";
+  assert_int_equal(nt_tuning_parse_json(ok, strlen(ok), &t, err, sizeof(err)), NT_TP_OK);
+  assert_int_equal(t.completed, 1);
+  nt_tuning_cleanup(&t);
+  const char *bad = "{\"schema\":\"nettune.tuning/1\",\"rules\":[{\"coll\":\"allreduce\","
+                    "\"algo\":\"ring\",\"basis\":\"guessed\"}]}";
+  assert_int_equal(nt_tuning_parse_json(bad, strlen(bad), &t, err, sizeof(err)), NT_TP_ERR_FORMAT);
+  assert_non_null(strstr(err, "rules[0]: unknown basis 'guessed'"));
+  nt_tuning_cleanup(&t);
+  const char *badc = "{\"schema\":\"nettune.tuning/1\",\"completed\":1,\"rules\":[]}";
+  assert_int_equal(nt_tuning_parse_json(badc, strlen(badc), &t, err, sizeof(err)),
+                   NT_TP_ERR_FORMAT);
+  assert_non_null(strstr(err, "'completed' must be true or false"));
+  nt_tuning_cleanup(&t);
+  /* the one key list */
+  assert_int_equal(nt_tuning_rule_key("basis"), NT_RK_BASIS);
+  assert_int_equal(nt_tuning_rule_key("colour"), -1);
+  assert_string_equal(nt_basis_name(NT_BASIS_PREDICTED), "predicted");
+}
+
 static void test_constants_json(void **state) {
   (void)state;
   nt_tuning_t t;
@@ -113,6 +151,17 @@ static void test_csv_10_fields(void **state) {
   assert_int_equal(r[2].reg_buff, -1);
   assert_int_equal(r[3].coll, ncclFuncBroadcast);
   assert_true(r[3].max_bytes == UINT64_MAX);
+  nt_tuning_cleanup(&t);
+}
+
+static void test_csv_completed(void **state) {
+  (void)state;
+  nt_tuning_t t;
+  char err[NT_ERR_LEN] = "";
+  const char *csv = "allreduce,0,65536,tree,ll,-1,2,16\n";
+  assert_int_equal(nt_tuning_parse_csv(csv, strlen(csv), &t, err, sizeof(err)), NT_TP_OK);
+  assert_int_equal(t.completed, 1);
+  assert_int_equal(t.rules[0].basis, -1);
   nt_tuning_cleanup(&t);
 }
 
@@ -535,6 +584,8 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fnv1a64_vectors),
       cmocka_unit_test(test_good_json),
+      cmocka_unit_test(test_basis_completed),
+      cmocka_unit_test(test_csv_completed),
       cmocka_unit_test(test_constants_json),
       cmocka_unit_test(test_csv_10_fields),
       cmocka_unit_test(test_csv_8_fields_crlf),

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "nettune/log.h"
-#include "rpt.h"
+#include "nettune/rdoc.h"
 
 int nt_verdict_rank(nt_verdict_t v)
 {
@@ -147,10 +147,16 @@ static nt_status_t nt_rdoc_collect_hosts(nt_rdoc_t *doc)
     }
     doc->nnodes = u;
     free(names);
+    for (size_t i = 0; i < u; i++)
+        doc->nodes[i].index = -1;
+    int pos = 0;
     cJSON_ArrayForEach(it, nodes) {
         int k = nt_rdoc_find_node(doc, nt_json_get_str(it, "hostname", NULL));
-        if (k >= 0 && !doc->nodes[k].j)
+        if (k >= 0 && !doc->nodes[k].j) {
             doc->nodes[k].j = it;
+            doc->nodes[k].index = pos;
+        }
+        pos++;
     }
     cJSON_ArrayForEach(it, failed) {
         int k = nt_rdoc_find_node(doc, nt_json_get_str(it, "host", NULL));
@@ -257,7 +263,17 @@ static void nt_rnode_inventory(nt_rnode_t *nd)
     nd->ngpus = cJSON_IsArray(gpus) ? cJSON_GetArraySize(gpus) : 0;
     if (nd->ngpus)
         nd->gpu_model = nt_json_get_str(cJSON_GetArrayItem(gpus, 0), "name", NULL);
+    nd->cpu_model = nt_json_get_str(cJSON_GetObjectItemCaseSensitive(nd->j, "cpus"), "model", NULL);
+    nd->nics = calloc((size_t)cJSON_GetArraySize(nics) + 1, sizeof(*nd->nics));
     cJSON_ArrayForEach(it, nics) {
+        if (nd->nics) {
+            nt_rnic_t *c = &nd->nics[nd->nnics];
+            c->name = nt_str(it, "name");
+            c->state = nt_str(it, "state");
+            c->link_layer = nt_str(it, "link_layer");
+            c->port = nt_get_int(it, "port");
+            c->rate_Gbps = nt_json_get_num(it, "rate_Gbps", NAN);
+        }
         nd->nnics++;
         nd->nics_active += strcmp(nt_str(it, "state"), "ACTIVE") == 0;
     }
@@ -416,7 +432,7 @@ nt_status_t nt_rdoc_open(const char *path, nt_rdoc_t *doc)
     nt_status_t st;
 
     memset(doc, 0, sizeof(*doc));
-    st = nt_json_read_file(path, NT_RPT_MAX_BYTES, &root);
+    st = nt_json_read_file(path, NT_RDOC_MAX_BYTES, &root);
     if (st != NT_OK)
         return st;
     return nt_rdoc_from_json(root, path, doc);
@@ -424,6 +440,8 @@ nt_status_t nt_rdoc_open(const char *path, nt_rdoc_t *doc)
 
 void nt_rdoc_close(nt_rdoc_t *doc)
 {
+    for (size_t i = 0; doc->nodes && i < doc->nnodes; i++)
+        free(doc->nodes[i].nics);
     free(doc->nodes);
     free(doc->links);
     free(doc->checks);

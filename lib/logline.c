@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "nettune/logline.h"
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "nettune/logline.h"
 
 #define NT_READ_BLOCK 65536
 #define NT_BINARY_PROBE 8192 /* non-NUL bytes looked at to call a file binary */

@@ -1,0 +1,1 @@
+#include "nccl_shim.h"

@@ -1,0 +1,134 @@
+#!/bin/sh
+# nettune tune, the command (make test-tune): exit codes 0/1/2/3, byte-identical outputs, the
+# partial file of --time-limit, --label errors, --print-model, --plan-out/--measured, the
+# files validated by nettune report (the plugin's parser) and python3-jsonschema, and ldd.
+# Env: BUILD (build dir). Prints "ok"/"not ok" lines and a summary; exit 1 on failure.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+TUNE=$BUILD/bin/nettune-tune
+REPORT_BIN=$BUILD/bin/nettune-report
+T=$BUILD/tests/tune-cli
+PY=/usr/bin/python3
+rm -rf "$T"; mkdir -p "$T"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+expect_exit() {
+  name=$1; code=$2; shift 2
+  "$@" >"$T/$name.out" 2>"$T/$name.err"; rc=$?
+  if [ "$rc" = "$code" ]; then ok "$name (exit $rc)"; else bad "$name: exit $rc, want $code"; cat "$T/$name.err"; fi
+}
+has() { grep -q -- "$2" "$1"; }
+F=tests/fixtures
+R=$F/tuner/h100-2x8-ib400-report.json
+BASE=$F/tuner/allreduce-2x8-default.log
+RING=$F/tuner/allreduce-2x8-ring-simple.log
+out() { echo "--output $T/$1.json --env-out $T/$1.env --csv-out $T/$1.csv"; }
+
+# 1. a report alone: outputs written, predicted rules, byte-identical on a second run
+expect_exit report-only 0 $TUNE $R $(out a)
+check "report only: predicted rules" has "$T/a.json" '"basis":	"predicted"'
+check "report only: every rule carries nnodes and nranks" $PY -c "
+import json,sys; d=json.load(open('$T/a.json'))
+sys.exit(not d['rules'] or any('nnodes' not in r or 'nranks' not in r for r in d['rules']))"
+check "generated_by: versions and input hashes, no time, host or path" $PY -c "
+import json,sys; g=json.load(open('$T/a.json'))['generated_by']
+s=json.dumps(g); sys.exit(not (g['nccl_modelled']=='2.28.9' and g['inputs'][0]['fnv1a64'] and '/' not in s and ':' not in s.replace('\": ','')))"
+expect_exit report-again 0 $TUNE $R $(out b)
+check "identical inputs: byte-identical tuning.json" cmp -s "$T/a.json" "$T/b.json"
+check "identical inputs: byte-identical nccl.env" cmp -s "$T/a.env" "$T/b.env"
+check "identical inputs: byte-identical CSV" cmp -s "$T/a.csv" "$T/b.csv"
+expect_exit validate 0 $REPORT_BIN --validate "$T/a.json"
+if $PY -c 'import jsonschema' 2>/dev/null; then
+  check "tuning.json against reports/schema/tuning.schema.json (python3-jsonschema)" $PY -c "
+import json,jsonschema; jsonschema.validate(json.load(open('$T/a.json')), json.load(open('reports/schema/tuning.schema.json')))"
+else
+  bad "python3-jsonschema missing (apt-get install python3-jsonschema)"
+fi
+expect_exit render 0 $REPORT_BIN "$T/a.json"
+check "nettune report shows the basis column" has "$T/render.out" "basis"
+
+# 2. report + replay: the measured rule, the summary's gain and basis
+expect_exit replay 0 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --colls allreduce --shape 2x8 $(out c)
+check "replay: a measured Ring/Simple rule from 16 MiB" $PY -c "
+import json,sys; d=json.load(open('$T/c.json'))
+m=[r for r in d['rules'] if r.get('basis')=='measured']
+sys.exit(not (len(m)==1 and m[0]['algo']=='ring' and m[0]['proto']=='simple' and m[0]['min_bytes']==16777216 and m[0]['reg_buff']==0))"
+check "replay: summary names NCCL's default, ours, the gain and basis" has "$T/replay.out" "NVLSTree/Simple      Ring/Simple"
+expect_exit replay-json 0 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --colls allreduce --shape 2x8 $(out d) --format json
+check "--format json: the summary as JSON" $PY -c "import json; d=json.load(open('$T/replay-json.out')); assert any(r['basis']=='measured' and r['gain_pct']>0 for r in d['ranges'])"
+
+# 3. exit 2: bad input or nothing to tune
+expect_exit no-input 2 $TUNE
+expect_exit label-first 2 $TUNE $R --label algo=ring --replay $RING
+check "a label before any --replay is named" has "$T/label-first.err" "before any --replay"
+expect_exit label-contradicts 2 $TUNE $R --replay $RING --label algo=tree
+check "a contradicting label names both" sh -c "grep -q 'algo=Tree' '$T/label-contradicts.err' && grep -q 'NCCL_ALGO=Ring' '$T/label-contradicts.err'"
+expect_exit label-twice 2 $TUNE $R --replay $RING --label proto=simple --label nchannels=4
+expect_exit bad-shape 2 $TUNE $R --shape 2by8
+expect_exit bad-objective 2 $TUNE $R --objective fastest
+expect_exit not-a-report 2 $TUNE $F/tuner/README.md
+expect_exit nothing-alltoall 2 $TUNE --replay $F/nccl-tests-logs/alltoall-8xA100-sxm4-single-node-nvswitch-c0.log $(out e)
+check "nothing to tune says why" has "$T/nothing-alltoall.err" "never sees"
+expect_exit nothing-sendrecv 2 $TUNE --replay $F/nccl-tests-logs/sendrecv-2node-4xH100-roce-one-nic-shared.log $(out e)
+
+# 4. exit 1: written, with warn anomalies (two default runs of one shape that differ)
+expect_exit anomalies 1 $TUNE $R --replay $F/nccl-tests-logs/allreduce-2node-8xH100-hgx-ib-default-tree.log \
+  --replay $F/nccl-tests-logs/allreduce-2node-8xH100-ib-ring-forced-minctas.log --shape 2x8 $(out f)
+check "anomalies are findings in the file, not rules" $PY -c "
+import json,sys; d=json.load(open('$T/f.json')); sys.exit(not any(f['kind']=='runs_differ' and f['severity']=='warn' for f in d['findings']))"
+
+# 5. exit 3: --time-limit, the partial file says "completed": false and still loads
+expect_exit time-limit 3 $TUNE $R --time-limit 0.000001 $(out g)
+check "partial file: completed false" has "$T/g.json" '"completed":	false'
+expect_exit partial-validates 0 $REPORT_BIN --validate "$T/g.json"
+
+# 6. --plan-out and --measured
+expect_exit plan 0 $TUNE $R --colls allreduce --shape 2x8 --plan-out "$T/plan.json" $(out h)
+check "plan: model top-3 with NCCL's default per size" $PY -c "
+import json,sys; d=json.load(open('$T/plan.json')); s=d['shapes'][0]['sizes']
+sys.exit(not (d['schema']=='nettune.plan/1' and len(s)==24 and all(1<=len(x['candidates'])<=3 and x['candidates'][0]['default'] for x in s)))"
+cat > "$T/measured.json" <<'EOF'
+{"schema": "nettune.measured/1", "points": [
+ {"coll": "allreduce", "nnodes": 2, "nranks": 16, "bytes": 1048576, "default": true, "time_us": 100},
+ {"coll": "allreduce", "nnodes": 2, "nranks": 16, "bytes": 1048576, "algo": "ring", "proto": "ll128", "time_us": 70}]}
+EOF
+expect_exit measured 0 $TUNE $R --colls allreduce --shape 2x8 --measured "$T/measured.json" $(out i)
+check "--measured: a measured rule at 1 MiB" $PY -c "
+import json,sys; d=json.load(open('$T/i.json'))
+sys.exit(not any(r['basis']=='measured' and r['min_bytes']==1048576 and r['algo']=='ring' and r['proto']=='ll128' for r in d['rules']))"
+
+# 7. environment advice: a labelled run that differs by a safe knob only and ran faster; a site
+# setting reported, never set; the same inputs from another folder give the same bytes
+QPS=$F/tuner/allreduce-2x8-qps2.log
+expect_exit env-advice 0 $TUNE $R --replay $BASE --replay $QPS --label env.NCCL_IB_QPS_PER_CONNECTION=2 --colls allreduce --shape 2x8 $(out k)
+check "nccl.env: the knob, its measured reason, new process" sh -c "grep -q '^NCCL_IB_QPS_PER_CONNECTION=2\$' '$T/k.env' && grep -q 'measured: allreduce-2x8-qps2.log ran 11% faster.*(new process)' '$T/k.env'"
+check "nccl.env: the site setting as a comment only" sh -c "grep -q '^# NCCL_IB_HCA=mlx5: site setting' '$T/k.env' && ! grep -q '^NCCL_IB_HCA' '$T/k.env'"
+check "tuning.json env holds the knob, not the site setting" $PY -c "
+import json,sys; e=json.load(open('$T/k.json'))['env']; sys.exit(e != {'NCCL_IB_QPS_PER_CONNECTION': '2'})"
+expect_exit env-unlabelled 1 $TUNE $R --replay $BASE --replay $QPS --colls allreduce --shape 2x8 $(out l)
+check "two baselines whose environments differ: a warn finding" $PY -c "
+import json,sys; d=json.load(open('$T/l.json')); sys.exit(not any(f['kind']=='env_differs' for f in d['findings']))"
+mkdir -p "$T/elsewhere"; cp $R $BASE $RING "$T/elsewhere/"
+expect_exit elsewhere 0 $TUNE "$T/elsewhere/$(basename $R)" --replay "$T/elsewhere/$(basename $BASE)" --replay "$T/elsewhere/$(basename $RING)" --label algo=ring,proto=simple --colls allreduce --shape 2x8 $(out m)
+check "the same inputs from another folder: byte-identical tuning.json" cmp -s "$T/c.json" "$T/m.json"
+
+# 8. NCCL below 2.21: environment advice only
+expect_exit old-nccl 0 $TUNE $R --nccl-version 2.14 $(out j)
+check "NCCL 2.14: no rules" $PY -c "import json,sys; sys.exit(len(json.load(open('$T/j.json'))['rules'])!=0)"
+
+# 9. --print-model on NCCL's own complete 2.29.7 table
+# (the log has no comm line: NCCL saw 2 nodes x 1 rank, given with --shape)
+expect_exit print-model 0 $TUNE --nccl-log $F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log --print-model --sm 120 --shape 2x1
+check "--print-model: NCCL's layout, every cell verified" sh -c "grep -q 'AllReduce' '$T/print-model.out' && grep -q 'model vs NCCL: verified' '$T/print-model.out'"
+expect_exit print-model-json 0 $TUNE --nccl-log $F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log --print-model --sm 120 --format json
+check "--print-model --format json is JSON" $PY -c "import json; json.load(open('$T/print-model-json.out'))"
+expect_exit print-model-no-log 2 $TUNE --print-model
+
+# 10. ldd: no MPI, CUDA or NCCL
+check "ldd nettune-tune: no MPI, CUDA or NCCL" sh -c "! ldd $TUNE | grep -Ei 'libmpi|libcuda|libcudart|libnccl|libibverbs|libhwloc'"
+
+echo "tune cli tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,640 @@
+/* nettune-tune: the command line (issue 9). Reads the probe report, nccl-tests outputs and NCCL
+ * logs, models NCCL's choices, learns from what was measured and writes the tuning file, the
+ * environment advice, NCCL's example-tuner CSV and a summary. Exit codes (DESIGN.md): 0 written;
+ * 1 written with warn anomalies; 2 bad input or nothing to tune; 3 stopped by --time-limit with
+ * the partial file ("completed": false) written. Only main() picks the exit code. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "nettune/exitcode.h"
+#include "nettune/log.h"
+#include "nettune/nccl_table.h"
+#include "nettune/report.h"
+#include "nt_tuning.h"
+#include "print_model.h"
+#include "tune.h"
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: nettune tune [REPORT | --report F] [--replay F [--label K=V,...]]...\n"
+        "       [--nccl-log F]... [--nccl-version X.Y] [--sm N] [--cpu-vendor intel|amd|other]\n"
+        "       [--shape NxP]... [--colls LIST] [--min-bytes N] [--max-bytes N]\n"
+        "       [--objective total|geomean|no-regress] [--time-limit S] [--plan-out F]\n"
+        "       [--measured F]... [--output F] [--env-out F] [--csv-out F] [--print-model]\n"
+        "       [--format text|json] [--quiet]\n\n"
+        "  REPORT, --report F   a nettune.report/1 from nettune probe (hardware, GPU, NICs)\n"
+        "  --replay F           an nccl-tests output (text or -J JSON) to learn from\n"
+        "  --label K=V,...      what ran in the preceding --replay: algo, proto, nchannels,\n"
+        "                       env.NCCL_X (no label: NCCL's default, a baseline)\n"
+        "  --nccl-log F         an NCCL debug log (graph lines, comm shape, NIC speeds, table)\n"
+        "  --nccl-version X.Y   the NCCL the job runs (default: from the inputs)\n"
+        "  --sm N, --cpu-vendor V   facts NCCL does not print at INFO\n"
+        "  --shape NxP          a communicator the job creates: N nodes x P ranks per node\n"
+        "  --colls LIST         allreduce,allgather,reducescatter,broadcast,reduce (default all)\n"
+        "  --min-bytes/--max-bytes N   the size grid (powers of two; default 1024..8589934592)\n"
+        "  --objective O        how a choice must win where runs disagree (default no-regress)\n"
+        "  --time-limit S       stop after S seconds; the partial file says \"completed\": false\n"
+        "  --plan-out F         candidates worth measuring (model top-%d + NCCL's default)\n"
+        "  --measured F         measured results to learn from (nettune.measured/1)\n"
+        "  --output F           the tuning file (default tuning.json; - for stdout)\n"
+        "  --env-out F          environment advice (default nccl.env)\n"
+        "  --csv-out F          NCCL's example-tuner CSV (default nccl_tuner.csv)\n"
+        "  --print-model        print the model's table for --nccl-log in NCCL's layout\n"
+        "  --format text|json   the summary (or --print-model) on stdout\n"
+        "  --quiet              no summary\n"
+        "exit: 0 written, 1 written with anomalies, 2 bad input or nothing to tune, 3 stopped by "
+        "--time-limit (partial file written)\n",
+        NT_TUNE_TOPK);
+}
+
+enum {
+    OPT_REPORT = 256,
+    OPT_REPLAY,
+    OPT_LABEL,
+    OPT_LOG,
+    OPT_VERSION,
+    OPT_SM,
+    OPT_CPU,
+    OPT_SHAPE,
+    OPT_COLLS,
+    OPT_MIN,
+    OPT_MAX,
+    OPT_OBJ,
+    OPT_TLIMIT,
+    OPT_PLAN,
+    OPT_MEASURED,
+    OPT_ENV,
+    OPT_CSV,
+    OPT_PRINT,
+    OPT_FORMAT,
+    OPT_QUIET,
+    OPT_HELP
+};
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "nettune tune: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n");
+    return NT_EXIT_USAGE;
+}
+
+static int parse_size(const char *s, unsigned long long *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -1;
+    unsigned long long mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1ull << 10;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1ull << 20;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1ull << 30;
+    if (mul > 1)
+        end++;
+    if (*end)
+        return -1;
+    *v = x * mul;
+    return 0;
+}
+
+static uint64_t file_hash(const char *path, int *ok)
+{
+    FILE *fp = fopen(path, "rb");
+    uint64_t h = 0xcbf29ce484222325ull;
+    int c;
+    *ok = fp != NULL;
+    if (!fp)
+        return 0;
+    while ((c = fgetc(fp)) != EOF)
+        h = (h ^ (unsigned char)c) * 0x100000001b3ull;
+    fclose(fp);
+    return h;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    return nt_output_write(path, text, strlen(text)) == NT_OK ? 0 : -1;
+}
+
+/* --print-model: the model's table for the log's communicator beside NCCL's own. */
+static int print_model(nt_tune_t *t)
+{
+    if (!t->nlogs) {
+        fprintf(stderr, "nettune tune: --print-model needs --nccl-log LOG (a log with NCCL's "
+                        "TUNING table or graph lines)\n");
+        return NT_EXIT_USAGE;
+    }
+    nt_nccl_table_t table;
+    char err[256] = "";
+    int have_table = nt_nccl_table_read(t->nccl_logs[0], &table, err, sizeof(err)) == NT_OK;
+    const nt_nccllog_t *g = &t->logs[0];
+    int version = t->version ? t->version : g->version ? g->version : table.version;
+    if (!version) {
+        fprintf(stderr,
+                "nettune tune: '%s' has no \"NCCL version\" line: give --nccl-version X.Y\n",
+                t->nccl_logs[0]);
+        return NT_EXIT_USAGE;
+    }
+    /* the shape: the log's comm line, else --shape (a log of NCCL_DEBUG_SUBSYS=TUNING only) */
+    int nranks = g->nranks > 0 ? g->nranks : t->nshapes ? t->shapes[0].nranks : 2;
+    int nnodes = g->nnodes > 0 ? g->nnodes : t->nshapes ? t->shapes[0].nnodes : 1;
+    nt_model_input_t in;
+    if (nt_model_input_init(&in, version, nranks, nnodes) != NT_OK) {
+        fprintf(stderr, "nettune tune: '%s': bad communicator shape\n", t->nccl_logs[0]);
+        return NT_EXIT_USAGE;
+    }
+    in.label[NT_CF_VERSION] = t->version ? NT_FACT_MEASURED : NT_FACT_MEASURED;
+    if (g->nranks <= 0 && !t->nshapes)
+        in.label[NT_CF_NRANKS] = in.label[NT_CF_NNODES] = NT_FACT_ASSUMED;
+    if (g->local_ranks > 0)
+        in.ppn = g->local_ranks;
+    else if (t->nshapes)
+        in.ppn = t->shapes[0].ppn;
+    if (t->sm) {
+        in.min_sm = in.max_sm = t->sm;
+        in.label[NT_CF_SM] = NT_FACT_MEASURED;
+    }
+    if (t->cpu_vendor >= 0) {
+        in.cpu_vendor = (nt_cpu_vendor_t)t->cpu_vendor;
+        in.label[NT_CF_CPU] = NT_FACT_MEASURED;
+    }
+    nt_tune_input_from_log(&in, g);
+    nt_model_fit_t fit;
+    nt_status_t st = nt_tune_print_model(stdout, &in, have_table ? &table : NULL,
+                                         nt_nccllog_env_get(g, "NCCL_ALGO"),
+                                         nt_nccllog_env_get(g, "NCCL_PROTO"), t->json, &fit);
+    if (st != NT_OK) {
+        fprintf(stderr, "nettune tune: --print-model: %s\n", nt_status_string(st));
+        return NT_EXIT_USAGE;
+    }
+    return NT_EXIT_OK;
+}
+
+static void tune_free(nt_tune_t *t)
+{
+    if (t->have_report)
+        nt_rdoc_close(&t->report);
+    for (size_t i = 0; i < t->nsources; i++)
+        nt_tune_source_free(&t->sources[i]);
+    for (size_t i = 0; i < t->nlogs; i++)
+        nt_nccllog_cleanup(&t->logs[i]);
+    for (size_t i = 0; i < t->nfindings; i++)
+        free(t->findings[i].text);
+    free(t->findings);
+    for (size_t i = 0; i < t->nsummary; i++)
+        free(t->summary[i].tradeoff);
+    free(t->summary);
+    free(t->rules);
+    free(t->points);
+    cJSON_Delete(t->plan);
+}
+
+/* The shapes to tune when --shape is not given: the replayed tables', the logs' comm lines,
+ * then the report's nodes x GPUs (and its GPUs on one node: a TP group). */
+static void default_shapes(nt_tune_t *t)
+{
+    for (size_t s = 0; s < t->nsources; s++)
+        for (size_t k = 0; k < nt_ncclt_reader_ntables(t->sources[s].tests); k++) {
+            const nt_ncclt_table_t *tab = nt_ncclt_reader_table(t->sources[s].tests, k);
+            const char *cname = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
+            if (tab->nranks < 2 || nt_tune_coll_from_nccltests(cname) < 0)
+                continue;
+            int nn = tab->nhosts > 0 ? tab->nhosts : 1;
+            nt_tune_shape_t sh = {nn, tab->nranks / nn, tab->nranks};
+            int dup = 0;
+            for (size_t i = 0; i < t->nshapes; i++)
+                dup |= t->shapes[i].nnodes == sh.nnodes && t->shapes[i].nranks == sh.nranks;
+            if (!dup && t->nshapes < NT_TUNE_MAX_SHAPES)
+                t->shapes[t->nshapes++] = sh;
+        }
+    for (size_t i = 0; i < t->nlogs && !t->nshapes; i++)
+        if (t->logs[i].nranks > 1 && t->logs[i].nnodes > 0) {
+            nt_tune_shape_t sh = {t->logs[i].nnodes, t->logs[i].nranks / t->logs[i].nnodes,
+                                  t->logs[i].nranks};
+            t->shapes[t->nshapes++] = sh;
+        }
+    if (!t->nshapes && t->have_report) {
+        int nodes = 0, gpus = 0;
+        for (size_t i = 0; i < t->report.nnodes; i++)
+            if (t->report.nodes[i].j) {
+                nodes++;
+                if (t->report.nodes[i].ngpus > gpus)
+                    gpus = t->report.nodes[i].ngpus;
+            }
+        if (nodes > 0 && gpus > 0) {
+            nt_tune_shape_t all = {nodes, gpus, nodes * gpus};
+            t->shapes[t->nshapes++] = all;
+            if (nodes > 1 && gpus > 1) {
+                nt_tune_shape_t one = {1, gpus, gpus};
+                t->shapes[t->nshapes++] = one;
+            }
+        }
+    }
+}
+
+/* The NCCL version modelled: --nccl-version, the logs' banner, the report's software.nccl; a
+ * version that is not modelled is taken to the nearest modelled one (labelled assumed). */
+static void pick_version(nt_tune_t *t)
+{
+    int v = t->version;
+    t->version_label = NT_FACT_MEASURED;
+    for (size_t i = 0; i < t->nlogs && !v; i++)
+        v = t->logs[i].version;
+    for (size_t i = 0; i < t->nsources && !v; i++)
+        v = t->sources[i].log.version;
+    if (!v && t->have_report)
+        for (size_t i = 0; i < t->report.nnodes && !v; i++) {
+            const cJSON *sw = cJSON_GetObjectItemCaseSensitive(t->report.nodes[i].j, "software");
+            const char *s = nt_json_get_str(sw, "nccl", NULL);
+            if (s && nt_nccllog_version_parse(s) > 0)
+                v = nt_nccllog_version_parse(s);
+        }
+    if (!v) {
+        v = 22809;
+        t->version_label = NT_FACT_ASSUMED;
+    }
+    if (!nt_model_version_supported(v) && v >= NT_TUNE_MIN_RULE_VERSION) {
+        /* the nearest version the model has (its own table: nt_model_version_supported) */
+        int best = 0;
+        for (int c = 21400; c < 24000; c++)
+            if (nt_model_version_supported(c) && (!best || abs(c - v) < abs(best - v)))
+                best = c;
+        if (!t->quiet)
+            fprintf(stderr,
+                    "nettune tune: NCCL %d.%d.%d is not modelled: modelling %d.%d.%d (the "
+                    "nearest); give --nccl-version to choose\n",
+                    v / 10000, v / 100 % 100, v % 100, best / 10000, best / 100 % 100, best % 100);
+        v = best;
+        t->version_label = NT_FACT_ASSUMED;
+    }
+    t->target_version = v;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"report", required_argument, NULL, OPT_REPORT},
+                                         {"replay", required_argument, NULL, OPT_REPLAY},
+                                         {"label", required_argument, NULL, OPT_LABEL},
+                                         {"nccl-log", required_argument, NULL, OPT_LOG},
+                                         {"nccl-version", required_argument, NULL, OPT_VERSION},
+                                         {"sm", required_argument, NULL, OPT_SM},
+                                         {"cpu-vendor", required_argument, NULL, OPT_CPU},
+                                         {"shape", required_argument, NULL, OPT_SHAPE},
+                                         {"colls", required_argument, NULL, OPT_COLLS},
+                                         {"min-bytes", required_argument, NULL, OPT_MIN},
+                                         {"max-bytes", required_argument, NULL, OPT_MAX},
+                                         {"objective", required_argument, NULL, OPT_OBJ},
+                                         {"time-limit", required_argument, NULL, OPT_TLIMIT},
+                                         {"plan-out", required_argument, NULL, OPT_PLAN},
+                                         {"measured", required_argument, NULL, OPT_MEASURED},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"env-out", required_argument, NULL, OPT_ENV},
+                                         {"csv-out", required_argument, NULL, OPT_CSV},
+                                         {"print-model", no_argument, NULL, OPT_PRINT},
+                                         {"format", required_argument, NULL, OPT_FORMAT},
+                                         {"quiet", no_argument, NULL, OPT_QUIET},
+                                         {"help", no_argument, NULL, OPT_HELP},
+                                         {NULL, 0, NULL, 0}};
+    static nt_tune_t tt;
+    nt_tune_t *t = &tt;
+    char err[512];
+    int rc = NT_EXIT_OK, c;
+    struct timespec ts;
+
+    nt_log_init(NULL, -1);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t->t_start = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    t->cpu_vendor = -1;
+    t->min_bytes = 1024;
+    t->max_bytes = 8ull << 30;
+    t->output = "tuning.json";
+    t->env_out = "nccl.env";
+    t->csv_out = "nccl_tuner.csv";
+    t->completed = 1;
+    for (int i = 0; i < NT_NUM_COLLS; i++)
+        t->colls[i] = 1;
+    int last_replay = -1;
+    while ((c = getopt_long(argc, argv, "o:hq", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_REPORT:
+            if (t->report_path)
+                return bad("the report is given twice ('%s' and '%s'): give one", t->report_path,
+                           optarg);
+            t->report_path = optarg;
+            break;
+        case OPT_REPLAY:
+            if (t->nsources >= NT_TUNE_MAX_SOURCES)
+                return bad("more than %s --replay sources%s", "64", "");
+            if (nt_tune_source_read(&t->sources[t->nsources], optarg, err, sizeof(err)) != NT_OK)
+                return bad("%s%s", err, "");
+            last_replay = (int)t->nsources++;
+            break;
+        case OPT_LABEL:
+            if (last_replay < 0)
+                return bad("--label '%s' comes before any --replay: put it after the file it "
+                           "describes%s",
+                           optarg, "");
+            if (nt_tune_source_label(&t->sources[last_replay], optarg, err, sizeof(err)) != NT_OK)
+                return bad("%s%s", err, "");
+            break;
+        case OPT_LOG: {
+            if (t->nlogs >= NT_TUNE_MAX_SOURCES)
+                return bad("more than %s --nccl-log files%s", "64", "");
+            nt_linereader_t *r = nt_linereader_open(optarg);
+            if (!r)
+                return bad("cannot open --nccl-log '%s': %s", optarg, strerror(errno));
+            nt_nccllog_t *g = &t->logs[t->nlogs];
+            nt_nccllog_init(g);
+            const char *line;
+            size_t len;
+            while (nt_linereader_next(r, &line, &len) == 1) {
+                nt_logline_t l;
+                nt_line_parse(line, &l);
+                nt_nccllog_feed(g, &l, nt_linereader_lineno(r));
+            }
+            nt_linereader_close(r);
+            int ok;
+            t->log_hash[t->nlogs] = file_hash(optarg, &ok);
+            t->nccl_logs[t->nlogs++] = optarg;
+            break;
+        }
+        case OPT_VERSION:
+            t->version = nt_nccllog_version_parse(optarg);
+            if (t->version <= 0)
+                return bad("--nccl-version '%s': give X.Y or X.Y.Z (e.g. 2.28)%s", optarg, "");
+            break;
+        case OPT_SM: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 30 || v > 200)
+                return bad("--sm '%s': give the compute capability x 10 (e.g. 90 for H100)%s",
+                           optarg, "");
+            t->sm = (int)v;
+            break;
+        }
+        case OPT_CPU:
+            if (strcasecmp(optarg, "intel") == 0)
+                t->cpu_vendor = NT_CPU_VENDOR_INTEL;
+            else if (strcasecmp(optarg, "amd") == 0)
+                t->cpu_vendor = NT_CPU_VENDOR_AMD;
+            else if (strcasecmp(optarg, "other") == 0)
+                t->cpu_vendor = NT_CPU_VENDOR_OTHER;
+            else
+                return bad("--cpu-vendor '%s': give intel, amd or other%s", optarg, "");
+            break;
+        case OPT_SHAPE:
+            if (t->nshapes >= NT_TUNE_MAX_SHAPES)
+                return bad("more than %s --shape%s", "16", "");
+            if (nt_tune_shape_parse(optarg, &t->shapes[t->nshapes]) != NT_OK)
+                return bad("--shape '%s': give NNODESxPPN, e.g. 2x8%s", optarg, "");
+            t->nshapes++;
+            break;
+        case OPT_COLLS: {
+            char *copy = strdup(optarg), *save = NULL;
+            memset(t->colls, 0, sizeof(t->colls));
+            for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                int k = nt_model_coll_parse(w);
+                if (k < 0) {
+                    rc = bad("--colls: unknown collective '%s' (allreduce, allgather, "
+                             "reducescatter, broadcast, reduce)%s",
+                             w, "");
+                    free(copy);
+                    return rc;
+                }
+                t->colls[k] = 1;
+            }
+            free(copy);
+            break;
+        }
+        case OPT_MIN:
+        case OPT_MAX: {
+            unsigned long long v;
+            if (parse_size(optarg, &v) || v == 0)
+                return bad("--%s '%s': give a size in bytes (K, M, G suffixes allowed)",
+                           c == OPT_MIN ? "min-bytes" : "max-bytes", optarg);
+            if (c == OPT_MIN)
+                t->min_bytes = v;
+            else
+                t->max_bytes = v;
+            break;
+        }
+        case OPT_OBJ:
+            if (strcmp(optarg, "total") == 0)
+                t->objective = NT_OBJ_TOTAL;
+            else if (strcmp(optarg, "geomean") == 0)
+                t->objective = NT_OBJ_GEOMEAN;
+            else if (strcmp(optarg, "no-regress") == 0)
+                t->objective = NT_OBJ_NO_REGRESS;
+            else
+                return bad("--objective '%s': give total, geomean or no-regress%s", optarg, "");
+            break;
+        case OPT_TLIMIT: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || !(v > 0))
+                return bad("--time-limit '%s': give seconds > 0%s", optarg, "");
+            t->time_limit_s = v;
+            break;
+        }
+        case OPT_PLAN:
+            t->plan_out = optarg;
+            break;
+        case OPT_MEASURED:
+            if (t->nmeasured >= NT_TUNE_MAX_SOURCES)
+                return bad("more than %s --measured files%s", "64", "");
+            t->measured[t->nmeasured++] = optarg;
+            break;
+        case 'o':
+            t->output = optarg;
+            break;
+        case OPT_ENV:
+            t->env_out = optarg;
+            break;
+        case OPT_CSV:
+            t->csv_out = optarg;
+            break;
+        case OPT_PRINT:
+            t->print_model = 1;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "json") == 0)
+                t->json = 1;
+            else if (strcmp(optarg, "text") != 0)
+                return bad("--format '%s': give text or json%s", optarg, "");
+            break;
+        case 'q':
+        case OPT_QUIET:
+            t->quiet = 1;
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage(stdout);
+            return NT_EXIT_OK;
+        default:
+            usage(stderr);
+            return NT_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        if (t->report_path || optind + 1 < argc)
+            return bad("one report only ('%s' is extra): give the others with --replay or "
+                       "--nccl-log%s",
+                       argv[argc - 1], "");
+        t->report_path = argv[optind];
+    }
+    if (t->min_bytes > t->max_bytes)
+        return bad("--min-bytes is above --max-bytes%s%s", "", "");
+    if (t->print_model) {
+        rc = print_model(t);
+        tune_free(t);
+        return rc;
+    }
+    if (t->report_path) {
+        nt_status_t st = nt_rdoc_open(t->report_path, &t->report);
+        if (st != NT_OK || t->report.kind != NT_DOC_REPORT) {
+            if (st == NT_OK)
+                nt_rdoc_close(&t->report);
+            return bad("'%s' is not a readable nettune.report/1 (nettune probe's output)%s",
+                       t->report_path, "");
+        }
+        int ok;
+        t->have_report = 1;
+        t->report_hash = file_hash(t->report_path, &ok);
+    }
+    for (size_t i = 0; i < t->nmeasured; i++) {
+        int ok;
+        t->measured_hash[i] = file_hash(t->measured[i], &ok);
+        if (nt_tune_measured_read(t, t->measured[i], err, sizeof(err)) != NT_OK) {
+            tune_free(t);
+            return bad("%s%s", err, "");
+        }
+    }
+    if (!t->have_report && !t->nsources && !t->nlogs && !t->nmeasured) {
+        usage(stderr);
+        return bad("nothing to tune: give a probe report, --replay, --nccl-log or --measured%s%s",
+                   "", "");
+    }
+    /* the job's NCCL_ALGO / NCCL_PROTO (layer 3 of eligibility; they override the plugin) */
+    for (size_t s = 0; s < t->nsources && !t->env_job_algo; s++)
+        if (!t->sources[s].labelled)
+            t->env_job_algo = (char *)nt_nccllog_env_get(&t->sources[s].log, "NCCL_ALGO");
+    for (size_t i = 0; i < t->nlogs; i++) {
+        if (!t->env_job_algo)
+            t->env_job_algo = (char *)nt_nccllog_env_get(&t->logs[i], "NCCL_ALGO");
+        if (!t->env_job_proto)
+            t->env_job_proto = (char *)nt_nccllog_env_get(&t->logs[i], "NCCL_PROTO");
+    }
+    /* a replay that forced NCCL_ALGO measures that algorithm, it does not restrict the job */
+    if (t->nsources)
+        t->env_job_algo = t->env_job_proto = NULL;
+    pick_version(t);
+    nt_tune_replay(t);
+    default_shapes(t);
+    if (!t->nshapes) {
+        int rows = 0;
+        for (size_t s = 0; s < t->nsources; s++)
+            rows |= t->sources[s].rows > 0;
+        tune_free(t);
+        if (rows)
+            return bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
+                       "(alltoall, sendrecv, ...) or of an unknown collective; give --shape NxP "
+                       "to tune from the model%s%s",
+                       "", "");
+        return bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s",
+                   "", "");
+    }
+    if (t->plan_out) {
+        t->plan = cJSON_CreateObject();
+        cJSON_AddStringToObject(t->plan, "schema", "nettune.plan/1");
+        cJSON_AddArrayToObject(t->plan, "shapes");
+    }
+    nt_status_t sst = nt_tune_search(t);
+    int stopped = sst == NT_ERR_INTERRUPTED;
+    if (!t->nrules && !stopped && !t->nsummary) {
+        int steerable = t->npoints > 0;
+        if (!t->quiet)
+            nt_tune_print_summary(t, stderr);
+        tune_free(t);
+        if (steerable)
+            return bad("nothing to tune: only NCCL's default was measured and the model has no "
+                       "facts for these shapes: add a labelled --replay (a run with another "
+                       "algorithm or protocol), a probe report or an --nccl-log with NCCL's graph "
+                       "lines%s%s",
+                       "", "");
+        return bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
+                   "sendrecv never reach it)%s%s",
+                   "", "");
+    }
+    /* outputs */
+    cJSON *doc = nt_tune_tuning_json(t);
+    char *text = doc ? cJSON_Print(doc) : NULL;
+    if (text) {
+        size_t n = strlen(text);
+        char *withnl = malloc(n + 2);
+        if (withnl) {
+            memcpy(withnl, text, n);
+            withnl[n] = '\n';
+            withnl[n + 1] = '\0';
+            if (write_text(t->output, withnl)) {
+                fprintf(stderr, "nettune tune: cannot write '%s'\n", t->output);
+                rc = NT_EXIT_USAGE;
+            }
+            free(withnl);
+        }
+    }
+    free(text);
+    cJSON_Delete(doc);
+    char *env = nt_tune_env_text(t);
+    if (env && t->env_out && write_text(t->env_out, env))
+        rc = NT_EXIT_USAGE;
+    free(env);
+    char *csv = nt_tune_csv(t);
+    if (csv && t->csv_out && write_text(t->csv_out, csv))
+        rc = NT_EXIT_USAGE;
+    free(csv);
+    if (t->plan) {
+        char *p = cJSON_Print(t->plan);
+        if (!p || write_text(t->plan_out, p))
+            rc = NT_EXIT_USAGE;
+        free(p);
+    }
+    if (!t->quiet) {
+        FILE *out = strcmp(t->output, "-") == 0 ? stderr : stdout;
+        if (t->json) {
+            cJSON *s = nt_tune_summary_json(t);
+            char *p = s ? cJSON_Print(s) : NULL;
+            if (p)
+                fprintf(out, "%s\n", p);
+            free(p);
+            cJSON_Delete(s);
+        } else {
+            nt_tune_print_summary(t, out);
+            fprintf(out, "nettune tune: %zu rules for NCCL %d.%d.%d%s -> %s\n", t->nrules,
+                    t->target_version / 10000, t->target_version / 100 % 100,
+                    t->target_version % 100,
+                    t->target_version < NT_TUNE_MIN_RULE_VERSION
+                        ? " (below 2.21: environment advice only)"
+                        : "",
+                    t->output);
+        }
+    }
+    int warn = 0;
+    for (size_t i = 0; i < t->nfindings; i++)
+        warn |= t->findings[i].severity == NT_ANOMALY_SEV_WARN;
+    if (rc == NT_EXIT_OK)
+        rc = nt_exit_code(0, warn, stopped, 0, 0);
+    tune_free(t);
+    return rc;
+}

@@ -1,0 +1,364 @@
+/* `--print-model` (tuner/print_model.h) and NCCL's table layout (tuner/model.h
+ * nt_model_print_table). */
+#include "print_model.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nccl_versions.h"
+#include "nettune/log.h"
+
+static void line_start(FILE *out, const char *prefix)
+{
+    if (prefix && *prefix)
+        fprintf(out, "%s ", prefix);
+}
+
+/* v2.14.3-1 tuning.cc:224-249 (rows) and v2.28.9-1 tuning.cc:499-539 (blocks of 3). */
+void nt_model_print_table(FILE *out, const nt_model_table_t *t, const char *prefix)
+{
+    if (!out || !t)
+        return;
+    const nt_model_version_t *v = nt_model_version_find(t->version);
+    int nalgos = v ? v->nalgos : (t->version >= 22300 ? 7 : t->version >= 21700 ? 5 : 4);
+    if (t->version && t->version < 21800) {
+        line_start(out, prefix);
+        fprintf(out, "Latency/AlgBw |");
+        for (int a = 0; a < nalgos; a++)
+            for (int p = 0; p < NT_NUM_PROTOS; p++)
+                fprintf(out, " %7s/%6s |", nt_model_algo_name(a), nt_model_proto_name(p));
+        fprintf(out, "\n");
+        line_start(out, prefix);
+        fprintf(out, " Max NThreads |");
+        for (int a = 0; a < nalgos; a++)
+            for (int p = 0; p < NT_NUM_PROTOS; p++)
+                fprintf(out, " %14d |", t->max_threads[a][p]);
+        fprintf(out, "\n");
+        for (int c = 0; c < NT_NUM_COLLS; c++) {
+            line_start(out, prefix);
+            fprintf(out, "%13s |", nt_model_coll_name(c));
+            for (int a = 0; a < nalgos; a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++)
+                    fprintf(out, "%8.1f/%6.1f |", t->cell[c][a][p].lat_us,
+                            t->cell[c][a][p].bw_GBps);
+            fprintf(out, "\n");
+        }
+        return;
+    }
+    for (int block = 0; block < (nalgos + 2) / 3; block++) {
+        line_start(out, prefix);
+        fprintf(out, "  Algorithm   |");
+        for (int ba = 0; ba < 3; ba++) {
+            int a = block * 3 + ba;
+            if (a >= nalgos)
+                continue;
+            fprintf(out, " %14s   %14s   %14s |", "", nt_model_algo_name(a), "");
+        }
+        fprintf(out, "\n");
+        line_start(out, prefix);
+        fprintf(out, "  Protocol    |");
+        for (int ba = 0; ba < 3; ba++) /* NCCL prints all 9 protocol cells even in the last block */
+            for (int p = 0; p < NT_NUM_PROTOS; p++)
+                fprintf(out, " %14s |", nt_model_proto_name(p));
+        fprintf(out, "\n");
+        line_start(out, prefix);
+        fprintf(out, " Max NThreads |");
+        for (int ba = 0; ba < 3; ba++) {
+            int a = block * 3 + ba;
+            if (a >= nalgos)
+                continue;
+            for (int p = 0; p < NT_NUM_PROTOS; p++)
+                fprintf(out, " %14d |", t->max_threads[a][p]);
+        }
+        fprintf(out, "\n");
+        for (int c = 0; c < NT_NUM_COLLS; c++) {
+            line_start(out, prefix);
+            fprintf(out, "%13s |", nt_model_coll_name(c));
+            for (int ba = 0; ba < 3; ba++) {
+                int a = block * 3 + ba;
+                if (a >= nalgos)
+                    continue;
+                for (int p = 0; p < NT_NUM_PROTOS; p++)
+                    fprintf(out, "%8.1f/%6.1f |", t->cell[c][a][p].lat_us,
+                            t->cell[c][a][p].bw_GBps);
+            }
+            fprintf(out, "\n");
+        }
+    }
+}
+
+static const char *label_name(nt_fact_label_t l)
+{
+    return l == NT_FACT_MEASURED ? "measured" : l == NT_FACT_INFERRED ? "inferred" : "assumed";
+}
+
+static const char *why_name(nt_cell_why_t w)
+{
+    switch (w) {
+    case NT_CELL_OK:
+        return "offered";
+    case NT_CELL_NOT_COVERED:
+        return "not covered";
+    case NT_CELL_ALGO_DISABLED:
+        return "algorithm disabled";
+    case NT_CELL_PROTO_DISABLED:
+        return "protocol disabled";
+    case NT_CELL_ZERO_BW:
+        return "zero bandwidth";
+    case NT_CELL_ENV:
+        return "NCCL_ALGO/NCCL_PROTO";
+    }
+    return "?";
+}
+
+static const char *graph_fact_names[NT_NUM_GRAPH_FACTS] = {
+    "nchannels",  "bw_intra_GBps", "bw_inter_GBps",    "type_intra",
+    "type_inter", "pattern",       "latency_inter_us", "same_channels"};
+static const char *comm_fact_names[NT_NUM_COMM_FACTS] = {
+    "nccl_version", "nranks",         "nnodes",  "sm",       "cpu",
+    "cuda_runtime", "comm_nchannels", "collnet", "nvswitch", "net_device"};
+#define NT_MODEL_NGRAPHS                                                                           \
+    5 /* Tree, Ring, CollNetDirect, CollNetChain, NVLS: the graphs NCCL builds */
+
+static double graph_fact_value(const nt_model_graph_t *g, int f)
+{
+    switch (f) {
+    case NT_GF_NCHANNELS:
+        return g->nchannels;
+    case NT_GF_BW_INTRA:
+        return g->bw_intra_GBps;
+    case NT_GF_BW_INTER:
+        return g->bw_inter_GBps;
+    case NT_GF_TYPE_INTRA:
+        return g->type_intra;
+    case NT_GF_TYPE_INTER:
+        return g->type_inter;
+    case NT_GF_PATTERN:
+        return g->pattern;
+    case NT_GF_LATENCY_INTER:
+        return g->latency_inter_us;
+    default:
+        return g->same_channels;
+    }
+}
+
+/* Every assumed fact, "sm" or "Ring.bw_intra_GBps", into ARR (JSON) or OUT (text). */
+static void list_assumed(const nt_model_input_t *in, cJSON *arr, FILE *out)
+{
+    int first = 1;
+    for (int f = 0; f < NT_NUM_COMM_FACTS; f++) {
+        if (in->label[f] != NT_FACT_ASSUMED)
+            continue;
+        if (arr)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(comm_fact_names[f]));
+        if (out)
+            fprintf(out, "%s%s", first ? "" : ", ", comm_fact_names[f]);
+        first = 0;
+    }
+    for (int g = 0; g < NT_MODEL_NGRAPHS; g++)
+        for (int f = 0; f < NT_NUM_GRAPH_FACTS; f++) {
+            if (in->graph[g].label[f] != NT_FACT_ASSUMED)
+                continue;
+            /* the model reads the pattern of the Tree graph only, sameChannels of the Ring only */
+            if ((f == NT_GF_PATTERN && g != NT_ALGO_TREE) ||
+                (f == NT_GF_SAME_CHANNELS && g != NT_ALGO_RING))
+                continue;
+            char name[64];
+            snprintf(name, sizeof(name), "%s.%s", nt_model_algo_name(g), graph_fact_names[f]);
+            if (arr)
+                cJSON_AddItemToArray(arr, cJSON_CreateString(name));
+            if (out)
+                fprintf(out, "%s%s", first ? "" : ", ", name);
+            first = 0;
+        }
+    if (out && first)
+        fprintf(out, "none");
+}
+
+static cJSON *fact(double v, nt_fact_label_t l)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "value", v);
+    cJSON_AddStringToObject(o, "label", label_name(l));
+    return o;
+}
+
+static double round1(double x)
+{
+    return round(x * 10.0) / 10.0;
+}
+
+static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
+                       const nt_nccl_table_t *nccl, const nt_model_fit_t *fit)
+{
+    cJSON *doc = cJSON_CreateObject();
+    char ver[32];
+    snprintf(ver, sizeof(ver), "%d.%d.%d", in->version / 10000, in->version / 100 % 100,
+             in->version % 100);
+    cJSON_AddStringToObject(doc, "nccl_version", ver);
+    const nt_model_version_t *v = nt_model_version_find(in->version);
+    if (v)
+        cJSON_AddStringToObject(doc, "modelled_from", v->tag);
+    else
+        cJSON_AddNullToObject(doc, "modelled_from");
+    cJSON_AddStringToObject(doc, "verdict", fit->verdict);
+    cJSON_AddNumberToObject(doc, "fitted_cells", fit->fitted_cells);
+    cJSON_AddNumberToObject(doc, "verified_cells", fit->verified_cells);
+    cJSON_AddNumberToObject(doc, "mismatched_cells", fit->mismatched_cells);
+    cJSON_AddNumberToObject(doc, "compared_cells", fit->compared_cells);
+    cJSON *fa = cJSON_AddArrayToObject(doc, "fitted_from");
+    for (int i = 0; i < fit->fitted_cells && i < NT_MODEL_FIT_MAX_LIST; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "coll", nt_model_coll_name(fit->fitted_at[i][0]));
+        cJSON_AddStringToObject(o, "algo", nt_model_algo_name(fit->fitted_at[i][1]));
+        cJSON_AddStringToObject(o, "proto", nt_model_proto_name(fit->fitted_at[i][2]));
+        cJSON_AddItemToArray(fa, o);
+    }
+    cJSON *md = cJSON_AddObjectToObject(doc, "max_difference");
+    if (fit->max_coll >= 0) {
+        cJSON_AddStringToObject(md, "coll", nt_model_coll_name(fit->max_coll));
+        cJSON_AddStringToObject(md, "algo", nt_model_algo_name(fit->max_algo));
+        cJSON_AddStringToObject(md, "proto", nt_model_proto_name(fit->max_proto));
+    }
+    cJSON_AddNumberToObject(md, "lat_us",
+                            isfinite(fit->max_lat_diff_us) ? fit->max_lat_diff_us : -1);
+    cJSON_AddNumberToObject(md, "bw_GBps",
+                            isfinite(fit->max_bw_diff_GBps) ? fit->max_bw_diff_GBps : -1);
+
+    cJSON *facts = cJSON_AddObjectToObject(doc, "facts");
+    cJSON_AddItemToObject(facts, "nccl_version", fact(in->version, in->label[NT_CF_VERSION]));
+    cJSON_AddItemToObject(facts, "nranks", fact(in->nranks, in->label[NT_CF_NRANKS]));
+    cJSON_AddItemToObject(facts, "nnodes", fact(in->nnodes, in->label[NT_CF_NNODES]));
+    cJSON_AddItemToObject(facts, "ppn", fact(in->ppn, in->label[NT_CF_NNODES]));
+    cJSON_AddItemToObject(facts, "sm", fact(in->min_sm, in->label[NT_CF_SM]));
+    cJSON *cpu = fact(in->cpu_vendor, in->label[NT_CF_CPU]);
+    static const char *vendors[] = {"intel", "amd", "zhaoxin", "mixed", "other"};
+    static const char *archs[] = {"x86", "power", "arm", "other"};
+    cJSON_AddStringToObject(cpu, "vendor", vendors[in->cpu_vendor]);
+    cJSON_AddStringToObject(cpu, "arch", archs[in->cpu_arch]);
+    cJSON_AddItemToObject(facts, "cpu", cpu);
+    cJSON_AddItemToObject(facts, "cuda_runtime", fact(in->cuda_runtime, in->label[NT_CF_CUDA]));
+    cJSON_AddItemToObject(facts, "comm_nchannels",
+                          fact(in->comm_nchannels, in->label[NT_CF_COMM_NCHANNELS]));
+    cJSON_AddItemToObject(facts, "collnet_enable",
+                          fact(in->collnet_enable, in->label[NT_CF_COLLNET]));
+    cJSON_AddItemToObject(facts, "nvswitch_count", fact(in->nvs_count, in->label[NT_CF_NVS]));
+    cJSON *graphs = cJSON_AddObjectToObject(facts, "graphs");
+    for (int g = 0; g < NT_MODEL_NGRAPHS; g++) {
+        cJSON *go = cJSON_AddObjectToObject(graphs, nt_model_algo_name(g));
+        for (int f = 0; f < NT_NUM_GRAPH_FACTS; f++) {
+            cJSON *fo = fact(graph_fact_value(&in->graph[g], f), in->graph[g].label[f]);
+            if (f == NT_GF_TYPE_INTRA || f == NT_GF_TYPE_INTER)
+                cJSON_AddStringToObject(
+                    fo, "name", nt_model_path_name((int)graph_fact_value(&in->graph[g], f)));
+            cJSON_AddItemToObject(go, graph_fact_names[f], fo);
+        }
+    }
+    list_assumed(in, cJSON_AddArrayToObject(doc, "assumed"), NULL);
+
+    cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
+    int nalgos = v ? v->nalgos : NT_NUM_ALGOS;
+    for (int c = 0; c < NT_NUM_COLLS; c++)
+        for (int a = 0; a < nalgos; a++)
+            for (int p = 0; p < NT_NUM_PROTOS; p++) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "coll", nt_model_coll_name(c));
+                cJSON_AddStringToObject(o, "algo", nt_model_algo_name(a));
+                cJSON_AddStringToObject(o, "proto", nt_model_proto_name(p));
+                cJSON *mo = cJSON_AddObjectToObject(o, "model");
+                if (m) {
+                    cJSON_AddNumberToObject(mo, "lat_us",
+                                            round(m->cell[c][a][p].lat_us * 1000) / 1000);
+                    cJSON_AddNumberToObject(mo, "bw_GBps",
+                                            round(m->cell[c][a][p].bw_GBps * 1000) / 1000);
+                    cJSON_AddBoolToObject(mo, "enabled", m->cell[c][a][p].bw_GBps > 0);
+                    cJSON_AddStringToObject(mo, "why", why_name(m->cell[c][a][p].why));
+                }
+                if (nccl && nccl->has[c][a][p]) {
+                    cJSON *no = cJSON_AddObjectToObject(o, "nccl");
+                    cJSON_AddNumberToObject(no, "lat_us", round1(nccl->lat_us[c][a][p]));
+                    cJSON_AddNumberToObject(no, "bw_GBps", round1(nccl->bw_GBps[c][a][p]));
+                    if (m)
+                        cJSON_AddBoolToObject(
+                            o, "match",
+                            fabs(m->cell[c][a][p].lat_us - nccl->lat_us[c][a][p]) <=
+                                    NT_MODEL_TOL_LAT_US &&
+                                fabs(m->cell[c][a][p].bw_GBps - nccl->bw_GBps[c][a][p]) <=
+                                    NT_MODEL_TOL_BW_GBPS);
+                } else {
+                    cJSON_AddNullToObject(o, "nccl");
+                }
+                cJSON_AddItemToArray(cells, o);
+            }
+    return doc;
+}
+
+nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_table_t *nccl,
+                                const char *env_algo, const char *env_proto, int json,
+                                nt_model_fit_t *fit_out)
+{
+    if (!out || !in)
+        return NT_ERR_INVALID;
+    if (!in->version && nccl && nccl->version)
+        in->version = nccl->version;
+    nt_model_env_filter_t env;
+    char err[256] = "";
+    nt_status_t rc =
+        nt_model_env_filter_parse(in->version, env_algo, env_proto, &env, err, sizeof(err));
+    if (rc != NT_OK) {
+        nt_log(NT_LOG_ERROR, NT_SUB_TUNE, "NCCL_ALGO/NCCL_PROTO: %s (as NCCL %d.%d would read it)",
+               err, in->version / 10000, in->version / 100 % 100);
+        return rc;
+    }
+    nt_model_fit_t fit;
+    memset(&fit, 0, sizeof(fit));
+    fit.max_coll = -1;
+    nt_model_table_t m;
+    int have_model = 0;
+    if (nccl) {
+        rc = nt_model_fit_table(in, nccl, &env, &m, &fit);
+        if (rc != NT_OK)
+            return rc;
+        have_model = fit.modelled;
+    } else if (nt_model_version_supported(in->version)) {
+        rc = nt_model_compute(in, &env, &m);
+        if (rc != NT_OK)
+            return rc;
+        have_model = 1;
+        snprintf(fit.verdict, sizeof(fit.verdict), "not verified: no NCCL table in the log");
+    } else {
+        snprintf(fit.verdict, sizeof(fit.verdict), "not verified: version not modelled");
+    }
+    if (fit_out)
+        *fit_out = fit;
+    if (json) {
+        cJSON *doc = json_doc(in, have_model ? &m : NULL, nccl, &fit);
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        cJSON_Delete(doc);
+        if (!text)
+            return NT_ERR_NOMEM;
+        int bad = fprintf(out, "%s\n", text) < 0;
+        free(text);
+        return bad ? NT_ERR_IO : NT_OK;
+    }
+    if (have_model)
+        nt_model_print_table(out, &m, "NCCL INFO");
+    fprintf(out, "model vs NCCL: %s", fit.verdict);
+    if (fit.modelled && nccl)
+        fprintf(out,
+                " (%d cells fitted, %d verified, %d mismatched of %d printed; largest difference "
+                "%.2f us, %.2f GB/s",
+                fit.fitted_cells, fit.verified_cells, fit.mismatched_cells, fit.compared_cells,
+                fit.max_lat_diff_us, fit.max_bw_diff_GBps);
+    if (fit.modelled && nccl && fit.max_coll >= 0)
+        fprintf(out, " at %s %s/%s", nt_model_coll_name(fit.max_coll),
+                nt_model_algo_name(fit.max_algo), nt_model_proto_name(fit.max_proto));
+    if (fit.modelled && nccl)
+        fprintf(out, ")");
+    fprintf(out, "\nassumed: ");
+    list_assumed(in, NULL, out);
+    fprintf(out, "\n");
+    return ferror(out) ? NT_ERR_IO : NT_OK;
+}

@@ -1,0 +1,287 @@
+/* nettune tune: the parts around the model (issue 9 items 2, 5-8). Internal to tuner/.
+ *
+ *   inputs.c      the model's inputs per communicator shape, each fact labelled: NCCL's graph
+ *                 lines and comm line from a log (measured), a probe report's links run through
+ *                 NCCL's search rules (inferred), --sm / --cpu-vendor, else nettune's defaults
+ *   replay.c      nccl-tests outputs as sources: labels, rows, the busbw re-check, anomalies
+ *   search.c      per collective, shape and size: the eligible candidates ranked by the model,
+ *                 overridden by replayed or measured figures; rules; --plan-out / --measured
+ *   write.c       tuning.json (the plugin's key list), nccl.env, NCCL's example-tuner CSV, the
+ *                 summary
+ *   env_advice.c  environment advice, each line with its reason
+ *   main.c        the command line
+ * Units: bytes, microseconds, GB/s = 1e9 B/s. Nothing here links MPI, CUDA or NCCL. */
+#ifndef NETTUNE_TUNER_TUNE_H
+#define NETTUNE_TUNER_TUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "model.h"
+#include "nettune/anomaly.h"
+#include "nettune/nccllog.h"
+#include "nettune/nccltests.h"
+#include "nettune/rdoc.h"
+#include "nettune/status.h"
+
+#define NT_TUNE_MAX_SHAPES 16
+#define NT_TUNE_MAX_SOURCES 64
+#define NT_TUNE_MAX_SIZES 64
+#define NT_TUNE_NOISE_MIN 0.03 /* choices change only when they win by more than this */
+#define NT_TUNE_TOPK 3         /* model candidates per size in --plan-out */
+#define NT_TUNE_FAR_RATIO 2.0  /* measured vs model beyond x2 either way: a finding */
+/* Tuner rules reach NCCL from 2.21 (tuner API v2, REFERENCE: v2 adapter); below, env only. */
+#define NT_TUNE_MIN_RULE_VERSION 22100
+
+typedef enum { NT_OBJ_NO_REGRESS = 0, NT_OBJ_TOTAL, NT_OBJ_GEOMEAN } nt_objective_t;
+
+/* How we know which algorithm/protocol ran (item 5). */
+typedef enum {
+    NT_RAN_UNKNOWN = 0,
+    NT_RAN_LABEL,    /* --label algo=/proto= on the source, or the NCCL_ALGO/NCCL_PROTO it echoes */
+    NT_RAN_MEASURED, /* per-call TUNING lines show it */
+    NT_RAN_PREDICTED /* the model, fed only from evidence, says so */
+} nt_ran_how_t;
+
+typedef struct nt_tune_shape {
+    int nnodes, ppn, nranks;
+} nt_tune_shape_t;
+
+/* A replay source (--replay F [--label ...]). */
+typedef struct nt_tune_source {
+    char *path;
+    uint64_t hash; /* FNV-1a 64 of the file's bytes */
+    int json;      /* an nccl-tests -J document */
+    nt_ncclt_reader_t *tests;
+    nt_nccllog_t log;
+    /* labels (-1 / 0 = not given) */
+    int label_algo, label_proto, label_nchannels;
+    char *label_text; /* as given, for messages */
+    char **env;       /* "NCCL_X=V": labels env.NCCL_X, then the file's echoes */
+    size_t nenv;
+    int labelled;             /* any label: not a baseline */
+    unsigned long rows;       /* rows parsed */
+    double busbw_max_rel_err; /* the re-check of busbw from size and time */
+    unsigned long busbw_checked, busbw_bad;
+} nt_tune_source_t;
+
+/* One measured point. */
+typedef struct nt_tune_point {
+    int coll; /* nt_coll_t */
+    nt_tune_shape_t shape;
+    unsigned long long bytes; /* NCCL's nBytes */
+    int algo, proto;          /* what ran; -1 unknown */
+    nt_ran_how_t how;
+    int is_default; /* NCCL's own choice (a baseline source, or a measured default) */
+    double time_us; /* the better of out-of-place and in-place */
+    double spread;  /* |oop - ip| / max: the run's own noise */
+    int src;        /* source index (or -1 for --measured) */
+    int table;      /* table index in the source */
+    int reg_buff;   /* -1 unknown */
+} nt_tune_point_t;
+
+typedef struct nt_tune_finding {
+    nt_anomaly_kind_t kind;
+    nt_anomaly_sev_t severity;
+    char *text;
+} nt_tune_finding_t;
+
+/* One rule to write. */
+typedef struct nt_tune_rule {
+    int coll;
+    nt_tune_shape_t shape;
+    unsigned long long min_bytes, max_bytes; /* inclusive */
+    int algo, proto;
+    int basis;                        /* NT_BASIS_* (plugins/nccl-tuner/src/nt_tuning.h) */
+    double predicted_us, measured_us; /* at min_bytes; < 0 none */
+    int reg_buff;                     /* -1 any */
+} nt_tune_rule_t;
+
+/* One line of the summary: a size range of one collective and shape. */
+typedef struct nt_tune_summary {
+    int coll;
+    nt_tune_shape_t shape;
+    unsigned long long min_bytes, max_bytes;
+    int def_algo, def_proto; /* NCCL's default (the model's argmin, or what ran) */
+    int algo, proto;         /* ours */
+    double def_us, our_us;   /* at min_bytes */
+    int basis;
+    char *tradeoff; /* objective trade-off note, or NULL */
+} nt_tune_summary_t;
+
+typedef struct nt_tune {
+    /* options */
+    const char *report_path;
+    const char *nccl_logs[NT_TUNE_MAX_SOURCES];
+    size_t nlogs;
+    int version;    /* --nccl-version, 0 = from the inputs */
+    int sm;         /* --sm, 0 = from the inputs */
+    int cpu_vendor; /* --cpu-vendor, -1 = from the inputs */
+    nt_tune_shape_t shapes[NT_TUNE_MAX_SHAPES];
+    size_t nshapes;
+    int colls[NT_NUM_COLLS]; /* --colls */
+    unsigned long long min_bytes, max_bytes;
+    nt_objective_t objective;
+    double time_limit_s; /* 0 none */
+    const char *plan_out;
+    const char *measured[NT_TUNE_MAX_SOURCES];
+    size_t nmeasured;
+    const char *output, *env_out, *csv_out;
+    int print_model, json, quiet;
+
+    /* inputs */
+    nt_rdoc_t report;
+    int have_report;
+    uint64_t report_hash;
+    nt_tune_source_t sources[NT_TUNE_MAX_SOURCES];
+    size_t nsources;
+    nt_nccllog_t logs[NT_TUNE_MAX_SOURCES];
+    uint64_t log_hash[NT_TUNE_MAX_SOURCES];
+    uint64_t measured_hash[NT_TUNE_MAX_SOURCES];
+
+    /* derived */
+    int target_version; /* the NCCL version modelled */
+    nt_fact_label_t version_label;
+    nt_tune_point_t *points;
+    size_t npoints, cap_points;
+    nt_tune_finding_t *findings;
+    size_t nfindings;
+    nt_tune_rule_t *rules;
+    size_t nrules, cap_rules;
+    nt_tune_summary_t *summary;
+    size_t nsummary, cap_summary;
+    cJSON *plan;                        /* --plan-out document being built */
+    int completed;                      /* 0 when --time-limit stopped the search */
+    char *env_job_algo, *env_job_proto; /* the job's NCCL_ALGO / NCCL_PROTO seen in the inputs */
+    double t_start;
+} nt_tune_t;
+
+/* ---- inputs.c ---- */
+
+/* nt_tune_sm_from_gpu_name - SM (compute capability x 10) from a GPU name as nccl-tests or the
+ * probe prints it ("NVIDIA H100 80GB HBM3" 90, "A100-SXM4-40GB" 80, "Tesla V100" 70, ...);
+ * 0 when unknown. */
+int nt_tune_sm_from_gpu_name(const char *name);
+
+/* nt_tune_cpu_vendor_from_model - NT_CPU_VENDOR_* from a CPU model string, -1 unknown. */
+int nt_tune_cpu_vendor_from_model(const char *model);
+
+/* nt_tune_shape_parse - "NNODESxPPN" (e.g. "2x8"). NT_ERR_INVALID otherwise. */
+nt_status_t nt_tune_shape_parse(const char *s, nt_tune_shape_t *out);
+
+/* nt_tune_model_input - the model's input for `shape`: the log whose comm shape matches
+ * (graph lines, measured), else the report's links through NCCL's search rules (inferred), else
+ * nettune's defaults (assumed). `why` (may be NULL) gets one line naming the sources. */
+nt_status_t nt_tune_model_input(const nt_tune_t *t, const nt_tune_shape_t *shape,
+                                nt_model_input_t *in, char *why, size_t whylen);
+
+/* nt_tune_input_from_log - fill the comm and graph facts of `in` from an NCCL log (labelled
+ * measured). Returns the number of graphs taken. */
+int nt_tune_input_from_log(nt_model_input_t *in, const nt_nccllog_t *log);
+
+/* ---- replay.c ---- */
+
+/* nt_tune_source_read - read replay source `path` (nccl-tests text, -J JSON, with launcher
+ * prefixes and interleaved NCCL lines). NT_ERR_NOT_FOUND / NT_ERR_IO / NT_ERR_PARSE with one
+ * line in err. */
+nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err, size_t errlen);
+
+/* nt_tune_source_label - apply "--label K=V,..." (keys algo, proto, nchannels, env.NCCL_X;
+ * NCCL's or our spelling, any case). NT_ERR_INVALID with a message naming the key, or the label
+ * and the file's own NCCL line it contradicts. */
+nt_status_t nt_tune_source_label(nt_tune_source_t *s, const char *label, char *err, size_t errlen);
+
+/* nt_tune_source_name - the source's file name without its folder: what the outputs quote (no
+ * path in a written file, so the same inputs give the same bytes wherever they lie). */
+const char *nt_tune_source_name(const nt_tune_source_t *s);
+
+/* nt_tune_source_free - frees a source. */
+void nt_tune_source_free(nt_tune_source_t *s);
+
+/* nt_tune_coll_from_nccltests - the NCCL function of an nccl-tests collective name ("all_reduce"
+ * -> NT_COLL_ALLREDUCE); -1 for those the tuner cannot steer (alltoall, sendrecv, ...). */
+int nt_tune_coll_from_nccltests(const char *name);
+
+/* nt_tune_replay - turn every source's rows into points (what ran, time, noise), recheck busbw
+ * and record anomalies as findings. */
+nt_status_t nt_tune_replay(nt_tune_t *t);
+
+/* nt_tune_busbw_recheck - busbw recomputed from size and time (nccl-tests' formula) against the
+ * printed value, for every row and half of `tab` (coll and nranks known). A value is bad when it
+ * differs by more than 0.3% or 0.005 (half a unit of the two decimals printed, which is what
+ * decides rows below 1.67 GB/s and those printed as 0.00). *max_rel is the largest relative
+ * difference among values where 0.3% is the bound. Returns the number of values checked. */
+unsigned long nt_tune_busbw_recheck(const nt_ncclt_table_t *tab, double *max_rel,
+                                    unsigned long *bad);
+
+/* nt_tune_add_finding - records a finding (printf-style text). */
+void nt_tune_add_finding(nt_tune_t *t, nt_anomaly_kind_t kind, nt_anomaly_sev_t sev,
+                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- search.c ---- */
+
+/* nt_tune_search - rules and summary for every collective and shape. NT_ERR_INTERRUPTED when
+ * --time-limit stopped it (what was decided is kept, t->completed = 0). */
+nt_status_t nt_tune_search(nt_tune_t *t);
+
+/* nt_tune_measured_read - read a --measured file (nettune.measured/1: {"points": [{coll, nnodes,
+ * nranks, bytes, algo, proto, time_us, [default], [spread]}]}) into points. */
+nt_status_t nt_tune_measured_read(nt_tune_t *t, const char *path, char *err, size_t errlen);
+
+/* The candidate choice of one size: what the search picks (exposed for the tests). */
+typedef struct nt_tune_choice {
+    int algo, proto;
+    int basis;          /* NT_BASIS_*, -1 when NCCL's default is kept */
+    double time_us;     /* ours */
+    double def_time_us; /* NCCL's default */
+    int def_algo, def_proto;
+    double predicted_us;
+    double measured_us;
+    char tradeoff[160];
+} nt_tune_choice_t;
+
+/* nt_tune_choose - the choice at one size of one collective and shape: the model's eligible
+ * candidates (when have_model) ranked, the default being the model's best (or what the TUNING
+ * lines show ran); a measured candidate replaces it only when it wins by more than the noise
+ * (the larger of 3% and the out-of-place/in-place spread) under t->objective. Without a winning
+ * measurement the model's choice is kept as a predicted rule when model_from_evidence. Returns 1
+ * when there is a choice to write (ch->basis >= 0). */
+int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
+                   unsigned long long bytes, const nt_model_input_t *in,
+                   const nt_model_table_t *tab, int have_model, int model_from_evidence,
+                   nt_tune_choice_t *ch);
+
+/* ---- write.c ---- */
+
+/* nt_tune_write_tuning - the nettune.tuning/1 document (caller deletes it). */
+cJSON *nt_tune_tuning_json(const nt_tune_t *t);
+
+/* nt_tune_write_csv - NCCL's example-tuner CSV of the rules. */
+char *nt_tune_csv(const nt_tune_t *t);
+
+/* nt_tune_write_summary - the summary per collective, shape and size range, text or JSON. */
+void nt_tune_print_summary(const nt_tune_t *t, FILE *out);
+cJSON *nt_tune_summary_json(const nt_tune_t *t);
+
+/* ---- env_advice.c ---- */
+
+/* One line of advice. */
+typedef struct nt_env_advice {
+    char name[48], value[64];
+    char reason[256];
+    int set;         /* 1: goes into nccl.env; 0: reported only (site setting, guarded) */
+    int new_process; /* NCCL reads it once per process */
+} nt_env_advice_t;
+
+/* nt_tune_env_advice - the advice for this tuning (only knobs safe to search, never
+ * NCCL_ALGO/NCCL_PROTO beside rules, never LL128 forced, GDR level only from a measurement,
+ * site settings reported, not set). Returns the number written to `out` (at most max). */
+size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max);
+
+/* nt_tune_env_text - nccl.env: "NAME=VALUE" lines with "# reason" comments (caller frees). */
+char *nt_tune_env_text(const nt_tune_t *t);
+
+#endif
