@@ -14,7 +14,7 @@ FUZZ_SMOKE_SECONDS ?= 8
 NT_FUZZ_DIR := $(BUILD)/fuzz
 NT_FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra $(CPPFLAGS_NT) \
-                  -Iprobes -Ireports
+                  -Iprobes -Ireports -Iplugins/nccl-tuner/src
 NT_FUZZ_LIB := $(NT_FUZZ_DIR)/libnettune-fuzz.a
 NT_FUZZ_SMOKE :=
 
@@ -44,9 +44,11 @@ fuzz-smoke-$(1): $(NT_FUZZ_DIR)/fuzz-$(1)
 endef
 
 ifeq ($(HAVE_CLANG),1)
-$(eval $(call NT_FUZZ_TARGET,report,tests/fuzz/fuzz_report.c $(filter-out reports/report_main.c,$(REPORT_SRCS)),tests/fixtures/reports plugins/nccl-tuner/examples))
+# The tuning format's parser is the plugin's (one definition), compiled into nettune report.
+$(eval $(call NT_FUZZ_TARGET,report,tests/fuzz/fuzz_report.c $(filter-out reports/report_main.c,$(REPORT_SRCS)) plugins/nccl-tuner/src/nt_tuning.c,tests/fixtures/reports plugins/nccl-tuner/examples))
 $(eval $(call NT_FUZZ_TARGET,thresholds,tests/fuzz/fuzz_thresholds.c,tests/fixtures/thresholds))
 $(eval $(call NT_FUZZ_TARGET,params,tests/fuzz/fuzz_params.c probes/params.c,))
+$(eval $(call NT_FUZZ_TARGET,nccl,tests/fuzz/fuzz_nccl.c,tests/fixtures/nccl-debug-logs tests/fixtures/nccl-tests-logs tests/fixtures/nccl-tuning-tables))
 # hwloc parses XML in a plugin it unloads again (hwloc_xml_libxml.so): libxml2 linked in stays
 # loaded, so leaks inside it keep their names for tests/fuzz/lsan.supp.
 $(eval $(call NT_FUZZ_TARGET,topo,tests/fuzz/fuzz_topo.c,tests/fixtures/hwloc-xml,-Wl$(comma)--no-as-needed -l:libxml2.so.2))

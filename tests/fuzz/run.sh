@@ -19,7 +19,8 @@ if ls "$corpus"/* >/dev/null 2>&1; then
 fi
 # libFuzzer writes new inputs into the first directory (the work corpus under build/).
 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
-  -print_final_stats=1 -artifact_prefix="$dir/$name-" "$work" "$corpus" "$@" > "$log" 2>&1
+  -print_final_stats=1 -artifact_prefix="$dir/$name-" "$work" $([ -d "$corpus" ] && echo "$corpus") \
+  "$@" > "$log" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
   tail -n 60 "$log"
