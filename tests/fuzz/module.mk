@@ -12,7 +12,7 @@ comma := ,
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 8
 NT_FUZZ_DIR := $(BUILD)/fuzz
-NT_FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+NT_FUZZ_CFLAGS := -g -O1 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra $(CPPFLAGS_NT) \
                   -Iprobes -Ireports -Iplugins/nccl-tuner/src
 NT_FUZZ_LIB := $(NT_FUZZ_DIR)/libnettune-fuzz.a
