@@ -27,7 +27,8 @@ if [ $rc != 0 ]; then
   echo "fuzz-$name: FAILED (exit $rc): the input is in $dir/$name-*; fix the bug, then keep it as $corpus/<what-it-was>"
   exit 1
 fi
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
-new=$(sed -n 's/^stat::new_units_added: *//p' "$log")
+# The last figures are the run's (a child process that crashed may have printed its own).
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -n 1)
+new=$(sed -n 's/^stat::new_units_added: *//p' "$log" | tail -n 1)
 echo "fuzz-$name: $secs s, $execs executions, $new new inputs, peak RSS $rss MB (log: $log)"
