@@ -129,11 +129,12 @@ static nt_status_t nt_sb_none(nt_probe_t *p, void **state, cJSON *node_json, cJS
     (void)state;
     (void)node_json;
     (void)checks;
-    snprintf(why, whylen, "synthetic bench: no RDMA");
+    snprintf(why, whylen, "synthetic bench: MPI-like links only");
     return NT_ERR_UNSUPPORTED;
 }
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {.kind = "rdma", .init = nt_sb_none};
+const nt_link_probe_ops_t nt_gpu_probe_ops = {.kind = "gpu", .init = nt_sb_none};
 
 /* ---- the judge, timed ---- */
 

@@ -7,11 +7,11 @@ $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mp
 
 # The engine at scale without a cluster (issue 8 item 5): nettune-probe's engine objects with a
 # synthetic link probe in place of the MPI one (tests/bench/bench_scale.c defines
-# nt_mpi_probe_ops and nt_rdma_probe_ops, so probe_mpi.o and the RDMA probe are left out), over
+# nt_mpi_probe_ops, nt_rdma_probe_ops and nt_gpu_probe_ops, so the real probes are left out), over
 # the in-process launcher. --wrap times the judge, and builds the topology, the node table and
 # the steps once for all ranks (threads of one process).
-BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,run.o judge.o inventory.o nodes.o params.o \
-                    probe_util.o)
+BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o judge.o inventory.o nodes.o \
+                    params.o probe_util.o)
 $(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(LIBNT)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -Wl,--wrap=nt_judge_finish,--wrap=nt_topo_load,--wrap=nt_topo_destroy \
