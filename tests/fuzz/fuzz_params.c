@@ -12,6 +12,12 @@
 
 #define NT_FUZZ_MAX_ARGS 64
 
+/* The probe registry (probes/registry.c) names the probes --probes accepts; their code (MPI,
+ * ibverbs, CUDA) is not needed to parse options: kinds only. */
+const nt_link_probe_ops_t nt_mpi_probe_ops = {.kind = "mpi"};
+const nt_link_probe_ops_t nt_rdma_probe_ops = {.kind = "rdma"};
+const nt_link_probe_ops_t nt_gpu_probe_ops = {.kind = "gpu"};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1), *argv[NT_FUZZ_MAX_ARGS + 2], err[512] = "";
