@@ -5,13 +5,16 @@
 # Optional parts (CUDA, NCCL, ibverbs, MPI) are detected in mk/config.mk; `make config` shows them.
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
-BUILD   ?= build
+# SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer, built into build-san/ so that the
+# normal build/ stays as it is (docs/sanitizers.md).
+BUILD   ?= $(if $(filter 1,$(SANITIZE)),build-san,build)
 PREFIX  ?= /usr/local
 BIN     := $(BUILD)/bin
 LIBDIR  := $(BUILD)/lib
 OBJ     := $(BUILD)/obj
 
 include mk/config.mk
+include mk/sanitize.mk
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g

@@ -1,4 +1,6 @@
-/* In-process launcher for tests: one thread per rank, mailboxes guarded by one mutex.
+/* In-process launcher for tests: one thread per rank, mailboxes guarded by one mutex, one
+ * condition variable per rank (a message wakes its receiver only, so thousands of ranks cost a
+ * wake-up per message, not one per waiting rank: make bench runs 4,096).
  * Collectives are built from point-to-point messages on reserved negative tags. */
 #include <errno.h>
 #include <pthread.h>
@@ -21,9 +23,10 @@ typedef struct nt_msg {
 
 typedef struct nt_world {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t *cv; /* per destination rank */
     int nranks, local_size;
-    nt_msg_t **box; /* per destination rank, FIFO */
+    nt_msg_t **box;  /* per destination rank, FIFO */
+    nt_msg_t **tail; /* per destination rank, its last message (NULL when empty) */
     int aborted, abort_code;
 } nt_world_t;
 
@@ -74,7 +77,7 @@ static nt_status_t nt_ip_send_tag(nt_launcher_t *l, int peer, int tag, const voi
 {
     nt_inproc_t *p = nt_ip(l);
     nt_world_t *w = p->w;
-    nt_msg_t *m, **tail;
+    nt_msg_t *m;
 
     if (peer < 0 || peer >= w->nranks)
         return NT_ERR_INVALID;
@@ -93,10 +96,12 @@ static nt_status_t nt_ip_send_tag(nt_launcher_t *l, int peer, int tag, const voi
         free(m);
         return NT_ERR_PEER;
     }
-    for (tail = &w->box[peer]; *tail; tail = &(*tail)->next)
-        ;
-    *tail = m;
-    pthread_cond_broadcast(&w->cv);
+    if (w->tail[peer])
+        w->tail[peer]->next = m;
+    else
+        w->box[peer] = m;
+    w->tail[peer] = m;
+    pthread_cond_signal(&w->cv[peer]);
     pthread_mutex_unlock(&w->mu);
     return NT_OK;
 }
@@ -114,13 +119,15 @@ static nt_status_t nt_ip_recv_tag(nt_launcher_t *l, int peer, int tag, void *buf
     nt_deadline(&dl, timeout_s);
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        nt_msg_t **pp;
-        for (pp = &w->box[p->rank]; *pp; pp = &(*pp)->next)
+        nt_msg_t **pp, *prev = NULL;
+        for (pp = &w->box[p->rank]; *pp; prev = *pp, pp = &(*pp)->next)
             if ((*pp)->src == peer && (*pp)->tag == tag)
                 break;
         if (*pp) {
             nt_msg_t *m = *pp;
             *pp = m->next;
+            if (w->tail[p->rank] == m)
+                w->tail[p->rank] = prev;
             if (m->len != bytes)
                 st = NT_ERR_PEER; /* a size mismatch is a protocol error of the peer */
             else if (bytes)
@@ -132,7 +139,7 @@ static nt_status_t nt_ip_recv_tag(nt_launcher_t *l, int peer, int tag, void *buf
             st = NT_ERR_PEER;
             break;
         }
-        if (pthread_cond_timedwait(&w->cv, &w->mu, &dl) == ETIMEDOUT) {
+        if (pthread_cond_timedwait(&w->cv[p->rank], &w->mu, &dl) == ETIMEDOUT) {
             st = NT_ERR_TIMEOUT;
             break;
         }
@@ -208,7 +215,8 @@ static void nt_ip_abort(nt_launcher_t *l, int code)
         w->aborted = 1;
         w->abort_code = code;
     }
-    pthread_cond_broadcast(&w->cv);
+    for (int r = 0; r < w->nranks; r++)
+        pthread_cond_broadcast(&w->cv[r]);
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -238,7 +246,7 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
     nt_inproc_t *ranks;
     pthread_t *th;
     pthread_condattr_t ca;
-    int result = 0;
+    int result = 0, nranks_started = nranks;
 
     if (nranks < 1 || local_size < 1)
         return -1;
@@ -247,10 +255,14 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
     w.local_size = local_size;
     w.abort_code = -1;
     w.box = calloc((size_t)nranks, sizeof(*w.box));
+    w.tail = calloc((size_t)nranks, sizeof(*w.tail));
+    w.cv = calloc((size_t)nranks, sizeof(*w.cv));
     ranks = calloc((size_t)nranks, sizeof(*ranks));
     th = calloc((size_t)nranks, sizeof(*th));
-    if (!w.box || !ranks || !th) {
+    if (!w.box || !w.tail || !w.cv || !ranks || !th) {
         free(w.box);
+        free(w.tail);
+        free(w.cv);
         free(ranks);
         free(th);
         return -1;
@@ -258,7 +270,8 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
     pthread_mutex_init(&w.mu, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w.cv, &ca);
+    for (int r = 0; r < nranks; r++)
+        pthread_cond_init(&w.cv[r], &ca);
     pthread_condattr_destroy(&ca);
     for (int r = 0; r < nranks; r++) {
         ranks[r].l.ops = &nt_inproc_ops;
@@ -267,10 +280,18 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
         ranks[r].rank = r;
         ranks[r].fn = fn;
         ranks[r].arg = arg;
-        pthread_create(&th[r], NULL, nt_ip_thread, &ranks[r]);
+        if (pthread_create(&th[r], NULL, nt_ip_thread, &ranks[r]) != 0) {
+            /* Out of threads: the ranks started so far see an aborted world and return. */
+            nt_ip_abort(&ranks[0].l, -1);
+            for (int q = r; q < nranks; q++)
+                ranks[q].result = -1;
+            nranks_started = r;
+            break;
+        }
     }
     for (int r = 0; r < nranks; r++) {
-        pthread_join(th[r], NULL);
+        if (r < nranks_started)
+            pthread_join(th[r], NULL);
         if (!result && ranks[r].result)
             result = ranks[r].result;
     }
@@ -283,9 +304,12 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
             free(m);
         }
     }
-    pthread_cond_destroy(&w.cv);
+    for (int r = 0; r < nranks; r++)
+        pthread_cond_destroy(&w.cv[r]);
     pthread_mutex_destroy(&w.mu);
     free(w.box);
+    free(w.tail);
+    free(w.cv);
     free(ranks);
     free(th);
     return result;

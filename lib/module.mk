@@ -9,7 +9,7 @@ LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/rep
 # report, and the anomaly rule (shared by nettune doctor, nettune tune and nettune report).
 LIBNT_SRCS += lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c lib/nccllog.c
 LIBNT := $(LIBDIR)/libnettune.a
-LIBNT_LDLIBS = $(HWLOC_LIBS) $(CJSON_LIBS) -lpthread -ldl -lm
+LIBNT_LDLIBS = $(HWLOC_LIBS) $(CJSON_LIBS) -lpthread -ldl -lm $(SAN_LDLIBS)
 ALL_TARGETS += $(LIBNT)
 
 # LIBNT_SRCS is complete only after every module.mk is read: expand it in the rule (=).

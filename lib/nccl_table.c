@@ -113,7 +113,7 @@ static void cell_target(parser_t *ps, int i, int *a, int *p)
     *a = -1;
     *p = i % 3;
     if (ps->t->layout == NT_NCCL_TABLE_ROWS) {
-        if (i < ps->ncols_hdr)
+        if (i < ps->ncols_hdr && i < NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS)
             *a = ps->col_algo[i];
     } else if (i / 3 < 3) {
         *a = ps->block_algo[i / 3];
@@ -176,7 +176,9 @@ static void parse_row_header(parser_t *ps, const char *s)
     ps->t->layout = NT_NCCL_TABLE_ROWS;
     ps->t->ncols = n;
     ps->ncols_hdr = n;
-    for (int i = 0; i < n; i++) {
+    /* split_cells gives up to 2 cells more than col_algo holds: those have no algorithm
+     * (found by fuzz-nccl: a header of 23 cells wrote past col_algo). */
+    for (int i = 0; i < n && i < NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS; i++) {
         char *q = cells[i];
         while (*q == ' ')
             q++;

@@ -482,6 +482,12 @@ static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, 
         PERR(ctx, "%s: needs hostname_regex or gpu_model", path);
         return NT_ERR_INVALID;
     }
+    if (c->have_re) {
+        /* "match" given twice in one class (JSON allows duplicate keys): the last one wins,
+         * and the regex of the first is freed (found by fuzz-thresholds). */
+        regfree(&c->re);
+        c->have_re = 0;
+    }
     if (c->regex_src) {
         int rc = regcomp(&c->re, c->regex_src, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {

@@ -26,7 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
@@ -416,6 +420,40 @@ static nt_status_t nt_topo_collect_paths(hwloc_topology_t topo, nt_topo_t *t, nt
     return NT_OK;
 }
 
+/* Whether hwloc can read the XML file at path without crashing. hwloc 2.9 (Debian 12) dereferences
+ * a NULL cpuset on some malformed exports inside hwloc_topology_load (found by fuzz-topo; inputs
+ * in tests/fuzz/corpus/topo/crash-hwloc-*): a child process reads the file first, so that such a
+ * file is refused with a message instead of killing the probe. 1 when the child loaded it or
+ * refused it cleanly (or could not be started: then the load below decides). */
+static int nt_topo_xml_survives(const char *path)
+{
+    int status = 0;
+    pid_t pid = fork();
+
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        /* A crash ends the child by its signal, without a core file and without the parent's
+         * crash handlers (a sanitizer's or a fuzzer's) taking it for the parent's. */
+        static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+        struct rlimit nocore = {0, 0};
+        hwloc_topology_t t;
+        int ok;
+        setrlimit(RLIMIT_CORE, &nocore);
+        for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+            signal(sigs[i], SIG_DFL);
+        ok = hwloc_topology_init(&t) == 0 &&
+             hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) == 0 &&
+             hwloc_topology_set_xml(t, path) == 0 && hwloc_topology_load(t) == 0;
+        _exit(ok ? 0 : 3);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 1;
+    /* 0 loaded, 3 refused; a signal (or a sanitizer's exit code) is a crash. */
+    return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
+}
+
 nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out)
 {
     hwloc_topology_t topo;
@@ -429,6 +467,13 @@ nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out)
         if (stat(xml_path, &sb) != 0) {
             NT_ERROR(TOPO, "cannot open topology file '%s': %s", xml_path, strerror(errno));
             return errno == ENOENT || errno == ENOTDIR ? NT_ERR_NOT_FOUND : NT_ERR_IO;
+        }
+        if (!nt_topo_xml_survives(xml_path)) {
+            NT_ERROR(TOPO,
+                     "cannot load topology file '%s': hwloc crashed reading it (a damaged "
+                     "export?): export it again with lstopo file.xml",
+                     xml_path);
+            return NT_ERR_PARSE;
         }
     }
     t = calloc(1, sizeof(*t));

@@ -491,6 +491,9 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                         nt_judge_node_silent(c->judge, p->nodes[nl].host,
                                              cJSON_IsString(e0) ? e0->valuestring
                                                                 : "stopped answering");
+                    /* peer_lost ends the run (nt_continue); the key is internal: removed here,
+                     * from the step's own links (not from every link after every step). */
+                    cJSON_DeleteItemFromObjectCaseSensitive(it, "peer_lost");
                 }
             }
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
@@ -504,10 +507,6 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
         }
     }
     cJSON_Delete(mine);
-    /* peer_lost ends the run (nt_continue); the key is internal and not in the report. */
-    if (p->rank == 0)
-        for (cJSON *it = dest_links ? dest_links->child : NULL; it; it = it->next)
-            cJSON_DeleteItemFromObjectCaseSensitive(it, "peer_lost");
     if (st != NT_OK)
         return st;
     if (peer_lost)

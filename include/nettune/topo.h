@@ -69,7 +69,8 @@ typedef struct nt_topo {
 
 /* nt_topo_load - inventory of the live machine (xml_path NULL) or of an hwloc XML export
  * (hwloc 1.x and 2.x formats), with I/O devices. NT_ERR_NOT_FOUND / NT_ERR_PARSE naming the
- * file when it cannot be loaded, NT_ERR_NOMEM. */
+ * file when it cannot be loaded, NT_ERR_NOMEM. A file is first read by hwloc in a child process:
+ * one that crashes hwloc 2.9 (some damaged exports do) is NT_ERR_PARSE, not a crash. */
 nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out);
 /* nt_topo_destroy - free an inventory of nt_topo_load (NULL is fine). */
 void nt_topo_destroy(nt_topo_t *t);

@@ -5,8 +5,24 @@ $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mp
 	$(MPICC) $(NT_CFLAGS) -Iprobes -o $@ tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mpi.o \
 	    $(OBJ)/mpi/probes/launcher_mpi.o $(OBJ)/mpi/probes/probe_util.o $(LIBNT) $(LIBNT_LDLIBS)
 
-BENCH_TARGETS += bench-mpi bench-schedule
-.PHONY: bench-mpi bench-schedule
+# The engine at scale without a cluster (issue 8 item 5): nettune-probe's engine objects with a
+# synthetic link probe in place of the MPI one (tests/bench/bench_scale.c defines
+# nt_mpi_probe_ops, nt_rdma_probe_ops and nt_gpu_probe_ops, so the real probes are left out), over
+# the in-process launcher. --wrap times the judge, and builds the topology, the node table and
+# the steps once for all ranks (threads of one process).
+BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o judge.o inventory.o nodes.o \
+                    params.o probe_util.o)
+$(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(NT_CFLAGS) -Iprobes -Wl,--wrap=nt_judge_finish,--wrap=nt_topo_load,--wrap=nt_topo_destroy \
+	    -Wl,--wrap=nt_nodes_build,--wrap=nt_nodes_free,--wrap=nt_steps_build,--wrap=nt_steps_free \
+	    -o $@ tests/bench/bench_scale.c \
+	    $(BENCH_SCALE_OBJS) $(LIBNT) $(LIBNT_LDLIBS)
+
+BENCH_TARGETS += bench-mpi bench-schedule bench-scale
+.PHONY: bench-mpi bench-schedule bench-scale
+bench-scale: $(BUILD)/tests/bench_scale
+	@tests/bench/bench_scale.sh $<
 bench-mpi: $(BUILD)/tests/bench_mpi
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 $<
 bench-schedule: all

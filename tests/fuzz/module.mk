@@ -1,0 +1,67 @@
+# libFuzzer targets (issue 8 item 6). `make fuzz` runs every target for FUZZ_SECONDS each (the
+# doctor's and the plugin's own targets too, through their modules); the `test-fuzz` suite
+# replays each target's regression inputs and fuzzes it for FUZZ_SMOKE_SECONDS.
+#
+# Adding a target is one line:
+#   $(eval $(call NT_FUZZ_TARGET,NAME,HARNESS.c [OTHER.c ...],SEED DIRS[,EXTRA LINK FLAGS]))
+# HARNESS.c defines LLVMFuzzerTestOneInput; OTHER.c are sources outside libnettune (libnettune
+# itself is linked, built once with the fuzzing instrumentation). tests/fuzz/corpus/NAME/ holds
+# the target's regression inputs (every crash found, kept after its fix) and hand-made seeds.
+# docs/fuzzing.md says how to run one target, reproduce a crash and keep its input.
+comma := ,
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 8
+NT_FUZZ_DIR := $(BUILD)/fuzz
+NT_FUZZ_CFLAGS := -g -O1 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined \
+                  -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra $(CPPFLAGS_NT) \
+                  -Iprobes -Ireports -Iplugins/nccl-tuner/src
+NT_FUZZ_LIB := $(NT_FUZZ_DIR)/libnettune-fuzz.a
+NT_FUZZ_SMOKE :=
+
+# Instrumented objects of any source of the tree.
+$(NT_FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(NT_FUZZ_CFLAGS) -c $< -o $@
+
+$(NT_FUZZ_LIB): $$(patsubst %.c,$(NT_FUZZ_DIR)/obj/%.o,$$(sort $$(LIBNT_SRCS)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# NT_FUZZ_TARGET(name, sources, seed dirs, link flags): build/fuzz/fuzz-NAME, `make fuzz-NAME`
+# and its smoke run `make fuzz-smoke-NAME`.
+define NT_FUZZ_TARGET
+FUZZ_TARGETS += fuzz-$(1)
+NT_FUZZ_SMOKE += fuzz-smoke-$(1)
+$(NT_FUZZ_DIR)/fuzz-$(1): $(patsubst %.c,$(NT_FUZZ_DIR)/obj/%.o,$(2)) $(NT_FUZZ_LIB)
+	clang -fsanitize=fuzzer,address,undefined -o $$@ $$^ $(OBJ)/reports/schema_blob.o \
+	    $(LIBNT_LDLIBS) $(4)
+.PHONY: fuzz-$(1) fuzz-smoke-$(1)
+fuzz-$(1): $(NT_FUZZ_DIR)/fuzz-$(1)
+	@tests/fuzz/run.sh $(1) $$< $(FUZZ_SECONDS) tests/fuzz/corpus/$(1) $(3)
+fuzz-smoke-$(1): $(NT_FUZZ_DIR)/fuzz-$(1)
+	@tests/fuzz/run.sh $(1) $$< $(FUZZ_SMOKE_SECONDS) tests/fuzz/corpus/$(1) $(3)
+endef
+
+ifeq ($(HAVE_CLANG),1)
+# The tuning format's parser is the plugin's (one definition), compiled into nettune report.
+$(eval $(call NT_FUZZ_TARGET,report,tests/fuzz/fuzz_report.c $(filter-out reports/report_main.c,$(REPORT_SRCS)) plugins/nccl-tuner/src/nt_tuning.c,tests/fixtures/reports plugins/nccl-tuner/examples))
+$(eval $(call NT_FUZZ_TARGET,thresholds,tests/fuzz/fuzz_thresholds.c,tests/fixtures/thresholds))
+$(eval $(call NT_FUZZ_TARGET,params,tests/fuzz/fuzz_params.c probes/params.c probes/registry.c,))
+$(eval $(call NT_FUZZ_TARGET,nccl,tests/fuzz/fuzz_nccl.c,tests/fixtures/nccl-debug-logs tests/fixtures/nccl-tests-logs tests/fixtures/nccl-tuning-tables))
+# hwloc parses XML in a plugin it unloads again (hwloc_xml_libxml.so): libxml2 linked in stays
+# loaded, so leaks inside it keep their names for tests/fuzz/lsan.supp.
+$(eval $(call NT_FUZZ_TARGET,topo,tests/fuzz/fuzz_topo.c,tests/fixtures/hwloc-xml,-Wl$(comma)--no-as-needed -l:libxml2.so.2))
+endif
+
+# The CI smoke run: every target here for FUZZ_SMOKE_SECONDS after replaying its corpus (the
+# doctor's and the plugin's run in their own suites, 5 s each).
+TEST_TARGETS += test-fuzz
+.PHONY: test-fuzz
+ifeq ($(HAVE_CLANG),1)
+test-fuzz: all
+	@$(MAKE) --no-print-directory $(NT_FUZZ_SMOKE)
+else
+test-fuzz:
+	@echo "test-fuzz: skipped: clang is not installed (apt-get install clang)"
+endif
