@@ -19,24 +19,55 @@ static double now_s(void)
 /* What every rank sends after a candidate: its loop position (lockstep check), its result. */
 typedef struct {
     int32_t shape, cfg, size, cand;
+    int32_t want_algo, want_proto; /* the candidate (-1: default) */
+    uint64_t bytes;
     int32_t status; /* nt_status_t of run */
     int32_t algo, proto, nchannels, applied;
     double mean_us, min_us, max_us;
 } rank_result_t;
 
-/* One candidate on every rank: run trials, then exchange and check (rank order in all). */
+/* Lockstep: every rank is at the same (shape, config, size, candidate) before anything is
+ * enqueued (a mismatch would otherwise hang inside NCCL). NT_ERR_PEER on a mismatch. */
+static nt_status_t check_lockstep(nt_launcher_t *l, const nt_measure_opts_t *o,
+                                  const rank_result_t *me, rank_result_t *all, char *err,
+                                  size_t errlen)
+{
+    nt_status_t x = l->ops->allgather(l, me, all, sizeof(*me), o->timeout_s);
+    if (x != NT_OK) {
+        snprintf(err, errlen, "lockstep exchange before a candidate: %s", nt_status_string(x));
+        return x;
+    }
+    for (int r = 0; r < nt_launcher_size(l); r++)
+        if (all[r].shape != me->shape || all[r].cfg != me->cfg || all[r].size != me->size ||
+            all[r].cand != me->cand || all[r].bytes != me->bytes ||
+            all[r].want_algo != me->want_algo || all[r].want_proto != me->want_proto) {
+            snprintf(err, errlen,
+                     "rank %d is at shape %d config %d size %d (%llu B) candidate %d, rank %d at "
+                     "%d %d %d (%llu B) %d: the ranks are out of lockstep (the same plan on every "
+                     "rank?)",
+                     r, all[r].shape, all[r].cfg, all[r].size, (unsigned long long)all[r].bytes,
+                     all[r].cand, nt_launcher_rank(l), me->shape, me->cfg, me->size,
+                     (unsigned long long)me->bytes, me->cand);
+            return NT_ERR_PEER;
+        }
+    return NT_OK;
+}
+
+/* One candidate on every rank: lockstep check, trials, then the exchange of results. */
 static nt_status_t one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b,
                                  const nt_measure_opts_t *o, int coll, unsigned long long bytes,
                                  const nt_measure_cand_t *c, rank_result_t *me, rank_result_t *all,
                                  char *err, size_t errlen)
 {
+    nt_status_t st = check_lockstep(l, o, me, all, err, errlen);
+    if (st != NT_OK)
+        return st;
     nt_measure_ran_t ran = {-1, -1, -1, 0};
     double sum = 0, mn = INFINITY, mx = 0;
-    nt_status_t st = NT_OK;
     int trials = o->trials > 0 ? o->trials : 1;
     for (int t = 0; t < trials && st == NT_OK; t++) {
         double us = 0;
-        /* every trial after the first has warmed up already: its own warm-up is the first's */
+        /* the first trial's warm-up serves the later ones: same communicator, same candidate */
         st = b->ops->run(b->self, coll, bytes, c, t == 0 ? o->warmup : 0, o->iters, &us, &ran, err,
                          errlen);
         if (st == NT_OK) {
@@ -58,24 +89,13 @@ static nt_status_t one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b
         snprintf(err, errlen, "exchange of results after a candidate: %s", nt_status_string(x));
         return x;
     }
-    int n = nt_launcher_size(l);
-    for (int r = 0; r < n; r++) {
-        if (all[r].shape != me->shape || all[r].cfg != me->cfg || all[r].size != me->size ||
-            all[r].cand != me->cand) {
-            snprintf(err, errlen,
-                     "rank %d is at shape %d config %d size %d candidate %d, rank %d at %d %d %d "
-                     "%d: the ranks are out of lockstep (same plan on every rank?)",
-                     r, all[r].shape, all[r].cfg, all[r].size, all[r].cand, nt_launcher_rank(l),
-                     me->shape, me->cfg, me->size, me->cand);
-            return NT_ERR_PEER;
-        }
+    for (int r = 0; r < nt_launcher_size(l); r++)
         if (all[r].status != NT_OK) {
             if (r != nt_launcher_rank(l))
                 snprintf(err, errlen, "rank %d: the collective failed (%s)", r,
                          nt_status_string((nt_status_t)all[r].status));
             return NT_ERR_PEER;
         }
-    }
     return NT_OK;
 }
 
@@ -192,6 +212,9 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
                     me.cfg = (int32_t)k;
                     me.size = (int32_t)z;
                     me.cand = (int32_t)c;
+                    me.bytes = sz->bytes;
+                    me.want_algo = sz->cand[c].is_default ? -1 : sz->cand[c].algo;
+                    me.want_proto = sz->cand[c].is_default ? -1 : sz->cand[c].proto;
                     st = one_candidate(l, b, o, sh->coll, sz->bytes, &sz->cand[c], &me, all, err,
                                        errlen);
                     if (st == NT_OK && rank == 0)
