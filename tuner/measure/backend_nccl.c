@@ -67,7 +67,8 @@ typedef struct {
     CUstream stream;
     CUdeviceptr sendbuf, recvbuf;
     size_t bufbytes;
-    ncclComm_t comm;
+    ncclComm_t comm, slots[2];
+    int slot;
     int rank, nranks, version;
     const nettune_tuner_control_v1_t *ctl;
 } nccl_be_t;
@@ -309,10 +310,21 @@ static void nccl_comm_destroy(void *self)
     b->comm = NULL;
 }
 
+static void nccl_select(void *self, int slot)
+{
+    nccl_be_t *b = self;
+    b->slots[b->slot] = b->comm;
+    b->slot = slot & 1;
+    b->comm = b->slots[b->slot];
+}
+
 static void nccl_finalize(void *self)
 {
     nccl_be_t *b = self;
-    nccl_comm_destroy(b);
+    for (int s = 0; s < 2; s++) {
+        nccl_select(b, s);
+        nccl_comm_destroy(b);
+    }
     if (b->sendbuf)
         b->cuMemFree(b->sendbuf), b->cuMemFree(b->recvbuf);
     if (b->stream)
@@ -329,4 +341,5 @@ const nt_measure_backend_ops_t nt_measure_nccl_ops = {
     .run = nccl_run,
     .comm_destroy = nccl_comm_destroy,
     .finalize = nccl_finalize,
+    .comm_select = nccl_select,
 };

@@ -18,32 +18,40 @@
 #include "nettune/report.h"
 
 typedef struct {
-    const char *plan_path, *output, *backend;
+    const char *plan_path, *output, *backend, *verify;
+    unsigned long long min_bytes, max_bytes;
     nt_measure_opts_t o;
     int local_ranks, launch, separate_nodes;
 } args_t;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: nettune-tune-measure --plan plan.json [--output measured.json]\n"
-               "       [--local-ranks N [--separate-nodes]] [--launch K] [--budget-seconds S]\n"
-               "       [--warmup N] [--iters N] [--trials N] [--timeout S] [--backend nccl|fake]\n"
-               "  --plan F            nettune.plan/1 from nettune tune --plan-out\n"
-               "  --output F          nettune.measured/1 for nettune tune --measured (default "
-               "measured.json)\n"
-               "  --local-ranks N     fork N ranks on this node (no MPI needed); without it the "
-               "ranks\n"
-               "                      come from Open MPI or Slurm (OMPI_COMM_WORLD_RANK/SIZE, "
-               "SLURM_PROCID/\n"
-               "                      SLURM_NTASKS) and meet at NETTUNE_MEASURE_ADDR=host:port "
-               "(rank 0's)\n"
-               "  --separate-nodes    each local rank is its own NCCL node (NCCL_HOSTID per rank)\n"
-               "  --launch K          run the plan's launch K (its NCCL_* environment); with "
-               "--local-ranks\n"
-               "                      every launch runs in turn within --budget-seconds\n"
-               "  --backend B         nccl (default: libnccl.so.2 and libcuda.so.1 at run time) or "
-               "fake\n"
-               "                      (a cost model, for tests)\n");
+    fprintf(f,
+            "usage: nettune-tune-measure --plan plan.json [--output measured.json]\n"
+            "       [--local-ranks N [--separate-nodes]] [--launch K] [--budget-seconds S]\n"
+            "       [--warmup N] [--iters N] [--trials N] [--timeout S] [--backend nccl|fake]\n"
+            "   or: nettune-tune-measure --verify tuning.json [--min-bytes B] [--max-bytes B] ...\n"
+            "  --plan F            nettune.plan/1 from nettune tune --plan-out\n"
+            "  --output F          nettune.measured/1 for nettune tune --measured (default "
+            "measured.json)\n"
+            "  --local-ranks N     fork N ranks on this node (no MPI needed); without it the "
+            "ranks\n"
+            "                      come from Open MPI or Slurm (OMPI_COMM_WORLD_RANK/SIZE, "
+            "SLURM_PROCID/\n"
+            "                      SLURM_NTASKS) and meet at NETTUNE_MEASURE_ADDR=host:port "
+            "(rank 0's)\n"
+            "  --verify F          A/B: NCCL's defaults against the file, interleaved, per size "
+            "the\n"
+            "                      speedup with its spread (--trials rounds; sizes x2 from "
+            "--min-bytes\n"
+            "                      1024 to --max-bytes 268435456); writes nettune.verify/1\n"
+            "  --separate-nodes    each local rank is its own NCCL node (NCCL_HOSTID per rank)\n"
+            "  --launch K          run the plan's launch K (its NCCL_* environment); with "
+            "--local-ranks\n"
+            "                      every launch runs in turn within --budget-seconds\n"
+            "  --backend B         nccl (default: libnccl.so.2 and libcuda.so.1 at run time) or "
+            "fake\n"
+            "                      (a cost model, for tests)\n");
 }
 
 static int env_int(const char *a, const char *b)
@@ -61,6 +69,8 @@ static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *p
     char err[512] = "";
     nt_measure_fake_t fake;
     memset(&fake, 0, sizeof(fake));
+    const char *ff = getenv("NETTUNE_FAKE_FILE_FACTOR"); /* fake backend only: tests */
+    fake.file_factor = ff ? atof(ff) : 0;
     nt_measure_backend_t b;
     if (!strcmp(a->backend, "fake")) {
         b.ops = &nt_measure_fake_ops;
@@ -84,7 +94,11 @@ static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *p
         return NT_EXIT_USAGE;
     }
     cJSON *doc = NULL;
-    st = nt_measure_sweep(l, &b, plan, &a->o, &doc, err, sizeof(err));
+    if (a->verify)
+        st = nt_measure_verify(l, &b, a->verify, a->min_bytes, a->max_bytes, &a->o, &doc, err,
+                               sizeof(err));
+    else
+        st = nt_measure_sweep(l, &b, plan, &a->o, &doc, err, sizeof(err));
     b.ops->finalize(b.self);
     if (b.ops == &nt_measure_nccl_ops)
         nt_measure_nccl_free(b.self);
@@ -99,7 +113,17 @@ static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *p
         if (nt_json_write_atomic(doc, path) != NT_OK) {
             fprintf(stderr, "nettune-tune-measure: cannot write '%s'\n", path);
             rc = NT_EXIT_USAGE;
-        } else if (rc == NT_EXIT_OK || rc == NT_EXIT_INCOMPLETE) {
+        } else if (cJSON_GetObjectItemCaseSensitive(doc, "summary")) {
+            const cJSON *sm = cJSON_GetObjectItemCaseSensitive(doc, "summary");
+            fprintf(stderr,
+                    "nettune-tune-measure: verify: %d sizes, %d faster, %d slower, %d same "
+                    "within noise, geometric mean speedup %.4f -> %s\n",
+                    (int)nt_json_get_num(sm, "sizes", 0), (int)nt_json_get_num(sm, "faster", 0),
+                    (int)nt_json_get_num(sm, "slower", 0), (int)nt_json_get_num(sm, "same", 0),
+                    nt_json_get_num(sm, "geomean_speedup", 0), path);
+            if (nt_json_get_num(sm, "slower", 0) > 0 && rc == NT_EXIT_OK)
+                rc = NT_EXIT_FAIL; /* slower than NCCL's defaults beyond the rounds' spread */
+        } else {
             int np = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "points"));
             int nn = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "not_applied"));
             fprintf(stderr, "nettune-tune-measure: %d points, %d not applied -> %s\n", np, nn,
@@ -230,7 +254,10 @@ int main(int argc, char **argv)
         O_TRIALS,
         O_TIMEOUT,
         O_BACKEND,
-        O_HELP
+        O_HELP,
+        O_VERIFY,
+        O_MINB,
+        O_MAXB
     };
     static const struct option opts[] = {{"plan", required_argument, NULL, O_PLAN},
                                          {"output", required_argument, NULL, 'o'},
@@ -239,6 +266,9 @@ int main(int argc, char **argv)
                                          {"launch", required_argument, NULL, O_LAUNCH},
                                          {"budget-seconds", required_argument, NULL, O_BUDGET},
                                          {"warmup", required_argument, NULL, O_WARM},
+                                         {"verify", required_argument, NULL, O_VERIFY},
+                                         {"min-bytes", required_argument, NULL, O_MINB},
+                                         {"max-bytes", required_argument, NULL, O_MAXB},
                                          {"iters", required_argument, NULL, O_ITERS},
                                          {"trials", required_argument, NULL, O_TRIALS},
                                          {"timeout", required_argument, NULL, O_TIMEOUT},
@@ -248,6 +278,8 @@ int main(int argc, char **argv)
     args_t a = {.output = "measured.json",
                 .backend = "nccl",
                 .launch = -1,
+                .min_bytes = 1024,
+                .max_bytes = 256ull << 20,
                 .o = {.warmup = 5, .iters = 20, .trials = 3, .timeout_s = 120, .budget_s = 0}};
     int c;
     char *end;
@@ -257,6 +289,18 @@ int main(int argc, char **argv)
         switch (c) {
         case O_PLAN:
             a.plan_path = optarg;
+            continue;
+        case O_VERIFY:
+            a.verify = optarg;
+            continue;
+        case O_MINB:
+        case O_MAXB:
+            if (!num_ok || v < 1) {
+                fprintf(stderr, "nettune-tune-measure: --%s '%s': give a byte count >= 1\n",
+                        c == O_MINB ? "min-bytes" : "max-bytes", optarg);
+                return NT_EXIT_USAGE;
+            }
+            *(c == O_MINB ? &a.min_bytes : &a.max_bytes) = (unsigned long long)v;
             continue;
         case 'o':
             a.output = optarg;
@@ -309,15 +353,29 @@ int main(int argc, char **argv)
             return NT_EXIT_USAGE;
         }
     }
-    if (!a.plan_path || optind < argc || a.o.iters < 1 || a.o.trials < 1 || !(a.o.timeout_s > 0)) {
+    if ((!a.plan_path && !a.verify) || optind < argc || a.o.iters < 1 || a.o.trials < 1 ||
+        !(a.o.timeout_s > 0)) {
         fprintf(stderr, "nettune-tune-measure: %s\n",
-                !a.plan_path ? "--plan is required (write it with nettune tune --plan-out)"
-                             : "--iters, --trials and --timeout must be >= 1");
+                !a.plan_path && !a.verify
+                    ? "--plan (from nettune tune --plan-out) or --verify tuning.json is required"
+                    : "--iters, --trials and --timeout must be >= 1");
         return NT_EXIT_USAGE;
     }
+    int output_given = 0;
+    for (int i = 1; i < argc; i++)
+        output_given |= !strncmp(argv[i], "--output", 8) || !strncmp(argv[i], "-o", 2);
+    if (a.verify && !output_given)
+        a.output = "verify.json";
     nt_measure_plan_t plan;
     char err[512];
-    if (nt_measure_plan_read(a.plan_path, &plan, err, sizeof(err)) != NT_OK) {
+    memset(&plan, 0, sizeof(plan));
+    if (a.verify && (a.plan_path || a.min_bytes > a.max_bytes)) {
+        fprintf(stderr, "nettune-tune-measure: --verify %s\n",
+                a.plan_path ? "measures a tuning file, not a plan: give one of --plan and --verify"
+                            : "needs --min-bytes <= --max-bytes");
+        return NT_EXIT_USAGE;
+    }
+    if (a.plan_path && nt_measure_plan_read(a.plan_path, &plan, err, sizeof(err)) != NT_OK) {
         fprintf(stderr, "nettune-tune-measure: %s\n", err);
         return NT_EXIT_USAGE;
     }

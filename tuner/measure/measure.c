@@ -234,3 +234,162 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
     *doc = d;
     return st;
 }
+
+/* Every run of --verify: nothing forced, on the selected communicator; mean over ranks. */
+static nt_status_t verify_run(nt_launcher_t *l, const nt_measure_backend_t *b,
+                              const nt_measure_opts_t *o, int coll, int slot, int z,
+                              unsigned long long bytes, int round, int warm, double *mean_us,
+                              rank_result_t *all, char *err, size_t errlen)
+{
+    static const nt_measure_cand_t def = {-1, -1, 0, 1, 0};
+    nt_measure_opts_t oo = *o;
+    oo.trials = 1;
+    oo.warmup = warm ? o->warmup : 0;
+    rank_result_t me;
+    memset(&me, 0, sizeof(me));
+    me.shape = coll;
+    me.cfg = slot;
+    me.size = z;
+    me.cand = round;
+    me.bytes = bytes;
+    me.want_algo = me.want_proto = -1;
+    b->ops->comm_select(b->self, slot);
+    nt_status_t st = one_candidate(l, b, &oo, coll, bytes, &def, &me, all, err, errlen);
+    if (st != NT_OK)
+        return st;
+    double sum = 0;
+    for (int r = 0; r < nt_launcher_size(l); r++)
+        sum += all[r].mean_us;
+    *mean_us = sum / nt_launcher_size(l);
+    return NT_OK;
+}
+
+/* Which collectives the file has a rule for at n ranks (bit per nt_coll_t), or -1. */
+static int file_colls(const char *path, int n, char *err, size_t errlen)
+{
+    nt_tuning_t t;
+    char e[256] = "";
+    if (nt_tuning_load(path, NT_FORMAT_JSON, &t, e, sizeof(e)) != NT_TP_OK) {
+        snprintf(err, errlen, "--verify '%s': %s", path, e);
+        return -1;
+    }
+    int mask = 0;
+    for (size_t i = 0; i < t.nrules; i++)
+        if (t.rules[i].nranks == 0 || (int)t.rules[i].nranks == n)
+            mask |= 1 << t.rules[i].coll;
+    nt_tuning_cleanup(&t);
+    if (!mask)
+        snprintf(err, errlen,
+                 "--verify '%s': no rule applies to %d ranks (launch as many ranks as the file "
+                 "was tuned for)",
+                 path, n);
+    return mask;
+}
+
+static nt_status_t make_comm(nt_launcher_t *l, const nt_measure_backend_t *b, int slot,
+                             const char *tuning, char *err, size_t errlen)
+{
+    static const nt_measure_comm_cfg_t cfg = {-1, -1, -1};
+    b->ops->comm_select(b->self, slot);
+    /* the plugin reads the file at communicator creation (plugin.c init_common) */
+    unsetenv("NCCL_TUNER_CONFIG_FILE");
+    if (tuning)
+        setenv("NETTUNE_TUNING_FILE", tuning, 1);
+    else
+        unsetenv("NETTUNE_TUNING_FILE");
+    nt_status_t st = b->ops->comm_create(b->self, l, &cfg, err, errlen);
+    unsetenv("NETTUNE_TUNING_FILE");
+    return st;
+}
+
+nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
+                              const char *tuning_path, unsigned long long min_bytes,
+                              unsigned long long max_bytes, const nt_measure_opts_t *o, cJSON **doc,
+                              char *err, size_t errlen)
+{
+    *doc = NULL;
+    int n = nt_launcher_size(l), rank = nt_launcher_rank(l);
+    int mask = file_colls(tuning_path, n, err, errlen);
+    if (mask <= 0)
+        return NT_ERR_INVALID;
+    rank_result_t *all = calloc((size_t)n, sizeof(*all));
+    if (!all)
+        return NT_ERR_NOMEM;
+    nt_status_t st = make_comm(l, b, 0, NULL, err, errlen);
+    if (st == NT_OK)
+        st = make_comm(l, b, 1, tuning_path, err, errlen);
+    cJSON *d = NULL, *sizes = NULL;
+    if (rank == 0) {
+        d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "schema", "nettune.verify/1");
+        cJSON_AddStringToObject(d, "backend", b->ops->name);
+        cJSON_AddNumberToObject(d, "nranks", n);
+        cJSON_AddNumberToObject(d, "rounds", o->trials);
+        cJSON_AddNumberToObject(d, "iters", o->iters);
+        sizes = cJSON_AddArrayToObject(d, "sizes");
+    }
+    int rounds = o->trials > 0 ? o->trials : 1, nfast = 0, nslow = 0, nsame = 0, nsz = 0;
+    double logsum = 0;
+    for (int coll = 0; coll < 5 && st == NT_OK; coll++) {
+        if (!(mask & 1 << coll))
+            continue;
+        int z = 0;
+        for (unsigned long long bytes = min_bytes; bytes && bytes <= max_bytes && st == NT_OK;
+             bytes <<= 1, z++) {
+            double tdef = 0, ttun = 0, rsum = 0, rmin = INFINITY, rmax = 0;
+            for (int r = 0; r < rounds && st == NT_OK; r++) {
+                double a = 0, t = 0;
+                int first = r & 1; /* interleaved: defaults first on even rounds */
+                for (int k = 0; k < 2 && st == NT_OK; k++) {
+                    int slot = k ? !first : first;
+                    st = verify_run(l, b, o, coll, slot, z, bytes, r, r == 0, slot ? &t : &a, all,
+                                    err, errlen);
+                }
+                if (st != NT_OK)
+                    break;
+                double ratio = a / t;
+                tdef += a / rounds;
+                ttun += t / rounds;
+                rsum += ratio;
+                rmin = ratio < rmin ? ratio : rmin;
+                rmax = ratio > rmax ? ratio : rmax;
+            }
+            if (st != NT_OK || rank != 0)
+                continue;
+            double sp = rsum / rounds;
+            const char *v = rmin > 1 ? "faster" : rmax < 1 ? "slower" : "same";
+            nfast += rmin > 1;
+            nslow += rmax < 1;
+            nsame += !(rmin > 1) && !(rmax < 1);
+            logsum += log(sp);
+            nsz++;
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "coll", nt_coll_name(coll));
+            cJSON_AddNumberToObject(e, "bytes", (double)bytes);
+            cJSON_AddNumberToObject(e, "default_us", round(tdef * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "tuned_us", round(ttun * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "speedup", round(sp * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_min", round(rmin * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_max", round(rmax * 10000) / 10000);
+            cJSON_AddStringToObject(e, "verdict", v);
+            cJSON_AddItemToArray(sizes, e);
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        b->ops->comm_select(b->self, s);
+        b->ops->comm_destroy(b->self);
+    }
+    free(all);
+    if (d) {
+        cJSON *sm = cJSON_AddObjectToObject(d, "summary");
+        cJSON_AddNumberToObject(sm, "sizes", nsz);
+        cJSON_AddNumberToObject(sm, "faster", nfast);
+        cJSON_AddNumberToObject(sm, "slower", nslow);
+        cJSON_AddNumberToObject(sm, "same", nsame);
+        cJSON_AddNumberToObject(sm, "geomean_speedup",
+                                nsz ? round(exp(logsum / nsz) * 10000) / 10000 : 0);
+        cJSON_AddBoolToObject(d, "completed", st == NT_OK);
+    }
+    *doc = d;
+    return st;
+}

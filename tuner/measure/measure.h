@@ -105,6 +105,9 @@ typedef struct nt_measure_backend_ops {
                        size_t errlen);
     void (*comm_destroy)(void *self);
     void (*finalize)(void *self);
+    /* comm_select - make slot 0 or 1 the communicator that comm_create, run and comm_destroy
+     * act on (--verify holds two: NCCL's defaults and the tuning file). Starts at 0. */
+    void (*comm_select)(void *self, int slot);
 } nt_measure_backend_ops_t;
 
 typedef struct nt_measure_backend {
@@ -133,6 +136,21 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
                              const nt_measure_plan_t *plan, const nt_measure_opts_t *o, cJSON **doc,
                              char *err, size_t errlen);
 
+/* nt_measure_verify - the A/B proof of a tuning file (--verify): two communicators on every
+ * rank, one created without a tuning file (the plugin leaves every choice to NCCL: the
+ * defaults) and one with NETTUNE_TUNING_FILE=tuning_path; for every collective the file has a
+ * rule for at this size(l) (nranks 0 or equal), every size from min_bytes to max_bytes (x2),
+ * o->trials rounds, alternating which of the two runs first; each run as nccl-tests times it
+ * (o->warmup on the first round, o->iters timed), averaged over ranks. Rank 0 gets *doc
+ * (nettune.verify/1): per size default_us, tuned_us, speedup = default / tuned (mean of the
+ * rounds' ratios) with speedup_min/max and verdict faster (every round faster), slower (every
+ * round slower) or same (within the rounds' spread); a summary with the geometric mean.
+ * Errors: NT_ERR_INVALID (file unreadable, no rule for this size) with err, launcher errors. */
+nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
+                              const char *tuning_path, unsigned long long min_bytes,
+                              unsigned long long max_bytes, const nt_measure_opts_t *o, cJSON **doc,
+                              char *err, size_t errlen);
+
 /* The fake backend (tests, --backend fake): time = predicted_us (or 10 + bytes / 1e4 us when 0)
  * times (1 + 0.01 * rank); cells with algo NT_ALGO_NVLS are IGNORE (not applied: the default
  * ran, which is ring/LL below 64 KiB and ring/simple above). Counts calls for the tests. */
@@ -142,6 +160,9 @@ typedef struct nt_measure_fake {
     unsigned long calls, warmup_calls; /* collective calls; of them, warm-up */
     int last_algo, last_proto;         /* last forced (-1: default) */
     int fail_comm;                     /* test hook: comm_create fails */
+    int slot;                          /* comm_select */
+    int file[2];                       /* NETTUNE_TUNING_FILE was set at comm_create */
+    double file_factor; /* default runs on a communicator with a file take this x (0: 1) */
 } nt_measure_fake_t;
 extern const nt_measure_backend_ops_t nt_measure_fake_ops;
 

@@ -51,7 +51,16 @@ check "launches: the second launch's results under launches[] with its environme
 import json,sys; m=json.load(open('$T/m2.json')); l=m.get('launches',[])
 sys.exit(not (len(l)==1 and l[0]['env']==['NCCL_BUFFSIZE=8388608'] and len(l[0]['points'])==len(m['points'])))"
 
-# 3. usage and the NCCL backend on a host without a GPU
+# 3. --verify: A/B of the written file (fake backend: the file's communicator 1.25x faster;
+#    then 1.5x slower: exit 1)
+expect_exit verify 0 env NETTUNE_FAKE_FILE_FACTOR=0.8 $MEAS --verify "$T/t.json" --output "$T/v.json" --backend fake --local-ranks 2 --iters 2 --trials 3 --max-bytes 65536
+check "verify: per size the speedup with its spread, all faster" $PY -c "
+import json,sys; d=json.load(open('$T/v.json')); s=d['sizes']
+sys.exit(not (d['schema']=='nettune.verify/1' and len(s)==7 and all(abs(e['speedup']-1.25)<1e-3 and e['verdict']=='faster' for e in s) and d['summary']['faster']==7))"
+expect_exit verify-slower 1 env NETTUNE_FAKE_FILE_FACTOR=1.5 $MEAS --verify "$T/t.json" --output "$T/v2.json" --backend fake --local-ranks 2 --iters 1 --trials 2 --max-bytes 4096
+expect_exit verify-and-plan 2 $MEAS --verify "$T/t.json" --plan "$T/plan.json" --backend fake
+
+# 4. usage and the NCCL backend on a host without a GPU
 expect_exit no-plan 2 $MEAS --output "$T/x.json"
 expect_exit bad-plan 2 $MEAS --plan "$T/t.json" --backend fake
 check "bad plan: one line naming the fix" grep -q "plan-out" "$T/bad-plan.err"
@@ -63,7 +72,7 @@ fi
 expect_exit mpi-env-no-addr 2 env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 $MEAS --plan "$T/plan.json" --backend fake
 check "launcher env without NETTUNE_MEASURE_ADDR: says what to set" grep -q NETTUNE_MEASURE_ADDR "$T/mpi-env-no-addr.err"
 
-# 4. ldd: no tuner binary links CUDA, NCCL or MPI
+# 5. ldd: no tuner binary links CUDA, NCCL or MPI
 for b in $MEAS $TUNE; do
   if ldd "$b" | grep -Eiq 'libcuda|libcudart|libnccl|libmpi|libpmix|libopen-'; then
     bad "ldd $(basename $b): links CUDA, NCCL or MPI"; ldd "$b"

@@ -339,13 +339,122 @@ static void test_tcp_launcher(void **state)
     assert_non_null(strstr(err, "cannot reach rank 0"));
 }
 
+/* ---- --verify: A/B, interleaved, on the fake backend */
+
+typedef struct {
+    const char *tuning;
+    double factor;
+    nt_measure_fake_t fake[2];
+    cJSON *doc;
+    nt_status_t st[2];
+    char err[2][512];
+} verify_t;
+
+static int verify_fn(nt_launcher_t *l, void *arg)
+{
+    verify_t *v = arg;
+    int r = nt_launcher_rank(l);
+    char err[256];
+    v->fake[r].file_factor = v->factor;
+    nt_measure_backend_t b = {&nt_measure_fake_ops, &v->fake[r]};
+    b.ops->init(b.self, l, err, sizeof(err));
+    nt_measure_opts_t o = {.warmup = 2, .iters = 4, .trials = 3, .timeout_s = 10};
+    cJSON *doc = NULL;
+    v->st[r] =
+        nt_measure_verify(l, &b, v->tuning, 1024, 8192, &o, &doc, v->err[r], sizeof(v->err[r]));
+    if (r == 0)
+        v->doc = doc;
+    return 0;
+}
+
+static char *write_tuning(const char *rules)
+{
+    static char path[64];
+    strcpy(path, "/tmp/nt-measure-tuning-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char text[1024];
+    int n =
+        snprintf(text, sizeof(text), "{\"schema\": \"nettune.tuning/1\", \"rules\": [%s]}", rules);
+    assert_int_equal(write(fd, text, (size_t)n), n);
+    close(fd);
+    return path;
+}
+
+static void test_verify(void **state)
+{
+    (void)state;
+    static verify_t v;
+    memset(&v, 0, sizeof(v));
+    v.tuning = write_tuning("{\"coll\": \"allreduce\", \"nranks\": 2, \"algo\": \"tree\"},"
+                            "{\"coll\": \"allgather\", \"nranks\": 8, \"algo\": \"ring\"}");
+    v.factor = 0.8; /* the file's communicator runs 1.25x faster */
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
+    assert_int_equal(v.st[0], NT_OK);
+    assert_non_null(v.doc);
+    const cJSON *sz = cJSON_GetObjectItemCaseSensitive(v.doc, "sizes");
+    assert_int_equal(cJSON_GetArraySize(sz), 4); /* allreduce only (allgather is for 8 ranks) */
+    const cJSON *e;
+    cJSON_ArrayForEach (e, sz) {
+        assert_string_equal(nt_json_get_str(e, "coll", ""), "allreduce");
+        assert_true(fabs(nt_json_get_num(e, "speedup", 0) - 1.25) < 1e-3);
+        assert_string_equal(nt_json_get_str(e, "verdict", ""), "faster");
+    }
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(v.doc, "summary");
+    assert_int_equal((int)nt_json_get_num(sm, "faster", 0), 4);
+    assert_true(fabs(nt_json_get_num(sm, "geomean_speedup", 0) - 1.25) < 1e-3);
+    /* two communicators per rank: one without the file, one with it */
+    assert_int_equal(v.fake[1].comms, 2);
+    assert_int_equal(v.fake[1].file[0], 0);
+    assert_int_equal(v.fake[1].file[1], 1);
+    /* warm-up once per size and communicator, 3 rounds x 2 runs x 4 iterations timed */
+    assert_int_equal(v.fake[1].warmup_calls, 4 * 2 * 2);
+    assert_int_equal(v.fake[1].calls, 4 * 2 * 2 + 4 * 3 * 2 * 4);
+    cJSON_Delete(v.doc);
+
+    /* no effect: every size "same" */
+    memset(&v.fake, 0, sizeof(v.fake));
+    v.factor = 0;
+    v.doc = NULL;
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
+    sm = cJSON_GetObjectItemCaseSensitive(v.doc, "summary");
+    assert_int_equal((int)nt_json_get_num(sm, "same", 0), 4);
+    assert_int_equal((int)nt_json_get_num(sm, "slower", 0), 0);
+    cJSON_Delete(v.doc);
+
+    /* slower: verdict slower */
+    memset(&v.fake, 0, sizeof(v.fake));
+    v.factor = 1.5;
+    v.doc = NULL;
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
+    sm = cJSON_GetObjectItemCaseSensitive(v.doc, "summary");
+    assert_int_equal((int)nt_json_get_num(sm, "slower", 0), 4);
+    cJSON_Delete(v.doc);
+
+    /* a file with no rule for 2 ranks: one line, nothing run */
+    unlink(v.tuning);
+    v.tuning = write_tuning("{\"coll\": \"allreduce\", \"nranks\": 16, \"algo\": \"tree\"}");
+    memset(&v.fake, 0, sizeof(v.fake));
+    v.doc = NULL;
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
+    assert_int_equal(v.st[0], NT_ERR_INVALID);
+    assert_non_null(strstr(v.err[0], "no rule applies to 2 ranks"));
+    assert_int_equal(v.fake[0].calls, 0);
+    unlink(v.tuning);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_read),           cmocka_unit_test(test_plan_errors),
-        cmocka_unit_test(test_sweep_two_ranks),     cmocka_unit_test(test_sweep_out_of_lockstep),
-        cmocka_unit_test(test_sweep_budget),        cmocka_unit_test(test_sweep_comm_fails),
-        cmocka_unit_test(test_measured_round_trip), cmocka_unit_test(test_tcp_launcher),
+        cmocka_unit_test(test_plan_read),
+        cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_sweep_two_ranks),
+        cmocka_unit_test(test_sweep_out_of_lockstep),
+        cmocka_unit_test(test_sweep_budget),
+        cmocka_unit_test(test_sweep_comm_fails),
+        cmocka_unit_test(test_measured_round_trip),
+        cmocka_unit_test(test_tcp_launcher),
+        cmocka_unit_test(test_verify),
     };
     return cmocka_run_group_tests_name("nettune-tune-measure (fake backend)", tests, NULL, NULL);
 }
