@@ -84,6 +84,10 @@ static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *p
         }
     }
     int rank = nt_launcher_rank(l);
+    char logpath[4096];
+    snprintf(logpath, sizeof(logpath), "%s.nccl-rank%d.log", path, rank);
+    if (b.ops == &nt_measure_nccl_ops)
+        nt_measure_capture_setup(logpath);
     nt_status_t st = b.ops->init(b.self, l, err, sizeof(err));
     if (st != NT_OK) {
         if (rank == 0)
@@ -102,6 +106,9 @@ static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *p
     b.ops->finalize(b.self);
     if (b.ops == &nt_measure_nccl_ops)
         nt_measure_nccl_free(b.self);
+    if (doc && b.ops == &nt_measure_nccl_ops) /* NCCL's table and calls, as it logged them */
+        nt_measure_capture_attach(
+            doc, getenv("NCCL_DEBUG_FILE") ? getenv("NCCL_DEBUG_FILE") : logpath, 20000);
     int rc = NT_EXIT_OK;
     if (st != NT_OK) {
         fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);

@@ -151,6 +151,16 @@ nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
                               unsigned long long max_bytes, const nt_measure_opts_t *o, cJSON **doc,
                               char *err, size_t errlen);
 
+/* nt_measure_capture_setup - before NCCL loads: NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS with TUNING
+ * and NCCL_DEBUG_FILE=path, each unless the user set it. */
+void nt_measure_capture_setup(const char *path);
+
+/* nt_measure_capture_attach - add "nccl" to doc from NCCL's debug file at path: the printed
+ * tuning table (lib/nccl_table.c: entries of coll, algo, proto, lat_us, bw_GBps), NCCL's version
+ * and the per-call TUNING lines (lib/nccllog.c; the first max_calls listed, all counted).
+ * NT_ERR_NOT_FOUND when there is no file (noted in doc). */
+nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_calls);
+
 /* The fake backend (tests, --backend fake): time = predicted_us (or 10 + bytes / 1e4 us when 0)
  * times (1 + 0.01 * rank); cells with algo NT_ALGO_NVLS are IGNORE (not applied: the default
  * ran, which is ring/LL below 64 KiB and ring/simple above). Counts calls for the tests. */

@@ -443,6 +443,35 @@ static void test_verify(void **state)
     unlink(v.tuning);
 }
 
+/* ---- NCCL's table and per-call lines from a real 2-rank socket log (NCCL 2.29.7) */
+
+static void test_capture(void **state)
+{
+    (void)state;
+    cJSON *d = cJSON_CreateObject();
+    assert_int_equal(nt_measure_capture_attach(d,
+                                               "tests/fixtures/nccl-tuning-tables/"
+                                               "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-"
+                                               "COMPLETE.log",
+                                               5),
+                     NT_OK);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(d, "nccl");
+    assert_int_equal((int)nt_json_get_num(n, "version", 0), 22907);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(n, "table");
+    assert_non_null(t);
+    assert_true(nt_json_get_num(t, "cells", 0) > 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "entries")),
+                     (int)nt_json_get_num(t, "cells", 0));
+    assert_true(nt_json_get_num(n, "tuning_calls", 0) > 5);
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(n, "calls");
+    assert_int_equal(cJSON_GetArraySize(calls), 5);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(calls, 0), "algo", ""), "RING");
+    cJSON_Delete(d);
+    d = cJSON_CreateObject();
+    assert_int_equal(nt_measure_capture_attach(d, "/nonexistent/nccl.log", 5), NT_ERR_NOT_FOUND);
+    cJSON_Delete(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_measured_round_trip),
         cmocka_unit_test(test_tcp_launcher),
         cmocka_unit_test(test_verify),
+        cmocka_unit_test(test_capture),
     };
     return cmocka_run_group_tests_name("nettune-tune-measure (fake backend)", tests, NULL, NULL);
 }
