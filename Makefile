@@ -64,6 +64,7 @@ config:
 	@echo "  MPI            $(if $(filter 1,$(HAVE_MPI)),yes ($(shell command -v $(MPICC))),no: nettune-probe is not built (apt-get install libopenmpi-dev openmpi-bin))"
 	@echo "  libibverbs     $(if $(filter 1,$(HAVE_IBVERBS)),yes ($(IBV_LIBS)),no: RDMA probes compiled out, reported as skipped (apt-get install libibverbs-dev))"
 	@echo "  CUDA           $(if $(filter 1,$(HAVE_CUDA)),yes ($(CUDA_HOME)),no CUDA_HOME: GPU runtime is still found at run time via dlopen)"
+	@echo "  nvcc           $(if $(strip $(GPU_ARCHS)),yes: GPU kernels for sm_$(firstword $(GPU_ARCHS))..sm_$(lastword $(GPU_ARCHS)) + compute_75 PTX,no: GPU SM-copy and latency probes skipped (copy-engine probes still built))"
 	@echo "  NCCL           $(if $(filter 1,$(HAVE_NCCL)),yes ($(NCCL_HEADER)),no: not needed to build the tuner plugin (it declares the ABI itself))"
 	@echo "  cmocka         $(if $(filter 1,$(HAVE_CMOCKA)),yes,no: unit tests cannot build (apt-get install libcmocka-dev))"
 	@echo "  clang          $(if $(filter 1,$(HAVE_CLANG)),yes: make fuzz uses libFuzzer,no: make fuzz is unavailable)"

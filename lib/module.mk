@@ -1,7 +1,10 @@
-# libnettune: the core library (no MPI). Other parts add their sources to LIBNT_SRCS in their
-# own module.mk (e.g. tests/topo/module.mk, tests/verdict/module.mk).
+# libnettune: the core library (no MPI). Every library source is listed here, and only here.
 LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c lib/output.c \
-              lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/schedule.c
+              lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/schedule.c \
+              lib/topo.c lib/pcie.c lib/software.c \
+              lib/thresholds.c lib/verdict.c lib/exitcode.c \
+              lib/cuda.c lib/nvml.c lib/gpu.c lib/gpu_judge.c \
+              lib/nccl_table.c
 # The one reader each of NCCL log lines, nccl-tests outputs, NCCL debug-log facts and the probe
 # report, and the anomaly rule (shared by nettune doctor, nettune tune and nettune report).
 LIBNT_SRCS += lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c lib/nccllog.c

@@ -229,3 +229,23 @@ nt_status_t nt_pcie_to_json(const nt_pcie_link_t *l, cJSON *obj)
         return NT_ERR_NOMEM;
     return NT_OK;
 }
+
+double nt_pcie_link_GBps(double gts, int width)
+{
+    double coding;
+    if (!(gts > 0) || width <= 0)
+        return NAN;
+    if (gts < 8.0)
+        coding = 8.0 / 10.0;
+    else if (gts < 64.0)
+        coding = 128.0 / 130.0;
+    else
+        coding = 242.0 / 256.0;
+    return width * gts * coding / 8.0;
+}
+
+double nt_pcie_gen_gts(int gen)
+{
+    static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    return gen >= 1 && gen <= 6 ? gts[gen] : 0.0;
+}

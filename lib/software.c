@@ -10,6 +10,7 @@
 
 #include <hwloc.h>
 
+#include "nettune/cuda.h"
 #include "nettune/log.h"
 #include "nettune/software.h"
 
@@ -32,7 +33,6 @@ void nt_software_format_nccl(int v, char *buf, size_t len)
 nt_status_t nt_software_dl_version(nt_software_lib_t kind, const char *const *names, char *buf,
                                    size_t len)
 {
-    static const char *const cuda_names[] = {"libcuda.so.1", NULL};
     static const char *const cudart_names[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
                                                "libcudart.so.11.0", NULL};
     static const char *const nccl_names[] = {"libnccl.so.2", NULL};
@@ -43,10 +43,11 @@ nt_status_t nt_software_dl_version(nt_software_lib_t kind, const char *const *na
 
     buf[0] = '\0';
     switch (kind) {
-    case NT_SW_CUDA_DRIVER:
-        sym = "cuDriverGetVersion";
-        names = names ? names : cuda_names;
-        break;
+    case NT_SW_CUDA_DRIVER: /* libcuda is opened by the one CUDA wrapper (lib/cuda.c) */
+        rc = (int)nt_cuda_driver_version_of(names, &v);
+        if (rc == NT_OK)
+            nt_software_format_cuda(v, buf, len);
+        return (nt_status_t)rc;
     case NT_SW_CUDA_RUNTIME:
         sym = "cudaRuntimeGetVersion";
         names = names ? names : cudart_names;
@@ -71,7 +72,7 @@ nt_status_t nt_software_dl_version(nt_software_lib_t kind, const char *const *na
         dlclose(h);
         return NT_ERR_UNSUPPORTED;
     }
-    /* All three return 0 on success (CUDA_SUCCESS, cudaSuccess, ncclSuccess). */
+    /* Both return 0 on success (cudaSuccess, ncclSuccess). */
     rc = fn(&v);
     dlclose(h);
     if (rc != 0 || v <= 0) {

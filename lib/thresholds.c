@@ -25,6 +25,7 @@
 #define SET_NICS 0x2u
 #define SET_RATE 0x4u
 #define SET_PCIE 0x8u
+#define SET_NVL 0x10u
 
 #define TH_MAX_FILE (4u << 20)
 
@@ -47,8 +48,13 @@ struct nt_thresholds {
 };
 
 static const char *const kind_names[NT_KIND_COUNT] = {
-    [NT_KIND_MPI] = "mpi",           [NT_KIND_RDMA] = "rdma", [NT_KIND_PCIE_H2D] = "pcie_h2d",
-    [NT_KIND_PCIE_D2H] = "pcie_d2h", [NT_KIND_P2P] = "p2p",   [NT_KIND_NVLINK] = "nvlink",
+    [NT_KIND_MPI] = "mpi",
+    [NT_KIND_RDMA] = "rdma",
+    [NT_KIND_PCIE_H2D] = "pcie_h2d",
+    [NT_KIND_PCIE_D2H] = "pcie_d2h",
+    [NT_KIND_P2P] = "p2p",
+    [NT_KIND_NVLINK] = "nvlink",
+    [NT_KIND_GPU_LOCAL] = "gpu_local",
 };
 
 const char *nt_link_kind_name(nt_link_kind_t kind)
@@ -119,11 +125,13 @@ void nt_expect_init(nt_expect_t *e)
     e->nic_rate_Gbps = NAN;
     e->pcie_gen = 0;
     e->pcie_width = 0;
+    e->nvlinks = -1;
 }
 
 int nt_expect_is_empty(const nt_expect_t *e)
 {
-    return !e || (e->gpus < 0 && e->nics < 0 && !(e->nic_rate_Gbps > 0) && e->pcie_gen <= 0);
+    return !e || (e->gpus < 0 && e->nics < 0 && !(e->nic_rate_Gbps > 0) && e->pcie_gen <= 0 &&
+                  e->nvlinks < 0);
 }
 
 void nt_expect_override(nt_expect_t *e, const nt_expect_t *over)
@@ -136,6 +144,8 @@ void nt_expect_override(nt_expect_t *e, const nt_expect_t *over)
         e->nics = over->nics;
     if (over->nic_rate_Gbps > 0)
         e->nic_rate_Gbps = over->nic_rate_Gbps;
+    if (over->nvlinks >= 0)
+        e->nvlinks = over->nvlinks;
     if (over->pcie_gen > 0) {
         e->pcie_gen = over->pcie_gen;
         e->pcie_width = over->pcie_width;
@@ -311,7 +321,7 @@ static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
         if (k < 0) {
             PERR(ctx,
                  "%s: unknown link kind '%s' (valid: mpi, rdma, pcie_h2d, pcie_d2h, p2p, "
-                 "nvlink)",
+                 "nvlink, gpu_local)",
                  kpath, kit->string);
             return NT_ERR_INVALID;
         }
@@ -393,6 +403,10 @@ static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *
                 e->nics = iv;
                 *set |= SET_NICS;
             }
+        } else if (strcmp(f->string, "nvlinks") == 0) {
+            st = get_num(ctx, fpath, f, R_INT_GE0, &v);
+            e->nvlinks = isnan(v) ? -1 : (int)v;
+            *set |= SET_NVL;
         } else if (strcmp(f->string, "nic_rate_Gbps") == 0) {
             st = get_num(ctx, fpath, f, R_POS, &e->nic_rate_Gbps);
             *set |= SET_RATE;
@@ -409,7 +423,7 @@ static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *
                 st = NT_ERR_INVALID;
             }
         } else if (!is_comment_key(f->string)) {
-            PERR(ctx, "%s: unknown key (valid: gpus, nics, nic_rate_Gbps, pcie)", fpath);
+            PERR(ctx, "%s: unknown key (valid: gpus, nics, nic_rate_Gbps, pcie, nvlinks)", fpath);
             st = NT_ERR_INVALID;
         }
         if (st != NT_OK)
@@ -731,6 +745,8 @@ static nt_status_t write_expect(cJSON *parent, const nt_expect_t *e, unsigned se
         return NT_ERR_NOMEM;
     if ((set & SET_RATE) && add_num_or_null(eo, "nic_rate_Gbps", e->nic_rate_Gbps))
         return NT_ERR_NOMEM;
+    if ((set & SET_NVL) && add_num_or_null(eo, "nvlinks", e->nvlinks < 0 ? NAN : e->nvlinks))
+        return NT_ERR_NOMEM;
     if (set & SET_PCIE) {
         cJSON *it;
         if (e->pcie_gen > 0) {
@@ -794,7 +810,8 @@ nt_status_t nt_thresholds_to_json(const nt_thresholds_t *t, cJSON **out)
     unsigned all[NT_KIND_COUNT];
     for (int k = 0; k < NT_KIND_COUNT; k++)
         all[k] = SET_EFF | SET_MINBW | SET_MAXLAT;
-    if ((st = write_expect(defs, &t->defaults.expect, SET_GPUS | SET_NICS | SET_RATE | SET_PCIE)))
+    if ((st = write_expect(defs, &t->defaults.expect,
+                           SET_GPUS | SET_NICS | SET_RATE | SET_PCIE | SET_NVL)))
         goto delete_doc;
     if ((st = write_links(defs, t->defaults.links, all)) != NT_OK)
         goto delete_doc;
@@ -872,6 +889,8 @@ nt_status_t nt_thresholds_for_host(const nt_thresholds_t *t, const char *host,
         out->expect.nics = c->v.expect.nics;
     if (c->expect_set & SET_RATE)
         out->expect.nic_rate_Gbps = c->v.expect.nic_rate_Gbps;
+    if (c->expect_set & SET_NVL)
+        out->expect.nvlinks = c->v.expect.nvlinks;
     if (c->expect_set & SET_PCIE) {
         out->expect.pcie_gen = c->v.expect.pcie_gen;
         out->expect.pcie_width = c->v.expect.pcie_width;
@@ -927,7 +946,7 @@ double nt_link_expected_lat(const nt_link_rules_t *r)
 
 /* ---- command-line options ------------------------------------------------------------------ */
 
-#define EXPECT_KEYS "gpus, nics, nic_rate_Gbps, pcie"
+#define EXPECT_KEYS "gpus, nics, nic_rate_Gbps, pcie, nvlinks"
 
 nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t errlen)
 {
@@ -964,7 +983,8 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
         const char *key = item, *val = eq + 1;
         char *end = NULL;
         errno = 0;
-        if (strcasecmp(key, "gpus") == 0 || strcasecmp(key, "nics") == 0) {
+        if (strcasecmp(key, "gpus") == 0 || strcasecmp(key, "nics") == 0 ||
+            strcasecmp(key, "nvlinks") == 0) {
             long v = strtol(val, &end, 10);
             if (*end || end == val || v < 0 || v > 1000000 || errno) {
                 report_err(err, errlen, "--expect", "%s=%s: expected an integer >= 0", key, val);
@@ -973,6 +993,8 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
             }
             if (tolower((unsigned char)key[0]) == 'g')
                 r.gpus = (int)v;
+            else if (tolower((unsigned char)key[1]) == 'v')
+                r.nvlinks = (int)v;
             else
                 r.nics = (int)v;
         } else if (strcasecmp(key, "nic_rate_gbps") == 0) {

@@ -21,6 +21,7 @@
  * shows one host bridge per domain with the PHB's root port as a PCI bridge below it, so two
  * devices in different domains have no common I/O ancestor and are NODE or SYS, never PHB. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,7 @@ static nt_status_t nt_topo_collect_gpus(hwloc_topology_t topo, nt_topo_t *t, nt_
         nt_busid(o->gpu[i], g->pci_bus_id, sizeof(g->pci_bus_id));
         g->numa_node = nt_numa_of(topo, o->gpu[i]);
         g->pci_device = o->gpu[i]->attr->pcidev.device_id;
+        g->link_GBps = o->gpu[i]->attr->pcidev.linkspeed;
     }
     return NT_OK;
 }
@@ -549,6 +551,12 @@ nt_status_t nt_topo_to_json(const nt_topo_t *t, cJSON *node)
             nt_json_add_str(o, "pci_bus_id", g->pci_bus_id) ||
             nt_json_add_index(o, "numa_node", g->numa_node))
             return NT_ERR_NOMEM;
+        /* An hwloc XML records the link speed only: reported as is (docs/gpu.md). */
+        if (strcmp(t->source, "live") != 0 && g->link_GBps > 0) {
+            cJSON *pc = nt_json_add_obj(o, "pcie");
+            if (!pc || nt_json_add_num(pc, "link_GBps", round(g->link_GBps * 100.0) / 100.0))
+                return NT_ERR_NOMEM;
+        }
     }
 
     aff = nt_json_add_arr(node, "affinity");

@@ -26,7 +26,8 @@ static void nt_inventory_pcie(const char *host, const char *bdf, const char *lab
     }
     if (obj)
         nt_pcie_to_json(&link, obj);
-    chk = nt_pcie_check_create(&link, host, label);
+    /* GPUs (checks NULL): the GPU probe judges their link, the generation under load only. */
+    chk = checks ? nt_pcie_check_create(&link, host, label) : NULL;
     if (chk)
         cJSON_AddItemToArray(checks, chk);
 }
@@ -64,7 +65,7 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
             char label[32];
             snprintf(label, sizeof(label), "GPU %d", p->topo->gpus[g].index);
             nt_inventory_pcie(me->host, p->topo->gpus[g].pci_bus_id, label,
-                              cJSON_GetArrayItem(gpus, g), checks);
+                              cJSON_GetArrayItem(gpus, g), NULL);
         }
         for (int n = 0; n < p->topo->nnics; n++)
             nt_inventory_pcie(me->host, p->topo->nics[n].pci_bus_id, p->topo->nics[n].name, NULL,
@@ -94,12 +95,8 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
                 }
             }
         }
-        if (skipped && p->topo->ngpus == 0)
-            nt_skipped_add(skipped, "gpu", "no NVIDIA GPU on this node (no PCI device 10de:03xx)");
     }
-    if (skipped && p->topo && p->topo->ngpus > 0)
-        nt_skipped_add(skipped, "gpu",
-                       "GPU link probes (PCIe H2D/D2H, P2P/NVLink) are not part of this version");
+    /* The GPU probe (probes/gpu) says why it did not run. */
 }
 
 void nt_inventory_finish_checks(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *checks)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "nettune/gpu.h"
 #include "nettune/log.h"
 #include "nettune/software.h"
 #include "nettune/verdict.h"
@@ -19,6 +20,12 @@ struct nt_judge {
     nt_expect_t expect_override; /* --expect */
     unsigned require;            /* --require */
     int strict;
+    /* Hosts that stopped answering (nt_judge_node_silent), with why. */
+    struct nt_silent {
+        char host[NT_HOST_MAX];
+        char why[256];
+    } * silent;
+    int nsilent;
 };
 
 nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
@@ -59,7 +66,25 @@ void nt_judge_destroy(nt_judge_t *j)
     if (!j)
         return;
     nt_thresholds_destroy(j->thresholds);
+    free(j->silent);
     free(j);
+}
+
+void nt_judge_node_silent(nt_judge_t *j, const char *host, const char *why)
+{
+    struct nt_silent *v;
+    if (!j || !host)
+        return;
+    for (int i = 0; i < j->nsilent; i++)
+        if (strcmp(j->silent[i].host, host) == 0)
+            return;
+    v = realloc(j->silent, (size_t)(j->nsilent + 1) * sizeof(*v));
+    if (!v)
+        return;
+    j->silent = v;
+    snprintf(v[j->nsilent].host, sizeof(v->host), "%s", host);
+    snprintf(v[j->nsilent].why, sizeof(v->why), "%s", why ? why : "stopped answering");
+    j->nsilent++;
 }
 
 nt_status_t nt_judge_print_thresholds(FILE *f)
@@ -146,8 +171,9 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
                                          (int)nt_json_get_num(pc, "max_width", 0),
                                          (int)nt_json_get_num(pc, "width", 0), msg, sizeof(msg));
                 {
-                    cJSON *c = nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s",
-                                               msg[0] ? msg : "PCIe capability unknown: not judged");
+                    cJSON *c =
+                        nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s",
+                                        msg[0] ? msg : "PCIe capability unknown: not judged");
                     if (c)
                         cJSON_AddItemToArray(checks, c);
                 }
@@ -211,7 +237,8 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
      * not those of host memory (PCIe P2P to the NIC, GPUDirect). */
     fs->v[fs->n].kind = strcmp(nt_json_get_str(link, "memory", "host"), "gpu") == 0
                             ? "rdma (GPU memory)"
-                            : nt_json_get_str(link, "kind", "?");
+                            : nt_json_get_str(link, "peer_class", /* GPU links: docs/gpu.md */
+                                              nt_json_get_str(link, "kind", "?"));
     fs->v[fs->n].scope = nt_json_get_str(link, "scope", "");
     fs->v[fs->n].bytes = bytes;
     fs->v[fs->n].metric = metric;
@@ -274,6 +301,9 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
         nt_verdict_parse(nt_json_get_str(l, "verdict", "pass"), &v);
         if (v == NT_SKIPPED || cJSON_GetObjectItemCaseSensitive(l, "errors") || kind < 0)
             continue;
+        /* GPU pairs over NVLink are held to the NVLink rules (docs/gpu.md). */
+        if (kind == NT_KIND_P2P && strncmp(nt_json_get_str(l, "path", ""), "NV", 2) == 0)
+            kind = NT_KIND_NVLINK;
         nt_rules_for(j, sh, sn >= 0 ? cJSON_GetArrayItem(nodes, sn) : NULL, &r);
         /* Expected bandwidth: the probe's own (hardware line rate x efficiency) or the line
          * rate it reports times this node class's efficiency, or the class minimum. */
@@ -464,7 +494,10 @@ static void nt_failed_node(cJSON *failed_nodes, const char *host, const char *re
 /* The NIC firmware versions of a node (its nics[].firmware, distinct, sorted) as one software
  * entry "nic_firmware", so that a node whose NICs run other firmware than the majority is a
  * software_consistency warning like a different driver (DESIGN.md "Health verdicts"). */
-static int nt_cmp_fw(const void *a, const void *b) { return strcmp(a, b); }
+static int nt_cmp_fw(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
 
 static void nt_node_nic_firmware(cJSON *node)
 {
@@ -576,6 +609,9 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                 cJSON_AddTrueToObject(l, "blamed_on_node");
         }
     }
+    /* GPU blame inside each node, and failed GPU links failing their node (lib/gpu_judge.c). */
+    if (!usage && checks)
+        nt_gpu_judge_report(doc, checks);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "summary");
     summary = nt_json_add_obj(doc, "summary");
     if (!summary) {
@@ -589,6 +625,18 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     failed_nodes = nt_json_add_arr(summary, "failed_nodes");
     failed_links = nt_json_add_arr(summary, "failed_links");
     warnings = nt_json_add_arr(summary, "warnings");
+    /* A node that stopped answering is a failure found (a hung or dead node): first. */
+    for (int i = 0; i < j->nsilent; i++) {
+        char reason[320];
+        cJSON *fn;
+        snprintf(reason, sizeof(reason), "nettune:no_answer %s", j->silent[i].why);
+        nt_failed_node(failed_nodes, j->silent[i].host, reason);
+        fn = cJSON_GetArrayItem(failed_nodes, cJSON_GetArraySize(failed_nodes) - 1);
+        if (fn && strcmp(nt_json_get_str(fn, "host", ""), j->silent[i].host) == 0 &&
+            !cJSON_GetObjectItemCaseSensitive(fn, "cause"))
+            nt_json_add_str(fn, "cause", "no_answer");
+        overall = NT_FAIL;
+    }
     /* Blamed nodes first: a node that fails with most of its partners is the finding. */
     for (int i = 0; nv && i < fs.nnodes; i++) {
         if (nv[i].blamed) {

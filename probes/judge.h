@@ -17,6 +17,12 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out);
 /* nt_judge_destroy - free a judge of nt_judge_create (NULL is fine). */
 void nt_judge_destroy(nt_judge_t *j);
 
+/* nt_judge_node_silent - host stopped answering during the run (a peer made no progress for
+ * --peer-timeout, or its results never came): nt_judge_finish lists it in failed_nodes with
+ * cause "no_answer" and why as the reason's detail, and the node fails (exit 1). Rank 0 only.
+ * A host named twice is listed once. */
+void nt_judge_node_silent(nt_judge_t *j, const char *host, const char *why);
+
 /* nt_judge_node_checks - expectation checks of one node (inventory: GPUs, ACTIVE RDMA ports,
  * port rate, PCIe generation/width) appended to checks. node_json is the node's report object
  * with "gpus" and "nics" filled in. */

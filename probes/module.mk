@@ -1,9 +1,30 @@
 # nettune-probe: the only binary that links MPI (launcher_mpi.c and the MPI probe).
-PROBE_SRCS += probes/main.c probes/params.c probes/run.c probes/nodes.c probes/judge.c \
+PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/judge.c \
               probes/inventory.c probes/probe_util.c probes/launcher_mpi.c probes/mpi/probe_mpi.c
 ifeq ($(wildcard probes/rdma/module.mk),)
 PROBE_SRCS += probes/rdma_none.c
 endif
+# The GPU probe: its kernels come from nvcc when the build has one (an embedded fatbin for
+# sm_75 up to the newest architecture nvcc offers, plus compute_75 PTX); without nvcc the
+# copy-engine probes still build (probes/gpu/fatbin_none.c).
+PROBE_SRCS += probes/gpu/probe_gpu.c
+NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+GPU_ARCHS := $(if $(NVCC),$(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p' | \
+               awk '$$1 >= 75' | sort -n | uniq))
+GPU_FATBIN := $(OBJ)/probes/gpu/kernels.fatbin
+ifneq ($(strip $(GPU_ARCHS)),)
+GPU_FATBIN_OBJ := $(OBJ)/probes/gpu/fatbin.o
+$(GPU_FATBIN): probes/gpu/kernels.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -O3 $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	    -gencode arch=compute_75,code=compute_75 -o $@ $<
+$(GPU_FATBIN_OBJ): probes/gpu/fatbin.S $(GPU_FATBIN)
+	@mkdir -p $(dir $@)
+	$(CC) -c -DNT_FATBIN_PATH='"$(GPU_FATBIN)"' -o $@ probes/gpu/fatbin.S
+else
+GPU_FATBIN_OBJ := $(OBJ)/probes/gpu/fatbin_none.o
+endif
+
 PROBE_LDLIBS = $(if $(filter 1,$(HAVE_IBVERBS)),$(IBV_LIBS))
 
 ifeq ($(HAVE_MPI),1)
@@ -15,7 +36,7 @@ $(OBJ)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -c $< -o $@
 
-$(BIN)/nettune-probe: $$(PROBE_OBJS) $(LIBNT)
+$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(LIBNT)
 	@mkdir -p $(dir $@)
-	$(MPICC) -o $@ $(PROBE_OBJS) $(LIBNT) $(PROBE_LDLIBS) $(LIBNT_LDLIBS)
+	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(LIBNT) $(PROBE_LDLIBS) $(LIBNT_LDLIBS)
 endif

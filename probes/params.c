@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nettune/gpu.h"
 #include "nettune/log.h"
 #include "params.h"
 
@@ -133,45 +134,60 @@ void nt_params_usage(FILE *f)
         "       nettune probe --local [options]    (one node, no launcher: Slurm prolog)\n"
         "\n"
         "Finds each node's topology, measures its links, judges them and writes one JSON report\n"
-        "(nettune.report/1). Exit: 0 healthy, 1 a check failed, 2 could not run, 3 stopped early.\n"
+        "(nettune.report/1). Exit: 0 healthy, 1 a check failed or a node stopped answering,\n"
+        "2 could not run, 3 stopped early.\n"
         "\n"
         "Run:\n"
         "  --local               this node only: inventory, expectations, PCIe, software, local\n"
         "                        probes (RDMA loopback); no MPI needed\n"
         "  --quick               constant number of pairing rounds (default)\n"
         "  --full                every node pair (N-1 rounds)\n"
-        "  --probes LIST         link probes to run: mpi,rdma (default: all)\n"
-        "  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
-        "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
-        "  --budget SECONDS      timed seconds per size and link (default 0.05, at most 10)\n"
-        "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
-        "  --peer-timeout SECONDS  deadline of one exchange with a peer (default 30)\n"
-        "  --no-retest           do not measure failing pairs a second time\n"
-        "Judge:\n"
-        "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
-        "  --print-thresholds    print the built-in thresholds as a file and exit\n"
-        "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW for every node\n"
-        "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
-        "  --strict              warnings exit 1 too\n"
-        "Inputs and outputs:\n"
-        "  --topology FILE       hwloc XML export instead of the live machine\n"
-        "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
-        "  --samples all         keep every sample of passing links too (default: summaries)\n"
-        "  --quiet               no summary on stdout\n"
-        "RDMA:\n"
-        "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
-        "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
-        "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
-        "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
-        "  --help, --version\n"
-        "\n"
-        "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
-        "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
-        "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
-        "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, "
-        "NCCL_IB_ADDR_RANGE\n"
-        "as NCCL reads them.\n",
+        "  --probes LIST         link probes to run, comma-separated (default: all):\n",
         f);
+    {
+        int n;
+        const nt_link_probe_ops_t *const *t = nt_probe_registry(&n);
+        for (int k = 0; k < n; k++)
+            fprintf(f, "                          %-6s %s\n", t[k]->kind, t[k]->what);
+    }
+    fputs("  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
+          "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
+          "  --budget SECONDS      time per size and direction, first message included (default\n"
+          "                        0.05, at most 10): a size costs this plus about one message\n"
+          "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
+          "  --peer-timeout SECONDS  a peer without progress this long is dead (default 30)\n"
+          "  --no-retest           do not measure failing pairs a second time\n"
+          "Judge:\n"
+          "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
+          "  --print-thresholds    print the built-in thresholds as a file and exit\n"
+          "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW,nvlinks=N for every\n"
+          "                        node\n"
+          "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
+          "  --strict              warnings exit 1 too\n"
+          "Inputs and outputs:\n"
+          "  --topology FILE       hwloc XML export instead of the live machine\n"
+          "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
+          "  --samples all         keep every sample of passing links too (default: summaries)\n"
+          "  --quiet               no summary on stdout\n"
+          "RDMA:\n"
+          "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
+          "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
+          "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
+          "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
+          "GPU:\n"
+          "  --gpu-probes LIST     h2d,d2h,bidir,p2p,latency,local (default: all)\n"
+          "  --gpu-buffer-size SIZE  copy size of the GPU bandwidth tests (default 256M)\n"
+          "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
+          "                        software (a health check beside a running job)\n"
+          "  --help, --version\n"
+          "\n"
+          "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
+          "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
+          "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
+          "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, "
+          "NCCL_IB_ADDR_RANGE\n"
+          "as NCCL reads them.\n",
+          f);
 }
 
 enum {
@@ -197,6 +213,9 @@ enum {
     OPT_GID_INDEX,
     OPT_RDMA_LOOPBACK,
     OPT_RDMA_MAX,
+    OPT_GPU_PROBES,
+    OPT_GPU_BYTES,
+    OPT_CHECKS_ONLY,
     OPT_HELP,
     OPT_VERSION
 };
@@ -224,12 +243,13 @@ static const struct option nt_long_opts[] = {
     {"gid-index", required_argument, NULL, OPT_GID_INDEX},
     {"rdma-loopback", no_argument, NULL, OPT_RDMA_LOOPBACK},
     {"rdma-max-size", required_argument, NULL, OPT_RDMA_MAX},
+    {"gpu-probes", required_argument, NULL, OPT_GPU_PROBES},
+    {"gpu-buffer-size", required_argument, NULL, OPT_GPU_BYTES},
+    {"checks-only", no_argument, NULL, OPT_CHECKS_ONLY},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
-
-static const char *const nt_known_probes[] = {"mpi", "rdma", NULL};
 
 nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_params_action_t *action,
                             char *err, size_t errlen)
@@ -266,19 +286,18 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             mode_set = 1;
             break;
         case OPT_PROBES: {
-            char buf[128], *save = NULL;
+            char names[128], buf[128], *save = NULL;
+            nt_probe_registry_names(names, sizeof(names), ", ");
             if (!optarg[strspn(optarg, ", ")]) {
-                snprintf(err, errlen, "--probes is empty: give mpi, rdma or mpi,rdma");
+                snprintf(err, errlen, "--probes is empty: give one or more of %s", names);
                 st = NT_ERR_INVALID;
                 break;
             }
             snprintf(buf, sizeof(buf), "%s", optarg);
-            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                int ok = 0;
-                for (int i = 0; nt_known_probes[i]; i++)
-                    ok |= strcmp(t, nt_known_probes[i]) == 0;
-                if (!ok) {
-                    snprintf(err, errlen, "unknown probe '%s' in --probes: use mpi, rdma", t);
+            for (char *t = strtok_r(buf, ",", &save); t && st == NT_OK;
+                 t = strtok_r(NULL, ",", &save)) {
+                if (nt_probe_registry_find(t) < 0) {
+                    snprintf(err, errlen, "unknown probe '%s' in --probes: use %s", t, names);
                     st = NT_ERR_INVALID;
                 }
             }
@@ -352,6 +371,20 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
                 st = NT_ERR_INVALID;
             }
             break;
+        case OPT_GPU_PROBES:
+            st = nt_gpu_probes_parse(optarg, &p->gpu_probes, err, errlen);
+            break;
+        case OPT_GPU_BYTES:
+            if (nt_parse_size(optarg, &p->gpu_bytes) != NT_OK || p->gpu_bytes < (64u << 10) ||
+                p->gpu_bytes > (4ul << 30)) {
+                snprintf(err, errlen, "bad size '%s' for --gpu-buffer-size: give 64K to 4G",
+                         optarg);
+                st = NT_ERR_INVALID;
+            }
+            break;
+        case OPT_CHECKS_ONLY:
+            p->checks_only = 1;
+            break;
         case 'h':
         case OPT_HELP:
             *action = NT_ACTION_HELP;
@@ -372,8 +405,9 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
         }
     }
     if (st == NT_OK && p->local && nt_launcher_env_size() > 1) {
-        snprintf(err, errlen, "--local checks this node with one process: start it without "
-                              "mpirun/srun (or with one task per node)");
+        snprintf(err, errlen,
+                 "--local checks this node with one process: start it without "
+                 "mpirun/srun (or with one task per node)");
         st = NT_ERR_INVALID;
     }
     if (st == NT_OK && optind < argc) {

@@ -11,6 +11,7 @@
 
 #include "inventory.h"
 #include "judge.h"
+#include "nettune/bench.h"
 #include "nettune/clock.h"
 #include "nettune/log.h"
 #include "probe_util.h"
@@ -23,13 +24,6 @@ volatile sig_atomic_t nt_probe_interrupt;
 #define NT_TAG_CHECKS 102
 #define NT_PROGRESS_EVERY_S 3.0 /* the progressive rewrite is rate-limited */
 
-/* The link probes, in the order they run. */
-static const nt_link_probe_ops_t *const nt_probe_table[] = {
-    &nt_mpi_probe_ops,
-    &nt_rdma_probe_ops,
-};
-#define NT_NPROBES (int)(sizeof(nt_probe_table) / sizeof(nt_probe_table[0]))
-
 /* Rank 0's view of the run. */
 typedef struct nt_collect {
     cJSON *doc, *nodes, *links, *checks, *not_done;
@@ -38,44 +32,81 @@ typedef struct nt_collect {
     double snap_cost_s; /* what the last progress snapshot took */
     const char *output;
     nt_judge_t *judge; /* for the provisional verdicts of progress snapshots */
-    int direct_output;  /* written in place (stdout, a device, a FIFO): no progress snapshots */
+    int direct_output; /* written in place (stdout, a device, a FIFO): no progress snapshots */
     const nt_probe_t *probe;
 } nt_collect_t;
-
-static int nt_probe_selected(const nt_probe_params_t *pa, const char *kind)
-{
-    char buf[128], *save = NULL;
-    if (!pa->probes)
-        return 1;
-    snprintf(buf, sizeof(buf), "%s", pa->probes);
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (strcmp(t, kind) == 0)
-            return 1;
-    return 0;
-}
 
 /* Non-root ranks wait for rank 0 longer than rank 0 waits for anybody, so that rank 0 can
  * notice a dead peer, write the report and end the job itself. */
 static double nt_follow_timeout(const nt_probe_t *p)
 {
-    return 3.0 * p->params->peer_timeout_s + 15.0;
+    return p->pair_budget_s + 3.0 * p->params->peer_timeout_s + 15.0;
 }
 
+/* How long rank 0 waits for the results of a pair's initiator: the pair's budgets, then the
+ * time its partner takes to call a silent peer dead (--peer-timeout without progress), then
+ * one more --peer-timeout, so that the partner's report names the silent rank first. */
+static double nt_collect_wait(const nt_probe_t *p, double pair_budget_s)
+{
+    return pair_budget_s + 2.0 * p->params->peer_timeout_s + 1.0;
+}
+
+/* The time budget of one pair of probe ops: its own figure, or every size in both directions
+ * with a 4x margin (probes with several variants or rails per pair). */
+static double nt_pair_budget(const nt_probe_t *p, const nt_link_probe_ops_t *ops)
+{
+    const nt_probe_params_t *pa = p->params;
+    if (ops->pair_budget_s)
+        return ops->pair_budget_s(p);
+    return 4.0 * nt_bench_deadline_s((unsigned)(2 * (pa->nlat_sizes + pa->nbw_sizes)), pa->budget_s,
+                                     0, 0);
+}
+
+/* This kernel's boot id: ranks that print the same one share a machine (namespaces, pods).
+ * "" when unreadable (then the launcher's shared-memory group stands in). */
+static void nt_boot_id(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    buf[0] = '\0';
+    if (f) {
+        if (!fgets(buf, (int)len, f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* CPUs this process may run on (affinity, cpusets), else the online count. */
+static int nt_usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+#define NT_BOOT_ID_MAX 40
+
+/* Phase: identify the nodes of the job (host names, shared-memory groups, NETTUNE_FAKE_NODES)
+ * and the machines under them (boot ids). */
 static nt_status_t nt_identify(nt_probe_t *p)
 {
     char *hosts = calloc((size_t)p->size, NT_HOST_MAX);
+    char *boots = calloc((size_t)p->size, NT_BOOT_ID_MAX);
     int *leaders = calloc((size_t)p->size, sizeof(int));
-    char me[NT_HOST_MAX] = "";
+    char me[NT_HOST_MAX] = "", boot[NT_BOOT_ID_MAX];
     int lr = 0, ls = 1, lead, fake = 0;
     const char *fk = getenv("NETTUNE_FAKE_NODES");
     nt_status_t st;
 
-    if (!hosts || !leaders) {
+    if (!hosts || !leaders || !boots) {
         free(hosts);
+        free(boots);
         free(leaders);
         return NT_ERR_NOMEM;
     }
     gethostname(me, sizeof(me) - 1);
+    nt_boot_id(boot, sizeof(boot));
     p->launcher->ops->local_group(p->launcher, &lr, &ls);
     /* Ranks of one shared-memory domain are consecutive in world order under every launcher
      * we know of, but do not rely on it: the leader key is the lowest world rank of the
@@ -86,10 +117,14 @@ static nt_status_t nt_identify(nt_probe_t *p)
     if (st == NT_OK)
         st = p->launcher->ops->allgather(p->launcher, &lead, leaders, sizeof(int),
                                          p->params->peer_timeout_s);
+    if (st == NT_OK)
+        st = p->launcher->ops->allgather(p->launcher, boot, boots, NT_BOOT_ID_MAX,
+                                         p->params->peer_timeout_s);
     if (st == NT_OK && fk && *fk) {
         fake = atoi(fk);
         if (fake < 1) {
-            NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
+            if (p->rank == 0)
+                NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
             fake = 0;
         }
     }
@@ -97,10 +132,13 @@ static nt_status_t nt_identify(nt_probe_t *p)
         st = nt_nodes_build(p->size, hosts, leaders, fake, &p->nodes, &p->nnodes);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
-    p->cores_per_node = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    /* Concurrency is judged per physical host: its probe ranks against its cores. */
-    p->host_ranks = ls;
+    p->cores_per_node = nt_usable_cpus();
+    /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
+     * its cores; without a boot id, the launcher's shared-memory group. */
+    p->host_ranks =
+        st == NT_OK && boot[0] ? nt_machine_ranks(p->size, boots, NT_BOOT_ID_MAX, p->rank) : ls;
     free(hosts);
+    free(boots);
     free(leaders);
     return st;
 }
@@ -119,8 +157,12 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
         /* stdout, a pipe or a device gets one document only: the final one. */
         /* At most every 3 s, and at most 10% of rank 0's time: a snapshot of 1,000 nodes
          * (19,000 links) costs 0.4-0.55 s to copy, judge and write. */
+        /* A SIGCONT wrote the stopped report, but no SIGTERM followed: the run goes on, so the
+         * report on disk says so again at once (main.c). */
+        int resumed = nt_output_stash_written() && !*c->probe->stop;
         if (c->direct_output ||
-            (!force && now - c->last_write < fmax(NT_PROGRESS_EVERY_S, 10.0 * c->snap_cost_s)))
+            (!force && !resumed &&
+             now - c->last_write < fmax(NT_PROGRESS_EVERY_S, 10.0 * c->snap_cost_s)))
             return NT_OK;
         copy = cJSON_Duplicate(c->doc, 1);
         if (!copy)
@@ -135,6 +177,25 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
                              cJSON_CreateString(progress));
         nt_judge_finish(c->judge, c->probe, copy, 1, c->probe->params);
         st = nt_json_write_atomic(copy, c->output);
+        /* The same state, as the report a signal leaves (written by the handler, main.c). */
+        {
+            cJSON *nd = cJSON_GetObjectItemCaseSensitive(cr, "not_done");
+            char msg[300], *txt;
+            snprintf(msg, sizeof(msg),
+                     "stopped by a signal (SIGTERM, SIGINT, or the launcher ending the job) "
+                     "while in progress: the report holds what was measured before (%s)",
+                     progress);
+            cJSON_ReplaceItemInArray(nd, cJSON_GetArraySize(nd) - 1, cJSON_CreateString(msg));
+            txt = cJSON_Print(copy);
+            if (txt) {
+                size_t len = strlen(txt);
+                txt[len] = '\n';
+                nt_output_stash(c->output, txt, len + 1);
+                free(txt);
+            }
+            if (resumed && st == NT_OK)
+                nt_output_stash_rearm();
+        }
         cJSON_Delete(copy);
         c->snap_cost_s = nt_clock_s() - now;
         if (st == NT_OK)
@@ -144,6 +205,8 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
     cJSON_ReplaceItemInObjectCaseSensitive(run, "completed", cJSON_CreateBool(completed));
     cJSON_ReplaceItemInObjectCaseSensitive(
         run, "duration_s", cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
+    /* The final document replaces the one a signal would have left. */
+    nt_output_stash_drop();
     st = nt_json_write_atomic(c->doc, c->output);
     if (st == NT_OK)
         c->last_write = now;
@@ -207,15 +270,14 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
 }
 
 /* Rank 0: receive one JSON blob from rank src (itself: the local object is used directly). */
-static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, cJSON **out)
+static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, double wait_s, cJSON **out)
 {
     char *buf;
     size_t len;
-    /* Longer than any wait of a measurement: when the initiator's own partner died, the
-     * initiator's deadline passes first and it still reports, so the silent rank is named
-     * (not the initiator that waited for it). */
-    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len,
-                                           2.0 * p->params->peer_timeout_s + 5.0);
+    /* Longer than any wait of a measurement (nt_collect_wait): when the initiator's own
+     * partner died, the initiator's deadline passes first and it still reports, so the silent
+     * rank is named (not the initiator that waited for it). */
+    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len, wait_s);
     *out = NULL;
     if (st != NT_OK)
         return st;
@@ -259,8 +321,8 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
         if (src == 0) {
             nj = cJSON_Duplicate(node, 1);
             cj = cJSON_Duplicate(checks, 1);
-        } else if ((st = nt_recv_json(p, src, NT_TAG_NODE, &nj)) == NT_OK) {
-            st = nt_recv_json(p, src, NT_TAG_CHECKS, &cj);
+        } else if ((st = nt_recv_json(p, src, NT_TAG_NODE, nt_collect_wait(p, 0), &nj)) == NT_OK) {
+            st = nt_recv_json(p, src, NT_TAG_CHECKS, nt_collect_wait(p, 0), &cj);
         }
         if (st != NT_OK) {
             char msg[256];
@@ -291,6 +353,7 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
 static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_probe_ops_t *ops,
                                void *state, const int *avail, const nt_step_t *s, cJSON *dest_links)
 {
+    double wait_s = nt_collect_wait(p, nt_pair_budget(p, ops));
     cJSON *mine = cJSON_CreateArray();
     nt_status_t st = NT_OK, rst = NT_OK;
     int peer_lost = 0;
@@ -328,7 +391,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
              * sched_yield at 2-3x the latency). */
             cpu_set_t saved, one;
             int pinned = 0;
-            if (p->pin_pairs && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+            if (p->serialized && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
                 CPU_COUNT(&saved) >= 2) {
                 int want = a == p->rank ? 0 : 1, seen = 0;
                 CPU_ZERO(&one);
@@ -360,7 +423,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
             cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
             if (last && a == p->rank)
-                cJSON_AddTrueToObject(last, "peer_lost");
+                nt_json_add_num(last, "peer_lost", b);
             if (p->rank == 0)
                 peer_lost = 1;
         }
@@ -387,7 +450,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             if (a == 0) {
                 arr = mine;
                 mine = NULL;
-            } else if ((st = nt_recv_json(p, a, NT_TAG_LINKS, &arr)) != NT_OK) {
+            } else if ((st = nt_recv_json(p, a, NT_TAG_LINKS, wait_s, &arr)) != NT_OK) {
                 char msg[256];
                 int na, la;
                 nt_probe_locate(p, a, &na, &la);
@@ -398,9 +461,15 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                              ops->kind, a, na >= 0 ? p->nodes[na].host : "?");
                 else
                     snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
-                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
-                             2.0 * p->params->peer_timeout_s + 5.0, nt_status_string(st));
+                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?", wait_s,
+                             nt_status_string(st));
                 cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+                if (st != NT_ERR_INTERRUPTED && na >= 0) {
+                    char why[200];
+                    snprintf(why, sizeof(why), "rank %d sent no %s results within %.3g s", a,
+                             ops->kind, wait_s);
+                    nt_judge_node_silent(c->judge, p->nodes[na].host, why);
+                }
                 break;
             }
             for (cJSON *it = arr ? arr->child : NULL; it; it = it->next) {
@@ -409,8 +478,18 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                     nt_move_items(c->checks, chk);
                 /* A measurement that timed out means a peer stopped answering: Open MPI 4.1
                  * cannot carry on around a dead rank, so the run ends (report first). */
-                if (cJSON_GetObjectItemCaseSensitive(it, "peer_lost"))
+                const cJSON *lost = cJSON_GetObjectItemCaseSensitive(it, "peer_lost");
+                if (lost) {
+                    int nl, ll;
+                    const cJSON *e0 =
+                        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
                     peer_lost = 1;
+                    nt_probe_locate(p, (int)cJSON_GetNumberValue(lost), &nl, &ll);
+                    if (nl >= 0)
+                        nt_judge_node_silent(c->judge, p->nodes[nl].host,
+                                             cJSON_IsString(e0) ? e0->valuestring
+                                                                : "stopped answering");
+                }
             }
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
                 if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
@@ -500,39 +579,62 @@ static void nt_collect_free(nt_collect_t *c)
     memset(c, 0, sizeof(*c));
 }
 
-/* Retest: rank 0 picks the failing pairs (judge), everybody measures them again one pair at a
- * time, and rank 0 files the second figures beside the first. */
-static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **states, int **avail,
-                      int *stopped, int *aborted)
+/* The whole run on one rank: what every phase reads and sets. */
+typedef struct nt_run {
+    nt_probe_t p;
+    nt_collect_t c; /* rank 0 only */
+    nt_judge_t *judge;
+    const nt_link_probe_ops_t *const *probes; /* the registry */
+    int nprobes;
+    void **states;                  /* per probe: its state (NULL: not initialised here) */
+    int **avail;                    /* per probe: availability of every rank */
+    cJSON *node_json, *node_checks; /* this node's report object and checks (node leader) */
+    int concurrent;                 /* pairs of a round run at the same time */
+    int stopped, aborted; /* ended early: by a signal/time limit/lost peer, or cannot go on */
+} nt_run_t;
+
+/* Whether any rank can run probe k. */
+static int nt_run_any(const nt_run_t *r, int k)
 {
+    for (int i = 0; i < r->p.size; i++)
+        if (r->avail[k][i])
+            return 1;
+    return 0;
+}
+
+/* Phase: retest. Rank 0 picks the failing pairs (judge), everybody measures them again one pair
+ * at a time, and rank 0 files the second figures beside the first. */
+static void nt_run_retest(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
     int n = 0, (*pairs)[3] = NULL;
     cJSON *again = p->rank == 0 ? cJSON_CreateArray() : NULL;
     const char *why;
 
     if (p->rank == 0 &&
-        nt_judge_retest_pairs(judge, p, c->doc, nt_probe_table, NT_NPROBES, &pairs, &n) != NT_OK)
+        nt_judge_retest_pairs(r->judge, p, r->c.doc, r->probes, r->nprobes, &pairs, &n) != NT_OK)
         n = 0;
     if (p->launcher->ops->bcast(p->launcher, &n, sizeof(n), 0,
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
-        *aborted = 1;
+        r->aborted = 1;
         goto out;
     }
     if (n == 0)
         goto out;
     if (p->rank != 0 && !(pairs = calloc((size_t)n, sizeof(*pairs)))) {
-        *aborted = 1; /* cannot follow rank 0 any more */
+        r->aborted = 1; /* cannot follow rank 0 any more */
         goto out;
     }
     if (p->launcher->ops->bcast(p->launcher, pairs, (size_t)n * sizeof(*pairs), 0,
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
-        *aborted = 1;
+        r->aborted = 1;
         goto out;
     }
     NT_INFO(VERDICT, "retesting %d failing pair(s)", n);
     for (int i = 0; i < n; i++) {
-        int pr[1][2] = {{pairs[i][0], pairs[i][1]}}, na, nb, la, go;
+        int pr[1][2] = {{pairs[i][0], pairs[i][1]}}, na, nb, la, go, k = pairs[i][2];
         nt_scope_t scope;
         nt_step_t s = {0};
         nt_status_t st;
@@ -542,267 +644,306 @@ static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **
         s.npairs = 1;
         s.pairs = pr;
         s.scopes = &scope;
-        st = nt_run_step(p, c, nt_probe_table[pairs[i][2]], states[pairs[i][2]], avail[pairs[i][2]],
-                         &s, again);
+        s.round = -1;
+        st = nt_run_step(p, &r->c, r->probes[k], r->states[k], r->avail[k], &s, again);
         go = nt_continue(p, st, &why);
         if (go < 0) {
-            *aborted = 1;
+            r->aborted = 1;
             break;
         }
         if (!go) {
-            *stopped = 1;
+            r->stopped = 1;
             if (p->rank == 0)
-                nt_not_done(c, "retest: %d of %d pairs not run (%s)", n - i - 1, n, why);
+                nt_not_done(&r->c, "retest: %d of %d pairs not run (%s)", n - i - 1, n, why);
             break;
         }
     }
     if (p->rank == 0)
-        nt_judge_apply_retest(judge, c->doc, again);
+        nt_judge_apply_retest(r->judge, r->c.doc, again);
 out:
     cJSON_Delete(again);
     free(pairs);
 }
 
-int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv)
+/* Phase: set-up. Thresholds, the report path, the report skeleton and the inventory source.
+ * Returns NT_EXIT_OK to go on, or the exit code (the error is said once, by rank 0). */
+static int nt_run_setup(nt_run_t *r, int argc, char **argv)
 {
-    nt_probe_t p = {0};
-    nt_collect_t c = {0};
-    cJSON *node_json = NULL, *node_checks = NULL;
-    void *states[NT_NPROBES] = {0};
-    int *avail[NT_NPROBES] = {0};
-    int stopped = 0, aborted = 0, code = NT_EXIT_INCOMPLETE, concurrent = 1;
-    const char *why = NULL;
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+    nt_launcher_t *l = p->launcher;
     nt_status_t st;
-    nt_judge_t *judge = NULL;
-
-    p.params = params;
-    p.launcher = l;
-    p.rank = nt_launcher_rank(l);
-    p.size = nt_launcher_size(l);
-    p.stop = &nt_probe_interrupt;
-    if (params->time_limit_s > 0)
-        p.deadline = nt_clock_s() + params->time_limit_s;
-
-    st = nt_identify(&p);
-    if (st != NT_OK) {
-        NT_ERROR(INIT, "cannot identify the nodes of the job: %s", nt_status_string(st));
-        return NT_EXIT_USAGE;
-    }
-    nt_log_init(p.nodes[p.my_node].host, p.size > 1 ? p.rank : -1);
 
     /* Thresholds and expectations: every rank loads them, so a bad file stops every rank with
-     * the same exit code before anything runs. */
-    st = nt_judge_create(params, &judge);
-    if (st != NT_OK)
-        return NT_EXIT_USAGE;
+     * the same exit code before anything runs. They are the job's own input: rank 0 reads them
+     * first and says what is wrong, once; the others follow its word (one that still fails
+     * reads another file than rank 0 did, and says so). */
+    {
+        int ok = 1;
+        if (p->rank == 0)
+            ok = nt_judge_create(params, &r->judge) == NT_OK;
+        if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok)
+            return NT_EXIT_USAGE;
+        if (p->rank != 0 && nt_judge_create(params, &r->judge) != NT_OK)
+            return NT_EXIT_USAGE;
+    }
 
     /* The report must be writable before anything is measured: a prolog that measured for a
      * minute and then could not write would lose it all. Rank 0 checks, everybody follows. */
     {
-        int ok = p.rank != 0 || nt_output_check(params->output) == NT_OK;
+        int ok = p->rank != 0 || nt_output_check(params->output) == NT_OK;
         if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok) {
-            if (p.rank == 0)
+            if (p->rank == 0)
                 NT_ERROR(REPORT,
                          "nothing measured: fix --output '%s' (a writable file path, "
                          "or - for stdout)",
                          params->output);
-            nt_judge_destroy(judge);
             return NT_EXIT_USAGE;
         }
     }
-    if (p.rank == 0 && nt_collect_init(&c, &p, argc, argv) != NT_OK) {
+    if (p->rank == 0 && nt_collect_init(&r->c, p, argc, argv) != NT_OK) {
         NT_ERROR(REPORT, "out of memory building the report");
         return NT_EXIT_USAGE;
     }
-    c.judge = judge;
+    r->c.judge = r->judge;
 
-    /* Inventory on every rank (probes need it); the node leader reports it. */
-    st = nt_topo_load(params->topology, &p.topo);
-    if (st != NT_OK && params->topology) {
-        NT_ERROR(TOPO, "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
-                       "file.xml)",
-                 params->topology, nt_status_string(st), nt_topology_file_hint(params->topology));
-        nt_judge_destroy(judge);
-        nt_collect_free(&c);
+    /* Inventory on every rank (probes need it); the node leader reports it. A --topology file
+     * is the job's input: rank 0 loads it first and names what is wrong with it, once. */
+    {
+        int ok = 1;
+        if (p->rank == 0) {
+            st = nt_topo_load(params->topology, &p->topo);
+            ok = st == NT_OK || !params->topology;
+            if (!ok)
+                NT_ERROR(TOPO,
+                         "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
+                         "file.xml)",
+                         params->topology, nt_status_string(st),
+                         nt_topology_file_hint(params->topology));
+        }
+        if (params->topology &&
+            (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok))
+            return NT_EXIT_USAGE;
+        if (p->rank != 0) {
+            st = nt_topo_load(params->topology, &p->topo);
+            if (st != NT_OK && params->topology) {
+                NT_ERROR(TOPO, "cannot load topology '%s' on this node (rank 0 could): %s",
+                         params->topology, nt_status_string(st));
+                return NT_EXIT_USAGE;
+            }
+        }
+    }
+    r->states = calloc((size_t)r->nprobes, sizeof(*r->states));
+    r->avail = calloc((size_t)r->nprobes, sizeof(*r->avail));
+    if (!r->states || !r->avail)
         return NT_EXIT_USAGE;
+    if (p->local_rank == 0) {
+        r->node_json = cJSON_CreateObject();
+        r->node_checks = cJSON_CreateArray();
+        if (!r->node_json || !r->node_checks)
+            return NT_EXIT_USAGE;
+        nt_inventory_node(p, r->judge, r->node_json, r->node_checks);
     }
-    if (p.local_rank == 0) {
-        node_json = cJSON_CreateObject();
-        node_checks = cJSON_CreateArray();
-        if (!node_json || !node_checks)
-            goto out;
-        nt_inventory_node(&p, judge, node_json, node_checks);
-    }
+    return NT_EXIT_OK;
+}
 
-    /* Link probes: initialise all, agree who can run what. */
-    for (int k = 0; k < NT_NPROBES; k++) {
-        const nt_link_probe_ops_t *ops = nt_probe_table[k];
+/* Phase: initialise every probe of the registry and agree who can run what. NT_ERR_NOMEM, or
+ * a failed exchange (the run is aborted). */
+static nt_status_t nt_run_init_probes(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+
+    for (int k = 0; k < r->nprobes; k++) {
+        const nt_link_probe_ops_t *ops = r->probes[k];
         char why_buf[256] = "";
         int ok = 0;
-        avail[k] = calloc((size_t)p.size, sizeof(int));
-        if (!avail[k])
-            goto out;
-        if (!nt_probe_selected(params, ops->kind)) {
+        r->avail[k] = calloc((size_t)p->size, sizeof(int));
+        if (!r->avail[k])
+            return NT_ERR_NOMEM;
+        if (!nt_probe_selected(params->probes, ops->kind)) {
             snprintf(why_buf, sizeof(why_buf), "not selected (--probes %s)", params->probes);
-        } else if (params->topology && strcmp(ops->kind, "rdma") == 0) {
+        } else if (params->topology && ops->live_hw) {
             snprintf(why_buf, sizeof(why_buf),
-                     "--topology: the node's hardware comes from '%s', so this host's own RDMA "
-                     "ports are not probed (nics lists the file's ports and states)",
-                     params->topology);
+                     "--topology: the node's hardware comes from '%s', so this host's own %s "
+                     "devices are not probed (the node lists the file's devices)",
+                     params->topology, ops->kind);
         } else {
-            st = ops->init(&p, &states[k], node_json, node_checks, why_buf, sizeof(why_buf));
+            nt_status_t st =
+                ops->init(p, &r->states[k], r->node_json, r->node_checks, why_buf, sizeof(why_buf));
             ok = st == NT_OK;
             if (!ok && !why_buf[0])
                 snprintf(why_buf, sizeof(why_buf), "%s", nt_status_string(st));
         }
-        if (!ok && node_json) {
-            cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
+        if (!ok && r->node_json) {
+            cJSON *sk = cJSON_GetObjectItemCaseSensitive(r->node_json, "skipped");
             if (!sk)
-                sk = nt_json_add_arr(node_json, "skipped");
+                sk = nt_json_add_arr(r->node_json, "skipped");
             if (sk)
                 nt_skipped_add(sk, ops->kind, why_buf);
         }
         if (!ok)
             NT_INFO(INIT, "%s probe skipped: %s", ops->kind, why_buf);
-        if (l->ops->allgather(l, &ok, avail[k], sizeof(int), params->peer_timeout_s) != NT_OK) {
-            aborted = 1;
-            goto judge;
+        if (p->launcher->ops->allgather(p->launcher, &ok, r->avail[k], sizeof(int),
+                                        params->peer_timeout_s) != NT_OK) {
+            r->aborted = 1;
+            return NT_ERR_PEER;
         }
     }
-    nt_inventory_finish_checks(&p, judge, node_json, node_checks);
-    if (nt_exchange_nodes(&p, &c, node_json, node_checks) != NT_OK) {
-        aborted = 1;
-        goto judge;
-    }
-    if (p.rank == 0)
-        nt_collect_write(&c, 0, 1, "run in progress: inventory written, link probes not started");
+    return NT_OK;
+}
 
-    /* Pairs run at the same time only where every host has a core per probe rank. */
-    {
-        int mine = p.cores_per_node >= p.host_ranks, all = 1;
-        int *v = calloc((size_t)p.size, sizeof(int));
-        if (!v || l->ops->allgather(l, &mine, v, sizeof(int), params->peer_timeout_s) != NT_OK) {
-            free(v);
-            aborted = 1;
-            goto judge;
-        }
-        for (int r = 0; r < p.size; r++)
-            all &= v[r];
+/* Phase: how pairs are scheduled. They run at the same time only where every host has a core
+ * per probe rank; else one after another, pinned. */
+static nt_status_t nt_run_concurrency(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
+    int mine = p->cores_per_node >= p->host_ranks, all = 1;
+    int *v = calloc((size_t)p->size, sizeof(int));
+
+    if (!v || p->launcher->ops->allgather(p->launcher, &mine, v, sizeof(int),
+                                          p->params->peer_timeout_s) != NT_OK) {
         free(v);
-        concurrent = all;
-        p.pin_pairs = !concurrent;
-        if (p.rank == 0) {
-            cJSON *run = cJSON_GetObjectItemCaseSensitive(c.doc, "run");
-            nt_json_add_bool(run, "concurrent_pairs", concurrent);
-            if (!concurrent)
-                NT_INFO(SCHED,
-                        "pairs run one after another: a host has fewer cores (%d) than "
-                        "probe ranks (%d)",
-                        p.cores_per_node, p.host_ranks);
-        }
+        r->aborted = 1;
+        return NT_ERR_PEER;
     }
+    for (int i = 0; i < p->size; i++)
+        all &= v[i];
+    free(v);
+    r->concurrent = all;
+    p->serialized = !all;
+    if (p->rank == 0) {
+        cJSON *run = cJSON_GetObjectItemCaseSensitive(r->c.doc, "run");
+        nt_json_add_bool(run, "concurrent_pairs", all);
+        nt_json_add_bool(run, "serialized", !all);
+        if (!all)
+            NT_INFO(SCHED,
+                    "pairs run one after another, pinned: a machine has fewer cores (%d) "
+                    "than probe ranks (%d)",
+                    p->cores_per_node, p->host_ranks);
+    }
+    return NT_OK;
+}
 
-    for (int k = 0; k < NT_NPROBES && !stopped && !aborted; k++) {
-        const nt_link_probe_ops_t *ops = nt_probe_table[k];
-        nt_step_t *steps = NULL;
-        int nsteps = 0, any = 0;
-        for (int r = 0; r < p.size; r++)
-            any |= avail[k][r];
-        if (!any)
+/* Rank 0: the schedule of probe k in the report (rounds, pairs, steps). */
+static void nt_run_note_schedule(nt_run_t *r, int k, const nt_step_t *steps, int nsteps)
+{
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(r->c.doc, "run");
+    cJSON *sch = cJSON_GetObjectItemCaseSensitive(run, "schedule"), *one;
+    int npairs = 0;
+
+    if (!sch)
+        sch = nt_json_add_obj(run, "schedule");
+    for (int s = 0; s < nsteps; s++)
+        if (!steps[s].local)
+            npairs += steps[s].npairs;
+    one = sch ? nt_json_add_obj(sch, r->probes[k]->kind) : NULL;
+    if (one) {
+        nt_json_add_num(one, "rounds", nt_steps_rounds(steps, nsteps));
+        nt_json_add_num(one, "pairs", npairs);
+        nt_json_add_num(one, "steps", nsteps);
+    }
+}
+
+/* Rank 0: what a run that stops at step s of probe k leaves out. */
+static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nsteps, int s,
+                             const char *why)
+{
+    int left = 0, all = 0;
+    for (int s2 = 0; s2 < nsteps; s2++) {
+        if (steps[s2].local)
             continue;
-        if (nt_steps_build(p.nodes, p.nnodes, params->local ? NT_SCHED_QUICK : params->mode,
-                           concurrent, &steps, &nsteps) != NT_OK)
-            goto out;
-        if (p.rank == 0) {
-            cJSON *sch = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
-            cJSON *one;
-            int npairs = 0;
-            if (!sch)
-                sch = nt_json_add_obj(cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
-            for (int s2 = 0; s2 < nsteps; s2++)
-                if (!steps[s2].local)
-                    npairs += steps[s2].npairs;
-            one = sch ? nt_json_add_obj(sch, ops->kind) : NULL;
-            if (one) {
-                nt_json_add_num(one, "rounds", nt_steps_rounds(steps, nsteps));
-                nt_json_add_num(one, "pairs", npairs);
-                nt_json_add_num(one, "steps", nsteps);
-            }
-        }
-        for (int s = 0; s < nsteps; s++) {
-            int go;
-            st = nt_run_step(&p, &c, ops, states[k], avail[k], &steps[s], c.links);
-            go = nt_continue(&p, st, &why);
-            if (go < 0) {
-                /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
-                if (nt_probe_interrupt)
-                    stopped = 1;
-                else
-                    aborted = 1;
-                break;
-            }
-            if (p.rank == 0) {
-                char prog[160];
-                snprintf(prog, sizeof(prog), "run in progress: %s step %d of %d done", ops->kind,
-                         s + 1, nsteps);
-                nt_collect_write(&c, 0, 0, prog);
-            }
-            if (!go) {
-                stopped = 1;
-                if (p.rank == 0 && !nt_probe_interrupt &&
-                    (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
-                    aborted = 1;
-                if (p.rank == 0) {
-                    int left = 0, all = 0;
-                    for (int s2 = 0; s2 < nsteps; s2++) {
-                        if (steps[s2].local)
-                            continue;
-                        all += steps[s2].npairs;
-                        if (s2 > s)
-                            left += steps[s2].npairs;
-                    }
-                    nt_not_done(&c, "%s: %d of %d pairs not measured (%s)", ops->kind, left, all,
-                                why);
-                    for (int k2 = k + 1; k2 < NT_NPROBES; k2++) {
-                        int any2 = 0;
-                        for (int r = 0; r < p.size; r++)
-                            any2 |= avail[k2][r];
-                        if (any2)
-                            nt_not_done(&c, "%s: not started (%s)", nt_probe_table[k2]->kind, why);
-                    }
-                }
-                break;
-            }
-        }
-        nt_steps_free(steps, nsteps);
+        all += steps[s2].npairs;
+        if (s2 > s)
+            left += steps[s2].npairs;
     }
+    nt_not_done(&r->c, "%s: %d of %d pairs not measured (%s)", r->probes[k]->kind, left, all, why);
+    for (int k2 = k + 1; k2 < r->nprobes; k2++)
+        if (nt_run_any(r, k2))
+            nt_not_done(&r->c, "%s: not started (%s)", r->probes[k2]->kind, why);
+}
 
-    /* Final per-node checks (error counters after the traffic). */
-    if (!aborted) {
-        for (int k = 0; k < NT_NPROBES; k++)
-            if (states[k] && nt_probe_table[k]->finish)
-                nt_probe_table[k]->finish(states[k], &p, node_json, node_checks);
-        if (!stopped && nt_exchange_nodes(&p, &c, node_json, node_checks) != NT_OK)
-            aborted = 1;
-    }
+/* Phase: the rounds of probe k, step by step; rank 0 decides after each whether the run goes
+ * on. NT_ERR_NOMEM; an early end is in r->stopped / r->aborted. */
+static nt_status_t nt_run_rounds(nt_run_t *r, int k)
+{
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+    nt_step_t *steps = NULL;
+    int nsteps = 0;
+    const char *why = NULL;
 
-    /* Retest failing pairs, judged by rank 0, measured by everyone. */
-    if (!aborted && !stopped && !params->no_retest)
-        nt_retest(&p, &c, judge, states, avail, &stopped, &aborted);
-
-judge:
-    if (p.rank == 0) {
-        if (nt_probe_interrupt) {
-            stopped = 1;
-            nt_not_done(&c, "stopped by signal %d: the report holds what was measured before",
-                        (int)nt_probe_interrupt);
-        } else if (aborted) {
-            nt_not_done(&c, "a rank stopped answering: the report holds what was measured "
-                            "before; the job ends here (Open MPI cannot continue without it)");
+    if (!nt_run_any(r, k))
+        return NT_OK;
+    if (nt_steps_build(p->nodes, p->nnodes, params->local ? NT_SCHED_QUICK : params->mode,
+                       r->concurrent, &steps, &nsteps) != NT_OK)
+        return NT_ERR_NOMEM;
+    if (p->rank == 0)
+        nt_run_note_schedule(r, k, steps, nsteps);
+    for (int s = 0; s < nsteps; s++) {
+        nt_status_t st =
+            nt_run_step(p, &r->c, r->probes[k], r->states[k], r->avail[k], &steps[s], r->c.links);
+        int go;
+        /* The progress snapshot is written while the others wait (asleep) for rank 0's word,
+         * not while the next pair measures: on an oversubscribed machine its CPU and disk time
+         * would be in that pair's figures. */
+        if (p->rank == 0) {
+            char prog[160];
+            snprintf(prog, sizeof(prog), "run in progress: %s step %d of %d done",
+                     r->probes[k]->kind, s + 1, nsteps);
+            nt_collect_write(&r->c, 0, 0, prog);
         }
-        code = nt_judge_finish(judge, &p, c.doc, stopped || aborted, params);
-        if (nt_collect_write(&c, !(stopped || aborted), 1, NULL) != NT_OK) {
+        go = nt_continue(p, st, &why);
+        if (go < 0) {
+            /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
+            if (*p->stop)
+                r->stopped = 1;
+            else
+                r->aborted = 1;
+            break;
+        }
+        if (!go) {
+            r->stopped = 1;
+            if (p->rank == 0 && !*p->stop && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
+                r->aborted = 1;
+            if (p->rank == 0)
+                nt_run_note_left(r, k, steps, nsteps, s, why);
+            break;
+        }
+    }
+    nt_steps_free(steps, nsteps);
+    return NT_OK;
+}
+
+/* Phase: the probes' final per-node checks (error counters after the traffic), reported again. */
+static void nt_run_finish_probes(nt_run_t *r)
+{
+    for (int k = 0; k < r->nprobes; k++)
+        if (r->states[k] && r->probes[k]->finish)
+            r->probes[k]->finish(r->states[k], &r->p, r->node_json, r->node_checks);
+    if (!r->stopped && nt_exchange_nodes(&r->p, &r->c, r->node_json, r->node_checks) != NT_OK)
+        r->aborted = 1;
+}
+
+/* Phase: verdicts and the report (rank 0), then the common exit code. */
+static int nt_run_conclude(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+    nt_launcher_t *l = p->launcher;
+    int code = NT_EXIT_INCOMPLETE;
+
+    if (p->rank == 0) {
+        if (*p->stop) {
+            r->stopped = 1;
+            nt_not_done(&r->c, "stopped by signal %d: the report holds what was measured before",
+                        (int)*p->stop);
+        } else if (r->aborted) {
+            nt_not_done(&r->c, "a rank stopped answering: the report holds what was measured "
+                               "before; the job ends here (Open MPI cannot continue without it)");
+        }
+        code = nt_judge_finish(r->judge, p, r->c.doc, r->stopped || r->aborted, params);
+        if (nt_collect_write(&r->c, !(r->stopped || r->aborted), 1, NULL) != NT_OK) {
             NT_ERROR(REPORT,
                      "the report could not be written to '%s': the run's results are "
                      "lost (exit 2)",
@@ -810,29 +951,103 @@ judge:
             code = NT_EXIT_USAGE;
         }
         if (!params->quiet)
-            nt_summary_print(c.doc, params->output);
+            nt_summary_print(r->c.doc, params->output);
     }
-    if (aborted) {
+    if (r->aborted) {
         /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code. */
-        if (p.rank == 0 && p.size > 1)
+        if (p->rank == 0 && p->size > 1)
             l->ops->abort(l, code);
-        goto out;
+        return code;
     }
-    if (!nt_probe_interrupt &&
+    if (!*p->stop &&
         l->ops->bcast(l, &code, sizeof(code), 0,
-                      p.rank == 0 ? params->peer_timeout_s : nt_follow_timeout(&p)) != NT_OK)
+                      p->rank == 0 ? params->peer_timeout_s : nt_follow_timeout(p)) != NT_OK)
         code = NT_EXIT_INCOMPLETE;
-out:
-    for (int k = 0; k < NT_NPROBES; k++) {
-        if (states[k])
-            nt_probe_table[k]->cleanup(states[k]);
-        free(avail[k]);
+    return code;
+}
+
+static void nt_run_free(nt_run_t *r)
+{
+    for (int k = 0; k < r->nprobes; k++) {
+        if (r->states && r->states[k])
+            r->probes[k]->cleanup(r->states[k]);
+        if (r->avail)
+            free(r->avail[k]);
     }
-    cJSON_Delete(node_json);
-    cJSON_Delete(node_checks);
-    nt_collect_free(&c);
-    nt_judge_destroy(judge);
-    nt_topo_destroy(p.topo);
-    nt_nodes_free(p.nodes, p.nnodes);
+    free(r->states);
+    free(r->avail);
+    cJSON_Delete(r->node_json);
+    cJSON_Delete(r->node_checks);
+    nt_collect_free(&r->c);
+    nt_judge_destroy(r->judge);
+    nt_topo_destroy(r->p.topo);
+    nt_nodes_free(r->p.nodes, r->p.nnodes);
+}
+
+int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv)
+{
+    nt_run_t r = {0};
+    nt_probe_t *p = &r.p;
+    int code;
+    nt_status_t st;
+
+    p->params = params;
+    p->launcher = l;
+    p->rank = nt_launcher_rank(l);
+    p->size = nt_launcher_size(l);
+    p->stop = &nt_probe_interrupt;
+    if (params->time_limit_s > 0)
+        p->deadline = nt_clock_s() + params->time_limit_s;
+    r.probes = nt_probe_registry(&r.nprobes);
+
+    /* Identify the nodes of the job. */
+    st = nt_identify(p);
+    if (st != NT_OK) {
+        if (p->rank == 0)
+            NT_ERROR(INIT, "cannot identify the nodes of the job: %s", nt_status_string(st));
+        nt_run_free(&r);
+        return NT_EXIT_USAGE;
+    }
+    nt_log_init(p->nodes[p->my_node].host, p->size > 1 ? p->rank : -1);
+
+    code = nt_run_setup(&r, argc, argv);
+    if (code != NT_EXIT_OK) {
+        nt_run_free(&r);
+        return code;
+    }
+    /* Probes, then the inventories (with the probes' "nics") to rank 0. */
+    st = nt_run_init_probes(&r);
+    if (st == NT_OK) {
+        nt_inventory_finish_checks(p, r.judge, r.node_json, r.node_checks);
+        if (nt_exchange_nodes(p, &r.c, r.node_json, r.node_checks) != NT_OK)
+            r.aborted = 1;
+        else if (p->rank == 0)
+            nt_collect_write(&r.c, 0, 1,
+                             "run in progress: inventory written, link probes not started");
+    }
+    if (st == NT_OK && !r.aborted)
+        st = nt_run_concurrency(&r);
+    /* The longest pair of any probe: what the followers allow rank 0 for a step. */
+    for (int k = 0; k < r.nprobes; k++)
+        if (nt_pair_budget(p, r.probes[k]) > p->pair_budget_s)
+            p->pair_budget_s = nt_pair_budget(p, r.probes[k]);
+    /* The rounds of every probe, in registry order. */
+    /* --checks-only: inventory, states and counters; no probe step runs (no traffic). */
+    for (int k = 0;
+         st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted && !params->checks_only; k++)
+        st = nt_run_rounds(&r, k);
+    if (st == NT_ERR_NOMEM) {
+        /* Out of memory: nothing sensible is left to do, and rank 0 cannot be followed. */
+        NT_ERROR(INIT, "out of memory");
+        nt_run_free(&r);
+        return NT_EXIT_INCOMPLETE;
+    }
+    if (!r.aborted)
+        nt_run_finish_probes(&r);
+    /* Retest failing pairs, judged by rank 0, measured by everyone. */
+    if (!r.aborted && !r.stopped && !params->no_retest)
+        nt_run_retest(&r);
+    code = nt_run_conclude(&r);
+    nt_run_free(&r);
     return code;
 }

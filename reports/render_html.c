@@ -38,7 +38,10 @@ static const char nt_html_css[] =
     "svg text{font-family:system-ui,sans-serif}"
     "nav a{color:#72aee6;margin-right:14px;font-size:13px}ul{font-size:13px;margin:4px 0}";
 
-static void nt_h(nt_buf_t *out, const char *s) { nt_buf_put_html(out, s); }
+static void nt_h(nt_buf_t *out, const char *s)
+{
+    nt_buf_put_html(out, s);
+}
 
 static void nt_vbadge(nt_buf_t *out, nt_verdict_t v)
 {
@@ -69,8 +72,9 @@ static void nt_html_legend(nt_buf_t *out, double ref, const char *what)
         nt_buf_printf(out, "<rect x=\"%d\" y=\"2\" width=\"20\" height=\"12\" fill=\"%s\"/>",
                       110 + 20 * i, c);
     }
-    nt_buf_printf(out, "<text x=\"105\" y=\"12\" font-size=\"11\" text-anchor=\"end\">&lt;= 50%%"
-                       "</text><text x=\"335\" y=\"12\" font-size=\"11\">&gt;= 95%% of %s GB/s ",
+    nt_buf_printf(out,
+                  "<text x=\"105\" y=\"12\" font-size=\"11\" text-anchor=\"end\">&lt;= 50%%"
+                  "</text><text x=\"335\" y=\"12\" font-size=\"11\">&gt;= 95%% of %s GB/s ",
                   nt_fmt_bw(r, sizeof(r), ref));
     nt_h(out, what);
     nt_buf_puts(out, "</text><rect x=\"110\" y=\"18\" width=\"20\" height=\"10\" fill=\"#dcdcde\"/>"
@@ -116,7 +120,7 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
     if (!doc->completed) {
         const cJSON *it, *nd = cJSON_GetObjectItemCaseSensitive(run, "not_done");
         nt_buf_puts(out, "<p>not done:</p>\n<ul>");
-        cJSON_ArrayForEach(it, nd) {
+        cJSON_ArrayForEach (it, nd) {
             if (!cJSON_IsString(it))
                 continue;
             nt_buf_puts(out, "<li>");
@@ -125,14 +129,15 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
         }
         nt_buf_puts(out, "</ul>\n");
     }
-    nt_buf_printf(out, "<div class=\"cards\"><div class=\"card\"><b>%zu</b>nodes</div>"
-                       "<div class=\"card\"><b>%g</b>ranks</div>"
-                       "<div class=\"card\"><b>%zu</b>links</div>"
-                       "<div class=\"card\"><b>%zu</b>checks</div>"
-                       "<div class=\"card\"><b>%zu</b>pass</div>"
-                       "<div class=\"card\"><b>%zu</b>warn</div>"
-                       "<div class=\"card\"><b>%zu</b>fail</div>"
-                       "<div class=\"card\"><b>%zu</b>skipped</div></div>\n",
+    nt_buf_printf(out,
+                  "<div class=\"cards\"><div class=\"card\"><b>%zu</b>nodes</div>"
+                  "<div class=\"card\"><b>%g</b>ranks</div>"
+                  "<div class=\"card\"><b>%zu</b>links</div>"
+                  "<div class=\"card\"><b>%zu</b>checks</div>"
+                  "<div class=\"card\"><b>%zu</b>pass</div>"
+                  "<div class=\"card\"><b>%zu</b>warn</div>"
+                  "<div class=\"card\"><b>%zu</b>fail</div>"
+                  "<div class=\"card\"><b>%zu</b>skipped</div></div>\n",
                   doc->nnodes, nt_json_get_num(run, "nranks", 0), doc->nlinks, doc->nchecks,
                   doc->counts[NT_PASS], doc->counts[NT_WARN], doc->counts[NT_FAIL],
                   doc->counts[NT_SKIPPED]);
@@ -150,8 +155,10 @@ static size_t nt_cut(const nt_render_opts_t *o, size_t n)
 static void nt_html_more(nt_buf_t *out, size_t shown, size_t total, const char *what)
 {
     if (shown < total)
-        nt_buf_printf(out, "<p class=\"note\">... and %zu more %s (render with --top 0 to list "
-                           "all).</p>\n", total - shown, what);
+        nt_buf_printf(out,
+                      "<p class=\"note\">... and %zu more %s (render with --top 0 to list "
+                      "all).</p>\n",
+                      total - shown, what);
 }
 
 static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out)
@@ -167,9 +174,11 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
         nt_buf_puts(out, "<p>Nothing failed and nothing warned.</p>\n");
     if (nfn) {
         shown = nt_cut(o, nfn);
-        nt_buf_printf(out, "<h3>Failed nodes (%zu)</h3>\n<table id=\"failed-nodes\"><tr><th>node"
-                           "</th><th>reason</th></tr>\n", nfn);
-        cJSON_ArrayForEach(it, fn) {
+        nt_buf_printf(out,
+                      "<h3>Failed nodes (%zu)</h3>\n<table id=\"failed-nodes\"><tr><th>node"
+                      "</th><th>reason</th></tr>\n",
+                      nfn);
+        cJSON_ArrayForEach (it, fn) {
             if (i++ >= shown)
                 break;
             nt_buf_puts(out, "<tr><td>");
@@ -183,9 +192,10 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
     }
     if (li && nl) {
         shown = nt_cut(o, nl);
-        nt_buf_printf(out, "<h3>Failed and warned links (%zu, worst first)</h3>\n<table "
-                           "id=\"bad-links\"><tr><th>verdict</th><th>link</th><th>peak GB/s</th>"
-                           "<th>expected</th><th>eff</th><th>lat us</th><th>reasons</th></tr>\n",
+        nt_buf_printf(out,
+                      "<h3>Failed and warned links (%zu, worst first)</h3>\n<table "
+                      "id=\"bad-links\"><tr><th>verdict</th><th>link</th><th>peak GB/s</th>"
+                      "<th>expected</th><th>eff</th><th>lat us</th><th>reasons</th></tr>\n",
                       nl);
         for (size_t k = 0; k < shown; k++) {
             const nt_rlink_t *l = &doc->links[li[k]];
@@ -212,9 +222,11 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
     }
     if (ci && nc) {
         shown = nt_cut(o, nc);
-        nt_buf_printf(out, "<h3>Failed and warned checks (%zu)</h3>\n<table id=\"bad-checks\">"
-                           "<tr><th>verdict</th><th>node</th><th>check</th><th>target</th>"
-                           "<th>observed</th><th>expected</th><th>reason</th></tr>\n", nc);
+        nt_buf_printf(out,
+                      "<h3>Failed and warned checks (%zu)</h3>\n<table id=\"bad-checks\">"
+                      "<tr><th>verdict</th><th>node</th><th>check</th><th>target</th>"
+                      "<th>observed</th><th>expected</th><th>reason</th></tr>\n",
+                      nc);
         for (size_t k = 0; k < shown; k++) {
             const nt_rcheck_t *c = &doc->checks[ci[k]];
             char ob[128], ex[128];
@@ -242,7 +254,7 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
         shown = nt_cut(o, nw);
         i = 0;
         nt_buf_printf(out, "<h3>Warnings (%zu)</h3>\n<ul>\n", nw);
-        cJSON_ArrayForEach(it, warn) {
+        cJSON_ArrayForEach (it, warn) {
             if (i++ >= shown)
                 break;
             nt_buf_puts(out, "<li>");
@@ -297,14 +309,16 @@ static int nt_want_inter(const nt_rdoc_t *doc, const nt_rlink_t *l)
 static int nt_want_gpu(const nt_rdoc_t *doc, const nt_rlink_t *l)
 {
     (void)doc;
+    /* One figure per GPU pair: the CE write (nettune's p2p links have read, sm and bidir
+     * variants too, docs/gpu.md). */
     return strcmp(l->scope, "intra") == 0 && l->src_gpu >= 0 && l->dst_gpu >= 0 &&
-           (strcmp(l->kind, "p2p") == 0 || strcmp(l->kind, "nvlink") == 0);
+           (strcmp(l->kind, "p2p") == 0 || strcmp(l->kind, "nvlink") == 0) &&
+           (!l->variant[0] || strcmp(l->variant, "write") == 0);
 }
 
 /* The full node x node matrix: the worst link of each ordered pair (a pair measured in one
  * direction only is drawn both ways). */
-static void nt_html_heatmap_full(const nt_rdoc_t *doc, double ref, const char *what,
-                                 nt_buf_t *out)
+static void nt_html_heatmap_full(const nt_rdoc_t *doc, double ref, const char *what, nt_buf_t *out)
 {
     size_t n = doc->nnodes, maxlab = 4;
     double *v = malloc((n * n + 1) * sizeof(*v));
@@ -348,14 +362,18 @@ static void nt_html_heatmap_full(const nt_rdoc_t *doc, double ref, const char *w
     top = cell >= 10 ? (int)maxlab * 5 + 12 : 8;
     w = left + cell * (int)n + 10;
     h = top + cell * (int)n + 10;
-    nt_buf_printf(out, "<svg id=\"heatmap-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-                       "aria-label=\"node by node bandwidth\">\n", w, h);
+    nt_buf_printf(out,
+                  "<svg id=\"heatmap-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
+                  "aria-label=\"node by node bandwidth\">\n",
+                  w, h);
     for (size_t a = 0; cell >= 10 && a < n; a++) {
         nt_buf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">",
                       left - 4, top + cell * (int)a + cell / 2 + 4);
         nt_h(out, doc->nodes[a].host);
-        nt_buf_printf(out, "</text><text transform=\"translate(%d,%d) rotate(-60)\" "
-                           "font-size=\"11\">", left + cell * (int)a + cell / 2 + 3, top - 4);
+        nt_buf_printf(out,
+                      "</text><text transform=\"translate(%d,%d) rotate(-60)\" "
+                      "font-size=\"11\">",
+                      left + cell * (int)a + cell / 2 + 3, top - 4);
         nt_h(out, doc->nodes[a].host);
         nt_buf_puts(out, "</text>\n");
     }
@@ -366,12 +384,12 @@ static void nt_html_heatmap_full(const nt_rdoc_t *doc, double ref, const char *w
             if (a == b)
                 continue;
             nt_ratio_color(col, sizeof(col), v[k] / ref);
-            nt_buf_printf(out, "<rect class=\"hm\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                               "fill=\"%s\"%s><title>",
+            nt_buf_printf(out,
+                          "<rect class=\"hm\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                          "fill=\"%s\"%s><title>",
                           left + cell * (int)b, top + cell * (int)a, cell - 1, cell - 1, col,
-                          own[k] && vd[k] == 1 + NT_FAIL
-                              ? " stroke=\"#d63638\" stroke-width=\"2\""
-                              : "");
+                          own[k] && vd[k] == 1 + NT_FAIL ? " stroke=\"#d63638\" stroke-width=\"2\""
+                                                         : "");
             nt_h(out, doc->nodes[a].host);
             nt_buf_puts(out, " -&gt; ");
             nt_h(out, doc->nodes[b].host);
@@ -385,9 +403,10 @@ static void nt_html_heatmap_full(const nt_rdoc_t *doc, double ref, const char *w
             drawn++;
         }
     nt_buf_puts(out, "</svg>\n");
-    nt_buf_printf(out, "<p class=\"note\">%zu cells: row = source node, column = destination; "
-                       "each cell is the worst %s link of the pair.</p>\n", drawn,
-                  doc->inter_kind);
+    nt_buf_printf(out,
+                  "<p class=\"note\">%zu cells: row = source node, column = destination; "
+                  "each cell is the worst %s link of the pair.</p>\n",
+                  drawn, doc->inter_kind);
     nt_html_legend(out, ref, what);
 out:
     free(v);
@@ -408,21 +427,24 @@ static void nt_html_heatmap_agg(const nt_rdoc_t *doc, const nt_render_opts_t *o,
         return;
     }
     rows = (int)((n + per_row - 1) / per_row);
-    nt_buf_printf(out, "<p class=\"note\">%zu nodes: too many for a readable %zu x %zu matrix. "
-                       "Each square is one node's median %s bandwidth to its partners, nodes "
-                       "sorted worst first (failed nodes first, outlined), left to right, top "
-                       "to bottom. Hover for the node.</p>\n", n, n, n, doc->inter_kind);
-    nt_buf_printf(out, "<svg id=\"nodemap-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-                       "aria-label=\"per-node median bandwidth, worst first\">\n",
+    nt_buf_printf(out,
+                  "<p class=\"note\">%zu nodes: too many for a readable %zu x %zu matrix. "
+                  "Each square is one node's median %s bandwidth to its partners, nodes "
+                  "sorted worst first (failed nodes first, outlined), left to right, top "
+                  "to bottom. Hover for the node.</p>\n",
+                  n, n, n, doc->inter_kind);
+    nt_buf_printf(out,
+                  "<svg id=\"nodemap-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
+                  "aria-label=\"per-node median bandwidth, worst first\">\n",
                   per_row * cell + 10, rows * cell + 10);
     for (size_t i = 0; i < n; i++) {
         const nt_rnode_t *nd = &doc->nodes[idx[i]];
         char col[40], a[32], b[32];
         nt_ratio_color(col, sizeof(col), nd->inter_median_bw / ref);
-        nt_buf_printf(out, "<rect class=\"nm\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                           "fill=\"%s\"%s><title>",
-                      (int)(i % per_row) * cell, (int)(i / per_row) * cell, cell - 2, cell - 2,
-                      col,
+        nt_buf_printf(out,
+                      "<rect class=\"nm\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                      "fill=\"%s\"%s><title>",
+                      (int)(i % per_row) * cell, (int)(i / per_row) * cell, cell - 2, cell - 2, col,
                       nd->verdict == NT_FAIL ? " stroke=\"#d63638\" stroke-width=\"2\"" : "");
         nt_h(out, nd->host);
         nt_buf_printf(out, ": median %s GB/s, worst %s GB/s over %zu links, %s</title></rect>\n",
@@ -457,8 +479,9 @@ static void nt_html_heatmap_agg(const nt_rdoc_t *doc, const nt_render_opts_t *o,
             li[i] = li[best];
             li[best] = t;
         }
-        nt_buf_printf(out, "<h3>Slowest %s links</h3>\n<table id=\"slowest-links\"><tr><th>link"
-                           "</th><th>peak GB/s</th><th>expected</th><th>verdict</th></tr>\n",
+        nt_buf_printf(out,
+                      "<h3>Slowest %s links</h3>\n<table id=\"slowest-links\"><tr><th>link"
+                      "</th><th>peak GB/s</th><th>expected</th><th>verdict</th></tr>\n",
                       doc->inter_kind);
         for (size_t i = 0; i < k; i++) {
             const nt_rlink_t *l = &doc->links[li[i]];
@@ -512,14 +535,16 @@ static void nt_html_kinds(const nt_rdoc_t *doc, nt_buf_t *out)
     if (!nk) {
         nt_buf_puts(out, "<p>No links in this report.</p>\n");
     } else {
-        nt_buf_printf(out, "<svg id=\"kinds-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-                           "aria-label=\"measured vs expected bandwidth\">\n",
+        nt_buf_printf(out,
+                      "<svg id=\"kinds-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
+                      "aria-label=\"measured vs expected bandwidth\">\n",
                       label_w + bar_w + 440, (int)nk * row_h + 26);
-        nt_buf_printf(out, "<rect x=\"%d\" y=\"4\" width=\"14\" height=\"8\" fill=\"#9ec5e8\"/>"
-                           "<text x=\"%d\" y=\"12\" font-size=\"11\">expected (median)</text>"
-                           "<rect x=\"%d\" y=\"4\" width=\"14\" height=\"8\" fill=\"#2271b1\"/>"
-                           "<text x=\"%d\" y=\"12\" font-size=\"11\">measured peak, median; "
-                           "line: min to max</text>\n",
+        nt_buf_printf(out,
+                      "<rect x=\"%d\" y=\"4\" width=\"14\" height=\"8\" fill=\"#9ec5e8\"/>"
+                      "<text x=\"%d\" y=\"12\" font-size=\"11\">expected (median)</text>"
+                      "<rect x=\"%d\" y=\"4\" width=\"14\" height=\"8\" fill=\"#2271b1\"/>"
+                      "<text x=\"%d\" y=\"12\" font-size=\"11\">measured peak, median; "
+                      "line: min to max</text>\n",
                       label_w, label_w + 18, label_w + 140, label_w + 158);
         for (size_t k = 0; k < nk; k++) {
             const nt_kind_stats_t *s = &ks[k];
@@ -528,38 +553,47 @@ static void nt_html_kinds(const nt_rdoc_t *doc, nt_buf_t *out)
             char a[32], b[32], c[32], d[32];
             if (!isnan(s->exp_med) && (isnan(top) || s->exp_med > top))
                 top = s->exp_med;
-            nt_buf_printf(out, "<g class=\"kind\"><text x=\"0\" y=\"%d\" font-size=\"12\" "
-                               "font-weight=\"600\">", y + 14);
+            nt_buf_printf(out,
+                          "<g class=\"kind\"><text x=\"0\" y=\"%d\" font-size=\"12\" "
+                          "font-weight=\"600\">",
+                          y + 14);
             nt_h(out, s->label);
-            nt_buf_printf(out, "</text><text x=\"0\" y=\"%d\" font-size=\"10\" fill=\"#50575e\">"
-                               "%s, %zu links, %zu fail, %zu warn</text>\n",
+            nt_buf_printf(out,
+                          "</text><text x=\"0\" y=\"%d\" font-size=\"10\" fill=\"#50575e\">"
+                          "%s, %zu links, %zu fail, %zu warn</text>\n",
                           y + 27, s->scope, s->n, s->by_verdict[NT_FAIL], s->by_verdict[NT_WARN]);
             if (isnan(top) || top <= 0) {
-                nt_buf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">no bandwidth "
-                                   "measured</text></g>\n", label_w, y + 16);
+                nt_buf_printf(out,
+                              "<text x=\"%d\" y=\"%d\" font-size=\"11\">no bandwidth "
+                              "measured</text></g>\n",
+                              label_w, y + 16);
                 continue;
             }
             if (!isnan(s->exp_med))
-                nt_buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"10\" "
-                                   "fill=\"#9ec5e8\"><title>expected %s GB/s</title></rect>\n",
+                nt_buf_printf(out,
+                              "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"10\" "
+                              "fill=\"#9ec5e8\"><title>expected %s GB/s</title></rect>\n",
                               label_w, y + 2, bar_w * s->exp_med / top,
                               nt_fmt_bw(a, sizeof(a), s->exp_med));
             if (!isnan(s->bw_med)) {
                 char col[40];
                 nt_ratio_color(col, sizeof(col), s->eff_med);
-                nt_buf_printf(out, "<rect class=\"measured\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
-                                   "height=\"14\" fill=\"%s\"><title>measured median %s GB/s"
-                                   "</title></rect>\n",
+                nt_buf_printf(out,
+                              "<rect class=\"measured\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
+                              "height=\"14\" fill=\"%s\"><title>measured median %s GB/s"
+                              "</title></rect>\n",
                               label_w, y + 14, bar_w * s->bw_med / top,
                               isnan(s->eff_med) ? "#2271b1" : col,
                               nt_fmt_bw(b, sizeof(b), s->bw_med));
-                nt_buf_printf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
-                                   "stroke=\"#1d2327\" stroke-width=\"1.5\"/>\n",
+                nt_buf_printf(out,
+                              "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
+                              "stroke=\"#1d2327\" stroke-width=\"1.5\"/>\n",
                               label_w + bar_w * s->bw_min / top, label_w + bar_w * s->bw_max / top,
                               y + 21, y + 21);
             }
-            nt_buf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s GB/s median (%s to %s), "
-                               "expected %s",
+            nt_buf_printf(out,
+                          "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s GB/s median (%s to %s), "
+                          "expected %s",
                           label_w + bar_w + 8, y + 14, nt_fmt_bw(a, sizeof(a), s->bw_med),
                           nt_fmt_bw(b, sizeof(b), s->bw_min), nt_fmt_bw(c, sizeof(c), s->bw_max),
                           nt_fmt_bw(d, sizeof(d), s->exp_med));
@@ -624,13 +658,15 @@ static void nt_html_gpu_matrix(const nt_rdoc_t *doc, const nt_gpu_node_t *g, dou
     nt_buf_puts(out, " ");
     nt_vbadge(out, g->worst);
     nt_buf_puts(out, "</h3>\n");
-    nt_buf_printf(out, "<svg class=\"gpu-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-                       "aria-label=\"GPU by GPU bandwidth\">\n",
+    nt_buf_printf(out,
+                  "<svg class=\"gpu-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
+                  "aria-label=\"GPU by GPU bandwidth\">\n",
                   left + cell * n + 6, top + cell * n + 6);
     for (int i = 0; i < n; i++)
-        nt_buf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">gpu%d"
-                           "</text><text x=\"%d\" y=\"%d\" font-size=\"10\" "
-                           "text-anchor=\"middle\">%d</text>\n",
+        nt_buf_printf(out,
+                      "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">gpu%d"
+                      "</text><text x=\"%d\" y=\"%d\" font-size=\"10\" "
+                      "text-anchor=\"middle\">%d</text>\n",
                       left - 4, top + cell * i + cell / 2 + 4, i, left + cell * i + cell / 2,
                       top - 6, i);
     for (int a = 0; a < n; a++)
@@ -638,14 +674,16 @@ static void nt_html_gpu_matrix(const nt_rdoc_t *doc, const nt_gpu_node_t *g, dou
             size_t k = (size_t)a * (size_t)n + (size_t)b;
             char col[40], bw[32];
             if (a == b) {
-                nt_buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                                   "fill=\"#50575e\"/>\n",
+                nt_buf_printf(out,
+                              "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                              "fill=\"#50575e\"/>\n",
                               left + cell * b, top + cell * a, cell - 1, cell - 1);
                 continue;
             }
             nt_ratio_color(col, sizeof(col), v[k] / ref);
-            nt_buf_printf(out, "<rect class=\"gc\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                               "fill=\"%s\"%s><title>",
+            nt_buf_printf(out,
+                          "<rect class=\"gc\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                          "fill=\"%s\"%s><title>",
                           left + cell * b, top + cell * a, cell - 1, cell - 1, col,
                           vd[k] == 1 + NT_FAIL ? " stroke=\"#d63638\" stroke-width=\"2\"" : "");
             nt_h(out, doc->nodes[g->node].host);
@@ -670,11 +708,12 @@ static void nt_html_gpu_inventory(const nt_rdoc_t *doc, size_t node, nt_buf_t *o
     nt_h(out, doc->nodes[node].host);
     nt_buf_puts(out, "</h3><table class=\"gpu-inv\"><tr><th>GPU</th><th>model</th><th>PCI</th>"
                      "<th>PCIe link (max)</th><th>NUMA</th></tr>\n");
-    cJSON_ArrayForEach(g, gpus) {
+    cJSON_ArrayForEach (g, gpus) {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(g, "pcie");
         double gen = nt_json_get_num(p, "gen", NAN), wid = nt_json_get_num(p, "width", NAN);
         double mg = nt_json_get_num(p, "max_gen", NAN), mw = nt_json_get_num(p, "max_width", NAN);
-        int low = (!isnan(wid) && !isnan(mw) && wid < mw) || (!isnan(gen) && !isnan(mg) && gen < mg);
+        int low =
+            (!isnan(wid) && !isnan(mw) && wid < mw) || (!isnan(gen) && !isnan(mg) && gen < mg);
         nt_buf_printf(out, "<tr><td>%g</td><td>", nt_json_get_num(g, "index", -1));
         nt_h(out, nt_json_get_str(g, "name", "-"));
         nt_buf_puts(out, "</td><td>");
@@ -734,20 +773,25 @@ static void nt_html_gpus(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf
                      "peak GB/s)</h2>\n");
     if (ng) {
         shown = ng < cap ? ng : cap;
-        nt_buf_printf(out, "<p class=\"note\">%zu node%s with GPU links; %s first. Row = source "
-                           "GPU, column = destination.</p>\n<div class=\"grid\">\n",
+        nt_buf_printf(out,
+                      "<p class=\"note\">%zu node%s with GPU links; %s first. Row = source "
+                      "GPU, column = destination.</p>\n<div class=\"grid\">\n",
                       ng, ng == 1 ? "" : "s", shown < ng ? "the worst" : "worst");
         for (size_t i = 0; i < shown; i++)
             nt_html_gpu_matrix(doc, &gn[i], ref, out);
         nt_buf_puts(out, "</div>\n");
         nt_html_legend(out, ref, what);
         if (shown < ng)
-            nt_buf_printf(out, "<p class=\"note\">%zu more nodes not drawn (the best ones; "
-                               "render with --top 0 to draw all).</p>\n", ng - shown);
+            nt_buf_printf(out,
+                          "<p class=\"note\">%zu more nodes not drawn (the best ones; "
+                          "render with --top 0 to draw all).</p>\n",
+                          ng - shown);
     } else if (ninv) {
         size_t drawn = 0;
-        nt_buf_printf(out, "<p class=\"note\">No GPU links were measured; the GPU inventory of "
-                           "%zu node%s:</p>\n<div class=\"grid\">\n", ninv, ninv == 1 ? "" : "s");
+        nt_buf_printf(out,
+                      "<p class=\"note\">No GPU links were measured; the GPU inventory of "
+                      "%zu node%s:</p>\n<div class=\"grid\">\n",
+                      ninv, ninv == 1 ? "" : "s");
         for (size_t k = 0; k < doc->nnodes && drawn < cap; k++)
             if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc->nodes[k].j, "gpus"))) {
                 nt_html_gpu_inventory(doc, k, out);
@@ -772,10 +816,11 @@ static void nt_html_nodes(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_bu
         return;
     }
     shown = nt_cut(o, n);
-    nt_buf_printf(out, "<section id=\"nodes\"><h2>Nodes (%zu, worst first)</h2>\n<table "
-                       "id=\"nodes-table\"><tr><th>node</th><th>verdict</th><th>reason</th>"
-                       "<th>GPUs</th><th>NIC ports up</th><th>%s GB/s median</th><th>min</th>"
-                       "<th>links fail/warn</th><th>checks fail/warn</th></tr>\n",
+    nt_buf_printf(out,
+                  "<section id=\"nodes\"><h2>Nodes (%zu, worst first)</h2>\n<table "
+                  "id=\"nodes-table\"><tr><th>node</th><th>verdict</th><th>reason</th>"
+                  "<th>GPUs</th><th>NIC ports up</th><th>%s GB/s median</th><th>min</th>"
+                  "<th>links fail/warn</th><th>checks fail/warn</th></tr>\n",
                   n, doc->inter_kind);
     for (size_t i = 0; i < shown; i++) {
         const nt_rnode_t *nd = &doc->nodes[idx[i]];
@@ -791,14 +836,126 @@ static void nt_html_nodes(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_bu
             nt_buf_puts(out, " x ");
             nt_h(out, nd->gpu_model);
         }
-        nt_buf_printf(out, "</td><td class=\"n\">%d/%d</td><td class=\"n\">%s</td>"
-                           "<td class=\"n\">%s</td><td class=\"n\">%zu/%zu</td>"
-                           "<td class=\"n\">%zu/%zu</td></tr>\n",
+        nt_buf_printf(out,
+                      "</td><td class=\"n\">%d/%d</td><td class=\"n\">%s</td>"
+                      "<td class=\"n\">%s</td><td class=\"n\">%zu/%zu</td>"
+                      "<td class=\"n\">%zu/%zu</td></tr>\n",
                       nd->nics_active, nd->nnics, nt_fmt_bw(a, sizeof(a), nd->inter_median_bw),
                       nt_fmt_bw(b, sizeof(b), nd->inter_min_bw), nd->links_fail, nd->links_warn,
                       nd->checks_fail, nd->checks_warn);
     }
     nt_buf_puts(out, "</table>\n");
+    nt_html_more(out, shown, n, "nodes");
+    nt_buf_puts(out, "</section>\n");
+    free(idx);
+}
+
+/* Per node (worst first, as the nodes table): its RDMA NIC ports, the GPU x NIC path-class
+ * matrix (nodes[].affinity, the classes of nvidia-smi topo -m) and its software versions. */
+static void nt_html_node_details(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out)
+{
+    static const char *const sw_keys[] = {"kernel",    "cuda_driver", "cuda_runtime", "nccl",
+                                          "rdma_core", "hwloc",       "mpi",          NULL};
+    size_t n, *idx = nt_rdoc_sorted_nodes(doc, &n), shown;
+
+    if (!idx) {
+        out->oom = 1;
+        return;
+    }
+    shown = nt_cut(o, n);
+    nt_buf_puts(out, "<section id=\"node-details\"><h2>NICs, GPU x NIC paths and software per "
+                     "node</h2>\n");
+    /* Software: one row per node, so that a minority version stands out. */
+    nt_buf_puts(out, "<table id=\"software\"><tr><th>node</th>");
+    for (int k = 0; sw_keys[k]; k++)
+        nt_buf_printf(out, "<th>%s</th>", sw_keys[k]);
+    nt_buf_puts(out, "</tr>\n");
+    for (size_t i = 0; i < shown; i++) {
+        const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc->nodes[idx[i]].j, "software");
+        nt_buf_puts(out, "<tr><td>");
+        nt_h(out, doc->nodes[idx[i]].host);
+        nt_buf_puts(out, "</td>");
+        for (int k = 0; sw_keys[k]; k++) {
+            const char *v = nt_json_get_str(sw, sw_keys[k], "-");
+            nt_buf_puts(out, "<td>");
+            nt_h(out, k == 6 && strlen(v) > 40 ? "(see report)" : v);
+            nt_buf_puts(out, "</td>");
+        }
+        nt_buf_puts(out, "</tr>\n");
+    }
+    nt_buf_puts(out, "</table>\n<div class=\"grid\">\n");
+    for (size_t i = 0; i < shown; i++) {
+        const cJSON *nj = doc->nodes[idx[i]].j, *it;
+        const cJSON *nics = cJSON_GetObjectItemCaseSensitive(nj, "nics");
+        const cJSON *aff = cJSON_GetObjectItemCaseSensitive(nj, "affinity");
+        const char *names[64];
+        int nn = 0, maxg = -1;
+        if (!cJSON_GetArraySize(nics) && !cJSON_GetArraySize(aff))
+            continue;
+        nt_buf_puts(out, "<div class=\"gpu\"><h3>");
+        nt_h(out, doc->nodes[idx[i]].host);
+        nt_buf_puts(out, "</h3>\n");
+        if (cJSON_GetArraySize(nics)) {
+            nt_buf_puts(out, "<table class=\"nics\"><tr><th>NIC port</th><th>state</th>"
+                             "<th>rate Gb/s</th><th>link</th><th>NUMA</th><th>PCI</th>"
+                             "<th>firmware</th></tr>\n");
+            cJSON_ArrayForEach (it, nics) {
+                const char *st = nt_json_get_str(it, "state", "-");
+                nt_buf_puts(out, "<tr><td>");
+                nt_h(out, nt_json_get_str(it, "name", "?"));
+                nt_buf_printf(out, ":%g</td><td%s>", nt_json_get_num(it, "port", 1),
+                              strcmp(st, "ACTIVE") == 0 ? "" : " class=\"fail\"");
+                nt_h(out, st);
+                nt_buf_printf(out, "</td><td class=\"n\">%g</td><td>",
+                              nt_json_get_num(it, "rate_Gbps", NAN));
+                nt_h(out, nt_json_get_str(it, "link_layer", "-"));
+                nt_buf_printf(out, "</td><td class=\"n\">%g</td><td>",
+                              nt_json_get_num(it, "numa_node", NAN));
+                nt_h(out, nt_json_get_str(it, "pci_bus_id", "-"));
+                nt_buf_puts(out, "</td><td>");
+                nt_h(out, nt_json_get_str(it, "firmware", "-"));
+                nt_buf_puts(out, "</td></tr>\n");
+            }
+            nt_buf_puts(out, "</table>\n");
+        }
+        /* GPU x NIC: columns in the order the NICs first appear. */
+        cJSON_ArrayForEach (it, aff) {
+            const char *nic = nt_json_get_str(it, "nic", "?");
+            int g = (int)nt_json_get_num(it, "gpu", -1), k;
+            for (k = 0; k < nn && strcmp(names[k], nic) != 0; k++)
+                ;
+            if (k == nn && nn < 64)
+                names[nn++] = nic;
+            if (g > maxg)
+                maxg = g;
+        }
+        if (nn && maxg >= 0) {
+            nt_buf_puts(out, "<table class=\"paths\"><tr><th>GPU \\ NIC</th>");
+            for (int k = 0; k < nn; k++) {
+                nt_buf_puts(out, "<th>");
+                nt_h(out, names[k]);
+                nt_buf_puts(out, "</th>");
+            }
+            nt_buf_puts(out, "</tr>\n");
+            for (int g = 0; g <= maxg && g < 1024; g++) {
+                nt_buf_printf(out, "<tr><th>gpu%d</th>", g);
+                for (int k = 0; k < nn; k++) {
+                    const char *path = "-";
+                    cJSON_ArrayForEach (it, aff)
+                        if ((int)nt_json_get_num(it, "gpu", -1) == g &&
+                            strcmp(nt_json_get_str(it, "nic", ""), names[k]) == 0)
+                            path = nt_json_get_str(it, "path", "-");
+                    nt_buf_printf(out, "<td class=\"path-%s\">", path);
+                    nt_h(out, path);
+                    nt_buf_puts(out, "</td>");
+                }
+                nt_buf_puts(out, "</tr>\n");
+            }
+            nt_buf_puts(out, "</table>\n");
+        }
+        nt_buf_puts(out, "</div>\n");
+    }
+    nt_buf_puts(out, "</div>\n");
     nt_html_more(out, shown, n, "nodes");
     nt_buf_puts(out, "</section>\n");
     free(idx);
@@ -844,6 +1001,7 @@ nt_status_t nt_render_html(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_b
     nt_html_kinds(doc, out);
     nt_html_gpus(doc, o, out);
     nt_html_nodes(doc, o, out);
+    nt_html_node_details(doc, o, out);
     nt_html_skipped(doc, out);
     nt_buf_puts(out, "</main>\n<footer class=\"note\" style=\"padding:0 24px 16px\">nettune "
                      "report " NETTUNE_VERSION " from ");

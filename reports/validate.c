@@ -569,6 +569,17 @@ static void nt_vsem_run(const cJSON *run, nt_problems_t *out)
         cJSON_IsArray(nd) && cJSON_GetArraySize(nd) == 0)
         nt_semantic_add(out, "$.run.not_done", "empty, but run.completed is false (what was "
                                                "not done?)");
+    /* run.serialized is the opposite of run.concurrent_pairs (probes/run.c). */
+    {
+        const cJSON *ser = cJSON_GetObjectItemCaseSensitive(run, "serialized");
+        const cJSON *con = cJSON_GetObjectItemCaseSensitive(run, "concurrent_pairs");
+        if (cJSON_IsBool(ser) && cJSON_IsBool(con) && cJSON_IsTrue(ser) == cJSON_IsTrue(con))
+            nt_semantic_add(out, "$.run.serialized",
+                            "%s, but run.concurrent_pairs is %s too (pairs either ran one "
+                            "after another or at the same time)",
+                            cJSON_IsTrue(ser) ? "true" : "false",
+                            cJSON_IsTrue(con) ? "true" : "false");
+    }
 }
 
 static int nt_verdict_of(const cJSON *v)

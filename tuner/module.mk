@@ -1,7 +1,6 @@
 # The tuner (issue 9). The model (tuner/model*.c, nccl_versions.c, eligible.c, print_model.c)
 # is a static library build/lib/libnttuner_model.a with no MPI, CUDA or NCCL; the reader of
-# NCCL's printed table joins libnettune (lib/nccl_table.c).
-LIBNT_SRCS += lib/nccl_table.c
+# NCCL's printed table joins libnettune (lib/nccl_table.c, listed in lib/module.mk).
 
 TUNER_MODEL_SRCS := $(sort $(wildcard tuner/model*.c tuner/nccl_versions*.c tuner/eligible*.c) tuner/print_model.c)
 TUNER_MODEL_LIB := $(LIBDIR)/libnttuner_model.a

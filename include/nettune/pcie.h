@@ -21,6 +21,16 @@ typedef struct nt_pcie_link {
 /* nt_pcie_gen - PCIe generation for a per-lane rate: 2.5->1, 5->2, 8->3, 16->4, 32->5, 64->6. */
 int nt_pcie_gen(double gts);
 
+/* nt_pcie_link_GBps - the data bandwidth of a PCIe link in GB/s (1e9 B/s), one direction:
+ * lanes x GT/s x coding / 8, coding 8b/10b up to 5 GT/s (Gen1, Gen2), 128b/130b from 8 GT/s
+ * (Gen3-Gen5); Gen6 (64 GT/s, PAM4 with FLIT) counted as 242/256. Gen3 x16 = 15.75 GB/s,
+ * Gen4 x16 = 31.5, Gen5 x16 = 63. NaN when either is unknown (<= 0). */
+double nt_pcie_link_GBps(double gts, int width);
+
+/* nt_pcie_gen_gts - GT/s per lane of a PCIe generation: 1->2.5, 2->5, 3->8, 4->16, 5->32,
+ * 6->64; 0 for anything else. */
+double nt_pcie_gen_gts(int gen);
+
 /* nt_pcie_read - the link state of PCI device bdf ("0000:18:00.0") and the maxima of its
  * upstream port (the parent directory of the resolved /sys/bus/pci/devices/<bdf> link when
  * that is a PCI function; none for a device directly below pciDDDD:BB). Values the kernel

@@ -63,6 +63,26 @@ nt_status_t nt_output_write(const char *path, const char *data, size_t len);
  * NT_ERR_INVALID for an empty path or a directory (logged). */
 nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *direct);
 
+/* nt_output_stash - keep data as the document to write to path if the run is stopped by a
+ * signal (nt_output_write_stash, from the signal handler). Only for outputs that are replaced
+ * (regular files): NT_ERR_INVALID for stdout, devices and FIFOs; NT_ERR_NOMEM. A later stash
+ * replaces an earlier one. */
+nt_status_t nt_output_stash(const char *path, const char *data, size_t len);
+/* nt_output_stash_drop - forget the stashed document (the run wrote its final report). */
+void nt_output_stash_drop(void);
+/* nt_output_write_stash - write the stashed document as nt_output_write replaces a file
+ * (O_TMPFILE where the filesystem has it, else temporary file, rename; no fsync: the launcher's
+ * SIGKILL follows within ~10 ms, and an fsync can take longer). Async-signal-
+ * safe: call it from a SIGTERM/SIGINT handler, so the report on disk says the run was stopped
+ * even when the launcher kills the process a second later. Once per process: 0 written, -1
+ * nothing stashed, already written, or failed (errno kept). */
+int nt_output_write_stash(void);
+/* nt_output_stash_written - whether nt_output_write_stash wrote the stashed document. */
+int nt_output_stash_written(void);
+/* nt_output_stash_rearm - the run goes on after all (a SIGCONT without a SIGTERM): the next
+ * nt_output_write_stash writes again. */
+void nt_output_stash_rearm(void);
+
 /* nt_output_check - check before any work that path can be written (creates and removes the
  * temporary file beside it), and remove temporary files of earlier runs that were killed
  * mid-write (their process is gone). NT_ERR_IO / NT_ERR_INVALID with the reason logged. */

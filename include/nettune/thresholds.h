@@ -27,10 +27,12 @@ typedef enum nt_link_kind {
     NT_KIND_PCIE_D2H,
     NT_KIND_P2P,
     NT_KIND_NVLINK,
+    NT_KIND_GPU_LOCAL, /* device-local copy of one GPU (docs/gpu.md): peers only by default */
     NT_KIND_COUNT
 } nt_link_kind_t;
 
-/* nt_link_kind_name - "mpi", "rdma", "pcie_h2d", "pcie_d2h", "p2p", "nvlink"; "?" otherwise. */
+/* nt_link_kind_name - "mpi", "rdma", "pcie_h2d", "pcie_d2h", "p2p", "nvlink", "gpu_local"; "?"
+ * otherwise. */
 const char *nt_link_kind_name(nt_link_kind_t kind);
 /* nt_link_kind_parse - the kind of a report kind string; a variant suffix is ignored
  * ("rdma.write" -> NT_KIND_RDMA). Returns -1 for an unknown or NULL name. */
@@ -50,14 +52,15 @@ typedef struct nt_peer_rules {
     int min_population; /* a population is used only with at least this many links (>= 2) */
 } nt_peer_rules_t;
 
-/* Expected inventory of a node. Unstated fields: gpus/nics -1, nic_rate_Gbps NaN, pcie_gen and
- * pcie_width 0. */
+/* Expected inventory of a node. Unstated fields: gpus/nics/nvlinks -1, nic_rate_Gbps NaN,
+ * pcie_gen and pcie_width 0. */
 typedef struct nt_expect {
     int gpus;             /* NVIDIA GPUs the node must have */
     int nics;             /* RDMA ports that must be ACTIVE */
     double nic_rate_Gbps; /* the slowest ACTIVE RDMA port must run at least this rate, Gb/s */
     int pcie_gen;         /* every GPU and NIC link must be capable of at least gen x width */
     int pcie_width;
+    int nvlinks; /* NVLinks every GPU must have up (-1 = the GPU model decides, docs/gpu.md) */
 } nt_expect_t;
 
 /* The rules that apply to one node: its class resolved against the defaults. */

@@ -27,6 +27,8 @@ typedef struct nt_topo_gpu {
     char pci_bus_id[16]; /* "0000:18:00.0" */
     int numa_node;       /* OS index, -1 unknown */
     unsigned pci_device; /* PCI device id (0x1db1) */
+    double link_GBps;    /* hwloc's PCI link speed (GB/s, pci_link_speed), 0 unknown: only the
+                          * speed, so never a generation or width (15.75 is Gen3 x16 and Gen4 x8) */
 } nt_topo_gpu_t;
 
 typedef struct nt_topo_nic {
@@ -88,7 +90,8 @@ int nt_topo_find_nic(const nt_topo_t *t, const char *name);
 const char *nt_path_string(nt_path_t p);
 
 /* nt_topo_to_json - add the report's node keys "cpus", "numa_nodes", "gpus" (index, name,
- * pci_bus_id, numa_node) and "affinity" ([{gpu, nic, path}]) to node. */
+ * pci_bus_id, numa_node; from an hwloc XML also pcie.link_GBps) and "affinity" ([{gpu, nic,
+ * path}]) to node. */
 nt_status_t nt_topo_to_json(const nt_topo_t *t, cJSON *node);
 
 /* nt_topo_nic_to_json - add the inventory facts of NIC n to obj (a report "nics" entry that

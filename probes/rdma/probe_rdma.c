@@ -34,6 +34,8 @@ static void nt_rdma_cleanup(void *state)
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma",
+    .what = "RDMA write/send between NIC ports (libibverbs)",
+    .live_hw = 1,
     .init = nt_rdma_init,
     .cleanup = nt_rdma_cleanup,
 };
@@ -102,13 +104,14 @@ typedef struct nt_rdma_bench {
     int peer_rank;
 } nt_rdma_bench_t;
 
-static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned iters, double *samples)
+static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned window, unsigned iters,
+                             double *samples)
 {
     nt_rdma_bench_t *b = ctx;
     switch (b->kind) {
     case 0:
-        return nt_rdma_write_bw(b->c, b->peer_conn, b->initiator, bytes, nt_rdma_window(bytes),
-                                iters, samples);
+        /* The driver grows the window up to nt_rdma_window(bytes) (its max_window). */
+        return nt_rdma_write_bw(b->c, b->peer_conn, b->initiator, bytes, window, iters, samples);
     case 1:
         return nt_rdma_write_lat(b->c, b->peer_conn, b->initiator, bytes, iters, samples);
     default:
@@ -116,18 +119,18 @@ static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned iters, double *sa
     }
 }
 
-static nt_status_t nt_rb_agree(void *ctx, unsigned *iters)
+static nt_status_t nt_rb_agree(void *ctx, nt_bench_plan_t *plan)
 {
     nt_rdma_bench_t *b = ctx;
     nt_launcher_t *l = b->p->launcher;
-    uint32_t v = *iters;
+    uint32_t v[2] = {plan->window, plan->iters};
     nt_status_t st;
     if (b->initiator)
-        return l->ops->send(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v),
+        return l->ops->send(l, b->peer_rank, NT_TAG_RDMA + 1, v, sizeof(v),
                             b->p->params->peer_timeout_s);
-    st =
-        l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v), b->p->params->peer_timeout_s);
-    *iters = v;
+    st = l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, v, sizeof(v), b->p->params->peer_timeout_s);
+    plan->window = v[0];
+    plan->iters = v[1];
     return st;
 }
 
@@ -299,11 +302,11 @@ static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
                                  "through %s",
                                  s->host, pt->dev, t->gpus[g].index, nt_rdma_conn_memory(c));
     else
-        ck = nt_check_create_str(
-            "gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
-            "GPUDirect RDMA unavailable on %s: %s", s->host,
-            /* the data path's reason already starts with the same words */
-            strncmp(err, "GPUDirect RDMA unavailable: ", 28) == 0 ? err + 28 : err);
+        ck = nt_check_create_str("gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
+                                 "GPUDirect RDMA unavailable on %s: %s", s->host,
+                                 /* the data path's reason already starts with the same words */
+                                 strncmp(err, "GPUDirect RDMA unavailable: ", 28) == 0 ? err + 28
+                                                                                       : err);
     nt_rdma_conn_destroy(c);
     if (ck)
         cJSON_AddItemToArray(checks, ck);
@@ -575,10 +578,10 @@ static nt_status_t nt_measure(nt_probe_t *p, nt_rdma_bench_t *b, nt_link_pair_t 
     }
     b->kind = 0;
     bp.metric = NT_BENCH_BANDWIDTH;
-    bp.warmup_iters = 2;
     bp.min_iters = 3;
     bp.max_iters = 1000;
     for (int i = 0; i < nbw && st == NT_OK; i++) {
+        bp.max_window = nt_rdma_window(bw[i]);
         st = nt_bench_run(ops, b, &bp, bw[i], &res);
         if (st == NT_OK && b->initiator && lp->write)
             st = nt_probe_add_bw_sample(lp->write, res.bytes, res.iters, &res.stats);
@@ -597,9 +600,8 @@ static double nt_timeout(const nt_probe_t *p)
 /* The end of a rail test, host or GPU memory: a launcher exchange that failed is said on the
  * links (and whether it ended the run early), the binding is undone, the connection freed and
  * the links handed to the run. Returns st. */
-static nt_status_t nt_rail_end(nt_link_pair_t *lp, nt_status_t st, int peer_rank,
-                               const char *what, nt_numa_saved_t *saved, nt_rdma_conn_t *c,
-                               cJSON *out_links)
+static nt_status_t nt_rail_end(nt_link_pair_t *lp, nt_status_t st, int peer_rank, const char *what,
+                               nt_numa_saved_t *saved, nt_rdma_conn_t *c, cJSON *out_links)
 {
     if (st != NT_OK && lp->write) {
         char msg[256];
@@ -614,6 +616,56 @@ static nt_status_t nt_rail_end(nt_link_pair_t *lp, nt_status_t st, int peer_rank
     return st;
 }
 
+/* The part of a rail test that host and GPU memory share, with the memory kind as a
+ * parameter (gpu: 1 for the GPU-memory link, whose test is bandwidth only): connect, tell each
+ * other whether it worked (tag), measure, then both ends report how the measurement ended
+ * (tag + 1), so that a data-path failure on one side is explained on the initiator's link and
+ * a lost peer is told apart from a broken link. Failures go into lp; returns the status of the
+ * exchanges (NT_OK unless the peer stopped answering). */
+static nt_status_t nt_rail_connect_measure(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
+                                           int initiator, nt_rdma_conn_t *c,
+                                           const nt_rdma_ep_info_t *them, nt_link_pair_t *lp,
+                                           int gpu, int tag, const nt_rdma_port_t *pt,
+                                           const nt_rail_info_t *peer, int nqps)
+{
+    nt_status_msg_t sme, sthem;
+    nt_status_t st, lst;
+
+    memset(&sme, 0, sizeof(sme));
+    if (nt_rdma_conn_connect(c, them) != NT_OK) {
+        sme.status = 1;
+        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c));
+    }
+    st = nt_xchg(p, peer_rank, initiator, tag, &sme, &sthem, sizeof(sme));
+    if (st != NT_OK)
+        return st;
+    if (sme.status || sthem.status) {
+        if (sme.status)
+            nt_links_fail(lp, "fail", sme.err);
+        if (sthem.status)
+            nt_links_fail(lp, "fail", sthem.err);
+        return NT_OK;
+    }
+    if (initiator && !gpu)
+        nt_links_describe(s, lp, pt, peer, c, nqps);
+    {
+        nt_rdma_bench_t b = {c, NULL, initiator, 0, p, peer_rank};
+        lst = nt_measure(p, &b, lp, 0, gpu);
+    }
+    memset(&sme, 0, sizeof(sme));
+    if (lst != NT_OK) {
+        sme.status = (int32_t)lst;
+        snprintf(sme.err, sizeof(sme.err), "%s",
+                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
+    }
+    st = nt_xchg(p, peer_rank, initiator, tag + 1, &sme, &sthem, sizeof(sme));
+    if (sme.status)
+        nt_links_fail(lp, "fail", sme.err);
+    if (st == NT_OK && sthem.status)
+        nt_links_fail(lp, "fail", sthem.err);
+    return st;
+}
+
 static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank, int initiator,
                                nt_scope_t scope, int r, const nt_rail_info_t *peer,
                                cJSON *out_links)
@@ -624,7 +676,6 @@ static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
     nt_rdma_conn_params_t cp;
     nt_rdma_conn_t *c = NULL;
     nt_rdma_ep_info_t me, them;
-    nt_status_msg_t sme, sthem;
     nt_numa_saved_t saved = {0};
     char err[512] = "", sep[96], dep[96], nwhy[160];
     int pnode, plr;
@@ -682,46 +733,8 @@ static nt_status_t nt_run_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_rank,
             nt_links_fail(&lp, "fail", them.err);
         goto out;
     }
-    /* Connect, then tell each other whether it worked. */
-    memset(&sme, 0, sizeof(sme));
-    if (nt_rdma_conn_connect(c, &them) != NT_OK) {
-        sme.status = 1;
-        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 3, &sme, &sthem, sizeof(sme));
-    if (st != NT_OK)
-        goto out;
-    if (sme.status || sthem.status) {
-        if (sme.status)
-            nt_links_fail(&lp, "fail", sme.err);
-        if (sthem.status)
-            nt_links_fail(&lp, "fail", sthem.err);
-        goto out;
-    }
-    if (initiator)
-        nt_links_describe(s, &lp, pt, peer, c, cp.nqps);
-    {
-        nt_rdma_bench_t b = {c, NULL, initiator, 0, p, peer_rank};
-        lst = nt_measure(p, &b, &lp, 0, 0);
-    }
-    /* Both ends report how the measurement ended, so that a data-path failure on one side is
-     * explained on the initiator's link, and a lost peer is told apart from a broken link. */
-    memset(&sme, 0, sizeof(sme));
-    if (lst != NT_OK) {
-        sme.status = (int32_t)lst;
-        snprintf(sme.err, sizeof(sme.err), "%s",
-                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 4, &sme, &sthem, sizeof(sme));
-    if (st != NT_OK) {
-        if (sme.status)
-            nt_links_fail(&lp, "fail", sme.err);
-        goto out;
-    }
-    if (sme.status)
-        nt_links_fail(&lp, "fail", sme.err);
-    if (sthem.status)
-        nt_links_fail(&lp, "fail", sthem.err);
+    st = nt_rail_connect_measure(s, p, peer_rank, initiator, c, &them, &lp, 0, NT_TAG_RDMA + 3, pt,
+                                 peer, cp.nqps);
 out:
     return nt_rail_end(&lp, st, peer_rank, "RDMA test", &saved, c, out_links);
 }
@@ -742,14 +755,13 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
     nt_rdma_conn_params_t cp;
     nt_rdma_conn_t *c = NULL;
     nt_gpu_msg_t mmsg, tmsg, *me = &mmsg, *them = &tmsg; /* ~1.2 KiB each */
-    nt_status_msg_t sme, sthem;
     nt_numa_saved_t saved = {0};
     char mep[96], pep[96], sep[112], dep[112], why[700] = "", nwhy[160];
     const char *phost;
     int pnode, plr;
     nt_gpu_end_t a, b;
     nt_gpu_link_t d;
-    nt_status_t st = NT_OK, lst;
+    nt_status_t st = NT_OK;
 
     nt_probe_locate(p, peer_rank, &pnode, &plr);
     phost = pnode >= 0 ? p->nodes[pnode].host : "?";
@@ -825,37 +837,8 @@ static nt_status_t nt_run_gpu_rail(nt_rdma_state_t *s, nt_probe_t *p, int peer_r
         }
         nt_json_add_str(lp.write, "numa_binding", nt_rdma_conn_numa(c));
     }
-    /* Connect, then tell each other whether it worked (as the host-memory link). */
-    memset(&sme, 0, sizeof(sme));
-    if (nt_rdma_conn_connect(c, &them->ep) != NT_OK) {
-        sme.status = 1;
-        snprintf(sme.err, sizeof(sme.err), "%s", nt_rdma_conn_error(c));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 6, &sme, &sthem, sizeof(sme));
-    if (st != NT_OK)
-        goto out;
-    if (sme.status || sthem.status) {
-        if (sme.status)
-            nt_links_fail(&lp, "fail", sme.err);
-        if (sthem.status)
-            nt_links_fail(&lp, "fail", sthem.err);
-        goto out;
-    }
-    {
-        nt_rdma_bench_t bb = {c, NULL, initiator, 0, p, peer_rank};
-        lst = nt_measure(p, &bb, &lp, 0, 1);
-    }
-    memset(&sme, 0, sizeof(sme));
-    if (lst != NT_OK) {
-        sme.status = (int32_t)lst;
-        snprintf(sme.err, sizeof(sme.err), "%s",
-                 nt_rdma_conn_error(c)[0] ? nt_rdma_conn_error(c) : nt_status_string(lst));
-    }
-    st = nt_xchg(p, peer_rank, initiator, NT_TAG_RDMA + 7, &sme, &sthem, sizeof(sme));
-    if (sme.status)
-        nt_links_fail(&lp, "fail", sme.err);
-    if (st == NT_OK && sthem.status)
-        nt_links_fail(&lp, "fail", sthem.err);
+    st = nt_rail_connect_measure(s, p, peer_rank, initiator, c, &them->ep, &lp, 1, NT_TAG_RDMA + 6,
+                                 pt, peer, cp.nqps);
 out:
     return nt_rail_end(&lp, st, peer_rank, "GPU-memory RDMA test", &saved, c, out_links);
 }
@@ -1125,6 +1108,8 @@ static void nt_rdma_cleanup(void *state)
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma",
+    .what = "RDMA write/send between NIC ports (libibverbs)",
+    .live_hw = 1,
     .init = nt_rdma_init,
     .run_pair = nt_rdma_run_pair,
     .run_local = nt_rdma_run_local,

@@ -44,12 +44,18 @@ const nt_ib_speed_t *nt_ib_speed_from_name(const char *name)
 int nt_ib_width_lanes(int code)
 {
     switch (code) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
+    case 1:
+        return 1;
+    case 2:
+        return 4;
+    case 4:
+        return 8;
+    case 8:
+        return 12;
+    case 16:
+        return 2;
+    default:
+        return 0;
     }
 }
 
@@ -101,18 +107,4 @@ nt_status_t nt_port_rate_parse_sysfs(const char *text, int is_ethernet, nt_port_
     if (is_ethernet)
         out->encoding = "ethernet";
     return NT_OK;
-}
-
-double nt_pcie_link_GBps(double gts, int width)
-{
-    double coding;
-    if (!(gts > 0) || width <= 0)
-        return NAN;
-    if (gts < 8.0)
-        coding = 8.0 / 10.0;
-    else if (gts < 64.0)
-        coding = 128.0 / 130.0;
-    else
-        coding = 242.0 / 256.0;
-    return width * gts * coding / 8.0;
 }

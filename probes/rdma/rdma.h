@@ -23,17 +23,18 @@
 #include <cjson/cJSON.h>
 
 #include "nettune/status.h"
+#include "nettune/pcie.h"
 #include "nettune/topo.h"
 
 /* ---------------------------------------------------------------- rates.c */
 
 typedef struct nt_ib_speed {
-    const char *name;       /* "SDR".."XDR" as ibv_devinfo and sysfs print it */
-    int ibv_code;           /* ibv_port_attr.active_speed bit (1, 2, 4 ... 128); XDR: 0x100 */
-    double lane_Gbps;       /* the per-lane figure ibverbs/sysfs print (QDR 10, HDR 50) */
-    double lane_signal_Gbps;/* per-lane signalling rate on the wire */
-    double lane_data_Gbps;  /* per-lane data rate after line coding */
-    const char *encoding;   /* "8b/10b" or "64b/66b" */
+    const char *name;        /* "SDR".."XDR" as ibv_devinfo and sysfs print it */
+    int ibv_code;            /* ibv_port_attr.active_speed bit (1, 2, 4 ... 128); XDR: 0x100 */
+    double lane_Gbps;        /* the per-lane figure ibverbs/sysfs print (QDR 10, HDR 50) */
+    double lane_signal_Gbps; /* per-lane signalling rate on the wire */
+    double lane_data_Gbps;   /* per-lane data rate after line coding */
+    const char *encoding;    /* "8b/10b" or "64b/66b" */
 } nt_ib_speed_t;
 
 /* nt_ib_speed_from_code - the speed for an ibv active_speed code (IBV_SPEED_* bit values:
@@ -47,12 +48,12 @@ const nt_ib_speed_t *nt_ib_speed_from_name(const char *name);
 int nt_ib_width_lanes(int code);
 
 typedef struct nt_port_rate {
-    int lanes;                 /* 0 = unknown */
-    const nt_ib_speed_t *speed;/* NULL = unknown (rate taken from the sysfs figure alone) */
-    double nominal_Gbps;       /* lanes x lane figure: what ibv_devinfo/ibstat call "rate" */
-    double signal_Gbps;        /* on the wire, coding included */
-    double data_Gbps;          /* what the port can carry: the line rate used for verdicts */
-    const char *encoding;      /* "8b/10b", "64b/66b", "ethernet" or "unknown" */
+    int lanes;                  /* 0 = unknown */
+    const nt_ib_speed_t *speed; /* NULL = unknown (rate taken from the sysfs figure alone) */
+    double nominal_Gbps;        /* lanes x lane figure: what ibv_devinfo/ibstat call "rate" */
+    double signal_Gbps;         /* on the wire, coding included */
+    double data_Gbps;           /* what the port can carry: the line rate used for verdicts */
+    const char *encoding;       /* "8b/10b", "64b/66b", "ethernet" or "unknown" */
 } nt_port_rate_t;
 
 /* nt_port_rate_compute - the rates of a port from its width and speed.
@@ -71,11 +72,7 @@ nt_status_t nt_port_rate_compute(int lanes, const nt_ib_speed_t *speed, int is_e
  * NT_ERR_PARSE when there is no leading number. */
 nt_status_t nt_port_rate_parse_sysfs(const char *text, int is_ethernet, nt_port_rate_t *out);
 
-/* nt_pcie_link_GBps - the data bandwidth of a PCIe link in GB/s (1e9 B/s), one direction:
- * lanes x GT/s x coding / 8, coding 8b/10b up to 5 GT/s (Gen1, Gen2), 128b/130b from 8 GT/s
- * (Gen3-Gen5); Gen6 (64 GT/s, PAM4 with FLIT) counted as 242/256. Gen3 x16 = 15.75 GB/s,
- * Gen4 x16 = 31.5, Gen5 x16 = 63. NaN when either is unknown (<= 0). */
-double nt_pcie_link_GBps(double gts, int width);
+/* nt_pcie_link_GBps: include/nettune/pcie.h */
 
 /* ---------------------------------------------------------------- portcap.c */
 /* The widest and fastest a port supports, decoded from what the machine tells: the ethtool
@@ -97,10 +94,10 @@ typedef struct nt_port_caps {
 
 /* One ethtool link mode that carries a speed. */
 typedef struct nt_eth_link_mode {
-    int bit;             /* ETHTOOL_LINK_MODE_*_BIT */
-    int Mbps;            /* SPEED_* */
-    int lanes;           /* from the name: CR4 = 4, KR = 1 */
-    const char *name;    /* without ETHTOOL_LINK_MODE_ and _BIT */
+    int bit;          /* ETHTOOL_LINK_MODE_*_BIT */
+    int Mbps;         /* SPEED_* */
+    int lanes;        /* from the name: CR4 = 4, KR = 1 */
+    const char *name; /* without ETHTOOL_LINK_MODE_ and _BIT */
 } nt_eth_link_mode_t;
 
 /* nt_eth_link_modes - the table of speed-carrying link modes this build knows (bits 0..107:
@@ -199,13 +196,13 @@ typedef struct nt_gid_entry {
 
 /* What NCCL reads from its environment to pick a RoCE GID. */
 typedef struct nt_gid_pref {
-    int roce_version;    /* NCCL_IB_ROCE_VERSION_NUM, default 2 */
-    int family;          /* NCCL_IB_ADDR_FAMILY: AF_INET (default) or AF_INET6 */
-    int range_len;       /* NCCL_IB_ADDR_RANGE prefix length; 0 = no range */
-    uint8_t range[16];   /* the range's address (IPv4 in the first 4 bytes) */
-    int env_gid_index;   /* NCCL_IB_GID_INDEX, -1 = unset (NCCL's default) */
+    int roce_version;        /* NCCL_IB_ROCE_VERSION_NUM, default 2 */
+    int family;              /* NCCL_IB_ADDR_FAMILY: AF_INET (default) or AF_INET6 */
+    int range_len;           /* NCCL_IB_ADDR_RANGE prefix length; 0 = no range */
+    uint8_t range[16];       /* the range's address (IPv4 in the first 4 bytes) */
+    int env_gid_index;       /* NCCL_IB_GID_INDEX, -1 = unset (NCCL's default) */
     int routable_flid_index; /* NCCL_IB_ROUTABLE_FLID_GID_INDEX, default 1 */
-    char text[192];      /* the settings in words, for the report */
+    char text[192];          /* the settings in words, for the report */
 } nt_gid_pref_t;
 
 /* nt_gid_pref_from_env - read NCCL_IB_GID_INDEX, NCCL_IB_ROCE_VERSION_NUM,
@@ -249,9 +246,9 @@ const nt_gid_entry_t *nt_gid_find(const nt_gid_entry_t *tbl, int n, int index);
 
 #define NT_HCA_MAX 32
 typedef struct nt_hca_filter {
-    int set;      /* NCCL_IB_HCA was given (even empty) */
-    int exclude;  /* leading '^' */
-    int exact;    /* '=' after the optional '^' */
+    int set;     /* NCCL_IB_HCA was given (even empty) */
+    int exclude; /* leading '^' */
+    int exact;   /* '=' after the optional '^' */
     int n;
     struct {
         char prefix[64];
@@ -317,33 +314,33 @@ const char *nt_counter_change_string(nt_counter_change_t c);
 typedef struct nt_rdma_port {
     char dev[64];
     int port;
-    char node_type[32];     /* "1: CA" */
+    char node_type[32]; /* "1: CA" */
     char fw_ver[64];
     char node_guid[32];
-    char pci_bus_id[16];    /* "" for a virtual device (rxe) */
-    int numa_node;          /* -1 unknown */
-    char netdev[32];        /* RoCE: the network interface (rxe "parent", else the GID's ndev) */
-    char state[16];         /* "ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER" */
-    int state_num;          /* 4 = ACTIVE */
-    char phys_state[24];    /* "LinkUp", "Disabled", "Polling" ... */
-    int phys_state_num;     /* 5 = LinkUp */
-    char link_layer[16];    /* "InfiniBand" or "Ethernet" */
+    char pci_bus_id[16]; /* "" for a virtual device (rxe) */
+    int numa_node;       /* -1 unknown */
+    char netdev[32];     /* RoCE: the network interface (rxe "parent", else the GID's ndev) */
+    char state[16];      /* "ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER" */
+    int state_num;       /* 4 = ACTIVE */
+    char phys_state[24]; /* "LinkUp", "Disabled", "Polling" ... */
+    int phys_state_num;  /* 5 = LinkUp */
+    char link_layer[16]; /* "InfiniBand" or "Ethernet" */
     int is_ethernet;
-    char rate_text[64];     /* sysfs rate as read */
+    char rate_text[64]; /* sysfs rate as read */
     nt_port_rate_t rate;
     int have_rate;
-    double max_rate_Gbps;   /* fastest the port supports; NaN when not known (= max.rate_Gbps) */
-    nt_port_caps_t max;     /* widest and fastest the port supports (portcap.c) */
-    nt_port_caps_t common_max;  /* what the port and its peer both support; known = 0 if unread */
+    double max_rate_Gbps;      /* fastest the port supports; NaN when not known (= max.rate_Gbps) */
+    nt_port_caps_t max;        /* widest and fastest the port supports (portcap.c) */
+    nt_port_caps_t common_max; /* what the port and its peer both support; known = 0 if unread */
     nt_port_caps_t enabled_max; /* ... and both enable (IB Enabled masks, Ethernet advertising) */
-    char max_source[24];    /* "PortInfo" or "ethtool"; "" when unknown */
-    char max_why[200];      /* why max is unknown ("" when known) */
-    int lid, sm_lid;        /* -1 unknown */
-    int active_mtu;         /* bytes, 0 unknown (verbs) */
-    int max_mtu;            /* bytes, 0 unknown (verbs) */
-    int netdev_mtu;         /* bytes of the RoCE netdev, 0 unknown */
-    int gid_tbl_len;        /* 0 unknown */
-    nt_gid_entry_t *gids;   /* non-empty entries, ascending index */
+    char max_source[24];        /* "PortInfo" or "ethtool"; "" when unknown */
+    char max_why[200];          /* why max is unknown ("" when known) */
+    int lid, sm_lid;            /* -1 unknown */
+    int active_mtu;             /* bytes, 0 unknown (verbs) */
+    int max_mtu;                /* bytes, 0 unknown (verbs) */
+    int netdev_mtu;             /* bytes of the RoCE netdev, 0 unknown */
+    int gid_tbl_len;            /* 0 unknown */
+    nt_gid_entry_t *gids;       /* non-empty entries, ascending index */
     int ngids;
     nt_counter_t *counters;
     int ncounters;
@@ -428,12 +425,12 @@ typedef enum nt_gpu_reg {
 
 /* One end of a GPU-memory link as both ends know it after the exchange. */
 typedef struct nt_gpu_end {
-    const char *host;   /* node name, for the reasons */
-    const char *ep;     /* "<nic>:<port>" */
-    int gpu;            /* GPU index (nt_topo_gpu_t.index) nearest the NIC; -1: no GPU */
-    int active;         /* the port is ACTIVE */
+    const char *host; /* node name, for the reasons */
+    const char *ep;   /* "<nic>:<port>" */
+    int gpu;          /* GPU index (nt_topo_gpu_t.index) nearest the NIC; -1: no GPU */
+    int active;       /* the port is ACTIVE */
     nt_gpu_reg_t reg;
-    const char *why;    /* the failure's sentence when reg is NT_GPU_REG_FAILED */
+    const char *why; /* the failure's sentence when reg is NT_GPU_REG_FAILED */
 } nt_gpu_end_t;
 
 typedef enum nt_gpu_link {

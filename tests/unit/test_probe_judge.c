@@ -21,7 +21,7 @@ static cJSON *node(const char *host, const char *kernel)
     return n;
 }
 
-static cJSON *link(const char *a, const char *b, double lat_us, double bw_GBps)
+static cJSON *mklink(const char *a, const char *b, double lat_us, double bw_GBps)
 {
     char id[128];
     cJSON *l = cJSON_CreateObject(), *s, *e, *samples, *st;
@@ -75,7 +75,7 @@ static cJSON *doc4(void)
     for (int a = 0; a < 4; a++)
         for (int b = a + 1; b < 4; b++) {
             int slow = a == 2 || b == 2;
-            cJSON_AddItemToArray(links, link(h[a], h[b], slow ? 12.0 : 1.5, slow ? 2.0 : 10.0));
+            cJSON_AddItemToArray(links, mklink(h[a], h[b], slow ? 12.0 : 1.5, slow ? 2.0 : 10.0));
         }
     nt_json_add_arr(d, "checks");
     return d;
@@ -100,8 +100,7 @@ static void test_blame_and_summary(void **state)
     assert_non_null(strstr(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "reason", ""),
                            "fails with 3 of 3 partners"));
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sum, "failed_links")), 0);
-    cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "links"))
-    {
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
         const char *id = nt_json_get_str(it, "id", "");
         int touches = strstr(id, "node2") != NULL;
         assert_string_equal(nt_json_get_str(it, "verdict", ""), touches ? "fail" : "pass");
@@ -112,8 +111,7 @@ static void test_blame_and_summary(void **state)
             cJSON *jb = cJSON_GetObjectItem(it, "judged_by");
             int peer = 0, blame = 0;
             cJSON *x;
-            cJSON_ArrayForEach(x, jb)
-            {
+            cJSON_ArrayForEach (x, jb) {
                 peer |= strcmp(x->valuestring, "peer") == 0;
                 blame |= strcmp(x->valuestring, "node_blame") == 0;
             }
@@ -125,8 +123,7 @@ static void test_blame_and_summary(void **state)
     assert_int_equal(fails, 3);
     /* The kernel differs on node3 only (3 against 1): a software_consistency warning there. */
     int warned = 0;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "checks"))
-    {
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "checks")) {
         if (strcmp(nt_json_get_str(it, "name", ""), "software_consistency") == 0) {
             assert_string_equal(nt_json_get_str(it, "host", ""), "node3");
             assert_string_equal(nt_json_get_str(it, "verdict", ""), "warn");
@@ -151,7 +148,7 @@ static void test_errors_and_strict(void **state)
     /* All links equal, then one link stopped mid-way: it fails by "error", not by peers. */
     cJSON_DeleteItemFromObject(d, "links");
     cJSON *links = nt_json_add_arr(d, "links");
-    cJSON_AddItemToArray(links, link("node0", "node1", 1.5, 10.0));
+    cJSON_AddItemToArray(links, mklink("node0", "node1", 1.5, 10.0));
     l0 = cJSON_GetArrayItem(links, 0);
     cJSON_AddItemToArray(nt_json_add_arr(l0, "errors"), cJSON_CreateString("timed out"));
     assert_int_equal(nt_judge_create(&params, &j), NT_OK);
@@ -200,8 +197,7 @@ static void test_expect_checks(void **state)
     nt_judge_node_checks(j, "gpu01", n, checks);
     int fails = 0;
     cJSON *it;
-    cJSON_ArrayForEach(it, checks)
-    {
+    cJSON_ArrayForEach (it, checks) {
         assert_string_equal(nt_json_get_str(it, "name", ""), "inventory");
         fails += strcmp(nt_json_get_str(it, "verdict", ""), "fail") == 0;
     }
@@ -240,11 +236,11 @@ static void test_nic_firmware_consistency(void **state)
     nt_json_add_arr(d, "checks");
     assert_int_equal(nt_judge_create(&params, &j), NT_OK);
     assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
-    assert_string_equal(nt_json_get_str(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 2), "software"),
-                                        "nic_firmware", ""),
-                        "28.39.1002, 28.40.1000");
-    cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "checks"))
-    {
+    assert_string_equal(
+        nt_json_get_str(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 2), "software"),
+                        "nic_firmware", ""),
+        "28.39.1002, 28.40.1000");
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "checks")) {
         if (strcmp(nt_json_get_str(it, "target", ""), "nic_firmware") == 0) {
             assert_string_equal(nt_json_get_str(it, "host", ""), "node2");
             warned++;

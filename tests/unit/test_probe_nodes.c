@@ -180,8 +180,17 @@ static void test_sizes_and_options(void **state)
     assert_int_equal(nt_parse_size("12X", &v), NT_ERR_INVALID);
     assert_int_equal(nt_parse_size("-1", &v), NT_ERR_INVALID);
 
-    char *ok[] = {"nettune-probe", "--full", "--sizes", "8,64K,4M", "--time-limit", "30",
-                  "--peer-timeout", "60", "--require", "gpu,rdma", NULL};
+    char *ok[] = {"nettune-probe",
+                  "--full",
+                  "--sizes",
+                  "8,64K,4M",
+                  "--time-limit",
+                  "30",
+                  "--peer-timeout",
+                  "60",
+                  "--require",
+                  "gpu,rdma",
+                  NULL};
     assert_int_equal(nt_params_parse(10, ok, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(p.mode, NT_SCHED_FULL);
     assert_int_equal(p.nlat_sizes, 1);
@@ -202,19 +211,74 @@ static void test_sizes_and_options(void **state)
     char *bad4[] = {"nettune-probe", "--output", NULL};
     assert_int_equal(nt_params_parse(2, bad4, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     assert_non_null(strstr(err, "needs a value"));
-    char *bad5[] = {"nettune-probe", "--probes", "mpi,gpu", NULL};
+    char *bad5[] = {"nettune-probe", "--probes", "mpi,frob", NULL};
     assert_int_equal(nt_params_parse(3, bad5, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    /* GPU options (docs/gpu.md) */
+    char *gpu[] = {"nettune-probe", "--probes", "gpu", "--gpu-probes", "h2d,local",
+                   "--gpu-buffer-size", "64M", "--checks-only", NULL};
+    assert_int_equal(nt_params_parse(8, gpu, &p, &a, err, sizeof(err)), NT_OK);
+    assert_int_equal(p.gpu_probes, 0x21u); /* NT_GPU_PROBE_H2D | NT_GPU_PROBE_LOCAL */
+    assert_true(p.gpu_bytes == (size_t)64 << 20);
+    assert_int_equal(p.checks_only, 1);
+    char *bad6[] = {"nettune-probe", "--gpu-probes", "h2d,nvlink", NULL};
+    assert_int_equal(nt_params_parse(3, bad6, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "unknown GPU probe 'nvlink'"));
+    char *bad7[] = {"nettune-probe", "--gpu-buffer-size", "1K", NULL};
+    assert_int_equal(nt_params_parse(3, bad7, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--gpu-buffer-size: give 64K to 4G"));
     char *help[] = {"nettune-probe", "--help", NULL};
     assert_int_equal(nt_params_parse(2, help, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(a, NT_ACTION_HELP);
 }
 
+/* Ranks of one kernel (same boot id) are one machine, whatever their host names. */
+static void test_machine_ranks(void **state)
+{
+    char keys[5][40] = {"boot-a", "boot-b", "boot-a", "boot-a", "boot-b"};
+    (void)state;
+    assert_int_equal(nt_machine_ranks(5, &keys[0][0], 40, 0), 3);
+    assert_int_equal(nt_machine_ranks(5, &keys[0][0], 40, 4), 2);
+    assert_int_equal(nt_machine_ranks(5, &keys[0][0], 40, 5), 0);
+    assert_int_equal(nt_machine_ranks(1, &keys[0][0], 40, 0), 1);
+}
+
+/* The registry is the one list of probes: --probes and its messages read it. */
+static void test_registry(void **state)
+{
+    char names[64], err[256];
+    nt_probe_params_t p;
+    nt_params_action_t a;
+    int n;
+    const nt_link_probe_ops_t *const *t = nt_probe_registry(&n);
+    (void)state;
+    assert_int_equal(n, 3);
+    assert_string_equal(t[0]->kind, "mpi");
+    assert_int_equal(nt_probe_registry_find("rdma"), 1);
+    assert_int_equal(nt_probe_registry_find("rdm"), -1);
+    assert_int_equal(nt_probe_registry_find("gpu"), 2);
+    nt_probe_registry_names(names, sizeof(names), ", ");
+    assert_string_equal(names, "mpi, rdma, gpu");
+    assert_true(nt_probe_selected(NULL, "rdma"));
+    assert_true(nt_probe_selected("mpi,rdma", "rdma"));
+    assert_false(nt_probe_selected("mpi,rdmax", "rdma"));
+    assert_false(nt_probe_selected("mpi", "mp"));
+    char *bad[] = {"nettune-probe", "--probes", "frob", NULL};
+    assert_int_equal(nt_params_parse(3, bad, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "'frob'"));
+    assert_non_null(strstr(err, "use mpi, rdma, gpu"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_natural_order), cmocka_unit_test(test_fake_nodes),
-        cmocka_unit_test(test_same_name_two_domains), cmocka_unit_test(test_steps_full),
-        cmocka_unit_test(test_steps_uneven), cmocka_unit_test(test_sizes_and_options),
+        cmocka_unit_test(test_natural_order),
+        cmocka_unit_test(test_fake_nodes),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_machine_ranks),
+        cmocka_unit_test(test_same_name_two_domains),
+        cmocka_unit_test(test_steps_full),
+        cmocka_unit_test(test_steps_uneven),
+        cmocka_unit_test(test_sizes_and_options),
     };
     return cmocka_run_group_tests_name("probe_nodes", tests, NULL, NULL);
 }

@@ -118,7 +118,7 @@ static void test_load_good_and_match(void **state)
     assert_int_equal(r.expect.pcie_width, 16);
     assert_true(r.links[NT_KIND_RDMA].efficiency == 0.95);
     assert_true(isnan(r.links[NT_KIND_RDMA].min_bw_GBps)); /* explicit null */
-    assert_true(r.links[NT_KIND_RDMA].max_lat_us == 2.5);   /* left out: built-in default */
+    assert_true(r.links[NT_KIND_RDMA].max_lat_us == 2.5);  /* left out: built-in default */
     assert_true(r.links[NT_KIND_PCIE_H2D].min_bw_GBps == 48);
     assert_true(r.links[NT_KIND_PCIE_H2D].efficiency == 0.70);
     assert_true(r.links[NT_KIND_MPI].max_lat_us == 50); /* from the file's defaults */
@@ -195,7 +195,8 @@ static void test_broken_files(void **state)
     (void)state;
     check_broken("bad-schema.json", NT_ERR_INVALID,
                  "schema: unknown schema \"nettune.thresholds/2\", expected "
-                 "\"nettune.thresholds/1\"", 0);
+                 "\"nettune.thresholds/1\"",
+                 0);
     check_broken("no-schema.json", NT_ERR_INVALID,
                  "schema: missing, expected \"nettune.thresholds/1\"", 0);
     check_broken("wrong-type.json", NT_ERR_INVALID,
@@ -208,14 +209,16 @@ static void test_broken_files(void **state)
     check_broken("not-json.json", NT_ERR_PARSE, "not valid JSON near line 3, column 18", 0);
     check_broken("unknown-key.json", NT_ERR_INVALID,
                  "defaults.links.rdma.efficency: unknown key (valid: efficiency, min_bw_GBps, "
-                 "max_lat_us)", 0);
+                 "max_lat_us)",
+                 0);
     check_broken("duplicate-class.json", NT_ERR_INVALID,
                  "classes[1].name: \"a\" is also the name of classes[0]", 0);
     check_broken("bad-pcie.json", NT_ERR_INVALID,
                  "classes[0].expect.pcie: expected a string like \"gen5x16\" (gen 1-6, width "
-                 "1/2/4/8/16/32) or null", 0);
-    check_broken("does-not-exist.json", NT_ERR_NOT_FOUND,
-                 "cannot open: No such file or directory", 0);
+                 "1/2/4/8/16/32) or null",
+                 0);
+    check_broken("does-not-exist.json", NT_ERR_NOT_FOUND, "cannot open: No such file or directory",
+                 0);
 }
 
 static void test_parse_rules(void **state)
@@ -239,7 +242,7 @@ static void test_parse_rules(void **state)
          "t: defaults.links.rdma.efficiency: must be in (0, 1], got 1.5"},
         {"{\"schema\": \"nettune.thresholds/1\", \"defaults\": {\"links\": {\"ib\": {}}}}",
          "t: defaults.links.ib: unknown link kind 'ib' (valid: mpi, rdma, pcie_h2d, pcie_d2h, "
-         "p2p, nvlink)"},
+         "p2p, nvlink, gpu_local)"},
         {"{\"schema\": \"nettune.thresholds/1\", \"defaults\": {\"expect\": {\"gpus\": -1}}}",
          "t: defaults.expect.gpus: must be an integer >= 0, got -1"},
         {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\"}]}",
@@ -249,8 +252,7 @@ static void test_parse_rules(void **state)
         {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"match\": {\"gpu_model\": "
          "\"x\"}}]}",
          "t: classes[0].name: expected a non-empty string of at most 63 characters"},
-        {"{\"schema\": 1}",
-         "t: schema: unknown schema number, expected \"nettune.thresholds/1\""},
+        {"{\"schema\": 1}", "t: schema: unknown schema number, expected \"nettune.thresholds/1\""},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         nt_thresholds_t *t = NULL;
@@ -348,8 +350,8 @@ static void test_file_round_trip(void **state)
     const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "classes"), 0);
     const cJSON *links = cJSON_GetObjectItem(c0, "links");
     assert_null(cJSON_GetObjectItem(links, "nvlink"));
-    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(links, "rdma"),
-                                                 "min_bw_GBps")));
+    assert_true(
+        cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(links, "rdma"), "min_bw_GBps")));
     assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(links, "rdma"), "max_lat_us"));
     cJSON_Delete(doc);
     nt_thresholds_destroy(t);
@@ -364,9 +366,9 @@ static void test_expect_parse(void **state)
     char err[256];
     nt_expect_init(&e);
     assert_true(nt_expect_is_empty(&e));
-    assert_int_equal(nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400,pcie=gen5x16", &e, err,
-                                     sizeof(err)),
-                     NT_OK);
+    assert_int_equal(
+        nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400,pcie=gen5x16", &e, err, sizeof(err)),
+        NT_OK);
     assert_int_equal(e.gpus, 8);
     assert_int_equal(e.nics, 8);
     assert_true(e.nic_rate_Gbps == 400);
@@ -376,9 +378,8 @@ static void test_expect_parse(void **state)
     /* case-insensitive keys, only the given keys written */
     nt_expect_init(&e);
     e.nics = 4;
-    assert_int_equal(nt_expect_parse("GPUS=2,nic_rate_gbps=200.5,PCIE=Gen4X8", &e, err,
-                                     sizeof(err)),
-                     NT_OK);
+    assert_int_equal(
+        nt_expect_parse("GPUS=2,nic_rate_gbps=200.5,PCIE=Gen4X8", &e, err, sizeof(err)), NT_OK);
     assert_int_equal(e.gpus, 2);
     assert_int_equal(e.nics, 4);
     assert_true(e.nic_rate_Gbps == 200.5);
@@ -394,10 +395,12 @@ static void test_expect_parse(void **state)
         const char *spec, *msg;
     } bad[] = {
         {"gpus=8,foo=1", "--expect: unknown key 'foo' (valid keys: gpus, nics, nic_rate_Gbps, "
-                         "pcie)"},
-        {"gpus", "--expect: 'gpus' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie)"},
-        {"gpus=", "--expect: 'gpus=' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie)"},
-        {"=8", "--expect: '=8' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie)"},
+                         "pcie, nvlinks)"},
+        {"gpus",
+         "--expect: 'gpus' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie, nvlinks)"},
+        {"gpus=",
+         "--expect: 'gpus=' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie, nvlinks)"},
+        {"=8", "--expect: '=8' is not key=value (keys: gpus, nics, nic_rate_Gbps, pcie, nvlinks)"},
         {"gpus=-1", "--expect: gpus=-1: expected an integer >= 0"},
         {"nics=2x", "--expect: nics=2x: expected an integer >= 0"},
         {"nic_rate_Gbps=0", "--expect: nic_rate_Gbps=0: expected a rate in Gb/s > 0"},
@@ -409,7 +412,8 @@ static void test_expect_parse(void **state)
         {"pcie=5x16", "--expect: pcie=5x16: expected gen<1-6>x<1|2|4|8|16|32>, e.g. gen5x16"},
         {"gpus=8,,nics=1", "--expect: empty item in 'gpus=8,,nics=1'"},
         {"gpus=8,", "--expect: empty item in 'gpus=8,'"},
-        {"", "--expect: empty; give key=value,... with keys gpus, nics, nic_rate_Gbps, pcie"},
+        {"",
+         "--expect: empty; give key=value,... with keys gpus, nics, nic_rate_Gbps, pcie, nvlinks"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         nt_expect_init(&e);
@@ -469,8 +473,7 @@ static void test_require_parse(void **state)
 static const cJSON *check_for(const cJSON *checks, const char *target)
 {
     const cJSON *c;
-    cJSON_ArrayForEach(c, checks)
-    {
+    cJSON_ArrayForEach (c, checks) {
         const cJSON *t = cJSON_GetObjectItem(c, "target");
         if (cJSON_IsString(t) && strcmp(t->valuestring, target) == 0)
             return c;
@@ -539,9 +542,8 @@ static void test_inventory_check(void **state)
 
     /* --require without numbers */
     checks = cJSON_CreateArray();
-    assert_int_equal(nt_inventory_check(&e, NT_REQUIRE_GPU | NT_REQUIRE_RDMA, 0, 2, 100, "h",
-                                        checks),
-                     NT_OK);
+    assert_int_equal(
+        nt_inventory_check(&e, NT_REQUIRE_GPU | NT_REQUIRE_RDMA, 0, 2, 100, "h", checks), NT_OK);
     assert_int_equal(cJSON_GetArraySize(checks), 2);
     assert_check(checks, "gpus", "fail", 0, 1, "0 GPUs found, at least 1 required");
     assert_check(checks, "rdma_ports", "pass", 2, 1, "2 ACTIVE RDMA ports, at least 1 required");
@@ -561,19 +563,15 @@ static void test_expect_pcie(void **state)
     nt_expect_t e;
     char msg[160];
     nt_expect_init(&e);
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg, sizeof(msg)),
                      NT_SKIPPED);
     assert_int_equal(nt_expect_parse("pcie=gen5x16", &e, NULL, 0), NT_OK);
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg, sizeof(msg)),
                      NT_PASS);
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 4, 16, 16, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 4, 16, 16, msg, sizeof(msg)),
                      NT_FAIL);
     assert_string_equal(msg, "0000:18:00.0 (GPU 0) capable of gen4x16, gen5x16 expected");
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 8, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 8, msg, sizeof(msg)),
                      NT_FAIL);
     assert_string_equal(msg, "0000:18:00.0 (GPU 0) runs x8, x16 expected");
     assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", NULL, 5, 8, 8, msg, sizeof(msg)),

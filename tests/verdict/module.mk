@@ -1,6 +1,5 @@
-# Verdicts, thresholds and exit codes (issue 2 items 4 and 7): the sources join libnettune, and
-# the cmocka suites run as `make test-verdict`. Binaries go under build/tests/.
-LIBNT_SRCS += lib/thresholds.c lib/verdict.c lib/exitcode.c
+# Verdicts, thresholds and exit codes (issue 2 items 4 and 7): the cmocka suites run as
+# `make test-verdict` (the library sources are in lib/module.mk). Binaries go under build/tests/.
 
 VERDICT_TESTS := test_thresholds test_verdict test_exitcode
 VERDICT_TEST_BINS := $(addprefix $(BUILD)/tests/,$(VERDICT_TESTS))

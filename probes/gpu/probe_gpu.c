@@ -1,0 +1,1065 @@
+/* The GPU probe (docs/gpu.md): NVML inventory, host<->device copies per GPU, device-local
+ * copies, and the GPU-pair matrix (peer access, CE write/read/bidir, SM copy, flag latency),
+ * measured by local rank 0 of each node through the CUDA driver API (lib/cuda.c). The rules
+ * (plan, budgets, expected figures, verdicts) are in lib/gpu.c; this file does the hardware
+ * calls and writes links and checks.
+ *
+ * Timing follows nvbandwidth (REFERENCE: CE and SM copies, a spin kernel holds the stream
+ * until every copy is queued, CUDA events, median of samples): the spin kernel waits on a
+ * flag in mapped pinned host memory, events are recorded around the queued copies, and the
+ * host releases the flag. Without kernels (built without nvcc, or a driver that cannot load
+ * them) the copies are timed by events alone and the SM and latency tests are skipped. */
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "nettune/clock.h"
+#include "nettune/cuda.h"
+#include "nettune/gpu.h"
+#include "nettune/log.h"
+#include "nettune/nvml.h"
+#include "nettune/pcie.h"
+#include "nettune/stats.h"
+#include "nettune/sysfs.h"
+#include "nettune/thresholds.h"
+#include "probe_gpu.h"
+#include "probe_util.h"
+
+extern const unsigned char nt_gpu_fatbin[];
+extern const unsigned long long nt_gpu_fatbin_size;
+
+#define NT_G_SAMPLES 3 /* nvbandwidth: median of 3 samples */
+#define NT_G_SAMPLES_FULL 5
+#define NT_G_MAX_COPIES 16 /* nvbandwidth: 16 copies per sample */
+#define NT_G_WAIT_S 10.0   /* one sample may take this long before it is abandoned */
+#define NT_G_SPIN_NS 2000000000ull
+#define NT_G_LAT_ITERS 200
+
+typedef struct nt_gdev {
+    nt_gpu_info_t info, after;
+    int numa;
+    int lost; /* NVML cannot read it (fallen off the bus): no facts, no tests */
+    int cuda; /* visible to CUDA (CUDA_VISIBLE_DEVICES may hide it) */
+    nt_cu_device_t dev;
+    nt_cu_ctx_t ctx;
+    nt_cu_stream_t st[2];
+    nt_cu_event_t ev[4];
+    nt_cu_ptr_t buf[2], flags; /* flags: 64 ints for the ping-pong and the done counter */
+    nt_cu_module_t mod;
+    nt_cu_function_t spin, copy, pong;
+    int sms;
+    int load_gen, load_width, loaded; /* NVML's PCIe state read during H2D */
+} nt_gdev_t;
+
+typedef struct nt_hostbuf {
+    int numa;
+    void *p[2];
+    size_t bytes;
+} nt_hostbuf_t;
+
+typedef struct nt_gstate {
+    nt_gdev_t g[NT_NVML_MAX_GPUS];
+    int ng, nok; /* NVML's GPUs, of which nok can be read */
+    int nvml, cuda, sm_ok, active;
+    char host[NT_HOST_MAX];
+    size_t bytes;
+    int samples;
+    int *peer_ok, *nvml_p2p;
+    char (*path)[16];
+    double *pair_line;
+    nt_hostbuf_t hb[8];
+    int nhb;
+    volatile int *hflag; /* mapped pinned host memory: [0] spin flag, [16] [32] latency flags */
+    nt_cu_ptr_t hflag_d;
+    int expect_nvlinks; /* --expect nvlinks=N, else the node class's, else -1 (the model) */
+    int read_pcie;      /* GPU whose PCIe state nt_g_sample reads while copying, -1 none */
+    int pcie_done;      /* the pcie_link checks are out */
+} nt_gstate_t;
+
+/* ------------------------------------------------------------------ inventory (no CUDA) */
+
+static int nt_g_numa_of(const nt_probe_t *p, const char *bus)
+{
+    char path[128];
+    long long v = -1;
+    int t = p->topo ? nt_topo_find_gpu(p->topo, bus) : -1;
+    if (t >= 0 && p->topo->gpus[t].numa_node >= 0)
+        return p->topo->gpus[t].numa_node;
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", bus);
+    if (nt_sysfs_read_long(path, &v) == NT_OK && v >= 0)
+        return (int)v;
+    return -1;
+}
+
+/* NVLinks every GPU must have up: --expect nvlinks=N, else the thresholds class of this host
+ * (matched with the GPU model), else -1 (the model's table decides). */
+static int nt_g_expect_nvlinks(const nt_probe_t *p, const char *host, const char *model)
+{
+    nt_thresholds_t *t = NULL;
+    nt_node_rules_t nr;
+    nt_expect_t e;
+    char err[256];
+    int v = -1;
+
+    if ((p->params->thresholds ? nt_thresholds_load(p->params->thresholds, &t, err, sizeof(err))
+                               : nt_thresholds_defaults(&t)) == NT_OK &&
+        nt_thresholds_for_host(t, host, model, &nr) == NT_OK)
+        v = nr.expect.nvlinks;
+    nt_thresholds_destroy(t);
+    nt_expect_init(&e);
+    if (p->params->expect && nt_expect_parse(p->params->expect, &e, err, sizeof(err)) == NT_OK &&
+        e.nvlinks >= 0)
+        v = e.nvlinks;
+    return v;
+}
+
+/* The node's "gpus": NVML facts over the hwloc entries (matched by bus id), NVML order. */
+static void nt_g_inventory_json(nt_gstate_t *s, cJSON *node_json)
+{
+    cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(node_json, "gpus");
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr) {
+        cJSON_Delete(old);
+        return;
+    }
+    for (int i = 0; i < s->ng; i++) {
+        cJSON *o = NULL, *it;
+        int k = 0;
+        if (s->g[i].lost)
+            continue;
+        cJSON_ArrayForEach (it, old) {
+            if (nt_pci_bus_id_equal(nt_json_get_str(it, "pci_bus_id", ""), s->g[i].info.bus_id))
+                break;
+            k++;
+        }
+        o = it ? cJSON_DetachItemFromArray(old, k) : cJSON_CreateObject();
+        if (!o)
+            break;
+        nt_gpu_info_to_json(&s->g[i].info, o);
+        cJSON_AddItemToArray(arr, o);
+    }
+    /* GPUs hwloc saw and NVML did not: they stay, marked. */
+    while (old && cJSON_GetArraySize(old) > 0) {
+        cJSON *o = cJSON_DetachItemFromArray(old, 0);
+        nt_json_add_str(o, "nvml", "not seen by NVML");
+        cJSON_AddItemToArray(arr, o);
+    }
+    cJSON_Delete(old);
+    cJSON_AddItemToObject(node_json, "gpus", arr);
+}
+
+static void nt_g_check(cJSON *checks, cJSON *c)
+{
+    if (checks && c)
+        cJSON_AddItemToArray(checks, c);
+    else
+        cJSON_Delete(c);
+}
+
+/* Checks from the inventory: what = 1: NVLinks and the Fabric Manager; what = 2: the PCIe
+ * link of every GPU, once (the width always, the generation when read under load). */
+static void nt_g_inventory_checks(nt_gstate_t *s, cJSON *checks, int what)
+{
+    char msg[512], tgt[64];
+    int has_nvswitch = 0;
+
+    for (int i = 0; i < s->ng; i++) {
+        const nt_gpu_info_t *g = &s->g[i].info;
+        int gen = s->g[i].loaded ? s->g[i].load_gen : g->pcie_gen;
+        int width = s->g[i].loaded ? s->g[i].load_width : g->pcie_width;
+        nt_verdict_t v;
+        if (s->g[i].lost)
+            continue;
+        snprintf(tgt, sizeof(tgt), "gpu%d (%s)", i, g->bus_id);
+        if (what == 2 && !s->pcie_done) {
+            v = nt_gpu_pcie_verdict(gen, width, g->pcie_max_gen, g->pcie_max_width, s->g[i].loaded,
+                                    msg, sizeof(msg));
+            nt_g_check(checks, nt_check_create("pcie_link", s->host, tgt, v, width,
+                                               g->pcie_max_width, "lanes", "%s", msg));
+        }
+        if (what == 2)
+            continue;
+        v = nt_gpu_nvlink_verdict(g, s->expect_nvlinks, s->nok > 1, msg, sizeof(msg));
+        if (v != NT_SKIPPED || g->nlinks > 0)
+            nt_g_check(checks, nt_check_create("nvlink_state", s->host, tgt, v, NAN, NAN, "links",
+                                               "%s", msg));
+        for (int l = 0; l < g->nlinks; l++)
+            has_nvswitch |= g->links[l].remote == NT_NVLINK_REMOTE_SWITCH;
+    }
+    if (what == 2)
+        s->pcie_done = 1;
+    if (what == 1 && has_nvswitch) {
+        for (int i = 0; i < s->ng; i++) {
+            if (s->g[i].lost)
+                continue;
+            nt_fabric_state_t f = s->g[i].info.fabric_state;
+            nt_verdict_t v = f == NT_FABRIC_COMPLETED && s->g[i].info.fabric_status == 0 ? NT_PASS
+                             : f == NT_FABRIC_UNKNOWN ? NT_SKIPPED
+                                                      : NT_FAIL;
+            snprintf(tgt, sizeof(tgt), "gpu%d (%s)", i, s->g[i].info.bus_id);
+            nt_g_check(checks, nt_check_create_str(
+                                   "fabric_manager", s->host, tgt, v, nt_fabric_state_string(f),
+                                   "completed", "%s",
+                                   v == NT_PASS ? "NVSwitch fabric registration completed"
+                                   : v == NT_SKIPPED
+                                       ? "not judged: NVML gives no fabric state (driver < R530)"
+                                       : "NVSwitch fabric not ready: is nvidia-fabricmanager "
+                                         "running?"));
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ CUDA set-up */
+
+static nt_status_t nt_g_open(nt_gstate_t *s, nt_gdev_t *d, int need_mem)
+{
+    nt_status_t st;
+    int v = 0;
+    if ((st = nt_cu_device_by_bus_id(d->info.bus_id, &d->dev)) != NT_OK)
+        return st;
+    d->cuda = 1;
+    if (!need_mem)
+        return NT_OK;
+    if ((st = nt_cu_ctx_retain(d->dev, &d->ctx)) != NT_OK)
+        return st;
+    if (nt_cu_device_attr(d->dev, NT_CU_ATTR_MULTIPROCESSOR_COUNT, &v) == NT_OK)
+        d->sms = v;
+    for (int k = 0; k < 2 && st == NT_OK; k++)
+        st = nt_cu_stream_create(&d->st[k]);
+    for (int k = 0; k < 4 && st == NT_OK; k++)
+        st = nt_cu_event_create(&d->ev[k]);
+    for (int k = 0; k < 2 && st == NT_OK; k++)
+        st = nt_cu_mem_alloc(s->bytes, &d->buf[k]);
+    if (st == NT_OK)
+        st = nt_cu_mem_alloc(256, &d->flags);
+    for (int k = 0; k < 2 && st == NT_OK; k++)
+        st = nt_cu_memset_d32_async(d->buf[k], 0x5a5a5a5au + (unsigned)k, s->bytes / 4, d->st[0]);
+    if (st == NT_OK)
+        st = nt_cu_memset_d32_async(d->flags, 0, 64, d->st[0]);
+    if (st == NT_OK)
+        st = nt_cu_stream_synchronize(d->st[0]);
+    if (st == NT_OK && s->sm_ok && nt_gpu_fatbin_size > 0) {
+        if (nt_cu_module_load(nt_gpu_fatbin, &d->mod) == NT_OK &&
+            nt_cu_module_function(d->mod, "nt_spin", &d->spin) == NT_OK &&
+            nt_cu_module_function(d->mod, "nt_copy", &d->copy) == NT_OK &&
+            nt_cu_module_function(d->mod, "nt_pong", &d->pong) == NT_OK)
+            return NT_OK;
+        s->sm_ok = 0;
+        d->spin = d->copy = d->pong = NULL;
+    }
+    return st;
+}
+
+static void nt_g_close(nt_gdev_t *d)
+{
+    if (!d->ctx)
+        return;
+    nt_cu_ctx_set(d->ctx);
+    for (int k = 0; k < 2; k++) {
+        if (d->st[k])
+            nt_cu_stream_synchronize(d->st[k]);
+        if (d->buf[k])
+            nt_cu_mem_free(d->buf[k]);
+    }
+    if (d->flags)
+        nt_cu_mem_free(d->flags);
+    for (int k = 0; k < 4; k++)
+        if (d->ev[k])
+            nt_cu_event_destroy(d->ev[k]);
+    for (int k = 0; k < 2; k++)
+        if (d->st[k])
+            nt_cu_stream_destroy(d->st[k]);
+    if (d->mod)
+        nt_cu_module_unload(d->mod);
+    nt_cu_ctx_release(d->dev);
+    d->ctx = NULL;
+}
+
+/* Pinned host memory on NUMA node numa (-1 = anywhere): mmap, mbind, touch, register. */
+static nt_hostbuf_t *nt_g_hostbuf(nt_gstate_t *s, int numa)
+{
+    nt_hostbuf_t *h;
+    for (int i = 0; i < s->nhb; i++)
+        if (s->hb[i].numa == numa)
+            return &s->hb[i];
+    if (s->nhb >= 8)
+        return NULL;
+    h = &s->hb[s->nhb];
+    memset(h, 0, sizeof(*h));
+    h->numa = numa;
+    h->bytes = s->bytes;
+    for (int k = 0; k < 2; k++) {
+        void *p = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            goto fail;
+        if (numa >= 0 && numa < 64) {
+            unsigned long mask = 1ul << numa;
+            /* MPOL_BIND = 2 (linux/mempolicy.h); no libnuma needed */
+            if (syscall(SYS_mbind, p, s->bytes, 2, &mask, 65ul, 0u) != 0)
+                NT_DEBUG(INIT, "mbind to NUMA node %d failed: %s", numa, strerror(errno));
+        }
+        memset(p, 0x3c + k, s->bytes);
+        if (nt_cu_host_register(p, s->bytes,
+                                NT_CU_MEMHOSTREGISTER_PORTABLE | NT_CU_MEMHOSTREGISTER_DEVICEMAP) !=
+            NT_OK) {
+            munmap(p, s->bytes);
+            goto fail;
+        }
+        h->p[k] = p;
+    }
+    s->nhb++;
+    return h;
+fail:
+    for (int k = 0; k < 2; k++)
+        if (h->p[k]) {
+            nt_cu_host_unregister(h->p[k]);
+            munmap(h->p[k], s->bytes);
+            h->p[k] = NULL;
+        }
+    return NULL;
+}
+
+/* The nearest other NUMA node with memory (by /sys/devices/system/node distance), -1. */
+static int nt_g_remote_numa(const nt_probe_t *p, int local)
+{
+    char path[96], buf[512] = "";
+    int nodes[64], n = 0;
+    if (!p->topo || local < 0 || p->topo->nnuma < 2)
+        return -1;
+    for (int i = 0; i < p->topo->nnuma && n < 64; i++)
+        if (p->topo->numa[i].memory_bytes > 0)
+            nodes[n++] = p->topo->numa[i].os_index;
+    snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/distance", local);
+    if (nt_sysfs_read_str(path, buf, sizeof(buf)) != NT_OK)
+        buf[0] = '\0';
+    return nt_gpu_nearest_numa(buf, local, nodes, n);
+}
+
+/* ------------------------------------------------------------------ timed copies */
+
+typedef struct nt_lane {
+    nt_gdev_t *d; /* the GPU that issues the copies */
+    int k;        /* its stream */
+    nt_cu_ptr_t dst, src;
+} nt_lane_t;
+
+static nt_status_t nt_g_wait(nt_cu_stream_t s, double timeout_s)
+{
+    double end = nt_clock_s() + timeout_s;
+    nt_status_t st;
+    while ((st = nt_cu_stream_query(s)) == NT_ERR_TIMEOUT) {
+        if (nt_clock_s() > end)
+            return NT_ERR_TIMEOUT;
+        sched_yield();
+    }
+    return st;
+}
+
+static nt_status_t nt_g_issue(nt_gstate_t *s, const nt_lane_t *ln, size_t bytes, int sm)
+{
+    nt_cu_stream_t st = ln->d->st[ln->k];
+    if (sm) {
+        unsigned long long n = bytes / 16;
+        void *args[] = {(void *)&ln->src, (void *)&ln->dst, &n};
+        unsigned grid = (unsigned)(ln->d->sms > 0 ? ln->d->sms * 4 : 128);
+        (void)s;
+        return nt_cu_launch(ln->d->copy, grid, 512, st, args);
+    }
+    return nt_cu_memcpy_async(ln->dst, ln->src, bytes, st);
+}
+
+/* One sample: per lane, spin kernel, event, `copies` copies, event; release; wait. Bps[l] is
+ * lane l's rate. */
+static nt_status_t nt_g_sample(nt_gstate_t *s, const nt_lane_t *ln, int nl, size_t bytes, int sm,
+                               int copies, double *Bps)
+{
+    nt_status_t st = NT_OK;
+    s->hflag[0] = 0;
+    __sync_synchronize();
+    for (int l = 0; l < nl && st == NT_OK; l++) {
+        nt_gdev_t *d = ln[l].d;
+        nt_cu_stream_t str = d->st[ln[l].k];
+        unsigned long long to = NT_G_SPIN_NS;
+        void *args[] = {(void *)&s->hflag_d, &to};
+        st = nt_cu_ctx_set(d->ctx);
+        if (st == NT_OK && d->spin)
+            st = nt_cu_launch(d->spin, 1, 1, str, args);
+        if (st == NT_OK)
+            st = nt_cu_event_record(d->ev[2 * ln[l].k], str);
+        for (int c = 0; c < copies && st == NT_OK; c++)
+            st = nt_g_issue(s, &ln[l], bytes, sm);
+        if (st == NT_OK)
+            st = nt_cu_event_record(d->ev[2 * ln[l].k + 1], str);
+    }
+    s->hflag[0] = 1;
+    __sync_synchronize();
+    /* Under load: NVML's current PCIe state while these copies run (idle GPUs train down). */
+    if (st == NT_OK && s->read_pcie >= 0 && s->nvml) {
+        nt_gdev_t *g = &s->g[s->read_pcie];
+        if (nt_nvml_pcie_current(s->read_pcie, &g->load_gen, &g->load_width) == NT_OK)
+            g->loaded = 1;
+    }
+    for (int l = 0; l < nl; l++) {
+        nt_status_t w = nt_g_wait(ln[l].d->st[ln[l].k], NT_G_WAIT_S);
+        float ms = 0;
+        if (st == NT_OK)
+            st = w;
+        if (st == NT_OK) {
+            nt_cu_ctx_set(ln[l].d->ctx);
+            st = nt_cu_event_elapsed(ln[l].d->ev[2 * ln[l].k], ln[l].d->ev[2 * ln[l].k + 1], &ms);
+        }
+        Bps[l] = st == NT_OK && ms > 0 ? (double)copies * (double)bytes / (ms * 1e-3) : NAN;
+    }
+    return st;
+}
+
+/* A measurement: one warm-up copy (it sets the copies per sample from the budget), then the
+ * samples. out[l] gets lane l's samples (B/s); *iters the copies per sample. */
+static nt_status_t nt_g_measure(nt_gstate_t *s, const nt_lane_t *ln, int nl, int sm, double budget,
+                                double out[2][NT_G_SAMPLES_FULL], unsigned *iters)
+{
+    double first[2] = {NAN, NAN}, t0 = nt_clock_s(), one;
+    int copies;
+    nt_status_t st = nt_g_sample(s, ln, nl, s->bytes, sm, 1, first);
+    if (st != NT_OK)
+        return st;
+    one = nt_clock_s() - t0;
+    copies = nt_gpu_copies_per_sample(budget, s->samples, one, NT_G_MAX_COPIES);
+    *iters = (unsigned)copies;
+    for (int i = 0; i < s->samples && st == NT_OK; i++) {
+        double b[2] = {NAN, NAN};
+        st = nt_g_sample(s, ln, nl, s->bytes, sm, copies, b);
+        for (int l = 0; l < nl; l++)
+            out[l][i] = b[l];
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ links */
+
+static cJSON *nt_g_link(nt_gstate_t *s, const nt_probe_t *p, const char *kind, const char *variant,
+                        const char *src, const char *dst)
+{
+    cJSON *l = nt_probe_link_new(kind, variant, NT_SCOPE_INTRA, s->host, p->rank, src, s->host,
+                                 p->rank, dst ? dst : src);
+    char pc[96];
+    if (l && !dst) {
+        char id[256];
+        nt_gpu_link_id(id, sizeof(id), kind, variant, s->host, src, NULL);
+        cJSON_ReplaceItemInObjectCaseSensitive(l, "id", cJSON_CreateString(id));
+    }
+    nt_gpu_peer_class(pc, sizeof(pc), kind, variant, NULL);
+    if (l)
+        nt_json_add_str(l, "peer_class", pc);
+    return l;
+}
+
+static void nt_g_add_bw(cJSON *link, size_t bytes, unsigned iters, const double *Bps, int n,
+                        double line)
+{
+    nt_stats_t stt;
+    if (nt_stats_compute(Bps, (size_t)n, &stt) == NT_OK)
+        nt_probe_add_bw_sample(link, bytes, iters, &stt);
+    if (isfinite(line))
+        nt_json_add_num(link, "line_rate_GBps", line);
+}
+
+static void nt_g_error(cJSON *link, const char *what)
+{
+    cJSON *e = nt_json_add_arr(link, "errors");
+    char buf[400];
+    snprintf(buf, sizeof(buf), "%s: %s", what,
+             nt_cuda_last_error()[0] ? nt_cuda_last_error() : "failed");
+    if (e)
+        cJSON_AddItemToArray(e, cJSON_CreateString(buf));
+}
+
+static void nt_g_push(cJSON *out, cJSON *l)
+{
+    if (l)
+        cJSON_AddItemToArray(out, l);
+}
+
+/* Round trips of a latency sample: NT_G_LAT_ITERS, or $NETTUNE_TEST_GPU_LAT_ITERS (a test hook:
+ * the CPU simulation of make test-gpu shares two loaded cores). */
+static int nt_g_lat_iters(void)
+{
+    const char *e = getenv("NETTUNE_TEST_GPU_LAT_ITERS");
+    int v = e ? atoi(e) : 0;
+    return v > 0 && v <= 100000 ? v : NT_G_LAT_ITERS;
+}
+
+/* Host latency: the CPU and a one-thread kernel ping-pong through mapped pinned memory;
+ * lat_s gets one-way seconds per sample. */
+static nt_status_t nt_g_host_lat(nt_gstate_t *s, nt_gdev_t *d, double *lat_s, int n)
+{
+    volatile int *a = s->hflag + 16, *b = s->hflag + 32;
+    nt_cu_ptr_t ad = s->hflag_d + 16 * sizeof(int), bd = s->hflag_d + 32 * sizeof(int);
+    int iters = nt_g_lat_iters(), first = 0;
+    unsigned long long to = NT_G_SPIN_NS;
+    nt_status_t st = NT_OK;
+
+    for (int smp = 0; smp < n && st == NT_OK; smp++) {
+        double t0, t1, end;
+        int i;
+        void *args[] = {&ad, &bd, &iters, &first, &to, (void *)&d->flags};
+        *a = 0;
+        *b = 0;
+        __sync_synchronize();
+        nt_cu_ctx_set(d->ctx);
+        st = nt_cu_launch(d->pong, 1, 1, d->st[0], args);
+        if (st != NT_OK)
+            break;
+        t0 = nt_clock_s();
+        end = t0 + 2.0;
+        for (i = 0; i < iters; i++) {
+            *a = 2 * i + 1;
+            __sync_synchronize();
+            while (*b != 2 * i + 2 && nt_clock_s() < end)
+                ;
+            if (*b != 2 * i + 2)
+                break;
+        }
+        t1 = nt_clock_s();
+        st = nt_g_wait(d->st[0], NT_G_WAIT_S);
+        if (i < iters)
+            st = NT_ERR_TIMEOUT;
+        lat_s[smp] = (t1 - t0) / (2.0 * iters);
+    }
+    return st;
+}
+
+/* Pair latency: kernels on both GPUs ping-pong through flags in each other's memory; lat_s
+ * gets one-way seconds per sample. */
+static nt_status_t nt_g_pair_lat(nt_gstate_t *s, nt_gdev_t *a, nt_gdev_t *b, double *lat_s, int n)
+{
+    int iters = nt_g_lat_iters(), one = 1, zero = 0;
+    unsigned long long to = NT_G_SPIN_NS;
+    nt_cu_ptr_t am = a->flags, bm = b->flags, adone = a->flags + 128, bdone = b->flags + 128;
+    nt_status_t st = NT_OK;
+
+    (void)s;
+    for (int smp = 0; smp < n && st == NT_OK; smp++) {
+        void *ab[] = {&am, &bm, &iters, &one, &to, &adone};
+        void *ba[] = {&bm, &am, &iters, &zero, &to, &bdone};
+        float ms = 0;
+        nt_cu_ctx_set(b->ctx);
+        st = nt_cu_memset_d32_async(b->flags, 0, 8, b->st[1]);
+        if (st == NT_OK)
+            st = nt_cu_stream_synchronize(b->st[1]);
+        nt_cu_ctx_set(a->ctx);
+        if (st == NT_OK)
+            st = nt_cu_memset_d32_async(a->flags, 0, 8, a->st[1]);
+        if (st == NT_OK)
+            st = nt_cu_stream_synchronize(a->st[1]);
+        nt_cu_ctx_set(b->ctx);
+        if (st == NT_OK)
+            st = nt_cu_launch(b->pong, 1, 1, b->st[1], ba);
+        nt_cu_ctx_set(a->ctx);
+        if (st == NT_OK)
+            st = nt_cu_event_record(a->ev[2], a->st[1]);
+        if (st == NT_OK)
+            st = nt_cu_launch(a->pong, 1, 1, a->st[1], ab);
+        if (st == NT_OK)
+            st = nt_cu_event_record(a->ev[3], a->st[1]);
+        if (st == NT_OK)
+            st = nt_g_wait(a->st[1], NT_G_WAIT_S);
+        if (st == NT_OK)
+            st = nt_g_wait(b->st[1], NT_G_WAIT_S);
+        nt_cu_ctx_set(a->ctx);
+        if (st == NT_OK)
+            st = nt_cu_event_elapsed(a->ev[2], a->ev[3], &ms);
+        lat_s[smp] = ms * 1e-3 / (2.0 * iters);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static void nt_g_cleanup(void *state)
+{
+    nt_gstate_t *s = state;
+    if (!s)
+        return;
+    /* Host memory first, while a context is still there to free it in. */
+    for (int i = 0; i < s->ng; i++)
+        if (s->g[i].ctx) {
+            nt_cu_ctx_set(s->g[i].ctx);
+            nt_cu_ctx_synchronize();
+            break;
+        }
+    for (int i = 0; i < s->nhb; i++)
+        for (int k = 0; k < 2; k++)
+            if (s->hb[i].p[k]) {
+                nt_cu_host_unregister(s->hb[i].p[k]);
+                munmap(s->hb[i].p[k], s->hb[i].bytes);
+            }
+    if (s->hflag)
+        nt_cu_host_free((void *)s->hflag);
+    for (int i = 0; i < s->ng; i++)
+        nt_g_close(&s->g[i]);
+    free(s->peer_ok);
+    free(s->nvml_p2p);
+    free(s->path);
+    free(s->pair_line);
+    free(s);
+}
+
+static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSON *checks,
+                             char *why, size_t whylen)
+{
+    const nt_probe_params_t *pa = p->params;
+    nt_gstate_t *s;
+    char cwhy[256] = "", nwhy[256] = "";
+    int n = 0, sm_why = 0;
+
+    *state = NULL;
+    if (p->local_rank != 0) {
+        snprintf(why, whylen, "GPU probes run on local rank 0 of each node");
+        return NT_ERR_UNSUPPORTED;
+    }
+    if (!(s = calloc(1, sizeof(*s))))
+        return NT_ERR_NOMEM;
+    snprintf(s->host, sizeof(s->host), "%s", p->nodes[p->my_node].host);
+    s->bytes = pa->gpu_bytes ? pa->gpu_bytes : NT_GPU_DEFAULT_BYTES;
+    s->bytes &= ~(size_t)15;
+    s->read_pcie = -1;
+    s->samples = pa->mode == NT_SCHED_FULL ? NT_G_SAMPLES_FULL : NT_G_SAMPLES;
+    s->nvml = nt_nvml_load(NULL, nwhy, sizeof(nwhy)) == NT_OK;
+    if (s->nvml && nt_nvml_gpu_count(&n) == NT_OK) {
+        for (int i = 0; i < n; i++) {
+            nt_gdev_t *d = &s->g[s->ng++]; /* g[i] is NVML index i, lost or not */
+            if (nt_nvml_gpu_info(i, &d->info) != NT_OK) {
+                char tgt[32];
+                d->lost = 1;
+                d->info.index = i;
+                snprintf(tgt, sizeof(tgt), "gpu%d", i);
+                nt_g_check(checks, nt_check_create_str("inventory", s->host, tgt, NT_FAIL, "lost",
+                                                       "present", "GPU %d cannot be read: %s", i,
+                                                       nt_nvml_last_error()));
+                continue;
+            }
+            d->numa = nt_g_numa_of(p, d->info.bus_id);
+            d->info.numa_node = d->numa;
+            d->after = d->info;
+            s->nok++;
+        }
+    }
+    for (int i = 0; i < s->ng; i++)
+        if (!s->g[i].lost) {
+            s->expect_nvlinks = nt_g_expect_nvlinks(p, s->host, s->g[i].info.name);
+            break;
+        }
+    if (node_json && s->nok)
+        nt_g_inventory_json(s, node_json);
+    if (s->nok)
+        nt_g_inventory_checks(s, checks, 1);
+    if (pa->checks_only)
+        nt_g_inventory_checks(s, checks, 2); /* no load: the width only */
+    if (pa->checks_only) {
+        snprintf(why, whylen, "--checks-only: no GPU traffic and no GPU memory (inventory%s)",
+                 s->nvml ? " from NVML" : " unavailable: no NVML");
+        *state = s; /* finish() still reads the counters; run_local measures nothing */
+        return NT_ERR_UNSUPPORTED;
+    }
+    s->cuda = nt_cuda_load(NULL, cwhy, sizeof(cwhy)) == NT_OK;
+    if (!s->cuda)
+        nt_g_inventory_checks(s, checks, 2);
+    if (!s->cuda) {
+        if (p->topo && p->topo->ngpus == 0 && s->nok == 0)
+            snprintf(why, whylen, "%s; no NVIDIA GPU on this node (no PCI device 10de:03xx)", cwhy);
+        else
+            snprintf(why, whylen, "%s", cwhy);
+        nt_g_cleanup(s);
+        return NT_ERR_UNSUPPORTED;
+    }
+    if (!s->nvml) {
+        snprintf(why, whylen, "%s (the GPUs are named and counted by NVML)", nwhy);
+        nt_g_cleanup(s);
+        return NT_ERR_UNSUPPORTED;
+    }
+    if (s->nok == 0) {
+        snprintf(why, whylen, "no GPU visible");
+        nt_g_cleanup(s);
+        return NT_ERR_UNSUPPORTED;
+    }
+    s->sm_ok = nt_gpu_fatbin_size > 0;
+    sm_why = !s->sm_ok;
+    for (int i = 0; i < s->ng; i++) {
+        nt_gdev_t *d = &s->g[i];
+        int had = s->sm_ok;
+        nt_status_t st;
+        if (d->lost)
+            continue;
+        st = nt_g_open(s, d, 1);
+        if (had && !s->sm_ok)
+            sm_why = 2;
+        if (st != NT_OK) {
+            cJSON *sk = node_json ? cJSON_GetObjectItemCaseSensitive(node_json, "skipped") : NULL;
+            char r[400];
+            snprintf(r, sizeof(r), "gpu%d (%s): %s", i, d->info.bus_id,
+                     d->cuda ? nt_cuda_last_error()
+                             : "not visible to CUDA (CUDA_VISIBLE_DEVICES?): its links are not "
+                               "measured");
+            if (sk)
+                nt_skipped_add(sk, "gpu", r);
+            nt_g_close(d);
+            d->cuda = 0;
+        }
+    }
+    /* The flags in mapped pinned host memory (cuMemHostAlloc needs a current context; the
+     * memory is portable, and with unified addressing its device address is the same in
+     * every context). */
+    for (int i = 0; i < s->ng && !s->hflag; i++)
+        if (s->g[i].ctx) {
+            nt_cu_ctx_set(s->g[i].ctx);
+            if (nt_cu_host_alloc(4096, NT_CU_MEMHOSTALLOC_PORTABLE | NT_CU_MEMHOSTALLOC_DEVICEMAP,
+                                 (void **)&s->hflag) != NT_OK ||
+                nt_cu_host_device_ptr((void *)s->hflag, &s->hflag_d) != NT_OK) {
+                snprintf(why, whylen, "pinned host memory: %s", nt_cuda_last_error());
+                if (s->hflag)
+                    nt_cu_host_free((void *)s->hflag);
+                s->hflag = NULL;
+                nt_g_cleanup(s);
+                return NT_ERR_UNSUPPORTED;
+            }
+            memset((void *)s->hflag, 0, 4096);
+        }
+    if (!s->hflag) {
+        snprintf(why, whylen, "no GPU could be opened through CUDA (see the gpu entries)");
+        nt_g_cleanup(s);
+        return NT_ERR_UNSUPPORTED;
+    }
+    if (sm_why && node_json) {
+        cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
+        if (sk)
+            nt_skipped_add(sk, "gpu.sm",
+                           sm_why == 1 ? "built without nvcc: SM-copy and latency probes skipped"
+                                       : "driver too old for the kernels: SM-copy probes skipped");
+    }
+    /* Pairs: peer access, path, NVML P2P status. */
+    s->peer_ok = calloc((size_t)s->ng * s->ng, sizeof(int));
+    s->nvml_p2p = calloc((size_t)s->ng * s->ng, sizeof(int));
+    s->path = calloc((size_t)s->ng * s->ng, sizeof(*s->path));
+    s->pair_line = calloc((size_t)s->ng * s->ng, sizeof(double));
+    if (!s->peer_ok || !s->nvml_p2p || !s->path || !s->pair_line) {
+        nt_g_cleanup(s);
+        return NT_ERR_NOMEM;
+    }
+    for (int a = 0; a < s->ng; a++)
+        for (int b = 0; b < s->ng; b++) {
+            char pcie[16] = "", msg[256], tgt[96], r[64];
+            int can = 0, k = a * s->ng + b;
+            nt_verdict_t v;
+            if (a == b || s->g[a].lost || s->g[b].lost)
+                continue;
+            if (nt_nvml_path(a, b, pcie, sizeof(pcie)) != NT_OK && p->topo) {
+                int ta = nt_topo_find_gpu(p->topo, s->g[a].info.bus_id);
+                int tb = nt_topo_find_gpu(p->topo, s->g[b].info.bus_id);
+                if (ta >= 0 && tb >= 0)
+                    snprintf(pcie, sizeof(pcie), "%s",
+                             nt_path_string(nt_topo_gpu_path(p->topo, ta, tb)));
+            }
+            nt_gpu_pair_path(&s->g[a].info, &s->g[b].info, pcie, s->path[k], sizeof(s->path[k]),
+                             &s->pair_line[k]);
+            nt_nvml_p2p_status(a, b, &s->nvml_p2p[k], r, sizeof(r));
+            if (s->g[a].cuda && s->g[b].cuda && s->g[a].ctx && s->g[b].ctx &&
+                nt_cu_can_access_peer(s->g[a].dev, s->g[b].dev, &can) == NT_OK && can) {
+                nt_cu_ctx_set(s->g[a].ctx);
+                can = nt_cu_ctx_enable_peer(s->g[b].ctx) == NT_OK;
+            }
+            s->peer_ok[k] = can;
+            v = nt_gpu_peer_verdict(s->path[k], s->nvml_p2p[k], can, msg, sizeof(msg));
+            if (v != NT_PASS) {
+                snprintf(tgt, sizeof(tgt), "gpu%d->gpu%d (%s->%s)", a, b, s->g[a].info.bus_id,
+                         s->g[b].info.bus_id);
+                nt_g_check(checks, nt_check_create_str("gpu_peer_access", s->host, tgt, v,
+                                                       can ? "yes" : "no", "yes", "%s", msg));
+            }
+        }
+    s->active = 1;
+    *state = s;
+    return NT_OK;
+}
+
+static nt_status_t nt_g_run_pair(void *state, nt_probe_t *p, int peer_rank, int initiator,
+                                 nt_scope_t scope, cJSON *out_links)
+{
+    (void)state, (void)p, (void)peer_rank, (void)initiator, (void)scope, (void)out_links;
+    return NT_OK; /* GPU links are inside a node: run_local measures them */
+}
+
+static const char *nt_g_kind_variant(const nt_gpu_test_t *t, const char **variant)
+{
+    *variant = t->remote_numa ? "remote_numa" : t->sm ? "sm" : NULL;
+    switch (t->kind) {
+    case NT_GPU_T_H2D:
+        return "pcie_h2d";
+    case NT_GPU_T_D2H:
+        return "pcie_d2h";
+    case NT_GPU_T_P2P_WRITE:
+        *variant = "write";
+        return "p2p";
+    case NT_GPU_T_P2P_READ:
+        *variant = "read";
+        return "p2p";
+    case NT_GPU_T_P2P_SM:
+        *variant = "sm";
+        return "p2p";
+    case NT_GPU_T_P2P_BIDIR:
+        *variant = "bidir";
+        return "p2p";
+    case NT_GPU_T_LOCAL:
+        *variant = NULL;
+        return "gpu_local";
+    default:
+        return NULL;
+    }
+}
+
+static cJSON *nt_g_find(cJSON *links, const char *id)
+{
+    cJSON *l;
+    cJSON_ArrayForEach (l, links)
+        if (strcmp(nt_json_get_str(l, "id", ""), id) == 0)
+            return l;
+    return NULL;
+}
+
+static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, cJSON *out_checks)
+{
+    nt_gstate_t *s = state;
+    nt_gpu_plan_params_t pp;
+    nt_gpu_test_t *plan = NULL;
+    size_t nplan = 0;
+    int remote_any = 0;
+
+    if (!s || !s->active)
+        return NT_OK;
+    for (int i = 0; i < s->ng; i++)
+        remote_any |= nt_g_remote_numa(p, s->g[i].numa) >= 0;
+    memset(&pp, 0, sizeof(pp));
+    pp.ngpus = s->ng;
+    pp.probes = p->params->gpu_probes ? p->params->gpu_probes : NT_GPU_PROBE_ALL;
+    pp.bytes = s->bytes;
+    pp.full = p->params->mode == NT_SCHED_FULL;
+    pp.remote_numa = remote_any;
+    pp.sm_ok = s->sm_ok;
+    pp.peer_ok = s->peer_ok;
+    if (nt_gpu_plan(&pp, &plan, &nplan) != NT_OK)
+        return NT_ERR_NOMEM;
+    NT_INFO(INIT, "GPU plan: %zu measurements, budget %.2f s", nplan,
+            nt_gpu_plan_budget(plan, nplan));
+    for (size_t i = 0; i < nplan; i++) {
+        const nt_gpu_test_t *t = &plan[i];
+        nt_gdev_t *a = &s->g[t->gpu], *b = t->peer >= 0 ? &s->g[t->peer] : NULL;
+        double smp[2][NT_G_SAMPLES_FULL], lat[NT_G_SAMPLES_FULL];
+        unsigned iters = 1;
+        char ga[16], gb[16], nm[16], id[256];
+        const char *variant, *kind = nt_g_kind_variant(t, &variant);
+        nt_lane_t ln[2];
+        nt_status_t st = NT_OK;
+        cJSON *l = NULL, *l2 = NULL;
+
+        if ((p->stop && *p->stop) || (p->deadline > 0 && nt_clock_s() > p->deadline))
+            break;
+        if (!a->ctx || (b && !b->ctx))
+            continue;
+        snprintf(ga, sizeof(ga), "gpu%d", t->gpu);
+        snprintf(gb, sizeof(gb), "gpu%d", t->peer);
+        memset(ln, 0, sizeof(ln));
+        switch (t->kind) {
+        case NT_GPU_T_H2D:
+        case NT_GPU_T_D2H:
+        case NT_GPU_T_BIDIR: {
+            int numa = t->remote_numa ? nt_g_remote_numa(p, a->numa) : a->numa;
+            nt_hostbuf_t *h;
+            if (t->remote_numa && numa < 0)
+                continue;
+            nt_cu_ctx_set(a->ctx);
+            h = nt_g_hostbuf(s, numa);
+            snprintf(nm, sizeof(nm), "numa%d", numa < 0 ? 0 : numa);
+            if (t->kind == NT_GPU_T_BIDIR) {
+                l = nt_g_link(s, p, "pcie_h2d", t->remote_numa ? "remote_numa_bidir" : "bidir", nm,
+                              ga);
+                l2 = nt_g_link(s, p, "pcie_d2h", t->remote_numa ? "remote_numa_bidir" : "bidir", ga,
+                               nm);
+            } else if (t->kind == NT_GPU_T_H2D) {
+                l = nt_g_link(s, p, kind, variant, nm, ga);
+            } else {
+                l = nt_g_link(s, p, kind, variant, ga, nm);
+            }
+            if (!h) {
+                nt_g_error(l, "pinned host memory");
+                break;
+            }
+            ln[0] = (nt_lane_t){a, 0, a->buf[0], (nt_cu_ptr_t)(uintptr_t)h->p[0]};
+            ln[1] = (nt_lane_t){a, 1, (nt_cu_ptr_t)(uintptr_t)h->p[1], a->buf[1]};
+            if (t->kind == NT_GPU_T_D2H)
+                ln[0] = ln[1];
+            s->read_pcie = t->kind == NT_GPU_T_H2D && !t->sm && !t->remote_numa ? t->gpu : -1;
+            st = nt_g_measure(s, ln, t->kind == NT_GPU_T_BIDIR ? 2 : 1, t->sm, t->budget_s, smp,
+                              &iters);
+            s->read_pcie = -1;
+            if (st != NT_OK) {
+                nt_g_error(l, "copy");
+                if (l2)
+                    nt_g_error(l2, "copy");
+                break;
+            }
+            nt_g_add_bw(l, s->bytes, iters, smp[0], s->samples,
+                        !t->remote_numa && !t->sm && t->kind != NT_GPU_T_BIDIR
+                            ? nt_gpu_pcie_line_GBps(&a->info)
+                            : NAN);
+            if (l2)
+                nt_g_add_bw(l2, s->bytes, iters, smp[1], s->samples, NAN);
+            if (numa >= 0) { /* unknown: the buffer was not bound (numa0 names it in the id) */
+                nt_json_add_num(l, "host_numa_node", numa);
+                if (l2)
+                    nt_json_add_num(l2, "host_numa_node", numa);
+            }
+            if (t->kind == NT_GPU_T_H2D && !t->sm && !t->remote_numa)
+                nt_json_add_bool(l, "pcie_under_load", a->loaded);
+            break;
+        }
+        case NT_GPU_T_HOST_LAT: {
+            cJSON *base;
+            snprintf(nm, sizeof(nm), "numa%d", a->numa < 0 ? 0 : a->numa);
+            nt_gpu_link_id(id, sizeof(id), "pcie_h2d", NULL, s->host, nm, ga);
+            base = nt_g_find(out_links, id);
+            if (!base)
+                continue;
+            if (nt_g_host_lat(s, a, lat, s->samples) == NT_OK) {
+                nt_stats_t stt;
+                if (nt_stats_compute(lat, (size_t)s->samples, &stt) == NT_OK)
+                    nt_probe_add_lat_sample(base, 4, (unsigned)nt_g_lat_iters(), &stt);
+            } else {
+                nt_g_error(base, "host latency");
+            }
+            continue;
+        }
+        case NT_GPU_T_LOCAL:
+            l = nt_g_link(s, p, kind, NULL, ga, NULL);
+            ln[0] = (nt_lane_t){a, 0, a->buf[1], a->buf[0]};
+            if ((st = nt_g_measure(s, ln, 1, 0, t->budget_s, smp, &iters)) != NT_OK)
+                nt_g_error(l, "device-local copy");
+            else
+                nt_g_add_bw(l, s->bytes, iters, smp[0], s->samples, NAN);
+            break;
+        case NT_GPU_T_P2P_WRITE:
+        case NT_GPU_T_P2P_READ:
+        case NT_GPU_T_P2P_SM:
+        case NT_GPU_T_P2P_BIDIR: {
+            int k = t->gpu * s->ng + t->peer, nl = 1;
+            /* ids name the data direction: src -> dst. write and SM: issued on src; read:
+             * issued on dst, reading src's memory (dst's peer access to src, like bidir) */
+            if ((t->kind == NT_GPU_T_P2P_READ || t->kind == NT_GPU_T_P2P_BIDIR) &&
+                !s->peer_ok[t->peer * s->ng + t->gpu])
+                continue;
+            l = nt_g_link(s, p, kind, variant, ga, gb);
+            if (t->kind == NT_GPU_T_P2P_READ)
+                ln[0] = (nt_lane_t){b, 0, b->buf[0], a->buf[1]};
+            else
+                ln[0] = (nt_lane_t){a, 0, b->buf[0], a->buf[1]};
+            if (t->kind == NT_GPU_T_P2P_BIDIR) {
+                ln[1] = (nt_lane_t){b, 1, a->buf[0], b->buf[1]};
+                nl = 2;
+            }
+            nt_json_add_str(l, "path", s->path[k]);
+            {
+                char pc[96];
+                nt_gpu_peer_class(pc, sizeof(pc), kind, variant, s->path[k]);
+                cJSON_ReplaceItemInObjectCaseSensitive(l, "peer_class", cJSON_CreateString(pc));
+            }
+            st = nt_g_measure(s, ln, nl, t->kind == NT_GPU_T_P2P_SM, t->budget_s, smp, &iters);
+            if (st != NT_OK) {
+                nt_g_error(l, "peer copy");
+                break;
+            }
+            if (nl == 2)
+                for (int j = 0; j < s->samples; j++)
+                    smp[0][j] += smp[1][j]; /* bidir: the sum of both directions */
+            nt_g_add_bw(l, s->bytes, iters, smp[0], s->samples,
+                        t->kind == NT_GPU_T_P2P_SM ? NAN
+                        : nl == 2                  ? 2 * s->pair_line[k]
+                                                   : s->pair_line[k]);
+            break;
+        }
+        case NT_GPU_T_P2P_LAT: {
+            cJSON *base;
+            if (!s->peer_ok[t->peer * s->ng + t->gpu])
+                continue; /* the ping-pong writes both ways */
+            nt_gpu_link_id(id, sizeof(id), "p2p", "write", s->host, ga, gb);
+            base = nt_g_find(out_links, id);
+            if (!base)
+                continue;
+            if (nt_g_pair_lat(s, a, b, lat, s->samples) == NT_OK) {
+                nt_stats_t stt;
+                if (nt_stats_compute(lat, (size_t)s->samples, &stt) == NT_OK)
+                    nt_probe_add_lat_sample(base, 4, (unsigned)nt_g_lat_iters(), &stt);
+            } else {
+                nt_g_error(base, "pair latency");
+            }
+            continue;
+        }
+        default:
+            continue;
+        }
+        nt_g_push(out_links, l);
+        nt_g_push(out_links, l2);
+    }
+    free(plan);
+    /* The PCIe checks (under load where H2D ran) go out with finish(): the node's checks are
+     * replaced by the node checks after the run (run.c), so they are filed there. */
+    (void)out_checks;
+    return NT_OK;
+}
+
+static nt_status_t nt_g_finish(void *state, nt_probe_t *p, cJSON *node_json, cJSON *checks)
+{
+    nt_gstate_t *s = state;
+    char msg[512], tgt[64];
+    cJSON *gpus = node_json ? cJSON_GetObjectItemCaseSensitive(node_json, "gpus") : NULL;
+
+    (void)p;
+    if (!s || !s->nvml)
+        return NT_OK;
+    if (!s->pcie_done) /* under load where the H2D copies ran, else idle (width only) */
+        nt_g_inventory_checks(s, checks, 2);
+    for (int i = 0; i < s->ng; i++) {
+        nt_gdev_t *d = &s->g[i];
+        nt_verdict_t v;
+        if (d->lost || d->info.nlinks == 0)
+            continue;
+        d->after = d->info;
+        if (nt_nvml_read_counters(i, &d->after) != NT_OK)
+            continue;
+        v = nt_gpu_counters_verdict(&d->info, &d->after, msg, sizeof(msg));
+        snprintf(tgt, sizeof(tgt), "gpu%d (%s) nvlink", i, d->info.bus_id);
+        if (v != NT_SKIPPED)
+            nt_g_check(checks, nt_check_create("error_counters", s->host, tgt, v, NAN, 0, "errors",
+                                               "%s", msg));
+        /* the report's counters are the ones read after the run */
+        for (cJSON *o = gpus ? gpus->child : NULL; o; o = o->next)
+            if (nt_pci_bus_id_equal(nt_json_get_str(o, "pci_bus_id", ""), d->info.bus_id))
+                nt_gpu_info_to_json(&d->after, o);
+    }
+    return NT_OK;
+}
+
+const nt_link_probe_ops_t nt_gpu_probe_ops = {
+    .kind = "gpu",
+    .what = "GPU copies: host<->device, device-local, GPU pairs over NVLink/PCIe",
+    .live_hw = 1,
+    .init = nt_g_init,
+    .run_pair = nt_g_run_pair,
+    .run_local = nt_g_run_local,
+    .finish = nt_g_finish,
+    .cleanup = nt_g_cleanup,
+};
