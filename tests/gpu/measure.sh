@@ -1,6 +1,6 @@
 #!/bin/sh
-# The measured-tuning part of the GPU check (issue 10). tests/gpu/run.sh (the GPU probes' check,
-# on the gpu branch) is to call it last; it also runs on its own from the repository root with
+# The measured-tuning part of the GPU check (issue 10). tests/gpu/run.sh (the GPU probes' check)
+# calls it last; it also runs on its own from the repository root with
 # build/ built here (the binaries load NCCL and CUDA at run time and link neither):
 #   tests/gpu/measure.sh [NRANKS]      (2 by default; 2-4 ranks share the one GPU)
 # On one GPU the ranks are separate "nodes" (NCCL_HOSTID per rank, no P2P, no SHM, sockets over

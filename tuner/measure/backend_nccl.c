@@ -1,9 +1,8 @@
 /* The NCCL measuring backend (tuner/measure/measure.h): libcuda.so.1 and libnccl.so.2 are
  * loaded at run time, so the binary links neither. The few calls are declared here with the
  * upstream signatures: NVIDIA/nccl v2.28.9-1 src/nccl.h.in (ncclUniqueId, ncclConfig_v22800,
- * ncclCommInitRankConfig, ncclAllReduce...), CUDA 13 cuda.h (cuInit, cuMemAlloc_v2...).
- * TODO(gpu branch): switch the CUDA half to lib/cuda.c (include/nettune/cuda.h) once it is on
- * main; the NCCL half stays here.
+ * ncclCommInitRankConfig, ncclAllReduce...). The CUDA half is lib/cuda.c (include/nettune/cuda.h:
+ * the driver API, dlopened once per process).
  * NOT RUN ON A GPU YET: everything below compiles here; only tests/gpu/measure.sh checks it. */
 #include <dlfcn.h>
 #include <limits.h>
@@ -14,14 +13,10 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "nettune/cuda.h"
 #include "nt_control.h"
 
-/* cuda.h */
-typedef int CUresult; /* CUDA_SUCCESS = 0 */
-typedef int CUdevice;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
-typedef unsigned long long CUdeviceptr;
+typedef nt_cu_stream_t CUstream; /* cudaStream_t and CUstream are the same pointer */
 
 /* nccl.h (v2.28.9-1) */
 typedef struct {
@@ -40,18 +35,7 @@ typedef struct {
 enum { NCCL_FLOAT32 = 7, NCCL_SUM = 0 };
 
 typedef struct {
-    void *cuda, *nccl;
-    CUresult (*cuInit)(unsigned);
-    CUresult (*cuDeviceGetCount)(int *);
-    CUresult (*cuDeviceGet)(CUdevice *, int);
-    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
-    CUresult (*cuCtxSetCurrent)(CUcontext);
-    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
-    CUresult (*cuMemFree)(CUdeviceptr);
-    CUresult (*cuStreamCreate)(CUstream *, unsigned);
-    CUresult (*cuStreamDestroy)(CUstream);
-    CUresult (*cuStreamSynchronize)(CUstream);
+    void *nccl;
     int (*ncclGetVersion)(int *);
     int (*ncclGetUniqueId)(ncclUniqueId *);
     int (*ncclCommInitRankConfig)(ncclComm_t *, int, ncclUniqueId, int, nt_nccl_config_t *);
@@ -62,10 +46,10 @@ typedef struct {
     int (*ncclReduceScatter)(const void *, void *, size_t, int, int, ncclComm_t, CUstream);
     int (*ncclBroadcast)(const void *, void *, size_t, int, int, ncclComm_t, CUstream);
     int (*ncclReduce)(const void *, void *, size_t, int, int, int, ncclComm_t, CUstream);
-    CUdevice dev;
-    CUcontext ctx;
+    nt_cu_device_t dev;
+    nt_cu_ctx_t ctx;
     CUstream stream;
-    CUdeviceptr sendbuf, recvbuf;
+    nt_cu_ptr_t sendbuf, recvbuf;
     size_t bufbytes;
     ncclComm_t comm, slots[2];
     int slot;
@@ -91,39 +75,16 @@ void nt_measure_nccl_free(void *self)
             return NT_ERR_UNSUPPORTED;                                                             \
         }                                                                                          \
     } while (0)
-#define SYMV(h, name, real)                                                                        \
-    do {                                                                                           \
-        *(void **)&b->name = dlsym(b->h, real);                                                    \
-        if (!b->name) {                                                                            \
-            snprintf(err, errlen, "%s has no %s", #h, real);                                       \
-            return NT_ERR_UNSUPPORTED;                                                             \
-        }                                                                                          \
-    } while (0)
-
 static nt_status_t nccl_init(void *self, nt_launcher_t *l, char *err, size_t errlen)
 {
     nccl_be_t *b = self;
     b->rank = nt_launcher_rank(l);
     b->nranks = nt_launcher_size(l);
-    b->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-    if (!b->cuda) {
-        snprintf(err, errlen, "no libcuda.so.1 (no NVIDIA driver on this host)");
-        return NT_ERR_UNSUPPORTED;
-    }
-    SYM(cuda, cuInit);
-    SYM(cuda, cuDeviceGetCount);
-    SYM(cuda, cuDeviceGet);
-    SYMV(cuda, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    SYMV(cuda, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
-    SYM(cuda, cuCtxSetCurrent);
-    SYMV(cuda, cuMemAlloc, "cuMemAlloc_v2");
-    SYMV(cuda, cuMemFree, "cuMemFree_v2");
-    SYM(cuda, cuStreamCreate);
-    SYMV(cuda, cuStreamDestroy, "cuStreamDestroy_v2");
-    SYM(cuda, cuStreamSynchronize);
     int ndev = 0;
-    if (b->cuInit(0) != 0 || b->cuDeviceGetCount(&ndev) != 0 || ndev < 1) {
-        snprintf(err, errlen, "no GPU (cuInit or cuDeviceGetCount failed, or 0 devices)");
+    if (nt_cuda_load(NULL, err, errlen) != NT_OK)
+        return NT_ERR_UNSUPPORTED;
+    if (nt_cu_device_count(&ndev) != NT_OK || ndev < 1) {
+        snprintf(err, errlen, "no GPU visible (cuDeviceGetCount: %s)", nt_cuda_last_error());
         return NT_ERR_UNSUPPORTED;
     }
     const char *lr = getenv("NETTUNE_LOCAL_RANK");
@@ -132,9 +93,10 @@ static nt_status_t nccl_init(void *self, nt_launcher_t *l, char *err, size_t err
     if (!lr)
         lr = getenv("SLURM_LOCALID");
     int dev = (lr ? atoi(lr) : 0) % ndev;
-    if (b->cuDeviceGet(&b->dev, dev) || b->cuDevicePrimaryCtxRetain(&b->ctx, b->dev) ||
-        b->cuCtxSetCurrent(b->ctx) || b->cuStreamCreate(&b->stream, 1 /* non-blocking */)) {
-        snprintf(err, errlen, "GPU %d: cannot set up a context and a stream", dev);
+    if (nt_cu_device_get(dev, &b->dev) != NT_OK || nt_cu_ctx_retain(b->dev, &b->ctx) != NT_OK ||
+        nt_cu_ctx_set(b->ctx) != NT_OK || nt_cu_stream_create(&b->stream) != NT_OK) {
+        snprintf(err, errlen, "GPU %d: cannot set up a context and a stream: %s", dev,
+                 nt_cuda_last_error());
         return NT_ERR_SYSTEM;
     }
     /* NCCL loads the plugin named here at communicator creation: ours beside this binary
@@ -256,10 +218,11 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
         bytes = 4u * (unsigned)b->nranks;
     if (bytes > b->bufbytes) {
         if (b->sendbuf)
-            b->cuMemFree(b->sendbuf), b->cuMemFree(b->recvbuf);
+            nt_cu_mem_free(b->sendbuf), nt_cu_mem_free(b->recvbuf);
         b->sendbuf = b->recvbuf = 0;
         b->bufbytes = 0;
-        if (b->cuMemAlloc(&b->sendbuf, bytes) || b->cuMemAlloc(&b->recvbuf, bytes)) {
+        if (nt_cu_mem_alloc(bytes, &b->sendbuf) != NT_OK ||
+            nt_cu_mem_alloc(bytes, &b->recvbuf) != NT_OK) {
             snprintf(err, errlen, "cuMemAlloc of 2 x %llu bytes failed", bytes);
             return NT_ERR_NOMEM;
         }
@@ -274,13 +237,13 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
     int r = 0;
     for (int i = 0; i < warmup && !r; i++) /* NCCL connects lazily: the first calls connect */
         r = enqueue(b, coll, bytes);
-    if (!r && b->cuStreamSynchronize(b->stream))
+    if (!r && nt_cu_stream_synchronize(b->stream) != NT_OK)
         r = -1;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0); /* nccl-tests: host timer around the loop */
     for (int i = 0; i < iters && !r; i++)
         r = enqueue(b, coll, bytes);
-    if (!r && b->cuStreamSynchronize(b->stream))
+    if (!r && nt_cu_stream_synchronize(b->stream) != NT_OK)
         r = -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->ctl->clear();
@@ -326,11 +289,11 @@ static void nccl_finalize(void *self)
         nccl_comm_destroy(b);
     }
     if (b->sendbuf)
-        b->cuMemFree(b->sendbuf), b->cuMemFree(b->recvbuf);
+        nt_cu_mem_free(b->sendbuf), nt_cu_mem_free(b->recvbuf);
     if (b->stream)
-        b->cuStreamDestroy(b->stream);
+        nt_cu_stream_destroy(b->stream);
     if (b->ctx)
-        b->cuDevicePrimaryCtxRelease(b->dev);
+        nt_cu_ctx_release(b->dev);
     /* the libraries stay loaded: NCCL's threads may outlive the communicator briefly */
 }
 

@@ -1,7 +1,6 @@
 # nettune-tune-measure (issue 10; tuner/measure/measure.h, docs/tuner-measure.md). Links no MPI,
 # CUDA or NCCL: libcuda.so.1 and libnccl.so.2 are dlopened at run time (backend_nccl.c). The
-# TCP launcher joins libnettune.
-LIBNT_SRCS += lib/launcher_tcp.c
+# TCP launcher is in libnettune (lib/launcher_tcp.c).
 
 MEASURE_SRCS := tuner/measure/measure_plan.c tuner/measure/measure.c tuner/measure/backend_fake.c \
                 tuner/measure/capture.c \
