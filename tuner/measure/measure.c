@@ -146,11 +146,13 @@ static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *
     /* a forced choice NCCL did not run: its time is NCCL's default's, never the candidate's */
     cJSON_AddStringToObject(o, "forced_algo", nt_algo_name(c->algo));
     cJSON_AddStringToObject(o, "forced_proto", nt_proto_name(c->proto));
-    cJSON_AddStringToObject(o, "why",
-                            !same ? "the ranks ran different choices"
-                            : !applied
-                                ? "NCCL marks the cell IGNORE here: its own choice ran"
-                                : "the plugin reports another choice than the forced one ran");
+    cJSON_AddStringToObject(
+        o, "why",
+        all[0].algo < 0 ? "not confirmed: the plugin saw no call of this collective (is "
+                          "it the tuner NCCL loaded?)"
+        : !same         ? "the ranks ran different choices"
+        : !applied      ? "NCCL marks the cell IGNORE here: its own choice ran"
+                        : "the plugin reports another choice than the forced one ran");
     cJSON_AddItemToArray(not_applied, o);
 }
 
