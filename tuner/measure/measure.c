@@ -294,14 +294,22 @@ static nt_status_t make_comm(nt_launcher_t *l, const nt_measure_backend_t *b, in
     static const nt_measure_comm_cfg_t cfg = {-1, -1, -1};
     b->ops->comm_select(b->self, slot);
     /* the plugin reads the file at communicator creation (plugin.c init_common) */
+    /* barriers around the environment: ranks that share one (threads of the in-process
+     * launcher) all set it before any reads it, and all read it before any clears it */
+    nt_status_t st = l->ops->barrier(l, 120);
+    if (st != NT_OK)
+        return st;
     unsetenv("NCCL_TUNER_CONFIG_FILE");
     if (tuning)
         setenv("NETTUNE_TUNING_FILE", tuning, 1);
     else
         unsetenv("NETTUNE_TUNING_FILE");
-    nt_status_t st = b->ops->comm_create(b->self, l, &cfg, err, errlen);
+    st = l->ops->barrier(l, 120);
+    if (st == NT_OK)
+        st = b->ops->comm_create(b->self, l, &cfg, err, errlen);
+    nt_status_t x = l->ops->barrier(l, 120);
     unsetenv("NETTUNE_TUNING_FILE");
-    return st;
+    return st != NT_OK ? st : x;
 }
 
 nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
