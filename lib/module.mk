@@ -1,6 +1,6 @@
 # libnettune: the core library (no MPI). Every library source is listed here, and only here.
 LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c lib/output.c \
-              lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/schedule.c \
+              lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/launcher_tcp.c lib/schedule.c \
               lib/topo.c lib/pcie.c lib/software.c \
               lib/thresholds.c lib/verdict.c lib/exitcode.c \
               lib/cuda.c lib/nvml.c lib/gpu.c lib/gpu_judge.c \

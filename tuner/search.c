@@ -8,6 +8,7 @@
 #include "nettune/report.h"
 #include "nt_tuning.h"
 #include "tune.h"
+#include "measured_fmt.h"
 
 static double now_s(void)
 {
@@ -497,7 +498,7 @@ nt_status_t nt_tune_measured_read(nt_tune_t *t, const char *path, char *err, siz
         return st;
     }
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(doc, "points"), *p;
-    if (!cJSON_IsArray(pts) || strcmp(nt_json_get_str(doc, "schema", ""), "nettune.measured/1")) {
+    if (!cJSON_IsArray(pts) || strcmp(nt_json_get_str(doc, "schema", ""), NT_MEASURED_SCHEMA)) {
         snprintf(err, errlen,
                  "--measured '%s' is not a nettune.measured/1 document (\"schema\" and a "
                  "\"points\" array)",
@@ -508,23 +509,7 @@ nt_status_t nt_tune_measured_read(nt_tune_t *t, const char *path, char *err, siz
     int i = 0;
     cJSON_ArrayForEach (p, pts) {
         nt_tune_point_t q;
-        memset(&q, 0, sizeof(q));
-        q.coll = nt_model_coll_parse(nt_json_get_str(p, "coll", ""));
-        q.shape.nnodes = (int)nt_json_get_num(p, "nnodes", 0);
-        q.shape.nranks = (int)nt_json_get_num(p, "nranks", 0);
-        q.shape.ppn = q.shape.nnodes > 0 ? q.shape.nranks / q.shape.nnodes : 0;
-        q.bytes = (unsigned long long)nt_json_get_num(p, "bytes", 0);
-        q.time_us = nt_json_get_num(p, "time_us", -1);
-        q.spread = nt_json_get_num(p, "spread", 0);
-        q.is_default = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "default"));
-        const char *a = nt_json_get_str(p, "algo", NULL), *pr = nt_json_get_str(p, "proto", NULL);
-        q.algo = a ? nt_model_algo_parse(a) : -1;
-        q.proto = pr ? nt_model_proto_parse(pr) : -1;
-        q.how = q.algo >= 0 ? NT_RAN_MEASURED : NT_RAN_UNKNOWN;
-        q.src = -1;
-        q.reg_buff = (int)nt_json_get_num(p, "reg_buff", -1);
-        if (q.coll < 0 || q.shape.nnodes < 1 || q.shape.nranks < 1 || q.bytes == 0 ||
-            !(q.time_us > 0) || (!q.is_default && (q.algo < 0 || q.proto < 0))) {
+        if (nt_measured_point_parse(p, &q) != 0) {
             snprintf(err, errlen,
                      "--measured '%s': points[%d] needs coll, nnodes, nranks, bytes, time_us > 0 "
                      "and algo/proto (or \"default\": true)",

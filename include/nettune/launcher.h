@@ -81,4 +81,15 @@ void nt_launcher_local_destroy(nt_launcher_t *l);
 typedef int (*nt_inproc_fn)(nt_launcher_t *l, void *arg);
 int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *abort_code);
 
+/* nt_launcher_tcp_create - the launcher over TCP (lib/launcher_tcp.c) for programs without MPI:
+ * rank 0 listens on port (or on listen_fd when >= 0, a bound listening socket it inherited),
+ * ranks 1..size-1 connect to host:port, retrying until timeout_s. Collectives go through rank 0;
+ * send/recv only between rank 0 and another rank (NT_ERR_UNSUPPORTED otherwise). local_group
+ * groups ranks by host name (or NETTUNE_HOSTID). NULL with one line in err when the ranks do not
+ * all connect in time. */
+nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int port,
+                                      int listen_fd, double timeout_s, char *err, size_t errlen);
+/* nt_launcher_tcp_destroy - close the links and free (NULL is fine). */
+void nt_launcher_tcp_destroy(nt_launcher_t *l);
+
 #endif

@@ -15,7 +15,7 @@
 PACK=build/gpu-pack
 if [ "$1" = "--pack" ]; then
     rm -rf "$PACK" && mkdir -p "$PACK/bin" "$PACK/lib" || exit 2
-    for b in nettune-probe nettune-report; do
+    for b in nettune-probe nettune-report nettune-tune nettune-tune-measure; do
         [ -x "build/bin/$b" ] || { echo "missing build/bin/$b: run make all first"; exit 2; }
         cp "build/bin/$b" "$PACK/bin/"
         ldd "build/bin/$b" | awk '/=> \// {print $3}' | while read -r so; do
@@ -26,6 +26,7 @@ if [ "$1" = "--pack" ]; then
         done
     done
     cp reports/schema/report.schema.json "$PACK/"
+    cp build/lib/libnccl-tuner-nettune.so "$PACK/lib/" || exit 2 # measure.sh: the plugin
     size=$(du -sm "$PACK" | cut -f1)
     echo "packed $PACK: ${size} MiB ($(ls "$PACK/lib" | wc -l) libraries)"
     [ "$size" -le 64 ] || { echo "too large for the device copy (64 MiB)"; exit 2; }
@@ -112,5 +113,10 @@ sys.exit(1 if fails else 0)
 PY
 a=$?
 "$R" --validate "$W/r.json" && echo "ok   report valid (nettune-report --validate)" || { echo "FAIL report invalid"; a=1; }
+# The measured-tuning part (issue 10): tests/gpu/measure.sh, on the packed binaries if packed.
+if [ -x "$PACK/bin/nettune-tune-measure" ]; then MB=$PACK; else MB=build; fi
+BUILD=$MB sh tests/gpu/measure.sh 2
+m=$?
+[ "$m" = 0 ] || { [ "$a" = 0 ] && a=$m; }
 echo "tests/gpu/run.sh: $(( $(date +%s) - T0 )) s"
 exit $a

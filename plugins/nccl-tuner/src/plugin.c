@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nccl_tuner_abi.h"
+#include "nt_control.h"
 #include "nt_index.h"
 #include "nt_plugin.h"
 #include "nt_tuning.h"
@@ -22,9 +23,76 @@
 #define NT_EXPORT __attribute__((visibility("default")))
 #define NT_PLUGIN_NAME "nettune"
 
-/* The one process-wide mutable value: numbers communicators for the report's %c before API v5
- * (v5 passes NCCL's commId instead). */
+/* Process-wide mutable values: the communicator number for the report's %c before API v5 (v5
+ * passes NCCL's commId instead), and the control interface's forced candidate and last answer
+ * (nt_control.h), all atomics. */
 static unsigned long nt_comm_seq;
+/* forced: 0 = none, else 1 | algo << 8 | proto << 16 | nchannels << 24 */
+static uint64_t nt_forced;
+/* last: calls, nbytes, and packed (coll | algo+1 << 8 | proto+1 << 16 | nch << 24 |
+ * forced << 56 | applied << 57) */
+static uint64_t nt_last_calls, nt_last_bytes, nt_last_packed;
+
+static int control_force(int algo, int proto, int nchannels) {
+  if (algo < 0 || algo >= NCCL_NUM_ALGORITHMS || proto < 0 || proto >= NCCL_NUM_PROTOCOLS ||
+      nchannels < 0 || nchannels > 0xffff)
+    return -1;
+  uint64_t v = 1 | (uint64_t)algo << 8 | (uint64_t)proto << 16 | (uint64_t)nchannels << 24;
+  __atomic_store_n(&nt_forced, v, __ATOMIC_RELEASE);
+  return 0;
+}
+
+static void control_clear(void) { __atomic_store_n(&nt_forced, 0, __ATOMIC_RELEASE); }
+
+static int control_last(nettune_tuner_last_v1_t *out) {
+  if (!out) return -1;
+  uint64_t calls = __atomic_load_n(&nt_last_calls, __ATOMIC_ACQUIRE);
+  if (!calls) return -1;
+  uint64_t p = __atomic_load_n(&nt_last_packed, __ATOMIC_ACQUIRE);
+  out->calls = calls;
+  out->nbytes = __atomic_load_n(&nt_last_bytes, __ATOMIC_ACQUIRE);
+  out->coll = (int)(p & 0xff);
+  out->algo = (int)((p >> 8) & 0xff) - 1;
+  out->proto = (int)((p >> 16) & 0xff) - 1;
+  out->nchannels = (int)((p >> 24) & 0xffff);
+  out->forced = (int)((p >> 56) & 1);
+  out->applied = (int)((p >> 57) & 1);
+  return 0;
+}
+
+NT_EXPORT const nettune_tuner_control_v1_t nettune_tuner_control_v1 = {
+    .version = NETTUNE_TUNER_CONTROL_VERSION,
+    .force = control_force,
+    .clear = control_clear,
+    .last = control_last,
+};
+
+static void record_last(int coll, size_t nbytes, int algo, int proto, int nch, int forced,
+                        int applied) {
+  uint64_t p = (uint64_t)(coll & 0xff) | (uint64_t)((algo + 1) & 0xff) << 8 |
+               (uint64_t)((proto + 1) & 0xff) << 16 | (uint64_t)(nch & 0xffff) << 24 |
+               (uint64_t)(forced & 1) << 56 | (uint64_t)(applied & 1) << 57;
+  __atomic_store_n(&nt_last_bytes, (uint64_t)nbytes, __ATOMIC_RELEASE);
+  __atomic_store_n(&nt_last_packed, p, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&nt_last_calls, 1, __ATOMIC_ACQ_REL);
+}
+
+/* The cheapest runnable entry of NCCL's flat table (what NCCL picks from it), or -1/-1. */
+static void table_min(const float *flat, int num_algo, int num_proto, int *algo, int *proto) {
+  *algo = *proto = -1;
+  float best = 0;
+  if (!flat) return;
+  for (int a = 0; a < num_algo; a++)
+    for (int p = 0; p < num_proto; p++) {
+      float v = flat[a * num_proto + p];
+      if (v < 0) continue;
+      if (*algo < 0 || v < best) {
+        best = v;
+        *algo = a;
+        *proto = p;
+      }
+    }
+}
 
 __attribute__((format(printf, 4, 5))) static void nt_log(ncclDebugLogger_t log,
                                                          ncclDebugLogLevel level, int line,
@@ -215,9 +283,22 @@ static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes,
     float(*table)[numProto] = (float(*)[numProto])collCostTable;
     flat = &table[0][0];
   }
-  if (nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo, numProto,
-                      nChannels) < 0)
+  uint64_t f = __atomic_load_n(&nt_forced, __ATOMIC_ACQUIRE);
+  int applied = 0;
+  if (f) {
+    int fa = (int)((f >> 8) & 0xff), fp = (int)((f >> 16) & 0xff), fc = (int)((f >> 24) & 0xffff);
+    if (flat && fa < numAlgo && fp < numProto && flat[fa * numProto + fp] >= 0) {
+      flat[fa * numProto + fp] = 0.0f;
+      if (fc > 0 && nChannels) *nChannels = fc;
+      applied = 1;
+    }
+    /* not applied: NCCL's table stays as it is (no file rule either), so NCCL's choice runs */
+  } else if (nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo,
+                             numProto, nChannels) < 0)
     nt_counter_bump(&ctx->kept_nccl[coll]);
+  int a, p;
+  table_min(flat, numAlgo, numProto, &a, &p);
+  record_last(coll, nBytes, a, p, nChannels ? *nChannels : 0, f != 0, applied);
   return ncclSuccess;
 }
 
@@ -236,9 +317,17 @@ static ncclResult_t get_coll_info_v2(void *context, ncclFunc_t coll, size_t nByt
   if (!ctx || (unsigned)coll >= NCCL_NUM_FUNCTIONS || !algorithm || !protocol)
     return ncclSuccess;
   nt_counter_bump(&ctx->calls[coll]);
-  if (nt_index_decide_v2(&ctx->ix, coll, nBytes, collNetSupport, nvlsSupport, numPipeOps,
-                         algorithm, protocol, nChannels) < 0)
+  uint64_t f = __atomic_load_n(&nt_forced, __ATOMIC_ACQUIRE);
+  if (f) {
+    /* v2 passes no table: the forced choice is written unchecked (NCCL checks it itself) */
+    *algorithm = (int)((f >> 8) & 0xff);
+    *protocol = (int)((f >> 16) & 0xff);
+    int fc = (int)((f >> 24) & 0xffff);
+    if (fc > 0 && nChannels) *nChannels = fc;
+  } else if (nt_index_decide_v2(&ctx->ix, coll, nBytes, collNetSupport, nvlsSupport, numPipeOps,
+                                algorithm, protocol, nChannels) < 0)
     nt_counter_bump(&ctx->kept_nccl[coll]);
+  record_last(coll, nBytes, *algorithm, *protocol, nChannels ? *nChannels : 0, f != 0, f != 0);
   return ncclSuccess;
 }
 

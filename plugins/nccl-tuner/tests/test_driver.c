@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "nccl_tuner_abi.h"
+#include "nt_control.h"
 
 static const char *lib_path;
 static const char *data_dir;
@@ -749,6 +750,106 @@ static void test_parallel_communicators(void **state) {
   assert_int_equal(log_count(NCCL_LOG_WARN), 0);
 }
 
+/* ------------------------------------------------------------- control interface */
+
+static const nettune_tuner_control_v1_t *ctl;
+
+static void assert_last(int calls_before, int algo, int proto, int nch, int forced, int applied,
+                        size_t bytes) {
+  nettune_tuner_last_v1_t l;
+  assert_int_equal(ctl->last(&l), 0);
+  assert_int_equal((int)l.calls, calls_before + 1);
+  assert_int_equal(l.coll, AR);
+  assert_int_equal(l.nbytes, bytes);
+  assert_int_equal(l.algo, algo);
+  assert_int_equal(l.proto, proto);
+  assert_int_equal(l.nchannels, nch);
+  assert_int_equal(l.forced, forced);
+  assert_int_equal(l.applied, applied);
+}
+
+static int calls_so_far(void) {
+  nettune_tuner_last_v1_t l;
+  return ctl->last(&l) == 0 ? (int)l.calls : 0;
+}
+
+/* Forcing overrides the file's rule for every call until clear; clear gives the rule back. */
+static void test_control_force_changes_answer(void **state) {
+  assert_int_equal(ctl->version, NETTUNE_TUNER_CONTROL_VERSION);
+  use_json("{\"coll\": \"allreduce\", \"algo\": \"ring\", \"proto\": \"simple\"}");
+  void *ctx = must_init(VER, 8, 1);
+  table_t x = fresh();
+  int nch = 0, c = calls_so_far();
+  call(VER, ctx, AR, 4096, 1, 0, &x, 7, 3, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+  assert_last(c, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 0, 0, 0, 4096);
+
+  assert_int_equal(ctl->force(NCCL_ALGO_TREE, NCCL_PROTO_LL128, 6), 0);
+  for (int i = 0; i < 2; i++) { /* stays forced for the following calls */
+    x = fresh();
+    nch = 0;
+    c = calls_so_far();
+    call(VER, ctx, AR, 8192, 1, 0, &x, 7, 3, &nch);
+    assert_only_chosen(&x, NCCL_ALGO_TREE, NCCL_PROTO_LL128);
+    assert_int_equal(nch, 6);
+    assert_last(c, NCCL_ALGO_TREE, NCCL_PROTO_LL128, 6, 1, 1, 8192);
+  }
+  ctl->clear();
+  x = fresh();
+  nch = 0;
+  c = calls_so_far();
+  call(VER, ctx, AR, 4096, 1, 0, &x, 7, 3, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+  assert_last(c, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 0, 0, 0, 4096);
+  api_fini(VER, ctx);
+}
+
+/* A forced cell NCCL marks IGNORE is not applied: the table stays NCCL's (no file rule either),
+ * NCCL's cheapest entry (ring/LL at 12.2 us) is what runs, and last() says so. */
+static void test_control_forced_ignore_not_applied(void **state) {
+  use_json("{\"coll\": \"allreduce\", \"algo\": \"tree\", \"proto\": \"simple\"}");
+  void *ctx = must_init(VER, 8, 1);
+  assert_int_equal(ctl->force(NCCL_ALGO_NVLS, NCCL_PROTO_LL, 0), 0);
+  table_t x = fresh();
+  int nch = 0, c = calls_so_far();
+  call(VER, ctx, AR, 1 << 20, 1, 0, &x, 7, 3, &nch);
+  assert_untouched(&x);
+  assert_int_equal(nch, 0);
+  assert_last(c, NCCL_ALGO_RING, NCCL_PROTO_LL, 0, 1, 0, 1 << 20);
+  /* a runnable NVLS cell is applied */
+  assert_int_equal(ctl->force(NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 0), 0);
+  x = fresh();
+  c = calls_so_far();
+  call(VER, ctx, AR, 1 << 20, 1, 0, &x, 7, 3, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE);
+  assert_last(c, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 0, 1, 1, 1 << 20);
+  /* a cell outside the table NCCL passed (numAlgo 2) is not applied either */
+  x = fresh();
+  c = calls_so_far();
+  call(VER, ctx, AR, 1 << 20, 1, 0, &x, 2, 3, &nch);
+  assert_untouched(&x);
+  assert_last(c, NCCL_ALGO_RING, NCCL_PROTO_LL, 0, 1, 0, 1 << 20);
+  ctl->clear();
+  api_fini(VER, ctx);
+}
+
+static void test_control_bad_force(void **state) {
+  (void)state;
+  assert_int_equal(ctl->force(-1, 0, 0), -1);
+  assert_int_equal(ctl->force(NCCL_NUM_ALGORITHMS, 0, 0), -1);
+  assert_int_equal(ctl->force(0, NCCL_NUM_PROTOCOLS, 0), -1);
+  assert_int_equal(ctl->force(0, 0, -2), -1);
+  assert_int_equal(ctl->last(NULL), -1);
+  /* nothing was forced by the rejected calls: a rule applies */
+  use_json("{\"coll\": \"allreduce\", \"algo\": \"ring\", \"proto\": \"ll128\"}");
+  void *ctx = must_init(5, 8, 1);
+  table_t x = fresh();
+  int nch = 0;
+  call(5, ctx, AR, 4096, 1, 0, &x, 7, 3, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_RING, NCCL_PROTO_LL128);
+  api_fini(5, ctx);
+}
+
 /* ------------------------------------------------------------- loading */
 
 static void test_exports(void **state) {
@@ -790,8 +891,10 @@ int main(int argc, char **argv) {
   v4 = dlsym(lib, "ncclTunerPlugin_v4");
   v3 = dlsym(lib, "ncclTunerPlugin_v3");
   v2 = dlsym(lib, "ncclTunerPlugin_v2");
-  if (!v5 || !v4 || !v3 || !v2) {
-    fprintf(stderr, "%s: missing ncclTunerPlugin_v5/_v4/_v3/_v2\n", lib_path);
+  ctl = dlsym(lib, NETTUNE_TUNER_CONTROL_SYMBOL);
+  if (!v5 || !v4 || !v3 || !v2 || !ctl) {
+    fprintf(stderr, "%s: missing ncclTunerPlugin_v5/_v4/_v3/_v2 or %s\n", lib_path,
+            NETTUNE_TUNER_CONTROL_SYMBOL);
     return 1;
   }
   if (!mkdtemp(tmpdir)) {
@@ -818,6 +921,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_constants_v5, setup),
       cmocka_unit_test_setup(test_report, setup),
       cmocka_unit_test_setup(test_parallel_communicators, setup),
+      FOR_TABLE_VERSIONS(test_control_force_changes_answer),
+      FOR_TABLE_VERSIONS(test_control_forced_ignore_not_applied),
+      cmocka_unit_test_setup(test_control_bad_force, setup),
   };
   int failed = cmocka_run_group_tests_name("nccl-tuner plugin driver (dlopen)", tests, NULL, NULL);
   /* Remove what the tests wrote. */

@@ -1,0 +1,453 @@
+/* nettune-tune-measure (issue 10; tuner/measure/measure.h, docs/tuner-measure.md): times the
+ * plan's candidates through NCCL and writes nettune.measured/1 for nettune tune --measured. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "measure.h"
+#include "nettune/exitcode.h"
+#include "nettune/report.h"
+
+typedef struct {
+    const char *plan_path, *output, *backend, *verify;
+    unsigned long long min_bytes, max_bytes;
+    nt_measure_opts_t o;
+    int local_ranks, launch, separate_nodes;
+} args_t;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: nettune-tune-measure --plan plan.json [--output measured.json]\n"
+            "       [--local-ranks N [--separate-nodes]] [--launch K] [--budget-seconds S]\n"
+            "       [--warmup N] [--iters N] [--trials N] [--timeout S] [--backend nccl|fake]\n"
+            "   or: nettune-tune-measure --verify tuning.json [--min-bytes B] [--max-bytes B] ...\n"
+            "  --plan F            nettune.plan/1 from nettune tune --plan-out\n"
+            "  --output F          nettune.measured/1 for nettune tune --measured (default "
+            "measured.json)\n"
+            "  --local-ranks N     fork N ranks on this node (no MPI needed); without it the "
+            "ranks\n"
+            "                      come from Open MPI or Slurm (OMPI_COMM_WORLD_RANK/SIZE, "
+            "SLURM_PROCID/\n"
+            "                      SLURM_NTASKS) and meet at NETTUNE_MEASURE_ADDR=host:port "
+            "(rank 0's)\n"
+            "  --verify F          A/B: NCCL's defaults against the file, interleaved, per size "
+            "the\n"
+            "                      speedup with its spread (--trials rounds; sizes x2 from "
+            "--min-bytes\n"
+            "                      1024 to --max-bytes 268435456); writes nettune.verify/1\n"
+            "  --separate-nodes    each local rank is its own NCCL node (NCCL_HOSTID per rank)\n"
+            "  --launch K          run the plan's launch K (its NCCL_* environment); with "
+            "--local-ranks\n"
+            "                      every launch runs in turn within --budget-seconds\n"
+            "  --backend B         nccl (default: libnccl.so.2 and libcuda.so.1 at run time) or "
+            "fake\n"
+            "                      (a cost model, for tests)\n");
+}
+
+static int env_int(const char *a, const char *b)
+{
+    const char *v = getenv(a);
+    if (!v || !*v)
+        v = getenv(b);
+    return v && *v ? atoi(v) : -1;
+}
+
+/* One rank's whole run; rank 0 writes path. Returns an exit code. */
+static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *plan,
+                   const char *path)
+{
+    char err[512] = "";
+    nt_measure_fake_t fake;
+    memset(&fake, 0, sizeof(fake));
+    const char *ff = getenv("NETTUNE_FAKE_FILE_FACTOR"); /* fake backend only: tests */
+    fake.file_factor = ff ? atof(ff) : 0;
+    nt_measure_backend_t b;
+    if (!strcmp(a->backend, "fake")) {
+        b.ops = &nt_measure_fake_ops;
+        b.self = &fake;
+    } else {
+        b.ops = &nt_measure_nccl_ops;
+        b.self = nt_measure_nccl_create();
+        if (!b.self) {
+            fprintf(stderr, "nettune-tune-measure: out of memory\n");
+            return NT_EXIT_USAGE;
+        }
+    }
+    int rank = nt_launcher_rank(l);
+    char logpath[4096];
+    snprintf(logpath, sizeof(logpath), "%s.nccl-rank%d.log", path, rank);
+    if (b.ops == &nt_measure_nccl_ops)
+        nt_measure_capture_setup(logpath);
+    nt_status_t st = b.ops->init(b.self, l, err, sizeof(err));
+    if (st != NT_OK) {
+        if (rank == 0)
+            fprintf(stderr, "nettune-tune-measure: %s: %s\n",
+                    st == NT_ERR_UNSUPPORTED ? "skipped" : "cannot start", err);
+        if (b.ops == &nt_measure_nccl_ops)
+            nt_measure_nccl_free(b.self);
+        return NT_EXIT_USAGE;
+    }
+    cJSON *doc = NULL;
+    if (a->verify)
+        st = nt_measure_verify(l, &b, a->verify, a->min_bytes, a->max_bytes, &a->o, &doc, err,
+                               sizeof(err));
+    else
+        st = nt_measure_sweep(l, &b, plan, &a->o, &doc, err, sizeof(err));
+    b.ops->finalize(b.self);
+    if (b.ops == &nt_measure_nccl_ops)
+        nt_measure_nccl_free(b.self);
+    if (doc && b.ops == &nt_measure_nccl_ops) /* NCCL's table and calls, as it logged them */
+        nt_measure_capture_attach(
+            doc, getenv("NCCL_DEBUG_FILE") ? getenv("NCCL_DEBUG_FILE") : logpath, 20000);
+    int rc = NT_EXIT_OK;
+    if (st != NT_OK) {
+        fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
+        rc = st == NT_ERR_INTERRUPTED || st == NT_ERR_PEER || st == NT_ERR_TIMEOUT
+                 ? NT_EXIT_INCOMPLETE
+                 : NT_EXIT_USAGE;
+    }
+    if (doc) {
+        if (nt_json_write_atomic(doc, path) != NT_OK) {
+            fprintf(stderr, "nettune-tune-measure: cannot write '%s'\n", path);
+            rc = NT_EXIT_USAGE;
+        } else if (cJSON_GetObjectItemCaseSensitive(doc, "summary")) {
+            const cJSON *sm = cJSON_GetObjectItemCaseSensitive(doc, "summary");
+            fprintf(stderr,
+                    "nettune-tune-measure: verify: %d sizes, %d faster, %d slower, %d same "
+                    "within noise, geometric mean speedup %.4f -> %s\n",
+                    (int)nt_json_get_num(sm, "sizes", 0), (int)nt_json_get_num(sm, "faster", 0),
+                    (int)nt_json_get_num(sm, "slower", 0), (int)nt_json_get_num(sm, "same", 0),
+                    nt_json_get_num(sm, "geomean_speedup", 0), path);
+            if (nt_json_get_num(sm, "slower", 0) > 0 && rc == NT_EXIT_OK)
+                rc = NT_EXIT_FAIL; /* slower than NCCL's defaults beyond the rounds' spread */
+        } else {
+            int np = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "points"));
+            int nn = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "not_applied"));
+            fprintf(stderr, "nettune-tune-measure: %d points, %d not applied -> %s\n", np, nn,
+                    path);
+        }
+        cJSON_Delete(doc);
+    }
+    return rc;
+}
+
+static void apply_launch(const nt_measure_plan_t *plan, int k)
+{
+    if (k < 0 || (size_t)k >= plan->nlaunches)
+        return;
+    for (size_t i = 0; i < plan->launch[k].nenv; i++)
+        putenv(plan->launch[k].env[i]); /* the plan outlives the process's use of it */
+}
+
+/* Fork n local ranks meeting on a loopback socket; wait for all (a rank that fails ends the
+ * others). Returns the worst exit code. */
+static int run_local(const args_t *a, const nt_measure_plan_t *plan, int launch, const char *path)
+{
+    int lf = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t sl = sizeof(sa);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (lf < 0 || bind(lf, (struct sockaddr *)&sa, sizeof(sa)) || listen(lf, a->local_ranks) ||
+        getsockname(lf, (struct sockaddr *)&sa, &sl)) {
+        perror("nettune-tune-measure: loopback socket");
+        return NT_EXIT_USAGE;
+    }
+    int port = ntohs(sa.sin_port);
+    pid_t *pid = calloc((size_t)a->local_ranks, sizeof(pid_t));
+    if (!pid)
+        return NT_EXIT_USAGE;
+    fflush(NULL);
+    for (int r = 0; r < a->local_ranks; r++) {
+        pid[r] = fork();
+        if (pid[r] == 0) {
+            if (r != 0)
+                close(lf);
+            apply_launch(plan, launch);
+            char v[32];
+            snprintf(v, sizeof(v), "%d", r);
+            setenv("NETTUNE_LOCAL_RANK", v, 1);
+            if (a->separate_nodes) {
+                snprintf(v, sizeof(v), "nettune-rank-%d", r);
+                setenv("NCCL_HOSTID", v, 1);
+                snprintf(v, sizeof(v), "%d", 1000 + r);
+                setenv("NETTUNE_HOSTID", v, 1);
+            }
+            char err[256];
+            nt_launcher_t *l =
+                nt_launcher_tcp_create(r, a->local_ranks, "127.0.0.1", port, r == 0 ? lf : -1,
+                                       a->o.timeout_s, err, sizeof(err));
+            if (!l) {
+                fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", r, err);
+                _exit(NT_EXIT_INCOMPLETE);
+            }
+            int rc = do_rank(l, a, plan, path);
+            nt_launcher_tcp_destroy(l);
+            fflush(NULL);
+            _exit(rc);
+        }
+        if (pid[r] < 0) {
+            perror("nettune-tune-measure: fork");
+            for (int k = 0; k < r; k++)
+                kill(pid[k], SIGTERM);
+            break;
+        }
+    }
+    close(lf);
+    int worst = NT_EXIT_OK, left = a->local_ranks;
+    while (left > 0) {
+        int status;
+        pid_t p = wait(&status);
+        if (p < 0)
+            break;
+        left--;
+        int rc = WIFEXITED(status) ? WEXITSTATUS(status) : NT_EXIT_INCOMPLETE;
+        if (rc != NT_EXIT_OK) /* the others would wait for it until their timeout */
+            for (int k = 0; k < a->local_ranks; k++)
+                if (pid[k] > 0 && pid[k] != p)
+                    kill(pid[k], SIGTERM);
+        for (int k = 0; k < a->local_ranks; k++)
+            if (pid[k] == p)
+                pid[k] = 0;
+        if (rc == NT_EXIT_USAGE || (rc != NT_EXIT_OK && worst == NT_EXIT_OK))
+            worst = rc;
+    }
+    free(pid);
+    return worst;
+}
+
+/* Launches after the first: each one's document goes under "launches" of the first's. */
+static int merge_launch(const char *path, const char *part, const nt_measure_plan_t *plan, int k)
+{
+    cJSON *d = NULL, *p = NULL;
+    if (nt_json_read_file(path, (size_t)1 << 30, &d) != NT_OK)
+        return -1;
+    if (nt_json_read_file(part, (size_t)1 << 30, &p) == NT_OK) {
+        cJSON *arr = cJSON_GetObjectItemCaseSensitive(d, "launches");
+        if (!arr)
+            arr = cJSON_AddArrayToObject(d, "launches");
+        cJSON *env = cJSON_CreateArray();
+        for (size_t i = 0; i < plan->launch[k].nenv; i++)
+            cJSON_AddItemToArray(env, cJSON_CreateString(plan->launch[k].env[i]));
+        cJSON_DeleteItemFromObject(p, "schema");
+        cJSON_AddItemToObject(p, "env", env);
+        cJSON_AddItemToArray(arr, p);
+    }
+    unlink(part);
+    int rc = nt_json_write_atomic(d, path) == NT_OK ? 0 : -1;
+    cJSON_Delete(d);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    enum {
+        O_PLAN = 256,
+        O_LOCAL,
+        O_SEP,
+        O_LAUNCH,
+        O_BUDGET,
+        O_WARM,
+        O_ITERS,
+        O_TRIALS,
+        O_TIMEOUT,
+        O_BACKEND,
+        O_HELP,
+        O_VERIFY,
+        O_MINB,
+        O_MAXB
+    };
+    static const struct option opts[] = {{"plan", required_argument, NULL, O_PLAN},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"local-ranks", required_argument, NULL, O_LOCAL},
+                                         {"separate-nodes", no_argument, NULL, O_SEP},
+                                         {"launch", required_argument, NULL, O_LAUNCH},
+                                         {"budget-seconds", required_argument, NULL, O_BUDGET},
+                                         {"warmup", required_argument, NULL, O_WARM},
+                                         {"verify", required_argument, NULL, O_VERIFY},
+                                         {"min-bytes", required_argument, NULL, O_MINB},
+                                         {"max-bytes", required_argument, NULL, O_MAXB},
+                                         {"iters", required_argument, NULL, O_ITERS},
+                                         {"trials", required_argument, NULL, O_TRIALS},
+                                         {"timeout", required_argument, NULL, O_TIMEOUT},
+                                         {"backend", required_argument, NULL, O_BACKEND},
+                                         {"help", no_argument, NULL, O_HELP},
+                                         {NULL, 0, NULL, 0}};
+    args_t a = {.output = "measured.json",
+                .backend = "nccl",
+                .launch = -1,
+                .min_bytes = 1024,
+                .max_bytes = 256ull << 20,
+                .o = {.warmup = 5, .iters = 20, .trials = 3, .timeout_s = 120, .budget_s = 0}};
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        double v = optarg ? strtod(optarg, &end) : 0;
+        int num_ok = optarg && end != optarg && !*end && v >= 0;
+        switch (c) {
+        case O_PLAN:
+            a.plan_path = optarg;
+            continue;
+        case O_VERIFY:
+            a.verify = optarg;
+            continue;
+        case O_MINB:
+        case O_MAXB:
+            if (!num_ok || v < 1) {
+                fprintf(stderr, "nettune-tune-measure: --%s '%s': give a byte count >= 1\n",
+                        c == O_MINB ? "min-bytes" : "max-bytes", optarg);
+                return NT_EXIT_USAGE;
+            }
+            *(c == O_MINB ? &a.min_bytes : &a.max_bytes) = (unsigned long long)v;
+            continue;
+        case 'o':
+            a.output = optarg;
+            continue;
+        case O_SEP:
+            a.separate_nodes = 1;
+            continue;
+        case O_BACKEND:
+            if (strcmp(optarg, "nccl") && strcmp(optarg, "fake")) {
+                fprintf(stderr, "nettune-tune-measure: --backend '%s': use nccl or fake\n", optarg);
+                return NT_EXIT_USAGE;
+            }
+            a.backend = optarg;
+            continue;
+        case O_HELP:
+        case 'h':
+            usage(stdout);
+            return NT_EXIT_OK;
+        case O_LOCAL:
+        case O_LAUNCH:
+        case O_BUDGET:
+        case O_WARM:
+        case O_ITERS:
+        case O_TRIALS:
+        case O_TIMEOUT:
+            if (!num_ok) {
+                for (const struct option *q = opts; q->name; q++)
+                    if (q->val == c)
+                        fprintf(stderr, "nettune-tune-measure: --%s '%s': give a number >= 0\n",
+                                q->name, optarg);
+                return NT_EXIT_USAGE;
+            }
+            if (c == O_LOCAL)
+                a.local_ranks = (int)v;
+            if (c == O_LAUNCH)
+                a.launch = (int)v;
+            if (c == O_BUDGET)
+                a.o.budget_s = v;
+            if (c == O_WARM)
+                a.o.warmup = (int)v;
+            if (c == O_ITERS)
+                a.o.iters = (int)v;
+            if (c == O_TRIALS)
+                a.o.trials = (int)v;
+            if (c == O_TIMEOUT)
+                a.o.timeout_s = v;
+            continue;
+        default:
+            usage(stderr);
+            return NT_EXIT_USAGE;
+        }
+    }
+    if ((!a.plan_path && !a.verify) || optind < argc || a.o.iters < 1 || a.o.trials < 1 ||
+        !(a.o.timeout_s > 0)) {
+        fprintf(stderr, "nettune-tune-measure: %s\n",
+                !a.plan_path && !a.verify
+                    ? "--plan (from nettune tune --plan-out) or --verify tuning.json is required"
+                    : "--iters, --trials and --timeout must be >= 1");
+        return NT_EXIT_USAGE;
+    }
+    int output_given = 0;
+    for (int i = 1; i < argc; i++)
+        output_given |= !strncmp(argv[i], "--output", 8) || !strncmp(argv[i], "-o", 2);
+    if (a.verify && !output_given)
+        a.output = "verify.json";
+    nt_measure_plan_t plan;
+    char err[512];
+    memset(&plan, 0, sizeof(plan));
+    if (a.verify && (a.plan_path || a.min_bytes > a.max_bytes)) {
+        fprintf(stderr, "nettune-tune-measure: --verify %s\n",
+                a.plan_path ? "measures a tuning file, not a plan: give one of --plan and --verify"
+                            : "needs --min-bytes <= --max-bytes");
+        return NT_EXIT_USAGE;
+    }
+    if (a.plan_path && nt_measure_plan_read(a.plan_path, &plan, err, sizeof(err)) != NT_OK) {
+        fprintf(stderr, "nettune-tune-measure: %s\n", err);
+        return NT_EXIT_USAGE;
+    }
+    if (a.launch >= 0 && (size_t)a.launch >= (plan.nlaunches ? plan.nlaunches : 1)) {
+        fprintf(stderr, "nettune-tune-measure: --launch %d: the plan lists %zu launches\n",
+                a.launch, plan.nlaunches);
+        nt_measure_plan_free(&plan);
+        return NT_EXIT_USAGE;
+    }
+    int rc;
+    if (a.local_ranks > 0) {
+        if (nt_launcher_env_rank() >= 0)
+            fprintf(stderr, "nettune-tune-measure: --local-ranks under a launcher: every "
+                            "launched process forks its own ranks\n");
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int first = a.launch >= 0 ? a.launch : 0;
+        int last = a.launch >= 0 ? a.launch : (int)plan.nlaunches - 1;
+        rc = run_local(&a, &plan, plan.nlaunches ? first : -1, a.output);
+        for (int k = first + 1; k <= last && rc == NT_EXIT_OK; k++) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double used = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+            if (a.o.budget_s > 0 && used > a.o.budget_s) {
+                fprintf(stderr,
+                        "nettune-tune-measure: --budget-seconds %.0f spent: launches "
+                        "%d..%d not run\n",
+                        a.o.budget_s, k, last);
+                rc = NT_EXIT_INCOMPLETE;
+                break;
+            }
+            char part[4096];
+            snprintf(part, sizeof(part), "%s.launch%d", a.output, k);
+            rc = run_local(&a, &plan, k, part);
+            if (merge_launch(a.output, part, &plan, k) != 0)
+                rc = NT_EXIT_USAGE;
+        }
+    } else {
+        int rank = env_int("OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
+        int size = env_int("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS");
+        apply_launch(&plan, a.launch >= 0 ? a.launch : 0);
+        nt_launcher_t *l;
+        if (rank < 0 || size <= 1) {
+            l = nt_launcher_local_create();
+        } else {
+            const char *addr = getenv("NETTUNE_MEASURE_ADDR");
+            char host[256];
+            int port = 0;
+            if (!addr || sscanf(addr, "%255[^:]:%d", host, &port) != 2) {
+                fprintf(stderr,
+                        "nettune-tune-measure: rank %d of %d: set NETTUNE_MEASURE_ADDR="
+                        "host:port to rank 0's host and a free port\n",
+                        rank, size);
+                nt_measure_plan_free(&plan);
+                return NT_EXIT_USAGE;
+            }
+            l = nt_launcher_tcp_create(rank, size, host, port, -1, a.o.timeout_s, err, sizeof(err));
+            if (!l)
+                fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
+        }
+        rc = l ? do_rank(l, &a, &plan, a.output) : NT_EXIT_INCOMPLETE;
+        if (l && !strcmp(l->ops->name, "tcp"))
+            nt_launcher_tcp_destroy(l);
+        else
+            nt_launcher_local_destroy(l);
+    }
+    nt_measure_plan_free(&plan);
+    return rc;
+}

@@ -1,0 +1,405 @@
+/* The sweep of nettune-tune-measure (tuner/measure/measure.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "measure.h"
+#include "measured_fmt.h"
+#include "nt_tuning.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* What every rank sends after a candidate: its loop position (lockstep check), its result. */
+typedef struct {
+    int32_t shape, cfg, size, cand;
+    int32_t want_algo, want_proto; /* the candidate (-1: default) */
+    uint64_t bytes;
+    int32_t status; /* nt_status_t of run */
+    int32_t algo, proto, nchannels, applied;
+    double mean_us, min_us, max_us;
+} rank_result_t;
+
+/* Lockstep: every rank is at the same (shape, config, size, candidate) before anything is
+ * enqueued (a mismatch would otherwise hang inside NCCL). NT_ERR_PEER on a mismatch. */
+static nt_status_t check_lockstep(nt_launcher_t *l, const nt_measure_opts_t *o,
+                                  const rank_result_t *me, rank_result_t *all, char *err,
+                                  size_t errlen)
+{
+    nt_status_t x = l->ops->allgather(l, me, all, sizeof(*me), o->timeout_s);
+    if (x != NT_OK) {
+        snprintf(err, errlen, "lockstep exchange before a candidate: %s", nt_status_string(x));
+        return x;
+    }
+    for (int r = 0; r < nt_launcher_size(l); r++)
+        if (all[r].shape != me->shape || all[r].cfg != me->cfg || all[r].size != me->size ||
+            all[r].cand != me->cand || all[r].bytes != me->bytes ||
+            all[r].want_algo != me->want_algo || all[r].want_proto != me->want_proto) {
+            snprintf(err, errlen,
+                     "rank %d is at shape %d config %d size %d (%llu B) candidate %d, rank %d at "
+                     "%d %d %d (%llu B) %d: the ranks are out of lockstep (the same plan on every "
+                     "rank?)",
+                     r, all[r].shape, all[r].cfg, all[r].size, (unsigned long long)all[r].bytes,
+                     all[r].cand, nt_launcher_rank(l), me->shape, me->cfg, me->size,
+                     (unsigned long long)me->bytes, me->cand);
+            return NT_ERR_PEER;
+        }
+    return NT_OK;
+}
+
+/* One candidate on every rank: lockstep check, trials, then the exchange of results. */
+static nt_status_t one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b,
+                                 const nt_measure_opts_t *o, int coll, unsigned long long bytes,
+                                 const nt_measure_cand_t *c, rank_result_t *me, rank_result_t *all,
+                                 char *err, size_t errlen)
+{
+    nt_status_t st = check_lockstep(l, o, me, all, err, errlen);
+    if (st != NT_OK)
+        return st;
+    nt_measure_ran_t ran = {-1, -1, -1, 0};
+    double sum = 0, mn = INFINITY, mx = 0;
+    int trials = o->trials > 0 ? o->trials : 1;
+    for (int t = 0; t < trials && st == NT_OK; t++) {
+        double us = 0;
+        /* the first trial's warm-up serves the later ones: same communicator, same candidate */
+        st = b->ops->run(b->self, coll, bytes, c, t == 0 ? o->warmup : 0, o->iters, &us, &ran, err,
+                         errlen);
+        if (st == NT_OK) {
+            sum += us;
+            mn = us < mn ? us : mn;
+            mx = us > mx ? us : mx;
+        }
+    }
+    me->status = st;
+    me->algo = ran.algo;
+    me->proto = ran.proto;
+    me->nchannels = ran.nchannels;
+    me->applied = ran.applied;
+    me->mean_us = st == NT_OK ? sum / trials : -1;
+    me->min_us = st == NT_OK ? mn : -1;
+    me->max_us = st == NT_OK ? mx : -1;
+    nt_status_t x = l->ops->allgather(l, me, all, sizeof(*me), o->timeout_s);
+    if (x != NT_OK) {
+        snprintf(err, errlen, "exchange of results after a candidate: %s", nt_status_string(x));
+        return x;
+    }
+    for (int r = 0; r < nt_launcher_size(l); r++)
+        if (all[r].status != NT_OK) {
+            if (r != nt_launcher_rank(l))
+                snprintf(err, errlen, "rank %d: the collective failed (%s)", r,
+                         nt_status_string((nt_status_t)all[r].status));
+            return NT_ERR_PEER;
+        }
+    return NT_OK;
+}
+
+/* Add the rank-0 record of one candidate to doc. */
+static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *sh,
+                   const nt_measure_comm_cfg_t *cfg, int ncfg_varied, unsigned long long bytes,
+                   const nt_measure_cand_t *c, const rank_result_t *all, int n)
+{
+    double sum = 0, mn = INFINITY, mx = 0;
+    int applied = 1, same = 1;
+    for (int r = 0; r < n; r++) {
+        sum += all[r].mean_us;
+        mn = all[r].min_us < mn ? all[r].min_us : mn;
+        mx = all[r].max_us > mx ? all[r].max_us : mx;
+        applied &= all[r].applied != 0;
+        same &= all[r].algo == all[0].algo && all[r].proto == all[0].proto;
+    }
+    double mean = sum / n;
+    nt_tune_point_t q;
+    memset(&q, 0, sizeof(q));
+    q.coll = sh->coll;
+    q.shape.nnodes = sh->nnodes;
+    q.shape.nranks = sh->nranks;
+    q.bytes = bytes;
+    q.time_us = mean;
+    q.spread = mean > 0 ? (mx - mn) / mean : 0;
+    q.is_default = c->is_default;
+    q.algo = all[0].algo; /* what ran, as the plugin confirms it */
+    q.proto = all[0].proto;
+    q.reg_buff = -1;
+    cJSON *o = nt_measured_point_json(&q);
+    if (!o)
+        return;
+    if (ncfg_varied) {
+        cJSON *k = cJSON_AddObjectToObject(o, "comm_config");
+        cJSON_AddNumberToObject(k, "min_ctas", cfg->min_ctas);
+        cJSON_AddNumberToObject(k, "max_ctas", cfg->max_ctas);
+        cJSON_AddNumberToObject(k, "cga_cluster_size", cfg->cga_cluster_size);
+    }
+    if (!c->is_default && c->nchannels > 0)
+        cJSON_AddNumberToObject(o, "nchannels", c->nchannels);
+    if (c->is_default || (applied && same && all[0].algo == c->algo && all[0].proto == c->proto)) {
+        /* a point nettune tune learns from (a comm_config other than NCCL's default is for
+         * people: the reader takes the point as it is) */
+        cJSON_AddItemToArray(points, o);
+        return;
+    }
+    /* a forced choice NCCL did not run: its time is NCCL's default's, never the candidate's */
+    cJSON_AddStringToObject(o, "forced_algo", nt_algo_name(c->algo));
+    cJSON_AddStringToObject(o, "forced_proto", nt_proto_name(c->proto));
+    cJSON_AddStringToObject(
+        o, "why",
+        all[0].algo < 0 ? "not confirmed: the plugin saw no call of this collective (is "
+                          "it the tuner NCCL loaded?)"
+        : !same         ? "the ranks ran different choices"
+        : !applied      ? "NCCL marks the cell IGNORE here: its own choice ran"
+                        : "the plugin reports another choice than the forced one ran");
+    cJSON_AddItemToArray(not_applied, o);
+}
+
+nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
+                             const nt_measure_plan_t *plan, const nt_measure_opts_t *o, cJSON **doc,
+                             char *err, size_t errlen)
+{
+    *doc = NULL;
+    int rank = nt_launcher_rank(l), n = nt_launcher_size(l);
+    cJSON *d = NULL, *points = NULL, *not_applied = NULL, *notes = NULL;
+    if (rank == 0) {
+        d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "schema", NT_MEASURED_SCHEMA);
+        cJSON_AddStringToObject(d, "backend", b->ops->name);
+        cJSON_AddNumberToObject(d, "warmup_iters", o->warmup);
+        cJSON_AddNumberToObject(d, "iters", o->iters);
+        cJSON_AddNumberToObject(d, "trials", o->trials);
+        points = cJSON_AddArrayToObject(d, "points");
+        not_applied = cJSON_AddArrayToObject(d, "not_applied");
+        notes = cJSON_AddArrayToObject(d, "skipped");
+        cJSON_AddBoolToObject(d, "completed", 1);
+    }
+    rank_result_t *all = calloc((size_t)n, sizeof(*all));
+    if (!all) {
+        cJSON_Delete(d);
+        return NT_ERR_NOMEM;
+    }
+    double t0 = now_s();
+    nt_status_t st = NT_OK;
+    for (size_t s = 0; s < plan->nshapes && st == NT_OK; s++) {
+        const nt_measure_shape_t *sh = &plan->shape[s];
+        if (sh->nranks != n) {
+            if (rank == 0) {
+                char m[200];
+                snprintf(m, sizeof(m),
+                         "%s %d ranks on %d nodes: this launch has %d ranks (launch one with %d)",
+                         nt_coll_name(sh->coll), sh->nranks, sh->nnodes, n, sh->nranks);
+                cJSON_AddItemToArray(notes, cJSON_CreateString(m));
+            }
+            continue;
+        }
+        for (size_t k = 0; k < plan->ncfg && st == NT_OK; k++) {
+            st = b->ops->comm_create(b->self, l, &plan->cfg[k], err, errlen);
+            if (st != NT_OK)
+                break;
+            for (size_t z = 0; z < sh->nsizes && st == NT_OK; z++) {
+                const nt_measure_size_t *sz = &sh->size[z];
+                for (size_t c = 0; c < sz->ncand && st == NT_OK; c++) {
+                    /* the budget is rank 0's clock, broadcast so that every rank stops at once */
+                    int32_t stop = o->budget_s > 0 && now_s() - t0 > o->budget_s;
+                    st = l->ops->bcast(l, &stop, sizeof(stop), 0, o->timeout_s);
+                    if (st == NT_OK && stop)
+                        st = NT_ERR_INTERRUPTED;
+                    if (st != NT_OK)
+                        break;
+                    rank_result_t me;
+                    memset(&me, 0, sizeof(me));
+                    me.shape = (int32_t)s;
+                    me.cfg = (int32_t)k;
+                    me.size = (int32_t)z;
+                    me.cand = (int32_t)c;
+                    me.bytes = sz->bytes;
+                    me.want_algo = sz->cand[c].is_default ? -1 : sz->cand[c].algo;
+                    me.want_proto = sz->cand[c].is_default ? -1 : sz->cand[c].proto;
+                    st = one_candidate(l, b, o, sh->coll, sz->bytes, &sz->cand[c], &me, all, err,
+                                       errlen);
+                    if (st == NT_OK && rank == 0)
+                        record(points, not_applied, sh, &plan->cfg[k], plan->ncfg > 1, sz->bytes,
+                               &sz->cand[c], all, n);
+                }
+            }
+            b->ops->comm_destroy(b->self);
+        }
+    }
+    free(all);
+    if (st != NT_OK && d) /* what was measured is kept, marked partial */
+        cJSON_ReplaceItemInObject(d, "completed", cJSON_CreateBool(0));
+    if (st == NT_ERR_INTERRUPTED)
+        snprintf(err, errlen, "--budget-seconds %.0f reached: the sizes measured so far are kept",
+                 o->budget_s);
+    *doc = d;
+    return st;
+}
+
+/* Every run of --verify: nothing forced, on the selected communicator; mean over ranks. */
+static nt_status_t verify_run(nt_launcher_t *l, const nt_measure_backend_t *b,
+                              const nt_measure_opts_t *o, int coll, int slot, int z,
+                              unsigned long long bytes, int round, int warm, double *mean_us,
+                              rank_result_t *all, char *err, size_t errlen)
+{
+    static const nt_measure_cand_t def = {-1, -1, 0, 1, 0};
+    nt_measure_opts_t oo = *o;
+    oo.trials = 1;
+    oo.warmup = warm ? o->warmup : 0;
+    rank_result_t me;
+    memset(&me, 0, sizeof(me));
+    me.shape = coll;
+    me.cfg = slot;
+    me.size = z;
+    me.cand = round;
+    me.bytes = bytes;
+    me.want_algo = me.want_proto = -1;
+    b->ops->comm_select(b->self, slot);
+    nt_status_t st = one_candidate(l, b, &oo, coll, bytes, &def, &me, all, err, errlen);
+    if (st != NT_OK)
+        return st;
+    double sum = 0;
+    for (int r = 0; r < nt_launcher_size(l); r++)
+        sum += all[r].mean_us;
+    *mean_us = sum / nt_launcher_size(l);
+    return NT_OK;
+}
+
+/* Which collectives the file has a rule for at n ranks (bit per nt_coll_t), or -1. */
+static int file_colls(const char *path, int n, char *err, size_t errlen)
+{
+    nt_tuning_t t;
+    char e[256] = "";
+    if (nt_tuning_load(path, NT_FORMAT_JSON, &t, e, sizeof(e)) != NT_TP_OK) {
+        snprintf(err, errlen, "--verify '%s': %s", path, e);
+        return -1;
+    }
+    int mask = 0;
+    for (size_t i = 0; i < t.nrules; i++)
+        if (t.rules[i].nranks == 0 || (int)t.rules[i].nranks == n)
+            mask |= 1 << t.rules[i].coll;
+    nt_tuning_cleanup(&t);
+    if (!mask)
+        snprintf(err, errlen,
+                 "--verify '%s': no rule applies to %d ranks (launch as many ranks as the file "
+                 "was tuned for)",
+                 path, n);
+    return mask;
+}
+
+static nt_status_t make_comm(nt_launcher_t *l, const nt_measure_backend_t *b, int slot,
+                             const char *tuning, char *err, size_t errlen)
+{
+    static const nt_measure_comm_cfg_t cfg = {-1, -1, -1};
+    b->ops->comm_select(b->self, slot);
+    /* the plugin reads the file at communicator creation (plugin.c init_common) */
+    /* barriers around the environment: ranks that share one (threads of the in-process
+     * launcher) all set it before any reads it, and all read it before any clears it */
+    nt_status_t st = l->ops->barrier(l, 120);
+    if (st != NT_OK)
+        return st;
+    unsetenv("NCCL_TUNER_CONFIG_FILE");
+    if (tuning)
+        setenv("NETTUNE_TUNING_FILE", tuning, 1);
+    else
+        unsetenv("NETTUNE_TUNING_FILE");
+    st = l->ops->barrier(l, 120);
+    if (st == NT_OK)
+        st = b->ops->comm_create(b->self, l, &cfg, err, errlen);
+    nt_status_t x = l->ops->barrier(l, 120);
+    unsetenv("NETTUNE_TUNING_FILE");
+    return st != NT_OK ? st : x;
+}
+
+nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
+                              const char *tuning_path, unsigned long long min_bytes,
+                              unsigned long long max_bytes, const nt_measure_opts_t *o, cJSON **doc,
+                              char *err, size_t errlen)
+{
+    *doc = NULL;
+    int n = nt_launcher_size(l), rank = nt_launcher_rank(l);
+    int mask = file_colls(tuning_path, n, err, errlen);
+    if (mask <= 0)
+        return NT_ERR_INVALID;
+    rank_result_t *all = calloc((size_t)n, sizeof(*all));
+    if (!all)
+        return NT_ERR_NOMEM;
+    nt_status_t st = make_comm(l, b, 0, NULL, err, errlen);
+    if (st == NT_OK)
+        st = make_comm(l, b, 1, tuning_path, err, errlen);
+    cJSON *d = NULL, *sizes = NULL;
+    if (rank == 0) {
+        d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "schema", "nettune.verify/1");
+        cJSON_AddStringToObject(d, "backend", b->ops->name);
+        cJSON_AddNumberToObject(d, "nranks", n);
+        cJSON_AddNumberToObject(d, "rounds", o->trials);
+        cJSON_AddNumberToObject(d, "iters", o->iters);
+        sizes = cJSON_AddArrayToObject(d, "sizes");
+    }
+    int rounds = o->trials > 0 ? o->trials : 1, nfast = 0, nslow = 0, nsame = 0, nsz = 0;
+    double logsum = 0;
+    for (int coll = 0; coll < 5 && st == NT_OK; coll++) {
+        if (!(mask & 1 << coll))
+            continue;
+        int z = 0;
+        for (unsigned long long bytes = min_bytes; bytes && bytes <= max_bytes && st == NT_OK;
+             bytes <<= 1, z++) {
+            double tdef = 0, ttun = 0, rsum = 0, rmin = INFINITY, rmax = 0;
+            for (int r = 0; r < rounds && st == NT_OK; r++) {
+                double a = 0, t = 0;
+                int first = r & 1; /* interleaved: defaults first on even rounds */
+                for (int k = 0; k < 2 && st == NT_OK; k++) {
+                    int slot = k ? !first : first;
+                    st = verify_run(l, b, o, coll, slot, z, bytes, r, r == 0, slot ? &t : &a, all,
+                                    err, errlen);
+                }
+                if (st != NT_OK)
+                    break;
+                double ratio = a / t;
+                tdef += a / rounds;
+                ttun += t / rounds;
+                rsum += ratio;
+                rmin = ratio < rmin ? ratio : rmin;
+                rmax = ratio > rmax ? ratio : rmax;
+            }
+            if (st != NT_OK || rank != 0)
+                continue;
+            double sp = rsum / rounds;
+            const char *v = rmin > 1 ? "faster" : rmax < 1 ? "slower" : "same";
+            nfast += rmin > 1;
+            nslow += rmax < 1;
+            nsame += !(rmin > 1) && !(rmax < 1);
+            logsum += log(sp);
+            nsz++;
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "coll", nt_coll_name(coll));
+            cJSON_AddNumberToObject(e, "bytes", (double)bytes);
+            cJSON_AddNumberToObject(e, "default_us", round(tdef * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "tuned_us", round(ttun * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "speedup", round(sp * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_min", round(rmin * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_max", round(rmax * 10000) / 10000);
+            cJSON_AddStringToObject(e, "verdict", v);
+            cJSON_AddItemToArray(sizes, e);
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        b->ops->comm_select(b->self, s);
+        b->ops->comm_destroy(b->self);
+    }
+    free(all);
+    if (d) {
+        cJSON *sm = cJSON_AddObjectToObject(d, "summary");
+        cJSON_AddNumberToObject(sm, "sizes", nsz);
+        cJSON_AddNumberToObject(sm, "faster", nfast);
+        cJSON_AddNumberToObject(sm, "slower", nslow);
+        cJSON_AddNumberToObject(sm, "same", nsame);
+        cJSON_AddNumberToObject(sm, "geomean_speedup",
+                                nsz ? round(exp(logsum / nsz) * 10000) / 10000 : 0);
+        cJSON_AddBoolToObject(d, "completed", st == NT_OK);
+    }
+    *doc = d;
+    return st;
+}
