@@ -21,6 +21,7 @@
 #define SET_BWR 0x1u
 #define SET_LATR 0x2u
 #define SET_MINPOP 0x4u
+#define SET_TAILR 0x8u
 #define SET_GPUS 0x1u
 #define SET_NICS 0x2u
 #define SET_RATE 0x4u
@@ -157,6 +158,7 @@ static void builtin_rules(nt_node_rules_t *r)
     r->links[NT_KIND_P2P].efficiency = 0.70;
     r->peer.bw_ratio = 0.93;
     r->peer.lat_ratio = 2.0;
+    r->peer.tail_ratio = 10.0;
     r->peer.min_population = 5;
     nt_expect_init(&r->expect);
 }
@@ -357,13 +359,16 @@ static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj, n
         } else if (strcmp(f->string, "lat_ratio") == 0) {
             st = get_num(ctx, fpath, f, R_GE1, &p->lat_ratio);
             *set |= SET_LATR;
+        } else if (strcmp(f->string, "tail_ratio") == 0) {
+            st = get_num(ctx, fpath, f, R_GE1, &p->tail_ratio);
+            *set |= SET_TAILR;
         } else if (strcmp(f->string, "min_population") == 0) {
             double v = 0;
             st = get_num(ctx, fpath, f, R_INT_GE2, &v);
             p->min_population = (int)v;
             *set |= SET_MINPOP;
         } else if (!is_comment_key(f->string)) {
-            PERR(ctx, "%s: unknown key (valid: bw_ratio, lat_ratio, min_population)", fpath);
+            PERR(ctx, "%s: unknown key (valid: bw_ratio, lat_ratio, tail_ratio, min_population)", fpath);
             st = NT_ERR_INVALID;
         }
         if (st != NT_OK)
@@ -713,6 +718,8 @@ static nt_status_t write_peer(cJSON *parent, const nt_peer_rules_t *p, unsigned 
         return NT_ERR_NOMEM;
     if ((set & SET_LATR) && add_num_or_null(po, "lat_ratio", p->lat_ratio))
         return NT_ERR_NOMEM;
+    if ((set & SET_TAILR) && add_num_or_null(po, "tail_ratio", p->tail_ratio))
+        return NT_ERR_NOMEM;
     if ((set & SET_MINPOP) && !cJSON_AddNumberToObject(po, "min_population", p->min_population))
         return NT_ERR_NOMEM;
     return NT_OK;
@@ -798,7 +805,7 @@ nt_status_t nt_thresholds_to_json(const nt_thresholds_t *t, cJSON **out)
         goto delete_doc;
     if ((st = write_links(defs, t->defaults.links, all)) != NT_OK)
         goto delete_doc;
-    if ((st = write_peer(defs, &t->defaults.peer, SET_BWR | SET_LATR | SET_MINPOP)) != NT_OK)
+    if ((st = write_peer(defs, &t->defaults.peer, SET_BWR | SET_LATR | SET_TAILR | SET_MINPOP)) != NT_OK)
         goto delete_doc;
     *out = doc;
     return NT_OK;
@@ -864,6 +871,8 @@ nt_status_t nt_thresholds_for_host(const nt_thresholds_t *t, const char *host,
         out->peer.bw_ratio = c->v.peer.bw_ratio;
     if (c->peer_set & SET_LATR)
         out->peer.lat_ratio = c->v.peer.lat_ratio;
+    if (c->peer_set & SET_TAILR)
+        out->peer.tail_ratio = c->v.peer.tail_ratio;
     if (c->peer_set & SET_MINPOP)
         out->peer.min_population = c->v.peer.min_population;
     if (c->expect_set & SET_GPUS)

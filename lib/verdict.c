@@ -1,5 +1,6 @@
-/* The link verdict engine: expected figures, peer populations judged node-first, retest and
- * node blame (DESIGN.md "Health verdicts"; docs/verdicts.md has the rules and the numbers).
+/* The link verdict engine: expected figures, peer populations judged node-first with a limit
+ * widened by the population's noise, retest confirmation and node blame (DESIGN.md "Health
+ * verdicts"; docs/verdicts.md has the rules and the numbers).
  *
  * Everything is recomputed from the inputs on every call, so judging again after a retest is
  * the same code path as the first judgement. Work is O(L log L) for L links plus O(nnodes) per
@@ -18,8 +19,19 @@ nt_peer_rules_t nt_peer_rules_default(void)
 {
     /* ClusterKit's 93% (REFERENCE.md section 4); 2.0 for latency (ClusterKit: 2.1 x minimum,
      * we compare with a median, see docs/verdicts.md); 5 members as DESIGN.md asks. */
-    return (nt_peer_rules_t){.bw_ratio = 0.93, .lat_ratio = 2.0, .min_population = 5};
+    return (nt_peer_rules_t){
+        .bw_ratio = 0.93, .lat_ratio = 2.0, .tail_ratio = 10.0, .min_population = 5};
 }
+
+/* Noise: the limit of a population is never tighter than NT_NOISE_SIGMAS standard deviations
+ * of its log values (sigma = 1.4826 x MAD, robust to the outliers being looked for), and with
+ * fewer than NT_NOISE_MIN_REF reference values sigma is at least NT_NOISE_SIGMA_FLOOR: a
+ * reference from 1-4 links says little about the spread. Node medians are compared from
+ * NT_MIN_NODES scored nodes up. docs/verdicts.md "Noise" gives the reasoning. */
+#define NT_NOISE_SIGMAS 3.0
+#define NT_NOISE_MIN_REF 5
+#define NT_NOISE_SIGMA_FLOOR 0.2
+#define NT_MIN_NODES 3
 
 /* ---- formatting -------------------------------------------------------------------------- */
 
@@ -27,7 +39,9 @@ nt_peer_rules_t nt_peer_rules_default(void)
  * "393", "1234"). */
 static const char *fmt_num(char *buf, size_t len, double v)
 {
-    if (fabs(v) >= 1000)
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (fabs(v) >= 1000)
         snprintf(buf, len, "%.0f", v);
     else
         snprintf(buf, len, "%.3g", v);
@@ -50,6 +64,34 @@ static const char *fmt_bytes(char *buf, size_t len, size_t b)
 static const char *unit_of(int metric)
 {
     return metric == NT_METRIC_BW ? "GB/s" : "us";
+}
+
+const char *nt_fmt_fig(char *buf, size_t len, double v)
+{
+    return fmt_num(buf, len, v);
+}
+
+const char *nt_metric_unit(int metric)
+{
+    return unit_of(metric);
+}
+
+const char *nt_metric_check(int metric)
+{
+    return metric == NT_METRIC_BW ? "bw" : metric == NT_METRIC_LAT ? "lat" : "p99";
+}
+
+const char *nt_metric_cause(int metric)
+{
+    return metric == NT_METRIC_BW    ? "bandwidth"
+           : metric == NT_METRIC_LAT ? "latency"
+                                     : "tail_latency";
+}
+
+/* "latency " / "p99 latency " / "" before a figure in link reasons. */
+static const char *what_of(int metric)
+{
+    return metric == NT_METRIC_BW ? "" : metric == NT_METRIC_LAT ? "latency " : "p99 latency ";
 }
 
 /* Append to a fixed buffer; a reason that does not fit is cut (it stays a valid string). */
@@ -81,18 +123,19 @@ static int is_worse(int metric, double v, double limit)
     return metric == NT_METRIC_BW ? v < limit : v > limit;
 }
 
-static double better(int metric, double a, double b)
+/* The value a link is judged on: the retest's when there is one, else the first. */
+static double judged_value(const nt_vlink_t *l)
 {
-    if (isnan(a))
-        return b;
-    if (isnan(b))
-        return a;
-    return metric == NT_METRIC_BW ? fmax(a, b) : fmin(a, b);
+    if (l->retested && !isnan(l->retest_value))
+        return l->retest_value;
+    return l->value;
 }
 
 static double ratio_of(const nt_peer_rules_t *p, int metric)
 {
-    return metric == NT_METRIC_BW ? p->bw_ratio : p->lat_ratio;
+    return metric == NT_METRIC_BW    ? p->bw_ratio
+           : metric == NT_METRIC_LAT ? p->lat_ratio
+                                     : p->tail_ratio;
 }
 
 /* Which judgements a value fails: NT_FIRED_EXPECTED and/or NT_FIRED_PEER. */
@@ -101,8 +144,9 @@ static unsigned failing_bits(const nt_vlink_t *l, double v, const nt_peer_rules_
     unsigned bits = 0;
     if (!isnan(l->expected) && is_worse(l->metric, v, l->expected))
         bits |= NT_FIRED_EXPECTED;
-    double r = ratio_of(p, l->metric);
-    if (!isnan(l->reference) && !isnan(r) && is_worse(l->metric, v, r * l->reference))
+    (void)p;
+    if (!isnan(l->reference) && !isnan(l->factor) &&
+        is_worse(l->metric, v, l->factor * l->reference))
         bits |= NT_FIRED_PEER;
     return bits;
 }
@@ -114,19 +158,21 @@ static void describe(char *buf, size_t len, const nt_vlink_t *l, double v, unsig
     char a[32], b[32], sz[32];
     const int bw = l->metric == NT_METRIC_BW;
     buf[0] = '\0';
-    cat(buf, len, "at %s: %s%s %s", fmt_bytes(sz, sizeof(sz), l->bytes), bw ? "" : "latency ",
+    (void)p;
+    cat(buf, len, "at %s: %s%s %s", fmt_bytes(sz, sizeof(sz), l->bytes), what_of(l->metric),
         fmt_num(a, sizeof(a), v), unit_of(l->metric));
     if (bits & NT_FIRED_EXPECTED)
         cat(buf, len, ", %s the expected %s%s %s", bw ? "below" : "above", bw ? "" : "maximum ",
             fmt_num(b, sizeof(b), l->expected), unit_of(l->metric));
     if (bits & NT_FIRED_PEER) {
+        char f[32];
         if (bw)
             cat(buf, len, "%s below %.0f%% of the population median %s GB/s (%zu links)",
-                (bits & NT_FIRED_EXPECTED) ? " and" : ",", p->bw_ratio * 100,
+                (bits & NT_FIRED_EXPECTED) ? " and" : ",", l->factor * 100,
                 fmt_num(b, sizeof(b), l->reference), l->population);
         else
-            cat(buf, len, "%s above %gx the population median %s us (%zu links)",
-                (bits & NT_FIRED_EXPECTED) ? " and" : ",", p->lat_ratio,
+            cat(buf, len, "%s above %sx the population median %s us (%zu links)",
+                (bits & NT_FIRED_EXPECTED) ? " and" : ",", fmt_num(f, sizeof(f), l->factor),
                 fmt_num(b, sizeof(b), l->reference), l->population);
     }
 }
@@ -182,20 +228,70 @@ static double node_median(double *values, size_t n, int metric)
 typedef struct evidence {
     double badness; /* >1: how many times worse than the reference its median is */
     double median, reference;
+    const char *role;          /* "", " sent", " received": which of its links the median is of */
     const nt_vlink_t *example; /* a link of that population (kind, bytes, metric) */
 } evidence_t;
 
 typedef struct work {
-    double *eff;   /* per link: the value judged (better of value and retest) */
+    double *eff;   /* per link: the value judged (the retest's, else the first) */
     size_t *order; /* judged link indices, sorted into populations */
     size_t nordered;
     int *cnt, *off;  /* per node: links in the current population, and offsets */
+    int *cs, *cd;    /* per node: links it sends / receives in the current population */
     double *vals;    /* per node slices of link values (2 per link at most) */
+    double *vs, *vd; /* per node slices of sent / received link values */
     double *meds;    /* per node median in the current population */
     double *scratch; /* node medians / link values for a median */
+    double *tmp;     /* per node slices of the values its spread is taken from */
+    int *cx;         /* per node: how many of them */
+    double *ms, *md; /* per node: median of sent / received links (NaN: fewer than 2 each) */
     char *susp;      /* per node: suspect in the current population */
     evidence_t *ev;  /* per node */
 } work_t;
+
+/* The median with the mean of the two middle values for an even count (for the spread: the
+ * nearest-rank median of 2 values would make every MAD 0). vals is reordered. */
+static double mid_median(double *vals, size_t n)
+{
+    qsort(vals, n, sizeof(double), cmp_double);
+    return n % 2 ? vals[n / 2] : 0.5 * (vals[n / 2 - 1] + vals[n / 2]);
+}
+
+/* sigma of the log values (1.4826 x their MAD): the population's own spread, robust to the
+ * outliers the rules look for. vals is reordered. */
+static double log_sigma(double *vals, size_t n)
+{
+    if (n < 2)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        vals[i] = log(fmax(vals[i], 1e-12));
+    double med = mid_median(vals, n);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = fabs(vals[i] - med);
+    return 1.4826 * mid_median(vals, n);
+}
+
+/* Note one median of node i against the node reference: suspect when worse than the limit. */
+static void node_score(work_t *w, int i, int metric, double median, double node_ref, double factor,
+                       const char *role, const nt_vlink_t *first, nt_node_verdict_t *nodes)
+{
+    if (isnan(median) || isnan(node_ref))
+        return;
+    if (is_worse(metric, median, factor * node_ref)) {
+        w->susp[i] = 1;
+        if (nodes)
+            nodes[i].suspect = 1;
+    }
+    double bad = metric == NT_METRIC_BW ? node_ref / median : median / node_ref;
+    /* Evidence is kept only for medians beyond the limit, so the reason quotes a failure. */
+    if (is_worse(metric, median, factor * node_ref) && isfinite(bad) && bad > w->ev[i].badness) {
+        w->ev[i].badness = bad;
+        w->ev[i].median = median;
+        w->ev[i].reference = node_ref;
+        w->ev[i].role = role;
+        w->ev[i].example = first;
+    }
+}
 
 static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int nnodes,
                              const nt_peer_rules_t *p, nt_node_verdict_t *nodes)
@@ -206,11 +302,15 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
     const nt_vlink_t *first = &L[w->order[g0]];
     const int metric = first->metric;
     double ratio = ratio_of(p, metric);
-    if (m < (size_t)(p->min_population > 0 ? p->min_population : 1) || isnan(ratio))
+    if (isnan(ratio))
         return;
+    const int full = m >= (size_t)(p->min_population > 0 ? p->min_population : 1);
 
-    /* Node scores: the median of the values of the links touching each node. */
+    /* Node scores: the median of the values of the links touching each node, and of the links
+     * it sends and receives apart. */
     memset(w->cnt, 0, sizeof(int) * (size_t)nnodes);
+    memset(w->cs, 0, sizeof(int) * (size_t)nnodes);
+    memset(w->cd, 0, sizeof(int) * (size_t)nnodes);
     for (size_t k = g0; k < g1; k++) {
         const nt_vlink_t *l = &L[w->order[k]];
         if (l->src_node >= 0)
@@ -231,36 +331,119 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
             w->vals[w->off[l->src_node] + w->cnt[l->src_node]++] = w->eff[li];
         if (l->dst_node >= 0 && l->dst_node != l->src_node)
             w->vals[w->off[l->dst_node] + w->cnt[l->dst_node]++] = w->eff[li];
+        if (l->src_node >= 0 && l->dst_node >= 0 && l->dst_node != l->src_node) {
+            w->vs[w->off[l->src_node] + w->cs[l->src_node]++] = w->eff[li];
+            w->vd[w->off[l->dst_node] + w->cd[l->dst_node]++] = w->eff[li];
+        }
     }
     size_t nscored = 0;
     for (int i = 0; i < nnodes; i++) {
         w->meds[i] = NAN;
-        if (w->cnt[i] > 0) {
+        w->susp[i] = 0;
+        /* A node is scored with at least 2 links: one link is a link's figure, not a node's. */
+        if (w->cnt[i] >= 2) {
             w->meds[i] = node_median(w->vals + w->off[i], (size_t)w->cnt[i], metric);
             w->scratch[nscored++] = w->meds[i];
         }
     }
     /* The node reference is the median of node medians: one bad node moves it by at most one
-     * rank, so it cannot drag the reference the way a mean or ClusterKit's maximum can. */
-    double node_ref = nscored ? nt_stats_median(w->scratch, nscored) : NAN;
+     * rank, so it cannot drag the reference the way a mean or ClusterKit's maximum can. Node
+     * medians are compared from NT_MIN_NODES nodes up. */
+    double node_ref = nscored >= NT_MIN_NODES ? nt_stats_median(w->scratch, nscored) : NAN;
+
+    /* Role medians: a node that sends and receives at least 2 links each is also scored by
+     * its sent and received links apart (a transmit-side fault halves the combined median's
+     * evidence). */
     for (int i = 0; i < nnodes; i++) {
-        w->susp[i] = 0;
-        if (isnan(w->meds[i]) || isnan(node_ref))
-            continue;
-        w->susp[i] = (char)is_worse(metric, w->meds[i], ratio * node_ref);
-        if (w->susp[i] && nodes)
-            nodes[i].suspect = 1;
-        double bad = metric == NT_METRIC_BW ? node_ref / w->meds[i] : w->meds[i] / node_ref;
-        if (isfinite(bad) && bad > w->ev[i].badness) {
-            w->ev[i].badness = bad;
-            w->ev[i].median = w->meds[i];
-            w->ev[i].reference = node_ref;
-            w->ev[i].example = first;
+        w->ms[i] = w->md[i] = NAN;
+        if (w->cs[i] >= 2 && w->cd[i] >= 2) {
+            w->ms[i] = node_median(w->vs + w->off[i], (size_t)w->cs[i], metric);
+            w->md[i] = node_median(w->vd + w->off[i], (size_t)w->cd[i], metric);
+        }
+    }
+    double node_sigma = 0;
+    if (isnan(node_ref))
+        goto links;
+
+    /* Candidates: nodes with a median worse than the plain ratio x the node reference. */
+    for (int i = 0; i < nnodes; i++) {
+        double m3[3] = {w->meds[i], w->ms[i], w->md[i]};
+        for (int k = 0; k < 3; k++)
+            if (!isnan(m3[k]) && is_worse(metric, m3[k], ratio * node_ref))
+                w->susp[i] = 1;
+    }
+    /* The limit: ratio x reference, widened to NT_NOISE_SIGMAS sigma of the log values. For
+     * the node medians sigma is the spread of each node's links around its own median (the
+     * median of those over the nodes), a candidate's over all its links, another node's over
+     * its links to non-candidates: a faulty node's links are all slow alike, and the links to
+     * it do not widen its partners' spread. */
+    {
+        double sigma, factor;
+        size_t nsig = 0;
+        memset(w->cx, 0, sizeof(int) * (size_t)nnodes);
+        for (size_t k = g0; k < g1; k++) {
+            size_t li = w->order[k];
+            const nt_vlink_t *l = &L[li];
+            int ends[2] = {l->src_node, l->dst_node};
+            for (int e = 0; e < 2; e++) {
+                int i = ends[e], o = ends[1 - e];
+                if (i < 0 || (e == 1 && i == ends[0]))
+                    continue;
+                if (w->susp[i] || o < 0 || o == i || !w->susp[o])
+                    w->tmp[w->off[i] + w->cx[i]++] = w->eff[li];
+            }
+        }
+        /* The deviations of every node's log values from its own median, pooled (the role
+         * slices are free again: their medians are taken): one MAD over all of them is far
+         * steadier than one per node. */
+        size_t npool = 0;
+        for (int i = 0; i < nnodes; i++) {
+            if (w->cx[i] < 2)
+                continue;
+            double *v = w->tmp + w->off[i];
+            for (int k = 0; k < w->cx[i]; k++)
+                v[k] = log(fmax(v[k], 1e-12));
+            double med = mid_median(v, (size_t)w->cx[i]);
+            for (int k = 0; k < w->cx[i]; k++)
+                w->vs[npool++] = fabs(v[k] - med);
+            nsig++;
+        }
+        sigma = npool ? 1.4826 * mid_median(w->vs, npool) : 0;
+        if (nsig < NT_MIN_NODES && sigma < NT_NOISE_SIGMA_FLOOR)
+            sigma = NT_NOISE_SIGMA_FLOOR;
+        node_sigma = sigma;
+        factor = metric == NT_METRIC_BW ? fmin(ratio, exp(-NT_NOISE_SIGMAS * sigma))
+                                        : fmax(ratio, exp(NT_NOISE_SIGMAS * sigma));
+        /* Suspects: the candidates beyond the widened limit, and fewer than half of the
+         * scored nodes: the reference is the majority's, so when half of the nodes look slow
+         * the population is noisy, not half broken. */
+        size_t nsusp = 0;
+        for (int i = 0; i < nnodes; i++) {
+            double m3[3] = {w->meds[i], w->ms[i], w->md[i]};
+            int cand = w->susp[i];
+            w->susp[i] = 0;
+            for (int k = 0; cand && k < 3; k++)
+                if (!isnan(m3[k]) && is_worse(metric, m3[k], factor * node_ref))
+                    w->susp[i] = 1;
+            nsusp += (size_t)w->susp[i];
+        }
+        if (2 * nsusp >= nscored) {
+            memset(w->susp, 0, (size_t)nnodes);
+        } else {
+            for (int i = 0; i < nnodes; i++) {
+                if (!w->susp[i])
+                    continue;
+                node_score(w, i, metric, w->meds[i], node_ref, factor, "", first, nodes);
+                node_score(w, i, metric, w->ms[i], node_ref, factor, " sent", first, nodes);
+                node_score(w, i, metric, w->md[i], node_ref, factor, " received", first, nodes);
+            }
         }
     }
 
+links:
     /* The link reference: the median of the links that touch no suspect node (all links when
-     * every link touches one, which cannot happen with fewer than half the nodes suspect). */
+     * every link touches one, which cannot happen with fewer than half the nodes suspect), and
+     * the noise of those links. */
     size_t nref = 0;
     for (size_t k = g0; k < g1; k++) {
         size_t li = w->order[k];
@@ -274,8 +457,27 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
         for (size_t k = g0; k < g1; k++)
             w->scratch[nref++] = w->eff[w->order[k]];
     double ref = nt_stats_median(w->scratch, nref);
-    for (size_t k = g0; k < g1; k++)
-        L[w->order[k]].reference = ref;
+    /* The wider of the two spreads: one sample of a few dozen links can look tighter than
+     * its population is. */
+    double sigma = fmax(log_sigma(w->scratch, nref), node_sigma);
+    if (nref < NT_NOISE_MIN_REF && sigma < NT_NOISE_SIGMA_FLOOR)
+        sigma = NT_NOISE_SIGMA_FLOOR;
+    /* Links are held to the more lenient of the link median and the median of node medians:
+     * leaving a wrongly suspected node's links out of a small noisy population can move the
+     * link median to its fast end. */
+    if (!isnan(node_ref))
+        ref = metric == NT_METRIC_BW ? fmin(ref, node_ref) : fmax(ref, node_ref);
+    double factor = metric == NT_METRIC_BW ? fmin(ratio, exp(-NT_NOISE_SIGMAS * sigma))
+                                           : fmax(ratio, exp(NT_NOISE_SIGMAS * sigma));
+    for (size_t k = g0; k < g1; k++) {
+        nt_vlink_t *l = &L[w->order[k]];
+        /* Under min_population links only the links of a suspect node are judged. */
+        if (!full && !((l->src_node >= 0 && w->susp[l->src_node]) ||
+                       (l->dst_node >= 0 && w->susp[l->dst_node])))
+            continue;
+        l->reference = ref;
+        l->factor = factor;
+    }
 }
 
 /* ---- node blame -------------------------------------------------------------------------- */
@@ -376,18 +578,24 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
             continue;
         nv->blamed = 1;
         nv->verdict = NT_FAIL;
-        snprintf(nv->reason, sizeof(nv->reason), "fails with %d of %d partners",
-                 nv->failed_partners, nv->partners);
-        char a[32], b[32], sz[32];
+        char a[32], b[32], sz[32], part[64];
         const evidence_t *ev = &w->ev[i];
-        /* The reason quotes a figure that failed: the node's median when it was an outlier of
-         * its population (suspect), else one of its failing links against the figure that
-         * failed it (expected first, then the population reference). */
+        const nt_vlink_t *ex = NULL;
+        snprintf(part, sizeof(part), "fails with %d of %d partners", nv->failed_partners,
+                 nv->partners);
+        /* The reason quotes a figure that failed, check and figure first (sinfo -R shows 20
+         * characters): the node's median when it was an outlier of its population (suspect),
+         * else one of its failing links against the figure that failed it (expected first,
+         * then the population reference). */
         if (ev->example && nv->suspect && ev->badness > 1) {
-            cat(nv->reason, sizeof(nv->reason), ": %s %s median %s %s vs %s %s population",
-                ev->example->kind, fmt_bytes(sz, sizeof(sz), ev->example->bytes),
-                fmt_num(a, sizeof(a), ev->median), unit_of(ev->example->metric),
-                fmt_num(b, sizeof(b), ev->reference), unit_of(ev->example->metric));
+            ex = ev->example;
+            nv->observed = ev->median;
+            nv->expected = ev->reference;
+            snprintf(nv->reason, sizeof(nv->reason),
+                     "nettune:%s %s/%s%s median of its%s %s %s links vs all nodes, %s",
+                     nt_metric_check(ex->metric), fmt_num(a, sizeof(a), ev->median),
+                     fmt_num(b, sizeof(b), ev->reference), unit_of(ex->metric), ev->role, ex->kind,
+                     fmt_bytes(sz, sizeof(sz), ex->bytes), part);
         } else {
             const nt_vlink_t *by_exp = NULL, *by_peer = NULL;
             size_t ke = 0, kp = 0;
@@ -404,17 +612,23 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
                     kp = k;
                 }
             }
-            if (by_exp)
-                cat(nv->reason, sizeof(nv->reason), ": e.g. %s %s %s %s vs expected %s %s",
-                    by_exp->kind, fmt_bytes(sz, sizeof(sz), by_exp->bytes),
-                    fmt_num(a, sizeof(a), w->eff[ke]), unit_of(by_exp->metric),
-                    fmt_num(b, sizeof(b), by_exp->expected), unit_of(by_exp->metric));
-            else if (by_peer)
-                cat(nv->reason, sizeof(nv->reason), ": e.g. %s %s %s %s vs %s %s population",
-                    by_peer->kind, fmt_bytes(sz, sizeof(sz), by_peer->bytes),
-                    fmt_num(a, sizeof(a), w->eff[kp]), unit_of(by_peer->metric),
-                    fmt_num(b, sizeof(b), by_peer->reference), unit_of(by_peer->metric));
+            ex = by_exp ? by_exp : by_peer;
+            if (ex) {
+                size_t kx = by_exp ? ke : kp;
+                nv->observed = w->eff[kx];
+                nv->expected = by_exp ? ex->expected : ex->reference;
+                snprintf(nv->reason, sizeof(nv->reason),
+                         "nettune:%s %s/%s%s e.g. %s %s link vs %s, %s",
+                         nt_metric_check(ex->metric), fmt_num(a, sizeof(a), nv->observed),
+                         fmt_num(b, sizeof(b), nv->expected), unit_of(ex->metric), ex->kind,
+                         fmt_bytes(sz, sizeof(sz), ex->bytes),
+                         by_exp ? "expected" : "population median", part);
+            } else {
+                snprintf(nv->reason, sizeof(nv->reason), "nettune:links %s", part);
+            }
         }
+        nv->metric = ex ? ex->metric : -1;
+        nv->cause = ex ? nt_metric_cause(ex->metric) : "links";
     }
 
     /* The blamed node's failing links are its fault, not separate link faults. */
@@ -446,6 +660,14 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
 
 static void work_free(work_t *w)
 {
+    free(w->tmp);
+    free(w->cx);
+    free(w->ms);
+    free(w->md);
+    free(w->cs);
+    free(w->cd);
+    free(w->vs);
+    free(w->vd);
     free(w->ev);
     free(w->susp);
     free(w->scratch);
@@ -464,7 +686,9 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         return NT_ERR_INVALID;
     for (size_t i = 0; i < n; i++) {
         const nt_vlink_t *l = &L[i];
-        if (!l->kind || (l->metric != NT_METRIC_BW && l->metric != NT_METRIC_LAT) ||
+        if (!l->kind ||
+            (l->metric != NT_METRIC_BW && l->metric != NT_METRIC_LAT &&
+             l->metric != NT_METRIC_TAIL) ||
             l->src_node < -1 || l->src_node >= nnodes || l->dst_node < -1 || l->dst_node >= nnodes)
             return NT_ERR_INVALID;
     }
@@ -477,11 +701,19 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
     w.off = malloc(sizeof(int) * (nn ? nn : 1));
     w.vals = malloc(sizeof(double) * (2 * n + 1));
     w.meds = malloc(sizeof(double) * (nn ? nn : 1));
-    w.scratch = malloc(sizeof(double) * (n + nn + 1));
+    w.scratch = malloc(sizeof(double) * (n + 2 * nn + 1));
+    w.tmp = malloc(sizeof(double) * (2 * n + 1));
+    w.cs = malloc(sizeof(int) * (nn ? nn : 1));
+    w.cx = malloc(sizeof(int) * (nn ? nn : 1));
+    w.ms = malloc(sizeof(double) * (nn ? nn : 1));
+    w.md = malloc(sizeof(double) * (nn ? nn : 1));
+    w.cd = malloc(sizeof(int) * (nn ? nn : 1));
+    w.vs = malloc(sizeof(double) * (2 * n + 1));
+    w.vd = malloc(sizeof(double) * (2 * n + 1));
     w.susp = calloc(nn ? nn : 1, 1);
     w.ev = calloc(nn ? nn : 1, sizeof(evidence_t));
     if (!w.eff || !w.order || !w.cnt || !w.off || !w.vals || !w.meds || !w.scratch || !w.susp ||
-        !w.ev) {
+        !w.ev || !w.tmp || !w.cx || !w.ms || !w.md || !w.cs || !w.cd || !w.vs || !w.vd) {
         work_free(&w);
         return NT_ERR_NOMEM;
     }
@@ -492,17 +724,22 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             nodes[i].blamed = nodes[i].suspect = 0;
             nodes[i].partners = nodes[i].failed_partners = 0;
             nodes[i].reason[0] = '\0';
+            nodes[i].cause = NULL;
+            nodes[i].metric = -1;
+            nodes[i].observed = nodes[i].expected = NAN;
         }
 
-    /* Which value is judged: the better of the first measurement and the retest. */
+    /* Which value is judged: the retest's when there is one, else the first measurement. */
     for (size_t i = 0; i < n; i++) {
         nt_vlink_t *l = &L[i];
         l->verdict = NT_PASS;
         l->reason[0] = '\0';
         l->fired = 0;
         l->reference = NAN;
+        l->factor = NAN;
         l->population = 0;
-        w.eff[i] = better(l->metric, l->value, l->retested ? l->retest_value : NAN);
+        l->needs_retest = 0;
+        w.eff[i] = judged_value(l);
         if (isnan(w.eff[i])) {
             l->verdict = NT_SKIPPED;
             snprintf(l->reason, sizeof(l->reason), "not measured");
@@ -527,8 +764,9 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         g0 = g1;
     }
 
-    /* Steps 1 and 3: expected figures and the peer reference, on the first measurement and on
-     * the judged (better) value; a retest that passes turns a failure into a warning. */
+    /* Steps 1 and 3: expected figures and the peer limit, on the value judged (the retest's
+     * when there is one) and on the first measurement. A failure the peer rule alone found is
+     * a warning until a retest confirms it; a retest that passes makes a failure a warning. */
     for (size_t k = 0; k < w.nordered; k++) {
         size_t i = w.order[k];
         nt_vlink_t *l = &L[i];
@@ -536,9 +774,17 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         int retest = l->retested && !isnan(l->retest_value);
         unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
         char a[32], b[32];
-        if (now) {
+        if (now && !retest && !(now & NT_FIRED_EXPECTED)) {
+            l->verdict = NT_WARN;
+            l->fired = now;
+            l->needs_retest = !l->retested;
+            describe(l->reason, sizeof(l->reason), l, w.eff[i], now, &p);
+            cat(l->reason, sizeof(l->reason), "; not confirmed: %s",
+                l->retested ? "the retest gave no figure" : "not retested");
+        } else if (now) {
             l->verdict = NT_FAIL;
             l->fired = now | (retest ? NT_FIRED_RETEST : 0);
+            l->needs_retest = !l->retested;
             describe(l->reason, sizeof(l->reason), l, w.eff[i], now, &p);
             if (retest)
                 cat(l->reason, sizeof(l->reason), "; failed again on retest (%s then %s %s)",
@@ -566,7 +812,7 @@ size_t nt_verdict_retest_list(const nt_vlink_t *links, size_t n, size_t *idx, si
 {
     size_t count = 0;
     for (size_t i = 0; links && i < n; i++) {
-        if (links[i].verdict != NT_FAIL || links[i].retested)
+        if (!links[i].needs_retest || links[i].retested)
             continue;
         if (idx && count < cap)
             idx[count] = i;

@@ -140,38 +140,45 @@ void nt_params_usage(FILE *f)
         "                        probes (RDMA loopback); no MPI needed\n"
         "  --quick               constant number of pairing rounds (default)\n"
         "  --full                every node pair (N-1 rounds)\n"
-        "  --probes LIST         link probes to run: mpi,rdma (default: all)\n"
-        "  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
-        "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
-        "  --budget SECONDS      timed seconds per size and link (default 0.05, at most 10)\n"
-        "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
-        "  --peer-timeout SECONDS  deadline of one exchange with a peer (default 30)\n"
-        "  --no-retest           do not measure failing pairs a second time\n"
-        "Judge:\n"
-        "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
-        "  --print-thresholds    print the built-in thresholds as a file and exit\n"
-        "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW for every node\n"
-        "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
-        "  --strict              warnings exit 1 too\n"
-        "Inputs and outputs:\n"
-        "  --topology FILE       hwloc XML export instead of the live machine\n"
-        "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
-        "  --samples all         keep every sample of passing links too (default: summaries)\n"
-        "  --quiet               no summary on stdout\n"
-        "RDMA:\n"
-        "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
-        "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
-        "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
-        "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
-        "  --help, --version\n"
-        "\n"
-        "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
-        "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
-        "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
-        "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, "
-        "NCCL_IB_ADDR_RANGE\n"
-        "as NCCL reads them.\n",
+        "  --probes LIST         link probes to run, comma-separated (default: all):\n",
         f);
+    {
+        int n;
+        const nt_link_probe_ops_t *const *t = nt_probe_registry(&n);
+        for (int k = 0; k < n; k++)
+            fprintf(f, "                          %-6s %s\n", t[k]->kind, t[k]->what);
+    }
+    fputs("  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
+          "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
+          "  --budget SECONDS      timed seconds per size and link (default 0.05, at most 10)\n"
+          "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
+          "  --peer-timeout SECONDS  deadline of one exchange with a peer (default 30)\n"
+          "  --no-retest           do not measure failing pairs a second time\n"
+          "Judge:\n"
+          "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
+          "  --print-thresholds    print the built-in thresholds as a file and exit\n"
+          "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW for every node\n"
+          "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
+          "  --strict              warnings exit 1 too\n"
+          "Inputs and outputs:\n"
+          "  --topology FILE       hwloc XML export instead of the live machine\n"
+          "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
+          "  --samples all         keep every sample of passing links too (default: summaries)\n"
+          "  --quiet               no summary on stdout\n"
+          "RDMA:\n"
+          "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
+          "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
+          "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
+          "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
+          "  --help, --version\n"
+          "\n"
+          "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
+          "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
+          "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
+          "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, "
+          "NCCL_IB_ADDR_RANGE\n"
+          "as NCCL reads them.\n",
+          f);
 }
 
 enum {
@@ -229,8 +236,6 @@ static const struct option nt_long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *const nt_known_probes[] = {"mpi", "rdma", NULL};
-
 nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_params_action_t *action,
                             char *err, size_t errlen)
 {
@@ -266,19 +271,18 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             mode_set = 1;
             break;
         case OPT_PROBES: {
-            char buf[128], *save = NULL;
+            char names[128], buf[128], *save = NULL;
+            nt_probe_registry_names(names, sizeof(names), ", ");
             if (!optarg[strspn(optarg, ", ")]) {
-                snprintf(err, errlen, "--probes is empty: give mpi, rdma or mpi,rdma");
+                snprintf(err, errlen, "--probes is empty: give one or more of %s", names);
                 st = NT_ERR_INVALID;
                 break;
             }
             snprintf(buf, sizeof(buf), "%s", optarg);
-            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                int ok = 0;
-                for (int i = 0; nt_known_probes[i]; i++)
-                    ok |= strcmp(t, nt_known_probes[i]) == 0;
-                if (!ok) {
-                    snprintf(err, errlen, "unknown probe '%s' in --probes: use mpi, rdma", t);
+            for (char *t = strtok_r(buf, ",", &save); t && st == NT_OK;
+                 t = strtok_r(NULL, ",", &save)) {
+                if (nt_probe_registry_find(t) < 0) {
+                    snprintf(err, errlen, "unknown probe '%s' in --probes: use %s", t, names);
                     st = NT_ERR_INVALID;
                 }
             }
@@ -372,8 +376,9 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
         }
     }
     if (st == NT_OK && p->local && nt_launcher_env_size() > 1) {
-        snprintf(err, errlen, "--local checks this node with one process: start it without "
-                              "mpirun/srun (or with one task per node)");
+        snprintf(err, errlen,
+                 "--local checks this node with one process: start it without "
+                 "mpirun/srun (or with one task per node)");
         st = NT_ERR_INVALID;
     }
     if (st == NT_OK && optind < argc) {

@@ -3,6 +3,7 @@
 #ifndef NETTUNE_PROBE_H
 #define NETTUNE_PROBE_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -66,7 +67,9 @@ typedef struct nt_probe {
     int pin_pairs;      /* pairs run one at a time: pin the two ends to different CPUs */
     nt_topo_t *topo;    /* this node's inventory (every rank loads it; NULL if it failed) */
     double deadline;    /* nt_clock_s() value at which the run stops (0 = none) */
-    volatile int *stop; /* set by SIGTERM/SIGINT */
+    /* The run's one stop flag (nt_probe_interrupt, set by the SIGTERM/SIGINT handler to the
+     * signal number): every wait of a probe watches it. */
+    volatile sig_atomic_t *stop;
 } nt_probe_t;
 
 /* Scope of a link. */
@@ -74,21 +77,31 @@ typedef enum nt_scope { NT_SCOPE_INTRA = 0, NT_SCOPE_INTER = 1 } nt_scope_t;
 /* nt_scope_string - "intra" (inside one node) or "inter" (between nodes). */
 const char *nt_scope_string(nt_scope_t s);
 
-/* A link probe. main.c calls init on every rank, gathers availability (a pair runs only when
- * both ends are available), then for every round of the schedule and every pair calls
- * run_pair on both ends at once, then run_local on every rank, then cleanup. Link objects
- * (report "links" entries, with samples in report units) are appended to out_links by the
- * initiator only; main.c sends them to rank 0, which judges them. */
+/* A link probe: one ops table per probe kind, listed once in the registry (below).
+ *
+ * The engine (run.c) calls, in this order: init on every rank (a probe not selected by
+ * --probes, or one with live_hw under --topology, is skipped without init); gathers
+ * availability (a pair runs only when both ends are available); for every step of the schedule
+ * calls run_pair on both ends of each pair at once, then run_local on each node's first rank;
+ * then finish; then cleanup. Link objects (report "links" entries, samples in report units) are
+ * appended to out_links by the initiator only; the engine sends them to rank 0, which judges
+ * them. Both directions of a pair are the probe's to measure: the reverse direction is a link
+ * of its own (same kind, src and dst swapped, its own id), appended by the initiator too. */
 typedef struct nt_link_probe_ops {
-    const char *kind; /* "mpi", "rdma": the link kind and the name in --probes */
+    const char *kind; /* the link kind in the report and the name in --probes */
+    const char *what; /* one line for --help and messages, e.g. "MPI point-to-point" */
+    /* 1: measures this host's own devices, which --topology FILE stands in for: the probe is
+     * skipped under --topology (the node's devices come from the file). */
+    int live_hw;
     /* Local set-up. NT_ERR_UNSUPPORTED with why filled means "skipped: why". node_json is this
      * node's report object when this rank is local rank 0, else NULL: add inventory there
      * ("nics"), checks go to checks (may be NULL on other ranks). */
     nt_status_t (*init)(nt_probe_t *p, void **state, cJSON *node_json, cJSON *checks, char *why,
                         size_t whylen);
     /* Measure the link(s) between this rank and peer_rank. initiator: 1 on the rank whose
-     * node comes first in the pair. Must return within the params' peer timeout when the peer
-     * is dead (NT_ERR_TIMEOUT), never hang. */
+     * node comes first in the pair. Each size is bounded by time (nt_bench_run: --budget plus
+     * about one message); a peer that makes no progress for --peer-timeout is dead
+     * (NT_ERR_TIMEOUT), a signal (*p->stop) ends it with NT_ERR_INTERRUPTED: never hang. */
     nt_status_t (*run_pair)(void *state, nt_probe_t *p, int peer_rank, int initiator,
                             nt_scope_t scope, cJSON *out_links);
     /* Node-local tests without a peer (RDMA loopback); NULL if none. */
@@ -100,5 +113,18 @@ typedef struct nt_link_probe_ops {
 
 extern const nt_link_probe_ops_t nt_mpi_probe_ops;
 extern const nt_link_probe_ops_t nt_rdma_probe_ops;
+
+/* Registry (probes/registry.c): the one table of link probes, in the order they run. Adding a
+ * probe = its folder (probes/<kind>/, with a module.mk adding its sources), its ops table and
+ * one row in that table; --probes, --help, the schedule, the retest and the report follow. */
+
+/* nt_probe_registry - the table; *n gets its length. */
+const nt_link_probe_ops_t *const *nt_probe_registry(int *n);
+/* nt_probe_registry_find - index of kind in the table, -1 if none. */
+int nt_probe_registry_find(const char *kind);
+/* nt_probe_registry_names - the kinds joined by sep ("mpi, rdma") into buf (cut to len). */
+void nt_probe_registry_names(char *buf, size_t len, const char *sep);
+/* nt_probe_selected - whether kind is in a --probes list ("mpi,rdma"; NULL = all). */
+int nt_probe_selected(const char *list, const char *kind);
 
 #endif

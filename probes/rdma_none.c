@@ -18,6 +18,8 @@ static void nt_rdma_none_cleanup(void *state)
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma",
+    .what = "RDMA write/send between NIC ports (not built)",
+    .live_hw = 1,
     .init = nt_rdma_none_init,
     .cleanup = nt_rdma_none_cleanup,
 };

@@ -23,13 +23,6 @@ volatile sig_atomic_t nt_probe_interrupt;
 #define NT_TAG_CHECKS 102
 #define NT_PROGRESS_EVERY_S 3.0 /* the progressive rewrite is rate-limited */
 
-/* The link probes, in the order they run. */
-static const nt_link_probe_ops_t *const nt_probe_table[] = {
-    &nt_mpi_probe_ops,
-    &nt_rdma_probe_ops,
-};
-#define NT_NPROBES (int)(sizeof(nt_probe_table) / sizeof(nt_probe_table[0]))
-
 /* Rank 0's view of the run. */
 typedef struct nt_collect {
     cJSON *doc, *nodes, *links, *checks, *not_done;
@@ -38,21 +31,9 @@ typedef struct nt_collect {
     double snap_cost_s; /* what the last progress snapshot took */
     const char *output;
     nt_judge_t *judge; /* for the provisional verdicts of progress snapshots */
-    int direct_output;  /* written in place (stdout, a device, a FIFO): no progress snapshots */
+    int direct_output; /* written in place (stdout, a device, a FIFO): no progress snapshots */
     const nt_probe_t *probe;
 } nt_collect_t;
-
-static int nt_probe_selected(const nt_probe_params_t *pa, const char *kind)
-{
-    char buf[128], *save = NULL;
-    if (!pa->probes)
-        return 1;
-    snprintf(buf, sizeof(buf), "%s", pa->probes);
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (strcmp(t, kind) == 0)
-            return 1;
-    return 0;
-}
 
 /* Non-root ranks wait for rank 0 longer than rank 0 waits for anybody, so that rank 0 can
  * notice a dead peer, write the report and end the job itself. */
@@ -500,39 +481,62 @@ static void nt_collect_free(nt_collect_t *c)
     memset(c, 0, sizeof(*c));
 }
 
-/* Retest: rank 0 picks the failing pairs (judge), everybody measures them again one pair at a
- * time, and rank 0 files the second figures beside the first. */
-static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **states, int **avail,
-                      int *stopped, int *aborted)
+/* The whole run on one rank: what every phase reads and sets. */
+typedef struct nt_run {
+    nt_probe_t p;
+    nt_collect_t c; /* rank 0 only */
+    nt_judge_t *judge;
+    const nt_link_probe_ops_t *const *probes; /* the registry */
+    int nprobes;
+    void **states;                  /* per probe: its state (NULL: not initialised here) */
+    int **avail;                    /* per probe: availability of every rank */
+    cJSON *node_json, *node_checks; /* this node's report object and checks (node leader) */
+    int concurrent;                 /* pairs of a round run at the same time */
+    int stopped, aborted; /* ended early: by a signal/time limit/lost peer, or cannot go on */
+} nt_run_t;
+
+/* Whether any rank can run probe k. */
+static int nt_run_any(const nt_run_t *r, int k)
 {
+    for (int i = 0; i < r->p.size; i++)
+        if (r->avail[k][i])
+            return 1;
+    return 0;
+}
+
+/* Phase: retest. Rank 0 picks the failing pairs (judge), everybody measures them again one pair
+ * at a time, and rank 0 files the second figures beside the first. */
+static void nt_run_retest(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
     int n = 0, (*pairs)[3] = NULL;
     cJSON *again = p->rank == 0 ? cJSON_CreateArray() : NULL;
     const char *why;
 
     if (p->rank == 0 &&
-        nt_judge_retest_pairs(judge, p, c->doc, nt_probe_table, NT_NPROBES, &pairs, &n) != NT_OK)
+        nt_judge_retest_pairs(r->judge, p, r->c.doc, r->probes, r->nprobes, &pairs, &n) != NT_OK)
         n = 0;
     if (p->launcher->ops->bcast(p->launcher, &n, sizeof(n), 0,
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
-        *aborted = 1;
+        r->aborted = 1;
         goto out;
     }
     if (n == 0)
         goto out;
     if (p->rank != 0 && !(pairs = calloc((size_t)n, sizeof(*pairs)))) {
-        *aborted = 1; /* cannot follow rank 0 any more */
+        r->aborted = 1; /* cannot follow rank 0 any more */
         goto out;
     }
     if (p->launcher->ops->bcast(p->launcher, pairs, (size_t)n * sizeof(*pairs), 0,
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
-        *aborted = 1;
+        r->aborted = 1;
         goto out;
     }
     NT_INFO(VERDICT, "retesting %d failing pair(s)", n);
     for (int i = 0; i < n; i++) {
-        int pr[1][2] = {{pairs[i][0], pairs[i][1]}}, na, nb, la, go;
+        int pr[1][2] = {{pairs[i][0], pairs[i][1]}}, na, nb, la, go, k = pairs[i][2];
         nt_scope_t scope;
         nt_step_t s = {0};
         nt_status_t st;
@@ -542,267 +546,276 @@ static void nt_retest(nt_probe_t *p, nt_collect_t *c, nt_judge_t *judge, void **
         s.npairs = 1;
         s.pairs = pr;
         s.scopes = &scope;
-        st = nt_run_step(p, c, nt_probe_table[pairs[i][2]], states[pairs[i][2]], avail[pairs[i][2]],
-                         &s, again);
+        s.round = -1;
+        st = nt_run_step(p, &r->c, r->probes[k], r->states[k], r->avail[k], &s, again);
         go = nt_continue(p, st, &why);
         if (go < 0) {
-            *aborted = 1;
+            r->aborted = 1;
             break;
         }
         if (!go) {
-            *stopped = 1;
+            r->stopped = 1;
             if (p->rank == 0)
-                nt_not_done(c, "retest: %d of %d pairs not run (%s)", n - i - 1, n, why);
+                nt_not_done(&r->c, "retest: %d of %d pairs not run (%s)", n - i - 1, n, why);
             break;
         }
     }
     if (p->rank == 0)
-        nt_judge_apply_retest(judge, c->doc, again);
+        nt_judge_apply_retest(r->judge, r->c.doc, again);
 out:
     cJSON_Delete(again);
     free(pairs);
 }
 
-int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv)
+/* Phase: set-up. Thresholds, the report path, the report skeleton and the inventory source.
+ * Returns NT_EXIT_OK to go on, or the exit code (the error is said once, by rank 0). */
+static int nt_run_setup(nt_run_t *r, int argc, char **argv)
 {
-    nt_probe_t p = {0};
-    nt_collect_t c = {0};
-    cJSON *node_json = NULL, *node_checks = NULL;
-    void *states[NT_NPROBES] = {0};
-    int *avail[NT_NPROBES] = {0};
-    int stopped = 0, aborted = 0, code = NT_EXIT_INCOMPLETE, concurrent = 1;
-    const char *why = NULL;
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+    nt_launcher_t *l = p->launcher;
     nt_status_t st;
-    nt_judge_t *judge = NULL;
-
-    p.params = params;
-    p.launcher = l;
-    p.rank = nt_launcher_rank(l);
-    p.size = nt_launcher_size(l);
-    p.stop = &nt_probe_interrupt;
-    if (params->time_limit_s > 0)
-        p.deadline = nt_clock_s() + params->time_limit_s;
-
-    st = nt_identify(&p);
-    if (st != NT_OK) {
-        NT_ERROR(INIT, "cannot identify the nodes of the job: %s", nt_status_string(st));
-        return NT_EXIT_USAGE;
-    }
-    nt_log_init(p.nodes[p.my_node].host, p.size > 1 ? p.rank : -1);
 
     /* Thresholds and expectations: every rank loads them, so a bad file stops every rank with
      * the same exit code before anything runs. */
-    st = nt_judge_create(params, &judge);
+    st = nt_judge_create(params, &r->judge);
     if (st != NT_OK)
         return NT_EXIT_USAGE;
 
     /* The report must be writable before anything is measured: a prolog that measured for a
      * minute and then could not write would lose it all. Rank 0 checks, everybody follows. */
     {
-        int ok = p.rank != 0 || nt_output_check(params->output) == NT_OK;
+        int ok = p->rank != 0 || nt_output_check(params->output) == NT_OK;
         if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok) {
-            if (p.rank == 0)
+            if (p->rank == 0)
                 NT_ERROR(REPORT,
                          "nothing measured: fix --output '%s' (a writable file path, "
                          "or - for stdout)",
                          params->output);
-            nt_judge_destroy(judge);
             return NT_EXIT_USAGE;
         }
     }
-    if (p.rank == 0 && nt_collect_init(&c, &p, argc, argv) != NT_OK) {
+    if (p->rank == 0 && nt_collect_init(&r->c, p, argc, argv) != NT_OK) {
         NT_ERROR(REPORT, "out of memory building the report");
         return NT_EXIT_USAGE;
     }
-    c.judge = judge;
+    r->c.judge = r->judge;
 
     /* Inventory on every rank (probes need it); the node leader reports it. */
-    st = nt_topo_load(params->topology, &p.topo);
+    st = nt_topo_load(params->topology, &p->topo);
     if (st != NT_OK && params->topology) {
-        NT_ERROR(TOPO, "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
-                       "file.xml)",
+        NT_ERROR(TOPO,
+                 "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
+                 "file.xml)",
                  params->topology, nt_status_string(st), nt_topology_file_hint(params->topology));
-        nt_judge_destroy(judge);
-        nt_collect_free(&c);
         return NT_EXIT_USAGE;
     }
-    if (p.local_rank == 0) {
-        node_json = cJSON_CreateObject();
-        node_checks = cJSON_CreateArray();
-        if (!node_json || !node_checks)
-            goto out;
-        nt_inventory_node(&p, judge, node_json, node_checks);
+    r->states = calloc((size_t)r->nprobes, sizeof(*r->states));
+    r->avail = calloc((size_t)r->nprobes, sizeof(*r->avail));
+    if (!r->states || !r->avail)
+        return NT_EXIT_USAGE;
+    if (p->local_rank == 0) {
+        r->node_json = cJSON_CreateObject();
+        r->node_checks = cJSON_CreateArray();
+        if (!r->node_json || !r->node_checks)
+            return NT_EXIT_USAGE;
+        nt_inventory_node(p, r->judge, r->node_json, r->node_checks);
     }
+    return NT_EXIT_OK;
+}
 
-    /* Link probes: initialise all, agree who can run what. */
-    for (int k = 0; k < NT_NPROBES; k++) {
-        const nt_link_probe_ops_t *ops = nt_probe_table[k];
+/* Phase: initialise every probe of the registry and agree who can run what. NT_ERR_NOMEM, or
+ * a failed exchange (the run is aborted). */
+static nt_status_t nt_run_init_probes(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+
+    for (int k = 0; k < r->nprobes; k++) {
+        const nt_link_probe_ops_t *ops = r->probes[k];
         char why_buf[256] = "";
         int ok = 0;
-        avail[k] = calloc((size_t)p.size, sizeof(int));
-        if (!avail[k])
-            goto out;
-        if (!nt_probe_selected(params, ops->kind)) {
+        r->avail[k] = calloc((size_t)p->size, sizeof(int));
+        if (!r->avail[k])
+            return NT_ERR_NOMEM;
+        if (!nt_probe_selected(params->probes, ops->kind)) {
             snprintf(why_buf, sizeof(why_buf), "not selected (--probes %s)", params->probes);
-        } else if (params->topology && strcmp(ops->kind, "rdma") == 0) {
+        } else if (params->topology && ops->live_hw) {
             snprintf(why_buf, sizeof(why_buf),
-                     "--topology: the node's hardware comes from '%s', so this host's own RDMA "
-                     "ports are not probed (nics lists the file's ports and states)",
-                     params->topology);
+                     "--topology: the node's hardware comes from '%s', so this host's own %s "
+                     "devices are not probed (the node lists the file's devices)",
+                     params->topology, ops->kind);
         } else {
-            st = ops->init(&p, &states[k], node_json, node_checks, why_buf, sizeof(why_buf));
+            nt_status_t st =
+                ops->init(p, &r->states[k], r->node_json, r->node_checks, why_buf, sizeof(why_buf));
             ok = st == NT_OK;
             if (!ok && !why_buf[0])
                 snprintf(why_buf, sizeof(why_buf), "%s", nt_status_string(st));
         }
-        if (!ok && node_json) {
-            cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
+        if (!ok && r->node_json) {
+            cJSON *sk = cJSON_GetObjectItemCaseSensitive(r->node_json, "skipped");
             if (!sk)
-                sk = nt_json_add_arr(node_json, "skipped");
+                sk = nt_json_add_arr(r->node_json, "skipped");
             if (sk)
                 nt_skipped_add(sk, ops->kind, why_buf);
         }
         if (!ok)
             NT_INFO(INIT, "%s probe skipped: %s", ops->kind, why_buf);
-        if (l->ops->allgather(l, &ok, avail[k], sizeof(int), params->peer_timeout_s) != NT_OK) {
-            aborted = 1;
-            goto judge;
+        if (p->launcher->ops->allgather(p->launcher, &ok, r->avail[k], sizeof(int),
+                                        params->peer_timeout_s) != NT_OK) {
+            r->aborted = 1;
+            return NT_ERR_PEER;
         }
     }
-    nt_inventory_finish_checks(&p, judge, node_json, node_checks);
-    if (nt_exchange_nodes(&p, &c, node_json, node_checks) != NT_OK) {
-        aborted = 1;
-        goto judge;
-    }
-    if (p.rank == 0)
-        nt_collect_write(&c, 0, 1, "run in progress: inventory written, link probes not started");
+    return NT_OK;
+}
 
-    /* Pairs run at the same time only where every host has a core per probe rank. */
-    {
-        int mine = p.cores_per_node >= p.host_ranks, all = 1;
-        int *v = calloc((size_t)p.size, sizeof(int));
-        if (!v || l->ops->allgather(l, &mine, v, sizeof(int), params->peer_timeout_s) != NT_OK) {
-            free(v);
-            aborted = 1;
-            goto judge;
-        }
-        for (int r = 0; r < p.size; r++)
-            all &= v[r];
+/* Phase: how pairs are scheduled. They run at the same time only where every host has a core
+ * per probe rank; else one after another, pinned. */
+static nt_status_t nt_run_concurrency(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
+    int mine = p->cores_per_node >= p->host_ranks, all = 1;
+    int *v = calloc((size_t)p->size, sizeof(int));
+
+    if (!v || p->launcher->ops->allgather(p->launcher, &mine, v, sizeof(int),
+                                          p->params->peer_timeout_s) != NT_OK) {
         free(v);
-        concurrent = all;
-        p.pin_pairs = !concurrent;
-        if (p.rank == 0) {
-            cJSON *run = cJSON_GetObjectItemCaseSensitive(c.doc, "run");
-            nt_json_add_bool(run, "concurrent_pairs", concurrent);
-            if (!concurrent)
-                NT_INFO(SCHED,
-                        "pairs run one after another: a host has fewer cores (%d) than "
-                        "probe ranks (%d)",
-                        p.cores_per_node, p.host_ranks);
-        }
+        r->aborted = 1;
+        return NT_ERR_PEER;
     }
+    for (int i = 0; i < p->size; i++)
+        all &= v[i];
+    free(v);
+    r->concurrent = all;
+    p->pin_pairs = !all;
+    if (p->rank == 0) {
+        cJSON *run = cJSON_GetObjectItemCaseSensitive(r->c.doc, "run");
+        nt_json_add_bool(run, "concurrent_pairs", all);
+        if (!all)
+            NT_INFO(SCHED,
+                    "pairs run one after another: a host has fewer cores (%d) than "
+                    "probe ranks (%d)",
+                    p->cores_per_node, p->host_ranks);
+    }
+    return NT_OK;
+}
 
-    for (int k = 0; k < NT_NPROBES && !stopped && !aborted; k++) {
-        const nt_link_probe_ops_t *ops = nt_probe_table[k];
-        nt_step_t *steps = NULL;
-        int nsteps = 0, any = 0;
-        for (int r = 0; r < p.size; r++)
-            any |= avail[k][r];
-        if (!any)
+/* Rank 0: the schedule of probe k in the report (rounds, pairs, steps). */
+static void nt_run_note_schedule(nt_run_t *r, int k, const nt_step_t *steps, int nsteps)
+{
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(r->c.doc, "run");
+    cJSON *sch = cJSON_GetObjectItemCaseSensitive(run, "schedule"), *one;
+    int npairs = 0;
+
+    if (!sch)
+        sch = nt_json_add_obj(run, "schedule");
+    for (int s = 0; s < nsteps; s++)
+        if (!steps[s].local)
+            npairs += steps[s].npairs;
+    one = sch ? nt_json_add_obj(sch, r->probes[k]->kind) : NULL;
+    if (one) {
+        nt_json_add_num(one, "rounds", nt_steps_rounds(steps, nsteps));
+        nt_json_add_num(one, "pairs", npairs);
+        nt_json_add_num(one, "steps", nsteps);
+    }
+}
+
+/* Rank 0: what a run that stops at step s of probe k leaves out. */
+static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nsteps, int s,
+                             const char *why)
+{
+    int left = 0, all = 0;
+    for (int s2 = 0; s2 < nsteps; s2++) {
+        if (steps[s2].local)
             continue;
-        if (nt_steps_build(p.nodes, p.nnodes, params->local ? NT_SCHED_QUICK : params->mode,
-                           concurrent, &steps, &nsteps) != NT_OK)
-            goto out;
-        if (p.rank == 0) {
-            cJSON *sch = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
-            cJSON *one;
-            int npairs = 0;
-            if (!sch)
-                sch = nt_json_add_obj(cJSON_GetObjectItemCaseSensitive(c.doc, "run"), "schedule");
-            for (int s2 = 0; s2 < nsteps; s2++)
-                if (!steps[s2].local)
-                    npairs += steps[s2].npairs;
-            one = sch ? nt_json_add_obj(sch, ops->kind) : NULL;
-            if (one) {
-                nt_json_add_num(one, "rounds", nt_steps_rounds(steps, nsteps));
-                nt_json_add_num(one, "pairs", npairs);
-                nt_json_add_num(one, "steps", nsteps);
-            }
-        }
-        for (int s = 0; s < nsteps; s++) {
-            int go;
-            st = nt_run_step(&p, &c, ops, states[k], avail[k], &steps[s], c.links);
-            go = nt_continue(&p, st, &why);
-            if (go < 0) {
-                /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
-                if (nt_probe_interrupt)
-                    stopped = 1;
-                else
-                    aborted = 1;
-                break;
-            }
-            if (p.rank == 0) {
-                char prog[160];
-                snprintf(prog, sizeof(prog), "run in progress: %s step %d of %d done", ops->kind,
-                         s + 1, nsteps);
-                nt_collect_write(&c, 0, 0, prog);
-            }
-            if (!go) {
-                stopped = 1;
-                if (p.rank == 0 && !nt_probe_interrupt &&
-                    (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
-                    aborted = 1;
-                if (p.rank == 0) {
-                    int left = 0, all = 0;
-                    for (int s2 = 0; s2 < nsteps; s2++) {
-                        if (steps[s2].local)
-                            continue;
-                        all += steps[s2].npairs;
-                        if (s2 > s)
-                            left += steps[s2].npairs;
-                    }
-                    nt_not_done(&c, "%s: %d of %d pairs not measured (%s)", ops->kind, left, all,
-                                why);
-                    for (int k2 = k + 1; k2 < NT_NPROBES; k2++) {
-                        int any2 = 0;
-                        for (int r = 0; r < p.size; r++)
-                            any2 |= avail[k2][r];
-                        if (any2)
-                            nt_not_done(&c, "%s: not started (%s)", nt_probe_table[k2]->kind, why);
-                    }
-                }
-                break;
-            }
-        }
-        nt_steps_free(steps, nsteps);
+        all += steps[s2].npairs;
+        if (s2 > s)
+            left += steps[s2].npairs;
     }
+    nt_not_done(&r->c, "%s: %d of %d pairs not measured (%s)", r->probes[k]->kind, left, all, why);
+    for (int k2 = k + 1; k2 < r->nprobes; k2++)
+        if (nt_run_any(r, k2))
+            nt_not_done(&r->c, "%s: not started (%s)", r->probes[k2]->kind, why);
+}
 
-    /* Final per-node checks (error counters after the traffic). */
-    if (!aborted) {
-        for (int k = 0; k < NT_NPROBES; k++)
-            if (states[k] && nt_probe_table[k]->finish)
-                nt_probe_table[k]->finish(states[k], &p, node_json, node_checks);
-        if (!stopped && nt_exchange_nodes(&p, &c, node_json, node_checks) != NT_OK)
-            aborted = 1;
-    }
+/* Phase: the rounds of probe k, step by step; rank 0 decides after each whether the run goes
+ * on. NT_ERR_NOMEM; an early end is in r->stopped / r->aborted. */
+static nt_status_t nt_run_rounds(nt_run_t *r, int k)
+{
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+    nt_step_t *steps = NULL;
+    int nsteps = 0;
+    const char *why = NULL;
 
-    /* Retest failing pairs, judged by rank 0, measured by everyone. */
-    if (!aborted && !stopped && !params->no_retest)
-        nt_retest(&p, &c, judge, states, avail, &stopped, &aborted);
-
-judge:
-    if (p.rank == 0) {
-        if (nt_probe_interrupt) {
-            stopped = 1;
-            nt_not_done(&c, "stopped by signal %d: the report holds what was measured before",
-                        (int)nt_probe_interrupt);
-        } else if (aborted) {
-            nt_not_done(&c, "a rank stopped answering: the report holds what was measured "
-                            "before; the job ends here (Open MPI cannot continue without it)");
+    if (!nt_run_any(r, k))
+        return NT_OK;
+    if (nt_steps_build(p->nodes, p->nnodes, params->local ? NT_SCHED_QUICK : params->mode,
+                       r->concurrent, &steps, &nsteps) != NT_OK)
+        return NT_ERR_NOMEM;
+    if (p->rank == 0)
+        nt_run_note_schedule(r, k, steps, nsteps);
+    for (int s = 0; s < nsteps; s++) {
+        nt_status_t st =
+            nt_run_step(p, &r->c, r->probes[k], r->states[k], r->avail[k], &steps[s], r->c.links);
+        int go = nt_continue(p, st, &why);
+        if (go < 0) {
+            /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
+            if (*p->stop)
+                r->stopped = 1;
+            else
+                r->aborted = 1;
+            break;
         }
-        code = nt_judge_finish(judge, &p, c.doc, stopped || aborted, params);
-        if (nt_collect_write(&c, !(stopped || aborted), 1, NULL) != NT_OK) {
+        if (p->rank == 0) {
+            char prog[160];
+            snprintf(prog, sizeof(prog), "run in progress: %s step %d of %d done",
+                     r->probes[k]->kind, s + 1, nsteps);
+            nt_collect_write(&r->c, 0, 0, prog);
+        }
+        if (!go) {
+            r->stopped = 1;
+            if (p->rank == 0 && !*p->stop && (st == NT_ERR_PEER || st == NT_ERR_TIMEOUT))
+                r->aborted = 1;
+            if (p->rank == 0)
+                nt_run_note_left(r, k, steps, nsteps, s, why);
+            break;
+        }
+    }
+    nt_steps_free(steps, nsteps);
+    return NT_OK;
+}
+
+/* Phase: the probes' final per-node checks (error counters after the traffic), reported again. */
+static void nt_run_finish_probes(nt_run_t *r)
+{
+    for (int k = 0; k < r->nprobes; k++)
+        if (r->states[k] && r->probes[k]->finish)
+            r->probes[k]->finish(r->states[k], &r->p, r->node_json, r->node_checks);
+    if (!r->stopped && nt_exchange_nodes(&r->p, &r->c, r->node_json, r->node_checks) != NT_OK)
+        r->aborted = 1;
+}
+
+/* Phase: verdicts and the report (rank 0), then the common exit code. */
+static int nt_run_conclude(nt_run_t *r)
+{
+    nt_probe_t *p = &r->p;
+    const nt_probe_params_t *params = p->params;
+    nt_launcher_t *l = p->launcher;
+    int code = NT_EXIT_INCOMPLETE;
+
+    if (p->rank == 0) {
+        if (*p->stop) {
+            r->stopped = 1;
+            nt_not_done(&r->c, "stopped by signal %d: the report holds what was measured before",
+                        (int)*p->stop);
+        } else if (r->aborted) {
+            nt_not_done(&r->c, "a rank stopped answering: the report holds what was measured "
+                               "before; the job ends here (Open MPI cannot continue without it)");
+        }
+        code = nt_judge_finish(r->judge, p, r->c.doc, r->stopped || r->aborted, params);
+        if (nt_collect_write(&r->c, !(r->stopped || r->aborted), 1, NULL) != NT_OK) {
             NT_ERROR(REPORT,
                      "the report could not be written to '%s': the run's results are "
                      "lost (exit 2)",
@@ -810,29 +823,97 @@ judge:
             code = NT_EXIT_USAGE;
         }
         if (!params->quiet)
-            nt_summary_print(c.doc, params->output);
+            nt_summary_print(r->c.doc, params->output);
     }
-    if (aborted) {
+    if (r->aborted) {
         /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code. */
-        if (p.rank == 0 && p.size > 1)
+        if (p->rank == 0 && p->size > 1)
             l->ops->abort(l, code);
-        goto out;
+        return code;
     }
-    if (!nt_probe_interrupt &&
+    if (!*p->stop &&
         l->ops->bcast(l, &code, sizeof(code), 0,
-                      p.rank == 0 ? params->peer_timeout_s : nt_follow_timeout(&p)) != NT_OK)
+                      p->rank == 0 ? params->peer_timeout_s : nt_follow_timeout(p)) != NT_OK)
         code = NT_EXIT_INCOMPLETE;
-out:
-    for (int k = 0; k < NT_NPROBES; k++) {
-        if (states[k])
-            nt_probe_table[k]->cleanup(states[k]);
-        free(avail[k]);
+    return code;
+}
+
+static void nt_run_free(nt_run_t *r)
+{
+    for (int k = 0; k < r->nprobes; k++) {
+        if (r->states && r->states[k])
+            r->probes[k]->cleanup(r->states[k]);
+        if (r->avail)
+            free(r->avail[k]);
     }
-    cJSON_Delete(node_json);
-    cJSON_Delete(node_checks);
-    nt_collect_free(&c);
-    nt_judge_destroy(judge);
-    nt_topo_destroy(p.topo);
-    nt_nodes_free(p.nodes, p.nnodes);
+    free(r->states);
+    free(r->avail);
+    cJSON_Delete(r->node_json);
+    cJSON_Delete(r->node_checks);
+    nt_collect_free(&r->c);
+    nt_judge_destroy(r->judge);
+    nt_topo_destroy(r->p.topo);
+    nt_nodes_free(r->p.nodes, r->p.nnodes);
+}
+
+int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv)
+{
+    nt_run_t r = {0};
+    nt_probe_t *p = &r.p;
+    int code;
+    nt_status_t st;
+
+    p->params = params;
+    p->launcher = l;
+    p->rank = nt_launcher_rank(l);
+    p->size = nt_launcher_size(l);
+    p->stop = &nt_probe_interrupt;
+    if (params->time_limit_s > 0)
+        p->deadline = nt_clock_s() + params->time_limit_s;
+    r.probes = nt_probe_registry(&r.nprobes);
+
+    /* Identify the nodes of the job. */
+    st = nt_identify(p);
+    if (st != NT_OK) {
+        if (p->rank == 0)
+            NT_ERROR(INIT, "cannot identify the nodes of the job: %s", nt_status_string(st));
+        nt_run_free(&r);
+        return NT_EXIT_USAGE;
+    }
+    nt_log_init(p->nodes[p->my_node].host, p->size > 1 ? p->rank : -1);
+
+    code = nt_run_setup(&r, argc, argv);
+    if (code != NT_EXIT_OK) {
+        nt_run_free(&r);
+        return code;
+    }
+    /* Probes, then the inventories (with the probes' "nics") to rank 0. */
+    st = nt_run_init_probes(&r);
+    if (st == NT_OK) {
+        nt_inventory_finish_checks(p, r.judge, r.node_json, r.node_checks);
+        if (nt_exchange_nodes(p, &r.c, r.node_json, r.node_checks) != NT_OK)
+            r.aborted = 1;
+        else if (p->rank == 0)
+            nt_collect_write(&r.c, 0, 1,
+                             "run in progress: inventory written, link probes not started");
+    }
+    if (st == NT_OK && !r.aborted)
+        st = nt_run_concurrency(&r);
+    /* The rounds of every probe, in registry order. */
+    for (int k = 0; st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted; k++)
+        st = nt_run_rounds(&r, k);
+    if (st == NT_ERR_NOMEM) {
+        /* Out of memory: nothing sensible is left to do, and rank 0 cannot be followed. */
+        NT_ERROR(INIT, "out of memory");
+        nt_run_free(&r);
+        return NT_EXIT_INCOMPLETE;
+    }
+    if (!r.aborted)
+        nt_run_finish_probes(&r);
+    /* Retest failing pairs, judged by rank 0, measured by everyone. */
+    if (!r.aborted && !r.stopped && !params->no_retest)
+        nt_run_retest(&r);
+    code = nt_run_conclude(&r);
+    nt_run_free(&r);
     return code;
 }

@@ -47,6 +47,7 @@ typedef struct nt_link_rules {
 typedef struct nt_peer_rules {
     double bw_ratio;    /* bandwidth below bw_ratio x reference is an outlier; (0, 1]; NaN = off */
     double lat_ratio;   /* latency above lat_ratio x reference is an outlier; >= 1; NaN = off */
+    double tail_ratio;  /* p99 latency above tail_ratio x reference is an outlier; >= 1; NaN = off */
     int min_population; /* a population is used only with at least this many links (>= 2) */
 } nt_peer_rules_t;
 
@@ -73,7 +74,7 @@ typedef struct nt_thresholds
     nt_thresholds_t; /* opaque: classes (with compiled regexes), defaults */
 
 /* nt_thresholds_defaults - the built-in defaults (no classes):
- *   peer  bw_ratio 0.93, lat_ratio 2.0, min_population 5 (after ClusterKit: a pair is bad below
+ *   peer  bw_ratio 0.93, lat_ratio 2.0, tail_ratio 10, min_population 5 (after ClusterKit: a pair is bad below
  *         93% of the best bandwidth or above 2.1x the best latency; REFERENCE.md section 4;
  *         nettune compares with a median, see docs/verdicts.md)
  *   rdma      efficiency 0.90 (healthy ib_write_bw: ~190 of 200 Gb/s HDR, 392-399 of 400 NDR,
@@ -94,7 +95,7 @@ nt_status_t nt_thresholds_defaults(nt_thresholds_t **out);
  * NT_THRESHOLDS_SCHEMA; unknown keys are rejected (except "comment" and "description");
  * class names are unique and non-empty; match has hostname_regex (POSIX ERE, regcomp
  * REG_EXTENDED; unanchored, use ^...$) and/or gpu_model; efficiency and bw_ratio in (0, 1];
- * lat_ratio >= 1; min_population an integer >= 2; gpus and nics integers >= 0; nic_rate_Gbps,
+ * lat_ratio and tail_ratio >= 1; min_population an integer >= 2; gpus and nics integers >= 0; nic_rate_Gbps,
  * min_bw_GBps and max_lat_us > 0; pcie "gen<1-6>x<1|2|4|8|16|32>".
  * Errors: NT_ERR_PARSE (not JSON: line and column given), NT_ERR_INVALID (a value or key is
  * wrong: its JSON path given), NT_ERR_NOMEM. *out is NULL on error. */

@@ -1,24 +1,29 @@
 /* The link verdict engine (DESIGN.md "Health verdicts"), on plain structs: no cJSON, no MPI.
  * docs/verdicts.md gives the rules with their numbers.
  *
- * The caller turns each measured figure into one nt_vlink_t: one link (a node pair, or a
- * device on one node) at one message size and one metric. A report link with latency sizes and
- * bandwidth sizes therefore gives several nt_vlink_t; the caller folds their verdicts back
- * (the worst one, every reason). Judgement, in order:
+ * The caller turns each measured figure into one nt_vlink_t: one link (a node pair in one
+ * direction, or a device on one node) at one message size and one metric. A report link with
+ * latency sizes and bandwidth sizes therefore gives several nt_vlink_t; the caller folds their
+ * verdicts back (the worst one, every reason). Judgement, in order:
  *   1. expected: value against the link's own expected figure (hardware line rate x efficiency,
  *      or the thresholds file; NaN = none);
- *   2. peers: links of the same kind, scope, size and metric form a population, used only with
- *      at least peer->min_population members. Nodes are judged first by the median of their own
- *      links (a node is "suspect" when its median is worse than ratio x the median of all node
- *      medians); the link reference is then the median of the population's links that touch no
- *      suspect node, and a link worse than ratio x that reference fails;
- *   3. retest: nt_verdict_retest_list names the failing links; the caller measures them again,
- *      sets retested = 1 and retest_value, and judges again: the better of the two values is
- *      judged, and a link that failed first but passes on retest is a warning ("flaky");
+ *   2. peers: links of the same kind, scope, size and metric form a population. Nodes are
+ *      judged first, from 3 scored nodes up, by the median of their own links (and, when a node
+ *      sends and receives at least 2 links each, by the medians of its sent and received links
+ *      apart, so that a fault of one direction shows): a node is "suspect" when a median is
+ *      worse than the population limit against the median of all node medians. The link
+ *      reference is the median of the links that touch no suspect node; the limit is ratio x
+ *      that reference, widened by the population's own noise (3 sigma of the log values,
+ *      estimated by the MAD). With at least peer->min_population links every link is judged
+ *      against the limit; with fewer, only links touching a suspect node are;
+ *   3. retest: a value judged is the retest's when there is one. A failure that only the peer
+ *      rule found is confirmed by a retest before it fails: until then it is a warning with
+ *      needs_retest set. nt_verdict_retest_list names the links to measure again; the caller
+ *      measures them, sets retested = 1 and retest_value, and judges again: a link that failed
+ *      first but passes on retest is a warning ("flaky");
  *   4. node blame: a node that fails with more than half of its distinct partners, and with at
  *      least 2, is blamed: its node verdict fails with a reason, and its failing links are
- *      marked NT_FIRED_BLAME (caused by the node, not separate link faults).
- * With a population under min_population only the expected figures judge. */
+ *      marked NT_FIRED_BLAME (caused by the node, not separate link faults). */
 #ifndef NETTUNE_VERDICT_H
 #define NETTUNE_VERDICT_H
 
@@ -28,8 +33,9 @@
 #include "nettune/status.h"
 #include "nettune/thresholds.h"
 
-#define NT_METRIC_BW 0  /* bandwidth, GB/s (1e9 B/s): higher is better */
-#define NT_METRIC_LAT 1 /* one-way latency, microseconds: lower is better */
+#define NT_METRIC_BW 0   /* bandwidth, GB/s (1e9 B/s): higher is better */
+#define NT_METRIC_LAT 1  /* one-way latency (median), microseconds: lower is better */
+#define NT_METRIC_TAIL 2 /* one-way latency p99, microseconds: lower is better (tail_ratio) */
 
 /* Which judgement fired on a link (nt_vlink_t.fired). */
 #define NT_FIRED_EXPECTED 0x1u /* worse than its expected figure */
@@ -42,19 +48,22 @@ typedef struct nt_vlink {
     const char *kind;       /* "mpi", "rdma", ... (a population key; compared as strings) */
     const char *scope;      /* "intra" or "inter" (a population key; NULL = "") */
     size_t bytes;           /* message size, bytes (a population key) */
-    int metric;             /* NT_METRIC_BW or NT_METRIC_LAT */
+    int metric;             /* NT_METRIC_BW, NT_METRIC_LAT or NT_METRIC_TAIL */
     double value;           /* GB/s or us; NaN = not measured: the link is skipped */
     double expected;        /* NaN = none; BW: the minimum, LAT: the maximum (see thresholds.h) */
     int src_node, dst_node; /* 0..nnodes-1; -1 = none (a device on one node has src only);
                              * src == dst for links inside one node */
     int retested;           /* set by the caller after measuring the link again */
-    double retest_value;    /* the second measurement (NaN = the retest gave nothing) */
+    double retest_value;    /* the second measurement (NaN = the retest gave nothing); when
+                             * set it is the value judged, value is kept as the first */
     /* output */
     nt_verdict_t verdict;
     char reason[256];  /* "" when passed; one short sentence with numbers and units */
     unsigned fired;    /* NT_FIRED_* */
     double reference;  /* the population reference it was compared with, NaN = none */
+    double factor;     /* the limit is factor x reference (ratio, widened by noise); NaN = none */
     size_t population; /* members of its population (0 when skipped) */
+    int needs_retest;  /* 1: it failed and was not retested yet (nt_verdict_retest_list) */
 } nt_vlink_t;
 
 typedef struct nt_node_verdict {
@@ -65,12 +74,18 @@ typedef struct nt_node_verdict {
     int suspect;          /* 1 when its median was an outlier in some population */
     int partners;         /* distinct other nodes it has a measured link with */
     int failed_partners;  /* of those, the ones with at least one failing link */
-    char reason[256];     /* blamed: "fails with 3 of 3 partners: mpi 1 MiB median 1.2 GB/s
-                           * vs 10.5 GB/s population"; otherwise "" */
+    /* blamed: the figure that failed it, for failed_nodes[] (otherwise metric -1, NaN) */
+    const char *cause; /* "bandwidth", "latency" or "tail_latency"; NULL when not blamed */
+    int metric;        /* NT_METRIC_* of that figure */
+    double observed;   /* its median (or failing link value), GB/s or us */
+    double expected;   /* what it was held to: the population median or the expected figure */
+    char reason[256];  /* blamed: "nettune:bw 1.2/10.5GB/s median vs population, fails with
+                        * 3 of 3 partners (mpi 1 MiB)" (check and figure first, for
+                        * sinfo -R); otherwise "" */
 } nt_node_verdict_t;
 
 /* nt_peer_rules_default - the built-in peer rules: bw_ratio 0.93, lat_ratio 2.0,
- * min_population 5 (thresholds.h gives their source). */
+ * tail_ratio 10, min_population 5 (thresholds.h gives their source). */
 nt_peer_rules_t nt_peer_rules_default(void);
 
 /* nt_verdict_judge - judge n links among nnodes nodes (steps 1-4 above), writing every link's
@@ -83,15 +98,25 @@ nt_peer_rules_t nt_peer_rules_default(void);
 nt_status_t nt_verdict_judge(nt_vlink_t *links, size_t n, int nnodes, const nt_peer_rules_t *peer,
                              nt_node_verdict_t *nodes);
 
-/* nt_verdict_retest_list - the links to measure again: those whose verdict is NT_FAIL and that
- * were not retested yet, in link order. Writes up to cap indices into idx (idx may be NULL
- * when cap is 0) and returns how many there are in all. The caller measures each distinct
- * (kind, src, dst) once, sets retested and retest_value on every link of it (at every size
- * measured), and calls nt_verdict_judge again. */
+/* nt_verdict_retest_list - the links to measure again: those with needs_retest (a failure,
+ * or a peer failure waiting for confirmation, not retested yet), in link order. Writes up to cap
+ * indices into idx (idx may be NULL when cap is 0) and returns how many there are in all. The
+ * caller measures each distinct (kind, src, dst) once, sets retested and retest_value on every link
+ * of it (at every size measured), and calls nt_verdict_judge again. */
 size_t nt_verdict_retest_list(const nt_vlink_t *links, size_t n, size_t *idx, size_t cap);
 
 /* nt_vlink_is_link_fault - 1 when the link failed by itself (NT_FAIL and not NT_FIRED_BLAME):
  * what belongs in the report's summary.failed_links; blamed nodes go to failed_nodes. */
 int nt_vlink_is_link_fault(const nt_vlink_t *l);
+
+/* nt_metric_check - the short check name of a metric for reasons: "bw", "lat", "p99". */
+const char *nt_metric_check(int metric);
+/* nt_metric_cause - the failed_nodes cause of a metric: "bandwidth", "latency", "tail_latency". */
+const char *nt_metric_cause(int metric);
+/* nt_metric_unit - "GB/s" for bandwidth, "us" for the latencies. */
+const char *nt_metric_unit(int metric);
+/* nt_fmt_fig - a figure with three significant figures and no exponent ("10.5", "0.35",
+ * "1234"), "-" for NaN, into buf; returns buf. */
+const char *nt_fmt_fig(char *buf, size_t len, double v);
 
 #endif

@@ -20,21 +20,19 @@
 #define NT_MPI_TAG_ACK 12
 #define NT_MPI_TAG_AGREE 13
 
-/* Set by main.c: the signal flag the waits watch. */
-extern volatile sig_atomic_t nt_probe_interrupt;
-
 struct nt_mpi_state {
     MPI_Comm comm; /* a communicator of its own: control messages never mix with data */
     char *sbuf, *rbuf;
     size_t maxb;
     int peer, initiator;
-    double timeout_s; /* of every wait: a dead peer costs this, a slow one does not */
+    double timeout_s;            /* of every wait: a dead peer costs this, a slow one does not */
+    volatile sig_atomic_t *stop; /* the run's stop flag (nt_probe_t.stop); NULL: none */
     unsigned slow_us; /* test hook NETTUNE_TEST_SLOW_RANK: a slow node, for blame tests */
 };
 
 static nt_status_t nt_mpi_w(nt_mpi_state_t *s, MPI_Request *r)
 {
-    return nt_mpi_wait(r, s->timeout_s, 0, &nt_probe_interrupt, 1);
+    return nt_mpi_wait(r, s->timeout_s, 0, s->stop, 1);
 }
 
 /* Messages up to this size go out with a blocking MPI_Send: every Open MPI transport sends them
@@ -225,6 +223,7 @@ static nt_status_t nt_mpi_init(nt_probe_t *p, void **state, cJSON *node_json, cJ
         snprintf(why, whylen, "cannot set up the MPI probe: %s", nt_status_string(st));
         return st;
     }
+    s->stop = p->stop;
     {
         /* Test hook (tests only, documented): NETTUNE_TEST_SLOW_RANK=r delays every iteration
          * of rank r, as a node with a bad link or a busy CPU would look. */
@@ -325,6 +324,8 @@ static void nt_mpi_cleanup(void *state)
 
 const nt_link_probe_ops_t nt_mpi_probe_ops = {
     .kind = "mpi",
+    .what = "MPI point-to-point between ranks (every cluster)",
+    .live_hw = 0,
     .init = nt_mpi_init,
     .run_pair = nt_mpi_run_pair,
     .run_local = NULL,

@@ -34,6 +34,8 @@ static void nt_rdma_cleanup(void *state)
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma",
+    .what = "RDMA write/send between NIC ports (libibverbs)",
+    .live_hw = 1,
     .init = nt_rdma_init,
     .cleanup = nt_rdma_cleanup,
 };
@@ -1125,6 +1127,8 @@ static void nt_rdma_cleanup(void *state)
 
 const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .kind = "rdma",
+    .what = "RDMA write/send between NIC ports (libibverbs)",
+    .live_hw = 1,
     .init = nt_rdma_init,
     .run_pair = nt_rdma_run_pair,
     .run_local = nt_rdma_run_local,

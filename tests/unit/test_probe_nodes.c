@@ -180,8 +180,17 @@ static void test_sizes_and_options(void **state)
     assert_int_equal(nt_parse_size("12X", &v), NT_ERR_INVALID);
     assert_int_equal(nt_parse_size("-1", &v), NT_ERR_INVALID);
 
-    char *ok[] = {"nettune-probe", "--full", "--sizes", "8,64K,4M", "--time-limit", "30",
-                  "--peer-timeout", "60", "--require", "gpu,rdma", NULL};
+    char *ok[] = {"nettune-probe",
+                  "--full",
+                  "--sizes",
+                  "8,64K,4M",
+                  "--time-limit",
+                  "30",
+                  "--peer-timeout",
+                  "60",
+                  "--require",
+                  "gpu,rdma",
+                  NULL};
     assert_int_equal(nt_params_parse(10, ok, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(p.mode, NT_SCHED_FULL);
     assert_int_equal(p.nlat_sizes, 1);
@@ -202,19 +211,45 @@ static void test_sizes_and_options(void **state)
     char *bad4[] = {"nettune-probe", "--output", NULL};
     assert_int_equal(nt_params_parse(2, bad4, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     assert_non_null(strstr(err, "needs a value"));
-    char *bad5[] = {"nettune-probe", "--probes", "mpi,gpu", NULL};
+    char *bad5[] = {"nettune-probe", "--probes", "mpi,frob", NULL};
     assert_int_equal(nt_params_parse(3, bad5, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     char *help[] = {"nettune-probe", "--help", NULL};
     assert_int_equal(nt_params_parse(2, help, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(a, NT_ACTION_HELP);
 }
 
+/* The registry is the one list of probes: --probes and its messages read it. */
+static void test_registry(void **state)
+{
+    char names[64], err[256];
+    nt_probe_params_t p;
+    nt_params_action_t a;
+    int n;
+    const nt_link_probe_ops_t *const *t = nt_probe_registry(&n);
+    (void)state;
+    assert_int_equal(n, 2);
+    assert_string_equal(t[0]->kind, "mpi");
+    assert_int_equal(nt_probe_registry_find("rdma"), 1);
+    assert_int_equal(nt_probe_registry_find("rdm"), -1);
+    nt_probe_registry_names(names, sizeof(names), ", ");
+    assert_string_equal(names, "mpi, rdma");
+    assert_true(nt_probe_selected(NULL, "rdma"));
+    assert_true(nt_probe_selected("mpi,rdma", "rdma"));
+    assert_false(nt_probe_selected("mpi,rdmax", "rdma"));
+    assert_false(nt_probe_selected("mpi", "mp"));
+    char *bad[] = {"nettune-probe", "--probes", "frob", NULL};
+    assert_int_equal(nt_params_parse(3, bad, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "'frob'"));
+    assert_non_null(strstr(err, "use mpi, rdma"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_natural_order), cmocka_unit_test(test_fake_nodes),
-        cmocka_unit_test(test_same_name_two_domains), cmocka_unit_test(test_steps_full),
-        cmocka_unit_test(test_steps_uneven), cmocka_unit_test(test_sizes_and_options),
+        cmocka_unit_test(test_natural_order),     cmocka_unit_test(test_fake_nodes),
+        cmocka_unit_test(test_registry),          cmocka_unit_test(test_same_name_two_domains),
+        cmocka_unit_test(test_steps_full),        cmocka_unit_test(test_steps_uneven),
+        cmocka_unit_test(test_sizes_and_options),
     };
     return cmocka_run_group_tests_name("probe_nodes", tests, NULL, NULL);
 }
