@@ -37,13 +37,17 @@
 # under /tmp, which is private in the hosts), NTC_SUBNET (a.b.c to use instead of picking a
 # free 10.213.x), NTC_BUILD (where the helper programs are built, default build/cluster),
 # NTC_KEEPALIVE (oob keepalive "time intvl probes", default "5 2 3": a lost host aborts
-# mpirun after about 11 s instead of about 8 minutes).
+# mpirun after about 11 s instead of about 8 minutes), NTC_TCP_RETRIES2 (the hosts'
+# net.ipv4.tcp_retries2, default 5: a connection with data in flight to a host that is cut off
+# fails after about 12 s instead of the kernel's 15 retries, about 15 minutes; keepalive does
+# not apply to such a connection, and mpirun's abort message to the lost host's orted is one).
 
 NTC_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NTC_ROOT=$(cd "$NTC_LIB_DIR/../.." && pwd)
 NTC_WORK=${NTC_WORK:-/var/tmp/nettune-cluster}
 NTC_BUILD=${NTC_BUILD:-$NTC_ROOT/build/cluster}
 NTC_KEEPALIVE=${NTC_KEEPALIVE:-5 2 3}
+NTC_TCP_RETRIES2=${NTC_TCP_RETRIES2:-5}
 NTC_SPAWNED=()
 NTC_UP=0
 
@@ -271,9 +275,10 @@ ntc_up()
             hostname "$h" && mount --bind "$dir/tmp" /tmp && mount --bind "$hosts" /etc/hosts &&
             mount --bind "$dir/hostname" /etc/hostname &&
             mount -t tmpfs -o mode=1777,size=512m ntc-shm /dev/shm &&
-            sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 &&
+            sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
+                net.ipv4.tcp_retries2="$5" &&
             ip link set lo up && : > "$dir/ready" || exit 1
-            exec -a "$tag" sleep infinity' ntc-holder "$h" "$dir" "$NTC_DIR/etc-hosts" "ntc-holder:$NTC_ID:$h" \
+            exec -a "$tag" sleep infinity' ntc-holder "$h" "$dir" "$NTC_DIR/etc-hosts" "ntc-holder:$NTC_ID:$h" "$NTC_TCP_RETRIES2" \
             > "$dir/holder.log" 2>&1 < /dev/null &
         pid=$!
         disown "$pid"

@@ -55,7 +55,7 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # True while PID is a live process (a zombie child counts as gone).
-alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat")" != Z ]; }
+alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 
 # Kills what a run left in the hosts (ranks, orted, mpirun): each host must be empty between
 # runs. Gives them 3 s to end on their own first.
