@@ -9,16 +9,16 @@
 #include "nettune/log.h"
 #include "nettune/report.h"
 
-static const char *const nt_verdict_names[] = {"pass", "warn", "fail", "skipped"};
+static const char *const nt_verdict_names[] = {"pass", "warn", "fail", "skipped", "not_judged"};
 
 const char *nt_verdict_string(nt_verdict_t v)
 {
-    return (unsigned)v <= NT_SKIPPED ? nt_verdict_names[v] : "unknown";
+    return (unsigned)v <= NT_NOT_JUDGED ? nt_verdict_names[v] : "unknown";
 }
 
 nt_status_t nt_verdict_parse(const char *s, nt_verdict_t *out)
 {
-    for (int i = 0; i <= NT_SKIPPED; i++) {
+    for (int i = 0; i <= NT_NOT_JUDGED; i++) {
         if (s && strcmp(s, nt_verdict_names[i]) == 0) {
             *out = (nt_verdict_t)i;
             return NT_OK;
@@ -29,7 +29,8 @@ nt_status_t nt_verdict_parse(const char *s, nt_verdict_t *out)
 
 nt_verdict_t nt_verdict_worse(nt_verdict_t a, nt_verdict_t b)
 {
-    static const int rank[] = {[NT_SKIPPED] = 0, [NT_PASS] = 1, [NT_WARN] = 2, [NT_FAIL] = 3};
+    static const int rank[] = {
+        [NT_SKIPPED] = 0, [NT_NOT_JUDGED] = 1, [NT_PASS] = 2, [NT_WARN] = 3, [NT_FAIL] = 4};
     return rank[a] >= rank[b] ? a : b;
 }
 

@@ -368,7 +368,8 @@ static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj, n
             p->min_population = (int)v;
             *set |= SET_MINPOP;
         } else if (!is_comment_key(f->string)) {
-            PERR(ctx, "%s: unknown key (valid: bw_ratio, lat_ratio, tail_ratio, min_population)", fpath);
+            PERR(ctx, "%s: unknown key (valid: bw_ratio, lat_ratio, tail_ratio, min_population)",
+                 fpath);
             st = NT_ERR_INVALID;
         }
         if (st != NT_OK)
@@ -805,7 +806,8 @@ nt_status_t nt_thresholds_to_json(const nt_thresholds_t *t, cJSON **out)
         goto delete_doc;
     if ((st = write_links(defs, t->defaults.links, all)) != NT_OK)
         goto delete_doc;
-    if ((st = write_peer(defs, &t->defaults.peer, SET_BWR | SET_LATR | SET_TAILR | SET_MINPOP)) != NT_OK)
+    if ((st = write_peer(defs, &t->defaults.peer, SET_BWR | SET_LATR | SET_TAILR | SET_MINPOP)) !=
+        NT_OK)
         goto delete_doc;
     *out = doc;
     return NT_OK;
@@ -1062,7 +1064,8 @@ static const char *plural(int n, const char *one, const char *many)
 }
 
 nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int ngpus_found,
-                               int active_rdma_ports, double min_port_rate_Gbps, const char *host,
+                               int active_rdma_ports, int unknown_state_ports,
+                               double min_port_rate_Gbps, int unknown_rate_ports, const char *host,
                                cJSON *checks)
 {
     if (!checks)
@@ -1075,6 +1078,10 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
         ngpus_found = 0;
     if (active_rdma_ports < 0)
         active_rdma_ports = 0;
+    if (unknown_state_ports < 0)
+        unknown_state_ports = 0;
+    if (unknown_rate_ports < 0)
+        unknown_rate_ports = 0;
 
     if (e->gpus >= 1 || (e->gpus == 0 && !(require & NT_REQUIRE_GPU))) {
         nt_verdict_t v = ngpus_found < e->gpus ? NT_FAIL : NT_PASS;
@@ -1092,7 +1099,19 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
             return st;
     }
 
-    if (e->nics >= 1 || (e->nics == 0 && !(require & NT_REQUIRE_RDMA))) {
+    if (e->nics >= 1 && active_rdma_ports < e->nics &&
+        active_rdma_ports + unknown_state_ports >= e->nics) {
+        /* The ports of unknown state could be the missing ones: not judged, never a failure. */
+        st = add_check(
+            checks, nt_check_create("inventory", host, "rdma_ports", NT_NOT_JUDGED,
+                                    active_rdma_ports, e->nics, "count",
+                                    "%d ACTIVE RDMA %s and %d of unknown state, %d expected: "
+                                    "not judged",
+                                    active_rdma_ports, plural(active_rdma_ports, "port", "ports"),
+                                    unknown_state_ports, e->nics));
+        if (st != NT_OK)
+            return st;
+    } else if (e->nics >= 1 || (e->nics == 0 && !(require & NT_REQUIRE_RDMA))) {
         nt_verdict_t v = active_rdma_ports < e->nics ? NT_FAIL : NT_PASS;
         st = add_check(
             checks, nt_check_create("inventory", host, "rdma_ports", v, active_rdma_ports, e->nics,
@@ -1112,9 +1131,23 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
 
     if (e->nic_rate_Gbps > 0) {
         cJSON *c;
-        if (active_rdma_ports == 0 || !(min_port_rate_Gbps > 0))
+        int known = min_port_rate_Gbps > 0;
+        if (active_rdma_ports == 0 && unknown_state_ports > 0)
+            c = nt_check_create("inventory", host, "nic_rate", NT_NOT_JUDGED, NAN, e->nic_rate_Gbps,
+                                "Gb/s",
+                                "no ACTIVE RDMA port, %d of unknown state, %g Gb/s expected: "
+                                "not judged",
+                                unknown_state_ports, e->nic_rate_Gbps);
+        else if (active_rdma_ports == 0)
             c = nt_check_create("inventory", host, "nic_rate", NT_FAIL, NAN, e->nic_rate_Gbps,
                                 "Gb/s", "no ACTIVE RDMA port, %g Gb/s expected", e->nic_rate_Gbps);
+        else if (!known || (unknown_rate_ports > 0 && min_port_rate_Gbps >= e->nic_rate_Gbps))
+            c = nt_check_create("inventory", host, "nic_rate", NT_NOT_JUDGED,
+                                known ? min_port_rate_Gbps : NAN, e->nic_rate_Gbps, "Gb/s",
+                                "rate of %d of the %d ACTIVE RDMA %s unknown (no rate recorded, "
+                                "e.g. a topology file), %g Gb/s expected: not judged",
+                                known ? unknown_rate_ports : active_rdma_ports, active_rdma_ports,
+                                plural(active_rdma_ports, "port", "ports"), e->nic_rate_Gbps);
         else
             c = nt_check_create("inventory", host, "nic_rate",
                                 min_port_rate_Gbps < e->nic_rate_Gbps ? NT_FAIL : NT_PASS,
@@ -1144,9 +1177,9 @@ nt_verdict_t nt_expect_pcie_judge(const nt_expect_t *e, const char *bdf, const c
     }
     if (cap_gen <= 0 || cap_width <= 0) {
         if (msg && len)
-            snprintf(msg, len, "%s: PCIe capability unknown, gen%dx%d expected", who, e->pcie_gen,
-                     e->pcie_width);
-        return NT_SKIPPED;
+            snprintf(msg, len, "%s: PCIe capability unknown, gen%dx%d expected: not judged", who,
+                     e->pcie_gen, e->pcie_width);
+        return NT_NOT_JUDGED;
     }
     if (cap_gen < e->pcie_gen || cap_width < e->pcie_width) {
         if (msg && len)

@@ -32,6 +32,13 @@ nt_peer_rules_t nt_peer_rules_default(void)
 #define NT_NOISE_MIN_REF 5
 #define NT_NOISE_SIGMA_FLOOR 0.2
 #define NT_MIN_NODES 3
+/* A link fails by the peer rule alone only far from its population, confirmed by a retest:
+ * bandwidth under NT_FAIL_BW of the reference, latency over NT_FAIL_LAT x lat_ratio, p99 over
+ * NT_FAIL_TAIL x tail_ratio (or the noise limit, when that is wider). Between the ratio and
+ * these it is marginal: a warning, which counts towards blaming a node once confirmed. */
+#define NT_FAIL_BW 0.5
+#define NT_FAIL_LAT 2.0
+#define NT_FAIL_TAIL 3.0
 
 /* ---- formatting -------------------------------------------------------------------------- */
 
@@ -151,14 +158,21 @@ static unsigned failing_bits(const nt_vlink_t *l, double v, const nt_peer_rules_
     return bits;
 }
 
-/* "at 1 MiB: 5 GB/s, below the expected 10 GB/s; below 93% of the population median ..." */
+/* 1 when v is beyond the link-fault limit of the peer rule (fail_factor x reference). */
+static int peer_bad(const nt_vlink_t *l, double v)
+{
+    return !isnan(l->reference) && !isnan(l->fail_factor) &&
+           is_worse(l->metric, v, l->fail_factor * l->reference);
+}
+
+/* "at 1 MiB: 5 GB/s, below the expected 10 GB/s and below 50% of the population median ...";
+ * f: the factor quoted (the marginal or the link-fault one). */
 static void describe(char *buf, size_t len, const nt_vlink_t *l, double v, unsigned bits,
-                     const nt_peer_rules_t *p)
+                     double f_used)
 {
     char a[32], b[32], sz[32];
     const int bw = l->metric == NT_METRIC_BW;
     buf[0] = '\0';
-    (void)p;
     cat(buf, len, "at %s: %s%s %s", fmt_bytes(sz, sizeof(sz), l->bytes), what_of(l->metric),
         fmt_num(a, sizeof(a), v), unit_of(l->metric));
     if (bits & NT_FIRED_EXPECTED)
@@ -168,11 +182,11 @@ static void describe(char *buf, size_t len, const nt_vlink_t *l, double v, unsig
         char f[32];
         if (bw)
             cat(buf, len, "%s below %.0f%% of the population median %s GB/s (%zu links)",
-                (bits & NT_FIRED_EXPECTED) ? " and" : ",", l->factor * 100,
+                (bits & NT_FIRED_EXPECTED) ? " and" : ",", f_used * 100,
                 fmt_num(b, sizeof(b), l->reference), l->population);
         else
             cat(buf, len, "%s above %sx the population median %s us (%zu links)",
-                (bits & NT_FIRED_EXPECTED) ? " and" : ",", fmt_num(f, sizeof(f), l->factor),
+                (bits & NT_FIRED_EXPECTED) ? " and" : ",", fmt_num(f, sizeof(f), f_used),
                 fmt_num(b, sizeof(b), l->reference), l->population);
     }
 }
@@ -477,14 +491,20 @@ links:
             continue;
         l->reference = ref;
         l->factor = factor;
+        l->src_suspect = l->src_node >= 0 && w->susp[l->src_node];
+        l->dst_suspect = l->dst_node >= 0 && w->susp[l->dst_node];
+        l->fail_factor = metric == NT_METRIC_BW    ? fmin(NT_FAIL_BW, factor)
+                         : metric == NT_METRIC_LAT ? fmax(NT_FAIL_LAT * ratio, factor)
+                                                   : fmax(NT_FAIL_TAIL * ratio, factor);
     }
 }
 
 /* ---- node blame -------------------------------------------------------------------------- */
 
 typedef struct npair {
-    int a, b; /* a < b */
-    int failed;
+    int a, b;   /* a < b */
+    int fa, fb; /* the pair fails for a / for b (see blame_nodes) */
+    int any;    /* a link of the pair failed (or was marginal), whoever is blamed */
 } npair_t;
 
 static int cmp_npair(const void *pa, const void *pb)
@@ -507,20 +527,34 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         if (l->verdict == NT_SKIPPED || l->src_node < 0 || l->dst_node < 0 ||
             l->src_node == l->dst_node)
             continue;
-        int a = l->src_node < l->dst_node ? l->src_node : l->dst_node;
-        int b = l->src_node < l->dst_node ? l->dst_node : l->src_node;
-        pairs[np++] = (npair_t){a, b, l->verdict == NT_FAIL};
+        /* A failing (or confirmed marginal) link counts against an end only when that end is
+         * slow as a whole in the link's population (suspect: its median, or that of its sent
+         * or received links, beyond the limit), or when it failed its expected (hardware)
+         * figure. Slow links to most partners from one rank of a node are link faults, not
+         * the node's: a rank starved by the scheduler looks like that, a broken host not. */
+        int bad = l->verdict == NT_FAIL || l->marginal;
+        int exp = bad && (l->fired & NT_FIRED_EXPECTED);
+        int fs = bad && (exp || l->src_suspect), fd = bad && (exp || l->dst_suspect);
+        if (l->src_node < l->dst_node)
+            pairs[np++] = (npair_t){l->src_node, l->dst_node, fs, fd, bad};
+        else
+            pairs[np++] = (npair_t){l->dst_node, l->src_node, fd, fs, bad};
     }
     qsort(pairs, np, sizeof(*pairs), cmp_npair);
-    /* One entry per node pair: failed when any of its figures failed. */
+    /* One entry per node pair: failed (for each end) when any of its figures failed. */
     size_t nu = 0;
     for (size_t i = 0; i < np;) {
         size_t j = i;
-        int failed = 0;
-        for (; j < np && pairs[j].a == pairs[i].a && pairs[j].b == pairs[i].b; j++)
-            failed |= pairs[j].failed;
+        int fa = 0, fb = 0, any = 0;
+        for (; j < np && pairs[j].a == pairs[i].a && pairs[j].b == pairs[i].b; j++) {
+            fa |= pairs[j].fa;
+            fb |= pairs[j].fb;
+            any |= pairs[j].any;
+        }
         pairs[nu] = pairs[i];
-        pairs[nu++].failed = failed;
+        pairs[nu].fa = fa;
+        pairs[nu].fb = fb;
+        pairs[nu++].any = any;
         i = j;
     }
     /* Blame one node at a time, the one failing with the most partners first, and count the
@@ -536,13 +570,13 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         for (int i = 0; i < nnodes; i++)
             nodes[i].partners = nodes[i].failed_partners = 0;
         for (size_t i = 0; i < nu; i++) {
-            int ends[2] = {pairs[i].a, pairs[i].b};
+            int ends[2] = {pairs[i].a, pairs[i].b}, f[2] = {pairs[i].fa, pairs[i].fb};
             for (int e = 0; e < 2; e++) {
                 int other = ends[1 - e];
                 if (blamed[other] && !blamed[ends[e]])
                     continue;
                 nodes[ends[e]].partners++;
-                nodes[ends[e]].failed_partners += pairs[i].failed;
+                nodes[ends[e]].failed_partners += f[e];
             }
         }
         for (int i = 0; i < nnodes; i++) {
@@ -567,8 +601,8 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
     for (size_t i = 0; i < nu; i++) {
         nodes[pairs[i].a].partners++;
         nodes[pairs[i].b].partners++;
-        nodes[pairs[i].a].failed_partners += pairs[i].failed;
-        nodes[pairs[i].b].failed_partners += pairs[i].failed;
+        nodes[pairs[i].a].failed_partners += pairs[i].any;
+        nodes[pairs[i].b].failed_partners += pairs[i].any;
     }
     free(pairs);
 
@@ -601,7 +635,8 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
             size_t ke = 0, kp = 0;
             for (size_t k = 0; k < n; k++) {
                 const nt_vlink_t *l = &L[k];
-                if (l->verdict != NT_FAIL || (l->src_node != i && l->dst_node != i))
+                if ((l->verdict != NT_FAIL && !l->marginal) ||
+                    (l->src_node != i && l->dst_node != i))
                     continue;
                 if (!by_exp && (l->fired & NT_FIRED_EXPECTED) && !isnan(l->expected)) {
                     by_exp = l;
@@ -631,10 +666,11 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         nv->cause = ex ? nt_metric_cause(ex->metric) : "links";
     }
 
-    /* The blamed node's failing links are its fault, not separate link faults. */
+    /* The blamed node's failing (and confirmed marginal) links are its fault, not separate
+     * link faults: they fail, caused by the node. */
     for (size_t k = 0; k < n; k++) {
         nt_vlink_t *l = &L[k];
-        if (l->verdict != NT_FAIL)
+        if (l->verdict != NT_FAIL && !l->marginal)
             continue;
         int bs = l->src_node >= 0 && nodes[l->src_node].blamed;
         int bd = l->dst_node >= 0 && l->dst_node != l->src_node && nodes[l->dst_node].blamed;
@@ -642,6 +678,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
             continue;
         char n1[32], n2[32], old[sizeof(l->reason)];
         l->fired |= NT_FIRED_BLAME;
+        l->verdict = NT_FAIL;
         memcpy(old, l->reason, sizeof(old));
         if (bs && bd)
             snprintf(l->reason, sizeof(l->reason), "caused by blamed nodes %s and %s; ",
@@ -737,6 +774,9 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         l->fired = 0;
         l->reference = NAN;
         l->factor = NAN;
+        l->fail_factor = NAN;
+        l->marginal = 0;
+        l->src_suspect = l->dst_suspect = 0;
         l->population = 0;
         l->needs_retest = 0;
         w.eff[i] = judged_value(l);
@@ -764,32 +804,65 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         g0 = g1;
     }
 
-    /* Steps 1 and 3: expected figures and the peer limit, on the value judged (the retest's
-     * when there is one) and on the first measurement. A failure the peer rule alone found is
-     * a warning until a retest confirms it; a retest that passes makes a failure a warning. */
+    /* Steps 1 and 3: expected figures and the peer limits, on the value judged (the retest's
+     * when there is one) and on the first measurement. A link fault by the peer rule alone
+     * (beyond the link-fault limit) is a warning until a retest confirms it; between the ratio
+     * and that limit a link is marginal (a warning that counts for node blame once confirmed);
+     * a retest that passes makes a failure a warning (flaky). */
     for (size_t k = 0; k < w.nordered; k++) {
         size_t i = w.order[k];
         nt_vlink_t *l = &L[i];
         unsigned now = failing_bits(l, w.eff[i], &p);
+        int bad = (now & NT_FIRED_PEER) && peer_bad(l, w.eff[i]);
         int retest = l->retested && !isnan(l->retest_value);
         unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
         char a[32], b[32];
-        if (now && !retest && !(now & NT_FIRED_EXPECTED)) {
+        /* 2: a failure (expected figure, or beyond the link-fault limit), 1: marginal */
+        int lnow = (now & NT_FIRED_EXPECTED) || bad ? 2 : now ? 1 : 0;
+        int lfirst =
+            !retest ? lnow
+            : (before & NT_FIRED_EXPECTED) || ((before & NT_FIRED_PEER) && peer_bad(l, l->value))
+                ? 2
+            : before ? 1
+                     : 0;
+        l->marginal = 0;
+        l->unconfirmed = 0;
+        if (now && retest && !before) {
+            l->unconfirmed = 1;
+            /* Passed first, failed on retest only: not confirmed (a failure needs both). */
             l->verdict = NT_WARN;
-            l->fired = now;
-            l->needs_retest = !l->retested;
-            describe(l->reason, sizeof(l->reason), l, w.eff[i], now, &p);
-            cat(l->reason, sizeof(l->reason), "; not confirmed: %s",
-                l->retested ? "the retest gave no figure" : "not retested");
-        } else if (now) {
+            l->fired = now | NT_FIRED_RETEST;
+            describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
+                     bad ? l->fail_factor : l->factor);
+            cat(l->reason, sizeof(l->reason), "; on retest only (first %s %s passed)",
+                fmt_num(a, sizeof(a), l->value), unit_of(l->metric));
+        } else if ((!retest && (now & NT_FIRED_EXPECTED)) || (retest && lnow == 2 && lfirst == 2)) {
+            unsigned shown = (now & NT_FIRED_EXPECTED) && !bad ? NT_FIRED_EXPECTED : now;
             l->verdict = NT_FAIL;
-            l->fired = now | (retest ? NT_FIRED_RETEST : 0);
+            l->fired = shown | (retest ? NT_FIRED_RETEST : 0);
             l->needs_retest = !l->retested;
-            describe(l->reason, sizeof(l->reason), l, w.eff[i], now, &p);
+            describe(l->reason, sizeof(l->reason), l, w.eff[i], shown, l->fail_factor);
             if (retest)
                 cat(l->reason, sizeof(l->reason), "; failed again on retest (%s then %s %s)",
                     fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
                     unit_of(l->metric));
+        } else if (now) {
+            l->verdict = NT_WARN;
+            l->fired = now | (retest ? NT_FIRED_RETEST : 0);
+            /* failed twice, once only marginally: marginal */
+            describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
+                     bad && !retest ? l->fail_factor : l->factor);
+            if (!retest) {
+                l->unconfirmed = 1;
+                l->needs_retest = !l->retested;
+                cat(l->reason, sizeof(l->reason), "; not confirmed: %s",
+                    l->retested ? "the retest gave no figure" : "not retested");
+            } else {
+                l->marginal = 1;
+                cat(l->reason, sizeof(l->reason), "; marginal, again on retest (%s then %s %s)",
+                    fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
+                    unit_of(l->metric));
+            }
         } else if (before) {
             l->verdict = NT_WARN;
             l->fired = before | NT_FIRED_RETEST;

@@ -3,9 +3,12 @@
  * bandwidth figure (its p50), a latency sample a latency figure (its p50). The link's verdict
  * is the worst of its figures' verdicts, with every reason. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,12 +17,38 @@
 #include "nettune/software.h"
 #include "nettune/verdict.h"
 
+typedef struct nt_silent {
+    char host[256];
+    char why[256];
+} nt_silent_t;
+
 struct nt_judge {
     nt_thresholds_t *thresholds;
     nt_expect_t expect_override; /* --expect */
     unsigned require;            /* --require */
     int strict;
+    nt_silent_t *silent; /* nodes that stopped answering (nt_judge_node_silent) */
+    int nsilent;
+    char **ctl; /* ids of the control links of the last retest (nt_judge_retest_pairs) */
+    int nctl;
 };
+
+static void nt_judge_ctl_free(nt_judge_t *j)
+{
+    for (int i = 0; i < j->nctl; i++)
+        free(j->ctl[i]);
+    free(j->ctl);
+    j->ctl = NULL;
+    j->nctl = 0;
+}
+
+static int nt_judge_is_ctl(const nt_judge_t *j, const char *id)
+{
+    for (int i = 0; i < j->nctl; i++)
+        if (strcmp(j->ctl[i], id) == 0)
+            return 1;
+    return 0;
+}
 
 nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
 {
@@ -59,7 +88,27 @@ void nt_judge_destroy(nt_judge_t *j)
     if (!j)
         return;
     nt_thresholds_destroy(j->thresholds);
+    free(j->silent);
+    nt_judge_ctl_free(j);
     free(j);
+}
+
+void nt_judge_node_silent(nt_judge_t *j, const char *host, const char *why)
+{
+    nt_silent_t *grown;
+    if (!j || !host || !*host)
+        return;
+    for (int i = 0; i < j->nsilent; i++)
+        if (strcmp(j->silent[i].host, host) == 0)
+            return; /* the first reason stands */
+    grown = realloc(j->silent, sizeof(*grown) * (size_t)(j->nsilent + 1));
+    if (!grown)
+        return;
+    j->silent = grown;
+    snprintf(grown[j->nsilent].host, sizeof(grown->host), "%s", host);
+    snprintf(grown[j->nsilent].why, sizeof(grown->why), "%s",
+             why && *why ? why : "stopped answering");
+    j->nsilent++;
 }
 
 nt_status_t nt_judge_print_thresholds(FILE *f)
@@ -103,20 +152,28 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
     const cJSON *nics = cJSON_GetObjectItemCaseSensitive(node_json, "nics");
     const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node_json, "gpus");
     const cJSON *it;
-    int active = 0;
+    int active = 0, unknown_state = 0, unknown_rate = 0;
     double min_rate = NAN;
 
     nt_rules_for(j, host, node_json, &r);
     cJSON_ArrayForEach (it, nics) {
-        if (strcmp(nt_json_get_str(it, "state", ""), "ACTIVE") != 0)
+        const char *state = nt_json_get_str(it, "state", "");
+        /* A state hwloc or sysfs did not record is unknown, not "not ACTIVE". */
+        if (!*state || strcasecmp(state, "unknown") == 0) {
+            unknown_state++;
+            continue;
+        }
+        if (strcmp(state, "ACTIVE") != 0)
             continue;
         double rate = nt_json_get_num(it, "rate_Gbps", NAN);
         active++;
-        if (isfinite(rate) && (!isfinite(min_rate) || rate < min_rate))
+        if (!(rate > 0))
+            unknown_rate++;
+        else if (!isfinite(min_rate) || rate < min_rate)
             min_rate = rate;
     }
-    nt_inventory_check(&r.expect, j->require, cJSON_GetArraySize(gpus), active, min_rate, host,
-                       checks);
+    nt_inventory_check(&r.expect, j->require, cJSON_GetArraySize(gpus), active, unknown_state,
+                       min_rate, unknown_rate, host, checks);
     /* pcie=genXxW: each GPU's and NIC's capability against the expectation. */
     if (r.expect.pcie_gen > 0) {
         const cJSON *lists[2] = {gpus, nics};
@@ -133,7 +190,7 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
                 if (!pc) {
                     /* Never a silent pass: say that the expectation could not be judged. */
                     cJSON *c = nt_check_create(
-                        "inventory", host, label, NT_SKIPPED, NAN, NAN, NULL,
+                        "inventory", host, label, NT_NOT_JUDGED, NAN, NAN, NULL,
                         "%s (%s): PCIe link state unknown (no sysfs link files here, or a "
                         "topology file from another machine): gen%dx%d expected, not judged",
                         bdf, label, r.expect.pcie_gen, r.expect.pcie_width);
@@ -146,8 +203,9 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
                                          (int)nt_json_get_num(pc, "max_width", 0),
                                          (int)nt_json_get_num(pc, "width", 0), msg, sizeof(msg));
                 {
-                    cJSON *c = nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s",
-                                               msg[0] ? msg : "PCIe capability unknown: not judged");
+                    cJSON *c =
+                        nt_check_create("inventory", host, label, v, NAN, NAN, NULL, "%s",
+                                        msg[0] ? msg : "PCIe capability unknown: not judged");
                     if (c)
                         cJSON_AddItemToArray(checks, c);
                 }
@@ -225,7 +283,8 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
     return 0;
 }
 
-/* The figure of a sample list at (metric, bytes): the p50, NaN when absent. */
+/* The figure of a sample list at (metric, bytes): the p50 (the p99 for NT_METRIC_TAIL), NaN
+ * when absent. */
 static double nt_sample_value(const cJSON *samples, int metric, size_t bytes)
 {
     const cJSON *s;
@@ -235,7 +294,7 @@ static double nt_sample_value(const cJSON *samples, int metric, size_t bytes)
         const cJSON *st =
             cJSON_GetObjectItemCaseSensitive(s, metric == NT_METRIC_BW ? "bw_GBps" : "lat_us");
         if (st)
-            return nt_json_get_num(st, "p50", NAN);
+            return nt_json_get_num(st, metric == NT_METRIC_TAIL ? "p99" : "p50", NAN);
     }
     return NAN;
 }
@@ -268,8 +327,8 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
         nt_node_rules_t r;
         int kind = nt_link_kind_parse(nt_json_get_str(l, "kind", ""));
         double exp_bw, exp_lat, line;
-        const cJSON *retest = cJSON_GetObjectItemCaseSensitive(l, "retest");
-        const cJSON *s;
+        const cJSON *first, *fsamples, *s;
+        int retested;
 
         nt_verdict_parse(nt_json_get_str(l, "verdict", "pass"), &v);
         if (v == NT_SKIPPED || cJSON_GetObjectItemCaseSensitive(l, "errors") || kind < 0)
@@ -289,28 +348,43 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
             nt_json_add_num(l, "expected_bw_GBps", exp_bw);
         }
         exp_lat = nt_link_expected_lat(&r.links[kind]);
-        cJSON_ArrayForEach (s, cJSON_GetObjectItemCaseSensitive(l, "samples")) {
+        /* A retested link carries the retest's figures and its first measurement under
+         * "first" (nt_judge_apply_retest): the first is value, the retest retest_value. */
+        first = cJSON_GetObjectItemCaseSensitive(l, "first");
+        retested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "retested"));
+        fsamples = cJSON_GetObjectItemCaseSensitive(first ? first : l, "samples");
+        cJSON_ArrayForEach (s, fsamples) {
             size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
             const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
             const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
             /* Only the peak size is held to the expected bandwidth: line rate needs large
              * messages; smaller sizes are judged against their peers only. The latency limit
-             * holds for the smallest size (small_msg_lat_bytes). */
+             * holds for the smallest size (small_msg_lat_bytes), and so does the tail rule
+             * (its p99: loss shows there as retransmission timeouts). */
             int peak = (size_t)nt_json_get_num(l, "peak_bw_bytes", -1) == bytes;
             int small = (size_t)nt_json_get_num(l, "small_msg_lat_bytes", -1) == bytes;
-            if (bw && nt_figs_push(fs, l, NT_METRIC_BW, bytes, nt_json_get_num(bw, "p50", NAN),
-                                   peak ? exp_bw : NAN, sn, dn))
-                return NT_ERR_NOMEM;
-            if (lat && nt_figs_push(fs, l, NT_METRIC_LAT, bytes, nt_json_get_num(lat, "p50", NAN),
-                                    small ? exp_lat : NAN, sn, dn))
-                return NT_ERR_NOMEM;
-            if (retest && (bw || lat)) {
-                nt_vlink_t *last = &fs->v[fs->n - 1];
-                const cJSON *rs = cJSON_GetObjectItemCaseSensitive(retest, "samples");
-                for (int b = 0; b < (bw && lat ? 2 : 1); b++) {
-                    nt_vlink_t *x = last - b;
+            int metrics[3], nm = 0;
+            if (bw)
+                metrics[nm++] = NT_METRIC_BW;
+            if (lat)
+                metrics[nm++] = NT_METRIC_LAT;
+            if (lat && small && cJSON_GetObjectItemCaseSensitive(lat, "p99"))
+                metrics[nm++] = NT_METRIC_TAIL;
+            for (int k = 0; k < nm; k++) {
+                int m = metrics[k];
+                double expv = m == NT_METRIC_BW    ? (peak ? exp_bw : NAN)
+                              : m == NT_METRIC_LAT ? (small ? exp_lat : NAN)
+                                                   : NAN;
+                if (nt_figs_push(fs, l, m, bytes, nt_sample_value(fsamples, m, bytes), expv, sn,
+                                 dn))
+                    return NT_ERR_NOMEM;
+                if (retested) {
+                    nt_vlink_t *x = &fs->v[fs->n - 1];
                     x->retested = 1;
-                    x->retest_value = nt_sample_value(rs, x->metric, bytes);
+                    x->retest_value =
+                        first ? nt_sample_value(cJSON_GetObjectItemCaseSensitive(l, "samples"), m,
+                                                bytes)
+                              : NAN;
                 }
             }
         }
@@ -345,7 +419,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     if (st != NT_OK || fs.n == 0)
         goto out;
     idx = malloc(fs.n * sizeof(*idx));
-    *pairs = calloc(fs.n, sizeof(**pairs));
+    *pairs = calloc(2 * fs.n, sizeof(**pairs));
     if (!idx || !*pairs) {
         st = NT_ERR_NOMEM;
         goto out;
@@ -370,6 +444,82 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             (*n)++;
         }
     }
+    /* Every pair twice, the second time after all the others: a disturbance of the machine
+     * (another job, the scheduler) rarely hits one pair at two moments apart, a fault always
+     * does. nt_judge_apply_retest keeps the better of the two. Each measurement is followed by
+     * a control: the best passing link of the same kind and scope between two other ranks; a
+     * control much worse than its own first measurement means the machine was disturbed then,
+     * and the retest before it does not count. */
+    {
+        int nf = *n, m = 0;
+        int(*seq)[3] = calloc((size_t)nf * 4 + 1, sizeof(*seq));
+        if (!seq) {
+            st = NT_ERR_NOMEM;
+            goto out;
+        }
+        nt_judge_ctl_free(j);
+        for (int rnd = 0; rnd < 2; rnd++)
+            for (int q = 0; q < nf; q++) {
+                const cJSON *best = NULL, *l;
+                double best_bw = -1;
+                int a = (*pairs)[q][0], b = (*pairs)[q][1], k = (*pairs)[q][2];
+                const char *scope = NULL;
+                memcpy(seq[m++], (*pairs)[q], sizeof(seq[0]));
+                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
+                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
+                                                  "rank", -1);
+                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
+                                                  "rank", -1);
+                    if ((la == a && lb == b) || (la == b && lb == a))
+                        scope = nt_json_get_str(l, "scope", "");
+                }
+                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
+                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
+                                                  "rank", -1);
+                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
+                                                  "rank", -1);
+                    double bw = nt_json_get_num(l, "peak_bw_GBps", NAN);
+                    if (strcmp(nt_json_get_str(l, "kind", ""), table[k]->kind) != 0 ||
+                        strcmp(nt_json_get_str(l, "scope", ""), scope ? scope : "") != 0 ||
+                        strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") != 0 ||
+                        cJSON_GetObjectItemCaseSensitive(l, "retested") ||
+                        cJSON_GetObjectItemCaseSensitive(l, "errors") || la < 0 || lb < 0 ||
+                        la == a || la == b || lb == a || lb == b || !(bw > best_bw))
+                        continue;
+                    best = l;
+                    best_bw = bw;
+                }
+                if (!best)
+                    continue;
+                seq[m][0] =
+                    (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(best, "src"), "rank", -1);
+                seq[m][1] =
+                    (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(best, "dst"), "rank", -1);
+                seq[m++][2] = k;
+                /* every link between the control's ranks (both directions) is a control */
+                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
+                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
+                                                  "rank", -1);
+                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
+                                                  "rank", -1);
+                    const char *id = nt_json_get_str(l, "id", "");
+                    char **grown;
+                    if (!((la == seq[m - 1][0] && lb == seq[m - 1][1]) ||
+                          (la == seq[m - 1][1] && lb == seq[m - 1][0])) ||
+                        nt_judge_is_ctl(j, id))
+                        continue;
+                    grown = realloc(j->ctl, sizeof(*grown) * (size_t)(j->nctl + 1));
+                    if (!grown)
+                        break;
+                    j->ctl = grown;
+                    if ((j->ctl[j->nctl] = strdup(id)))
+                        j->nctl++;
+                }
+            }
+        free(*pairs);
+        *pairs = seq;
+        *n = m;
+    }
 out:
     free(idx);
     nt_figs_free(&fs);
@@ -381,36 +531,204 @@ out:
     return st;
 }
 
+/* Move key from one object to another (replacing it there); absent keys are left absent. */
+static void nt_move_key(cJSON *from, cJSON *to, const char *key)
+{
+    cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(from, key);
+    if (!it)
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(to, key);
+    cJSON_AddItemToObject(to, key, it);
+}
+
+static void nt_set_num(cJSON *obj, const char *key, double v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    nt_json_add_num(obj, key, v);
+}
+
+/* 1 when sample b is better than sample a at the same size: higher bandwidth p50, else lower
+ * latency p50 (a sample has one of the two). */
+static int nt_sample_better(const cJSON *a, const cJSON *b)
+{
+    const cJSON *ba = cJSON_GetObjectItemCaseSensitive(a, "bw_GBps");
+    const cJSON *bb = cJSON_GetObjectItemCaseSensitive(b, "bw_GBps");
+    if (ba || bb)
+        return nt_json_get_num(bb, "p50", -1) > nt_json_get_num(ba, "p50", -1);
+    return nt_json_get_num(cJSON_GetObjectItemCaseSensitive(b, "lat_us"), "p50", INFINITY) <
+           nt_json_get_num(cJSON_GetObjectItemCaseSensitive(a, "lat_us"), "p50", INFINITY);
+}
+
+/* Merge a second retest of a link into the first (dst): per message size the better sample,
+ * and the summary figures recomputed from them (peak bandwidth and its size, the latency of
+ * the smallest latency size). A retest with errors or no samples adds nothing. */
+static void nt_retest_merge(cJSON *dst, const cJSON *r)
+{
+    cJSON *ds = cJSON_GetObjectItemCaseSensitive(dst, "samples"), *s;
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "samples"), *x;
+    double peak = -1, lat = NAN;
+    size_t peak_bytes = 0, lat_bytes = SIZE_MAX;
+
+    if (cJSON_GetObjectItemCaseSensitive(r, "errors") || cJSON_GetArraySize(rs) == 0)
+        return;
+    if (cJSON_GetObjectItemCaseSensitive(dst, "errors") || cJSON_GetArraySize(ds) == 0) {
+        cJSON_DeleteItemFromObjectCaseSensitive(dst, "errors");
+        cJSON_DeleteItemFromObjectCaseSensitive(dst, "samples");
+        cJSON_AddItemToObject(dst, "samples", cJSON_Duplicate(rs, 1));
+        ds = cJSON_GetObjectItemCaseSensitive(dst, "samples");
+    } else {
+        cJSON_ArrayForEach (x, rs) {
+            int k = 0;
+            cJSON_ArrayForEach (s, ds) {
+                if (nt_json_get_num(s, "bytes", -1) == nt_json_get_num(x, "bytes", -2)) {
+                    if (nt_sample_better(s, x))
+                        cJSON_ReplaceItemInArray(ds, k, cJSON_Duplicate(x, 1));
+                    break;
+                }
+                k++;
+            }
+        }
+    }
+    cJSON_ArrayForEach (s, ds) {
+        size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
+        const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
+        const cJSON *lt = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
+        if (bw && nt_json_get_num(bw, "p50", -1) > peak) {
+            peak = nt_json_get_num(bw, "p50", -1);
+            peak_bytes = bytes;
+        }
+        if (lt && bytes < lat_bytes) {
+            lat_bytes = bytes;
+            lat = nt_json_get_num(lt, "p50", NAN);
+        }
+    }
+    if (peak >= 0) {
+        nt_set_num(dst, "peak_bw_GBps", peak);
+        nt_set_num(dst, "peak_bw_bytes", (double)peak_bytes);
+    }
+    if (lat_bytes != SIZE_MAX) {
+        nt_set_num(dst, "small_msg_lat_us", lat);
+        nt_set_num(dst, "small_msg_lat_bytes", (double)lat_bytes);
+    }
+}
+
+/* Whether a control measurement r ran much worse than its link's first measurement in doc:
+ * bandwidth under half, or the small-message latency over twice, at any size. */
+static int nt_ctl_disturbed(const cJSON *doc, const cJSON *r)
+{
+    const cJSON *l, *x, *s;
+    const char *id = nt_json_get_str(r, "id", "");
+    if (cJSON_GetObjectItemCaseSensitive(r, "errors"))
+        return 1;
+    cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links"))
+        if (strcmp(nt_json_get_str(l, "id", ""), id) == 0)
+            break;
+    if (!l)
+        return 0;
+    cJSON_ArrayForEach (x, cJSON_GetObjectItemCaseSensitive(r, "samples")) {
+        cJSON_ArrayForEach (s, cJSON_GetObjectItemCaseSensitive(l, "samples")) {
+            if (nt_json_get_num(s, "bytes", -1) != nt_json_get_num(x, "bytes", -2))
+                continue;
+            double b0 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(s, "bw_GBps"), "p50", NAN);
+            double b1 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(x, "bw_GBps"), "p50", NAN);
+            double l0 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(s, "lat_us"), "p50", NAN);
+            double l1 = nt_json_get_num(cJSON_GetObjectItemCaseSensitive(x, "lat_us"), "p50", NAN);
+            if ((b1 < 0.5 * b0) || (l1 > 2.0 * l0))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
 {
+    /* The figures a link's summary is made of; they move together. */
+    static const char *const figs[] = {"samples",          "peak_bw_GBps",        "peak_bw_bytes",
+                                       "small_msg_lat_us", "small_msg_lat_bytes", "elapsed_s"};
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
     const cJSON *r;
 
     (void)j;
-    cJSON_ArrayForEach (r, retest_links) {
+    cJSON *merged = cJSON_CreateArray();
+    if (!merged)
+        return;
+    /* In measurement order: a retest counts once the control measured after it held its
+     * own first figures (nt_ctl_disturbed); the retests of one link (each pair is measured
+     * twice) give the better figures per size. */
+    cJSON *pending = cJSON_CreateArray();
+    int disturbed = 0;
+    for (r = retest_links ? retest_links->child : NULL;; r = r->next) {
+        const char *id = r ? nt_json_get_str(r, "id", NULL) : NULL;
+        int ctl = id && nt_judge_is_ctl(j, id);
+        if (!r || ctl) {
+            /* a control (or the end) closes the pending retests */
+            const cJSON *p2;
+            if (ctl && nt_ctl_disturbed(doc, r))
+                disturbed++;
+            else
+                cJSON_ArrayForEach (p2, pending) {
+                    const char *pid = nt_json_get_str(p2, "id", "");
+                    cJSON *m;
+                    cJSON_ArrayForEach (m, merged)
+                        if (strcmp(nt_json_get_str(m, "id", ""), pid) == 0)
+                            break;
+                    if (m)
+                        nt_retest_merge(m, p2);
+                    else
+                        cJSON_AddItemToArray(merged, cJSON_Duplicate(p2, 1));
+                }
+            while (pending && cJSON_GetArraySize(pending) > 0)
+                cJSON_DeleteItemFromArray(pending, 0);
+            if (!r)
+                break;
+            continue;
+        }
+        if (id && pending)
+            cJSON_AddItemToArray(pending, cJSON_Duplicate(r, 1));
+    }
+    cJSON_Delete(pending);
+    if (disturbed)
+        NT_INFO(VERDICT,
+                "%d retest(s) not counted: their control link ran slow too (the machine "
+                "was busy then)",
+                disturbed);
+    cJSON_ArrayForEach (r, merged) {
         const char *id = nt_json_get_str(r, "id", NULL);
-        cJSON *l, *rt;
+        const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "samples");
+        cJSON *l;
         if (!id)
             continue;
         cJSON_ArrayForEach (l, links) {
-            if (strcmp(nt_json_get_str(l, "id", ""), id) != 0)
+            if (strcmp(nt_json_get_str(l, "id", ""), id) != 0 ||
+                cJSON_GetObjectItemCaseSensitive(l, "retested"))
                 continue;
-            rt = cJSON_CreateObject();
-            if (!rt)
-                return;
-            nt_json_add_num(rt, "peak_bw_GBps", nt_json_get_num(r, "peak_bw_GBps", NAN));
-            nt_json_add_num(rt, "small_msg_lat_us", nt_json_get_num(r, "small_msg_lat_us", NAN));
-            cJSON_AddItemToObject(
-                rt, "samples", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(r, "samples"), 1));
-            if (cJSON_GetObjectItemCaseSensitive(r, "errors"))
-                cJSON_AddItemToObject(
-                    rt, "errors",
-                    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(r, "errors"), 1));
-            cJSON_DeleteItemFromObjectCaseSensitive(l, "retest");
-            cJSON_AddItemToObject(l, "retest", rt);
+            cJSON_AddTrueToObject(l, "retested");
+            if (cJSON_GetArraySize(rs) > 0 && !cJSON_GetObjectItemCaseSensitive(r, "errors")) {
+                /* The verdict rests on the retest: its figures become the link's, the first
+                 * measurement is kept beside them. */
+                cJSON *first = cJSON_AddObjectToObject(l, "first");
+                cJSON *copy = cJSON_Duplicate(r, 1);
+                if (!first || !copy) {
+                    cJSON_Delete(copy);
+                    break;
+                }
+                for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
+                    nt_move_key(l, first, figs[k]);
+                    nt_move_key(copy, l, figs[k]);
+                }
+                cJSON_Delete(copy);
+            } else {
+                const cJSON *errs = cJSON_GetObjectItemCaseSensitive(r, "errors");
+                cJSON *e = errs ? cJSON_Duplicate(errs, 1) : cJSON_CreateArray();
+                if (e && !errs)
+                    cJSON_AddItemToArray(e, cJSON_CreateString("the retest gave no figures"));
+                if (e)
+                    cJSON_AddItemToObject(l, "retest_errors", e);
+            }
             break;
         }
     }
+    cJSON_Delete(merged);
 }
 
 static void nt_add_str_unique(cJSON *arr, const char *s)
@@ -441,30 +759,55 @@ static nt_verdict_t nt_get_verdict(const cJSON *obj)
     return v;
 }
 
-/* failed_nodes: one entry per host, with its first reason (and how many more). */
-static void nt_failed_node(cJSON *failed_nodes, const char *host, const char *reason)
+/* One failed node: its first reason (the one DRAIN lines and the Slurm drain print) and cause,
+ * and how many more reasons it has. */
+typedef struct nt_nodefail {
+    nt_verdict_t verdict; /* the node verdict */
+    char reason[320];     /* "" until it fails */
+    const char *cause;
+    int more;
+} nt_nodefail_t;
+
+static void nt_node_fails(nt_nodefail_t *nf, const char *cause, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void nt_node_fails(nt_nodefail_t *nf, const char *cause, const char *fmt, ...)
 {
-    cJSON *it;
-    cJSON_ArrayForEach (it, failed_nodes) {
-        if (strcmp(nt_json_get_str(it, "host", ""), host) == 0) {
-            int more = (int)nt_json_get_num(it, "more_reasons", 0) + 1;
-            cJSON_DeleteItemFromObjectCaseSensitive(it, "more_reasons");
-            nt_json_add_num(it, "more_reasons", more);
-            return;
-        }
-    }
-    it = cJSON_CreateObject();
-    if (!it)
+    va_list ap;
+    nf->verdict = NT_FAIL;
+    if (nf->reason[0]) {
+        nf->more++;
         return;
-    nt_json_add_str(it, "host", host);
-    nt_json_add_str(it, "reason", reason);
-    cJSON_AddItemToArray(failed_nodes, it);
+    }
+    va_start(ap, fmt);
+    vsnprintf(nf->reason, sizeof(nf->reason), fmt, ap);
+    va_end(ap);
+    nf->cause = cause;
+}
+
+/* "7/8count" is no unit: units that are words are left out of the figure. */
+static const char *nt_fig_unit(const char *unit)
+{
+    return !unit || strcmp(unit, "count") == 0 ? "" : unit;
+}
+
+/* The check name of a failed check in a node reason: an inventory check's target when it is a
+ * word (gpus, rdma_ports, nic_rate), else the check's name (pcie_link, port_state, ...). */
+static const char *nt_check_word(const cJSON *c)
+{
+    const char *t = nt_json_get_str(c, "target", "");
+    if (strcmp(nt_json_get_str(c, "name", ""), "inventory") == 0 && *t &&
+        strspn(t, "abcdefghijklmnopqrstuvwxyz_") == strlen(t))
+        return t;
+    return nt_json_get_str(c, "name", "check");
 }
 
 /* The NIC firmware versions of a node (its nics[].firmware, distinct, sorted) as one software
  * entry "nic_firmware", so that a node whose NICs run other firmware than the majority is a
  * software_consistency warning like a different driver (DESIGN.md "Health verdicts"). */
-static int nt_cmp_fw(const void *a, const void *b) { return strcmp(a, b); }
+static int nt_cmp_fw(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
 
 static void nt_node_nic_firmware(cJSON *node)
 {
@@ -498,10 +841,12 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
     cJSON *checks = cJSON_GetObjectItemCaseSensitive(doc, "checks");
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
-    cJSON *summary, *failed_nodes, *failed_links, *warnings, *counts, *it;
+    cJSON *summary, *failed_nodes, *failed_links, *warnings, *not_judged, *counts, *it;
     nt_node_verdict_t *nv = NULL;
+    nt_nodefail_t *nf = NULL, *nf_grow;
+    int nnodes;
     nt_figs_t fs;
-    int cnt[4] = {0}, usage = 0;
+    int cnt[NT_NVERDICTS] = {0}, usage = 0;
     nt_verdict_t overall = NT_PASS;
 
     (void)p;
@@ -535,6 +880,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             continue;
         cJSON_DeleteItemFromObjectCaseSensitive(it, "reasons");
         cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_by");
+        cJSON_DeleteItemFromObjectCaseSensitive(it, "unconfirmed");
         v = NT_PASS;
         if (cJSON_GetObjectItemCaseSensitive(it, "errors")) {
             const char *by = nt_json_get_str(it, "stopped_by", "error");
@@ -570,6 +916,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             nt_add_str_unique(nt_arr(l, "judged_by"), "peer");
         if (x->fired & NT_FIRED_RETEST)
             nt_add_str_unique(nt_arr(l, "judged_by"), "retest");
+        if (x->unconfirmed && !cJSON_GetObjectItemCaseSensitive(l, "unconfirmed"))
+            cJSON_AddTrueToObject(l, "unconfirmed");
         if (x->fired & NT_FIRED_BLAME) {
             nt_add_str_unique(nt_arr(l, "judged_by"), "node_blame");
             if (!cJSON_GetObjectItemCaseSensitive(l, "blamed_on_node"))
@@ -578,23 +926,132 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     }
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "summary");
     summary = nt_json_add_obj(doc, "summary");
-    if (!summary) {
+    nnodes = cJSON_GetArraySize(nodes);
+    nf = calloc((size_t)nnodes + (size_t)j->nsilent + 1, sizeof(*nf));
+    if (!summary || !nf) {
         nt_figs_free(&fs);
         free(nv);
+        free(nf);
         return NT_EXIT_USAGE;
     }
+    for (int i = 0; i < nnodes; i++)
+        nf[i].verdict = nv && i < fs.nnodes ? nv[i].verdict : NT_SKIPPED;
     nt_json_add_str(summary, "verdict", "pass");
     /* The verdict covers what was measured; an incomplete run says so next to it (exit 3). */
     nt_json_add_bool(summary, "completed", !stopped_early);
     failed_nodes = nt_json_add_arr(summary, "failed_nodes");
     failed_links = nt_json_add_arr(summary, "failed_links");
     warnings = nt_json_add_arr(summary, "warnings");
-    /* Blamed nodes first: a node that fails with most of its partners is the finding. */
-    for (int i = 0; nv && i < fs.nnodes; i++) {
-        if (nv[i].blamed) {
-            nt_failed_node(failed_nodes, fs.hosts[i], nv[i].reason);
-            overall = NT_FAIL;
+    not_judged = nt_json_add_arr(summary, "not_judged");
+
+    /* Node verdicts, computed here once (every renderer reads nodes[].verdict). A node fails
+     * only when it stopped answering, is blamed, has a link of its own (inside the node) that
+     * failed its expected figure, or fails a check of its own; a failed or warned link makes
+     * it warn. */
+    /* A measurement cut by a peer that stopped answering names that peer: the rank that
+     * reported the link (its src) was alive to report it. */
+    cJSON_ArrayForEach (it, links) {
+        const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
+        if (strcmp(nt_json_get_str(it, "stopped_by", ""), "peer_timeout") == 0)
+            nt_judge_node_silent(
+                j, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", ""),
+                cJSON_IsString(e0) ? e0->valuestring : "stopped answering during a measurement");
+    }
+    nf_grow = realloc(nf, sizeof(*nf) * ((size_t)nnodes + (size_t)j->nsilent + 1));
+    if (!nf_grow) {
+        nt_figs_free(&fs);
+        free(nv);
+        free(nf);
+        return NT_EXIT_USAGE;
+    }
+    nf = nf_grow;
+    memset(nf + nnodes, 0, sizeof(*nf) * ((size_t)j->nsilent + 1));
+    for (int s = 0; s < j->nsilent; s++) {
+        int k = nt_node_index(&fs, j->silent[s].host);
+        if (k < 0 || k >= nnodes)
+            k = nnodes + s; /* a host without a nodes[] entry still goes to failed_nodes */
+        nt_node_fails(&nf[k], "no_answer", "nettune:no_answer %s", j->silent[s].why);
+    }
+    for (int i = 0; nv && i < fs.nnodes && i < nnodes; i++)
+        if (nv[i].blamed)
+            nt_node_fails(&nf[i], nv[i].cause ? nv[i].cause : "links", "%s", nv[i].reason);
+    for (size_t i = 0; !usage && i < fs.n; i++) {
+        const nt_vlink_t *x = &fs.v[i];
+        char a[32], b[32];
+        /* A link inside the node (a GPU's PCIe or NVLink, a device) that fails its expected
+         * hardware figure is the node's own failure; a peer finding alone inside one node
+         * (two ranks on one host) stays a link fault: the node warns. */
+        if (!nt_vlink_is_link_fault(x) || !(x->fired & NT_FIRED_EXPECTED) || x->src_node < 0 ||
+            x->src_node >= nnodes || (x->dst_node >= 0 && x->dst_node != x->src_node))
+            continue;
+        nt_node_fails(
+            &nf[x->src_node], nt_metric_cause(x->metric), "nettune:%s %s/%s%s %s: %s",
+            nt_metric_check(x->metric),
+            nt_fmt_fig(a, sizeof(a),
+                       x->retested && !isnan(x->retest_value) ? x->retest_value : x->value),
+            nt_fmt_fig(b, sizeof(b), (x->fired & NT_FIRED_EXPECTED) ? x->expected : x->reference),
+            nt_metric_unit(x->metric), nt_json_get_str(fs.f[i].link, "id", "?"), x->reason);
+    }
+    cJSON_ArrayForEach (it, links) {
+        nt_verdict_t v = nt_get_verdict(it);
+        const char *ends[2] = {
+            nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "src"), "host", ""),
+            nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", "")};
+        if (v != NT_FAIL && v != NT_WARN)
+            continue;
+        for (int e = 0; e < 2; e++) {
+            int k = nt_node_index(&fs, ends[e]);
+            if (k >= 0 && k < nnodes)
+                nf[k].verdict = nt_verdict_worse(nf[k].verdict, NT_WARN);
         }
+    }
+    cJSON_ArrayForEach (it, checks) {
+        nt_verdict_t v = nt_get_verdict(it);
+        int k = nt_node_index(&fs, nt_json_get_str(it, "host", ""));
+        if (k < 0 || k >= nnodes)
+            continue;
+        if (v == NT_FAIL) {
+            double o = nt_json_get_num(it, "observed", NAN),
+                   e = nt_json_get_num(it, "expected", NAN);
+            char a[32], b[32];
+            if (isfinite(o) || isfinite(e))
+                nt_node_fails(&nf[k], "check", "nettune:%s %s/%s%s %s", nt_check_word(it),
+                              nt_fmt_fig(a, sizeof(a), o), nt_fmt_fig(b, sizeof(b), e),
+                              nt_fig_unit(nt_json_get_str(it, "unit", NULL)),
+                              nt_json_get_str(it, "message", ""));
+            else
+                nt_node_fails(&nf[k], "check", "nettune:%s %s", nt_check_word(it),
+                              nt_json_get_str(it, "message", ""));
+        } else if (v == NT_NOT_JUDGED && nf[k].verdict == NT_SKIPPED) {
+            nf[k].verdict = NT_NOT_JUDGED;
+        } else if (v != NT_NOT_JUDGED) {
+            nf[k].verdict = nt_verdict_worse(nf[k].verdict, v);
+        }
+    }
+    {
+        int i = 0;
+        cJSON_ArrayForEach (it, nodes) {
+            nt_set_str(it, "verdict", nt_verdict_string(nf[i].verdict));
+            i++;
+        }
+    }
+    /* failed_nodes: one entry per failed node, in node order, then hosts without an entry. */
+    for (int k = 0; k < nnodes + j->nsilent; k++) {
+        cJSON *o;
+        if (!nf[k].reason[0])
+            continue;
+        overall = NT_FAIL;
+        o = cJSON_CreateObject();
+        if (!o)
+            break;
+        nt_json_add_str(o, "host",
+                        k < nnodes ? nt_json_get_str(cJSON_GetArrayItem(nodes, k), "hostname", "?")
+                                   : j->silent[k - nnodes].host);
+        nt_json_add_str(o, "reason", nf[k].reason);
+        nt_json_add_str(o, "cause", nf[k].cause ? nf[k].cause : "check");
+        if (nf[k].more)
+            nt_json_add_num(o, "more_reasons", nf[k].more);
+        cJSON_AddItemToArray(failed_nodes, o);
     }
     cJSON_ArrayForEach (it, links) {
         nt_verdict_t v = nt_get_verdict(it);
@@ -607,7 +1064,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
         }
         cnt[v]++;
-        if (v != NT_SKIPPED)
+        if (v != NT_SKIPPED && v != NT_NOT_JUDGED)
             overall = nt_verdict_worse(overall, v);
         /* A link failing because of a blamed node is not a link fault of its own. */
         if (v == NT_FAIL && !cJSON_GetObjectItemCaseSensitive(it, "blamed_on_node"))
@@ -620,22 +1077,27 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                      cJSON_IsString(r0) ? r0->valuestring : "warning");
             cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
         }
-        if (v == NT_PASS && !params->samples_all)
+        if (v == NT_PASS && !params->samples_all) {
             cJSON_DeleteItemFromObjectCaseSensitive(it, "samples");
+            cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "first"),
+                                                    "samples");
+        }
     }
     cJSON_ArrayForEach (it, checks) {
         nt_verdict_t v = nt_get_verdict(it);
         const char *host = nt_json_get_str(it, "host", NULL);
         cnt[v]++;
+        if (v == NT_NOT_JUDGED) {
+            char w[600];
+            snprintf(w, sizeof(w), "%s%s%s: %s", host ? host : "", host ? ": " : "",
+                     nt_json_get_str(it, "target", ""), nt_json_get_str(it, "message", ""));
+            cJSON_AddItemToArray(not_judged, cJSON_CreateString(w));
+            continue;
+        }
         if (v == NT_SKIPPED)
             continue;
         overall = nt_verdict_worse(overall, v);
-        if (v == NT_FAIL && host) {
-            char reason[600];
-            snprintf(reason, sizeof(reason), "%s: %s", nt_json_get_str(it, "name", "check"),
-                     nt_json_get_str(it, "message", ""));
-            nt_failed_node(failed_nodes, host, reason);
-        } else if (v == NT_WARN) {
+        if (v == NT_WARN) {
             char w[600];
             snprintf(w, sizeof(w), "%s%s%s", host ? host : "", host ? ": " : "",
                      nt_json_get_str(it, "message", ""));
@@ -648,8 +1110,10 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     nt_json_add_num(counts, "warn", cnt[NT_WARN]);
     nt_json_add_num(counts, "fail", cnt[NT_FAIL]);
     nt_json_add_num(counts, "skipped", cnt[NT_SKIPPED]);
+    nt_json_add_num(counts, "not_judged", cnt[NT_NOT_JUDGED]);
     nt_figs_free(&fs);
     free(nv);
+    free(nf);
     return nt_exit_code(usage, overall == NT_FAIL, stopped_early, overall == NT_WARN,
                         params->strict);
 }
@@ -688,6 +1152,8 @@ void nt_summary_print(const cJSON *doc, const char *output)
         fprintf(f, "  failed link %s\n", it->valuestring);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "warnings"))
         fprintf(f, "  warning: %s\n", it->valuestring);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "not_judged"))
+        fprintf(f, "  not judged: %s\n", it->valuestring);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(run, "not_done"))
         fprintf(f, "  not done: %s\n", it->valuestring);
     /* Skips are grouped: the same probe and reason on 1,000 nodes is one line. */

@@ -17,20 +17,37 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out);
 /* nt_judge_destroy - free a judge of nt_judge_create (NULL is fine). */
 void nt_judge_destroy(nt_judge_t *j);
 
+/* nt_judge_node_silent - record that host stopped answering (a hung, stopped or dead rank, or
+ * a link taken down): nt_judge_finish puts it in summary.failed_nodes with cause "no_answer"
+ * and reason "nettune:no_answer <why>", and fails its node verdict (exit 1). why is one short
+ * sentence ("rank 3 did not answer within 65 s"). A host already recorded keeps its first
+ * reason; NULL or empty host is ignored. */
+void nt_judge_node_silent(nt_judge_t *j, const char *host, const char *why);
+
 /* nt_judge_node_checks - expectation checks of one node (inventory: GPUs, ACTIVE RDMA ports,
  * port rate, PCIe generation/width) appended to checks. node_json is the node's report object
  * with "gpus" and "nics" filled in. */
 void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *node_json,
                           cJSON *checks);
 
-/* nt_judge_retest_pairs - the failing pairs to measure again: (initiator rank, responder
- * rank, probe index into table). *pairs is malloc'ed (free it); *n may be 0. */
+/* nt_judge_retest_pairs - the pairs to measure again, in the order to measure them:
+ * (initiator rank, responder rank, probe index into table). Every pair with a link that needs
+ * a retest (nt_verdict_retest_list) comes twice, the second time after all the others, and
+ * each is followed by a control pair (the best passing link of the same kind and scope
+ * between two other ranks, remembered in j for nt_judge_apply_retest). *pairs is malloc'ed
+ * (free it); *n may be 0. NT_ERR_NOMEM. */
 nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc,
                                   const nt_link_probe_ops_t *const *table, int ntable,
                                   int (**pairs)[3], int *n);
 
-/* nt_judge_apply_retest - file the retest links' figures into the matching links of doc
- * (matched by id) as "retest": {"peak_bw_GBps", "small_msg_lat_us"}. */
+/* nt_judge_apply_retest - file the retest links' figures (retest_links: the links measured,
+ * in measurement order) into the matching links of doc (matched by id). A measurement counts
+ * only when the control measured after it held its own first figures (bandwidth at least
+ * half, latency at most twice; otherwise the machine was busy and the link keeps waiting for
+ * a retest); the two retests of a link give the better figures per size. A link retested
+ * gets "retested": true; when the retest gave figures they become the link's (samples,
+ * peak_bw_GBps, small_msg_lat_us, ...: the figures its verdict rests on) and the first
+ * measurement's move under "first"; otherwise "retest_errors" says why. */
 void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links);
 
 /* nt_judge_finish - judge every link (expected values, peers, retest, node blame), fill the

@@ -1,5 +1,6 @@
 /* MPI launcher: every wait is a non-blocking call plus an MPI_Test loop with a deadline,
  * because Open MPI 4.1 has no fault tolerance and a dead peer would otherwise hang us. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,18 +28,21 @@ static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l)
 nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
                         volatile sig_atomic_t *interrupt, int cancellable)
 {
-    int done = 0;
+    int done = 0, yield = sleep_us == NT_MPI_WAIT_YIELD;
     unsigned long polls = 0;
-    double deadline = 0.0;
+    double deadline = 0.0, t_yield = 0.0;
 
+    if (yield)
+        sleep_us = 0;
     for (;;) {
         if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return NT_ERR_PEER;
         if (done)
             return NT_OK;
+        ++polls;
         /* Reading the clock every poll would cost more than a shared-memory round trip: the
          * deadline starts at the first reading, after 1024 polls (a few microseconds). */
-        if (sleep_us || (++polls & 1023) == 0) {
+        if (sleep_us || (polls & 1023) == 0 || (yield && polls > 256 && (polls & 63) == 0)) {
             double now;
             if (interrupt && *interrupt)
                 goto give_up_interrupted;
@@ -47,10 +51,16 @@ nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
                 deadline = now + timeout_s;
             else if (now > deadline)
                 goto give_up_timeout;
+            if (yield && t_yield == 0.0)
+                t_yield = now;
+            else if (yield && now - t_yield > 1e-3)
+                sleep_us = 20; /* a long wait: no need to test faster than this */
         }
         if (sleep_us) {
             struct timespec ts = {0, (long)sleep_us * 1000};
             nanosleep(&ts, NULL);
+        } else if (yield && polls > 256) {
+            sched_yield();
         }
     }
 give_up_timeout:

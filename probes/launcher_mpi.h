@@ -19,9 +19,14 @@ void nt_launcher_mpi_destroy(nt_launcher_t *l);
  * interrupt may be NULL). The deadline is per wait, not per measurement: a slow but live peer
  * (an oversubscribed host) only makes the run longer, a dead one costs timeout_s. sleep_us > 0
  * sleeps between tests (control waits: leave the cores to the measuring ranks); 0 spins and
- * reads the clock only every 1024 tests (measurement loops). cancellable: req is a
+ * reads the clock only every 1024 tests (measurement loops); NT_MPI_WAIT_YIELD spins 256 tests,
+ * then gives the CPU up (sched_yield) after every test and, after 1 ms without completion,
+ * sleeps 20 us between tests (measurement loops on an oversubscribed host, where spinning
+ * ranks would starve the kernel's network processing: Open MPI's mpi_yield_when_idle, plus a
+ * sleep for long waits). cancellable: req is a
  * point-to-point request, cancelled and freed on timeout or interrupt (collective requests
  * cannot be cancelled: they are left). */
+#define NT_MPI_WAIT_YIELD ((unsigned)-1)
 nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
                         volatile sig_atomic_t *interrupt, int cancellable);
 

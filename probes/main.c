@@ -7,14 +7,34 @@
 #include <sys/stat.h>
 
 #include "judge.h"
+#include "nettune/report.h"
 #include "launcher_mpi.h"
 #include "nettune/log.h"
 #include "params.h"
 #include "run.h"
 
+/* The run's stop flag, and at once the report that says so: Open MPI's launcher forwards the
+ * signal to the ranks and kills them about a second later (odls_base_sigkill_timeout), which
+ * may be before rank 0's main loop gets to write. Rank 0 keeps that report ready
+ * (nt_output_stash); other ranks have none. */
 static void nt_on_signal(int sig)
 {
+    int first = !nt_probe_interrupt;
     nt_probe_interrupt = sig;
+    if (first)
+        nt_output_write_stash();
+}
+
+/* Open MPI 4.1 ends a job by sending each rank SIGCONT, then SIGTERM a second later
+ * (odls_base_sigkill_timeout), then SIGKILL within ~10 ms: on a loaded host rank 0 may not even
+ * be scheduled in those 10 ms. SIGCONT is the early notice: the stopped report goes to disk
+ * then. If no SIGTERM follows (a job suspended and resumed), the run's next progress write
+ * puts the in-progress report back (run.c). */
+static void nt_on_cont(int sig)
+{
+    (void)sig;
+    if (!nt_probe_interrupt)
+        nt_output_write_stash();
 }
 
 int main(int argc, char **argv)
@@ -61,6 +81,11 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    {
+        struct sigaction sc = sa;
+        sc.sa_handler = nt_on_cont;
+        sigaction(SIGCONT, &sc, NULL);
+    }
 
     if (params.local) {
         l = nt_launcher_local_create();
@@ -78,6 +103,11 @@ int main(int argc, char **argv)
     /* MPI_Init may install its own handlers: ours go back on top. */
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    {
+        struct sigaction sc = sa;
+        sc.sa_handler = nt_on_cont;
+        sigaction(SIGCONT, &sc, NULL);
+    }
     l = nt_launcher_mpi_create(&nt_probe_interrupt);
     if (!l) {
         fprintf(stderr, "nettune probe: cannot set up the MPI launcher\n");

@@ -250,3 +250,15 @@ nomem:
     nt_steps_free(b.v, b.n);
     return NT_ERR_NOMEM;
 }
+
+int nt_machine_ranks(int size, const char *keys, size_t keylen, int rank)
+{
+    int n = 0;
+    const char *mine = keys + (size_t)rank * keylen;
+    if (rank < 0 || rank >= size)
+        return 0;
+    for (int r = 0; r < size; r++)
+        if (strncmp(keys + (size_t)r * keylen, mine, keylen) == 0)
+            n++;
+    return n;
+}

@@ -3,7 +3,6 @@
 #ifndef NETTUNE_PROBE_H
 #define NETTUNE_PROBE_H
 
-#include <signal.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -62,14 +61,19 @@ typedef struct nt_probe {
     int nnodes;
     int my_node;        /* index into nodes */
     int local_rank;     /* index into nodes[my_node].ranks */
-    int cores_per_node; /* online CPUs of this host */
-    int host_ranks;     /* probe ranks on this physical host (shared-memory domain) */
-    int pin_pairs;      /* pairs run one at a time: pin the two ends to different CPUs */
-    nt_topo_t *topo;    /* this node's inventory (every rank loads it; NULL if it failed) */
-    double deadline;    /* nt_clock_s() value at which the run stops (0 = none) */
+    int cores_per_node; /* CPUs this rank may run on (its affinity mask, cgroup cpusets) */
+    /* Probe ranks on this machine: ranks whose kernel has the same boot_id
+     * (/proc/sys/kernel/random/boot_id), so namespaces and pods of one host count together. */
+    int host_ranks;
+    /* Pairs run one after another, their two ends pinned to different CPUs, and waits give the
+     * CPU up: some machine runs more probe ranks than it has cores (report run.serialized). */
+    int serialized;
+    nt_topo_t *topo;      /* this node's inventory (every rank loads it; NULL if it failed) */
+    double deadline;      /* nt_clock_s() value at which the run stops (0 = none) */
+    double pair_budget_s; /* the longest pair's time budget over the probes (engine-set) */
     /* The run's one stop flag (nt_probe_interrupt, set by the SIGTERM/SIGINT handler to the
      * signal number): every wait of a probe watches it. */
-    volatile sig_atomic_t *stop;
+    volatile int *stop; /* sig_atomic_t (int): signal.h stays out of this header */
 } nt_probe_t;
 
 /* Scope of a link. */
@@ -104,6 +108,10 @@ typedef struct nt_link_probe_ops {
      * (NT_ERR_TIMEOUT), a signal (*p->stop) ends it with NT_ERR_INTERRUPTED: never hang. */
     nt_status_t (*run_pair)(void *state, nt_probe_t *p, int peer_rank, int initiator,
                             nt_scope_t scope, cJSON *out_links);
+    /* The time budget of one run_pair in seconds (its sizes' budgets, both directions, every
+     * variant); the engine adds --peer-timeout for liveness. NULL: the engine estimates it from
+     * --sizes and --budget. */
+    double (*pair_budget_s)(const nt_probe_t *p);
     /* Node-local tests without a peer (RDMA loopback); NULL if none. */
     nt_status_t (*run_local)(void *state, nt_probe_t *p, cJSON *out_links, cJSON *out_checks);
     /* After the run: final checks (e.g. error counters read again); NULL if none. */

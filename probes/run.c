@@ -11,6 +11,7 @@
 
 #include "inventory.h"
 #include "judge.h"
+#include "nettune/bench.h"
 #include "nettune/clock.h"
 #include "nettune/log.h"
 #include "probe_util.h"
@@ -39,24 +40,73 @@ typedef struct nt_collect {
  * notice a dead peer, write the report and end the job itself. */
 static double nt_follow_timeout(const nt_probe_t *p)
 {
-    return 3.0 * p->params->peer_timeout_s + 15.0;
+    return p->pair_budget_s + 3.0 * p->params->peer_timeout_s + 15.0;
 }
 
+/* How long rank 0 waits for the results of a pair's initiator: the pair's budgets, then the
+ * time its partner takes to call a silent peer dead (--peer-timeout without progress), then
+ * one more --peer-timeout, so that the partner's report names the silent rank first. */
+static double nt_collect_wait(const nt_probe_t *p, double pair_budget_s)
+{
+    return pair_budget_s + 2.0 * p->params->peer_timeout_s + 1.0;
+}
+
+/* The time budget of one pair of probe ops: its own figure, or every size in both directions
+ * with a 4x margin (probes with several variants or rails per pair). */
+static double nt_pair_budget(const nt_probe_t *p, const nt_link_probe_ops_t *ops)
+{
+    const nt_probe_params_t *pa = p->params;
+    if (ops->pair_budget_s)
+        return ops->pair_budget_s(p);
+    return 4.0 * nt_bench_deadline_s((unsigned)(2 * (pa->nlat_sizes + pa->nbw_sizes)), pa->budget_s,
+                                     0, 0);
+}
+
+/* This kernel's boot id: ranks that print the same one share a machine (namespaces, pods).
+ * "" when unreadable (then the launcher's shared-memory group stands in). */
+static void nt_boot_id(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    buf[0] = '\0';
+    if (f) {
+        if (!fgets(buf, (int)len, f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* CPUs this process may run on (affinity, cpusets), else the online count. */
+static int nt_usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+#define NT_BOOT_ID_MAX 40
+
+/* Phase: identify the nodes of the job (host names, shared-memory groups, NETTUNE_FAKE_NODES)
+ * and the machines under them (boot ids). */
 static nt_status_t nt_identify(nt_probe_t *p)
 {
     char *hosts = calloc((size_t)p->size, NT_HOST_MAX);
+    char *boots = calloc((size_t)p->size, NT_BOOT_ID_MAX);
     int *leaders = calloc((size_t)p->size, sizeof(int));
-    char me[NT_HOST_MAX] = "";
+    char me[NT_HOST_MAX] = "", boot[NT_BOOT_ID_MAX];
     int lr = 0, ls = 1, lead, fake = 0;
     const char *fk = getenv("NETTUNE_FAKE_NODES");
     nt_status_t st;
 
-    if (!hosts || !leaders) {
+    if (!hosts || !leaders || !boots) {
         free(hosts);
+        free(boots);
         free(leaders);
         return NT_ERR_NOMEM;
     }
     gethostname(me, sizeof(me) - 1);
+    nt_boot_id(boot, sizeof(boot));
     p->launcher->ops->local_group(p->launcher, &lr, &ls);
     /* Ranks of one shared-memory domain are consecutive in world order under every launcher
      * we know of, but do not rely on it: the leader key is the lowest world rank of the
@@ -67,10 +117,14 @@ static nt_status_t nt_identify(nt_probe_t *p)
     if (st == NT_OK)
         st = p->launcher->ops->allgather(p->launcher, &lead, leaders, sizeof(int),
                                          p->params->peer_timeout_s);
+    if (st == NT_OK)
+        st = p->launcher->ops->allgather(p->launcher, boot, boots, NT_BOOT_ID_MAX,
+                                         p->params->peer_timeout_s);
     if (st == NT_OK && fk && *fk) {
         fake = atoi(fk);
         if (fake < 1) {
-            NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
+            if (p->rank == 0)
+                NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
             fake = 0;
         }
     }
@@ -78,10 +132,13 @@ static nt_status_t nt_identify(nt_probe_t *p)
         st = nt_nodes_build(p->size, hosts, leaders, fake, &p->nodes, &p->nnodes);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
-    p->cores_per_node = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    /* Concurrency is judged per physical host: its probe ranks against its cores. */
-    p->host_ranks = ls;
+    p->cores_per_node = nt_usable_cpus();
+    /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
+     * its cores; without a boot id, the launcher's shared-memory group. */
+    p->host_ranks =
+        st == NT_OK && boot[0] ? nt_machine_ranks(p->size, boots, NT_BOOT_ID_MAX, p->rank) : ls;
     free(hosts);
+    free(boots);
     free(leaders);
     return st;
 }
@@ -100,8 +157,12 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
         /* stdout, a pipe or a device gets one document only: the final one. */
         /* At most every 3 s, and at most 10% of rank 0's time: a snapshot of 1,000 nodes
          * (19,000 links) costs 0.4-0.55 s to copy, judge and write. */
+        /* A SIGCONT wrote the stopped report, but no SIGTERM followed: the run goes on, so the
+         * report on disk says so again at once (main.c). */
+        int resumed = nt_output_stash_written() && !*c->probe->stop;
         if (c->direct_output ||
-            (!force && now - c->last_write < fmax(NT_PROGRESS_EVERY_S, 10.0 * c->snap_cost_s)))
+            (!force && !resumed &&
+             now - c->last_write < fmax(NT_PROGRESS_EVERY_S, 10.0 * c->snap_cost_s)))
             return NT_OK;
         copy = cJSON_Duplicate(c->doc, 1);
         if (!copy)
@@ -116,6 +177,25 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
                              cJSON_CreateString(progress));
         nt_judge_finish(c->judge, c->probe, copy, 1, c->probe->params);
         st = nt_json_write_atomic(copy, c->output);
+        /* The same state, as the report a signal leaves (written by the handler, main.c). */
+        {
+            cJSON *nd = cJSON_GetObjectItemCaseSensitive(cr, "not_done");
+            char msg[300], *txt;
+            snprintf(msg, sizeof(msg),
+                     "stopped by a signal (SIGTERM, SIGINT, or the launcher ending the job) "
+                     "while in progress: the report holds what was measured before (%s)",
+                     progress);
+            cJSON_ReplaceItemInArray(nd, cJSON_GetArraySize(nd) - 1, cJSON_CreateString(msg));
+            txt = cJSON_Print(copy);
+            if (txt) {
+                size_t len = strlen(txt);
+                txt[len] = '\n';
+                nt_output_stash(c->output, txt, len + 1);
+                free(txt);
+            }
+            if (resumed && st == NT_OK)
+                nt_output_stash_rearm();
+        }
         cJSON_Delete(copy);
         c->snap_cost_s = nt_clock_s() - now;
         if (st == NT_OK)
@@ -125,6 +205,8 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
     cJSON_ReplaceItemInObjectCaseSensitive(run, "completed", cJSON_CreateBool(completed));
     cJSON_ReplaceItemInObjectCaseSensitive(
         run, "duration_s", cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
+    /* The final document replaces the one a signal would have left. */
+    nt_output_stash_drop();
     st = nt_json_write_atomic(c->doc, c->output);
     if (st == NT_OK)
         c->last_write = now;
@@ -188,15 +270,14 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
 }
 
 /* Rank 0: receive one JSON blob from rank src (itself: the local object is used directly). */
-static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, cJSON **out)
+static nt_status_t nt_recv_json(nt_probe_t *p, int src, int tag, double wait_s, cJSON **out)
 {
     char *buf;
     size_t len;
-    /* Longer than any wait of a measurement: when the initiator's own partner died, the
-     * initiator's deadline passes first and it still reports, so the silent rank is named
-     * (not the initiator that waited for it). */
-    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len,
-                                           2.0 * p->params->peer_timeout_s + 5.0);
+    /* Longer than any wait of a measurement (nt_collect_wait): when the initiator's own
+     * partner died, the initiator's deadline passes first and it still reports, so the silent
+     * rank is named (not the initiator that waited for it). */
+    nt_status_t st = nt_launcher_recv_blob(p->launcher, src, tag, &buf, &len, wait_s);
     *out = NULL;
     if (st != NT_OK)
         return st;
@@ -240,14 +321,16 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
         if (src == 0) {
             nj = cJSON_Duplicate(node, 1);
             cj = cJSON_Duplicate(checks, 1);
-        } else if ((st = nt_recv_json(p, src, NT_TAG_NODE, &nj)) == NT_OK) {
-            st = nt_recv_json(p, src, NT_TAG_CHECKS, &cj);
+        } else if ((st = nt_recv_json(p, src, NT_TAG_NODE, nt_collect_wait(p, 0), &nj)) == NT_OK) {
+            st = nt_recv_json(p, src, NT_TAG_CHECKS, nt_collect_wait(p, 0), &cj);
         }
         if (st != NT_OK) {
             char msg[256];
             snprintf(msg, sizeof(msg), "inventory of %s: rank %d did not answer (%s)",
                      p->nodes[n].host, src, nt_status_string(st));
             cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+            if (st != NT_ERR_INTERRUPTED)
+                nt_judge_node_silent(c->judge, p->nodes[n].host, msg);
             cJSON_Delete(nj);
             cJSON_Delete(cj);
             break;
@@ -272,6 +355,7 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
 static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_probe_ops_t *ops,
                                void *state, const int *avail, const nt_step_t *s, cJSON *dest_links)
 {
+    double wait_s = nt_collect_wait(p, nt_pair_budget(p, ops));
     cJSON *mine = cJSON_CreateArray();
     nt_status_t st = NT_OK, rst = NT_OK;
     int peer_lost = 0;
@@ -309,7 +393,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
              * sched_yield at 2-3x the latency). */
             cpu_set_t saved, one;
             int pinned = 0;
-            if (p->pin_pairs && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+            if (p->serialized && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
                 CPU_COUNT(&saved) >= 2) {
                 int want = a == p->rank ? 0 : 1, seen = 0;
                 CPU_ZERO(&one);
@@ -341,7 +425,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
             cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
             if (last && a == p->rank)
-                cJSON_AddTrueToObject(last, "peer_lost");
+                nt_json_add_num(last, "peer_lost", b);
             if (p->rank == 0)
                 peer_lost = 1;
         }
@@ -368,7 +452,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             if (a == 0) {
                 arr = mine;
                 mine = NULL;
-            } else if ((st = nt_recv_json(p, a, NT_TAG_LINKS, &arr)) != NT_OK) {
+            } else if ((st = nt_recv_json(p, a, NT_TAG_LINKS, wait_s, &arr)) != NT_OK) {
                 char msg[256];
                 int na, la;
                 nt_probe_locate(p, a, &na, &la);
@@ -379,9 +463,15 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                              ops->kind, a, na >= 0 ? p->nodes[na].host : "?");
                 else
                     snprintf(msg, sizeof(msg), "%s: rank %d on %s did not answer within %g s (%s)",
-                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?",
-                             2.0 * p->params->peer_timeout_s + 5.0, nt_status_string(st));
+                             ops->kind, a, na >= 0 ? p->nodes[na].host : "?", wait_s,
+                             nt_status_string(st));
                 cJSON_AddItemToArray(c->not_done, cJSON_CreateString(msg));
+                if (st != NT_ERR_INTERRUPTED && na >= 0) {
+                    char why[200];
+                    snprintf(why, sizeof(why), "rank %d sent no %s results within %.3g s", a,
+                             ops->kind, wait_s);
+                    nt_judge_node_silent(c->judge, p->nodes[na].host, why);
+                }
                 break;
             }
             for (cJSON *it = arr ? arr->child : NULL; it; it = it->next) {
@@ -390,8 +480,18 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                     nt_move_items(c->checks, chk);
                 /* A measurement that timed out means a peer stopped answering: Open MPI 4.1
                  * cannot carry on around a dead rank, so the run ends (report first). */
-                if (cJSON_GetObjectItemCaseSensitive(it, "peer_lost"))
+                const cJSON *lost = cJSON_GetObjectItemCaseSensitive(it, "peer_lost");
+                if (lost) {
+                    int nl, ll;
+                    const cJSON *e0 =
+                        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
                     peer_lost = 1;
+                    nt_probe_locate(p, (int)cJSON_GetNumberValue(lost), &nl, &ll);
+                    if (nl >= 0)
+                        nt_judge_node_silent(c->judge, p->nodes[nl].host,
+                                             cJSON_IsString(e0) ? e0->valuestring
+                                                                : "stopped answering");
+                }
             }
             for (int k = cJSON_GetArraySize(arr) - 1; k >= 0; k--)
                 if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, k), "id"))
@@ -505,8 +605,9 @@ static int nt_run_any(const nt_run_t *r, int k)
 }
 
 /* Phase: retest. Rank 0 picks the failing pairs (judge), everybody measures them again one pair
- * at a time, and rank 0 files the second figures beside the first. */
-static void nt_run_retest(nt_run_t *r)
+ * at a time, and rank 0 files the second figures beside the first. Returns the number of pair
+ * measurements (0: nothing waited for a retest). */
+static int nt_run_retest(nt_run_t *r)
 {
     nt_probe_t *p = &r->p;
     int n = 0, (*pairs)[3] = NULL;
@@ -565,6 +666,7 @@ static void nt_run_retest(nt_run_t *r)
 out:
     cJSON_Delete(again);
     free(pairs);
+    return n;
 }
 
 /* Phase: set-up. Thresholds, the report path, the report skeleton and the inventory source.
@@ -688,14 +790,15 @@ static nt_status_t nt_run_concurrency(nt_run_t *r)
         all &= v[i];
     free(v);
     r->concurrent = all;
-    p->pin_pairs = !all;
+    p->serialized = !all;
     if (p->rank == 0) {
         cJSON *run = cJSON_GetObjectItemCaseSensitive(r->c.doc, "run");
         nt_json_add_bool(run, "concurrent_pairs", all);
+        nt_json_add_bool(run, "serialized", !all);
         if (!all)
             NT_INFO(SCHED,
-                    "pairs run one after another: a host has fewer cores (%d) than "
-                    "probe ranks (%d)",
+                    "pairs run one after another, pinned: a machine has fewer cores (%d) "
+                    "than probe ranks (%d)",
                     p->cores_per_node, p->host_ranks);
     }
     return NT_OK;
@@ -899,6 +1002,10 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     }
     if (st == NT_OK && !r.aborted)
         st = nt_run_concurrency(&r);
+    /* The longest pair of any probe: what the followers allow rank 0 for a step. */
+    for (int k = 0; k < r.nprobes; k++)
+        if (nt_pair_budget(p, r.probes[k]) > p->pair_budget_s)
+            p->pair_budget_s = nt_pair_budget(p, r.probes[k]);
     /* The rounds of every probe, in registry order. */
     for (int k = 0; st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted; k++)
         st = nt_run_rounds(&r, k);
@@ -910,9 +1017,12 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     }
     if (!r.aborted)
         nt_run_finish_probes(&r);
-    /* Retest failing pairs, judged by rank 0, measured by everyone. */
-    if (!r.aborted && !r.stopped && !params->no_retest)
-        nt_run_retest(&r);
+    /* Retest failing pairs, judged by rank 0, measured by everyone. A retest changes its
+     * population, which can fail a link that passed first: up to 3 rounds, until no failure
+     * waits for its retest. */
+    for (int round = 0; round < 3 && !r.aborted && !r.stopped && !params->no_retest; round++)
+        if (nt_run_retest(&r) == 0)
+            break;
     code = nt_run_conclude(&r);
     nt_run_free(&r);
     return code;

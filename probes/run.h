@@ -22,6 +22,11 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
  * order (node2 before node10). Returns NT_ERR_NOMEM / NT_ERR_INVALID. */
 nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int fake_nodes,
                            nt_node_t **nodes, int *nnodes);
+/* nt_machine_ranks - how many of size ranks share rank's machine: keys holds each rank's
+ * machine key (its kernel's boot_id, keylen bytes each, NUL-padded); ranks with equal keys
+ * are one machine, whatever their host names (namespaces, containers). 0 for a bad rank. */
+int nt_machine_ranks(int size, const char *keys, size_t keylen, int rank);
+
 /* nt_nodes_free - free a node list of nt_nodes_build (NULL is fine). */
 void nt_nodes_free(nt_node_t *nodes, int nnodes);
 

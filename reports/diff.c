@@ -1,7 +1,12 @@
 /* `nettune report --diff OLD NEW`: how a cluster changed since a baseline (its acceptance run,
  * before maintenance). Links are matched by their stable id, checks by name + host + target,
  * failed nodes by host. A link regressed when its bandwidth fell, or its latency rose, by more
- * than the threshold; newly failed links, checks and nodes are regressions too. */
+ * than the threshold and by more than the noise of its population's changes (k sigma of the
+ * log ratios of the links of its kind and scope, sigma = 1.4826 x MAD, k = max(4, 1 +
+ * sqrt(2 ln n)) for n links: two healthy runs of a noisy cluster differ link by link, a slower
+ * link stands out of them); newly failed links,
+ * checks and nodes are regressions too, and so are a node that vanished and a link that
+ * vanished from NEW's own plan (same mode, its probe ran, both ends present). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +41,7 @@ typedef struct nt_dcheck {
 
 typedef struct nt_dnode {
     const char *host, *reason;
-    int fixed; /* 0: newly failed, 1: failed before, not now */
+    int fixed; /* 0: newly failed, 1: failed before, not now, 2: vanished from NEW */
 } nt_dnode_t;
 
 typedef struct nt_diff_state {
@@ -50,8 +55,71 @@ typedef struct nt_diff_state {
     size_t nnodes;
     size_t lcount[NT_D_COUNT], ccount[NT_D_COUNT];
     size_t lmatched, cmatched;
+    size_t planned_vanished; /* vanished links that NEW's plan held */
     int regressed;
 } nt_diff_state_t;
+
+/* Noise of one population's changes: links of one kind and scope. */
+typedef struct nt_dnoise {
+    const char *kind, *scope;
+    double bw_sigma, lat_sigma; /* k x sigma of the log ratios new/old; 0 with fewer than 5
+                                 * links */
+} nt_dnoise_t;
+
+/* How many sigmas a change must exceed: 4, more in large populations, where the largest of n
+ * healthy changes grows like sqrt(2 ln n) sigma (1 more for margin). */
+static double nt_noise_k(size_t n)
+{
+    double k = n > 1 ? sqrt(2.0 * log((double)n)) + 1.0 : 4.0;
+    return k > 4.0 ? k : 4.0;
+}
+
+static int nt_cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* 1.4826 x the MAD of v (reordered); 0 for fewer than 5 values: too few to tell noise. */
+static double nt_log_sigma(double *v, size_t n)
+{
+    double med;
+    if (n < 5)
+        return 0;
+    qsort(v, n, sizeof(*v), nt_cmp_dbl);
+    med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    for (size_t i = 0; i < n; i++)
+        v[i] = fabs(v[i] - med);
+    qsort(v, n, sizeof(*v), nt_cmp_dbl);
+    return 1.4826 * (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+/* Whether the run of doc measured probe kind (run.schedule names the probes that ran; an
+ * older report without it: any link of that kind). */
+static int nt_doc_ran(const nt_rdoc_t *doc, const char *kind)
+{
+    const cJSON *sched = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc->root, "run"), "schedule");
+    if (cJSON_IsObject(sched))
+        return cJSON_GetObjectItemCaseSensitive(sched, kind) != NULL;
+    for (size_t i = 0; i < doc->nlinks; i++)
+        if (strcmp(doc->links[i].kind, kind) == 0)
+            return 1;
+    return 0;
+}
+
+/* A link of OLD that NEW's plan held: the same mode, NEW ran its probe, and both its ends are
+ * nodes of NEW. */
+static int nt_in_new_plan(const nt_diff_state_t *s, const nt_rlink_t *l)
+{
+    const char *ma =
+        nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->a->root, "run"), "mode", "");
+    const char *mb =
+        nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->b->root, "run"), "mode", "");
+    int ks = nt_rdoc_find_node(s->b, l->src_host), kd = nt_rdoc_find_node(s->b, l->dst_host);
+    return strcmp(ma, mb) == 0 && nt_doc_ran(s->b, l->kind) && ks >= 0 && kd >= 0 &&
+           s->b->nodes[ks].j && s->b->nodes[kd].j;
+}
 
 static double nt_pct(double old_v, double new_v)
 {
@@ -130,18 +198,76 @@ static long nt_find_check(const nt_rdoc_t *doc, const size_t *idx, const nt_rche
     return -1;
 }
 
-static nt_dstatus_t nt_link_status(const nt_dlink_t *d, double thr)
+/* A change beyond the threshold (percent) and beyond the noise band of its population's log
+ * ratios (band = k x sigma, nt_diff_noise): dir -1 for a fall, +1 for a rise. */
+static int nt_beyond(double pct, double thr, double band, int dir)
+{
+    if (isnan(pct) || dir * pct <= thr)
+        return 0;
+    return dir * log1p(pct / 100.0) > band;
+}
+
+static nt_dstatus_t nt_link_status(const nt_dlink_t *d, double thr, const nt_dnoise_t *nz)
 {
     int was_fail = d->o->verdict == NT_FAIL, is_fail = d->n->verdict == NT_FAIL;
+    double sb = nz ? nz->bw_sigma : 0, sl = nz ? nz->lat_sigma : 0;
     if (is_fail && !was_fail)
         return NT_D_NEW_FAIL;
-    if ((!isnan(d->bw_pct) && d->bw_pct < -thr) || (!isnan(d->lat_pct) && d->lat_pct > thr))
+    /* A figure its own run did not trust (a warning the retest did not settle) is noise. */
+    if (d->n->unconfirmed || d->o->unconfirmed)
+        return NT_D_UNCHANGED;
+    if (nt_beyond(d->bw_pct, thr, sb, -1) || nt_beyond(d->lat_pct, thr, sl, 1))
         return NT_D_REGRESSED;
     if (was_fail && !is_fail)
         return NT_D_FIXED;
-    if ((!isnan(d->bw_pct) && d->bw_pct > thr) || (!isnan(d->lat_pct) && d->lat_pct < -thr))
+    if (nt_beyond(d->bw_pct, thr, sb, 1) || nt_beyond(d->lat_pct, thr, sl, -1))
         return NT_D_IMPROVED;
     return NT_D_UNCHANGED;
+}
+
+/* The noise of every (kind, scope) population among the matched links d[0..n). *out is
+ * malloc'ed, *nout its length. */
+static nt_status_t nt_diff_noise(const nt_dlink_t *d, size_t n, nt_dnoise_t **out, size_t *nout)
+{
+    nt_dnoise_t *nz = calloc(n + 1, sizeof(*nz));
+    double *bw = malloc((n + 1) * sizeof(*bw)), *lat = malloc((n + 1) * sizeof(*lat));
+    size_t m = 0;
+
+    if (!nz || !bw || !lat) {
+        free(nz);
+        free(bw);
+        free(lat);
+        return NT_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t k, nb = 0, nl = 0;
+        if (!d[i].o || !d[i].n)
+            continue;
+        for (k = 0; k < m; k++)
+            if (!strcmp(nz[k].kind, d[i].n->kind) && !strcmp(nz[k].scope, d[i].n->scope))
+                break;
+        if (k < m)
+            continue;
+        nz[m].kind = d[i].n->kind;
+        nz[m].scope = d[i].n->scope;
+        for (size_t j = i; j < n; j++) {
+            if (!d[j].o || !d[j].n || strcmp(d[j].n->kind, nz[m].kind) ||
+                strcmp(d[j].n->scope, nz[m].scope))
+                continue;
+            if (!isnan(d[j].bw_pct))
+                bw[nb++] = log1p(d[j].bw_pct / 100.0);
+            if (!isnan(d[j].lat_pct))
+                lat[nl++] = log1p(d[j].lat_pct / 100.0);
+        }
+        nz[m].bw_sigma = nt_noise_k(nb) * nt_log_sigma(bw, nb);
+        nz[m].lat_sigma = nt_noise_k(nl) * nt_log_sigma(lat, nl);
+        m++;
+    }
+    free(bw);
+    free(lat);
+    *out = nz;
+    *nout = m;
+    return NT_OK;
 }
 
 static nt_status_t nt_diff_links(nt_diff_state_t *s)
@@ -164,10 +290,26 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
             d->o = &s->a->links[k];
             d->bw_pct = nt_pct(d->o->peak_bw_GBps, d->n->peak_bw_GBps);
             d->lat_pct = nt_pct(d->o->small_msg_lat_us, d->n->small_msg_lat_us);
-            d->status = nt_link_status(d, s->opt->threshold_pct);
             s->lmatched++;
         }
-        s->lcount[d->status]++;
+    }
+    {
+        nt_dnoise_t *nz = NULL;
+        size_t nnz = 0;
+        if (nt_diff_noise(s->links, s->nlinks, &nz, &nnz) != NT_OK)
+            goto out;
+        for (size_t i = 0; i < s->nlinks; i++) {
+            nt_dlink_t *d = &s->links[i];
+            const nt_dnoise_t *z = NULL;
+            if (d->o) {
+                for (size_t k = 0; k < nnz && !z; k++)
+                    if (!strcmp(nz[k].kind, d->n->kind) && !strcmp(nz[k].scope, d->n->scope))
+                        z = &nz[k];
+                d->status = nt_link_status(d, s->opt->threshold_pct, z);
+            }
+            s->lcount[d->status]++;
+        }
+        free(nz);
     }
     for (size_t i = 0; i < s->a->nlinks; i++) {
         if (nt_find_link(s->b, ib, s->a->links[i].id) >= 0)
@@ -177,6 +319,7 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
         d->bw_pct = d->lat_pct = NAN;
         d->status = NT_D_VANISHED;
         s->lcount[NT_D_VANISHED]++;
+        s->planned_vanished += (size_t)nt_in_new_plan(s, d->o);
     }
     st = NT_OK;
 out:
@@ -250,6 +393,9 @@ static nt_status_t nt_diff_nodes(nt_diff_state_t *s)
         int kn = nt_rdoc_find_node(s->b, nd->host);
         if (nd->fail_reason && kn >= 0 && !s->b->nodes[kn].fail_reason)
             s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, nd->fail_reason, 1};
+        /* A node of OLD's run (a nodes[] entry) that NEW's run does not have. */
+        if (nd->j && (kn < 0 || !s->b->nodes[kn].j))
+            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, "not in the new run", 2};
     }
     return NT_OK;
 }
@@ -290,8 +436,8 @@ static void nt_fmt_pct(char *buf, size_t len, double pct)
 static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, const char *title,
                                nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"link", "bw GB/s old", "new", "change", "lat us old",
-                                       "new", "change", "verdict"};
+    static const char *const head[] = {"link",       "bw GB/s old", "new",    "change",
+                                       "lat us old", "new",         "change", "verdict"};
     size_t total = s->lcount[status], shown = 0;
     size_t cap = s->opt->top ? s->opt->top : total;
     nt_table_t t;
@@ -314,14 +460,15 @@ static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, co
         nt_table_cell(&t, 0, "%s", nt_fmt_bw(a, sizeof(a), d->o ? d->o->peak_bw_GBps : NAN));
         nt_table_cell(&t, 0, "%s", nt_fmt_bw(b, sizeof(b), d->n ? d->n->peak_bw_GBps : NAN));
         nt_fmt_pct(c, sizeof(c), d->bw_pct);
-        nt_table_cell(&t, !isnan(d->bw_pct) && d->bw_pct < -s->opt->threshold_pct ? 1 + NT_FAIL
-                                                                                   : 0,
+        nt_table_cell(&t, !isnan(d->bw_pct) && d->bw_pct < -s->opt->threshold_pct ? 1 + NT_FAIL : 0,
                       "%s", c);
-        nt_table_cell(&t, 0, "%s", nt_fmt_num(e, sizeof(e), d->o ? d->o->small_msg_lat_us : NAN, 3));
-        nt_table_cell(&t, 0, "%s", nt_fmt_num(f, sizeof(f), d->n ? d->n->small_msg_lat_us : NAN, 3));
+        nt_table_cell(&t, 0, "%s",
+                      nt_fmt_num(e, sizeof(e), d->o ? d->o->small_msg_lat_us : NAN, 3));
+        nt_table_cell(&t, 0, "%s",
+                      nt_fmt_num(f, sizeof(f), d->n ? d->n->small_msg_lat_us : NAN, 3));
         nt_fmt_pct(g, sizeof(g), d->lat_pct);
-        nt_table_cell(&t, !isnan(d->lat_pct) && d->lat_pct > s->opt->threshold_pct ? 1 + NT_FAIL
-                                                                                    : 0,
+        nt_table_cell(&t,
+                      !isnan(d->lat_pct) && d->lat_pct > s->opt->threshold_pct ? 1 + NT_FAIL : 0,
                       "%s", g);
         nt_table_cell(&t, d->n ? 1 + d->n->verdict : 0, "%s%s%s",
                       d->o ? nt_verdict_string(d->o->verdict) : "", d->o && d->n ? " -> " : "",
@@ -330,15 +477,16 @@ static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, co
     nt_table_emit(&t, out, style, s->opt->color, 2);
     nt_table_cleanup(&t);
     if (shown < total)
-        nt_buf_printf(out, style == NT_TABLE_MD ? "\n_... and %zu more (--top 0 shows all)._\n"
-                                                : "  ... and %zu more (--top 0 shows all)\n",
+        nt_buf_printf(out,
+                      style == NT_TABLE_MD ? "\n_... and %zu more (--top 0 shows all)._\n"
+                                           : "  ... and %zu more (--top 0 shows all)\n",
                       total - shown);
 }
 
 static void nt_diff_check_table(const nt_diff_state_t *s, nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"change", "node", "check", "target", "verdict",
-                                       "observed old", "new", "message"};
+    static const char *const head[] = {"change",  "node",         "check", "target",
+                                       "verdict", "observed old", "new",   "message"};
     size_t total = 0, shown = 0, cap;
     nt_table_t t;
 
@@ -355,7 +503,7 @@ static void nt_diff_check_table(const nt_diff_state_t *s, nt_table_style_t style
     nt_table_init(&t, 8, "llllllll", head);
     /* New failures first, then regressions, vanished, appeared, fixed, improved. */
     static const nt_dstatus_t order[] = {NT_D_NEW_FAIL, NT_D_REGRESSED, NT_D_VANISHED,
-                                         NT_D_APPEARED, NT_D_FIXED, NT_D_IMPROVED};
+                                         NT_D_APPEARED, NT_D_FIXED,     NT_D_IMPROVED};
     for (size_t oi = 0; oi < sizeof(order) / sizeof(order[0]); oi++) {
         for (size_t i = 0; i < s->nchecks && shown < cap; i++) {
             const nt_dcheck_t *d = &s->checks[i];
@@ -364,25 +512,29 @@ static void nt_diff_check_table(const nt_diff_state_t *s, nt_table_style_t style
             if (d->status != order[oi])
                 continue;
             shown++;
-            nt_table_cell(&t, d->status == NT_D_NEW_FAIL ? 1 + NT_FAIL
-                              : d->status == NT_D_REGRESSED ? 1 + NT_WARN
-                                                            : 0,
+            nt_table_cell(&t,
+                          d->status == NT_D_NEW_FAIL    ? 1 + NT_FAIL
+                          : d->status == NT_D_REGRESSED ? 1 + NT_WARN
+                                                        : 0,
                           "%s", nt_dstatus_names[d->status]);
             nt_table_cell(&t, 0, "%s", c->host ? c->host : "-");
             nt_table_cell(&t, 0, "%s", c->name);
             nt_table_cell(&t, 0, "%s", c->target);
             nt_table_cell(&t, 0, "%s%s%s", d->o ? nt_verdict_string(d->o->verdict) : "",
                           d->o && d->n ? " -> " : "", d->n ? nt_verdict_string(d->n->verdict) : "");
-            nt_table_cell(&t, 0, "%s", d->o ? nt_check_value(d->o->j, "observed", ob, sizeof(ob)) : "-");
-            nt_table_cell(&t, 0, "%s", d->n ? nt_check_value(d->n->j, "observed", nb, sizeof(nb)) : "-");
+            nt_table_cell(&t, 0, "%s",
+                          d->o ? nt_check_value(d->o->j, "observed", ob, sizeof(ob)) : "-");
+            nt_table_cell(&t, 0, "%s",
+                          d->n ? nt_check_value(d->n->j, "observed", nb, sizeof(nb)) : "-");
             nt_table_cell(&t, 0, "%s", c->message);
         }
     }
     nt_table_emit(&t, out, style, s->opt->color, 2);
     nt_table_cleanup(&t);
     if (shown < total)
-        nt_buf_printf(out, style == NT_TABLE_MD ? "\n_... and %zu more (--top 0 shows all)._\n"
-                                                : "  ... and %zu more (--top 0 shows all)\n",
+        nt_buf_printf(out,
+                      style == NT_TABLE_MD ? "\n_... and %zu more (--top 0 shows all)._\n"
+                                           : "  ... and %zu more (--top 0 shows all)\n",
                       total - shown);
 }
 
@@ -391,8 +543,8 @@ static void nt_diff_side(nt_buf_t *out, const char *label, const nt_rdoc_t *d, i
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(d->root, "run");
     nt_buf_printf(out, "%s%s: %s, run %s, started %s, %s, %zu nodes, %zu links, %zu checks\n",
                   md ? "- " : "  ", label, d->path, nt_json_get_str(run, "id", "?"),
-                  nt_json_get_str(run, "started_at", "?"), nt_verdict_string(d->verdict),
-                  d->nnodes, d->nlinks, d->nchecks);
+                  nt_json_get_str(run, "started_at", "?"), nt_verdict_string(d->verdict), d->nnodes,
+                  d->nlinks, d->nchecks);
 }
 
 static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_buf_t *out)
@@ -403,35 +555,45 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
     if (md)
         nt_buf_printf(out, "# nettune report --diff: %s\n\n", word);
     else
-        nt_buf_printf(out, "nettune report --diff: %s%s%s", color ? nt_ansi_verdict(
-                                                                      s->regressed ? NT_FAIL : NT_PASS)
-                                                                  : "",
-                      word, color ? nt_ansi_reset : "");
-    nt_buf_printf(out, "%sthreshold %g%%: bandwidth down or latency up%s\n",
-                  md ? "- " : "  (", s->opt->threshold_pct, md ? "" : ")");
+        nt_buf_printf(out, "nettune report --diff: %s%s%s",
+                      color ? nt_ansi_verdict(s->regressed ? NT_FAIL : NT_PASS) : "", word,
+                      color ? nt_ansi_reset : "");
+    nt_buf_printf(out, "%sthreshold %g%%: bandwidth down or latency up%s\n", md ? "- " : "  (",
+                  s->opt->threshold_pct, md ? "" : ")");
     nt_diff_side(out, "old", s->a, md);
     nt_diff_side(out, "new", s->b, md);
-    nt_buf_printf(out, "%slinks: %zu matched, %zu regressed, %zu improved, %zu new failures, "
-                       "%zu fixed, %zu appeared, %zu vanished\n",
+    nt_buf_printf(out,
+                  "%slinks: %zu matched, %zu regressed, %zu improved, %zu new failures, "
+                  "%zu fixed, %zu appeared, %zu vanished\n",
                   md ? "- " : "  ", s->lmatched, s->lcount[NT_D_REGRESSED],
                   s->lcount[NT_D_IMPROVED], s->lcount[NT_D_NEW_FAIL], s->lcount[NT_D_FIXED],
                   s->lcount[NT_D_APPEARED], s->lcount[NT_D_VANISHED]);
-    nt_buf_printf(out, "%schecks: %zu matched, %zu new failures, %zu worse, %zu fixed, "
-                       "%zu better, %zu appeared, %zu vanished\n",
+    nt_buf_printf(out,
+                  "%schecks: %zu matched, %zu new failures, %zu worse, %zu fixed, "
+                  "%zu better, %zu appeared, %zu vanished\n",
                   md ? "- " : "  ", s->cmatched, s->ccount[NT_D_NEW_FAIL],
                   s->ccount[NT_D_REGRESSED], s->ccount[NT_D_FIXED], s->ccount[NT_D_IMPROVED],
                   s->ccount[NT_D_APPEARED], s->ccount[NT_D_VANISHED]);
-    for (int fixed = 0; fixed < 2; fixed++) {
+    if (s->planned_vanished)
+        nt_buf_printf(out,
+                      "%s%zu vanished link%s were in the new run's plan (same mode, probe "
+                      "ran, both ends present)\n",
+                      md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
+    for (int fixed = 0; fixed < 3; fixed++) {
+        static const char *const what[3] = {
+            "nodes newly failed: ", "nodes no longer failed: ", "nodes vanished: "};
         int any = 0;
         for (size_t i = 0; i < s->nnodes; i++) {
             if (s->nodes[i].fixed != fixed)
                 continue;
             if (!any++)
-                nt_buf_printf(out, "%s%s", md ? "- " : "  ",
-                              fixed ? "nodes no longer failed: " : "nodes newly failed: ");
+                nt_buf_printf(out, "%s%s", md ? "- " : "  ", what[fixed]);
             else
                 nt_buf_puts(out, ", ");
-            nt_buf_printf(out, "%s (%s)", s->nodes[i].host, s->nodes[i].reason);
+            if (fixed == 2)
+                nt_buf_printf(out, "%s", s->nodes[i].host);
+            else
+                nt_buf_printf(out, "%s (%s)", s->nodes[i].host, s->nodes[i].reason);
         }
         if (any)
             nt_buf_puts(out, "\n");
@@ -480,16 +642,17 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
     bad |= nt_json_add_str(root, "schema", NT_DIFF_SCHEMA) != NT_OK;
     bad |= nt_json_add_num(root, "threshold_pct", s->opt->threshold_pct) != NT_OK;
     bad |= nt_json_add_bool(root, "regression", s->regressed) != NT_OK;
+    bad |= nt_json_add_num(root, "planned_vanished_links", (double)s->planned_vanished) != NT_OK;
     for (int i = 0; i < 2; i++) {
         const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[i]->root, "run");
         sides[i] = nt_json_add_obj(root, i ? "new" : "old");
         bad |= !sides[i];
         if (sides[i])
-            bad |= nt_json_add_str(sides[i], "path", docs[i]->path) ||
-                   nt_json_add_str(sides[i], "run_id", nt_json_get_str(run, "id", NULL)) ||
-                   nt_json_add_str(sides[i], "started_at",
-                                   nt_json_get_str(run, "started_at", NULL)) ||
-                   nt_json_add_str(sides[i], "verdict", nt_verdict_string(docs[i]->verdict));
+            bad |=
+                nt_json_add_str(sides[i], "path", docs[i]->path) ||
+                nt_json_add_str(sides[i], "run_id", nt_json_get_str(run, "id", NULL)) ||
+                nt_json_add_str(sides[i], "started_at", nt_json_get_str(run, "started_at", NULL)) ||
+                nt_json_add_str(sides[i], "verdict", nt_verdict_string(docs[i]->verdict));
     }
     cnt = nt_json_add_obj(root, "counts");
     bad |= !cnt;
@@ -501,8 +664,9 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
             bad |= nt_json_add_num(c, nt_dstatus_names[k], (double)v[k]) != NT_OK;
     }
     nodes = nt_json_add_obj(root, "nodes");
-    for (int fixed = 0; nodes && fixed < 2; fixed++) {
-        cJSON *arr = nt_json_add_arr(nodes, fixed ? "fixed" : "new_failed");
+    for (int fixed = 0; nodes && fixed < 3; fixed++) {
+        static const char *const key[3] = {"new_failed", "fixed", "vanished"};
+        cJSON *arr = nt_json_add_arr(nodes, key[fixed]);
         bad |= !arr;
         for (size_t i = 0; arr && i < s->nnodes; i++) {
             cJSON *o;
@@ -610,8 +774,9 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
         goto out;
     qsort(s.links, s.nlinks, sizeof(*s.links), nt_cmp_dlink);
     for (size_t i = 0; i < s.nnodes; i++)
-        s.regressed |= !s.nodes[i].fixed;
+        s.regressed |= s.nodes[i].fixed != 1;
     s.regressed |= s.lcount[NT_D_REGRESSED] || s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
+    s.regressed |= s.planned_vanished > 0;
     if (o->fail_on_vanished)
         s.regressed |= s.lcount[NT_D_VANISHED] || s.ccount[NT_D_VANISHED];
     *regressed = s.regressed;

@@ -13,7 +13,8 @@ int nt_verdict_rank(nt_verdict_t v)
     case NT_FAIL: return 0;
     case NT_WARN: return 1;
     case NT_PASS: return 2;
-    default: return 3;
+    case NT_NOT_JUDGED: return 3;
+    default: return 4;
     }
 }
 
@@ -194,6 +195,7 @@ static void nt_rlink_fill(nt_rlink_t *l, const cJSON *j)
     l->small_msg_lat_us = nt_json_get_num(j, "small_msg_lat_us", NAN);
     l->expected_bw_GBps = nt_json_get_num(j, "expected_bw_GBps", NAN);
     l->verdict = nt_get_verdict(j, "verdict");
+    l->unconfirmed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "unconfirmed"));
     l->reasons = cJSON_GetObjectItemCaseSensitive(j, "reasons");
     if (!cJSON_IsArray(l->reasons))
         l->reasons = NULL;
@@ -268,12 +270,15 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
     const cJSON *summary = cJSON_GetObjectItemCaseSensitive(doc->root, "summary");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(summary, "counts");
     nt_verdict_t worst = NT_SKIPPED;
-    size_t counted[4] = {0};
+    size_t counted[NT_NVERDICTS] = {0};
 
+    /* The node verdict is the judge's (nodes[].verdict); a node only named elsewhere (a
+     * failed_nodes entry without a nodes[] object) is failed when failed_nodes names it. */
     for (size_t k = 0; k < doc->nnodes; k++) {
         nt_rnode_t *nd = &doc->nodes[k];
-        if (nd->fail_reason)
-            nd->verdict = NT_FAIL;
+        nd->verdict = nt_get_verdict(nd->j, "verdict");
+        if (!nd->j || !nt_json_get_str(nd->j, "verdict", NULL))
+            nd->verdict = nd->fail_reason ? NT_FAIL : NT_SKIPPED;
         nt_rnode_inventory(nd);
     }
     for (size_t i = 0; i < doc->nchecks; i++) {
@@ -283,7 +288,6 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
         if (c->node < 0)
             continue;
         nt_rnode_t *nd = &doc->nodes[c->node];
-        nd->verdict = nt_verdict_worse(nd->verdict, c->verdict);
         nd->checks_fail += c->verdict == NT_FAIL;
         nd->checks_warn += c->verdict == NT_WARN;
     }
@@ -293,15 +297,9 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
         counted[l->verdict]++;
         worst = nt_verdict_worse(worst, l->verdict);
         for (int e = 0; e < 2; e++) {
-            int k = ends[e], other = ends[1 - e];
-            nt_verdict_t v = l->verdict;
+            int k = ends[e];
             if (k < 0 || (e == 1 && k == ends[0]))
                 continue;
-            /* Node blame: a link failed because of a failed partner does not fail this node. */
-            if (v == NT_FAIL && other >= 0 && other != k && doc->nodes[other].fail_reason &&
-                !doc->nodes[k].fail_reason)
-                v = NT_WARN;
-            doc->nodes[k].verdict = nt_verdict_worse(doc->nodes[k].verdict, v);
             doc->nodes[k].links_fail += l->verdict == NT_FAIL;
             doc->nodes[k].links_warn += l->verdict == NT_WARN;
             if (doc->nodes[k].ngpus <= l->src_gpu && e == 0 && strcmp(l->scope, "intra") == 0)
@@ -316,8 +314,9 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
     if (nt_verdict_parse(nt_json_get_str(summary, "verdict", NULL), &doc->verdict) != NT_OK)
         doc->verdict = worst == NT_SKIPPED && doc->nlinks + doc->nchecks == 0 ? NT_PASS : worst;
     if (cJSON_IsObject(counts)) {
-        static const char *const keys[4] = {"pass", "warn", "fail", "skipped"};
-        for (int v = 0; v < 4; v++) {
+        static const char *const keys[NT_NVERDICTS] = {"pass", "warn", "fail", "skipped",
+                                                       "not_judged"};
+        for (int v = 0; v < NT_NVERDICTS; v++) {
             double d = nt_json_get_num(counts, keys[v], -1);
             doc->counts[v] = d >= 0 && d < 1e15 ? (size_t)d : counted[v];
         }

@@ -18,6 +18,7 @@ static int nt_prom_verdict(nt_verdict_t v)
     case NT_PASS: return 0;
     case NT_WARN: return 1;
     case NT_FAIL: return 2;
+    case NT_NOT_JUDGED: return -2;
     default: return -1;
     }
 }
@@ -120,7 +121,7 @@ static void nt_prom_links(const nt_rdoc_t *doc, const nt_render_opts_t *o, const
          "Bandwidth the link's hardware should reach (line rate x efficiency).", 1},
         {"nettune_link_latency_seconds",
          "Median one-way latency of the link's smallest message size.", 2},
-        {"nettune_link_verdict", "Link verdict: 0 pass, 1 warn, 2 fail, -1 skipped.", 3},
+        {"nettune_link_verdict", "Link verdict: 0 pass, 1 warn, 2 fail, -1 skipped, -2 not judged.", 3},
     };
     for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
         int header = 0;
@@ -160,7 +161,7 @@ static void nt_prom_checks(const nt_rdoc_t *doc, const nt_render_opts_t *o, cons
         if (c->host && nt_prom_node_wanted(o, c->host)) {
             if (!header++)
                 nt_prom_family(out, "nettune_check_verdict",
-                               "Check verdict: 0 pass, 1 warn, 2 fail, -1 skipped.");
+                               "Check verdict: 0 pass, 1 warn, 2 fail, -1 skipped, -2 not judged.");
             nt_buf_puts(out, "nettune_check_verdict");
             nt_prom_label(out, 1, "host", c->host);
             nt_prom_label(out, 0, "check", c->name);
@@ -188,7 +189,7 @@ static void nt_prom_nodes(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_bu
         {"nettune_run_duration_seconds", "How long the last nettune run took."},
         {"nettune_run_completed", "1 when the last run measured everything it planned, 0 when "
                                   "it stopped early."},
-        {"nettune_node_verdict", "Node verdict: 0 pass, 1 warn, 2 fail, -1 skipped."},
+        {"nettune_node_verdict", "Node verdict (nodes[].verdict): 0 pass, 1 warn, 2 fail, -1 skipped, -2 not judged."},
         {"nettune_node_gpus", "GPUs found on the node."},
         {"nettune_node_nic_ports", "RDMA ports found on the node."},
         {"nettune_node_nic_ports_active", "RDMA ports in state ACTIVE."},

@@ -101,6 +101,7 @@ typedef struct nt_rlink {
     double small_msg_lat_us;     /* NaN when absent or null */
     double expected_bw_GBps;     /* NaN when absent or null */
     nt_verdict_t verdict;
+    int unconfirmed;             /* "unconfirmed": true: a warning the retest did not settle */
     const cJSON *reasons;        /* array of strings, or NULL */
 } nt_rlink_t;
 
@@ -117,7 +118,7 @@ typedef struct nt_rnode {
     int ngpus;                   /* gpus[] length, or 1 + the largest gpu<i> in its links */
     int nnics, nics_active;      /* RDMA ports listed / ACTIVE */
     const char *gpu_model;       /* gpus[0].name, or NULL */
-    nt_verdict_t verdict;        /* derived, see nt_rdoc_open */
+    nt_verdict_t verdict;        /* nodes[].verdict, see nt_rdoc_open */
     const char *fail_reason;     /* summary.failed_nodes[].reason, or NULL */
     double inter_median_bw;      /* median peak_bw_GBps of its inter-node links (either end) */
     double inter_min_bw;         /* the worst of them */
@@ -137,7 +138,7 @@ typedef struct nt_rdoc {
     nt_rcheck_t *checks;         /* in file order */
     size_t nchecks;
     nt_verdict_t verdict;        /* summary.verdict, or the worst link/check/node */
-    size_t counts[4];            /* by nt_verdict_t: summary.counts, or counted */
+    size_t counts[NT_NVERDICTS];            /* by nt_verdict_t: summary.counts, or counted */
     int completed;               /* run.completed (1 when absent) */
     const char *inter_kind;      /* the inter-node kind of the heatmap: rdma if any, else mpi */
 } nt_rdoc_t;
@@ -146,9 +147,9 @@ typedef struct nt_rdoc {
  * cannot be read, NT_ERR_PARSE when it is not JSON, NT_ERR_INVALID when it is JSON but not a
  * nettune.report/1 or nettune.tuning/1 document (the reason is logged). Tolerates missing or
  * mistyped members (validation is separate): absent numbers are NaN, absent strings "".
- * A node's verdict is fail when summary.failed_nodes names it; otherwise the worst of its own
- * checks and of the links touching it, where a failed link whose other end is a failed node
- * counts for that node only (node blame). */
+ * A node's verdict is the judge's nodes[].verdict, read as it is (never derived again); a node
+ * without one (a host only named by links or failed_nodes, or a report of an older version) is
+ * fail when summary.failed_nodes names it, else skipped. */
 nt_status_t nt_rdoc_open(const char *path, nt_rdoc_t *doc);
 /* nt_rdoc_from_json - index an already parsed root (the document takes ownership of it, also
  * on error). Same rules as nt_rdoc_open. */
@@ -175,7 +176,7 @@ double nt_link_efficiency(const nt_rlink_t *l);
 typedef struct nt_kind_stats {
     char label[48];              /* "rdma.write" */
     const char *kind, *scope;
-    size_t n, by_verdict[4];
+    size_t n, by_verdict[NT_NVERDICTS];
     size_t n_bw, n_exp, n_lat;
     double bw_min, bw_med, bw_max; /* peak_bw_GBps over the links that have one */
     double exp_med;              /* median expected_bw_GBps */
@@ -276,9 +277,13 @@ typedef struct nt_diff_opts {
 
 /* nt_diff - compare two reports: links by id, checks by name+host+target, failed nodes by host.
  * Writes format ("text", "md", "json" or "csv") to out and sets *regressed when a link lost
- * more than threshold_pct of its bandwidth or gained that much latency, or a link, check or
- * node newly failed (or, with fail_on_vanished, something vanished). NT_ERR_UNSUPPORTED for
- * another format, NT_ERR_NOMEM. */
+ * more than threshold_pct of its bandwidth or gained that much latency and more than k sigma
+ * of its population's changes (links of its kind and scope, from 5 links up; k = max(4,
+ * 1 + sqrt(2 ln n))), a link, check
+ * or node newly failed, a node of OLD is not in NEW, or a link vanished from NEW's own plan
+ * (same run.mode, its probe in NEW's run.schedule, both ends nodes of NEW); with
+ * fail_on_vanished any vanished link or check. NT_ERR_UNSUPPORTED for another format,
+ * NT_ERR_NOMEM. */
 nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt_diff_opts_t *o,
                     const char *format, nt_buf_t *out, int *regressed);
 

@@ -115,8 +115,8 @@ static size_t nt_path_key(nt_buf_t *path, const char *key)
     int ident = (key[0] && !(key[0] >= '0' && key[0] <= '9'));
 
     for (const char *c = key; *c && ident; c++)
-        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                (*c >= '0' && *c <= '9') || *c == '_';
+        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                *c == '_';
     if (ident) {
         nt_buf_printf(path, ".%s", key);
         return old;
@@ -175,7 +175,7 @@ static const char *nt_json_type(const cJSON *v)
         return "boolean";
     if (cJSON_IsNumber(v))
         return v->valuedouble == floor(v->valuedouble) && isfinite(v->valuedouble) ? "integer"
-                                                                                    : "number";
+                                                                                   : "number";
     if (cJSON_IsString(v))
         return "string";
     if (cJSON_IsArray(v))
@@ -241,8 +241,7 @@ static const regex_t *nt_regex(nt_vctx_t *cx, const char *pattern)
     cx->re[cx->nre].pattern = pattern;
     cx->re[cx->nre].ok = regcomp(&cx->re[cx->nre].re, ere, REG_EXTENDED | REG_NOSUB) == 0;
     if (!cx->re[cx->nre].ok)
-        NT_ERROR(REPORT, "schema pattern '%s' is not a POSIX extended regular expression",
-                 pattern);
+        NT_ERROR(REPORT, "schema pattern '%s' is not a POSIX extended regular expression", pattern);
     return cx->re[cx->nre++].ok ? &cx->re[cx->nre - 1].re : NULL;
 }
 
@@ -276,7 +275,7 @@ static void nt_vtype(nt_vctx_t *cx, const cJSON *type, const cJSON *inst, nt_pro
         snprintf(want, sizeof(want), "%s", type->valuestring);
     } else {
         *type_ok = 0;
-        cJSON_ArrayForEach(t, type) {
+        cJSON_ArrayForEach (t, type) {
             if (!cJSON_IsString(t))
                 continue;
             *type_ok |= nt_type_is(inst, t->valuestring);
@@ -295,12 +294,12 @@ static void nt_venum(nt_vctx_t *cx, const cJSON *en, const cJSON *inst, nt_probl
     nt_buf_t list;
     char got[80];
 
-    cJSON_ArrayForEach(e, en) {
+    cJSON_ArrayForEach (e, en) {
         if (cJSON_Compare(e, inst, 1))
             return;
     }
     nt_buf_init(&list);
-    cJSON_ArrayForEach(e, en) {
+    cJSON_ArrayForEach (e, en) {
         char one[80];
         if (cJSON_IsString(e))
             snprintf(one, sizeof(one), "%s", e->valuestring);
@@ -314,20 +313,19 @@ static void nt_venum(nt_vctx_t *cx, const cJSON *en, const cJSON *inst, nt_probl
     nt_buf_cleanup(&list);
 }
 
-static void nt_vobject(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst,
-                       nt_problems_t *out)
+static void nt_vobject(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_problems_t *out)
 {
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
     const cJSON *addl = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
     const cJSON *k, *m;
 
-    cJSON_ArrayForEach(k, req) {
+    cJSON_ArrayForEach (k, req) {
         if (cJSON_IsString(k) && !cJSON_GetObjectItemCaseSensitive(inst, k->valuestring))
             nt_problem_add(out, nt_path_str(&cx->path), "missing required key '%s'",
                            k->valuestring);
     }
-    cJSON_ArrayForEach(m, inst) {
+    cJSON_ArrayForEach (m, inst) {
         const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
         size_t old;
         if (!sub && !addl)
@@ -349,7 +347,7 @@ static void nt_vanyof(nt_vctx_t *cx, const cJSON *any, const cJSON *inst, nt_pro
     nt_buf_t why;
 
     nt_buf_init(&why);
-    cJSON_ArrayForEach(alt, any) {
+    cJSON_ArrayForEach (alt, any) {
         nt_problems_t sub = {0};
         nt_vnode(cx, alt, inst, &sub);
         if (sub.n == 0 && !sub.oom) {
@@ -369,9 +367,9 @@ static void nt_vanyof(nt_vctx_t *cx, const cJSON *any, const cJSON *inst, nt_pro
 /* Keywords that carry no assertion. */
 static int nt_annotation(const char *kw)
 {
-    static const char *const ann[] = {"$schema", "$id", "$defs", "title", "description",
-                                      "$comment", "default", "examples", "deprecated",
-                                      "readOnly", "writeOnly"};
+    static const char *const ann[] = {"$schema",     "$id",      "$defs",    "title",
+                                      "description", "$comment", "default",  "examples",
+                                      "deprecated",  "readOnly", "writeOnly"};
     for (size_t i = 0; i < sizeof(ann) / sizeof(ann[0]); i++)
         if (strcmp(kw, ann[i]) == 0)
             return 1;
@@ -393,7 +391,7 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
         cx->depth--;
         return;
     }
-    cJSON_ArrayForEach(kw, schema) {
+    cJSON_ArrayForEach (kw, schema) {
         const char *k = kw->string;
         if (strcmp(k, "type") == 0) {
             nt_vtype(cx, kw, inst, out, &type_ok);
@@ -420,7 +418,7 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
             if (cJSON_IsArray(inst)) {
                 const cJSON *e;
                 int i = 0;
-                cJSON_ArrayForEach(e, inst) {
+                cJSON_ArrayForEach (e, inst) {
                     size_t old = nt_path_index(&cx->path, i++);
                     nt_vnode(cx, kw, e, out);
                     nt_path_pop(&cx->path, old);
@@ -534,7 +532,7 @@ static void nt_vsem_link_ids(const cJSON *links, nt_problems_t *out)
         out->oom = 1;
         return;
     }
-    cJSON_ArrayForEach(l, links) {
+    cJSON_ArrayForEach (l, links) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(l, "id");
         first[i] = -1;
         if (cJSON_IsObject(l) && cJSON_IsString(id))
@@ -565,15 +563,27 @@ static void nt_vsem_run(const cJSON *run, nt_problems_t *out)
 
     if (cJSON_IsObject(run) && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "completed")) &&
         cJSON_IsArray(nd) && cJSON_GetArraySize(nd) == 0)
-        nt_semantic_add(out, "$.run.not_done", "empty, but run.completed is false (what was "
-                                               "not done?)");
+        nt_semantic_add(out, "$.run.not_done",
+                        "empty, but run.completed is false (what was "
+                        "not done?)");
+    /* run.serialized is the opposite of run.concurrent_pairs (probes/run.c). */
+    {
+        const cJSON *ser = cJSON_GetObjectItemCaseSensitive(run, "serialized");
+        const cJSON *con = cJSON_GetObjectItemCaseSensitive(run, "concurrent_pairs");
+        if (cJSON_IsBool(ser) && cJSON_IsBool(con) && cJSON_IsTrue(ser) == cJSON_IsTrue(con))
+            nt_semantic_add(out, "$.run.serialized",
+                            "%s, but run.concurrent_pairs is %s too (pairs either ran one "
+                            "after another or at the same time)",
+                            cJSON_IsTrue(ser) ? "true" : "false",
+                            cJSON_IsTrue(con) ? "true" : "false");
+    }
 }
 
 static int nt_verdict_of(const cJSON *v)
 {
-    static const char *const names[] = {"pass", "warn", "fail", "skipped"};
+    static const char *const names[] = {"pass", "warn", "fail", "skipped", "not_judged"};
     if (cJSON_IsString(v))
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < NT_NVERDICTS; i++)
             if (strcmp(v->valuestring, names[i]) == 0)
                 return i;
     return -1;
@@ -584,14 +594,14 @@ static int nt_verdict_of(const cJSON *v)
  * (probes/judge.c). Checked only where the values have their schema types. */
 static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
 {
-    static const char *const names[] = {"pass", "warn", "fail", "skipped"};
+    static const char *const names[] = {"pass", "warn", "fail", "skipped", "not_judged"};
     const cJSON *summary = cJSON_GetObjectItemCaseSensitive(root, "summary");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(summary, "counts");
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive(summary, "failed_nodes");
     const char *const lists[] = {"links", "checks"};
-    char first[4][48] = {"", "", "", ""};
-    double cnt[4];
-    size_t tally[4] = {0, 0, 0, 0};
+    char first[NT_NVERDICTS][48] = {"", "", "", "", ""};
+    double cnt[NT_NVERDICTS];
+    size_t tally[NT_NVERDICTS] = {0, 0, 0, 0, 0};
     int sv, nfn = cJSON_IsArray(fn) ? cJSON_GetArraySize(fn) : 0, tallied = 1;
 
     if (!cJSON_IsObject(summary))
@@ -603,7 +613,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             tallied = 0;
             continue;
         }
-        cJSON_ArrayForEach(it, arr) {
+        cJSON_ArrayForEach (it, arr) {
             int v = nt_verdict_of(cJSON_GetObjectItemCaseSensitive(it, "verdict"));
             if (v < 0) {
                 tallied = 0; /* the schema names it */
@@ -615,7 +625,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             i++;
         }
     }
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < NT_NVERDICTS; v++) {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(counts, names[v]);
         cnt[v] = cJSON_IsNumber(c) ? c->valuedouble : -1;
     }
@@ -628,8 +638,10 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             nt_semantic_add(out, "$.summary.verdict", "\"%s\" but %s is \"fail\"", names[sv],
                             first[NT_FAIL]);
         else if (nfn > 0)
-            nt_semantic_add(out, "$.summary.verdict", "\"%s\" but $.summary.failed_nodes names "
-                            "%d node%s", names[sv], nfn, nfn == 1 ? "" : "s");
+            nt_semantic_add(out, "$.summary.verdict",
+                            "\"%s\" but $.summary.failed_nodes names "
+                            "%d node%s",
+                            names[sv], nfn, nfn == 1 ? "" : "s");
         else if (sv == NT_PASS && cnt[NT_WARN] > 0)
             nt_semantic_add(out, "$.summary.verdict", "\"pass\" but $.summary.counts.warn is %g",
                             cnt[NT_WARN]);
@@ -637,15 +649,19 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             nt_semantic_add(out, "$.summary.verdict", "\"pass\" but %s is \"warn\"",
                             first[NT_WARN]);
         else if (sv == NT_WARN && cnt[NT_WARN] <= 0 && !first[NT_WARN][0])
-            nt_semantic_add(out, "$.summary.verdict", "\"warn\" but no link or check warns "
-                            "(counts.warn is %g)", cnt[NT_WARN] < 0 ? 0 : cnt[NT_WARN]);
+            nt_semantic_add(out, "$.summary.verdict",
+                            "\"warn\" but no link or check warns "
+                            "(counts.warn is %g)",
+                            cnt[NT_WARN] < 0 ? 0 : cnt[NT_WARN]);
     } else if (sv == NT_FAIL && cnt[NT_FAIL] <= 0 && !first[NT_FAIL][0] && nfn == 0) {
-        nt_semantic_add(out, "$.summary.verdict", "\"fail\" but nothing failed (counts.fail is "
-                        "%g, no link, check or failed node)", cnt[NT_FAIL] < 0 ? 0 : cnt[NT_FAIL]);
+        nt_semantic_add(out, "$.summary.verdict",
+                        "\"fail\" but nothing failed (counts.fail is "
+                        "%g, no link, check or failed node)",
+                        cnt[NT_FAIL] < 0 ? 0 : cnt[NT_FAIL]);
     }
     if (!tallied || !cJSON_IsObject(counts))
         return;
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < NT_NVERDICTS; v++) {
         char path[48];
         if (cnt[v] < 0 || cnt[v] == (double)tally[v])
             continue;
@@ -655,8 +671,41 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
     }
 }
 
+/* nodes[].verdict and summary.failed_nodes agree (probes/judge.c computes both): a node named
+ * there fails, and a failed node is named there. Nodes without a verdict (older reports) are
+ * not checked. */
+static void nt_vsem_nodes(const cJSON *root, nt_problems_t *out)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "summary"), "failed_nodes");
+    const cJSON *n, *f;
+    int i = 0;
+
+    if (!cJSON_IsArray(nodes) || !cJSON_IsArray(fn))
+        return;
+    cJSON_ArrayForEach(n, nodes) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(n, "verdict");
+        const char *h = nt_json_get_str(n, "hostname", NULL);
+        int named = 0;
+        char path[64];
+        if (cJSON_IsString(v) && h) {
+            cJSON_ArrayForEach(f, fn) named |= strcmp(nt_json_get_str(f, "host", ""), h) == 0;
+            snprintf(path, sizeof(path), "$.nodes[%d].verdict", i);
+            if (named && strcmp(v->valuestring, "fail") != 0)
+                nt_semantic_add(out, path, "\"%s\" but $.summary.failed_nodes names %s",
+                                v->valuestring, h);
+            else if (!named && strcmp(v->valuestring, "fail") == 0)
+                nt_semantic_add(out, path, "\"fail\" but $.summary.failed_nodes does not name %s",
+                                h);
+        }
+        i++;
+    }
+}
+
 static void nt_vreport_semantic(const cJSON *root, nt_problems_t *out)
 {
+    nt_vsem_nodes(root, out);
     nt_vsem_link_ids(cJSON_GetObjectItemCaseSensitive(root, "links"), out);
     nt_vsem_run(cJSON_GetObjectItemCaseSensitive(root, "run"), out);
     nt_vsem_summary(root, out);
@@ -666,8 +715,8 @@ static void nt_vreport_semantic(const cJSON *root, nt_problems_t *out)
 
 static const char *const nt_colls[] = {"broadcast", "reduce", "allgather", "reducescatter",
                                        "allreduce"};
-static const char *const nt_algos[] = {"tree", "ring", "collnet_direct", "collnet_chain",
-                                       "nvls", "nvls_tree", "pat"};
+static const char *const nt_algos[] = {
+    "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
 static const char *const nt_protos[] = {"ll", "ll128", "simple"};
 #define NT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -694,9 +743,9 @@ static int nt_int_in(const cJSON *c, double lo, double hi, double *v)
 
 static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
 {
-    static const char *const keys[] = {"coll", "min_bytes", "max_bytes", "nnodes", "nranks",
-                                       "num_pipe_ops", "reg_buff", "algo", "proto",
-                                       "nchannels", "predicted_us", "measured_us"};
+    static const char *const keys[] = {"coll",   "min_bytes",    "max_bytes",    "nnodes",
+                                       "nranks", "num_pipe_ops", "reg_buff",     "algo",
+                                       "proto",  "nchannels",    "predicted_us", "measured_us"};
     char path[64], kp[160];
     const cJSON *c;
     unsigned seen = 0;
@@ -708,7 +757,7 @@ static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
         nt_problem_add(out, path, "expected object, got %s", nt_json_type(r));
         return;
     }
-    cJSON_ArrayForEach(c, r) {
+    cJSON_ArrayForEach (c, r) {
         size_t k = 0;
         while (k < NT_NELEM(keys) && strcmp(keys[k], c->string) != 0)
             k++;
@@ -730,8 +779,10 @@ static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
             if (!cJSON_IsString(c))
                 nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
             else if (!nt_name_ok(nt_colls, NT_NELEM(nt_colls), c->valuestring))
-                nt_problem_add(out, kp, "expected one of allreduce, allgather, reducescatter, "
-                                        "broadcast, reduce (got \"%.40s\")", c->valuestring);
+                nt_problem_add(out, kp,
+                               "expected one of allreduce, allgather, reducescatter, "
+                               "broadcast, reduce (got \"%.40s\")",
+                               c->valuestring);
             break;
         case 1:
         case 2:
@@ -758,8 +809,9 @@ static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
             if (!cJSON_IsString(c))
                 nt_problem_add(out, kp, "expected string, got %s", nt_json_type(c));
             else if (k == 7 && !nt_name_ok(nt_algos, NT_NELEM(nt_algos), c->valuestring))
-                nt_problem_add(out, kp, "expected one of tree, ring, collnet_direct, "
-                                        "collnet_chain, nvls, nvls_tree, pat (got \"%.40s\")",
+                nt_problem_add(out, kp,
+                               "expected one of tree, ring, collnet_direct, "
+                               "collnet_chain, nvls, nvls_tree, pat (got \"%.40s\")",
                                c->valuestring);
             else if (k == 8 && !nt_name_ok(nt_protos, NT_NELEM(nt_protos), c->valuestring))
                 nt_problem_add(out, kp, "expected one of ll, ll128, simple (got \"%.40s\")",
@@ -783,8 +835,8 @@ static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
         nt_problem_add(out, path, "sets none of 'algo', 'proto', 'nchannels'");
 }
 
-static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth,
-                             nt_buf_t *path, nt_problems_t *out)
+static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth, nt_buf_t *path,
+                             nt_problems_t *out)
 {
     const cJSON *c;
     int i = 0;
@@ -794,7 +846,7 @@ static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int de
                        depth + 1 < ndims ? "arrays" : "numbers");
         return;
     }
-    cJSON_ArrayForEach(c, a) {
+    cJSON_ArrayForEach (c, a) {
         size_t old = nt_path_index(path, i++);
         if (depth + 1 < ndims)
             nt_vtuning_table(c, shape, ndims, depth + 1, path, out);
@@ -833,11 +885,12 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
     else if (cJSON_GetArraySize(rules) > 65536)
         nt_problem_add(out, "$.rules", "more than 65536 rules (the tuner plugin's limit)");
     else
-        cJSON_ArrayForEach(c, rules) nt_vtuning_rule(c, i++, out);
+        cJSON_ArrayForEach (c, rules)
+            nt_vtuning_rule(c, i++, out);
     if (env && !cJSON_IsObject(env)) {
         nt_problem_add(out, "$.env", "expected object, got %s", nt_json_type(env));
     } else if (env) {
-        cJSON_ArrayForEach(c, env) {
+        cJSON_ArrayForEach (c, env) {
             if (!cJSON_IsString(c)) {
                 char p[160];
                 snprintf(p, sizeof(p), "$.env.%.80s", c->string);
@@ -849,7 +902,7 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
         nt_problem_add(out, "$.constants", "expected object, got %s", nt_json_type(consts));
         return;
     }
-    cJSON_ArrayForEach(c, consts) {
+    cJSON_ArrayForEach (c, consts) {
         size_t t = 0;
         nt_buf_t path;
         while (t < NT_NELEM(tables) && strcmp(tables[t].key, c->string) != 0)

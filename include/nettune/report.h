@@ -15,13 +15,22 @@
 
 #define NT_REPORT_SCHEMA "nettune.report/1"
 
-typedef enum nt_verdict { NT_PASS = 0, NT_WARN = 1, NT_FAIL = 2, NT_SKIPPED = 3 } nt_verdict_t;
+/* not_judged: the thing exists but a figure needed to judge it is unknown (a port's rate or
+ * state, a PCIe link state): never a failure, listed in summary.not_judged. */
+typedef enum nt_verdict {
+    NT_PASS = 0,
+    NT_WARN = 1,
+    NT_FAIL = 2,
+    NT_SKIPPED = 3,
+    NT_NOT_JUDGED = 4
+} nt_verdict_t;
+#define NT_NVERDICTS 5
 
-/* nt_verdict_string - "pass", "warn", "fail", "skipped". */
+/* nt_verdict_string - "pass", "warn", "fail", "skipped", "not_judged". */
 const char *nt_verdict_string(nt_verdict_t v);
 /* nt_verdict_parse - the reverse; NT_ERR_INVALID for anything else. */
 nt_status_t nt_verdict_parse(const char *s, nt_verdict_t *out);
-/* nt_verdict_worse - the worse of two verdicts (fail > warn > pass > skipped). */
+/* nt_verdict_worse - the worse of two verdicts (fail > warn > pass > not_judged > skipped). */
 nt_verdict_t nt_verdict_worse(nt_verdict_t a, nt_verdict_t b);
 
 /* JSON helpers: add a number / string / bool / null to an object. */
@@ -62,6 +71,26 @@ nt_status_t nt_output_write(const char *path, const char *data, size_t len);
  * symbolic links followed, *direct = 1 when it is written in place (stdout, a device, a FIFO).
  * NT_ERR_INVALID for an empty path or a directory (logged). */
 nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *direct);
+
+/* nt_output_stash - keep data as the document to write to path if the run is stopped by a
+ * signal (nt_output_write_stash, from the signal handler). Only for outputs that are replaced
+ * (regular files): NT_ERR_INVALID for stdout, devices and FIFOs; NT_ERR_NOMEM. A later stash
+ * replaces an earlier one. */
+nt_status_t nt_output_stash(const char *path, const char *data, size_t len);
+/* nt_output_stash_drop - forget the stashed document (the run wrote its final report). */
+void nt_output_stash_drop(void);
+/* nt_output_write_stash - write the stashed document as nt_output_write replaces a file
+ * (O_TMPFILE where the filesystem has it, else temporary file, rename; no fsync: the launcher's
+ * SIGKILL follows within ~10 ms, and an fsync can take longer). Async-signal-
+ * safe: call it from a SIGTERM/SIGINT handler, so the report on disk says the run was stopped
+ * even when the launcher kills the process a second later. Once per process: 0 written, -1
+ * nothing stashed, already written, or failed (errno kept). */
+int nt_output_write_stash(void);
+/* nt_output_stash_written - whether nt_output_write_stash wrote the stashed document. */
+int nt_output_stash_written(void);
+/* nt_output_stash_rearm - the run goes on after all (a SIGCONT without a SIGTERM): the next
+ * nt_output_write_stash writes again. */
+void nt_output_stash_rearm(void);
 
 /* nt_output_check - check before any work that path can be written (creates and removes the
  * temporary file beside it), and remove temporary files of earlier runs that were killed

@@ -45,9 +45,9 @@ typedef struct nt_link_rules {
 
 /* Peer-population rules (DESIGN.md "Health verdicts", step 2). */
 typedef struct nt_peer_rules {
-    double bw_ratio;    /* bandwidth below bw_ratio x reference is an outlier; (0, 1]; NaN = off */
-    double lat_ratio;   /* latency above lat_ratio x reference is an outlier; >= 1; NaN = off */
-    double tail_ratio;  /* p99 latency above tail_ratio x reference is an outlier; >= 1; NaN = off */
+    double bw_ratio;   /* bandwidth below bw_ratio x reference is an outlier; (0, 1]; NaN = off */
+    double lat_ratio;  /* latency above lat_ratio x reference is an outlier; >= 1; NaN = off */
+    double tail_ratio; /* p99 latency above tail_ratio x reference is an outlier; >= 1; NaN = off */
     int min_population; /* a population is used only with at least this many links (>= 2) */
 } nt_peer_rules_t;
 
@@ -74,8 +74,8 @@ typedef struct nt_thresholds
     nt_thresholds_t; /* opaque: classes (with compiled regexes), defaults */
 
 /* nt_thresholds_defaults - the built-in defaults (no classes):
- *   peer  bw_ratio 0.93, lat_ratio 2.0, tail_ratio 10, min_population 5 (after ClusterKit: a pair is bad below
- *         93% of the best bandwidth or above 2.1x the best latency; REFERENCE.md section 4;
+ *   peer  bw_ratio 0.93, lat_ratio 2.0, tail_ratio 10, min_population 5 (after ClusterKit: a pair
+ * is bad below 93% of the best bandwidth or above 2.1x the best latency; REFERENCE.md section 4;
  *         nettune compares with a median, see docs/verdicts.md)
  *   rdma      efficiency 0.90 (healthy ib_write_bw: ~190 of 200 Gb/s HDR, 392-399 of 400 NDR,
  *             REFERENCE.md section 5), max_lat_us 2.5 ("ib_write_lat > 2.5 us is a fail")
@@ -95,10 +95,10 @@ nt_status_t nt_thresholds_defaults(nt_thresholds_t **out);
  * NT_THRESHOLDS_SCHEMA; unknown keys are rejected (except "comment" and "description");
  * class names are unique and non-empty; match has hostname_regex (POSIX ERE, regcomp
  * REG_EXTENDED; unanchored, use ^...$) and/or gpu_model; efficiency and bw_ratio in (0, 1];
- * lat_ratio and tail_ratio >= 1; min_population an integer >= 2; gpus and nics integers >= 0; nic_rate_Gbps,
- * min_bw_GBps and max_lat_us > 0; pcie "gen<1-6>x<1|2|4|8|16|32>".
- * Errors: NT_ERR_PARSE (not JSON: line and column given), NT_ERR_INVALID (a value or key is
- * wrong: its JSON path given), NT_ERR_NOMEM. *out is NULL on error. */
+ * lat_ratio and tail_ratio >= 1; min_population an integer >= 2; gpus and nics integers >= 0;
+ * nic_rate_Gbps, min_bw_GBps and max_lat_us > 0; pcie "gen<1-6>x<1|2|4|8|16|32>". Errors:
+ * NT_ERR_PARSE (not JSON: line and column given), NT_ERR_INVALID (a value or key is wrong: its JSON
+ * path given), NT_ERR_NOMEM. *out is NULL on error. */
 nt_status_t nt_thresholds_parse(const char *text, const char *origin, nt_thresholds_t **out,
                                 char *err, size_t errlen);
 
@@ -176,23 +176,29 @@ nt_status_t nt_require_parse(const char *spec, unsigned *out, char *err, size_t 
  *   target "gpus":       fail when ngpus_found < expect->gpus ("6 GPUs found, 8 expected"),
  *                        or when NT_REQUIRE_GPU and no GPU was found (and no gpus >= 1 stated)
  *   target "rdma_ports": fail when active_rdma_ports < expect->nics, or NT_REQUIRE_RDMA and no
- *                        ACTIVE port (units "count"; only ACTIVE ports count)
- *   target "nic_rate":   fail when the slowest ACTIVE port (min_port_rate_Gbps, NaN = none) runs
- *                        below expect->nic_rate_Gbps, or there is no ACTIVE port to compare
+ *                        ACTIVE port (units "count"; only ACTIVE ports count); not_judged when
+ *                        the ports of unknown state (unknown_state_ports) could make up the
+ *                        difference
+ *   target "nic_rate":   fail when the slowest ACTIVE port of known rate (min_port_rate_Gbps,
+ *                        NaN = none) runs below expect->nic_rate_Gbps, or there is no ACTIVE
+ *                        port and none of unknown state; not_judged when some ACTIVE ports have
+ *                        no known rate (unknown_rate_ports) and the known ones pass, or no port
+ *                        is ACTIVE but some have an unknown state. Unknown is never a failure.
  * A stated expectation that is met gives a "pass" check with both numbers. Nothing stated and
  * nothing required: no check is added, whatever was found (an absent part is then "skipped",
  * which the caller records). The pcie expectation is judged per device by nt_expect_pcie_judge.
  * expect may be NULL (= nothing stated). NT_ERR_INVALID on NULL checks, NT_ERR_NOMEM. */
 nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int ngpus_found,
-                               int active_rdma_ports, double min_port_rate_Gbps, const char *host,
+                               int active_rdma_ports, int unknown_state_ports,
+                               double min_port_rate_Gbps, int unknown_rate_ports, const char *host,
                                cJSON *checks);
 
 /* nt_expect_pcie_judge - a device's PCIe capability against the stated pcie expectation:
  * cap_gen x cap_width is what the link can do (the lower of the device's and its upstream
  * port's maximum, as nt_pcie_judge uses), cur_width the negotiated width. NT_FAIL when cap_gen
  * or cap_width is below the expectation, or cur_width below the expected width; the current
- * speed is not judged (idle GPUs lower it). NT_SKIPPED when no pcie expectation is stated or
- * the capability is unknown (0); NT_PASS otherwise. msg (may be NULL) gets a sentence:
+ * speed is not judged (idle GPUs lower it). NT_SKIPPED when no pcie expectation is stated,
+ * NT_NOT_JUDGED when the capability is unknown (0); NT_PASS otherwise. msg (may be NULL) gets a sentence:
  * "0000:18:00.0 (GPU 0) capable of gen4x16, gen5x16 expected". */
 nt_verdict_t nt_expect_pcie_judge(const nt_expect_t *e, const char *bdf, const char *label,
                                   int cap_gen, int cap_width, int cur_width, char *msg, size_t len);

@@ -15,14 +15,17 @@
  *      reference is the median of the links that touch no suspect node; the limit is ratio x
  *      that reference, widened by the population's own noise (3 sigma of the log values,
  *      estimated by the MAD). With at least peer->min_population links every link is judged
- *      against the limit; with fewer, only links touching a suspect node are;
+ *      against the limit; with fewer, only links touching a suspect node are. A link beyond
+ *      the limit is marginal (a warning); it is a link fault only beyond the wider link-fault
+ *      limit (fail_factor: half the bandwidth, 2 x lat_ratio, 3 x tail_ratio);
  *   3. retest: a value judged is the retest's when there is one. A failure that only the peer
  *      rule found is confirmed by a retest before it fails: until then it is a warning with
  *      needs_retest set. nt_verdict_retest_list names the links to measure again; the caller
  *      measures them, sets retested = 1 and retest_value, and judges again: a link that failed
  *      first but passes on retest is a warning ("flaky");
  *   4. node blame: a node that fails with more than half of its distinct partners, and with at
- *      least 2, is blamed: its node verdict fails with a reason, and its failing links are
+ *      least 2, is blamed (a partner fails when a link between the two failed, or was marginal
+ *      on both measurements): its node verdict fails with a reason, and those links fail,
  *      marked NT_FIRED_BLAME (caused by the node, not separate link faults). */
 #ifndef NETTUNE_VERDICT_H
 #define NETTUNE_VERDICT_H
@@ -58,12 +61,20 @@ typedef struct nt_vlink {
                              * set it is the value judged, value is kept as the first */
     /* output */
     nt_verdict_t verdict;
-    char reason[256];  /* "" when passed; one short sentence with numbers and units */
-    unsigned fired;    /* NT_FIRED_* */
-    double reference;  /* the population reference it was compared with, NaN = none */
-    double factor;     /* the limit is factor x reference (ratio, widened by noise); NaN = none */
-    size_t population; /* members of its population (0 when skipped) */
-    int needs_retest;  /* 1: it failed and was not retested yet (nt_verdict_retest_list) */
+    char reason[256];   /* "" when passed; one short sentence with numbers and units */
+    unsigned fired;     /* NT_FIRED_* */
+    double reference;   /* the population reference it was compared with, NaN = none */
+    double factor;      /* the marginal limit is factor x reference (ratio, widened by noise);
+                         * NaN = not judged by peers */
+    double fail_factor; /* the link-fault limit: fail_factor x reference (0.5 for bandwidth,
+                         * 2 x lat_ratio, 3 x tail_ratio, or the noise limit when wider) */
+    int marginal;       /* 1: beyond the marginal limit on both measurements (a warning that
+                         * counts for node blame) */
+    int src_suspect, dst_suspect; /* its ends are suspect in its population */
+    int unconfirmed; /* 1: a warning the retest did not settle (not retested, the retest gave
+                      * nothing or failed only on retest): its figure is not trusted */
+    size_t population;            /* members of its population (0 when skipped) */
+    int needs_retest; /* 1: it failed and was not retested yet (nt_verdict_retest_list) */
 } nt_vlink_t;
 
 typedef struct nt_node_verdict {

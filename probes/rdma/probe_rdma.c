@@ -104,13 +104,14 @@ typedef struct nt_rdma_bench {
     int peer_rank;
 } nt_rdma_bench_t;
 
-static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned iters, double *samples)
+static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned window, unsigned iters,
+                             double *samples)
 {
     nt_rdma_bench_t *b = ctx;
     switch (b->kind) {
     case 0:
-        return nt_rdma_write_bw(b->c, b->peer_conn, b->initiator, bytes, nt_rdma_window(bytes),
-                                iters, samples);
+        /* The driver grows the window up to nt_rdma_window(bytes) (its max_window). */
+        return nt_rdma_write_bw(b->c, b->peer_conn, b->initiator, bytes, window, iters, samples);
     case 1:
         return nt_rdma_write_lat(b->c, b->peer_conn, b->initiator, bytes, iters, samples);
     default:
@@ -118,18 +119,18 @@ static nt_status_t nt_rb_run(void *ctx, size_t bytes, unsigned iters, double *sa
     }
 }
 
-static nt_status_t nt_rb_agree(void *ctx, unsigned *iters)
+static nt_status_t nt_rb_agree(void *ctx, nt_bench_plan_t *plan)
 {
     nt_rdma_bench_t *b = ctx;
     nt_launcher_t *l = b->p->launcher;
-    uint32_t v = *iters;
+    uint32_t v[2] = {plan->window, plan->iters};
     nt_status_t st;
     if (b->initiator)
-        return l->ops->send(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v),
+        return l->ops->send(l, b->peer_rank, NT_TAG_RDMA + 1, v, sizeof(v),
                             b->p->params->peer_timeout_s);
-    st =
-        l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, &v, sizeof(v), b->p->params->peer_timeout_s);
-    *iters = v;
+    st = l->ops->recv(l, b->peer_rank, NT_TAG_RDMA + 1, v, sizeof(v), b->p->params->peer_timeout_s);
+    plan->window = v[0];
+    plan->iters = v[1];
     return st;
 }
 
@@ -301,11 +302,11 @@ static void nt_gpudirect_check(nt_rdma_state_t *s, nt_probe_t *p, cJSON *checks)
                                  "through %s",
                                  s->host, pt->dev, t->gpus[g].index, nt_rdma_conn_memory(c));
     else
-        ck = nt_check_create_str(
-            "gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
-            "GPUDirect RDMA unavailable on %s: %s", s->host,
-            /* the data path's reason already starts with the same words */
-            strncmp(err, "GPUDirect RDMA unavailable: ", 28) == 0 ? err + 28 : err);
+        ck = nt_check_create_str("gpudirect", s->host, target, NT_FAIL, "unavailable", "gpu",
+                                 "GPUDirect RDMA unavailable on %s: %s", s->host,
+                                 /* the data path's reason already starts with the same words */
+                                 strncmp(err, "GPUDirect RDMA unavailable: ", 28) == 0 ? err + 28
+                                                                                       : err);
     nt_rdma_conn_destroy(c);
     if (ck)
         cJSON_AddItemToArray(checks, ck);
@@ -577,10 +578,10 @@ static nt_status_t nt_measure(nt_probe_t *p, nt_rdma_bench_t *b, nt_link_pair_t 
     }
     b->kind = 0;
     bp.metric = NT_BENCH_BANDWIDTH;
-    bp.warmup_iters = 2;
     bp.min_iters = 3;
     bp.max_iters = 1000;
     for (int i = 0; i < nbw && st == NT_OK; i++) {
+        bp.max_window = nt_rdma_window(bw[i]);
         st = nt_bench_run(ops, b, &bp, bw[i], &res);
         if (st == NT_OK && b->initiator && lp->write)
             st = nt_probe_add_bw_sample(lp->write, res.bytes, res.iters, &res.stats);
@@ -599,9 +600,8 @@ static double nt_timeout(const nt_probe_t *p)
 /* The end of a rail test, host or GPU memory: a launcher exchange that failed is said on the
  * links (and whether it ended the run early), the binding is undone, the connection freed and
  * the links handed to the run. Returns st. */
-static nt_status_t nt_rail_end(nt_link_pair_t *lp, nt_status_t st, int peer_rank,
-                               const char *what, nt_numa_saved_t *saved, nt_rdma_conn_t *c,
-                               cJSON *out_links)
+static nt_status_t nt_rail_end(nt_link_pair_t *lp, nt_status_t st, int peer_rank, const char *what,
+                               nt_numa_saved_t *saved, nt_rdma_conn_t *c, cJSON *out_links)
 {
     if (st != NT_OK && lp->write) {
         char msg[256];

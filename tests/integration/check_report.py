@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Validate a nettune.report/1 file against reports/schema/report.schema.json and check that
 its figures are sane. Usage: check_report.py REPORT [--expect-exit N] [--exit N]
-[--links N] [--nodes N] [--completed true|false] [--samples]. Exit 0 when every check holds;
+[--links N] [--nodes N] [--completed true|false] [--samples] [--both-directions]
+[--blamed HOSTS] [--retested] [--silent HOST]. Exit 0 when every check holds;
 prints one line per failed check otherwise."""
 import argparse
 import json
@@ -25,7 +26,11 @@ def main():
     ap.add_argument("--completed", choices=["true", "false"])
     ap.add_argument("--samples", action="store_true", help="every link must carry samples")
     ap.add_argument("--blamed", help="comma-separated hosts that must be exactly summary.failed_nodes")
-    ap.add_argument("--retested", action="store_true", help="some link must carry a retest")
+    ap.add_argument("--retested", action="store_true", help="some link must have been retested (\"retested\": true)")
+    ap.add_argument("--both-directions", action="store_true",
+                    help="every pair's bandwidth is measured both ways: each link with bandwidth "
+                         "samples has its reverse (src and dst swapped) with bandwidth samples")
+    ap.add_argument("--silent", help="host that stopped answering: in failed_nodes with cause no_answer")
     a = ap.parse_args()
     problems = []
     with open(a.report) as f:
@@ -77,8 +82,19 @@ def main():
         want = sorted(h for h in a.blamed.split(",") if h)
         if got != want:
             problems.append("failed nodes %s, want %s" % (got, want))
-    if a.retested and not any("retest" in l for l in doc.get("links", [])):
+    if a.retested and not any(l.get("retested") for l in doc.get("links", [])):
         problems.append("no link was retested")
+    if a.both_directions:
+        bw = {(l["kind"], l["src"]["host"], l["src"]["device"], l["dst"]["host"], l["dst"]["device"])
+              for l in doc.get("links", []) if "peak_bw_GBps" in l}
+        for k in sorted(bw):
+            if (k[0], k[3], k[4], k[1], k[2]) not in bw:
+                problems.append("%s %s/%s->%s/%s: no bandwidth in the reverse direction" % k)
+    if a.silent is not None:
+        fn = [n for n in doc["summary"]["failed_nodes"] if n["host"] == a.silent]
+        if not fn or fn[0].get("cause") != "no_answer":
+            problems.append("%s is not in failed_nodes with cause no_answer: %s"
+                            % (a.silent, doc["summary"]["failed_nodes"]))
     for p in problems:
         print("check_report: %s: %s" % (a.report, p))
     return 1 if problems else 0

@@ -84,8 +84,8 @@ def fx(name):
     return os.path.join(FIX, name)
 
 
-BIG = os.path.join(WORK, "big-1000.json")
-BIG_FAILED = ["node0007", "node0123", "node0500"]
+BIG = os.path.join(WORK, "big-1000-v2.json")  # v2: nodes[].verdict (a stale v1 is not reused)
+BIG_FAILED = ["node0007", "node0042", "node0123", "node0300", "node0500"]
 
 
 def make_big():
@@ -253,6 +253,11 @@ def broken_variants(base):
     mut("nic port zero", lambda d: d["nodes"][0]["nics"][0].__setitem__("port", 0))
     mut("rank is a boolean", lambda d: d["links"][0]["src"].__setitem__("rank", True))
     mut("completed as string", lambda d: d["run"].__setitem__("completed", "yes"))
+    mut("bad node verdict", lambda d: d["nodes"][0].__setitem__("verdict", "broken"))
+    mut("bad failed node cause", lambda d: d["summary"]["failed_nodes"][0].__setitem__("cause", "gremlins"))
+    mut("retested as string", lambda d: d["links"][0].__setitem__("retested", "yes"))
+    mut("first with a negative figure", lambda d: d["links"][0].__setitem__("first", {"peak_bw_GBps": -2}))
+    mut("not_judged not an array", lambda d: d["summary"].__setitem__("not_judged", "none"))
     mut("missing checks", lambda d: d.pop("checks"))
     mut("failed node without reason", lambda d: d["summary"]["failed_nodes"][0].pop("reason"))
     mut("affinity path enum", lambda d: d["nodes"][0]["affinity"][0].__setitem__("path", "XYZ"))
@@ -305,7 +310,7 @@ def validate_agrees_with_jsonschema():
     d["links"][3]["verdict"] = "ok"
     r = run(["--validate", dump(d, "enum.json")])
     check(r.returncode == 1, "rc %d" % r.returncode)
-    check("$.links[3].verdict: expected one of pass, warn, fail, skipped" in r.stdout, r.stdout)
+    check("$.links[3].verdict: expected one of pass, warn, fail, skipped, not_judged" in r.stdout, r.stdout)
 
 
 def random_mutants(base, count, seed):
@@ -508,7 +513,8 @@ def validate_semantic_checks():
     cases.append(("pass with a warning", d, ['$.summary.verdict: "pass" but $.summary.counts.warn is 1 (semantic)']))
     d = copy.deepcopy(passing)
     d["summary"]["failed_nodes"] = [{"host": "gpu02", "reason": "gone"}]
-    cases.append(("pass with a failed node", d, ['$.summary.verdict: "pass" but $.summary.failed_nodes names 1 node (semantic)']))
+    cases.append(("pass with a failed node", d, ['$.nodes[1].verdict: "pass" but $.summary.failed_nodes names gpu02 (semantic)',
+                                                '$.summary.verdict: "pass" but $.summary.failed_nodes names 1 node (semantic)']))
     d = copy.deepcopy(passing)
     d["summary"]["counts"]["skipped"] = 3
     cases.append(("counts off", d, ['$.summary.counts.skipped: 3, but 0 links and checks have verdict "skipped" (semantic)']))
@@ -670,7 +676,7 @@ def text_every_fixture():
 
 @test
 def text_failures_come_first():
-    for f, failed in [(fx("gpu-rdma-fail.json"), ["gpu03", "gpu07"]), (make_big(), BIG_FAILED),
+    for f, failed in [(fx("gpu-rdma-fail.json"), ["gpu02", "gpu03", "gpu06", "gpu07"]), (make_big(), BIG_FAILED),
                       (fx("real-slow-node.json"), ["fake2"])]:
         out = run([f]).stdout
         i_nodes = out.index("Failed nodes (%d)" % len(failed))
@@ -773,8 +779,8 @@ def markdown_every_fixture():
     md = run([fx("escapes.json"), "--format", "md"]).stdout
     check("a\\|b, c\\\\d \\<b\\>bold\\</b\\> second line" in md, "Markdown escaping")
     md = run([fx("gpu-rdma-fail.json"), "--format", "md"]).stdout
-    check(md.index("## Failed nodes (2)") < md.index("## Failed and warned links"), "order")
-    check("| gpu03 | port mlx5\\_1:1 DOWN |" in md, "failed node row")
+    check(md.index("## Failed nodes (4)") < md.index("## Failed and warned links"), "order")
+    check("| gpu03 | nettune:port\\_state port mlx5\\_1:1 is DOWN |" in md, "failed node row")
 
 
 # ---------------------------------------------------------------- HTML
@@ -1237,7 +1243,8 @@ def diff_pass_to_fail_and_back():
     r = diff(p, f)
     check(r.returncode == 1, "rc %d" % r.returncode)
     check(r.stdout.startswith("nettune report --diff: REGRESSION"), r.stdout[:80])
-    check("nodes newly failed: gpu03" in r.stdout and "gpu07" in r.stdout, "new failed nodes")
+    check("nodes newly failed: gpu02" in r.stdout and "gpu03" in r.stdout and "gpu07" in r.stdout,
+          "new failed nodes")
     i_new, i_reg = r.stdout.index("New link failures"), r.stdout.find("Regressed links")
     check(i_new < i_reg or i_reg < 0, "new failures first")
     rc, d = diff_json(p, f)
@@ -1246,14 +1253,16 @@ def diff_pass_to_fail_and_back():
     got = {x["id"] for x in d["links"] if x["status"] == "new_failure"}
     check(got == new_fail, "new failures: %s" % sorted(got ^ new_fail)[:5])
     check(d["regression"] is True and d["counts"]["links"]["matched"] == len(pd["links"]), "counts")
-    check({x["host"] for x in d["nodes"]["new_failed"]} == {"gpu03", "gpu07"}, str(d["nodes"]))
+    check({x["host"] for x in d["nodes"]["new_failed"]} == {"gpu02", "gpu03", "gpu06", "gpu07"},
+          str(d["nodes"]))
     nc = [x for x in d["checks"] if x["status"] == "new_failure"]
     check([(x["host"], x["name"], x["target"]) for x in nc] == [("gpu03", "port_state", "mlx5_1:1")], str(nc))
     # And back: fixed failures, no regression.
     rc, d = diff_json(f, p)
     check(rc == 0 and d["regression"] is False, "fixing is not a regression")
     check(d["counts"]["links"]["fixed"] == len(new_fail), "fixed count")
-    check({x["host"] for x in d["nodes"]["fixed"]} == {"gpu03", "gpu07"}, "fixed nodes")
+    check({x["host"] for x in d["nodes"]["fixed"]} == {"gpu02", "gpu03", "gpu06", "gpu07"},
+          "fixed nodes")
     check("Fixed links" in diff(f, p).stdout, "fixed table")
 
 
@@ -1300,10 +1309,26 @@ def diff_appeared_vanished_and_checks():
     n["links"].append(extra)
     b = dump(n, "v-new.json")
     r = diff(a, b)
-    check(r.returncode == 0, "vanished alone is no regression: rc %d" % r.returncode)
+    # Same mode, its probe ran, both ends in NEW: the link vanished from NEW's own plan.
+    check(r.returncode == 1, "a link missing from NEW's plan is a regression: rc %d" % r.returncode)
     check("Vanished links (1)" in r.stdout and gone["id"] in r.stdout, r.stdout)
+    check("1 vanished link were in the new run's plan" in r.stdout, r.stdout)
     check("Appeared links (1)" in r.stdout and extra["id"] in r.stdout, "appeared")
     check(diff(a, b, "--fail-on-vanished").returncode == 1, "--fail-on-vanished")
+    # Another mode: not NEW's plan, reported but no regression (unless --fail-on-vanished).
+    n4 = copy.deepcopy(n)
+    n4["run"]["mode"] = "quick" if base["run"]["mode"] == "full" else "full"
+    b4 = dump(n4, "v-new-mode.json")
+    check(diff(a, b4).returncode == 0, "vanished from another mode's plan is no regression")
+    check(diff(a, b4, "--fail-on-vanished").returncode == 1, "--fail-on-vanished, other mode")
+    # One end no longer a node of NEW: a vanished node, a regression of its own.
+    n5 = copy.deepcopy(base)
+    host = gone["dst"]["host"]
+    n5["nodes"] = [x for x in n5["nodes"] if x["hostname"] != host]
+    n5["links"] = [l for l in n5["links"] if host not in (l["src"]["host"], l["dst"]["host"])]
+    rc, d = diff_json(a, dump(n5, "v-new-node.json"))
+    check(rc == 1 and [x["host"] for x in d["nodes"]["vanished"]] == [host], str(d["nodes"]))
+    check(d["planned_vanished_links"] == 0, "links of a vanished node are not in NEW's plan")
     n2 = copy.deepcopy(base)
     n2["checks"][0]["verdict"] = "fail"
     rc, d = diff_json(a, dump(n2, "c-new.json"))
@@ -1313,10 +1338,93 @@ def diff_appeared_vanished_and_checks():
     rc, d = diff_json(a, dump(n3, "c-warn.json"))
     check(rc == 0 and d["counts"]["checks"]["regressed"] == 1, "a warning is reported, not a regression")
     for fmt in ("md", "csv"):
-        r = diff(a, b, "--format", fmt)
+        r = diff(a, b4, "--format", fmt)
         check(r.returncode == 0 and r.stdout, fmt)
     rows = list(csv.DictReader(io.StringIO(diff(a, b, "--format", "csv").stdout, newline="")))
     check(len([x for x in rows if x["type"] == "link"]) == len(base["links"]) + 1, "csv rows")
+
+
+@test
+def diff_two_healthy_runs():
+    """Two healthy runs of the same cluster with 5% noise link by link are no regression; a
+    link 40% down among them is; a population 30% down as a whole is; an unconfirmed link's
+    figure is not compared."""
+    a, b = os.path.join(WORK, "h-old.json"), os.path.join(WORK, "h-new.json")
+    for seed, out in ((1, a), (2, b)):
+        subprocess.run([GEN, "--nodes", "16", "--seed", str(seed), "--noise", "0.05", "--output", out],
+                       check=True)
+    r = diff(a, b)
+    check(r.returncode == 0 and r.stdout.startswith("nettune report --diff: no regression"),
+          r.stdout[:600])
+    rc, d = diff_json(a, b)
+    over = [x for x in d["links"] if x["bw_change_pct"] is not None and x["bw_change_pct"] < -5]
+    check(over, "the noise is beyond 5% for some links, or this test proves nothing")
+    nb = load(b)
+    inter = [i for i, l in enumerate(nb["links"]) if l["kind"] == "rdma" and l["verdict"] == "pass"]
+    slow = copy.deepcopy(nb)
+    slow["links"][inter[0]]["peak_bw_GBps"] *= 0.6
+    rc, d = diff_json(a, dump(slow, "h-slow.json"))
+    x = next(x for x in d["links"] if x["id"] == nb["links"][inter[0]]["id"])
+    check(rc == 1 and x["status"] == "regressed", str(x))
+    slow["links"][inter[0]]["unconfirmed"] = True
+    rc, d = diff_json(a, dump(slow, "h-slow-unconfirmed.json"))
+    check(rc == 0, "an unconfirmed figure is not compared: rc %d" % rc)
+    allslow = copy.deepcopy(nb)
+    for i in inter:
+        allslow["links"][i]["peak_bw_GBps"] *= 0.7
+    check(diff(a, dump(allslow, "h-allslow.json")).returncode == 1, "population 30% down")
+
+
+@test
+def node_verdicts_in_every_renderer():
+    """A node that stopped answering (failed_nodes cause no_answer) is fail in the text, HTML
+    and Prometheus renderings, with its reason printed as is; nodes[].verdict is read, not
+    derived: a node with failed links to a blamed partner stays warn."""
+    d = load(fx("gpu-rdma-fail.json"))
+    reason = "nettune:no_answer mpi: rank 9 sent no mpi results within 65 s"
+    d["nodes"][4]["verdict"] = "fail"
+    d["summary"]["failed_nodes"].append({"host": d["nodes"][4]["hostname"], "reason": reason,
+                                         "cause": "no_answer"})
+    d["run"]["completed"] = False
+    d["run"]["not_done"] = ["mpi: rank 9 on gpu05 sent no mpi results within 65 s"]
+    f = dump(d, "silent.json")
+    check(run(["--validate", f]).returncode == 0, run(["--validate", f]).stdout)
+    host = d["nodes"][4]["hostname"]
+    t = run([f]).stdout
+    check(reason in t, t[:2000])
+    p = run([f, "--format", "prom", "--node", host])
+    check(p.returncode == 1, "prom rc %d" % p.returncode)
+    vals = {lab.get("host"): v for name, lab, v in prom_parse(p.stdout) if name == "nettune_node_verdict"}
+    check(vals == {host: 2}, str(vals))
+    p = run([f, "--format", "prom"])
+    vals = {lab.get("host"): v for name, lab, v in prom_parse(p.stdout) if name == "nettune_node_verdict"}
+    want = {n["hostname"]: {"pass": 0, "warn": 1, "fail": 2}[n["verdict"]] for n in d["nodes"]}
+    check(vals == want, "prom %s, want %s" % (vals, want))
+    _, page = html_of(f)
+    check(reason in page, "reason in the HTML page")
+    # A mismatch between nodes[].verdict and failed_nodes is a semantic problem.
+    d["nodes"][0]["verdict"] = "fail"
+    r = run(["--validate", dump(d, "mismatch.json")])
+    check(r.returncode == 1 and '$.nodes[0].verdict: "fail" but $.summary.failed_nodes does not name gpu01 (semantic)'
+          in r.stdout, r.stdout)
+
+
+@test
+def retested_figures_are_exported():
+    """A retested link exports the figures its verdict rests on (the retest's), not the first."""
+    d = load(fx("gpu-rdma-pass.json"))
+    l = next(l for l in d["links"] if l["kind"] == "rdma")
+    l["first"] = {"peak_bw_GBps": 1.5, "small_msg_lat_us": 40.0}
+    l["retested"] = True
+    f = dump(d, "retested.json")
+    check(run(["--validate", f]).returncode == 0, "valid")
+    rows = list(csv.DictReader(io.StringIO(run([f, "--format", "csv"]).stdout, newline="")))
+    row = next(x for x in rows if x["id"] == l["id"])
+    check(float(row["peak_bw_GBps"]) == l["peak_bw_GBps"], str(row))
+    p = run([f, "--format", "prom", "--node", l["src"]["host"]]).stdout
+    bw = [v for name, lab, v in prom_parse(p) if name == "nettune_link_bandwidth_bytes_per_second"
+          and lab.get("dst_host") == l["dst"]["host"] and lab.get("src_device") == l["src"]["device"]]
+    check(bw and abs(bw[0] - l["peak_bw_GBps"] * 1e9) < 1e3, "prom %s vs %s" % (bw, l["peak_bw_GBps"]))
 
 
 # ---------------------------------------------------------------- tuning files, scale, memory

@@ -201,12 +201,51 @@ static void test_write_targets(void **state)
     cJSON_Delete(doc);
 }
 
+/* Whether a "<name>.tmp.*" file exists in root. */
+static int tmp_left(const char *name)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q '^%s\\.tmp\\.'", root, name);
+    return system(cmd) == 0;
+}
+
+/* The signal-time writer: the stashed document replaces the file in one go (what a SIGTERM
+ * leaves), once; a dropped stash writes nothing; no temporary file stays behind. */
+static void test_stash(void **state)
+{
+    char path[300], text[64];
+    FILE *f;
+    (void)state;
+    snprintf(path, sizeof(path), "%s/stash.json", root);
+    put("stash.json", "{\"old\": 1}\n");
+    assert_int_equal(nt_output_write_stash(), -1); /* nothing stashed */
+    assert_int_equal(nt_output_stash("-", "x", 1), NT_ERR_INVALID); /* stdout: no stash */
+    assert_int_equal(nt_output_stash(path, "{\"first\": 1}\n", 13), NT_OK);
+    assert_int_equal(nt_output_stash(path, "{\"stopped\": 1}\n", 15), NT_OK);
+    assert_int_equal(nt_output_write_stash(), 0);
+    assert_true(nt_output_stash_written());
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof(text), f));
+    fclose(f);
+    assert_string_equal(text, "{\"stopped\": 1}\n");
+    assert_false(tmp_left("stash.json"));
+    assert_int_equal(nt_output_write_stash(), -1); /* once */
+    nt_output_stash_rearm();
+    nt_output_stash_drop();
+    assert_int_equal(nt_output_write_stash(), -1); /* dropped: the final report stays */
+    /* An ordinary write leaves no temporary file either. */
+    assert_int_equal(nt_output_write(path, "{}\n", 3), NT_OK);
+    assert_false(tmp_left("stash.json"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sysfs_reads),      cmocka_unit_test(test_root_from_env),
         cmocka_unit_test(test_link_id),          cmocka_unit_test(test_write_atomic_and_read),
         cmocka_unit_test(test_checks_and_verdicts), cmocka_unit_test(test_write_targets),
+        cmocka_unit_test(test_stash),
     };
     return cmocka_run_group_tests_name("core_io", tests, setup, teardown);
 }

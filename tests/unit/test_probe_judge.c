@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -81,6 +82,37 @@ static cJSON *doc4(void)
     return d;
 }
 
+static const nt_link_probe_ops_t mpi_ops = {.kind = "mpi"};
+static const nt_link_probe_ops_t *const table[1] = {&mpi_ops};
+
+/* The probe's retest: the judge picks the pairs, they are measured again (here: the same
+ * figures, or the ones of again() for the pair), and the figures are filed. Returns the
+ * number of pairs. */
+static int retest(nt_judge_t *j, cJSON *d, double (*again)(const char *id, int bw))
+{
+    int(*pairs)[3] = NULL, n = 0;
+    cJSON *rl = cJSON_CreateArray(), *it;
+    assert_int_equal(nt_judge_retest_pairs(j, NULL, d, table, 1, &pairs, &n), NT_OK);
+    /* in the order measured: each pair's links (then its control's, the next pair) */
+    for (int k = 0; k < n; k++)
+        cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+            int a = (int)nt_json_get_num(cJSON_GetObjectItem(it, "src"), "rank", -1);
+            int b = (int)nt_json_get_num(cJSON_GetObjectItem(it, "dst"), "rank", -1);
+            if (pairs[k][0] == a && pairs[k][1] == b) {
+                const char *id = nt_json_get_str(it, "id", "");
+                const char *ha = nt_json_get_str(cJSON_GetObjectItem(it, "src"), "host", "");
+                const char *hb = nt_json_get_str(cJSON_GetObjectItem(it, "dst"), "host", "");
+                double lat = again ? again(id, 0) : nt_json_get_num(it, "small_msg_lat_us", 0);
+                double bw = again ? again(id, 1) : nt_json_get_num(it, "peak_bw_GBps", 0);
+                cJSON_AddItemToArray(rl, link(ha, hb, lat, bw));
+            }
+        }
+    nt_judge_apply_retest(j, d, rl);
+    cJSON_Delete(rl);
+    free(pairs);
+    return n;
+}
+
 static void test_blame_and_summary(void **state)
 {
     nt_probe_params_t params = {0};
@@ -89,6 +121,18 @@ static void test_blame_and_summary(void **state)
     int code, fails = 0;
     (void)state;
     assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    /* Before a retest a peer failure is only a warning: nothing is blamed yet (judged on a
+     * copy, as a progress snapshot is: finish trims the samples of passing links). */
+    cJSON *early = cJSON_Duplicate(d, 1);
+    code = nt_judge_finish(j, NULL, early, 0, &params);
+    assert_int_equal(code, NT_EXIT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(early, "summary"),
+                                                            "failed_nodes")),
+                     0);
+    cJSON_Delete(early);
+    /* The 3 links of node2 are measured again, and confirm. */
+    /* 3 pairs, each twice, each followed by a control pair */
+    assert_int_equal(retest(j, d, NULL), 12);
     code = nt_judge_finish(j, NULL, d, 0, &params);
     assert_int_equal(code, NT_EXIT_FAIL);
     sum = cJSON_GetObjectItem(d, "summary");
@@ -99,9 +143,20 @@ static void test_blame_and_summary(void **state)
     assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "host", ""), "node2");
     assert_non_null(strstr(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "reason", ""),
                            "fails with 3 of 3 partners"));
+    /* check and figure first: what sinfo -R shows */
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "reason", ""),
+                        "nettune:lat 12/1.5us median of its mpi 8 B links vs all nodes, fails "
+                        "with 3 of 3 partners");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "cause", ""), "latency");
+    /* node verdicts: node2 fails; its partners warn (a failed link to node2); none passes
+     * silently with a failed link */
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "nodes")) {
+        const char *h = nt_json_get_str(it, "hostname", "");
+        assert_string_equal(nt_json_get_str(it, "verdict", ""),
+                            strcmp(h, "node2") == 0 ? "fail" : "warn");
+    }
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sum, "failed_links")), 0);
-    cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "links"))
-    {
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
         const char *id = nt_json_get_str(it, "id", "");
         int touches = strstr(id, "node2") != NULL;
         assert_string_equal(nt_json_get_str(it, "verdict", ""), touches ? "fail" : "pass");
@@ -112,12 +167,15 @@ static void test_blame_and_summary(void **state)
             cJSON *jb = cJSON_GetObjectItem(it, "judged_by");
             int peer = 0, blame = 0;
             cJSON *x;
-            cJSON_ArrayForEach(x, jb)
-            {
+            cJSON_ArrayForEach (x, jb) {
                 peer |= strcmp(x->valuestring, "peer") == 0;
                 blame |= strcmp(x->valuestring, "node_blame") == 0;
             }
             assert_true(peer && blame);
+            /* retested: the figures are the retest's, the first measurement under "first" */
+            assert_true(cJSON_IsTrue(cJSON_GetObjectItem(it, "retested")));
+            assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(it, "first"), "samples"));
+            assert_true(nt_json_get_num(it, "peak_bw_GBps", 0) == 2.0);
         } else {
             assert_null(cJSON_GetObjectItem(it, "samples")); /* trimmed for passing links */
         }
@@ -125,8 +183,7 @@ static void test_blame_and_summary(void **state)
     assert_int_equal(fails, 3);
     /* The kernel differs on node3 only (3 against 1): a software_consistency warning there. */
     int warned = 0;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "checks"))
-    {
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "checks")) {
         if (strcmp(nt_json_get_str(it, "name", ""), "software_consistency") == 0) {
             assert_string_equal(nt_json_get_str(it, "host", ""), "node3");
             assert_string_equal(nt_json_get_str(it, "verdict", ""), "warn");
@@ -200,8 +257,7 @@ static void test_expect_checks(void **state)
     nt_judge_node_checks(j, "gpu01", n, checks);
     int fails = 0;
     cJSON *it;
-    cJSON_ArrayForEach(it, checks)
-    {
+    cJSON_ArrayForEach (it, checks) {
         assert_string_equal(nt_json_get_str(it, "name", ""), "inventory");
         fails += strcmp(nt_json_get_str(it, "verdict", ""), "fail") == 0;
     }
@@ -240,11 +296,11 @@ static void test_nic_firmware_consistency(void **state)
     nt_json_add_arr(d, "checks");
     assert_int_equal(nt_judge_create(&params, &j), NT_OK);
     assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
-    assert_string_equal(nt_json_get_str(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 2), "software"),
-                                        "nic_firmware", ""),
-                        "28.39.1002, 28.40.1000");
-    cJSON_ArrayForEach(it, cJSON_GetObjectItem(d, "checks"))
-    {
+    assert_string_equal(
+        nt_json_get_str(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 2), "software"),
+                        "nic_firmware", ""),
+        "28.39.1002, 28.40.1000");
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "checks")) {
         if (strcmp(nt_json_get_str(it, "target", ""), "nic_firmware") == 0) {
             assert_string_equal(nt_json_get_str(it, "host", ""), "node2");
             warned++;
@@ -255,13 +311,222 @@ static void test_nic_firmware_consistency(void **state)
     nt_judge_destroy(j);
 }
 
+/* A node that stopped answering is a failure found (exit 1): failed_nodes with cause
+ * no_answer, node verdict fail, whatever its links say; also a host named only by a link cut
+ * by a peer timeout. */
+static void test_silent_node(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *fn, *it;
+    (void)state;
+    /* node2 healthy here: its links as the others' */
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links"))
+        cJSON_ReplaceItemInObject(
+            it, "samples",
+            cJSON_Duplicate(cJSON_GetObjectItem(
+                                cJSON_GetArrayItem(cJSON_GetObjectItem(d, "links"), 2), "samples"),
+                            1));
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    nt_judge_node_silent(j, "node1", "mpi: rank 1 did not answer within 65 s (timed out)");
+    nt_judge_node_silent(j, "node1", "a second reason is not kept");
+    assert_int_equal(nt_judge_finish(j, NULL, d, 1, &params), NT_EXIT_FAIL);
+    fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    assert_int_equal(cJSON_GetArraySize(fn), 1);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "host", ""), "node1");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "cause", ""), "no_answer");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "reason", ""),
+                        "nettune:no_answer mpi: rank 1 did not answer within 65 s (timed out)");
+    assert_string_equal(
+        nt_json_get_str(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "nodes"), 1), "verdict", ""),
+        "fail");
+    assert_string_equal(
+        nt_json_get_str(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "nodes"), 0), "verdict", ""),
+        "pass");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+
+    /* a link stopped by a peer timeout names its dst */
+    d = doc4();
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    it = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "links"), 0); /* node0 -> node1 */
+    nt_json_add_str(it, "stopped_by", "peer_timeout");
+    cJSON *errs = nt_json_add_arr(it, "errors");
+    cJSON_AddItemToArray(errs, cJSON_CreateString("node1 did not answer within 30 s"));
+    assert_int_equal(nt_judge_finish(j, NULL, d, 1, &params), NT_EXIT_FAIL);
+    fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    assert_int_equal(cJSON_GetArraySize(fn), 1);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "host", ""), "node1");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "cause", ""), "no_answer");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* The two retests of each pair: the first still slow, the second healthy; the better one is
+ * kept. Calls come as (lat, bw) per retest of a link. */
+static double flaky_again(const char *id, int bw)
+{
+    static char seen[8][128];
+    static int count[8], nseen;
+    int k;
+    for (k = 0; k < nseen && strcmp(seen[k], id) != 0; k++)
+        ;
+    if (k == nseen && nseen < 8)
+        snprintf(seen[nseen++], sizeof(seen[0]), "%s", id);
+    if (k >= 8)
+        return bw ? 10.0 : 1.5;
+    count[k]++;
+    if (count[k] <= 2) /* its first retest */
+        return bw ? 2.0 : 12.0;
+    return bw ? 10.0 : 1.5;
+}
+
+/* A link that fails first and passes on retest: warn (flaky); its figures are the retest's,
+ * the first (failed) ones under "first"; nobody is blamed; unknown checks are listed. */
+static void test_flaky_and_not_judged(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *l2 = NULL, *it, *sum;
+    (void)state;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(retest(j, d, flaky_again), 12);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(d, "checks"),
+                         nt_check_create("inventory", "node0", "nic_rate", NT_NOT_JUDGED, NAN, 200,
+                                         "Gb/s", "rate unknown: not judged"));
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    sum = cJSON_GetObjectItem(d, "summary");
+    assert_string_equal(nt_json_get_str(sum, "verdict", ""), "warn");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sum, "failed_nodes")), 0);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links"))
+        if (strstr(nt_json_get_str(it, "id", ""), "node0/lr0->node2"))
+            l2 = it;
+    assert_non_null(l2);
+    assert_string_equal(nt_json_get_str(l2, "verdict", ""), "warn");
+    assert_true(nt_json_get_num(l2, "peak_bw_GBps", 0) == 10.0);
+    assert_true(nt_json_get_num(cJSON_GetObjectItem(l2, "first"), "peak_bw_GBps", 0) == 2.0);
+    assert_non_null(
+        strstr(cJSON_GetArrayItem(cJSON_GetObjectItem(l2, "reasons"), 0)->valuestring, "flaky"));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sum, "not_judged")), 1);
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "not_judged"), 0)->valuestring,
+                        "node0: nic_rate: rate unknown: not judged");
+    assert_int_equal((int)nt_json_get_num(cJSON_GetObjectItem(sum, "counts"), "not_judged", -1), 1);
+    /* node0: a warned link and a not-judged check: warn, never fail */
+    assert_string_equal(
+        nt_json_get_str(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "nodes"), 0), "verdict", ""),
+        "warn");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* A failed check of a node's own: the reason is "nettune:<target> <observed>/<expected> ...". */
+static void test_check_reason(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *fn;
+    (void)state;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(d, "checks"),
+                         nt_check_create("inventory", "node3", "gpus", NT_FAIL, 7, 8, "count",
+                                         "7 GPUs found, 8 expected"));
+    /* 3 pairs, each twice, each followed by a control pair */
+    assert_int_equal(retest(j, d, NULL), 12);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    assert_int_equal(cJSON_GetArraySize(fn), 2);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 1), "host", ""), "node3");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 1), "reason", ""),
+                        "nettune:gpus 7/8 7 GPUs found, 8 expected");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 1), "cause", ""), "check");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* The machine busy during every retest: the controls (links between other nodes) ran at a
+ * fifth of their first figures each time, so no retest counts: node2 stays unconfirmed (its
+ * links warn), nobody is blamed. */
+static double busy_again(const char *id, int bw)
+{
+    if (strstr(id, "node2"))
+        return bw ? 2.0 : 12.0;
+    return bw ? 2.0 : 7.5; /* a control, disturbed */
+}
+
+static void test_retest_disturbed(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *it;
+    (void)state;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(retest(j, d, busy_again), 12);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    assert_int_equal(
+        cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes")),
+        0);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+        assert_null(cJSON_GetObjectItem(it, "retested"));
+        if (strstr(nt_json_get_str(it, "id", ""), "node2"))
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "warn");
+    }
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* A link inside a node: below its expected hardware figure it fails the node (a GPU's PCIe
+ * bandwidth); a peer finding alone inside a node (two ranks of one host) is a link fault and
+ * the node only warns. */
+static void test_intra_links(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *l, *e, *fn;
+    (void)state;
+    /* node1: a PCIe H2D link at 5 of 32 GB/s line rate (expected 0.70 x 32 = 22.4) */
+    l = link("node1", "node1", 1.5, 5.0);
+    cJSON_ReplaceItemInObject(l, "kind", cJSON_CreateString("pcie_h2d"));
+    cJSON_ReplaceItemInObject(l, "scope", cJSON_CreateString("intra"));
+    cJSON_ReplaceItemInObject(l, "id", cJSON_CreateString("pcie_h2d:node1/numa0->node1/gpu0"));
+    e = cJSON_GetObjectItem(l, "src");
+    cJSON_ReplaceItemInObject(e, "device", cJSON_CreateString("numa0"));
+    e = cJSON_GetObjectItem(l, "dst");
+    cJSON_ReplaceItemInObject(e, "device", cJSON_CreateString("gpu0"));
+    nt_json_add_num(l, "line_rate_GBps", 32.0);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(d, "links"), l);
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(retest(j, d, NULL) > 0, 1);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    cJSON *it;
+    int named = 0;
+    cJSON_ArrayForEach (it, fn)
+        if (strcmp(nt_json_get_str(it, "host", ""), "node1") == 0) {
+            named = 1;
+            assert_string_equal(nt_json_get_str(it, "cause", ""), "bandwidth");
+            assert_true(strncmp(nt_json_get_str(it, "reason", ""), "nettune:bw 5/22.4GB/s", 21) ==
+                        0);
+        }
+    assert_true(named);
+    assert_string_equal(
+        nt_json_get_str(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "nodes"), 1), "verdict", ""),
+        "fail");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blame_and_summary),
+        cmocka_unit_test(test_silent_node),
+        cmocka_unit_test(test_flaky_and_not_judged),
+        cmocka_unit_test(test_check_reason),
         cmocka_unit_test(test_errors_and_strict),
         cmocka_unit_test(test_expect_checks),
         cmocka_unit_test(test_nic_firmware_consistency),
+        cmocka_unit_test(test_retest_disturbed),
+        cmocka_unit_test(test_intra_links),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }

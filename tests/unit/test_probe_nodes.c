@@ -218,6 +218,17 @@ static void test_sizes_and_options(void **state)
     assert_int_equal(a, NT_ACTION_HELP);
 }
 
+/* Ranks of one kernel (same boot id) are one machine, whatever their host names. */
+static void test_machine_ranks(void **state)
+{
+    char keys[5][40] = {"boot-a", "boot-b", "boot-a", "boot-a", "boot-b"};
+    (void)state;
+    assert_int_equal(nt_machine_ranks(5, &keys[0][0], 40, 0), 3);
+    assert_int_equal(nt_machine_ranks(5, &keys[0][0], 40, 4), 2);
+    assert_int_equal(nt_machine_ranks(5, &keys[0][0], 40, 5), 0);
+    assert_int_equal(nt_machine_ranks(1, &keys[0][0], 40, 0), 1);
+}
+
 /* The registry is the one list of probes: --probes and its messages read it. */
 static void test_registry(void **state)
 {
@@ -246,9 +257,13 @@ static void test_registry(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_natural_order),     cmocka_unit_test(test_fake_nodes),
-        cmocka_unit_test(test_registry),          cmocka_unit_test(test_same_name_two_domains),
-        cmocka_unit_test(test_steps_full),        cmocka_unit_test(test_steps_uneven),
+        cmocka_unit_test(test_natural_order),
+        cmocka_unit_test(test_fake_nodes),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_machine_ranks),
+        cmocka_unit_test(test_same_name_two_domains),
+        cmocka_unit_test(test_steps_full),
+        cmocka_unit_test(test_steps_uneven),
         cmocka_unit_test(test_sizes_and_options),
     };
     return cmocka_run_group_tests_name("probe_nodes", tests, NULL, NULL);

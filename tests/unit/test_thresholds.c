@@ -118,7 +118,7 @@ static void test_load_good_and_match(void **state)
     assert_int_equal(r.expect.pcie_width, 16);
     assert_true(r.links[NT_KIND_RDMA].efficiency == 0.95);
     assert_true(isnan(r.links[NT_KIND_RDMA].min_bw_GBps)); /* explicit null */
-    assert_true(r.links[NT_KIND_RDMA].max_lat_us == 2.5);   /* left out: built-in default */
+    assert_true(r.links[NT_KIND_RDMA].max_lat_us == 2.5);  /* left out: built-in default */
     assert_true(r.links[NT_KIND_PCIE_H2D].min_bw_GBps == 48);
     assert_true(r.links[NT_KIND_PCIE_H2D].efficiency == 0.70);
     assert_true(r.links[NT_KIND_MPI].max_lat_us == 50); /* from the file's defaults */
@@ -195,7 +195,8 @@ static void test_broken_files(void **state)
     (void)state;
     check_broken("bad-schema.json", NT_ERR_INVALID,
                  "schema: unknown schema \"nettune.thresholds/2\", expected "
-                 "\"nettune.thresholds/1\"", 0);
+                 "\"nettune.thresholds/1\"",
+                 0);
     check_broken("no-schema.json", NT_ERR_INVALID,
                  "schema: missing, expected \"nettune.thresholds/1\"", 0);
     check_broken("wrong-type.json", NT_ERR_INVALID,
@@ -208,14 +209,16 @@ static void test_broken_files(void **state)
     check_broken("not-json.json", NT_ERR_PARSE, "not valid JSON near line 3, column 18", 0);
     check_broken("unknown-key.json", NT_ERR_INVALID,
                  "defaults.links.rdma.efficency: unknown key (valid: efficiency, min_bw_GBps, "
-                 "max_lat_us)", 0);
+                 "max_lat_us)",
+                 0);
     check_broken("duplicate-class.json", NT_ERR_INVALID,
                  "classes[1].name: \"a\" is also the name of classes[0]", 0);
     check_broken("bad-pcie.json", NT_ERR_INVALID,
                  "classes[0].expect.pcie: expected a string like \"gen5x16\" (gen 1-6, width "
-                 "1/2/4/8/16/32) or null", 0);
-    check_broken("does-not-exist.json", NT_ERR_NOT_FOUND,
-                 "cannot open: No such file or directory", 0);
+                 "1/2/4/8/16/32) or null",
+                 0);
+    check_broken("does-not-exist.json", NT_ERR_NOT_FOUND, "cannot open: No such file or directory",
+                 0);
 }
 
 static void test_parse_rules(void **state)
@@ -249,8 +252,7 @@ static void test_parse_rules(void **state)
         {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"match\": {\"gpu_model\": "
          "\"x\"}}]}",
          "t: classes[0].name: expected a non-empty string of at most 63 characters"},
-        {"{\"schema\": 1}",
-         "t: schema: unknown schema number, expected \"nettune.thresholds/1\""},
+        {"{\"schema\": 1}", "t: schema: unknown schema number, expected \"nettune.thresholds/1\""},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         nt_thresholds_t *t = NULL;
@@ -348,8 +350,8 @@ static void test_file_round_trip(void **state)
     const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "classes"), 0);
     const cJSON *links = cJSON_GetObjectItem(c0, "links");
     assert_null(cJSON_GetObjectItem(links, "nvlink"));
-    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(links, "rdma"),
-                                                 "min_bw_GBps")));
+    assert_true(
+        cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(links, "rdma"), "min_bw_GBps")));
     assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(links, "rdma"), "max_lat_us"));
     cJSON_Delete(doc);
     nt_thresholds_destroy(t);
@@ -364,9 +366,9 @@ static void test_expect_parse(void **state)
     char err[256];
     nt_expect_init(&e);
     assert_true(nt_expect_is_empty(&e));
-    assert_int_equal(nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400,pcie=gen5x16", &e, err,
-                                     sizeof(err)),
-                     NT_OK);
+    assert_int_equal(
+        nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400,pcie=gen5x16", &e, err, sizeof(err)),
+        NT_OK);
     assert_int_equal(e.gpus, 8);
     assert_int_equal(e.nics, 8);
     assert_true(e.nic_rate_Gbps == 400);
@@ -376,9 +378,8 @@ static void test_expect_parse(void **state)
     /* case-insensitive keys, only the given keys written */
     nt_expect_init(&e);
     e.nics = 4;
-    assert_int_equal(nt_expect_parse("GPUS=2,nic_rate_gbps=200.5,PCIE=Gen4X8", &e, err,
-                                     sizeof(err)),
-                     NT_OK);
+    assert_int_equal(
+        nt_expect_parse("GPUS=2,nic_rate_gbps=200.5,PCIE=Gen4X8", &e, err, sizeof(err)), NT_OK);
     assert_int_equal(e.gpus, 2);
     assert_int_equal(e.nics, 4);
     assert_true(e.nic_rate_Gbps == 200.5);
@@ -469,8 +470,7 @@ static void test_require_parse(void **state)
 static const cJSON *check_for(const cJSON *checks, const char *target)
 {
     const cJSON *c;
-    cJSON_ArrayForEach(c, checks)
-    {
+    cJSON_ArrayForEach (c, checks) {
         const cJSON *t = cJSON_GetObjectItem(c, "target");
         if (cJSON_IsString(t) && strcmp(t->valuestring, target) == 0)
             return c;
@@ -503,7 +503,7 @@ static void test_inventory_check(void **state)
 
     cJSON *checks = cJSON_CreateArray();
     /* a GPU fell off the bus, two ports down, the slowest port at HDR */
-    assert_int_equal(nt_inventory_check(&e, 0, 7, 6, 200, "gpu1", checks), NT_OK);
+    assert_int_equal(nt_inventory_check(&e, 0, 7, 6, 0, 200, 0, "gpu1", checks), NT_OK);
     assert_int_equal(cJSON_GetArraySize(checks), 3);
     assert_check(checks, "gpus", "fail", 7, 8, "7 GPUs found, 8 expected");
     assert_check(checks, "rdma_ports", "fail", 6, 8, "6 ACTIVE RDMA ports, 8 expected");
@@ -515,7 +515,7 @@ static void test_inventory_check(void **state)
 
     /* healthy */
     checks = cJSON_CreateArray();
-    assert_int_equal(nt_inventory_check(&e, 0, 8, 8, 400, "gpu1", checks), NT_OK);
+    assert_int_equal(nt_inventory_check(&e, 0, 8, 8, 0, 400, 0, "gpu1", checks), NT_OK);
     assert_check(checks, "gpus", "pass", 8, 8, "8 GPUs found, 8 expected");
     assert_check(checks, "rdma_ports", "pass", 8, 8, "8 ACTIVE RDMA ports, 8 expected");
     assert_check(checks, "nic_rate", "pass", 400, 400,
@@ -524,35 +524,35 @@ static void test_inventory_check(void **state)
 
     /* no ACTIVE port at all with a rate expected */
     checks = cJSON_CreateArray();
-    assert_int_equal(nt_inventory_check(&e, 0, 8, 0, NAN, "gpu1", checks), NT_OK);
+    assert_int_equal(nt_inventory_check(&e, 0, 8, 0, 0, NAN, 0, "gpu1", checks), NT_OK);
     assert_check(checks, "rdma_ports", "fail", 0, 8, "0 ACTIVE RDMA ports, 8 expected");
     assert_check(checks, "nic_rate", "fail", NAN, 400, "no ACTIVE RDMA port, 400 Gb/s expected");
     cJSON_Delete(checks);
 
     /* nothing stated, nothing required: no check, whatever was found (the caller skips) */
     checks = cJSON_CreateArray();
-    assert_int_equal(nt_inventory_check(NULL, 0, 0, 0, NAN, "h", checks), NT_OK);
+    assert_int_equal(nt_inventory_check(NULL, 0, 0, 0, 0, NAN, 0, "h", checks), NT_OK);
     nt_expect_init(&e);
-    assert_int_equal(nt_inventory_check(&e, 0, 4, 1, 100, "h", checks), NT_OK);
+    assert_int_equal(nt_inventory_check(&e, 0, 4, 1, 0, 100, 0, "h", checks), NT_OK);
     assert_int_equal(cJSON_GetArraySize(checks), 0);
     cJSON_Delete(checks);
 
     /* --require without numbers */
     checks = cJSON_CreateArray();
-    assert_int_equal(nt_inventory_check(&e, NT_REQUIRE_GPU | NT_REQUIRE_RDMA, 0, 2, 100, "h",
-                                        checks),
-                     NT_OK);
+    assert_int_equal(
+        nt_inventory_check(&e, NT_REQUIRE_GPU | NT_REQUIRE_RDMA, 0, 2, 0, 100, 0, "h", checks),
+        NT_OK);
     assert_int_equal(cJSON_GetArraySize(checks), 2);
     assert_check(checks, "gpus", "fail", 0, 1, "0 GPUs found, at least 1 required");
     assert_check(checks, "rdma_ports", "pass", 2, 1, "2 ACTIVE RDMA ports, at least 1 required");
     cJSON_Delete(checks);
     checks = cJSON_CreateArray();
-    assert_int_equal(nt_inventory_check(&e, NT_REQUIRE_RDMA, 1, 0, NAN, "h", checks), NT_OK);
+    assert_int_equal(nt_inventory_check(&e, NT_REQUIRE_RDMA, 1, 0, 0, NAN, 0, "h", checks), NT_OK);
     assert_int_equal(cJSON_GetArraySize(checks), 1);
     assert_check(checks, "rdma_ports", "fail", 0, 1, "0 ACTIVE RDMA ports, at least 1 required");
     cJSON_Delete(checks);
 
-    assert_int_equal(nt_inventory_check(&e, 0, 0, 0, NAN, "h", NULL), NT_ERR_INVALID);
+    assert_int_equal(nt_inventory_check(&e, 0, 0, 0, 0, NAN, 0, "h", NULL), NT_ERR_INVALID);
 }
 
 static void test_expect_pcie(void **state)
@@ -561,32 +561,74 @@ static void test_expect_pcie(void **state)
     nt_expect_t e;
     char msg[160];
     nt_expect_init(&e);
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg, sizeof(msg)),
                      NT_SKIPPED);
     assert_int_equal(nt_expect_parse("pcie=gen5x16", &e, NULL, 0), NT_OK);
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg, sizeof(msg)),
                      NT_PASS);
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 4, 16, 16, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 4, 16, 16, msg, sizeof(msg)),
                      NT_FAIL);
     assert_string_equal(msg, "0000:18:00.0 (GPU 0) capable of gen4x16, gen5x16 expected");
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 8, msg,
-                                          sizeof(msg)),
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 8, msg, sizeof(msg)),
                      NT_FAIL);
     assert_string_equal(msg, "0000:18:00.0 (GPU 0) runs x8, x16 expected");
     assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", NULL, 5, 8, 8, msg, sizeof(msg)),
                      NT_FAIL);
     assert_string_equal(msg, "0000:18:00.0 capable of gen5x8, gen5x16 expected");
-    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 0, 0, 0, NULL, 0),
-                     NT_SKIPPED);
+    assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 0, 0, 0, msg, sizeof(msg)),
+                     NT_NOT_JUDGED);
+    assert_string_equal(msg, "0000:18:00.0 (GPU 0): PCIe capability unknown, gen5x16 expected: "
+                             "not judged");
+}
+
+/* Unknown port state and rate (an hwloc XML without rates): not_judged, never a failure. */
+static void test_inventory_unknown(void **state)
+{
+    (void)state;
+    nt_expect_t e;
+    nt_expect_init(&e);
+    assert_int_equal(nt_expect_parse("nics=4,nic_rate_Gbps=200", &e, NULL, 0), NT_OK);
+    cJSON *checks = cJSON_CreateArray();
+    /* 4 ACTIVE ports, no rate known */
+    assert_int_equal(nt_inventory_check(&e, 0, 0, 4, 0, NAN, 4, "vm", checks), NT_OK);
+    cJSON *c0 = cJSON_GetArrayItem(checks, 0), *c1 = cJSON_GetArrayItem(checks, 1);
+    assert_string_equal(nt_json_get_str(c0, "verdict", ""), "pass");
+    assert_string_equal(nt_json_get_str(c1, "target", ""), "nic_rate");
+    assert_string_equal(nt_json_get_str(c1, "verdict", ""), "not_judged");
+    assert_string_equal(nt_json_get_str(c1, "message", ""),
+                        "rate of 4 of the 4 ACTIVE RDMA ports unknown (no rate recorded, e.g. a "
+                        "topology file), 200 Gb/s expected: not judged");
+    cJSON_Delete(checks);
+    /* 2 ACTIVE at 400, 2 without rate: not judged; one known at 100: a failure */
+    checks = cJSON_CreateArray();
+    assert_int_equal(nt_inventory_check(&e, 0, 0, 4, 0, 400, 2, "vm", checks), NT_OK);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(checks, 1), "verdict", ""),
+                        "not_judged");
+    assert_int_equal(nt_inventory_check(&e, 0, 0, 4, 0, 100, 2, "vm", checks), NT_OK);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(checks, 3), "verdict", ""), "fail");
+    cJSON_Delete(checks);
+    /* 2 ACTIVE and 2 of unknown state, 4 expected: not judged; 1 + 2 unknown: a failure */
+    checks = cJSON_CreateArray();
+    assert_int_equal(nt_inventory_check(&e, 0, 0, 2, 2, 400, 0, "vm", checks), NT_OK);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(checks, 0), "verdict", ""),
+                        "not_judged");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(checks, 0), "message", ""),
+                        "2 ACTIVE RDMA ports and 2 of unknown state, 4 expected: not judged");
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(checks, 1), "verdict", ""), "pass");
+    assert_int_equal(nt_inventory_check(&e, 0, 0, 1, 2, 400, 0, "vm", checks), NT_OK);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(checks, 2), "verdict", ""), "fail");
+    /* no ACTIVE port, all of unknown state: the rate is not judged */
+    assert_int_equal(nt_inventory_check(&e, 0, 0, 0, 4, NAN, 0, "vm", checks), NT_OK);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(checks, 5), "verdict", ""),
+                        "not_judged");
+    cJSON_Delete(checks);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_inventory_unknown),
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_load_good_and_match),
         cmocka_unit_test(test_broken_files),
