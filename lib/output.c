@@ -404,8 +404,8 @@ int nt_output_write_stash(void)
         }
     }
     if (rc != 0)
-        rc = nt_replace_file(nt_stash.buf[slot], nt_stash.len[slot], nt_stash.target, 0, &what,
-                             tmp, sizeof(tmp));
+        rc = nt_replace_file(nt_stash.buf[slot], nt_stash.len[slot], nt_stash.target, 0, &what, tmp,
+                             sizeof(tmp));
     nt_stash.done = rc == 0;
     nt_stash.writing = 0;
     errno = e;

@@ -679,10 +679,18 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
     nt_status_t st;
 
     /* Thresholds and expectations: every rank loads them, so a bad file stops every rank with
-     * the same exit code before anything runs. */
-    st = nt_judge_create(params, &r->judge);
-    if (st != NT_OK)
-        return NT_EXIT_USAGE;
+     * the same exit code before anything runs. They are the job's own input: rank 0 reads them
+     * first and says what is wrong, once; the others follow its word (one that still fails
+     * reads another file than rank 0 did, and says so). */
+    {
+        int ok = 1;
+        if (p->rank == 0)
+            ok = nt_judge_create(params, &r->judge) == NT_OK;
+        if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok)
+            return NT_EXIT_USAGE;
+        if (p->rank != 0 && nt_judge_create(params, &r->judge) != NT_OK)
+            return NT_EXIT_USAGE;
+    }
 
     /* The report must be writable before anything is measured: a prolog that measured for a
      * minute and then could not write would lose it all. Rank 0 checks, everybody follows. */
@@ -703,14 +711,31 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
     }
     r->c.judge = r->judge;
 
-    /* Inventory on every rank (probes need it); the node leader reports it. */
-    st = nt_topo_load(params->topology, &p->topo);
-    if (st != NT_OK && params->topology) {
-        NT_ERROR(TOPO,
-                 "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
-                 "file.xml)",
-                 params->topology, nt_status_string(st), nt_topology_file_hint(params->topology));
-        return NT_EXIT_USAGE;
+    /* Inventory on every rank (probes need it); the node leader reports it. A --topology file
+     * is the job's input: rank 0 loads it first and names what is wrong with it, once. */
+    {
+        int ok = 1;
+        if (p->rank == 0) {
+            st = nt_topo_load(params->topology, &p->topo);
+            ok = st == NT_OK || !params->topology;
+            if (!ok)
+                NT_ERROR(TOPO,
+                         "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
+                         "file.xml)",
+                         params->topology, nt_status_string(st),
+                         nt_topology_file_hint(params->topology));
+        }
+        if (params->topology &&
+            (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok))
+            return NT_EXIT_USAGE;
+        if (p->rank != 0) {
+            st = nt_topo_load(params->topology, &p->topo);
+            if (st != NT_OK && params->topology) {
+                NT_ERROR(TOPO, "cannot load topology '%s' on this node (rank 0 could): %s",
+                         params->topology, nt_status_string(st));
+                return NT_EXIT_USAGE;
+            }
+        }
     }
     r->states = calloc((size_t)r->nprobes, sizeof(*r->states));
     r->avail = calloc((size_t)r->nprobes, sizeof(*r->avail));

@@ -80,7 +80,9 @@ for l in d["links"]:
         for s in m.get("samples", []) or []:
             fig = s.get("bw_GBps", {}).get("min")
             one += 0.05 + (s["bytes"] / (fig * 1e9) if fig else 2 * s["lat_us"]["max"] * 1e-6)
-    if one and l["elapsed_s"] > 1.5 * one + 0.3:
+    # (3x and a second of slack: other agents' load on this shared host delays the sleeps of
+    # the test hook; without the time bound a slow pair costs its windows: 64 x 100x.)
+    if one and l["elapsed_s"] > 3 * one + 1.0:
         bad.append("%s took %.3f s, budget + one message each %.3f s" % (l["id"], l["elapsed_s"], one))
     if not l.get("samples"):
         bad.append("%s: no samples kept" % l["id"])
@@ -152,7 +154,7 @@ for sig in INT TERM; do
        ! ls "$W"/r.json.tmp.* >/dev/null 2>&1; then good=$((good + 1)); fi
   done
   if [ $good = $tries ]; then ok "SIG$sig to mpirun: the report says stopped by the signal ($good of $tries), no temp file"
-  else bad "SIG$sig to mpirun: the report says stopped by the signal ($good of $tries), no temp file"; fi
+  else cat "$W/check"; ls "$W"; bad "SIG$sig to mpirun: the report says stopped by the signal ($good of $tries), no temp file"; fi
 done
 # A rank killed between naming its temporary file and the rename leaves it (with O_TMPFILE
 # that is the only moment it has a name); the next run to that path removes it, and not the
@@ -213,6 +215,13 @@ out=$($P --local --thresholds "$W/bad-thr.json" --output "$W/t.json" 2>&1); rc=$
 if [ $rc = 2 ] && echo "$out" | grep -q "bad-thr.json" && echo "$out" | grep -q "bw_ratio"; then
   ok "bad thresholds file: exit 2 naming the file and the key"
 else bad "bad thresholds file: exit 2 naming the file and the key (rc=$rc: $out)"; fi
+# The job's own input is said by rank 0 only, not once per rank.
+for spec in "--thresholds $W/bad-thr.json" "--topology /nonexistent.xml" "--expect gpus=lots"; do
+  out=$($MPIRUN -np 4 $P $spec --output "$W/t.json" 2>&1); rc=$?
+  if [ $rc = 2 ] && echo "$out" | grep -q "nettune [^ ]*:0 ERROR" && ! echo "$out" | grep -q "nettune [^ ]*:[1-9] ERROR"; then
+    ok "bad input at -np 4 ($spec): exit 2, said by rank 0 only"
+  else bad "bad input at -np 4 ($spec): exit 2, said by rank 0 only (rc=$rc: $out)"; fi
+done
 $P --print-thresholds > "$W/thr.json" && run_case "--print-thresholds output is a valid --thresholds file" 0 -- \
   $P --local --thresholds "$W/thr.json" --output "$W/r.json"
 out=$($P --local --topology tests/fixtures/nccl-topo-xml/v100-vm-8gpu-1ib-ndv2-class.xml --output "$W/t.json" 2>&1); rc=$?

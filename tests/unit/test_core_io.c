@@ -62,19 +62,19 @@ static void test_sysfs_reads(void **state)
     char **names;
     size_t n;
     (void)state;
-    assert_int_equal(nt_sysfs_read_str("/sys/class/infiniband/mlx5_0/ports/1/state", buf,
-                                       sizeof(buf)), NT_OK);
+    assert_int_equal(
+        nt_sysfs_read_str("/sys/class/infiniband/mlx5_0/ports/1/state", buf, sizeof(buf)), NT_OK);
     assert_string_equal(buf, "4: ACTIVE");
-    assert_int_equal(nt_sysfs_read_u64("/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error",
-                                       &u), NT_OK);
+    assert_int_equal(
+        nt_sysfs_read_u64("/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error", &u), NT_OK);
     assert_true(u == 65535);
     assert_int_equal(nt_sysfs_read_long("/sys/bus/pci/devices/0000:18:00.0/numa_node", &v), NT_OK);
     assert_int_equal(v, 1);
     assert_int_equal(nt_sysfs_read_long("/sys/class/infiniband/mlx5_1/fw_ver", &v), NT_ERR_PARSE);
     assert_int_equal(nt_sysfs_read_str("/sys/class/infiniband/mlx9_9/fw_ver", buf, sizeof(buf)),
                      NT_ERR_NOT_FOUND);
-    assert_int_equal(nt_sysfs_readlink_base("/sys/class/infiniband/mlx5_0/device", buf,
-                                            sizeof(buf)), NT_OK);
+    assert_int_equal(
+        nt_sysfs_readlink_base("/sys/class/infiniband/mlx5_0/device", buf, sizeof(buf)), NT_OK);
     assert_string_equal(buf, "0000:18:00.0");
     assert_int_equal(nt_sysfs_list("/sys/class/infiniband", &names, &n), NT_OK);
     assert_int_equal(n, 2);
@@ -103,8 +103,8 @@ static void test_link_id(void **state)
 {
     char id[128];
     (void)state;
-    assert_int_equal(nt_link_id(id, sizeof(id), "rdma", "write", "n1", "mlx5_0:1", "n2",
-                                "mlx5_0:1"), NT_OK);
+    assert_int_equal(
+        nt_link_id(id, sizeof(id), "rdma", "write", "n1", "mlx5_0:1", "n2", "mlx5_0:1"), NT_OK);
     assert_string_equal(id, "rdma.write:n1/mlx5_0:1->n2/mlx5_0:1");
     assert_int_equal(nt_link_id(id, sizeof(id), "mpi", NULL, "a", "lr0", "b", "lr0"), NT_OK);
     assert_string_equal(id, "mpi:a/lr0->b/lr0");
@@ -218,7 +218,7 @@ static void test_stash(void **state)
     (void)state;
     snprintf(path, sizeof(path), "%s/stash.json", root);
     put("stash.json", "{\"old\": 1}\n");
-    assert_int_equal(nt_output_write_stash(), -1); /* nothing stashed */
+    assert_int_equal(nt_output_write_stash(), -1);                  /* nothing stashed */
     assert_int_equal(nt_output_stash("-", "x", 1), NT_ERR_INVALID); /* stdout: no stash */
     assert_int_equal(nt_output_stash(path, "{\"first\": 1}\n", 13), NT_OK);
     assert_int_equal(nt_output_stash(path, "{\"stopped\": 1}\n", 15), NT_OK);
@@ -242,9 +242,12 @@ static void test_stash(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sysfs_reads),      cmocka_unit_test(test_root_from_env),
-        cmocka_unit_test(test_link_id),          cmocka_unit_test(test_write_atomic_and_read),
-        cmocka_unit_test(test_checks_and_verdicts), cmocka_unit_test(test_write_targets),
+        cmocka_unit_test(test_sysfs_reads),
+        cmocka_unit_test(test_root_from_env),
+        cmocka_unit_test(test_link_id),
+        cmocka_unit_test(test_write_atomic_and_read),
+        cmocka_unit_test(test_checks_and_verdicts),
+        cmocka_unit_test(test_write_targets),
         cmocka_unit_test(test_stash),
     };
     return cmocka_run_group_tests_name("core_io", tests, setup, teardown);
