@@ -240,7 +240,10 @@ ntc_up()
     mkdir -p "$NTC_DIR/hosts" "$NTC_DIR/spawned" "$NTC_DIR/fwd"
     echo "$NTC_ID" > "$NTC_DIR/id"
     echo "$NTC_SUBNET" > "$NTC_DIR/subnet"
-    echo "$BASHPID $(ntc__starttime $BASHPID)" > "$NTC_DIR/owner"
+    # The owner is this shell (pid + start time); BASHPID read here, not inside $(...), where it
+    # would be the command substitution's own subshell.
+    local owner=$BASHPID
+    echo "$owner $(ntc__starttime "$owner")" > "$NTC_DIR/owner"
     flock -u "$NTC_LOCK_FD"
     exec {NTC_LOCK_FD}>&-
     NTC_UP=1
