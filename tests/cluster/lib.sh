@@ -146,7 +146,9 @@ ntc__clean_stale()
         [ -d "$d" ] || continue
         pid=; st=
         [ -f "$d/owner" ] && read -r pid st < "$d/owner"
-        if ! ntc__same_proc "$pid" "$st"; then
+        # Alive: the pid exists and started no later than recorded (a reused pid starts later;
+        # an owner file of an earlier lib.sh recorded a subshell's later start time).
+        if ! { [ -n "$pid" ] && [ -d "/proc/$pid" ] && [ "$(ntc__starttime "$pid")" -le "${st:-0}" ]; }; then
             ntc_log "removing stale state of an interrupted run: $d"
             ntc__teardown_dir "$d"
         fi

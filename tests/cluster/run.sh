@@ -50,7 +50,12 @@ DETECT=()       # long run: one line per fault scenario
 # Known failures: scenario -> why (a probe engine or verdict limit, reported upstream). Such a
 # case prints XFAIL with its findings and does not fail the suite; NTC_STRICT=1 makes it fail.
 # One that passes prints "ok" as any other.
-declare -A KNOWN=()
+declare -A KNOWN=(
+    [rate3-both]="1/3 of the healthy rate stays inside the noise-widened peer limit on 2 shared cores (healthy 1 MiB links 0.005-2.6 GB/s)"
+    [rate10-egress]="egress-only fault not found: the host's sent links (~0.05 GB/s) against 0.2-2.3 GB/s elsewhere stay inside the widened sent-median limit"
+    [delay]="the delayed host (8 B 64-950 us against 6.3 us) is warn, not blamed: the noise estimate includes its own links in its partners' deviations"
+    [sigkill-recovery]="with orte_enable_recovery=1 the killed rank's host is not named (a connection error is not no_answer) and mpirun does not end after rank 0's MPI_Abort"
+)
 SCEN=""
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad()
