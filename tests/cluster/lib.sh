@@ -249,7 +249,7 @@ ntc_up()
     flock -u "$NTC_LOCK_FD"
     exec {NTC_LOCK_FD}>&-
     NTC_UP=1
-    NTC_N=$n
+    export NTC_N=$n
     NTC_BR=${NTC_ID}br
     if [ "${NTC_NO_TRAP:-0}" != 1 ]; then
         trap 'ntc_down' EXIT
@@ -473,7 +473,6 @@ ntc_mpirun()
 {
     local opts
     mapfile -t opts < <(ntc_mpi_options)
-    NTC_DIR=$NTC_DIR OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        ntc_exec "${NTC_HOST_LIST[0]}" env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 \
+    ntc_exec "${NTC_HOST_LIST[0]}" env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 \
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "${opts[@]}" "$@"
 }

@@ -13,7 +13,7 @@
 # 1/10 and 1/100 of its median inter-node bandwidth, the delay 5x its median 8 B latency.
 # Skips (exit 0, with the reason) where namespaces, tc, clang, mpirun or the probe are missing.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 LONG=0
 ONLY=" "
@@ -212,7 +212,7 @@ keep_out()
 # ---------------------------------------------------------------- 4 hosts
 scenarios4()
 {
-    local i fa=0 base bw lat rate frac h dir t0 pid tries okc stale f sig max_s
+    local i fa=0 base bw lat rate frac dir t0 pid okc stale f sig max_s hang_s
     ntc_up 4 || { bad "cluster of 4 hosts did not come up"; return; }
     HF=$(ntc_hostfile 2)
     HEALTHY_MAX=0
