@@ -1,0 +1,478 @@
+# shellcheck shell=bash
+# nettune's multi-host test cluster on one machine: a library for bash scripts (source it).
+#
+# N "hosts" h1..hN, each a holder process with its own network, UTS (host name) and mount
+# namespace (private /tmp, /dev/shm, /etc/hosts), kept alive by the holder and entered with
+# nsenter, so daemons (Open MPI's orted, slurmd) can live in them. Each host has one veth
+# `eth0` (<subnet>.<i>/24) whose peer is a port of a bridge in the root namespace. The bridge
+# has no address: traffic flows only between the cluster's own hosts; no default route, no
+# IPv6. Faults go on a host's link: tc tbf (rate), an eBPF cls_bpf classifier (loss; this
+# kernel has no sch_netem) and a user-space frame forwarder spliced into the link (delay).
+#
+# Interface (every function returns non-zero and prints one line on failure):
+#   ntc_skip_reason           prints why the cluster cannot run here (empty: it can)
+#   ntc_up N [PREFIX]         builds the cluster; hosts are PREFIX1..PREFIXN (default h);
+#                             installs `trap ntc_down EXIT` (and INT/TERM/HUP) unless
+#                             NTC_NO_TRAP=1; cleans stale state of dead earlier runs first
+#   ntc_down                  tears everything down (processes in the hosts by pid, the
+#                             holders, forwarders, links, bridge, files); idempotent
+#   ntc_hosts                 prints the host names, one per line
+#   ntc_ip HOST               prints HOST's address
+#   ntc_pid HOST              prints HOST's holder pid (for nsenter -t)
+#   ntc_exec HOST CMD...      runs CMD in HOST's namespaces, in the foreground
+#   ntc_spawn HOST CMD...     runs CMD in HOST's namespaces in the background; its pid is in
+#                             NTC_SPAWNED (an array) and in $NTC_LAST_PID; ntc_down kills it
+#   ntc_host_pids HOST [COMM] pids of the processes in HOST's network namespace (named COMM)
+#   ntc_fault HOST KIND ARGS  rate BITS_PER_S [egress|both] | loss PERCENT [egress|both] |
+#                             delay MICROSECONDS [egress|both] | down | up | clear
+#                             egress = what HOST sends, both = also what it receives
+#   ntc_hostfile SLOTS        writes $NTC_DIR/hostfile (every host, SLOTS slots); prints its path
+#   ntc_mpirun ARGS...        mpirun on the first host with the cluster's settings (rsh agent
+#                             into the hosts, TCP on the cluster subnet, short oob keepalive);
+#                             foreground; extra mpirun options go first, then the program
+# Variables after ntc_up: NTC_ID (unique per run: the prefix of every object name), NTC_DIR
+# (run directory, outside /tmp, visible at the same path inside every host), NTC_SUBNET
+# (a.b.c), NTC_BR (bridge), NTC_N, NTC_HOST_LIST (array).
+# Settings: NTC_WORK (parent of run directories, default /var/tmp/nettune-cluster; must not be
+# under /tmp, which is private in the hosts), NTC_SUBNET (a.b.c to use instead of picking a
+# free 10.213.x), NTC_BUILD (where the helper programs are built, default build/cluster),
+# NTC_KEEPALIVE (oob keepalive "time intvl probes", default "5 2 3": a lost host aborts
+# mpirun after about 11 s instead of about 8 minutes), NTC_TCP_RETRIES2 (the hosts'
+# net.ipv4.tcp_retries2, default 5: a connection with data in flight to a host that is cut off
+# fails after about 12 s instead of the kernel's 15 retries, about 15 minutes; keepalive does
+# not apply to such a connection, and mpirun's abort message to the lost host's orted is one).
+
+NTC_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NTC_ROOT=$(cd "$NTC_LIB_DIR/../.." && pwd)
+NTC_WORK=${NTC_WORK:-/var/tmp/nettune-cluster}
+NTC_BUILD=${NTC_BUILD:-$NTC_ROOT/build/cluster}
+NTC_KEEPALIVE=${NTC_KEEPALIVE:-5 2 3}
+NTC_TCP_RETRIES2=${NTC_TCP_RETRIES2:-5}
+NTC_SPAWNED=()
+NTC_UP=0
+
+ntc_log() { echo "cluster: $*" >&2; }
+
+# Why the cluster cannot run here, or nothing.
+ntc_skip_reason()
+{
+    local t
+    [ "$(id -u)" = 0 ] || { echo "not root (namespaces, veth and tc need root)"; return; }
+    for t in unshare nsenter ip tc python3 gcc; do
+        command -v "$t" >/dev/null 2>&1 || { echo "'$t' not installed"; return; }
+    done
+    command -v clang >/dev/null 2>&1 || { echo "clang not installed (the loss classifier is eBPF)"; return; }
+    if ! unshare --net --uts --mount true 2>/dev/null; then
+        echo "cannot create network/UTS/mount namespaces here"
+        return
+    fi
+    if ! unshare --net sh -c 'ip link add ntcprobe0 type veth peer name ntcprobe1 &&
+            tc qdisc add dev ntcprobe0 root tbf rate 1mbit burst 32kbit latency 50ms &&
+            tc qdisc add dev ntcprobe1 clsact' 2>/dev/null; then
+        echo "no veth, tc tbf or clsact in this kernel"
+        return
+    fi
+    if ! unshare --net sh -c 'ip link add ntcprobebr type bridge' 2>/dev/null; then
+        echo "no bridge support in this kernel"
+        return
+    fi
+    if [[ $NTC_WORK == /tmp || $NTC_WORK == /tmp/* ]]; then
+        echo "NTC_WORK=$NTC_WORK is under /tmp, which is private inside the hosts"
+        return
+    fi
+}
+
+# Start time of a process (field 22 of /proc/PID/stat), to tell a pid from a reused one.
+ntc__starttime() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null; }
+
+# True when PID is alive and has the recorded start time.
+ntc__same_proc()
+{
+    local pid=$1 st=$2
+    [ -n "$pid" ] && [ -d "/proc/$pid" ] && [ "$(ntc__starttime "$pid")" = "$st" ]
+}
+
+# Network namespace inode of a process.
+ntc__netns() { stat -L -c %i "/proc/$1/ns/net" 2>/dev/null; }
+
+# Kills (SIGKILL) every process whose network namespace is the one of holder PID, except the
+# holder itself, then the holder. Processes stopped with SIGSTOP die too (SIGKILL).
+ntc__kill_netns()
+{
+    local holder=$1 ns p
+    ns=$(ntc__netns "$holder") || return 0
+    [ -n "$ns" ] || return 0
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [ "$p" = "$holder" ] && continue
+        [ "$(ntc__netns "$p")" = "$ns" ] && kill -KILL "$p" 2>/dev/null
+    done
+    kill -KILL "$holder" 2>/dev/null
+    for _ in $(seq 1 50); do [ -d "/proc/$holder" ] || break; sleep 0.05; done
+}
+
+# Tears down the run in directory DIR: processes in its hosts, holders, forwarders, links,
+# bridge, files. Used by ntc_down and by the stale-state cleanup of a later run.
+ntc__teardown_dir()
+{
+    local dir=$1 f pid st id
+    [ -d "$dir" ] || return 0
+    id=$(cat "$dir/id" 2>/dev/null)
+    for f in "$dir"/spawned/* "$dir"/fwd/*.pid; do
+        [ -f "$f" ] || continue
+        read -r pid st < "$f"
+        ntc__same_proc "$pid" "$st" && kill -KILL "$pid" 2>/dev/null
+    done
+    for f in "$dir"/hosts/*/holder; do
+        [ -f "$f" ] || continue
+        read -r pid st < "$f"
+        ntc__same_proc "$pid" "$st" && ntc__kill_netns "$pid"
+    done
+    if [ -n "$id" ]; then
+        # Every link of the run starts with its id (veth peers in the hosts die with them).
+        for f in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
+            case $f in "$id"*) ip link del "$f" 2>/dev/null ;; esac
+        done
+    fi
+    # Bind mounts live in the hosts' mount namespaces only: gone with the holders.
+    rm -rf "$dir"
+}
+
+# Removes the runs whose owner process is gone (an interrupted earlier run).
+ntc__clean_stale()
+{
+    local d pid st
+    for d in "$NTC_WORK"/nt[0-9a-f][0-9a-f][0-9a-f][0-9a-f]; do
+        [ -d "$d" ] || continue
+        pid=; st=
+        [ -f "$d/owner" ] && read -r pid st < "$d/owner"
+        # Alive: the pid exists and started no later than recorded (a reused pid starts later;
+        # an owner file of an earlier lib.sh recorded a subshell's later start time).
+        if ! { [ -n "$pid" ] && [ -d "/proc/$pid" ] && [ "$(ntc__starttime "$pid")" -le "${st:-0}" ]; }; then
+            ntc_log "removing stale state of an interrupted run: $d"
+            ntc__teardown_dir "$d"
+        fi
+    done
+}
+
+# Picks a /24 that no address or route of the root namespace and no live run uses: a.b.c.
+ntc__pick_subnet()
+{
+    python3 - "$NTC_WORK" "${NTC_SUBNET:-}" <<'EOF'
+import ipaddress, json, os, subprocess, sys
+work, want = sys.argv[1], sys.argv[2]
+used = []
+for cmd in (["ip", "-4", "-j", "addr"], ["ip", "-4", "-j", "route", "show", "table", "all"]):
+    for e in json.loads(subprocess.run(cmd, capture_output=True, text=True).stdout or "[]"):
+        for a in e.get("addr_info", []):
+            used.append(ipaddress.ip_network("%s/%s" % (a["local"], a["prefixlen"]), strict=False))
+        dst = e.get("dst")
+        if dst and dst != "default" and e.get("type", "unicast") in ("unicast", "local", "blackhole", "unreachable", "prohibit"):
+            try:
+                used.append(ipaddress.ip_network(dst if "/" in dst else dst + "/32", strict=False))
+            except ValueError:
+                pass
+for d in os.listdir(work) if os.path.isdir(work) else []:
+    try:
+        used.append(ipaddress.ip_network(open(os.path.join(work, d, "subnet")).read().strip() + ".0/24"))
+    except (OSError, ValueError):
+        pass
+cands = [want] if want else ["10.213.%d" % i for i in range(1, 255)]
+for c in cands:
+    net = ipaddress.ip_network(c + ".0/24")
+    clash = [u for u in used if u.overlaps(net)]
+    if not clash:
+        print(c)
+        sys.exit(0)
+    if want:
+        print("subnet %s.0/24 is in use here (%s): choose another NTC_SUBNET" % (c, clash[0]), file=sys.stderr)
+        sys.exit(1)
+print("no free 10.213.x.0/24 subnet: set NTC_SUBNET", file=sys.stderr)
+sys.exit(1)
+EOF
+}
+
+# Builds the helper programs (delay forwarder, TCP ping-pong) into NTC_BUILD when missing or
+# older than their sources.
+ntc_build_tools()
+{
+    mkdir -p "$NTC_BUILD" || return 1
+    local p
+    for p in delay pingpong; do
+        if [ ! -x "$NTC_BUILD/ntc-$p" ] || [ "$NTC_LIB_DIR/$p.c" -nt "$NTC_BUILD/ntc-$p" ]; then
+            gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$NTC_BUILD/ntc-$p" "$NTC_LIB_DIR/$p.c" -lm ||
+                { ntc_log "cannot build $p.c"; return 1; }
+        fi
+    done
+}
+
+# The eBPF loss classifier for PPM parts per million, built with clang; prints its path.
+ntc__loss_obj()
+{
+    local ppm=$1 o="$NTC_BUILD/loss_$1.o"
+    if [ ! -f "$o" ] || [ "$NTC_LIB_DIR/bpf/loss.c" -nt "$o" ]; then
+        clang -O2 -g0 -target bpf -I/usr/include/"$(gcc -dumpmachine)" -DNTC_LOSS_PPM="$ppm" \
+            -c "$NTC_LIB_DIR/bpf/loss.c" -o "$o" || { ntc_log "cannot build bpf/loss.c"; return 1; }
+    fi
+    echo "$o"
+}
+
+ntc_up()
+{
+    local n=$1 hp=${2:-h} i h pid st dir reason
+    reason=$(ntc_skip_reason)
+    [ -z "$reason" ] || { ntc_log "cannot start: $reason"; return 1; }
+    [ "$NTC_UP" = 1 ] && { ntc_log "a cluster is already up in this shell ($NTC_ID)"; return 1; }
+    ntc_build_tools || return 1
+    mkdir -p "$NTC_WORK" || return 1
+    # One run at a time picks a subnet and names (two runs or suites at once do not collide).
+    exec {NTC_LOCK_FD}>"$NTC_WORK/.lock"
+    flock -w 60 "$NTC_LOCK_FD" || { ntc_log "cannot lock $NTC_WORK/.lock"; return 1; }
+    ntc__clean_stale
+    NTC_SUBNET=$(ntc__pick_subnet) || { flock -u "$NTC_LOCK_FD"; return 1; }
+    # Id: "nt" + 4 hex digits, free among the links and the run directories; interface names
+    # (at most 15 characters) are the id + a short suffix.
+    while :; do
+        NTC_ID=nt$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+        [ -e "$NTC_WORK/$NTC_ID" ] && continue
+        ip -o link show | grep -q ": $NTC_ID" && continue
+        break
+    done
+    NTC_DIR=$NTC_WORK/$NTC_ID
+    mkdir -p "$NTC_DIR/hosts" "$NTC_DIR/spawned" "$NTC_DIR/fwd"
+    echo "$NTC_ID" > "$NTC_DIR/id"
+    echo "$NTC_SUBNET" > "$NTC_DIR/subnet"
+    # The owner is this shell (pid + start time); BASHPID read here, not inside $(...), where it
+    # would be the command substitution's own subshell.
+    local owner=$BASHPID
+    echo "$owner $(ntc__starttime "$owner")" > "$NTC_DIR/owner"
+    flock -u "$NTC_LOCK_FD"
+    exec {NTC_LOCK_FD}>&-
+    NTC_UP=1
+    export NTC_N=$n
+    NTC_BR=${NTC_ID}br
+    if [ "${NTC_NO_TRAP:-0}" != 1 ]; then
+        trap 'ntc_down' EXIT
+        trap 'ntc_down; trap - INT; kill -INT $$' INT
+        trap 'ntc_down; trap - TERM; kill -TERM $$' TERM
+        trap 'ntc_down; trap - HUP; kill -HUP $$' HUP
+    fi
+    NTC_HOST_LIST=()
+    {
+        echo "127.0.0.1 localhost"
+        for i in $(seq 1 "$n"); do echo "$NTC_SUBNET.$i $hp$i"; done
+    } > "$NTC_DIR/etc-hosts"
+    ip link add "$NTC_BR" type bridge stp_state 0 forward_delay 0 mcast_snooping 0 || return 1
+    sysctl -qw "net.ipv6.conf.$NTC_BR.disable_ipv6=1"
+    ip link set "$NTC_BR" up || return 1
+    for i in $(seq 1 "$n"); do
+        h=$hp$i
+        NTC_HOST_LIST+=("$h")
+        dir=$NTC_DIR/hosts/$h
+        mkdir -p "$dir/tmp"
+        chmod 1777 "$dir/tmp"
+        echo "$h" > "$dir/hostname"
+        echo "$i" > "$dir/index"
+        # The holder: new net, UTS and mount namespaces (mounts private to it), host name set,
+        # /tmp and /etc/hosts bound to the run's files, a fresh /dev/shm; then it sleeps.
+        unshare --net --uts --mount --propagation private -- bash -c '
+            h=$1 dir=$2 hosts=$3 tag=$4
+            hostname "$h" && mount --bind "$dir/tmp" /tmp && mount --bind "$hosts" /etc/hosts &&
+            mount --bind "$dir/hostname" /etc/hostname &&
+            mount -t tmpfs -o mode=1777,size=512m ntc-shm /dev/shm &&
+            sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
+                net.ipv4.tcp_retries2="$5" &&
+            ip link set lo up && : > "$dir/ready" || exit 1
+            exec -a "$tag" sleep infinity' ntc-holder "$h" "$dir" "$NTC_DIR/etc-hosts" "ntc-holder:$NTC_ID:$h" "$NTC_TCP_RETRIES2" \
+            > "$dir/holder.log" 2>&1 < /dev/null &
+        pid=$!
+        disown "$pid"
+        echo "$pid $(ntc__starttime $pid)" > "$dir/holder"
+        for _ in $(seq 1 100); do [ -f "$dir/ready" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.05; done
+        if [ ! -f "$dir/ready" ]; then
+            ntc_log "host $h did not start: $(cat "$dir/holder.log")"
+            return 1
+        fi
+        # Root side: ${id}h<i> in the bridge; host side: eth0 in the holder's namespace.
+        ip link add "${NTC_ID}h$i" type veth peer name eth0 netns "$pid" || return 1
+        sysctl -qw "net.ipv6.conf.${NTC_ID}h$i.disable_ipv6=1"
+        ip link set "${NTC_ID}h$i" master "$NTC_BR" up || return 1
+        nsenter -t "$pid" -n ip addr add "$NTC_SUBNET.$i/24" dev eth0 || return 1
+        nsenter -t "$pid" -n ip link set eth0 up || return 1
+    done
+    # Every host reaches every other before anything runs (bridge ports forward at once).
+    for i in $(seq 2 "$n"); do
+        for _ in $(seq 1 40); do
+            ntc_exec "${NTC_HOST_LIST[0]}" busybox ping -c1 -W1 "$NTC_SUBNET.$i" >/dev/null 2>&1 && break
+            sleep 0.1
+        done
+    done
+    ntc_log "up: $n hosts ${NTC_HOST_LIST[*]} on $NTC_SUBNET.0/24, bridge $NTC_BR, run dir $NTC_DIR"
+}
+
+ntc_down()
+{
+    [ "$NTC_UP" = 1 ] || return 0
+    NTC_UP=0
+    ntc__teardown_dir "$NTC_DIR"
+    ntc_log "down: $NTC_ID"
+}
+
+ntc_hosts() { printf '%s\n' "${NTC_HOST_LIST[@]}"; }
+
+ntc__index() { cat "$NTC_DIR/hosts/$1/index" 2>/dev/null || { ntc_log "no host '$1' in $NTC_ID"; return 1; }; }
+
+ntc_ip() { local i; i=$(ntc__index "$1") && echo "$NTC_SUBNET.$i"; }
+
+ntc_pid()
+{
+    local pid st
+    read -r pid st < "$NTC_DIR/hosts/$1/holder" 2>/dev/null || { ntc_log "no host '$1' in $NTC_ID"; return 1; }
+    echo "$pid"
+}
+
+ntc_exec()
+{
+    local pid
+    pid=$(ntc_pid "$1") || return 1
+    shift
+    nsenter -t "$pid" -n -u -m -- "$@"
+}
+
+ntc_spawn()
+{
+    local pid
+    pid=$(ntc_pid "$1") || return 1
+    shift
+    nsenter -t "$pid" -n -u -m -- "$@" &
+    NTC_LAST_PID=$!
+    NTC_SPAWNED+=("$NTC_LAST_PID")
+    echo "$NTC_LAST_PID $(ntc__starttime $NTC_LAST_PID)" > "$NTC_DIR/spawned/$NTC_LAST_PID"
+}
+
+ntc_host_pids()
+{
+    local holder ns p
+    holder=$(ntc_pid "$1") || return 1
+    ns=$(ntc__netns "$holder")
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [ "$p" = "$holder" ] && continue
+        [ "$(ntc__netns "$p")" = "$ns" ] || continue
+        [ -z "${2:-}" ] || [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ] || continue
+        echo "$p"
+    done
+}
+
+# Removes every fault from HOST's link.
+ntc__fault_clear()
+{
+    local h=$1 i pid dev f fpid fst
+    i=$(ntc__index "$h") || return 1
+    pid=$(ntc_pid "$h")
+    dev=${NTC_ID}h$i
+    nsenter -t "$pid" -n tc qdisc del dev eth0 root 2>/dev/null
+    nsenter -t "$pid" -n tc qdisc del dev eth0 clsact 2>/dev/null
+    tc qdisc del dev "$dev" root 2>/dev/null
+    tc qdisc del dev "$dev" clsact 2>/dev/null
+    f=$NTC_DIR/fwd/$h.pid
+    if [ -f "$f" ]; then
+        read -r fpid fst < "$f"
+        if ntc__same_proc "$fpid" "$fst"; then
+            kill -TERM "$fpid"
+            for _ in $(seq 1 40); do [ -d "/proc/$fpid" ] || break; sleep 0.05; done
+            kill -KILL "$fpid" 2>/dev/null
+        fi
+        rm -f "$f"
+        ip link del "${NTC_ID}d${i}a" 2>/dev/null
+        ip link set "$dev" master "$NTC_BR"
+    fi
+    ip link set "$dev" up
+    return 0
+}
+
+# tc on HOST's egress (inside the host) and, for `both`, on its ingress (the bridge-side peer,
+# whose egress is what HOST receives).
+ntc__tc_both()
+{
+    local h=$1 dir=$2 i pid
+    shift 2
+    i=$(ntc__index "$h") && pid=$(ntc_pid "$h") || return 1
+    nsenter -t "$pid" -n tc "${@//@DEV@/eth0}" || return 1
+    if [ "$dir" = both ]; then tc "${@//@DEV@/${NTC_ID}h$i}" || return 1; fi
+}
+
+ntc_fault()
+{
+    local h=$1 kind=$2 val=${3:-} dir=${4:-egress} i ppm burst limit o fwdpid back
+    [ "$NTC_UP" = 1 ] || { ntc_log "no cluster is up"; return 1; }
+    i=$(ntc__index "$h") || return 1
+    case $dir in egress|both) ;; *) ntc_log "direction '$dir': egress or both"; return 1 ;; esac
+    case $kind in
+    clear) ntc__fault_clear "$h" ;;
+    rate)
+        # tbf: VAL bit/s; bucket of 4 ms at the rate (at least 64 KiB: a GSO packet must fit),
+        # queue of 50 ms at the rate (at least 1 MiB).
+        [[ $val =~ ^[0-9]+$ ]] && [ "$val" -ge 8000 ] || { ntc_log "rate '$val': bits per second, >= 8000"; return 1; }
+        ntc__fault_clear "$h"
+        burst=$((val / 8 / 250)); [ $burst -lt 65536 ] && burst=65536
+        limit=$((val / 8 / 20)); [ $limit -lt 1048576 ] && limit=1048576
+        ntc__tc_both "$h" "$dir" qdisc add dev @DEV@ root tbf rate "${val}bit" burst "$burst" limit "$limit" ;;
+    loss)
+        ppm=$(awk -v p="$val" 'BEGIN { if (p !~ /^[0-9.]+$/ || p > 100) exit 1; printf "%d", p * 10000 }') ||
+            { ntc_log "loss '$val': a percentage"; return 1; }
+        o=$(ntc__loss_obj "$ppm") || return 1
+        ntc__fault_clear "$h"
+        ntc__tc_both "$h" "$dir" qdisc add dev @DEV@ clsact &&
+            ntc__tc_both "$h" "$dir" filter add dev @DEV@ egress bpf direct-action obj "$o" sec tc ;;
+    delay)
+        # The forwarder sits between the host's bridge-side veth (taken out of the bridge) and
+        # a new veth pair ${id}d<i>a/b whose b end is in the bridge.
+        [[ $val =~ ^[0-9]+$ ]] || { ntc_log "delay '$val': microseconds"; return 1; }
+        ntc__fault_clear "$h"
+        back=0; [ "$dir" = both ] && back=$val
+        ip link add "${NTC_ID}d${i}a" type veth peer name "${NTC_ID}d${i}b" || return 1
+        sysctl -qw "net.ipv6.conf.${NTC_ID}d${i}a.disable_ipv6=1" "net.ipv6.conf.${NTC_ID}d${i}b.disable_ipv6=1"
+        ip link set "${NTC_ID}h$i" nomaster
+        ip link set "${NTC_ID}d${i}b" master "$NTC_BR" up
+        ip link set "${NTC_ID}d${i}a" up
+        # Host -> bridge is what the host sends (egress): VAL; bridge -> host: back.
+        "$NTC_BUILD/ntc-delay" "${NTC_ID}h$i" "${NTC_ID}d${i}a" "$val" "$back" \
+            > "$NTC_DIR/fwd/$h.log" 2>&1 < /dev/null &
+        fwdpid=$!
+        disown "$fwdpid"
+        echo "$fwdpid $(ntc__starttime $fwdpid)" > "$NTC_DIR/fwd/$h.pid"
+        for _ in $(seq 1 40); do grep -q '^ready' "$NTC_DIR/fwd/$h.log" 2>/dev/null && break; sleep 0.05; done
+        grep -q '^ready' "$NTC_DIR/fwd/$h.log" || { ntc_log "delay forwarder: $(cat "$NTC_DIR/fwd/$h.log")"; return 1; } ;;
+    down) ip link set "${NTC_ID}h$i" down ;;
+    up) ip link set "${NTC_ID}h$i" up ;;
+    *) ntc_log "fault '$kind': rate, loss, delay, down, up or clear"; return 1 ;;
+    esac
+}
+
+ntc_hostfile()
+{
+    local h
+    for h in "${NTC_HOST_LIST[@]}"; do echo "$h slots=${1:-1}"; done > "$NTC_DIR/hostfile"
+    echo "$NTC_DIR/hostfile"
+}
+
+# The Open MPI settings of the cluster, as mpirun options (printed one per line).
+ntc_mpi_options()
+{
+    local ka_time ka_intvl ka_probes
+    read -r ka_time ka_intvl ka_probes <<< "$NTC_KEEPALIVE"
+    printf '%s\n' --mca plm_rsh_agent "$NTC_LIB_DIR/ntc-rsh" --mca plm_rsh_no_tree_spawn 1 \
+        --mca oob_tcp_if_include "$NTC_SUBNET.0/24" --mca btl_tcp_if_include "$NTC_SUBNET.0/24" \
+        --mca btl tcp,vader,self --mca btl_vader_single_copy_mechanism none \
+        --mca oob_tcp_keepalive_time "$ka_time" --mca oob_tcp_keepalive_intvl "$ka_intvl" \
+        --mca oob_tcp_keepalive_probes "$ka_probes"
+}
+
+ntc_mpirun()
+{
+    local opts
+    mapfile -t opts < <(ntc_mpi_options)
+    ntc_exec "${NTC_HOST_LIST[0]}" env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "${opts[@]}" "$@"
+}
