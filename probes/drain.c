@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "judge.h"
 #include "nettune/log.h"
 #include "nettune/report.h"
 
@@ -81,6 +82,48 @@ static int nt_drain_is_ours(const char *reason)
     return strncmp(reason, NT_DRAIN_REASON_PREFIX, strlen(NT_DRAIN_REASON_PREFIX)) == 0;
 }
 
+/* The check word of a nettune reason ("nettune:bw 0.04/0.6GB/s ..." -> "bw") into w. */
+static void nt_drain_reason_word(const char *reason, char *w, size_t len)
+{
+    const char *s = reason + strlen(NT_DRAIN_REASON_PREFIX);
+    size_t k = strcspn(s, " ");
+    if (k >= len)
+        k = len - 1;
+    memcpy(w, s, k);
+    w[k] = '\0';
+}
+
+/* True when the report re-checked what node host was drained for: the reason's word is a
+ * judged (pass or warn) check of that host, or a link word (bw, lat, p99, links, no_answer:
+ * lib/verdict.c, probes/judge.c) and the report has links of that host. A --local run has
+ * no links: it never resumes a node drained for its links. */
+static int nt_drain_rechecked(const cJSON *report, const char *host, const char *reason)
+{
+    static const char *const link_words[] = {"bw", "lat", "p99", "links", "no_answer"};
+    char w[64];
+    const cJSON *e;
+
+    nt_drain_reason_word(reason, w, sizeof(w));
+    cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(report, "checks")) {
+        const char *v = nt_json_get_str(e, "verdict", "");
+        if (strcmp(nt_json_get_str(e, "host", ""), host) == 0 &&
+            strcmp(nt_judge_check_word(e), w) == 0 && (!strcmp(v, "pass") || !strcmp(v, "warn")))
+            return 1;
+    }
+    for (size_t i = 0; i < sizeof(link_words) / sizeof(link_words[0]); i++) {
+        if (strcmp(w, link_words[i]) != 0)
+            continue;
+        cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(report, "links")) {
+            const cJSON *src = cJSON_GetObjectItemCaseSensitive(e, "src");
+            const cJSON *dst = cJSON_GetObjectItemCaseSensitive(e, "dst");
+            if (strcmp(nt_json_get_str(src, "host", ""), host) == 0 ||
+                strcmp(nt_json_get_str(dst, "host", ""), host) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* Adds one action; NT_ERR_INVALID when out is full. */
 static nt_status_t nt_drain_add(nt_drain_action_t *out, size_t max, size_t *nout,
                                 nt_drain_kind_t kind, const char *node, const char *reason)
@@ -150,7 +193,8 @@ nt_status_t nt_drain_plan(const cJSON *report, const nt_slurm_node_t *nodes, siz
         if (is_failed)
             continue;
         sn = nt_drain_find(nodes, n, local_node ? local_node : host);
-        if (!sn || !nt_drain_is_drained(sn->state) || !nt_drain_is_ours(sn->reason))
+        if (!sn || !nt_drain_is_drained(sn->state) || !nt_drain_is_ours(sn->reason) ||
+            !nt_drain_rechecked(report, host, sn->reason))
             continue;
         if ((st = nt_drain_add(out, max, nout, NT_DRAIN_DO_RESUME, sn->name, NULL)) != NT_OK)
             return st;

@@ -49,10 +49,13 @@ size_t nt_drain_parse_sinfo(const char *text, nt_slurm_node_t *nodes, size_t max
  * to 255 bytes), unless Slurm shows it drained already for a reason not starting "nettune:"
  * (an administrator's drain is left as it is). With resume set and summary.completed true,
  * every other node of the report that Slurm shows drained/draining with a "nettune:" reason
- * is resumed; an incomplete report resumes nothing (it proves no node healthy). A report
- * host is mapped to the Slurm node whose NodeHostname (or, failing that, name) it equals.
- * Writes at most max actions into out and their count into *nout. NT_ERR_INVALID when the
- * report has no summary.failed_nodes array or asks for more than max actions. */
+ * is resumed if this report re-checked what the reason names (a judged check of that word
+ * on the node, or for link words bw/lat/p99/links/no_answer links of the node: a --local
+ * health check does not resume a node the check job drained for its links); an incomplete report
+ * resumes nothing (it proves no node healthy). A report host is mapped to the Slurm node whose
+ * NodeHostname (or, failing that, name) it equals. Writes at most max actions into out and their
+ * count into *nout. NT_ERR_INVALID when the report has no summary.failed_nodes array or asks for
+ * more than max actions. */
 nt_status_t nt_drain_plan(const cJSON *report, const nt_slurm_node_t *nodes, size_t n,
                           const char *local_node, int resume, nt_drain_action_t *out, size_t max,
                           size_t *nout);

@@ -99,15 +99,35 @@ InactiveLimit=0
 KillWait=5
 MinJobAge=30
 PrologEpilogTimeout=60
+PrologFlags=Alloc
+Prolog=$NTS_DIR/prolog.sh
+HealthCheckProgram=$NTS_DIR/healthcheck.sh
+HealthCheckInterval=${NTS_HC_INTERVAL:-5}
+HealthCheckNodeState=IDLE
 SlurmdParameters=config_overrides
 ${NTS_EXTRA_CONF:-}
 CONF
         for i in $(seq 1 "$n"); do
             h=${NTC_HOST_LIST[$((i - 1))]}
-            echo "NodeName=$(nts_node "$i") NodeHostname=$h NodeAddr=$(ntc_ip "$h") CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
+            # sn3 is allocated first (lowest weight): the prolog scenario needs it in its job.
+            echo "NodeName=$(nts_node "$i") Weight=$([ "$i" = 3 ] && echo 1 || echo 10) NodeHostname=$h NodeAddr=$(ntc_ip "$h") CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
         done
         echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
     } > "$NTS_CONF"
+    # Prolog and health check: the shipped scripts (contrib/slurm), off until the test
+    # touches prolog-on / healthcheck-on; thresholds from thresholds.json.
+    local w
+    for w in prolog healthcheck; do
+        cat > "$NTS_DIR/$w.sh" <<WRAP
+#!/bin/sh
+[ -e "$NTS_DIR/$w-on" ] || exit 0
+export SLURM_CONF="$NTS_CONF" NETTUNE="$NTC_ROOT/build/bin/nettune" NETTUNE_REPORT_DIR="$NTS_DIR/reports"
+export NETTUNE_PROLOG_ARGS="--thresholds $NTS_DIR/thresholds.json" NETTUNE_HEALTHCHECK_ARGS="--thresholds $NTS_DIR/thresholds.json"
+echo "\$(date +%T) $w on \${SLURMD_NODENAME:-?}" >> "$NTS_DIR/$w.runs"
+exec "$NTC_ROOT/contrib/slurm/nettune-$w.sh"
+WRAP
+        chmod +x "$NTS_DIR/$w.sh"
+    done
     cat > "$NTS_DIR/cgroup.conf" <<CONF
 CgroupPlugin=cgroup/v1
 CONF
@@ -126,7 +146,7 @@ nts_up()
     NTS_DPORT=6818
     NTS_NODES=()
     for i in $(seq 1 "$n"); do NTS_NODES+=("$(nts_node "$i")"); done
-    mkdir -p "$NTS_DIR/ctld" "$NTS_DIR/d" "$NTS_DIR/munge"
+    mkdir -p "$NTS_DIR/ctld" "$NTS_DIR/d" "$NTS_DIR/munge" "$NTS_DIR/reports"
     for i in $(seq 1 "$n"); do mkdir -p "$NTS_DIR/d/$(nts_node "$i")"; done
     chmod 700 "$NTS_DIR/munge"
     nts__conf "$n"
