@@ -137,8 +137,13 @@ def cmd_check(a):
                                      node_verdicts_rendered(a.nettune, a.report, h)):
                     if (rv == "fail") != want_fail:
                         problems.append("node %s: %s shows %s" % (h, where, rv))
-    if a.max_seconds is not None and a.elapsed is not None and a.elapsed > a.max_seconds:
-        problems.append("the run took %.1f s, more than %.1f s" % (a.elapsed, a.max_seconds))
+    if a.max_seconds is not None:
+        if a.report_at is not None and a.report_at > a.max_seconds:
+            problems.append("the final report was written %.1f s after the start, more than %.1f s"
+                            % (a.report_at, a.max_seconds))
+        if a.elapsed is not None and a.elapsed > a.max_seconds + 15:
+            problems.append("mpirun ended %.1f s after the start, more than %.1f + 15 s (Open MPI "
+                            "giving up on a lost host)" % (a.elapsed, a.max_seconds))
     for p in problems:
         print("check_cluster: %s: %s" % (os.path.basename(a.report), p))
     return 1 if problems else 0
@@ -195,7 +200,9 @@ def main():
                         "in text, HTML and Prometheus (for the blamed hosts, or all)")
     c.add_argument("--nettune", help="the nettune binary, for the renderers")
     c.add_argument("--elapsed", type=float)
-    c.add_argument("--max-seconds", type=float)
+    c.add_argument("--report-at", type=float, help="seconds from the start to the report's last write")
+    c.add_argument("--max-seconds", type=float,
+                   help="bound on --report-at; mpirun (--elapsed) may take 15 s more")
     l = sub.add_parser("latency")
     l.add_argument("report")
     l.add_argument("--pingpong", required=True)

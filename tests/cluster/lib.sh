@@ -146,7 +146,9 @@ ntc__clean_stale()
         [ -d "$d" ] || continue
         pid=; st=
         [ -f "$d/owner" ] && read -r pid st < "$d/owner"
-        if ! ntc__same_proc "$pid" "$st"; then
+        # Alive: the pid exists and started no later than recorded (a reused pid starts later;
+        # an owner file of an earlier lib.sh recorded a subshell's later start time).
+        if ! { [ -n "$pid" ] && [ -d "/proc/$pid" ] && [ "$(ntc__starttime "$pid")" -le "${st:-0}" ]; }; then
             ntc_log "removing stale state of an interrupted run: $d"
             ntc__teardown_dir "$d"
         fi
@@ -240,11 +242,14 @@ ntc_up()
     mkdir -p "$NTC_DIR/hosts" "$NTC_DIR/spawned" "$NTC_DIR/fwd"
     echo "$NTC_ID" > "$NTC_DIR/id"
     echo "$NTC_SUBNET" > "$NTC_DIR/subnet"
-    echo "$BASHPID $(ntc__starttime $BASHPID)" > "$NTC_DIR/owner"
+    # The owner is this shell (pid + start time); BASHPID read here, not inside $(...), where it
+    # would be the command substitution's own subshell.
+    local owner=$BASHPID
+    echo "$owner $(ntc__starttime "$owner")" > "$NTC_DIR/owner"
     flock -u "$NTC_LOCK_FD"
     exec {NTC_LOCK_FD}>&-
     NTC_UP=1
-    NTC_N=$n
+    export NTC_N=$n
     NTC_BR=${NTC_ID}br
     if [ "${NTC_NO_TRAP:-0}" != 1 ]; then
         trap 'ntc_down' EXIT
@@ -468,7 +473,6 @@ ntc_mpirun()
 {
     local opts
     mapfile -t opts < <(ntc_mpi_options)
-    NTC_DIR=$NTC_DIR OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        ntc_exec "${NTC_HOST_LIST[0]}" env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 \
+    ntc_exec "${NTC_HOST_LIST[0]}" env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 \
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "${opts[@]}" "$@"
 }
