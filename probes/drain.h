@@ -14,7 +14,9 @@ typedef enum nt_drain_mode { NT_DRAIN_OFF = 0, NT_DRAIN_APPLY, NT_DRAIN_DRY_RUN 
 #define NT_DRAIN_REASON_MAX 256
 
 /* One Slurm node as `sinfo -h -N -o '%N|%n|%T|%E'` prints it: node name, NodeHostname,
- * extended state (idle, drained, draining, mixed+drain, ...), reason ("none" when unset). */
+ * extended state (idle, drained, draining, mixed+drain, ...), reason ("none" when unset).
+ * Facts: sinfo(1) and `scontrol update` in scontrol(1) of Slurm 22.05.8 (SchedMD/slurm
+ * slurm-22-05-8-1 doc/man/man1/sinfo.1, scontrol.1), checked on a real 22.05.8 (tests/slurm). */
 typedef struct nt_slurm_node {
     char name[NT_DRAIN_NAME_MAX];
     char host[NT_DRAIN_NAME_MAX];

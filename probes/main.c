@@ -124,15 +124,17 @@ int main(int argc, char **argv)
         return code;
     }
     {
+        /* The drain decides from the report rank 0 wrote, not from the exit code. It runs
+         * before MPI_Finalize: the other ranks wait in MPI_Finalize's fence meanwhile, so that
+         * srun --kill-on-bad-exit does not end the step (and rank 0's scontrol) when they exit
+         * 1 first. scontrol is fork+exec'd at once (no MPI calls in the child). */
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        nt_launcher_mpi_destroy(l);
-        MPI_Finalize();
-        /* The drain decides from the report rank 0 wrote, not from the exit code; after
-         * MPI_Finalize so that scontrol is not forked inside MPI. */
         if (rank == 0)
             nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 0,
                          stdout);
+        nt_launcher_mpi_destroy(l);
+        MPI_Finalize();
     }
     return code;
 }
