@@ -8,7 +8,7 @@ BUILD_PKGS="build-essential pkg-config libhwloc-dev hwloc libcjson-dev libxml2-d
 ibverbs-providers rdma-core libopenmpi-dev openmpi-bin"
 TEST_PKGS="libcmocka-dev python3 python3-jsonschema perftest valgrind binutils \
 qemu-system-x86 busybox-static cpio kmod xz-utils zstd file iproute2 ibverbs-utils prometheus \
-chromium clang"
+chromium clang slurm-wlm slurmctld slurmd slurm-client munge"
 pkgs=$BUILD_PKGS
 [ "$what" = test ] && pkgs="$pkgs $TEST_PKGS"
 missing=""

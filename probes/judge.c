@@ -828,9 +828,7 @@ static const char *nt_fig_unit(const char *unit)
     return !unit || strcmp(unit, "count") == 0 ? "" : unit;
 }
 
-/* The check name of a failed check in a node reason: an inventory check's target when it is a
- * word (gpus, rdma_ports, nic_rate), else the check's name (pcie_link, port_state, ...). */
-static const char *nt_check_word(const cJSON *c)
+const char *nt_judge_check_word(const cJSON *c)
 {
     const char *t = nt_json_get_str(c, "target", "");
     if (strcmp(nt_json_get_str(c, "name", ""), "inventory") == 0 && *t &&
@@ -1056,12 +1054,12 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                    e = nt_json_get_num(it, "expected", NAN);
             char a[32], b[32];
             if (isfinite(o) || isfinite(e))
-                nt_node_fails(&nf[k], "check", "nettune:%s %s/%s%s %s", nt_check_word(it),
+                nt_node_fails(&nf[k], "check", "nettune:%s %s/%s%s %s", nt_judge_check_word(it),
                               nt_fmt_fig(a, sizeof(a), o), nt_fmt_fig(b, sizeof(b), e),
                               nt_fig_unit(nt_json_get_str(it, "unit", NULL)),
                               nt_json_get_str(it, "message", ""));
             else
-                nt_node_fails(&nf[k], "check", "nettune:%s %s", nt_check_word(it),
+                nt_node_fails(&nf[k], "check", "nettune:%s %s", nt_judge_check_word(it),
                               nt_json_get_str(it, "message", ""));
         } else if (v == NT_NOT_JUDGED && nf[k].verdict == NT_SKIPPED) {
             nf[k].verdict = NT_NOT_JUDGED;

@@ -63,4 +63,9 @@ void nt_summary_print(const cJSON *doc, const char *output);
 /* nt_judge_print_thresholds - the built-in thresholds as a nettune.thresholds/1 file. */
 nt_status_t nt_judge_print_thresholds(FILE *f);
 
+/* nt_judge_check_word - the check name of a check (a report checks[] entry) in a node reason
+ * "nettune:<word> ...": an inventory check's target when it is a word (gpus, rdma_ports,
+ * nic_rate), else the check's name (pcie_link, port_state, ...). */
+const char *nt_judge_check_word(const cJSON *c);
+
 #endif

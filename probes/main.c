@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "drain.h"
 #include "judge.h"
 #include "nettune/report.h"
 #include "launcher_mpi.h"
@@ -93,6 +94,9 @@ int main(int argc, char **argv)
             return NT_EXIT_USAGE;
         code = nt_probe_run(&params, l, argc, argv);
         nt_launcher_local_destroy(l);
+        if (!nt_probe_interrupt)
+            nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 1,
+                         stdout);
         return code;
     }
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -119,7 +123,18 @@ int main(int argc, char **argv)
         /* The launcher kills us within about a second: the report is on disk already. */
         return code;
     }
-    nt_launcher_mpi_destroy(l);
-    MPI_Finalize();
+    {
+        /* The drain decides from the report rank 0 wrote, not from the exit code. It runs
+         * before MPI_Finalize: the other ranks wait in MPI_Finalize's fence meanwhile, so that
+         * srun --kill-on-bad-exit does not end the step (and rank 0's scontrol) when they exit
+         * 1 first. scontrol is fork+exec'd at once (no MPI calls in the child). */
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 0,
+                         stdout);
+        nt_launcher_mpi_destroy(l);
+        MPI_Finalize();
+    }
     return code;
 }

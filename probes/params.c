@@ -11,6 +11,7 @@
 #include "nettune/gpu.h"
 #include "nettune/log.h"
 #include "params.h"
+#include "drain.h"
 
 /* Sizes below this are latency sizes (ping-pong), from it on bandwidth sizes (window). */
 #define NT_LAT_BW_SPLIT (64u * 1024u)
@@ -169,6 +170,12 @@ void nt_params_usage(FILE *f)
           "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
           "  --samples all         keep every sample of passing links too (default: summaries)\n"
           "  --quiet               no summary on stdout\n"
+          "Slurm (docs/slurm.md; rank 0, after the report is written):\n"
+          "  --drain               scontrol-drain every failed node with its report reason\n"
+          "                        (an administrator's drain is left alone)\n"
+          "  --drain=dry-run       print the scontrol lines instead of running them\n"
+          "  --resume-passing      resume the nodes of a completed run that pass and that Slurm\n"
+          "                        shows drained with a reason starting nettune:\n"
           "RDMA:\n"
           "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
           "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
@@ -216,6 +223,8 @@ enum {
     OPT_GPU_PROBES,
     OPT_GPU_BYTES,
     OPT_CHECKS_ONLY,
+    OPT_DRAIN,
+    OPT_RESUME_PASSING,
     OPT_HELP,
     OPT_VERSION
 };
@@ -246,6 +255,8 @@ static const struct option nt_long_opts[] = {
     {"gpu-probes", required_argument, NULL, OPT_GPU_PROBES},
     {"gpu-buffer-size", required_argument, NULL, OPT_GPU_BYTES},
     {"checks-only", no_argument, NULL, OPT_CHECKS_ONLY},
+    {"drain", optional_argument, NULL, OPT_DRAIN},
+    {"resume-passing", no_argument, NULL, OPT_RESUME_PASSING},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -382,8 +393,22 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
                 st = NT_ERR_INVALID;
             }
             break;
+        case OPT_DRAIN:
+            if (!optarg)
+                p->drain = NT_DRAIN_APPLY;
+            else if (strcmp(optarg, "dry-run") == 0)
+                p->drain = NT_DRAIN_DRY_RUN;
+            else {
+                snprintf(err, errlen, "bad value '%s' for --drain: use --drain or --drain=dry-run",
+                         optarg);
+                st = NT_ERR_INVALID;
+            }
+            break;
         case OPT_CHECKS_ONLY:
             p->checks_only = 1;
+            break;
+        case OPT_RESUME_PASSING:
+            p->resume_passing = 1;
             break;
         case 'h':
         case OPT_HELP:
@@ -408,6 +433,12 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
         snprintf(err, errlen,
                  "--local checks this node with one process: start it without "
                  "mpirun/srun (or with one task per node)");
+        st = NT_ERR_INVALID;
+    }
+    if (st == NT_OK && (p->drain || p->resume_passing) && strcmp(p->output, "-") == 0) {
+        snprintf(err, errlen,
+                 "--drain and --resume-passing read the report back: give --output FILE, "
+                 "not -");
         st = NT_ERR_INVALID;
     }
     if (st == NT_OK && optind < argc) {

@@ -38,6 +38,8 @@ typedef struct nt_probe_params {
     int strict;             /* --strict: warnings exit 1 */
     int quiet;              /* --quiet */
     int no_retest;          /* --no-retest */
+    int drain;              /* --drain[=dry-run]: nt_drain_mode_t (probes/drain.h) */
+    int resume_passing;     /* --resume-passing */
     /* RDMA (probes/rdma) */
     int rdma_qps;          /* --rdma-qps (default 1) */
     int gid_index;         /* --gid-index (-1 = choose as NCCL does) */
