@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "nccl_versions.h"
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
 #include "nettune/nccl_table.h"
@@ -265,17 +266,30 @@ static void pick_version(nt_tune_t *t)
         v = 22809;
         t->version_label = NT_FACT_ASSUMED;
     }
-    if (!nt_model_version_supported(v) && v >= NT_TUNE_MIN_RULE_VERSION) {
-        /* the nearest version the model has (its own table: nt_model_version_supported) */
-        int best = 0;
+    if (!nt_model_version_supported(v)) {
+        /* The nearest version the model has (its own table: nt_model_version_supported). Below
+         * NT_TUNE_MIN_RULE_VERSION only versions below it are candidates, so that the run stays
+         * environment advice only: tuner rules do not reach NCCL before 2.21. */
+        int best = 0, given = t->version != 0;
         for (int c = 21400; c < 24000; c++)
-            if (nt_model_version_supported(c) && (!best || abs(c - v) < abs(best - v)))
+            if (nt_model_version_supported(c) &&
+                (v >= NT_TUNE_MIN_RULE_VERSION || c < NT_TUNE_MIN_RULE_VERSION) &&
+                (!best || abs(c - v) < abs(best - v)))
                 best = c;
+        /* name the tag the data was read from (2.14.3), not a code inside its range (2.14.99) */
+        const nt_model_version_t *mv = nt_model_version_find(best);
+        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_model_version_parse(mv->tag + 1) : -1;
+        if (tagged > 0)
+            best = tagged;
         if (!t->quiet)
             fprintf(stderr,
-                    "nettune tune: NCCL %d.%d.%d is not modelled: modelling %d.%d.%d (the "
-                    "nearest); give --nccl-version to choose\n",
-                    v / 10000, v / 100 % 100, v % 100, best / 10000, best / 100 % 100, best % 100);
+                    "nettune tune: NCCL %d.%d.%d is not modelled: modelling %d.%d.%d, the nearest "
+                    "modelled version%s%s\n",
+                    v / 10000, v / 100 % 100, v % 100, best / 10000, best / 100 % 100, best % 100,
+                    v < NT_TUNE_MIN_RULE_VERSION
+                        ? " (before 2.21 tuner rules do not reach NCCL: environment advice only)"
+                        : "",
+                    given ? "" : "; give --nccl-version to choose");
         v = best;
         t->version_label = NT_FACT_ASSUMED;
     }
