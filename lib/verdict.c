@@ -457,7 +457,7 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
         }
     }
 
-links:
+links:;
     /* The link reference: the median of the links that touch no suspect node (all links when
      * every link touches one, which cannot happen with fewer than half the nodes suspect), and
      * the noise of those links. */

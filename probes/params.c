@@ -280,7 +280,7 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
     *action = NT_ACTION_RUN;
     err[0] = '\0';
 
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then resets its own state too (a second parse, as in tests) */
     opterr = 0;
     while (st == NT_OK && (c = getopt_long(argc, argv, ":ho:q", nt_long_opts, NULL)) != -1) {
         switch (c) {
