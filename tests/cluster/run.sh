@@ -51,6 +51,9 @@ DETECT=()       # long run: one line per fault scenario
 # case prints XFAIL with its findings and does not fail the suite; NTC_STRICT=1 makes it fail.
 # One that passes prints "ok" as any other.
 declare -A KNOWN=(
+    [healthy4]="false alarms: 2 of 20 healthy 4-host runs failed one link (exit 1, no node blamed) on 2 shared cores (make test-cluster-long counts them)"
+    [healthy8]="false alarms: 0 of 10 healthy 8-host runs in the last long run; kept here until the long run shows none over more runs"
+    [loss]="5% loss is found by the p99 rule, but a run takes 114-126 s on 2 shared cores (the run bound is 150 s)"
     [rate3-both]="1/3 of the healthy rate stays inside the noise-widened peer limit on 2 shared cores (healthy 1 MiB links 0.005-2.6 GB/s)"
     [rate10-both]="not found in 1 of 2 runs here: h3's 12 links at 0.052-0.081 GB/s (the tbf rate) against 0.22-2.85 GB/s elsewhere judged pass, no warning (noise widening)"
     [linkdown]="also names h1, the silent rank's partner, with h3's reason (failed_nodes h1 and h3, both 'rank 4 on h3 stopped answering') in 1 of 2 runs"
