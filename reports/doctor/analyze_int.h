@@ -376,4 +376,11 @@ void nt_op_diagnose(nt_doctor_t *d);
 cJSON *nt_op_json(const nt_doctor_t *d);
 void nt_op_text(const nt_doctor_t *d, FILE *out);
 
+/* nt_finding_detail - append one sentence (printf format) to f->detail, space-separated;
+ * detail stops growing past 8,000 characters; allocation failure leaves it as it was.
+ * nt_finding_value - set values.<name> = v (replacing an earlier one). Shared by the log
+ * diagnosis (diagnose.c) and the operator files (operator.c). */
+void nt_finding_detail(nt_finding_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void nt_finding_value(nt_finding_t *f, const char *name, double v);
+
 #endif

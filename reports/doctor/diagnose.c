@@ -124,7 +124,7 @@ static void f_rank(nt_doctor_t *d, nt_finding_t *f, long r)
     f_host(f, rank_host(d, r));
 }
 
-static void f_detail(nt_finding_t *f, const char *fmt, ...)
+void nt_finding_detail(nt_finding_t *f, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -132,6 +132,8 @@ static void f_detail(nt_finding_t *f, const char *fmt, ...)
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     size_t old = f->detail ? strlen(f->detail) : 0;
+    if (old > 8000)
+        return;
     char *n = realloc(f->detail, old + strlen(buf) + 2);
     if (!n)
         return;
@@ -141,14 +143,21 @@ static void f_detail(nt_finding_t *f, const char *fmt, ...)
     f->detail = n;
 }
 
-static void f_value(nt_finding_t *f, const char *name, double v)
+void nt_finding_value(nt_finding_t *f, const char *name, double v)
 {
     if (!f->values)
         f->values = cJSON_CreateObject();
     if (!f->values)
         return;
     cJSON_DeleteItemFromObjectCaseSensitive(f->values, name);
-    cJSON_AddNumberToObject(f->values, name, round(v * 100) / 100);
+    cJSON_AddNumberToObject(f->values, name, v);
+}
+
+#define f_detail nt_finding_detail
+/* diagnose.c's figures are shown to 2 decimals */
+static void f_value(nt_finding_t *f, const char *name, double v)
+{
+    nt_finding_value(f, name, round(v * 100) / 100);
 }
 
 static void link_cause(nt_finding_t *effect, nt_finding_t *cause)

@@ -701,35 +701,8 @@ void nt_op_free(nt_doctor_t *d)
 
 /* ---- diagnosis ------------------------------------------------------------------------------ */
 
-static void f_detail(nt_finding_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void f_detail(nt_finding_t *f, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    size_t old = f->detail ? strlen(f->detail) : 0;
-    if (old > 8000)
-        return;
-    char *n = realloc(f->detail, old + strlen(buf) + 2);
-    if (!n)
-        return;
-    if (old)
-        n[old++] = ' ';
-    strcpy(n + old, buf);
-    f->detail = n;
-}
-
-static void f_value(nt_finding_t *f, const char *name, double v)
-{
-    if (!f->values)
-        f->values = cJSON_CreateObject();
-    if (!f->values)
-        return;
-    cJSON_DeleteItemFromObjectCaseSensitive(f->values, name);
-    cJSON_AddNumberToObject(f->values, name, v);
-}
+#define f_detail nt_finding_detail
+#define f_value nt_finding_value
 
 static nt_finding_t *add(nt_doctor_t *d, const char *key, nt_severity_t sev, const char *host)
 {
