@@ -1,4 +1,4 @@
-/* The report builder (nettune.report/1, DESIGN.md and reports/schema/report.schema.json) on
+/* The report builder (nettune.report/1, docs/design.md and reports/schema/report.schema.json) on
  * cJSON, plus the small JSON helpers every module uses. Every cJSON_Add* result is checked:
  * the helpers return NT_ERR_NOMEM when cJSON could not allocate. Values are written in the unit
  * their key names (bw_GBps = 1e9 B/s, lat_us = microseconds); absent values are left out,
@@ -97,7 +97,7 @@ void nt_output_stash_rearm(void);
  * mid-write (their process is gone). NT_ERR_IO / NT_ERR_INVALID with the reason logged. */
 nt_status_t nt_output_check(const char *path);
 
-/* nt_link_id - the stable link id of DESIGN.md:
+/* nt_link_id - the stable link id of docs/design.md:
  * "<kind>[.<variant>]:<src host>/<src endpoint>-><dst host>/<dst endpoint>". variant may be
  * NULL or "". NT_ERR_INVALID when it does not fit in buf. */
 nt_status_t nt_link_id(char *buf, size_t len, const char *kind, const char *variant,

@@ -1,4 +1,4 @@
-/* Expected inventory and link thresholds: the `nettune.thresholds/1` file (DESIGN.md
+/* Expected inventory and link thresholds: the `nettune.thresholds/1` file (docs/design.md
  * "Thresholds file"), the built-in defaults (`nettune probe --print-thresholds`), the
  * `--expect` and `--require` options, and the inventory check. docs/verdicts.md explains every
  * number and where it comes from.
@@ -45,7 +45,7 @@ typedef struct nt_link_rules {
     double max_lat_us;  /* absolute ceiling of small-message one-way latency, microseconds */
 } nt_link_rules_t;
 
-/* Peer-population rules (DESIGN.md "Health verdicts", step 2). */
+/* Peer-population rules (docs/design.md "Health verdicts", step 2). */
 typedef struct nt_peer_rules {
     double bw_ratio;   /* bandwidth below bw_ratio x reference is an outlier; (0, 1]; NaN = off */
     double lat_ratio;  /* latency above lat_ratio x reference is an outlier; >= 1; NaN = off */
@@ -88,10 +88,10 @@ typedef struct nt_thresholds
 
 /* nt_thresholds_defaults - the built-in defaults (no classes):
  *   peer  bw_ratio 0.93, lat_ratio 2.0, tail_ratio 10, min_population 5 (after ClusterKit: a pair
- * is bad below 93% of the best bandwidth or above 2.1x the best latency; REFERENCE.md section 4;
+ * is bad below 93% of the best bandwidth or above 2.1x the best latency; docs/reference.md section 4;
  *         nettune compares with a median, see docs/verdicts.md)
  *   rdma      efficiency 0.90 (healthy ib_write_bw: ~190 of 200 Gb/s HDR, 392-399 of 400 NDR,
- *             REFERENCE.md section 5), max_lat_us 2.5 ("ib_write_lat > 2.5 us is a fail")
+ *             docs/reference.md section 5), max_lat_us 2.5 ("ib_write_lat > 2.5 us is a fail")
  *   pcie_h2d, pcie_d2h  efficiency 0.70 (healthy: ~26 of 32 GB/s Gen4 x16, 47-55 of 64 Gen5 x16)
  *   nvlink    efficiency 0.74 (Azure NHC's 335 GB/s floor on 450 GB/s NVLink4)
  *   p2p       efficiency 0.70 (may run over PCIe, so the PCIe figure)

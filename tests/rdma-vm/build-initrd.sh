@@ -2,7 +2,7 @@
 # Build $W/initrd.gz for the soft-RoCE test VM: busybox, the rdma_rxe kernel modules (from the
 # unpacked Debian kernel in $W/kernel), rdma-core userspace, perftest, Open MPI, and the files
 # named on the command line (our binaries), which land in /usr/bin of the guest, plus the guest
-# scripts of this folder. Adapted from ../shared/tools/rxe-vm/build-initrd.sh.
+# scripts of this folder. Adapted from the rxe-vm recipe's build-initrd.sh (a soft-RoCE VM recipe).
 # Usage: build-initrd.sh W FILE...
 set -euo pipefail
 W=$1; shift

@@ -1,5 +1,5 @@
 /* Topology inventory on every hwloc export in tests/fixtures/hwloc-xml/ (copied from
- * ../shared/fixtures/hwloc-xml, see its MANIFEST).
+ * tests/fixtures/hwloc-xml, see its README).
  *
  * Every expected value below was worked out by reading the XML file itself (object nesting,
  * pci_busid, pci_type "class [vendor:device]", osdev_type: 0 block, 1 GPU, 2 network,

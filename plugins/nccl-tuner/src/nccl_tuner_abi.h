@@ -4,9 +4,9 @@
  * Source of every fact here: NCCL's public headers at tag v2.28.9-1,
  * src/include/plugin/tuner/tuner_v2.h .. tuner_v5.h, src/include/plugin/nccl_common.h
  * (ncclDebugLogger_t, NCCL_LOG_*, NCCL_TUNING) and src/include/nccl.h (ncclResult_t,
- * ncclFunc_t via nccl_common.h); summarised in shared/REFERENCE.md section 1. The names are
+ * ncclFunc_t via nccl_common.h); summarised in docs/reference.md section 1. The names are
  * NCCL's so that the declarations can be compared line by line with the originals.
- * The static assertions below pin every size and offset that REFERENCE.md gives for x86_64
+ * The static assertions below pin every size and offset that docs/reference.md gives for x86_64
  * (LP64): a mistake here would make NCCL call through the wrong slot.
  *
  * v6 (NCCL 2.30, adds getChunkSize) and v7 (five compute capabilities in the constants) exist
@@ -173,7 +173,7 @@ typedef struct {
   ncclResult_t (*destroy)(void *context);
 } ncclTuner_v2_t;
 
-/* ---- Layout checks (REFERENCE.md section 1, x86_64 / LP64) ---- */
+/* ---- Layout checks (docs/reference.md section 1, x86_64 / LP64) ---- */
 _Static_assert(sizeof(void *) == 8, "the tuner ABI is declared for LP64 targets only");
 _Static_assert(sizeof(ncclResult_t) == 4 && sizeof(ncclFunc_t) == 4 &&
                    sizeof(ncclDebugLogLevel) == 4,
