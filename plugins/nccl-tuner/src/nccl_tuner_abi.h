@@ -167,9 +167,9 @@ typedef struct {
 typedef struct {
   const char *name;
   ncclResult_t (*init)(size_t nRanks, size_t nNodes, ncclDebugLogger_t logFunction, void **context);
-  ncclResult_t (*getCollInfo)(void *context, ncclFunc_t collType, size_t nBytes,
-                              int collNetSupport, int nvlsSupport, int numPipeOps, int *algorithm,
-                              int *protocol, int *nChannels);
+  ncclResult_t (*getCollInfo)(void *context, ncclFunc_t collType, size_t nBytes, int collNetSupport,
+                              int nvlsSupport, int numPipeOps, int *algorithm, int *protocol,
+                              int *nChannels);
   ncclResult_t (*destroy)(void *context);
 } ncclTuner_v2_t;
 
@@ -194,11 +194,11 @@ _Static_assert(offsetof(ncclTunerConstants_v5_t, perChMaxTreeBws) == 960, "perCh
 _Static_assert(offsetof(ncclTunerConstants_v5_t, perChMaxNVLSTreeBws) == 1056,
                "perChMaxNVLSTreeBws @1056");
 
-#define NT_ASSERT_TUNER_LAYOUT(T, last)                                                           \
-  _Static_assert(sizeof(T) == 32, #T " is 32 bytes");                                            \
-  _Static_assert(offsetof(T, name) == 0, #T ".name @0");                                         \
-  _Static_assert(offsetof(T, init) == 8, #T ".init @8");                                         \
-  _Static_assert(offsetof(T, getCollInfo) == 16, #T ".getCollInfo @16");                         \
+#define NT_ASSERT_TUNER_LAYOUT(T, last)                                                            \
+  _Static_assert(sizeof(T) == 32, #T " is 32 bytes");                                              \
+  _Static_assert(offsetof(T, name) == 0, #T ".name @0");                                           \
+  _Static_assert(offsetof(T, init) == 8, #T ".init @8");                                           \
+  _Static_assert(offsetof(T, getCollInfo) == 16, #T ".getCollInfo @16");                           \
   _Static_assert(offsetof(T, last) == 24, #T "." #last " @24")
 NT_ASSERT_TUNER_LAYOUT(ncclTuner_v5_t, finalize);
 NT_ASSERT_TUNER_LAYOUT(ncclTuner_v4_t, destroy);

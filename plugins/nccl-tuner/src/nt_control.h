@@ -27,24 +27,24 @@
 
 /* What the plugin's last getCollInfo call answered. */
 typedef struct {
-    uint64_t calls;  /* getCollInfo calls seen in this process (0: none yet) */
-    int coll;        /* ncclFunc_t of the last call */
-    uint64_t nbytes; /* its nBytes */
-    int algo, proto; /* the table's cheapest entry on return = what NCCL runs; -1: none (v2) */
-    int nchannels;   /* *nChannels on return (0: NCCL's) */
-    int forced;      /* 1: a forced candidate was active for this call */
-    int applied;     /* 1: the forced cell was runnable and written; 0: IGNORE, NCCL's choice ran */
+  uint64_t calls;  /* getCollInfo calls seen in this process (0: none yet) */
+  int coll;        /* ncclFunc_t of the last call */
+  uint64_t nbytes; /* its nBytes */
+  int algo, proto; /* the table's cheapest entry on return = what NCCL runs; -1: none (v2) */
+  int nchannels;   /* *nChannels on return (0: NCCL's) */
+  int forced;      /* 1: a forced candidate was active for this call */
+  int applied;     /* 1: the forced cell was runnable and written; 0: IGNORE, NCCL's choice ran */
 } nettune_tuner_last_v1_t;
 
 typedef struct {
-    int version; /* NETTUNE_TUNER_CONTROL_VERSION */
-    /* force - from the next call on, choose (algo, proto) (NCCL_ALGO_* / NCCL_PROTO_* indices)
-     * and nchannels (> 0; 0 leaves NCCL's). Returns 0, or -1 for an index out of range. */
-    int (*force)(int algo, int proto, int nchannels);
-    /* clear - back to the tuning file's rules (or NCCL's choice without a file). */
-    void (*clear)(void);
-    /* last - copy the last call's answer into *out. Returns 0, or -1 before the first call. */
-    int (*last)(nettune_tuner_last_v1_t *out);
+  int version; /* NETTUNE_TUNER_CONTROL_VERSION */
+  /* force - from the next call on, choose (algo, proto) (NCCL_ALGO_* / NCCL_PROTO_* indices)
+   * and nchannels (> 0; 0 leaves NCCL's). Returns 0, or -1 for an index out of range. */
+  int (*force)(int algo, int proto, int nchannels);
+  /* clear - back to the tuning file's rules (or NCCL's choice without a file). */
+  void (*clear)(void);
+  /* last - copy the last call's answer into *out. Returns 0, or -1 before the first call. */
+  int (*last)(nettune_tuner_last_v1_t *out);
 } nettune_tuner_control_v1_t;
 
 #endif /* NT_CONTROL_H */

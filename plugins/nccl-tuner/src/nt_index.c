@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /*
  * Resolve a rule's (algo, proto) against NCCL's cost table. @tbl is the contiguous
  * float[num_algo][num_proto] table NCCL passes as float ** (cast back here; indexing it as a
@@ -46,8 +45,7 @@ static inline int resolve(int algo, int proto, float *tbl, int num_algo, int num
 }
 
 static inline int rule_matches_call(uint32_t r_pipe, int r_reg, int pipe_ops, int reg_buff) {
-  return (r_pipe == 0 || (int64_t)r_pipe == (int64_t)pipe_ops) &&
-         (r_reg < 0 || r_reg == reg_buff);
+  return (r_pipe == 0 || (int64_t)r_pipe == (int64_t)pipe_ops) && (r_reg < 0 || r_reg == reg_buff);
 }
 
 /* The last interval whose start is <= x (start[0] == 0, so there is one). Branch-free: the
@@ -100,11 +98,15 @@ int nt_v2_valid(int coll, int algo, int proto, int collnet_support, int nvls_sup
   if (coll != ncclFuncAllReduce) return 0;
   switch (algo) {
   case NCCL_ALGO_RING:
-  case NCCL_ALGO_TREE: return 1;
-  case NCCL_ALGO_NVLS: return nvls_support && proto == NCCL_PROTO_SIMPLE;
+  case NCCL_ALGO_TREE:
+    return 1;
+  case NCCL_ALGO_NVLS:
+    return nvls_support && proto == NCCL_PROTO_SIMPLE;
   case NCCL_ALGO_COLLNET_DIRECT:
-  case NCCL_ALGO_COLLNET_CHAIN: return collnet_support && proto == NCCL_PROTO_SIMPLE;
-  default: return 0;
+  case NCCL_ALGO_COLLNET_CHAIN:
+    return collnet_support && proto == NCCL_PROTO_SIMPLE;
+  default:
+    return 0;
   }
 }
 
@@ -134,9 +136,9 @@ int nt_index_decide_v2(nt_index_t *ix, int coll, uint64_t nbytes, int collnet_su
   return -1;
 }
 
-int nt_linear_decide(const nt_tuning_t *t, size_t nranks, size_t nnodes, int coll,
-                     uint64_t nbytes, int pipe_ops, int reg_buff, float *table, int num_algo,
-                     int num_proto, int *nchannels) {
+int nt_linear_decide(const nt_tuning_t *t, size_t nranks, size_t nnodes, int coll, uint64_t nbytes,
+                     int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
+                     int *nchannels) {
   for (size_t j = 0; j < t->nrules; j++) {
     const nt_rule_t *r = &t->rules[j];
     if (r->coll != coll || nbytes < r->min_bytes || nbytes > r->max_bytes) continue;
@@ -163,8 +165,10 @@ static size_t find_exact(const uint64_t *v, size_t n, uint64_t x) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (v[mid] < x) lo = mid + 1;
-    else hi = mid;
+    if (v[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -178,7 +182,8 @@ static nt_tp_status_t build_coll(nt_index_t *ix, const nt_tuning_t *t, const uin
                                  int coll, size_t *total, char *err, size_t errlen) {
   nt_coll_index_t *ci = &ix->coll[coll];
   size_t k = 0;
-  for (uint32_t j = 0; j < ix->nrules; j++) k += ix->rules[j].coll == coll;
+  for (uint32_t j = 0; j < ix->nrules; j++)
+    k += ix->rules[j].coll == coll;
   if (k == 0) return NT_TP_OK;
   uint64_t *pts = malloc((1 + 2 * k) * sizeof(*pts));
   if (!pts) goto nomem;
@@ -226,7 +231,8 @@ static nt_tp_status_t build_coll(nt_index_t *ix, const nt_tuning_t *t, const uin
   }
   ci->off[m] = (uint32_t)sum;
   ci->bucket[0] = 0;
-  for (unsigned b = 1; b <= 64; b++) ci->bucket[b] = (uint32_t)search(pts, 0, m, 1ull << (b - 1));
+  for (unsigned b = 1; b <= 64; b++)
+    ci->bucket[b] = (uint32_t)search(pts, 0, m, 1ull << (b - 1));
   ci->bucket[65] = (uint32_t)(m - 1);
   *total += sum;
   ci->cand = malloc((sum ? sum : 1) * sizeof(*ci->cand));
@@ -235,12 +241,14 @@ static nt_tp_status_t build_coll(nt_index_t *ix, const nt_tuning_t *t, const uin
     goto nomem;
   }
   /* diff becomes the fill cursor; rules go in file order, so each list stays in file order. */
-  for (size_t i = 0; i < m; i++) diff[i] = ci->off[i];
+  for (size_t i = 0; i < m; i++)
+    diff[i] = ci->off[i];
   for (uint32_t j = 0; j < ix->nrules; j++) {
     if (ix->rules[j].coll != coll) continue;
     size_t i0, i1;
     coll_range(ci, &t->rules[kept_src[j]], &i0, &i1);
-    for (size_t i = i0; i <= i1; i++) ci->cand[diff[i]++] = j;
+    for (size_t i = i0; i <= i1; i++)
+      ci->cand[diff[i]++] = j;
   }
   free(diff);
   return NT_TP_OK;

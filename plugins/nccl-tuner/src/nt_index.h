@@ -44,10 +44,10 @@ typedef struct {
 } nt_krule_t;
 
 typedef struct {
-  size_t n;          /* intervals; interval i is [start[i], start[i+1]-1], the last ends at 2^64-1 */
-  uint64_t *start;   /* ascending, start[0] == 0 when n > 0 */
-  uint32_t *off;     /* n + 1 offsets into cand */
-  uint32_t *cand;    /* kept-rule indices, file order within an interval */
+  size_t n;        /* intervals; interval i is [start[i], start[i+1]-1], the last ends at 2^64-1 */
+  uint64_t *start; /* ascending, start[0] == 0 when n > 0 */
+  uint32_t *off;   /* n + 1 offsets into cand */
+  uint32_t *cand;  /* kept-rule indices, file order within an interval */
   /* bucket[b]: the interval holding 2^(b-1) (b >= 1; bucket[0] holds 0), bucket[65] = n - 1.
    * A size in [2^(b-1), 2^b) lies in intervals bucket[b] .. bucket[b+1], so the binary search
    * only spans the intervals of one power of two. */
@@ -115,8 +115,8 @@ int nt_v2_valid(int coll, int algo, int proto, int collnet_support, int nvls_sup
  * Used by the tests (differential check against the index) and the benchmark; counts nothing.
  * Returns the index into @t->rules that fired, or -1.
  */
-int nt_linear_decide(const nt_tuning_t *t, size_t nranks, size_t nnodes, int coll,
-                     uint64_t nbytes, int pipe_ops, int reg_buff, float *table, int num_algo,
-                     int num_proto, int *nchannels);
+int nt_linear_decide(const nt_tuning_t *t, size_t nranks, size_t nnodes, int coll, uint64_t nbytes,
+                     int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
+                     int *nchannels);
 
 #endif /* NT_INDEX_H */

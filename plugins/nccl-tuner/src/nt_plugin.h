@@ -15,21 +15,21 @@
 
 typedef struct {
   ncclDebugLogger_t log;
-  int api;             /* tuner API version NCCL loaded: 2..5 */
-  int has_comm_id;     /* v5 passes a commId */
+  int api;         /* tuner API version NCCL loaded: 2..5 */
+  int has_comm_id; /* v5 passes a commId */
   uint64_t comm_id;
-  unsigned long seq;   /* per-process communicator number (before v5) */
+  unsigned long seq; /* per-process communicator number (before v5) */
   size_t nranks, nnodes;
-  char *path;          /* tuning file named by the environment, or NULL */
+  char *path; /* tuning file named by the environment, or NULL */
   nt_format_t format;
-  int file_used;       /* 1 when the file was taken (rules indexed) */
-  char *file_error;    /* why it was rejected under NETTUNE_ON_ERROR=defaults, or NULL */
-  uint64_t hash;       /* FNV-1a 64 of the file */
+  int file_used;    /* 1 when the file was taken (rules indexed) */
+  char *file_error; /* why it was rejected under NETTUNE_ON_ERROR=defaults, or NULL */
+  uint64_t hash;    /* FNV-1a 64 of the file */
   size_t rules_loaded;
   nt_index_t ix;
   uint64_t calls[NCCL_NUM_FUNCTIONS];
   uint64_t kept_nccl[NCCL_NUM_FUNCTIONS]; /* calls where no rule fired */
-  char *report_tmpl;   /* NETTUNE_PLUGIN_REPORT, or NULL */
+  char *report_tmpl;                      /* NETTUNE_PLUGIN_REPORT, or NULL */
 } nt_ctx_t;
 
 /**

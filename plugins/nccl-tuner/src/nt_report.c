@@ -20,11 +20,22 @@ int nt_report_expand(const char *tmpl, const char *host, long pid, const char *c
     char one[3] = {s[0], 0, 0};
     if (s[0] == '%' && s[1]) {
       switch (s[1]) {
-      case 'h': ins = host; break;
-      case 'p': ins = pidbuf; break;
-      case 'c': ins = comm; break;
-      case '%': ins = "%"; break;
-      default: one[1] = s[1]; ins = one; break;
+      case 'h':
+        ins = host;
+        break;
+      case 'p':
+        ins = pidbuf;
+        break;
+      case 'c':
+        ins = comm;
+        break;
+      case '%':
+        ins = "%";
+        break;
+      default:
+        one[1] = s[1];
+        ins = one;
+        break;
       }
       s++;
     } else {
@@ -44,9 +55,9 @@ int nt_report_expand(const char *tmpl, const char *host, long pid, const char *c
 }
 
 /* cJSON_Add* return NULL on allocation failure; one flag collects them all. */
-#define ADD(expr)                                                                                 \
-  do {                                                                                            \
-    if (!(expr)) ok = 0;                                                                          \
+#define ADD(expr)                                                                                  \
+  do {                                                                                             \
+    if (!(expr)) ok = 0;                                                                           \
   } while (0)
 
 static cJSON *per_coll(const uint64_t *v) {
@@ -121,7 +132,8 @@ static char *report_json(const nt_ctx_t *ctx, const char *host) {
     }
     ADD(cJSON_AddNumberToObject(o, ctx->format == NT_FORMAT_JSON ? "index" : "line", r->src));
     ADD(cJSON_AddStringToObject(o, "coll", nt_coll_name(r->coll)));
-    ADD(cJSON_AddNumberToObject(o, "fired", (double)__atomic_load_n(&ctx->ix.fired[i], __ATOMIC_RELAXED)));
+    ADD(cJSON_AddNumberToObject(o, "fired",
+                                (double)__atomic_load_n(&ctx->ix.fired[i], __ATOMIC_RELAXED)));
     ADD(cJSON_AddNumberToObject(o, "unavailable",
                                 (double)__atomic_load_n(&ctx->ix.unavail[i], __ATOMIC_RELAXED)));
   }
@@ -135,8 +147,10 @@ int nt_report_write(const nt_ctx_t *ctx, char *err, size_t errlen) {
   if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
   host[sizeof(host) - 1] = '\0';
   char comm[32];
-  if (ctx->has_comm_id) snprintf(comm, sizeof(comm), "%016" PRIx64, ctx->comm_id);
-  else snprintf(comm, sizeof(comm), "%lu", ctx->seq);
+  if (ctx->has_comm_id)
+    snprintf(comm, sizeof(comm), "%016" PRIx64, ctx->comm_id);
+  else
+    snprintf(comm, sizeof(comm), "%lu", ctx->seq);
   char path[4096], tmp[4200];
   if (nt_report_expand(ctx->report_tmpl, host, (long)getpid(), comm, path, sizeof(path)) != 0) {
     snprintf(err, errlen, "report path from NETTUNE_PLUGIN_REPORT is too long");

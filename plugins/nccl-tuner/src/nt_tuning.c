@@ -89,8 +89,8 @@ static int json_int(const cJSON *c, double lo, double hi, uint64_t *v) {
 
 /* The rule keys, in the order the tuning file writes them (nt_tuning.h: NT_RK_*). */
 const char *const nt_rule_keys[NT_RK_COUNT] = {
-    "coll",      "min_bytes",    "max_bytes",   "nnodes", "nranks", "num_pipe_ops", "reg_buff",
-    "algo",      "proto",        "nchannels",   "basis",  "predicted_us", "measured_us"};
+    "coll", "min_bytes", "max_bytes", "nnodes", "nranks",       "num_pipe_ops", "reg_buff",
+    "algo", "proto",     "nchannels", "basis",  "predicted_us", "measured_us"};
 
 static const char *const basis_names[NT_NUM_BASIS] = {"predicted", "measured", "inferred"};
 
@@ -126,23 +126,30 @@ int nt_tuning_rule_value(int k, const cJSON *c, nt_rule_t *r, char *err, size_t 
   case NT_RK_MAX_BYTES:
     if (!json_int(c, 0, NT_MAX_JSON_BYTES, &v))
       return fail(err, errlen, 1, "'%s' must be an integer from 0 to 2^53", nt_rule_keys[k]);
-    if (k == NT_RK_MIN_BYTES) r->min_bytes = v;
-    else r->max_bytes = v;
+    if (k == NT_RK_MIN_BYTES)
+      r->min_bytes = v;
+    else
+      r->max_bytes = v;
     return 0;
   case NT_RK_NNODES:
   case NT_RK_NRANKS:
   case NT_RK_PIPE_OPS:
     if (!json_int(c, 1, INT_MAX, &v))
-      return fail(err, errlen, 1, "'%s' must be an integer from 1 to %d", nt_rule_keys[k],
-                  INT_MAX);
-    if (k == NT_RK_NNODES) r->nnodes = (uint32_t)v;
-    else if (k == NT_RK_NRANKS) r->nranks = (uint32_t)v;
-    else r->pipe_ops = (uint32_t)v;
+      return fail(err, errlen, 1, "'%s' must be an integer from 1 to %d", nt_rule_keys[k], INT_MAX);
+    if (k == NT_RK_NNODES)
+      r->nnodes = (uint32_t)v;
+    else if (k == NT_RK_NRANKS)
+      r->nranks = (uint32_t)v;
+    else
+      r->pipe_ops = (uint32_t)v;
     return 0;
   case NT_RK_REG_BUFF:
-    if (cJSON_IsBool(c)) r->reg_buff = cJSON_IsTrue(c) ? 1 : 0;
-    else if (json_int(c, 0, 1, &v)) r->reg_buff = (int8_t)v;
-    else return fail(err, errlen, 1, "'reg_buff' must be 0 or 1");
+    if (cJSON_IsBool(c))
+      r->reg_buff = cJSON_IsTrue(c) ? 1 : 0;
+    else if (json_int(c, 0, 1, &v))
+      r->reg_buff = (int8_t)v;
+    else
+      return fail(err, errlen, 1, "'reg_buff' must be 0 or 1");
     return 0;
   case NT_RK_ALGO:
   case NT_RK_PROTO: {
@@ -154,8 +161,10 @@ int nt_tuning_rule_value(int k, const cJSON *c, nt_rule_t *r, char *err, size_t 
       return fail(err, errlen, 1, "unknown %s '%.40s' (%s)", nt_rule_keys[k], c->valuestring,
                   algo ? "tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat"
                        : "ll, ll128, simple");
-    if (algo) r->algo = (int8_t)idx;
-    else r->proto = (int8_t)idx;
+    if (algo)
+      r->algo = (int8_t)idx;
+    else
+      r->proto = (int8_t)idx;
     return 0;
   }
   case NT_RK_NCHANNELS:
@@ -218,23 +227,40 @@ struct const_table {
   int shape[3];
 };
 static const struct const_table const_tables[] = {
-    {"base_latencies_us", NT_CONST_BASE_LAT, offsetof(ncclTunerConstants_v5_t, baseLatencies), 2,
+    {"base_latencies_us",
+     NT_CONST_BASE_LAT,
+     offsetof(ncclTunerConstants_v5_t, baseLatencies),
+     2,
      {NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, 0}},
-    {"hw_latencies_us", NT_CONST_HW_LAT, offsetof(ncclTunerConstants_v5_t, hwLatencies), 3,
+    {"hw_latencies_us",
+     NT_CONST_HW_LAT,
+     offsetof(ncclTunerConstants_v5_t, hwLatencies),
+     3,
      {NCCL_NUM_HW_LINKS, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS}},
-    {"ll_max_bws_GBps", NT_CONST_LL_MAX_BW, offsetof(ncclTunerConstants_v5_t, llMaxBws), 2,
+    {"ll_max_bws_GBps",
+     NT_CONST_LL_MAX_BW,
+     offsetof(ncclTunerConstants_v5_t, llMaxBws),
+     2,
      {NCCL_NUM_COMPCAPS, NCCL_NUM_TUNING_SCALES, 0}},
-    {"per_ch_max_ring_ll128_bws_GBps", NT_CONST_RING_LL128_BW,
-     offsetof(ncclTunerConstants_v5_t, perChMaxRingLL128Bws), 2,
+    {"per_ch_max_ring_ll128_bws_GBps",
+     NT_CONST_RING_LL128_BW,
+     offsetof(ncclTunerConstants_v5_t, perChMaxRingLL128Bws),
+     2,
      {NCCL_NUM_COMPCAPS, NCCL_NUM_TUNING_SCALES, 0}},
-    {"per_ch_max_tree_ll128_bws_GBps", NT_CONST_TREE_LL128_BW,
-     offsetof(ncclTunerConstants_v5_t, perChMaxTreeLL128Bws), 2,
+    {"per_ch_max_tree_ll128_bws_GBps",
+     NT_CONST_TREE_LL128_BW,
+     offsetof(ncclTunerConstants_v5_t, perChMaxTreeLL128Bws),
+     2,
      {NCCL_NUM_COMPCAPS, NCCL_NUM_TUNING_SCALES, 0}},
-    {"per_ch_max_tree_bws_GBps", NT_CONST_TREE_BW,
-     offsetof(ncclTunerConstants_v5_t, perChMaxTreeBws), 2,
+    {"per_ch_max_tree_bws_GBps",
+     NT_CONST_TREE_BW,
+     offsetof(ncclTunerConstants_v5_t, perChMaxTreeBws),
+     2,
      {NCCL_NUM_COMPCAPS, NCCL_NUM_TUNING_SCALES, 0}},
-    {"per_ch_max_nvls_tree_bws_GBps", NT_CONST_NVLS_TREE_BW,
-     offsetof(ncclTunerConstants_v5_t, perChMaxNVLSTreeBws), 2,
+    {"per_ch_max_nvls_tree_bws_GBps",
+     NT_CONST_NVLS_TREE_BW,
+     offsetof(ncclTunerConstants_v5_t, perChMaxNVLSTreeBws),
+     2,
      {NCCL_NUM_COMPCAPS, NCCL_NUM_TUNING_SCALES, 0}},
 };
 
@@ -242,7 +268,8 @@ int nt_tuning_const_table(const char *key, int *ndims, int shape[3]) {
   for (size_t k = 0; k < sizeof(const_tables) / sizeof(const_tables[0]); k++)
     if (strcmp(const_tables[k].key, key) == 0) {
       *ndims = const_tables[k].ndims;
-      for (int d = 0; d < 3; d++) shape[d] = const_tables[k].shape[d];
+      for (int d = 0; d < 3; d++)
+        shape[d] = const_tables[k].shape[d];
       return (int)k;
     }
   return -1;
@@ -254,17 +281,18 @@ static nt_tp_status_t parse_table(const cJSON *a, const struct const_table *t, i
                                   size_t errlen) {
   int n = t->shape[depth];
   if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
-    return fail(err, errlen, NT_TP_ERR_FORMAT, "constants.%s%s: expected an array of %d %s",
-                t->key, path, n, depth + 1 < t->ndims ? "arrays" : "numbers");
+    return fail(err, errlen, NT_TP_ERR_FORMAT, "constants.%s%s: expected an array of %d %s", t->key,
+                path, n, depth + 1 < t->ndims ? "arrays" : "numbers");
   size_t stride = 1;
-  for (int d = depth + 1; d < t->ndims; d++) stride *= (size_t)t->shape[d];
+  for (int d = depth + 1; d < t->ndims; d++)
+    stride *= (size_t)t->shape[d];
   size_t used = strlen(path);
   int i = 0;
   for (const cJSON *c = a->child; c; c = c->next, i++) {
     snprintf(path + used, pathlen - used, "[%d]", i);
     if (depth + 1 < t->ndims) {
-      nt_tp_status_t st = parse_table(c, t, depth + 1, dst + (size_t)i * stride, path, pathlen,
-                                      err, errlen);
+      nt_tp_status_t st =
+          parse_table(c, t, depth + 1, dst + (size_t)i * stride, path, pathlen, err, errlen);
       if (st != NT_TP_OK) return st;
     } else {
       if (!cJSON_IsNumber(c) || !__builtin_isfinite(c->valuedouble) || c->valuedouble < 0)
@@ -300,7 +328,8 @@ static nt_tp_status_t parse_constants(const cJSON *obj, nt_tuning_t *out, char *
 
 static int line_of(const char *buf, size_t pos) {
   int line = 1;
-  for (size_t i = 0; i < pos; i++) line += buf[i] == '\n';
+  for (size_t i = 0; i < pos; i++)
+    line += buf[i] == '\n';
   return line;
 }
 
@@ -317,8 +346,7 @@ nt_tp_status_t nt_tuning_parse_json(const char *buf, size_t len, nt_tuning_t *ou
   }
   nt_tp_status_t st = NT_TP_OK;
   size_t pos = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
-  while (pos < len && (buf[pos] == ' ' || buf[pos] == '\t' || buf[pos] == '\n' ||
-                       buf[pos] == '\r'))
+  while (pos < len && (buf[pos] == ' ' || buf[pos] == '\t' || buf[pos] == '\n' || buf[pos] == '\r'))
     pos++;
   if (pos < len) {
     st = fail(err, errlen, NT_TP_ERR_FORMAT, "malformed JSON: data after the document at line %d",
@@ -353,8 +381,7 @@ nt_tp_status_t nt_tuning_parse_json(const char *buf, size_t len, nt_tuning_t *ou
   }
   int n = cJSON_GetArraySize(rules);
   if (n > NT_MAX_RULES) {
-    st = fail(err, errlen, NT_TP_ERR_LIMIT, "%d rules, more than the limit of %d", n,
-              NT_MAX_RULES);
+    st = fail(err, errlen, NT_TP_ERR_LIMIT, "%d rules, more than the limit of %d", n, NT_MAX_RULES);
     goto out_root;
   }
   if (n > 0) {
@@ -389,9 +416,11 @@ out_root:
 /* ---------------------------------------------------------------- CSV */
 
 static char *trim(char *s) {
-  while (*s == ' ' || *s == '\t') s++;
+  while (*s == ' ' || *s == '\t')
+    s++;
   size_t n = strlen(s);
-  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+    s[--n] = '\0';
   return s;
 }
 
@@ -457,13 +486,16 @@ static nt_tp_status_t parse_csv_line(char *line, int lineno, nt_rule_t *r, char 
   r->coll = (int8_t)idx;
   for (int k = 1; k <= 2; k++) {
     uint64_t v;
-    if (strcmp(f[k], "-1") == 0) v = k == 1 ? 0 : UINT64_MAX;
+    if (strcmp(f[k], "-1") == 0)
+      v = k == 1 ? 0 : UINT64_MAX;
     else if (!parse_u64(f[k], &v))
       return fail(err, errlen, NT_TP_ERR_FORMAT,
                   "line %d: %s '%.40s' is not a byte count (0 to 2^64-1, or -1)", lineno,
                   k == 1 ? "minbytes" : "maxbytes", f[k]);
-    if (k == 1) r->min_bytes = v;
-    else r->max_bytes = v;
+    if (k == 1)
+      r->min_bytes = v;
+    else
+      r->max_bytes = v;
   }
   if (strcmp(f[3], "-1") != 0) {
     if ((idx = name_index(algo_names, NCCL_NUM_ALGORITHMS, f[3])) < 0)
@@ -473,12 +505,11 @@ static nt_tp_status_t parse_csv_line(char *line, int lineno, nt_rule_t *r, char 
   }
   if (strcmp(f[4], "-1") != 0) {
     if ((idx = name_index(proto_names, NCCL_NUM_PROTOCOLS, f[4])) < 0)
-      return fail(err, errlen, NT_TP_ERR_FORMAT, "line %d: unknown protocol '%.40s'", lineno,
-                  f[4]);
+      return fail(err, errlen, NT_TP_ERR_FORMAT, "line %d: unknown protocol '%.40s'", lineno, f[4]);
     r->proto = (int8_t)idx;
   }
-  static const char *const names[] = {NULL, NULL, NULL, NULL, NULL, "channels", "nNodes",
-                                      "nRanks", "numPipeOps", "regBuff"};
+  static const char *const names[] = {NULL,       NULL,     NULL,     NULL,         NULL,
+                                      "channels", "nNodes", "nRanks", "numPipeOps", "regBuff"};
   static const long long hi[] = {0, 0, 0, 0, 0, NT_MAX_NCHANNELS, INT_MAX, INT_MAX, INT_MAX, 1};
   for (int k = 5; k < nf; k++) {
     long long v;
@@ -487,11 +518,21 @@ static nt_tp_status_t parse_csv_line(char *line, int lineno, nt_rule_t *r, char 
       return fail(err, errlen, NT_TP_ERR_FORMAT, "line %d: %s '%.40s' must be -1 or %lld..%lld",
                   lineno, names[k], f[k], lo, hi[k]);
     switch (k) {
-    case 5: r->nchannels = (int8_t)v; break;
-    case 6: r->nnodes = (uint32_t)v; break;
-    case 7: r->nranks = (uint32_t)v; break;
-    case 8: r->pipe_ops = (uint32_t)v; break;
-    default: r->reg_buff = strcmp(f[k], "-1") == 0 ? -1 : (int8_t)v; break;
+    case 5:
+      r->nchannels = (int8_t)v;
+      break;
+    case 6:
+      r->nnodes = (uint32_t)v;
+      break;
+    case 7:
+      r->nranks = (uint32_t)v;
+      break;
+    case 8:
+      r->pipe_ops = (uint32_t)v;
+      break;
+    default:
+      r->reg_buff = strcmp(f[k], "-1") == 0 ? -1 : (int8_t)v;
+      break;
     }
   }
   if (r->min_bytes > r->max_bytes)
@@ -565,7 +606,8 @@ nt_tp_status_t nt_tuning_load(const char *path, nt_format_t format, nt_tuning_t 
   char ebuf[128];
   FILE *f = fopen(path, "rbe");
   if (!f)
-    return fail(err, errlen, NT_TP_ERR_IO, "cannot open: %s", strerror_r(errno, ebuf, sizeof(ebuf)));
+    return fail(err, errlen, NT_TP_ERR_IO, "cannot open: %s",
+                strerror_r(errno, ebuf, sizeof(ebuf)));
   /* Read with stdio in chunks instead of sizing with fstat: fstat is a GLIBC_2.33 symbol on
    * current glibc, and the plugin must load on glibc 2.28. */
   size_t cap = 64 * 1024, len = 0;
@@ -582,8 +624,8 @@ nt_tp_status_t nt_tuning_load(const char *path, nt_format_t format, nt_tuning_t 
                   NT_MAX_FILE_BYTES);
         goto out_buf;
       }
-      size_t ncap = cap * 2 > (size_t)NT_MAX_FILE_BYTES + 1 ? (size_t)NT_MAX_FILE_BYTES + 1
-                                                             : cap * 2;
+      size_t ncap =
+          cap * 2 > (size_t)NT_MAX_FILE_BYTES + 1 ? (size_t)NT_MAX_FILE_BYTES + 1 : cap * 2;
       char *nb = realloc(buf, ncap);
       if (!nb) {
         st = fail(err, errlen, NT_TP_ERR_NOMEM, "out of memory");
@@ -601,8 +643,7 @@ nt_tp_status_t nt_tuning_load(const char *path, nt_format_t format, nt_tuning_t 
     goto out_buf;
   }
   if (len > NT_MAX_FILE_BYTES) {
-    st = fail(err, errlen, NT_TP_ERR_LIMIT, "larger than the limit of %u bytes",
-              NT_MAX_FILE_BYTES);
+    st = fail(err, errlen, NT_TP_ERR_LIMIT, "larger than the limit of %u bytes", NT_MAX_FILE_BYTES);
     goto out_buf;
   }
   st = format == NT_FORMAT_JSON ? nt_tuning_parse_json(buf, len, out, err, errlen)

@@ -43,13 +43,13 @@ typedef struct {
   uint32_t nnodes;
   uint32_t nranks;
   uint32_t pipe_ops;
-  uint32_t src;      /* JSON: index in "rules" (0-based); CSV: line number (1-based) */
-  int8_t coll;       /* ncclFunc_t, 0..4 */
-  int8_t reg_buff;   /* -1, 0, 1 */
-  int8_t algo;       /* NCCL_ALGO_*, or -1 */
-  int8_t proto;      /* NCCL_PROTO_*, or -1 */
-  int8_t nchannels;  /* 1..64, or 0 */
-  int8_t basis;      /* NT_BASIS_*, or -1 when the rule does not say */
+  uint32_t src;     /* JSON: index in "rules" (0-based); CSV: line number (1-based) */
+  int8_t coll;      /* ncclFunc_t, 0..4 */
+  int8_t reg_buff;  /* -1, 0, 1 */
+  int8_t algo;      /* NCCL_ALGO_*, or -1 */
+  int8_t proto;     /* NCCL_PROTO_*, or -1 */
+  int8_t nchannels; /* 1..64, or 0 */
+  int8_t basis;     /* NT_BASIS_*, or -1 when the rule does not say */
 } nt_rule_t;
 
 /* What a rule rests on ("basis"): the model's prediction, a measurement, or a rule inferred
@@ -91,10 +91,10 @@ enum {
 
 typedef struct {
   nt_format_t format;
-  int completed;     /* top-level "completed": 0 when the tuner stopped early (partial file) */
-  uint64_t hash;     /* FNV-1a 64 of the file's bytes */
+  int completed; /* top-level "completed": 0 when the tuner stopped early (partial file) */
+  uint64_t hash; /* FNV-1a 64 of the file's bytes */
   size_t nrules;
-  nt_rule_t *rules;  /* file order */
+  nt_rule_t *rules; /* file order */
   unsigned constants_mask;
   ncclTunerConstants_v5_t constants; /* only the tables named in constants_mask are valid */
 } nt_tuning_t;

@@ -94,16 +94,17 @@ static void table_min(const float *flat, int num_algo, int num_proto, int *algo,
     }
 }
 
-__attribute__((format(printf, 4, 5))) static void nt_log(ncclDebugLogger_t log,
-                                                         ncclDebugLogLevel level, int line,
-                                                         const char *fmt, ...) {
+__attribute__((format(printf, 4, 5))) static void
+nt_log(ncclDebugLogger_t log, ncclDebugLogLevel level, int line, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  if (log) log(level, NCCL_TUNING, __FILE__, line, "TUNER/nettune: %s", msg);
-  else if (level == NCCL_LOG_WARN) fprintf(stderr, "TUNER/nettune: %s\n", msg);
+  if (log)
+    log(level, NCCL_TUNING, __FILE__, line, "TUNER/nettune: %s", msg);
+  else if (level == NCCL_LOG_WARN)
+    fprintf(stderr, "TUNER/nettune: %s\n", msg);
 }
 #define NT_WARN(ctx, ...) nt_log((ctx)->log, NCCL_LOG_WARN, __LINE__, __VA_ARGS__)
 #define NT_INFO(ctx, ...) nt_log((ctx)->log, NCCL_LOG_INFO, __LINE__, __VA_ARGS__)
@@ -119,10 +120,13 @@ static void ctx_free(nt_ctx_t *ctx) {
 
 static ncclResult_t status_to_nccl(nt_tp_status_t st) {
   switch (st) {
-  case NT_TP_OK: return ncclSuccess;
+  case NT_TP_OK:
+    return ncclSuccess;
   case NT_TP_ERR_IO:
-  case NT_TP_ERR_NOMEM: return ncclSystemError;
-  default: return ncclInvalidUsage;
+  case NT_TP_ERR_NOMEM:
+    return ncclSystemError;
+  default:
+    return ncclInvalidUsage;
   }
 }
 
@@ -143,8 +147,8 @@ static void apply_constants(nt_ctx_t *ctx, const nt_tuning_t *t,
        sizeof(constants->baseLatencies), "base_latencies_us"},
       {NT_CONST_HW_LAT, offsetof(ncclTunerConstants_v5_t, hwLatencies),
        sizeof(constants->hwLatencies), "hw_latencies_us"},
-      {NT_CONST_LL_MAX_BW, offsetof(ncclTunerConstants_v5_t, llMaxBws),
-       sizeof(constants->llMaxBws), "ll_max_bws_GBps"},
+      {NT_CONST_LL_MAX_BW, offsetof(ncclTunerConstants_v5_t, llMaxBws), sizeof(constants->llMaxBws),
+       "ll_max_bws_GBps"},
       {NT_CONST_RING_LL128_BW, offsetof(ncclTunerConstants_v5_t, perChMaxRingLL128Bws),
        sizeof(constants->perChMaxRingLL128Bws), "per_ch_max_ring_ll128_bws_GBps"},
       {NT_CONST_TREE_LL128_BW, offsetof(ncclTunerConstants_v5_t, perChMaxTreeLL128Bws),
@@ -190,7 +194,8 @@ static ncclResult_t init_common(int api, int has_comm_id, uint64_t comm_id, size
   int use_defaults = 0;
   const char *on_error = getenv("NETTUNE_ON_ERROR");
   if (on_error && *on_error) {
-    if (strcmp(on_error, "defaults") == 0) use_defaults = 1;
+    if (strcmp(on_error, "defaults") == 0)
+      use_defaults = 1;
     else if (strcmp(on_error, "fail") != 0)
       NT_WARN(ctx, "unknown NETTUNE_ON_ERROR '%s' (expected 'fail' or 'defaults'): using 'fail'",
               on_error);
@@ -213,8 +218,10 @@ static ncclResult_t init_common(int api, int has_comm_id, uint64_t comm_id, size
     return ncclSystemError;
   }
   if (!path) {
-    NT_INFO(ctx, "no tuning file (NETTUNE_TUNING_FILE and NCCL_TUNER_CONFIG_FILE unset): "
-                 "NCCL's own choices stand (API v%d)", api);
+    NT_INFO(ctx,
+            "no tuning file (NETTUNE_TUNING_FILE and NCCL_TUNER_CONFIG_FILE unset): "
+            "NCCL's own choices stand (API v%d)",
+            api);
     *context = ctx;
     return ncclSuccess;
   }
@@ -250,8 +257,9 @@ static ncclResult_t init_common(int api, int has_comm_id, uint64_t comm_id, size
           path, ctx->format == NT_FORMAT_JSON ? "json" : "csv", t.hash, t.nrules, ctx->ix.nrules,
           nranks, nnodes, api);
   if (!t.completed)
-    NT_INFO(ctx, "tuning file '%s' is partial (\"completed\": false: nettune tune stopped at its "
-                 "time limit); its rules apply, sizes it does not cover stay NCCL's",
+    NT_INFO(ctx,
+            "tuning file '%s' is partial (\"completed\": false: nettune tune stopped at its "
+            "time limit); its rules apply, sizes it does not cover stay NCCL's",
             path);
   apply_constants(ctx, &t, constants);
   nt_tuning_cleanup(&t);
@@ -293,8 +301,8 @@ static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes,
       applied = 1;
     }
     /* not applied: NCCL's table stays as it is (no file rule either), so NCCL's choice runs */
-  } else if (nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo,
-                             numProto, nChannels) < 0)
+  } else if (nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo, numProto,
+                             nChannels) < 0)
     nt_counter_bump(&ctx->kept_nccl[coll]);
   int a, p;
   table_min(flat, numAlgo, numProto, &a, &p);
@@ -302,9 +310,9 @@ static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes,
   return ncclSuccess;
 }
 
-static ncclResult_t get_coll_info_v3(void *context, ncclFunc_t coll, size_t nBytes,
-                                     int numPipeOps, float **collCostTable, int numAlgo,
-                                     int numProto, int *nChannels) {
+static ncclResult_t get_coll_info_v3(void *context, ncclFunc_t coll, size_t nBytes, int numPipeOps,
+                                     float **collCostTable, int numAlgo, int numProto,
+                                     int *nChannels) {
   /* v3 has no regBuff: -1 matches only rules that leave reg_buff open. */
   return get_coll_info(context, coll, nBytes, numPipeOps, collCostTable, numAlgo, numProto, -1,
                        nChannels);
@@ -314,8 +322,7 @@ static ncclResult_t get_coll_info_v2(void *context, ncclFunc_t coll, size_t nByt
                                      int collNetSupport, int nvlsSupport, int numPipeOps,
                                      int *algorithm, int *protocol, int *nChannels) {
   nt_ctx_t *ctx = context;
-  if (!ctx || (unsigned)coll >= NCCL_NUM_FUNCTIONS || !algorithm || !protocol)
-    return ncclSuccess;
+  if (!ctx || (unsigned)coll >= NCCL_NUM_FUNCTIONS || !algorithm || !protocol) return ncclSuccess;
   nt_counter_bump(&ctx->calls[coll]);
   uint64_t f = __atomic_load_n(&nt_forced, __ATOMIC_ACQUIRE);
   if (f) {
