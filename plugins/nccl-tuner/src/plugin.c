@@ -32,20 +32,29 @@ static uint64_t nt_forced;
 /* last: calls, nbytes, and packed (coll | algo+1 << 8 | proto+1 << 16 | nch << 24 |
  * forced << 56 | applied << 57) */
 static uint64_t nt_last_calls, nt_last_bytes, nt_last_packed;
+/* Set by the first call of any control function: only then does getCollInfo record its last
+ * answer (a table scan and three atomic stores on shared globals), so a production job that
+ * never uses the control interface pays nothing for it on the per-call path. */
+static int nt_control_used;
 
 static int control_force(int algo, int proto, int nchannels) {
   if (algo < 0 || algo >= NCCL_NUM_ALGORITHMS || proto < 0 || proto >= NCCL_NUM_PROTOCOLS ||
       nchannels < 0 || nchannels > 0xffff)
     return -1;
+  __atomic_store_n(&nt_control_used, 1, __ATOMIC_RELEASE);
   uint64_t v = 1 | (uint64_t)algo << 8 | (uint64_t)proto << 16 | (uint64_t)nchannels << 24;
   __atomic_store_n(&nt_forced, v, __ATOMIC_RELEASE);
   return 0;
 }
 
-static void control_clear(void) { __atomic_store_n(&nt_forced, 0, __ATOMIC_RELEASE); }
+static void control_clear(void) {
+  __atomic_store_n(&nt_control_used, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&nt_forced, 0, __ATOMIC_RELEASE);
+}
 
 static int control_last(nettune_tuner_last_v1_t *out) {
   if (!out) return -1;
+  __atomic_store_n(&nt_control_used, 1, __ATOMIC_RELEASE);
   uint64_t calls = __atomic_load_n(&nt_last_calls, __ATOMIC_ACQUIRE);
   if (!calls) return -1;
   uint64_t p = __atomic_load_n(&nt_last_packed, __ATOMIC_ACQUIRE);
@@ -304,9 +313,11 @@ static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes,
   } else if (nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo, numProto,
                              nChannels) < 0)
     nt_counter_bump(&ctx->kept_nccl[coll]);
-  int a, p;
-  table_min(flat, numAlgo, numProto, &a, &p);
-  record_last(coll, nBytes, a, p, nChannels ? *nChannels : 0, f != 0, applied);
+  if (__atomic_load_n(&nt_control_used, __ATOMIC_RELAXED)) {
+    int a, p;
+    table_min(flat, numAlgo, numProto, &a, &p);
+    record_last(coll, nBytes, a, p, nChannels ? *nChannels : 0, f != 0, applied);
+  }
   return ncclSuccess;
 }
 
@@ -334,7 +345,8 @@ static ncclResult_t get_coll_info_v2(void *context, ncclFunc_t coll, size_t nByt
   } else if (nt_index_decide_v2(&ctx->ix, coll, nBytes, collNetSupport, nvlsSupport, numPipeOps,
                                 algorithm, protocol, nChannels) < 0)
     nt_counter_bump(&ctx->kept_nccl[coll]);
-  record_last(coll, nBytes, *algorithm, *protocol, nChannels ? *nChannels : 0, f != 0, f != 0);
+  if (__atomic_load_n(&nt_control_used, __ATOMIC_RELAXED))
+    record_last(coll, nBytes, *algorithm, *protocol, nChannels ? *nChannels : 0, f != 0, f != 0);
   return ncclSuccess;
 }
 
