@@ -61,6 +61,9 @@ static struct {
     nt_cu_result_t (*ipc_get)(nt_cu_ipc_handle_t *, nt_cu_ptr_t);
     nt_cu_result_t (*ipc_open)(nt_cu_ptr_t *, nt_cu_ipc_handle_t, unsigned);
     nt_cu_result_t (*ipc_close)(nt_cu_ptr_t);
+    nt_cu_result_t (*ipc_event_get)(nt_cu_ipc_handle_t *, nt_cu_event_t);
+    nt_cu_result_t (*ipc_event_open)(nt_cu_event_t *, nt_cu_ipc_handle_t);
+    nt_cu_result_t (*stream_wait_event)(nt_cu_stream_t, nt_cu_event_t, unsigned);
     nt_cu_result_t (*dmabuf)(void *, nt_cu_ptr_t, size_t, int, unsigned long long);
 } cu;
 
@@ -73,50 +76,33 @@ static const struct {
     const char *name;
     int required;
 } nt_cuda_syms[] = {
-    SYM(init, "cuInit", 1),
-    SYM(driver_version, "cuDriverGetVersion", 1),
-    SYM(error_name, "cuGetErrorName", 1),
-    SYM(error_string, "cuGetErrorString", 1),
-    SYM(device_count, "cuDeviceGetCount", 1),
-    SYM(device_get, "cuDeviceGet", 1),
-    SYM(device_by_bus, "cuDeviceGetByPCIBusId", 1),
-    SYM(device_bus_id, "cuDeviceGetPCIBusId", 1),
-    SYM(device_name, "cuDeviceGetName", 1),
-    SYM(device_attr, "cuDeviceGetAttribute", 1),
-    SYM(device_total_mem, "cuDeviceTotalMem_v2", 1),
-    SYM(ctx_retain, "cuDevicePrimaryCtxRetain", 1),
-    SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2", 1),
-    SYM(ctx_set, "cuCtxSetCurrent", 1),
-    SYM(ctx_sync, "cuCtxSynchronize", 1),
-    SYM(mem_alloc, "cuMemAlloc_v2", 1),
-    SYM(mem_free, "cuMemFree_v2", 1),
-    SYM(host_alloc, "cuMemHostAlloc", 1),
-    SYM(host_free, "cuMemFreeHost", 1),
-    SYM(host_register, "cuMemHostRegister_v2", 1),
+    SYM(init, "cuInit", 1), SYM(driver_version, "cuDriverGetVersion", 1),
+    SYM(error_name, "cuGetErrorName", 1), SYM(error_string, "cuGetErrorString", 1),
+    SYM(device_count, "cuDeviceGetCount", 1), SYM(device_get, "cuDeviceGet", 1),
+    SYM(device_by_bus, "cuDeviceGetByPCIBusId", 1), SYM(device_bus_id, "cuDeviceGetPCIBusId", 1),
+    SYM(device_name, "cuDeviceGetName", 1), SYM(device_attr, "cuDeviceGetAttribute", 1),
+    SYM(device_total_mem, "cuDeviceTotalMem_v2", 1), SYM(ctx_retain, "cuDevicePrimaryCtxRetain", 1),
+    SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2", 1), SYM(ctx_set, "cuCtxSetCurrent", 1),
+    SYM(ctx_sync, "cuCtxSynchronize", 1), SYM(mem_alloc, "cuMemAlloc_v2", 1),
+    SYM(mem_free, "cuMemFree_v2", 1), SYM(host_alloc, "cuMemHostAlloc", 1),
+    SYM(host_free, "cuMemFreeHost", 1), SYM(host_register, "cuMemHostRegister_v2", 1),
     SYM(host_unregister, "cuMemHostUnregister", 1),
-    SYM(host_dptr, "cuMemHostGetDevicePointer_v2", 1),
-    SYM(memset_d32_async, "cuMemsetD32Async", 1),
-    SYM(memcpy_async, "cuMemcpyAsync", 1),
-    SYM(memcpy_peer_async, "cuMemcpyPeerAsync", 1),
-    SYM(stream_create, "cuStreamCreate", 1),
-    SYM(stream_destroy, "cuStreamDestroy_v2", 1),
-    SYM(stream_sync, "cuStreamSynchronize", 1),
-    SYM(stream_query, "cuStreamQuery", 1),
-    SYM(event_create, "cuEventCreate", 1),
-    SYM(event_destroy, "cuEventDestroy_v2", 1),
-    SYM(event_record, "cuEventRecord", 1),
-    SYM(event_sync, "cuEventSynchronize", 1),
+    SYM(host_dptr, "cuMemHostGetDevicePointer_v2", 1), SYM(memset_d32_async, "cuMemsetD32Async", 1),
+    SYM(memcpy_async, "cuMemcpyAsync", 1), SYM(memcpy_peer_async, "cuMemcpyPeerAsync", 1),
+    SYM(stream_create, "cuStreamCreate", 1), SYM(stream_destroy, "cuStreamDestroy_v2", 1),
+    SYM(stream_sync, "cuStreamSynchronize", 1), SYM(stream_query, "cuStreamQuery", 1),
+    SYM(event_create, "cuEventCreate", 1), SYM(event_destroy, "cuEventDestroy_v2", 1),
+    SYM(event_record, "cuEventRecord", 1), SYM(event_sync, "cuEventSynchronize", 1),
     SYM(event_elapsed, "cuEventElapsedTime_v2", 0), /* CUDA 12.8+; before: cuEventElapsedTime */
-    SYM(module_load, "cuModuleLoadData", 1),
-    SYM(module_unload, "cuModuleUnload", 1),
-    SYM(module_function, "cuModuleGetFunction", 1),
-    SYM(launch, "cuLaunchKernel", 1),
-    SYM(can_access_peer, "cuDeviceCanAccessPeer", 1),
-    SYM(enable_peer, "cuCtxEnablePeerAccess", 1),
-    SYM(p2p_attr, "cuDeviceGetP2PAttribute", 1),
-    SYM(ipc_get, "cuIpcGetMemHandle", 1),
-    SYM(ipc_open, "cuIpcOpenMemHandle_v2", 1),
-    SYM(ipc_close, "cuIpcCloseMemHandle", 1),
+    SYM(module_load, "cuModuleLoadData", 1), SYM(module_unload, "cuModuleUnload", 1),
+    SYM(module_function, "cuModuleGetFunction", 1), SYM(launch, "cuLaunchKernel", 1),
+    SYM(can_access_peer, "cuDeviceCanAccessPeer", 1), SYM(enable_peer, "cuCtxEnablePeerAccess", 1),
+    SYM(p2p_attr, "cuDeviceGetP2PAttribute", 1), SYM(ipc_get, "cuIpcGetMemHandle", 1),
+    SYM(ipc_open, "cuIpcOpenMemHandle_v2", 1), SYM(ipc_close, "cuIpcCloseMemHandle", 1),
+    /* GPU pairs across ranks (probes/gpu): optional, a driver without them measures those
+     * pairs not (every driver since CUDA 4.1 has them) */
+    SYM(ipc_event_get, "cuIpcGetEventHandle", 0), SYM(ipc_event_open, "cuIpcOpenEventHandle", 0),
+    SYM(stream_wait_event, "cuStreamWaitEvent", 0),
     SYM(dmabuf, "cuMemGetHandleForAddressRange", 0), /* CUDA 11.7 */
 };
 
@@ -431,6 +417,15 @@ nt_status_t nt_cu_event_create(nt_cu_event_t *e)
 {
     NT_CU_CALL(event_create, "cuEventCreate", e, NT_CU_EVENT_DEFAULT);
 }
+nt_status_t nt_cu_event_create_ipc(nt_cu_event_t *e)
+{
+    NT_CU_CALL(event_create, "cuEventCreate", e,
+               NT_CU_EVENT_DISABLE_TIMING | NT_CU_EVENT_INTERPROCESS);
+}
+nt_status_t nt_cu_stream_wait_event(nt_cu_stream_t s, nt_cu_event_t e)
+{
+    NT_CU_CALL(stream_wait_event, "cuStreamWaitEvent", s, e, 0);
+}
 nt_status_t nt_cu_event_destroy(nt_cu_event_t e)
 {
     NT_CU_CALL(event_destroy, "cuEventDestroy", e);
@@ -487,4 +482,12 @@ nt_status_t nt_cu_ipc_open(const nt_cu_ipc_handle_t *h, nt_cu_ptr_t *dptr)
 nt_status_t nt_cu_ipc_close(nt_cu_ptr_t dptr)
 {
     NT_CU_CALL(ipc_close, "cuIpcCloseMemHandle", dptr);
+}
+nt_status_t nt_cu_ipc_event_get(nt_cu_event_t e, nt_cu_ipc_handle_t *h)
+{
+    NT_CU_CALL(ipc_event_get, "cuIpcGetEventHandle", h, e);
+}
+nt_status_t nt_cu_ipc_event_open(const nt_cu_ipc_handle_t *h, nt_cu_event_t *e)
+{
+    NT_CU_CALL(ipc_event_open, "cuIpcOpenEventHandle", e, *h);
 }

@@ -365,7 +365,10 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
     for (int i = 0; i < s->npairs; i++) {
         int a = s->pairs[i][0], b = s->pairs[i][1];
         if (s->local) {
-            if (a == p->rank && avail[a] && ops->run_local) {
+            int na = -1, la = -1;
+            if (a != p->rank && ops->run_local_all)
+                nt_probe_locate(p, a, &na, &la);
+            if ((a == p->rank ? avail[a] : na == p->my_node && avail[p->rank]) && ops->run_local) {
                 cJSON *chk = cJSON_CreateArray();
                 rst = ops->run_local(state, p, mine, chk);
                 /* Local checks travel with the links, as a pseudo-link the collector files. */

@@ -8,7 +8,15 @@
  *   device <-> peer 376 GB/s (H100 NVSwitch pair), device-local 1100 GB/s; SM copies 0.9 x;
  *   NT_FAKE_SLOW_GPU=i: GPU i at 20 GB/s to the host and 150 GB/s to every peer.
  * NT_FAKE_NO_PEER=a,b: no peer access a -> b. Every result is a real computation on these
- * figures: the probe's plan, timing arithmetic, links and verdicts are what is tested. */
+ * figures: the probe's plan, timing arithmetic, links and verdicts are what is tested.
+ *
+ * Visibility, as the driver's CUDA_VISIBLE_DEVICES: a process sees the GPUs that variable lists
+ * (indices, default all), a thread may narrow it for itself with nt_fake_cuda_visible("3")
+ * (the in-process launcher's ranks are threads: tests/gpu/test_gpu_ipc.c). A CUdevice here is
+ * the physical index; a device the caller does not see is CUDA_ERROR_INVALID_DEVICE. CUDA IPC
+ * works between threads of this process (a handle carries the pointer; an opened event
+ * follows the exporter's records); NT_FAKE_IPC_OPEN_FAIL=i: opening a handle of GPU i's
+ * memory fails (CUDA_ERROR_MAP_FAILED), as in a container without the IPC namespace. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -37,7 +45,58 @@ typedef struct stream {
 } stream_t;
 typedef struct event {
     double t;
+    struct event *orig; /* an event opened from an IPC handle: the exporter's */
 } event_t;
+
+static __thread int vis_set; /* this thread narrowed its view (nt_fake_cuda_visible) */
+static __thread int vis[NG], nvis;
+
+/* The calling thread sees the GPUs of list ("3", "0,2"; NULL: back to the process's view). */
+API void nt_fake_cuda_visible(const char *list);
+void nt_fake_cuda_visible(const char *list)
+{
+    vis_set = 0;
+    if (!list)
+        return;
+    nvis = 0;
+    for (const char *c = list; *c && nvis < NG;) {
+        char *e;
+        long v = strtol(c, &e, 10);
+        if (e == c)
+            break;
+        if (v >= 0 && v < NG)
+            vis[nvis++] = (int)v;
+        c = *e == ',' ? e + 1 : e;
+        if (*e != ',')
+            break;
+    }
+    vis_set = 1;
+}
+
+/* The GPUs this thread sees: its own list, else CUDA_VISIBLE_DEVICES, else all. */
+static void view(void)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis_set)
+        return;
+    if (v) {
+        nt_fake_cuda_visible(v);
+        vis_set = 0; /* read again at the next call */
+        return;
+    }
+    nvis = NG;
+    for (int i = 0; i < NG; i++)
+        vis[i] = i;
+}
+
+static int visible(int d)
+{
+    view();
+    for (int i = 0; i < nvis; i++)
+        if (vis[i] == d)
+            return 1;
+    return 0;
+}
 
 static int env(const char *k, int d)
 {
@@ -92,7 +151,10 @@ int cuDriverGetVersion(int *v)
 API int cuGetErrorName(int r, const char **s);
 int cuGetErrorName(int r, const char **s)
 {
-    *s = r == 217 ? "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED" : "CUDA_ERROR_UNKNOWN";
+    *s = r == 217   ? "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"
+         : r == 205 ? "CUDA_ERROR_MAP_FAILED"
+         : r == 101 ? "CUDA_ERROR_INVALID_DEVICE"
+                    : "CUDA_ERROR_UNKNOWN";
     return 0;
 }
 API int cuGetErrorString(int r, const char **s);
@@ -105,14 +167,18 @@ int cuGetErrorString(int r, const char **s)
 API int cuDeviceGetCount(int *n);
 int cuDeviceGetCount(int *n)
 {
-    *n = NG;
+    view();
+    *n = nvis;
     return 0;
 }
 API int cuDeviceGet(int *d, int o);
 int cuDeviceGet(int *d, int o)
 {
-    *d = o;
-    return o >= 0 && o < NG ? 0 : 101;
+    view();
+    if (o < 0 || o >= nvis)
+        return 101;
+    *d = vis[o];
+    return 0;
 }
 API int cuDeviceGetByPCIBusId(int *d, const char *b);
 int cuDeviceGetByPCIBusId(int *d, const char *b)
@@ -121,7 +187,7 @@ int cuDeviceGetByPCIBusId(int *d, const char *b)
     if (sscanf(b, "%x:%x", &dom, &bus) != 2)
         return 1;
     for (int i = 0; i < NG; i++)
-        if (nt_bus[i] == bus) {
+        if (nt_bus[i] == bus && visible(i)) {
             *d = i;
             return 0;
         }
@@ -299,9 +365,21 @@ int cuStreamQuery(void *s)
 API int cuEventCreate(void **e, unsigned f);
 int cuEventCreate(void **e, unsigned f)
 {
-    (void)f;
+    if ((f & 4) && !(f & 2))
+        return 1; /* CUDA: an interprocess event must disable timing */
     *e = calloc(1, sizeof(event_t));
     return *e ? 0 : 2;
+}
+API int cuStreamWaitEvent(void *s, void *e, unsigned f);
+int cuStreamWaitEvent(void *s, void *e, unsigned f)
+{
+    stream_t *x = s;
+    event_t *ev = ((event_t *)e)->orig ? ((event_t *)e)->orig : e;
+    (void)f;
+    join(x);
+    if (x && ev->t > x->t)
+        x->t = ev->t; /* work behind the wait starts when the event's stream got there */
+    return 0;
 }
 API int cuEventDestroy_v2(void *e);
 int cuEventDestroy_v2(void *e)
@@ -313,7 +391,8 @@ API int cuEventRecord(void *e, void *s);
 int cuEventRecord(void *e, void *s)
 {
     join(s); /* stream order: the event follows the kernel before it */
-    ((event_t *)e)->t = s ? ((stream_t *)s)->t : 0;
+    event_t *ev = ((event_t *)e)->orig ? ((event_t *)e)->orig : e;
+    ev->t = s ? ((stream_t *)s)->t : 0;
     return 0;
 }
 API int cuEventSynchronize(void *e);
@@ -426,6 +505,8 @@ int cuDeviceCanAccessPeer(int *c, int a, int b)
 {
     char buf[32];
     const char *v = getenv("NT_FAKE_NO_PEER");
+    if (!visible(a) || !visible(b))
+        return 101; /* a device this process does not see */
     snprintf(buf, sizeof(buf), "%d,%d", a, b);
     *c = !(v && strcmp(v, buf) == 0);
     return 0;
@@ -443,21 +524,64 @@ int cuDeviceGetP2PAttribute(int *v, int a, int s, int d)
     *v = 1;
     return 0;
 }
+
+typedef struct ipc {
+    unsigned magic;
+    int dev;
+    unsigned long long p;
+    void *ev;
+} ipc_t;
+#define IPC_MEM 0x6d656d31u
+#define IPC_EV 0x65766e31u
+
 API int cuIpcGetMemHandle(void *h, unsigned long long p);
 int cuIpcGetMemHandle(void *h, unsigned long long p)
 {
-    (void)h, (void)p;
-    return 801;
+    ipc_t x = {IPC_MEM, owner((void *)(uintptr_t)p), p, NULL};
+    if (x.dev < 0)
+        return 1; /* not device memory */
+    memset(h, 0, 64);
+    memcpy(h, &x, sizeof(x));
+    return 0;
 }
 API int cuIpcOpenMemHandle_v2(unsigned long long *p, char h[64], unsigned f);
 int cuIpcOpenMemHandle_v2(unsigned long long *p, char h[64], unsigned f)
 {
-    (void)p, (void)h, (void)f;
-    return 801;
+    ipc_t x;
+    (void)f;
+    memcpy(&x, h, sizeof(x));
+    if (x.magic != IPC_MEM)
+        return 400;
+    if (x.dev == env("NT_FAKE_IPC_OPEN_FAIL", -1))
+        return 205;
+    *p = x.p; /* one address space: the exporter's pointer */
+    return 0;
 }
 API int cuIpcCloseMemHandle(unsigned long long p);
 int cuIpcCloseMemHandle(unsigned long long p)
 {
     (void)p;
+    return 0;
+}
+API int cuIpcGetEventHandle(void *h, void *e);
+int cuIpcGetEventHandle(void *h, void *e)
+{
+    ipc_t x = {IPC_EV, -1, 0, e};
+    memset(h, 0, 64);
+    memcpy(h, &x, sizeof(x));
+    return 0;
+}
+API int cuIpcOpenEventHandle(void **e, char h[64]);
+int cuIpcOpenEventHandle(void **e, char h[64])
+{
+    ipc_t x;
+    event_t *ev;
+    memcpy(&x, h, sizeof(x));
+    if (x.magic != IPC_EV)
+        return 400;
+    if (!(ev = calloc(1, sizeof(*ev))))
+        return 2;
+    ev->orig = x.ev;
+    *e = ev;
     return 0;
 }
