@@ -526,7 +526,7 @@ static nt_status_t nt_g_sample(nt_gstate_t *s, const nt_lane_t *ln, int nl, size
 {
     nt_status_t st = NT_OK, xs = NT_OK;
     nt_gmsg_t m;
-    int follow = x && x->follower;
+    int follow = x && x->follower, queued = 0; /* leader: QUEUED came (so RESULT follows) */
 
     for (int l = 0; l < nl; l++)
         Bps[l] = NAN;
@@ -567,10 +567,12 @@ static nt_status_t nt_g_sample(nt_gstate_t *s, const nt_lane_t *ln, int nl, size
     } else if (x) {
         xs = nt_g_xsend(s, x->peer, x->test, NT_GM_ARMED, st, copies, NULL);
         if (xs == NT_OK && st == NT_OK &&
-            (xs = nt_g_xrecv(s, x->peer, x->test, NT_GM_QUEUED, s->t_short, &m)) == NT_OK &&
-            m.status != NT_OK) {
-            xs = (nt_status_t)m.status;
-            s->xfail = 1;
+            (xs = nt_g_xrecv(s, x->peer, x->test, NT_GM_QUEUED, s->t_short, &m)) == NT_OK) {
+            queued = 1;
+            if (m.status != NT_OK) {
+                xs = (nt_status_t)m.status;
+                s->xfail = 1;
+            }
         }
         if (st == NT_OK)
             st = xs; /* (the peer's failure or silence is this test's failure) */
@@ -603,10 +605,14 @@ static nt_status_t nt_g_sample(nt_gstate_t *s, const nt_lane_t *ln, int nl, size
     if (follow && xs == NT_OK) {
         double v[2] = {nl > 0 ? Bps[0] : NAN, nl > 1 ? Bps[1] : NAN};
         xs = nt_g_xsend(s, x->peer, x->test, NT_GM_RESULT, st, copies, v);
-    } else if (x && !follow && st == NT_OK) {
-        if ((st = nt_g_xrecv(s, x->peer, x->test, NT_GM_RESULT, s->t_short, &m)) == NT_OK &&
-            (st = (nt_status_t)m.status) != NT_OK)
+    } else if (x && !follow && queued) {
+        nt_status_t rs = nt_g_xrecv(s, x->peer, x->test, NT_GM_RESULT, s->t_short, &m);
+        if (rs == NT_OK && m.status != NT_OK) {
+            rs = (nt_status_t)m.status;
             s->xfail = 1;
+        }
+        if (st == NT_OK)
+            st = rs;
         for (int l = 0; l < nl && l < 2 && st == NT_OK; l++)
             if (!nt_g_mine(s, ln[l].d))
                 Bps[l] = m.v[l];

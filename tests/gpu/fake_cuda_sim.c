@@ -534,6 +534,10 @@ typedef struct ipc {
 #define IPC_MEM 0x6d656d31u
 #define IPC_EV 0x65766e31u
 
+typedef struct h64 {
+    char r[64]; /* CUipcMemHandle / CUipcEventHandle: passed by value */
+} h64_t;
+
 API int cuIpcGetMemHandle(void *h, unsigned long long p);
 int cuIpcGetMemHandle(void *h, unsigned long long p)
 {
@@ -544,12 +548,12 @@ int cuIpcGetMemHandle(void *h, unsigned long long p)
     memcpy(h, &x, sizeof(x));
     return 0;
 }
-API int cuIpcOpenMemHandle_v2(unsigned long long *p, char h[64], unsigned f);
-int cuIpcOpenMemHandle_v2(unsigned long long *p, char h[64], unsigned f)
+API int cuIpcOpenMemHandle_v2(unsigned long long *p, h64_t h, unsigned f);
+int cuIpcOpenMemHandle_v2(unsigned long long *p, h64_t h, unsigned f)
 {
     ipc_t x;
     (void)f;
-    memcpy(&x, h, sizeof(x));
+    memcpy(&x, h.r, sizeof(x));
     if (x.magic != IPC_MEM)
         return 400;
     if (x.dev == env("NT_FAKE_IPC_OPEN_FAIL", -1))
@@ -571,12 +575,12 @@ int cuIpcGetEventHandle(void *h, void *e)
     memcpy(h, &x, sizeof(x));
     return 0;
 }
-API int cuIpcOpenEventHandle(void **e, char h[64]);
-int cuIpcOpenEventHandle(void **e, char h[64])
+API int cuIpcOpenEventHandle(void **e, h64_t h);
+int cuIpcOpenEventHandle(void **e, h64_t h)
 {
     ipc_t x;
     event_t *ev;
-    memcpy(&x, h, sizeof(x));
+    memcpy(&x, h.r, sizeof(x));
     if (x.magic != IPC_EV)
         return 400;
     if (!(ev = calloc(1, sizeof(*ev))))
