@@ -15,7 +15,9 @@
  * (the in-process launcher's ranks are threads: tests/gpu/test_gpu_ipc.c). A CUdevice here is
  * the physical index; a device the caller does not see is CUDA_ERROR_INVALID_DEVICE. CUDA IPC
  * works between threads of this process (a handle carries the pointer; an opened event
- * follows the exporter's records); NT_FAKE_IPC_OPEN_FAIL=i: opening a handle of GPU i's
+ * follows the exporter's records) and between processes of one machine (device memory and
+ * interprocess events are memfd mappings; a handle names the exporter's pid and fd, the
+ * opener maps /proc/<pid>/fd/<fd>); NT_FAKE_IPC_OPEN_FAIL=i: opening a handle of GPU i's
  * memory fails (CUDA_ERROR_MAP_FAILED), as in a container without the IPC namespace. */
 #include <pthread.h>
 #include <sched.h>
@@ -23,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define API __attribute__((visibility("default")))
 #define NG 8
@@ -34,6 +39,7 @@ static struct {
     char *p;
     size_t n;
     int dev;
+    int fd; /* its memfd (-1: opened from another process's handle) */
 } allocs[MAXA];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread int cur = -1; /* current context = device */
@@ -46,6 +52,7 @@ typedef struct stream {
 typedef struct event {
     double t;
     struct event *orig; /* an event opened from an IPC handle: the exporter's */
+    int ipc, fd;        /* created interprocess (a memfd mapping), its fd */
 } event_t;
 
 static __thread int vis_set; /* this thread narrowed its view (nt_fake_cuda_visible) */
@@ -244,20 +251,45 @@ int cuCtxSynchronize(void)
     return 0;
 }
 API int cuMemAlloc_v2(unsigned long long *p, size_t n);
-int cuMemAlloc_v2(unsigned long long *p, size_t n)
+/* Shared memory another process can map (the memory behind an IPC handle). */
+static void *shm(size_t n, int *fd)
 {
-    char *m = calloc(1, n);
-    if (!m)
-        return 2;
+    void *m;
+    *fd = memfd_create("nt-fake-gpu", 0);
+    if (*fd < 0 || ftruncate(*fd, (off_t)n) != 0) {
+        if (*fd >= 0)
+            close(*fd);
+        return NULL;
+    }
+    m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+    if (m == MAP_FAILED) {
+        close(*fd);
+        return NULL;
+    }
+    return m;
+}
+
+static void track(void *m, size_t n, int dev, int fd)
+{
     pthread_mutex_lock(&mu);
     for (int i = 0; i < MAXA; i++)
         if (!allocs[i].p) {
             allocs[i].p = m;
             allocs[i].n = n;
-            allocs[i].dev = cur;
+            allocs[i].dev = dev;
+            allocs[i].fd = fd;
             break;
         }
     pthread_mutex_unlock(&mu);
+}
+
+int cuMemAlloc_v2(unsigned long long *p, size_t n)
+{
+    int fd;
+    char *m = shm(n, &fd);
+    if (!m)
+        return 2;
+    track(m, n, cur, fd);
     *p = (unsigned long long)(uintptr_t)m;
     return 0;
 }
@@ -266,10 +298,13 @@ int cuMemFree_v2(unsigned long long p)
 {
     pthread_mutex_lock(&mu);
     for (int i = 0; i < MAXA; i++)
-        if (allocs[i].p == (char *)(uintptr_t)p)
+        if (allocs[i].p == (char *)(uintptr_t)p) {
+            munmap(allocs[i].p, allocs[i].n);
+            if (allocs[i].fd >= 0)
+                close(allocs[i].fd);
             allocs[i].p = NULL;
+        }
     pthread_mutex_unlock(&mu);
-    free((void *)(uintptr_t)p);
     return 0;
 }
 API int cuMemHostAlloc(void **p, size_t n, unsigned f);
@@ -365,8 +400,18 @@ int cuStreamQuery(void *s)
 API int cuEventCreate(void **e, unsigned f);
 int cuEventCreate(void **e, unsigned f)
 {
+    int fd;
     if ((f & 4) && !(f & 2))
         return 1; /* CUDA: an interprocess event must disable timing */
+    if (f & 4) {  /* interprocess: in memory another process can map */
+        event_t *ev = shm(sizeof(event_t), &fd);
+        if (!ev)
+            return 2;
+        ev->fd = fd;
+        ev->ipc = 1;
+        *e = ev;
+        return 0;
+    }
     *e = calloc(1, sizeof(event_t));
     return *e ? 0 : 2;
 }
@@ -384,7 +429,15 @@ int cuStreamWaitEvent(void *s, void *e, unsigned f)
 API int cuEventDestroy_v2(void *e);
 int cuEventDestroy_v2(void *e)
 {
-    free(e);
+    event_t *ev = e;
+    if (ev->ipc) {
+        close(ev->fd);
+        munmap(ev, sizeof(*ev));
+        return 0;
+    }
+    if (ev->orig && ev->fd >= 0) /* opened from another process: its mapping */
+        munmap(ev->orig, sizeof(*ev));
+    free(ev);
     return 0;
 }
 API int cuEventRecord(void *e, void *s);
@@ -530,7 +583,23 @@ typedef struct ipc {
     int dev;
     unsigned long long p;
     void *ev;
+    int pid, fd; /* the exporter and its memfd */
+    size_t n;
 } ipc_t;
+
+/* Another process's memfd, mapped here. */
+static void *peer_map(const ipc_t *x, size_t n)
+{
+    char path[64];
+    void *m;
+    int fd;
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", x->pid, x->fd);
+    if ((fd = open(path, O_RDWR)) < 0)
+        return NULL;
+    m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return m == MAP_FAILED ? NULL : m;
+}
 #define IPC_MEM 0x6d656d31u
 #define IPC_EV 0x65766e31u
 
@@ -541,9 +610,16 @@ typedef struct h64 {
 API int cuIpcGetMemHandle(void *h, unsigned long long p);
 int cuIpcGetMemHandle(void *h, unsigned long long p)
 {
-    ipc_t x = {IPC_MEM, owner((void *)(uintptr_t)p), p, NULL};
+    ipc_t x = {IPC_MEM, owner((void *)(uintptr_t)p), p, NULL, getpid(), -1, 0};
     if (x.dev < 0)
         return 1; /* not device memory */
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < MAXA; i++)
+        if (allocs[i].p == (char *)(uintptr_t)p)
+            x.fd = allocs[i].fd, x.n = allocs[i].n;
+    pthread_mutex_unlock(&mu);
+    if (x.fd < 0)
+        return 1; /* not the start of an allocation of this process */
     memset(h, 0, 64);
     memcpy(h, &x, sizeof(x));
     return 0;
@@ -558,19 +634,37 @@ int cuIpcOpenMemHandle_v2(unsigned long long *p, h64_t h, unsigned f)
         return 400;
     if (x.dev == env("NT_FAKE_IPC_OPEN_FAIL", -1))
         return 205;
-    *p = x.p; /* one address space: the exporter's pointer */
+    if (x.pid == getpid()) {
+        *p = x.p; /* one address space: the exporter's pointer */
+        return 0;
+    }
+    {
+        void *m = peer_map(&x, x.n);
+        if (!m)
+            return 205;
+        track(m, x.n, x.dev, -1);
+        *p = (unsigned long long)(uintptr_t)m;
+    }
     return 0;
 }
 API int cuIpcCloseMemHandle(unsigned long long p);
 int cuIpcCloseMemHandle(unsigned long long p)
 {
-    (void)p;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < MAXA; i++)
+        if (allocs[i].p == (char *)(uintptr_t)p && allocs[i].fd < 0) {
+            munmap(allocs[i].p, allocs[i].n); /* a mapping of another process's memory */
+            allocs[i].p = NULL;
+        }
+    pthread_mutex_unlock(&mu);
     return 0;
 }
 API int cuIpcGetEventHandle(void *h, void *e);
 int cuIpcGetEventHandle(void *h, void *e)
 {
-    ipc_t x = {IPC_EV, -1, 0, e};
+    ipc_t x = {IPC_EV, -1, 0, e, getpid(), ((event_t *)e)->fd, sizeof(event_t)};
+    if (!((event_t *)e)->ipc)
+        return 400; /* CUDA_ERROR_INVALID_HANDLE: not created with CU_EVENT_INTERPROCESS */
     memset(h, 0, 64);
     memcpy(h, &x, sizeof(x));
     return 0;
@@ -585,7 +679,15 @@ int cuIpcOpenEventHandle(void **e, h64_t h)
         return 400;
     if (!(ev = calloc(1, sizeof(*ev))))
         return 2;
+    ev->fd = -1;
     ev->orig = x.ev;
+    if (x.pid != getpid()) {
+        ev->fd = 0; /* cuEventDestroy unmaps it */
+        if (!(ev->orig = peer_map(&x, sizeof(event_t)))) {
+            free(ev);
+            return 205;
+        }
+    }
     *e = ev;
     return 0;
 }
