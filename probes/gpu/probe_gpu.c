@@ -1279,6 +1279,13 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
         nt_g_cleanup(s);
         return NT_ERR_PEER;
     }
+    if (s->ipc && !s->sm_ok && !sm_why && node_json) {
+        cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
+        if (sk)
+            nt_skipped_add(sk, "gpu.sm",
+                           "the kernels do not load on another rank's GPU: SM-copy and latency "
+                           "probes skipped on this node");
+    }
     for (int a = 0; a < s->ng; a++)
         for (int b = 0; b < s->ng; b++) {
             char msg[256], tgt[96];

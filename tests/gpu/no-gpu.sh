@@ -110,8 +110,8 @@ if command -v mpirun >/dev/null 2>&1; then
     rc=$?; [ $rc = 0 ] || { echo "FAIL one GPU per rank: exit $rc"; tail -20 "$W/out"; fail=1; }
     check "one GPU per rank (4 ranks, mpirun): gpu_pair_mode ipc, the links of one rank seeing all, all pass" \
       'n.get("gpu_pair_mode") == "ipc" and sorted(l["id"] for l in d["links"]) == sorted(l["id"] for l in json.load(open(sys.argv[1].replace("r.json", "one.json")))["links"]) and len(d["links"]) >= 50 and all(l["verdict"] == "pass" for l in d["links"])'
-    check "one GPU per rank: NVLink pair 376 GB/s issued across processes, bidir twice that" \
-      'all(abs(l["peak_bw_GBps"] - 376) < 2 for l in d["links"] if l["id"].startswith("p2p.write:")) and all(abs(l["peak_bw_GBps"] - 752) < 4 for l in d["links"] if l["id"].startswith("p2p.bidir:"))'
+    check "one GPU per rank: NVLink pair 376 GB/s issued across processes, bidir twice that, every GPU's PCIe judged under load" \
+      'sum(c["name"] == "pcie_link" and c["verdict"] == "pass" and "Gen5 under load" in c["message"] for c in ch) == 4 and all(abs(l["peak_bw_GBps"] - 376) < 2 for l in d["links"] if l["id"].startswith("p2p.write:")) and all(abs(l["peak_bw_GBps"] - 752) < 4 for l in d["links"] if l["id"].startswith("p2p.bidir:"))'
     [ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   one GPU per rank: report valid" || { echo "FAIL one GPU per rank: report invalid"; "$R" --validate "$W/r.json" 2>&1 | head -5; fail=1; }; }
 else
     echo "skip one GPU per rank: no mpirun"
