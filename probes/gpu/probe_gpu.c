@@ -64,6 +64,7 @@ typedef struct nt_gdev {
 /* What the ranks of a node tell each other at set-up (one struct for every message: hello,
  * plan, handles, table; the unused parts are zero). */
 typedef struct nt_gtab {
+    int what;                    /* NT_GT_HELLO .. NT_GT_TABLE: the receiver checks it */
     int mode;                    /* plan/table: 0 no GPU probe, 1 one rank, 2 IPC */
     int owner[NT_NVML_MAX_GPUS]; /* hello: 1 where the rank sees the GPU; else its owner */
     int gok[NT_NVML_MAX_GPUS];   /* handles/table: the owner opened it */
@@ -73,6 +74,8 @@ typedef struct nt_gtab {
     nt_cu_ipc_handle_t ev[NT_NVML_MAX_GPUS];
     char why[NT_NVML_MAX_GPUS][128]; /* handles: why the owner could not open it */
 } nt_gtab_t;
+
+enum { NT_GT_HELLO = 0x6e741, NT_GT_PLAN, NT_GT_HANDLES, NT_GT_TABLE };
 
 /* A control message of a cross-rank test; both ends check test and what (lockstep). */
 typedef struct nt_gmsg {
@@ -130,11 +133,26 @@ typedef struct nt_gstate {
     const int *wrank;       /* world rank of each local rank */
     int dead[256];          /* per local rank: stopped answering */
     double t_long, t_short; /* deadlines: a turn of the plan, one step of a test */
+    double t_peer;          /* --peer-timeout (30 s when unset) */
     nt_gtab_t *tab;         /* IPC mode: the node's table (owners, handles, peer access) */
     nt_cu_ptr_t *imp;       /* [(i * ng + j) * 3 + k]: GPU j's buffer k opened for GPU i */
     nt_cu_event_t *impev;   /* [i * ng + j]: GPU j's interprocess event, opened for GPU i */
     int xfail;              /* the last cross-rank test failed on the other rank */
 } nt_gstate_t;
+
+/* One set-up message: sent with the launcher's deadline, received and checked for its kind (a
+ * late message of a rank that missed an earlier deadline is not taken for the next one). */
+static nt_status_t nt_g_tsend(nt_gstate_t *s, int peer, nt_gtab_t *t, int what, double timeout)
+{
+    t->what = what;
+    return s->l->ops->send(s->l, s->wrank[peer], NT_TAG_GPU, t, sizeof(*t), timeout);
+}
+
+static nt_status_t nt_g_trecv(nt_gstate_t *s, int peer, nt_gtab_t *t, int what, double timeout)
+{
+    nt_status_t st = s->l->ops->recv(s->l, s->wrank[peer], NT_TAG_GPU, t, sizeof(*t), timeout);
+    return st == NT_OK && t->what != what ? NT_ERR_PEER : st;
+}
 
 static int nt_g_mine(const nt_gstate_t *s, const nt_gdev_t *d)
 {
@@ -911,7 +929,7 @@ static void nt_g_cleanup(void *state)
  * GPU (nt_gpu_owners) and answers with the mode: 0 no GPU probe on this node, 1 one rank
  * measures every GPU, 2 the owners measure theirs and pairs across owners go through IPC. A
  * rank that does not say hello in time owns nothing. Fills s->tab (mode 2) and the owners. */
-static int nt_g_xchg_plan(nt_gstate_t *s, const nt_probe_t *p, int usable)
+static int nt_g_xchg_plan(nt_gstate_t *s, int usable)
 {
     nt_gtab_t *t = calloc(1, sizeof(*t));
     int mode = 0;
@@ -921,9 +939,8 @@ static int nt_g_xchg_plan(nt_gstate_t *s, const nt_probe_t *p, int usable)
         t->owner[i] = usable && !s->g[i].lost &&
                       nt_cu_device_by_bus_id(s->g[i].info.bus_id, &s->g[i].dev) == NT_OK;
     if (s->me != 0) {
-        if (s->l->ops->send(s->l, s->wrank[0], NT_TAG_GPU, t, sizeof(*t),
-                            p->params->peer_timeout_s) != NT_OK ||
-            s->l->ops->recv(s->l, s->wrank[0], NT_TAG_GPU, t, sizeof(*t), s->t_long) != NT_OK)
+        if (nt_g_tsend(s, 0, t, NT_GT_HELLO, s->t_peer) != NT_OK ||
+            nt_g_trecv(s, 0, t, NT_GT_PLAN, s->t_long) != NT_OK)
             t->mode = 0;
         mode = t->mode;
     } else {
@@ -938,9 +955,10 @@ static int nt_g_xchg_plan(nt_gstate_t *s, const nt_probe_t *p, int usable)
         }
         for (int i = 0; i < s->ng; i++)
             sees[i] = (unsigned char)t->owner[i];
+        double end = nt_clock_s() + s->t_peer; /* one deadline for all: a dead rank costs it once */
         for (int r = 1; r < s->nlocal; r++) {
-            if (s->l->ops->recv(s->l, s->wrank[r], NT_TAG_GPU, h, sizeof(*h),
-                                p->params->peer_timeout_s) != NT_OK) {
+            double left = end - nt_clock_s();
+            if (nt_g_trecv(s, r, h, NT_GT_HELLO, left > 0.1 ? left : 0.1) != NT_OK) {
                 s->dead[r] = 1;
                 NT_WARN(INIT,
                         "GPU probe: local rank %d (world rank %d) did not say which GPUs "
@@ -953,17 +971,15 @@ static int nt_g_xchg_plan(nt_gstate_t *s, const nt_probe_t *p, int usable)
         }
         free(h);
         nown = usable ? nt_gpu_owners(sees, s->nlocal, s->ng, owner) : 0;
-        mode = nown <= 0 ? 0 : nown > 1 || owner[0] > 0 ? 2 : 1;
-        if (mode == 1)
-            for (int i = 0; i < s->ng; i++)
-                mode = owner[i] > 0 ? 2 : mode;
+        mode = nown > 0; /* 1: local rank 0 owns every GPU anybody sees */
+        for (int i = 0; i < s->ng && nown > 0; i++)
+            mode = owner[i] > 0 ? 2 : mode;
         memset(t, 0, sizeof(*t));
         t->mode = mode;
         for (int i = 0; i < s->ng; i++)
             t->owner[i] = nown > 0 ? owner[i] : -1;
         for (int r = 1; r < s->nlocal; r++)
-            if (!s->dead[r] && s->l->ops->send(s->l, s->wrank[r], NT_TAG_GPU, t, sizeof(*t),
-                                               p->params->peer_timeout_s) != NT_OK)
+            if (!s->dead[r] && nt_g_tsend(s, r, t, NT_GT_PLAN, s->t_peer) != NT_OK)
                 s->dead[r] = 1;
         free(sees);
     }
@@ -1011,8 +1027,8 @@ static nt_status_t nt_g_xchg_table(nt_gstate_t *s, cJSON *node_json)
     }
     t->sm_ok = s->sm_ok;
     if (s->me != 0) {
-        if (s->l->ops->send(s->l, s->wrank[0], NT_TAG_GPU, t, sizeof(*t), s->t_long) != NT_OK ||
-            s->l->ops->recv(s->l, s->wrank[0], NT_TAG_GPU, t, sizeof(*t), s->t_long) != NT_OK)
+        if (nt_g_tsend(s, 0, t, NT_GT_HANDLES, s->t_long) != NT_OK ||
+            nt_g_trecv(s, 0, t, NT_GT_TABLE, s->t_long) != NT_OK || t->mode != 2)
             return NT_ERR_PEER;
     } else {
         int owns[256] = {0};
@@ -1025,7 +1041,7 @@ static nt_status_t nt_g_xchg_table(nt_gstate_t *s, cJSON *node_json)
         for (int r = 1; r < s->nlocal; r++) {
             if (!owns[r] || s->dead[r])
                 continue;
-            if (s->l->ops->recv(s->l, s->wrank[r], NT_TAG_GPU, h, sizeof(*h), s->t_long) != NT_OK) {
+            if (nt_g_trecv(s, r, h, NT_GT_HANDLES, s->t_long) != NT_OK) {
                 s->dead[r] = 1;
                 for (int i = 0; i < ng; i++)
                     if (s->g[i].owner == r)
@@ -1054,15 +1070,14 @@ static nt_status_t nt_g_xchg_table(nt_gstate_t *s, cJSON *node_json)
         for (int i = 0; i < ng && node_json; i++) {
             cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
             char r[400];
-            if (s->g[i].lost || s->g[i].owner < 0 || t->gok[i] || !sk)
-                continue;
+            if (s->g[i].lost || s->g[i].owner <= 0 || t->gok[i] || !sk)
+                continue; /* (local rank 0's own GPUs said why when it opened them) */
             snprintf(r, sizeof(r), "gpu%d (%s): local rank %d: %s", i, s->g[i].info.bus_id,
                      s->g[i].owner, t->why[i][0] ? t->why[i] : "not opened");
             nt_skipped_add(sk, "gpu", r);
         }
         for (int r = 1; r < s->nlocal; r++)
-            if (owns[r] && !s->dead[r] &&
-                s->l->ops->send(s->l, s->wrank[r], NT_TAG_GPU, t, sizeof(*t), s->t_long) != NT_OK)
+            if (owns[r] && !s->dead[r] && nt_g_tsend(s, r, t, NT_GT_TABLE, s->t_long) != NT_OK)
                 s->dead[r] = 1;
     }
     s->sm_ok = t->sm_ok;
@@ -1100,7 +1115,8 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     s->t_short = (pa->peer_timeout_s > 0 && pa->peer_timeout_s < NT_G_WAIT_S ? pa->peer_timeout_s
                                                                              : NT_G_WAIT_S) +
                  NT_G_SPIN_NS * 1e-9;
-    s->t_long = (pa->peer_timeout_s > 0 ? pa->peer_timeout_s : 30.0) + 10.0;
+    s->t_peer = pa->peer_timeout_s > 0 ? pa->peer_timeout_s : 30.0;
+    s->t_long = s->t_peer + 10.0;
     snprintf(s->host, sizeof(s->host), "%s", p->nodes[p->my_node].host);
     s->bytes = pa->gpu_bytes ? pa->gpu_bytes : NT_GPU_DEFAULT_BYTES;
     s->bytes &= ~(size_t)15;
@@ -1147,7 +1163,7 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
     if (xchg) {
         for (int i = 0; i < s->ng; i++)
             s->remote_any |= nt_g_remote_numa(p, s->g[i].numa) >= 0;
-        mode = nt_g_xchg_plan(s, p, s->cuda && s->nvml && s->nok > 0);
+        mode = nt_g_xchg_plan(s, s->cuda && s->nvml && s->nok > 0);
         if (mode < 0) {
             nt_g_cleanup(s);
             return NT_ERR_NOMEM;
@@ -1699,8 +1715,7 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
     NT_INFO(INIT, "GPU plan: %zu measurements, budget %.2f s%s", nplan,
             nt_gpu_plan_budget(plan, nplan), s->ipc ? " (GPU pairs across ranks: IPC)" : "");
     /* a turn may wait for every test before it */
-    s->t_long = (p->params->peer_timeout_s > 0 ? p->params->peer_timeout_s : 30.0) +
-                3 * nt_gpu_plan_budget(plan, nplan);
+    s->t_long = s->t_peer + 3 * nt_gpu_plan_budget(plan, nplan);
     for (size_t i = 0; i < nplan; i++) {
         const nt_gpu_test_t *t = &plan[i];
         int iss, par;
