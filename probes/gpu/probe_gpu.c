@@ -83,7 +83,9 @@ typedef struct nt_gmsg {
     double v[2];
 } nt_gmsg_t;
 enum {
-    NT_GM_TOKEN = 1, /* the previous test of the plan is done: the next issuer may start */
+    NT_GM_TURN = 1,  /* local rank 0 -> the test's ranks: run it (status 0), or not (copies:
+                        the dead rank it would need); test -1: the plan ends here */
+    NT_GM_DONE_TEST, /* the test's ranks -> local rank 0: this rank's part is over */
     NT_GM_GO,        /* issuer -> partner: the test runs (status != 0: it does not) */
     NT_GM_ARMED,     /* leader: its stream is held and its interprocess event recorded */
     NT_GM_QUEUED,    /* follower: its copies are queued behind that event */
@@ -134,6 +136,7 @@ typedef struct nt_gstate {
     int dead[256];          /* per local rank: stopped answering */
     double t_long, t_short; /* deadlines: a turn of the plan, one step of a test */
     double t_peer;          /* --peer-timeout (30 s when unset) */
+    double full_budget_max; /* the longest test budget of the plan */
     nt_gtab_t *tab;         /* IPC mode: the node's table (owners, handles, peer access) */
     nt_cu_ptr_t *imp;       /* [(i * ng + j) * 3 + k]: GPU j's buffer k opened for GPU i */
     nt_cu_event_t *impev;   /* [i * ng + j]: GPU j's interprocess event, opened for GPU i */
@@ -462,7 +465,8 @@ static nt_status_t nt_g_xrecv(nt_gstate_t *s, int peer, int test, int what, doub
     if (peer < 0 || peer >= s->nlocal || s->dead[peer])
         return NT_ERR_PEER;
     r = s->l->ops->recv(s->l, s->wrank[peer], NT_TAG_GPU, m, sizeof(*m), timeout);
-    if (r == NT_OK && (m->test != test || m->what != what)) {
+    if (r == NT_OK &&
+        ((m->test != test && !(what == NT_GM_TURN && m->test == -1)) || m->what != what)) {
         NT_WARN(INIT, "GPU probe: local rank %d sent message %d of test %d, expected %d of %d",
                 peer, m->what, m->test, what, test);
         r = NT_ERR_PEER;
@@ -1594,7 +1598,7 @@ static void nt_g_partner(nt_gstate_t *s, const nt_gpu_test_t *t, int idx, int is
     unsigned iters = 1;
     nt_gmsg_t m;
 
-    if (nt_g_xrecv(s, issuer, idx, NT_GM_GO, s->t_long, &m) != NT_OK || m.status != NT_OK)
+    if (nt_g_xrecv(s, issuer, idx, NT_GM_GO, s->t_short, &m) != NT_OK || m.status != NT_OK)
         return;
     if (t->kind == NT_GPU_T_P2P_BIDIR) {
         nt_lane_t ln[2];
@@ -1613,18 +1617,90 @@ static void nt_g_partner(nt_gstate_t *s, const nt_gpu_test_t *t, int idx, int is
     }
 }
 
-/* The issuer of plan test j (nt_gpu_test_ranks), -1 when no rank owns its GPU. */
-static int nt_g_issuer(const nt_gpu_test_t *plan, size_t j, const int *owner)
+/* How long local rank 0 waits for a rank to end its part of a test: a test takes its budget,
+ * a rank still busy after one step deadline more is taken for dead. */
+static double nt_g_t_done(const nt_gstate_t *s, double budget_s)
 {
-    int iss, par;
-    nt_gpu_test_ranks(&plan[j], owner, &iss, &par);
-    return iss;
+    return s->t_short + 3 * budget_s + 1.0;
+}
+
+/* A test whose partner is dead: its link says so (the issuer's side of nt_g_test). */
+static void nt_g_test_dead(nt_gstate_t *s, nt_probe_t *p, const nt_gpu_test_t *t, int dead,
+                           cJSON *out_links)
+{
+    const char *variant, *kind = nt_g_kind_variant(t, &variant);
+    char ga[16], gb[16], id[256], w[160];
+    cJSON *l, *e;
+    nt_gx_t x = {dead, 0, -1, NULL, NT_OK};
+
+    snprintf(ga, sizeof(ga), "gpu%d", t->gpu);
+    snprintf(gb, sizeof(gb), "gpu%d", t->peer);
+    if (t->kind == NT_GPU_T_P2P_LAT) { /* a sample of the write link */
+        nt_gpu_link_id(id, sizeof(id), "p2p", "write", s->host, ga, gb);
+        if ((l = nt_g_find(out_links, id)))
+            nt_g_xerror(s, l, "pair latency", &x);
+        return;
+    }
+    if (!(l = nt_g_link(s, p, kind, variant, ga, gb)))
+        return;
+    nt_json_add_str(l, "path", s->path[t->gpu * s->ng + t->peer]);
+    if ((e = nt_json_add_arr(l, "errors"))) {
+        char buf[300];
+        snprintf(buf, sizeof(buf), "peer copy: %s", nt_g_dead_why(s, dead, w, sizeof(w)));
+        cJSON_AddItemToArray(e, cJSON_CreateString(buf));
+    }
+    nt_g_push(out_links, l);
+}
+
+/* IPC mode: one test of the plan, coordinated by local rank 0 so that the node runs the plan
+ * in order, one test at a time, as one rank would. Rank 0 gives the test's ranks their turn
+ * and waits until each says its part is over; the others wait only for rank 0 (their turn) and
+ * for their partner inside a test. A rank that misses a deadline is dead: rank 0 gives it no
+ * more turns, its partners' tests say so. NT_ERR_PEER when local rank 0 is gone. */
+static nt_status_t nt_g_turn(nt_gstate_t *s, nt_probe_t *p, const nt_gpu_test_t *t, int idx,
+                             int iss, int par, cJSON *out_links)
+{
+    int who[2] = {iss, par}, dead = s->dead[iss] ? iss : par >= 0 && s->dead[par] ? par : -1;
+    nt_gmsg_t m;
+
+    if (s->me == 0) {
+        /* a test runs in its budget, each of its waits bounded by t_short */
+        double t_done = nt_g_t_done(s, t->budget_s);
+        for (int k = 0; k < 2; k++)
+            if (who[k] > 0 && !s->dead[who[k]])
+                nt_g_xsend(s, who[k], idx, NT_GM_TURN, dead < 0 ? NT_OK : NT_ERR_PEER, dead, NULL);
+        if (dead < 0 && iss == 0)
+            nt_g_test(s, p, t, idx, par, out_links);
+        else if (dead < 0 && par == 0)
+            nt_g_partner(s, t, idx, iss);
+        else if (iss == 0 && dead >= 0)
+            nt_g_test_dead(s, p, t, dead, out_links);
+        for (int k = 0; k < 2; k++)
+            if (who[k] > 0 && !s->dead[who[k]] &&
+                nt_g_xrecv(s, who[k], idx, NT_GM_DONE_TEST, t_done, &m) != NT_OK)
+                NT_WARN(INIT, "GPU probe: local rank %d did not end test %d in %.3g s", who[k], idx,
+                        t_done);
+        return NT_OK;
+    }
+    if (s->me != iss && s->me != par)
+        return NT_OK;
+    if (nt_g_xrecv(s, 0, idx, NT_GM_TURN, s->t_long, &m) != NT_OK || m.test == -1)
+        return NT_ERR_PEER;
+    if (m.status == NT_OK && s->me == iss)
+        nt_g_test(s, p, t, idx, par, out_links);
+    else if (m.status == NT_OK)
+        nt_g_partner(s, t, idx, iss);
+    else if (s->me == iss && m.copies >= 0 && m.copies < s->nlocal) {
+        s->dead[m.copies] = 1; /* rank 0 says so: no wait for it */
+        nt_g_test_dead(s, p, t, m.copies, out_links);
+    }
+    return nt_g_xsend(s, 0, idx, NT_GM_DONE_TEST, NT_OK, 0, NULL) == NT_OK ? NT_OK : NT_ERR_PEER;
 }
 
 /* IPC mode, after the plan: every owner sends its links (and the PCIe state it read under
  * load) to local rank 0, which adds them to its own; a rank that does not send in time fails
  * the gpu_ranks check of the node. */
-static void nt_g_funnel(nt_gstate_t *s, cJSON *out_links, cJSON *out_checks)
+static void nt_g_funnel(nt_gstate_t *s, cJSON *out_links)
 {
     if (s->me != 0) {
         cJSON *o = cJSON_CreateObject(), *pc = o ? nt_json_add_arr(o, "pcie") : NULL;
@@ -1654,21 +1730,16 @@ static void nt_g_funnel(nt_gstate_t *s, cJSON *out_links, cJSON *out_checks)
     }
     for (int r = 1; r < s->nlocal; r++) {
         int owns = 0;
-        char *txt = NULL, tgt[64], w[160];
+        char *txt = NULL;
         size_t len = 0;
         cJSON *o, *it, *ls;
         for (int i = 0; i < s->ng; i++)
             owns |= s->g[i].owner == r && s->tab->gok[i];
         if (!owns)
             continue;
-        snprintf(tgt, sizeof(tgt), "local rank %d", r);
         if (s->dead[r] || nt_launcher_recv_blob(s->l, s->wrank[r], NT_TAG_GPU + 1, &txt, &len,
                                                 s->t_long) != NT_OK) {
-            s->dead[r] = 1;
-            nt_g_check(out_checks,
-                       nt_check_create_str("gpu_ranks", s->host, tgt, NT_FAIL, "silent", "answered",
-                                           "%s: the GPUs it owns are not measured",
-                                           nt_g_dead_why(s, r, w, sizeof(w))));
+            s->dead[r] = 1; /* the gpu_ranks check goes out with finish() */
             continue;
         }
         o = cJSON_Parse(txt);
@@ -1712,10 +1783,16 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
     pp.peer_ok = s->peer_ok;
     if (nt_gpu_plan(&pp, &plan, &nplan) != NT_OK)
         return NT_ERR_NOMEM;
+    for (size_t i = 0; i < nplan; i++)
+        if (plan[i].budget_s > s->full_budget_max)
+            s->full_budget_max = plan[i].budget_s;
     NT_INFO(INIT, "GPU plan: %zu measurements, budget %.2f s%s", nplan,
             nt_gpu_plan_budget(plan, nplan), s->ipc ? " (GPU pairs across ranks: IPC)" : "");
     /* a turn may wait for every test before it */
-    s->t_long = s->t_peer + 3 * nt_gpu_plan_budget(plan, nplan);
+    /* a rank waits for its turn while the tests before it run, and local rank 0 may wait out
+     * one test's deadline per dead rank on the way */
+    s->t_long = s->t_peer + 3 * nt_gpu_plan_budget(plan, nplan) +
+                s->nlocal * nt_g_t_done(s, s->full_budget_max);
     for (size_t i = 0; i < nplan; i++) {
         const nt_gpu_test_t *t = &plan[i];
         int iss, par;
@@ -1723,37 +1800,26 @@ static nt_status_t nt_g_run_local(void *state, nt_probe_t *p, cJSON *out_links, 
         if ((p->stop && *p->stop) || (p->deadline > 0 && nt_clock_s() > p->deadline))
             break;
         nt_gpu_test_ranks(t, owner, &iss, &par);
-        if (iss < 0 || (iss != s->me && par != s->me))
+        if (iss < 0)
             continue;
-        /* IPC mode: the node runs the plan in order, one test at a time (as one rank would):
-         * the issuer waits for the previous test's issuer to hand over. */
-        if (s->ipc && iss == s->me) {
-            size_t j = i;
-            int prev = -1;
-            nt_gmsg_t m;
-            while (j > 0 && (prev = nt_g_issuer(plan, j - 1, owner)) < 0)
-                j--;
-            if (j > 0 && prev != s->me && !s->dead[prev] &&
-                nt_g_xrecv(s, prev, (int)i, NT_GM_TOKEN, s->t_long, &m) != NT_OK)
-                NT_WARN(INIT, "GPU probe: local rank %d did not hand over test %zu: going on", prev,
-                        i);
-        }
-        if (iss == s->me)
+        if (!s->ipc)
             nt_g_test(s, p, t, (int)i, par, out_links);
-        else
-            nt_g_partner(s, t, (int)i, iss);
-        if (s->ipc && iss == s->me) {
-            size_t j = i + 1;
-            int next = -1;
-            while (j < nplan && (next = nt_g_issuer(plan, j, owner)) < 0)
-                j++;
-            if (j < nplan && next != s->me)
-                nt_g_xsend(s, next, (int)j, NT_GM_TOKEN, NT_OK, 0, NULL);
-        }
+        else if (nt_g_turn(s, p, t, (int)i, iss, par, out_links) != NT_OK)
+            break; /* local rank 0 is gone: nobody coordinates the rest */
     }
+    if (s->ipc && s->me == 0) /* the end of the plan (all of it, or where it stopped), to the */
+        for (int r = 1; r < s->nlocal; r++) { /* dead too: one that was only slow stops waiting */
+            nt_gmsg_t m = {-1, NT_GM_TURN, NT_OK, -1, {NAN, NAN}};
+            int owns = 0;
+            for (int i = 0; i < s->ng; i++)
+                owns |= s->g[i].owner == r;
+            if (owns)
+                s->l->ops->send(s->l, s->wrank[r], NT_TAG_GPU, &m, sizeof(m), s->t_short);
+        }
     free(plan);
     if (s->ipc)
-        nt_g_funnel(s, out_links, out_checks);
+        nt_g_funnel(s, out_links);
+    (void)out_checks;
     /* The PCIe checks (under load where H2D ran) go out with finish(): the node's checks are
      * replaced by the node checks after the run (run.c), so they are filed there. */
     return NT_OK;
@@ -1770,6 +1836,17 @@ static nt_status_t nt_g_finish(void *state, nt_probe_t *p, cJSON *node_json, cJS
         return NT_OK;
     if (!s->pcie_done) /* under load where the H2D copies ran, else idle (width only) */
         nt_g_inventory_checks(s, checks, 2);
+    /* Ranks of the node that stopped answering (set-up, a test, or their links). */
+    for (int r = 1; r < s->nlocal && s->me == 0; r++)
+        if (s->dead[r]) {
+            char w[160];
+            snprintf(tgt, sizeof(tgt), "local rank %d", r);
+            nt_g_check(checks,
+                       nt_check_create_str("gpu_ranks", s->host, tgt, NT_FAIL, "silent", "answered",
+                                           "%s: the GPU pairs it takes part in are not "
+                                           "measured",
+                                           nt_g_dead_why(s, r, w, sizeof(w))));
+        }
     for (int i = 0; i < s->ng; i++) {
         nt_gdev_t *d = &s->g[i];
         nt_verdict_t v;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -33,7 +34,8 @@ const unsigned long long nt_gpu_fatbin_size = 1;
 typedef struct run {
     int nranks;
     const char *vis[4]; /* per rank: the GPUs its CUDA sees */
-    int die;            /* this rank leaves after init (-1: none) */
+    int die;            /* this rank goes silent after init (-1: none) */
+    volatile int over;  /* rank 0 is done: the silent rank may free its GPU memory */
     nt_probe_params_t params;
     cJSON *node, *checks, *links; /* rank 0's */
 } run_t;
@@ -78,6 +80,10 @@ static int rank_fn(nt_launcher_t *l, void *arg)
         cJSON_Delete(links);
         cJSON_Delete(chk);
     }
+    if (r == 0)
+        c->over = 1;
+    while (r == c->die && !c->over) /* silent, but its memory stays mapped by the others */
+        usleep(10000);
     if (st)
         nt_gpu_probe_ops.cleanup(st);
     visible(NULL);
