@@ -65,6 +65,7 @@ typedef struct nt_gdev {
  * plan, handles, table; the unused parts are zero). */
 typedef struct nt_gtab {
     int what;                    /* NT_GT_HELLO .. NT_GT_TABLE: the receiver checks it */
+    char boot[40];               /* hello: the kernel's boot id (ranks of one machine share it) */
     int mode;                    /* plan/table: 0 no GPU probe, 1 one rank, 2 IPC */
     int owner[NT_NVML_MAX_GPUS]; /* hello: 1 where the rank sees the GPU; else its owner */
     int gok[NT_NVML_MAX_GPUS];   /* handles/table: the owner opened it */
@@ -942,6 +943,10 @@ static int nt_g_xchg_plan(nt_gstate_t *s, int usable)
     for (int i = 0; i < s->ng; i++)
         t->owner[i] = usable && !s->g[i].lost &&
                       nt_cu_device_by_bus_id(s->g[i].info.bus_id, &s->g[i].dev) == NT_OK;
+    /* The engine groups ranks by host name; IPC also needs one kernel (containers of one
+     * machine share it, two machines with one host name do not). */
+    if (nt_sysfs_read_str("/proc/sys/kernel/random/boot_id", t->boot, sizeof(t->boot)) != NT_OK)
+        t->boot[0] = '\0';
     if (s->me != 0) {
         if (nt_g_tsend(s, 0, t, NT_GT_HELLO, s->t_peer) != NT_OK ||
             nt_g_trecv(s, 0, t, NT_GT_PLAN, s->t_long) != NT_OK)
@@ -968,6 +973,13 @@ static int nt_g_xchg_plan(nt_gstate_t *s, int usable)
                         "GPU probe: local rank %d (world rank %d) did not say which GPUs "
                         "it sees: it measures none",
                         r, s->wrank[r]);
+                continue;
+            }
+            if (strcmp(h->boot, t->boot) != 0) {
+                NT_WARN(INIT,
+                        "GPU probe: local rank %d (world rank %d) has this host name but another "
+                        "kernel (boot id %s, here %s): it measures none of this node's GPUs",
+                        r, s->wrank[r], h->boot, t->boot);
                 continue;
             }
             for (int i = 0; i < s->ng; i++)
