@@ -281,6 +281,91 @@ static void test_parse_rules(void **state)
     assert_null(t);
 }
 
+/* Host-name regexes whose compile cost glibc does not bound are refused with the reason (the
+ * first one took 9 s in regcomp, found by fuzz-thresholds); ordinary patterns, bracket
+ * expressions that hold quantifier characters, and one level of counted repeats still load and
+ * match. */
+static void test_regex_cost(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *re, *why;
+    } refused[] = {
+        {"^]+*****************+****************$",
+         "two repetition operators in a row (undefined in POSIX ERE)"},
+        {"^a+*$", "two repetition operators in a row (undefined in POSIX ERE)"},
+        {"^a{2}{3}$", "two repetition operators in a row (undefined in POSIX ERE)"},
+        {"^(a{1,255}){1,255}$", "a counted repeat {m,n} of a group that holds one"},
+        {"^((x|a{2})b){3}$", "a counted repeat {m,n} of a group that holds one"},
+        {"^a{1,256}$", "a {m,n} bound above 255"},
+        {"^(a)\\1$", "back-references (\\1-\\9) are not allowed"},
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        char text[512], want[512], err[512] = "";
+        nt_thresholds_t *t = NULL;
+        cJSON *re = cJSON_CreateString(refused[i].re);
+        char *quoted = cJSON_PrintUnformatted(re);
+        snprintf(text, sizeof(text),
+                 "{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", "
+                 "\"match\": {\"hostname_regex\": %s}}]}",
+                 quoted);
+        free(quoted);
+        cJSON_Delete(re);
+        snprintf(want, sizeof(want),
+                 "t: classes[0].match.hostname_regex: refused: %s; write a simpler pattern",
+                 refused[i].why);
+        assert_int_equal(nt_thresholds_parse(text, "t", &t, err, sizeof(err)), NT_ERR_INVALID);
+        if (strcmp(err, want) != 0)
+            print_error("case %zu: %s\n", i, err);
+        assert_string_equal(err, want);
+        assert_null(t);
+    }
+    char long_re[300];
+    memset(long_re, 'a', 257);
+    long_re[257] = '\0';
+    char text[512], err[512] = "";
+    nt_thresholds_t *t = NULL;
+    snprintf(text, sizeof(text),
+             "{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", "
+             "\"match\": {\"hostname_regex\": \"%s\"}}]}",
+             long_re);
+    assert_int_equal(nt_thresholds_parse(text, "t", &t, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "t: classes[0].match.hostname_regex: refused: longer than 256 "
+                             "characters; write a simpler pattern");
+    static const struct {
+        const char *re, *host;
+        int match;
+    } fine[] = {
+        {"^gpu-[a-z][0-9]{3}$", "gpu-a001", 1},
+        {"^gpu-[a-z][0-9]{3}$", "gpu-a01", 0},
+        {"^[]+*]x$", "*x", 1},
+        {"^[[:alpha:]]+[[:digit:]]{1,2}$", "node7", 1},
+        {"^(ab){2}(c{1,3})*$", "ababccc", 1},
+        {"^(a*)*b$", "aaab", 1},
+        {"^dgx-h100-[0-9]{2}\\.cluster$", "dgx-h100-12.cluster", 1},
+    };
+    for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+        cJSON *re = cJSON_CreateString(fine[i].re);
+        char *quoted = cJSON_PrintUnformatted(re);
+        nt_node_rules_t r;
+        snprintf(text, sizeof(text),
+                 "{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", "
+                 "\"match\": {\"hostname_regex\": %s}}]}",
+                 quoted);
+        free(quoted);
+        cJSON_Delete(re);
+        t = NULL;
+        err[0] = '\0';
+        nt_status_t st = nt_thresholds_parse(text, "t", &t, err, sizeof(err));
+        if (st != NT_OK)
+            print_error("case %zu: %s\n", i, err);
+        assert_int_equal(st, NT_OK);
+        assert_int_equal(nt_thresholds_for_host(t, fine[i].host, NULL, &r), NT_OK);
+        assert_int_equal(r.class_index == 0, fine[i].match);
+        nt_thresholds_destroy(t);
+    }
+}
+
 /* to_json of the defaults is a valid thresholds file that loads to the same rules, and printing
  * it again gives the same text. */
 static void round_trip(nt_thresholds_t *t, const char *const *hosts, const char *const *models,
@@ -645,19 +730,13 @@ static void test_inventory_unknown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_inventory_unknown),
-        cmocka_unit_test(test_kind_names),
-        cmocka_unit_test(test_load_good_and_match),
-        cmocka_unit_test(test_broken_files),
-        cmocka_unit_test(test_parse_rules),
-        cmocka_unit_test(test_defaults_round_trip),
-        cmocka_unit_test(test_file_round_trip),
-        cmocka_unit_test(test_expect_parse),
-        cmocka_unit_test(test_expect_override),
-        cmocka_unit_test(test_require_parse),
-        cmocka_unit_test(test_inventory_check),
-        cmocka_unit_test(test_expect_pcie),
+        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_inventory_unknown),
+        cmocka_unit_test(test_kind_names),      cmocka_unit_test(test_load_good_and_match),
+        cmocka_unit_test(test_broken_files),    cmocka_unit_test(test_parse_rules),
+        cmocka_unit_test(test_regex_cost),      cmocka_unit_test(test_defaults_round_trip),
+        cmocka_unit_test(test_file_round_trip), cmocka_unit_test(test_expect_parse),
+        cmocka_unit_test(test_expect_override), cmocka_unit_test(test_require_parse),
+        cmocka_unit_test(test_inventory_check), cmocka_unit_test(test_expect_pcie),
     };
     return cmocka_run_group_tests_name("thresholds", tests, NULL, NULL);
 }
