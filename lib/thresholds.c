@@ -288,12 +288,35 @@ static int is_comment_key(const char *k)
     return strcmp(k, "comment") == 0 || strcmp(k, "description") == 0;
 }
 
+/* More keys than this in one object is an error (want_object). */
+#define NT_THRESHOLDS_MAX_KEYS 64
+
 static nt_status_t want_object(pctx_t *ctx, const char *path, const cJSON *it)
 {
     if (!cJSON_IsObject(it)) {
         PERR(ctx, "%s: expected an object, got %s", path, json_type_name(it));
         return NT_ERR_INVALID;
     }
+    /* JSON allows a key twice and cJSON keeps both: the second would silently win over the
+     * first (a threshold changed by a pasted line). No valid object here has more than a dozen
+     * keys, so the pairwise check is bounded by refusing larger objects first. */
+    int n = cJSON_GetArraySize(it);
+    if (n > NT_THRESHOLDS_MAX_KEYS) {
+        PERR(ctx,
+             "%s: %d keys, more than any object of nettune.thresholds/1 has: remove the "
+             "unknown or repeated ones",
+             path, n);
+        return NT_ERR_INVALID;
+    }
+    for (const cJSON *a = it->child; a; a = a->next)
+        for (const cJSON *b = it->child; b != a; b = b->next)
+            if (a->string && b->string && strcmp(a->string, b->string) == 0) {
+                if (strcmp(path, "$") == 0)
+                    PERR(ctx, "%s: given twice: keep one", a->string);
+                else
+                    PERR(ctx, "%s.%s: given twice: keep one", path, a->string);
+                return NT_ERR_INVALID;
+            }
     return NT_OK;
 }
 

@@ -253,6 +253,14 @@ static void test_parse_rules(void **state)
          "\"x\"}}]}",
          "t: classes[0].name: expected a non-empty string of at most 63 characters"},
         {"{\"schema\": 1}", "t: schema: unknown schema number, expected \"nettune.thresholds/1\""},
+        {"{\"schema\": \"nettune.thresholds/1\", \"defaults\": {\"links\": {\"rdma\": "
+         "{\"efficiency\": 0.9, \"efficiency\": 0.5}}}}",
+         "t: defaults.links.rdma.efficiency: given twice: keep one"},
+        {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [], \"classes\": []}",
+         "t: classes: given twice: keep one"},
+        {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", \"match\": "
+         "{\"gpu_model\": \"x\"}, \"match\": {\"gpu_model\": \"y\"}}]}",
+         "t: classes[0].match: given twice: keep one"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         nt_thresholds_t *t = NULL;
@@ -364,6 +372,25 @@ static void test_regex_cost(void **state)
         assert_int_equal(r.class_index == 0, fine[i].match);
         nt_thresholds_destroy(t);
     }
+}
+
+/* An object with more keys than any valid one is refused before the pairwise duplicate check
+ * (which would otherwise be quadratic in a hostile file's size). */
+static void test_key_limit(void **state)
+{
+    (void)state;
+    char text[4096], err[512] = "";
+    size_t n = (size_t)snprintf(text, sizeof(text),
+                                "{\"schema\": \"nettune.thresholds/1\", "
+                                "\"defaults\": {\"links\": {\"rdma\": {");
+    for (int i = 0; i < 65; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "%s\"k%d\": 1", i ? ", " : "", i);
+    snprintf(text + n, sizeof(text) - n, "}}}}");
+    nt_thresholds_t *t = NULL;
+    assert_int_equal(nt_thresholds_parse(text, "t", &t, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "t: defaults.links.rdma: 65 keys, more than any object of "
+                             "nettune.thresholds/1 has: remove the unknown or repeated ones");
+    assert_null(t);
 }
 
 /* to_json of the defaults is a valid thresholds file that loads to the same rules, and printing
@@ -730,13 +757,21 @@ static void test_inventory_unknown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_inventory_unknown),
-        cmocka_unit_test(test_kind_names),      cmocka_unit_test(test_load_good_and_match),
-        cmocka_unit_test(test_broken_files),    cmocka_unit_test(test_parse_rules),
-        cmocka_unit_test(test_regex_cost),      cmocka_unit_test(test_defaults_round_trip),
-        cmocka_unit_test(test_file_round_trip), cmocka_unit_test(test_expect_parse),
-        cmocka_unit_test(test_expect_override), cmocka_unit_test(test_require_parse),
-        cmocka_unit_test(test_inventory_check), cmocka_unit_test(test_expect_pcie),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_inventory_unknown),
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_load_good_and_match),
+        cmocka_unit_test(test_broken_files),
+        cmocka_unit_test(test_parse_rules),
+        cmocka_unit_test(test_regex_cost),
+        cmocka_unit_test(test_key_limit),
+        cmocka_unit_test(test_defaults_round_trip),
+        cmocka_unit_test(test_file_round_trip),
+        cmocka_unit_test(test_expect_parse),
+        cmocka_unit_test(test_expect_override),
+        cmocka_unit_test(test_require_parse),
+        cmocka_unit_test(test_inventory_check),
+        cmocka_unit_test(test_expect_pcie),
     };
     return cmocka_run_group_tests_name("thresholds", tests, NULL, NULL);
 }
