@@ -280,7 +280,7 @@ static void pick_version(nt_tune_t *t)
                 best = c;
         /* name the tag the data was read from (2.14.3), not a code inside its range (2.14.99) */
         const nt_model_version_t *mv = nt_model_version_find(best);
-        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_model_version_parse(mv->tag + 1) : -1;
+        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_nccllog_version_parse(mv->tag + 1) : -1;
         if (tagged > 0)
             best = tagged;
         if (!t->quiet)
