@@ -1551,16 +1551,15 @@ static void nt_g_test(nt_gstate_t *s, nt_probe_t *p, const nt_gpu_test_t *t, int
         }
         if (xp)
             nt_g_go(s, xp, st);
-        if (st != NT_OK) {
-            nt_g_error(l, "IPC handle of the peer GPU's memory");
-            nt_json_add_str(l, "path", s->path[k]);
-            break;
-        }
         nt_json_add_str(l, "path", s->path[k]);
         {
             char pc[96];
             nt_gpu_peer_class(pc, sizeof(pc), kind, variant, s->path[k]);
             cJSON_ReplaceItemInObjectCaseSensitive(l, "peer_class", cJSON_CreateString(pc));
+        }
+        if (st != NT_OK) {
+            nt_g_error(l, "IPC handle of the peer GPU's memory");
+            break;
         }
         st = nt_g_measure(s, ln, nl, t->kind == NT_GPU_T_P2P_SM, t->budget_s, smp, &iters, xp);
         if (st != NT_OK) {
@@ -1656,6 +1655,11 @@ static void nt_g_test_dead(nt_gstate_t *s, nt_probe_t *p, const nt_gpu_test_t *t
     if (!(l = nt_g_link(s, p, kind, variant, ga, gb)))
         return;
     nt_json_add_str(l, "path", s->path[t->gpu * s->ng + t->peer]);
+    {
+        char pc[96];
+        nt_gpu_peer_class(pc, sizeof(pc), kind, variant, s->path[t->gpu * s->ng + t->peer]);
+        cJSON_ReplaceItemInObjectCaseSensitive(l, "peer_class", cJSON_CreateString(pc));
+    }
     if ((e = nt_json_add_arr(l, "errors"))) {
         char buf[300];
         snprintf(buf, sizeof(buf), "peer copy: %s", nt_g_dead_why(s, dead, w, sizeof(w)));
