@@ -157,7 +157,8 @@ nt_status_t nt_cu_event_create(nt_cu_event_t *e);
  * cuIpcGetEventHandle): for ordering only, it cannot be timed. */
 nt_status_t nt_cu_event_create_ipc(nt_cu_event_t *e);
 /* nt_cu_stream_wait_event - work queued on s after this call waits for the last record of e
- * (cuStreamWaitEvent; e may be an event opened from another process). */
+ * (cuStreamWaitEvent, CUDA 13.0 cuda.h:15268; e may be an event opened from another
+ * process). NT_ERR_UNSUPPORTED when the driver lacks it. */
 nt_status_t nt_cu_stream_wait_event(nt_cu_stream_t s, nt_cu_event_t e);
 nt_status_t nt_cu_event_destroy(nt_cu_event_t e);
 nt_status_t nt_cu_event_record(nt_cu_event_t e, nt_cu_stream_t s);
@@ -180,9 +181,9 @@ nt_status_t nt_cu_ipc_open(const nt_cu_ipc_handle_t *h, nt_cu_ptr_t *dptr);
 nt_status_t nt_cu_ipc_close(nt_cu_ptr_t dptr);
 /* nt_cu_ipc_event_get / open - the IPC handle of an event of nt_cu_event_create_ipc
  * (cuIpcGetEventHandle), and the event of such a handle from another process of this node
- * (cuIpcOpenEventHandle; free it with nt_cu_event_destroy). CUipcEventHandle has the size of
- * CUipcMemHandle (CU_IPC_HANDLE_SIZE, cuda.h:325). NT_ERR_UNSUPPORTED when the driver lacks
- * the calls. */
+ * (cuIpcOpenEventHandle; free it with nt_cu_event_destroy); CUDA 13.0 cuda.h:9265, 9308.
+ * CUipcEventHandle has the size of CUipcMemHandle (CU_IPC_HANDLE_SIZE, cuda.h:325).
+ * NT_ERR_UNSUPPORTED when the driver lacks the calls; errors of the calls as nt_cuda_status. */
 nt_status_t nt_cu_ipc_event_get(nt_cu_event_t e, nt_cu_ipc_handle_t *h);
 nt_status_t nt_cu_ipc_event_open(const nt_cu_ipc_handle_t *h, nt_cu_event_t *e);
 
