@@ -103,7 +103,7 @@ check "simulated latency: host<->device and pair ping-pong give lat_us samples (
 if command -v mpirun >/dev/null 2>&1; then
     G="--probes gpu --gpu-probes h2d,d2h,bidir,p2p,local --gpu-buffer-size 1M"
     env $SIM NT_FAKE_NVML_GPUS=4 NT_FAKE_NVML_GEN=5 CUDA_VISIBLE_DEVICES=0,1,2,3 "$P" --local $G --output "$W/one.json" >"$W/out" 2>&1
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe -np 4 \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe --bind-to none -np 4 \
         -x NETTUNE_TEST_LIBCUDA="$FAKE/libnt-fake-cuda-sim.so" -x NETTUNE_TEST_LIBNVML="$FAKE/libnt-fake-nvml.so" \
         -x NT_FAKE_NVML_GPUS=4 -x NT_FAKE_NVML_GEN=5 \
         "$(dirname "$0")/one-gpu-per-rank.sh" "$P" $G --output "$W/r.json" >"$W/out" 2>&1

@@ -124,7 +124,7 @@ if [ "${ng:-0}" -lt 2 ]; then
 elif ! command -v mpirun >/dev/null 2>&1; then
     echo "skip IPC mode (one GPU per rank): no mpirun on this machine"
 else
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe -np "$ng" \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe --bind-to none -np "$ng" \
         -x LD_LIBRARY_PATH sh tests/gpu/one-gpu-per-rank.sh "$P" --probes gpu --samples all \
         --output "$W/ipc.json" >"$W/out" 2>&1
     echo "nettune-probe, $ng ranks with one GPU each: exit $?"
