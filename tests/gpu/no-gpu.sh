@@ -113,6 +113,14 @@ if command -v mpirun >/dev/null 2>&1; then
     check "one GPU per rank: NVLink pair 376 GB/s issued across processes, bidir twice that, every GPU's PCIe judged under load" \
       'sum(c["name"] == "pcie_link" and c["verdict"] == "pass" and "Gen5 under load" in c["message"] for c in ch) == 4 and all(abs(l["peak_bw_GBps"] - 376) < 2 for l in d["links"] if l["id"].startswith("p2p.write:")) and all(abs(l["peak_bw_GBps"] - 752) < 4 for l in d["links"] if l["id"].startswith("p2p.bidir:"))'
     [ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   one GPU per rank: report valid" || { echo "FAIL one GPU per rank: report invalid"; "$R" --validate "$W/r.json" 2>&1 | head -5; fail=1; }; }
+    # two ranks that both see every GPU: the first measures them all, the other skips the probe
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe --bind-to none -np 2 \
+        -x NETTUNE_TEST_LIBCUDA="$FAKE/libnt-fake-cuda-sim.so" -x NETTUNE_TEST_LIBNVML="$FAKE/libnt-fake-nvml.so" \
+        -x NT_FAKE_NVML_GPUS=4 -x NT_FAKE_NVML_GEN=5 -x CUDA_VISIBLE_DEVICES=0,1,2,3 \
+        "$P" $G --output "$W/r.json" >"$W/out" 2>&1
+    rc=$?; [ $rc = 0 ] || { echo "FAIL two ranks seeing all GPUs: exit $rc"; tail -20 "$W/out"; fail=1; }
+    check "two ranks that see every GPU: gpu_pair_mode one_rank, the same links" \
+      'n.get("gpu_pair_mode") == "one_rank" and sorted(l["id"] for l in d["links"]) == sorted(l["id"] for l in json.load(open(sys.argv[1].replace("r.json", "one.json")))["links"]) and all(l["verdict"] == "pass" for l in d["links"])'
 else
     echo "skip one GPU per rank: no mpirun"
 fi
