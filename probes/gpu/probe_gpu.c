@@ -1088,8 +1088,9 @@ static nt_status_t nt_g_xchg_table(nt_gstate_t *s, cJSON *node_json)
         for (int i = 0; i < ng && node_json; i++) {
             cJSON *sk = cJSON_GetObjectItemCaseSensitive(node_json, "skipped");
             char r[400];
-            if (s->g[i].lost || s->g[i].owner <= 0 || t->gok[i] || !sk)
-                continue; /* (local rank 0's own GPUs said why when it opened them) */
+            if (s->g[i].lost || s->g[i].owner < 0 || t->gok[i] || !sk ||
+                (s->g[i].owner == 0 && !s->g[i].ctx))
+                continue; /* (a GPU of local rank 0 that did not open said why then) */
             snprintf(r, sizeof(r), "gpu%d (%s): local rank %d: %s", i, s->g[i].info.bus_id,
                      s->g[i].owner, t->why[i][0] ? t->why[i] : "not opened");
             nt_skipped_add(sk, "gpu", r);
