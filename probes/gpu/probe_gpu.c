@@ -1753,7 +1753,7 @@ static void nt_g_funnel(nt_gstate_t *s, cJSON *out_links)
         size_t len = 0;
         cJSON *o, *it, *ls;
         for (int i = 0; i < s->ng; i++)
-            owns |= s->g[i].owner == r && s->tab->gok[i];
+            owns |= s->g[i].owner == r; /* every owner sends, if only nothing */
         if (!owns)
             continue;
         if (s->dead[r] || nt_launcher_recv_blob(s->l, s->wrank[r], NT_TAG_GPU + 1, &txt, &len,

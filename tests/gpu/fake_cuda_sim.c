@@ -18,7 +18,8 @@
  * follows the exporter's records) and between processes of one machine (device memory and
  * interprocess events are memfd mappings; a handle names the exporter's pid and fd, the
  * opener maps /proc/<pid>/fd/<fd>); NT_FAKE_IPC_OPEN_FAIL=i: opening a handle of GPU i's
- * memory fails (CUDA_ERROR_MAP_FAILED), as in a container without the IPC namespace. */
+ * memory fails (CUDA_ERROR_MAP_FAILED), as in a container without the IPC namespace;
+ * NT_FAKE_IPC_GET_FAIL=i: GPU i's memory has no IPC handle (CUDA_ERROR_NOT_SUPPORTED). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -613,6 +614,8 @@ int cuIpcGetMemHandle(void *h, unsigned long long p)
     ipc_t x = {IPC_MEM, owner((void *)(uintptr_t)p), p, NULL, getpid(), -1, 0};
     if (x.dev < 0)
         return 1; /* not device memory */
+    if (x.dev == env("NT_FAKE_IPC_GET_FAIL", -1))
+        return 801;
     pthread_mutex_lock(&mu);
     for (int i = 0; i < MAXA; i++)
         if (allocs[i].p == (char *)(uintptr_t)p)

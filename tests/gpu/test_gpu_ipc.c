@@ -330,6 +330,35 @@ static void test_ipc_open_fails(void **state)
     done(&c);
 }
 
+/* A GPU whose memory has no IPC handle: named in the node's skips, its pairs with the other
+ * ranks' GPUs not measured (nor judged for peer access), its own links measured. */
+static void test_ipc_no_handle(void **state)
+{
+    run_t c;
+    cJSON *sk;
+    int named = 0, np = 0;
+    (void)state;
+    setenv("NT_FAKE_IPC_GET_FAIL", "1", 1);
+    run(&c, 4, "0", "1", "2", "3");
+    go(&c);
+    unsetenv("NT_FAKE_IPC_GET_FAIL");
+    cJSON_ArrayForEach (sk, cJSON_GetObjectItemCaseSensitive(c.node, "skipped"))
+        if (strstr(nt_json_get_str(sk, "reason", ""),
+                   "gpu1 (0000:2a:00.0): local rank 1: IPC handle"))
+            named = 1;
+    assert_true(named);
+    for (cJSON *l = c.links->child; l; l = l->next)
+        if (strstr(nt_json_get_str(l, "id", ""), "/gpu1"))
+            np += strcmp(nt_json_get_str(l, "kind", ""), "p2p") == 0;
+    assert_int_equal(np, 0);
+    assert_non_null(link_of(&c, "gpu_local:node01/gpu1"));
+    assert_non_null(link_of(&c, "p2p.write:node01/gpu0->node01/gpu2"));
+    cJSON_ArrayForEach (sk, c.checks)
+        assert_false(strcmp(nt_json_get_str(sk, "name", ""), "gpu_peer_access") == 0 &&
+                     strstr(nt_json_get_str(sk, "target", ""), "gpu1"));
+    done(&c);
+}
+
 /* A rank that leaves after set-up: its pairs carry the reason, the run ends (no hang), the
  * node's gpu_ranks check fails naming it. */
 static void test_ipc_rank_dies(void **state)
@@ -391,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_schedule),
         cmocka_unit_test(test_ipc_same_links_as_one_rank),
         cmocka_unit_test(test_ipc_open_fails),
+        cmocka_unit_test(test_ipc_no_handle),
         cmocka_unit_test(test_ipc_rank_dies),
         cmocka_unit_test(test_ipc_nvml_decides_peer_access),
     };
