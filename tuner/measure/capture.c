@@ -84,3 +84,65 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
     nt_nccllog_cleanup(&g);
     return NT_OK;
 }
+
+int nt_measure_side_evidence(cJSON *side, const char *path, int want_plugin,
+                             const char *tuning_path)
+{
+    cJSON *o = cJSON_AddObjectToObject(side, "nccl_log");
+    if (!o)
+        return 0;
+    cJSON_AddStringToObject(o, "log", path);
+    nt_linereader_t *r = nt_linereader_open(path);
+    int ok = 0;
+    const char *why;
+    if (!r) {
+        why = "NCCL wrote no debug file (NCCL_DEBUG_FILE set elsewhere?)";
+    } else {
+        nt_nccllog_t g;
+        nt_nccllog_init(&g);
+        const char *line;
+        size_t len;
+        unsigned long n = 0;
+        while (nt_linereader_next(r, &line, &len) == 1) {
+            nt_logline_t l;
+            nt_line_parse(line, &l);
+            nt_nccllog_feed(&g, &l, ++n);
+        }
+        nt_linereader_close(r);
+        const char *env = nt_nccllog_env_get(&g, "NCCL_TUNER_PLUGIN");
+        if (env)
+            cJSON_AddStringToObject(o, "NCCL_TUNER_PLUGIN", env);
+        else
+            cJSON_AddNullToObject(o, "NCCL_TUNER_PLUGIN");
+        if (g.tuner_loaded[0])
+            cJSON_AddStringToObject(o, "tuner_loaded", g.tuner_loaded);
+        else
+            cJSON_AddNullToObject(o, "tuner_loaded");
+        if (g.nettune_file > 0)
+            cJSON_AddStringToObject(o, "tuning_file", g.tuner_file);
+        else
+            cJSON_AddNullToObject(o, "tuning_file");
+        if (!g.nccl_lines) {
+            why = "the log has no NCCL INFO lines (NCCL_DEBUG is not INFO?)";
+        } else if (want_plugin) {
+            ok = strstr(g.tuner_loaded, "nettune") && g.nettune_file > 0 &&
+                 (!tuning_path || !strcmp(g.tuner_file, tuning_path));
+            why = ok ? "NCCL loaded nettune's plugin and it loaded the file"
+                  : !strstr(g.tuner_loaded, "nettune") ? "NCCL does not say it loaded nettune's "
+                                                         "plugin"
+                  : g.nettune_file <= 0 ? "nettune's plugin says it loaded no tuning file"
+                                        : "nettune's plugin loaded another tuning file";
+        } else {
+            ok = !g.tuner_loaded[0] && g.nettune_file == 0;
+            why =
+                ok ? (env && !strcmp(env, "none") ? "NCCL_TUNER_PLUGIN=none: NCCL loaded no tuner "
+                                                    "plugin"
+                                                  : "NCCL loaded no tuner plugin")
+                   : "NCCL loaded a tuner plugin";
+        }
+        nt_nccllog_cleanup(&g);
+    }
+    cJSON_AddBoolToObject(o, "confirmed", ok);
+    cJSON_AddStringToObject(o, "why", why);
+    return ok;
+}
