@@ -312,7 +312,11 @@ static int child_main(int argc, char **argv)
 {
     nt_measure_fake_t fake;
     nt_measure_backend_t b;
-    if (argc < 6 || !backend_make(argv[5], 0, &fake, &b))
+    if (argc < 6) {
+        fprintf(stderr, "nettune-tune-measure: --verify-child is started by --verify itself\n");
+        return NT_EXIT_USAGE;
+    }
+    if (!backend_make(argv[5], 0, &fake, &b))
         return NT_EXIT_USAGE;
     int rc = nt_measure_child_main(argc - 2, argv + 2, &b);
     backend_free(&b);

@@ -143,8 +143,10 @@ nt_status_t nt_measure_peer_spawn(nt_measure_peer_t *p, nt_launcher_t *l, const 
     char spec[128];
     snprintf(spec, sizeof(spec), "%d,%d,%d,%d,%d,%.3f", p->rank, n, (int)port, hub, sv[1],
              timeout_s);
-    char *argv[] = {(char *)exe, "--verify-child", spec, (char *)hub_host,
-                    p->log,      (char *)backend,  NULL};
+    char path[4096]; /* the binary's own name in argv[0] (ps shows it), not /proc/self/exe */
+    if (!realpath(exe, path))
+        snprintf(path, sizeof(path), "%s", exe);
+    char *argv[] = {path, "--verify-child", spec, (char *)hub_host, p->log, (char *)backend, NULL};
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
@@ -156,7 +158,7 @@ nt_status_t nt_measure_peer_spawn(nt_measure_peer_t *p, nt_launcher_t *l, const 
         fcntl(sv[1], F_SETFD, 0);
         if (hub >= 0)
             fcntl(hub, F_SETFD, 0);
-        execv(exe, argv);
+        execv(path, argv);
         _exit(127);
     }
     close(sv[1]);
