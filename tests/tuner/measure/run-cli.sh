@@ -100,6 +100,34 @@ check "no defaults process left behind" sh -c "! pgrep -f -- '$(readlink -f $MEA
 expect_exit verify-child-by-hand 2 $MEAS --verify-child 0,1
 check "--verify-child by hand: says who starts it" grep -q "started by --verify itself" "$T/verify-child-by-hand.err"
 
+# 3b. the assertions of the GPU check (tests/gpu/measure-check.py) on files made here
+CK=tests/gpu/measure-check.py
+F=tests/fixtures/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log
+$TUNE --nccl-log $F --print-model --format json --sm 120 --shape 2x1 > "$T/pm-good.json" 2>/dev/null
+$TUNE --nccl-log $F --print-model --format json > "$T/pm-bad.json" 2>/dev/null
+expect_exit gpu-check-model 0 $PY $CK model "$T/pm-good.json"
+expect_exit gpu-check-model-differs 1 $PY $CK model "$T/pm-bad.json"
+check "gpu check model: the differing cells are printed" grep -q "differs: Broadcast" "$T/gpu-check-model-differs.out"
+expect_exit gpu-check-forced-no-log 1 $PY $CK forced "$T/m.json"
+$PY - "$T/m.json" "$T/m-log.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['nccl'] = {'calls': [{'coll': 'AllReduce', 'bytes': p['bytes'], 'algo': p['algo'].upper(), 'proto': p['proto'].upper()} for p in d['points']]}
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+expect_exit gpu-check-forced 0 $PY $CK forced "$T/m-log.json"
+expect_exit gpu-check-verify-no-log 1 $PY $CK verify "$T/v.json"
+$PY - "$T/v.json" "$T/v-log.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in ('tuned', 'defaults'):
+    d['sides'][s]['nccl_log'] = {'confirmed': True, 'why': 'test'}
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+expect_exit gpu-check-verify 0 $PY $CK verify "$T/v-log.json"
+expect_exit gpu-measure-here 2 sh tests/gpu/measure.sh
+check "tests/gpu/measure.sh here: prints what is missing first" sh -c "head -1 '$T/gpu-measure-here.out' | grep -q '^MISSING: '"
+
 # 4. usage and the NCCL backend on a host without a GPU
 expect_exit no-plan 2 $MEAS --output "$T/x.json"
 expect_exit bad-plan 2 $MEAS --plan "$T/t.json" --backend fake
