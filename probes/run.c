@@ -11,6 +11,7 @@
 
 #include "inventory.h"
 #include "judge.h"
+#include "nettune/version.h"
 #include "nettune/bench.h"
 #include "nettune/clock.h"
 #include "nettune/log.h"
@@ -238,7 +239,7 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
     tool = nt_json_add_obj(c->doc, "tool");
     run = nt_json_add_obj(c->doc, "run");
     if (!tool || !run || nt_json_add_str(tool, "name", "nettune") ||
-        nt_json_add_str(tool, "version", NETTUNE_VERSION) || nt_json_add_str(run, "id", id) ||
+        nt_json_add_str(tool, "version", nt_version()) || nt_json_add_str(run, "id", id) ||
         nt_json_add_str(run, "started_at", ts) || nt_json_add_num(run, "duration_s", 0) ||
         nt_json_add_str(run, "mode",
                         p->params->local                   ? "local"

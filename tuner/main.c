@@ -1,8 +1,8 @@
 /* nettune-tune: the command line (issue 9). Reads the probe report, nccl-tests outputs and NCCL
  * logs, models NCCL's choices, learns from what was measured and writes the tuning file, the
- * environment advice, NCCL's example-tuner CSV and a summary. Exit codes (docs/design.md): 0 written;
- * 1 written with warn anomalies; 2 bad input or nothing to tune; 3 stopped by --time-limit with
- * the partial file ("completed": false) written. Only main() picks the exit code. */
+ * environment advice, NCCL's example-tuner CSV and a summary. Exit codes (docs/design.md): 0
+ * written; 1 written with warn anomalies; 2 bad input or nothing to tune; 3 stopped by --time-limit
+ * with the partial file ("completed": false) written. Only main() picks the exit code. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "nccl_versions.h"
+#include "nettune/version.h"
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
 #include "nettune/nccl_table.h"
@@ -30,7 +31,7 @@ static void usage(FILE *out)
         "       [--shape NxP]... [--colls LIST] [--min-bytes N] [--max-bytes N]\n"
         "       [--objective total|geomean|no-regress] [--time-limit S] [--plan-out F]\n"
         "       [--measured F]... [--output F] [--env-out F] [--csv-out F] [--print-model]\n"
-        "       [--format text|json] [--quiet]\n\n"
+        "       [--format text|json] [--quiet] [--version]\n\n"
         "  REPORT, --report F   a nettune.report/1 from nettune probe (hardware, GPU, NICs)\n"
         "  --replay F           an nccl-tests output (text or -J JSON) to learn from\n"
         "  --label K=V,...      what ran in the preceding --replay: algo, proto, nchannels,\n"
@@ -77,6 +78,7 @@ enum {
     OPT_PRINT,
     OPT_FORMAT,
     OPT_QUIET,
+    OPT_TOOL_VERSION,
     OPT_HELP
 };
 
@@ -278,7 +280,7 @@ static void pick_version(nt_tune_t *t)
                 best = c;
         /* name the tag the data was read from (2.14.3), not a code inside its range (2.14.99) */
         const nt_model_version_t *mv = nt_model_version_find(best);
-        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_model_version_parse(mv->tag + 1) : -1;
+        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_nccllog_version_parse(mv->tag + 1) : -1;
         if (tagged > 0)
             best = tagged;
         if (!t->quiet)
@@ -320,6 +322,7 @@ int main(int argc, char **argv)
                                          {"format", required_argument, NULL, OPT_FORMAT},
                                          {"quiet", no_argument, NULL, OPT_QUIET},
                                          {"help", no_argument, NULL, OPT_HELP},
+                                         {"version", no_argument, NULL, OPT_TOOL_VERSION},
                                          {NULL, 0, NULL, 0}};
     static nt_tune_t tt;
     nt_tune_t *t = &tt;
@@ -495,6 +498,9 @@ int main(int argc, char **argv)
         case 'h':
         case OPT_HELP:
             usage(stdout);
+            return NT_EXIT_OK;
+        case OPT_TOOL_VERSION:
+            printf("nettune tune %s\n", nt_version());
             return NT_EXIT_OK;
         default:
             usage(stderr);

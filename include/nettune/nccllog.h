@@ -103,8 +103,11 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
 /* nt_nccllog_env_get - the value NCCL echoed for `name`, or NULL. */
 const char *nt_nccllog_env_get(const nt_nccllog_t *g, const char *name);
 
-/* nt_nccllog_version_parse - "2.28.9" (also "2.28.9-1", "2.28.9+cuda12.9", "2.28") to
- * NCCL_VERSION_CODE (major*10000 + minor*100 + patch, NCCL >= 2.9 numbering); -1 if not one. */
+/* nt_nccllog_version_parse - the one NCCL version parser (logs, --nccl-version, the model's
+ * tags): "2.28.9" (also "2.28.9-1", "2.28.9+cuda12.9", "2.28" = patch 0, leading spaces, a
+ * space and more after it) to NCCL_VERSION_CODE (major*10000 + minor*100 + patch, NCCL >= 2.9
+ * numbering, NVIDIA/nccl src/nccl.h.in); -1 if not one (major below 2, a part above 99, other
+ * characters right after the number). */
 int nt_nccllog_version_parse(const char *s);
 
 #endif
