@@ -8,7 +8,7 @@
 # Why the loopback interface: every rank is on this host, so it is the one path all of them reach
 # whatever NICs the machine has, and pinning it keeps NCCL's table the same on every machine
 # (unset, NCCL picks ib*, then any interface but docker/lo/virbr, then docker, then lo:
-# NVIDIA/nccl v2.28.9-1 src/misc/socket.cc:383-387). Its name is read from sysfs (the interface
+# NVIDIA/nccl v2.28.9-1 src/misc/socket.cc:369-388). Its name is read from sysfs (the interface
 # with IFF_LOOPBACK, 0x8, in /sys/class/net/*/flags), not assumed; NCCL_SOCKET_IFNAME set by the
 # caller wins.
 #   1. prints first what is missing: a GPU driver, libnccl.so.2 (system, NETTUNE_NCCL_LIB or the
