@@ -113,7 +113,7 @@ python3 tests/gpu/measure-check.py forced "$OUT/m.json" && ok "forcing changes w
 run $TUNE --nccl-log "$LOG" --colls allreduce --shape ${N}x1 --max-bytes 16777216 --measured "$OUT/m.json" \
   --output "$OUT/tuning.json" --env-out "$OUT/t.env" --csv-out "$OUT/t.csv" && ok "tune --measured" || bad "tune --measured"
 run $MEAS --verify "$OUT/tuning.json" --output "$OUT/verify.json" --local-ranks "$N" --separate-nodes \
-  --min-bytes 1024 --max-bytes 16777216 --iters 20 --trials 5
+  --min-bytes 1024 --max-bytes 16777216 --iters 20 --trials 5 --budget-seconds 120
 rc=$?
 [ "$rc" = 0 ] && ok "A/B: never slower beyond the rounds' spread" || bad "A/B sweep (exit $rc)"
 python3 tests/gpu/measure-check.py verify "$OUT/verify.json" && ok "A/B: NCCL's logs confirm plugin + file on one side, neither on the other" || bad "A/B: which side had what loaded"

@@ -444,7 +444,7 @@ nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
     }
     free(all);
     int rounds = o->trials > 0 ? o->trials : 1, nfast = 0, nslow = 0, nsame = 0, nsz = 0;
-    double logsum = 0, *tdef = calloc((size_t)rounds, sizeof(double)),
+    double t0 = now_s(), logsum = 0, *tdef = calloc((size_t)rounds, sizeof(double)),
            *ttun = calloc((size_t)rounds, sizeof(double));
     if (!tdef || !ttun)
         st = st == NT_OK ? NT_ERR_NOMEM : st;
@@ -454,6 +454,15 @@ nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
         int z = 0;
         for (unsigned long long bytes = min_bytes; bytes && bytes <= max_bytes && st == NT_OK;
              bytes <<= 1, z++) {
+            /* the budget is rank 0's clock, broadcast: every rank stops before the same size */
+            int32_t stop = o->budget_s > 0 && now_s() - t0 > o->budget_s;
+            st = l->ops->bcast(l, &stop, sizeof(stop), 0, o->timeout_s);
+            if (st == NT_OK && stop) {
+                snprintf(err, errlen,
+                         "--budget-seconds %.0f reached: the sizes measured so far are kept",
+                         o->budget_s);
+                st = NT_ERR_INTERRUPTED;
+            }
             for (int r = 0; r < rounds && st == NT_OK; r++) {
                 int defaults_first = nt_measure_verify_defaults_first(r);
                 int warm = r == 0 ? o->warmup : 0;

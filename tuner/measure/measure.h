@@ -235,7 +235,8 @@ int nt_measure_verify_defaults_first(int round);
  * spread (nt_measure_ab_stats), verdict; "sides": what each side had loaded (NCCL_TUNER_PLUGIN,
  * NETTUNE_TUNING_FILE, on how many ranks the plugin was found in the process, pids); a summary
  * with the geometric mean; "completed" false with "error" when it stopped early (the sizes
- * measured so far are kept). Errors: NT_ERR_INVALID (file unreadable, no rule for this size,
+ * measured so far are kept). o->budget_s > 0: no size is started after it (rank 0's clock,
+ * broadcast; NT_ERR_INTERRUPTED). Errors: NT_ERR_INVALID (file unreadable, no rule for this size,
  * the defaults side has the plugin loaded) with err; NT_ERR_PEER / NT_ERR_TIMEOUT (a child or a
  * rank failed or ended); launcher errors. */
 nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,

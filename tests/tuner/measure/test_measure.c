@@ -346,7 +346,7 @@ static void test_tcp_launcher(void **state)
 
 typedef struct {
     const char *tuning, *exe;
-    double factor, timeout;
+    double factor, timeout, budget;
     int rounds;
     nt_measure_fake_t fake[2];
     cJSON *doc;
@@ -366,7 +366,8 @@ static int verify_fn(nt_launcher_t *l, void *arg)
     nt_measure_opts_t o = {.warmup = 2,
                            .iters = 4,
                            .trials = v->rounds ? v->rounds : 3,
-                           .timeout_s = v->timeout > 0 ? v->timeout : 10};
+                           .timeout_s = v->timeout > 0 ? v->timeout : 10,
+                           .budget_s = v->budget};
     cJSON *doc = NULL;
     nt_measure_peer_t peer;
     char log[64];
@@ -588,6 +589,21 @@ static void test_verify_child_fails(void **state)
     assert_int_equal(v->st[0], NT_ERR_PEER);
     assert_non_null(strstr(v->err[0], "did not start: exit 127"));
     assert_int_equal(v->fake[0].runs, 0); /* nothing measured */
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
+
+    /* --budget-seconds: no size starts after it (each size takes 6 x 50 ms here, the budget is
+     * 0.2 s: the first size only), and the children are stopped */
+    setenv("NETTUNE_FAKE_SLEEP_US", "50000", 1);
+    v = verify_setup(0.8);
+    v->budget = 0.2;
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    unsetenv("NETTUNE_FAKE_SLEEP_US");
+    assert_int_equal(v->st[0], NT_ERR_INTERRUPTED);
+    assert_int_equal(v->st[1], NT_ERR_INTERRUPTED);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v->doc, "sizes")), 1);
+    assert_non_null(strstr(nt_json_get_str(v->doc, "error", ""), "--budget-seconds"));
+    assert_int_equal(v->fake[0].runs, 3);
     cJSON_Delete(v->doc);
     unlink(v->tuning);
 
