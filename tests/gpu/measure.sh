@@ -86,6 +86,7 @@ LOG=$OUT/m0.json.nccl-rank0.log
 python3 -c "
 import json,sys; d=json.load(open('$OUT/m0.json')); n=d.get('nccl',{})
 print('NCCL', n.get('version'), 'table cells', n.get('table',{}).get('cells'), 'tuning calls', n.get('tuning_calls'))
+print('the result\'s own model check:', n.get('model_check',{}).get('verdict'))
 sys.exit(not n.get('table',{}).get('cells'))" && ok "NCCL's table captured" || bad "NCCL's table captured"
 
 # 3. the model against NCCL's table, cell by cell (--sm is the compute capability, 90 on an

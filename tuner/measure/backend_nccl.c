@@ -283,6 +283,16 @@ static void nccl_comm_destroy(void *self)
     b->comm = NULL;
 }
 
+int nt_measure_nccl_sm(void *self)
+{
+    nccl_be_t *b = self;
+    int major = 0, minor = 0;
+    if (!b || !b->ctx || nt_cu_device_attr(b->dev, NT_CU_ATTR_CC_MAJOR, &major) != NT_OK ||
+        nt_cu_device_attr(b->dev, NT_CU_ATTR_CC_MINOR, &minor) != NT_OK)
+        return 0;
+    return major * 10 + minor;
+}
+
 static int nccl_tuner_loaded(void *self)
 {
     nccl_be_t *b = self;

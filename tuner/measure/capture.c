@@ -9,6 +9,8 @@
 #include "nettune/logline.h"
 #include "nettune/nccl_table.h"
 #include "nettune/nccllog.h"
+#include "print_model.h"
+#include "tune.h"
 #include "tuner/model.h"
 
 void nt_measure_capture_setup(const char *path)
@@ -24,7 +26,41 @@ void nt_measure_capture_setup(const char *path)
         setenv("NCCL_DEBUG_FILE", path, 1);
 }
 
-nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_calls)
+/* The model against NCCL's table t for the log's communicator g: nettune tune --print-model's
+ * JSON (the same input and the same printer: tuner/inputs.c nt_tune_log_input,
+ * tuner/print_model.c), as "model_check" under o. */
+static void model_check(cJSON *o, const nt_nccllog_t *g, const nt_nccl_table_t *t, int sm,
+                        const nt_tune_shape_t *shape)
+{
+    nt_model_input_t in;
+    int version = g->version ? g->version : t->version;
+    char *buf = NULL;
+    size_t len = 0;
+    nt_model_fit_t fit;
+    FILE *m = NULL;
+    const char *why = NULL;
+    if (!version)
+        why = "the log has no NCCL version";
+    else if (nt_tune_log_input(g, version, shape, sm, -1, &in) != NT_OK)
+        why = "the log's communicator shape is not one the model takes";
+    else if (!(m = open_memstream(&buf, &len)))
+        why = "out of memory";
+    else if (nt_tune_print_model(m, &in, t, nt_nccllog_env_get(g, "NCCL_ALGO"),
+                                 nt_nccllog_env_get(g, "NCCL_PROTO"), 1, &fit) != NT_OK)
+        why = "the model could not be printed for it (bad NCCL_ALGO/NCCL_PROTO?)";
+    if (m)
+        fclose(m);
+    cJSON *j = !why && buf ? cJSON_Parse(buf) : NULL;
+    free(buf);
+    if (!j) {
+        j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "verdict", why ? why : "the model's JSON did not parse");
+    }
+    cJSON_AddItemToObject(o, "model_check", j);
+}
+
+nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_calls, int sm,
+                                      const nt_tune_shape_t *shape)
 {
     cJSON *o = cJSON_AddObjectToObject(doc, "nccl");
     if (!o)
@@ -54,6 +90,7 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
     } else {
         cJSON_AddStringToObject(o, "table_missing", err[0] ? err : nt_status_string(st));
     }
+    int have_table = st == NT_OK;
     nt_linereader_t *r = nt_linereader_open(path);
     if (!r) {
         cJSON_AddStringToObject(o, "log_missing", "NCCL wrote no debug file");
@@ -81,6 +118,8 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
         cJSON_AddStringToObject(e, "proto", g.calls[i].proto);
         cJSON_AddItemToArray(calls, e);
     }
+    if (have_table)
+        model_check(o, &g, &t, sm, shape);
     nt_nccllog_cleanup(&g);
     return NT_OK;
 }

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include "measure.h"
+#include "tune.h"
 #include "nettune/exitcode.h"
 #include "nettune/report.h"
 
@@ -137,10 +138,13 @@ static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *p
         st = verify_rank(l, a, &b, hub_host, clog, &doc, err, sizeof(err));
     else
         st = nt_measure_sweep(l, &b, plan, &a->o, &doc, err, sizeof(err));
+    int sm = b.ops == &nt_measure_nccl_ops ? nt_measure_nccl_sm(b.self) : 0;
     b.ops->finalize(b.self);
     const char *nlog = getenv("NCCL_DEBUG_FILE") ? getenv("NCCL_DEBUG_FILE") : logpath;
     if (doc && b.ops == &nt_measure_nccl_ops) { /* NCCL's table and calls, as it logged them */
-        nt_measure_capture_attach(doc, nlog, 20000);
+        int n = nt_launcher_size(l);
+        nt_tune_shape_t shape = {a->separate_nodes ? n : 1, a->separate_nodes ? 1 : n, n};
+        nt_measure_capture_attach(doc, nlog, 20000, sm, &shape);
         cJSON *sd = cJSON_GetObjectItemCaseSensitive(doc, "sides");
         if (sd) { /* what each side had loaded, as NCCL's logs (rank 0's) say */
             nt_measure_side_evidence(cJSON_GetObjectItemCaseSensitive(sd, "tuned"), nlog, 1,

@@ -258,10 +258,16 @@ int nt_measure_side_evidence(cJSON *side, const char *path, int want_plugin,
 void nt_measure_capture_setup(const char *path);
 
 /* nt_measure_capture_attach - add "nccl" to doc from NCCL's debug file at path: the printed
- * tuning table (lib/nccl_table.c: entries of coll, algo, proto, lat_us, bw_GBps), NCCL's version
- * and the per-call TUNING lines (lib/nccllog.c; the first max_calls listed, all counted).
- * NT_ERR_NOT_FOUND when there is no file (noted in doc). */
-nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_calls);
+ * tuning table (lib/nccl_table.c: entries of coll, algo, proto, lat_us, bw_GBps), NCCL's version,
+ * the per-call TUNING lines (lib/nccllog.c; the first max_calls listed, all counted), and, when
+ * there is a table, "model_check": the model against it cell by cell, the same document as
+ * `nettune tune --nccl-log path --print-model --format json [--sm sm] [--shape ...]` (sm: compute
+ * capability, 0 unknown; shape: used when the log has no comm line, may be NULL), so that every
+ * measuring run checks the model against NCCL on its machine. NT_ERR_NOT_FOUND when there is no
+ * file (noted in doc). */
+struct nt_tune_shape;
+nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_calls, int sm,
+                                      const struct nt_tune_shape *shape);
 
 /* The fake backend (tests, --backend fake): time = predicted_us (or 10 + bytes / 1e4 us when 0)
  * times (1 + 0.01 * rank); cells with algo NT_ALGO_NVLS are IGNORE (not applied: the default
@@ -300,5 +306,8 @@ extern const nt_measure_backend_ops_t nt_measure_nccl_ops;
  * defaults side, which runs without it. NULL when out of memory. */
 void *nt_measure_nccl_create(int want_plugin);
 void nt_measure_nccl_free(void *self);
+/* nt_measure_nccl_sm - the compute capability of the backend's GPU (major x 10 + minor, 90 on an
+ * H100/H200) after init, 0 unknown. */
+int nt_measure_nccl_sm(void *self);
 
 #endif

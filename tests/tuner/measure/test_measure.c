@@ -18,6 +18,7 @@
 
 #include "measure.h"
 #include "measured_fmt.h"
+#include "tune.h"
 #include "nettune/report.h"
 #include "tuner/model.h"
 
@@ -697,12 +698,14 @@ static void test_side_evidence(void **state)
 static void test_capture(void **state)
 {
     (void)state;
+    /* the log has no comm line: NCCL saw 2 nodes x 1 rank, compute capability 12.0 */
+    nt_tune_shape_t shape = {2, 1, 2};
     cJSON *d = cJSON_CreateObject();
     assert_int_equal(nt_measure_capture_attach(d,
                                                "tests/fixtures/nccl-tuning-tables/"
                                                "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-"
                                                "COMPLETE.log",
-                                               5),
+                                               5, 120, &shape),
                      NT_OK);
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(d, "nccl");
     assert_int_equal((int)nt_json_get_num(n, "version", 0), 22907);
@@ -715,9 +718,30 @@ static void test_capture(void **state)
     const cJSON *calls = cJSON_GetObjectItemCaseSensitive(n, "calls");
     assert_int_equal(cJSON_GetArraySize(calls), 5);
     assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(calls, 0), "algo", ""), "RING");
+    /* the model checked against the captured table, cell by cell: verified here */
+    const cJSON *mc = cJSON_GetObjectItemCaseSensitive(n, "model_check");
+    assert_string_equal(nt_json_get_str(mc, "verdict", ""), "verified");
+    assert_int_equal((int)nt_json_get_num(mc, "mismatched_cells", -1), 0);
+    assert_true(nt_json_get_num(mc, "compared_cells", 0) >= 100);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(mc, "cells")),
+                     (int)nt_json_get_num(mc, "compared_cells", 0));
+    cJSON_Delete(d);
+    /* without the compute capability the NVLS cells differ: the check says so */
+    d = cJSON_CreateObject();
+    assert_int_equal(nt_measure_capture_attach(d,
+                                               "tests/fixtures/nccl-tuning-tables/"
+                                               "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-"
+                                               "COMPLETE.log",
+                                               5, 0, NULL),
+                     NT_OK);
+    mc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "nccl"),
+                                          "model_check");
+    assert_non_null(strstr(nt_json_get_str(mc, "verdict", ""), "mismatch"));
+    assert_true(nt_json_get_num(mc, "mismatched_cells", 0) > 0);
     cJSON_Delete(d);
     d = cJSON_CreateObject();
-    assert_int_equal(nt_measure_capture_attach(d, "/nonexistent/nccl.log", 5), NT_ERR_NOT_FOUND);
+    assert_int_equal(nt_measure_capture_attach(d, "/nonexistent/nccl.log", 5, 0, NULL),
+                     NT_ERR_NOT_FOUND);
     cJSON_Delete(d);
 }
 
