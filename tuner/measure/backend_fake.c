@@ -23,6 +23,8 @@ static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t err
     f->plugin = !(v && !strcmp(v, "none")) || (always && *always == '1');
     if (f->file_factor == 0 && (v = getenv("NETTUNE_FAKE_FILE_FACTOR")))
         f->file_factor = atof(v);
+    if ((v = getenv("NETTUNE_FAKE_JITTER")))
+        f->jitter = atof(v);
     if ((v = getenv("NETTUNE_FAKE_SLEEP_US")))
         f->sleep_us = atol(v);
     if ((v = getenv("NETTUNE_FAKE_TRACE")))
@@ -114,6 +116,8 @@ static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
         *time_us = def_us * (1 + 0.01 * f->rank);
         if (f->file && f->file_factor > 0)
             *time_us *= f->file_factor;
+        if (f->file && f->jitter > 0) /* runs 1, 2, 3, 4...: x (1 - j), 1, (1 + j), (1 - j)... */
+            *time_us *= 1 + f->jitter * (double)((long)((f->runs - 1) % 3) - 1);
         return NT_OK;
     }
     f->last_algo = c->algo;

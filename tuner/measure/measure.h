@@ -275,6 +275,8 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
  * "The plugin" is loaded unless NCCL_TUNER_PLUGIN=none at init. Test hooks read at init:
  *   NETTUNE_FAKE_FILE_FACTOR=X   default runs on a communicator made with a tuning file take X
  *   NETTUNE_FAKE_SLEEP_US=N      every run sleeps N us (so that overlapping sides would show)
+ *   NETTUNE_FAKE_JITTER=J        default runs with a tuning file take x (1 - J), 1, (1 + J) in
+ *                                turn (the run count modulo 3): a spread over --verify's rounds
  *   NETTUNE_FAKE_TRACE=path      every run appends "side pid rank coll bytes t0 t1" (side tuned
  *                                or defaults, CLOCK_MONOTONIC seconds) to path
  *   NETTUNE_FAKE_DEFAULTS_FAIL=MODE:RANK:N   in a process without the plugin, rank RANK's N-th
@@ -292,6 +294,7 @@ typedef struct nt_measure_fake {
     int plugin;                        /* "the plugin is loaded" (see above) */
     double file_factor; /* default runs on a communicator with a file take this x (0: 1) */
     long sleep_us;
+    double jitter;
     char trace[1024];
     char fail_mode[8];
     int fail_rank;

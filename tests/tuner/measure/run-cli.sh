@@ -81,6 +81,11 @@ iv = [(x[0], float(x[5]), float(x[6])) for x in rows]
 ok &= not any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2] for a in iv for b in iv)
 sys.exit(not ok)
 PYEOF
+# the spread: the tuned side's rounds take x0.9, x1, x1.1 (speedups 1.25/0.9, 1.25, 1.25/1.1)
+expect_exit verify-spread 0 env NETTUNE_FAKE_FILE_FACTOR=0.8 NETTUNE_FAKE_JITTER=0.1 $MEAS --verify "$T/t.json" --output "$T/vs.json" --backend fake --local-ranks 2 --iters 1 --trials 3 --max-bytes 2048
+check "verify: the speedup is the rounds' mean, its spread their min and max" $PY -c "
+import json,sys; s=json.load(open('$T/vs.json'))['sizes']; r=[1.25/0.9, 1.25, 1.25/1.1]
+sys.exit(not (len(s)==2 and all(abs(e['speedup']-sum(r)/3)<1e-3 and abs(e['speedup_min']-min(r))<1e-3 and abs(e['speedup_max']-max(r))<1e-3 and e['verdict']=='faster' for e in s)))"
 expect_exit verify-slower 1 env NETTUNE_FAKE_FILE_FACTOR=1.5 $MEAS --verify "$T/t.json" --output "$T/v2.json" --backend fake --local-ranks 2 --iters 1 --trials 2 --max-bytes 4096
 expect_exit verify-and-plan 2 $MEAS --verify "$T/t.json" --plan "$T/plan.json" --backend fake
 # the defaults process of rank 1 dies at its 7th run (size 3): exit 3, sizes 1-2 kept, one line
