@@ -239,6 +239,38 @@ static int feed_call(nt_nccllog_t *g, const char *m, unsigned long line)
     return 1;
 }
 
+/* Which tuner plugin NCCL loaded, and what nettune's plugin said of its file (nccllog.h). */
+static int feed_tuner(nt_nccllog_t *g, const char *m)
+{
+    static const char loaded[] = "Successfully loaded external tuner plugin ";
+    static const char file[] = "TUNER/nettune: tuning file '";
+    const char *p;
+    if ((p = strstr(m, loaded))) {
+        if (!g->tuner_loaded[0])
+            copy_word(g->tuner_loaded, sizeof(g->tuner_loaded), p + strlen(loaded));
+        return 1;
+    }
+    if (strstr(m, "External tuner plugin ") && strstr(m, " is unsupported")) {
+        g->tuner_unsupported = 1;
+        return 1;
+    }
+    if ((p = strstr(m, file))) {
+        const char *q = strchr(p + strlen(file), '\'');
+        size_t n = q ? (size_t)(q - p - strlen(file)) : 0;
+        if (n && !g->nettune_file) {
+            g->nettune_file = 1;
+            snprintf(g->tuner_file, sizeof(g->tuner_file), "%.*s", (int)n, p + strlen(file));
+        }
+        return 1;
+    }
+    if (strstr(m, "TUNER/nettune: no tuning file")) {
+        if (!g->nettune_file)
+            g->nettune_file = -1;
+        return 1;
+    }
+    return 0;
+}
+
 int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno)
 {
     const char *v = strstr(l->body, "NCCL version ");
@@ -270,5 +302,5 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
         return 1;
     }
     return feed_env(g, m, lineno) || feed_graph(g, l, lineno) || feed_nic(g, l) ||
-           feed_call(g, m, lineno);
+           feed_call(g, m, lineno) || feed_tuner(g, m);
 }

@@ -150,30 +150,12 @@ static int print_model(nt_tune_t *t)
                 t->nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
-    /* the shape: the log's comm line, else --shape (a log of NCCL_DEBUG_SUBSYS=TUNING only) */
-    int nranks = g->nranks > 0 ? g->nranks : t->nshapes ? t->shapes[0].nranks : 2;
-    int nnodes = g->nnodes > 0 ? g->nnodes : t->nshapes ? t->shapes[0].nnodes : 1;
     nt_model_input_t in;
-    if (nt_model_input_init(&in, version, nranks, nnodes) != NT_OK) {
+    if (nt_tune_log_input(g, version, t->nshapes ? &t->shapes[0] : NULL, t->sm, t->cpu_vendor,
+                          &in) != NT_OK) {
         fprintf(stderr, "nettune tune: '%s': bad communicator shape\n", t->nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
-    in.label[NT_CF_VERSION] = t->version ? NT_FACT_MEASURED : NT_FACT_MEASURED;
-    if (g->nranks <= 0 && !t->nshapes)
-        in.label[NT_CF_NRANKS] = in.label[NT_CF_NNODES] = NT_FACT_ASSUMED;
-    if (g->local_ranks > 0)
-        in.ppn = g->local_ranks;
-    else if (t->nshapes)
-        in.ppn = t->shapes[0].ppn;
-    if (t->sm) {
-        in.min_sm = in.max_sm = t->sm;
-        in.label[NT_CF_SM] = NT_FACT_MEASURED;
-    }
-    if (t->cpu_vendor >= 0) {
-        in.cpu_vendor = (nt_cpu_vendor_t)t->cpu_vendor;
-        in.label[NT_CF_CPU] = NT_FACT_MEASURED;
-    }
-    nt_tune_input_from_log(&in, g);
     nt_model_fit_t fit;
     nt_status_t st = nt_tune_print_model(stdout, &in, have_table ? &table : NULL,
                                          nt_nccllog_env_get(g, "NCCL_ALGO"),
