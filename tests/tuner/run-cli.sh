@@ -151,7 +151,7 @@ check "ldd nettune-tune: no MPI, CUDA or NCCL" sh -c "! ldd $TUNE | grep -Ei 'li
 # 11. --version: every tool prints the build's one version string (lib/version.c, rebuilt when
 # `git describe` changes: build/version.stamp), never the commit of an earlier build
 V=$(cat "$BUILD/version.stamp")
-for tool in nettune nettune-tune nettune-probe nettune-report nettune-doctor; do
+for tool in nettune nettune-tune nettune-tune-measure nettune-probe nettune-report nettune-doctor; do
   [ -x "$BUILD/bin/$tool" ] || continue
   check "$tool --version prints $V" sh -c "'$BUILD/bin/$tool' --version | grep -qx 'nettune[a-z -]* $V'"
 done

@@ -17,6 +17,7 @@
 #include "tune.h"
 #include "nettune/exitcode.h"
 #include "nettune/report.h"
+#include "nettune/version.h"
 
 typedef struct {
     const char *plan_path, *output, *backend, *verify;
@@ -30,7 +31,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: nettune-tune-measure --plan plan.json [--output measured.json]\n"
             "       [--local-ranks N [--separate-nodes]] [--launch K] [--budget-seconds S]\n"
-            "       [--warmup N] [--iters N] [--trials N] [--timeout S] [--backend nccl|fake]\n"
+            "       [--warmup N] [--iters N] [--trials N] [--timeout S] [--backend nccl|fake] "
+            "[--version]\n"
             "   or: nettune-tune-measure --verify tuning.json [--min-bytes B] [--max-bytes B] ...\n"
             "  --plan F            nettune.plan/1 from nettune tune --plan-out\n"
             "  --output F          nettune.measured/1 for nettune tune --measured (default "
@@ -345,6 +347,7 @@ int main(int argc, char **argv)
         O_TIMEOUT,
         O_BACKEND,
         O_HELP,
+        O_TOOL_VERSION,
         O_VERIFY,
         O_MINB,
         O_MAXB
@@ -364,6 +367,7 @@ int main(int argc, char **argv)
                                          {"timeout", required_argument, NULL, O_TIMEOUT},
                                          {"backend", required_argument, NULL, O_BACKEND},
                                          {"help", no_argument, NULL, O_HELP},
+                                         {"version", no_argument, NULL, O_TOOL_VERSION},
                                          {NULL, 0, NULL, 0}};
     args_t a = {.output = "measured.json",
                 .backend = "nccl",
@@ -408,6 +412,9 @@ int main(int argc, char **argv)
         case O_HELP:
         case 'h':
             usage(stdout);
+            return NT_EXIT_OK;
+        case O_TOOL_VERSION:
+            printf("nettune-tune-measure %s\n", nt_version());
             return NT_EXIT_OK;
         case O_LOCAL:
         case O_LAUNCH:
