@@ -180,19 +180,14 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
         /* The same state, as the report a signal leaves (written by the handler, main.c). */
         {
             cJSON *nd = cJSON_GetObjectItemCaseSensitive(cr, "not_done");
-            char msg[300], *txt;
+            char msg[300];
             snprintf(msg, sizeof(msg),
                      "stopped by a signal (SIGTERM, SIGINT, or the launcher ending the job) "
                      "while in progress: the report holds what was measured before (%s)",
                      progress);
             cJSON_ReplaceItemInArray(nd, cJSON_GetArraySize(nd) - 1, cJSON_CreateString(msg));
-            txt = cJSON_Print(copy);
-            if (txt) {
-                size_t len = strlen(txt);
-                txt[len] = '\n';
-                nt_output_stash(c->output, txt, len + 1);
-                free(txt);
-            }
+            /* streamed into an unnamed file: no text of the whole report in memory */
+            nt_output_stash_json(c->output, copy);
             if (resumed && st == NT_OK)
                 nt_output_stash_rearm();
         }

@@ -374,7 +374,13 @@ int main(int argc, char **argv)
     text[sb.st_size] = '\0';
     doc = cJSON_Parse(text);
     free(text);
-    unlink(out);
+    /* BENCH_SCALE_KEEP=path keeps the report (to read, or to measure nettune report on it) */
+    if (getenv("BENCH_SCALE_KEEP") && *getenv("BENCH_SCALE_KEEP")) {
+        if (rename(out, getenv("BENCH_SCALE_KEEP")) != 0)
+            unlink(out);
+    } else {
+        unlink(out);
+    }
     if (!doc) {
         fprintf(stderr, "bench_scale: the report is not JSON\n");
         return 1;
