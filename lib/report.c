@@ -269,6 +269,42 @@ nt_status_t nt_json_write_atomic(const cJSON *doc, const char *path)
     return nt_output_write_fn(path, nt_json_fill, (void *)doc);
 }
 
+cJSON *nt_json_freeze(cJSON *obj)
+{
+    char *txt;
+    cJSON *raw;
+    if (!obj || cJSON_IsRaw(obj))
+        return obj;
+    txt = cJSON_PrintUnformatted(obj);
+    raw = txt ? cJSON_CreateRaw(txt) : NULL;
+    cJSON_free(txt);
+    if (!raw)
+        return NULL;
+    cJSON_Delete(obj);
+    return raw;
+}
+
+cJSON *nt_json_thaw(const cJSON *item)
+{
+    if (!item || !cJSON_IsRaw(item))
+        return (cJSON *)item;
+    return item->valuestring ? cJSON_Parse(item->valuestring) : NULL;
+}
+
+void nt_json_thaw_end(cJSON *item, cJSON *tree, int changed)
+{
+    if (!item || !tree || tree == item)
+        return;
+    if (changed && cJSON_IsRaw(item)) {
+        char *txt = cJSON_PrintUnformatted(tree);
+        if (txt) {
+            cJSON_free(item->valuestring);
+            item->valuestring = txt;
+        }
+    }
+    cJSON_Delete(tree);
+}
+
 nt_status_t nt_link_id(char *buf, size_t len, const char *kind, const char *variant,
                        const char *src_host, const char *src_ep, const char *dst_host,
                        const char *dst_ep)

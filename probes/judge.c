@@ -185,11 +185,13 @@ static uint64_t nt_rank_pair_key(int a, int b)
 }
 
 /* Links of a document by id, each id's links in document order (first[], next[]: indices
- * into item[], SIZE_MAX ends a chain). */
+ * into item[], SIZE_MAX ends a chain). The ids are copied (ids[]): a link held as text is
+ * parsed only while it is read. */
 typedef struct nt_link_ix {
     cJSON **item;
     size_t *next;
     size_t n;
+    char *ids;
     nt_strmap_t first;
 } nt_link_ix_t;
 
@@ -197,30 +199,50 @@ static void nt_link_ix_free(nt_link_ix_t *ix)
 {
     free(ix->item);
     free(ix->next);
+    free(ix->ids);
     nt_strmap_free(&ix->first);
     memset(ix, 0, sizeof(*ix));
 }
 
 static nt_status_t nt_link_ix_build(nt_link_ix_t *ix, cJSON *links)
 {
-    size_t *last;
-    cJSON *l;
+    size_t *last, *off, used = 0, cap = 4096;
+    cJSON *item;
 
     memset(ix, 0, sizeof(*ix));
     ix->n = (size_t)cJSON_GetArraySize(links);
     ix->item = calloc(ix->n + 1, sizeof(*ix->item));
     ix->next = calloc(ix->n + 1, sizeof(*ix->next));
+    ix->ids = malloc(cap);
     last = calloc(ix->n + 1, sizeof(*last));
-    if (!ix->item || !ix->next || !last || nt_strmap_init(&ix->first, ix->n) != NT_OK) {
-        free(last);
-        nt_link_ix_free(ix);
-        return NT_ERR_NOMEM;
-    }
+    off = calloc(ix->n + 1, sizeof(*off));
+    if (!ix->item || !ix->next || !ix->ids || !last || !off ||
+        nt_strmap_init(&ix->first, ix->n) != NT_OK)
+        goto nomem;
     ix->n = 0;
-    cJSON_ArrayForEach (l, links) {
+    cJSON_ArrayForEach (item, links) {
+        cJSON *l = nt_json_thaw(item);
         const char *id = nt_json_get_str(l, "id", "");
-        size_t i = ix->n++, f = nt_strmap_get(&ix->first, id);
-        ix->item[i] = l;
+        size_t len = strlen(id) + 1;
+        if (used + len > cap) {
+            char *grown;
+            while (used + len > cap)
+                cap *= 2;
+            if (!(grown = realloc(ix->ids, cap))) {
+                nt_json_thaw_end(item, l, 0);
+                goto nomem;
+            }
+            ix->ids = grown;
+        }
+        memcpy(ix->ids + used, id, len);
+        nt_json_thaw_end(item, l, 0);
+        off[ix->n] = used;
+        used += len;
+        ix->item[ix->n++] = item;
+    }
+    for (size_t i = 0; i < ix->n; i++) {
+        const char *id = ix->ids + off[i];
+        size_t f = nt_strmap_get(&ix->first, id);
         ix->next[i] = SIZE_MAX;
         if (f == SIZE_MAX) {
             nt_strmap_add(&ix->first, id, i);
@@ -231,7 +253,13 @@ static nt_status_t nt_link_ix_build(nt_link_ix_t *ix, cJSON *links)
         }
     }
     free(last);
+    free(off);
     return NT_OK;
+nomem:
+    free(last);
+    free(off);
+    nt_link_ix_free(ix);
+    return NT_ERR_NOMEM;
 }
 
 /* The first link of id, or SIZE_MAX; then ix->next[] through the others. */
@@ -407,10 +435,42 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
 /* ---- links -> figures -> verdicts ---- */
 
 typedef struct nt_fig {
-    cJSON *link;
+    cJSON *link; /* the links[] item (its text, when the report holds links as text) */
+    size_t li;   /* its index in links[] */
     int metric;
     size_t bytes;
 } nt_fig_t;
+
+/* Strings that outlive the link they come from (a link held as text is parsed and freed
+ * again): kinds and scopes, a handful per report, interned. */
+typedef struct nt_strs {
+    char **s;
+    int n;
+} nt_strs_t;
+
+static const char *nt_strs_intern(nt_strs_t *t, const char *str)
+{
+    char **grown;
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->s[i], str) == 0)
+            return t->s[i];
+    grown = realloc(t->s, sizeof(*grown) * (size_t)(t->n + 1));
+    if (!grown)
+        return NULL;
+    t->s = grown;
+    if (!(t->s[t->n] = strdup(str)))
+        return NULL;
+    return t->s[t->n++];
+}
+
+static void nt_strs_free(nt_strs_t *t)
+{
+    for (int i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    t->s = NULL;
+    t->n = 0;
+}
 
 typedef struct nt_figs {
     nt_vlink_t *v;
@@ -420,6 +480,7 @@ typedef struct nt_figs {
     const char **models; /* node index -> GPU model (NULL: none), for thresholds classes */
     cJSON **node_objs;   /* node index -> nodes[] entry */
     nt_strmap_t hostix;  /* host -> its first node index */
+    nt_strs_t strs;      /* the figures' kinds and scopes */
     int nnodes;
 } nt_figs_t;
 
@@ -437,12 +498,14 @@ static void nt_figs_free(nt_figs_t *fs)
     free(fs->models);
     free(fs->node_objs);
     nt_strmap_free(&fs->hostix);
+    nt_strs_free(&fs->strs);
     memset(fs, 0, sizeof(*fs));
 }
 
-static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, double value,
-                        double expected, int src, int dst)
+static int nt_figs_push(nt_figs_t *fs, cJSON *item, size_t li, const cJSON *link, int metric,
+                        size_t bytes, double value, double expected, int src, int dst)
 {
+    const char *kind, *scope;
     if (fs->n == fs->cap) {
         size_t cap = fs->cap ? fs->cap * 2 : 64;
         nt_vlink_t *nv = realloc(fs->v, cap * sizeof(*nv));
@@ -459,11 +522,16 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
     memset(&fs->v[fs->n], 0, sizeof(nt_vlink_t));
     /* Links of one kind form one population, except RDMA from GPU memory, whose figures are
      * not those of host memory (PCIe P2P to the NIC, GPUDirect). */
-    fs->v[fs->n].kind = strcmp(nt_json_get_str(link, "memory", "host"), "gpu") == 0
-                            ? "rdma (GPU memory)"
-                            : nt_json_get_str(link, "peer_class", /* GPU links: docs/gpu.md */
-                                              nt_json_get_str(link, "kind", "?"));
-    fs->v[fs->n].scope = nt_json_get_str(link, "scope", "");
+    kind = nt_strs_intern(&fs->strs,
+                          strcmp(nt_json_get_str(link, "memory", "host"), "gpu") == 0
+                              ? "rdma (GPU memory)"
+                              : nt_json_get_str(link, "peer_class", /* GPU links: docs/gpu.md */
+                                                nt_json_get_str(link, "kind", "?")));
+    scope = nt_strs_intern(&fs->strs, nt_json_get_str(link, "scope", ""));
+    if (!kind || !scope)
+        return -1;
+    fs->v[fs->n].kind = kind;
+    fs->v[fs->n].scope = scope;
     fs->v[fs->n].bytes = bytes;
     fs->v[fs->n].metric = metric;
     fs->v[fs->n].value = value;
@@ -471,7 +539,7 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
     fs->v[fs->n].src_node = src;
     fs->v[fs->n].dst_node = dst;
     fs->v[fs->n].retest_value = NAN;
-    fs->f[fs->n] = (nt_fig_t){link, metric, bytes};
+    fs->f[fs->n] = (nt_fig_t){item, li, metric, bytes};
     fs->n++;
     return 0;
 }
@@ -492,13 +560,96 @@ static double nt_sample_value(const cJSON *samples, int metric, size_t bytes)
     return NAN;
 }
 
+/* The figures of one link l (the tree of links[li], item). *changed: l was changed (its
+ * expected bandwidth). */
+static nt_status_t nt_figs_link(const nt_judge_t *j, nt_figs_t *fs, cJSON *item, size_t li,
+                                cJSON *l, int *changed)
+{
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "src");
+    const cJSON *dst = cJSON_GetObjectItemCaseSensitive(l, "dst");
+    const char *sh = nt_json_get_str(src, "host", ""), *dh = nt_json_get_str(dst, "host", "");
+    int sn = nt_node_index(fs, sh), dn = nt_node_index(fs, dh);
+    nt_verdict_t v = NT_PASS;
+    nt_node_rules_t r;
+    int kind = nt_link_kind_parse(nt_json_get_str(l, "kind", ""));
+    double exp_bw, exp_lat, line;
+    const cJSON *first, *fsamples, *s;
+    int retested;
+
+    nt_verdict_parse(nt_json_get_str(l, "verdict", "pass"), &v);
+    if (v == NT_SKIPPED || cJSON_GetObjectItemCaseSensitive(l, "errors") || kind < 0)
+        return NT_OK;
+    /* GPU pairs over NVLink are held to the NVLink rules (docs/gpu.md). */
+    if (kind == NT_KIND_P2P && strncmp(nt_json_get_str(l, "path", ""), "NV", 2) == 0)
+        kind = NT_KIND_NVLINK;
+    nt_rules_for(j, sh, sn >= 0 ? fs->node_objs[sn] : NULL, &r);
+    /* Expected bandwidth: the probe's own (hardware line rate x efficiency) or the line
+     * rate it reports times this node class's efficiency, or the class minimum. */
+    /* The thresholds decide the efficiency: a line rate the probe reports is multiplied
+     * by this node class's efficiency (and floored by its min_bw_GBps); a probe that knows
+     * no line rate may still state an expected figure of its own. */
+    line = nt_json_get_num(l, "line_rate_GBps", NAN);
+    exp_bw = nt_link_expected_bw(&r.links[kind], line);
+    if (!isfinite(line) && !isfinite(exp_bw))
+        exp_bw = nt_json_get_num(l, "expected_bw_GBps", NAN);
+    if (isfinite(exp_bw)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(l, "expected_bw_GBps");
+        nt_json_add_num(l, "expected_bw_GBps", exp_bw);
+        *changed = 1;
+    }
+    exp_lat = nt_link_expected_lat(&r.links[kind]);
+    /* A retested link carries the retest's figures and its first measurement under
+     * "first" (nt_judge_apply_retest): the first is value, the retest retest_value. */
+    first = cJSON_GetObjectItemCaseSensitive(l, "first");
+    retested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "retested"));
+    fsamples = cJSON_GetObjectItemCaseSensitive(first ? first : l, "samples");
+    cJSON_ArrayForEach (s, fsamples) {
+        size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
+        const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
+        const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
+        /* Only the peak size is held to the expected bandwidth: line rate needs large
+         * messages; smaller sizes are judged against their peers only. The latency limit
+         * holds for the smallest size (small_msg_lat_bytes), and so does the tail rule
+         * (its p99: loss shows there as retransmission timeouts). */
+        int peak = (size_t)nt_json_get_num(l, "peak_bw_bytes", -1) == bytes;
+        int small = (size_t)nt_json_get_num(l, "small_msg_lat_bytes", -1) == bytes;
+        int metrics[3], nm = 0;
+        if (bw)
+            metrics[nm++] = NT_METRIC_BW;
+        if (lat)
+            metrics[nm++] = NT_METRIC_LAT;
+        if (lat && small && cJSON_GetObjectItemCaseSensitive(lat, "p99"))
+            metrics[nm++] = NT_METRIC_TAIL;
+        for (int k = 0; k < nm; k++) {
+            int m = metrics[k];
+            double expv = m == NT_METRIC_BW    ? (peak ? exp_bw : NAN)
+                          : m == NT_METRIC_LAT ? (small ? exp_lat : NAN)
+                                               : NAN;
+            if (nt_figs_push(fs, item, li, l, m, bytes, nt_sample_value(fsamples, m, bytes), expv,
+                             sn, dn))
+                return NT_ERR_NOMEM;
+            if (retested) {
+                nt_vlink_t *x = &fs->v[fs->n - 1];
+                x->retested = 1;
+                x->retest_value =
+                    first
+                        ? nt_sample_value(cJSON_GetObjectItemCaseSensitive(l, "samples"), m, bytes)
+                        : NAN;
+            }
+        }
+    }
+    return NT_OK;
+}
+
 /* Build the figures of every measured link of doc. Links with errors give none: they fail on
  * their own account (nt_judge_finish). */
 static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
 {
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
-    cJSON *l, *it;
+    cJSON *item, *it;
+    nt_status_t st = NT_OK;
+    size_t li = 0;
     int i = 0;
 
     memset(fs, 0, sizeof(*fs));
@@ -516,79 +667,15 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
         nt_strmap_add(&fs->hostix, fs->hosts[i], (size_t)i);
         i++;
     }
-    cJSON_ArrayForEach (l, links) {
-        const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "src");
-        const cJSON *dst = cJSON_GetObjectItemCaseSensitive(l, "dst");
-        const char *sh = nt_json_get_str(src, "host", ""), *dh = nt_json_get_str(dst, "host", "");
-        int sn = nt_node_index(fs, sh), dn = nt_node_index(fs, dh);
-        nt_verdict_t v = NT_PASS;
-        nt_node_rules_t r;
-        int kind = nt_link_kind_parse(nt_json_get_str(l, "kind", ""));
-        double exp_bw, exp_lat, line;
-        const cJSON *first, *fsamples, *s;
-        int retested;
-
-        nt_verdict_parse(nt_json_get_str(l, "verdict", "pass"), &v);
-        if (v == NT_SKIPPED || cJSON_GetObjectItemCaseSensitive(l, "errors") || kind < 0)
-            continue;
-        /* GPU pairs over NVLink are held to the NVLink rules (docs/gpu.md). */
-        if (kind == NT_KIND_P2P && strncmp(nt_json_get_str(l, "path", ""), "NV", 2) == 0)
-            kind = NT_KIND_NVLINK;
-        nt_rules_for(j, sh, sn >= 0 ? fs->node_objs[sn] : NULL, &r);
-        /* Expected bandwidth: the probe's own (hardware line rate x efficiency) or the line
-         * rate it reports times this node class's efficiency, or the class minimum. */
-        /* The thresholds decide the efficiency: a line rate the probe reports is multiplied
-         * by this node class's efficiency (and floored by its min_bw_GBps); a probe that knows
-         * no line rate may still state an expected figure of its own. */
-        line = nt_json_get_num(l, "line_rate_GBps", NAN);
-        exp_bw = nt_link_expected_bw(&r.links[kind], line);
-        if (!isfinite(line) && !isfinite(exp_bw))
-            exp_bw = nt_json_get_num(l, "expected_bw_GBps", NAN);
-        if (isfinite(exp_bw)) {
-            cJSON_DeleteItemFromObjectCaseSensitive(l, "expected_bw_GBps");
-            nt_json_add_num(l, "expected_bw_GBps", exp_bw);
-        }
-        exp_lat = nt_link_expected_lat(&r.links[kind]);
-        /* A retested link carries the retest's figures and its first measurement under
-         * "first" (nt_judge_apply_retest): the first is value, the retest retest_value. */
-        first = cJSON_GetObjectItemCaseSensitive(l, "first");
-        retested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "retested"));
-        fsamples = cJSON_GetObjectItemCaseSensitive(first ? first : l, "samples");
-        cJSON_ArrayForEach (s, fsamples) {
-            size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
-            const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
-            const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
-            /* Only the peak size is held to the expected bandwidth: line rate needs large
-             * messages; smaller sizes are judged against their peers only. The latency limit
-             * holds for the smallest size (small_msg_lat_bytes), and so does the tail rule
-             * (its p99: loss shows there as retransmission timeouts). */
-            int peak = (size_t)nt_json_get_num(l, "peak_bw_bytes", -1) == bytes;
-            int small = (size_t)nt_json_get_num(l, "small_msg_lat_bytes", -1) == bytes;
-            int metrics[3], nm = 0;
-            if (bw)
-                metrics[nm++] = NT_METRIC_BW;
-            if (lat)
-                metrics[nm++] = NT_METRIC_LAT;
-            if (lat && small && cJSON_GetObjectItemCaseSensitive(lat, "p99"))
-                metrics[nm++] = NT_METRIC_TAIL;
-            for (int k = 0; k < nm; k++) {
-                int m = metrics[k];
-                double expv = m == NT_METRIC_BW    ? (peak ? exp_bw : NAN)
-                              : m == NT_METRIC_LAT ? (small ? exp_lat : NAN)
-                                                   : NAN;
-                if (nt_figs_push(fs, l, m, bytes, nt_sample_value(fsamples, m, bytes), expv, sn,
-                                 dn))
-                    return NT_ERR_NOMEM;
-                if (retested) {
-                    nt_vlink_t *x = &fs->v[fs->n - 1];
-                    x->retested = 1;
-                    x->retest_value =
-                        first ? nt_sample_value(cJSON_GetObjectItemCaseSensitive(l, "samples"), m,
-                                                bytes)
-                              : NAN;
-                }
-            }
-        }
+    cJSON_ArrayForEach (item, links) {
+        int changed = 0;
+        cJSON *l = nt_json_thaw(item);
+        if (l)
+            st = nt_figs_link(j, fs, item, li, l, &changed);
+        nt_json_thaw_end(item, l, changed);
+        li++;
+        if (st != NT_OK)
+            return st;
     }
     return NT_OK;
 }
@@ -636,7 +723,8 @@ static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, nt_node_ver
  * first (highest peak_bw_GBps, then document order). */
 typedef struct nt_ctl_link {
     int a, b;
-    const char *kind, *scope, *id;
+    const char *kind, *scope; /* interned (strs) */
+    cJSON *item;              /* the links[] item */
     double bw;
     size_t ord;
 } nt_ctl_link_t;
@@ -655,6 +743,7 @@ typedef struct nt_ctl_ix {
     size_t *pair_last;   /* per rank pair (at its first link): the last link between them */
     nt_ctl_group_t *g;
     int ng;
+    nt_strs_t strs;
 } nt_ctl_ix_t;
 
 static void nt_ctl_ix_free(nt_ctl_ix_t *cx)
@@ -666,6 +755,7 @@ static void nt_ctl_ix_free(nt_ctl_ix_t *cx)
     free(cx->pair_next);
     free(cx->pair_last);
     nt_u64map_free(&cx->by_pair);
+    nt_strs_free(&cx->strs);
     memset(cx, 0, sizeof(*cx));
 }
 
@@ -679,7 +769,7 @@ static int nt_cmp_ctl_cand(const void *pa, const void *pb, void *ctx)
 
 static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
 {
-    const cJSON *l;
+    cJSON *item;
     size_t n = (size_t)cJSON_GetArraySize(links);
 
     memset(cx, 0, sizeof(*cx));
@@ -688,14 +778,15 @@ static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
     cx->pair_last = malloc((n + 1) * sizeof(size_t));
     if (!cx->l || !cx->pair_next || !cx->pair_last || nt_u64map_init(&cx->by_pair, n) != NT_OK)
         return NT_ERR_NOMEM;
-    cJSON_ArrayForEach (l, links) {
+    cJSON_ArrayForEach (item, links) {
         nt_ctl_link_t *c = &cx->l[cx->n];
+        cJSON *l = nt_json_thaw(item);
         int cand;
         c->a = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"), "rank", -1);
         c->b = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
-        c->kind = nt_json_get_str(l, "kind", "");
-        c->scope = nt_json_get_str(l, "scope", "");
-        c->id = nt_json_get_str(l, "id", "");
+        c->kind = nt_strs_intern(&cx->strs, nt_json_get_str(l, "kind", ""));
+        c->scope = nt_strs_intern(&cx->strs, nt_json_get_str(l, "scope", ""));
+        c->item = item;
         c->bw = nt_json_get_num(l, "peak_bw_GBps", NAN);
         c->ord = cx->n;
         cx->pair_next[cx->n] = SIZE_MAX;
@@ -711,6 +802,9 @@ static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
                strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") == 0 &&
                !cJSON_GetObjectItemCaseSensitive(l, "retested") &&
                !cJSON_GetObjectItemCaseSensitive(l, "errors");
+        nt_json_thaw_end(item, l, 0);
+        if (!c->kind || !c->scope)
+            return NT_ERR_NOMEM;
         if (cand) {
             int g;
             for (g = 0; g < cx->ng; g++)
@@ -793,7 +887,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             goto out;
         }
         for (size_t i = 0; i < nidx; i++) {
-            const cJSON *l = fs.f[idx[i]].link;
+            cJSON *l = nt_json_thaw(fs.f[idx[i]].link);
             int a = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"), "rank", -1);
             int b = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
             int k;
@@ -801,6 +895,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             for (k = 0; k < ntable; k++)
                 if (strcmp(table[k]->kind, nt_json_get_str(l, "kind", "")) == 0)
                     break;
+            nt_json_thaw_end(fs.f[idx[i]].link, l, 0);
             if (k == ntable || a < 0 || b < 0 || a == b || a > 0xffffff || b > 0xffffff)
                 continue;
             slot = nt_u64map_slot(&seen, ((uint64_t)a << 40) | ((uint64_t)b << 16) | (unsigned)k);
@@ -843,11 +938,14 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
                 size_t *head = nt_u64map_slot(&cx.by_pair, nt_rank_pair_key(c->a, c->b));
                 for (size_t i = *head; i != SIZE_MAX; i = cx.pair_next[i]) {
                     char **grown = realloc(j->ctl, sizeof(*grown) * (size_t)(j->nctl + 1));
+                    cJSON *l;
                     if (!grown)
                         break;
                     j->ctl = grown;
-                    if ((j->ctl[j->nctl] = strdup(cx.l[i].id)))
+                    l = nt_json_thaw(cx.l[i].item);
+                    if ((j->ctl[j->nctl] = strdup(nt_json_get_str(l, "id", ""))))
                         j->nctl++;
+                    nt_json_thaw_end(cx.l[i].item, l, 0);
                 }
             }
         }
@@ -989,11 +1087,40 @@ static int nt_ctl_disturbed(const cJSON *l, const cJSON *r)
     return 0;
 }
 
-void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
+/* File the merged retest r (rs: its samples) into link l (not retested yet). */
+static void nt_apply_one(cJSON *l, const cJSON *r, const cJSON *rs)
 {
     /* The figures a link's summary is made of; they move together. */
     static const char *const figs[] = {"samples",          "peak_bw_GBps",        "peak_bw_bytes",
                                        "small_msg_lat_us", "small_msg_lat_bytes", "elapsed_s"};
+
+    cJSON_AddTrueToObject(l, "retested");
+    if (cJSON_GetArraySize(rs) > 0 && !cJSON_GetObjectItemCaseSensitive(r, "errors")) {
+        /* The verdict rests on the retest: its figures become the link's, the first
+         * measurement is kept beside them. */
+        cJSON *first = cJSON_AddObjectToObject(l, "first");
+        cJSON *copy = cJSON_Duplicate(r, 1);
+        if (!first || !copy) {
+            cJSON_Delete(copy);
+            return;
+        }
+        for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
+            nt_move_key(l, first, figs[k]);
+            nt_move_key(copy, l, figs[k]);
+        }
+        cJSON_Delete(copy);
+    } else {
+        const cJSON *errs = cJSON_GetObjectItemCaseSensitive(r, "errors");
+        cJSON *e = errs ? cJSON_Duplicate(errs, 1) : cJSON_CreateArray();
+        if (e && !errs)
+            cJSON_AddItemToArray(e, cJSON_CreateString("the retest gave no figures"));
+        if (e)
+            cJSON_AddItemToObject(l, "retest_errors", e);
+    }
+}
+
+void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
+{
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
     const cJSON *r;
     nt_link_ix_t ix;
@@ -1023,7 +1150,11 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
             /* a control (or the end) closes the pending retests */
             const cJSON *p2;
             size_t f = ctl ? nt_link_ix_find(&ix, id) : SIZE_MAX;
-            if (ctl && nt_ctl_disturbed(f == SIZE_MAX ? NULL : ix.item[f], r))
+            cJSON *fl = f == SIZE_MAX ? NULL : nt_json_thaw(ix.item[f]);
+            int dist = ctl && nt_ctl_disturbed(fl, r);
+            if (fl)
+                nt_json_thaw_end(ix.item[f], fl, 0);
+            if (dist)
                 disturbed++;
             else
                 cJSON_ArrayForEach (p2, pending) {
@@ -1057,40 +1188,23 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
     cJSON_ArrayForEach (r, merged) {
         const char *id = nt_json_get_str(r, "id", NULL);
         const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "samples");
-        cJSON *l = NULL;
+        cJSON *l = NULL, *item = NULL;
         if (!id)
             continue;
         /* the first link of that id not retested yet */
-        for (size_t i = nt_link_ix_find(&ix, id); i != SIZE_MAX; i = ix.next[i])
-            if (!cJSON_GetObjectItemCaseSensitive(ix.item[i], "retested")) {
-                l = ix.item[i];
+        for (size_t i = nt_link_ix_find(&ix, id); i != SIZE_MAX; i = ix.next[i]) {
+            l = nt_json_thaw(ix.item[i]);
+            if (l && !cJSON_GetObjectItemCaseSensitive(l, "retested")) {
+                item = ix.item[i];
                 break;
             }
+            nt_json_thaw_end(ix.item[i], l, 0);
+            l = NULL;
+        }
         if (!l)
             continue;
-        cJSON_AddTrueToObject(l, "retested");
-        if (cJSON_GetArraySize(rs) > 0 && !cJSON_GetObjectItemCaseSensitive(r, "errors")) {
-            /* The verdict rests on the retest: its figures become the link's, the first
-             * measurement is kept beside them. */
-            cJSON *first = cJSON_AddObjectToObject(l, "first");
-            cJSON *copy = cJSON_Duplicate(r, 1);
-            if (!first || !copy) {
-                cJSON_Delete(copy);
-                continue;
-            }
-            for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
-                nt_move_key(l, first, figs[k]);
-                nt_move_key(copy, l, figs[k]);
-            }
-            cJSON_Delete(copy);
-        } else {
-            const cJSON *errs = cJSON_GetObjectItemCaseSensitive(r, "errors");
-            cJSON *e = errs ? cJSON_Duplicate(errs, 1) : cJSON_CreateArray();
-            if (e && !errs)
-                cJSON_AddItemToArray(e, cJSON_CreateString("the retest gave no figures"));
-            if (e)
-                cJSON_AddItemToObject(l, "retest_errors", e);
-        }
+        nt_apply_one(l, r, rs);
+        nt_json_thaw_end(item, l, 1);
     }
     nt_link_ix_free(&ix);
     nt_strmap_free(&mix);
@@ -1200,14 +1314,100 @@ static void nt_node_nic_firmware(cJSON *node)
     nt_json_add_str(sw, "nic_firmware", out);
 }
 
+/* What the node verdicts need of a link once it is judged. */
+typedef struct nt_link_note {
+    nt_verdict_t v;
+    int src, dst; /* node indices, -1: none */
+} nt_link_note_t;
+
+/* The GPU pass (nt_gpu_judge_report) over the report's GPU links gl[] (indices into links[]).
+ * A report whose links are all trees is passed as it is; one holding links as text gets a
+ * view of its nodes and of its GPU links only, opened (a few per node, not 499,500), and what
+ * the pass changed is written back. lv[].v follows. */
+static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int frozen, const size_t *gl,
+                              size_t ngl, nt_link_note_t *lv)
+{
+    static const char *const keys[] = {"verdict", "blamed_on_gpu", "judged_by", "reasons"};
+    cJSON *view, *vlinks, **items, *item, *t;
+    size_t li = 0, g = 0;
+
+    if (!frozen) {
+        nt_gpu_judge_report(doc, checks);
+        li = 0;
+        cJSON_ArrayForEach (item, links) {
+            if (g < ngl && gl[g] == li) {
+                lv[li].v = nt_get_verdict(item);
+                g++;
+            }
+            li++;
+        }
+        return;
+    }
+    view = cJSON_CreateObject();
+    vlinks = cJSON_CreateArray();
+    items = calloc(ngl + 1, sizeof(*items));
+    if (!view || !vlinks || !items ||
+        !cJSON_AddItemReferenceToObject(view, "nodes",
+                                        cJSON_GetObjectItemCaseSensitive(doc, "nodes")) ||
+        !cJSON_AddItemToObject(view, "links", vlinks)) {
+        if (!cJSON_GetObjectItemCaseSensitive(view, "links"))
+            cJSON_Delete(vlinks);
+        cJSON_Delete(view);
+        free(items);
+        NT_ERROR(VERDICT, "out of memory judging the GPU links");
+        return;
+    }
+    cJSON_ArrayForEach (item, links) {
+        if (g < ngl && gl[g] == li) {
+            cJSON *l = nt_json_thaw(item);
+            t = l == item ? cJSON_Duplicate(item, 1) : l;
+            if (t) {
+                items[g] = item;
+                cJSON_AddItemToArray(vlinks, t);
+            }
+            g++;
+        }
+        li++;
+    }
+    nt_gpu_judge_report(view, checks);
+    g = 0;
+    while ((t = cJSON_DetachItemFromArray(vlinks, 0))) {
+        while (g < ngl && !items[g])
+            g++;
+        if (g == ngl) {
+            cJSON_Delete(t);
+            continue;
+        }
+        lv[gl[g]].v = nt_get_verdict(t);
+        if (cJSON_IsRaw(items[g])) {
+            nt_json_thaw_end(items[g], t, 1);
+        } else {
+            /* a tree among text links: the pass's keys copied back */
+            for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+                cJSON *x = cJSON_GetObjectItemCaseSensitive(t, keys[k]);
+                cJSON_DeleteItemFromObjectCaseSensitive(items[g], keys[k]);
+                if (x)
+                    cJSON_AddItemToObject(items[g], keys[k], cJSON_Duplicate(x, 1));
+            }
+            cJSON_Delete(t);
+        }
+        g++;
+    }
+    cJSON_Delete(view);
+    free(items);
+}
+
 int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_early,
                     const nt_probe_params_t *params)
 {
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
     cJSON *checks = cJSON_GetObjectItemCaseSensitive(doc, "checks");
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
-    cJSON *summary, *failed_nodes, *failed_links, *warnings, *not_judged, *counts, *it;
+    cJSON *summary, *failed_nodes, *failed_links, *warnings, *not_judged, *counts, *it, *item;
     nt_node_verdict_t *nv = NULL;
+    nt_link_note_t *lv = NULL;          /* per link: verdict and node indices */
+    size_t nlinks, *gl = NULL, ngl = 0; /* the GPU links' indices */
+    int frozen = 0;
     nt_nodefail_t *nf = NULL, *nf_grow;
     int nnodes, unstable[2] = {0, 0};
     nt_figs_t fs;
@@ -1238,60 +1438,94 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         NT_ERROR(VERDICT, "out of memory judging the links");
         usage = 1;
     }
-    /* Fold the figures' verdicts back into their links. */
-    cJSON_ArrayForEach (it, links) {
-        nt_verdict_t v = nt_get_verdict(it);
-        if (v == NT_SKIPPED)
-            continue;
-        cJSON_DeleteItemFromObjectCaseSensitive(it, "reasons");
-        cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_by");
-        cJSON_DeleteItemFromObjectCaseSensitive(it, "unconfirmed");
-        v = NT_PASS;
-        if (cJSON_GetObjectItemCaseSensitive(it, "errors")) {
-            const char *by = nt_json_get_str(it, "stopped_by", "error");
-            if (strcmp(by, "signal") == 0 || strcmp(by, "peer_timeout") == 0) {
-                /* The run stopped early (exit 3 unless something failed): the link is not
-                 * judged on a cut measurement. */
-                v = NT_SKIPPED;
-                nt_add_str_unique(nt_arr(it, "reasons"),
-                                  strcmp(by, "signal") == 0
-                                      ? "measurement interrupted by a signal or the time limit"
-                                      : "the peer stopped answering: measurement not finished");
-            } else {
-                v = NT_FAIL;
-                nt_add_str_unique(nt_arr(it, "reasons"),
-                                  "the measurement did not complete (see errors)");
-                nt_add_str_unique(nt_arr(it, "judged_by"), "error");
-            }
-        }
-        nt_set_str(it, "verdict", nt_verdict_string(v));
+    /* Fold the figures' verdicts back into their links, link by link (a link held as text
+     * is parsed once here), and note what the node verdicts need of each link. */
+    nlinks = (size_t)cJSON_GetArraySize(links);
+    lv = calloc(nlinks + 1, sizeof(*lv));
+    gl = calloc(nlinks + 1, sizeof(*gl));
+    if (!lv || !gl) {
+        NT_ERROR(VERDICT, "out of memory judging the links");
+        free(lv);
+        free(gl);
+        nt_figs_free(&fs);
+        free(nv);
+        return NT_EXIT_USAGE;
     }
-    for (size_t i = 0; !usage && i < fs.n; i++) {
-        cJSON *l = fs.f[i].link;
-        nt_verdict_t v = nt_get_verdict(l);
-        const nt_vlink_t *x = &fs.v[i];
-        if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
-            continue;
-        nt_set_str(l, "verdict", nt_verdict_string(nt_verdict_worse(v, x->verdict)));
-        if (x->reason[0])
-            nt_add_str_unique(nt_arr(l, "reasons"), x->reason);
-        if (x->fired & NT_FIRED_EXPECTED)
-            nt_add_str_unique(nt_arr(l, "judged_by"), "expected");
-        if (x->fired & NT_FIRED_PEER)
-            nt_add_str_unique(nt_arr(l, "judged_by"), "peer");
-        if (x->fired & NT_FIRED_RETEST)
-            nt_add_str_unique(nt_arr(l, "judged_by"), "retest");
-        if (x->unconfirmed && !cJSON_GetObjectItemCaseSensitive(l, "unconfirmed"))
-            cJSON_AddTrueToObject(l, "unconfirmed");
-        if (x->fired & NT_FIRED_BLAME) {
-            nt_add_str_unique(nt_arr(l, "judged_by"), "node_blame");
-            if (!cJSON_GetObjectItemCaseSensitive(l, "blamed_on_node"))
-                cJSON_AddTrueToObject(l, "blamed_on_node");
+    {
+        size_t li = 0, k = 0;
+        cJSON_ArrayForEach (item, links) {
+            cJSON *it = nt_json_thaw(item);
+            nt_verdict_t v = nt_get_verdict(it);
+            lv[li].v = NT_SKIPPED;
+            lv[li].src = lv[li].dst = -1;
+            if (!it) {
+                li++;
+                continue;
+            }
+            if (v != NT_SKIPPED) {
+                cJSON_DeleteItemFromObjectCaseSensitive(it, "reasons");
+                cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_by");
+                cJSON_DeleteItemFromObjectCaseSensitive(it, "unconfirmed");
+                v = NT_PASS;
+                if (cJSON_GetObjectItemCaseSensitive(it, "errors")) {
+                    const char *by = nt_json_get_str(it, "stopped_by", "error");
+                    if (strcmp(by, "signal") == 0 || strcmp(by, "peer_timeout") == 0) {
+                        /* The run stopped early (exit 3 unless something failed): the link is
+                         * not judged on a cut measurement. */
+                        v = NT_SKIPPED;
+                        nt_add_str_unique(
+                            nt_arr(it, "reasons"),
+                            strcmp(by, "signal") == 0
+                                ? "measurement interrupted by a signal or the time limit"
+                                : "the peer stopped answering: measurement not finished");
+                    } else {
+                        v = NT_FAIL;
+                        nt_add_str_unique(nt_arr(it, "reasons"),
+                                          "the measurement did not complete (see errors)");
+                        nt_add_str_unique(nt_arr(it, "judged_by"), "error");
+                    }
+                }
+                nt_set_str(it, "verdict", nt_verdict_string(v));
+            }
+            /* its figures (consecutive, in link order) */
+            for (; !usage && k < fs.n && fs.f[k].li == li; k++) {
+                cJSON *l = it;
+                nt_verdict_t lvv = nt_get_verdict(l);
+                const nt_vlink_t *x = &fs.v[k];
+                if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
+                    continue;
+                nt_set_str(l, "verdict", nt_verdict_string(nt_verdict_worse(lvv, x->verdict)));
+                if (x->reason[0])
+                    nt_add_str_unique(nt_arr(l, "reasons"), x->reason);
+                if (x->fired & NT_FIRED_EXPECTED)
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "expected");
+                if (x->fired & NT_FIRED_PEER)
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "peer");
+                if (x->fired & NT_FIRED_RETEST)
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "retest");
+                if (x->unconfirmed && !cJSON_GetObjectItemCaseSensitive(l, "unconfirmed"))
+                    cJSON_AddTrueToObject(l, "unconfirmed");
+                if (x->fired & NT_FIRED_BLAME) {
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "node_blame");
+                    if (!cJSON_GetObjectItemCaseSensitive(l, "blamed_on_node"))
+                        cJSON_AddTrueToObject(l, "blamed_on_node");
+                }
+            }
+            lv[li].v = nt_get_verdict(it);
+            lv[li].src = nt_node_index(
+                &fs, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "src"), "host", ""));
+            lv[li].dst = nt_node_index(
+                &fs, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", ""));
+            if (nt_gpu_is_link_kind(nt_json_get_str(it, "kind", "")))
+                gl[ngl++] = li;
+            frozen |= it != item;
+            nt_json_thaw_end(item, it, 1);
+            li++;
         }
     }
     /* GPU blame inside each node, and failed GPU links failing their node (lib/gpu_judge.c). */
     if (!usage && checks)
-        nt_gpu_judge_report(doc, checks);
+        nt_judge_gpu_pass(doc, links, checks, frozen, gl, ngl, lv);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "summary");
     summary = nt_json_add_obj(doc, "summary");
     nnodes = cJSON_GetArraySize(nodes);
@@ -1300,6 +1534,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         nt_figs_free(&fs);
         free(nv);
         free(nf);
+        free(lv);
+        free(gl);
         return NT_EXIT_USAGE;
     }
     for (int i = 0; i < nnodes; i++)
@@ -1330,6 +1566,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         nt_figs_free(&fs);
         free(nv);
         free(nf);
+        free(lv);
+        free(gl);
         return NT_EXIT_USAGE;
     }
     nf = nf_grow;
@@ -1349,26 +1587,26 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         /* A link inside the node (a GPU's PCIe or NVLink, a device) that fails its expected
          * hardware figure is the node's own failure; a peer finding alone inside one node
          * (two ranks on one host) stays a link fault: the node warns. */
+        cJSON *l;
         if (!nt_vlink_is_link_fault(x) || !(x->fired & NT_FIRED_EXPECTED) || x->src_node < 0 ||
             x->src_node >= nnodes || (x->dst_node >= 0 && x->dst_node != x->src_node))
             continue;
+        l = nt_json_thaw(fs.f[i].link);
         nt_node_fails(
             &nf[x->src_node], nt_metric_cause(x->metric), "nettune:%s %s/%s%s %s: %s",
             nt_metric_check(x->metric),
             nt_fmt_fig(a, sizeof(a),
                        x->retested && !isnan(x->retest_value) ? x->retest_value : x->value),
             nt_fmt_fig(b, sizeof(b), (x->fired & NT_FIRED_EXPECTED) ? x->expected : x->reference),
-            nt_metric_unit(x->metric), nt_json_get_str(fs.f[i].link, "id", "?"), x->reason);
+            nt_metric_unit(x->metric), nt_json_get_str(l, "id", "?"), x->reason);
+        nt_json_thaw_end(fs.f[i].link, l, 0);
     }
-    cJSON_ArrayForEach (it, links) {
-        nt_verdict_t v = nt_get_verdict(it);
-        const char *ends[2] = {
-            nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "src"), "host", ""),
-            nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", "")};
-        if (v != NT_FAIL && v != NT_WARN)
+    for (size_t li = 0; li < nlinks; li++) {
+        int ends[2] = {lv[li].src, lv[li].dst};
+        if (lv[li].v != NT_FAIL && lv[li].v != NT_WARN)
             continue;
         for (int e = 0; e < 2; e++) {
-            int k = nt_node_index(&fs, ends[e]);
+            int k = ends[e];
             if (k >= 0 && k < nnodes)
                 nf[k].verdict = nt_verdict_worse(nf[k].verdict, NT_WARN);
         }
@@ -1421,8 +1659,11 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             nt_json_add_num(o, "more_reasons", nf[k].more);
         cJSON_AddItemToArray(failed_nodes, o);
     }
-    cJSON_ArrayForEach (it, links) {
+    cJSON_ArrayForEach (item, links) {
+        cJSON *it = nt_json_thaw(item);
         nt_verdict_t v = nt_get_verdict(it);
+        if (!it)
+            continue;
         if (strcmp(nt_json_get_str(it, "stopped_by", ""), "peer_timeout") == 0) {
             char w[600];
             const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
@@ -1449,6 +1690,9 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             cJSON_DeleteItemFromObjectCaseSensitive(it, "samples");
             cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "first"),
                                                     "samples");
+            nt_json_thaw_end(item, it, 1);
+        } else {
+            nt_json_thaw_end(item, it, 0);
         }
     }
     cJSON_ArrayForEach (it, checks) {
@@ -1482,6 +1726,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     nt_figs_free(&fs);
     free(nv);
     free(nf);
+    free(lv);
+    free(gl);
     return nt_exit_code(usage, overall == NT_FAIL, stopped_early, overall == NT_WARN,
                         params->strict);
 }

@@ -299,6 +299,18 @@ static void nt_move_items(cJSON *dst, cJSON *arr)
         cJSON_AddItemToArray(dst, cJSON_DetachItemFromArray(arr, 0));
 }
 
+/* Move every item of arr to the report's links, held as their text (nt_json_freeze: ~600 B
+ * a link against ~4 KB as a tree; 499,500 links at 1,000 nodes --full), which the judge opens
+ * one at a time. An item that cannot be frozen (out of memory) stays a tree. */
+static void nt_move_frozen(cJSON *dst, cJSON *arr)
+{
+    cJSON *it;
+    while (arr && (it = cJSON_DetachItemFromArray(arr, 0))) {
+        cJSON *raw = nt_json_freeze(it);
+        cJSON_AddItemToArray(dst, raw ? raw : it);
+    }
+}
+
 /* Node inventories: every node leader sends {node, checks}; rank 0 files them in order. */
 static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node, cJSON *checks)
 {
@@ -497,7 +509,10 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             for (cJSON *it = arr ? arr->child : NULL; it; it = it->next)
                 if (s->round >= 0)
                     nt_json_add_num(it, "round", s->round);
-            nt_move_items(dest_links, arr);
+            if (dest_links == c->links)
+                nt_move_frozen(dest_links, arr);
+            else
+                nt_move_items(dest_links, arr);
             cJSON_Delete(arr);
         }
     }

@@ -116,6 +116,20 @@ void nt_output_stash_rearm(void);
  * mid-write (their process is gone). NT_ERR_IO / NT_ERR_INVALID with the reason logged. */
 nt_status_t nt_output_check(const char *path);
 
+/* Links held as their text. Rank 0 of a 1,000-node --full run keeps 499,500 links: as cJSON
+ * trees about 4 KB each (2 GB), as their unformatted JSON text in one cJSON_Raw item about
+ * 600 B. Such a links[] entry is opened (parsed) one at a time where it is read or changed;
+ * cJSON prints a Raw item as it is, so the report is written from it directly.
+ * nt_json_freeze - obj (deleted) as a cJSON_Raw item with its unformatted text; a Raw item or
+ * NULL is returned as it is; NULL out of memory (obj then untouched). */
+cJSON *nt_json_freeze(cJSON *obj);
+/* nt_json_thaw - the tree of item: item itself when it is not a Raw item, else a new parse of
+ * its text (NULL: out of memory, or not JSON). End with nt_json_thaw_end. */
+cJSON *nt_json_thaw(const cJSON *item);
+/* nt_json_thaw_end - after nt_json_thaw(item): when item is a Raw item, its text becomes tree's
+ * if changed (kept as it was when out of memory) and tree is deleted; else nothing. */
+void nt_json_thaw_end(cJSON *item, cJSON *tree, int changed);
+
 /* nt_link_id - the stable link id of docs/design.md:
  * "<kind>[.<variant>]:<src host>/<src endpoint>-><dst host>/<dst endpoint>". variant may be
  * NULL or "". NT_ERR_INVALID when it does not fit in buf. */

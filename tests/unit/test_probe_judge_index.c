@@ -2,7 +2,8 @@
  * retest's control choice, nt_judge_apply_retest and the summary's skip grouping give exactly
  * what the former linear scans gave (tests/unit/judge_ref.c, the code before the indexes), on
  * random reports with bad nodes, bad links, noise, links with errors, repeated ids and
- * disturbed controls. */
+ * disturbed controls; and a report whose links are held as text (cJSON_Raw, as rank 0 holds
+ * them) is judged exactly as the same report as trees. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -257,6 +258,73 @@ static void one_run(int nnodes, unsigned long long seed)
     nt_judge_destroy(j);
 }
 
+/* The links of d held as their text (as rank 0 holds them), or back as trees. */
+static void freeze_links(cJSON *d, int freeze)
+{
+    cJSON *links = cJSON_GetObjectItem(d, "links"), *out = cJSON_CreateArray(), *it;
+    while ((it = cJSON_DetachItemFromArray(links, 0))) {
+        if (freeze) {
+            cJSON_AddItemToArray(out, nt_json_freeze(it));
+        } else {
+            cJSON *t = nt_json_thaw(it);
+            cJSON_AddItemToArray(out, t == it ? it : t);
+            if (t != it)
+                cJSON_Delete(it);
+        }
+    }
+    cJSON_ReplaceItemInObject(d, "links", out);
+}
+
+/* A report whose links are held as text is judged exactly as the same report as trees: the
+ * retest pairs, the filed retests, the verdicts, the summary and the trimmed samples. */
+static void test_text_links_match_trees(void **state)
+{
+    (void)state;
+    for (unsigned long long seed = 1; seed <= 6; seed++) {
+        nt_probe_params_t params = {0};
+        nt_judge_t *jt, *jf;
+        cJSON *t, *f, *rl = cJSON_CreateArray(), *it;
+        int(*pt)[3] = NULL, (*pf)[3] = NULL, nt = 0, nf = 0, ct, cf;
+        rng = seed;
+        t = mkdoc(10 + (int)seed * 3);
+        f = cJSON_Duplicate(t, 1);
+        freeze_links(f, 1);
+        assert_true(cJSON_IsRaw(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "links"), 0)));
+        assert_int_equal(nt_judge_create(&params, &jt), NT_OK);
+        assert_int_equal(nt_judge_create(&params, &jf), NT_OK);
+        assert_int_equal(nt_judge_retest_pairs(jt, NULL, t, table, 1, &pt, &nt), NT_OK);
+        assert_int_equal(nt_judge_retest_pairs(jf, NULL, f, table, 1, &pf, &nf), NT_OK);
+        assert_int_equal(nt, nf);
+        assert_true(nt > 0);
+        assert_memory_equal(pt, pf, (size_t)nt * sizeof(pt[0]));
+        for (int k = 0; k < nt; k++)
+            cJSON_ArrayForEach (it, cJSON_GetObjectItem(t, "links")) {
+                int la = rank_of(it, "src"), lb = rank_of(it, "dst");
+                if (la == pt[k][0] && lb == pt[k][1])
+                    cJSON_AddItemToArray(rl, mklink(la, lb, nt_json_get_str(it, "scope", ""), 2.0,
+                                                    model_bw(la, lb), uni() < 0.03));
+            }
+        nt_judge_apply_retest(jt, t, rl);
+        nt_judge_apply_retest(jf, f, rl);
+        ct = nt_judge_finish(jt, NULL, t, 0, &params);
+        cf = nt_judge_finish(jf, NULL, f, 0, &params);
+        assert_int_equal(ct, cf);
+        assert_int_equal(ct, NT_EXIT_FAIL);
+        assert_true(cJSON_IsRaw(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "links"), 0)));
+        freeze_links(f, 0);
+        assert_true(cJSON_Compare(t, f, 1));
+        assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "summary"),
+                                                           "failed_nodes")) >= 1);
+        cJSON_Delete(t);
+        cJSON_Delete(f);
+        cJSON_Delete(rl);
+        free(pt);
+        free(pf);
+        nt_judge_destroy(jt);
+        nt_judge_destroy(jf);
+    }
+}
+
 static void test_retest_matches_scan(void **state)
 {
     (void)state;
@@ -334,6 +402,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_retest_matches_scan),
         cmocka_unit_test(test_skips_match_scan),
+        cmocka_unit_test(test_text_links_match_trees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
