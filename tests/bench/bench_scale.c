@@ -101,7 +101,7 @@ static nt_status_t nt_sb_run_pair(void *state, nt_probe_t *p, int peer_rank, int
     if (!link)
         return NT_ERR_NOMEM;
     for (int i = 0; i < NT_SB_SAMPLES; i++) {
-        lat[i] = NT_SB_LAT_US * nt_sb_noise(s);
+        lat[i] = NT_SB_LAT_US * 1e-6 * nt_sb_noise(s); /* s: nt_probe_add_lat_sample's unit */
         bw[i] = NT_SB_BW_GBPS * 1e9 * factor * nt_sb_noise(s);
     }
     for (size_t i = 0; i < p->params->nlat_sizes; i++)

@@ -93,12 +93,13 @@ def fx(name):
 # The big report: 1,000 nodes. Under SANITIZE=1, 200 (above the HTML heatmap's 100-node limit,
 # so the same code paths): AddressSanitizer's cost grows with the size, which the plain run
 # covers with its time limits. Its faults sit on the same nodes, scaled (node0007 of 1,000 is
-# node0001 of 200).
+# node001 of 200).
 BIG_NODES = 200 if SANITIZED else 1000
 
 
 def big_host(i):
-    return "node%04d" % (i * BIG_NODES // 1000)
+    """Host i of 1,000 in the big report (gen_big_report.py names them node1..nodeN, padded)."""
+    return "node%0*d" % (max(2, len(str(BIG_NODES))), max(1, i * BIG_NODES // 1000))
 
 
 BIG = os.path.join(WORK, "big-%d-v2.json" % BIG_NODES)  # v2: nodes[].verdict (no stale v1)
