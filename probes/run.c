@@ -295,7 +295,7 @@ static nt_status_t nt_send_json(nt_probe_t *p, int tag, const cJSON *obj)
 /* Append every item of arr (moved) to dst. */
 static void nt_move_items(cJSON *dst, cJSON *arr)
 {
-    while (arr && cJSON_GetArraySize(arr) > 0)
+    while (arr && arr->child)
         cJSON_AddItemToArray(dst, cJSON_DetachItemFromArray(arr, 0));
 }
 
@@ -343,14 +343,15 @@ static nt_status_t nt_exchange_nodes(nt_probe_t *p, nt_collect_t *c, cJSON *node
             break;
         }
         if (nj) {
-            cJSON_ReplaceItemInArray(c->nodes, n, nj);
+            cJSON_ReplaceItemViaPointer(c->nodes, c->node_objs[n], nj);
             c->node_objs[n] = nj;
         }
-        /* Checks of a node are replaced as a whole when it reports again (after finish). */
-        for (int i = cJSON_GetArraySize(c->checks) - 1; i >= 0; i--) {
-            const char *h = nt_json_get_str(cJSON_GetArrayItem(c->checks, i), "host", "");
-            if (strcmp(h, p->nodes[n].host) == 0)
-                cJSON_DeleteItemFromArray(c->checks, i);
+        /* Checks of a node are replaced as a whole when it reports again (after finish): one
+         * walk of the list (by index it was O(checks^2) a node: minutes at 4,096 nodes). */
+        for (cJSON *ck = c->checks->child, *next; ck; ck = next) {
+            next = ck->next;
+            if (strcmp(nt_json_get_str(ck, "host", ""), p->nodes[n].host) == 0)
+                cJSON_Delete(cJSON_DetachItemViaPointer(c->checks, ck));
         }
         nt_move_items(c->checks, cj);
         cJSON_Delete(cj);
