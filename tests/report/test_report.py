@@ -102,7 +102,7 @@ def big_host(i):
     return "node%0*d" % (max(2, len(str(BIG_NODES))), max(1, i * BIG_NODES // 1000))
 
 
-BIG = os.path.join(WORK, "big-%d-v2.json" % BIG_NODES)  # v2: nodes[].verdict (no stale v1)
+BIG = os.path.join(WORK, "big-%d-v3.json" % BIG_NODES)  # v3: scaled fault hosts (no stale v2)
 BIG_FAILED = [big_host(i) for i in (7, 42, 123, 300, 500)]
 
 
