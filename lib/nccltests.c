@@ -360,7 +360,7 @@ nt_ncclt_event_t nt_ncclt_reader_feed(nt_ncclt_reader_t *r, const char *body, un
         return NT_NCCLT_META;
     if (nt_ncclt_parse_device(body, &r->dev)) {
         add_host(r, r->dev.host, r->dev.host_len);
-        if (r->dev.rank + 1 > r->ranks && r->dev.rank < 1 << 24)
+        if (r->dev.rank < 1 << 24 && r->dev.rank + 1 > r->ranks) /* no overflow at LONG_MAX */
             r->ranks = (int)r->dev.rank + 1;
         if (r->dev.model && !r->model)
             r->model = dupn(r->dev.model, r->dev.model_len);
