@@ -14,7 +14,7 @@ void nt_gpu_peer_class(char *buf, size_t len, const char *kind, const char *vari
              path && *path ? path : "");
 }
 
-static int nt_is_gpu_kind(const char *k)
+int nt_gpu_is_link_kind(const char *k)
 {
     return strcmp(k, "pcie_h2d") == 0 || strcmp(k, "pcie_d2h") == 0 || strcmp(k, "p2p") == 0 ||
            strcmp(k, "gpu_local") == 0;
@@ -135,7 +135,7 @@ int nt_gpu_judge_report(cJSON *doc, cJSON *checks)
         /* Failed GPU links fail their node. */
         cJSON_ArrayForEach (l, links) {
             const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "src");
-            if (!nt_is_gpu_kind(nt_json_get_str(l, "kind", "")) ||
+            if (!nt_gpu_is_link_kind(nt_json_get_str(l, "kind", "")) ||
                 strcmp(nt_json_get_str(src, "host", ""), host) != 0 ||
                 strcmp(nt_json_get_str(l, "verdict", ""), "fail") != 0)
                 continue;

@@ -22,12 +22,17 @@ typedef struct nt_msg {
 } nt_msg_t;
 
 typedef struct nt_world {
-    pthread_mutex_t mu;
-    pthread_cond_t *cv; /* per destination rank */
+    /* One lock per mailbox (destination rank): a broadcast to 999 ranks would otherwise have
+     * every woken receiver queue on one lock behind the sender (most of a 1,000-rank bench's
+     * time went to that lock's futex waits). aborted is read under any of them. */
+    pthread_mutex_t *mu; /* per destination rank */
+    pthread_cond_t *cv;  /* per destination rank */
     int nranks, local_size;
     nt_msg_t **box;  /* per destination rank, FIFO */
     nt_msg_t **tail; /* per destination rank, its last message (NULL when empty) */
-    int aborted, abort_code;
+    volatile int aborted;
+    int abort_code;
+    pthread_mutex_t abort_mu;
 } nt_world_t;
 
 typedef struct nt_inproc {
@@ -90,9 +95,9 @@ static nt_status_t nt_ip_send_tag(nt_launcher_t *l, int peer, int tag, const voi
     m->len = bytes;
     if (bytes)
         memcpy(m->data, buf, bytes);
-    pthread_mutex_lock(&w->mu);
+    pthread_mutex_lock(&w->mu[peer]);
     if (w->aborted) {
-        pthread_mutex_unlock(&w->mu);
+        pthread_mutex_unlock(&w->mu[peer]);
         free(m);
         return NT_ERR_PEER;
     }
@@ -102,7 +107,7 @@ static nt_status_t nt_ip_send_tag(nt_launcher_t *l, int peer, int tag, const voi
         w->box[peer] = m;
     w->tail[peer] = m;
     pthread_cond_signal(&w->cv[peer]);
-    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_unlock(&w->mu[peer]);
     return NT_OK;
 }
 
@@ -117,7 +122,7 @@ static nt_status_t nt_ip_recv_tag(nt_launcher_t *l, int peer, int tag, void *buf
     if (peer < 0 || peer >= w->nranks)
         return NT_ERR_INVALID;
     nt_deadline(&dl, timeout_s);
-    pthread_mutex_lock(&w->mu);
+    pthread_mutex_lock(&w->mu[p->rank]);
     for (;;) {
         nt_msg_t **pp, *prev = NULL;
         for (pp = &w->box[p->rank]; *pp; prev = *pp, pp = &(*pp)->next)
@@ -139,12 +144,12 @@ static nt_status_t nt_ip_recv_tag(nt_launcher_t *l, int peer, int tag, void *buf
             st = NT_ERR_PEER;
             break;
         }
-        if (pthread_cond_timedwait(&w->cv[p->rank], &w->mu, &dl) == ETIMEDOUT) {
+        if (pthread_cond_timedwait(&w->cv[p->rank], &w->mu[p->rank], &dl) == ETIMEDOUT) {
             st = NT_ERR_TIMEOUT;
             break;
         }
     }
-    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_unlock(&w->mu[p->rank]);
     return st;
 }
 
@@ -210,14 +215,18 @@ static nt_status_t nt_ip_barrier(nt_launcher_t *l, double timeout_s)
 static void nt_ip_abort(nt_launcher_t *l, int code)
 {
     nt_world_t *w = nt_ip(l)->w;
-    pthread_mutex_lock(&w->mu);
+    pthread_mutex_lock(&w->abort_mu);
     if (!w->aborted) {
-        w->aborted = 1;
         w->abort_code = code;
+        w->aborted = 1;
     }
-    for (int r = 0; r < w->nranks; r++)
+    pthread_mutex_unlock(&w->abort_mu);
+    /* every waiting receiver wakes (it checks aborted under its own mailbox's lock) */
+    for (int r = 0; r < w->nranks; r++) {
+        pthread_mutex_lock(&w->mu[r]);
         pthread_cond_broadcast(&w->cv[r]);
-    pthread_mutex_unlock(&w->mu);
+        pthread_mutex_unlock(&w->mu[r]);
+    }
 }
 
 static const nt_launcher_ops_t nt_inproc_ops = {
@@ -257,21 +266,25 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
     w.box = calloc((size_t)nranks, sizeof(*w.box));
     w.tail = calloc((size_t)nranks, sizeof(*w.tail));
     w.cv = calloc((size_t)nranks, sizeof(*w.cv));
+    w.mu = calloc((size_t)nranks, sizeof(*w.mu));
     ranks = calloc((size_t)nranks, sizeof(*ranks));
     th = calloc((size_t)nranks, sizeof(*th));
-    if (!w.box || !w.tail || !w.cv || !ranks || !th) {
+    if (!w.box || !w.tail || !w.cv || !w.mu || !ranks || !th) {
         free(w.box);
         free(w.tail);
         free(w.cv);
+        free(w.mu);
         free(ranks);
         free(th);
         return -1;
     }
-    pthread_mutex_init(&w.mu, NULL);
+    pthread_mutex_init(&w.abort_mu, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    for (int r = 0; r < nranks; r++)
+    for (int r = 0; r < nranks; r++) {
+        pthread_mutex_init(&w.mu[r], NULL);
         pthread_cond_init(&w.cv[r], &ca);
+    }
     pthread_condattr_destroy(&ca);
     for (int r = 0; r < nranks; r++) {
         ranks[r].l.ops = &nt_inproc_ops;
@@ -304,12 +317,15 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
             free(m);
         }
     }
-    for (int r = 0; r < nranks; r++)
+    for (int r = 0; r < nranks; r++) {
         pthread_cond_destroy(&w.cv[r]);
-    pthread_mutex_destroy(&w.mu);
+        pthread_mutex_destroy(&w.mu[r]);
+    }
+    pthread_mutex_destroy(&w.abort_mu);
     free(w.box);
     free(w.tail);
     free(w.cv);
+    free(w.mu);
     free(ranks);
     free(th);
     return result;

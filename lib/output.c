@@ -33,6 +33,39 @@ static int nt_write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
+/* A buffer as a filler of nt_output_write_fn. Async-signal-safe. */
+typedef struct nt_buf_fill {
+    const char *data;
+    size_t len;
+} nt_buf_fill_t;
+
+static int nt_fill_buf(int fd, void *ctx)
+{
+    const nt_buf_fill_t *b = ctx;
+    return nt_write_all(fd, b->data, b->len);
+}
+
+/* The contents of another descriptor (an unnamed file written before) as a filler, from its
+ * start, through a small buffer. Async-signal-safe. */
+static int nt_fill_from_fd(int fd, void *ctx)
+{
+    int in = *(const int *)ctx;
+    char buf[4096];
+    off_t off = 0;
+    for (;;) {
+        ssize_t r = pread(in, buf, sizeof(buf), off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return 0;
+        if (nt_write_all(fd, buf, (size_t)r) != 0)
+            return -1;
+        off += r;
+    }
+}
+
 /* Follow the symbolic links from path (relative targets against their link's folder) to the
  * first name that is not a link. *via_fd is set when the chain goes through /proc or /dev/fd
  * (/dev/stdout -> /proc/self/fd/1): those are aliases of open descriptors, written in place.
@@ -198,7 +231,7 @@ static void nt_dir_of(char *buf, size_t len, const char *target)
  * handler, which Open MPI's launcher follows with SIGKILL within ~10 ms: readers still never
  * see a partial file; only a machine crash could lose it). Returns 0, or -1 with errno and
  * *what naming the failed step. Async-signal-safe. */
-static int nt_replace_file(const char *data, size_t len, const char *target, int sync,
+static int nt_replace_file(nt_output_fill_fn fill, void *ctx, const char *target, int sync,
                            const char **what, char *tmp, size_t tmplen)
 {
     char dir[PATH_MAX], fdpath[64] = "/proc/self/fd/";
@@ -223,7 +256,7 @@ static int nt_replace_file(const char *data, size_t len, const char *target, int
             fdpath[off++] = d[--k];
         fdpath[off] = '\0';
         *what = "write";
-        if (nt_write_all(fd, data, len) != 0 || (sync && fsync(fd) != 0))
+        if (fill(fd, ctx) != 0 || (sync && fsync(fd) != 0))
             goto fail_fd;
         /* The unnamed file gets the temporary name (complete), then replaces target. */
         *what = "link";
@@ -241,7 +274,7 @@ static int nt_replace_file(const char *data, size_t len, const char *target, int
     if (fd < 0)
         return -1;
     *what = "write";
-    if (nt_write_all(fd, data, len) != 0 || (sync && fsync(fd) != 0)) {
+    if (fill(fd, ctx) != 0 || (sync && fsync(fd) != 0)) {
         e = errno ? errno : EIO;
         close(fd);
         unlink(tmp);
@@ -272,12 +305,13 @@ fail_fd:
 #endif
 }
 
-static nt_status_t nt_write_renamed(const char *data, size_t len, const char *target)
+static nt_status_t nt_write_renamed(nt_output_fill_fn fill, void *ctx, const char *target)
 {
     char tmp[PATH_MAX + 32];
     const char *what;
 
-    if (nt_replace_file(data, len, target, 1, &what, tmp, sizeof(tmp)) == 0)
+    errno = 0;
+    if (nt_replace_file(fill, ctx, target, 1, &what, tmp, sizeof(tmp)) == 0)
         return NT_OK;
     if (errno == ENAMETOOLONG && strcmp(what, "create") == 0) {
         NT_ERROR(REPORT, "output path '%s' is too long", target);
@@ -321,30 +355,36 @@ static void nt_fd_path(char *buf, int fd)
     buf[off] = '\0';
 }
 
-nt_status_t nt_output_stash(const char *path, const char *data, size_t len)
+/* Stash what fill writes: into an unnamed file in the target's folder (O_TMPFILE) where the
+ * filesystem has it, and nothing in memory; else into memory (to_buf, which gives the bytes). */
+static nt_status_t nt_stash_put(const char *path, nt_output_fill_fn fill, void *ctx,
+                                nt_status_t (*to_buf)(void *ctx, char **data, size_t *len))
 {
     char real[PATH_MAX], dir[PATH_MAX];
     int direct, slot, fd = -1;
-    char *copy;
+    char *copy = NULL;
+    size_t len = 0;
 
     if (nt_stash.writing)
         return NT_OK; /* a signal is being handled: the stashed document is on its way */
     if (nt_output_resolve(path, real, sizeof(real), &direct) != NT_OK || direct)
         return NT_ERR_INVALID;
-    copy = malloc(len ? len : 1);
-    if (!copy)
-        return NT_ERR_NOMEM;
-    memcpy(copy, data, len);
 #ifdef O_TMPFILE
     nt_dir_of(dir, sizeof(dir), real);
-    fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd >= 0 && nt_write_all(fd, data, len) != 0) {
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    if (fd >= 0 && fill(fd, ctx) != 0) {
         close(fd);
         fd = -1;
     }
 #else
     (void)dir;
+    (void)fill;
 #endif
+    if (fd < 0) {
+        nt_status_t st = to_buf(ctx, &copy, &len);
+        if (st != NT_OK)
+            return st;
+    }
     slot = nt_stash.cur == 0 ? 1 : 0;
     free(nt_stash.buf[slot]);
     if (nt_stash.fd[slot] >= 0)
@@ -358,6 +398,40 @@ nt_status_t nt_output_stash(const char *path, const char *data, size_t len)
     }
     nt_stash.cur = slot;
     return NT_OK;
+}
+
+static nt_status_t nt_buf_copy(void *ctx, char **data, size_t *len)
+{
+    const nt_buf_fill_t *b = ctx;
+    *data = malloc(b->len ? b->len : 1);
+    if (!*data)
+        return NT_ERR_NOMEM;
+    memcpy(*data, b->data, b->len);
+    *len = b->len;
+    return NT_OK;
+}
+
+nt_status_t nt_output_stash(const char *path, const char *data, size_t len)
+{
+    nt_buf_fill_t b = {data, len};
+    return nt_stash_put(path, nt_fill_buf, &b, nt_buf_copy);
+}
+
+static nt_status_t nt_json_to_buf(void *ctx, char **data, size_t *len)
+{
+    char *txt = cJSON_Print(ctx);
+    if (!txt)
+        return NT_ERR_NOMEM;
+    *len = strlen(txt);
+    txt[*len] = '\n'; /* the NUL becomes the final newline (not a string any more) */
+    *len += 1;
+    *data = txt;
+    return NT_OK;
+}
+
+nt_status_t nt_output_stash_json(const char *path, const cJSON *doc)
+{
+    return nt_stash_put(path, nt_json_fill, (void *)doc, nt_json_to_buf);
 }
 
 void nt_output_stash_drop(void)
@@ -403,16 +477,21 @@ int nt_output_write_stash(void)
                 unlink(tmp);
         }
     }
-    if (rc != 0)
-        rc = nt_replace_file(nt_stash.buf[slot], nt_stash.len[slot], nt_stash.target, 0, &what, tmp,
-                             sizeof(tmp));
+    if (rc != 0 && nt_stash.buf[slot]) {
+        nt_buf_fill_t b = {nt_stash.buf[slot], nt_stash.len[slot]};
+        rc = nt_replace_file(nt_fill_buf, &b, nt_stash.target, 0, &what, tmp, sizeof(tmp));
+    } else if (rc != 0 && nt_stash.fd[slot] >= 0) {
+        /* written to an unnamed file that cannot be linked (no /proc): copied */
+        int in = nt_stash.fd[slot];
+        rc = nt_replace_file(nt_fill_from_fd, &in, nt_stash.target, 0, &what, tmp, sizeof(tmp));
+    }
     nt_stash.done = rc == 0;
     nt_stash.writing = 0;
     errno = e;
     return rc;
 }
 
-nt_status_t nt_output_write(const char *path, const char *data, size_t len)
+nt_status_t nt_output_write_fn(const char *path, nt_output_fill_fn fill, void *ctx)
 {
     char real[PATH_MAX];
     int direct, fd;
@@ -422,18 +501,19 @@ nt_status_t nt_output_write(const char *path, const char *data, size_t len)
         return st;
     if (strcmp(path, "-") == 0) {
         errno = 0;
-        if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {
+        if (fflush(stdout) != 0 || fill(STDOUT_FILENO, ctx) != 0) {
             NT_ERROR(REPORT, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
             return NT_ERR_IO;
         }
         return NT_OK;
     }
     if (!direct)
-        return nt_write_renamed(data, len, real);
+        return nt_write_renamed(fill, ctx, real);
     fd = nt_open_direct(path);
     if (fd < 0)
         return NT_ERR_IO;
-    if (nt_write_all(fd, data, len) != 0) {
+    errno = 0;
+    if (fill(fd, ctx) != 0) {
         NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
         close(fd);
         return NT_ERR_IO;
@@ -443,6 +523,12 @@ nt_status_t nt_output_write(const char *path, const char *data, size_t len)
         return NT_ERR_IO;
     }
     return NT_OK;
+}
+
+nt_status_t nt_output_write(const char *path, const char *data, size_t len)
+{
+    nt_buf_fill_t b = {data, len};
+    return nt_output_write_fn(path, nt_fill_buf, &b);
 }
 
 /* Whether process pid still runs (a zombie, killed but not yet reaped, does not). */

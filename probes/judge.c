@@ -43,12 +43,229 @@ static void nt_judge_ctl_free(nt_judge_t *j)
     j->nctl = 0;
 }
 
+static int nt_cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort the control ids and drop repeats (nt_judge_is_ctl searches them). */
+static void nt_judge_ctl_seal(nt_judge_t *j)
+{
+    int m = 0;
+    if (j->nctl > 1)
+        qsort(j->ctl, (size_t)j->nctl, sizeof(*j->ctl), nt_cmp_strp);
+    for (int i = 0; i < j->nctl; i++) {
+        if (m > 0 && strcmp(j->ctl[m - 1], j->ctl[i]) == 0)
+            free(j->ctl[i]);
+        else
+            j->ctl[m++] = j->ctl[i];
+    }
+    j->nctl = m;
+}
+
 static int nt_judge_is_ctl(const nt_judge_t *j, const char *id)
 {
-    for (int i = 0; i < j->nctl; i++)
-        if (strcmp(j->ctl[i], id) == 0)
-            return 1;
-    return 0;
+    return j->nctl > 0 && bsearch(&id, j->ctl, (size_t)j->nctl, sizeof(*j->ctl), nt_cmp_strp);
+}
+
+int nt_judge_is_control(const nt_judge_t *j, const char *id)
+{
+    return j && id && nt_judge_is_ctl(j, id);
+}
+
+/* ---- indexes: a report of 1,000 nodes --full has 499,500 links, so nothing below looks a
+ * link (or a node) up by scanning them all; string and rank-pair keys go through these
+ * open-addressing tables (sized once, for a known number of keys). ---- */
+
+typedef struct nt_strmap {
+    const char **keys; /* NULL: empty slot; the strings belong to the caller's documents */
+    size_t *vals;
+    size_t mask;
+} nt_strmap_t;
+
+static uint64_t nt_hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t nt_hash_u64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL; /* splitmix64's finaliser */
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Room for n keys (a load of at most one half). NT_ERR_NOMEM. */
+static nt_status_t nt_strmap_init(nt_strmap_t *m, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    m->keys = calloc(cap, sizeof(*m->keys));
+    m->vals = calloc(cap, sizeof(*m->vals));
+    m->mask = cap - 1;
+    return m->keys && m->vals ? NT_OK : NT_ERR_NOMEM;
+}
+
+static void nt_strmap_free(nt_strmap_t *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+/* The value of key, or SIZE_MAX. */
+static size_t nt_strmap_get(const nt_strmap_t *m, const char *key)
+{
+    if (!m->keys)
+        return SIZE_MAX;
+    for (size_t i = nt_hash_str(key) & m->mask; m->keys[i]; i = (i + 1) & m->mask)
+        if (strcmp(m->keys[i], key) == 0)
+            return m->vals[i];
+    return SIZE_MAX;
+}
+
+/* Set key to val unless key is there already (the first value stays). */
+static void nt_strmap_add(nt_strmap_t *m, const char *key, size_t val)
+{
+    size_t i = nt_hash_str(key) & m->mask;
+    for (; m->keys[i]; i = (i + 1) & m->mask)
+        if (strcmp(m->keys[i], key) == 0)
+            return;
+    m->keys[i] = key;
+    m->vals[i] = val;
+}
+
+typedef struct nt_u64map {
+    uint64_t *keys;
+    size_t *vals; /* SIZE_MAX: empty slot */
+    size_t mask;
+} nt_u64map_t;
+
+static nt_status_t nt_u64map_init(nt_u64map_t *m, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    m->keys = calloc(cap, sizeof(*m->keys));
+    m->vals = malloc(cap * sizeof(*m->vals));
+    m->mask = cap - 1;
+    if (!m->keys || !m->vals)
+        return NT_ERR_NOMEM;
+    memset(m->vals, 0xff, cap * sizeof(*m->vals));
+    return NT_OK;
+}
+
+static void nt_u64map_free(nt_u64map_t *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+/* The slot of key: its value (SIZE_MAX when absent: the caller may set it). */
+static size_t *nt_u64map_slot(nt_u64map_t *m, uint64_t key)
+{
+    size_t i = nt_hash_u64(key) & m->mask;
+    for (; m->vals[i] != SIZE_MAX; i = (i + 1) & m->mask)
+        if (m->keys[i] == key)
+            return &m->vals[i];
+    m->keys[i] = key;
+    return &m->vals[i];
+}
+
+/* The key of an unordered pair of ranks (both >= 0). */
+static uint64_t nt_rank_pair_key(int a, int b)
+{
+    unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+    return ((uint64_t)lo << 32) | hi;
+}
+
+/* Links of a document by id, each id's links in document order (first[], next[]: indices
+ * into item[], SIZE_MAX ends a chain). The ids are copied (ids[]): a link held as text is
+ * parsed only while it is read. */
+typedef struct nt_link_ix {
+    cJSON **item;
+    size_t *next;
+    size_t n;
+    char *ids;
+    nt_strmap_t first;
+} nt_link_ix_t;
+
+static void nt_link_ix_free(nt_link_ix_t *ix)
+{
+    free(ix->item);
+    free(ix->next);
+    free(ix->ids);
+    nt_strmap_free(&ix->first);
+    memset(ix, 0, sizeof(*ix));
+}
+
+static nt_status_t nt_link_ix_build(nt_link_ix_t *ix, cJSON *links)
+{
+    size_t *last, *off, used = 0, cap = 4096;
+    cJSON *item;
+
+    memset(ix, 0, sizeof(*ix));
+    ix->n = (size_t)cJSON_GetArraySize(links);
+    ix->item = calloc(ix->n + 1, sizeof(*ix->item));
+    ix->next = calloc(ix->n + 1, sizeof(*ix->next));
+    ix->ids = malloc(cap);
+    last = calloc(ix->n + 1, sizeof(*last));
+    off = calloc(ix->n + 1, sizeof(*off));
+    if (!ix->item || !ix->next || !ix->ids || !last || !off ||
+        nt_strmap_init(&ix->first, ix->n) != NT_OK)
+        goto nomem;
+    ix->n = 0;
+    cJSON_ArrayForEach (item, links) {
+        cJSON *l = nt_json_thaw(item);
+        const char *id = nt_json_get_str(l, "id", "");
+        size_t len = strlen(id) + 1;
+        if (used + len > cap) {
+            char *grown;
+            while (used + len > cap)
+                cap *= 2;
+            if (!(grown = realloc(ix->ids, cap))) {
+                nt_json_thaw_end(item, l, 0);
+                goto nomem;
+            }
+            ix->ids = grown;
+        }
+        memcpy(ix->ids + used, id, len);
+        nt_json_thaw_end(item, l, 0);
+        off[ix->n] = used;
+        used += len;
+        ix->item[ix->n++] = item;
+    }
+    for (size_t i = 0; i < ix->n; i++) {
+        const char *id = ix->ids + off[i];
+        size_t f = nt_strmap_get(&ix->first, id);
+        ix->next[i] = SIZE_MAX;
+        if (f == SIZE_MAX) {
+            nt_strmap_add(&ix->first, id, i);
+            last[i] = i;
+        } else {
+            ix->next[last[f]] = i;
+            last[f] = i;
+        }
+    }
+    free(last);
+    free(off);
+    return NT_OK;
+nomem:
+    free(last);
+    free(off);
+    nt_link_ix_free(ix);
+    return NT_ERR_NOMEM;
+}
+
+/* The first link of id, or SIZE_MAX; then ix->next[] through the others. */
+static size_t nt_link_ix_find(const nt_link_ix_t *ix, const char *id)
+{
+    return nt_strmap_get(&ix->first, id);
 }
 
 nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
@@ -218,10 +435,42 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
 /* ---- links -> figures -> verdicts ---- */
 
 typedef struct nt_fig {
-    cJSON *link;
+    cJSON *link; /* the links[] item (its text, when the report holds links as text) */
+    size_t li;   /* its index in links[] */
     int metric;
     size_t bytes;
 } nt_fig_t;
+
+/* Strings that outlive the link they come from (a link held as text is parsed and freed
+ * again): kinds and scopes, a handful per report, interned. */
+typedef struct nt_strs {
+    char **s;
+    int n;
+} nt_strs_t;
+
+static const char *nt_strs_intern(nt_strs_t *t, const char *str)
+{
+    char **grown;
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->s[i], str) == 0)
+            return t->s[i];
+    grown = realloc(t->s, sizeof(*grown) * (size_t)(t->n + 1));
+    if (!grown)
+        return NULL;
+    t->s = grown;
+    if (!(t->s[t->n] = strdup(str)))
+        return NULL;
+    return t->s[t->n++];
+}
+
+static void nt_strs_free(nt_strs_t *t)
+{
+    for (int i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    t->s = NULL;
+    t->n = 0;
+}
 
 typedef struct nt_figs {
     nt_vlink_t *v;
@@ -229,15 +478,16 @@ typedef struct nt_figs {
     size_t n, cap;
     char **hosts;        /* node index -> host */
     const char **models; /* node index -> GPU model (NULL: none), for thresholds classes */
+    cJSON **node_objs;   /* node index -> nodes[] entry */
+    nt_strmap_t hostix;  /* host -> its first node index */
+    nt_strs_t strs;      /* the figures' kinds and scopes */
     int nnodes;
 } nt_figs_t;
 
 static int nt_node_index(const nt_figs_t *fs, const char *host)
 {
-    for (int i = 0; i < fs->nnodes; i++)
-        if (strcmp(fs->hosts[i], host) == 0)
-            return i;
-    return -1;
+    size_t i = nt_strmap_get(&fs->hostix, host);
+    return i == SIZE_MAX ? -1 : (int)i;
 }
 
 static void nt_figs_free(nt_figs_t *fs)
@@ -246,12 +496,16 @@ static void nt_figs_free(nt_figs_t *fs)
     free(fs->f);
     free(fs->hosts);
     free(fs->models);
+    free(fs->node_objs);
+    nt_strmap_free(&fs->hostix);
+    nt_strs_free(&fs->strs);
     memset(fs, 0, sizeof(*fs));
 }
 
-static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, double value,
-                        double expected, int src, int dst)
+static int nt_figs_push(nt_figs_t *fs, cJSON *item, size_t li, const cJSON *link, int metric,
+                        size_t bytes, double value, double expected, int src, int dst)
 {
+    const char *kind, *scope;
     if (fs->n == fs->cap) {
         size_t cap = fs->cap ? fs->cap * 2 : 64;
         nt_vlink_t *nv = realloc(fs->v, cap * sizeof(*nv));
@@ -268,11 +522,16 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
     memset(&fs->v[fs->n], 0, sizeof(nt_vlink_t));
     /* Links of one kind form one population, except RDMA from GPU memory, whose figures are
      * not those of host memory (PCIe P2P to the NIC, GPUDirect). */
-    fs->v[fs->n].kind = strcmp(nt_json_get_str(link, "memory", "host"), "gpu") == 0
-                            ? "rdma (GPU memory)"
-                            : nt_json_get_str(link, "peer_class", /* GPU links: docs/gpu.md */
-                                              nt_json_get_str(link, "kind", "?"));
-    fs->v[fs->n].scope = nt_json_get_str(link, "scope", "");
+    kind = nt_strs_intern(&fs->strs,
+                          strcmp(nt_json_get_str(link, "memory", "host"), "gpu") == 0
+                              ? "rdma (GPU memory)"
+                              : nt_json_get_str(link, "peer_class", /* GPU links: docs/gpu.md */
+                                                nt_json_get_str(link, "kind", "?")));
+    scope = nt_strs_intern(&fs->strs, nt_json_get_str(link, "scope", ""));
+    if (!kind || !scope)
+        return -1;
+    fs->v[fs->n].kind = kind;
+    fs->v[fs->n].scope = scope;
     fs->v[fs->n].bytes = bytes;
     fs->v[fs->n].metric = metric;
     fs->v[fs->n].value = value;
@@ -280,7 +539,7 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *link, int metric, size_t bytes, do
     fs->v[fs->n].src_node = src;
     fs->v[fs->n].dst_node = dst;
     fs->v[fs->n].retest_value = NAN;
-    fs->f[fs->n] = (nt_fig_t){link, metric, bytes};
+    fs->f[fs->n] = (nt_fig_t){item, li, metric, bytes};
     fs->n++;
     return 0;
 }
@@ -301,98 +560,122 @@ static double nt_sample_value(const cJSON *samples, int metric, size_t bytes)
     return NAN;
 }
 
+/* The figures of one link l (the tree of links[li], item). *changed: l was changed (its
+ * expected bandwidth). */
+static nt_status_t nt_figs_link(const nt_judge_t *j, nt_figs_t *fs, cJSON *item, size_t li,
+                                cJSON *l, int *changed)
+{
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "src");
+    const cJSON *dst = cJSON_GetObjectItemCaseSensitive(l, "dst");
+    const char *sh = nt_json_get_str(src, "host", ""), *dh = nt_json_get_str(dst, "host", "");
+    int sn = nt_node_index(fs, sh), dn = nt_node_index(fs, dh);
+    nt_verdict_t v = NT_PASS;
+    nt_node_rules_t r;
+    int kind = nt_link_kind_parse(nt_json_get_str(l, "kind", ""));
+    double exp_bw, exp_lat, line;
+    const cJSON *first, *fsamples, *s;
+    int retested;
+
+    nt_verdict_parse(nt_json_get_str(l, "verdict", "pass"), &v);
+    if (v == NT_SKIPPED || cJSON_GetObjectItemCaseSensitive(l, "errors") || kind < 0)
+        return NT_OK;
+    /* GPU pairs over NVLink are held to the NVLink rules (docs/gpu.md). */
+    if (kind == NT_KIND_P2P && strncmp(nt_json_get_str(l, "path", ""), "NV", 2) == 0)
+        kind = NT_KIND_NVLINK;
+    nt_rules_for(j, sh, sn >= 0 ? fs->node_objs[sn] : NULL, &r);
+    /* Expected bandwidth: the probe's own (hardware line rate x efficiency) or the line
+     * rate it reports times this node class's efficiency, or the class minimum. */
+    /* The thresholds decide the efficiency: a line rate the probe reports is multiplied
+     * by this node class's efficiency (and floored by its min_bw_GBps); a probe that knows
+     * no line rate may still state an expected figure of its own. */
+    line = nt_json_get_num(l, "line_rate_GBps", NAN);
+    exp_bw = nt_link_expected_bw(&r.links[kind], line);
+    if (!isfinite(line) && !isfinite(exp_bw))
+        exp_bw = nt_json_get_num(l, "expected_bw_GBps", NAN);
+    if (isfinite(exp_bw)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(l, "expected_bw_GBps");
+        nt_json_add_num(l, "expected_bw_GBps", exp_bw);
+        *changed = 1;
+    }
+    exp_lat = nt_link_expected_lat(&r.links[kind]);
+    /* A retested link carries the retest's figures and its first measurement under
+     * "first" (nt_judge_apply_retest): the first is value, the retest retest_value. */
+    first = cJSON_GetObjectItemCaseSensitive(l, "first");
+    retested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "retested"));
+    fsamples = cJSON_GetObjectItemCaseSensitive(first ? first : l, "samples");
+    cJSON_ArrayForEach (s, fsamples) {
+        size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
+        const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
+        const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
+        /* Only the peak size is held to the expected bandwidth: line rate needs large
+         * messages; smaller sizes are judged against their peers only. The latency limit
+         * holds for the smallest size (small_msg_lat_bytes), and so does the tail rule
+         * (its p99: loss shows there as retransmission timeouts). */
+        int peak = (size_t)nt_json_get_num(l, "peak_bw_bytes", -1) == bytes;
+        int small = (size_t)nt_json_get_num(l, "small_msg_lat_bytes", -1) == bytes;
+        int metrics[3], nm = 0;
+        if (bw)
+            metrics[nm++] = NT_METRIC_BW;
+        if (lat)
+            metrics[nm++] = NT_METRIC_LAT;
+        if (lat && small && cJSON_GetObjectItemCaseSensitive(lat, "p99"))
+            metrics[nm++] = NT_METRIC_TAIL;
+        for (int k = 0; k < nm; k++) {
+            int m = metrics[k];
+            double expv = m == NT_METRIC_BW    ? (peak ? exp_bw : NAN)
+                          : m == NT_METRIC_LAT ? (small ? exp_lat : NAN)
+                                               : NAN;
+            if (nt_figs_push(fs, item, li, l, m, bytes, nt_sample_value(fsamples, m, bytes), expv,
+                             sn, dn))
+                return NT_ERR_NOMEM;
+            if (retested) {
+                nt_vlink_t *x = &fs->v[fs->n - 1];
+                x->retested = 1;
+                x->retest_value =
+                    first
+                        ? nt_sample_value(cJSON_GetObjectItemCaseSensitive(l, "samples"), m, bytes)
+                        : NAN;
+            }
+        }
+    }
+    return NT_OK;
+}
+
 /* Build the figures of every measured link of doc. Links with errors give none: they fail on
  * their own account (nt_judge_finish). */
 static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
 {
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
-    cJSON *l, *it;
+    cJSON *item, *it;
+    nt_status_t st = NT_OK;
+    size_t li = 0;
     int i = 0;
 
     memset(fs, 0, sizeof(*fs));
     fs->nnodes = cJSON_GetArraySize(nodes);
     fs->hosts = calloc((size_t)fs->nnodes + 1, sizeof(char *));
     fs->models = calloc((size_t)fs->nnodes + 1, sizeof(char *));
-    if (!fs->hosts || !fs->models)
+    fs->node_objs = calloc((size_t)fs->nnodes + 1, sizeof(cJSON *));
+    if (!fs->hosts || !fs->models || !fs->node_objs ||
+        nt_strmap_init(&fs->hostix, (size_t)fs->nnodes) != NT_OK)
         return NT_ERR_NOMEM;
     cJSON_ArrayForEach (it, nodes) {
         fs->models[i] = nt_node_gpu_model(it);
-        fs->hosts[i++] = (char *)nt_json_get_str(it, "hostname", "?");
+        fs->node_objs[i] = it;
+        fs->hosts[i] = (char *)nt_json_get_str(it, "hostname", "?");
+        nt_strmap_add(&fs->hostix, fs->hosts[i], (size_t)i);
+        i++;
     }
-    cJSON_ArrayForEach (l, links) {
-        const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "src");
-        const cJSON *dst = cJSON_GetObjectItemCaseSensitive(l, "dst");
-        const char *sh = nt_json_get_str(src, "host", ""), *dh = nt_json_get_str(dst, "host", "");
-        int sn = nt_node_index(fs, sh), dn = nt_node_index(fs, dh);
-        nt_verdict_t v = NT_PASS;
-        nt_node_rules_t r;
-        int kind = nt_link_kind_parse(nt_json_get_str(l, "kind", ""));
-        double exp_bw, exp_lat, line;
-        const cJSON *first, *fsamples, *s;
-        int retested;
-
-        nt_verdict_parse(nt_json_get_str(l, "verdict", "pass"), &v);
-        if (v == NT_SKIPPED || cJSON_GetObjectItemCaseSensitive(l, "errors") || kind < 0)
-            continue;
-        /* GPU pairs over NVLink are held to the NVLink rules (docs/gpu.md). */
-        if (kind == NT_KIND_P2P && strncmp(nt_json_get_str(l, "path", ""), "NV", 2) == 0)
-            kind = NT_KIND_NVLINK;
-        nt_rules_for(j, sh, sn >= 0 ? cJSON_GetArrayItem(nodes, sn) : NULL, &r);
-        /* Expected bandwidth: the probe's own (hardware line rate x efficiency) or the line
-         * rate it reports times this node class's efficiency, or the class minimum. */
-        /* The thresholds decide the efficiency: a line rate the probe reports is multiplied
-         * by this node class's efficiency (and floored by its min_bw_GBps); a probe that knows
-         * no line rate may still state an expected figure of its own. */
-        line = nt_json_get_num(l, "line_rate_GBps", NAN);
-        exp_bw = nt_link_expected_bw(&r.links[kind], line);
-        if (!isfinite(line) && !isfinite(exp_bw))
-            exp_bw = nt_json_get_num(l, "expected_bw_GBps", NAN);
-        if (isfinite(exp_bw)) {
-            cJSON_DeleteItemFromObjectCaseSensitive(l, "expected_bw_GBps");
-            nt_json_add_num(l, "expected_bw_GBps", exp_bw);
-        }
-        exp_lat = nt_link_expected_lat(&r.links[kind]);
-        /* A retested link carries the retest's figures and its first measurement under
-         * "first" (nt_judge_apply_retest): the first is value, the retest retest_value. */
-        first = cJSON_GetObjectItemCaseSensitive(l, "first");
-        retested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "retested"));
-        fsamples = cJSON_GetObjectItemCaseSensitive(first ? first : l, "samples");
-        cJSON_ArrayForEach (s, fsamples) {
-            size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
-            const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
-            const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
-            /* Only the peak size is held to the expected bandwidth: line rate needs large
-             * messages; smaller sizes are judged against their peers only. The latency limit
-             * holds for the smallest size (small_msg_lat_bytes), and so does the tail rule
-             * (its p99: loss shows there as retransmission timeouts). */
-            int peak = (size_t)nt_json_get_num(l, "peak_bw_bytes", -1) == bytes;
-            int small = (size_t)nt_json_get_num(l, "small_msg_lat_bytes", -1) == bytes;
-            int metrics[3], nm = 0;
-            if (bw)
-                metrics[nm++] = NT_METRIC_BW;
-            if (lat)
-                metrics[nm++] = NT_METRIC_LAT;
-            if (lat && small && cJSON_GetObjectItemCaseSensitive(lat, "p99"))
-                metrics[nm++] = NT_METRIC_TAIL;
-            for (int k = 0; k < nm; k++) {
-                int m = metrics[k];
-                double expv = m == NT_METRIC_BW    ? (peak ? exp_bw : NAN)
-                              : m == NT_METRIC_LAT ? (small ? exp_lat : NAN)
-                                                   : NAN;
-                if (nt_figs_push(fs, l, m, bytes, nt_sample_value(fsamples, m, bytes), expv, sn,
-                                 dn))
-                    return NT_ERR_NOMEM;
-                if (retested) {
-                    nt_vlink_t *x = &fs->v[fs->n - 1];
-                    x->retested = 1;
-                    x->retest_value =
-                        first ? nt_sample_value(cJSON_GetObjectItemCaseSensitive(l, "samples"), m,
-                                                bytes)
-                              : NAN;
-                }
-            }
-        }
+    cJSON_ArrayForEach (item, links) {
+        int changed = 0;
+        cJSON *l = nt_json_thaw(item);
+        if (l)
+            st = nt_figs_link(j, fs, item, li, l, &changed);
+        nt_json_thaw_end(item, l, changed);
+        li++;
+        if (st != NT_OK)
+            return st;
     }
     return NT_OK;
 }
@@ -435,6 +718,143 @@ static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, nt_node_ver
     return st;
 }
 
+/* What the choice of retest controls needs of each link, and the candidates by (kind, scope):
+ * passing, not retested, without errors, between two ranks, with a peak bandwidth; best
+ * first (highest peak_bw_GBps, then document order). */
+typedef struct nt_ctl_link {
+    int a, b;
+    const char *kind, *scope; /* interned (strs) */
+    cJSON *item;              /* the links[] item */
+    double bw;
+    size_t ord;
+} nt_ctl_link_t;
+
+typedef struct nt_ctl_group {
+    const char *kind, *scope;
+    size_t *cand; /* indices into l[], best first */
+    size_t ncand;
+} nt_ctl_group_t;
+
+typedef struct nt_ctl_ix {
+    nt_ctl_link_t *l;
+    size_t n;
+    nt_u64map_t by_pair; /* rank pair -> first link between them (document order) */
+    size_t *pair_next;   /* the next link of the same rank pair, SIZE_MAX: none */
+    size_t *pair_last;   /* per rank pair (at its first link): the last link between them */
+    nt_ctl_group_t *g;
+    int ng;
+    nt_strs_t strs;
+} nt_ctl_ix_t;
+
+static void nt_ctl_ix_free(nt_ctl_ix_t *cx)
+{
+    for (int i = 0; i < cx->ng; i++)
+        free(cx->g[i].cand);
+    free(cx->g);
+    free(cx->l);
+    free(cx->pair_next);
+    free(cx->pair_last);
+    nt_u64map_free(&cx->by_pair);
+    nt_strs_free(&cx->strs);
+    memset(cx, 0, sizeof(*cx));
+}
+
+static int nt_cmp_ctl_cand(const void *pa, const void *pb, void *ctx)
+{
+    const nt_ctl_link_t *l = ctx, *x = &l[*(const size_t *)pa], *y = &l[*(const size_t *)pb];
+    if (x->bw != y->bw)
+        return x->bw > y->bw ? -1 : 1;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
+{
+    cJSON *item;
+    size_t n = (size_t)cJSON_GetArraySize(links);
+
+    memset(cx, 0, sizeof(*cx));
+    cx->l = calloc(n + 1, sizeof(*cx->l));
+    cx->pair_next = malloc((n + 1) * sizeof(size_t));
+    cx->pair_last = malloc((n + 1) * sizeof(size_t));
+    if (!cx->l || !cx->pair_next || !cx->pair_last || nt_u64map_init(&cx->by_pair, n) != NT_OK)
+        return NT_ERR_NOMEM;
+    cJSON_ArrayForEach (item, links) {
+        nt_ctl_link_t *c = &cx->l[cx->n];
+        cJSON *l = nt_json_thaw(item);
+        int cand;
+        c->a = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"), "rank", -1);
+        c->b = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
+        c->kind = nt_strs_intern(&cx->strs, nt_json_get_str(l, "kind", ""));
+        c->scope = nt_strs_intern(&cx->strs, nt_json_get_str(l, "scope", ""));
+        c->item = item;
+        c->bw = nt_json_get_num(l, "peak_bw_GBps", NAN);
+        c->ord = cx->n;
+        cx->pair_next[cx->n] = SIZE_MAX;
+        if (c->a >= 0 && c->b >= 0) {
+            size_t *head = nt_u64map_slot(&cx->by_pair, nt_rank_pair_key(c->a, c->b));
+            if (*head == SIZE_MAX)
+                *head = cx->n;
+            else
+                cx->pair_next[cx->pair_last[*head]] = cx->n;
+            cx->pair_last[*head] = cx->n;
+        }
+        cand = c->a >= 0 && c->b >= 0 && c->bw > -1 &&
+               strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") == 0 &&
+               !cJSON_GetObjectItemCaseSensitive(l, "retested") &&
+               !cJSON_GetObjectItemCaseSensitive(l, "errors");
+        nt_json_thaw_end(item, l, 0);
+        if (!c->kind || !c->scope)
+            return NT_ERR_NOMEM;
+        if (cand) {
+            int g;
+            for (g = 0; g < cx->ng; g++)
+                if (strcmp(cx->g[g].kind, c->kind) == 0 && strcmp(cx->g[g].scope, c->scope) == 0)
+                    break;
+            if (g == cx->ng) {
+                nt_ctl_group_t *grown = realloc(cx->g, sizeof(*grown) * (size_t)(cx->ng + 1));
+                if (!grown)
+                    return NT_ERR_NOMEM;
+                cx->g = grown;
+                memset(&cx->g[g], 0, sizeof(cx->g[g]));
+                cx->g[g].kind = c->kind;
+                cx->g[g].scope = c->scope;
+                cx->g[g].cand = malloc((n + 1) * sizeof(size_t));
+                cx->ng++;
+                if (!cx->g[g].cand)
+                    return NT_ERR_NOMEM;
+            }
+            cx->g[g].cand[cx->g[g].ncand++] = cx->n;
+        }
+        cx->n++;
+    }
+    for (int g = 0; g < cx->ng; g++)
+        qsort_r(cx->g[g].cand, cx->g[g].ncand, sizeof(size_t), nt_cmp_ctl_cand, cx->l);
+    return NT_OK;
+}
+
+/* The control of the pair (a, b) of probe kind: the best candidate of that kind and of the
+ * pair's scope (that of the last link between a and b) between two other ranks; -1: none. A
+ * candidate is passed over only for touching a or b, so this walks at most the links of a and
+ * b before it finds one. */
+static int nt_ctl_ix_best(nt_ctl_ix_t *cx, const char *kind, int a, int b)
+{
+    const char *scope = "";
+    size_t *head = nt_u64map_slot(&cx->by_pair, nt_rank_pair_key(a, b));
+    if (*head != SIZE_MAX)
+        scope = cx->l[cx->pair_last[*head]].scope;
+    for (int g = 0; g < cx->ng; g++) {
+        if (strcmp(cx->g[g].kind, kind) != 0 || strcmp(cx->g[g].scope, scope) != 0)
+            continue;
+        for (size_t i = 0; i < cx->g[g].ncand; i++) {
+            const nt_ctl_link_t *c = &cx->l[cx->g[g].cand[i]];
+            if (c->a != a && c->a != b && c->b != a && c->b != b)
+                return (int)cx->g[g].cand[i];
+        }
+        break;
+    }
+    return -1;
+}
+
 nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc,
                                   const nt_link_probe_ops_t *const *table, int ntable,
                                   int (**pairs)[3], int *n)
@@ -458,24 +878,36 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
         goto out;
     }
     nidx = nt_verdict_retest_list(fs.v, fs.n, idx, fs.n);
-    for (size_t i = 0; i < nidx; i++) {
-        const cJSON *l = fs.f[idx[i]].link;
-        int a = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"), "rank", -1);
-        int b = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
-        int k, dup = 0;
-        for (k = 0; k < ntable; k++)
-            if (strcmp(table[k]->kind, nt_json_get_str(l, "kind", "")) == 0)
-                break;
-        if (k == ntable || a < 0 || b < 0 || a == b)
-            continue;
-        for (int m = 0; m < *n; m++)
-            dup |= (*pairs)[m][0] == a && (*pairs)[m][1] == b && (*pairs)[m][2] == k;
-        if (!dup) {
+    {
+        /* (a, b, probe) once each, in the order of the list */
+        nt_u64map_t seen;
+        if (nt_u64map_init(&seen, nidx) != NT_OK) {
+            nt_u64map_free(&seen);
+            st = NT_ERR_NOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < nidx; i++) {
+            cJSON *l = nt_json_thaw(fs.f[idx[i]].link);
+            int a = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"), "rank", -1);
+            int b = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
+            int k;
+            size_t *slot;
+            for (k = 0; k < ntable; k++)
+                if (strcmp(table[k]->kind, nt_json_get_str(l, "kind", "")) == 0)
+                    break;
+            nt_json_thaw_end(fs.f[idx[i]].link, l, 0);
+            if (k == ntable || a < 0 || b < 0 || a == b || a > 0xffffff || b > 0xffffff)
+                continue;
+            slot = nt_u64map_slot(&seen, ((uint64_t)a << 40) | ((uint64_t)b << 16) | (unsigned)k);
+            if (*slot != SIZE_MAX)
+                continue;
+            *slot = (size_t)*n;
             (*pairs)[*n][0] = a;
             (*pairs)[*n][1] = b;
             (*pairs)[*n][2] = k;
             (*n)++;
         }
+        nt_u64map_free(&seen);
     }
     /* Every pair twice, the second time after all the others: a disturbance of the machine
      * (another job, the scheduler) rarely hits one pair at two moments apart, a fault always
@@ -486,69 +918,49 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     {
         int nf = *n, m = 0;
         int(*seq)[3] = calloc((size_t)nf * 4 + 1, sizeof(*seq));
-        if (!seq) {
+        int *ctl_of = calloc((size_t)nf + 1, sizeof(int)); /* a pair's control link, or -1 */
+        nt_ctl_ix_t cx;
+        if (!seq || !ctl_of ||
+            nt_ctl_ix_build(&cx, cJSON_GetObjectItemCaseSensitive(doc, "links")) != NT_OK) {
+            free(seq);
+            free(ctl_of);
+            nt_ctl_ix_free(&cx);
             st = NT_ERR_NOMEM;
             goto out;
         }
         nt_judge_ctl_free(j);
-        for (int rnd = 0; rnd < 2; rnd++)
-            for (int q = 0; q < nf; q++) {
-                const cJSON *best = NULL, *l;
-                double best_bw = -1;
-                int a = (*pairs)[q][0], b = (*pairs)[q][1], k = (*pairs)[q][2];
-                const char *scope = NULL;
-                memcpy(seq[m++], (*pairs)[q], sizeof(seq[0]));
-                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
-                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
-                                                  "rank", -1);
-                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
-                                                  "rank", -1);
-                    if ((la == a && lb == b) || (la == b && lb == a))
-                        scope = nt_json_get_str(l, "scope", "");
-                }
-                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
-                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
-                                                  "rank", -1);
-                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
-                                                  "rank", -1);
-                    double bw = nt_json_get_num(l, "peak_bw_GBps", NAN);
-                    if (strcmp(nt_json_get_str(l, "kind", ""), table[k]->kind) != 0 ||
-                        strcmp(nt_json_get_str(l, "scope", ""), scope ? scope : "") != 0 ||
-                        strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") != 0 ||
-                        cJSON_GetObjectItemCaseSensitive(l, "retested") ||
-                        cJSON_GetObjectItemCaseSensitive(l, "errors") || la < 0 || lb < 0 ||
-                        la == a || la == b || lb == a || lb == b || !(bw > best_bw))
-                        continue;
-                    best = l;
-                    best_bw = bw;
-                }
-                if (!best)
-                    continue;
-                seq[m][0] =
-                    (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(best, "src"), "rank", -1);
-                seq[m][1] =
-                    (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(best, "dst"), "rank", -1);
-                seq[m++][2] = k;
-                /* every link between the control's ranks (both directions) is a control */
-                cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
-                    int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"),
-                                                  "rank", -1);
-                    int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"),
-                                                  "rank", -1);
-                    const char *id = nt_json_get_str(l, "id", "");
-                    char **grown;
-                    if (!((la == seq[m - 1][0] && lb == seq[m - 1][1]) ||
-                          (la == seq[m - 1][1] && lb == seq[m - 1][0])) ||
-                        nt_judge_is_ctl(j, id))
-                        continue;
-                    grown = realloc(j->ctl, sizeof(*grown) * (size_t)(j->nctl + 1));
+        for (int q = 0; q < nf; q++) {
+            int a = (*pairs)[q][0], b = (*pairs)[q][1], k = (*pairs)[q][2];
+            ctl_of[q] = nt_ctl_ix_best(&cx, table[k]->kind, a, b);
+            /* every link between the control's ranks (both directions) is a control */
+            if (ctl_of[q] >= 0) {
+                const nt_ctl_link_t *c = &cx.l[ctl_of[q]];
+                size_t *head = nt_u64map_slot(&cx.by_pair, nt_rank_pair_key(c->a, c->b));
+                for (size_t i = *head; i != SIZE_MAX; i = cx.pair_next[i]) {
+                    char **grown = realloc(j->ctl, sizeof(*grown) * (size_t)(j->nctl + 1));
+                    cJSON *l;
                     if (!grown)
                         break;
                     j->ctl = grown;
-                    if ((j->ctl[j->nctl] = strdup(id)))
+                    l = nt_json_thaw(cx.l[i].item);
+                    if ((j->ctl[j->nctl] = strdup(nt_json_get_str(l, "id", ""))))
                         j->nctl++;
+                    nt_json_thaw_end(cx.l[i].item, l, 0);
                 }
             }
+        }
+        nt_judge_ctl_seal(j);
+        for (int rnd = 0; rnd < 2; rnd++)
+            for (int q = 0; q < nf; q++) {
+                memcpy(seq[m++], (*pairs)[q], sizeof(seq[0]));
+                if (ctl_of[q] < 0)
+                    continue;
+                seq[m][0] = cx.l[ctl_of[q]].a;
+                seq[m][1] = cx.l[ctl_of[q]].b;
+                seq[m++][2] = (*pairs)[q][2];
+            }
+        nt_ctl_ix_free(&cx);
+        free(ctl_of);
         free(*pairs);
         *pairs = seq;
         *n = m;
@@ -649,18 +1061,15 @@ static void nt_retest_merge(cJSON *dst, const cJSON *r)
     }
 }
 
-/* Whether a control measurement r ran much worse than its link's first measurement in doc:
+/* Whether a control measurement r ran much worse than its link's first measurement l (NULL:
+ * not in the report, so not disturbed):
  * bandwidth under half, or latency over 4 times, at any size (the link-fault limits: a
  * sub-microsecond latency doubles with scheduling jitter alone). */
-static int nt_ctl_disturbed(const cJSON *doc, const cJSON *r)
+static int nt_ctl_disturbed(const cJSON *l, const cJSON *r)
 {
-    const cJSON *l, *x, *s;
-    const char *id = nt_json_get_str(r, "id", "");
+    const cJSON *x, *s;
     if (cJSON_GetObjectItemCaseSensitive(r, "errors"))
         return 1;
-    cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links"))
-        if (strcmp(nt_json_get_str(l, "id", ""), id) == 0)
-            break;
     if (!l)
         return 0;
     cJSON_ArrayForEach (x, cJSON_GetObjectItemCaseSensitive(r, "samples")) {
@@ -678,50 +1087,96 @@ static int nt_ctl_disturbed(const cJSON *doc, const cJSON *r)
     return 0;
 }
 
-void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
+/* File the merged retest r (rs: its samples) into link l (not retested yet). */
+static void nt_apply_one(cJSON *l, const cJSON *r, const cJSON *rs)
 {
     /* The figures a link's summary is made of; they move together. */
     static const char *const figs[] = {"samples",          "peak_bw_GBps",        "peak_bw_bytes",
                                        "small_msg_lat_us", "small_msg_lat_bytes", "elapsed_s"};
+
+    cJSON_AddTrueToObject(l, "retested");
+    if (cJSON_GetArraySize(rs) > 0 && !cJSON_GetObjectItemCaseSensitive(r, "errors")) {
+        /* The verdict rests on the retest: its figures become the link's, the first
+         * measurement is kept beside them. */
+        cJSON *first = cJSON_AddObjectToObject(l, "first");
+        cJSON *copy = cJSON_Duplicate(r, 1);
+        if (!first || !copy) {
+            cJSON_Delete(copy);
+            return;
+        }
+        for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
+            nt_move_key(l, first, figs[k]);
+            nt_move_key(copy, l, figs[k]);
+        }
+        cJSON_Delete(copy);
+    } else {
+        const cJSON *errs = cJSON_GetObjectItemCaseSensitive(r, "errors");
+        cJSON *e = errs ? cJSON_Duplicate(errs, 1) : cJSON_CreateArray();
+        if (e && !errs)
+            cJSON_AddItemToArray(e, cJSON_CreateString("the retest gave no figures"));
+        if (e)
+            cJSON_AddItemToObject(l, "retest_errors", e);
+    }
+}
+
+void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
+{
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
     const cJSON *r;
-
-    (void)j;
+    nt_link_ix_t ix;
+    nt_strmap_t mix = {0}; /* id -> its merged retest */
+    cJSON **mitem;         /* merged retests in order */
+    size_t nm = 0, nr = (size_t)cJSON_GetArraySize(retest_links);
+    int disturbed = 0;
     cJSON *merged = cJSON_CreateArray();
-    if (!merged)
+    cJSON *pending = cJSON_CreateArray();
+
+    mitem = calloc(nr + 1, sizeof(*mitem));
+    if (!merged || !pending || !mitem || nt_strmap_init(&mix, nr) != NT_OK ||
+        nt_link_ix_build(&ix, links) != NT_OK) {
+        nt_strmap_free(&mix);
+        cJSON_Delete(merged);
+        cJSON_Delete(pending);
+        free(mitem);
         return;
+    }
     /* In measurement order: a retest counts once the control measured after it held its
      * own first figures (nt_ctl_disturbed); the retests of one link (each pair is measured
      * twice) give the better figures per size. */
-    cJSON *pending = cJSON_CreateArray();
-    int disturbed = 0;
     for (r = retest_links ? retest_links->child : NULL;; r = r->next) {
         const char *id = r ? nt_json_get_str(r, "id", NULL) : NULL;
         int ctl = id && nt_judge_is_ctl(j, id);
         if (!r || ctl) {
             /* a control (or the end) closes the pending retests */
             const cJSON *p2;
-            if (ctl && nt_ctl_disturbed(doc, r))
+            size_t f = ctl ? nt_link_ix_find(&ix, id) : SIZE_MAX;
+            cJSON *fl = f == SIZE_MAX ? NULL : nt_json_thaw(ix.item[f]);
+            int dist = ctl && nt_ctl_disturbed(fl, r);
+            if (fl)
+                nt_json_thaw_end(ix.item[f], fl, 0);
+            if (dist)
                 disturbed++;
             else
                 cJSON_ArrayForEach (p2, pending) {
                     const char *pid = nt_json_get_str(p2, "id", "");
-                    cJSON *m;
-                    cJSON_ArrayForEach (m, merged)
-                        if (strcmp(nt_json_get_str(m, "id", ""), pid) == 0)
-                            break;
-                    if (m)
-                        nt_retest_merge(m, p2);
-                    else
-                        cJSON_AddItemToArray(merged, cJSON_Duplicate(p2, 1));
+                    size_t k = nt_strmap_get(&mix, pid);
+                    cJSON *dup;
+                    if (k != SIZE_MAX) {
+                        nt_retest_merge(mitem[k], p2);
+                    } else if ((dup = cJSON_Duplicate(p2, 1))) {
+                        cJSON_AddItemToArray(merged, dup);
+                        mitem[nm] = dup;
+                        nt_strmap_add(&mix, nt_json_get_str(dup, "id", ""), nm);
+                        nm++;
+                    }
                 }
-            while (pending && cJSON_GetArraySize(pending) > 0)
+            while (cJSON_GetArraySize(pending) > 0)
                 cJSON_DeleteItemFromArray(pending, 0);
             if (!r)
                 break;
             continue;
         }
-        if (id && pending)
+        if (id)
             cJSON_AddItemToArray(pending, cJSON_Duplicate(r, 1));
     }
     cJSON_Delete(pending);
@@ -733,39 +1188,27 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
     cJSON_ArrayForEach (r, merged) {
         const char *id = nt_json_get_str(r, "id", NULL);
         const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "samples");
-        cJSON *l;
+        cJSON *l = NULL, *item = NULL;
         if (!id)
             continue;
-        cJSON_ArrayForEach (l, links) {
-            if (strcmp(nt_json_get_str(l, "id", ""), id) != 0 ||
-                cJSON_GetObjectItemCaseSensitive(l, "retested"))
-                continue;
-            cJSON_AddTrueToObject(l, "retested");
-            if (cJSON_GetArraySize(rs) > 0 && !cJSON_GetObjectItemCaseSensitive(r, "errors")) {
-                /* The verdict rests on the retest: its figures become the link's, the first
-                 * measurement is kept beside them. */
-                cJSON *first = cJSON_AddObjectToObject(l, "first");
-                cJSON *copy = cJSON_Duplicate(r, 1);
-                if (!first || !copy) {
-                    cJSON_Delete(copy);
-                    break;
-                }
-                for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
-                    nt_move_key(l, first, figs[k]);
-                    nt_move_key(copy, l, figs[k]);
-                }
-                cJSON_Delete(copy);
-            } else {
-                const cJSON *errs = cJSON_GetObjectItemCaseSensitive(r, "errors");
-                cJSON *e = errs ? cJSON_Duplicate(errs, 1) : cJSON_CreateArray();
-                if (e && !errs)
-                    cJSON_AddItemToArray(e, cJSON_CreateString("the retest gave no figures"));
-                if (e)
-                    cJSON_AddItemToObject(l, "retest_errors", e);
+        /* the first link of that id not retested yet */
+        for (size_t i = nt_link_ix_find(&ix, id); i != SIZE_MAX; i = ix.next[i]) {
+            l = nt_json_thaw(ix.item[i]);
+            if (l && !cJSON_GetObjectItemCaseSensitive(l, "retested")) {
+                item = ix.item[i];
+                break;
             }
-            break;
+            nt_json_thaw_end(ix.item[i], l, 0);
+            l = NULL;
         }
+        if (!l)
+            continue;
+        nt_apply_one(l, r, rs);
+        nt_json_thaw_end(item, l, 1);
     }
+    nt_link_ix_free(&ix);
+    nt_strmap_free(&mix);
+    free(mitem);
     cJSON_Delete(merged);
 }
 
@@ -871,14 +1314,100 @@ static void nt_node_nic_firmware(cJSON *node)
     nt_json_add_str(sw, "nic_firmware", out);
 }
 
+/* What the node verdicts need of a link once it is judged. */
+typedef struct nt_link_note {
+    nt_verdict_t v;
+    int src, dst; /* node indices, -1: none */
+} nt_link_note_t;
+
+/* The GPU pass (nt_gpu_judge_report) over the report's GPU links gl[] (indices into links[]).
+ * A report whose links are all trees is passed as it is; one holding links as text gets a
+ * view of its nodes and of its GPU links only, opened (a few per node, not 499,500), and what
+ * the pass changed is written back. lv[].v follows. */
+static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int frozen, const size_t *gl,
+                              size_t ngl, nt_link_note_t *lv)
+{
+    static const char *const keys[] = {"verdict", "blamed_on_gpu", "judged_by", "reasons"};
+    cJSON *view, *vlinks, **items, *item, *t;
+    size_t li = 0, g = 0;
+
+    if (!frozen) {
+        nt_gpu_judge_report(doc, checks);
+        li = 0;
+        cJSON_ArrayForEach (item, links) {
+            if (g < ngl && gl[g] == li) {
+                lv[li].v = nt_get_verdict(item);
+                g++;
+            }
+            li++;
+        }
+        return;
+    }
+    view = cJSON_CreateObject();
+    vlinks = cJSON_CreateArray();
+    items = calloc(ngl + 1, sizeof(*items));
+    if (!view || !vlinks || !items ||
+        !cJSON_AddItemReferenceToObject(view, "nodes",
+                                        cJSON_GetObjectItemCaseSensitive(doc, "nodes")) ||
+        !cJSON_AddItemToObject(view, "links", vlinks)) {
+        if (!cJSON_GetObjectItemCaseSensitive(view, "links"))
+            cJSON_Delete(vlinks);
+        cJSON_Delete(view);
+        free(items);
+        NT_ERROR(VERDICT, "out of memory judging the GPU links");
+        return;
+    }
+    cJSON_ArrayForEach (item, links) {
+        if (g < ngl && gl[g] == li) {
+            cJSON *l = nt_json_thaw(item);
+            t = l == item ? cJSON_Duplicate(item, 1) : l;
+            if (t) {
+                items[g] = item;
+                cJSON_AddItemToArray(vlinks, t);
+            }
+            g++;
+        }
+        li++;
+    }
+    nt_gpu_judge_report(view, checks);
+    g = 0;
+    while ((t = cJSON_DetachItemFromArray(vlinks, 0))) {
+        while (g < ngl && !items[g])
+            g++;
+        if (g == ngl) {
+            cJSON_Delete(t);
+            continue;
+        }
+        lv[gl[g]].v = nt_get_verdict(t);
+        if (cJSON_IsRaw(items[g])) {
+            nt_json_thaw_end(items[g], t, 1);
+        } else {
+            /* a tree among text links: the pass's keys copied back */
+            for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+                cJSON *x = cJSON_GetObjectItemCaseSensitive(t, keys[k]);
+                cJSON_DeleteItemFromObjectCaseSensitive(items[g], keys[k]);
+                if (x)
+                    cJSON_AddItemToObject(items[g], keys[k], cJSON_Duplicate(x, 1));
+            }
+            cJSON_Delete(t);
+        }
+        g++;
+    }
+    cJSON_Delete(view);
+    free(items);
+}
+
 int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_early,
                     const nt_probe_params_t *params)
 {
     cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
     cJSON *checks = cJSON_GetObjectItemCaseSensitive(doc, "checks");
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
-    cJSON *summary, *failed_nodes, *failed_links, *warnings, *not_judged, *counts, *it;
+    cJSON *summary, *failed_nodes, *failed_links, *warnings, *not_judged, *counts, *it, *item;
     nt_node_verdict_t *nv = NULL;
+    nt_link_note_t *lv = NULL;          /* per link: verdict and node indices */
+    size_t nlinks, *gl = NULL, ngl = 0; /* the GPU links' indices */
+    int frozen = 0;
     nt_nodefail_t *nf = NULL, *nf_grow;
     int nnodes, unstable[2] = {0, 0};
     nt_figs_t fs;
@@ -909,60 +1438,94 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         NT_ERROR(VERDICT, "out of memory judging the links");
         usage = 1;
     }
-    /* Fold the figures' verdicts back into their links. */
-    cJSON_ArrayForEach (it, links) {
-        nt_verdict_t v = nt_get_verdict(it);
-        if (v == NT_SKIPPED)
-            continue;
-        cJSON_DeleteItemFromObjectCaseSensitive(it, "reasons");
-        cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_by");
-        cJSON_DeleteItemFromObjectCaseSensitive(it, "unconfirmed");
-        v = NT_PASS;
-        if (cJSON_GetObjectItemCaseSensitive(it, "errors")) {
-            const char *by = nt_json_get_str(it, "stopped_by", "error");
-            if (strcmp(by, "signal") == 0 || strcmp(by, "peer_timeout") == 0) {
-                /* The run stopped early (exit 3 unless something failed): the link is not
-                 * judged on a cut measurement. */
-                v = NT_SKIPPED;
-                nt_add_str_unique(nt_arr(it, "reasons"),
-                                  strcmp(by, "signal") == 0
-                                      ? "measurement interrupted by a signal or the time limit"
-                                      : "the peer stopped answering: measurement not finished");
-            } else {
-                v = NT_FAIL;
-                nt_add_str_unique(nt_arr(it, "reasons"),
-                                  "the measurement did not complete (see errors)");
-                nt_add_str_unique(nt_arr(it, "judged_by"), "error");
-            }
-        }
-        nt_set_str(it, "verdict", nt_verdict_string(v));
+    /* Fold the figures' verdicts back into their links, link by link (a link held as text
+     * is parsed once here), and note what the node verdicts need of each link. */
+    nlinks = (size_t)cJSON_GetArraySize(links);
+    lv = calloc(nlinks + 1, sizeof(*lv));
+    gl = calloc(nlinks + 1, sizeof(*gl));
+    if (!lv || !gl) {
+        NT_ERROR(VERDICT, "out of memory judging the links");
+        free(lv);
+        free(gl);
+        nt_figs_free(&fs);
+        free(nv);
+        return NT_EXIT_USAGE;
     }
-    for (size_t i = 0; !usage && i < fs.n; i++) {
-        cJSON *l = fs.f[i].link;
-        nt_verdict_t v = nt_get_verdict(l);
-        const nt_vlink_t *x = &fs.v[i];
-        if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
-            continue;
-        nt_set_str(l, "verdict", nt_verdict_string(nt_verdict_worse(v, x->verdict)));
-        if (x->reason[0])
-            nt_add_str_unique(nt_arr(l, "reasons"), x->reason);
-        if (x->fired & NT_FIRED_EXPECTED)
-            nt_add_str_unique(nt_arr(l, "judged_by"), "expected");
-        if (x->fired & NT_FIRED_PEER)
-            nt_add_str_unique(nt_arr(l, "judged_by"), "peer");
-        if (x->fired & NT_FIRED_RETEST)
-            nt_add_str_unique(nt_arr(l, "judged_by"), "retest");
-        if (x->unconfirmed && !cJSON_GetObjectItemCaseSensitive(l, "unconfirmed"))
-            cJSON_AddTrueToObject(l, "unconfirmed");
-        if (x->fired & NT_FIRED_BLAME) {
-            nt_add_str_unique(nt_arr(l, "judged_by"), "node_blame");
-            if (!cJSON_GetObjectItemCaseSensitive(l, "blamed_on_node"))
-                cJSON_AddTrueToObject(l, "blamed_on_node");
+    {
+        size_t li = 0, k = 0;
+        cJSON_ArrayForEach (item, links) {
+            cJSON *it = nt_json_thaw(item);
+            nt_verdict_t v = nt_get_verdict(it);
+            lv[li].v = NT_SKIPPED;
+            lv[li].src = lv[li].dst = -1;
+            if (!it) {
+                li++;
+                continue;
+            }
+            if (v != NT_SKIPPED) {
+                cJSON_DeleteItemFromObjectCaseSensitive(it, "reasons");
+                cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_by");
+                cJSON_DeleteItemFromObjectCaseSensitive(it, "unconfirmed");
+                v = NT_PASS;
+                if (cJSON_GetObjectItemCaseSensitive(it, "errors")) {
+                    const char *by = nt_json_get_str(it, "stopped_by", "error");
+                    if (strcmp(by, "signal") == 0 || strcmp(by, "peer_timeout") == 0) {
+                        /* The run stopped early (exit 3 unless something failed): the link is
+                         * not judged on a cut measurement. */
+                        v = NT_SKIPPED;
+                        nt_add_str_unique(
+                            nt_arr(it, "reasons"),
+                            strcmp(by, "signal") == 0
+                                ? "measurement interrupted by a signal or the time limit"
+                                : "the peer stopped answering: measurement not finished");
+                    } else {
+                        v = NT_FAIL;
+                        nt_add_str_unique(nt_arr(it, "reasons"),
+                                          "the measurement did not complete (see errors)");
+                        nt_add_str_unique(nt_arr(it, "judged_by"), "error");
+                    }
+                }
+                nt_set_str(it, "verdict", nt_verdict_string(v));
+            }
+            /* its figures (consecutive, in link order) */
+            for (; !usage && k < fs.n && fs.f[k].li == li; k++) {
+                cJSON *l = it;
+                nt_verdict_t lvv = nt_get_verdict(l);
+                const nt_vlink_t *x = &fs.v[k];
+                if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
+                    continue;
+                nt_set_str(l, "verdict", nt_verdict_string(nt_verdict_worse(lvv, x->verdict)));
+                if (x->reason[0])
+                    nt_add_str_unique(nt_arr(l, "reasons"), x->reason);
+                if (x->fired & NT_FIRED_EXPECTED)
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "expected");
+                if (x->fired & NT_FIRED_PEER)
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "peer");
+                if (x->fired & NT_FIRED_RETEST)
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "retest");
+                if (x->unconfirmed && !cJSON_GetObjectItemCaseSensitive(l, "unconfirmed"))
+                    cJSON_AddTrueToObject(l, "unconfirmed");
+                if (x->fired & NT_FIRED_BLAME) {
+                    nt_add_str_unique(nt_arr(l, "judged_by"), "node_blame");
+                    if (!cJSON_GetObjectItemCaseSensitive(l, "blamed_on_node"))
+                        cJSON_AddTrueToObject(l, "blamed_on_node");
+                }
+            }
+            lv[li].v = nt_get_verdict(it);
+            lv[li].src = nt_node_index(
+                &fs, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "src"), "host", ""));
+            lv[li].dst = nt_node_index(
+                &fs, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", ""));
+            if (nt_gpu_is_link_kind(nt_json_get_str(it, "kind", "")))
+                gl[ngl++] = li;
+            frozen |= it != item;
+            nt_json_thaw_end(item, it, 1);
+            li++;
         }
     }
     /* GPU blame inside each node, and failed GPU links failing their node (lib/gpu_judge.c). */
     if (!usage && checks)
-        nt_gpu_judge_report(doc, checks);
+        nt_judge_gpu_pass(doc, links, checks, frozen, gl, ngl, lv);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "summary");
     summary = nt_json_add_obj(doc, "summary");
     nnodes = cJSON_GetArraySize(nodes);
@@ -971,6 +1534,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         nt_figs_free(&fs);
         free(nv);
         free(nf);
+        free(lv);
+        free(gl);
         return NT_EXIT_USAGE;
     }
     for (int i = 0; i < nnodes; i++)
@@ -1001,6 +1566,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         nt_figs_free(&fs);
         free(nv);
         free(nf);
+        free(lv);
+        free(gl);
         return NT_EXIT_USAGE;
     }
     nf = nf_grow;
@@ -1020,26 +1587,26 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         /* A link inside the node (a GPU's PCIe or NVLink, a device) that fails its expected
          * hardware figure is the node's own failure; a peer finding alone inside one node
          * (two ranks on one host) stays a link fault: the node warns. */
+        cJSON *l;
         if (!nt_vlink_is_link_fault(x) || !(x->fired & NT_FIRED_EXPECTED) || x->src_node < 0 ||
             x->src_node >= nnodes || (x->dst_node >= 0 && x->dst_node != x->src_node))
             continue;
+        l = nt_json_thaw(fs.f[i].link);
         nt_node_fails(
             &nf[x->src_node], nt_metric_cause(x->metric), "nettune:%s %s/%s%s %s: %s",
             nt_metric_check(x->metric),
             nt_fmt_fig(a, sizeof(a),
                        x->retested && !isnan(x->retest_value) ? x->retest_value : x->value),
             nt_fmt_fig(b, sizeof(b), (x->fired & NT_FIRED_EXPECTED) ? x->expected : x->reference),
-            nt_metric_unit(x->metric), nt_json_get_str(fs.f[i].link, "id", "?"), x->reason);
+            nt_metric_unit(x->metric), nt_json_get_str(l, "id", "?"), x->reason);
+        nt_json_thaw_end(fs.f[i].link, l, 0);
     }
-    cJSON_ArrayForEach (it, links) {
-        nt_verdict_t v = nt_get_verdict(it);
-        const char *ends[2] = {
-            nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "src"), "host", ""),
-            nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", "")};
-        if (v != NT_FAIL && v != NT_WARN)
+    for (size_t li = 0; li < nlinks; li++) {
+        int ends[2] = {lv[li].src, lv[li].dst};
+        if (lv[li].v != NT_FAIL && lv[li].v != NT_WARN)
             continue;
         for (int e = 0; e < 2; e++) {
-            int k = nt_node_index(&fs, ends[e]);
+            int k = ends[e];
             if (k >= 0 && k < nnodes)
                 nf[k].verdict = nt_verdict_worse(nf[k].verdict, NT_WARN);
         }
@@ -1092,8 +1659,11 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             nt_json_add_num(o, "more_reasons", nf[k].more);
         cJSON_AddItemToArray(failed_nodes, o);
     }
-    cJSON_ArrayForEach (it, links) {
+    cJSON_ArrayForEach (item, links) {
+        cJSON *it = nt_json_thaw(item);
         nt_verdict_t v = nt_get_verdict(it);
+        if (!it)
+            continue;
         if (strcmp(nt_json_get_str(it, "stopped_by", ""), "peer_timeout") == 0) {
             char w[600];
             const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
@@ -1120,6 +1690,9 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             cJSON_DeleteItemFromObjectCaseSensitive(it, "samples");
             cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "first"),
                                                     "samples");
+            nt_json_thaw_end(item, it, 1);
+        } else {
+            nt_json_thaw_end(item, it, 0);
         }
     }
     cJSON_ArrayForEach (it, checks) {
@@ -1153,6 +1726,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     nt_figs_free(&fs);
     free(nv);
     free(nf);
+    free(lv);
+    free(gl);
     return nt_exit_code(usage, overall == NT_FAIL, stopped_early, overall == NT_WARN,
                         params->strict);
 }
@@ -1166,6 +1741,92 @@ static int nt_output_is_stdout(const char *output)
         return 1;
     return fstat(STDOUT_FILENO, &a) == 0 && stat(output, &b) == 0 && a.st_dev == b.st_dev &&
            a.st_ino == b.st_ino;
+}
+
+/* One skip of one node, for grouping. */
+typedef struct nt_skip_ent {
+    const char *probe, *reason;
+    int node;    /* index in nodes[] */
+    size_t ord;  /* in document order */
+    int printed; /* 1: its line is printed (the group's first node), with count others */
+    int count;
+} nt_skip_ent_t;
+
+static int nt_cmp_skip(const void *pa, const void *pb)
+{
+    const nt_skip_ent_t *a = *(nt_skip_ent_t *const *)pa, *b = *(nt_skip_ent_t *const *)pb;
+    int c = strcmp(a->probe, b->probe);
+    if (!c)
+        c = strcmp(a->reason, b->reason);
+    return c ? c : (a->ord > b->ord) - (a->ord < b->ord);
+}
+
+/* Skips are grouped: the same probe and reason on 1,000 nodes is one line, printed at the
+ * first node that has it, with the count of the group's other entries (sorted, n log n). */
+static void nt_skips_print(FILE *f, const cJSON *nodes)
+{
+    const cJSON *it, *sk;
+    int nn = cJSON_GetArraySize(nodes), node = 0;
+    size_t n = 0, cap = 0;
+    nt_skip_ent_t *e = NULL;
+    nt_skip_ent_t **by = NULL;
+    const cJSON **objs = calloc((size_t)nn + 1, sizeof(*objs));
+
+    if (!objs)
+        return;
+    cJSON_ArrayForEach (it, nodes) {
+        objs[node] = it;
+        cJSON_ArrayForEach (sk, cJSON_GetObjectItemCaseSensitive(it, "skipped")) {
+            if (n == cap) {
+                nt_skip_ent_t *grown = realloc(e, sizeof(*e) * (cap = cap ? 2 * cap : 64));
+                if (!grown)
+                    goto out;
+                e = grown;
+            }
+            e[n] = (nt_skip_ent_t){nt_json_get_str(sk, "probe", "?"),
+                                   nt_json_get_str(sk, "reason", ""),
+                                   node,
+                                   n,
+                                   0,
+                                   0};
+            n++;
+        }
+        node++;
+    }
+    by = malloc((n + 1) * sizeof(*by));
+    if (!by)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        by[i] = &e[i];
+    qsort(by, n, sizeof(*by), nt_cmp_skip);
+    for (size_t g = 0; g < n;) {
+        size_t h = g;
+        while (h < n && strcmp(by[h]->probe, by[g]->probe) == 0 &&
+               strcmp(by[h]->reason, by[g]->reason) == 0)
+            h++;
+        /* by[g] is the group's first entry in document order: its node prints them */
+        for (size_t k = g; k < h && by[k]->node == by[g]->node; k++) {
+            by[k]->printed = 1;
+            by[k]->count = (int)(h - g) - 1;
+        }
+        g = h;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *host = nt_json_get_str(objs[e[i].node], "hostname", "?");
+        if (!e[i].printed)
+            continue;
+        if (e[i].count + 1 == nn && nn > 1)
+            fprintf(f, "  skipped %s on all %d nodes: %s\n", e[i].probe, nn, e[i].reason);
+        else if (e[i].count)
+            fprintf(f, "  skipped %s on %s and %d other node(s): %s\n", e[i].probe, host,
+                    e[i].count, e[i].reason);
+        else
+            fprintf(f, "  skipped %s on %s: %s\n", e[i].probe, host, e[i].reason);
+    }
+out:
+    free(by);
+    free(e);
+    free(objs);
 }
 
 void nt_summary_print(const cJSON *doc, const char *output)
@@ -1195,55 +1856,6 @@ void nt_summary_print(const cJSON *doc, const char *output)
         fprintf(f, "  not judged: %s\n", it->valuestring);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(run, "not_done"))
         fprintf(f, "  not done: %s\n", it->valuestring);
-    /* Skips are grouped: the same probe and reason on 1,000 nodes is one line. */
-    {
-        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes"), *sk;
-        int nn = cJSON_GetArraySize(nodes);
-        cJSON_ArrayForEach (it, nodes) {
-            cJSON_ArrayForEach (sk, cJSON_GetObjectItemCaseSensitive(it, "skipped")) {
-                const char *pr = nt_json_get_str(sk, "probe", "?");
-                const char *re = nt_json_get_str(sk, "reason", "");
-                int first = 1, count = 0;
-                const char *firsthost = nt_json_get_str(it, "hostname", "?");
-                const cJSON *o, *s2;
-                /* Print each (probe, reason) once, at its first node, with a node count. */
-                cJSON_ArrayForEach (o, nodes) {
-                    cJSON_ArrayForEach (s2, cJSON_GetObjectItemCaseSensitive(o, "skipped")) {
-                        if (strcmp(pr, nt_json_get_str(s2, "probe", "")) ||
-                            strcmp(re, nt_json_get_str(s2, "reason", "")))
-                            continue;
-                        if (o == it && s2 == sk && count)
-                            first = 0;
-                        if (o != it || s2 != sk)
-                            count += 1;
-                        else if (!count)
-                            count = 0;
-                    }
-                }
-                (void)first;
-                /* count holds the other nodes' matches; print only on the first node. */
-                {
-                    int before = 0;
-                    cJSON_ArrayForEach (o, nodes) {
-                        if (o == it)
-                            break;
-                        cJSON_ArrayForEach (s2, cJSON_GetObjectItemCaseSensitive(o, "skipped"))
-                            if (!strcmp(pr, nt_json_get_str(s2, "probe", "")) &&
-                                !strcmp(re, nt_json_get_str(s2, "reason", "")))
-                                before = 1;
-                    }
-                    if (before)
-                        continue;
-                }
-                if (count + 1 == nn && nn > 1)
-                    fprintf(f, "  skipped %s on all %d nodes: %s\n", pr, nn, re);
-                else if (count)
-                    fprintf(f, "  skipped %s on %s and %d other node(s): %s\n", pr, firsthost,
-                            count, re);
-                else
-                    fprintf(f, "  skipped %s on %s: %s\n", pr, firsthost, re);
-            }
-        }
-    }
+    nt_skips_print(f, cJSON_GetObjectItemCaseSensitive(doc, "nodes"));
     fprintf(f, "  report: %s\n", output);
 }

@@ -50,6 +50,11 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
  * measurement's move under "first"; otherwise "retest_errors" says why. */
 void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links);
 
+/* nt_judge_is_control - whether id is the id of a control link of the last
+ * nt_judge_retest_pairs (a link between the ranks of a control pair, either direction): its
+ * retest closes the retests measured before it. 0 for a NULL judge or id. O(log controls). */
+int nt_judge_is_control(const nt_judge_t *j, const char *id);
+
 /* nt_judge_finish - judge every link (expected values, peers, retest, node blame), fill the
  * summary, trim the samples of passing links (unless --samples all) and return the exit code.
  * stopped_early: the run did not complete. */

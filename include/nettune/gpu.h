@@ -194,6 +194,10 @@ int nt_gpu_blame(const int (*pairs)[2], const int *failed, size_t n, int ngpus, 
  * Returns the number of blamed GPUs. */
 int nt_gpu_judge_report(cJSON *doc, cJSON *checks);
 
+/* nt_gpu_is_link_kind - whether a link kind is one of the GPU probe's (pcie_h2d, pcie_d2h,
+ * p2p, gpu_local): the links nt_gpu_judge_report reads and changes. */
+int nt_gpu_is_link_kind(const char *kind);
+
 /* nt_gpu_peer_class - the peer population of a GPU link: "<kind>.<variant>" plus " <path>" for
  * p2p ("p2p.write NV18"): links are peers only with the same operation over the same path
  * class. Written into the link as "peer_class". */

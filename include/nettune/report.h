@@ -53,13 +53,28 @@ const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt)
  * with the byte offset logged when it is not JSON. */
 nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out);
 
-/* nt_json_write_atomic - print doc (formatted) to a temporary file beside path, fsync, then
+/* nt_json_write_atomic - print doc to a temporary file beside path, fsync, then
  * rename it over path, so the file on disk is always a complete document. A symbolic link is
  * followed (its target is replaced, the link stays); an existing device, FIFO or socket is
  * written in place (never replaced); "-" writes to stdout. NT_ERR_INVALID for an empty path or
  * a directory, NT_ERR_IO with the path and errno logged on failure (the temporary file is
  * removed). */
 nt_status_t nt_json_write_atomic(const cJSON *doc, const char *path);
+
+/* nt_json_fill - write doc as JSON text to fd, ending in a newline, without ever holding the
+ * text of the whole: an object's members one by one, those that are non-empty arrays (a
+ * report's nodes, links, checks) one element per line, unformatted, the others formatted;
+ * cJSON_Raw items (a report's links kept as their text) as they are. Through a 64 KiB buffer.
+ * ctx is the const cJSON * (the nt_output_fill_fn shape). 0, or -1 with errno (ENOMEM, or the
+ * write's). */
+int nt_json_fill(int fd, void *ctx);
+
+/* A filler of nt_output_write_fn: writes the output to fd; 0, or -1 with errno. */
+typedef int (*nt_output_fill_fn)(int fd, void *ctx);
+
+/* nt_output_write_fn - nt_output_write with the bytes written by fill (a streaming writer:
+ * nt_json_fill) instead of a buffer; the same places, the same errors. */
+nt_status_t nt_output_write_fn(const char *path, nt_output_fill_fn fill, void *ctx);
 
 /* nt_output_write - write len bytes of data to path as nt_json_write_atomic describes (stdout,
  * a regular file replaced atomically, links followed, devices/FIFOs/fd aliases in place; a FIFO
@@ -77,6 +92,10 @@ nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *dir
  * (regular files): NT_ERR_INVALID for stdout, devices and FIFOs; NT_ERR_NOMEM. A later stash
  * replaces an earlier one. */
 nt_status_t nt_output_stash(const char *path, const char *data, size_t len);
+/* nt_output_stash_json - nt_output_stash of doc as nt_json_fill writes it, streamed into an
+ * unnamed file beside path (O_TMPFILE) with nothing kept in memory; where the filesystem has no
+ * O_TMPFILE, its text is kept in memory instead. The same errors. */
+nt_status_t nt_output_stash_json(const char *path, const cJSON *doc);
 /* nt_output_stash_drop - forget the stashed document (the run wrote its final report). */
 void nt_output_stash_drop(void);
 /* nt_output_write_stash - write the stashed document as nt_output_write replaces a file
@@ -96,6 +115,20 @@ void nt_output_stash_rearm(void);
  * temporary file beside it), and remove temporary files of earlier runs that were killed
  * mid-write (their process is gone). NT_ERR_IO / NT_ERR_INVALID with the reason logged. */
 nt_status_t nt_output_check(const char *path);
+
+/* Links held as their text. Rank 0 of a 1,000-node --full run keeps 499,500 links: as cJSON
+ * trees about 4 KB each (2 GB), as their unformatted JSON text in one cJSON_Raw item about
+ * 600 B. Such a links[] entry is opened (parsed) one at a time where it is read or changed;
+ * cJSON prints a Raw item as it is, so the report is written from it directly.
+ * nt_json_freeze - obj (deleted) as a cJSON_Raw item with its unformatted text; a Raw item or
+ * NULL is returned as it is; NULL out of memory (obj then untouched). */
+cJSON *nt_json_freeze(cJSON *obj);
+/* nt_json_thaw - the tree of item: item itself when it is not a Raw item, else a new parse of
+ * its text (NULL: out of memory, or not JSON). End with nt_json_thaw_end. */
+cJSON *nt_json_thaw(const cJSON *item);
+/* nt_json_thaw_end - after nt_json_thaw(item): when item is a Raw item, its text becomes tree's
+ * if changed (kept as it was when out of memory) and tree is deleted; else nothing. */
+void nt_json_thaw_end(cJSON *item, cJSON *tree, int changed);
 
 /* nt_link_id - the stable link id of docs/design.md:
  * "<kind>[.<variant>]:<src host>/<src endpoint>-><dst host>/<dst endpoint>". variant may be

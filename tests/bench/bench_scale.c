@@ -10,6 +10,7 @@
  * are built once for all, see below), and the report's size. Then it checks that
  * the bad node and the bad link are what the report blames, and counts anything else failed.
  * Usage: bench_scale --quick|--full NODES [--topology XML] (the output goes under $TMPDIR). */
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ static nt_status_t nt_sb_run_pair(void *state, nt_probe_t *p, int peer_rank, int
     if (!link)
         return NT_ERR_NOMEM;
     for (int i = 0; i < NT_SB_SAMPLES; i++) {
-        lat[i] = NT_SB_LAT_US * nt_sb_noise(s);
+        lat[i] = NT_SB_LAT_US * 1e-6 * nt_sb_noise(s); /* s: nt_probe_add_lat_sample's unit */
         bw[i] = NT_SB_BW_GBPS * 1e9 * factor * nt_sb_noise(s);
     }
     for (size_t i = 0; i < p->params->nlat_sizes; i++)
@@ -144,6 +145,18 @@ int __wrap_nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int s
                            const nt_probe_params_t *params);
 
 static double nt_sb_judge_last_s, nt_sb_judge_last_cpu_s, nt_sb_snap_s;
+static size_t nt_sb_heap_max; /* bytes malloc'ed in the process, at most, at a judge's end */
+
+/* What the process has malloc'ed now (every arena, mmap'ed blocks too): at the end of a judge
+ * rank 0 holds its document, the snapshot's copy (when it is one) and the judge's figures,
+ * while the other ranks wait with a message or two each. */
+static void nt_sb_heap_sample(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    size_t used = mi.uordblks + mi.hblkhd;
+    if (used > nt_sb_heap_max)
+        nt_sb_heap_max = used;
+}
 
 /* CPU time of the calling thread, s: on a shared machine the wall time of the judge says more
  * about the other tenants than about the judge. */
@@ -161,6 +174,7 @@ int __wrap_nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int s
     double t0 = nt_clock_s(), c0 = nt_sb_thread_cpu_s();
     int code = __real_nt_judge_finish(j, p, doc, stopped_early, params);
     double dt = nt_clock_s() - t0;
+    nt_sb_heap_sample();
     nt_sb_judge_last_cpu_s = nt_sb_thread_cpu_s() - c0;
     /* Progress snapshots judge a copy whose run.completed is false; the last call is final. */
     nt_sb_snap_s += nt_sb_judge_last_s;
@@ -270,6 +284,23 @@ void __wrap_nt_steps_free(nt_step_t *steps, int nsteps)
         __real_nt_steps_free(steps, nsteps);
 }
 
+/* ---- one machine per node ----
+ * The ranks are threads of one process on one kernel (one boot id), so the engine would see
+ * 1,000 probe ranks on this machine's cores and run every pair on its own (run.serialized:
+ * 499,500 steps at 1,000 nodes --full, each with a broadcast to every rank). The model is a
+ * cluster of 1,000 machines, each rank alone on its own: its pairs run a round at a time. */
+int __real_nt_machine_ranks(int size, const char *keys, size_t keylen, int rank);
+int __wrap_nt_machine_ranks(int size, const char *keys, size_t keylen, int rank);
+
+int __wrap_nt_machine_ranks(int size, const char *keys, size_t keylen, int rank)
+{
+    (void)size;
+    (void)keys;
+    (void)keylen;
+    (void)rank;
+    return 1;
+}
+
 /* ---- the run ---- */
 
 typedef struct nt_sb_run {
@@ -374,7 +405,13 @@ int main(int argc, char **argv)
     text[sb.st_size] = '\0';
     doc = cJSON_Parse(text);
     free(text);
-    unlink(out);
+    /* BENCH_SCALE_KEEP=path keeps the report (to read, or to measure nettune report on it) */
+    if (getenv("BENCH_SCALE_KEEP") && *getenv("BENCH_SCALE_KEEP")) {
+        if (rename(out, getenv("BENCH_SCALE_KEEP")) != 0)
+            unlink(out);
+    } else {
+        unlink(out);
+    }
     if (!doc) {
         fprintf(stderr, "bench_scale: the report is not JSON\n");
         return 1;
@@ -410,14 +447,16 @@ int main(int argc, char **argv)
             other_links++;
     }
     (void)nt_sb_count_failed;
-    printf("%-6s %6d %7d %8d %8.1f %8.1f %8.2f %8.2f %6d %8.2f %8.0f %9.1f   %-7s %-7s %d/%d\n",
+    printf("%-6s %6d %7d %8d %8.1f %8.1f %8.2f %8.2f %6d %8.2f %8.0f %8.0f %9.1f   %-7s %-7s "
+           "%d/%d\n",
            mode + 2, nnodes, (int)nt_json_get_num(sched, "rounds", -1),
            (int)nt_json_get_num(sched, "pairs", -1), wall,
            (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6,
            nt_sb_judge_last_s, nt_sb_judge_last_cpu_s, nt_sb_snaps - 1, nt_sb_snap_s,
-           (double)ru.ru_maxrss / 1024.0, (double)sb.st_size / 1e6, node_blamed ? "yes" : "NO",
-           bad_link_failed ? "yes" : "NO", other_nodes, other_links);
+           (double)ru.ru_maxrss / 1024.0, (double)nt_sb_heap_max / 1048576.0,
+           (double)sb.st_size / 1e6, node_blamed ? "yes" : "NO", bad_link_failed ? "yes" : "NO",
+           other_nodes, other_links);
     cJSON_Delete(doc);
     __real_nt_topo_destroy(nt_sb_topo);
     __real_nt_nodes_free(nt_sb_nodes, nt_sb_nnodes);

@@ -7,8 +7,9 @@ bin=$1
 cd "$(dirname "$0")/../.."
 topo=tests/fixtures/hwloc-xml/xeon-2s-3xM2070-mlx4-ib.xml
 runs=${BENCH_SCALE:-"quick:64 full:64 full:1000 quick:4096"}
-printf "%-6s %6s %7s %8s %8s %8s %8s %8s %6s %8s %8s %9s   %-7s %-7s %s\n" mode nodes rounds pairs \
-  wall_s cpu_s judge_s judge_cpu snaps snap_s rss_MB report_MB "node ok" "link ok" "other nodes/links failed"
+printf "%-6s %6s %7s %8s %8s %8s %8s %8s %6s %8s %8s %8s %9s   %-7s %-7s %s\n" mode nodes rounds \
+  pairs wall_s cpu_s judge_s judge_cpu snaps snap_s rss_MB heap_MB report_MB "node ok" "link ok" \
+  "other nodes/links failed"
 rc=0
 for r in $runs; do
   "$bin" "--${r%%:*}" "${r##*:}" --topology "$topo" || rc=1
@@ -16,5 +17,6 @@ done
 echo "model: 24 GB/s and 2.0 us per link, 5% Gaussian noise per sample; the bad node's links at 40%,"
 echo "the bad link at 35%. cpu_s: the process (every rank). judge_s/judge_cpu: wall and CPU time of the"
 echo "final nt_judge_finish; snaps/snap_s: progress snapshots (their judge, wall). rss_MB: the process"
-echo "peak, every rank's thread and messages in flight together (topology, node table, steps shared)."
+echo "peak, every rank's thread and messages in flight together (topology, node table, steps shared);"
+echo "heap_MB: bytes malloc'ed at the end of a judge (rank 0's document, a snapshot's copy), at most."
 exit $rc

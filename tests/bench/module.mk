@@ -16,6 +16,7 @@ $(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(LIBN
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -Wl,--wrap=nt_judge_finish,--wrap=nt_topo_load,--wrap=nt_topo_destroy \
 	    -Wl,--wrap=nt_nodes_build,--wrap=nt_nodes_free,--wrap=nt_steps_build,--wrap=nt_steps_free \
+	    -Wl,--wrap=nt_machine_ranks \
 	    -o $@ tests/bench/bench_scale.c \
 	    $(BENCH_SCALE_OBJS) $(LIBNT) $(LIBNT_LDLIBS)
 

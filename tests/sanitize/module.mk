@@ -3,8 +3,12 @@
 # docs/fuzzing.md) and run there; build/ is not touched. `make test SANITIZE=1` runs every suite
 # that way instead (test-rdma-unit too: it compiles the RDMA sources once per test binary, 56
 # compilations, which alone took 6 minutes here under ASan).
-SANITIZE_SUITES := test-unit test-verdict test-topo test-report test-doctor test-plugin \
-                   test-integration
+# tests/sanitize/run.sh runs two lanes side by side (CI has 2 cores), then the last suites
+# alone (test-integration measures deadlines and signals).
+SANITIZE_LANE1 := test-report
+SANITIZE_LANE2 := test-unit test-verdict test-topo test-doctor test-plugin
+SANITIZE_LAST  := test-integration
+SANITIZE_SUITES := $(SANITIZE_LANE1) $(SANITIZE_LANE2) $(SANITIZE_LAST)
 TEST_TARGETS += test-sanitize
 .PHONY: test-sanitize
 ifeq ($(SANITIZE),1)
@@ -13,5 +17,6 @@ test-sanitize:
 else
 test-sanitize:
 	@+$(MAKE) --no-print-directory SANITIZE=1 all
-	@+MAKE="$(MAKE) SANITIZE=1" tests/run-suites.sh $(SANITIZE_SUITES)
+	@+MAKE="$(MAKE) SANITIZE=1" tests/sanitize/run.sh "$(SANITIZE_LANE1)" "$(SANITIZE_LANE2)" \
+	    "$(SANITIZE_LAST)"
 endif

@@ -1,6 +1,6 @@
 # Unit tests of the core library and of nettune-probe's pure parts (cmocka).
 UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_launcher test_core_bench \
-                   test_core_io test_probe_nodes test_probe_judge test_probe_drain
+                   test_core_io test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain
 UNIT_CORE_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_CORE_TESTS))
 # nettune-probe sources without MPI, for test_probe_nodes.
 UNIT_PROBE_OBJS := $(OBJ)/probes/nodes.o $(OBJ)/probes/params.o $(OBJ)/probes/probe_util.o \
@@ -19,6 +19,12 @@ $(BUILD)/tests/test_probe_nodes: $(OBJ)/tests/unit/test_probe_nodes.o $(UNIT_PRO
 	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test_probe_judge: $(OBJ)/tests/unit/test_probe_judge.o $(OBJ)/probes/judge.o $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+
+# The judge's indexes against the linear scans they replace (tests/unit/judge_ref.c).
+$(BUILD)/tests/test_probe_judge_index: $(OBJ)/tests/unit/test_probe_judge_index.o \
+                                      $(OBJ)/tests/unit/judge_ref.o $(OBJ)/probes/judge.o $(LIBNT)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
 

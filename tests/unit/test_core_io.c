@@ -239,6 +239,78 @@ static void test_stash(void **state)
     assert_false(tmp_left("stash.json"));
 }
 
+/* The streaming writer: a report whose links are kept as their text (cJSON_Raw) and arrays
+ * larger than its 64 KiB buffer reads back as the same document, written in place, to stdout's
+ * shape and through the stash (streamed into an unnamed file). */
+static void test_json_streamed(void **state)
+{
+    char path[300], spath[300];
+    cJSON *doc = cJSON_CreateObject(), *links, *nodes, *expect, *back = NULL, *run;
+    (void)state;
+    snprintf(path, sizeof(path), "%s/streamed.json", root);
+    snprintf(spath, sizeof(spath), "%s/stashed.json", root);
+    nt_json_add_str(doc, "schema", NT_REPORT_SCHEMA);
+    run = nt_json_add_obj(doc, "run");
+    nt_json_add_str(run, "id", "a \"quoted\"\n id");
+    nt_json_add_arr(run, "not_done");
+    nodes = nt_json_add_arr(doc, "nodes");
+    links = nt_json_add_arr(doc, "links");
+    nt_json_add_arr(doc, "checks"); /* empty */
+    for (int i = 0; i < 3000; i++) {
+        char txt[200];
+        cJSON *n = cJSON_CreateObject();
+        snprintf(txt, sizeof(txt),
+                 "{\"id\":\"mpi:h%d/lr0->h%d/lr0\",\"samples\":[{\"bytes\":8}],\"x\":%d}", i, i + 1,
+                 i);
+        cJSON_AddItemToArray(links, cJSON_CreateRaw(txt));
+        if (i < 100) {
+            snprintf(txt, sizeof(txt), "h%d", i);
+            nt_json_add_str(n, "hostname", txt);
+            cJSON_AddItemToArray(nodes, n);
+        } else {
+            cJSON_Delete(n);
+        }
+    }
+    /* what it says, parsed: the Raw items as objects */
+    {
+        char *all = cJSON_PrintUnformatted(doc);
+        expect = cJSON_Parse(all);
+        free(all);
+    }
+    assert_non_null(expect);
+    assert_int_equal(nt_json_write_atomic(doc, path), NT_OK);
+    assert_int_equal(nt_json_read_file(path, 1 << 24, &back), NT_OK);
+    assert_true(cJSON_Compare(back, expect, 1));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(back, "links")), 3000);
+    cJSON_Delete(back);
+    /* the stash, streamed */
+    put("stashed.json", "{\"old\": 1}\n");
+    nt_output_stash_rearm();
+    assert_int_equal(nt_output_stash_json(spath, doc), NT_OK);
+    assert_int_equal(nt_output_write_stash(), 0);
+    assert_int_equal(nt_json_read_file(spath, 1 << 24, &back), NT_OK);
+    assert_true(cJSON_Compare(back, expect, 1));
+    cJSON_Delete(back);
+    assert_false(tmp_left("stashed.json"));
+    nt_output_stash_rearm();
+    nt_output_stash_drop();
+    /* a document that is not an object, and an empty object */
+    cJSON_Delete(expect);
+    expect = cJSON_CreateArray();
+    assert_int_equal(nt_json_write_atomic(expect, path), NT_OK);
+    assert_int_equal(nt_json_read_file(path, 1 << 20, &back), NT_OK);
+    assert_true(cJSON_IsArray(back) && cJSON_GetArraySize(back) == 0);
+    cJSON_Delete(back);
+    cJSON_Delete(expect);
+    expect = cJSON_CreateObject();
+    assert_int_equal(nt_json_write_atomic(expect, path), NT_OK);
+    assert_int_equal(nt_json_read_file(path, 1 << 20, &back), NT_OK);
+    assert_true(cJSON_IsObject(back) && !back->child);
+    cJSON_Delete(back);
+    cJSON_Delete(expect);
+    cJSON_Delete(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_checks_and_verdicts),
         cmocka_unit_test(test_write_targets),
         cmocka_unit_test(test_stash),
+        cmocka_unit_test(test_json_streamed),
     };
     return cmocka_run_group_tests_name("core_io", tests, setup, teardown);
 }
