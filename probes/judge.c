@@ -1397,6 +1397,63 @@ static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int froze
     free(items);
 }
 
+/* qsort/bsearch order of an array of C strings. */
+static int nt_cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An NVLink count stated for a node (--expect nvlinks=N or its class) is judged by the GPU
+ * probe's nvlink_state checks; where none was filed for the node (no GPU, no NVML, the GPU probe
+ * skipped) the expectation gets one not_judged check with the reason, never a silent pass. */
+static void nt_judge_nvlinks_unjudged(const nt_judge_t *j, const cJSON *nodes, cJSON *checks)
+{
+    const cJSON *node, *c;
+    char **judged = NULL;
+    size_t njudged = 0, cap = 0;
+    int scanned = 0;
+    cJSON_ArrayForEach (node, nodes) {
+        const char *host = nt_json_get_str(node, "hostname", NULL);
+        nt_node_rules_t r;
+        if (!host)
+            continue;
+        nt_rules_for(j, host, node, &r);
+        if (r.expect.nvlinks < 0)
+            continue;
+        if (!scanned) { /* the hosts that have an nvlink_state check: one walk, sorted */
+            scanned = 1;
+            cJSON_ArrayForEach (c, checks) {
+                const char *h = nt_json_get_str(c, "host", NULL);
+                if (!h || strcmp(nt_json_get_str(c, "name", ""), "nvlink_state") != 0)
+                    continue;
+                if (njudged == cap) {
+                    char **g = realloc(judged, (cap = cap ? 2 * cap : 16) * sizeof(*g));
+                    if (!g)
+                        break;
+                    judged = g;
+                }
+                judged[njudged++] = (char *)h;
+            }
+            qsort(judged, njudged, sizeof(*judged), nt_cmp_str_ptr);
+        }
+        if (njudged && bsearch(&host, judged, njudged, sizeof(*judged), nt_cmp_str_ptr))
+            continue;
+        const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
+        const char *why = "NVLink state unknown (no NVML inventory of the GPUs)";
+        cJSON_ArrayForEach (c, cJSON_GetObjectItemCaseSensitive(node, "skipped"))
+            if (strcmp(nt_json_get_str(c, "probe", ""), "gpu") == 0)
+                why = nt_json_get_str(c, "reason", why);
+        if (cJSON_GetArraySize(gpus) == 0)
+            why = "no GPU found";
+        cJSON *chk = nt_check_create(
+            "inventory", host, "nvlinks", NT_NOT_JUDGED, NAN, r.expect.nvlinks, "links",
+            "%d NVLinks per GPU expected; %s: not judged", r.expect.nvlinks, why);
+        if (chk)
+            cJSON_AddItemToArray(checks, chk);
+    }
+    free(judged);
+}
+
 int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_early,
                     const nt_probe_params_t *params)
 {
@@ -1695,6 +1752,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             nt_json_thaw_end(item, it, 0);
         }
     }
+    nt_judge_nvlinks_unjudged(j, nodes, checks);
     cJSON_ArrayForEach (it, checks) {
         nt_verdict_t v = nt_get_verdict(it);
         const char *host = nt_json_get_str(it, "host", NULL);
@@ -1837,14 +1895,23 @@ void nt_summary_print(const cJSON *doc, const char *output)
     const cJSON *it;
     FILE *f = nt_output_is_stdout(output) ? stderr : stdout;
 
-    fprintf(f, "nettune probe: %s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
-            nt_json_get_str(sum, "verdict", "?"), (int)nt_json_get_num(run, "nnodes", 0),
+    int npass = (int)nt_json_get_num(counts, "pass", 0),
+        nwarn = (int)nt_json_get_num(counts, "warn", 0),
+        nfail = (int)nt_json_get_num(counts, "fail", 0),
+        nnj = (int)nt_json_get_num(counts, "not_judged", 0);
+    char also[64] = "";
+    /* A pass is only as good as what was judged: say so in the headline (docs/verdicts.md). */
+    if (npass + nwarn + nfail == 0)
+        snprintf(also, sizeof(also), ", nothing judged");
+    else if (nnj > 0)
+        snprintf(also, sizeof(also), ", %d not judged", nnj);
+    fprintf(f, "nettune probe: %s%s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
+            nt_json_get_str(sum, "verdict", "?"), also, (int)nt_json_get_num(run, "nnodes", 0),
             (int)nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"),
             nt_json_get_num(run, "duration_s", 0),
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : ", INCOMPLETE");
-    fprintf(f, "  checks and links: %d pass, %d warn, %d fail, %d skipped\n",
-            (int)nt_json_get_num(counts, "pass", 0), (int)nt_json_get_num(counts, "warn", 0),
-            (int)nt_json_get_num(counts, "fail", 0), (int)nt_json_get_num(counts, "skipped", 0));
+    fprintf(f, "  checks and links: %d pass, %d warn, %d fail, %d skipped, %d not judged\n", npass,
+            nwarn, nfail, (int)nt_json_get_num(counts, "skipped", 0), nnj);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes"))
         fprintf(f, "  DRAIN %s: %s\n", nt_json_get_str(it, "host", "?"),
                 nt_json_get_str(it, "reason", ""));

@@ -223,6 +223,16 @@ run_case "--expect gpus=8 on a node without GPUs: fail with reason" 1 -- \
 if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); f=d['summary']['failed_nodes']; sys.exit(0 if f and '0 GPUs found, 8 expected' in f[0]['reason'] else 1)"; then
   ok "--expect failure names the node and the numbers"
 else bad "--expect failure names the node and the numbers"; fi
+# An expectation nothing could judge is "not judged" with the reason, and the headline says so.
+out=$($P --local --checks-only --expect nvlinks=18 --output "$W/r.json" 2>&1); rc=$?
+if [ $rc = 0 ] && echo "$out" | head -n 1 | grep -q "^nettune probe: pass, nothing judged" &&
+   /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); c=[c for c in d['checks'] if c['target']=='nvlinks']; sys.exit(0 if len(c)==1 and c[0]['verdict']=='not_judged' and 'no GPU found' in c[0]['message'] and d['summary']['counts']['not_judged']==1 else 1)"; then
+  ok "--expect nvlinks=18 without a GPU: not judged with the reason, headline says nothing judged"
+else bad "--expect nvlinks=18 without a GPU: not judged with the reason (rc=$rc: $out)"; fi
+out=$($P --local --expect efficiency=0.5 --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "'efficiency' is a key of nettune doctor"; then
+  ok "--expect with a doctor key: exit 2 naming it"
+else bad "--expect with a doctor key: exit 2 naming it (rc=$rc: $out)"; fi
 run_case "--require gpu: a missing GPU fails instead of being skipped" 1 -- \
   $P --local --require gpu --output "$W/r.json"
 printf '{"schema": "nettune.thresholds/1", "defaults": {"peer": {"bw_ratio": "high"}}}\n' > "$W/bad-thr.json"
