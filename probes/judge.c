@@ -288,8 +288,8 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
         return st;
     }
     nt_expect_init(&j->expect_override);
-    if (params->expect &&
-        (st = nt_expect_parse(params->expect, &j->expect_override, err, sizeof(err))) != NT_OK) {
+    if (params->expect && (st = nt_expect_parse(params->expect, NT_EXPECT_FOR_PROBE,
+                                                &j->expect_override, err, sizeof(err))) != NT_OK) {
         NT_ERROR(VERDICT, "%s", err);
         nt_thresholds_destroy(j->thresholds);
         free(j);
