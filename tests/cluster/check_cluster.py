@@ -131,7 +131,9 @@ def cmd_check(a):
             if v is None:
                 problems.append("node %s has no verdict in the report" % h)
             elif (v == "fail") != want_fail:
-                problems.append("node %s: report verdict %s (blamed: %s)" % (h, v, want_fail))
+                problems.append("node %s: report verdict %s, want %s (%s)"
+                                % (h, v, "fail" if want_fail else "pass or warn",
+                                   "a faulty host" if want_fail else "not a faulty host"))
             if a.nettune and (want_fail or a.node_verdicts == "all"):
                 for where, rv in zip(("text", "html", "prometheus"),
                                      node_verdicts_rendered(a.nettune, a.report, h)):
