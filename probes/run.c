@@ -85,42 +85,19 @@ static int nt_usable_cpus(void)
     return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-#define NT_BOOT_ID_MAX 40
-
-/* Phase: identify the nodes of the job (host names, shared-memory groups, NETTUNE_FAKE_NODES)
- * and the machines under them (boot ids). */
+/* Phase: identify the nodes of the job (host names and boot ids from every rank,
+ * NETTUNE_FAKE_NODES) and the machines under them (boot ids). */
 static nt_status_t nt_identify(nt_probe_t *p)
 {
-    char *hosts = calloc((size_t)p->size, NT_HOST_MAX);
-    char *boots = calloc((size_t)p->size, NT_BOOT_ID_MAX);
-    int *leaders = calloc((size_t)p->size, sizeof(int));
     char me[NT_HOST_MAX] = "", boot[NT_BOOT_ID_MAX];
-    int lr = 0, ls = 1, lead, fake = 0;
+    int lr = 0, ls = 1, fake = 0, machine = 0;
     const char *fk = getenv("NETTUNE_FAKE_NODES");
     nt_status_t st;
 
-    if (!hosts || !leaders || !boots) {
-        free(hosts);
-        free(boots);
-        free(leaders);
-        return NT_ERR_NOMEM;
-    }
     gethostname(me, sizeof(me) - 1);
     nt_boot_id(boot, sizeof(boot));
     p->launcher->ops->local_group(p->launcher, &lr, &ls);
-    /* Ranks of one shared-memory domain are consecutive in world order under every launcher
-     * we know of, but do not rely on it: the leader key is the lowest world rank of the
-     * domain, gathered below. */
-    lead = p->rank - lr;
-    st =
-        p->launcher->ops->allgather(p->launcher, me, hosts, NT_HOST_MAX, p->params->peer_timeout_s);
-    if (st == NT_OK)
-        st = p->launcher->ops->allgather(p->launcher, &lead, leaders, sizeof(int),
-                                         p->params->peer_timeout_s);
-    if (st == NT_OK)
-        st = p->launcher->ops->allgather(p->launcher, boot, boots, NT_BOOT_ID_MAX,
-                                         p->params->peer_timeout_s);
-    if (st == NT_OK && fk && *fk) {
+    if (fk && *fk) {
         fake = atoi(fk);
         if (fake < 1) {
             if (p->rank == 0)
@@ -128,18 +105,14 @@ static nt_status_t nt_identify(nt_probe_t *p)
             fake = 0;
         }
     }
-    if (st == NT_OK)
-        st = nt_nodes_build(p->size, hosts, leaders, fake, &p->nodes, &p->nnodes);
+    st = nt_nodes_identify(p->launcher, me, boot, fake, p->params->peer_timeout_s, &p->nodes,
+                           &p->nnodes, &machine);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
     p->cores_per_node = nt_usable_cpus();
     /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
      * its cores; without a boot id, the launcher's shared-memory group. */
-    p->host_ranks =
-        st == NT_OK && boot[0] ? nt_machine_ranks(p->size, boots, NT_BOOT_ID_MAX, p->rank) : ls;
-    free(hosts);
-    free(boots);
-    free(leaders);
+    p->host_ranks = machine > 0 ? machine : ls;
     return st;
 }
 

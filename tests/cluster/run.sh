@@ -111,10 +111,12 @@ start_probe()
     OUT=$NTC_DIR/out/$name.json
     LOG=$NTC_DIR/out/$name.log
     mapfile -t o < <(ntc_mpi_options)
+    # Two consecutive ranks per host unless the case maps its own way (--map-by node).
+    [[ " ${mo[*]} " == *" --map-by "* ]] || o+=(--map-by ppr:2:node)
     T0=$(now)
     ntc_spawn "${NTC_HOST_LIST[0]}" env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 \
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "${o[@]}" --hostfile "$HF" -np $((2 * NTC_N)) \
-        --map-by ppr:2:node --bind-to none "${mo[@]}" "$NT" probe "${OPTS[@]}" "${po[@]}" \
+        --bind-to none "${mo[@]}" "$NT" probe "${OPTS[@]}" "${po[@]}" \
         --output "$OUT" > "$LOG" 2>&1
     MPIRUN_PID=$NTC_LAST_PID
 }
@@ -239,6 +241,14 @@ scenarios4()
     bw=$(echo "$base" | python3 -c 'import json,sys; print("%.3g" % json.load(sys.stdin)["bw_Gbps"])')
     lat=$(echo "$base" | python3 -c 'import json,sys; print("%.3g" % json.load(sys.stdin)["lat_us"])')
     echo "     healthy baseline: $bw Gb/s, $lat us at 8 B (median of the inter-node links)"
+
+    # mpirun --map-by node: rank r on host r mod 4, so a host's ranks are not consecutive;
+    # nodes are told apart by host name and boot id, not by rank - local rank.
+    if want map-by-node; then
+        run_probe map-by-node --map-by node
+        check "--map-by node (h1 has ranks 0 and 4): 4 nodes of 2 ranks, no node blamed" --exit 0 \
+            --blamed "" --map-by-node 4
+    fi
 
     if want latency; then
         ntc_spawn h2 "$NTC_BUILD/ntc-pingpong" serve 7001 > "$NTC_DIR/out/pp-serve.log" 2>&1
