@@ -25,6 +25,30 @@ static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l)
     return (nt_mpi_launcher_t *)l->impl;
 }
 
+/* Liveness checks (ops->alive): rank 0 sends NT_TAG_PING to every rank, which answers with
+ * NT_TAG_PONG from inside whatever wait it is in (nt_mpi_wait), so that after a collective
+ * timed out rank 0 can tell which rank is gone (Open MPI 4.1 has no fault notification). */
+#define NT_TAG_PING 32001
+#define NT_TAG_PONG 32002
+static MPI_Comm nt_ping_comm = MPI_COMM_NULL;
+static int nt_ping_rank = -1;
+
+static void nt_ping_answer(void)
+{
+    static int pong;
+    int flag = 0, ping;
+    MPI_Request r;
+    if (nt_ping_comm == MPI_COMM_NULL || nt_ping_rank <= 0)
+        return;
+    if (MPI_Iprobe(0, NT_TAG_PING, nt_ping_comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag)
+        return;
+    /* The ping is there (eager, 4 bytes): the receive completes at once. */
+    MPI_Recv(&ping, 1, MPI_INT, 0, NT_TAG_PING, nt_ping_comm, MPI_STATUS_IGNORE);
+    pong = ping;
+    if (MPI_Isend(&pong, 1, MPI_INT, 0, NT_TAG_PONG, nt_ping_comm, &r) == MPI_SUCCESS)
+        MPI_Request_free(&r);
+}
+
 nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
                         volatile sig_atomic_t *interrupt, int cancellable)
 {
@@ -46,6 +70,7 @@ nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
             double now;
             if (interrupt && *interrupt)
                 goto give_up_interrupted;
+            nt_ping_answer();
             now = nt_clock_s();
             if (deadline == 0.0)
                 deadline = now + timeout_s;
@@ -158,7 +183,57 @@ static void nt_ml_abort(nt_launcher_t *l, int code)
     MPI_Abort(nt_ml(l)->comm, code);
 }
 
+static nt_status_t nt_ml_alive(nt_launcher_t *l, double timeout_s, unsigned char *alive)
+{
+    nt_mpi_launcher_t *m = nt_ml(l);
+    MPI_Request *req;
+    int *pong, ping = 1, left;
+    double deadline = nt_clock_s() + timeout_s;
+
+    if (m->rank != 0)
+        return NT_ERR_INVALID;
+    req = calloc((size_t)m->size, sizeof(*req));
+    pong = calloc((size_t)m->size, sizeof(*pong));
+    if (!req || !pong) {
+        free(req);
+        free(pong);
+        return NT_ERR_NOMEM;
+    }
+    alive[0] = 1;
+    for (int r = 1; r < m->size; r++) {
+        MPI_Request s;
+        alive[r] = 0;
+        req[r] = MPI_REQUEST_NULL;
+        if (MPI_Isend(&ping, 1, MPI_INT, r, NT_TAG_PING, m->comm, &s) == MPI_SUCCESS)
+            MPI_Request_free(&s);
+        MPI_Irecv(&pong[r], 1, MPI_INT, r, NT_TAG_PONG, m->comm, &req[r]);
+    }
+    left = m->size - 1;
+    while (left > 0 && nt_clock_s() < deadline && !(m->interrupt && *m->interrupt)) {
+        struct timespec ts = {0, NT_CTRL_SLEEP_US * 1000L};
+        for (int r = 1; r < m->size; r++) {
+            int done = 0;
+            if (alive[r] || req[r] == MPI_REQUEST_NULL)
+                continue;
+            if (MPI_Test(&req[r], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) {
+                alive[r] = 1;
+                left--;
+            }
+        }
+        nanosleep(&ts, NULL);
+    }
+    for (int r = 1; r < m->size; r++)
+        if (!alive[r] && req[r] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&req[r]);
+            MPI_Request_free(&req[r]);
+        }
+    free(req);
+    free(pong);
+    return NT_OK;
+}
+
 static const nt_launcher_ops_t nt_mpi_launcher_ops = {
+    .alive = nt_ml_alive,
     .name = "mpi",
     .rank = nt_ml_rank,
     .size = nt_ml_size,
@@ -189,6 +264,8 @@ nt_launcher_t *nt_launcher_mpi_create(volatile sig_atomic_t *interrupt)
     MPI_Comm_size(local, &m->local_size);
     MPI_Comm_free(&local);
     m->interrupt = interrupt;
+    nt_ping_comm = m->comm;
+    nt_ping_rank = m->rank;
     m->l.ops = &nt_mpi_launcher_ops;
     m->l.impl = m;
     return &m->l;
@@ -205,6 +282,7 @@ void nt_launcher_mpi_destroy(nt_launcher_t *l)
     if (!l)
         return;
     m = nt_ml(l);
+    nt_ping_comm = MPI_COMM_NULL;
     MPI_Comm_free(&m->comm);
     free(m);
 }

@@ -18,6 +18,7 @@
 #include "run.h"
 
 volatile sig_atomic_t nt_probe_interrupt;
+volatile sig_atomic_t nt_probe_lost;
 
 #define NT_TAG_LINKS 100
 #define NT_TAG_NODE 101
@@ -487,6 +488,35 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
     return rst == NT_ERR_INTERRUPTED ? rst : NT_OK;
 }
 
+/* Rank 0, after a control collective timed out (not a signal): which ranks are gone, asked
+ * through the launcher's liveness check, and named as silent (no_answer). A rank killed while
+ * it waited for the next step is in no pair in flight: without this nobody would be named. */
+static void nt_name_lost(nt_probe_t *p, nt_collect_t *c)
+{
+    unsigned char *alive;
+    if (p->rank != 0 || *p->stop || !p->launcher->ops->alive || !c->judge)
+        return;
+    alive = calloc((size_t)p->size, 1);
+    if (!alive)
+        return;
+    if (p->launcher->ops->alive(p->launcher, p->params->peer_timeout_s, alive) == NT_OK)
+        for (int r = 1; r < p->size; r++) {
+            int n, lr;
+            char why[200];
+            if (alive[r])
+                continue;
+            nt_probe_locate(p, r, &n, &lr);
+            if (n < 0)
+                continue;
+            snprintf(why, sizeof(why),
+                     "rank %d on %s did not answer within %g s (the run's control broadcast "
+                     "timed out)",
+                     r, p->nodes[n].host, p->params->peer_timeout_s);
+            nt_judge_node_silent(c->judge, p->nodes[n].host, why);
+        }
+    free(alive);
+}
+
 /* Rank 0 decides whether the run goes on; everybody follows. */
 static int nt_continue(nt_probe_t *p, nt_status_t my_status, const char **why)
 {
@@ -593,6 +623,7 @@ static int nt_run_retest(nt_run_t *r)
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
         r->aborted = 1;
+        nt_name_lost(p, &r->c);
         goto out;
     }
     if (n == 0)
@@ -605,6 +636,7 @@ static int nt_run_retest(nt_run_t *r)
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
         r->aborted = 1;
+        nt_name_lost(p, &r->c);
         goto out;
     }
     NT_INFO(VERDICT, "retesting %d failing pair(s)", n);
@@ -624,6 +656,7 @@ static int nt_run_retest(nt_run_t *r)
         go = nt_continue(p, st, &why);
         if (go < 0) {
             r->aborted = 1;
+            nt_name_lost(p, &r->c);
             break;
         }
         if (!go) {
@@ -886,11 +919,12 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
         }
         go = nt_continue(p, st, &why);
         if (go < 0) {
-            /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
+            /* A broken control wait: a signal (stop) or a lost rank (abort). */
             if (*p->stop)
                 r->stopped = 1;
             else
                 r->aborted = 1;
+            nt_name_lost(p, &r->c);
             break;
         }
         if (!go) {
@@ -945,7 +979,13 @@ static int nt_run_conclude(nt_run_t *r)
             nt_summary_print(r->c.doc, params->output);
     }
     if (r->aborted) {
-        /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code. */
+        /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code.
+         * Under orte_enable_recovery=1 mpirun does not end the job on MPI_Abort: every rank
+         * then ends by itself (nt_probe_lost: main() skips MPI_Finalize's fence, which would
+         * wait for the lost rank). */
+        nt_probe_lost = 1;
+        /* The summary (DRAIN lines) is in a pipe's stdio buffer: out before the kill. */
+        fflush(NULL);
         if (p->rank == 0 && p->size > 1)
             l->ops->abort(l, code);
         return code;

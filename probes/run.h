@@ -9,6 +9,10 @@
 
 /* The signal flag the waits watch (SIGTERM/SIGINT handler sets it). */
 extern volatile sig_atomic_t nt_probe_interrupt;
+/* Set by nt_probe_run when the run ended because a rank stopped answering (or rank 0 did):
+ * the job cannot finish as an MPI job (MPI_Finalize's fence would wait for the lost rank for
+ * ever when Open MPI keeps the job alive, orte_enable_recovery=1), so main() exits without it. */
+extern volatile sig_atomic_t nt_probe_lost;
 
 /* nt_probe_run - the whole run on this rank, through launcher l (MPI or local). argc/argv
  * are recorded in the report. Returns the exit code, identical on every rank (docs/design.md
