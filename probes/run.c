@@ -337,7 +337,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
     if (!mine)
         return NT_ERR_NOMEM;
     for (int i = 0; i < s->npairs; i++) {
-        int a = s->pairs[i][0], b = s->pairs[i][1];
+        int a = s->pairs[i][0], b = s->pairs[i][1], before = cJSON_GetArraySize(mine);
         if (s->local) {
             if (a == p->rank && avail[a] && ops->run_local) {
                 cJSON *chk = cJSON_CreateArray();
@@ -383,7 +383,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             }
             {
                 double t0 = nt_clock_s();
-                int before = cJSON_GetArraySize(mine);
+                before = cJSON_GetArraySize(mine);
                 rst =
                     ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
                 /* The time of each pair, so a serial run can tell what a concurrent one would
@@ -395,14 +395,21 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             if (pinned)
                 sched_setaffinity(0, sizeof(saved), &saved);
         }
-        if (rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) {
-            /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
-            cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
-            if (last && a == p->rank)
-                nt_json_add_num(last, "peer_lost", b);
-            if (p->rank == 0)
-                peer_lost = 1;
+        if ((rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) && a == p->rank) {
+            /* Tell rank 0 which peer of this pair stopped answering: on this pair's own links
+             * (an earlier pair's link would carry its own peer's error), or on an entry without
+             * an id (dropped by the collector) when the pair reported none. */
+            cJSON *first = cJSON_GetArrayItem(mine, before);
+            if (!first) {
+                first = cJSON_CreateObject();
+                if (first)
+                    cJSON_AddItemToArray(mine, first);
+            }
+            if (first)
+                nt_json_add_num(first, "peer_lost", b);
         }
+        if ((rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) && p->rank == 0)
+            peer_lost = 1;
         if (rst == NT_ERR_INTERRUPTED)
             break;
     }
