@@ -1009,6 +1009,20 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
     nt_status_t st = NT_OK;
     if (nodes && nnodes > 0)
         st = blame_nodes(L, n, nnodes, nodes, &w);
+    /* On an oversubscribed machine one pair's figure moves with the scheduler (a rank starved
+     * twice in a row gives a link at a tenth of its peers' figure twice): a link that failed
+     * its retest by the peer rule alone, blamed on no node, is a warning there. Node blame,
+     * which rests on a node's links to all its partners, and expected figures still fail. */
+    for (size_t k = 0; st == NT_OK && p.shared_cpus && k < w.nordered; k++) {
+        nt_vlink_t *l = &L[w.order[k]];
+        if (l->verdict != NT_FAIL || !l->retested ||
+            (l->fired & (NT_FIRED_BLAME | NT_FIRED_EXPECTED)))
+            continue;
+        l->verdict = NT_WARN;
+        l->unconfirmed = 1;
+        cat(l->reason, sizeof(l->reason),
+            "; not a link fault on its own: the ranks shared an oversubscribed machine");
+    }
     work_free(&w);
     return st;
 }

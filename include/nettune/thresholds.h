@@ -54,6 +54,9 @@ typedef struct nt_peer_rules {
     int advisory;       /* 1: peer findings are warnings unless their two measurements agree
                          * within 1.5x (the judge sets it for a run whose measurements were
                          * unstable; not a thresholds file key) */
+    int shared_cpus;    /* 1: the ranks shared an oversubscribed machine (run.serialized): a
+                         * link that fails by the peer rule alone, blamed on no node, is a
+                         * warning (the judge sets it; not a thresholds file key) */
 } nt_peer_rules_t;
 
 /* Expected inventory of a node. Unstated fields: gpus/nics/nvlinks -1, nic_rate_Gbps NaN,
@@ -88,17 +91,15 @@ typedef struct nt_thresholds
 
 /* nt_thresholds_defaults - the built-in defaults (no classes):
  *   peer  bw_ratio 0.93, lat_ratio 2.0, tail_ratio 10, min_population 5 (after ClusterKit: a pair
- * is bad below 93% of the best bandwidth or above 2.1x the best latency; docs/reference.md section 4;
- *         nettune compares with a median, see docs/verdicts.md)
- *   rdma      efficiency 0.90 (healthy ib_write_bw: ~190 of 200 Gb/s HDR, 392-399 of 400 NDR,
- *             docs/reference.md section 5), max_lat_us 2.5 ("ib_write_lat > 2.5 us is a fail")
- *   pcie_h2d, pcie_d2h  efficiency 0.70 (healthy: ~26 of 32 GB/s Gen4 x16, 47-55 of 64 Gen5 x16)
- *   nvlink    efficiency 0.74 (Azure NHC's 335 GB/s floor on 450 GB/s NVLink4)
- *   p2p       efficiency 0.70 (may run over PCIe, so the PCIe figure)
- *   mpi       no hardware expectation: every field null (the path may be shared memory, TCP or
- *             RDMA); MPI links are judged by their peers only
- *   expect    nothing stated.
- * NT_ERR_NOMEM. Free with nt_thresholds_destroy. */
+ * is bad below 93% of the best bandwidth or above 2.1x the best latency; docs/reference.md section
+ * 4; nettune compares with a median, see docs/verdicts.md) rdma      efficiency 0.90 (healthy
+ * ib_write_bw: ~190 of 200 Gb/s HDR, 392-399 of 400 NDR, docs/reference.md section 5),
+ * max_lat_us 2.5 ("ib_write_lat > 2.5 us is a fail") pcie_h2d, pcie_d2h  efficiency 0.70 (healthy:
+ * ~26 of 32 GB/s Gen4 x16, 47-55 of 64 Gen5 x16) nvlink    efficiency 0.74 (Azure NHC's 335 GB/s
+ * floor on 450 GB/s NVLink4) p2p       efficiency 0.70 (may run over PCIe, so the PCIe figure) mpi
+ * no hardware expectation: every field null (the path may be shared memory, TCP or RDMA); MPI links
+ * are judged by their peers only expect    nothing stated. NT_ERR_NOMEM. Free with
+ * nt_thresholds_destroy. */
 nt_status_t nt_thresholds_defaults(nt_thresholds_t **out);
 
 /* nt_thresholds_parse - parse a nettune.thresholds/1 document from text. origin names it in

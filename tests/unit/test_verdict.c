@@ -976,6 +976,42 @@ static void test_scenario_one_rank_slow(void **state)
     assert_int_equal(faults, 6);
 }
 
+/* Ranks that shared an oversubscribed machine (run.serialized): a link at 4 of 10.1 GB/s on
+ * both measurements, blamed on no node, is a warning with the reason saying why, not a link
+ * fault; a slow node is still blamed and its links fail; an expected figure still fails. */
+static void test_shared_cpus_link_alone_warns(void **state)
+{
+    (void)state;
+    nt_peer_rules_t sh = nt_peer_rules_default();
+    sh.shared_cpus = 1;
+    build_quick16(4.0);
+    assert_int_equal(judge(&sh), NT_OK);
+    assert_int_equal(F.l[0].verdict, NT_WARN);
+    assert_int_equal(F.l[0].unconfirmed, 1);
+    assert_false(nt_vlink_is_link_fault(&F.l[0]));
+    assert_non_null(strstr(F.l[0].reason, "oversubscribed machine"));
+    build_quick16(4.0);
+    assert_int_equal(judge(NULL), NT_OK);
+    assert_true(nt_vlink_is_link_fault(&F.l[0]));
+    /* a bad node among 8 (--full, 2 ranks): still blamed, its links fail */
+    shape_t bad = {8, {1, -1}, 1, 0.1, 0, 1.0, NAN, 1.1};
+    rng_state = 5;
+    measure(&bad, 0);
+    assert_int_equal(judge_raw(&sh), NT_OK);
+    measure(&bad, 1);
+    assert_int_equal(judge_raw(&sh), NT_OK);
+    assert_int_equal(F.nodes[1].blamed, 1);
+    for (size_t i = 0; i < F.n; i++)
+        if (F.l[i].metric == NT_METRIC_BW && touches(&F.l[i], 1))
+            assert_int_equal(F.l[i].verdict, NT_FAIL);
+    /* an expected figure fails whatever the machine */
+    reset(2);
+    nt_vlink_t *l = add("rdma", MIB, NT_METRIC_BW, 5.0, 0, 1);
+    l->expected = 10.0;
+    assert_int_equal(judge(&sh), NT_OK);
+    assert_int_equal(l->verdict, NT_FAIL);
+}
+
 /* Advisory peer rules (a run the judge found unstable): a confirmed peer finding whose two
  * measurements disagree (1 then 2 GB/s) is a warning, marked unconfirmed, and nobody is blamed
  * for it; one that measured the same twice (a fault) still fails and blames; an expected
@@ -1051,6 +1087,7 @@ int main(void)
         cmocka_unit_test(test_scenario_three_nodes),
         cmocka_unit_test(test_scenario_one_rank_slow),
         cmocka_unit_test(test_advisory_peer_rules),
+        cmocka_unit_test(test_shared_cpus_link_alone_warns),
     };
     return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
