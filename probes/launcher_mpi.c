@@ -30,8 +30,18 @@ static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l)
  * timed out rank 0 can tell which rank is gone (Open MPI 4.1 has no fault notification). */
 #define NT_TAG_PING 32001
 #define NT_TAG_PONG 32002
+/* Rank 0 tells every rank, before MPI_Abort, that the job ends (nt_ml_abort): a rank waiting for
+ * rank 0 then stops waiting at once (where Open MPI keeps the job alive after the abort,
+ * orte_enable_recovery=1, it would wait its whole deadline first). */
+#define NT_TAG_END 32003
 static MPI_Comm nt_ping_comm = MPI_COMM_NULL;
 static int nt_ping_rank = -1;
+static volatile int nt_end_seen, nt_end_code = -1;
+
+int nt_launcher_mpi_ended(void)
+{
+    return nt_end_seen ? nt_end_code : -1;
+}
 
 static void nt_ping_answer(void)
 {
@@ -40,6 +50,13 @@ static void nt_ping_answer(void)
     MPI_Request r;
     if (nt_ping_comm == MPI_COMM_NULL || nt_ping_rank <= 0)
         return;
+    if (!nt_end_seen &&
+        MPI_Iprobe(0, NT_TAG_END, nt_ping_comm, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) {
+        MPI_Recv(&ping, 1, MPI_INT, 0, NT_TAG_END, nt_ping_comm, MPI_STATUS_IGNORE);
+        nt_end_code = ping;
+        nt_end_seen = 1;
+    }
+    flag = 0;
     if (MPI_Iprobe(0, NT_TAG_PING, nt_ping_comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag)
         return;
     /* The ping is there (eager, 4 bytes): the receive completes at once. */
@@ -71,6 +88,8 @@ nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
             if (interrupt && *interrupt)
                 goto give_up_interrupted;
             nt_ping_answer();
+            if (nt_end_seen)
+                goto give_up_ended;
             now = nt_clock_s();
             if (deadline == 0.0)
                 deadline = now + timeout_s;
@@ -102,6 +121,12 @@ give_up_interrupted:
         MPI_Request_free(req);
     }
     return NT_ERR_INTERRUPTED;
+give_up_ended:
+    if (cancellable) {
+        MPI_Cancel(req);
+        MPI_Request_free(req);
+    }
+    return NT_ERR_PEER;
 }
 
 static nt_status_t nt_ml_wait(nt_launcher_t *l, MPI_Request *req, double timeout_s)
@@ -180,7 +205,30 @@ static nt_status_t nt_ml_recv(nt_launcher_t *l, int peer, int tag, void *buf, si
 
 static void nt_ml_abort(nt_launcher_t *l, int code)
 {
-    MPI_Abort(nt_ml(l)->comm, code);
+    nt_mpi_launcher_t *m = nt_ml(l);
+    /* The others first hear that the job ends (NT_TAG_END), for at most 0.5 s. */
+    if (m->rank == 0 && m->size > 1) {
+        static int end;
+        MPI_Request *req = calloc((size_t)m->size, sizeof(*req));
+        if (req) {
+            double deadline = nt_clock_s() + 0.5;
+            int done = 0;
+            end = code;
+            req[0] = MPI_REQUEST_NULL;
+            for (int r = 1; r < m->size; r++)
+                if (MPI_Isend(&end, 1, MPI_INT, r, NT_TAG_END, m->comm, &req[r]) != MPI_SUCCESS)
+                    req[r] = MPI_REQUEST_NULL;
+            while (!done && nt_clock_s() < deadline) {
+                struct timespec ts = {0, NT_CTRL_SLEEP_US * 1000L};
+                if (MPI_Testall(m->size, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+                    break;
+                if (!done)
+                    nanosleep(&ts, NULL);
+            }
+            free(req);
+        }
+    }
+    MPI_Abort(m->comm, code);
 }
 
 static nt_status_t nt_ml_alive(nt_launcher_t *l, double timeout_s, unsigned char *alive)

@@ -131,7 +131,10 @@ int main(int argc, char **argv)
         if (rank <= 0)
             nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 0,
                          stdout);
-        else
+        else if (nt_launcher_mpi_ended() >= 0) {
+            code = nt_launcher_mpi_ended();
+            sleep(2);
+        } else
             sleep((unsigned)(2.0 * params.peer_timeout_s + 5.0));
         fflush(NULL);
         _exit(code);

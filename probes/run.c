@@ -999,8 +999,11 @@ static int nt_run_conclude(nt_run_t *r)
     }
     if (!*p->stop &&
         l->ops->bcast(l, &code, sizeof(code), 0,
-                      p->rank == 0 ? params->peer_timeout_s : nt_follow_timeout(p)) != NT_OK)
+                      p->rank == 0 ? params->peer_timeout_s : nt_follow_timeout(p)) != NT_OK) {
+        /* Rank 0 is gone or ends the job (MPI_Abort): no MPI_Finalize either. */
         code = NT_EXIT_INCOMPLETE;
+        nt_probe_lost = 1;
+    }
     return code;
 }
 
