@@ -19,9 +19,11 @@ include mk/sanitize.mk
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
-CPPFLAGS_NT := -Iinclude -D_GNU_SOURCE -DNETTUNE_VERSION=\"$(NETTUNE_VERSION)\" \
+CPPFLAGS_NT := -Iinclude -D_GNU_SOURCE \
                -DNT_HAVE_IBVERBS=$(HAVE_IBVERBS) $(CJSON_CFLAGS) $(HWLOC_CFLAGS)
 NT_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS_NT) -MMD -MP -fPIC
+# Only lib/version.c sees the version (lib/module.mk rebuilds it when the string changes).
+$(OBJ)/lib/version.o: NT_CFLAGS += -DNETTUNE_VERSION=\"$(NETTUNE_VERSION)\"
 
 ALL_TARGETS :=
 TEST_TARGETS :=

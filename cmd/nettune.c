@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nettune/version.h"
 #include "nettune/exitcode.h"
 
 typedef struct nt_command {
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
     }
     cmd = argv[1];
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("nettune %s\n", NETTUNE_VERSION);
+        printf("nettune %s\n", nt_version());
         return NT_EXIT_OK;
     }
     if (strchr(cmd, '/') || cmd[0] == '-') {

@@ -61,6 +61,9 @@ static struct {
     nt_cu_result_t (*ipc_get)(nt_cu_ipc_handle_t *, nt_cu_ptr_t);
     nt_cu_result_t (*ipc_open)(nt_cu_ptr_t *, nt_cu_ipc_handle_t, unsigned);
     nt_cu_result_t (*ipc_close)(nt_cu_ptr_t);
+    nt_cu_result_t (*ipc_event_get)(nt_cu_ipc_handle_t *, nt_cu_event_t);
+    nt_cu_result_t (*ipc_event_open)(nt_cu_event_t *, nt_cu_ipc_handle_t);
+    nt_cu_result_t (*stream_wait_event)(nt_cu_stream_t, nt_cu_event_t, unsigned);
     nt_cu_result_t (*dmabuf)(void *, nt_cu_ptr_t, size_t, int, unsigned long long);
 } cu;
 
@@ -117,6 +120,9 @@ static const struct {
     SYM(ipc_get, "cuIpcGetMemHandle", 1),
     SYM(ipc_open, "cuIpcOpenMemHandle_v2", 1),
     SYM(ipc_close, "cuIpcCloseMemHandle", 1),
+    SYM(ipc_event_get, "cuIpcGetEventHandle", 0), /* optional (GPU pairs across ranks) */
+    SYM(ipc_event_open, "cuIpcOpenEventHandle", 0),
+    SYM(stream_wait_event, "cuStreamWaitEvent", 0),
     SYM(dmabuf, "cuMemGetHandleForAddressRange", 0), /* CUDA 11.7 */
 };
 
@@ -431,6 +437,15 @@ nt_status_t nt_cu_event_create(nt_cu_event_t *e)
 {
     NT_CU_CALL(event_create, "cuEventCreate", e, NT_CU_EVENT_DEFAULT);
 }
+nt_status_t nt_cu_event_create_ipc(nt_cu_event_t *e)
+{
+    NT_CU_CALL(event_create, "cuEventCreate", e,
+               NT_CU_EVENT_DISABLE_TIMING | NT_CU_EVENT_INTERPROCESS);
+}
+nt_status_t nt_cu_stream_wait_event(nt_cu_stream_t s, nt_cu_event_t e)
+{
+    NT_CU_CALL(stream_wait_event, "cuStreamWaitEvent", s, e, 0);
+}
 nt_status_t nt_cu_event_destroy(nt_cu_event_t e)
 {
     NT_CU_CALL(event_destroy, "cuEventDestroy", e);
@@ -487,4 +502,12 @@ nt_status_t nt_cu_ipc_open(const nt_cu_ipc_handle_t *h, nt_cu_ptr_t *dptr)
 nt_status_t nt_cu_ipc_close(nt_cu_ptr_t dptr)
 {
     NT_CU_CALL(ipc_close, "cuIpcCloseMemHandle", dptr);
+}
+nt_status_t nt_cu_ipc_event_get(nt_cu_event_t e, nt_cu_ipc_handle_t *h)
+{
+    NT_CU_CALL(ipc_event_get, "cuIpcGetEventHandle", h, e);
+}
+nt_status_t nt_cu_ipc_event_open(const nt_cu_ipc_handle_t *h, nt_cu_event_t *e)
+{
+    NT_CU_CALL(ipc_event_open, "cuIpcOpenEventHandle", e, *h);
 }

@@ -195,6 +195,58 @@ static int nt_plan_push(nt_gpu_test_t **v, size_t *n, size_t *cap, nt_gpu_test_t
     return 0;
 }
 
+int nt_gpu_owners(const unsigned char *sees, int nranks, int ngpus, int *owner)
+{
+    int all = -1, n = 0;
+
+    if (!sees || !owner || nranks <= 0 || ngpus < 0)
+        return -1;
+    for (int r = 0; r < nranks && all < 0; r++) {
+        int covers = 1;
+        for (int g = 0; g < ngpus && covers; g++) {
+            int any = 0;
+            for (int q = 0; q < nranks; q++)
+                any |= sees[q * ngpus + g];
+            covers = !any || sees[r * ngpus + g];
+        }
+        if (covers)
+            all = r;
+    }
+    for (int g = 0; g < ngpus; g++) {
+        owner[g] = -1;
+        for (int r = 0; r < nranks && owner[g] < 0; r++)
+            if (sees[r * ngpus + g] && (all < 0 || r == all))
+                owner[g] = r;
+    }
+    for (int r = 0; r < nranks; r++) {
+        int has = 0;
+        for (int g = 0; g < ngpus; g++)
+            has |= owner[g] == r;
+        n += has;
+    }
+    return n;
+}
+
+void nt_gpu_test_ranks(const nt_gpu_test_t *t, const int *owner, int *issuer, int *partner)
+{
+    int a = owner[t->gpu], b = t->peer >= 0 ? owner[t->peer] : -1;
+
+    *partner = -1;
+    switch (t->kind) {
+    case NT_GPU_T_P2P_READ: /* issued on the destination, reading the source's memory */
+        *issuer = b;
+        break;
+    case NT_GPU_T_P2P_BIDIR:
+    case NT_GPU_T_P2P_LAT:
+        *issuer = a;
+        *partner = b != a ? b : -1;
+        break;
+    default:
+        *issuer = a;
+        break;
+    }
+}
+
 nt_status_t nt_gpu_plan(const nt_gpu_plan_params_t *pp, nt_gpu_test_t **out, size_t *n)
 {
     nt_gpu_test_t *v = NULL;

@@ -1,5 +1,5 @@
 # libnettune: the core library (no MPI). Every library source is listed here, and only here.
-LIBNT_SRCS += lib/status.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c lib/output.c \
+LIBNT_SRCS += lib/status.c lib/version.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c lib/output.c \
               lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/launcher_tcp.c lib/schedule.c \
               lib/topo.c lib/pcie.c lib/software.c \
               lib/thresholds.c lib/verdict.c lib/exitcode.c \
@@ -17,3 +17,12 @@ $(LIBNT): $$(patsubst %.c,$(OBJ)/%.o,$$(sort $$(LIBNT_SRCS)))
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# The version string is compiled into lib/version.o only; the stamp changes (and the object is
+# rebuilt) whenever `git describe` does, so --version and tool.version never show an old commit.
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(NETTUNE_VERSION)' | cmp -s - $@ || echo '$(NETTUNE_VERSION)' > $@
+$(OBJ)/lib/version.o: $(BUILD)/version.stamp
+.PHONY: FORCE
+FORCE:

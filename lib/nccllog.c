@@ -26,19 +26,29 @@ void nt_nccllog_cleanup(nt_nccllog_t *g)
 
 int nt_nccllog_version_parse(const char *s)
 {
-    int maj, min, patch = 0, n = 0;
     if (!s)
         return -1;
     while (*s == ' ')
         s++;
-    if (sscanf(s, "%d.%d%n", &maj, &min, &n) < 2 || maj < 1 || min < 0 || min > 99)
+    if (!isdigit((unsigned char)*s))
         return -1;
-    if (s[n] == '.') {
-        int m = 0;
-        if (sscanf(s + n + 1, "%d%n", &patch, &m) < 1 || patch < 0 || patch > 99)
+    char *end;
+    long maj = strtol(s, &end, 10);
+    if (*end != '.' || !isdigit((unsigned char)end[1]))
+        return -1;
+    long min = strtol(end + 1, &end, 10), patch = 0;
+    if (*end == '.') {
+        if (!isdigit((unsigned char)end[1]))
             return -1;
+        patch = strtol(end + 1, &end, 10);
     }
-    return maj * 10000 + min * 100 + patch;
+    /* what may follow: "-1" (the package release), "+cuda12.9" (NCCL_VERSION_STRING), a word */
+    if (*end && *end != '-' && *end != '+' && !isspace((unsigned char)*end))
+        return -1;
+    if (maj < 2 || maj > 99 || min > 99 || patch > 99)
+        return -1;
+    /* NCCL_VERSION(X,Y,Z): X*10000 + Y*100 + Z from 2.9 on (NVIDIA/nccl src/nccl.h.in) */
+    return (int)(maj * 10000 + min * 100 + patch);
 }
 
 const char *nt_nccllog_env_get(const nt_nccllog_t *g, const char *name)
@@ -229,6 +239,38 @@ static int feed_call(nt_nccllog_t *g, const char *m, unsigned long line)
     return 1;
 }
 
+/* Which tuner plugin NCCL loaded, and what nettune's plugin said of its file (nccllog.h). */
+static int feed_tuner(nt_nccllog_t *g, const char *m)
+{
+    static const char loaded[] = "Successfully loaded external tuner plugin ";
+    static const char file[] = "TUNER/nettune: tuning file '";
+    const char *p;
+    if ((p = strstr(m, loaded))) {
+        if (!g->tuner_loaded[0])
+            copy_word(g->tuner_loaded, sizeof(g->tuner_loaded), p + strlen(loaded));
+        return 1;
+    }
+    if (strstr(m, "External tuner plugin ") && strstr(m, " is unsupported")) {
+        g->tuner_unsupported = 1;
+        return 1;
+    }
+    if ((p = strstr(m, file))) {
+        const char *q = strchr(p + strlen(file), '\'');
+        size_t n = q ? (size_t)(q - p - strlen(file)) : 0;
+        if (n && !g->nettune_file) {
+            g->nettune_file = 1;
+            snprintf(g->tuner_file, sizeof(g->tuner_file), "%.*s", (int)n, p + strlen(file));
+        }
+        return 1;
+    }
+    if (strstr(m, "TUNER/nettune: no tuning file")) {
+        if (!g->nettune_file)
+            g->nettune_file = -1;
+        return 1;
+    }
+    return 0;
+}
+
 int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno)
 {
     const char *v = strstr(l->body, "NCCL version ");
@@ -260,5 +302,5 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
         return 1;
     }
     return feed_env(g, m, lineno) || feed_graph(g, l, lineno) || feed_nic(g, l) ||
-           feed_call(g, m, lineno);
+           feed_call(g, m, lineno) || feed_tuner(g, m);
 }

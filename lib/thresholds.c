@@ -288,12 +288,35 @@ static int is_comment_key(const char *k)
     return strcmp(k, "comment") == 0 || strcmp(k, "description") == 0;
 }
 
+/* More keys than this in one object is an error (want_object). */
+#define NT_THRESHOLDS_MAX_KEYS 64
+
 static nt_status_t want_object(pctx_t *ctx, const char *path, const cJSON *it)
 {
     if (!cJSON_IsObject(it)) {
         PERR(ctx, "%s: expected an object, got %s", path, json_type_name(it));
         return NT_ERR_INVALID;
     }
+    /* JSON allows a key twice and cJSON keeps both: the second would silently win over the
+     * first (a threshold changed by a pasted line). No valid object here has more than a dozen
+     * keys, so the pairwise check is bounded by refusing larger objects first. */
+    int n = cJSON_GetArraySize(it);
+    if (n > NT_THRESHOLDS_MAX_KEYS) {
+        PERR(ctx,
+             "%s: %d keys, more than any object of nettune.thresholds/1 has: remove the "
+             "unknown or repeated ones",
+             path, n);
+        return NT_ERR_INVALID;
+    }
+    for (const cJSON *a = it->child; a; a = a->next)
+        for (const cJSON *b = it->child; b != a; b = b->next)
+            if (a->string && b->string && strcmp(a->string, b->string) == 0) {
+                if (strcmp(path, "$") == 0)
+                    PERR(ctx, "%s: given twice: keep one", a->string);
+                else
+                    PERR(ctx, "%s.%s: given twice: keep one", path, a->string);
+                return NT_ERR_INVALID;
+            }
     return NT_OK;
 }
 
@@ -453,6 +476,110 @@ static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *
     return NT_OK;
 }
 
+/* Longest hostname_regex accepted: a host-name pattern is a few dozen characters. */
+#define NT_REGEX_MAX_LEN 256
+/* POSIX's smallest RE_DUP_MAX (limits.h): the largest portable bound of {m,n}. */
+#define NT_REGEX_MAX_DUP 255
+
+/* regex_cost_refusal - why glibc's regcomp could take seconds or more on re, or NULL when it
+ * cannot. glibc expands counted repeats into copies of the repeated tree, so a counted repeat
+ * of a group that itself holds one costs the product of the bounds (a 200-character pattern of
+ * that shape takes minutes), and runs of repetition operators ("+****", undefined in POSIX ERE,
+ * XBD 9.4.6) took 9 s for a 40-character input found by fuzz-thresholds. Back-references
+ * ("\1", a glibc extension) make matching exponential. Bracket expressions are skipped as one
+ * atom ("[]a]" and "[[:digit:]]" included). Nothing else is judged: the rest is regcomp's. */
+static const char *regex_cost_refusal(const char *re)
+{
+    enum { MAX_DEPTH = 32 };
+    int counted[MAX_DEPTH + 1] = {0}; /* per open group: a counted repeat inside it */
+    int depth = 0, prev_quant = 0, atom_counted = 0, have_atom = 0;
+    if (strlen(re) > NT_REGEX_MAX_LEN)
+        return "longer than 256 characters";
+    for (const char *p = re; *p; p++) {
+        int quant = 0;
+        switch (*p) {
+        case '[': {
+            const char *q = p + 1;
+            if (*q == '^')
+                q++;
+            if (*q == ']')
+                q++;
+            while (*q && *q != ']') {
+                if (q[0] == '[' && (q[1] == ':' || q[1] == '=' || q[1] == '.')) {
+                    const char *end = strchr(q + 2, q[1]);
+                    while (end && end[1] != ']')
+                        end = strchr(end + 1, q[1]);
+                    q = end ? end + 2 : q + 1;
+                } else {
+                    q++;
+                }
+            }
+            if (!*q)
+                return NULL; /* unterminated: regcomp says so */
+            p = q;
+            have_atom = 1, atom_counted = 0;
+            break;
+        }
+        case '\\':
+            if (p[1] >= '1' && p[1] <= '9')
+                return "back-references (\\1-\\9) are not allowed";
+            if (p[1])
+                p++;
+            have_atom = 1, atom_counted = 0;
+            break;
+        case '(':
+            if (depth == MAX_DEPTH)
+                return "groups nested more than 32 deep";
+            counted[++depth] = 0;
+            have_atom = 0;
+            break;
+        case ')':
+            if (depth == 0) {
+                have_atom = 1, atom_counted = 0;
+                break;
+            }
+            atom_counted = counted[depth--];
+            counted[depth] |= atom_counted;
+            have_atom = 1;
+            break;
+        case '*':
+        case '+':
+        case '?':
+            quant = 1;
+            break;
+        case '{':
+            if (isdigit((unsigned char)p[1]) || p[1] == ',') {
+                char *end;
+                long lo = strtol(p + 1, &end, 10), hi = lo;
+                if (*end == ',') {
+                    end++;
+                    if (isdigit((unsigned char)*end))
+                        hi = strtol(end, &end, 10);
+                }
+                if (*end != '}')
+                    return NULL; /* malformed: regcomp says so */
+                if (lo > NT_REGEX_MAX_DUP || hi > NT_REGEX_MAX_DUP)
+                    return "a {m,n} bound above 255";
+                if (have_atom && atom_counted)
+                    return "a counted repeat {m,n} of a group that holds one";
+                counted[depth] = 1;
+                p = end;
+                quant = 1;
+            } else {
+                have_atom = 1, atom_counted = 0;
+            }
+            break;
+        default:
+            have_atom = 1, atom_counted = 0;
+            break;
+        }
+        if (quant && prev_quant)
+            return "two repetition operators in a row (undefined in POSIX ERE)";
+        prev_quant = quant;
+    }
+    return NULL;
+}
+
 static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, th_class_t *c)
 {
     nt_status_t st = want_object(ctx, path, obj);
@@ -489,6 +616,11 @@ static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, 
         c->have_re = 0;
     }
     if (c->regex_src) {
+        const char *refusal = regex_cost_refusal(c->regex_src);
+        if (refusal) {
+            PERR(ctx, "%s.hostname_regex: refused: %s; write a simpler pattern", path, refusal);
+            return NT_ERR_INVALID;
+        }
         int rc = regcomp(&c->re, c->regex_src, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {
             char why[128];

@@ -9,6 +9,7 @@
 
 #include "drain.h"
 #include "judge.h"
+#include "nettune/version.h"
 #include "nettune/report.h"
 #include "launcher_mpi.h"
 #include "nettune/log.h"
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
         nt_params_usage(stdout);
         return NT_EXIT_OK;
     case NT_ACTION_VERSION:
-        printf("nettune-probe %s\n", NETTUNE_VERSION);
+        printf("nettune-probe %s\n", nt_version());
         return NT_EXIT_OK;
     case NT_ACTION_PRINT_THRESHOLDS:
         return nt_judge_print_thresholds(stdout) == NT_OK ? NT_EXIT_OK : NT_EXIT_USAGE;

@@ -120,6 +120,10 @@ typedef struct nt_link_probe_ops {
     double (*pair_budget_s)(const nt_probe_t *p);
     /* Node-local tests without a peer (RDMA loopback); NULL if none. */
     nt_status_t (*run_local)(void *state, nt_probe_t *p, cJSON *out_links, cJSON *out_checks);
+    /* 1: run_local runs on every rank of the node that init made available, at the same time
+     * (the probe's ranks coordinate among themselves and the node's first rank returns every
+     * link: the GPU probe when each rank sees only its own GPU); 0: on the first rank only. */
+    int run_local_all;
     /* After the run: final checks (e.g. error counters read again); NULL if none. */
     nt_status_t (*finish)(void *state, nt_probe_t *p, cJSON *node_json, cJSON *checks);
     void (*cleanup)(void *state);

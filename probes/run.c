@@ -11,6 +11,7 @@
 
 #include "inventory.h"
 #include "judge.h"
+#include "nettune/version.h"
 #include "nettune/bench.h"
 #include "nettune/clock.h"
 #include "nettune/log.h"
@@ -212,7 +213,7 @@ static nt_status_t nt_collect_init(nt_collect_t *c, nt_probe_t *p, int argc, cha
     tool = nt_json_add_obj(c->doc, "tool");
     run = nt_json_add_obj(c->doc, "run");
     if (!tool || !run || nt_json_add_str(tool, "name", "nettune") ||
-        nt_json_add_str(tool, "version", NETTUNE_VERSION) || nt_json_add_str(run, "id", id) ||
+        nt_json_add_str(tool, "version", nt_version()) || nt_json_add_str(run, "id", id) ||
         nt_json_add_str(run, "started_at", ts) || nt_json_add_num(run, "duration_s", 0) ||
         nt_json_add_str(run, "mode",
                         p->params->local                   ? "local"
@@ -339,7 +340,10 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
     for (int i = 0; i < s->npairs; i++) {
         int a = s->pairs[i][0], b = s->pairs[i][1], before = cJSON_GetArraySize(mine);
         if (s->local) {
-            if (a == p->rank && avail[a] && ops->run_local) {
+            int na = -1, la = -1;
+            if (a != p->rank && ops->run_local_all)
+                nt_probe_locate(p, a, &na, &la);
+            if ((a == p->rank ? avail[a] : na == p->my_node && avail[p->rank]) && ops->run_local) {
                 cJSON *chk = cJSON_CreateArray();
                 rst = ops->run_local(state, p, mine, chk);
                 /* Local checks travel with the links, as a pseudo-link the collector files. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettune/version.h"
 #include "rpt.h"
 
 /* Most GPU matrices drawn (worst nodes first); the rest are summarised in one line. */
@@ -1004,7 +1005,9 @@ nt_status_t nt_render_html(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_b
     nt_html_node_details(doc, o, out);
     nt_html_skipped(doc, out);
     nt_buf_puts(out, "</main>\n<footer class=\"note\" style=\"padding:0 24px 16px\">nettune "
-                     "report " NETTUNE_VERSION " from ");
+                     "report ");
+    nt_h(out, nt_version());
+    nt_buf_puts(out, " from ");
     nt_h(out, doc->path);
     nt_buf_puts(out, "</footer>\n</body></html>\n");
     return out->oom ? NT_ERR_NOMEM : NT_OK;

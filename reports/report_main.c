@@ -10,27 +10,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nettune/version.h"
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
 #include "rpt.h"
 
-typedef enum nt_report_mode {
-    NT_MODE_RENDER = 0,
-    NT_MODE_DIFF,
-    NT_MODE_VALIDATE
-} nt_report_mode_t;
+typedef enum nt_report_mode { NT_MODE_RENDER = 0, NT_MODE_DIFF, NT_MODE_VALIDATE } nt_report_mode_t;
 
-typedef enum nt_color_when {
-    NT_COLOR_AUTO = 0,
-    NT_COLOR_ALWAYS,
-    NT_COLOR_NEVER
-} nt_color_when_t;
+typedef enum nt_color_when { NT_COLOR_AUTO = 0, NT_COLOR_ALWAYS, NT_COLOR_NEVER } nt_color_when_t;
 
 /* Everything the command line says, parsed and checked before anything runs. */
 typedef struct nt_report_params {
     nt_report_mode_t mode;
-    const char *format;     /* NULL: the mode's default */
-    const char *output;     /* NULL or "-": stdout */
+    const char *format; /* NULL: the mode's default */
+    const char *output; /* NULL or "-": stdout */
     const char *node;
     double threshold_pct;
     int fail_on_vanished;
@@ -43,42 +36,48 @@ typedef struct nt_report_params {
 
 static void nt_report_usage(FILE *f)
 {
-    fprintf(f,
-"usage: nettune report FILE [--format text|md|html|prom|csv] [--output OUT] [--node HOST]\n"
-"       nettune report --diff OLD NEW [--regression-threshold PCT] [--format text|md|json|csv]\n"
-"       nettune report --validate FILE... [--format text|json]\n"
-"\n"
-"Renders a nettune.report/1 (probe) or nettune.tuning/1 (tuner) file, exports a node's\n"
-"metrics for Prometheus, compares a report with a baseline, or checks a file's structure.\n"
-"\n"
-"Render and export:\n"
-"  -f, --format FMT      text (default): terminal summary, failed nodes and links first;\n"
-"                        md: Markdown; html: one self-contained page with SVG heatmaps;\n"
-"                        prom: Prometheus text for node_exporter's textfile collector;\n"
-"                        csv: the links (tuning files: the rules), RFC 4180\n"
-"  -o, --output FILE     write there (temporary file + rename); - or absent: stdout\n"
-"      --node HOST       prom, csv: only this host's metrics / links it is the source of\n"
-"      --top N           length of the worst-first lists (default 25; 0: everything)\n"
-"      --color WHEN      auto (default: stdout is a terminal and NO_COLOR is unset),\n"
-"                        always, never\n"
-"  -q, --quiet           no summary line on stdout when writing to --output\n"
-"Diff:\n"
-"      --diff OLD NEW    links matched by id, checks by name+host+target: change in percent,\n"
-"                        new and fixed failures, links that appeared or vanished\n"
-"      --regression-threshold PCT  bandwidth down or latency up by more than PCT percent is\n"
-"                        a regression (default 5)\n"
-"      --fail-on-vanished  links or checks missing from NEW count as regressions\n"
-"Validate:\n"
-"      --validate FILE...  check each file against its schema id, then (reports) the\n"
-"                        semantic checks; one line per problem, with its JSON path\n"
-"                        ($.links[3].verdict: ...)\n"
-"  -h, --help, --version\n"
-"\n"
-"Exit: 0 healthy / no regression / valid; 1 the report has a failure (--node: that node) /\n"
-"a regression / not a valid nettune document (also not JSON); 2 bad usage, unreadable input,\n"
-"an output that cannot be written, a render or diff input that is not a nettune document;\n"
-"3 the rendered run stopped early with nothing failed.\n"
-"Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG, NO_COLOR.\n");
+    fprintf(
+        f,
+        "usage: nettune report FILE [--format text|md|html|prom|csv] [--output OUT] [--node HOST]\n"
+        "       nettune report --diff OLD NEW [--regression-threshold PCT] [--format "
+        "text|md|json|csv]\n"
+        "       nettune report --validate FILE... [--format text|json]\n"
+        "\n"
+        "Renders a nettune.report/1 (probe) or nettune.tuning/1 (tuner) file, exports a node's\n"
+        "metrics for Prometheus, compares a report with a baseline, or checks a file's structure.\n"
+        "\n"
+        "Render and export:\n"
+        "  -f, --format FMT      text (default): terminal summary, failed nodes and links first;\n"
+        "                        md: Markdown; html: one self-contained page with SVG heatmaps;\n"
+        "                        prom: Prometheus text for node_exporter's textfile collector;\n"
+        "                        csv: the links (tuning files: the rules), RFC 4180\n"
+        "  -o, --output FILE     write there (temporary file + rename); - or absent: stdout\n"
+        "      --node HOST       prom, csv: only this host's metrics / links it is the source of\n"
+        "      --top N           length of the worst-first lists (default 25; 0: everything)\n"
+        "      --color WHEN      auto (default: stdout is a terminal and NO_COLOR is unset),\n"
+        "                        always, never\n"
+        "  -q, --quiet           no summary line on stdout when writing to --output\n"
+        "Diff:\n"
+        "      --diff OLD NEW    links matched by id, checks by name+host+target: change in "
+        "percent,\n"
+        "                        new and fixed failures, links that appeared or vanished\n"
+        "      --regression-threshold PCT  bandwidth down or latency up by more than PCT percent "
+        "is\n"
+        "                        a regression (default 5)\n"
+        "      --fail-on-vanished  links or checks missing from NEW count as regressions\n"
+        "Validate:\n"
+        "      --validate FILE...  check each file against its schema id, then (reports) the\n"
+        "                        semantic checks; one line per problem, with its JSON path\n"
+        "                        ($.links[3].verdict: ...)\n"
+        "  -h, --help, --version\n"
+        "\n"
+        "Exit: 0 healthy / no regression / valid; 1 the report has a failure (--node: that node) "
+        "/\n"
+        "a regression / not a valid nettune document (also not JSON); 2 bad usage, unreadable "
+        "input,\n"
+        "an output that cannot be written, a render or diff input that is not a nettune document;\n"
+        "3 the rendered run stopped early with nothing failed.\n"
+        "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG, NO_COLOR.\n");
 }
 
 enum {
@@ -132,12 +131,24 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
         switch (c) {
-        case 'f': p->format = optarg; break;
-        case 'o': p->output = optarg; break;
-        case 'q': p->quiet = 1; break;
-        case 'h': nt_report_usage(stdout); return 1;
-        case OPT_VERSION: printf("nettune report %s\n", NETTUNE_VERSION); return 1;
-        case OPT_NODE: p->node = optarg; break;
+        case 'f':
+            p->format = optarg;
+            break;
+        case 'o':
+            p->output = optarg;
+            break;
+        case 'q':
+            p->quiet = 1;
+            break;
+        case 'h':
+            nt_report_usage(stdout);
+            return 1;
+        case OPT_VERSION:
+            printf("nettune report %s\n", nt_version());
+            return 1;
+        case OPT_NODE:
+            p->node = optarg;
+            break;
         case OPT_TOP:
             errno = 0;
             p->top = strtol(optarg, &end, 10);
@@ -159,25 +170,34 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
                 return -1;
             }
             break;
-        case OPT_DIFF: p->mode = NT_MODE_DIFF; modes++; break;
-        case OPT_VALIDATE: p->mode = NT_MODE_VALIDATE; modes++; break;
+        case OPT_DIFF:
+            p->mode = NT_MODE_DIFF;
+            modes++;
+            break;
+        case OPT_VALIDATE:
+            p->mode = NT_MODE_VALIDATE;
+            modes++;
+            break;
         case OPT_THRESHOLD:
             errno = 0;
             p->threshold_pct = strtod(optarg, &end);
             if (errno || *end || end == optarg || !isfinite(p->threshold_pct) ||
                 p->threshold_pct < 0) {
-                fprintf(stderr, "nettune report: --regression-threshold takes a percentage "
-                                ">= 0, not '%s'\n", optarg);
+                fprintf(stderr,
+                        "nettune report: --regression-threshold takes a percentage "
+                        ">= 0, not '%s'\n",
+                        optarg);
                 return -1;
             }
             break;
-        case OPT_VANISHED: p->fail_on_vanished = 1; break;
+        case OPT_VANISHED:
+            p->fail_on_vanished = 1;
+            break;
         case ':':
             fprintf(stderr, "nettune report: option '%s' needs a value\n", argv[optind - 1]);
             return -1;
         default:
-            fprintf(stderr, "nettune report: unknown option '%s' (see --help)\n",
-                    argv[optind - 1]);
+            fprintf(stderr, "nettune report: unknown option '%s' (see --help)\n", argv[optind - 1]);
             return -1;
         }
     }
@@ -190,8 +210,7 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     switch (p->mode) {
     case NT_MODE_RENDER:
         if (p->nfiles != 1) {
-            fprintf(stderr, "nettune report: expected one FILE, got %d (see --help)\n",
-                    p->nfiles);
+            fprintf(stderr, "nettune report: expected one FILE, got %d (see --help)\n", p->nfiles);
             return -1;
         }
         if (!p->format)
@@ -297,8 +316,9 @@ static void nt_warn_invalid(const nt_rdoc_t *doc)
     const char *id;
 
     if (nt_validate(doc->root, &probs, &id) == NT_OK && probs.n) {
-        fprintf(stderr, "nettune report: warning: '%s' does not validate (%zu problem%s; see "
-                        "--validate), rendering what is there:\n",
+        fprintf(stderr,
+                "nettune report: warning: '%s' does not validate (%zu problem%s; see "
+                "--validate), rendering what is there:\n",
                 doc->path, probs.n, probs.n == 1 ? "" : "s");
         for (size_t i = 0; i < probs.n && i < 3; i++)
             fprintf(stderr, "  %s: %s\n", probs.v[i].path, probs.v[i].message);
@@ -419,8 +439,7 @@ static int nt_report_diff(const nt_report_params_t *p)
     rc = regressed ? NT_EXIT_FAIL : NT_EXIT_OK;
     if (nt_want_summary(p))
         printf("nettune report --diff: %s (threshold %g%%), %s written to %s\n",
-               regressed ? "REGRESSION" : "no regression", p->threshold_pct, p->format,
-               p->output);
+               regressed ? "REGRESSION" : "no regression", p->threshold_pct, p->format, p->output);
 out:
     nt_buf_cleanup(&out);
     nt_rdoc_close(&a);
@@ -539,9 +558,10 @@ static nt_status_t nt_validate_read(const char *path, cJSON **root, char *why, s
             break;
         nt_buf_put(&in, chunk, (size_t)n);
         if (in.oom || in.len > NT_RPT_MAX_BYTES) {
-            NT_ERROR(REPORT, "'%s' is %s", path, in.oom ? "too large to hold in memory"
-                                                        : "larger than 1 GiB: not a file this "
-                                                          "command reads");
+            NT_ERROR(REPORT, "'%s' is %s", path,
+                     in.oom ? "too large to hold in memory"
+                            : "larger than 1 GiB: not a file this "
+                              "command reads");
             close(fd);
             nt_buf_cleanup(&in);
             return in.oom ? NT_ERR_NOMEM : NT_ERR_INVALID;
@@ -562,11 +582,15 @@ static nt_status_t nt_validate_read(const char *path, cJSON **root, char *why, s
     if (!*root) {
         off = end && end >= in.data ? (size_t)(end - in.data) : 0;
         if (nt_json_truncated(in.data, in.len))
-            snprintf(why, whylen, "not a valid nettune document: truncated JSON (the text ends "
-                                  "at byte %zu, inside the document)", in.len);
+            snprintf(why, whylen,
+                     "not a valid nettune document: truncated JSON (the text ends "
+                     "at byte %zu, inside the document)",
+                     in.len);
         else
-            snprintf(why, whylen, "not a valid nettune document: not JSON (error near byte %zu "
-                                  "of %zu)", off, in.len);
+            snprintf(why, whylen,
+                     "not a valid nettune document: not JSON (error near byte %zu "
+                     "of %zu)",
+                     off, in.len);
         nt_buf_cleanup(&in);
         return NT_ERR_PARSE;
     }
@@ -613,10 +637,7 @@ static int nt_report_validate(const nt_report_params_t *p)
                 st = NT_ERR_NOMEM;
             }
         }
-        state = st != NT_OK ? "unreadable"
-                : why[0]    ? "not JSON"
-                : probs.n   ? "invalid"
-                            : "valid";
+        state = st != NT_OK ? "unreadable" : why[0] ? "not JSON" : probs.n ? "invalid" : "valid";
         any_unreadable |= st != NT_OK;
         any_invalid |= st == NT_OK && probs.n > 0;
         if (json) {
@@ -671,8 +692,11 @@ int main(int argc, char **argv)
     if (r != 0)
         return r > 0 ? NT_EXIT_OK : NT_EXIT_USAGE;
     switch (p.mode) {
-    case NT_MODE_DIFF: return nt_report_diff(&p);
-    case NT_MODE_VALIDATE: return nt_report_validate(&p);
-    default: return nt_report_render(&p);
+    case NT_MODE_DIFF:
+        return nt_report_diff(&p);
+    case NT_MODE_VALIDATE:
+        return nt_report_validate(&p);
+    default:
+        return nt_report_render(&p);
     }
 }

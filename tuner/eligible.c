@@ -65,33 +65,6 @@ int nt_model_path_parse(const char *s)
     return find(s, path_names, NT_NUM_PATHS);
 }
 
-int nt_model_version_parse(const char *s)
-{
-    if (!s)
-        return -1;
-    char *end;
-    long maj = strtol(s, &end, 10);
-    if (end == s || *end != '.')
-        return -1;
-    const char *m = end + 1;
-    long min = strtol(m, &end, 10);
-    if (end == m)
-        return -1;
-    long patch = 0;
-    if (*end == '.') {
-        const char *q = end + 1;
-        patch = strtol(q, &end, 10);
-        if (end == q)
-            return -1;
-    }
-    if (*end && *end != '-' && *end != '+' && *end != ' ')
-        return -1;
-    if (maj < 2 || min < 0 || min > 99 || patch < 0 || patch > 99)
-        return -1;
-    /* NCCL_VERSION(X,Y,Z): X*10000 + Y*100 + Z from 2.9 on (src/nccl.h.in) */
-    return (int)(maj * 10000 + min * 100 + patch);
-}
-
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
 {
     if (err && errlen)

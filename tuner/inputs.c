@@ -106,6 +106,34 @@ int nt_tune_input_from_log(nt_model_input_t *in, const nt_nccllog_t *log)
     return n;
 }
 
+nt_status_t nt_tune_log_input(const nt_nccllog_t *g, int version, const nt_tune_shape_t *shape,
+                              int sm, int cpu_vendor, nt_model_input_t *in)
+{
+    /* the shape: the log's comm line, else `shape` (a log of NCCL_DEBUG_SUBSYS=TUNING only) */
+    int nranks = g->nranks > 0 ? g->nranks : shape ? shape->nranks : 2;
+    int nnodes = g->nnodes > 0 ? g->nnodes : shape ? shape->nnodes : 1;
+    nt_status_t st = nt_model_input_init(in, version, nranks, nnodes);
+    if (st != NT_OK)
+        return st;
+    in->label[NT_CF_VERSION] = NT_FACT_MEASURED;
+    if (g->nranks <= 0 && !shape)
+        in->label[NT_CF_NRANKS] = in->label[NT_CF_NNODES] = NT_FACT_ASSUMED;
+    if (g->local_ranks > 0)
+        in->ppn = g->local_ranks;
+    else if (shape)
+        in->ppn = shape->ppn;
+    if (sm) {
+        in->min_sm = in->max_sm = sm;
+        in->label[NT_CF_SM] = NT_FACT_MEASURED;
+    }
+    if (cpu_vendor >= 0) {
+        in->cpu_vendor = (nt_cpu_vendor_t)cpu_vendor;
+        in->label[NT_CF_CPU] = NT_FACT_MEASURED;
+    }
+    nt_tune_input_from_log(in, g);
+    return NT_OK;
+}
+
 /* NCCL's search speeds (v2.28.9-1 src/graph/search.cc:976-989), per compute capability. */
 static const float speed_intra_def[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
                                         9.0,  7.0,  6.0,  5.0,  4.0,  3.0};

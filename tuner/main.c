@@ -1,8 +1,8 @@
 /* nettune-tune: the command line (issue 9). Reads the probe report, nccl-tests outputs and NCCL
  * logs, models NCCL's choices, learns from what was measured and writes the tuning file, the
- * environment advice, NCCL's example-tuner CSV and a summary. Exit codes (docs/design.md): 0 written;
- * 1 written with warn anomalies; 2 bad input or nothing to tune; 3 stopped by --time-limit with
- * the partial file ("completed": false) written. Only main() picks the exit code. */
+ * environment advice, NCCL's example-tuner CSV and a summary. Exit codes (docs/design.md): 0
+ * written; 1 written with warn anomalies; 2 bad input or nothing to tune; 3 stopped by --time-limit
+ * with the partial file ("completed": false) written. Only main() picks the exit code. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "nccl_versions.h"
+#include "nettune/version.h"
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
 #include "nettune/nccl_table.h"
@@ -30,7 +31,7 @@ static void usage(FILE *out)
         "       [--shape NxP]... [--colls LIST] [--min-bytes N] [--max-bytes N]\n"
         "       [--objective total|geomean|no-regress] [--time-limit S] [--plan-out F]\n"
         "       [--measured F]... [--output F] [--env-out F] [--csv-out F] [--print-model]\n"
-        "       [--format text|json] [--quiet]\n\n"
+        "       [--format text|json] [--quiet] [--version]\n\n"
         "  REPORT, --report F   a nettune.report/1 from nettune probe (hardware, GPU, NICs)\n"
         "  --replay F           an nccl-tests output (text or -J JSON) to learn from\n"
         "  --label K=V,...      what ran in the preceding --replay: algo, proto, nchannels,\n"
@@ -77,6 +78,7 @@ enum {
     OPT_PRINT,
     OPT_FORMAT,
     OPT_QUIET,
+    OPT_TOOL_VERSION,
     OPT_HELP
 };
 
@@ -148,30 +150,12 @@ static int print_model(nt_tune_t *t)
                 t->nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
-    /* the shape: the log's comm line, else --shape (a log of NCCL_DEBUG_SUBSYS=TUNING only) */
-    int nranks = g->nranks > 0 ? g->nranks : t->nshapes ? t->shapes[0].nranks : 2;
-    int nnodes = g->nnodes > 0 ? g->nnodes : t->nshapes ? t->shapes[0].nnodes : 1;
     nt_model_input_t in;
-    if (nt_model_input_init(&in, version, nranks, nnodes) != NT_OK) {
+    if (nt_tune_log_input(g, version, t->nshapes ? &t->shapes[0] : NULL, t->sm, t->cpu_vendor,
+                          &in) != NT_OK) {
         fprintf(stderr, "nettune tune: '%s': bad communicator shape\n", t->nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
-    in.label[NT_CF_VERSION] = t->version ? NT_FACT_MEASURED : NT_FACT_MEASURED;
-    if (g->nranks <= 0 && !t->nshapes)
-        in.label[NT_CF_NRANKS] = in.label[NT_CF_NNODES] = NT_FACT_ASSUMED;
-    if (g->local_ranks > 0)
-        in.ppn = g->local_ranks;
-    else if (t->nshapes)
-        in.ppn = t->shapes[0].ppn;
-    if (t->sm) {
-        in.min_sm = in.max_sm = t->sm;
-        in.label[NT_CF_SM] = NT_FACT_MEASURED;
-    }
-    if (t->cpu_vendor >= 0) {
-        in.cpu_vendor = (nt_cpu_vendor_t)t->cpu_vendor;
-        in.label[NT_CF_CPU] = NT_FACT_MEASURED;
-    }
-    nt_tune_input_from_log(&in, g);
     nt_model_fit_t fit;
     nt_status_t st = nt_tune_print_model(stdout, &in, have_table ? &table : NULL,
                                          nt_nccllog_env_get(g, "NCCL_ALGO"),
@@ -278,7 +262,7 @@ static void pick_version(nt_tune_t *t)
                 best = c;
         /* name the tag the data was read from (2.14.3), not a code inside its range (2.14.99) */
         const nt_model_version_t *mv = nt_model_version_find(best);
-        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_model_version_parse(mv->tag + 1) : -1;
+        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_nccllog_version_parse(mv->tag + 1) : -1;
         if (tagged > 0)
             best = tagged;
         if (!t->quiet)
@@ -320,6 +304,7 @@ int main(int argc, char **argv)
                                          {"format", required_argument, NULL, OPT_FORMAT},
                                          {"quiet", no_argument, NULL, OPT_QUIET},
                                          {"help", no_argument, NULL, OPT_HELP},
+                                         {"version", no_argument, NULL, OPT_TOOL_VERSION},
                                          {NULL, 0, NULL, 0}};
     static nt_tune_t tt;
     nt_tune_t *t = &tt;
@@ -495,6 +480,9 @@ int main(int argc, char **argv)
         case 'h':
         case OPT_HELP:
             usage(stdout);
+            return NT_EXIT_OK;
+        case OPT_TOOL_VERSION:
+            printf("nettune tune %s\n", nt_version());
             return NT_EXIT_OK;
         default:
             usage(stderr);

@@ -298,10 +298,6 @@ int nt_model_proto_parse(const char *s);
 int nt_model_coll_parse(const char *s);
 int nt_model_path_parse(const char *s);
 
-/* nt_model_version_parse - "2.28.9", "2.28.9-1", "2.28.9+cuda12.9" or "2.28" -> NCCL_VERSION_CODE
- * (patch 0 when absent); -1 when not a version. */
-int nt_model_version_parse(const char *s);
-
 /* nt_model_print_table - write TABLE in NCCL's own INFO(NCCL_TUNING) layout for table->version
  * (9/12/15 columns before 2.18, block layout from 2.18, three blocks from 2.23), each line
  * prefixed by PREFIX (e.g. "host:1:1 [0] NCCL INFO", may be NULL: none). */

@@ -182,6 +182,16 @@ nt_status_t nt_tune_model_input(const nt_tune_t *t, const nt_tune_shape_t *shape
  * measured). Returns the number of graphs taken. */
 int nt_tune_input_from_log(nt_model_input_t *in, const nt_nccllog_t *log);
 
+/* nt_tune_log_input - the model's input for the communicator an NCCL log shows (--print-model,
+ * and nettune-tune-measure's check of the model against the table it captured): version (the
+ * caller's pick), the shape from the log's comm line, else `shape` (NULL: 2 ranks on 1 node,
+ * labelled assumed), ppn from the comm line's localRanks (else shape's), sm (compute capability,
+ * 0: not given) and cpu_vendor (-1: not given) labelled measured when given, and the log's graph
+ * and comm facts (nt_tune_input_from_log). Errors: those of nt_model_input_init (bad shape or
+ * version). */
+nt_status_t nt_tune_log_input(const nt_nccllog_t *g, int version, const nt_tune_shape_t *shape,
+                              int sm, int cpu_vendor, nt_model_input_t *in);
+
 /* ---- replay.c ---- */
 
 /* nt_tune_source_read - read replay source `path` (nccl-tests text, -J JSON, with launcher

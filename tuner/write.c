@@ -7,13 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettune/version.h"
 #include "nettune/report.h"
 #include "nt_tuning.h"
 #include "tune.h"
-
-#ifndef NETTUNE_VERSION
-#define NETTUNE_VERSION "unknown"
-#endif
 
 /* 3 decimals: what a us figure means, and a stable text whatever the libm */
 static double r3(double v)
@@ -44,7 +41,7 @@ cJSON *nt_tune_tuning_json(const nt_tune_t *t)
     cJSON_AddStringToObject(doc, "schema", "nettune.tuning/1");
     cJSON *gb = cJSON_AddObjectToObject(doc, "generated_by");
     cJSON_AddStringToObject(gb, "tool", "nettune tune");
-    cJSON_AddStringToObject(gb, "version", NETTUNE_VERSION);
+    cJSON_AddStringToObject(gb, "version", nt_version());
     char v[32];
     snprintf(v, sizeof(v), "%d.%d.%d", t->target_version / 10000, t->target_version / 100 % 100,
              t->target_version % 100);

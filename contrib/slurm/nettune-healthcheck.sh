@@ -4,8 +4,9 @@
 # --drain drains a node failing its local checks with its reason; --resume-passing resumes it
 # once it passes again, only if its reason starts with nettune: and names a check this run
 # makes (a node the check job drained for its links stays drained; an administrator's drain
-# is never touched). --local makes no traffic between nodes; with RDMA NICs it runs loopback
-# tests: use HealthCheckNodeState=IDLE so that it never loads a node that runs a job.
+# is never touched). --local --checks-only makes no traffic at all (none between nodes, no RDMA
+# loopback, no GPU copies) and takes no GPU memory: inventory, link states, counters, software,
+# so it is safe beside a running job (HealthCheckNodeState=ANY works; IDLE is still gentler).
 # Settings (environment): NETTUNE, NETTUNE_HEALTHCHECK_ARGS (extra probe options),
 # NETTUNE_HEALTHCHECK_TIMEOUT (seconds, default 50), NETTUNE_REPORT_DIR.
 PATH=$PATH:/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin
@@ -14,6 +15,6 @@ dir=${NETTUNE_REPORT_DIR:-/var/tmp/nettune}
 mkdir -p "$dir" || exit 0
 node=${SLURMD_NODENAME:-$(hostname)}
 # shellcheck disable=SC2086 # NETTUNE_HEALTHCHECK_ARGS is a list of options
-timeout -k 1 "${NETTUNE_HEALTHCHECK_TIMEOUT:-50}" "$NETTUNE" probe --local --quiet --drain \
+timeout -k 1 "${NETTUNE_HEALTHCHECK_TIMEOUT:-50}" "$NETTUNE" probe --local --checks-only --quiet --drain \
     --resume-passing --output "$dir/healthcheck-$node.json" $NETTUNE_HEALTHCHECK_ARGS
 exit 0

@@ -78,6 +78,8 @@ typedef struct nt_cu_ipc_handle {
 #define NT_CU_MEMHOSTREGISTER_DEVICEMAP 0x02
 #define NT_CU_STREAM_NON_BLOCKING 0x1
 #define NT_CU_EVENT_DEFAULT 0x0
+#define NT_CU_EVENT_DISABLE_TIMING 0x2 /* CU_EVENT_DISABLE_TIMING, cuda.h:458 */
+#define NT_CU_EVENT_INTERPROCESS 0x4   /* CU_EVENT_INTERPROCESS, cuda.h:459 */
 #define NT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1
 #define NT_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1
 
@@ -150,6 +152,14 @@ nt_status_t nt_cu_stream_synchronize(nt_cu_stream_t s);
 /* nt_cu_stream_query - NT_OK when the stream is idle, NT_ERR_TIMEOUT while work is pending. */
 nt_status_t nt_cu_stream_query(nt_cu_stream_t s);
 nt_status_t nt_cu_event_create(nt_cu_event_t *e);
+/* nt_cu_event_create_ipc - an event another process can wait on (cuEventCreate with
+ * CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS, which CUDA requires for
+ * cuIpcGetEventHandle): for ordering only, it cannot be timed. */
+nt_status_t nt_cu_event_create_ipc(nt_cu_event_t *e);
+/* nt_cu_stream_wait_event - work queued on s after this call waits for the last record of e
+ * (cuStreamWaitEvent, CUDA 13.0 cuda.h:15268; e may be an event opened from another
+ * process). NT_ERR_UNSUPPORTED when the driver lacks it. */
+nt_status_t nt_cu_stream_wait_event(nt_cu_stream_t s, nt_cu_event_t e);
 nt_status_t nt_cu_event_destroy(nt_cu_event_t e);
 nt_status_t nt_cu_event_record(nt_cu_event_t e, nt_cu_stream_t s);
 nt_status_t nt_cu_event_synchronize(nt_cu_event_t e);
@@ -169,5 +179,12 @@ nt_status_t nt_cu_p2p_attr(nt_cu_device_t src, nt_cu_device_t dst, int attr, int
 nt_status_t nt_cu_ipc_get(nt_cu_ptr_t dptr, nt_cu_ipc_handle_t *h);
 nt_status_t nt_cu_ipc_open(const nt_cu_ipc_handle_t *h, nt_cu_ptr_t *dptr);
 nt_status_t nt_cu_ipc_close(nt_cu_ptr_t dptr);
+/* nt_cu_ipc_event_get / open - the IPC handle of an event of nt_cu_event_create_ipc
+ * (cuIpcGetEventHandle), and the event of such a handle from another process of this node
+ * (cuIpcOpenEventHandle; free it with nt_cu_event_destroy); CUDA 13.0 cuda.h:9265, 9308.
+ * CUipcEventHandle has the size of CUipcMemHandle (CU_IPC_HANDLE_SIZE, cuda.h:325).
+ * NT_ERR_UNSUPPORTED when the driver lacks the calls; errors of the calls as nt_cuda_status. */
+nt_status_t nt_cu_ipc_event_get(nt_cu_event_t e, nt_cu_ipc_handle_t *h);
+nt_status_t nt_cu_ipc_event_open(const nt_cu_ipc_handle_t *h, nt_cu_event_t *e);
 
 #endif

@@ -119,6 +119,27 @@ double nt_gpu_plan_budget(const nt_gpu_test_t *t, size_t n);
  * budget_s, given one copy took first_s: clamp(budget / (samples x first_s), 1, max_copies). */
 int nt_gpu_copies_per_sample(double budget_s, int samples, double first_s, int max_copies);
 
+/* GPU pairs across ranks (docs/gpu.md "Ranks that see one GPU each"): when the ranks of a node
+ * each see only some of its GPUs (Slurm --gpus-per-task=1, CUDA_VISIBLE_DEVICES per rank),
+ * every GPU is measured by one rank, its owner, and a pair of GPUs of two owners is measured
+ * through CUDA IPC handles exchanged over the launcher.
+ *
+ * nt_gpu_owners - the owner (local rank) of every GPU: sees is nranks x ngpus (row r: 1 where
+ * local rank r sees NVML GPU g through CUDA). When one rank sees every GPU any rank sees, the
+ * lowest such rank owns them all (the one-rank path); else each GPU goes to the lowest rank
+ * that sees it. owner[g] = -1 for a GPU no rank sees. Returns the number of distinct owners
+ * (0: no GPU seen, 1: one rank measures everything), -1 on bad arguments. */
+int nt_gpu_owners(const unsigned char *sees, int nranks, int ngpus, int *owner);
+
+/* nt_gpu_test_ranks - who takes part in a test of the plan, given the owners: *issuer (the
+ * owner of the GPU whose stream issues the copies: gpu for host, local, write, SM, bidir and
+ * latency tests; peer for read) runs it and writes its link; *partner is the other GPU's owner
+ * where that GPU must act during the test (bidir: the reverse copy; latency: the second
+ * kernel) and it is another rank, else -1. Write, read and SM copies need no partner: the peer
+ * buffer is opened from its IPC handle. Every rank computes the same answer from the same plan
+ * and owners, so both ends agree on the schedule without a message. */
+void nt_gpu_test_ranks(const nt_gpu_test_t *t, const int *owner, int *issuer, int *partner);
+
 /* nt_gpu_link_id - the report id of a GPU link: kind[.variant]:<host>/<src>-><host>/<dst>,
  * or kind:<host>/<src> when dst is NULL (gpu_local). Endpoints: "gpu<i>", "numa<n>". */
 void nt_gpu_link_id(char *buf, size_t len, const char *kind, const char *variant, const char *host,

@@ -17,6 +17,10 @@
  *   "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"   src/enqueue.cc:741 (2.24+)
  *   "%s: %ld Bytes -> Algo %d proto %d time %f"            v2.23.4-1 src/enqueue.cc
  *   "%ld Bytes -> Algo %d proto %d time %f"                v2.20.5-1 .. v2.22.3-1 src/enqueue.cc
+ *   "Successfully loaded external tuner plugin %s"         src/plugin/tuner.cc:86
+ *   "External tuner plugin %s is unsupported"              src/plugin/tuner.cc:83
+ *   "TUNER/nettune: tuning file '%s' (...)" / "TUNER/nettune: no tuning file (...)"  nettune's
+ *       plugin at communicator creation (plugins/nccl-tuner/src/plugin.c init_common)
  */
 #ifndef NETTUNE_NCCLLOG_H
 #define NETTUNE_NCCLLOG_H
@@ -71,6 +75,13 @@ typedef struct nt_nccllog {
     nt_nccllog_call_t *calls; /* every per-call TUNING line (at most NT_NCCLLOG_MAX_CALLS) */
     size_t ncalls;
     unsigned long nccl_lines; /* lines with NCCL's INFO/WARN prefix */
+    /* the tuner plugin this log says NCCL loaded ("" none said; NCCL_TUNER_PLUGIN's echo is in
+     * env), and what nettune's plugin said of its file: 1 a file loaded (its path in
+     * tuner_file), -1 "no tuning file", 0 nothing said */
+    char tuner_loaded[256];
+    int tuner_unsupported; /* "External tuner plugin %s is unsupported" seen */
+    int nettune_file;
+    char tuner_file[256];
     /* reader state */
     char graph_proc[128]; /* "host:pid" of the process whose graphs are kept */
     int graph_next;
@@ -92,8 +103,11 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
 /* nt_nccllog_env_get - the value NCCL echoed for `name`, or NULL. */
 const char *nt_nccllog_env_get(const nt_nccllog_t *g, const char *name);
 
-/* nt_nccllog_version_parse - "2.28.9" (also "2.28.9-1", "2.28.9+cuda12.9", "2.28") to
- * NCCL_VERSION_CODE (major*10000 + minor*100 + patch, NCCL >= 2.9 numbering); -1 if not one. */
+/* nt_nccllog_version_parse - the one NCCL version parser (logs, --nccl-version, the model's
+ * tags): "2.28.9" (also "2.28.9-1", "2.28.9+cuda12.9", "2.28" = patch 0, leading spaces, a
+ * space and more after it) to NCCL_VERSION_CODE (major*10000 + minor*100 + patch, NCCL >= 2.9
+ * numbering, NVIDIA/nccl src/nccl.h.in); -1 if not one (major below 2, a part above 99, other
+ * characters right after the number). */
 int nt_nccllog_version_parse(const char *s);
 
 #endif

@@ -108,7 +108,9 @@ nt_status_t nt_thresholds_defaults(nt_thresholds_t **out);
  * means "no threshold" and overrides the fallback. Validation: the schema id must be exactly
  * NT_THRESHOLDS_SCHEMA; unknown keys are rejected (except "comment" and "description");
  * class names are unique and non-empty; match has hostname_regex (POSIX ERE, regcomp
- * REG_EXTENDED; unanchored, use ^...$) and/or gpu_model; efficiency and bw_ratio in (0, 1];
+ * REG_EXTENDED; unanchored, use ^...$; at most 256 characters; refused: back-references, two
+ * repetition operators in a row, a {m,n} of a group holding one, bounds above 255, because
+ * glibc's regcomp cost on them is unbounded) and/or gpu_model; efficiency and bw_ratio in (0, 1];
  * lat_ratio and tail_ratio >= 1; min_population an integer >= 2; gpus and nics integers >= 0;
  * nic_rate_Gbps, min_bw_GBps and max_lat_us > 0; pcie "gen<1-6>x<1|2|4|8|16|32>". Errors:
  * NT_ERR_PARSE (not JSON: line and column given), NT_ERR_INVALID (a value or key is wrong: its JSON

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "nettune/version.h"
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
 #include "nettune/report.h"
@@ -216,11 +217,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
             usage(stdout);
             return 0;
         case OPT_VERSION:
-#ifdef NETTUNE_VERSION
-            printf("nettune-doctor %s\n", NETTUNE_VERSION);
-#else
-            printf("nettune-doctor\n");
-#endif
+            printf("nettune-doctor %s\n", nt_version());
             return 0;
         case ':':
             fprintf(stderr, "nettune-doctor: option '%s' needs a value\n", argv[optind - 1]);

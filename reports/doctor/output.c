@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze_int.h"
+#include "nettune/version.h"
 
 static const char *ev_file(const nt_doctor_t *d, const nt_ev_t *e)
 {
@@ -397,11 +398,7 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
     CHK(cJSON_AddStringToObject(root, "schema", NT_DOCTOR_SCHEMA));
     CHK(tool = cJSON_AddObjectToObject(root, "tool"));
     CHK(cJSON_AddStringToObject(tool, "name", "nettune-doctor"));
-#ifdef NETTUNE_VERSION
-    CHK(cJSON_AddStringToObject(tool, "version", NETTUNE_VERSION));
-#else
-    CHK(cJSON_AddStringToObject(tool, "version", "unknown"));
-#endif
+    CHK(cJSON_AddStringToObject(tool, "version", nt_version()));
     CHK(kb = cJSON_AddObjectToObject(root, "knowledge_base"));
     CHK(cJSON_AddStringToObject(kb, "source", d->kb->source));
     CHK(d->kb->version ? cJSON_AddStringToObject(kb, "version", d->kb->version)

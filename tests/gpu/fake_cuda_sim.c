@@ -8,14 +8,28 @@
  *   device <-> peer 376 GB/s (H100 NVSwitch pair), device-local 1100 GB/s; SM copies 0.9 x;
  *   NT_FAKE_SLOW_GPU=i: GPU i at 20 GB/s to the host and 150 GB/s to every peer.
  * NT_FAKE_NO_PEER=a,b: no peer access a -> b. Every result is a real computation on these
- * figures: the probe's plan, timing arithmetic, links and verdicts are what is tested. */
+ * figures: the probe's plan, timing arithmetic, links and verdicts are what is tested.
+ *
+ * Visibility, as the driver's CUDA_VISIBLE_DEVICES: a process sees the GPUs that variable lists
+ * (indices, default all), a thread may narrow it for itself with nt_fake_cuda_visible("3")
+ * (the in-process launcher's ranks are threads: tests/gpu/test_gpu_ipc.c). A CUdevice here is
+ * the physical index; a device the caller does not see is CUDA_ERROR_INVALID_DEVICE. CUDA IPC
+ * works between threads of this process (a handle carries the pointer; an opened event
+ * follows the exporter's records) and between processes of one machine (device memory and
+ * interprocess events are memfd mappings; a handle names the exporter's pid and fd, the
+ * opener maps /proc/<pid>/fd/<fd>); NT_FAKE_IPC_OPEN_FAIL=i: opening a handle of GPU i's
+ * memory fails (CUDA_ERROR_MAP_FAILED), as in a container without the IPC namespace;
+ * NT_FAKE_IPC_GET_FAIL=i: GPU i's memory has no IPC handle (CUDA_ERROR_NOT_SUPPORTED). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define API __attribute__((visibility("default")))
 #define NG 8
@@ -26,6 +40,7 @@ static struct {
     char *p;
     size_t n;
     int dev;
+    int fd; /* its memfd (-1: opened from another process's handle) */
 } allocs[MAXA];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread int cur = -1; /* current context = device */
@@ -37,7 +52,59 @@ typedef struct stream {
 } stream_t;
 typedef struct event {
     double t;
+    struct event *orig; /* an event opened from an IPC handle: the exporter's */
+    int ipc, fd;        /* created interprocess (a memfd mapping), its fd */
 } event_t;
+
+static __thread int vis_set; /* this thread narrowed its view (nt_fake_cuda_visible) */
+static __thread int vis[NG], nvis;
+
+/* The calling thread sees the GPUs of list ("3", "0,2"; NULL: back to the process's view). */
+API void nt_fake_cuda_visible(const char *list);
+void nt_fake_cuda_visible(const char *list)
+{
+    vis_set = 0;
+    if (!list)
+        return;
+    nvis = 0;
+    for (const char *c = list; *c && nvis < NG;) {
+        char *e;
+        long v = strtol(c, &e, 10);
+        if (e == c)
+            break;
+        if (v >= 0 && v < NG)
+            vis[nvis++] = (int)v;
+        c = *e == ',' ? e + 1 : e;
+        if (*e != ',')
+            break;
+    }
+    vis_set = 1;
+}
+
+/* The GPUs this thread sees: its own list, else CUDA_VISIBLE_DEVICES, else all. */
+static void view(void)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis_set)
+        return;
+    if (v) {
+        nt_fake_cuda_visible(v);
+        vis_set = 0; /* read again at the next call */
+        return;
+    }
+    nvis = NG;
+    for (int i = 0; i < NG; i++)
+        vis[i] = i;
+}
+
+static int visible(int d)
+{
+    view();
+    for (int i = 0; i < nvis; i++)
+        if (vis[i] == d)
+            return 1;
+    return 0;
+}
 
 static int env(const char *k, int d)
 {
@@ -92,7 +159,10 @@ int cuDriverGetVersion(int *v)
 API int cuGetErrorName(int r, const char **s);
 int cuGetErrorName(int r, const char **s)
 {
-    *s = r == 217 ? "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED" : "CUDA_ERROR_UNKNOWN";
+    *s = r == 217   ? "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"
+         : r == 205 ? "CUDA_ERROR_MAP_FAILED"
+         : r == 101 ? "CUDA_ERROR_INVALID_DEVICE"
+                    : "CUDA_ERROR_UNKNOWN";
     return 0;
 }
 API int cuGetErrorString(int r, const char **s);
@@ -105,14 +175,18 @@ int cuGetErrorString(int r, const char **s)
 API int cuDeviceGetCount(int *n);
 int cuDeviceGetCount(int *n)
 {
-    *n = NG;
+    view();
+    *n = nvis;
     return 0;
 }
 API int cuDeviceGet(int *d, int o);
 int cuDeviceGet(int *d, int o)
 {
-    *d = o;
-    return o >= 0 && o < NG ? 0 : 101;
+    view();
+    if (o < 0 || o >= nvis)
+        return 101;
+    *d = vis[o];
+    return 0;
 }
 API int cuDeviceGetByPCIBusId(int *d, const char *b);
 int cuDeviceGetByPCIBusId(int *d, const char *b)
@@ -121,7 +195,7 @@ int cuDeviceGetByPCIBusId(int *d, const char *b)
     if (sscanf(b, "%x:%x", &dom, &bus) != 2)
         return 1;
     for (int i = 0; i < NG; i++)
-        if (nt_bus[i] == bus) {
+        if (nt_bus[i] == bus && visible(i)) {
             *d = i;
             return 0;
         }
@@ -178,20 +252,45 @@ int cuCtxSynchronize(void)
     return 0;
 }
 API int cuMemAlloc_v2(unsigned long long *p, size_t n);
-int cuMemAlloc_v2(unsigned long long *p, size_t n)
+/* Shared memory another process can map (the memory behind an IPC handle). */
+static void *shm(size_t n, int *fd)
 {
-    char *m = calloc(1, n);
-    if (!m)
-        return 2;
+    void *m;
+    *fd = memfd_create("nt-fake-gpu", 0);
+    if (*fd < 0 || ftruncate(*fd, (off_t)n) != 0) {
+        if (*fd >= 0)
+            close(*fd);
+        return NULL;
+    }
+    m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+    if (m == MAP_FAILED) {
+        close(*fd);
+        return NULL;
+    }
+    return m;
+}
+
+static void track(void *m, size_t n, int dev, int fd)
+{
     pthread_mutex_lock(&mu);
     for (int i = 0; i < MAXA; i++)
         if (!allocs[i].p) {
             allocs[i].p = m;
             allocs[i].n = n;
-            allocs[i].dev = cur;
+            allocs[i].dev = dev;
+            allocs[i].fd = fd;
             break;
         }
     pthread_mutex_unlock(&mu);
+}
+
+int cuMemAlloc_v2(unsigned long long *p, size_t n)
+{
+    int fd;
+    char *m = shm(n, &fd);
+    if (!m)
+        return 2;
+    track(m, n, cur, fd);
     *p = (unsigned long long)(uintptr_t)m;
     return 0;
 }
@@ -200,10 +299,13 @@ int cuMemFree_v2(unsigned long long p)
 {
     pthread_mutex_lock(&mu);
     for (int i = 0; i < MAXA; i++)
-        if (allocs[i].p == (char *)(uintptr_t)p)
+        if (allocs[i].p == (char *)(uintptr_t)p) {
+            munmap(allocs[i].p, allocs[i].n);
+            if (allocs[i].fd >= 0)
+                close(allocs[i].fd);
             allocs[i].p = NULL;
+        }
     pthread_mutex_unlock(&mu);
-    free((void *)(uintptr_t)p);
     return 0;
 }
 API int cuMemHostAlloc(void **p, size_t n, unsigned f);
@@ -299,21 +401,52 @@ int cuStreamQuery(void *s)
 API int cuEventCreate(void **e, unsigned f);
 int cuEventCreate(void **e, unsigned f)
 {
-    (void)f;
+    int fd;
+    if ((f & 4) && !(f & 2))
+        return 1; /* CUDA: an interprocess event must disable timing */
+    if (f & 4) {  /* interprocess: in memory another process can map */
+        event_t *ev = shm(sizeof(event_t), &fd);
+        if (!ev)
+            return 2;
+        ev->fd = fd;
+        ev->ipc = 1;
+        *e = ev;
+        return 0;
+    }
     *e = calloc(1, sizeof(event_t));
     return *e ? 0 : 2;
+}
+API int cuStreamWaitEvent(void *s, void *e, unsigned f);
+int cuStreamWaitEvent(void *s, void *e, unsigned f)
+{
+    stream_t *x = s;
+    event_t *ev = ((event_t *)e)->orig ? ((event_t *)e)->orig : e;
+    (void)f;
+    join(x);
+    if (x && ev->t > x->t)
+        x->t = ev->t; /* work behind the wait starts when the event's stream got there */
+    return 0;
 }
 API int cuEventDestroy_v2(void *e);
 int cuEventDestroy_v2(void *e)
 {
-    free(e);
+    event_t *ev = e;
+    if (ev->ipc) {
+        close(ev->fd);
+        munmap(ev, sizeof(*ev));
+        return 0;
+    }
+    if (ev->orig && ev->fd >= 0) /* opened from another process: its mapping */
+        munmap(ev->orig, sizeof(*ev));
+    free(ev);
     return 0;
 }
 API int cuEventRecord(void *e, void *s);
 int cuEventRecord(void *e, void *s)
 {
     join(s); /* stream order: the event follows the kernel before it */
-    ((event_t *)e)->t = s ? ((stream_t *)s)->t : 0;
+    event_t *ev = ((event_t *)e)->orig ? ((event_t *)e)->orig : e;
+    ev->t = s ? ((stream_t *)s)->t : 0;
     return 0;
 }
 API int cuEventSynchronize(void *e);
@@ -426,6 +559,8 @@ int cuDeviceCanAccessPeer(int *c, int a, int b)
 {
     char buf[32];
     const char *v = getenv("NT_FAKE_NO_PEER");
+    if (!visible(a) || !visible(b))
+        return 101; /* a device this process does not see */
     snprintf(buf, sizeof(buf), "%d,%d", a, b);
     *c = !(v && strcmp(v, buf) == 0);
     return 0;
@@ -443,21 +578,119 @@ int cuDeviceGetP2PAttribute(int *v, int a, int s, int d)
     *v = 1;
     return 0;
 }
+
+typedef struct ipc {
+    unsigned magic;
+    int dev;
+    unsigned long long p;
+    void *ev;
+    int pid, fd; /* the exporter and its memfd */
+    size_t n;
+} ipc_t;
+
+/* Another process's memfd, mapped here. */
+static void *peer_map(const ipc_t *x, size_t n)
+{
+    char path[64];
+    void *m;
+    int fd;
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", x->pid, x->fd);
+    if ((fd = open(path, O_RDWR)) < 0)
+        return NULL;
+    m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return m == MAP_FAILED ? NULL : m;
+}
+#define IPC_MEM 0x6d656d31u
+#define IPC_EV 0x65766e31u
+
+typedef struct h64 {
+    char r[64]; /* CUipcMemHandle / CUipcEventHandle: passed by value */
+} h64_t;
+
 API int cuIpcGetMemHandle(void *h, unsigned long long p);
 int cuIpcGetMemHandle(void *h, unsigned long long p)
 {
-    (void)h, (void)p;
-    return 801;
+    ipc_t x = {IPC_MEM, owner((void *)(uintptr_t)p), p, NULL, getpid(), -1, 0};
+    if (x.dev < 0)
+        return 1; /* not device memory */
+    if (x.dev == env("NT_FAKE_IPC_GET_FAIL", -1))
+        return 801;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < MAXA; i++)
+        if (allocs[i].p == (char *)(uintptr_t)p)
+            x.fd = allocs[i].fd, x.n = allocs[i].n;
+    pthread_mutex_unlock(&mu);
+    if (x.fd < 0)
+        return 1; /* not the start of an allocation of this process */
+    memset(h, 0, 64);
+    memcpy(h, &x, sizeof(x));
+    return 0;
 }
-API int cuIpcOpenMemHandle_v2(unsigned long long *p, char h[64], unsigned f);
-int cuIpcOpenMemHandle_v2(unsigned long long *p, char h[64], unsigned f)
+API int cuIpcOpenMemHandle_v2(unsigned long long *p, h64_t h, unsigned f);
+int cuIpcOpenMemHandle_v2(unsigned long long *p, h64_t h, unsigned f)
 {
-    (void)p, (void)h, (void)f;
-    return 801;
+    ipc_t x;
+    (void)f;
+    memcpy(&x, h.r, sizeof(x));
+    if (x.magic != IPC_MEM)
+        return 400;
+    if (x.dev == env("NT_FAKE_IPC_OPEN_FAIL", -1))
+        return 205;
+    if (x.pid == getpid()) {
+        *p = x.p; /* one address space: the exporter's pointer */
+        return 0;
+    }
+    {
+        void *m = peer_map(&x, x.n);
+        if (!m)
+            return 205;
+        track(m, x.n, x.dev, -1);
+        *p = (unsigned long long)(uintptr_t)m;
+    }
+    return 0;
 }
 API int cuIpcCloseMemHandle(unsigned long long p);
 int cuIpcCloseMemHandle(unsigned long long p)
 {
-    (void)p;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < MAXA; i++)
+        if (allocs[i].p == (char *)(uintptr_t)p && allocs[i].fd < 0) {
+            munmap(allocs[i].p, allocs[i].n); /* a mapping of another process's memory */
+            allocs[i].p = NULL;
+        }
+    pthread_mutex_unlock(&mu);
+    return 0;
+}
+API int cuIpcGetEventHandle(void *h, void *e);
+int cuIpcGetEventHandle(void *h, void *e)
+{
+    ipc_t x = {IPC_EV, -1, 0, e, getpid(), ((event_t *)e)->fd, sizeof(event_t)};
+    if (!((event_t *)e)->ipc)
+        return 400; /* CUDA_ERROR_INVALID_HANDLE: not created with CU_EVENT_INTERPROCESS */
+    memset(h, 0, 64);
+    memcpy(h, &x, sizeof(x));
+    return 0;
+}
+API int cuIpcOpenEventHandle(void **e, h64_t h);
+int cuIpcOpenEventHandle(void **e, h64_t h)
+{
+    ipc_t x;
+    event_t *ev;
+    memcpy(&x, h.r, sizeof(x));
+    if (x.magic != IPC_EV)
+        return 400;
+    if (!(ev = calloc(1, sizeof(*ev))))
+        return 2;
+    ev->fd = -1;
+    ev->orig = x.ev;
+    if (x.pid != getpid()) {
+        ev->fd = 0; /* cuEventDestroy unmaps it */
+        if (!(ev->orig = peer_map(&x, sizeof(event_t)))) {
+            free(ev);
+            return 205;
+        }
+    }
+    *e = ev;
     return 0;
 }

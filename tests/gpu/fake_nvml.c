@@ -7,7 +7,8 @@
  *   NT_FAKE_NVML_DOWN=l      NVLink l of gpu0 is down
  *   NT_FAKE_NVML_GROW=1      gpu0 link 3 crc_flit grows by 5 at every read
  *   NT_FAKE_NVML_GPUS=n      n GPUs instead of 8
- *   NT_FAKE_NVML_GEN=g       the current PCIe generation (default 1: idle) */
+ *   NT_FAKE_NVML_GEN=g       the current PCIe generation (default 1: idle)
+ *   NT_FAKE_NVML_NO_P2P=a,b  nvmlDeviceGetP2PStatus of a, b (either order): not supported */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,8 +204,12 @@ int nvmlDeviceGetNvLinkErrorCounter(void *d, unsigned l, int c, unsigned long lo
 }
 int nvmlDeviceGetP2PStatus(void *a, void *b, int cap, int *s)
 {
-    (void)a, (void)b, (void)cap;
-    *s = 0;
+    const char *v = getenv("NT_FAKE_NVML_NO_P2P");
+    int x = -1, y = -1;
+    (void)cap;
+    if (v)
+        sscanf(v, "%d,%d", &x, &y);
+    *s = (x == idx(a) && y == idx(b)) || (x == idx(b) && y == idx(a)) ? 5 /* NOT_SUPPORTED */ : 0;
     return 0;
 }
 int nvmlDeviceGetTopologyCommonAncestor(void *a, void *b, int *lvl)

@@ -28,9 +28,18 @@ $(GPU_FAKE_DIR)/libnt-fake-nvml.so: tests/gpu/fake_nvml.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -fPIC -shared -o $@ $<
 
+# GPU pairs across ranks: the probe itself on the in-process launcher and the simulated GPUs.
+GPU_IPC_BIN := $(BUILD)/tests/test_gpu_ipc
+$(OBJ)/tests/gpu/test_gpu_ipc.o: tests/gpu/test_gpu_ipc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -Iprobes -Iprobes/gpu -DNT_TEST_FAKE_DIR=\"$(GPU_FAKE_DIR)\" -c $< -o $@
+$(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(OBJ)/probes/probe_util.o $(LIBNT)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS) -ldl -lpthread
+
 .PHONY: test-gpu
-test-gpu: $(GPU_TEST_BINS) $(GPU_FAKE_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(BIN)/nettune-probe)
-	@fail=0; for t in $(GPU_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; \
+test-gpu: $(GPU_TEST_BINS) $(GPU_IPC_BIN) $(GPU_FAKE_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(BIN)/nettune-probe)
+	@fail=0; for t in $(GPU_TEST_BINS) $(GPU_IPC_BIN); do (cd $(CURDIR) && $$t) || fail=1; done; \
 	 if [ -x $(BIN)/nettune-probe ]; then \
 	   tests/gpu/no-gpu.sh $(BIN)/nettune-probe $(GPU_FAKE_DIR) || fail=1; \
 	 else echo "test-gpu: nettune-probe not built (no MPI): probe runs skipped"; fi; exit $$fail

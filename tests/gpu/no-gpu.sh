@@ -5,7 +5,9 @@
 #  2. NVML present (a stand-in library, NETTUNE_TEST_LIBNVML) but no CUDA driver: the NVML
 #     inventory fills nodes[].gpus, checks judge the PCIe width (not the idle generation) and
 #     the NVLinks, the probe is skipped "no CUDA driver";
-#  3. --checks-only with NVML: no traffic, the reason says so; an NVLink down fails the node.
+#  3. --checks-only with NVML: no traffic, the reason says so; an NVLink down fails the node;
+#  4. the whole probe on simulated GPUs (tests/gpu/fake_cuda_sim.c), with one rank seeing every
+#     GPU and with 4 ranks under mpirun that see one GPU each (the IPC mode).
 # usage: no-gpu.sh PROBE FAKE_DIR
 P=$1 FAKE=$2
 W=$(mktemp -d) || exit 2
@@ -93,6 +95,35 @@ env $SIM NT_FAKE_NVML_GEN=5 "$P" --local --probes gpu --gpu-probes h2d,p2p,laten
 check "simulated latency: host<->device and pair ping-pong give lat_us samples (or, without nvcc, the skip says why)" \
   '("built without nvcc" in sk["gpu.sm"] and not any("small_msg_lat_us" in l for l in d["links"])) if "gpu.sm" in sk else all(l.get("small_msg_lat_us", 0) > 0 for l in d["links"] if l["id"].startswith("pcie_h2d:") or l["id"].startswith("p2p.write:")) and sum(1 for l in d["links"] if l["id"].startswith("p2p.write:")) == 56'
 [ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   simulated: report valid" || { echo "FAIL simulated report invalid"; "$R" --validate "$W/r.json" 2>&1 | head -5; fail=1; }; }
+
+# Ranks that see one GPU each (Slurm --gpus-per-task=1; here CUDA_VISIBLE_DEVICES per rank,
+# tests/gpu/one-gpu-per-rank.sh): 4 ranks on one host exchange CUDA IPC handles over MPI (the
+# simulated driver shares device memory between processes through memfd) and report the same
+# links as one rank that sees the 4 GPUs.
+if command -v mpirun >/dev/null 2>&1; then
+    G="--probes gpu --gpu-probes h2d,d2h,bidir,p2p,local --gpu-buffer-size 1M"
+    env $SIM NT_FAKE_NVML_GPUS=4 NT_FAKE_NVML_GEN=5 CUDA_VISIBLE_DEVICES=0,1,2,3 "$P" --local $G --output "$W/one.json" >"$W/out" 2>&1
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe --bind-to none -np 4 \
+        -x NETTUNE_TEST_LIBCUDA="$FAKE/libnt-fake-cuda-sim.so" -x NETTUNE_TEST_LIBNVML="$FAKE/libnt-fake-nvml.so" \
+        -x NT_FAKE_NVML_GPUS=4 -x NT_FAKE_NVML_GEN=5 \
+        "$(dirname "$0")/one-gpu-per-rank.sh" "$P" $G --output "$W/r.json" >"$W/out" 2>&1
+    rc=$?; [ $rc = 0 ] || { echo "FAIL one GPU per rank: exit $rc"; tail -20 "$W/out"; fail=1; }
+    check "one GPU per rank (4 ranks, mpirun): gpu_pair_mode ipc, the links of one rank seeing all, all pass" \
+      'n.get("gpu_pair_mode") == "ipc" and sorted(l["id"] for l in d["links"]) == sorted(l["id"] for l in json.load(open(sys.argv[1].replace("r.json", "one.json")))["links"]) and len(d["links"]) >= 50 and all(l["verdict"] == "pass" for l in d["links"])'
+    check "one GPU per rank: NVLink pair 376 GB/s issued across processes, bidir twice that, every GPU's PCIe judged under load" \
+      'sum(c["name"] == "pcie_link" and c["verdict"] == "pass" and "Gen5 under load" in c["message"] for c in ch) == 4 and all(abs(l["peak_bw_GBps"] - 376) < 2 for l in d["links"] if l["id"].startswith("p2p.write:")) and all(abs(l["peak_bw_GBps"] - 752) < 4 for l in d["links"] if l["id"].startswith("p2p.bidir:"))'
+    [ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   one GPU per rank: report valid" || { echo "FAIL one GPU per rank: report invalid"; "$R" --validate "$W/r.json" 2>&1 | head -5; fail=1; }; }
+    # two ranks that both see every GPU: the first measures them all, the other skips the probe
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe --bind-to none -np 2 \
+        -x NETTUNE_TEST_LIBCUDA="$FAKE/libnt-fake-cuda-sim.so" -x NETTUNE_TEST_LIBNVML="$FAKE/libnt-fake-nvml.so" \
+        -x NT_FAKE_NVML_GPUS=4 -x NT_FAKE_NVML_GEN=5 -x CUDA_VISIBLE_DEVICES=0,1,2,3 \
+        "$P" $G --output "$W/r.json" >"$W/out" 2>&1
+    rc=$?; [ $rc = 0 ] || { echo "FAIL two ranks seeing all GPUs: exit $rc"; tail -20 "$W/out"; fail=1; }
+    check "two ranks that see every GPU: gpu_pair_mode one_rank, the same links" \
+      'n.get("gpu_pair_mode") == "one_rank" and sorted(l["id"] for l in d["links"]) == sorted(l["id"] for l in json.load(open(sys.argv[1].replace("r.json", "one.json")))["links"]) and all(l["verdict"] == "pass" for l in d["links"])'
+else
+    echo "skip one GPU per rank: no mpirun"
+fi
 
 # The renderers carry GPU links (a report built from the recorded nvbandwidth figures)
 if [ -x "$R" ]; then

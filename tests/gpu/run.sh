@@ -11,6 +11,10 @@
 #       launcher) and asserts: the NVML inventory (every GPU with name, bus id, PCIe maximum),
 #       H2D and D2H above half of the PCIe line rate on every GPU, a device-local copy figure
 #       per GPU, and a schema-valid report. Under 6 minutes in all (the probe itself: seconds).
+#       With 2 GPUs or more and mpirun: the same probe with one rank per GPU, each seeing only its
+#       own (tests/gpu/one-gpu-per-rank.sh, as Slurm --gpus-per-task=1), must report
+#       gpu_pair_mode "ipc" and the same GPU-pair link ids as the one-rank run. (A one-GPU
+#       machine has no pair: that part says it is skipped.)
 # Exit 0 when every assertion holds, 1 when one fails, 2 when something needed is missing.
 PACK=build/gpu-pack
 if [ "$1" = "--pack" ]; then
@@ -113,6 +117,30 @@ sys.exit(1 if fails else 0)
 PY
 a=$?
 "$R" --validate "$W/r.json" && echo "ok   report valid (nettune-report --validate)" || { echo "FAIL report invalid"; a=1; }
+# 4. Ranks that see one GPU each: pairs across ranks through CUDA IPC handles.
+ng=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['nodes'][0].get('gpus', [])))" "$W/r.json" 2>/dev/null || echo 0)
+if [ "${ng:-0}" -lt 2 ]; then
+    echo "skip IPC mode (one GPU per rank): $ng GPU(s) here, a pair needs 2"
+elif ! command -v mpirun >/dev/null 2>&1; then
+    echo "skip IPC mode (one GPU per rank): no mpirun on this machine"
+else
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe --bind-to none -np "$ng" \
+        -x LD_LIBRARY_PATH sh tests/gpu/one-gpu-per-rank.sh "$P" --probes gpu --samples all \
+        --output "$W/ipc.json" >"$W/out" 2>&1
+    echo "nettune-probe, $ng ranks with one GPU each: exit $?"
+    python3 - "$W/r.json" "$W/ipc.json" <<'PY' || a=1
+import json, sys
+one, ipc = (json.load(open(f)) for f in sys.argv[1:3])
+ids = lambda d: sorted(l["id"] for l in d["links"] if l["kind"] == "p2p")
+mode = ipc["nodes"][0].get("gpu_pair_mode")
+good = mode == "ipc" and ids(one) == ids(ipc) and ids(ipc)
+print(("ok   " if good else "FAIL ") + "IPC mode: gpu_pair_mode %s, %d p2p links (one rank: %d)" % (mode, len(ids(ipc)), len(ids(one))))
+for l in sorted(ipc["links"], key=lambda x: x["id"]):
+    if l["kind"] == "p2p":
+        print("  %-60s %8s GB/s  %s" % (l["id"], l.get("peak_bw_GBps"), l["verdict"]))
+sys.exit(0 if good else 1)
+PY
+fi
 # The measured-tuning part (issue 10): tests/gpu/measure.sh, on the packed binaries if packed.
 if [ -x "$PACK/bin/nettune-tune-measure" ]; then MB=$PACK; else MB=build; fi
 BUILD=$MB sh tests/gpu/measure.sh 2

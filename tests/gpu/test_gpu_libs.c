@@ -33,6 +33,9 @@ _Static_assert(NT_CU_ATTR_CC_MAJOR == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJ
 _Static_assert(NT_CU_MEMHOSTREGISTER_DEVICEMAP == CU_MEMHOSTREGISTER_DEVICEMAP, "cuda.h");
 _Static_assert(NT_CU_MEMHOSTALLOC_DEVICEMAP == CU_MEMHOSTALLOC_DEVICEMAP, "cuda.h");
 _Static_assert(NT_CU_IPC_HANDLE_SIZE == CU_IPC_HANDLE_SIZE, "cuda.h");
+_Static_assert(sizeof(nt_cu_ipc_handle_t) == sizeof(CUipcEventHandle), "cuda.h");
+_Static_assert(NT_CU_EVENT_DISABLE_TIMING == CU_EVENT_DISABLE_TIMING, "cuda.h");
+_Static_assert(NT_CU_EVENT_INTERPROCESS == CU_EVENT_INTERPROCESS, "cuda.h");
 _Static_assert(NT_CU_STREAM_NON_BLOCKING == CU_STREAM_NON_BLOCKING, "cuda.h");
 _Static_assert(sizeof(nt_cu_ptr_t) == sizeof(CUdeviceptr), "cuda.h");
 #endif

@@ -14,6 +14,13 @@ mkdir -p "$W"; W=$(cd "$W" && pwd)
 skip() { echo "SKIP: test-rdma-vm: $*"; exit 0; }
 die() { echo "FAIL: test-rdma-vm: $*"; exit 1; }
 ts() { echo "rdma-vm [$(date +%T)] $*"; }
+# One run at a time per work folder (two checkouts testing at once would overwrite each other's
+# initrd, log and artifacts): the second waits for the first, then reuses its kernel.
+exec 9>"$W/.lock"
+if ! flock -n 9; then
+  ts "another test-rdma-vm uses $W: waiting for it"
+  flock -w $(( ${NT_VM_TIMEOUT:-300} + 300 )) 9 || die "$W/.lock still held after $(( ${NT_VM_TIMEOUT:-300} + 300 )) s (a stuck run? remove it, or set NT_RDMA_VM_DIR)"
+fi
 
 # 1. tools. CI runs as root on a fresh Debian 12: install what is missing; elsewhere skip.
 PKGS="qemu-system-x86 busybox-static cpio kmod xz-utils zstd file iproute2 perftest ibverbs-utils rdma-core ibverbs-providers openmpi-bin"

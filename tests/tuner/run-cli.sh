@@ -148,5 +148,14 @@ expect_exit print-model-no-log 2 $TUNE --print-model
 # 10. ldd: no MPI, CUDA or NCCL
 check "ldd nettune-tune: no MPI, CUDA or NCCL" sh -c "! ldd $TUNE | grep -Ei 'libmpi|libcuda|libcudart|libnccl|libibverbs|libhwloc'"
 
+# 11. --version: every tool prints the build's one version string (lib/version.c, rebuilt when
+# `git describe` changes: build/version.stamp), never the commit of an earlier build
+V=$(cat "$BUILD/version.stamp")
+for tool in nettune nettune-tune nettune-probe nettune-report nettune-doctor; do
+  [ -x "$BUILD/bin/$tool" ] || continue
+  check "$tool --version prints $V" sh -c "'$BUILD/bin/$tool' --version | grep -qx 'nettune[a-z -]* $V'"
+done
+check "the stamp is the tree's version" sh -c "[ \"\$(git describe --always --dirty 2>/dev/null || echo 0.1.0)\" = '$V' ]"
+
 echo "tune cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

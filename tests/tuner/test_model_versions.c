@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "nettune/nccl_table.h"
+#include "nettune/nccllog.h"
 #include "tuner/print_model.h"
 
 #define V2147 21403
@@ -527,10 +528,17 @@ static void test_env_filter(void **state)
 static void test_names_versions(void **state)
 {
     (void)state;
-    assert_int_equal(nt_model_version_parse("2.28.9-1"), 22809);
-    assert_int_equal(nt_model_version_parse("2.29.7+cuda12.9"), 22907);
-    assert_int_equal(nt_model_version_parse("2.27"), 22700);
-    assert_int_equal(nt_model_version_parse("v2"), -1);
+    assert_int_equal(nt_nccllog_version_parse("2.28.9-1"), 22809);
+    assert_int_equal(nt_nccllog_version_parse("2.29.7+cuda12.9"), 22907);
+    assert_int_equal(nt_nccllog_version_parse("2.27"), 22700);
+    assert_int_equal(nt_nccllog_version_parse("v2"), -1);
+    assert_int_equal(nt_nccllog_version_parse(" 2.14.3 cuda"), 21403);
+    assert_int_equal(nt_nccllog_version_parse("2.28x"), -1);
+    assert_int_equal(nt_nccllog_version_parse("1.3.4"), -1);
+    assert_int_equal(nt_nccllog_version_parse("2.100"), -1);
+    assert_int_equal(nt_nccllog_version_parse("2."), -1);
+    assert_int_equal(nt_nccllog_version_parse("2.28."), -1);
+    assert_int_equal(nt_nccllog_version_parse(NULL), -1);
     assert_true(nt_model_version_supported(22809));
     assert_true(nt_model_version_supported(21403));
     assert_false(nt_model_version_supported(22105));

@@ -253,6 +253,14 @@ static void test_parse_rules(void **state)
          "\"x\"}}]}",
          "t: classes[0].name: expected a non-empty string of at most 63 characters"},
         {"{\"schema\": 1}", "t: schema: unknown schema number, expected \"nettune.thresholds/1\""},
+        {"{\"schema\": \"nettune.thresholds/1\", \"defaults\": {\"links\": {\"rdma\": "
+         "{\"efficiency\": 0.9, \"efficiency\": 0.5}}}}",
+         "t: defaults.links.rdma.efficiency: given twice: keep one"},
+        {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [], \"classes\": []}",
+         "t: classes: given twice: keep one"},
+        {"{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", \"match\": "
+         "{\"gpu_model\": \"x\"}, \"match\": {\"gpu_model\": \"y\"}}]}",
+         "t: classes[0].match: given twice: keep one"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         nt_thresholds_t *t = NULL;
@@ -278,6 +286,110 @@ static void test_parse_rules(void **state)
     /* err NULL: the message is logged, the status still says what went wrong */
     t = NULL;
     assert_int_equal(nt_thresholds_parse("{", "t", &t, NULL, 0), NT_ERR_PARSE);
+    assert_null(t);
+}
+
+/* Host-name regexes whose compile cost glibc does not bound are refused with the reason (the
+ * first one took 9 s in regcomp, found by fuzz-thresholds); ordinary patterns, bracket
+ * expressions that hold quantifier characters, and one level of counted repeats still load and
+ * match. */
+static void test_regex_cost(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *re, *why;
+    } refused[] = {
+        {"^]+*****************+****************$",
+         "two repetition operators in a row (undefined in POSIX ERE)"},
+        {"^a+*$", "two repetition operators in a row (undefined in POSIX ERE)"},
+        {"^a{2}{3}$", "two repetition operators in a row (undefined in POSIX ERE)"},
+        {"^(a{1,255}){1,255}$", "a counted repeat {m,n} of a group that holds one"},
+        {"^((x|a{2})b){3}$", "a counted repeat {m,n} of a group that holds one"},
+        {"^a{1,256}$", "a {m,n} bound above 255"},
+        {"^(a)\\1$", "back-references (\\1-\\9) are not allowed"},
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        char text[512], want[512], err[512] = "";
+        nt_thresholds_t *t = NULL;
+        cJSON *re = cJSON_CreateString(refused[i].re);
+        char *quoted = cJSON_PrintUnformatted(re);
+        snprintf(text, sizeof(text),
+                 "{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", "
+                 "\"match\": {\"hostname_regex\": %s}}]}",
+                 quoted);
+        free(quoted);
+        cJSON_Delete(re);
+        snprintf(want, sizeof(want),
+                 "t: classes[0].match.hostname_regex: refused: %s; write a simpler pattern",
+                 refused[i].why);
+        assert_int_equal(nt_thresholds_parse(text, "t", &t, err, sizeof(err)), NT_ERR_INVALID);
+        if (strcmp(err, want) != 0)
+            print_error("case %zu: %s\n", i, err);
+        assert_string_equal(err, want);
+        assert_null(t);
+    }
+    char long_re[300];
+    memset(long_re, 'a', 257);
+    long_re[257] = '\0';
+    char text[512], err[512] = "";
+    nt_thresholds_t *t = NULL;
+    snprintf(text, sizeof(text),
+             "{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", "
+             "\"match\": {\"hostname_regex\": \"%s\"}}]}",
+             long_re);
+    assert_int_equal(nt_thresholds_parse(text, "t", &t, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "t: classes[0].match.hostname_regex: refused: longer than 256 "
+                             "characters; write a simpler pattern");
+    static const struct {
+        const char *re, *host;
+        int match;
+    } fine[] = {
+        {"^gpu-[a-z][0-9]{3}$", "gpu-a001", 1},
+        {"^gpu-[a-z][0-9]{3}$", "gpu-a01", 0},
+        {"^[]+*]x$", "*x", 1},
+        {"^[[:alpha:]]+[[:digit:]]{1,2}$", "node7", 1},
+        {"^(ab){2}(c{1,3})*$", "ababccc", 1},
+        {"^(a*)*b$", "aaab", 1},
+        {"^dgx-h100-[0-9]{2}\\.cluster$", "dgx-h100-12.cluster", 1},
+    };
+    for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+        cJSON *re = cJSON_CreateString(fine[i].re);
+        char *quoted = cJSON_PrintUnformatted(re);
+        nt_node_rules_t r;
+        snprintf(text, sizeof(text),
+                 "{\"schema\": \"nettune.thresholds/1\", \"classes\": [{\"name\": \"a\", "
+                 "\"match\": {\"hostname_regex\": %s}}]}",
+                 quoted);
+        free(quoted);
+        cJSON_Delete(re);
+        t = NULL;
+        err[0] = '\0';
+        nt_status_t st = nt_thresholds_parse(text, "t", &t, err, sizeof(err));
+        if (st != NT_OK)
+            print_error("case %zu: %s\n", i, err);
+        assert_int_equal(st, NT_OK);
+        assert_int_equal(nt_thresholds_for_host(t, fine[i].host, NULL, &r), NT_OK);
+        assert_int_equal(r.class_index == 0, fine[i].match);
+        nt_thresholds_destroy(t);
+    }
+}
+
+/* An object with more keys than any valid one is refused before the pairwise duplicate check
+ * (which would otherwise be quadratic in a hostile file's size). */
+static void test_key_limit(void **state)
+{
+    (void)state;
+    char text[4096], err[512] = "";
+    size_t n = (size_t)snprintf(text, sizeof(text),
+                                "{\"schema\": \"nettune.thresholds/1\", "
+                                "\"defaults\": {\"links\": {\"rdma\": {");
+    for (int i = 0; i < 65; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "%s\"k%d\": 1", i ? ", " : "", i);
+    snprintf(text + n, sizeof(text) - n, "}}}}");
+    nt_thresholds_t *t = NULL;
+    assert_int_equal(nt_thresholds_parse(text, "t", &t, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "t: defaults.links.rdma: 65 keys, more than any object of "
+                             "nettune.thresholds/1 has: remove the unknown or repeated ones");
     assert_null(t);
 }
 
@@ -651,6 +763,8 @@ int main(void)
         cmocka_unit_test(test_load_good_and_match),
         cmocka_unit_test(test_broken_files),
         cmocka_unit_test(test_parse_rules),
+        cmocka_unit_test(test_regex_cost),
+        cmocka_unit_test(test_key_limit),
         cmocka_unit_test(test_defaults_round_trip),
         cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_expect_parse),

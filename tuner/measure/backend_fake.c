@@ -1,7 +1,12 @@
 /* The fake measuring backend (tuner/measure/measure.h): a cost model with IGNORE cells, so the
- * sweep's lockstep, warm-up, confirmation and output are tested without a GPU. */
+ * sweep's lockstep, warm-up, confirmation and output, and --verify's two process groups, are
+ * tested without a GPU. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "measure.h"
 #include "tuner/model.h"
@@ -13,6 +18,20 @@ static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t err
     nt_measure_fake_t *f = self;
     f->rank = nt_launcher_rank(l);
     f->last_algo = f->last_proto = -1;
+    const char *v = getenv("NCCL_TUNER_PLUGIN");
+    const char *always = getenv("NETTUNE_FAKE_PLUGIN_ALWAYS");
+    f->plugin = !(v && !strcmp(v, "none")) || (always && *always == '1');
+    if (f->file_factor == 0 && (v = getenv("NETTUNE_FAKE_FILE_FACTOR")))
+        f->file_factor = atof(v);
+    if ((v = getenv("NETTUNE_FAKE_JITTER")))
+        f->jitter = atof(v);
+    if ((v = getenv("NETTUNE_FAKE_SLEEP_US")))
+        f->sleep_us = atol(v);
+    if ((v = getenv("NETTUNE_FAKE_TRACE")))
+        snprintf(f->trace, sizeof(f->trace), "%s", v);
+    if ((v = getenv("NETTUNE_FAKE_DEFAULTS_FAIL")) &&
+        sscanf(v, "%7[a-z]:%d:%lu", f->fail_mode, &f->fail_rank, &f->fail_at) != 3)
+        f->fail_mode[0] = 0;
     return NT_OK;
 }
 
@@ -36,7 +55,45 @@ static nt_status_t fake_comm_create(void *self, nt_launcher_t *l, const nt_measu
     }
     f->comms++;
     const char *tf = getenv("NETTUNE_TUNING_FILE");
-    f->file[f->slot & 1] = tf && *tf;
+    f->file = tf && *tf;
+    return NT_OK;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The test hooks around one run: the defaults side's failure, the sleep, the trace line. */
+static nt_status_t fake_hooks(nt_measure_fake_t *f, int coll, unsigned long long bytes, char *err,
+                              size_t errlen)
+{
+    if (f->fail_mode[0] && !f->plugin && f->rank == f->fail_rank && f->runs == f->fail_at) {
+        if (!strcmp(f->fail_mode, "die"))
+            _exit(9);
+        if (!strcmp(f->fail_mode, "hang"))
+            for (;;)
+                pause();
+        snprintf(err, errlen, "fake: run %lu fails (test hook)", f->runs);
+        return NT_ERR_SYSTEM;
+    }
+    double t0 = mono();
+    if (f->sleep_us > 0)
+        usleep((useconds_t)f->sleep_us);
+    if (f->trace[0]) {
+        char line[256];
+        int n = snprintf(line, sizeof(line), "%s %ld %d %d %llu %.6f %.6f\n",
+                         f->file ? "tuned" : "defaults", (long)getpid(), f->rank, coll, bytes, t0,
+                         mono());
+        int fd = open(f->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            if (write(fd, line, (size_t)n) != n)
+                perror("fake: trace");
+            close(fd);
+        }
+    }
     return NT_OK;
 }
 
@@ -44,10 +101,11 @@ static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
                             const nt_measure_cand_t *c, int warmup, int iters, double *time_us,
                             nt_measure_ran_t *ran, char *err, size_t errlen)
 {
-    (void)coll;
-    (void)err;
-    (void)errlen;
     nt_measure_fake_t *f = self;
+    f->runs++;
+    nt_status_t st = fake_hooks(f, coll, bytes, err, errlen);
+    if (st != NT_OK)
+        return st;
     f->calls += (unsigned long)(warmup + iters);
     f->warmup_calls += (unsigned long)warmup;
     int def_algo = NT_ALGO_RING, def_proto = bytes < 65536 ? NT_PROTO_LL : NT_PROTO_SIMPLE;
@@ -56,8 +114,10 @@ static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
         f->last_algo = f->last_proto = -1;
         *ran = (nt_measure_ran_t){def_algo, def_proto, 0, 1};
         *time_us = def_us * (1 + 0.01 * f->rank);
-        if (f->file[f->slot & 1] && f->file_factor > 0)
+        if (f->file && f->file_factor > 0)
             *time_us *= f->file_factor;
+        if (f->file && f->jitter > 0) /* runs 1, 2, 3, 4...: x (1 - j), 1, (1 + j), (1 - j)... */
+            *time_us *= 1 + f->jitter * (double)((long)((f->runs - 1) % 3) - 1);
         return NT_OK;
     }
     f->last_algo = c->algo;
@@ -78,14 +138,14 @@ static void fake_comm_destroy(void *self)
     (void)self;
 }
 
-static void fake_select(void *self, int slot)
-{
-    ((nt_measure_fake_t *)self)->slot = slot & 1;
-}
-
 static void fake_finalize(void *self)
 {
     (void)self;
+}
+
+static int fake_tuner_loaded(void *self)
+{
+    return ((nt_measure_fake_t *)self)->plugin;
 }
 
 const nt_measure_backend_ops_t nt_measure_fake_ops = {
@@ -95,5 +155,5 @@ const nt_measure_backend_ops_t nt_measure_fake_ops = {
     .run = fake_run,
     .comm_destroy = fake_comm_destroy,
     .finalize = fake_finalize,
-    .comm_select = fake_select,
+    .tuner_loaded = fake_tuner_loaded,
 };

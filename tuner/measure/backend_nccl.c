@@ -51,15 +51,18 @@ typedef struct {
     CUstream stream;
     nt_cu_ptr_t sendbuf, recvbuf;
     size_t bufbytes;
-    ncclComm_t comm, slots[2];
-    int slot;
+    ncclComm_t comm;
+    int want_plugin; /* nt_measure_nccl_create */
     int rank, nranks, version;
     const nettune_tuner_control_v1_t *ctl;
 } nccl_be_t;
 
-void *nt_measure_nccl_create(void)
+void *nt_measure_nccl_create(int want_plugin)
 {
-    return calloc(1, sizeof(nccl_be_t));
+    nccl_be_t *b = calloc(1, sizeof(nccl_be_t));
+    if (b)
+        b->want_plugin = want_plugin;
+    return b;
 }
 
 void nt_measure_nccl_free(void *self)
@@ -100,8 +103,9 @@ static nt_status_t nccl_init(void *self, nt_launcher_t *l, char *err, size_t err
         return NT_ERR_SYSTEM;
     }
     /* NCCL loads the plugin named here at communicator creation: ours beside this binary
-     * unless the user named one (NVIDIA/nccl v2.28.9-1 src/plugin/tuner.cc) */
-    if (!getenv("NCCL_TUNER_PLUGIN")) {
+     * unless the user named one (NVIDIA/nccl v2.28.9-1 src/plugin/tuner.cc:56-61); the
+     * defaults side of --verify has NCCL_TUNER_PLUGIN=none (tuner.cc:58) */
+    if (b->want_plugin && !getenv("NCCL_TUNER_PLUGIN")) {
         char exe[PATH_MAX], plug[PATH_MAX + 64];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
         if (n > 0) {
@@ -180,7 +184,7 @@ static nt_status_t nccl_comm_create(void *self, nt_launcher_t *l, const nt_measu
         return NT_ERR_SYSTEM;
     }
     b->ctl = find_control();
-    if (!b->ctl) {
+    if (!b->ctl && b->want_plugin) {
         snprintf(err, errlen,
                  "NCCL did not load the nettune plugin (NCCL_TUNER_PLUGIN=%s): "
                  "candidates cannot be forced",
@@ -228,9 +232,14 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
         }
         b->bufbytes = bytes;
     }
-    if (c->is_default)
+    if (!b->ctl && !c->is_default) {
+        snprintf(err, errlen, "no nettune plugin in this process: candidate %d/%d cannot be forced",
+                 c->algo, c->proto);
+        return NT_ERR_INVALID;
+    }
+    if (b->ctl && c->is_default) /* no ctl: the defaults side of --verify, nothing to clear */
         b->ctl->clear();
-    else if (b->ctl->force(c->algo, c->proto, c->nchannels) != 0) {
+    else if (b->ctl && b->ctl->force(c->algo, c->proto, c->nchannels) != 0) {
         snprintf(err, errlen, "the plugin refused candidate %d/%d", c->algo, c->proto);
         return NT_ERR_INVALID;
     }
@@ -246,7 +255,8 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
     if (!r && nt_cu_stream_synchronize(b->stream) != NT_OK)
         r = -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    b->ctl->clear();
+    if (b->ctl)
+        b->ctl->clear();
     if (r) {
         snprintf(err, errlen, "collective failed: %s",
                  r > 0 ? b->ncclGetErrorString(r) : "cuStreamSynchronize");
@@ -254,7 +264,7 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
     }
     *time_us = ((double)(t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) * 1e-3) / iters;
     nettune_tuner_last_v1_t last;
-    if (b->ctl->last(&last) != 0 || last.coll != coll) {
+    if (!b->ctl || b->ctl->last(&last) != 0 || last.coll != coll) {
         /* the plugin saw no call of this collective: NCCL did not ask it (one rank, or a
          * version that skips the tuner): nothing is confirmed */
         *ran = (nt_measure_ran_t){-1, -1, -1, 0};
@@ -273,21 +283,27 @@ static void nccl_comm_destroy(void *self)
     b->comm = NULL;
 }
 
-static void nccl_select(void *self, int slot)
+int nt_measure_nccl_sm(void *self)
 {
     nccl_be_t *b = self;
-    b->slots[b->slot] = b->comm;
-    b->slot = slot & 1;
-    b->comm = b->slots[b->slot];
+    int major = 0, minor = 0;
+    if (!b || !b->ctx || nt_cu_device_attr(b->dev, NT_CU_ATTR_CC_MAJOR, &major) != NT_OK ||
+        nt_cu_device_attr(b->dev, NT_CU_ATTR_CC_MINOR, &minor) != NT_OK)
+        return 0;
+    return major * 10 + minor;
+}
+
+static int nccl_tuner_loaded(void *self)
+{
+    nccl_be_t *b = self;
+    /* looked up again: the defaults side has no b->ctl by design */
+    return b->ctl != NULL || find_control() != NULL;
 }
 
 static void nccl_finalize(void *self)
 {
     nccl_be_t *b = self;
-    for (int s = 0; s < 2; s++) {
-        nccl_select(b, s);
-        nccl_comm_destroy(b);
-    }
+    nccl_comm_destroy(b);
     if (b->sendbuf)
         nt_cu_mem_free(b->sendbuf), nt_cu_mem_free(b->recvbuf);
     if (b->stream)
@@ -304,5 +320,5 @@ const nt_measure_backend_ops_t nt_measure_nccl_ops = {
     .run = nccl_run,
     .comm_destroy = nccl_comm_destroy,
     .finalize = nccl_finalize,
-    .comm_select = nccl_select,
+    .tuner_loaded = nccl_tuner_loaded,
 };

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include "measure.h"
+#include "tune.h"
 #include "nettune/exitcode.h"
 #include "nettune/report.h"
 
@@ -40,12 +41,14 @@ static void usage(FILE *f)
             "SLURM_PROCID/\n"
             "                      SLURM_NTASKS) and meet at NETTUNE_MEASURE_ADDR=host:port "
             "(rank 0's)\n"
-            "  --verify F          A/B: NCCL's defaults against the file, interleaved, per size "
-            "the\n"
-            "                      speedup with its spread (--trials rounds; sizes x2 from "
-            "--min-bytes\n"
-            "                      1024 to --max-bytes 268435456); writes nettune.verify/1\n"
+            "  --verify F          A/B: the plugin and the file (these ranks) against neither (a\n"
+            "                      child process per rank, NCCL_TUNER_PLUGIN=none), in turns;\n"
+            "                      per size the speedup with its spread (--trials rounds; sizes\n"
+            "                      x2 from --min-bytes 1024 to --max-bytes 268435456); writes\n"
+            "                      nettune.verify/1\n"
             "  --separate-nodes    each local rank is its own NCCL node (NCCL_HOSTID per rank)\n"
+            "  --budget-seconds S  no candidate (--verify: no size) is started after S "
+            "seconds\n"
             "  --launch K          run the plan's launch K (its NCCL_* environment); with "
             "--local-ranks\n"
             "                      every launch runs in turn within --budget-seconds\n"
@@ -62,30 +65,64 @@ static int env_int(const char *a, const char *b)
     return v && *v ? atoi(v) : -1;
 }
 
+/* The backend named by --backend: the fake one in *fake, or a new NCCL one (free it with
+ * backend_free). want_plugin: see nt_measure_nccl_create. 0 when out of memory. */
+static int backend_make(const char *name, int want_plugin, nt_measure_fake_t *fake,
+                        nt_measure_backend_t *b)
+{
+    memset(fake, 0, sizeof(*fake));
+    if (!strcmp(name, "fake")) {
+        b->ops = &nt_measure_fake_ops;
+        b->self = fake;
+        return 1;
+    }
+    b->ops = &nt_measure_nccl_ops;
+    b->self = nt_measure_nccl_create(want_plugin);
+    if (!b->self)
+        fprintf(stderr, "nettune-tune-measure: out of memory\n");
+    return b->self != NULL;
+}
+
+static void backend_free(nt_measure_backend_t *b)
+{
+    if (b->ops == &nt_measure_nccl_ops)
+        nt_measure_nccl_free(b->self);
+}
+
+/* --verify: start this rank's defaults process (the binary again, without the plugin or the
+ * file), then the A/B; the evidence of what each side had loaded from NCCL's logs. */
+static nt_status_t verify_rank(nt_launcher_t *l, const args_t *a, const nt_measure_backend_t *b,
+                               const char *hub_host, const char *clog, cJSON **doc, char *err,
+                               size_t errlen)
+{
+    nt_measure_peer_t peer;
+    nt_status_t st = nt_measure_peer_spawn(&peer, l, hub_host, "/proc/self/exe", clog, a->backend,
+                                           a->o.timeout_s, err, errlen);
+    if (st != NT_OK)
+        return st;
+    st = nt_measure_verify(l, b, &peer, a->verify, a->min_bytes, a->max_bytes, &a->o, doc, err,
+                           errlen);
+    nt_measure_peer_close(&peer);
+    return st;
+}
+
 /* One rank's whole run; rank 0 writes path. Returns an exit code. */
 static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *plan,
-                   const char *path)
+                   const char *hub_host, const char *path)
 {
     char err[512] = "";
     nt_measure_fake_t fake;
-    memset(&fake, 0, sizeof(fake));
-    const char *ff = getenv("NETTUNE_FAKE_FILE_FACTOR"); /* fake backend only: tests */
-    fake.file_factor = ff ? atof(ff) : 0;
     nt_measure_backend_t b;
-    if (!strcmp(a->backend, "fake")) {
-        b.ops = &nt_measure_fake_ops;
-        b.self = &fake;
-    } else {
-        b.ops = &nt_measure_nccl_ops;
-        b.self = nt_measure_nccl_create();
-        if (!b.self) {
-            fprintf(stderr, "nettune-tune-measure: out of memory\n");
-            return NT_EXIT_USAGE;
-        }
-    }
+    if (!backend_make(a->backend, 1, &fake, &b))
+        return NT_EXIT_USAGE;
     int rank = nt_launcher_rank(l);
-    char logpath[4096];
+    char logpath[4096], clog[4096]; /* NCCL's debug files: ours, --verify's defaults side's */
     snprintf(logpath, sizeof(logpath), "%s.nccl-rank%d.log", path, rank);
+    const char *u = getenv("NCCL_DEBUG_FILE"); /* the user's wins */
+    if (u && *u)
+        snprintf(clog, sizeof(clog), "%s.defaults", u);
+    else
+        snprintf(clog, sizeof(clog), "%s.nccl-rank%d.defaults.log", path, rank);
     if (b.ops == &nt_measure_nccl_ops)
         nt_measure_capture_setup(logpath);
     nt_status_t st = b.ops->init(b.self, l, err, sizeof(err));
@@ -93,22 +130,30 @@ static int do_rank(nt_launcher_t *l, const args_t *a, const nt_measure_plan_t *p
         if (rank == 0)
             fprintf(stderr, "nettune-tune-measure: %s: %s\n",
                     st == NT_ERR_UNSUPPORTED ? "skipped" : "cannot start", err);
-        if (b.ops == &nt_measure_nccl_ops)
-            nt_measure_nccl_free(b.self);
+        backend_free(&b);
         return NT_EXIT_USAGE;
     }
     cJSON *doc = NULL;
     if (a->verify)
-        st = nt_measure_verify(l, &b, a->verify, a->min_bytes, a->max_bytes, &a->o, &doc, err,
-                               sizeof(err));
+        st = verify_rank(l, a, &b, hub_host, clog, &doc, err, sizeof(err));
     else
         st = nt_measure_sweep(l, &b, plan, &a->o, &doc, err, sizeof(err));
+    int sm = b.ops == &nt_measure_nccl_ops ? nt_measure_nccl_sm(b.self) : 0;
     b.ops->finalize(b.self);
-    if (b.ops == &nt_measure_nccl_ops)
-        nt_measure_nccl_free(b.self);
-    if (doc && b.ops == &nt_measure_nccl_ops) /* NCCL's table and calls, as it logged them */
-        nt_measure_capture_attach(
-            doc, getenv("NCCL_DEBUG_FILE") ? getenv("NCCL_DEBUG_FILE") : logpath, 20000);
+    const char *nlog = getenv("NCCL_DEBUG_FILE") ? getenv("NCCL_DEBUG_FILE") : logpath;
+    if (doc && b.ops == &nt_measure_nccl_ops) { /* NCCL's table and calls, as it logged them */
+        int n = nt_launcher_size(l);
+        nt_tune_shape_t shape = {a->separate_nodes ? n : 1, a->separate_nodes ? 1 : n, n};
+        nt_measure_capture_attach(doc, nlog, 20000, sm, &shape);
+        cJSON *sd = cJSON_GetObjectItemCaseSensitive(doc, "sides");
+        if (sd) { /* what each side had loaded, as NCCL's logs (rank 0's) say */
+            nt_measure_side_evidence(cJSON_GetObjectItemCaseSensitive(sd, "tuned"), nlog, 1,
+                                     a->verify);
+            nt_measure_side_evidence(cJSON_GetObjectItemCaseSensitive(sd, "defaults"), clog, 0,
+                                     NULL);
+        }
+    }
+    backend_free(&b);
     int rc = NT_EXIT_OK;
     if (st != NT_OK) {
         fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
@@ -148,6 +193,9 @@ static void apply_launch(const nt_measure_plan_t *plan, int k)
     for (size_t i = 0; i < plan->launch[k].nenv; i++)
         putenv(plan->launch[k].env[i]); /* the plan outlives the process's use of it */
 }
+
+/* Seconds the other local ranks get to end by themselves after one failed. */
+#define NT_LOCAL_GRACE_S 5.0
 
 /* Fork n local ranks meeting on a loopback socket; wait for all (a rank that fails ends the
  * others). Returns the worst exit code. */
@@ -190,7 +238,7 @@ static int run_local(const args_t *a, const nt_measure_plan_t *plan, int launch,
                 fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", r, err);
                 _exit(NT_EXIT_INCOMPLETE);
             }
-            int rc = do_rank(l, a, plan, path);
+            int rc = do_rank(l, a, plan, "127.0.0.1", path);
             nt_launcher_tcp_destroy(l);
             fflush(NULL);
             _exit(rc);
@@ -204,17 +252,34 @@ static int run_local(const args_t *a, const nt_measure_plan_t *plan, int launch,
     }
     close(lf);
     int worst = NT_EXIT_OK, left = a->local_ranks;
+    double kill_at = 0; /* after a rank failed: when the others get SIGTERM */
     while (left > 0) {
         int status;
-        pid_t p = wait(&status);
+        pid_t p = waitpid(-1, &status, kill_at > 0 ? WNOHANG : 0);
+        if (p == 0) { /* a rank failed: the others see its closed link at once and write what
+                       * they have (rank 0 its partial result); those still there after the
+                       * grace would wait for it until their --timeout */
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            if ((double)ts.tv_sec + ts.tv_nsec * 1e-9 > kill_at) {
+                for (int k = 0; k < a->local_ranks; k++)
+                    if (pid[k] > 0)
+                        kill(pid[k], SIGTERM);
+                kill_at = 0;
+            } else {
+                usleep(20000);
+            }
+            continue;
+        }
         if (p < 0)
             break;
         left--;
         int rc = WIFEXITED(status) ? WEXITSTATUS(status) : NT_EXIT_INCOMPLETE;
-        if (rc != NT_EXIT_OK) /* the others would wait for it until their timeout */
-            for (int k = 0; k < a->local_ranks; k++)
-                if (pid[k] > 0 && pid[k] != p)
-                    kill(pid[k], SIGTERM);
+        if (rc != NT_EXIT_OK && kill_at == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            kill_at = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + NT_LOCAL_GRACE_S;
+        }
         for (int k = 0; k < a->local_ranks; k++)
             if (pid[k] == p)
                 pid[k] = 0;
@@ -248,8 +313,26 @@ static int merge_launch(const char *path, const char *part, const nt_measure_pla
     return rc;
 }
 
+/* --verify's defaults process (nt_measure_peer_spawn starts it): no plugin, no file. */
+static int child_main(int argc, char **argv)
+{
+    nt_measure_fake_t fake;
+    nt_measure_backend_t b;
+    if (argc < 6) {
+        fprintf(stderr, "nettune-tune-measure: --verify-child is started by --verify itself\n");
+        return NT_EXIT_USAGE;
+    }
+    if (!backend_make(argv[5], 0, &fake, &b))
+        return NT_EXIT_USAGE;
+    int rc = nt_measure_child_main(argc - 2, argv + 2, &b);
+    backend_free(&b);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--verify-child"))
+        return child_main(argc, argv);
     enum {
         O_PLAN = 256,
         O_LOCAL,
@@ -424,11 +507,12 @@ int main(int argc, char **argv)
         int size = env_int("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS");
         apply_launch(&plan, a.launch >= 0 ? a.launch : 0);
         nt_launcher_t *l;
+        const char *addr = NULL;
+        char host[256] = "";
         if (rank < 0 || size <= 1) {
             l = nt_launcher_local_create();
         } else {
-            const char *addr = getenv("NETTUNE_MEASURE_ADDR");
-            char host[256];
+            addr = getenv("NETTUNE_MEASURE_ADDR");
             int port = 0;
             if (!addr || sscanf(addr, "%255[^:]:%d", host, &port) != 2) {
                 fprintf(stderr,
@@ -442,7 +526,7 @@ int main(int argc, char **argv)
             if (!l)
                 fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
         }
-        rc = l ? do_rank(l, &a, &plan, a.output) : NT_EXIT_INCOMPLETE;
+        rc = l ? do_rank(l, &a, &plan, addr ? host : "127.0.0.1", a.output) : NT_EXIT_INCOMPLETE;
         if (l && !strcmp(l->ops->name, "tcp"))
             nt_launcher_tcp_destroy(l);
         else

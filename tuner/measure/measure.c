@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "measure.h"
 #include "measured_fmt.h"
@@ -237,33 +238,61 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
     return st;
 }
 
-/* Every run of --verify: nothing forced, on the selected communicator; mean over ranks. */
-static nt_status_t verify_run(nt_launcher_t *l, const nt_measure_backend_t *b,
-                              const nt_measure_opts_t *o, int coll, int slot, int z,
-                              unsigned long long bytes, int round, int warm, double *mean_us,
-                              rank_result_t *all, char *err, size_t errlen)
+/* Every run of --verify: nothing forced, on this process's communicator; mean over ranks. */
+nt_status_t nt_measure_verify_run(nt_launcher_t *l, const nt_measure_backend_t *b,
+                                  const nt_measure_opts_t *o, int coll, int z,
+                                  unsigned long long bytes, int round, double *mean_us, char *err,
+                                  size_t errlen)
 {
     static const nt_measure_cand_t def = {-1, -1, 0, 1, 0};
     nt_measure_opts_t oo = *o;
     oo.trials = 1;
-    oo.warmup = warm ? o->warmup : 0;
-    rank_result_t me;
+    int n = nt_launcher_size(l);
+    rank_result_t me, *all = calloc((size_t)n, sizeof(*all));
+    if (!all)
+        return NT_ERR_NOMEM;
     memset(&me, 0, sizeof(me));
     me.shape = coll;
-    me.cfg = slot;
     me.size = z;
     me.cand = round;
     me.bytes = bytes;
     me.want_algo = me.want_proto = -1;
-    b->ops->comm_select(b->self, slot);
     nt_status_t st = one_candidate(l, b, &oo, coll, bytes, &def, &me, all, err, errlen);
-    if (st != NT_OK)
-        return st;
-    double sum = 0;
-    for (int r = 0; r < nt_launcher_size(l); r++)
-        sum += all[r].mean_us;
-    *mean_us = sum / nt_launcher_size(l);
-    return NT_OK;
+    if (st == NT_OK) {
+        double sum = 0;
+        for (int r = 0; r < n; r++)
+            sum += all[r].mean_us;
+        *mean_us = sum / n;
+    }
+    free(all);
+    return st;
+}
+
+int nt_measure_verify_defaults_first(int round)
+{
+    return !(round & 1);
+}
+
+void nt_measure_ab_stats(const double *default_us, const double *tuned_us, int rounds,
+                         nt_measure_ab_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->verdict = "same";
+    if (rounds < 1)
+        return;
+    double rsum = 0, rmin = INFINITY, rmax = 0;
+    for (int r = 0; r < rounds; r++) {
+        double ratio = tuned_us[r] > 0 ? default_us[r] / tuned_us[r] : 0;
+        out->default_us += default_us[r] / rounds;
+        out->tuned_us += tuned_us[r] / rounds;
+        rsum += ratio;
+        rmin = ratio < rmin ? ratio : rmin;
+        rmax = ratio > rmax ? ratio : rmax;
+    }
+    out->speedup = rsum / rounds;
+    out->speedup_min = rmin;
+    out->speedup_max = rmax;
+    out->verdict = rmin > 1 ? "faster" : rmax < 1 ? "slower" : "same";
 }
 
 /* Which collectives the file has a rule for at n ranks (bit per nt_coll_t), or -1. */
@@ -288,108 +317,192 @@ static int file_colls(const char *path, int n, char *err, size_t errlen)
     return mask;
 }
 
-static nt_status_t make_comm(nt_launcher_t *l, const nt_measure_backend_t *b, int slot,
-                             const char *tuning, char *err, size_t errlen)
+/* The tuned side's communicator: the plugin reads NETTUNE_TUNING_FILE at communicator creation
+ * (plugins/nccl-tuner/src/plugin.c init_common). Barriers around the environment: ranks that
+ * share one (threads of the in-process launcher) all set it before any reads it, and all read
+ * it before any clears it. */
+static nt_status_t make_tuned_comm(nt_launcher_t *l, const nt_measure_backend_t *b,
+                                   const char *tuning, double timeout_s, char *err, size_t errlen)
 {
     static const nt_measure_comm_cfg_t cfg = {-1, -1, -1};
-    b->ops->comm_select(b->self, slot);
-    /* the plugin reads the file at communicator creation (plugin.c init_common) */
-    /* barriers around the environment: ranks that share one (threads of the in-process
-     * launcher) all set it before any reads it, and all read it before any clears it */
-    nt_status_t st = l->ops->barrier(l, 120);
+    nt_status_t st = l->ops->barrier(l, timeout_s);
     if (st != NT_OK)
         return st;
     unsetenv("NCCL_TUNER_CONFIG_FILE");
-    if (tuning)
-        setenv("NETTUNE_TUNING_FILE", tuning, 1);
-    else
-        unsetenv("NETTUNE_TUNING_FILE");
-    st = l->ops->barrier(l, 120);
+    setenv("NETTUNE_TUNING_FILE", tuning, 1);
+    st = l->ops->barrier(l, timeout_s);
     if (st == NT_OK)
         st = b->ops->comm_create(b->self, l, &cfg, err, errlen);
-    nt_status_t x = l->ops->barrier(l, 120);
+    nt_status_t x = l->ops->barrier(l, timeout_s);
     unsetenv("NETTUNE_TUNING_FILE");
     return st != NT_OK ? st : x;
 }
 
+/* What every rank says after both sides started: ready, and where the plugin is loaded. */
+typedef struct {
+    int32_t status, tuned_loaded, defaults_loaded, pid, child_pid;
+} side_state_t;
+
+static cJSON *side_json(const char *process, const char *plugin, const char *file, int loaded,
+                        const side_state_t *all, int n, int child)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "process", process);
+    if (plugin)
+        cJSON_AddStringToObject(s, "NCCL_TUNER_PLUGIN", plugin);
+    else
+        cJSON_AddNullToObject(s, "NCCL_TUNER_PLUGIN");
+    if (file)
+        cJSON_AddStringToObject(s, "NETTUNE_TUNING_FILE", file);
+    else
+        cJSON_AddNullToObject(s, "NETTUNE_TUNING_FILE");
+    cJSON_AddNumberToObject(s, "plugin_loaded_ranks", loaded);
+    cJSON *p = cJSON_AddArrayToObject(s, "pids");
+    for (int r = 0; r < n; r++)
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(child ? all[r].child_pid : all[r].pid));
+    return s;
+}
+
 nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
-                              const char *tuning_path, unsigned long long min_bytes,
-                              unsigned long long max_bytes, const nt_measure_opts_t *o, cJSON **doc,
-                              char *err, size_t errlen)
+                              nt_measure_peer_t *peer, const char *tuning_path,
+                              unsigned long long min_bytes, unsigned long long max_bytes,
+                              const nt_measure_opts_t *o, cJSON **doc, char *err, size_t errlen)
 {
     *doc = NULL;
     int n = nt_launcher_size(l), rank = nt_launcher_rank(l);
     int mask = file_colls(tuning_path, n, err, errlen);
     if (mask <= 0)
         return NT_ERR_INVALID;
-    rank_result_t *all = calloc((size_t)n, sizeof(*all));
+    const char *plugin_env = getenv("NCCL_TUNER_PLUGIN");
+    char plugin[4096];
+    snprintf(plugin, sizeof(plugin), "%s", plugin_env ? plugin_env : "");
+    /* both sides start: ours with the plugin and the file, the child without either */
+    nt_status_t st = make_tuned_comm(l, b, tuning_path, o->timeout_s, err, errlen);
+    side_state_t me = {st, st == NT_OK ? b->ops->tuner_loaded(b->self) : 0, 0, (int32_t)getpid(),
+                       peer->pid};
+    char cerr[512] = "";
+    int dl = 0;
+    nt_status_t cst = nt_measure_peer_ready(peer, &dl, cerr, sizeof(cerr));
+    me.defaults_loaded = dl;
+    if (st == NT_OK && cst != NT_OK) {
+        me.status = st = cst;
+        snprintf(err, errlen, "%s", cerr);
+    }
+    side_state_t *all = calloc((size_t)n, sizeof(*all));
     if (!all)
         return NT_ERR_NOMEM;
-    nt_status_t st = make_comm(l, b, 0, NULL, err, errlen);
-    if (st == NT_OK)
-        st = make_comm(l, b, 1, tuning_path, err, errlen);
+    nt_status_t x = l->ops->allgather(l, &me, all, sizeof(me), o->timeout_s);
+    int tuned_loaded = 0, defaults_loaded = 0;
+    for (int r = 0; x == NT_OK && r < n; r++) {
+        tuned_loaded += all[r].tuned_loaded != 0;
+        defaults_loaded += all[r].defaults_loaded != 0;
+        if (st == NT_OK && all[r].status != NT_OK) {
+            snprintf(err, errlen, "rank %d could not start both sides (%s)", r,
+                     nt_status_string((nt_status_t)all[r].status));
+            st = NT_ERR_PEER;
+        }
+    }
+    if (st == NT_OK && x != NT_OK) {
+        snprintf(err, errlen, "the exchange after both sides started: %s", nt_status_string(x));
+        st = x;
+    }
+    if (st == NT_OK && tuned_loaded < n) {
+        snprintf(err, errlen,
+                 "the tuned side has nettune's plugin loaded on %d of %d ranks "
+                 "(NCCL_TUNER_PLUGIN=%s): no A/B",
+                 tuned_loaded, n, plugin);
+        st = NT_ERR_INVALID;
+    }
+    if (st == NT_OK && defaults_loaded > 0) {
+        snprintf(err, errlen,
+                 "the defaults side has nettune's plugin loaded on %d of %d ranks although "
+                 "NCCL_TUNER_PLUGIN=none: it is not a run without it, no A/B",
+                 defaults_loaded, n);
+        st = NT_ERR_INVALID;
+    }
     cJSON *d = NULL, *sizes = NULL;
     if (rank == 0) {
         d = cJSON_CreateObject();
         cJSON_AddStringToObject(d, "schema", "nettune.verify/1");
         cJSON_AddStringToObject(d, "backend", b->ops->name);
+        cJSON_AddStringToObject(d, "tuning_file", tuning_path);
         cJSON_AddNumberToObject(d, "nranks", n);
         cJSON_AddNumberToObject(d, "rounds", o->trials);
+        cJSON_AddNumberToObject(d, "warmup_iters", o->warmup);
         cJSON_AddNumberToObject(d, "iters", o->iters);
+        cJSON_AddStringToObject(d, "order",
+                                "ABBA: defaults first on even rounds, tuned first "
+                                "on odd ones; one side on the GPU at a time");
+        cJSON *sd = cJSON_AddObjectToObject(d, "sides");
+        cJSON_AddItemToObject(sd, "tuned",
+                              side_json("this process (plugin and file)", plugin, tuning_path,
+                                        tuned_loaded, all, n, 0));
+        cJSON_AddItemToObject(
+            sd, "defaults",
+            side_json("a child per rank (neither)", "none", NULL, defaults_loaded, all, n, 1));
         sizes = cJSON_AddArrayToObject(d, "sizes");
     }
+    free(all);
     int rounds = o->trials > 0 ? o->trials : 1, nfast = 0, nslow = 0, nsame = 0, nsz = 0;
-    double logsum = 0;
+    double t0 = now_s(), logsum = 0, *tdef = calloc((size_t)rounds, sizeof(double)),
+           *ttun = calloc((size_t)rounds, sizeof(double));
+    if (!tdef || !ttun)
+        st = st == NT_OK ? NT_ERR_NOMEM : st;
     for (int coll = 0; coll < 5 && st == NT_OK; coll++) {
         if (!(mask & 1 << coll))
             continue;
         int z = 0;
         for (unsigned long long bytes = min_bytes; bytes && bytes <= max_bytes && st == NT_OK;
              bytes <<= 1, z++) {
-            double tdef = 0, ttun = 0, rsum = 0, rmin = INFINITY, rmax = 0;
+            /* the budget is rank 0's clock, broadcast: every rank stops before the same size */
+            int32_t stop = o->budget_s > 0 && now_s() - t0 > o->budget_s;
+            st = l->ops->bcast(l, &stop, sizeof(stop), 0, o->timeout_s);
+            if (st == NT_OK && stop) {
+                snprintf(err, errlen,
+                         "--budget-seconds %.0f reached: the sizes measured so far are kept",
+                         o->budget_s);
+                st = NT_ERR_INTERRUPTED;
+            }
             for (int r = 0; r < rounds && st == NT_OK; r++) {
-                double a = 0, t = 0;
-                int first = r & 1; /* interleaved: defaults first on even rounds */
+                int defaults_first = nt_measure_verify_defaults_first(r);
+                int warm = r == 0 ? o->warmup : 0;
                 for (int k = 0; k < 2 && st == NT_OK; k++) {
-                    int slot = k ? !first : first;
-                    st = verify_run(l, b, o, coll, slot, z, bytes, r, r == 0, slot ? &t : &a, all,
-                                    err, errlen);
+                    int defaults = k == 0 ? defaults_first : !defaults_first;
+                    if (defaults) {
+                        st = nt_measure_peer_step(peer, coll, z, bytes, r, warm, o->iters, &tdef[r],
+                                                  err, errlen);
+                    } else {
+                        nt_measure_opts_t oo = *o;
+                        oo.warmup = warm;
+                        st = nt_measure_verify_run(l, b, &oo, coll, z, bytes, r, &ttun[r], err,
+                                                   errlen);
+                    }
                 }
-                if (st != NT_OK)
-                    break;
-                double ratio = a / t;
-                tdef += a / rounds;
-                ttun += t / rounds;
-                rsum += ratio;
-                rmin = ratio < rmin ? ratio : rmin;
-                rmax = ratio > rmax ? ratio : rmax;
             }
             if (st != NT_OK || rank != 0)
                 continue;
-            double sp = rsum / rounds;
-            const char *v = rmin > 1 ? "faster" : rmax < 1 ? "slower" : "same";
-            nfast += rmin > 1;
-            nslow += rmax < 1;
-            nsame += !(rmin > 1) && !(rmax < 1);
-            logsum += log(sp);
+            nt_measure_ab_t ab;
+            nt_measure_ab_stats(tdef, ttun, rounds, &ab);
+            nfast += !strcmp(ab.verdict, "faster");
+            nslow += !strcmp(ab.verdict, "slower");
+            nsame += !strcmp(ab.verdict, "same");
+            logsum += log(ab.speedup);
             nsz++;
             cJSON *e = cJSON_CreateObject();
             cJSON_AddStringToObject(e, "coll", nt_coll_name(coll));
             cJSON_AddNumberToObject(e, "bytes", (double)bytes);
-            cJSON_AddNumberToObject(e, "default_us", round(tdef * 1000) / 1000);
-            cJSON_AddNumberToObject(e, "tuned_us", round(ttun * 1000) / 1000);
-            cJSON_AddNumberToObject(e, "speedup", round(sp * 10000) / 10000);
-            cJSON_AddNumberToObject(e, "speedup_min", round(rmin * 10000) / 10000);
-            cJSON_AddNumberToObject(e, "speedup_max", round(rmax * 10000) / 10000);
-            cJSON_AddStringToObject(e, "verdict", v);
+            cJSON_AddNumberToObject(e, "default_us", round(ab.default_us * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "tuned_us", round(ab.tuned_us * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "speedup", round(ab.speedup * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_min", round(ab.speedup_min * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_max", round(ab.speedup_max * 10000) / 10000);
+            cJSON_AddStringToObject(e, "verdict", ab.verdict);
             cJSON_AddItemToArray(sizes, e);
         }
     }
-    for (int s = 0; s < 2; s++) {
-        b->ops->comm_select(b->self, s);
-        b->ops->comm_destroy(b->self);
-    }
-    free(all);
+    free(tdef);
+    free(ttun);
+    b->ops->comm_destroy(b->self);
     if (d) {
         cJSON *sm = cJSON_AddObjectToObject(d, "summary");
         cJSON_AddNumberToObject(sm, "sizes", nsz);
@@ -399,6 +512,8 @@ nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
         cJSON_AddNumberToObject(sm, "geomean_speedup",
                                 nsz ? round(exp(logsum / nsz) * 10000) / 10000 : 0);
         cJSON_AddBoolToObject(d, "completed", st == NT_OK);
+        if (st != NT_OK)
+            cJSON_AddStringToObject(d, "error", err);
     }
     *doc = d;
     return st;

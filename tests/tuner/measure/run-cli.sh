@@ -51,14 +51,87 @@ check "launches: the second launch's results under launches[] with its environme
 import json,sys; m=json.load(open('$T/m2.json')); l=m.get('launches',[])
 sys.exit(not (len(l)==1 and l[0]['env']==['NCCL_BUFFSIZE=8388608'] and len(l[0]['points'])==len(m['points'])))"
 
-# 3. --verify: A/B of the written file (fake backend: the file's communicator 1.25x faster;
-#    then 1.5x slower: exit 1)
-expect_exit verify 0 env NETTUNE_FAKE_FILE_FACTOR=0.8 $MEAS --verify "$T/t.json" --output "$T/v.json" --backend fake --local-ranks 2 --iters 2 --trials 3 --max-bytes 65536
+# 3. --verify: A/B of the written file, with the plugin and the file (the ranks) against neither
+#    (a child process per rank: NCCL_TUNER_PLUGIN=none, no file). Fake backend: the file's side
+#    1.25x faster; then 1.5x slower: exit 1. The trace shows who ran when.
+rm -f "$T/trace"
+expect_exit verify 0 env NETTUNE_FAKE_FILE_FACTOR=0.8 NETTUNE_FAKE_TRACE="$T/trace" NETTUNE_FAKE_SLEEP_US=1000 \
+  $MEAS --verify "$T/t.json" --output "$T/v.json" --backend fake --local-ranks 2 --iters 2 --trials 3 --max-bytes 65536
 check "verify: per size the speedup with its spread, all faster" $PY -c "
 import json,sys; d=json.load(open('$T/v.json')); s=d['sizes']
-sys.exit(not (d['schema']=='nettune.verify/1' and len(s)==7 and all(abs(e['speedup']-1.25)<1e-3 and e['verdict']=='faster' for e in s) and d['summary']['faster']==7))"
+sys.exit(not (d['schema']=='nettune.verify/1' and len(s)==7 and all(abs(e['speedup']-1.25)<1e-3 and e['speedup_min']<=e['speedup']<=e['speedup_max'] and e['verdict']=='faster' for e in s) and d['summary']['faster']==7 and d['completed']))"
+check "verify: the sides say what they had loaded (plugin + file / neither)" $PY -c "
+import json,sys; d=json.load(open('$T/v.json')); t=d['sides']['tuned']; n=d['sides']['defaults']
+sys.exit(not (t['plugin_loaded_ranks']==2 and t['NETTUNE_TUNING_FILE']=='$T/t.json' and n['plugin_loaded_ranks']==0 and n['NCCL_TUNER_PLUGIN']=='none' and n['NETTUNE_TUNING_FILE'] is None and len(set(n['pids']+t['pids']))==4))"
+check "verify: separate processes take turns (ABBA per size, never both at once)" $PY - "$T/trace" "$T/v.json" <<'PYEOF'
+import json, sys
+rows = [l.split() for l in open(sys.argv[1])]
+d = json.load(open(sys.argv[2]))
+tp, dp = d['sides']['tuned']['pids'], d['sides']['defaults']['pids']
+ok = len(rows) == 2 * 7 * 3 * 2
+for r in range(2):
+    mine = [x for x in rows if int(x[2]) == r]
+    want = []
+    for z in range(7):
+        for rd in range(3):
+            want += ['defaults', 'tuned'] if rd % 2 == 0 else ['tuned', 'defaults']
+    ok &= [x[0] for x in mine] == want
+    ok &= all(int(x[1]) == (dp[r] if x[0] == 'defaults' else tp[r]) for x in mine)
+iv = [(x[0], float(x[5]), float(x[6])) for x in rows]
+ok &= not any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2] for a in iv for b in iv)
+sys.exit(not ok)
+PYEOF
+# the spread: the tuned side's rounds take x0.9, x1, x1.1 (speedups 1.25/0.9, 1.25, 1.25/1.1)
+expect_exit verify-spread 0 env NETTUNE_FAKE_FILE_FACTOR=0.8 NETTUNE_FAKE_JITTER=0.1 $MEAS --verify "$T/t.json" --output "$T/vs.json" --backend fake --local-ranks 2 --iters 1 --trials 3 --max-bytes 2048
+check "verify: the speedup is the rounds' mean, its spread their min and max" $PY -c "
+import json,sys; s=json.load(open('$T/vs.json'))['sizes']; r=[1.25/0.9, 1.25, 1.25/1.1]
+sys.exit(not (len(s)==2 and all(abs(e['speedup']-sum(r)/3)<1e-3 and abs(e['speedup_min']-min(r))<1e-3 and abs(e['speedup_max']-max(r))<1e-3 and e['verdict']=='faster' for e in s)))"
 expect_exit verify-slower 1 env NETTUNE_FAKE_FILE_FACTOR=1.5 $MEAS --verify "$T/t.json" --output "$T/v2.json" --backend fake --local-ranks 2 --iters 1 --trials 2 --max-bytes 4096
 expect_exit verify-and-plan 2 $MEAS --verify "$T/t.json" --plan "$T/plan.json" --backend fake
+# the defaults process of rank 1 dies at its 7th run (size 3): exit 3, sizes 1-2 kept, one line
+expect_exit verify-child-dies 3 env NETTUNE_FAKE_DEFAULTS_FAIL=die:1:7 $MEAS --verify "$T/t.json" --output "$T/v3.json" --backend fake --local-ranks 2 --iters 1 --trials 3 --max-bytes 65536
+check "child dies: partial result with the error, the sizes before kept" $PY -c "
+import json,sys; d=json.load(open('$T/v3.json'))
+sys.exit(not (d['completed'] is False and len(d['sizes'])==2 and 'defaults process of rank 0' in d['error']))"
+check "child dies: rank 1 names its child's exit" grep -q "defaults process of rank 1 (pid [0-9]*, NCCL_TUNER_PLUGIN=none) ended during its turn: exit 9" "$T/verify-child-dies.err"
+# it hangs: every wait has a deadline (--timeout 1: 3 s a turn), exit 3 in bounded time
+t0=$(date +%s)
+expect_exit verify-child-hangs 3 env NETTUNE_FAKE_DEFAULTS_FAIL=hang:0:1 $MEAS --verify "$T/t.json" --output "$T/v4.json" --backend fake --local-ranks 2 --iters 1 --trials 1 --max-bytes 4096 --timeout 1
+check "child hangs: stopped within 20 s, 'no answer within 3 s'" sh -c "[ $(( $(date +%s) - t0 )) -lt 20 ] && grep -q 'no answer within 3 s' '$T/verify-child-hangs.err'"
+# the defaults side has the plugin loaded after all: no A/B (exit 2)
+expect_exit verify-child-plugin 2 env NETTUNE_FAKE_PLUGIN_ALWAYS=1 $MEAS --verify "$T/t.json" --output "$T/v5.json" --backend fake --local-ranks 2 --iters 1 --trials 1 --max-bytes 4096
+check "child with the plugin: says so" grep -q "defaults side has nettune's plugin loaded on 2 of 2 ranks" "$T/verify-child-plugin.err"
+check "no defaults process left behind" sh -c "! pgrep -f -- '$(readlink -f $MEAS) --verify-chil[d]' >/dev/null"
+expect_exit verify-child-by-hand 2 $MEAS --verify-child 0,1
+check "--verify-child by hand: says who starts it" grep -q "started by --verify itself" "$T/verify-child-by-hand.err"
+
+# 3b. the assertions of the GPU check (tests/gpu/measure-check.py) on files made here
+CK=tests/gpu/measure-check.py
+F=tests/fixtures/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log
+$TUNE --nccl-log $F --print-model --format json --sm 120 --shape 2x1 > "$T/pm-good.json" 2>/dev/null
+$TUNE --nccl-log $F --print-model --format json > "$T/pm-bad.json" 2>/dev/null
+expect_exit gpu-check-model 0 $PY $CK model "$T/pm-good.json"
+expect_exit gpu-check-model-differs 1 $PY $CK model "$T/pm-bad.json"
+check "gpu check model: the differing cells are printed" grep -q "differs: Broadcast" "$T/gpu-check-model-differs.out"
+expect_exit gpu-check-forced-no-log 1 $PY $CK forced "$T/m.json"
+$PY - "$T/m.json" "$T/m-log.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['nccl'] = {'calls': [{'coll': 'AllReduce', 'bytes': p['bytes'], 'algo': p['algo'].upper(), 'proto': p['proto'].upper()} for p in d['points']]}
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+expect_exit gpu-check-forced 0 $PY $CK forced "$T/m-log.json"
+expect_exit gpu-check-verify-no-log 1 $PY $CK verify "$T/v.json"
+$PY - "$T/v.json" "$T/v-log.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in ('tuned', 'defaults'):
+    d['sides'][s]['nccl_log'] = {'confirmed': True, 'why': 'test'}
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+expect_exit gpu-check-verify 0 $PY $CK verify "$T/v-log.json"
+expect_exit gpu-measure-here 2 sh tests/gpu/measure.sh
+check "tests/gpu/measure.sh here: prints what is missing first" sh -c "head -1 '$T/gpu-measure-here.out' | grep -q '^MISSING: '"
 
 # 4. usage and the NCCL backend on a host without a GPU
 expect_exit no-plan 2 $MEAS --output "$T/x.json"

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "measure.h"
 #include "measured_fmt.h"
+#include "tune.h"
 #include "nettune/report.h"
 #include "tuner/model.h"
 
@@ -339,11 +341,14 @@ static void test_tcp_launcher(void **state)
     assert_non_null(strstr(err, "cannot reach rank 0"));
 }
 
-/* ---- --verify: A/B, interleaved, on the fake backend */
+/* ---- --verify: A/B, the tuned side in this process (threads of the in-process launcher), the
+ * defaults side in one child process per rank (this test binary re-executed with
+ * --verify-child: main() below), on the fake backend */
 
 typedef struct {
-    const char *tuning;
-    double factor;
+    const char *tuning, *exe;
+    double factor, timeout, budget;
+    int rounds;
     nt_measure_fake_t fake[2];
     cJSON *doc;
     nt_status_t st[2];
@@ -355,15 +360,29 @@ static int verify_fn(nt_launcher_t *l, void *arg)
     verify_t *v = arg;
     int r = nt_launcher_rank(l);
     char err[256];
+    memset(&v->fake[r], 0, sizeof(v->fake[r]));
     v->fake[r].file_factor = v->factor;
     nt_measure_backend_t b = {&nt_measure_fake_ops, &v->fake[r]};
     b.ops->init(b.self, l, err, sizeof(err));
-    nt_measure_opts_t o = {.warmup = 2, .iters = 4, .trials = 3, .timeout_s = 10};
+    nt_measure_opts_t o = {.warmup = 2,
+                           .iters = 4,
+                           .trials = v->rounds ? v->rounds : 3,
+                           .timeout_s = v->timeout > 0 ? v->timeout : 10,
+                           .budget_s = v->budget};
     cJSON *doc = NULL;
-    v->st[r] =
-        nt_measure_verify(l, &b, v->tuning, 1024, 8192, &o, &doc, v->err[r], sizeof(v->err[r]));
+    nt_measure_peer_t peer;
+    char log[64];
+    snprintf(log, sizeof(log), "/tmp/nt-measure-test-defaults-%d.log", r);
+    v->st[r] = nt_measure_peer_spawn(&peer, l, "127.0.0.1", v->exe ? v->exe : "/proc/self/exe", log,
+                                     "fake", o.timeout_s, v->err[r], sizeof(v->err[r]));
+    if (v->st[r] == NT_OK)
+        v->st[r] = nt_measure_verify(l, &b, &peer, v->tuning, 1024, 8192, &o, &doc, v->err[r],
+                                     sizeof(v->err[r]));
+    nt_measure_peer_close(&peer);
     if (r == 0)
         v->doc = doc;
+    else
+        cJSON_Delete(doc);
     return 0;
 }
 
@@ -381,18 +400,65 @@ static char *write_tuning(const char *rules)
     return path;
 }
 
-static void test_verify(void **state)
+static verify_t *verify_setup(double factor)
 {
-    (void)state;
     static verify_t v;
     memset(&v, 0, sizeof(v));
     v.tuning = write_tuning("{\"coll\": \"allreduce\", \"nranks\": 2, \"algo\": \"tree\"},"
                             "{\"coll\": \"allgather\", \"nranks\": 8, \"algo\": \"ring\"}");
-    v.factor = 0.8; /* the file's communicator runs 1.25x faster */
-    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
-    assert_int_equal(v.st[0], NT_OK);
-    assert_non_null(v.doc);
-    const cJSON *sz = cJSON_GetObjectItemCaseSensitive(v.doc, "sizes");
+    v.factor = factor;
+    return &v;
+}
+
+/* One line of the fake's trace (NETTUNE_FAKE_TRACE). */
+typedef struct {
+    char side[16];
+    long pid;
+    int rank, coll;
+    unsigned long long bytes;
+    double t0, t1;
+} trace_t;
+
+static int trace_read(const char *path, trace_t *t, int max)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int n = 0;
+    while (n < max && fscanf(f, "%15s %ld %d %d %llu %lf %lf", t[n].side, &t[n].pid, &t[n].rank,
+                             &t[n].coll, &t[n].bytes, &t[n].t0, &t[n].t1) == 7)
+        n++;
+    fclose(f);
+    return n;
+}
+
+static void test_verify(void **state)
+{
+    (void)state;
+    const char *trace = "/tmp/nt-measure-test-trace";
+    unlink(trace);
+    setenv("NETTUNE_FAKE_TRACE", trace, 1);
+    setenv("NETTUNE_FAKE_SLEEP_US", "2000", 1); /* overlapping sides would show */
+    verify_t *v = verify_setup(0.8);            /* the file's side runs 1.25x faster */
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    unsetenv("NETTUNE_FAKE_TRACE");
+    unsetenv("NETTUNE_FAKE_SLEEP_US");
+    if (v->st[0] != NT_OK)
+        print_error("%s\n", v->err[0]);
+    assert_int_equal(v->st[0], NT_OK);
+    assert_int_equal(v->st[1], NT_OK);
+    assert_non_null(v->doc);
+    /* the trace first: no run of one side overlaps a run of the other on any rank */
+    trace_t t[128];
+    int n = trace_read(trace, t, 128);
+    assert_int_equal(n, 2 * 4 * 3 * 2);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (strcmp(t[i].side, t[j].side) && t[i].t0 < t[j].t1 && t[j].t0 < t[i].t1) {
+                print_error("%s rank %d [%.6f %.6f] overlaps %s rank %d [%.6f %.6f]\n", t[i].side,
+                            t[i].rank, t[i].t0, t[i].t1, t[j].side, t[j].rank, t[j].t0, t[j].t1);
+                fail();
+            }
+    const cJSON *sz = cJSON_GetObjectItemCaseSensitive(v->doc, "sizes");
     assert_int_equal(cJSON_GetArraySize(sz), 4); /* allreduce only (allgather is for 8 ranks) */
     const cJSON *e;
     cJSON_ArrayForEach (e, sz) {
@@ -400,47 +466,231 @@ static void test_verify(void **state)
         assert_true(fabs(nt_json_get_num(e, "speedup", 0) - 1.25) < 1e-3);
         assert_string_equal(nt_json_get_str(e, "verdict", ""), "faster");
     }
-    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(v.doc, "summary");
+    /* 8 KiB: defaults (10 + 0.8192) x (1, 1.01) averaged over ranks, tuned 0.8 x that */
+    e = cJSON_GetArrayItem(sz, 3);
+    assert_true(fabs(nt_json_get_num(e, "default_us", 0) - 10.8192 * 1.005) < 1e-3);
+    assert_true(fabs(nt_json_get_num(e, "tuned_us", 0) - 10.8192 * 1.005 * 0.8) < 1e-3);
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(v->doc, "summary");
     assert_int_equal((int)nt_json_get_num(sm, "faster", 0), 4);
     assert_true(fabs(nt_json_get_num(sm, "geomean_speedup", 0) - 1.25) < 1e-3);
-    /* two communicators per rank: one without the file, one with it */
-    assert_int_equal(v.fake[1].comms, 2);
-    assert_int_equal(v.fake[1].file[0], 0);
-    assert_int_equal(v.fake[1].file[1], 1);
-    /* warm-up once per size and communicator, 3 rounds x 2 runs x 4 iterations timed */
-    assert_int_equal(v.fake[1].warmup_calls, 4 * 2 * 2);
-    assert_int_equal(v.fake[1].calls, 4 * 2 * 2 + 4 * 3 * 2 * 4);
-    cJSON_Delete(v.doc);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v->doc, "completed")));
+    /* which side had what: the plugin on both tuned ranks, on no defaults rank */
+    const cJSON *sides = cJSON_GetObjectItemCaseSensitive(v->doc, "sides");
+    const cJSON *tu = cJSON_GetObjectItemCaseSensitive(sides, "tuned");
+    const cJSON *de = cJSON_GetObjectItemCaseSensitive(sides, "defaults");
+    assert_int_equal((int)nt_json_get_num(tu, "plugin_loaded_ranks", -1), 2);
+    assert_int_equal((int)nt_json_get_num(de, "plugin_loaded_ranks", -1), 0);
+    assert_string_equal(nt_json_get_str(de, "NCCL_TUNER_PLUGIN", ""), "none");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(de, "NETTUNE_TUNING_FILE")));
+    assert_string_equal(nt_json_get_str(tu, "NETTUNE_TUNING_FILE", ""), v->tuning);
+    const cJSON *dp = cJSON_GetObjectItemCaseSensitive(de, "pids");
+    long c0 = (long)cJSON_GetArrayItem(dp, 0)->valuedouble;
+    long c1 = (long)cJSON_GetArrayItem(dp, 1)->valuedouble;
+    assert_true(c0 > 0 && c1 > 0 && c0 != c1 && c0 != getpid());
+    /* the tuned side: one communicator made with the file, warm-up once per size, 3 rounds x
+     * 4 timed calls */
+    assert_int_equal(v->fake[1].comms, 1);
+    assert_int_equal(v->fake[1].file, 1);
+    assert_int_equal(v->fake[1].warmup_calls, 4 * 2);
+    assert_int_equal(v->fake[1].calls, 4 * 2 + 4 * 3 * 4);
+    /* the trace: per rank and size D T T D D T (ABBA), the defaults runs in the children, the
+     * tuned ones here */
+    for (int r = 0; r < 2; r++) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (t[i].rank != r)
+                continue;
+            int size = k / 6, round = k % 6 / 2, first = k % 2 == 0;
+            int defaults = first == nt_measure_verify_defaults_first(round);
+            assert_int_equal(t[i].bytes, 1024ull << size);
+            assert_string_equal(t[i].side, defaults ? "defaults" : "tuned");
+            assert_int_equal(t[i].pid, defaults ? (r ? c1 : c0) : getpid());
+            k++;
+        }
+        assert_int_equal(k, 24);
+    }
+    unlink(trace);
+    cJSON_Delete(v->doc);
 
-    /* no effect: every size "same" */
-    memset(&v.fake, 0, sizeof(v.fake));
-    v.factor = 0;
-    v.doc = NULL;
-    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
-    sm = cJSON_GetObjectItemCaseSensitive(v.doc, "summary");
+    /* no effect: every size "same"; slower: verdict slower */
+    v = verify_setup(0);
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    sm = cJSON_GetObjectItemCaseSensitive(v->doc, "summary");
     assert_int_equal((int)nt_json_get_num(sm, "same", 0), 4);
     assert_int_equal((int)nt_json_get_num(sm, "slower", 0), 0);
-    cJSON_Delete(v.doc);
-
-    /* slower: verdict slower */
-    memset(&v.fake, 0, sizeof(v.fake));
-    v.factor = 1.5;
-    v.doc = NULL;
-    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
-    sm = cJSON_GetObjectItemCaseSensitive(v.doc, "summary");
+    cJSON_Delete(v->doc);
+    v = verify_setup(1.5);
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    sm = cJSON_GetObjectItemCaseSensitive(v->doc, "summary");
     assert_int_equal((int)nt_json_get_num(sm, "slower", 0), 4);
-    cJSON_Delete(v.doc);
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
 
     /* a file with no rule for 2 ranks: one line, nothing run */
-    unlink(v.tuning);
-    v.tuning = write_tuning("{\"coll\": \"allreduce\", \"nranks\": 16, \"algo\": \"tree\"}");
-    memset(&v.fake, 0, sizeof(v.fake));
-    v.doc = NULL;
-    assert_int_equal(nt_inproc_run(2, 1, verify_fn, &v, NULL), 0);
-    assert_int_equal(v.st[0], NT_ERR_INVALID);
-    assert_non_null(strstr(v.err[0], "no rule applies to 2 ranks"));
-    assert_int_equal(v.fake[0].calls, 0);
-    unlink(v.tuning);
+    memset(v, 0, sizeof(*v));
+    v->tuning = write_tuning("{\"coll\": \"allreduce\", \"nranks\": 16, \"algo\": \"tree\"}");
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    assert_int_equal(v->st[0], NT_ERR_INVALID);
+    assert_non_null(strstr(v->err[0], "no rule applies to 2 ranks"));
+    assert_int_equal(v->fake[0].calls, 0);
+    unlink(v->tuning);
+}
+
+/* The defaults side fails: dies, hangs, errs, never starts, or has the plugin after all. Each
+ * ends every rank with a clear error and a partial result (the sizes before are kept). */
+static void test_verify_child_fails(void **state)
+{
+    (void)state;
+    /* rank 1's child dies at its 5th run (size 2, round 2): size 1 is kept */
+    setenv("NETTUNE_FAKE_DEFAULTS_FAIL", "die:1:5", 1);
+    verify_t *v = verify_setup(0.8);
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    assert_int_equal(v->st[1], NT_ERR_PEER);
+    assert_non_null(strstr(v->err[1], "defaults process of rank 1"));
+    assert_non_null(strstr(v->err[1], "exit 9"));
+    assert_int_not_equal(v->st[0], NT_OK); /* child 0 lost its peer: rank 0 stops too */
+    assert_non_null(v->doc);
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v->doc, "completed")));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v->doc, "sizes")), 1);
+    assert_non_null(strstr(nt_json_get_str(v->doc, "error", ""), "defaults process of rank 0"));
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
+
+    /* rank 1's child hangs at its 2nd run: every wait has a deadline (1 s timeout: 3 s a turn) */
+    setenv("NETTUNE_FAKE_DEFAULTS_FAIL", "hang:1:2", 1);
+    v = verify_setup(0.8);
+    v->timeout = 1;
+    struct timespec a, z;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    clock_gettime(CLOCK_MONOTONIC, &z);
+    assert_int_equal(v->st[1], NT_ERR_TIMEOUT);
+    assert_non_null(strstr(v->err[1], "no answer within 3 s"));
+    assert_int_not_equal(v->st[0], NT_OK);
+    assert_true(z.tv_sec - a.tv_sec < 15);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v->doc, "sizes")), 0);
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
+
+    /* rank 0's child's first run fails: its line reaches rank 0 */
+    setenv("NETTUNE_FAKE_DEFAULTS_FAIL", "error:0:1", 1);
+    v = verify_setup(0.8);
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    unsetenv("NETTUNE_FAKE_DEFAULTS_FAIL");
+    assert_int_equal(v->st[0], NT_ERR_PEER);
+    assert_non_null(strstr(v->err[0], "the defaults process of rank 0: fake: run 1 fails"));
+    assert_non_null(strstr(nt_json_get_str(v->doc, "error", ""), "run 1 fails"));
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
+
+    /* the child cannot be executed: it "did not start", with its exit status */
+    v = verify_setup(0.8);
+    v->exe = "/nonexistent/nettune-tune-measure";
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    assert_int_equal(v->st[0], NT_ERR_PEER);
+    assert_non_null(strstr(v->err[0], "did not start: exit 127"));
+    assert_int_equal(v->fake[0].runs, 0); /* nothing measured */
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
+
+    /* --budget-seconds: no size starts after it (each size takes 6 x 50 ms here, the budget is
+     * 0.2 s: the first size only), and the children are stopped */
+    setenv("NETTUNE_FAKE_SLEEP_US", "50000", 1);
+    v = verify_setup(0.8);
+    v->budget = 0.2;
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    unsetenv("NETTUNE_FAKE_SLEEP_US");
+    assert_int_equal(v->st[0], NT_ERR_INTERRUPTED);
+    assert_int_equal(v->st[1], NT_ERR_INTERRUPTED);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v->doc, "sizes")), 1);
+    assert_non_null(strstr(nt_json_get_str(v->doc, "error", ""), "--budget-seconds"));
+    assert_int_equal(v->fake[0].runs, 3);
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
+
+    /* the defaults side has the plugin loaded after all: no A/B */
+    setenv("NETTUNE_FAKE_PLUGIN_ALWAYS", "1", 1);
+    v = verify_setup(0.8);
+    assert_int_equal(nt_inproc_run(2, 1, verify_fn, v, NULL), 0);
+    unsetenv("NETTUNE_FAKE_PLUGIN_ALWAYS");
+    assert_int_equal(v->st[0], NT_ERR_INVALID);
+    assert_non_null(strstr(v->err[0], "defaults side has nettune's plugin loaded on 2 of 2"));
+    assert_int_equal(v->fake[0].runs, 0);
+    cJSON_Delete(v->doc);
+    unlink(v->tuning);
+}
+
+/* The per-size statistics: the mean of the rounds' ratios, their spread, the verdict. */
+static void test_ab_stats(void **state)
+{
+    (void)state;
+    nt_measure_ab_t ab;
+    const double d1[] = {10, 12, 9}, t1[] = {8, 8, 10}; /* ratios 1.25 1.5 0.9 */
+    nt_measure_ab_stats(d1, t1, 3, &ab);
+    assert_true(fabs(ab.speedup - (1.25 + 1.5 + 0.9) / 3) < 1e-9);
+    assert_true(fabs(ab.speedup_min - 0.9) < 1e-9);
+    assert_true(fabs(ab.speedup_max - 1.5) < 1e-9);
+    assert_true(fabs(ab.default_us - 31.0 / 3) < 1e-9);
+    assert_true(fabs(ab.tuned_us - 26.0 / 3) < 1e-9);
+    assert_string_equal(ab.verdict, "same"); /* faster on average, not in every round */
+    const double d2[] = {10, 10}, t2[] = {9, 8};
+    nt_measure_ab_stats(d2, t2, 2, &ab);
+    assert_string_equal(ab.verdict, "faster");
+    nt_measure_ab_stats(t2, d2, 2, &ab);
+    assert_string_equal(ab.verdict, "slower");
+    assert_true(fabs(ab.speedup - (0.9 + 0.8) / 2) < 1e-9);
+    assert_int_equal(nt_measure_verify_defaults_first(0), 1);
+    assert_int_equal(nt_measure_verify_defaults_first(1), 0);
+    assert_int_equal(nt_measure_verify_defaults_first(2), 1);
+}
+
+/* What NCCL's logs say each side had loaded (hand-built logs in NCCL 2.28's formats, and a
+ * real 2.29.7 log of a run without any tuner plugin) */
+static void test_side_evidence(void **state)
+{
+    (void)state;
+    const char *F = "tests/fixtures/measure/";
+    char p[256];
+    cJSON *s = cJSON_CreateObject();
+    snprintf(p, sizeof(p), "%sverify-tuned-rank0.log", F);
+    assert_int_equal(nt_measure_side_evidence(s, p, 1, "/tmp/tuning.json"), 1);
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(s, "nccl_log");
+    assert_string_equal(nt_json_get_str(o, "tuner_loaded", ""),
+                        "/opt/nettune/lib/libnccl-tuner-nettune.so");
+    assert_string_equal(nt_json_get_str(o, "tuning_file", ""), "/tmp/tuning.json");
+    cJSON_Delete(s);
+    s = cJSON_CreateObject(); /* the plugin loaded another file: not confirmed */
+    assert_int_equal(nt_measure_side_evidence(s, p, 1, "/tmp/other.json"), 0);
+    o = cJSON_GetObjectItemCaseSensitive(s, "nccl_log");
+    assert_non_null(strstr(nt_json_get_str(o, "why", ""), "another tuning file"));
+    cJSON_Delete(s);
+    s = cJSON_CreateObject(); /* the tuned log is no defaults log */
+    assert_int_equal(nt_measure_side_evidence(s, p, 0, NULL), 0);
+    cJSON_Delete(s);
+    snprintf(p, sizeof(p), "%sverify-defaults-rank0.log", F);
+    s = cJSON_CreateObject();
+    assert_int_equal(nt_measure_side_evidence(s, p, 0, NULL), 1);
+    o = cJSON_GetObjectItemCaseSensitive(s, "nccl_log");
+    assert_string_equal(nt_json_get_str(o, "NCCL_TUNER_PLUGIN", ""), "none");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "tuner_loaded")));
+    assert_non_null(strstr(nt_json_get_str(o, "why", ""), "NCCL_TUNER_PLUGIN=none"));
+    cJSON_Delete(s);
+    s = cJSON_CreateObject(); /* the defaults log is no tuned log */
+    assert_int_equal(nt_measure_side_evidence(s, p, 1, "/tmp/tuning.json"), 0);
+    cJSON_Delete(s);
+    s = cJSON_CreateObject(); /* a real log without a tuner plugin */
+    assert_int_equal(nt_measure_side_evidence(s,
+                                              "tests/fixtures/nccl-tuning-tables/"
+                                              "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-"
+                                              "COMPLETE.log",
+                                              0, NULL),
+                     1);
+    cJSON_Delete(s);
+    s = cJSON_CreateObject(); /* no log: not confirmed, said why */
+    assert_int_equal(nt_measure_side_evidence(s, "/nonexistent.log", 0, NULL), 0);
+    o = cJSON_GetObjectItemCaseSensitive(s, "nccl_log");
+    assert_non_null(strstr(nt_json_get_str(o, "why", ""), "no debug file"));
+    cJSON_Delete(s);
 }
 
 /* ---- NCCL's table and per-call lines from a real 2-rank socket log (NCCL 2.29.7) */
@@ -448,12 +698,14 @@ static void test_verify(void **state)
 static void test_capture(void **state)
 {
     (void)state;
+    /* the log has no comm line: NCCL saw 2 nodes x 1 rank, compute capability 12.0 */
+    nt_tune_shape_t shape = {2, 1, 2};
     cJSON *d = cJSON_CreateObject();
     assert_int_equal(nt_measure_capture_attach(d,
                                                "tests/fixtures/nccl-tuning-tables/"
                                                "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-"
                                                "COMPLETE.log",
-                                               5),
+                                               5, 120, &shape),
                      NT_OK);
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(d, "nccl");
     assert_int_equal((int)nt_json_get_num(n, "version", 0), 22907);
@@ -466,14 +718,41 @@ static void test_capture(void **state)
     const cJSON *calls = cJSON_GetObjectItemCaseSensitive(n, "calls");
     assert_int_equal(cJSON_GetArraySize(calls), 5);
     assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(calls, 0), "algo", ""), "RING");
+    /* the model checked against the captured table, cell by cell: verified here */
+    const cJSON *mc = cJSON_GetObjectItemCaseSensitive(n, "model_check");
+    assert_string_equal(nt_json_get_str(mc, "verdict", ""), "verified");
+    assert_int_equal((int)nt_json_get_num(mc, "mismatched_cells", -1), 0);
+    assert_true(nt_json_get_num(mc, "compared_cells", 0) >= 100);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(mc, "cells")),
+                     (int)nt_json_get_num(mc, "compared_cells", 0));
+    cJSON_Delete(d);
+    /* without the compute capability the NVLS cells differ: the check says so */
+    d = cJSON_CreateObject();
+    assert_int_equal(nt_measure_capture_attach(d,
+                                               "tests/fixtures/nccl-tuning-tables/"
+                                               "repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-"
+                                               "COMPLETE.log",
+                                               5, 0, NULL),
+                     NT_OK);
+    mc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "nccl"),
+                                          "model_check");
+    assert_non_null(strstr(nt_json_get_str(mc, "verdict", ""), "mismatch"));
+    assert_true(nt_json_get_num(mc, "mismatched_cells", 0) > 0);
     cJSON_Delete(d);
     d = cJSON_CreateObject();
-    assert_int_equal(nt_measure_capture_attach(d, "/nonexistent/nccl.log", 5), NT_ERR_NOT_FOUND);
+    assert_int_equal(nt_measure_capture_attach(d, "/nonexistent/nccl.log", 5, 0, NULL),
+                     NT_ERR_NOT_FOUND);
     cJSON_Delete(d);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--verify-child")) { /* test_verify's defaults side */
+        nt_measure_fake_t f;
+        memset(&f, 0, sizeof(f));
+        nt_measure_backend_t b = {&nt_measure_fake_ops, &f};
+        return nt_measure_child_main(argc - 2, argv + 2, &b);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_read),
         cmocka_unit_test(test_plan_errors),
@@ -484,6 +763,9 @@ int main(void)
         cmocka_unit_test(test_measured_round_trip),
         cmocka_unit_test(test_tcp_launcher),
         cmocka_unit_test(test_verify),
+        cmocka_unit_test(test_verify_child_fails),
+        cmocka_unit_test(test_ab_stats),
+        cmocka_unit_test(test_side_evidence),
         cmocka_unit_test(test_capture),
     };
     return cmocka_run_group_tests_name("nettune-tune-measure (fake backend)", tests, NULL, NULL);
