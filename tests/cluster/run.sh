@@ -144,7 +144,7 @@ wait_probe()
         if [ "${WAIT_NO_RANKS:-0}" = 1 ] && [ "${t%.*}" -ge 3 ] && ! ranks_left; then
             sleep 3
             if alive "$MPIRUN_PID" && ! ranks_left; then
-                HUNG=1
+                HUNG=2
                 echo "every rank has ended, mpirun has not after $(since "$T0") s: killed" >> "$LOG"
                 kill -KILL "$MPIRUN_PID"
                 break
@@ -159,6 +159,7 @@ wait_probe()
     REPORT_AT=-1
     [ -f "$OUT" ] && REPORT_AT=$(awk -v a="$T0" -v b="$(stat -c %.9Y "$OUT")" 'BEGIN { printf "%.1f", b - a }')
     [ $HUNG = 1 ] && echo "still running after ${1:-$RUN_TIMEOUT} s: killed" >> "$LOG"
+    [ $HUNG = 2 ] && HUNG=1
     reap
 }
 
