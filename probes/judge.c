@@ -684,14 +684,17 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
  * of the links measured, failed their first measurement and passed their retest: the machine,
  * not the links, moved) is judged again with advisory peer rules: peer findings become
  * warnings, nobody is blamed by peers; *unstable (may be NULL) says so with the counts. */
-static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, nt_node_verdict_t *nv,
-                                 int unstable[2])
+static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, const cJSON *doc,
+                                 nt_node_verdict_t *nv, int unstable[2])
 {
     nt_peer_rules_t peer;
     nt_status_t st;
     int nflaky = 0, nlinks = 0;
     nt_thresholds_peer_for_run(j->thresholds, (const char *const *)fs->hosts, fs->models,
                                fs->nnodes, &peer);
+    /* Ranks that shared an oversubscribed machine (run.serialized): see nt_peer_rules_t. */
+    peer.shared_cpus = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "run"), "serialized"));
     for (int i = 0; nv && i < fs->nnodes; i++)
         nv[i].host = fs->hosts[i];
     if (unstable)
@@ -868,7 +871,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     *n = 0;
     st = nt_figs_build(j, doc, &fs);
     if (st == NT_OK)
-        st = nt_figs_judge(j, &fs, NULL, NULL);
+        st = nt_figs_judge(j, &fs, doc, NULL, NULL);
     if (st != NT_OK || fs.n == 0)
         goto out;
     idx = malloc(fs.n * sizeof(*idx));
@@ -1491,7 +1494,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     }
 
     if (nt_figs_build(j, doc, &fs) != NT_OK || !(nv = calloc((size_t)fs.nnodes + 1, sizeof(*nv))) ||
-        nt_figs_judge(j, &fs, nv, unstable) != NT_OK) {
+        nt_figs_judge(j, &fs, doc, nv, unstable) != NT_OK) {
         NT_ERROR(VERDICT, "out of memory judging the links");
         usage = 1;
     }

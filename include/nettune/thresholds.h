@@ -54,6 +54,9 @@ typedef struct nt_peer_rules {
     int advisory;       /* 1: peer findings are warnings unless their two measurements agree
                          * within 1.5x (the judge sets it for a run whose measurements were
                          * unstable; not a thresholds file key) */
+    int shared_cpus;    /* 1: the ranks shared an oversubscribed machine (run.serialized): a
+                         * link that fails by the peer rule alone, blamed on no node, is a
+                         * warning (the judge sets it; not a thresholds file key) */
 } nt_peer_rules_t;
 
 /* Expected inventory of a node. Unstated fields: gpus/nics/nvlinks -1, nic_rate_Gbps NaN,
