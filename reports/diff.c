@@ -666,10 +666,15 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                   md ? "- " : "  ", s->cmatched, s->ccount[NT_D_NEW_FAIL],
                   s->ccount[NT_D_REGRESSED], s->ccount[NT_D_FIXED], s->ccount[NT_D_IMPROVED],
                   s->ccount[NT_D_APPEARED], s->ccount[NT_D_VANISHED]);
-    if (s->planned_vanished)
+    if (s->planned_vanished && s->b->completed)
         nt_buf_printf(out,
                       "%s%zu vanished link%s were in the new run's plan (same mode, probe "
                       "ran, both ends present)\n",
+                      md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
+    else if (s->planned_vanished)
+        nt_buf_printf(out,
+                      "%s%zu vanished link%s were in the new run's plan, but the new run did not "
+                      "complete (run.not_done): not judged, no regression\n",
                       md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
     for (int fixed = 0; fixed < 3; fixed++) {
         static const char *const what[3] = {
@@ -868,7 +873,8 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
     for (size_t i = 0; i < s.nnodes; i++)
         s.regressed |= s.nodes[i].fixed != 1;
     s.regressed |= s.lcount[NT_D_REGRESSED] || s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
-    s.regressed |= s.planned_vanished > 0;
+    /* An incomplete NEW run may not have reached a planned pair: that is not judged. */
+    s.regressed |= s.planned_vanished > 0 && s.b->completed;
     if (o->fail_on_vanished)
         s.regressed |= s.lcount[NT_D_VANISHED] || s.ccount[NT_D_VANISHED];
     *regressed = s.regressed;

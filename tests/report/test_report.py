@@ -1420,6 +1420,13 @@ def diff_grown_cluster_is_no_regression():
     n["links"] = [l for l in n["links"] if l["id"] != "mpi:fake0/lr0->fake4/lr0"]
     rc, d = diff_json(b, dump(n, "grown-shift-missing.json"))
     check(rc == 1 and d["planned_vanished_links"] == 1, "shifted ring: %d %s" % (rc, d["planned_vanished_links"]))
+    # the same missing link in a NEW run that did not complete: not judged, no regression
+    n["run"]["completed"] = False
+    n["summary"]["completed"] = False
+    n["run"]["not_done"] = ["stopped by --time-limit"]
+    r = diff(b, dump(n, "grown-shift-missing-incomplete.json"))
+    check(r.returncode == 0 and "did not complete (run.not_done): not judged" in r.stdout,
+          "incomplete NEW: %d %s" % (r.returncode, r.stdout[:600]))
 
 
 @test
