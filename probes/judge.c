@@ -1457,6 +1457,64 @@ static void nt_judge_nvlinks_unjudged(const nt_judge_t *j, const cJSON *nodes, c
     free(judged);
 }
 
+/* The endpoints ("host/device") of the failed links no node was blamed for, and of the warned. */
+typedef struct {
+    char **key;
+    size_t n, cap, nlinks;
+} nt_endpoints_t;
+
+static void nt_endpoints_add(nt_endpoints_t *e, const cJSON *link)
+{
+    static const char *const ends[2] = {"src", "dst"};
+    e->nlinks++;
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(link, ends[k]);
+        char buf[320];
+        if (!o)
+            continue;
+        snprintf(buf, sizeof(buf), "%s/%s", nt_json_get_str(o, "host", "?"),
+                 nt_json_get_str(o, "device", "?"));
+        if (e->n == e->cap) {
+            char **g = realloc(e->key, (e->cap = e->cap ? 2 * e->cap : 32) * sizeof(*g));
+            if (!g)
+                return;
+            e->key = g;
+        }
+        if ((e->key[e->n] = strdup(buf)) != NULL)
+            e->n++;
+    }
+}
+
+/* One endpoint shared by most failed or warned links (3 or more, more than half) is a rail, a NIC
+ * or a GPU of one rank, or one starved rank: the node is not blamed for one endpoint
+ * (docs/verdicts.md section 4), but the summary says which endpoint the failures have in common, so
+ * the operator knows where to look. Frees e. */
+static void nt_endpoints_warn(nt_endpoints_t *e, cJSON *warnings)
+{
+    size_t best = 0, best_n = 0;
+    qsort(e->key, e->n, sizeof(*e->key), nt_cmp_str_ptr);
+    for (size_t i = 0; i < e->n;) {
+        size_t k = i;
+        while (k < e->n && strcmp(e->key[k], e->key[i]) == 0)
+            k++;
+        if (k - i > best_n)
+            best_n = k - i, best = i;
+        i = k;
+    }
+    if (best_n >= 3 && 2 * best_n > e->nlinks) {
+        char w[512];
+        snprintf(w, sizeof(w),
+                 "%zu of the %zu failed or warned links share the endpoint %s: look at that "
+                 "rank's NIC, GPU or CPU binding (one endpoint does not blame its node)",
+                 best_n, e->nlinks, e->key[best]);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+    }
+    for (size_t i = 0; i < e->n; i++)
+        free(e->key[i]);
+    free(e->key);
+    memset(e, 0, sizeof(*e));
+}
+
 int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_early,
                     const nt_probe_params_t *params)
 {
@@ -1468,6 +1526,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     nt_link_note_t *lv = NULL;          /* per link: verdict and node indices */
     size_t nlinks, *gl = NULL, ngl = 0; /* the GPU links' indices */
     int frozen = 0;
+    nt_endpoints_t eps = {0};
     nt_nodefail_t *nf = NULL, *nf_grow;
     int nnodes, unstable[2] = {0, 0};
     nt_figs_t fs;
@@ -1736,10 +1795,12 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         if (v != NT_SKIPPED && v != NT_NOT_JUDGED)
             overall = nt_verdict_worse(overall, v);
         /* A link failing because of a blamed node is not a link fault of its own. */
-        if (v == NT_FAIL && !cJSON_GetObjectItemCaseSensitive(it, "blamed_on_node"))
+        if (v == NT_FAIL && !cJSON_GetObjectItemCaseSensitive(it, "blamed_on_node")) {
             cJSON_AddItemToArray(failed_links, cJSON_CreateString(nt_json_get_str(it, "id", "")));
-        else if (v == NT_WARN) {
+            nt_endpoints_add(&eps, it);
+        } else if (v == NT_WARN) {
             char w[512];
+            nt_endpoints_add(&eps, it);
             const cJSON *r0 =
                 cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "reasons"), 0);
             snprintf(w, sizeof(w), "%s: %s", nt_json_get_str(it, "id", ""),
@@ -1755,6 +1816,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             nt_json_thaw_end(item, it, 0);
         }
     }
+    nt_endpoints_warn(&eps, warnings);
     nt_judge_nvlinks_unjudged(j, nodes, checks);
     cJSON_ArrayForEach (it, checks) {
         nt_verdict_t v = nt_get_verdict(it);
