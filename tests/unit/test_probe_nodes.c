@@ -290,6 +290,14 @@ static void test_sizes_and_options(void **state)
     char *bad7[] = {"nettune-probe", "--gpu-buffer-size", "1K", NULL};
     assert_int_equal(nt_params_parse(3, bad7, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     assert_non_null(strstr(err, "--gpu-buffer-size: give 64K to 4G"));
+    char *bad8[] = {"nettune-probe", "--sizes", "8,,4K", NULL};
+    assert_int_equal(nt_params_parse(3, bad8, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "empty item in --sizes '8,,4K': give e.g. --sizes 8,4K,1M,4M");
+    char *bad9[] = {"nettune-probe", "--sizes", "8,4K,", NULL};
+    assert_int_equal(nt_params_parse(3, bad9, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    char *bad10[] = {"nettune-probe", "--local", "--full", NULL};
+    assert_int_equal(nt_params_parse(3, bad10, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--local measures no links between nodes, so --full"));
     char *help[] = {"nettune-probe", "--help", NULL};
     assert_int_equal(nt_params_parse(2, help, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(a, NT_ACTION_HELP);
