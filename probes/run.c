@@ -745,12 +745,11 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
         if (p->rank == 0) {
             st = nt_topo_load(params->topology, &p->topo);
             ok = st == NT_OK || !params->topology;
-            if (!ok)
-                NT_ERROR(TOPO,
-                         "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
-                         "file.xml)",
-                         params->topology, nt_status_string(st),
-                         nt_topology_file_hint(params->topology));
+            /* nt_topo_load said what is wrong, with the fix; say more only when the file is
+             * another tool's (an NCCL topology file given for an hwloc one). */
+            if (!ok && nt_topology_file_hint(params->topology)[0])
+                NT_ERROR(TOPO, "topology '%s'%s: give an hwloc XML export (lstopo file.xml)",
+                         params->topology, nt_topology_file_hint(params->topology));
         }
         if (params->topology &&
             (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok))
