@@ -48,7 +48,7 @@ static nt_status_t wait_fd(int fd, short ev, double deadline)
     }
 }
 
-static nt_status_t xfer(int fd, void *buf, size_t n, int sending, double deadline)
+nt_status_t nt_fd_xfer(int fd, void *buf, size_t n, int sending, double deadline)
 {
     char *p = buf;
     while (n) {
@@ -90,14 +90,14 @@ static nt_status_t tcp_allgather(nt_launcher_t *l, const void *s, void *r, size_
     if (c->rank == 0) {
         memcpy(r, s, n);
         for (int i = 1; i < c->size && st == NT_OK; i++)
-            st = xfer(c->fd[i], (char *)r + (size_t)i * n, n, 0, dl);
+            st = nt_fd_xfer(c->fd[i], (char *)r + (size_t)i * n, n, 0, dl);
         for (int i = 1; i < c->size && st == NT_OK; i++)
-            st = xfer(c->fd[i], r, n * (size_t)c->size, 1, dl);
+            st = nt_fd_xfer(c->fd[i], r, n * (size_t)c->size, 1, dl);
         return st;
     }
-    st = xfer(c->fd[0], (void *)s, n, 1, dl);
+    st = nt_fd_xfer(c->fd[0], (void *)s, n, 1, dl);
     if (st == NT_OK)
-        st = xfer(c->fd[0], r, n * (size_t)c->size, 0, dl);
+        st = nt_fd_xfer(c->fd[0], r, n * (size_t)c->size, 0, dl);
     return st;
 }
 
@@ -120,15 +120,15 @@ static nt_status_t tcp_bcast(nt_launcher_t *l, void *b, size_t n, int root, doub
         return NT_ERR_INVALID;
     if (c->rank == 0) {
         if (root != 0)
-            st = xfer(c->fd[root], b, n, 0, dl);
+            st = nt_fd_xfer(c->fd[root], b, n, 0, dl);
         for (int i = 1; i < c->size && st == NT_OK; i++)
             if (i != root)
-                st = xfer(c->fd[i], b, n, 1, dl);
+                st = nt_fd_xfer(c->fd[i], b, n, 1, dl);
         return st;
     }
     if (c->rank == root)
-        return xfer(c->fd[0], b, n, 1, dl);
-    return xfer(c->fd[0], b, n, 0, dl);
+        return nt_fd_xfer(c->fd[0], b, n, 1, dl);
+    return nt_fd_xfer(c->fd[0], b, n, 0, dl);
 }
 
 /* Point to point: only between rank 0 and another rank (a star has no other links). */
@@ -137,7 +137,7 @@ static nt_status_t tcp_p2p(nt_launcher_t *l, int peer, void *b, size_t n, int se
     tcp_t *c = T(l);
     if (peer < 0 || peer >= c->size || peer == c->rank || (c->rank != 0 && peer != 0))
         return NT_ERR_UNSUPPORTED;
-    return xfer(c->rank == 0 ? c->fd[peer] : c->fd[0], b, n, sending, mono_s() + t);
+    return nt_fd_xfer(c->rank == 0 ? c->fd[peer] : c->fd[0], b, n, sending, mono_s() + t);
 }
 static nt_status_t tcp_send(nt_launcher_t *l, int peer, int tag, const void *b, size_t n, double t)
 {
@@ -272,8 +272,8 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
             }
             int s = accept4(lf, NULL, NULL, SOCK_CLOEXEC);
             int32_t peer = -1;
-            if (s < 0 || xfer(s, &peer, sizeof(peer), 0, dl) != NT_OK || peer < 1 || peer >= size ||
-                fd[peer] >= 0) {
+            if (s < 0 || nt_fd_xfer(s, &peer, sizeof(peer), 0, dl) != NT_OK || peer < 1 ||
+                peer >= size || fd[peer] >= 0) {
                 if (s >= 0)
                     close(s);
                 got--; /* a stray or duplicate connection: not a rank */
@@ -304,7 +304,7 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
         }
         freeaddrinfo(ai);
         int32_t me = rank;
-        if (s < 0 || xfer(s, &me, sizeof(me), 1, dl) != NT_OK) {
+        if (s < 0 || nt_fd_xfer(s, &me, sizeof(me), 1, dl) != NT_OK) {
             snprintf(err, errlen,
                      "tcp launcher: rank %d cannot reach rank 0 at %s:%d within %.0f s", rank, host,
                      port, timeout_s);

@@ -97,4 +97,11 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
 /* nt_launcher_tcp_destroy - close the links and free (NULL is fine). */
 void nt_launcher_tcp_destroy(nt_launcher_t *l);
 
+/* nt_fd_xfer - send (sending != 0) or receive exactly n bytes of buf on the stream socket fd
+ * before deadline (nt_clock_s() seconds), polling so that no wait outlasts it; EINTR and EAGAIN
+ * are retried. NT_ERR_TIMEOUT at the deadline, NT_ERR_PEER when the other end closed or the
+ * socket failed, NT_ERR_SYSTEM when poll fails. The TCP launcher's transfer, also used by
+ * nettune-tune-measure's parent/child turns. */
+nt_status_t nt_fd_xfer(int fd, void *buf, size_t n, int sending, double deadline);
+
 #endif

@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "nettune/launcher.h"
 #include "measure.h"
 #include "nettune/exitcode.h"
 
@@ -42,31 +43,7 @@ static double mono_s(void)
 /* Send or receive the whole token before the deadline. NT_ERR_PEER: the other end closed. */
 static nt_status_t tok_xfer(int fd, token_t *t, int sending, double timeout_s)
 {
-    char *p = (char *)t;
-    size_t n = sizeof(*t);
-    double dl = mono_s() + timeout_s;
-    while (n) {
-        double left = dl - mono_s();
-        if (left <= 0)
-            return NT_ERR_TIMEOUT;
-        struct pollfd q = {fd, sending ? POLLOUT : POLLIN, 0};
-        int r = poll(&q, 1, (int)(left * 1000) + 1);
-        if (r < 0 && errno != EINTR)
-            return NT_ERR_SYSTEM;
-        if (r <= 0)
-            continue;
-        ssize_t k = sending ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
-        if (k == 0)
-            return NT_ERR_PEER;
-        if (k < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-                continue;
-            return NT_ERR_PEER;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return NT_OK;
+    return nt_fd_xfer(fd, t, sizeof(*t), sending, mono_s() + timeout_s);
 }
 
 /* The child ended (or the link broke): reap it if it did, say how, into err. */
