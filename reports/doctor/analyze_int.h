@@ -12,6 +12,11 @@
 #define NT_MAX_RANK 1048576 /* highest rank number tracked per rank */
 #define NT_MAX_TABLES 256
 #define NT_TOP_ROWS 3 /* "largest sizes": the plateau is judged on the 3 largest */
+/* The smallest largest size a sweep needs for its busbw to be judged: in the fixtures busbw at
+ * 256 MiB is 95% (2 nodes x 8 H100, ring) and 87% (1 node, NVLS) of the plateau at 4-8 GiB, at
+ * 512 MiB 97% and 91%: from 512 MiB the figure is within the 0.90 warn ratio of the plateau.
+ * docs/doctor-inputs.md (nccl-tests outputs). */
+#define NT_PLATEAU_MIN_BYTES (512ULL << 20)
 #define NT_MAX_LINKS 8
 #define NT_FACT_EV 64   /* hosts, networks, transports with their first line as evidence */
 #define NT_ROW_TEXTS 64 /* row lines kept per table as evidence (a sweep has ~30 sizes) */
@@ -98,9 +103,10 @@ typedef struct {
     int complete;
     /* filled by the diagnosis */
     double plateau, expected, ratio, network_GBps;
-    const char *verdict;    /* "pass", "warn", "fail", "not_judged" */
-    char *basis;            /* how `expected` was computed, or why there is no verdict */
-    const char *not_judged; /* why busbw is not judged, as the first line says it, or NULL */
+    const char *verdict;      /* "pass", "warn", "fail", "not_judged" */
+    char *basis;              /* how `expected` was computed, or why there is no verdict */
+    const char *not_judged;   /* why busbw is not judged, as the first line says it, or NULL */
+    char not_judged_buf[160]; /* not_judged when it names the table's own figures */
     /* the text of the first NT_ROW_TEXTS rows, by line, for evidence of sweep findings */
     char *rowtext[NT_ROW_TEXTS];
     unsigned long rowline[NT_ROW_TEXTS];

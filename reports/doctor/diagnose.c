@@ -841,6 +841,20 @@ static double log_nic_rate(const nt_doctor_t *d)
     return r;
 }
 
+/* A byte count in the largest binary unit that divides it ("4 MiB", "8 GiB", "1000 B"), as
+ * nccl-tests' -b/-e take them. */
+static const char *size_str(char *buf, size_t len, unsigned long long b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && b >= 1024 && b % 1024 == 0) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%llu %s", b, unit[u]);
+    return buf;
+}
+
 static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
 {
     t->plateau = -1;
@@ -855,6 +869,18 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
     }
     if (t->ntop == 0) {
         set_basis(t, "no result rows (the run stopped before the first size)");
+        return;
+    }
+    /* busbw rises with the message size until latency no longer matters: a sweep that ends
+     * below NT_PLATEAU_MIN_BYTES has not reached the plateau, whatever the hardware */
+    if (t->top[0].bytes < NT_PLATEAU_MIN_BYTES) {
+        char have[32], need[32];
+        snprintf(t->not_judged_buf, sizeof(t->not_judged_buf),
+                 "the sweep ends at %s, the plateau needs sizes up to %s or more: rerun with -e 8G",
+                 size_str(have, sizeof(have), t->top[0].bytes),
+                 size_str(need, sizeof(need), NT_PLATEAU_MIN_BYTES));
+        t->not_judged = t->not_judged_buf;
+        set_basis(t, "not judged: %s", t->not_judged);
         return;
     }
     int nnodes = t->nhosts > 0 ? t->nhosts : d->nnodes;

@@ -52,6 +52,8 @@ check "not judged: the first line says so" sh -c "head -n 1 '$T/not-judged.out' 
 expect_exit require-busbw 1 "$DOCTOR" --require busbw tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 expect_exit require-busbw-judged 1 "$DOCTOR" --require busbw --expect gpus_per_node=8,nics_per_node=8,nic_rate_Gbps=400 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 check "--require busbw when judged: no NOT JUDGED line" sh -c "! grep -q 'NOT JUDGED' '$T/require-busbw-judged.out'"
+expect_exit require-busbw-short-sweep 1 "$DOCTOR" --require busbw --expect nic_rate_Gbps=400,nics_per_node=8 tests/fixtures/tester-found/allreduce-sweep-ends-at-4M.log
+check "--require busbw on a sweep ending at 4 MiB: NOT JUDGED names the size" sh -c "head -n 1 '$T/require-busbw-short-sweep.out' | grep -q 'NOT JUDGED: busbw (the sweep ends at 4 MiB'"
 expect_exit require-bad 2 "$DOCTOR" --require speed tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 expect_exit not-judged-json 0 "$DOCTOR" --format json tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 check "not judged: summary.not_judged" $PY -c "import json; d=json.load(open('$T/not-judged-json.out')); assert d['summary']['not_judged'] == ['busbw (NIC rate unknown: give --expect nic_rate_Gbps=N or --report)'], d['summary']"
