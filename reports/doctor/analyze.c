@@ -217,6 +217,8 @@ static void table_free(nt_table_t *t)
         free(t->top[i].text);
     for (size_t i = 0; i < t->nrowtext; i++)
         free(t->rowtext[i]);
+    nt_ev_free(&t->run_ev);
+    nt_ev_free(&t->cut_ev);
 }
 
 void nt_doctor_destroy(nt_doctor_t *d)
@@ -251,6 +253,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
         nt_ev_free(&d->net_ev[i]);
         nt_ev_free(&d->tr_ev[i]);
     }
+    nt_ev_free(&d->run_ev);
     cJSON_Delete(d->per_file);
     for (size_t i = 0; i < d->nnot_judged; i++)
         free(d->not_judged[i]);
@@ -572,6 +575,9 @@ static nt_table_t *table_open(nt_doctor_t *d, size_t sweep)
     t->nhosts = lt->nhosts;
     t->gpus_per_host = lt->gpus_per_host;
     t->verdict = "not_judged";
+    t->max_bytes = lt->max_bytes;
+    if (d->run_ev.text && lt->run_line == d->run_ev.line && d->run_ev.input == d->cur)
+        nt_ev_set(&t->run_ev, d->run_ev.input, d->run_ev.line, d->run_ev.text);
     return t;
 }
 
@@ -635,6 +641,8 @@ static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
     case NT_NCCLT_RUN:
         run_reset(d);
         d->tests_started = 1;
+        nt_ev_free(&d->run_ev);
+        nt_ev_set(&d->run_ev, d->cur, d->inputs[d->cur].lines, line);
         return 1;
     case NT_NCCLT_DEVICE:
         record_device(d, nt_ncclt_reader_device(d->ncclt));
@@ -657,6 +665,13 @@ static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
         d->last_progress_seq = d->seq;
         return 1;
     case NT_NCCLT_META:
+        if (d->open_table) { /* a row cut mid-line: the run stopped there */
+            const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, d->open_table->sweep);
+            if (lt->partial_line == d->inputs[d->cur].lines) {
+                nt_ev_free(&d->open_table->cut_ev);
+                nt_ev_set(&d->open_table->cut_ev, d->cur, d->inputs[d->cur].lines, line);
+            }
+        }
         return 1;
     }
     return 0;

@@ -103,10 +103,13 @@ typedef struct {
     int complete;
     /* filled by the diagnosis */
     double plateau, expected, ratio, network_GBps;
-    const char *verdict;      /* "pass", "warn", "fail", "not_judged" */
-    char *basis;              /* how `expected` was computed, or why there is no verdict */
-    const char *not_judged;   /* why busbw is not judged, as the first line says it, or NULL */
-    char not_judged_buf[160]; /* not_judged when it names the table's own figures */
+    const char *verdict;          /* "pass", "warn", "fail", "not_judged" */
+    char *basis;                  /* how `expected` was computed, or why there is no verdict */
+    const char *not_judged;       /* why busbw is not judged, as the first line says it, or NULL */
+    char not_judged_buf[160];     /* not_judged when it names the table's own figures */
+    unsigned long long max_bytes; /* the run header's maxBytes (-e), 0 unknown */
+    nt_ev_t run_ev;               /* the run header ("# nThread ... maxBytes"), text NULL if none */
+    nt_ev_t cut_ev; /* a row cut mid-line after the last full row, text NULL if none */
     /* the text of the first NT_ROW_TEXTS rows, by line, for evidence of sweep findings */
     char *rowtext[NT_ROW_TEXTS];
     unsigned long rowline[NT_ROW_TEXTS];
@@ -310,6 +313,7 @@ struct nt_doctor {
     size_t ntables;
     unsigned long tables_dropped;
     nt_table_t *open_table; /* table receiving rows, or NULL */
+    nt_ev_t run_ev;         /* the last run header ("# nThread ..."), text NULL if none */
     /* run context (reset by each "# nThread" header) */
     char *run_algo;
     nt_map_t run_hosts;

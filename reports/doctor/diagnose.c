@@ -871,6 +871,36 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         set_basis(t, "no result rows (the run stopped before the first size)");
         return;
     }
+    /* a run cut short (the job killed or hung mid-sweep): no "Avg bus bandwidth" footer and the
+     * largest row below the header's maxBytes; its largest sizes are not the plateau */
+    const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, t->sweep);
+    if (!t->complete && t->max_bytes > t->top[0].bytes) {
+        char have[32], want[32];
+        int partial = t->cut_ev.text && lt && lt->partial_line == t->cut_ev.line;
+        size_str(have, sizeof(have), t->top[0].bytes);
+        size_str(want, sizeof(want), t->max_bytes);
+        nt_finding_t *f = nt_finding_add(d, "run_cut_short");
+        if (f) {
+            if (t->run_ev.text)
+                nt_evlist_add_ev(&f->ev, &t->run_ev);
+            nt_evlist_add(&f->ev, t->top[0].input, t->top[0].line, t->top[0].text);
+            if (partial)
+                nt_evlist_add_ev(&f->ev, &t->cut_ev);
+            f_detail(f, "%s%srun cut short at %s of %s (no footer%s): %lu row(s) read.",
+                     t->coll ? t->coll : "", t->coll ? ": " : "", have, want,
+                     partial ? ", last row incomplete" : "", t->rows);
+            f_value(f, "last_bytes", (double)t->top[0].bytes);
+            f_value(f, "max_bytes", (double)t->max_bytes);
+            for (size_t h = 0; h < d->run_hosts.n && h < 64; h++)
+                f_host(f, d->run_hosts.keys[h]);
+        }
+        snprintf(t->not_judged_buf, sizeof(t->not_judged_buf), "run cut short at %s of %s", have,
+                 want);
+        t->not_judged = t->not_judged_buf;
+        set_basis(t, "not judged: %s (no footer%s)", t->not_judged,
+                  partial ? ", last row incomplete" : "");
+        return;
+    }
     /* busbw rises with the message size until latency no longer matters: a sweep that ends
      * below NT_PLATEAU_MIN_BYTES has not reached the plateau, whatever the hardware */
     if (t->top[0].bytes < NT_PLATEAU_MIN_BYTES) {
