@@ -267,6 +267,8 @@ void nt_doctor_destroy(nt_doctor_t *d)
         free(d->procs[i].host);
         free(d->procs[i].tuner);
         nt_ev_free(&d->procs[i].first_tuner);
+        free(d->procs[i].tuning);
+        nt_ev_free(&d->procs[i].tuning_ev);
         nt_ev_free(&d->procs[i].first_init);
     }
     free(d->procs);
@@ -288,6 +290,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
     }
     free(d->env);
     nt_ev_free(&d->comm_ev);
+    nt_ev_free(&d->nranks_ev);
     free(d->gdr);
     nt_evlist_free(&d->gdr_yes_ev);
     nt_evlist_free(&d->gdr_no_ev);
@@ -859,6 +862,25 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
         p->init_seen = 1;
         return;
     }
+    /* nettune's plugin names its file and the file's hash per process:
+     * "TUNER/nettune: tuning file '%s' (%s) fnv1a64 %016llx: ..." (plugins/nccl-tuner/src/plugin.c
+     * init_common); ranks must agree on both */
+    const char *tf = strstr(m, "TUNER/nettune: tuning file '");
+    if (tf && p) {
+        const char *path = tf + strlen("TUNER/nettune: tuning file '");
+        const char *q = strchr(path, '\'');
+        const char *h = q ? strstr(q, " fnv1a64 ") : NULL;
+        if (q && h && !p->tuning) {
+            h += strlen(" fnv1a64 ");
+            size_t hn = strspn(h, "0123456789abcdefABCDEF");
+            char buf[NT_EVIDENCE_TEXT];
+            snprintf(buf, sizeof(buf), "'%.*s' fnv1a64 %.*s", (int)(q - path), path, (int)hn, h);
+            p->tuning = strdup(buf);
+            snprintf(p->tuning_hash, sizeof(p->tuning_hash), "%.*s", (int)hn, h);
+            nt_ev_set(&p->tuning_ev, d->cur, d->inputs[d->cur].lines, line);
+        }
+        return;
+    }
     if (strstr(m, "TUNER/Plugin:") || strstr(m, "internal tuner")) {
         if (p) {
             p->tuner_internal = 1;
@@ -890,6 +912,8 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
             d->local_ranks = (int)lr;
         if ((lr >= 0 || nn >= 0) && !d->comm_ev.text)
             nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
+        if (nr >= 0 && !d->nranks_ev.text)
+            nt_ev_set(&d->nranks_ev, d->cur, d->inputs[d->cur].lines, line);
         set_rank_host(d, rank, hi);
         if (p) {
             proc_add_rank(p, rank);

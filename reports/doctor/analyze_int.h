@@ -67,7 +67,10 @@ typedef struct {
     nt_map_t env;       /* the NCCL_* names this process echoed */
     int ranks[4];
     int nranks;
-    nt_ev_t first_tuner; /* evidence of its tuner line, text NULL if none */
+    nt_ev_t first_tuner;  /* evidence of its tuner line, text NULL if none */
+    char *tuning;         /* nettune's tuning file as the plugin logged it: "'path' fnv1a64 HASH" */
+    char tuning_hash[17]; /* its fnv1a64 (16 hex digits): ranks compare on it, not on the path */
+    nt_ev_t tuning_ev;    /* that line, text NULL if none */
     nt_ev_t first_init;
 } nt_proc_t;
 
@@ -293,6 +296,7 @@ struct nt_doctor {
 
     int nranks, nnodes, local_ranks;
     nt_ev_t comm_ev;
+    nt_ev_t nranks_ev; /* the first line naming nranks ("... nranks 16 ... Init COMPLETE") */
 
     /* network connections and GPUDirect RDMA per local rank: bit 0 with GDR, bit 1 without */
     unsigned char *gdr;

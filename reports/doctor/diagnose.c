@@ -705,6 +705,57 @@ static void diagnose_tuner(nt_doctor_t *d)
     f_value(f, "processes_without_plugin", (double)without);
 }
 
+/* Ranks whose nettune tuning files differ (their fnv1a64 hashes: the same contents at two paths
+ * are the same file): each rank chooses from its own file, so they can run different algorithms for
+ * one collective and hang (README, tuner plugin). Evidence: one line of the first file, then one
+ * line per other file. */
+static void diagnose_tuning_files(nt_doctor_t *d)
+{
+    const nt_proc_t *first = NULL;
+    int differ = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        const nt_proc_t *p = &d->procs[i];
+        if (!p->tuning)
+            continue;
+        if (!first)
+            first = p;
+        else if (strcmp(first->tuning_hash, p->tuning_hash) != 0)
+            differ = 1;
+    }
+    if (!differ)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "tuning_file_differs");
+    if (!f)
+        return;
+    const char *seen[8]; /* hashes */
+    size_t nseen = 0, nfiles = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        const nt_proc_t *p = &d->procs[i];
+        if (!p->tuning)
+            continue;
+        int known = 0;
+        for (size_t k = 0; k < nseen; k++)
+            known |= strcmp(seen[k], p->tuning_hash) == 0;
+        if (!known) {
+            nfiles++;
+            if (nseen < sizeof(seen) / sizeof(seen[0]))
+                seen[nseen++] = p->tuning_hash;
+            nt_evlist_add_ev(&f->ev, &p->tuning_ev);
+            f_detail(f, "%s: %s.", p->id, p->tuning);
+        }
+        if (strcmp(p->tuning_hash, first->tuning_hash) != 0) {
+            f_host(f, p->host);
+            for (int k = 0; k < p->nranks; k++)
+                f_rank(d, f, p->ranks[k]);
+        }
+    }
+    f_detail(f,
+             "%zu different tuning files (by fnv1a64); the ranks and hosts named are those "
+             "not using the first one.",
+             nfiles);
+    f_value(f, "files", (double)nfiles);
+}
+
 static void diagnose_versions_env(nt_doctor_t *d)
 {
     if (d->versions.n > 1) {
@@ -1378,6 +1429,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     diagnose_nic_shared(d);
     diagnose_p2p(d);
     diagnose_tuner(d);
+    diagnose_tuning_files(d);
     diagnose_versions_env(d);
     diagnose_tests(d, hw);
     diagnose_leftovers(d);
