@@ -1229,6 +1229,13 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
         return 1;
     }
     nt_linereader_t *r = nt_linereader_open(path);
+    if (!r && errno == EISDIR) {
+        char how[300];
+        snprintf(how, sizeof(how), " (e.g. %s%s*.log)", path,
+                 path[0] && path[strlen(path) - 1] == '/' ? "" : "/");
+        return input_fail(in, "unreadable", msg, msglen,
+                          "'%s' is a directory: give the files in it%s", path, how);
+    }
     if (!r)
         return input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path,
                           strerror(errno));
