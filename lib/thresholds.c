@@ -1110,18 +1110,67 @@ double nt_link_expected_lat(const nt_link_rules_t *r)
 
 /* ---- command-line options ------------------------------------------------------------------ */
 
-#define EXPECT_KEYS                                                                                \
-    "gpus (gpus_per_node), nics (nics_per_node), nic_rate_Gbps, pcie, nvlinks, gpu_model, "        \
-    "collective, efficiency, error_efficiency, min_busbw_GBps (min_bw_GBps)"
+/* The --expect keys, their aliases and the commands that judge them: one table, so that a key
+ * one command has no use for is refused there instead of silently ignored. */
+static const struct {
+    const char *name, *alias;
+    unsigned scope;
+} expect_keys[] = {
+    {"gpus", "gpus_per_node", NT_EXPECT_FOR_PROBE | NT_EXPECT_FOR_DOCTOR},
+    {"nics", "nics_per_node", NT_EXPECT_FOR_PROBE | NT_EXPECT_FOR_DOCTOR},
+    {"nic_rate_Gbps", NULL, NT_EXPECT_FOR_PROBE | NT_EXPECT_FOR_DOCTOR},
+    {"pcie", NULL, NT_EXPECT_FOR_PROBE},
+    {"nvlinks", NULL, NT_EXPECT_FOR_PROBE},
+    {"gpu_model", NULL, NT_EXPECT_FOR_DOCTOR},
+    {"collective", NULL, NT_EXPECT_FOR_DOCTOR},
+    {"efficiency", NULL, NT_EXPECT_FOR_DOCTOR},
+    {"error_efficiency", NULL, NT_EXPECT_FOR_DOCTOR},
+    {"min_busbw_GBps", "min_bw_GBps", NT_EXPECT_FOR_DOCTOR},
+};
+#define NT_EXPECT_NKEYS (sizeof(expect_keys) / sizeof(expect_keys[0]))
 
-nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t errlen)
+/* "gpus (gpus_per_node), nics (nics_per_node), ..." for the keys of scope. */
+static void expect_key_list(unsigned scope, char *buf, size_t len)
 {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NT_EXPECT_NKEYS && n < len; i++) {
+        if (!(expect_keys[i].scope & scope))
+            continue;
+        int w = snprintf(buf + n, len - n, "%s%s%s%s%s", n ? ", " : "", expect_keys[i].name,
+                         expect_keys[i].alias ? " (" : "",
+                         expect_keys[i].alias ? expect_keys[i].alias : "",
+                         expect_keys[i].alias ? ")" : "");
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+/* The index of key (name or alias, any case) in expect_keys, or -1. */
+static int expect_key_find(const char *key)
+{
+    for (size_t i = 0; i < NT_EXPECT_NKEYS; i++)
+        if (strcasecmp(key, expect_keys[i].name) == 0 ||
+            (expect_keys[i].alias && strcasecmp(key, expect_keys[i].alias) == 0))
+            return (int)i;
+    return -1;
+}
+
+nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, char *err,
+                            size_t errlen)
+{
+    char keys[512];
     if (err && errlen)
         err[0] = '\0';
+    if (!scope)
+        scope = NT_EXPECT_FOR_PROBE | NT_EXPECT_FOR_DOCTOR;
+    expect_key_list(scope, keys, sizeof(keys));
     if (!spec || !e || !spec[0]) {
-        report_err(err, errlen, "--expect", "empty; give key=value,... with keys " EXPECT_KEYS);
+        report_err(err, errlen, "--expect", "empty; give key=value,... with keys %s", keys);
         return NT_ERR_INVALID;
     }
+    unsigned seen = 0;
     nt_expect_t r = *e;
     char *copy = strdup(spec);
     if (!copy)
@@ -1140,14 +1189,36 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
             break;
         }
         if (!eq || eq == item || !eq[1]) {
-            report_err(err, errlen, "--expect", "'%s' is not key=value (keys: " EXPECT_KEYS ")",
-                       item);
+            report_err(err, errlen, "--expect", "'%s' is not key=value (keys: %s)", item, keys);
             st = NT_ERR_INVALID;
             break;
         }
         *eq = '\0';
         const char *key = item, *val = eq + 1;
         char *end = NULL;
+        int k = expect_key_find(key);
+        if (k < 0) {
+            report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: %s)", key, keys);
+            st = NT_ERR_INVALID;
+            break;
+        }
+        if (!(expect_keys[k].scope & scope)) {
+            report_err(err, errlen, "--expect",
+                       "'%s' is a key of %s, not judged here (valid keys: %s)", key,
+                       expect_keys[k].scope & NT_EXPECT_FOR_DOCTOR ? "nettune doctor (nccl-tests "
+                                                                     "outputs)"
+                                                                   : "nettune probe (the node's "
+                                                                     "inventory)",
+                       keys);
+            st = NT_ERR_INVALID;
+            break;
+        }
+        if (seen & (1u << k)) {
+            report_err(err, errlen, "--expect", "%s given twice in '%s': keep one", key, spec);
+            st = NT_ERR_INVALID;
+            break;
+        }
+        seen |= 1u << k;
         errno = 0;
         if (strcasecmp(key, "gpus") == 0 || strcasecmp(key, "nics") == 0 ||
             strcasecmp(key, "nvlinks") == 0 || strcasecmp(key, "gpus_per_node") == 0 ||
@@ -1214,8 +1285,7 @@ nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t 
                 break;
             }
         } else {
-            report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: " EXPECT_KEYS ")",
-                       key);
+            report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: %s)", key, keys);
             st = NT_ERR_INVALID;
             break;
         }

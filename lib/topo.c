@@ -465,7 +465,10 @@ nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out)
     if (xml_path) {
         struct stat sb;
         if (stat(xml_path, &sb) != 0) {
-            NT_ERROR(TOPO, "cannot open topology file '%s': %s", xml_path, strerror(errno));
+            NT_ERROR(TOPO,
+                     "cannot open topology file '%s': %s: fix the path (an hwloc XML export, "
+                     "lstopo file.xml)",
+                     xml_path, strerror(errno));
             return errno == ENOENT || errno == ENOTDIR ? NT_ERR_NOT_FOUND : NT_ERR_IO;
         }
         if (!nt_topo_xml_survives(xml_path)) {
@@ -500,8 +503,10 @@ nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out)
     }
     if (hwloc_topology_load(topo) != 0) {
         if (xml_path)
-            NT_ERROR(TOPO, "cannot load topology file '%s': not an hwloc XML export (%s)", xml_path,
-                     strerror(errno));
+            NT_ERROR(TOPO,
+                     "cannot load topology file '%s': not an hwloc XML export (%s): export one "
+                     "with lstopo file.xml",
+                     xml_path, strerror(errno));
         else
             NT_ERROR(TOPO, "hwloc_topology_load failed: %s", strerror(errno));
         st = xml_path ? NT_ERR_PARSE : NT_ERR_SYSTEM;

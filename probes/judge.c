@@ -288,8 +288,8 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
         return st;
     }
     nt_expect_init(&j->expect_override);
-    if (params->expect &&
-        (st = nt_expect_parse(params->expect, &j->expect_override, err, sizeof(err))) != NT_OK) {
+    if (params->expect && (st = nt_expect_parse(params->expect, NT_EXPECT_FOR_PROBE,
+                                                &j->expect_override, err, sizeof(err))) != NT_OK) {
         NT_ERROR(VERDICT, "%s", err);
         nt_thresholds_destroy(j->thresholds);
         free(j);
@@ -684,14 +684,17 @@ static nt_status_t nt_figs_build(const nt_judge_t *j, cJSON *doc, nt_figs_t *fs)
  * of the links measured, failed their first measurement and passed their retest: the machine,
  * not the links, moved) is judged again with advisory peer rules: peer findings become
  * warnings, nobody is blamed by peers; *unstable (may be NULL) says so with the counts. */
-static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, nt_node_verdict_t *nv,
-                                 int unstable[2])
+static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, const cJSON *doc,
+                                 nt_node_verdict_t *nv, int unstable[2])
 {
     nt_peer_rules_t peer;
     nt_status_t st;
     int nflaky = 0, nlinks = 0;
     nt_thresholds_peer_for_run(j->thresholds, (const char *const *)fs->hosts, fs->models,
                                fs->nnodes, &peer);
+    /* Ranks that shared an oversubscribed machine (run.serialized): see nt_peer_rules_t. */
+    peer.shared_cpus = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "run"), "serialized"));
     for (int i = 0; nv && i < fs->nnodes; i++)
         nv[i].host = fs->hosts[i];
     if (unstable)
@@ -868,7 +871,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     *n = 0;
     st = nt_figs_build(j, doc, &fs);
     if (st == NT_OK)
-        st = nt_figs_judge(j, &fs, NULL, NULL);
+        st = nt_figs_judge(j, &fs, doc, NULL, NULL);
     if (st != NT_OK || fs.n == 0)
         goto out;
     idx = malloc(fs.n * sizeof(*idx));
@@ -1397,6 +1400,121 @@ static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int froze
     free(items);
 }
 
+/* qsort/bsearch order of an array of C strings. */
+static int nt_cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An NVLink count stated for a node (--expect nvlinks=N or its class) is judged by the GPU
+ * probe's nvlink_state checks; where none was filed for the node (no GPU, no NVML, the GPU probe
+ * skipped) the expectation gets one not_judged check with the reason, never a silent pass. */
+static void nt_judge_nvlinks_unjudged(const nt_judge_t *j, const cJSON *nodes, cJSON *checks)
+{
+    const cJSON *node, *c;
+    char **judged = NULL;
+    size_t njudged = 0, cap = 0;
+    int scanned = 0;
+    cJSON_ArrayForEach (node, nodes) {
+        const char *host = nt_json_get_str(node, "hostname", NULL);
+        nt_node_rules_t r;
+        if (!host)
+            continue;
+        nt_rules_for(j, host, node, &r);
+        if (r.expect.nvlinks < 0)
+            continue;
+        if (!scanned) { /* the hosts that have an nvlink_state check: one walk, sorted */
+            scanned = 1;
+            cJSON_ArrayForEach (c, checks) {
+                const char *h = nt_json_get_str(c, "host", NULL);
+                if (!h || strcmp(nt_json_get_str(c, "name", ""), "nvlink_state") != 0)
+                    continue;
+                if (njudged == cap) {
+                    char **g = realloc(judged, (cap = cap ? 2 * cap : 16) * sizeof(*g));
+                    if (!g)
+                        break;
+                    judged = g;
+                }
+                judged[njudged++] = (char *)h;
+            }
+            qsort(judged, njudged, sizeof(*judged), nt_cmp_str_ptr);
+        }
+        if (njudged && bsearch(&host, judged, njudged, sizeof(*judged), nt_cmp_str_ptr))
+            continue;
+        const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
+        const char *why = "NVLink state unknown (no NVML inventory of the GPUs)";
+        cJSON_ArrayForEach (c, cJSON_GetObjectItemCaseSensitive(node, "skipped"))
+            if (strcmp(nt_json_get_str(c, "probe", ""), "gpu") == 0)
+                why = nt_json_get_str(c, "reason", why);
+        if (cJSON_GetArraySize(gpus) == 0)
+            why = "no GPU found";
+        cJSON *chk = nt_check_create(
+            "inventory", host, "nvlinks", NT_NOT_JUDGED, NAN, r.expect.nvlinks, "links",
+            "%d NVLinks per GPU expected; %s: not judged", r.expect.nvlinks, why);
+        if (chk)
+            cJSON_AddItemToArray(checks, chk);
+    }
+    free(judged);
+}
+
+/* The endpoints ("host/device") of the failed links no node was blamed for, and of the warned. */
+typedef struct {
+    char **key;
+    size_t n, cap, nlinks;
+} nt_endpoints_t;
+
+static void nt_endpoints_add(nt_endpoints_t *e, const cJSON *link)
+{
+    static const char *const ends[2] = {"src", "dst"};
+    e->nlinks++;
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(link, ends[k]);
+        char buf[320];
+        if (!o)
+            continue;
+        snprintf(buf, sizeof(buf), "%s/%s", nt_json_get_str(o, "host", "?"),
+                 nt_json_get_str(o, "device", "?"));
+        if (e->n == e->cap) {
+            char **g = realloc(e->key, (e->cap = e->cap ? 2 * e->cap : 32) * sizeof(*g));
+            if (!g)
+                return;
+            e->key = g;
+        }
+        if ((e->key[e->n] = strdup(buf)) != NULL)
+            e->n++;
+    }
+}
+
+/* One endpoint shared by most failed or warned links (3 or more, more than half) is a rail, a NIC
+ * or a GPU of one rank, or one starved rank: the node is not blamed for one endpoint
+ * (docs/verdicts.md section 4), but the summary says which endpoint the failures have in common, so
+ * the operator knows where to look. Frees e. */
+static void nt_endpoints_warn(nt_endpoints_t *e, cJSON *warnings)
+{
+    size_t best = 0, best_n = 0;
+    qsort(e->key, e->n, sizeof(*e->key), nt_cmp_str_ptr);
+    for (size_t i = 0; i < e->n;) {
+        size_t k = i;
+        while (k < e->n && strcmp(e->key[k], e->key[i]) == 0)
+            k++;
+        if (k - i > best_n)
+            best_n = k - i, best = i;
+        i = k;
+    }
+    if (best_n >= 3 && 2 * best_n > e->nlinks) {
+        char w[512];
+        snprintf(w, sizeof(w),
+                 "%zu of the %zu failed or warned links share the endpoint %s: look at that "
+                 "rank's NIC, GPU or CPU binding (one endpoint does not blame its node)",
+                 best_n, e->nlinks, e->key[best]);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+    }
+    for (size_t i = 0; i < e->n; i++)
+        free(e->key[i]);
+    free(e->key);
+    memset(e, 0, sizeof(*e));
+}
+
 int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_early,
                     const nt_probe_params_t *params)
 {
@@ -1408,6 +1526,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     nt_link_note_t *lv = NULL;          /* per link: verdict and node indices */
     size_t nlinks, *gl = NULL, ngl = 0; /* the GPU links' indices */
     int frozen = 0;
+    nt_endpoints_t eps = {0};
     nt_nodefail_t *nf = NULL, *nf_grow;
     int nnodes, unstable[2] = {0, 0};
     nt_figs_t fs;
@@ -1434,7 +1553,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     }
 
     if (nt_figs_build(j, doc, &fs) != NT_OK || !(nv = calloc((size_t)fs.nnodes + 1, sizeof(*nv))) ||
-        nt_figs_judge(j, &fs, nv, unstable) != NT_OK) {
+        nt_figs_judge(j, &fs, doc, nv, unstable) != NT_OK) {
         NT_ERROR(VERDICT, "out of memory judging the links");
         usage = 1;
     }
@@ -1676,10 +1795,12 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         if (v != NT_SKIPPED && v != NT_NOT_JUDGED)
             overall = nt_verdict_worse(overall, v);
         /* A link failing because of a blamed node is not a link fault of its own. */
-        if (v == NT_FAIL && !cJSON_GetObjectItemCaseSensitive(it, "blamed_on_node"))
+        if (v == NT_FAIL && !cJSON_GetObjectItemCaseSensitive(it, "blamed_on_node")) {
             cJSON_AddItemToArray(failed_links, cJSON_CreateString(nt_json_get_str(it, "id", "")));
-        else if (v == NT_WARN) {
+            nt_endpoints_add(&eps, it);
+        } else if (v == NT_WARN) {
             char w[512];
+            nt_endpoints_add(&eps, it);
             const cJSON *r0 =
                 cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "reasons"), 0);
             snprintf(w, sizeof(w), "%s: %s", nt_json_get_str(it, "id", ""),
@@ -1695,6 +1816,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
             nt_json_thaw_end(item, it, 0);
         }
     }
+    nt_endpoints_warn(&eps, warnings);
+    nt_judge_nvlinks_unjudged(j, nodes, checks);
     cJSON_ArrayForEach (it, checks) {
         nt_verdict_t v = nt_get_verdict(it);
         const char *host = nt_json_get_str(it, "host", NULL);
@@ -1837,14 +1960,23 @@ void nt_summary_print(const cJSON *doc, const char *output)
     const cJSON *it;
     FILE *f = nt_output_is_stdout(output) ? stderr : stdout;
 
-    fprintf(f, "nettune probe: %s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
-            nt_json_get_str(sum, "verdict", "?"), (int)nt_json_get_num(run, "nnodes", 0),
+    int npass = (int)nt_json_get_num(counts, "pass", 0),
+        nwarn = (int)nt_json_get_num(counts, "warn", 0),
+        nfail = (int)nt_json_get_num(counts, "fail", 0),
+        nnj = (int)nt_json_get_num(counts, "not_judged", 0);
+    char also[64] = "";
+    /* A pass is only as good as what was judged: say so in the headline (docs/verdicts.md). */
+    if (npass + nwarn + nfail == 0)
+        snprintf(also, sizeof(also), ", nothing judged");
+    else if (nnj > 0)
+        snprintf(also, sizeof(also), ", %d not judged", nnj);
+    fprintf(f, "nettune probe: %s%s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
+            nt_json_get_str(sum, "verdict", "?"), also, (int)nt_json_get_num(run, "nnodes", 0),
             (int)nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"),
             nt_json_get_num(run, "duration_s", 0),
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : ", INCOMPLETE");
-    fprintf(f, "  checks and links: %d pass, %d warn, %d fail, %d skipped\n",
-            (int)nt_json_get_num(counts, "pass", 0), (int)nt_json_get_num(counts, "warn", 0),
-            (int)nt_json_get_num(counts, "fail", 0), (int)nt_json_get_num(counts, "skipped", 0));
+    fprintf(f, "  checks and links: %d pass, %d warn, %d fail, %d skipped, %d not judged\n", npass,
+            nwarn, nfail, (int)nt_json_get_num(counts, "skipped", 0), nnj);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes"))
         fprintf(f, "  DRAIN %s: %s\n", nt_json_get_str(it, "host", "?"),
                 nt_json_get_str(it, "reason", ""));

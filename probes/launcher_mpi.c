@@ -25,6 +25,47 @@ static nt_mpi_launcher_t *nt_ml(nt_launcher_t *l)
     return (nt_mpi_launcher_t *)l->impl;
 }
 
+/* Liveness checks (ops->alive): rank 0 sends NT_TAG_PING to every rank, which answers with
+ * NT_TAG_PONG from inside whatever wait it is in (nt_mpi_wait), so that after a collective
+ * timed out rank 0 can tell which rank is gone (Open MPI 4.1 has no fault notification). */
+#define NT_TAG_PING 32001
+#define NT_TAG_PONG 32002
+/* Rank 0 tells every rank, before MPI_Abort, that the job ends (nt_ml_abort): a rank waiting for
+ * rank 0 then stops waiting at once (where Open MPI keeps the job alive after the abort,
+ * orte_enable_recovery=1, it would wait its whole deadline first). */
+#define NT_TAG_END 32003
+static MPI_Comm nt_ping_comm = MPI_COMM_NULL;
+static int nt_ping_rank = -1;
+static volatile int nt_end_seen, nt_end_code = -1;
+
+int nt_launcher_mpi_ended(void)
+{
+    return nt_end_seen ? nt_end_code : -1;
+}
+
+static void nt_ping_answer(void)
+{
+    static int pong;
+    int flag = 0, ping;
+    MPI_Request r;
+    if (nt_ping_comm == MPI_COMM_NULL || nt_ping_rank <= 0)
+        return;
+    if (!nt_end_seen &&
+        MPI_Iprobe(0, NT_TAG_END, nt_ping_comm, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) {
+        MPI_Recv(&ping, 1, MPI_INT, 0, NT_TAG_END, nt_ping_comm, MPI_STATUS_IGNORE);
+        nt_end_code = ping;
+        nt_end_seen = 1;
+    }
+    flag = 0;
+    if (MPI_Iprobe(0, NT_TAG_PING, nt_ping_comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag)
+        return;
+    /* The ping is there (eager, 4 bytes): the receive completes at once. */
+    MPI_Recv(&ping, 1, MPI_INT, 0, NT_TAG_PING, nt_ping_comm, MPI_STATUS_IGNORE);
+    pong = ping;
+    if (MPI_Isend(&pong, 1, MPI_INT, 0, NT_TAG_PONG, nt_ping_comm, &r) == MPI_SUCCESS)
+        MPI_Request_free(&r);
+}
+
 nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
                         volatile sig_atomic_t *interrupt, int cancellable)
 {
@@ -46,6 +87,9 @@ nt_status_t nt_mpi_wait(MPI_Request *req, double timeout_s, unsigned sleep_us,
             double now;
             if (interrupt && *interrupt)
                 goto give_up_interrupted;
+            nt_ping_answer();
+            if (nt_end_seen)
+                goto give_up_ended;
             now = nt_clock_s();
             if (deadline == 0.0)
                 deadline = now + timeout_s;
@@ -77,6 +121,12 @@ give_up_interrupted:
         MPI_Request_free(req);
     }
     return NT_ERR_INTERRUPTED;
+give_up_ended:
+    if (cancellable) {
+        MPI_Cancel(req);
+        MPI_Request_free(req);
+    }
+    return NT_ERR_PEER;
 }
 
 static nt_status_t nt_ml_wait(nt_launcher_t *l, MPI_Request *req, double timeout_s)
@@ -155,10 +205,83 @@ static nt_status_t nt_ml_recv(nt_launcher_t *l, int peer, int tag, void *buf, si
 
 static void nt_ml_abort(nt_launcher_t *l, int code)
 {
-    MPI_Abort(nt_ml(l)->comm, code);
+    nt_mpi_launcher_t *m = nt_ml(l);
+    /* The others first hear that the job ends (NT_TAG_END), for at most 0.5 s. */
+    if (m->rank == 0 && m->size > 1) {
+        static int end;
+        MPI_Request *req = calloc((size_t)m->size, sizeof(*req));
+        if (req) {
+            double deadline = nt_clock_s() + 0.5;
+            int done = 0;
+            end = code;
+            req[0] = MPI_REQUEST_NULL;
+            for (int r = 1; r < m->size; r++)
+                if (MPI_Isend(&end, 1, MPI_INT, r, NT_TAG_END, m->comm, &req[r]) != MPI_SUCCESS)
+                    req[r] = MPI_REQUEST_NULL;
+            while (!done && nt_clock_s() < deadline) {
+                struct timespec ts = {0, NT_CTRL_SLEEP_US * 1000L};
+                if (MPI_Testall(m->size, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+                    break;
+                if (!done)
+                    nanosleep(&ts, NULL);
+            }
+            free(req);
+        }
+    }
+    MPI_Abort(m->comm, code);
+}
+
+static nt_status_t nt_ml_alive(nt_launcher_t *l, double timeout_s, unsigned char *alive)
+{
+    nt_mpi_launcher_t *m = nt_ml(l);
+    MPI_Request *req;
+    int *pong, ping = 1, left;
+    double deadline = nt_clock_s() + timeout_s;
+
+    if (m->rank != 0)
+        return NT_ERR_INVALID;
+    req = calloc((size_t)m->size, sizeof(*req));
+    pong = calloc((size_t)m->size, sizeof(*pong));
+    if (!req || !pong) {
+        free(req);
+        free(pong);
+        return NT_ERR_NOMEM;
+    }
+    alive[0] = 1;
+    for (int r = 1; r < m->size; r++) {
+        MPI_Request s;
+        alive[r] = 0;
+        req[r] = MPI_REQUEST_NULL;
+        if (MPI_Isend(&ping, 1, MPI_INT, r, NT_TAG_PING, m->comm, &s) == MPI_SUCCESS)
+            MPI_Request_free(&s);
+        MPI_Irecv(&pong[r], 1, MPI_INT, r, NT_TAG_PONG, m->comm, &req[r]);
+    }
+    left = m->size - 1;
+    while (left > 0 && nt_clock_s() < deadline && !(m->interrupt && *m->interrupt)) {
+        struct timespec ts = {0, NT_CTRL_SLEEP_US * 1000L};
+        for (int r = 1; r < m->size; r++) {
+            int done = 0;
+            if (alive[r] || req[r] == MPI_REQUEST_NULL)
+                continue;
+            if (MPI_Test(&req[r], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) {
+                alive[r] = 1;
+                left--;
+            }
+        }
+        nanosleep(&ts, NULL);
+    }
+    for (int r = 1; r < m->size; r++)
+        if (!alive[r] && req[r] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&req[r]);
+            MPI_Request_free(&req[r]);
+        }
+    free(req);
+    free(pong);
+    return NT_OK;
 }
 
 static const nt_launcher_ops_t nt_mpi_launcher_ops = {
+    .alive = nt_ml_alive,
     .name = "mpi",
     .rank = nt_ml_rank,
     .size = nt_ml_size,
@@ -189,6 +312,8 @@ nt_launcher_t *nt_launcher_mpi_create(volatile sig_atomic_t *interrupt)
     MPI_Comm_size(local, &m->local_size);
     MPI_Comm_free(&local);
     m->interrupt = interrupt;
+    nt_ping_comm = m->comm;
+    nt_ping_rank = m->rank;
     m->l.ops = &nt_mpi_launcher_ops;
     m->l.impl = m;
     return &m->l;
@@ -205,6 +330,7 @@ void nt_launcher_mpi_destroy(nt_launcher_t *l)
     if (!l)
         return;
     m = nt_ml(l);
+    nt_ping_comm = MPI_COMM_NULL;
     MPI_Comm_free(&m->comm);
     free(m);
 }

@@ -11,6 +11,10 @@
  * initialised). Waits return NT_ERR_INTERRUPTED as soon as *interrupt becomes non-zero
  * (interrupt may be NULL). NULL on allocation or MPI failure. */
 nt_launcher_t *nt_launcher_mpi_create(volatile sig_atomic_t *interrupt);
+/* nt_launcher_mpi_ended - the job's exit code once rank 0 said that the job ends (it calls
+ * MPI_Abort next: a rank lost, the report written), else -1; once said, this rank's waits
+ * return NT_ERR_PEER at once. */
+int nt_launcher_mpi_ended(void);
 /* nt_launcher_mpi_destroy - free the launcher and its communicator (before MPI_Finalize). */
 void nt_launcher_mpi_destroy(nt_launcher_t *l);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "drain.h"
 #include "judge.h"
@@ -120,6 +121,25 @@ int main(int argc, char **argv)
         return NT_EXIT_USAGE;
     }
     code = nt_probe_run(&params, l, argc, argv);
+    if (nt_probe_lost) {
+        /* A rank stopped answering: rank 0 wrote the report and called MPI_Abort, which ends
+         * the job under Open MPI's default. Where Open MPI keeps the job alive
+         * (orte_enable_recovery=1) every rank ends by itself, without MPI_Finalize, whose fence
+         * would wait for the lost rank for ever. The other ranks first give rank 0's abort
+         * time to end the job (an MPI process that exits on its own first makes mpirun end
+         * the job itself, with its own code, while the abort's message may be lost). */
+        int rank = nt_launcher_env_rank();
+        if (rank <= 0)
+            nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 0,
+                         stdout);
+        else if (nt_launcher_mpi_ended() >= 0) {
+            code = nt_launcher_mpi_ended();
+            sleep(2);
+        } else
+            sleep((unsigned)(2.0 * params.peer_timeout_s + 5.0));
+        fflush(NULL);
+        _exit(code);
+    }
     if (nt_probe_interrupt) {
         /* The launcher kills us within about a second: the report is on disk already. */
         return code;

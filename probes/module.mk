@@ -1,5 +1,5 @@
 # nettune-probe: the only binary that links MPI (launcher_mpi.c and the MPI probe).
-PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/judge.c \
+PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/identify.c probes/judge.c \
               probes/inventory.c probes/probe_util.c probes/drain.c probes/launcher_mpi.c probes/mpi/probe_mpi.c
 ifeq ($(wildcard probes/rdma/module.mk),)
 PROBE_SRCS += probes/rdma_none.c

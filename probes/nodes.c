@@ -76,6 +76,20 @@ nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int 
     return NT_OK;
 }
 
+void nt_nodes_leaders(int size, const char *hosts, const char *boots, size_t bootlen, int *leaders)
+{
+    for (int r = 0; r < size; r++) {
+        const char *h = hosts + (size_t)r * NT_HOST_MAX, *b = boots + (size_t)r * bootlen;
+        leaders[r] = r;
+        for (int q = 0; q < r; q++)
+            if (strncmp(hosts + (size_t)q * NT_HOST_MAX, h, NT_HOST_MAX) == 0 &&
+                strncmp(boots + (size_t)q * bootlen, b, bootlen) == 0) {
+                leaders[r] = leaders[q];
+                break;
+            }
+    }
+}
+
 void nt_steps_free(nt_step_t *steps, int nsteps)
 {
     if (!steps)

@@ -59,6 +59,12 @@ static nt_status_t nt_parse_sizes(const char *list, nt_probe_params_t *p, char *
     char buf[512], *save = NULL;
 
     p->nlat_sizes = p->nbw_sizes = 0;
+    /* strtok_r skips empty items: "8,,4K" or a trailing comma is a typo, said as such */
+    size_t ll = strlen(list);
+    if (ll && (list[0] == ',' || list[ll - 1] == ',' || strstr(list, ",,"))) {
+        snprintf(err, len, "empty item in --sizes '%s': give e.g. --sizes 8,4K,1M,4M", list);
+        return NT_ERR_INVALID;
+    }
     snprintf(buf, sizeof(buf), "%s", list);
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         size_t v;
@@ -151,50 +157,51 @@ void nt_params_usage(FILE *f)
         for (int k = 0; k < n; k++)
             fprintf(f, "                          %-6s %s\n", t[k]->kind, t[k]->what);
     }
-    fputs("  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
-          "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
-          "  --budget SECONDS      time per size and direction, first message included (default\n"
-          "                        0.05, at most 10): a size costs this plus about one message\n"
-          "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
-          "  --peer-timeout SECONDS  a peer without progress this long is dead (default 30)\n"
-          "  --no-retest           do not measure failing pairs a second time\n"
-          "Judge:\n"
-          "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
-          "  --print-thresholds    print the built-in thresholds as a file and exit\n"
-          "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW,nvlinks=N for every\n"
-          "                        node\n"
-          "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
-          "  --strict              warnings exit 1 too\n"
-          "Inputs and outputs:\n"
-          "  --topology FILE       hwloc XML export instead of the live machine\n"
-          "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
-          "  --samples all         keep every sample of passing links too (default: summaries)\n"
-          "  --quiet               no summary on stdout\n"
-          "Slurm (docs/slurm.md; rank 0, after the report is written):\n"
-          "  --drain               scontrol-drain every failed node with its report reason\n"
-          "                        (an administrator's drain is left alone)\n"
-          "  --drain=dry-run       print the scontrol lines instead of running them\n"
-          "  --resume-passing      resume the nodes of a completed run that pass and that Slurm\n"
-          "                        shows drained with a reason starting nettune:\n"
-          "RDMA:\n"
-          "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
-          "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
-          "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
-          "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
-          "GPU:\n"
-          "  --gpu-probes LIST     h2d,d2h,bidir,p2p,latency,local (default: all)\n"
-          "  --gpu-buffer-size SIZE  copy size of the GPU bandwidth tests (default 256M)\n"
-          "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
-          "                        software (a health check beside a running job)\n"
-          "  --help, --version\n"
-          "\n"
-          "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
-          "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
-          "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
-          "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, "
-          "NCCL_IB_ADDR_RANGE\n"
-          "as NCCL reads them.\n",
-          f);
+    fputs(
+        "  --sizes LIST          message sizes up to 64M, e.g. 8,4K,1M,4M (the default);\n"
+        "                        below 64K: latency (ping-pong), from 64K: bandwidth (window)\n"
+        "  --budget SECONDS      time per size and direction, first message included (default\n"
+        "                        0.05, at most 10): a size costs this plus about one message\n"
+        "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
+        "  --peer-timeout SECONDS  a peer without progress this long is dead (default 30)\n"
+        "  --no-retest           do not measure failing pairs a second time\n"
+        "Judge:\n"
+        "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
+        "  --print-thresholds    print the built-in thresholds as a file and exit\n"
+        "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW,nvlinks=N for every\n"
+        "                        node\n"
+        "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
+        "  --strict              warnings exit 1 too\n"
+        "Inputs and outputs:\n"
+        "  --topology FILE       hwloc XML export instead of the live machine\n"
+        "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
+        "  --samples all         keep every sample of passing links too (default: summaries)\n"
+        "  --quiet               no summary on stdout\n"
+        "Slurm (docs/slurm.md; rank 0, after the report is written):\n"
+        "  --drain               scontrol-drain every failed node with its report reason\n"
+        "                        (an administrator's drain is left alone)\n"
+        "  --drain=dry-run       print the scontrol lines instead of running them\n"
+        "  --resume-passing      resume the nodes of a completed run that pass and that Slurm\n"
+        "                        shows drained with a reason starting nettune:\n"
+        "RDMA:\n"
+        "  --rdma-qps N          queue pairs per RDMA bandwidth test (default 1)\n"
+        "  --gid-index N         RoCE GID index for every port (default: chosen as NCCL does)\n"
+        "  --rdma-loopback       also test each NIC against itself and NICs against each other\n"
+        "  --rdma-max-size SIZE  largest RDMA message (default 8M)\n"
+        "GPU:\n"
+        "  --gpu-probes LIST     h2d,d2h,bidir,p2p,latency,local (default: all)\n"
+        "  --gpu-buffer-size SIZE  copy size of the GPU bandwidth tests (default 256M)\n"
+        "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
+        "                        software (a health check beside a running job)\n"
+        "  --help, --version\n"
+        "\n"
+        "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"
+        "NETTUNE_SYSFS_ROOT=DIR (read sysfs from a captured tree), NETTUNE_FAKE_NODES=N (tests\n"
+        "only: split the ranks into N nodes named fake0..), and NCCL_IB_HCA, NCCL_IB_GID_INDEX,\n"
+        "NCCL_IB_TC, NCCL_IB_SL, NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, "
+        "NCCL_IB_ADDR_RANGE\n"
+        "as NCCL reads them.\n",
+        f);
 }
 
 enum {
@@ -428,6 +435,13 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             st = NT_ERR_INVALID;
             break;
         }
+    }
+    if (st == NT_OK && p->local && mode_set) {
+        snprintf(err, errlen,
+                 "--local measures no links between nodes, so --%s has nothing to schedule: "
+                 "drop one of them",
+                 p->mode == NT_SCHED_FULL ? "full" : "quick");
+        st = NT_ERR_INVALID;
     }
     if (st == NT_OK && p->local && nt_launcher_env_size() > 1) {
         snprintf(err, errlen,

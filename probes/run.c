@@ -19,6 +19,7 @@
 #include "run.h"
 
 volatile sig_atomic_t nt_probe_interrupt;
+volatile sig_atomic_t nt_probe_lost;
 
 #define NT_TAG_LINKS 100
 #define NT_TAG_NODE 101
@@ -86,42 +87,19 @@ static int nt_usable_cpus(void)
     return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-#define NT_BOOT_ID_MAX 40
-
-/* Phase: identify the nodes of the job (host names, shared-memory groups, NETTUNE_FAKE_NODES)
- * and the machines under them (boot ids). */
+/* Phase: identify the nodes of the job (host names and boot ids from every rank,
+ * NETTUNE_FAKE_NODES) and the machines under them (boot ids). */
 static nt_status_t nt_identify(nt_probe_t *p)
 {
-    char *hosts = calloc((size_t)p->size, NT_HOST_MAX);
-    char *boots = calloc((size_t)p->size, NT_BOOT_ID_MAX);
-    int *leaders = calloc((size_t)p->size, sizeof(int));
     char me[NT_HOST_MAX] = "", boot[NT_BOOT_ID_MAX];
-    int lr = 0, ls = 1, lead, fake = 0;
+    int lr = 0, ls = 1, fake = 0, machine = 0;
     const char *fk = getenv("NETTUNE_FAKE_NODES");
     nt_status_t st;
 
-    if (!hosts || !leaders || !boots) {
-        free(hosts);
-        free(boots);
-        free(leaders);
-        return NT_ERR_NOMEM;
-    }
     gethostname(me, sizeof(me) - 1);
     nt_boot_id(boot, sizeof(boot));
     p->launcher->ops->local_group(p->launcher, &lr, &ls);
-    /* Ranks of one shared-memory domain are consecutive in world order under every launcher
-     * we know of, but do not rely on it: the leader key is the lowest world rank of the
-     * domain, gathered below. */
-    lead = p->rank - lr;
-    st =
-        p->launcher->ops->allgather(p->launcher, me, hosts, NT_HOST_MAX, p->params->peer_timeout_s);
-    if (st == NT_OK)
-        st = p->launcher->ops->allgather(p->launcher, &lead, leaders, sizeof(int),
-                                         p->params->peer_timeout_s);
-    if (st == NT_OK)
-        st = p->launcher->ops->allgather(p->launcher, boot, boots, NT_BOOT_ID_MAX,
-                                         p->params->peer_timeout_s);
-    if (st == NT_OK && fk && *fk) {
+    if (fk && *fk) {
         fake = atoi(fk);
         if (fake < 1) {
             if (p->rank == 0)
@@ -129,18 +107,14 @@ static nt_status_t nt_identify(nt_probe_t *p)
             fake = 0;
         }
     }
-    if (st == NT_OK)
-        st = nt_nodes_build(p->size, hosts, leaders, fake, &p->nodes, &p->nnodes);
+    st = nt_nodes_identify(p->launcher, me, boot, fake, p->params->peer_timeout_s, &p->nodes,
+                           &p->nnodes, &machine);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
     p->cores_per_node = nt_usable_cpus();
     /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
      * its cores; without a boot id, the launcher's shared-memory group. */
-    p->host_ranks =
-        st == NT_OK && boot[0] ? nt_machine_ranks(p->size, boots, NT_BOOT_ID_MAX, p->rank) : ls;
-    free(hosts);
-    free(boots);
-    free(leaders);
+    p->host_ranks = machine > 0 ? machine : ls;
     return st;
 }
 
@@ -372,7 +346,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
     if (!mine)
         return NT_ERR_NOMEM;
     for (int i = 0; i < s->npairs; i++) {
-        int a = s->pairs[i][0], b = s->pairs[i][1];
+        int a = s->pairs[i][0], b = s->pairs[i][1], before = cJSON_GetArraySize(mine);
         if (s->local) {
             int na = -1, la = -1;
             if (a != p->rank && ops->run_local_all)
@@ -421,7 +395,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             }
             {
                 double t0 = nt_clock_s();
-                int before = cJSON_GetArraySize(mine);
+                before = cJSON_GetArraySize(mine);
                 rst =
                     ops->run_pair(state, p, a == p->rank ? b : a, a == p->rank, s->scopes[i], mine);
                 /* The time of each pair, so a serial run can tell what a concurrent one would
@@ -433,14 +407,21 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
             if (pinned)
                 sched_setaffinity(0, sizeof(saved), &saved);
         }
-        if (rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) {
-            /* Tell rank 0 through the link itself (the initiator) or our own status (rank 0). */
-            cJSON *last = cJSON_GetArrayItem(mine, cJSON_GetArraySize(mine) - 1);
-            if (last && a == p->rank)
-                nt_json_add_num(last, "peer_lost", b);
-            if (p->rank == 0)
-                peer_lost = 1;
+        if ((rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) && a == p->rank) {
+            /* Tell rank 0 which peer of this pair stopped answering: on this pair's own links
+             * (an earlier pair's link would carry its own peer's error), or on an entry without
+             * an id (dropped by the collector) when the pair reported none. */
+            cJSON *first = cJSON_GetArrayItem(mine, before);
+            if (!first) {
+                first = cJSON_CreateObject();
+                if (first)
+                    cJSON_AddItemToArray(mine, first);
+            }
+            if (first)
+                nt_json_add_num(first, "peer_lost", b);
         }
+        if ((rst == NT_ERR_TIMEOUT || rst == NT_ERR_PEER) && p->rank == 0)
+            peer_lost = 1;
         if (rst == NT_ERR_INTERRUPTED)
             break;
     }
@@ -527,6 +508,35 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
     if (peer_lost)
         return NT_ERR_PEER;
     return rst == NT_ERR_INTERRUPTED ? rst : NT_OK;
+}
+
+/* Rank 0, after a control collective timed out (not a signal): which ranks are gone, asked
+ * through the launcher's liveness check, and named as silent (no_answer). A rank killed while
+ * it waited for the next step is in no pair in flight: without this nobody would be named. */
+static void nt_name_lost(nt_probe_t *p, nt_collect_t *c)
+{
+    unsigned char *alive;
+    if (p->rank != 0 || *p->stop || !p->launcher->ops->alive || !c->judge)
+        return;
+    alive = calloc((size_t)p->size, 1);
+    if (!alive)
+        return;
+    if (p->launcher->ops->alive(p->launcher, p->params->peer_timeout_s, alive) == NT_OK)
+        for (int r = 1; r < p->size; r++) {
+            int n, lr;
+            char why[200];
+            if (alive[r])
+                continue;
+            nt_probe_locate(p, r, &n, &lr);
+            if (n < 0)
+                continue;
+            snprintf(why, sizeof(why),
+                     "rank %d on %s did not answer within %g s (the run's control broadcast "
+                     "timed out)",
+                     r, p->nodes[n].host, p->params->peer_timeout_s);
+            nt_judge_node_silent(c->judge, p->nodes[n].host, why);
+        }
+    free(alive);
 }
 
 /* Rank 0 decides whether the run goes on; everybody follows. */
@@ -635,6 +645,7 @@ static int nt_run_retest(nt_run_t *r)
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
         r->aborted = 1;
+        nt_name_lost(p, &r->c);
         goto out;
     }
     if (n == 0)
@@ -647,6 +658,7 @@ static int nt_run_retest(nt_run_t *r)
                                 p->rank == 0 ? p->params->peer_timeout_s : nt_follow_timeout(p)) !=
         NT_OK) {
         r->aborted = 1;
+        nt_name_lost(p, &r->c);
         goto out;
     }
     NT_INFO(VERDICT, "retesting %d failing pair(s)", n);
@@ -666,6 +678,7 @@ static int nt_run_retest(nt_run_t *r)
         go = nt_continue(p, st, &why);
         if (go < 0) {
             r->aborted = 1;
+            nt_name_lost(p, &r->c);
             break;
         }
         if (!go) {
@@ -732,12 +745,11 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
         if (p->rank == 0) {
             st = nt_topo_load(params->topology, &p->topo);
             ok = st == NT_OK || !params->topology;
-            if (!ok)
-                NT_ERROR(TOPO,
-                         "cannot load topology '%s': %s%s: give an hwloc XML export (lstopo "
-                         "file.xml)",
-                         params->topology, nt_status_string(st),
-                         nt_topology_file_hint(params->topology));
+            /* nt_topo_load said what is wrong, with the fix; say more only when the file is
+             * another tool's (an NCCL topology file given for an hwloc one). */
+            if (!ok && nt_topology_file_hint(params->topology)[0])
+                NT_ERROR(TOPO, "topology '%s'%s: give an hwloc XML export (lstopo file.xml)",
+                         params->topology, nt_topology_file_hint(params->topology));
         }
         if (params->topology &&
             (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok))
@@ -928,11 +940,12 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
         }
         go = nt_continue(p, st, &why);
         if (go < 0) {
-            /* A broken control wait: a signal (stop) or a lost rank 0 (abort). */
+            /* A broken control wait: a signal (stop) or a lost rank (abort). */
             if (*p->stop)
                 r->stopped = 1;
             else
                 r->aborted = 1;
+            nt_name_lost(p, &r->c);
             break;
         }
         if (!go) {
@@ -987,15 +1000,24 @@ static int nt_run_conclude(nt_run_t *r)
             nt_summary_print(r->c.doc, params->output);
     }
     if (r->aborted) {
-        /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code. */
+        /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code.
+         * Under orte_enable_recovery=1 mpirun does not end the job on MPI_Abort: every rank
+         * then ends by itself (nt_probe_lost: main() skips MPI_Finalize's fence, which would
+         * wait for the lost rank). */
+        nt_probe_lost = 1;
+        /* The summary (DRAIN lines) is in a pipe's stdio buffer: out before the kill. */
+        fflush(NULL);
         if (p->rank == 0 && p->size > 1)
             l->ops->abort(l, code);
         return code;
     }
     if (!*p->stop &&
         l->ops->bcast(l, &code, sizeof(code), 0,
-                      p->rank == 0 ? params->peer_timeout_s : nt_follow_timeout(p)) != NT_OK)
+                      p->rank == 0 ? params->peer_timeout_s : nt_follow_timeout(p)) != NT_OK) {
+        /* Rank 0 is gone or ends the job (MPI_Abort): no MPI_Finalize either. */
         code = NT_EXIT_INCOMPLETE;
+        nt_probe_lost = 1;
+    }
     return code;
 }
 

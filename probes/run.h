@@ -9,6 +9,10 @@
 
 /* The signal flag the waits watch (SIGTERM/SIGINT handler sets it). */
 extern volatile sig_atomic_t nt_probe_interrupt;
+/* Set by nt_probe_run when the run ended because a rank stopped answering (or rank 0 did):
+ * the job cannot finish as an MPI job (MPI_Finalize's fence would wait for the lost rank for
+ * ever when Open MPI keeps the job alive, orte_enable_recovery=1), so main() exits without it. */
+extern volatile sig_atomic_t nt_probe_lost;
 
 /* nt_probe_run - the whole run on this rank, through launcher l (MPI or local). argc/argv
  * are recorded in the report. Returns the exit code, identical on every rank (docs/design.md
@@ -26,6 +30,25 @@ nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int 
  * machine key (its kernel's boot_id, keylen bytes each, NUL-padded); ranks with equal keys
  * are one machine, whatever their host names (namespaces, containers). 0 for a bad rank. */
 int nt_machine_ranks(int size, const char *keys, size_t keylen, int rank);
+
+/* NT_BOOT_ID_MAX - bytes of a kernel boot id as the ranks exchange it (36 characters + NUL). */
+#define NT_BOOT_ID_MAX 40
+
+/* nt_nodes_leaders - each rank's node-leader key for nt_nodes_build: the lowest world rank
+ * with the same host name and the same kernel boot id. hosts: size entries of NT_HOST_MAX
+ * bytes, boots: size entries of bootlen bytes ("" = unknown: then the host name alone). No
+ * assumption on the order of ranks: `mpirun --map-by node` puts a host's ranks size/N apart.
+ * leaders holds size ints. */
+void nt_nodes_leaders(int size, const char *hosts, const char *boots, size_t bootlen, int *leaders);
+
+/* nt_nodes_identify - the collective part of node identification, on every rank: gathers each
+ * rank's host name (host, at most NT_HOST_MAX - 1 bytes) and boot id (boot, "" = unknown)
+ * through l (allgather, timeout_s each), groups the ranks into nodes (nt_nodes_leaders,
+ * nt_nodes_build; fake_nodes as there) and writes into *machine_ranks how many ranks share
+ * this rank's kernel (nt_machine_ranks; 0 when its boot id is unknown). Errors: the launcher's
+ * (NT_ERR_TIMEOUT...), NT_ERR_NOMEM, NT_ERR_INVALID. */
+nt_status_t nt_nodes_identify(nt_launcher_t *l, const char *host, const char *boot, int fake_nodes,
+                              double timeout_s, nt_node_t **nodes, int *nnodes, int *machine_ranks);
 
 /* nt_nodes_free - free a node list of nt_nodes_build (NULL is fine). */
 void nt_nodes_free(nt_node_t *nodes, int nnodes);

@@ -6,11 +6,13 @@
  * sqrt(2 ln n)) for n links: two healthy runs of a noisy cluster differ link by link, a slower
  * link stands out of them); newly failed links,
  * checks and nodes are regressions too, and so are a node that vanished and a link that
- * vanished from NEW's own plan (same mode, its probe ran, both ends present). */
+ * vanished from NEW's own plan (same mode, its probe ran, both ends present, NEW's schedule
+ * pairs them). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettune/schedule.h"
 #include "rpt.h"
 
 typedef enum nt_dstatus {
@@ -56,6 +58,8 @@ typedef struct nt_diff_state {
     size_t lcount[NT_D_COUNT], ccount[NT_D_COUNT];
     size_t lmatched, cmatched;
     size_t planned_vanished; /* vanished links that NEW's plan held */
+    nt_schedule_t plan;      /* NEW's inter-node schedule, built at the first vanished link */
+    int plan_state;          /* 0: not built, 1: built, -1: none (local mode, no nodes) */
     int regressed;
 } nt_diff_state_t;
 
@@ -108,17 +112,98 @@ static int nt_doc_ran(const nt_rdoc_t *doc, const char *kind)
     return 0;
 }
 
-/* A link of OLD that NEW's plan held: the same mode, NEW ran its probe, and both its ends are
- * nodes of NEW. */
-static int nt_in_new_plan(const nt_diff_state_t *s, const nt_rlink_t *l)
+/* Whether schedule sc pairs x and y (either way round). */
+static int nt_sched_has(const nt_schedule_t *sc, int x, int y)
+{
+    for (size_t r = 0; r < sc->nrounds; r++)
+        for (size_t k = 0; k < sc->rounds[r].npairs; k++) {
+            const nt_pair_t *p = &sc->rounds[r].pairs[k];
+            if ((p->a == x && p->b == y) || (p->a == y && p->b == x))
+                return 1;
+        }
+    return 0;
+}
+
+/* Position of rank in the nodes[].ranks of node j (a nodes[] object), -1 when absent. */
+static int nt_local_index(const cJSON *j, int rank)
+{
+    const cJSON *r;
+    int i = 0;
+    cJSON_ArrayForEach (r, cJSON_GetObjectItemCaseSensitive(j, "ranks")) {
+        if (cJSON_IsNumber(r) && r->valueint == rank)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+/* Whether NEW's own schedule pairs the two ends of link l of OLD. The probe pairs nodes by
+ * lib/schedule.c over its nodes in schedule order, which is the order of the report's nodes[]
+ * (probes/run.c writes them as probes/nodes.c sorted them), and the ranks of one node by the
+ * same schedule over that node's nodes[].ranks. A grown cluster's --quick run pairs other
+ * nodes than a smaller one's: a link it never planned did not vanish from its plan. Where the
+ * report does not tell (local mode, a link of one rank, no ranks listed) the link counts as
+ * planned. Returns -1 on allocation failure. */
+static int nt_new_schedule_has(nt_diff_state_t *s, const nt_rlink_t *l, int ks, int kd)
+{
+    const char *mode =
+        nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->b->root, "run"), "mode", "");
+    nt_schedule_mode_t m;
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(s->b->root, "nodes");
+
+    if (strcmp(mode, "quick") == 0)
+        m = NT_SCHED_QUICK;
+    else if (strcmp(mode, "full") == 0)
+        m = NT_SCHED_FULL;
+    else
+        return 1;
+    if (ks != kd) {
+        if (s->plan_state == 0) {
+            int n = cJSON_GetArraySize(nodes);
+            if (n < 1)
+                s->plan_state = -1;
+            else if (nt_schedule_create(n, m, &s->plan) != NT_OK)
+                return -1;
+            else
+                s->plan_state = 1;
+        }
+        return s->plan_state < 0 ||
+               nt_sched_has(&s->plan, s->b->nodes[ks].index, s->b->nodes[kd].index);
+    }
+    /* Within one node: the ends' local ranks in OLD, paired by NEW's per-node schedule. */
+    {
+        const cJSON *nr = cJSON_GetObjectItemCaseSensitive(s->b->nodes[ks].j, "ranks");
+        int ls = l->src_node >= 0 ? nt_local_index(s->a->nodes[l->src_node].j, l->src_rank) : -1;
+        int ld = l->dst_node >= 0 ? nt_local_index(s->a->nodes[l->dst_node].j, l->dst_rank) : -1;
+        int n = cJSON_IsArray(nr) ? cJSON_GetArraySize(nr) : 0;
+        nt_schedule_t sc;
+        int has;
+        if (ls < 0 || ld < 0 || ls == ld || n < 1)
+            return 1;
+        if (ls >= n || ld >= n)
+            return 0;
+        if (nt_schedule_create(n, m, &sc) != NT_OK)
+            return -1;
+        has = nt_sched_has(&sc, ls, ld);
+        nt_schedule_destroy(&sc);
+        return has;
+    }
+}
+
+/* A link of OLD that NEW's plan held: the same mode, NEW ran its probe, both its ends are
+ * nodes of NEW, and NEW's schedule pairs them (nt_new_schedule_has). -1 on allocation
+ * failure. */
+static int nt_in_new_plan(nt_diff_state_t *s, const nt_rlink_t *l)
 {
     const char *ma =
         nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->a->root, "run"), "mode", "");
     const char *mb =
         nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->b->root, "run"), "mode", "");
     int ks = nt_rdoc_find_node(s->b, l->src_host), kd = nt_rdoc_find_node(s->b, l->dst_host);
-    return strcmp(ma, mb) == 0 && nt_doc_ran(s->b, l->kind) && ks >= 0 && kd >= 0 &&
-           s->b->nodes[ks].j && s->b->nodes[kd].j;
+    if (!(strcmp(ma, mb) == 0 && nt_doc_ran(s->b, l->kind) && ks >= 0 && kd >= 0 &&
+          s->b->nodes[ks].j && s->b->nodes[kd].j))
+        return 0;
+    return nt_new_schedule_has(s, l, ks, kd);
 }
 
 static double nt_pct(double old_v, double new_v)
@@ -319,7 +404,14 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
         d->bw_pct = d->lat_pct = NAN;
         d->status = NT_D_VANISHED;
         s->lcount[NT_D_VANISHED]++;
-        s->planned_vanished += (size_t)nt_in_new_plan(s, d->o);
+        {
+            int planned = nt_in_new_plan(s, d->o);
+            if (planned < 0) {
+                st = NT_ERR_NOMEM;
+                goto out;
+            }
+            s->planned_vanished += (size_t)planned;
+        }
     }
     st = NT_OK;
 out:
@@ -574,10 +666,15 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                   md ? "- " : "  ", s->cmatched, s->ccount[NT_D_NEW_FAIL],
                   s->ccount[NT_D_REGRESSED], s->ccount[NT_D_FIXED], s->ccount[NT_D_IMPROVED],
                   s->ccount[NT_D_APPEARED], s->ccount[NT_D_VANISHED]);
-    if (s->planned_vanished)
+    if (s->planned_vanished && s->b->completed)
         nt_buf_printf(out,
                       "%s%zu vanished link%s were in the new run's plan (same mode, probe "
                       "ran, both ends present)\n",
+                      md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
+    else if (s->planned_vanished)
+        nt_buf_printf(out,
+                      "%s%zu vanished link%s were in the new run's plan, but the new run did not "
+                      "complete (run.not_done): not judged, no regression\n",
                       md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
     for (int fixed = 0; fixed < 3; fixed++) {
         static const char *const what[3] = {
@@ -776,7 +873,8 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
     for (size_t i = 0; i < s.nnodes; i++)
         s.regressed |= s.nodes[i].fixed != 1;
     s.regressed |= s.lcount[NT_D_REGRESSED] || s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
-    s.regressed |= s.planned_vanished > 0;
+    /* An incomplete NEW run may not have reached a planned pair: that is not judged. */
+    s.regressed |= s.planned_vanished > 0 && s.b->completed;
     if (o->fail_on_vanished)
         s.regressed |= s.lcount[NT_D_VANISHED] || s.ccount[NT_D_VANISHED];
     *regressed = s.regressed;
@@ -793,6 +891,7 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
     if (st == NT_OK && out->oom)
         st = NT_ERR_NOMEM;
 out:
+    nt_schedule_destroy(&s.plan);
     free(s.links);
     free(s.checks);
     free(s.nodes);

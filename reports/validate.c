@@ -119,8 +119,8 @@ static size_t nt_path_key(nt_buf_t *path, const char *key)
     int ident = (key[0] && !(key[0] >= '0' && key[0] <= '9'));
 
     for (const char *c = key; *c && ident; c++)
-        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                (*c >= '0' && *c <= '9') || *c == '_';
+        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                *c == '_';
     if (ident) {
         nt_buf_printf(path, ".%s", key);
         return old;
@@ -179,7 +179,7 @@ static const char *nt_json_type(const cJSON *v)
         return "boolean";
     if (cJSON_IsNumber(v))
         return v->valuedouble == floor(v->valuedouble) && isfinite(v->valuedouble) ? "integer"
-                                                                                    : "number";
+                                                                                   : "number";
     if (cJSON_IsString(v))
         return "string";
     if (cJSON_IsArray(v))
@@ -245,8 +245,7 @@ static const regex_t *nt_regex(nt_vctx_t *cx, const char *pattern)
     cx->re[cx->nre].pattern = pattern;
     cx->re[cx->nre].ok = regcomp(&cx->re[cx->nre].re, ere, REG_EXTENDED | REG_NOSUB) == 0;
     if (!cx->re[cx->nre].ok)
-        NT_ERROR(REPORT, "schema pattern '%s' is not a POSIX extended regular expression",
-                 pattern);
+        NT_ERROR(REPORT, "schema pattern '%s' is not a POSIX extended regular expression", pattern);
     return cx->re[cx->nre++].ok ? &cx->re[cx->nre - 1].re : NULL;
 }
 
@@ -280,7 +279,7 @@ static void nt_vtype(nt_vctx_t *cx, const cJSON *type, const cJSON *inst, nt_pro
         snprintf(want, sizeof(want), "%s", type->valuestring);
     } else {
         *type_ok = 0;
-        cJSON_ArrayForEach(t, type) {
+        cJSON_ArrayForEach (t, type) {
             if (!cJSON_IsString(t))
                 continue;
             *type_ok |= nt_type_is(inst, t->valuestring);
@@ -299,12 +298,12 @@ static void nt_venum(nt_vctx_t *cx, const cJSON *en, const cJSON *inst, nt_probl
     nt_buf_t list;
     char got[80];
 
-    cJSON_ArrayForEach(e, en) {
+    cJSON_ArrayForEach (e, en) {
         if (cJSON_Compare(e, inst, 1))
             return;
     }
     nt_buf_init(&list);
-    cJSON_ArrayForEach(e, en) {
+    cJSON_ArrayForEach (e, en) {
         char one[80];
         if (cJSON_IsString(e))
             snprintf(one, sizeof(one), "%s", e->valuestring);
@@ -318,20 +317,19 @@ static void nt_venum(nt_vctx_t *cx, const cJSON *en, const cJSON *inst, nt_probl
     nt_buf_cleanup(&list);
 }
 
-static void nt_vobject(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst,
-                       nt_problems_t *out)
+static void nt_vobject(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_problems_t *out)
 {
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
     const cJSON *addl = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
     const cJSON *k, *m;
 
-    cJSON_ArrayForEach(k, req) {
+    cJSON_ArrayForEach (k, req) {
         if (cJSON_IsString(k) && !cJSON_GetObjectItemCaseSensitive(inst, k->valuestring))
             nt_problem_add(out, nt_path_str(&cx->path), "missing required key '%s'",
                            k->valuestring);
     }
-    cJSON_ArrayForEach(m, inst) {
+    cJSON_ArrayForEach (m, inst) {
         const cJSON *sub = cJSON_GetObjectItemCaseSensitive(props, m->string);
         size_t old;
         if (!sub && !addl)
@@ -353,7 +351,7 @@ static void nt_vanyof(nt_vctx_t *cx, const cJSON *any, const cJSON *inst, nt_pro
     nt_buf_t why;
 
     nt_buf_init(&why);
-    cJSON_ArrayForEach(alt, any) {
+    cJSON_ArrayForEach (alt, any) {
         nt_problems_t sub = {0};
         nt_vnode(cx, alt, inst, &sub);
         if (sub.n == 0 && !sub.oom) {
@@ -373,9 +371,9 @@ static void nt_vanyof(nt_vctx_t *cx, const cJSON *any, const cJSON *inst, nt_pro
 /* Keywords that carry no assertion. */
 static int nt_annotation(const char *kw)
 {
-    static const char *const ann[] = {"$schema", "$id", "$defs", "title", "description",
-                                      "$comment", "default", "examples", "deprecated",
-                                      "readOnly", "writeOnly"};
+    static const char *const ann[] = {"$schema",     "$id",      "$defs",    "title",
+                                      "description", "$comment", "default",  "examples",
+                                      "deprecated",  "readOnly", "writeOnly"};
     for (size_t i = 0; i < sizeof(ann) / sizeof(ann[0]); i++)
         if (strcmp(kw, ann[i]) == 0)
             return 1;
@@ -397,7 +395,7 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
         cx->depth--;
         return;
     }
-    cJSON_ArrayForEach(kw, schema) {
+    cJSON_ArrayForEach (kw, schema) {
         const char *k = kw->string;
         if (strcmp(k, "type") == 0) {
             nt_vtype(cx, kw, inst, out, &type_ok);
@@ -424,7 +422,7 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
             if (cJSON_IsArray(inst)) {
                 const cJSON *e;
                 int i = 0;
-                cJSON_ArrayForEach(e, inst) {
+                cJSON_ArrayForEach (e, inst) {
                     size_t old = nt_path_index(&cx->path, i++);
                     nt_vnode(cx, kw, e, out);
                     nt_path_pop(&cx->path, old);
@@ -538,7 +536,7 @@ static void nt_vsem_link_ids(const cJSON *links, nt_problems_t *out)
         out->oom = 1;
         return;
     }
-    cJSON_ArrayForEach(l, links) {
+    cJSON_ArrayForEach (l, links) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(l, "id");
         first[i] = -1;
         if (cJSON_IsObject(l) && cJSON_IsString(id))
@@ -569,8 +567,9 @@ static void nt_vsem_run(const cJSON *run, nt_problems_t *out)
 
     if (cJSON_IsObject(run) && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "completed")) &&
         cJSON_IsArray(nd) && cJSON_GetArraySize(nd) == 0)
-        nt_semantic_add(out, "$.run.not_done", "empty, but run.completed is false (what was "
-                                               "not done?)");
+        nt_semantic_add(out, "$.run.not_done",
+                        "empty, but run.completed is false (what was "
+                        "not done?)");
     /* run.serialized is the opposite of run.concurrent_pairs (probes/run.c). */
     {
         const cJSON *ser = cJSON_GetObjectItemCaseSensitive(run, "serialized");
@@ -618,7 +617,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             tallied = 0;
             continue;
         }
-        cJSON_ArrayForEach(it, arr) {
+        cJSON_ArrayForEach (it, arr) {
             int v = nt_verdict_of(cJSON_GetObjectItemCaseSensitive(it, "verdict"));
             if (v < 0) {
                 tallied = 0; /* the schema names it */
@@ -643,8 +642,10 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             nt_semantic_add(out, "$.summary.verdict", "\"%s\" but %s is \"fail\"", names[sv],
                             first[NT_FAIL]);
         else if (nfn > 0)
-            nt_semantic_add(out, "$.summary.verdict", "\"%s\" but $.summary.failed_nodes names "
-                            "%d node%s", names[sv], nfn, nfn == 1 ? "" : "s");
+            nt_semantic_add(out, "$.summary.verdict",
+                            "\"%s\" but $.summary.failed_nodes names "
+                            "%d node%s",
+                            names[sv], nfn, nfn == 1 ? "" : "s");
         else if (sv == NT_PASS && cnt[NT_WARN] > 0)
             nt_semantic_add(out, "$.summary.verdict", "\"pass\" but $.summary.counts.warn is %g",
                             cnt[NT_WARN]);
@@ -652,11 +653,15 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
             nt_semantic_add(out, "$.summary.verdict", "\"pass\" but %s is \"warn\"",
                             first[NT_WARN]);
         else if (sv == NT_WARN && cnt[NT_WARN] <= 0 && !first[NT_WARN][0])
-            nt_semantic_add(out, "$.summary.verdict", "\"warn\" but no link or check warns "
-                            "(counts.warn is %g)", cnt[NT_WARN] < 0 ? 0 : cnt[NT_WARN]);
+            nt_semantic_add(out, "$.summary.verdict",
+                            "\"warn\" but no link or check warns "
+                            "(counts.warn is %g)",
+                            cnt[NT_WARN] < 0 ? 0 : cnt[NT_WARN]);
     } else if (sv == NT_FAIL && cnt[NT_FAIL] <= 0 && !first[NT_FAIL][0] && nfn == 0) {
-        nt_semantic_add(out, "$.summary.verdict", "\"fail\" but nothing failed (counts.fail is "
-                        "%g, no link, check or failed node)", cnt[NT_FAIL] < 0 ? 0 : cnt[NT_FAIL]);
+        nt_semantic_add(out, "$.summary.verdict",
+                        "\"fail\" but nothing failed (counts.fail is "
+                        "%g, no link, check or failed node)",
+                        cnt[NT_FAIL] < 0 ? 0 : cnt[NT_FAIL]);
     }
     if (!tallied || !cJSON_IsObject(counts))
         return;
@@ -683,13 +688,14 @@ static void nt_vsem_nodes(const cJSON *root, nt_problems_t *out)
 
     if (!cJSON_IsArray(nodes) || !cJSON_IsArray(fn))
         return;
-    cJSON_ArrayForEach(n, nodes) {
+    cJSON_ArrayForEach (n, nodes) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(n, "verdict");
         const char *h = nt_json_get_str(n, "hostname", NULL);
         int named = 0;
         char path[64];
         if (cJSON_IsString(v) && h) {
-            cJSON_ArrayForEach(f, fn) named |= strcmp(nt_json_get_str(f, "host", ""), h) == 0;
+            cJSON_ArrayForEach (f, fn)
+                named |= strcmp(nt_json_get_str(f, "host", ""), h) == 0;
             snprintf(path, sizeof(path), "$.nodes[%d].verdict", i);
             if (named && strcmp(v->valuestring, "fail") != 0)
                 nt_semantic_add(out, path, "\"%s\" but $.summary.failed_nodes names %s",
@@ -702,9 +708,73 @@ static void nt_vsem_nodes(const cJSON *root, nt_problems_t *out)
     }
 }
 
+/* Every host a link or summary.failed_nodes names is a node of nodes[] (probes/run.c lists
+ * every node of the run there): a host named only elsewhere would make the renderers invent
+ * a node (and Prometheus export a verdict for it). Checked where nodes[] is an array. */
+static int nt_cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void nt_vsem_hosts(const cJSON *root, nt_problems_t *out)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "summary"), "failed_nodes");
+    static const char *const ends[] = {"src", "dst"};
+    const cJSON *it;
+    const char **hosts;
+    size_t nh = 0;
+    int i = 0;
+
+    if (!cJSON_IsArray(nodes))
+        return;
+    hosts = malloc(((size_t)cJSON_GetArraySize(nodes) + 1) * sizeof(*hosts));
+    if (!hosts) {
+        out->oom = 1;
+        return;
+    }
+    cJSON_ArrayForEach (it, nodes) {
+        const char *h = nt_json_get_str(it, "hostname", NULL);
+        if (h)
+            hosts[nh++] = h;
+    }
+    qsort(hosts, nh, sizeof(*hosts), nt_cmp_strp);
+    if (cJSON_IsArray(links)) {
+        cJSON_ArrayForEach (it, links) {
+            for (int e = 0; e < 2; e++) {
+                const char *h =
+                    nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, ends[e]), "host", NULL);
+                char path[64];
+                if (!h || bsearch(&h, hosts, nh, sizeof(*hosts), nt_cmp_strp))
+                    continue;
+                snprintf(path, sizeof(path), "$.links[%d].%s.host", i, ends[e]);
+                nt_semantic_add(out, path, "link %s names host %s, which is not in $.nodes",
+                                nt_json_get_str(it, "id", "?"), h);
+            }
+            i++;
+        }
+    }
+    i = 0;
+    if (cJSON_IsArray(fn)) {
+        cJSON_ArrayForEach (it, fn) {
+            const char *h = nt_json_get_str(it, "host", NULL);
+            char path[64];
+            if (h && !bsearch(&h, hosts, nh, sizeof(*hosts), nt_cmp_strp)) {
+                snprintf(path, sizeof(path), "$.summary.failed_nodes[%d].host", i);
+                nt_semantic_add(out, path, "host %s is not in $.nodes", h);
+            }
+            i++;
+        }
+    }
+    free(hosts);
+}
+
 static void nt_vreport_semantic(const cJSON *root, nt_problems_t *out)
 {
     nt_vsem_nodes(root, out);
+    nt_vsem_hosts(root, out);
     nt_vsem_link_ids(cJSON_GetObjectItemCaseSensitive(root, "links"), out);
     nt_vsem_run(cJSON_GetObjectItemCaseSensitive(root, "run"), out);
     nt_vsem_summary(root, out);
@@ -756,8 +826,8 @@ static void nt_vtuning_rule(const cJSON *r, int i, nt_problems_t *out)
         nt_problem_add(out, path, "%s", msg);
 }
 
-static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth,
-                             nt_buf_t *path, nt_problems_t *out)
+static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int depth, nt_buf_t *path,
+                             nt_problems_t *out)
 {
     const cJSON *c;
     int i = 0;
@@ -767,7 +837,7 @@ static void nt_vtuning_table(const cJSON *a, const int *shape, int ndims, int de
                        depth + 1 < ndims ? "arrays" : "numbers");
         return;
     }
-    cJSON_ArrayForEach(c, a) {
+    cJSON_ArrayForEach (c, a) {
         size_t old = nt_path_index(path, i++);
         if (depth + 1 < ndims)
             nt_vtuning_table(c, shape, ndims, depth + 1, path, out);
@@ -793,13 +863,14 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
     else if (cJSON_GetArraySize(rules) > 65536)
         nt_problem_add(out, "$.rules", "more than 65536 rules (the tuner plugin's limit)");
     else
-        cJSON_ArrayForEach(c, rules) nt_vtuning_rule(c, i++, out);
+        cJSON_ArrayForEach (c, rules)
+            nt_vtuning_rule(c, i++, out);
     if (completed && !cJSON_IsBool(completed))
         nt_problem_add(out, "$.completed", "expected boolean, got %s", nt_json_type(completed));
     if (env && !cJSON_IsObject(env)) {
         nt_problem_add(out, "$.env", "expected object, got %s", nt_json_type(env));
     } else if (env) {
-        cJSON_ArrayForEach(c, env) {
+        cJSON_ArrayForEach (c, env) {
             if (!cJSON_IsString(c)) {
                 char p[160];
                 snprintf(p, sizeof(p), "$.env.%.80s", c->string);
@@ -811,7 +882,7 @@ static void nt_vtuning(const cJSON *root, nt_problems_t *out)
         nt_problem_add(out, "$.constants", "expected object, got %s", nt_json_type(consts));
         return;
     }
-    cJSON_ArrayForEach(c, consts) {
+    cJSON_ArrayForEach (c, consts) {
         int ndims = 0, shape[3];
         int t = nt_tuning_const_table(c->string, &ndims, shape);
         nt_buf_t path;

@@ -262,7 +262,8 @@ static void pick_version(nt_tune_t *t)
                 best = c;
         /* name the tag the data was read from (2.14.3), not a code inside its range (2.14.99) */
         const nt_model_version_t *mv = nt_model_version_find(best);
-        int tagged = mv && mv->tag && mv->tag[0] == 'v' ? nt_nccllog_version_parse(mv->tag + 1) : -1;
+        int tagged =
+            mv && mv->tag && mv->tag[0] == 'v' ? nt_nccllog_version_parse(mv->tag + 1) : -1;
         if (tagged > 0)
             best = tagged;
         if (!t->quiet)
@@ -564,11 +565,42 @@ int main(int argc, char **argv)
     }
     nt_status_t sst = nt_tune_search(t);
     int stopped = sst == NT_ERR_INTERRUPTED;
-    if (!t->nrules && !stopped && !t->nsummary) {
-        int steerable = t->npoints > 0;
+    nt_env_advice_t advice[32];
+    /* below 2.21 the run is environment advice only (README "nettune tune"): with advice, the
+     * files are written although no rule can reach NCCL */
+    int advice_only = t->target_version < NT_TUNE_MIN_RULE_VERSION &&
+                      nt_tune_env_advice(t, advice, sizeof(advice) / sizeof(advice[0])) > 0;
+    if (!t->nrules && !stopped && !t->nsummary && !advice_only) {
+        int steerable = t->npoints > 0, gpus = 0;
+        for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
+            gpus |= t->report.nodes[i].ngpus > 0;
+        char vers[96] = "";
+        if (t->target_version < NT_TUNE_MIN_RULE_VERSION) {
+            int v = t->version ? t->version : t->target_version; /* the one asked, not modelled */
+            snprintf(vers, sizeof(vers), "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+        }
+        const char *log = t->nlogs ? t->nccl_logs[0] : "";
         if (!t->quiet)
             nt_tune_print_summary(t, stderr);
+        int nmodelled = (int)t->nmodelled, have_report = t->have_report;
+        char rp[512];
+        snprintf(rp, sizeof(rp), "%s", t->report_path ? t->report_path : "");
         tune_free(t);
+        if (have_report && !gpus && !nmodelled)
+            return bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL "
+                       "to run (probe the GPU nodes, or give --nccl-log with NCCL's graph "
+                       "lines)%s",
+                       rp, "");
+        if (vers[0])
+            return bad("nothing to tune for %s: tuner rules reach NCCL from 2.21 (below: "
+                       "environment advice only) and the inputs give no environment advice (it "
+                       "comes from --replay runs whose NCCL_ settings differ)%s",
+                       vers, "");
+        if (!steerable && !nmodelled)
+            return bad("nothing to tune: the model has no facts for the shapes asked: no probe "
+                       "report with GPUs and no NCCL graph lines%s%s (give the probe report, or "
+                       "a log of NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH)",
+                       log[0] ? " in " : "", log);
         if (steerable)
             return bad("nothing to tune: only NCCL's default was measured and the model has no "
                        "facts for these shapes: add a labelled --replay (a run with another "

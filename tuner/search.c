@@ -324,6 +324,8 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
                 measured_graphs = 1;
         }
     }
+    if (have_model && evidence)
+        t->nmodelled++;
     unsigned long long grid[NT_TUNE_MAX_SIZES];
     size_t ng = 0;
     for (unsigned long long b = 1; b && b <= t->max_bytes && ng < NT_TUNE_MAX_SIZES; b <<= 1)
@@ -396,8 +398,11 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         }
         size_t e = g;
         int basis = ch[g].basis;
+        /* a measured (or inferred) run never absorbs a predicted size: the model's word is
+         * labelled predicted, in a rule of its own */
         while (e + 1 < ng && have[e + 1] && ch[e + 1].algo == ch[g].algo &&
-               ch[e + 1].proto == ch[g].proto) {
+               ch[e + 1].proto == ch[g].proto &&
+               (ch[e + 1].basis == NT_BASIS_PREDICTED) == (ch[g].basis == NT_BASIS_PREDICTED)) {
             if (ch[e + 1].basis == NT_BASIS_MEASURED)
                 basis = NT_BASIS_MEASURED; /* a measurement supports the range */
             e++;
@@ -415,6 +420,12 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         /* up to just below the next size with another choice, never beyond its support */
         r.max_bytes = e + 1 < ng && have[e + 1] ? last_of[e] : grid[e];
         if (ch[e].basis == NT_BASIS_PREDICTED && e + 1 < ng && !have[e + 1])
+            r.max_bytes = grid[e];
+        /* a measured (or inferred) choice reaches past its largest measured size only up to a
+         * next size that was measured too (the switch lies between the two); past the last
+         * measured size the sizes stay NCCL's or the model's (a predicted rule) */
+        if (ch[e].basis != NT_BASIS_PREDICTED &&
+            !(e + 1 < ng && have[e + 1] && ch[e + 1].measured_us >= 0))
             r.max_bytes = grid[e];
         r.algo = ch[g].algo;
         r.proto = ch[g].proto;

@@ -153,8 +153,9 @@ typedef struct nt_tune {
     size_t nrules, cap_rules;
     nt_tune_summary_t *summary;
     size_t nsummary, cap_summary;
-    cJSON *plan;                        /* --plan-out document being built */
-    int completed;                      /* 0 when --time-limit stopped the search */
+    cJSON *plan;      /* --plan-out document being built */
+    int completed;    /* 0 when --time-limit stopped the search */
+    size_t nmodelled; /* collective x shape searches whose model had facts (not all assumed) */
     char *env_job_algo, *env_job_proto; /* the job's NCCL_ALGO / NCCL_PROTO seen in the inputs */
     double t_start;
 } nt_tune_t;

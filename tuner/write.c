@@ -199,8 +199,9 @@ cJSON *nt_tune_summary_json(const nt_tune_t *t)
 
 void nt_tune_print_summary(const nt_tune_t *t, FILE *out)
 {
-    fprintf(out, "%-13s %-6s %-25s %-20s %-20s %8s  %s\n", "collective", "shape", "bytes",
-            "NCCL default", "ours", "gain", "basis");
+    if (t->nsummary) /* no header over an empty table */
+        fprintf(out, "%-13s %-6s %-25s %-20s %-20s %8s  %s\n", "collective", "shape", "bytes",
+                "NCCL default", "ours", "gain", "basis");
     for (size_t i = 0; i < t->nsummary; i++) {
         const nt_tune_summary_t *s = &t->summary[i];
         char sh[16], range[48], d[40], o[40], g[16] = "-";

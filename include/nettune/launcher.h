@@ -34,6 +34,11 @@ typedef struct nt_launcher_ops {
                         double timeout_s);
     /* Ends the whole job with this exit code (MPI_Abort); the in-process one records it. */
     void (*abort)(nt_launcher_t *l, int code);
+    /* Optional (NULL: not offered). Rank 0 only: asks every other rank whether it is still
+     * there and writes alive[r] = 1 for each that answered within timeout_s (alive[0] = 1):
+     * after a collective timed out, which rank is gone. The others answer from inside any of
+     * their waits. Returns NT_OK, or NT_ERR_INVALID on another rank than 0. */
+    nt_status_t (*alive)(nt_launcher_t *l, double timeout_s, unsigned char *alive);
 } nt_launcher_ops_t;
 
 struct nt_launcher {
@@ -87,8 +92,8 @@ int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *a
  * send/recv only between rank 0 and another rank (NT_ERR_UNSUPPORTED otherwise). local_group
  * groups ranks by host name (or NETTUNE_HOSTID). NULL with one line in err when the ranks do not
  * all connect in time. */
-nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int port,
-                                      int listen_fd, double timeout_s, char *err, size_t errlen);
+nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int port, int listen_fd,
+                                      double timeout_s, char *err, size_t errlen);
 /* nt_launcher_tcp_destroy - close the links and free (NULL is fine). */
 void nt_launcher_tcp_destroy(nt_launcher_t *l);
 

@@ -54,6 +54,9 @@ typedef struct nt_peer_rules {
     int advisory;       /* 1: peer findings are warnings unless their two measurements agree
                          * within 1.5x (the judge sets it for a run whose measurements were
                          * unstable; not a thresholds file key) */
+    int shared_cpus;    /* 1: the ranks shared an oversubscribed machine (run.serialized): a
+                         * link that fails by the peer rule alone, blamed on no node, is a
+                         * warning (the judge sets it; not a thresholds file key) */
 } nt_peer_rules_t;
 
 /* Expected inventory of a node. Unstated fields: gpus/nics/nvlinks -1, nic_rate_Gbps NaN,
@@ -88,17 +91,15 @@ typedef struct nt_thresholds
 
 /* nt_thresholds_defaults - the built-in defaults (no classes):
  *   peer  bw_ratio 0.93, lat_ratio 2.0, tail_ratio 10, min_population 5 (after ClusterKit: a pair
- * is bad below 93% of the best bandwidth or above 2.1x the best latency; docs/reference.md section 4;
- *         nettune compares with a median, see docs/verdicts.md)
- *   rdma      efficiency 0.90 (healthy ib_write_bw: ~190 of 200 Gb/s HDR, 392-399 of 400 NDR,
- *             docs/reference.md section 5), max_lat_us 2.5 ("ib_write_lat > 2.5 us is a fail")
- *   pcie_h2d, pcie_d2h  efficiency 0.70 (healthy: ~26 of 32 GB/s Gen4 x16, 47-55 of 64 Gen5 x16)
- *   nvlink    efficiency 0.74 (Azure NHC's 335 GB/s floor on 450 GB/s NVLink4)
- *   p2p       efficiency 0.70 (may run over PCIe, so the PCIe figure)
- *   mpi       no hardware expectation: every field null (the path may be shared memory, TCP or
- *             RDMA); MPI links are judged by their peers only
- *   expect    nothing stated.
- * NT_ERR_NOMEM. Free with nt_thresholds_destroy. */
+ * is bad below 93% of the best bandwidth or above 2.1x the best latency; docs/reference.md section
+ * 4; nettune compares with a median, see docs/verdicts.md) rdma      efficiency 0.90 (healthy
+ * ib_write_bw: ~190 of 200 Gb/s HDR, 392-399 of 400 NDR, docs/reference.md section 5),
+ * max_lat_us 2.5 ("ib_write_lat > 2.5 us is a fail") pcie_h2d, pcie_d2h  efficiency 0.70 (healthy:
+ * ~26 of 32 GB/s Gen4 x16, 47-55 of 64 Gen5 x16) nvlink    efficiency 0.74 (Azure NHC's 335 GB/s
+ * floor on 450 GB/s NVLink4) p2p       efficiency 0.70 (may run over PCIe, so the PCIe figure) mpi
+ * no hardware expectation: every field null (the path may be shared memory, TCP or RDMA); MPI links
+ * are judged by their peers only expect    nothing stated. NT_ERR_NOMEM. Free with
+ * nt_thresholds_destroy. */
 nt_status_t nt_thresholds_defaults(nt_thresholds_t **out);
 
 /* nt_thresholds_parse - parse a nettune.thresholds/1 document from text. origin names it in
@@ -162,19 +163,24 @@ double nt_link_expected_lat(const nt_link_rules_t *r);
 /* nt_expect_init - every field unstated. */
 void nt_expect_init(nt_expect_t *e);
 
+/* The commands whose --expect keys nt_expect_parse accepts (a mask). */
+enum { NT_EXPECT_FOR_PROBE = 1u, NT_EXPECT_FOR_DOCTOR = 2u };
+
 /* nt_expect_parse - parse --expect "gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW" into e: the one
- * --expect grammar of every command (nettune probe and nettune doctor). Keys: gpus (alias
- * gpus_per_node), nics (nics_per_node), nic_rate_Gbps, pcie, and for the doctor's busbw
- * verdicts gpu_model, collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv,
+ * --expect grammar of every command. scope (NT_EXPECT_FOR_*; 0 = both) says which command's
+ * keys are valid: nettune probe judges gpus (alias gpus_per_node), nics (nics_per_node),
+ * nic_rate_Gbps, pcie and nvlinks; nettune doctor gpus, nics, nic_rate_Gbps and, for its busbw
+ * verdicts, gpu_model, collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv,
  * broadcast, reduce, gather, scatter, hypercube), efficiency, error_efficiency, min_busbw_GBps
  * (alias min_bw_GBps, the thresholds file's spelling). Only the keys given are written (so parse
  * into a copy of the class expectation, or use nt_expect_override). Keys and the pcie value are
- * case-insensitive (nic_rate_gbps works); a later key wins over an earlier one. Errors
- * (NT_ERR_INVALID, e unchanged): an empty spec or item, an item without '=', an unknown key (the
- * message names it and lists the valid keys), a value out of range (gpus/nics integer >= 0,
+ * case-insensitive (nic_rate_gbps works). Errors (NT_ERR_INVALID, e unchanged): an empty spec
+ * or item, an item without '=', an unknown key or one of the other command (the message names
+ * it and lists the valid keys), a key given twice, a value out of range (gpus/nics integer >= 0,
  * nic_rate_Gbps > 0, pcie gen 1-6, width 1/2/4/8/16/32, efficiencies in (0, 2], min_busbw_GBps
  * > 0), an unknown collective. */
-nt_status_t nt_expect_parse(const char *spec, nt_expect_t *e, char *err, size_t errlen);
+nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, char *err,
+                            size_t errlen);
 
 /* nt_expect_override - copy every stated field of over into e (--expect over the class). */
 void nt_expect_override(nt_expect_t *e, const nt_expect_t *over);

@@ -8,10 +8,12 @@
  *   1. expected: value against the link's own expected figure (hardware line rate x efficiency,
  *      or the thresholds file; NaN = none);
  *   2. peers: links of the same kind, scope, size and metric form a population. Nodes are
- *      judged first, from 3 scored nodes up, by the median of their own links (and, when a node
- *      sends and receives at least 2 links each, by the medians of its sent and received links
- *      apart, so that a fault of one direction shows): a node is "suspect" when a median is
- *      worse than the population limit against the median of all node medians. The link
+ *      judged first, from 3 scored nodes up, by a score: the best of the medians of their links
+ *      to each partner (a link runs at its slower end's pace, so a healthy node's best partner
+ *      shows its own figure however many slow partners it has); and, when a node sends and
+ *      receives at least 2 links each, by the scores of its sent and received links apart, so
+ *      that a fault of one direction shows. A node is "suspect" when a score is worse than the
+ *      population limit against the median of all node scores. The link
  *      reference is the median of the links that touch no suspect node; the limit is ratio x
  *      that reference, widened by the population's own noise (3 sigma of the log values,
  *      estimated by the MAD). With at least peer->min_population links every link is judged

@@ -196,7 +196,8 @@ static int nt_g_expect_nvlinks(const nt_probe_t *p, const char *host, const char
         v = nr.expect.nvlinks;
     nt_thresholds_destroy(t);
     nt_expect_init(&e);
-    if (p->params->expect && nt_expect_parse(p->params->expect, &e, err, sizeof(err)) == NT_OK &&
+    if (p->params->expect &&
+        nt_expect_parse(p->params->expect, NT_EXPECT_FOR_PROBE, &e, err, sizeof(err)) == NT_OK &&
         e.nvlinks >= 0)
         v = e.nvlinks;
     return v;

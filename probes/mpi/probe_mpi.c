@@ -245,6 +245,12 @@ static nt_status_t nt_mpi_init(nt_probe_t *p, void **state, cJSON *node_json, cJ
 
     (void)node_json;
     (void)checks;
+    if (p->size < 2 && p->params->local) {
+        snprintf(why, whylen,
+                 "--local: one process, no links between ranks (measure them under "
+                 "mpirun/srun without --local)");
+        return NT_ERR_UNSUPPORTED;
+    }
     if (p->size < 2) {
         snprintf(why, whylen, "one rank only: nothing to pair (run it with mpirun -np 2 or more)");
         return NT_ERR_UNSUPPORTED;

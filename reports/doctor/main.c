@@ -87,7 +87,7 @@ static int parse_expect(const char *arg, nt_hw_t *hw)
     nt_expect_t e;
     char err[512];
     nt_expect_init(&e);
-    if (nt_expect_parse(arg, &e, err, sizeof(err)) != NT_OK) {
+    if (nt_expect_parse(arg, NT_EXPECT_FOR_DOCTOR, &e, err, sizeof(err)) != NT_OK) {
         fprintf(stderr, "nettune-doctor: %s\n", err);
         return -1;
     }

@@ -10,7 +10,7 @@ $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mp
 # nt_mpi_probe_ops, nt_rdma_probe_ops and nt_gpu_probe_ops, so the real probes are left out), over
 # the in-process launcher. --wrap times the judge, and builds the topology, the node table and
 # the steps once for all ranks (threads of one process).
-BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o judge.o inventory.o nodes.o \
+BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o judge.o inventory.o nodes.o identify.o \
                     params.o probe_util.o)
 $(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(LIBNT)
 	@mkdir -p $(dir $@)

@@ -131,12 +131,21 @@ def cmd_check(a):
             if v is None:
                 problems.append("node %s has no verdict in the report" % h)
             elif (v == "fail") != want_fail:
-                problems.append("node %s: report verdict %s (blamed: %s)" % (h, v, want_fail))
+                problems.append("node %s: report verdict %s, want %s (%s)"
+                                % (h, v, "fail" if want_fail else "pass or warn",
+                                   "a faulty host" if want_fail else "not a faulty host"))
             if a.nettune and (want_fail or a.node_verdicts == "all"):
                 for where, rv in zip(("text", "html", "prometheus"),
                                      node_verdicts_rendered(a.nettune, a.report, h)):
                     if (rv == "fail") != want_fail:
                         problems.append("node %s: %s shows %s" % (h, where, rv))
+    if a.map_by_node:
+        # mpirun --map-by node: rank r runs on host h<r mod N + 1>
+        n = a.map_by_node
+        nodes = {x["hostname"]: sorted(x.get("ranks", [])) for x in doc.get("nodes", [])}
+        want = {"h%d" % (i + 1): list(range(i, run.get("nranks", 0), n)) for i in range(n)}
+        if nodes != want:
+            problems.append("nodes and their ranks %s, want %s (--map-by node)" % (nodes, want))
     if a.max_seconds is not None:
         if a.report_at is not None and a.report_at > a.max_seconds:
             problems.append("the final report was written %.1f s after the start, more than %.1f s"
@@ -199,6 +208,8 @@ def main():
                    help="nodes[].verdict is fail exactly for the blamed hosts; with --nettune also "
                         "in text, HTML and Prometheus (for the blamed hosts, or all)")
     c.add_argument("--nettune", help="the nettune binary, for the renderers")
+    c.add_argument("--map-by-node", type=int, metavar="N",
+                   help="nodes[] are h1..hN, host hI with the ranks I-1, I-1+N, ... (mpirun --map-by node)")
     c.add_argument("--elapsed", type=float)
     c.add_argument("--report-at", type=float, help="seconds from the start to the report's last write")
     c.add_argument("--max-seconds", type=float,

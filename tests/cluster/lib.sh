@@ -26,6 +26,7 @@
 #   ntc_fault HOST KIND ARGS  rate BITS_PER_S [egress|both] | loss PERCENT [egress|both] |
 #                             delay MICROSECONDS [egress|both] | down | up | clear
 #                             egress = what HOST sends, both = also what it receives
+#   ntc_rto_min HOST MS|off   TCP's minimum retransmission timeout to and from HOST (routes)
 #   ntc_hostfile SLOTS        writes $NTC_DIR/hostfile (every host, SLOTS slots); prints its path
 #   ntc_mpirun ARGS...        mpirun on the first host with the cluster's settings (rsh agent
 #                             into the hosts, TCP on the cluster subnet, short oob keepalive);
@@ -448,6 +449,28 @@ ntc_fault()
     up) ip link set "${NTC_ID}h$i" up ;;
     *) ntc_log "fault '$kind': rate, loss, delay, down, up or clear"; return 1 ;;
     esac
+}
+
+# ntc_rto_min HOST MS: TCP's minimum retransmission timeout for the traffic to and from HOST
+# (routes with rto_min in every host), MS milliseconds; "off" restores the kernel's 200 ms.
+ntc_rto_min()
+{
+    local h=$1 ms=$2 ip x pid
+    ip=$(ntc_ip "$h") || return 1
+    for x in "${NTC_HOST_LIST[@]}"; do
+        pid=$(ntc_pid "$x") || return 1
+        if [ "$x" = "$h" ]; then
+            if [ "$ms" = off ]; then
+                nsenter -t "$pid" -n ip route replace "$NTC_SUBNET.0/24" dev eth0 proto kernel scope link src "$ip"
+            else
+                nsenter -t "$pid" -n ip route replace "$NTC_SUBNET.0/24" dev eth0 proto kernel scope link src "$ip" rto_min "${ms}ms"
+            fi
+        elif [ "$ms" = off ]; then
+            nsenter -t "$pid" -n ip route del "$ip/32" dev eth0 2>/dev/null
+        else
+            nsenter -t "$pid" -n ip route replace "$ip/32" dev eth0 rto_min "${ms}ms"
+        fi || { ntc_log "rto_min on $x failed"; return 1; }
+    done
 }
 
 ntc_hostfile()

@@ -91,7 +91,10 @@ expect_exit bad-format 2 "$DOCTOR" --format xml tests/fixtures/nccl-debug-logs/s
 expect_exit bad-expect-key 2 "$DOCTOR" --expect gpus_per_nod=8 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 expect_exit bad-expect-value 2 "$DOCTOR" --expect nic_rate_Gbps=fast tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 # one --expect grammar (lib/thresholds.c nt_expect_parse): probe spellings, _per_node aliases, any case
-expect_exit expect-probe-keys 1 "$DOCTOR" --format json --expect GPUS=8,nics_per_node=8,NIC_RATE_GBPS=400,pcie=gen5x16 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+expect_exit expect-probe-keys 1 "$DOCTOR" --format json --expect GPUS=8,nics_per_node=8,NIC_RATE_GBPS=400 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+# a key only the probe judges (pcie, nvlinks) is refused, not silently ignored
+expect_exit expect-probe-only-key 2 "$DOCTOR" --expect gpus=8,pcie=gen5x16 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
+check "--expect: a probe-only key is named" has "$T/expect-probe-only-key.err" "'pcie' is a key of nettune probe"
 check "--expect probe keys: the same verdict as the doctor's spellings" $PY -c "
 import json; d=json.load(open('$T/expect-probe-keys.out')); b=d['benchmarks'][0]
 assert b['expected_busbw_GBps'] == 400 and b['verdict'] == 'warn', b"

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     argv[argc] = NULL;
     nt_expect_init(&e);
-    nt_expect_parse(argv[1], &e, err, sizeof(err));
+    nt_expect_parse(argv[1], 0, &e, err, sizeof(err));
     nt_require_parse(argv[1], &req, err, sizeof(err));
     nt_parse_size(argv[1], &bytes);
     err[0] = '\0';
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (p.expect) {
         char err2[512];
         nt_expect_init(&e);
-        nt_expect_parse(p.expect, &e, err2, sizeof(err2));
+        nt_expect_parse(p.expect, NT_EXPECT_FOR_PROBE, &e, err2, sizeof(err2));
     }
     free(text);
     return 0;

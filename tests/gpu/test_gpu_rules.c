@@ -470,10 +470,10 @@ static void test_expect_nvlinks(void **state)
     (void)state;
     nt_expect_init(&e);
     assert_int_equal(e.nvlinks, -1);
-    assert_int_equal(nt_expect_parse("gpus=8,nvlinks=18", &e, err, sizeof(err)), NT_OK);
+    assert_int_equal(nt_expect_parse("gpus=8,nvlinks=18", 0, &e, err, sizeof(err)), NT_OK);
     assert_int_equal(e.nvlinks, 18);
     assert_int_equal(e.gpus, 8);
-    assert_int_equal(nt_expect_parse("nvlinks=-2", &e, err, sizeof(err)), NT_ERR_INVALID);
+    assert_int_equal(nt_expect_parse("nvlinks=-2", 0, &e, err, sizeof(err)), NT_ERR_INVALID);
 }
 
 int main(void)

@@ -57,6 +57,13 @@ run_case "blame: slow node among 4 fake nodes, blamed alone" 1 --blamed fake2 --
   env NETTUNE_TEST_SLOW_RANK=2 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --sizes 8 --budget 0.02 --output "$W/r.json"
 run_case "blame: slow node among 8 fake nodes, blamed alone" 1 --blamed fake5 -- \
   env NETTUNE_TEST_SLOW_RANK=5 NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --sizes 8 --budget 0.02 --output "$W/r.json"
+# One slow rank of a node (rank 3 = fake1's local rank 1): its node is not blamed for one
+# endpoint, and the summary names the endpoint the failed or warned links share.
+run_case "one slow rank: the shared endpoint named, its node not blamed" any --completed true -- \
+  env NETTUNE_TEST_SLOW_RANK=3 NETTUNE_TEST_SLOW_FACTOR=10 NETTUNE_FAKE_NODES=4 $MPIRUN -np 8 $P --full --sizes 8,1M --budget 0.02 --output "$W/r.json"
+if /usr/bin/python3 -c "import json,sys; s=json.load(open('$W/r.json'))['summary']; w=[x for x in s['warnings'] if 'share the endpoint' in x]; sys.exit(0 if len(w)==1 and 'endpoint fake1/lr1:' in w[0] and 'fake1' not in [n['host'] for n in s['failed_nodes']] else 1)"; then
+  ok "one slow rank: the warning names fake1/lr1"
+else bad "one slow rank: the warning names fake1/lr1 ($(grep -c . "$W/r.json") lines)"; fi
 # A link 100x slower (test hook: rank 2's transfers take 100x as long) is measured within its
 # budget plus about one message per size, its node is blamed, and nobody is called dead.
 # (Exactly one blamed node is the verdicts' business; on this shared 2-core host other agents'
@@ -223,6 +230,16 @@ run_case "--expect gpus=8 on a node without GPUs: fail with reason" 1 -- \
 if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); f=d['summary']['failed_nodes']; sys.exit(0 if f and '0 GPUs found, 8 expected' in f[0]['reason'] else 1)"; then
   ok "--expect failure names the node and the numbers"
 else bad "--expect failure names the node and the numbers"; fi
+# An expectation nothing could judge is "not judged" with the reason, and the headline says so.
+out=$($P --local --checks-only --expect nvlinks=18 --output "$W/r.json" 2>&1); rc=$?
+if [ $rc = 0 ] && echo "$out" | head -n 1 | grep -q "^nettune probe: pass, nothing judged" &&
+   /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); c=[c for c in d['checks'] if c['target']=='nvlinks']; sys.exit(0 if len(c)==1 and c[0]['verdict']=='not_judged' and 'no GPU found' in c[0]['message'] and d['summary']['counts']['not_judged']==1 else 1)"; then
+  ok "--expect nvlinks=18 without a GPU: not judged with the reason, headline says nothing judged"
+else bad "--expect nvlinks=18 without a GPU: not judged with the reason (rc=$rc: $out)"; fi
+out=$($P --local --expect efficiency=0.5 --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "'efficiency' is a key of nettune doctor"; then
+  ok "--expect with a doctor key: exit 2 naming it"
+else bad "--expect with a doctor key: exit 2 naming it (rc=$rc: $out)"; fi
 run_case "--require gpu: a missing GPU fails instead of being skipped" 1 -- \
   $P --local --require gpu --output "$W/r.json"
 printf '{"schema": "nettune.thresholds/1", "defaults": {"peer": {"bw_ratio": "high"}}}\n' > "$W/bad-thr.json"

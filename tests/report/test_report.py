@@ -536,6 +536,27 @@ def validate_semantic_checks():
     d = copy.deepcopy(passing)
     d["summary"]["counts"]["skipped"] = 3
     cases.append(("counts off", d, ['$.summary.counts.skipped: 3, but 0 links and checks have verdict "skipped" (semantic)']))
+    # Hosts a link or failed_nodes names that are not nodes: the renderers would invent them.
+    d = copy.deepcopy(passing)
+    lk = d["links"][3]
+    old_host = lk["src"]["host"]
+    lk["src"]["host"] = "ghost01"
+    cases.append(("link src host not a node", d,
+                  ["$.links[3].src.host: link %s names host ghost01, which is not in $.nodes (semantic)" % lk["id"]]))
+    d = copy.deepcopy(passing)
+    d["nodes"] = []
+    want = []
+    for i, l in enumerate(d["links"]):
+        for e in ("src", "dst"):
+            want.append("$.links[%d].%s.host: link %s names host %s, which is not in $.nodes (semantic)"
+                        % (i, e, l["id"], l[e]["host"]))
+    cases.append(("no nodes, links", d, want))
+    d = copy.deepcopy(fail)
+    d["summary"]["failed_nodes"].append({"host": "ghost02", "reason": "no_answer"})
+    cases.append(("failed node not a node", d,
+                  ["$.summary.failed_nodes[%d].host: host ghost02 is not in $.nodes (semantic)"
+                   % (len(d["summary"]["failed_nodes"]) - 1)]))
+    check(old_host != "ghost01", "the renamed host was a node")
     for i, (name, doc, want) in enumerate(cases):
         path = dump(doc, "semantic-%02d.json" % i)
         r = run(["--validate", path])
@@ -1360,6 +1381,85 @@ def diff_appeared_vanished_and_checks():
         check(r.returncode == 0 and r.stdout, fmt)
     rows = list(csv.DictReader(io.StringIO(diff(a, b, "--format", "csv").stdout, newline="")))
     check(len([x for x in rows if x["type"] == "link"]) == len(base["links"]) + 1, "csv rows")
+
+
+@test
+def diff_grown_cluster_is_no_regression():
+    """A 4-node --quick run, then an 8-node one of the same cluster grown (fake-quick-4n.json,
+    fake-quick-8n.json: mpirun -np 4 / -np 8 with NETTUNE_FAKE_NODES): the 8-node --quick
+    schedule never pairs fake0 with fake2 or fake3, so those links vanished but were not in
+    NEW's plan: no regression. A link the 8-node schedule does pair (fake0->fake1) missing
+    from NEW is one."""
+    a, b = fx("fake-quick-4n.json"), fx("fake-quick-8n.json")
+    r = diff(a, b)
+    check(r.returncode == 0 and r.stdout.startswith("nettune report --diff: no regression"),
+          r.stdout[:800])
+    rc, d = diff_json(a, b)
+    gone = sorted(x["id"] for x in d["links"] if x["status"] == "vanished")
+    check(rc == 0 and d["planned_vanished_links"] == 0 and
+          gone == ["mpi:fake0/lr0->fake2/lr0", "mpi:fake0/lr0->fake3/lr0", "mpi:fake1/lr0->fake3/lr0",
+                   "mpi:fake2/lr0->fake0/lr0", "mpi:fake3/lr0->fake0/lr0", "mpi:fake3/lr0->fake1/lr0"],
+          "%d %s %s" % (rc, d["planned_vanished_links"], gone))
+    check(diff(a, b, "--fail-on-vanished").returncode == 1, "--fail-on-vanished still counts them")
+    n = load(b)
+    drop = "mpi:fake0/lr0->fake1/lr0"
+    n["links"] = [l for l in n["links"] if l["id"] != drop]
+    rc, d = diff_json(a, dump(n, "grown-missing.json"))
+    check(rc == 1 and d["planned_vanished_links"] == 1, "%d %s" % (rc, d["planned_vanished_links"]))
+    r = diff(a, dump(n, "grown-missing.json"))
+    check("1 vanished link were in the new run's plan" in r.stdout and drop in r.stdout, r.stdout)
+    # 8 -> 8 nodes: fake0->fake2 (never paired by the 8-node schedule) in OLD only is no
+    # regression; fake0->fake4 (paired by the shifted ring) gone from NEW is one.
+    o = load(b)
+    o["links"].append(dict(copy.deepcopy(o["links"][0]), id="mpi:fake0/lr0->fake2/lr0",
+                           dst={"host": "fake2", "rank": 2, "device": "lr0"}))
+    o["summary"]["counts"]["pass"] += 1
+    rc, d = diff_json(dump(o, "grown-old-extra.json"), b)
+    check(rc == 0 and d["planned_vanished_links"] == 0, "never paired: %d %s" % (rc, d["planned_vanished_links"]))
+    n = load(b)
+    n["links"] = [l for l in n["links"] if l["id"] != "mpi:fake0/lr0->fake4/lr0"]
+    rc, d = diff_json(b, dump(n, "grown-shift-missing.json"))
+    check(rc == 1 and d["planned_vanished_links"] == 1, "shifted ring: %d %s" % (rc, d["planned_vanished_links"]))
+    # the same missing link in a NEW run that did not complete: not judged, no regression
+    n["run"]["completed"] = False
+    n["summary"]["completed"] = False
+    n["run"]["not_done"] = ["stopped by --time-limit"]
+    r = diff(b, dump(n, "grown-shift-missing-incomplete.json"))
+    check(r.returncode == 0 and "did not complete (run.not_done): not judged" in r.stdout,
+          "incomplete NEW: %d %s" % (r.returncode, r.stdout[:600]))
+
+
+@test
+def diff_intra_node_plan():
+    """Within one node the ranks are paired by the same schedule over nodes[].ranks: with 6
+    ranks, --quick pairs local ranks 0-1 and 0-3 but never 0-2."""
+    base = load(fx("fake-quick-8n.json"))
+    base["nodes"] = [dict(base["nodes"][0], ranks=list(range(6)))]
+    base["run"].update(nranks=6, nnodes=1)
+
+    def intra(i, j):
+        return {"id": "mpi:fake0/lr%d->fake0/lr%d" % (i, j), "kind": "mpi", "scope": "intra",
+                "src": {"host": "fake0", "rank": i, "device": "lr%d" % i},
+                "dst": {"host": "fake0", "rank": j, "device": "lr%d" % j},
+                "peak_bw_GBps": 20.0, "small_msg_lat_us": 0.3, "verdict": "pass"}
+    base["links"] = [intra(0, 1), intra(0, 3)]
+    base["checks"] = []
+    base["summary"].update(verdict="pass", failed_nodes=[],
+                           counts={"pass": 2, "warn": 0, "fail": 0, "skipped": 0, "not_judged": 0})
+    for x in base["nodes"]:
+        x["verdict"] = "pass"
+    new = dump(base, "intra-new.json")
+    check(run(["--validate", new]).returncode == 0, run(["--validate", new]).stdout)
+    old = copy.deepcopy(base)
+    old["links"].append(intra(0, 2))
+    old["summary"]["counts"]["pass"] = 3
+    rc, d = diff_json(dump(old, "intra-old.json"), new)
+    check(rc == 0 and d["planned_vanished_links"] == 0, "0-2 is not planned: %d %s" % (rc, d["planned_vanished_links"]))
+    less = copy.deepcopy(base)
+    less["links"] = [intra(0, 1)]
+    less["summary"]["counts"]["pass"] = 1
+    rc, d = diff_json(new, dump(less, "intra-less.json"))
+    check(rc == 1 and d["planned_vanished_links"] == 1, "0-3 is planned: %d %s" % (rc, d["planned_vanished_links"]))
 
 
 @test

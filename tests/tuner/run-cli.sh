@@ -65,6 +65,12 @@ check "replay: a measured Ring/Simple rule from 16 MiB" $PY -c "
 import json,sys; d=json.load(open('$T/c.json'))
 m=[r for r in d['rules'] if r.get('basis')=='measured']
 sys.exit(not (len(m)==1 and m[0]['algo']=='ring' and m[0]['proto']=='simple' and m[0]['min_bytes']==16777216 and m[0]['reg_buff']==0))"
+check "replay: the measured rule ends at the largest size measured (1 GiB), the rest is NCCL's or predicted" $PY -c "
+import json,sys; d=json.load(open('$T/c.json')); rs=d['rules']
+m=[r for r in rs if r.get('basis')=='measured']
+past=[r for r in rs if r['max_bytes']>1073741824]
+sys.exit(not (m and m[0]['max_bytes']==1073741824 and past and all(r['basis']=='predicted' and r['min_bytes']>1073741824 for r in past)))"
+check "replay: the summary's measured range is 16777216..1073741824" has "$T/replay.out" "16777216..1073741824 .*measured"
 check "replay: summary names NCCL's default, ours, the gain and basis" has "$T/replay.out" "NVLSTree/Simple      Ring/Simple"
 expect_exit replay-json 0 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --colls allreduce --shape 2x8 $(out d) --format json
 check "--format json: the summary as JSON" $PY -c "import json; d=json.load(open('$T/replay-json.out')); assert any(r['basis']=='measured' and r['gain_pct']>0 for r in d['ranges'])"
@@ -81,6 +87,22 @@ expect_exit bad-objective 2 $TUNE $R --objective fastest
 expect_exit not-a-report 2 $TUNE $F/tuner/README.md
 expect_exit nothing-alltoall 2 $TUNE --replay $F/nccl-tests-logs/alltoall-8xA100-sxm4-single-node-nvswitch-c0.log $(out e)
 check "nothing to tune says why" has "$T/nothing-alltoall.err" "never sees"
+# the real reason, in one line: a report without GPUs; a log without NCCL's graph lines; NCCL
+# below 2.21 with no environment advice to give
+$PY -c "
+import json; d=json.load(open('$R'))
+for n in d['nodes']: n['gpus']=[]
+json.dump(d, open('$T/no-gpus.json','w'))"
+expect_exit nothing-no-gpus 2 $TUNE $T/no-gpus.json --shape 4x2 $(out ng)
+check "no GPUs in the report: said so, in one line" sh -c "[ \$(wc -l <'$T/nothing-no-gpus.err') = 1 ] && grep -q \"report '$T/no-gpus.json' has no GPUs\" '$T/nothing-no-gpus.err'"
+expect_exit nothing-no-facts 2 $TUNE --nccl-log $BASE --shape 2x8 $(out nf)
+check "a log without graph lines: the model has no facts, said so" sh -c "[ \$(wc -l <'$T/nothing-no-facts.err') = 1 ] && grep -q 'no facts.*no NCCL graph lines in $BASE' '$T/nothing-no-facts.err' && ! grep -q 'never reach' '$T/nothing-no-facts.err'"
+expect_exit nothing-old-nccl 2 $TUNE --nccl-log $BASE --nccl-version 2.20 --shape 2x8 $(out no)
+check "NCCL 2.20, no advice: below 2.21 and no environment advice, said so" sh -c "grep -q 'nothing to tune for NCCL 2.20.0: tuner rules reach NCCL from 2.21' '$T/nothing-old-nccl.err' && [ \$(grep -c 'nothing to tune' '$T/nothing-old-nccl.err') = 1 ] && [ ! -e '$T/no.env' ]"
+expect_exit old-nccl-advice 1 $TUNE --replay $BASE --replay $F/tuner/allreduce-2x8-qps2.log --nccl-version 2.20 $(out oa)
+check "NCCL 2.20 with advice: no rules, nccl.env written with the advice" $PY -c "
+import json,sys; d=json.load(open('$T/oa.json')); e=open('$T/oa.env').read()
+sys.exit(not (d['rules']==[] and 'NCCL_IB_HCA=mlx5' in e))"
 expect_exit nothing-sendrecv 2 $TUNE --replay $F/nccl-tests-logs/sendrecv-2node-4xH100-roce-one-nic-shared.log $(out e)
 
 # 4. exit 1: written, with warn anomalies (two default runs of one shape that differ)

@@ -3,7 +3,7 @@ UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_launcher test_co
                    test_core_io test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain
 UNIT_CORE_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_CORE_TESTS))
 # nettune-probe sources without MPI, for test_probe_nodes.
-UNIT_PROBE_OBJS := $(OBJ)/probes/nodes.o $(OBJ)/probes/params.o $(OBJ)/probes/probe_util.o \
+UNIT_PROBE_OBJS := $(OBJ)/probes/nodes.o $(OBJ)/probes/identify.o $(OBJ)/probes/params.o $(OBJ)/probes/probe_util.o \
                    $(OBJ)/probes/registry.o $(OBJ)/tests/unit/fake_probe_ops.o
 
 $(OBJ)/probes/%.o: probes/%.c

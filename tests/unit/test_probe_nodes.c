@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "nettune/launcher.h"
 #include "params.h"
 #include "run.h"
 
@@ -81,6 +82,68 @@ static void test_same_name_two_domains(void **state)
 
 /* Steps for 4 nodes x 2 ranks, full: 6 node pairs x 2 lanes inter, 4 nodes x 1 pair intra,
  * then the local step(s). */
+/* Leader keys from host names and boot ids, whatever the rank order: mpirun --map-by node
+ * puts rank r on host r mod N. Two domains of one name on two kernels (boot ids) stay apart. */
+static void test_leaders_non_consecutive(void **state)
+{
+    const char *names[] = {"h1", "h2", "h3", "h1", "h2", "h3", "box", "box"};
+    char boots[8][NT_BOOT_ID_MAX] = {"k1", "k2", "k3", "k1", "k2", "k3", "kA", "kB"};
+    int leaders[8];
+    char *h = hosts_of(8, names);
+    (void)state;
+    nt_nodes_leaders(8, h, &boots[0][0], NT_BOOT_ID_MAX, leaders);
+    const int want[8] = {0, 1, 2, 0, 1, 2, 6, 7};
+    for (int r = 0; r < 8; r++)
+        assert_int_equal(leaders[r], want[r]);
+    free(h);
+}
+
+/* Node identification through the in-process launcher with the ranks of each host spread
+ * as --map-by node spreads them (rank r on host n<r mod 4>; the launcher's own shared-memory
+ * groups are consecutive pairs, which rank - local_rank used to take for hosts): 4 nodes of
+ * 2 ranks, {i, i + 4}, and every rank counts 8 ranks on its kernel (one boot id). */
+typedef struct ident_result {
+    int nnodes[8], ranks[8][4][2], nranks[8][4], machine[8];
+    nt_status_t st[8];
+} ident_result_t;
+
+static int ident_fn(nt_launcher_t *l, void *arg)
+{
+    ident_result_t *res = arg;
+    int r = l->ops->rank(l);
+    char host[16];
+    nt_node_t *nodes = NULL;
+    int n = 0;
+    snprintf(host, sizeof(host), "n%d", r % 4);
+    res->st[r] = nt_nodes_identify(l, host, "one-kernel", 0, 5.0, &nodes, &n, &res->machine[r]);
+    res->nnodes[r] = n;
+    for (int i = 0; i < n && i < 4; i++) {
+        res->nranks[r][i] = nodes[i].nranks;
+        for (int k = 0; k < nodes[i].nranks && k < 2; k++)
+            res->ranks[r][i][k] = nodes[i].ranks[k];
+    }
+    nt_nodes_free(nodes, n);
+    return 0;
+}
+
+static void test_identify_map_by_node(void **state)
+{
+    ident_result_t res;
+    (void)state;
+    memset(&res, 0, sizeof(res));
+    assert_int_equal(nt_inproc_run(8, 2, ident_fn, &res, NULL), 0);
+    for (int r = 0; r < 8; r++) {
+        assert_int_equal(res.st[r], NT_OK);
+        assert_int_equal(res.nnodes[r], 4);
+        assert_int_equal(res.machine[r], 8);
+        for (int i = 0; i < 4; i++) {
+            assert_int_equal(res.nranks[r][i], 2);
+            assert_int_equal(res.ranks[r][i][0], i);
+            assert_int_equal(res.ranks[r][i][1], i + 4);
+        }
+    }
+}
+
 static void test_steps_full(void **state)
 {
     const char *names[8] = {"a", "a", "b", "b", "c", "c", "d", "d"};
@@ -214,8 +277,9 @@ static void test_sizes_and_options(void **state)
     char *bad5[] = {"nettune-probe", "--probes", "mpi,frob", NULL};
     assert_int_equal(nt_params_parse(3, bad5, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     /* GPU options (docs/gpu.md) */
-    char *gpu[] = {"nettune-probe", "--probes", "gpu", "--gpu-probes", "h2d,local",
-                   "--gpu-buffer-size", "64M", "--checks-only", NULL};
+    char *gpu[] = {"nettune-probe", "--probes",      "gpu",
+                   "--gpu-probes",  "h2d,local",     "--gpu-buffer-size",
+                   "64M",           "--checks-only", NULL};
     assert_int_equal(nt_params_parse(8, gpu, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(p.gpu_probes, 0x21u); /* NT_GPU_PROBE_H2D | NT_GPU_PROBE_LOCAL */
     assert_true(p.gpu_bytes == (size_t)64 << 20);
@@ -226,6 +290,14 @@ static void test_sizes_and_options(void **state)
     char *bad7[] = {"nettune-probe", "--gpu-buffer-size", "1K", NULL};
     assert_int_equal(nt_params_parse(3, bad7, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     assert_non_null(strstr(err, "--gpu-buffer-size: give 64K to 4G"));
+    char *bad8[] = {"nettune-probe", "--sizes", "8,,4K", NULL};
+    assert_int_equal(nt_params_parse(3, bad8, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "empty item in --sizes '8,,4K': give e.g. --sizes 8,4K,1M,4M");
+    char *bad9[] = {"nettune-probe", "--sizes", "8,4K,", NULL};
+    assert_int_equal(nt_params_parse(3, bad9, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    char *bad10[] = {"nettune-probe", "--local", "--full", NULL};
+    assert_int_equal(nt_params_parse(3, bad10, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--local measures no links between nodes, so --full"));
     char *help[] = {"nettune-probe", "--help", NULL};
     assert_int_equal(nt_params_parse(2, help, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(a, NT_ACTION_HELP);
@@ -276,6 +348,8 @@ int main(void)
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_machine_ranks),
         cmocka_unit_test(test_same_name_two_domains),
+        cmocka_unit_test(test_leaders_non_consecutive),
+        cmocka_unit_test(test_identify_map_by_node),
         cmocka_unit_test(test_steps_full),
         cmocka_unit_test(test_steps_uneven),
         cmocka_unit_test(test_sizes_and_options),

@@ -479,7 +479,7 @@ static void test_expect_parse(void **state)
     nt_expect_init(&e);
     assert_true(nt_expect_is_empty(&e));
     assert_int_equal(
-        nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400,pcie=gen5x16", &e, err, sizeof(err)),
+        nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400,pcie=gen5x16", 0, &e, err, sizeof(err)),
         NT_OK);
     assert_int_equal(e.gpus, 8);
     assert_int_equal(e.nics, 8);
@@ -491,16 +491,35 @@ static void test_expect_parse(void **state)
     nt_expect_init(&e);
     e.nics = 4;
     assert_int_equal(
-        nt_expect_parse("GPUS=2,nic_rate_gbps=200.5,PCIE=Gen4X8", &e, err, sizeof(err)), NT_OK);
+        nt_expect_parse("GPUS=2,nic_rate_gbps=200.5,PCIE=Gen4X8", 0, &e, err, sizeof(err)), NT_OK);
     assert_int_equal(e.gpus, 2);
     assert_int_equal(e.nics, 4);
     assert_true(e.nic_rate_Gbps == 200.5);
     assert_int_equal(e.pcie_gen, 4);
     assert_int_equal(e.pcie_width, 8);
-    /* a later key wins */
-    assert_int_equal(nt_expect_parse("gpus=1,gpus=3", &e, err, sizeof(err)), NT_OK);
-    assert_int_equal(e.gpus, 3);
-    assert_int_equal(nt_expect_parse("gpus=0", &e, err, sizeof(err)), NT_OK);
+    /* a key given twice (also as its alias) is an error, e unchanged */
+    assert_int_equal(nt_expect_parse("gpus=1,gpus=3", 0, &e, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "--expect: gpus given twice in 'gpus=1,gpus=3': keep one");
+    assert_int_equal(nt_expect_parse("gpus=1,GPUS_PER_NODE=3", 0, &e, err, sizeof(err)),
+                     NT_ERR_INVALID);
+    assert_int_equal(e.gpus, 2);
+    assert_int_equal(nt_expect_parse("gpus=0", 0, &e, err, sizeof(err)), NT_OK);
+    assert_int_equal(e.gpus, 0);
+    /* a key of the other command is refused with the reason, not ignored */
+    assert_int_equal(
+        nt_expect_parse("gpus=8,efficiency=0.5", NT_EXPECT_FOR_PROBE, &e, err, sizeof(err)),
+        NT_ERR_INVALID);
+    assert_string_equal(err, "--expect: 'efficiency' is a key of nettune doctor (nccl-tests "
+                             "outputs), not judged here (valid keys: gpus (gpus_per_node), nics "
+                             "(nics_per_node), nic_rate_Gbps, pcie, nvlinks)");
+    assert_int_equal(nt_expect_parse("pcie=gen5x16", NT_EXPECT_FOR_DOCTOR, &e, err, sizeof(err)),
+                     NT_ERR_INVALID);
+    assert_string_equal(err, "--expect: 'pcie' is a key of nettune probe (the node's inventory), "
+                             "not judged here (valid keys: gpus (gpus_per_node), nics "
+                             "(nics_per_node), nic_rate_Gbps, gpu_model, collective, efficiency, "
+                             "error_efficiency, min_busbw_GBps (min_bw_GBps))");
+    assert_int_equal(nt_expect_parse("gpu_model=H100", NT_EXPECT_FOR_PROBE, &e, err, sizeof(err)),
+                     NT_ERR_INVALID);
     assert_int_equal(e.gpus, 0);
 
     static const struct {
@@ -535,7 +554,7 @@ static void test_expect_parse(void **state)
         nt_expect_init(&e);
         e.gpus = 5;
         err[0] = '\0';
-        assert_int_equal(nt_expect_parse(bad[i].spec, &e, err, sizeof(err)), NT_ERR_INVALID);
+        assert_int_equal(nt_expect_parse(bad[i].spec, 0, &e, err, sizeof(err)), NT_ERR_INVALID);
         if (strcmp(err, bad[i].msg) != 0)
             print_error("spec '%s': %s\n", bad[i].spec, err);
         assert_string_equal(err, bad[i].msg);
@@ -546,7 +565,7 @@ static void test_expect_parse(void **state)
     nt_expect_init(&e);
     assert_int_equal(nt_expect_parse("GPUS_PER_NODE=8,nics_per_node=4,Min_BW_GBps=40,"
                                      "collective=ALL_REDUCE,efficiency=0.8",
-                                     &e, err, sizeof(err)),
+                                     NT_EXPECT_FOR_DOCTOR, &e, err, sizeof(err)),
                      NT_OK);
     assert_int_equal(e.gpus, 8);
     assert_int_equal(e.nics, 4);
@@ -565,7 +584,7 @@ static void test_expect_override(void **state)
     cls.nics = 8;
     cls.pcie_gen = 5;
     cls.pcie_width = 16;
-    assert_int_equal(nt_expect_parse("nics=4,nic_rate_Gbps=200", &cli, NULL, 0), NT_OK);
+    assert_int_equal(nt_expect_parse("nics=4,nic_rate_Gbps=200", 0, &cli, NULL, 0), NT_OK);
     nt_expect_override(&cls, &cli);
     assert_int_equal(cls.gpus, 8);
     assert_int_equal(cls.nics, 4);
@@ -629,7 +648,7 @@ static void test_inventory_check(void **state)
     (void)state;
     nt_expect_t e;
     nt_expect_init(&e);
-    assert_int_equal(nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400", &e, NULL, 0), NT_OK);
+    assert_int_equal(nt_expect_parse("gpus=8,nics=8,nic_rate_Gbps=400", 0, &e, NULL, 0), NT_OK);
 
     cJSON *checks = cJSON_CreateArray();
     /* a GPU fell off the bus, two ports down, the slowest port at HDR */
@@ -693,7 +712,7 @@ static void test_expect_pcie(void **state)
     nt_expect_init(&e);
     assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg, sizeof(msg)),
                      NT_SKIPPED);
-    assert_int_equal(nt_expect_parse("pcie=gen5x16", &e, NULL, 0), NT_OK);
+    assert_int_equal(nt_expect_parse("pcie=gen5x16", 0, &e, NULL, 0), NT_OK);
     assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 5, 16, 16, msg, sizeof(msg)),
                      NT_PASS);
     assert_int_equal(nt_expect_pcie_judge(&e, "0000:18:00.0", "GPU 0", 4, 16, 16, msg, sizeof(msg)),
@@ -717,7 +736,7 @@ static void test_inventory_unknown(void **state)
     (void)state;
     nt_expect_t e;
     nt_expect_init(&e);
-    assert_int_equal(nt_expect_parse("nics=4,nic_rate_Gbps=200", &e, NULL, 0), NT_OK);
+    assert_int_equal(nt_expect_parse("nics=4,nic_rate_Gbps=200", 0, &e, NULL, 0), NT_OK);
     cJSON *checks = cJSON_CreateArray();
     /* 4 ACTIVE ports, no rate known */
     assert_int_equal(nt_inventory_check(&e, 0, 0, 4, 0, NAN, 4, "vm", checks), NT_OK);
