@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -14,8 +15,8 @@
 #define NT_BINARY_PROBE 8192 /* non-NUL bytes looked at to call a file binary */
 
 struct nt_linereader {
-    FILE *fp;   /* a stream given by the caller (fuzz target), or NULL */
-    gzFile gz;  /* a file or stdin, read through zlib: gzip is decompressed, anything else as is */
+    FILE *fp;  /* a stream given by the caller (fuzz target), or NULL */
+    gzFile gz; /* a file or stdin, read through zlib: gzip is decompressed, anything else as is */
     int own;
     char buf[NT_READ_BLOCK];
     size_t len, pos;
@@ -43,6 +44,12 @@ nt_linereader_t *nt_linereader_open(const char *path)
     int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) { /* read(2) fails with EISDIR: say so now */
+        close(fd);
+        errno = EISDIR;
+        return NULL;
+    }
     gzFile gz = gzdopen(fd, "rb");
     if (!gz) {
         close(fd);

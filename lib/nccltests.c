@@ -26,6 +26,8 @@ struct nt_ncclt_reader {
     ncclt_host_t *hosts;
     size_t nhosts;
     int ranks;
+    unsigned long long max_bytes; /* "maxBytes" of the run header, 0 unknown */
+    unsigned long run_line;
     nt_ncclt_device_t dev;
     nt_ncclt_row_t row;
 };
@@ -56,6 +58,8 @@ static void run_reset(nt_ncclt_reader_t *r)
     free(r->model);
     r->model = NULL;
     r->open = -1;
+    r->max_bytes = 0;
+    r->run_line = 0;
 }
 
 nt_ncclt_reader_t *nt_ncclt_reader_create(void)
@@ -278,6 +282,10 @@ static nt_ncclt_table_t *table_open(nt_ncclt_reader_t *r, unsigned long lineno)
     t->coll = r->coll ? strdup(r->coll) : NULL;
     t->gpu_model = r->model ? strdup(r->model) : NULL;
     t->avg_busbw_GBps = -1;
+    t->max_bytes = r->max_bytes; /* the header's sweep is this table's only */
+    t->run_line = r->run_line;
+    r->max_bytes = 0;
+    r->run_line = 0;
     t->nranks = r->ranks;
     t->nhosts = r->nhosts ? (int)r->nhosts : -1;
     t->gpus_per_host = -1;
@@ -341,13 +349,28 @@ nt_ncclt_event_t nt_ncclt_reader_feed(nt_ncclt_reader_t *r, const char *body, un
     }
     if (starts(p, "nThread ") && strstr(p, "minBytes")) {
         run_reset(r);
+        /* "minBytes %ld maxBytes %ld step: ..." (nccl-tests src/common.cu, the run header) */
+        const char *mb = strstr(p, "maxBytes ");
+        if (mb)
+            r->max_bytes = strtoull(mb + 9, NULL, 10);
+        r->run_line = lineno;
         return NT_NCCLT_RUN;
     }
     if (!hash) {
         if (r->open < 0 || r->tables[r->open].input != r->input)
             return NT_NCCLT_NONE;
-        if (!nt_ncclt_parse_row(body, &r->row))
+        if (!nt_ncclt_parse_row(body, &r->row)) {
+            /* a size and count, then nothing or part of a row: the run was cut mid-row */
+            const char *q = body;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (isdigit((unsigned char)*q)) {
+                r->tables[r->open].partial_line = lineno;
+                return NT_NCCLT_META;
+            }
             return NT_NCCLT_NONE;
+        }
+        r->tables[r->open].partial_line = 0;
         r->row.line = lineno;
         table_add(&r->tables[r->open], &r->row);
         return NT_NCCLT_ROW;

@@ -18,7 +18,7 @@ typedef struct nt_linereader nt_linereader_t;
 /* Opens `path` ("-" = stdin) for line-by-line reading with a fixed-size buffer, so memory
  * stays bounded whatever the file size or line length. Reads through zlib: a gzip file (.gz,
  * whatever its name) is decompressed, any other file is read as it is. Returns NULL and sets
- * errno on failure. */
+ * errno on failure (EISDIR for a directory). */
 nt_linereader_t *nt_linereader_open(const char *path);
 
 /* Wraps an already open stream (not closed by nt_linereader_close). Used by the fuzz target. */

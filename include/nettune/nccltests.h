@@ -51,10 +51,14 @@ typedef struct nt_ncclt_table {
     int gpus_per_host;         /* most device lines on one host, -1 unknown */
     nt_ncclt_row_t *rows;      /* in file order */
     size_t nrows;
-    unsigned long rows_total; /* rows read, including those past NT_NCCLT_MAX_ROWS */
-    double avg_busbw_GBps;    /* "# Avg bus bandwidth", -1 if absent (never judge by it) */
-    int complete;             /* the table ended with "Avg bus bandwidth" */
-    int json;                 /* read from a -J JSON document */
+    unsigned long rows_total;     /* rows read, including those past NT_NCCLT_MAX_ROWS */
+    double avg_busbw_GBps;        /* "# Avg bus bandwidth", -1 if absent (never judge by it) */
+    int complete;                 /* the table ended with "Avg bus bandwidth" */
+    unsigned long long max_bytes; /* the run header's "maxBytes" (nccl-tests -e), 0 unknown */
+    unsigned long run_line;       /* line of that "# nThread ... maxBytes" header, 0 none */
+    unsigned long partial_line;   /* a line of the open table that starts like a row but does not
+                                     parse (the run was cut mid-row), 0 none */
+    int json;                     /* read from a -J JSON document */
 } nt_ncclt_table_t;
 
 /* A parsed "# Using devices" line. Pointers point into the line given to the reader. */

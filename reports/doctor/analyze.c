@@ -217,6 +217,8 @@ static void table_free(nt_table_t *t)
         free(t->top[i].text);
     for (size_t i = 0; i < t->nrowtext; i++)
         free(t->rowtext[i]);
+    nt_ev_free(&t->run_ev);
+    nt_ev_free(&t->cut_ev);
 }
 
 void nt_doctor_destroy(nt_doctor_t *d)
@@ -251,6 +253,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
         nt_ev_free(&d->net_ev[i]);
         nt_ev_free(&d->tr_ev[i]);
     }
+    nt_ev_free(&d->run_ev);
     cJSON_Delete(d->per_file);
     for (size_t i = 0; i < d->nnot_judged; i++)
         free(d->not_judged[i]);
@@ -264,6 +267,8 @@ void nt_doctor_destroy(nt_doctor_t *d)
         free(d->procs[i].host);
         free(d->procs[i].tuner);
         nt_ev_free(&d->procs[i].first_tuner);
+        free(d->procs[i].tuning);
+        nt_ev_free(&d->procs[i].tuning_ev);
         nt_ev_free(&d->procs[i].first_init);
     }
     free(d->procs);
@@ -285,6 +290,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
     }
     free(d->env);
     nt_ev_free(&d->comm_ev);
+    nt_ev_free(&d->nranks_ev);
     free(d->gdr);
     nt_evlist_free(&d->gdr_yes_ev);
     nt_evlist_free(&d->gdr_no_ev);
@@ -572,6 +578,9 @@ static nt_table_t *table_open(nt_doctor_t *d, size_t sweep)
     t->nhosts = lt->nhosts;
     t->gpus_per_host = lt->gpus_per_host;
     t->verdict = "not_judged";
+    t->max_bytes = lt->max_bytes;
+    if (d->run_ev.text && lt->run_line == d->run_ev.line && d->run_ev.input == d->cur)
+        nt_ev_set(&t->run_ev, d->run_ev.input, d->run_ev.line, d->run_ev.text);
     return t;
 }
 
@@ -635,6 +644,8 @@ static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
     case NT_NCCLT_RUN:
         run_reset(d);
         d->tests_started = 1;
+        nt_ev_free(&d->run_ev);
+        nt_ev_set(&d->run_ev, d->cur, d->inputs[d->cur].lines, line);
         return 1;
     case NT_NCCLT_DEVICE:
         record_device(d, nt_ncclt_reader_device(d->ncclt));
@@ -657,6 +668,13 @@ static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
         d->last_progress_seq = d->seq;
         return 1;
     case NT_NCCLT_META:
+        if (d->open_table) { /* a row cut mid-line: the run stopped there */
+            const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, d->open_table->sweep);
+            if (lt->partial_line == d->inputs[d->cur].lines) {
+                nt_ev_free(&d->open_table->cut_ev);
+                nt_ev_set(&d->open_table->cut_ev, d->cur, d->inputs[d->cur].lines, line);
+            }
+        }
         return 1;
     }
     return 0;
@@ -844,6 +862,25 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
         p->init_seen = 1;
         return;
     }
+    /* nettune's plugin names its file and the file's hash per process:
+     * "TUNER/nettune: tuning file '%s' (%s) fnv1a64 %016llx: ..." (plugins/nccl-tuner/src/plugin.c
+     * init_common); ranks must agree on both */
+    const char *tf = strstr(m, "TUNER/nettune: tuning file '");
+    if (tf && p) {
+        const char *path = tf + strlen("TUNER/nettune: tuning file '");
+        const char *q = strchr(path, '\'');
+        const char *h = q ? strstr(q, " fnv1a64 ") : NULL;
+        if (q && h && !p->tuning) {
+            h += strlen(" fnv1a64 ");
+            size_t hn = strspn(h, "0123456789abcdefABCDEF");
+            char buf[NT_EVIDENCE_TEXT];
+            snprintf(buf, sizeof(buf), "'%.*s' fnv1a64 %.*s", (int)(q - path), path, (int)hn, h);
+            p->tuning = strdup(buf);
+            snprintf(p->tuning_hash, sizeof(p->tuning_hash), "%.*s", (int)hn, h);
+            nt_ev_set(&p->tuning_ev, d->cur, d->inputs[d->cur].lines, line);
+        }
+        return;
+    }
     if (strstr(m, "TUNER/Plugin:") || strstr(m, "internal tuner")) {
         if (p) {
             p->tuner_internal = 1;
@@ -875,6 +912,8 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
             d->local_ranks = (int)lr;
         if ((lr >= 0 || nn >= 0) && !d->comm_ev.text)
             nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
+        if (nr >= 0 && !d->nranks_ev.text)
+            nt_ev_set(&d->nranks_ev, d->cur, d->inputs[d->cur].lines, line);
         set_rank_host(d, rank, hi);
         if (p) {
             proc_add_rank(p, rank);
@@ -1190,6 +1229,13 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
         return 1;
     }
     nt_linereader_t *r = nt_linereader_open(path);
+    if (!r && errno == EISDIR) {
+        char how[300];
+        snprintf(how, sizeof(how), " (e.g. %s%s*.log)", path,
+                 path[0] && path[strlen(path) - 1] == '/' ? "" : "/");
+        return input_fail(in, "unreadable", msg, msglen,
+                          "'%s' is a directory: give the files in it%s", path, how);
+    }
     if (!r)
         return input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path,
                           strerror(errno));

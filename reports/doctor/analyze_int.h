@@ -12,6 +12,11 @@
 #define NT_MAX_RANK 1048576 /* highest rank number tracked per rank */
 #define NT_MAX_TABLES 256
 #define NT_TOP_ROWS 3 /* "largest sizes": the plateau is judged on the 3 largest */
+/* The smallest largest size a sweep needs for its busbw to be judged: in the fixtures busbw at
+ * 256 MiB is 95% (2 nodes x 8 H100, ring) and 87% (1 node, NVLS) of the plateau at 4-8 GiB, at
+ * 512 MiB 97% and 91%: from 512 MiB the figure is within the 0.90 warn ratio of the plateau.
+ * docs/doctor-inputs.md (nccl-tests outputs). */
+#define NT_PLATEAU_MIN_BYTES (512ULL << 20)
 #define NT_MAX_LINKS 8
 #define NT_FACT_EV 64   /* hosts, networks, transports with their first line as evidence */
 #define NT_ROW_TEXTS 64 /* row lines kept per table as evidence (a sweep has ~30 sizes) */
@@ -62,7 +67,10 @@ typedef struct {
     nt_map_t env;       /* the NCCL_* names this process echoed */
     int ranks[4];
     int nranks;
-    nt_ev_t first_tuner; /* evidence of its tuner line, text NULL if none */
+    nt_ev_t first_tuner;  /* evidence of its tuner line, text NULL if none */
+    char *tuning;         /* nettune's tuning file as the plugin logged it: "'path' fnv1a64 HASH" */
+    char tuning_hash[17]; /* its fnv1a64 (16 hex digits): ranks compare on it, not on the path */
+    nt_ev_t tuning_ev;    /* that line, text NULL if none */
     nt_ev_t first_init;
 } nt_proc_t;
 
@@ -98,9 +106,13 @@ typedef struct {
     int complete;
     /* filled by the diagnosis */
     double plateau, expected, ratio, network_GBps;
-    const char *verdict;    /* "pass", "warn", "fail", "not_judged" */
-    char *basis;            /* how `expected` was computed, or why there is no verdict */
-    const char *not_judged; /* why busbw is not judged, as the first line says it, or NULL */
+    const char *verdict;          /* "pass", "warn", "fail", "not_judged" */
+    char *basis;                  /* how `expected` was computed, or why there is no verdict */
+    const char *not_judged;       /* why busbw is not judged, as the first line says it, or NULL */
+    char not_judged_buf[160];     /* not_judged when it names the table's own figures */
+    unsigned long long max_bytes; /* the run header's maxBytes (-e), 0 unknown */
+    nt_ev_t run_ev;               /* the run header ("# nThread ... maxBytes"), text NULL if none */
+    nt_ev_t cut_ev; /* a row cut mid-line after the last full row, text NULL if none */
     /* the text of the first NT_ROW_TEXTS rows, by line, for evidence of sweep findings */
     char *rowtext[NT_ROW_TEXTS];
     unsigned long rowline[NT_ROW_TEXTS];
@@ -284,6 +296,7 @@ struct nt_doctor {
 
     int nranks, nnodes, local_ranks;
     nt_ev_t comm_ev;
+    nt_ev_t nranks_ev; /* the first line naming nranks ("... nranks 16 ... Init COMPLETE") */
 
     /* network connections and GPUDirect RDMA per local rank: bit 0 with GDR, bit 1 without */
     unsigned char *gdr;
@@ -304,6 +317,7 @@ struct nt_doctor {
     size_t ntables;
     unsigned long tables_dropped;
     nt_table_t *open_table; /* table receiving rows, or NULL */
+    nt_ev_t run_ev;         /* the last run header ("# nThread ..."), text NULL if none */
     /* run context (reset by each "# nThread" header) */
     char *run_algo;
     nt_map_t run_hosts;

@@ -705,6 +705,57 @@ static void diagnose_tuner(nt_doctor_t *d)
     f_value(f, "processes_without_plugin", (double)without);
 }
 
+/* Ranks whose nettune tuning files differ (their fnv1a64 hashes: the same contents at two paths
+ * are the same file): each rank chooses from its own file, so they can run different algorithms for
+ * one collective and hang (README, tuner plugin). Evidence: one line of the first file, then one
+ * line per other file. */
+static void diagnose_tuning_files(nt_doctor_t *d)
+{
+    const nt_proc_t *first = NULL;
+    int differ = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        const nt_proc_t *p = &d->procs[i];
+        if (!p->tuning)
+            continue;
+        if (!first)
+            first = p;
+        else if (strcmp(first->tuning_hash, p->tuning_hash) != 0)
+            differ = 1;
+    }
+    if (!differ)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "tuning_file_differs");
+    if (!f)
+        return;
+    const char *seen[8]; /* hashes */
+    size_t nseen = 0, nfiles = 0;
+    for (size_t i = 0; i < d->nprocs; i++) {
+        const nt_proc_t *p = &d->procs[i];
+        if (!p->tuning)
+            continue;
+        int known = 0;
+        for (size_t k = 0; k < nseen; k++)
+            known |= strcmp(seen[k], p->tuning_hash) == 0;
+        if (!known) {
+            nfiles++;
+            if (nseen < sizeof(seen) / sizeof(seen[0]))
+                seen[nseen++] = p->tuning_hash;
+            nt_evlist_add_ev(&f->ev, &p->tuning_ev);
+            f_detail(f, "%s: %s.", p->id, p->tuning);
+        }
+        if (strcmp(p->tuning_hash, first->tuning_hash) != 0) {
+            f_host(f, p->host);
+            for (int k = 0; k < p->nranks; k++)
+                f_rank(d, f, p->ranks[k]);
+        }
+    }
+    f_detail(f,
+             "%zu different tuning files (by fnv1a64); the ranks and hosts named are those "
+             "not using the first one.",
+             nfiles);
+    f_value(f, "files", (double)nfiles);
+}
+
 static void diagnose_versions_env(nt_doctor_t *d)
 {
     if (d->versions.n > 1) {
@@ -841,6 +892,20 @@ static double log_nic_rate(const nt_doctor_t *d)
     return r;
 }
 
+/* A byte count in the largest binary unit that divides it ("4 MiB", "8 GiB", "1000 B"), as
+ * nccl-tests' -b/-e take them. */
+static const char *size_str(char *buf, size_t len, unsigned long long b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && b >= 1024 && b % 1024 == 0) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%llu %s", b, unit[u]);
+    return buf;
+}
+
 static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
 {
     t->plateau = -1;
@@ -855,6 +920,48 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
     }
     if (t->ntop == 0) {
         set_basis(t, "no result rows (the run stopped before the first size)");
+        return;
+    }
+    /* a run cut short (the job killed or hung mid-sweep): no "Avg bus bandwidth" footer and the
+     * largest row below the header's maxBytes; its largest sizes are not the plateau */
+    const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, t->sweep);
+    if (!t->complete && t->max_bytes > t->top[0].bytes) {
+        char have[32], want[32];
+        int partial = t->cut_ev.text && lt && lt->partial_line == t->cut_ev.line;
+        size_str(have, sizeof(have), t->top[0].bytes);
+        size_str(want, sizeof(want), t->max_bytes);
+        nt_finding_t *f = nt_finding_add(d, "run_cut_short");
+        if (f) {
+            if (t->run_ev.text)
+                nt_evlist_add_ev(&f->ev, &t->run_ev);
+            nt_evlist_add(&f->ev, t->top[0].input, t->top[0].line, t->top[0].text);
+            if (partial)
+                nt_evlist_add_ev(&f->ev, &t->cut_ev);
+            f_detail(f, "%s%srun cut short at %s of %s (no footer%s): %lu row(s) read.",
+                     t->coll ? t->coll : "", t->coll ? ": " : "", have, want,
+                     partial ? ", last row incomplete" : "", t->rows);
+            f_value(f, "last_bytes", (double)t->top[0].bytes);
+            f_value(f, "max_bytes", (double)t->max_bytes);
+            for (size_t h = 0; h < d->run_hosts.n && h < 64; h++)
+                f_host(f, d->run_hosts.keys[h]);
+        }
+        snprintf(t->not_judged_buf, sizeof(t->not_judged_buf), "run cut short at %s of %s", have,
+                 want);
+        t->not_judged = t->not_judged_buf;
+        set_basis(t, "not judged: %s (no footer%s)", t->not_judged,
+                  partial ? ", last row incomplete" : "");
+        return;
+    }
+    /* busbw rises with the message size until latency no longer matters: a sweep that ends
+     * below NT_PLATEAU_MIN_BYTES has not reached the plateau, whatever the hardware */
+    if (t->top[0].bytes < NT_PLATEAU_MIN_BYTES) {
+        char have[32], need[32];
+        snprintf(t->not_judged_buf, sizeof(t->not_judged_buf),
+                 "the sweep ends at %s, the plateau needs sizes up to %s or more: rerun with -e 8G",
+                 size_str(have, sizeof(have), t->top[0].bytes),
+                 size_str(need, sizeof(need), NT_PLATEAU_MIN_BYTES));
+        t->not_judged = t->not_judged_buf;
+        set_basis(t, "not judged: %s", t->not_judged);
         return;
     }
     int nnodes = t->nhosts > 0 ? t->nhosts : d->nnodes;
@@ -1322,6 +1429,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     diagnose_nic_shared(d);
     diagnose_p2p(d);
     diagnose_tuner(d);
+    diagnose_tuning_files(d);
     diagnose_versions_env(d);
     diagnose_tests(d, hw);
     diagnose_leftovers(d);

@@ -288,15 +288,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "nettune-doctor: out of memory\n");
         goto out_kb;
     }
+    /* an unusable input is said once: in the text report's "skipped:" lines when that is
+     * printed, else on stderr (JSON, --quiet, or no usable input) */
+    int unusable = 0, usable = 0;
+    char **skipped = calloc((size_t)p.ninputs + 1, sizeof(*skipped));
     if (p.report && nt_doctor_load_report(d, p.report, &p.hw, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "nettune-doctor: %s\n", msg);
         goto out_doctor;
     }
-    int unusable = 0, usable = 0;
     for (int i = 0; i < p.ninputs; i++) {
         nt_doctor_set_host(d, p.hosts[i]);
         if (nt_doctor_read_file(d, p.inputs[i], msg, sizeof(msg)) != 0) {
-            NT_ERROR(DOCTOR, "%s", msg);
+            if (!skipped || !(skipped[unusable] = strdup(msg)))
+                NT_ERROR(DOCTOR, "%s", msg);
             unusable++;
         } else {
             usable++;
@@ -336,11 +340,15 @@ int main(int argc, char **argv)
     }
     if (p.output && strcmp(p.output, "-") != 0 && write_json(doc, p.output) != 0)
         rc = NT_EXIT_USAGE;
+    int text_report = !p.quiet && !stdout_json && (usable || nt_doctor_worst(d) >= 0);
+    for (int i = 0; skipped && i < unusable; i++)
+        if (skipped[i] && !text_report)
+            NT_ERROR(DOCTOR, "%s", skipped[i]);
     if (!p.quiet) {
         if (stdout_json) {
             if (write_json(doc, "-") != 0)
                 rc = NT_EXIT_USAGE;
-        } else if (usable || nt_doctor_worst(d) >= 0) {
+        } else if (text_report) {
             int colour = p.colour >= 0 ? p.colour : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
             nt_doctor_write_text(d, stdout, colour);
         }
@@ -349,6 +357,9 @@ int main(int argc, char **argv)
     if (fflush(stdout) != 0)
         rc = NT_EXIT_USAGE;
 out_doctor:
+    for (int i = 0; skipped && i < unusable; i++)
+        free(skipped[i]);
+    free(skipped);
     nt_doctor_destroy(d);
 out_kb:
     nt_kb_destroy(kb);

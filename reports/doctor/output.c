@@ -475,6 +475,8 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
         cJSON_AddItemToObject(obj, "nranks", ev_obj(d, &d->comm_ev));
         cJSON_AddItemToObject(obj, "nnodes", ev_obj(d, &d->comm_ev));
         cJSON_AddItemToObject(obj, "local_ranks", ev_obj(d, &d->comm_ev));
+    } else if (d->nranks_ev.text) { /* only "comm ... nranks N ... Init COMPLETE" lines */
+        cJSON_AddItemToObject(obj, "nranks", ev_obj(d, &d->nranks_ev));
     }
     if (d->netib_ev.n)
         cJSON_AddItemToObject(obj, "net_devices", ev_obj(d, &d->netib_ev.ev[0]));

@@ -52,6 +52,8 @@ check "not judged: the first line says so" sh -c "head -n 1 '$T/not-judged.out' 
 expect_exit require-busbw 1 "$DOCTOR" --require busbw tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 expect_exit require-busbw-judged 1 "$DOCTOR" --require busbw --expect gpus_per_node=8,nics_per_node=8,nic_rate_Gbps=400 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 check "--require busbw when judged: no NOT JUDGED line" sh -c "! grep -q 'NOT JUDGED' '$T/require-busbw-judged.out'"
+expect_exit require-busbw-short-sweep 1 "$DOCTOR" --require busbw --expect nic_rate_Gbps=400,nics_per_node=8 tests/fixtures/tester-found/allreduce-sweep-ends-at-4M.log
+check "--require busbw on a sweep ending at 4 MiB: NOT JUDGED names the size" sh -c "head -n 1 '$T/require-busbw-short-sweep.out' | grep -q 'NOT JUDGED: busbw (the sweep ends at 4 MiB'"
 expect_exit require-bad 2 "$DOCTOR" --require speed tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 expect_exit not-judged-json 0 "$DOCTOR" --format json tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 check "not judged: summary.not_judged" $PY -c "import json; d=json.load(open('$T/not-judged-json.out')); assert d['summary']['not_judged'] == ['busbw (NIC rate unknown: give --expect nic_rate_Gbps=N or --report)'], d['summary']"
@@ -139,7 +141,7 @@ expect_exit not-nccl 2 "$DOCTOR" tests/doctor/data/syslog-not-nccl.log
 check "not-nccl: named" has "$T/not-nccl.err" "no NCCL, nccl-tests or operator-file lines found in 'tests/doctor/data/syslog-not-nccl.log'"
 expect_exit unreadable 2 "$DOCTOR" /nonexistent/nccl.log
 expect_exit directory 2 "$DOCTOR" tests/fixtures
-check "directory: named" has "$T/directory.err" "tests/fixtures"
+check "directory: one line saying so (not a gzip error)" sh -c "test \$(wc -l < '$T/directory.err') = 1 && grep -q \"'tests/fixtures' is a directory: give the files in it (e.g. tests/fixtures/\\*.log)\\$\" '$T/directory.err'"
 # NUL padding (a log cut by a node crash or copied from a filesystem that lost its tail) is not binary
 { cat tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log; head -c 4096 /dev/zero; } > "$T/nul-tail.log"
 expect_exit nul-tail 1 "$DOCTOR" -o "$T/nul-tail.json" "$T/nul-tail.log"
@@ -186,6 +188,12 @@ fi
 expect_exit mixed 2 "$DOCTOR" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log "$T/random.bin"
 check "mixed: findings of the good input shown" has "$T/mixed.out" shm_too_small
 check "mixed: skipped input listed" has "$T/mixed.out" "skipped:"
+check "mixed: the skipped input said once (stdout and stderr together)" sh -c "test \$(cat '$T/mixed.out' '$T/mixed.err' | grep -c 'random.bin.*binary') = 1"
+expect_exit mixed-json 2 "$DOCTOR" --format json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log "$T/random.bin"
+check "mixed --format json: the skipped input on stderr once" sh -c "test \$(grep -c 'random.bin.*binary' '$T/mixed-json.err') = 1"
+mkdir -p "$T/adir"
+expect_exit directory-slash 2 "$DOCTOR" "$T/adir/"
+check "directory given with a slash: no double slash" has "$T/directory-slash.err" "(e.g. $T/adir/\\*.log)"
 # a line with no newline at the end of the file, and lines of any length
 expect_exit no-final-newline 1 sh -c "printf 'node01:1:1 [0] NCCL INFO Using network Socket' | '$DOCTOR' -"
 check "no-final-newline: last line read" has "$T/no-final-newline.out" socket_fallback

@@ -196,18 +196,18 @@ static void test_tables(const nt_kb_t *kb)
     int rc;
     /* two tables in one input; the plateau is the max over the 3 largest sizes, not the Avg */
     const char *t =
-        "# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "# nThread 1 nGpus 1 minBytes 536870912 maxBytes 4294967296 step: 2(factor) warmup iters: 5 iters: 20\n"
         "#  Rank  0 Group  0 Pid 1 on hostA device  0 [0x18] NVIDIA H100 80GB HBM3\n"
         "#  Rank  1 Group  0 Pid 2 on hostB device  0 [0x18] NVIDIA H100 80GB HBM3\n"
         "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
         "time   algbw   busbw #wrong\n"
-        "           8             2     float     sum      -1    10.0    0.00   10.00      0    "
+        " 536870912     134217728     float     sum      -1    10.0    0.00   10.00      0    "
         "10.0    0.00   11.00      0\n"
-        "          16             4     float     sum      -1    10.0    0.00   20.00      0    "
+        "1073741824     268435456     float     sum      -1    10.0    0.00   20.00      0    "
         "10.0    0.00   21.00      0\n"
-        "          32             8     float     sum      -1    10.0    0.00   40.00    N/A    "
+        "2147483648     536870912     float     sum      -1    10.0    0.00   40.00    N/A    "
         "10.0    0.00   39.00    N/A\n"
-        "          64            16     float     sum      -1    10.0    0.00   30.00      0    "
+        "4294967296    1073741824     float     sum      -1    10.0    0.00   30.00      0    "
         "10.0    0.00   31.00      0\n"
         "# Avg bus bandwidth    : 99.0\n"
         "#       size         count    type   redop     time   algbw   busbw  error     time   "
@@ -226,7 +226,7 @@ static void test_tables(const nt_kb_t *kb)
         hw.nics_per_node = 1;
         nt_doctor_diagnose(d, &hw);
         nt_table_t *a = &d->tables[0], *b = &d->tables[1];
-        CHECK(a->rows == 4 && a->ntop == 3 && a->top[0].bytes == 64 && a->top[2].bytes == 16,
+        CHECK(a->rows == 4 && a->ntop == 3 && a->top[0].bytes == 4294967296ULL && a->top[2].bytes == 1073741824ULL,
               "top rows kept");
         CHECK(a->plateau == 40.0, "plateau %.2f", a->plateau);
         CHECK(a->avg_busbw == 99.0, "avg kept for display");
