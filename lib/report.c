@@ -384,3 +384,15 @@ nt_status_t nt_skipped_add(cJSON *skipped_arr, const char *probe, const char *re
     }
     return NT_OK;
 }
+
+const char *nt_bytes_str(char *buf, size_t len, unsigned long long bytes)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%llu %s", bytes, unit[u]);
+    return buf;
+}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettune/report.h"
 #include "nettune/stats.h"
 
 nt_peer_rules_t nt_peer_rules_default(void)
@@ -55,19 +56,6 @@ static const char *fmt_num(char *buf, size_t len, double v)
         snprintf(buf, len, "%.0f", v);
     else
         snprintf(buf, len, "%.3g", v);
-    return buf;
-}
-
-static const char *fmt_bytes(char *buf, size_t len, size_t b)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    size_t v = b;
-    while (u < 4 && v >= 1024 && v % 1024 == 0) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%zu %s", v, unit[u]);
     return buf;
 }
 
@@ -176,7 +164,7 @@ static void describe(char *buf, size_t len, const nt_vlink_t *l, double v, unsig
     char a[32], b[32], sz[32];
     const int bw = l->metric == NT_METRIC_BW;
     buf[0] = '\0';
-    cat(buf, len, "at %s: %s%s %s", fmt_bytes(sz, sizeof(sz), l->bytes), what_of(l->metric),
+    cat(buf, len, "at %s: %s%s %s", nt_bytes_str(sz, sizeof(sz), l->bytes), what_of(l->metric),
         fmt_num(a, sizeof(a), v), unit_of(l->metric));
     if (bits & NT_FIRED_EXPECTED)
         cat(buf, len, ", %s the expected %s%s %s", bw ? "below" : "above", bw ? "" : "maximum ",
@@ -727,7 +715,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
                      "nettune:%s %s/%s%s median of its%s %s %s links vs all nodes, %s",
                      nt_metric_check(ex->metric), fmt_num(a, sizeof(a), ev->median),
                      fmt_num(b, sizeof(b), ev->reference), unit_of(ex->metric), ev->role, ex->kind,
-                     fmt_bytes(sz, sizeof(sz), ex->bytes), part);
+                     nt_bytes_str(sz, sizeof(sz), ex->bytes), part);
         } else {
             const nt_vlink_t *by_exp = NULL, *by_peer = NULL;
             size_t ke = 0, kp = 0;
@@ -754,7 +742,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
                          "nettune:%s %s/%s%s e.g. %s %s link vs %s, %s",
                          nt_metric_check(ex->metric), fmt_num(a, sizeof(a), nv->observed),
                          fmt_num(b, sizeof(b), nv->expected), unit_of(ex->metric), ex->kind,
-                         fmt_bytes(sz, sizeof(sz), ex->bytes),
+                         nt_bytes_str(sz, sizeof(sz), ex->bytes),
                          by_exp ? "expected" : "population median", part);
             } else {
                 snprintf(nv->reason, sizeof(nv->reason), "nettune:links %s", part);
@@ -999,7 +987,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             l->fired = before | NT_FIRED_RETEST;
             snprintf(l->reason, sizeof(l->reason),
                      "flaky at %s: failed first measurement %s %s, passed retest %s %s",
-                     fmt_bytes(sz, sizeof(sz), l->bytes), fmt_num(a, sizeof(a), l->value),
+                     nt_bytes_str(sz, sizeof(sz), l->bytes), fmt_num(a, sizeof(a), l->value),
                      unit_of(l->metric), fmt_num(b, sizeof(b), l->retest_value),
                      unit_of(l->metric));
         }

@@ -152,4 +152,9 @@ cJSON *nt_check_create_str(const char *name, const char *host, const char *targe
 /* nt_skipped_add - append {"probe","reason"} to a node's skipped array. */
 nt_status_t nt_skipped_add(cJSON *skipped_arr, const char *probe, const char *reason);
 
+/* nt_bytes_str - a byte count in the largest binary unit that divides it exactly ("4 MiB",
+ * "8 GiB", "1000 B"), as nccl-tests' -b/-e and the verdict messages write sizes; into buf,
+ * which it returns (24 bytes are enough). */
+const char *nt_bytes_str(char *buf, size_t len, unsigned long long bytes);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "analyze_int.h"
 #include "nettune/anomaly.h"
+#include "nettune/report.h"
 
 /* Every key this file can report; main() refuses a knowledge base that lacks one. */
 static const char *const required_keys[] = {"socket_fallback",
@@ -892,20 +893,6 @@ static double log_nic_rate(const nt_doctor_t *d)
     return r;
 }
 
-/* A byte count in the largest binary unit that divides it ("4 MiB", "8 GiB", "1000 B"), as
- * nccl-tests' -b/-e take them. */
-static const char *size_str(char *buf, size_t len, unsigned long long b)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (u < 4 && b >= 1024 && b % 1024 == 0) {
-        b /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%llu %s", b, unit[u]);
-    return buf;
-}
-
 static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
 {
     t->plateau = -1;
@@ -928,8 +915,8 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
     if (!t->complete && t->max_bytes > t->top[0].bytes) {
         char have[32], want[32];
         int partial = t->cut_ev.text && lt && lt->partial_line == t->cut_ev.line;
-        size_str(have, sizeof(have), t->top[0].bytes);
-        size_str(want, sizeof(want), t->max_bytes);
+        nt_bytes_str(have, sizeof(have), t->top[0].bytes);
+        nt_bytes_str(want, sizeof(want), t->max_bytes);
         nt_finding_t *f = nt_finding_add(d, "run_cut_short");
         if (f) {
             if (t->run_ev.text)
@@ -958,8 +945,8 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         char have[32], need[32];
         snprintf(t->not_judged_buf, sizeof(t->not_judged_buf),
                  "the sweep ends at %s, the plateau needs sizes up to %s or more: rerun with -e 8G",
-                 size_str(have, sizeof(have), t->top[0].bytes),
-                 size_str(need, sizeof(need), NT_PLATEAU_MIN_BYTES));
+                 nt_bytes_str(have, sizeof(have), t->top[0].bytes),
+                 nt_bytes_str(need, sizeof(need), NT_PLATEAU_MIN_BYTES));
         t->not_judged = t->not_judged_buf;
         set_basis(t, "not judged: %s", t->not_judged);
         return;
