@@ -154,6 +154,9 @@ int main(int argc, char **argv)
         if (rank == 0)
             nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 0,
                          stdout);
+        /* The summary and DRAIN lines leave our stdio buffer before the fence: once another
+         * rank has passed it and exits non-zero, mpirun may kill us at any moment. */
+        fflush(NULL);
         nt_launcher_mpi_destroy(l);
         MPI_Finalize();
     }
