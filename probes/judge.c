@@ -1400,12 +1400,6 @@ static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int froze
     free(items);
 }
 
-/* qsort/bsearch order of an array of C strings. */
-static int nt_cmp_str_ptr(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* An NVLink count stated for a node (--expect nvlinks=N or its class) is judged by the GPU
  * probe's nvlink_state checks; where none was filed for the node (no GPU, no NVML, the GPU probe
  * skipped) the expectation gets one not_judged check with the reason, never a silent pass. */
@@ -1437,9 +1431,10 @@ static void nt_judge_nvlinks_unjudged(const nt_judge_t *j, const cJSON *nodes, c
                 }
                 judged[njudged++] = (char *)h;
             }
-            qsort(judged, njudged, sizeof(*judged), nt_cmp_str_ptr);
+            if (njudged)
+                qsort(judged, njudged, sizeof(*judged), nt_cmp_strp);
         }
-        if (njudged && bsearch(&host, judged, njudged, sizeof(*judged), nt_cmp_str_ptr))
+        if (njudged && bsearch(&host, judged, njudged, sizeof(*judged), nt_cmp_strp))
             continue;
         const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(node, "gpus");
         const char *why = "NVLink state unknown (no NVML inventory of the GPUs)";
@@ -1492,7 +1487,8 @@ static void nt_endpoints_add(nt_endpoints_t *e, const cJSON *link)
 static void nt_endpoints_warn(nt_endpoints_t *e, cJSON *warnings)
 {
     size_t best = 0, best_n = 0;
-    qsort(e->key, e->n, sizeof(*e->key), nt_cmp_str_ptr);
+    if (e->n) /* qsort of NULL, 0 is undefined (UBSan) */
+        qsort(e->key, e->n, sizeof(*e->key), nt_cmp_strp);
     for (size_t i = 0; i < e->n;) {
         size_t k = i;
         while (k < e->n && strcmp(e->key[k], e->key[i]) == 0)
