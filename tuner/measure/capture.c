@@ -59,6 +59,22 @@ static void model_check(cJSON *o, const nt_nccllog_t *g, const nt_nccl_table_t *
     cJSON_AddItemToObject(o, "model_check", j);
 }
 
+/* Every line of the open NCCL log r fed to the one reader of NCCL's facts (lib/nccllog.c) into
+ * g (initialised here; the caller cleans it up); r is closed. */
+static void log_read(nt_linereader_t *r, nt_nccllog_t *g)
+{
+    const char *line;
+    size_t len;
+    unsigned long n = 0;
+    nt_nccllog_init(g);
+    while (nt_linereader_next(r, &line, &len) == 1) {
+        nt_logline_t l;
+        nt_line_parse(line, &l);
+        nt_nccllog_feed(g, &l, ++n);
+    }
+    nt_linereader_close(r);
+}
+
 nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_calls, int sm,
                                       const nt_tune_shape_t *shape)
 {
@@ -97,16 +113,7 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
         return NT_ERR_NOT_FOUND;
     }
     nt_nccllog_t g;
-    nt_nccllog_init(&g);
-    const char *line;
-    size_t len;
-    unsigned long n = 0;
-    while (nt_linereader_next(r, &line, &len) == 1) {
-        nt_logline_t l;
-        nt_line_parse(line, &l);
-        nt_nccllog_feed(&g, &l, ++n);
-    }
-    nt_linereader_close(r);
+    log_read(r, &g);
     cJSON_AddNumberToObject(o, "version", g.version);
     cJSON_AddNumberToObject(o, "tuning_calls", (double)g.ncalls);
     cJSON *calls = cJSON_AddArrayToObject(o, "calls");
@@ -138,16 +145,7 @@ int nt_measure_side_evidence(cJSON *side, const char *path, int want_plugin,
         why = "NCCL wrote no debug file (NCCL_DEBUG_FILE set elsewhere?)";
     } else {
         nt_nccllog_t g;
-        nt_nccllog_init(&g);
-        const char *line;
-        size_t len;
-        unsigned long n = 0;
-        while (nt_linereader_next(r, &line, &len) == 1) {
-            nt_logline_t l;
-            nt_line_parse(line, &l);
-            nt_nccllog_feed(&g, &l, ++n);
-        }
-        nt_linereader_close(r);
+        log_read(r, &g);
         const char *env = nt_nccllog_env_get(&g, "NCCL_TUNER_PLUGIN");
         if (env)
             cJSON_AddStringToObject(o, "NCCL_TUNER_PLUGIN", env);
