@@ -65,7 +65,7 @@ $(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $(TUNER_MODEL_L
 
 TEST_TARGETS += test-tune
 .PHONY: test-tune
-test-tune: $(TUNE_TEST_BIN) $(TUNE_BIN) $(wildcard tests/tuner/test_tune_e2e.c) $(if $(wildcard tests/tuner/test_tune_e2e.c),$(TUNE_E2E_BIN)) $(NTP_LIB)
+test-tune: $(TUNE_TEST_BIN) $(TUNE_BIN) $(wildcard tests/tuner/test_tune_e2e.c) $(if $(wildcard tests/tuner/test_tune_e2e.c),$(TUNE_E2E_BIN)) $(NTP_LIB) $(BIN)/nettune $(filter $(BIN)/nettune-probe $(BIN)/nettune-report $(BIN)/nettune-doctor $(BIN)/nettune-tune-measure,$(ALL_TARGETS))
 	@$(TUNE_TEST_BIN)
 	@if [ -x $(TUNE_E2E_BIN) ]; then $(TUNE_E2E_BIN) $(TUNE_BIN) $(NTP_LIB); fi
 	@if [ -f tests/tuner/run-cli.sh ]; then BUILD=$(BUILD) sh tests/tuner/run-cli.sh; fi
