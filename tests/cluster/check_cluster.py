@@ -112,6 +112,16 @@ def cmd_check(a):
             bad = obs < 0.7 * exp if "/s" in unit else obs > 1.4 * exp
             if not bad:
                 problems.append("reason of %s quotes %g/%g%s: not a clear outlier" % (n["host"], obs, exp, unit))
+    if a.shaped is not None:
+        # The figure the blame quotes is the rate the harness imposed (tc tbf): the fault is
+        # the one intended and the probe measured it, neither more nor less.
+        for n in failed:
+            m = REASON_RE.match(n.get("reason", ""))
+            if m and "/s" in m.group("unit"):
+                r = float(m.group("obs")) / a.shaped
+                if not 0.5 <= r <= 1.25:
+                    problems.append("reason of %s quotes %s GB/s, %.2fx the %.3g GB/s imposed (want 0.5-1.25x)"
+                                    % (n["host"], m.group("obs"), r, a.shaped))
     if a.signal:
         said = [x for x in run.get("not_done", []) if "signal" in x]
         if run.get("completed") is not False or not said and run.get("stopped_by") != "signal":
@@ -180,9 +190,14 @@ def cmd_detect(a):
     slow = max(doc.get("links", []), key=lambda l: l.get("elapsed_s", 0), default=None)
     blamed = ",".join(n["host"] for n in failed) or "-"
     causes = ",".join(n.get("cause", "?") for n in failed) or "-"
-    print("blamed=%s cause=%s verdict=%s completed=%s duration_s=%s slowest_link=%s:%ss reasons=%s"
+    shaped = ""
+    if a.shaped:
+        figs = [REASON_RE.match(n.get("reason", "")) for n in failed]
+        shaped = " measured/imposed=%s" % ",".join(
+            "%.2f" % (float(m.group("obs")) / a.shaped) for m in figs if m and "/s" in m.group("unit"))
+    print("blamed=%s cause=%s verdict=%s completed=%s duration_s=%s%s slowest_link=%s:%ss reasons=%s"
           % (blamed, causes, doc["summary"]["verdict"], doc["run"].get("completed"),
-             doc["run"].get("duration_s"), slow["id"] if slow else "-",
+             doc["run"].get("duration_s"), shaped, slow["id"] if slow else "-",
              slow.get("elapsed_s") if slow else "-", json.dumps([n["reason"] for n in failed])))
     return 0
 
@@ -202,6 +217,8 @@ def main():
     c.add_argument("--reason-format", action="store_true", help="reasons start with 'nettune:'")
     c.add_argument("--reason-figure", action="store_true",
                    help="reasons are 'nettune:<check> <observed>/<expected><unit> ...' with a bad figure")
+    c.add_argument("--shaped", type=float, metavar="GBPS",
+                   help="the rate imposed on the blamed hosts: their quoted figure is 0.5-1.25x it")
     c.add_argument("--signal", action="store_true", help="the report says a signal stopped the run")
     c.add_argument("--drain-log", help="the run's stdout: a DRAIN line per blamed host")
     c.add_argument("--node-verdicts", choices=["blamed", "all"],
@@ -222,6 +239,7 @@ def main():
     l.add_argument("--factor", type=float, default=2.0)
     d = sub.add_parser("detect")
     d.add_argument("report")
+    d.add_argument("--shaped", type=float, metavar="GBPS", help="the rate imposed: print measured/imposed")
     a = ap.parse_args()
     return {"baseline": cmd_baseline, "check": cmd_check, "latency": cmd_latency,
             "detect": cmd_detect}[a.cmd](a)
