@@ -99,54 +99,168 @@ const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt)
     return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
-nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out)
+/* Whether text (which cJSON rejected) is the beginning of a JSON document cut short: closing
+ * its open string and brackets makes it parse (a cut after ':' gets a null, a trailing ','
+ * is dropped). A cut inside a literal, number or escape reads as "not JSON". */
+static int nt_json_truncated(const char *text, size_t len)
+{
+    char stack[256], *fixed;
+    size_t depth = 0, o;
+    int in_str = 0, esc = 0, ok;
+    cJSON *j;
+
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (c == '\\')
+                esc = 1;
+            else if (c == '"')
+                in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '{' || c == '[') {
+            if (depth == sizeof(stack))
+                return 0;
+            stack[depth++] = c == '{' ? '}' : ']';
+        } else if (c == '}' || c == ']') {
+            if (!depth || stack[depth - 1] != c)
+                return 0;
+            depth--;
+        }
+    }
+    if (esc || (!in_str && !depth))
+        return 0;
+    fixed = malloc(len + depth + 8);
+    if (!fixed)
+        return 0;
+    memcpy(fixed, text, len);
+    o = len;
+    if (in_str)
+        fixed[o++] = '"';
+    while (o && strchr(" \t\r\n", fixed[o - 1]))
+        o--;
+    if (o && fixed[o - 1] == ',')
+        o--;
+    else if (o && fixed[o - 1] == ':') {
+        memcpy(fixed + o, "null", 4);
+        o += 4;
+    }
+    while (depth)
+        fixed[o++] = stack[--depth];
+    fixed[o] = '\0';
+    j = cJSON_Parse(fixed);
+    ok = j != NULL;
+    cJSON_Delete(j);
+    free(fixed);
+    return ok;
+}
+
+nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *why,
+                               size_t whylen)
+{
+    const char *end = NULL, *nul = memchr(text, '\0', len);
+    int line = 1, col = 1;
+
+    *out = NULL;
+    if (why && whylen)
+        why[0] = '\0';
+    if (strspn(text, " \t\r\n") == len) {
+        snprintf(why, whylen, "empty (%zu bytes%s), not JSON", len,
+                 len ? ", all white space" : "");
+        return NT_ERR_PARSE;
+    }
+    if (nul) {
+        snprintf(why, whylen, "not JSON (a NUL byte at byte %zu)", (size_t)(nul - text));
+        return NT_ERR_PARSE;
+    }
+    *out = cJSON_ParseWithOpts(text, &end, 1);
+    if (*out)
+        return NT_OK;
+    if (nt_json_truncated(text, len)) {
+        snprintf(why, whylen, "truncated JSON (the text ends at byte %zu, inside the document)",
+                 len);
+        return NT_ERR_PARSE;
+    }
+    /* cJSON gives the failing position; line:column for people */
+    for (const char *p = text; end && p < end && *p; p++) {
+        if (*p == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    snprintf(why, whylen, "not valid JSON near line %d, column %d", line, col);
+    return NT_ERR_PARSE;
+}
+
+nt_status_t nt_json_read_file_why(const char *path, size_t max_bytes, cJSON **out, char *why,
+                                  size_t whylen)
 {
     int is_stdin = strcmp(path, "-") == 0; /* "-": standard input */
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    char *buf;
-    size_t n;
-    const char *errp;
+    char *buf = NULL, *grown;
+    size_t n = 0, cap = 0;
+    nt_status_t st;
 
     *out = NULL;
+    if (why && whylen)
+        why[0] = '\0';
     if (!f) {
         int err = errno;
-        NT_ERROR(REPORT, "cannot open '%s': %s", path, strerror(err));
+        snprintf(why, whylen, "cannot open: %s", strerror(err));
         return err == ENOENT ? NT_ERR_NOT_FOUND : NT_ERR_IO;
     }
-    buf = malloc(max_bytes + 1);
-    if (!buf) {
-        if (!is_stdin)
-            fclose(f);
-        return NT_ERR_NOMEM;
+    /* Grown as read (a pipe delivers in pieces), up to max_bytes + 1 to see a larger file. */
+    for (size_t got = 1; got > 0 && n <= max_bytes;) {
+        if (n == cap) {
+            size_t want = cap ? cap * 2 : 65536;
+            if (want > max_bytes + 1)
+                want = max_bytes + 1;
+            if (!(grown = realloc(buf, want + 1))) {
+                snprintf(why, whylen, "too large to hold in memory");
+                st = NT_ERR_NOMEM;
+                goto out;
+            }
+            buf = grown;
+            cap = want;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
     }
-    n = 0;
-    for (size_t got; n <= max_bytes && (got = fread(buf + n, 1, max_bytes + 1 - n, f)) > 0;)
-        n += got; /* a pipe delivers in pieces */
     if (ferror(f)) {
-        NT_ERROR(REPORT, "cannot read '%s': %s", path, strerror(errno));
-        if (!is_stdin)
-            fclose(f);
-        free(buf);
-        return NT_ERR_IO;
+        snprintf(why, whylen, "cannot read: %s", strerror(errno));
+        st = NT_ERR_IO;
+        goto out;
     }
-    if (!is_stdin)
-        fclose(f);
     if (n > max_bytes) {
-        NT_ERROR(REPORT, "'%s' is larger than %zu bytes: not a file this command reads", path,
-                 max_bytes);
-        free(buf);
-        return NT_ERR_INVALID;
+        snprintf(why, whylen, "larger than %zu bytes: not a file this command reads", max_bytes);
+        st = NT_ERR_INVALID;
+        goto out;
+    }
+    if (!buf && !(buf = malloc(1))) {
+        snprintf(why, whylen, "out of memory");
+        st = NT_ERR_NOMEM;
+        goto out;
     }
     buf[n] = '\0';
-    *out = cJSON_ParseWithOpts(buf, &errp, 1);
-    if (!*out) {
-        NT_ERROR(REPORT, "'%s' is not valid JSON (error near byte %ld)", path,
-                 errp ? (long)(errp - buf) : -1L);
-        free(buf);
-        return NT_ERR_PARSE;
-    }
+    st = nt_json_parse_text(buf, n, out, why, whylen);
+out:
+    if (!is_stdin)
+        fclose(f);
     free(buf);
-    return NT_OK;
+    return st;
+}
+
+nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out)
+{
+    char why[160];
+    nt_status_t st = nt_json_read_file_why(path, max_bytes, out, why, sizeof(why));
+    if (st != NT_OK)
+        NT_ERROR(REPORT, "'%s': %s", path, why);
+    return st;
 }
 
 /* A small write buffer for nt_json_fill. */

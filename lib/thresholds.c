@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "nettune/log.h"
+#include "nettune/report.h"
 
 /* What a class states, field by field: a field it leaves out falls back to the defaults. */
 #define SET_EFF 0x1u
@@ -759,6 +760,8 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
     return NT_OK;
 }
 
+static nt_status_t thresholds_from_doc(pctx_t *ctx, cJSON *doc, nt_thresholds_t **out);
+
 nt_status_t nt_thresholds_parse(const char *text, const char *origin, nt_thresholds_t **out,
                                 char *err, size_t errlen)
 {
@@ -770,26 +773,22 @@ nt_status_t nt_thresholds_parse(const char *text, const char *origin, nt_thresho
         return NT_ERR_INVALID;
     }
     *out = NULL;
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithOpts(text, &end, 1);
-    if (!doc) {
-        /* cJSON gives the failing position; turn it into line:column for people */
-        int line = 1, col = 1;
-        for (const char *p = text; end && p < end && *p; p++) {
-            if (*p == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        PERR(&ctx, "not valid JSON near line %d, column %d", line, col);
+    char why[160];
+    cJSON *doc = NULL;
+    if (nt_json_parse_text(text, strlen(text), &doc, why, sizeof(why)) != NT_OK) {
+        PERR(&ctx, "%s", why);
         return NT_ERR_PARSE;
     }
+    return thresholds_from_doc(&ctx, doc, out);
+}
+
+/* The thresholds of a parsed document (consumed). */
+static nt_status_t thresholds_from_doc(pctx_t *ctx, cJSON *doc, nt_thresholds_t **out)
+{
     nt_thresholds_t *t = NULL;
     nt_status_t st = nt_thresholds_defaults(&t);
     if (st == NT_OK)
-        st = parse_doc(&ctx, doc, t);
+        st = parse_doc(ctx, doc, t);
     cJSON_Delete(doc);
     if (st != NT_OK) {
         nt_thresholds_destroy(t);
@@ -808,36 +807,15 @@ nt_status_t nt_thresholds_load(const char *path, nt_thresholds_t **out, char *er
         return NT_ERR_INVALID;
     }
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        report_err(err, errlen, path, "cannot open: %s", strerror(e));
-        return e == ENOENT ? NT_ERR_NOT_FOUND : NT_ERR_IO;
+    char why[160];
+    cJSON *doc = NULL;
+    nt_status_t st = nt_json_read_file_why(path, TH_MAX_FILE, &doc, why, sizeof(why));
+    if (st != NT_OK) {
+        report_err(err, errlen, path, "%s", why);
+        return st;
     }
-    nt_status_t st = NT_OK;
-    char *buf = malloc(TH_MAX_FILE + 1);
-    if (!buf) {
-        st = NT_ERR_NOMEM;
-        goto close_file;
-    }
-    size_t n = fread(buf, 1, TH_MAX_FILE + 1, f);
-    if (ferror(f)) {
-        report_err(err, errlen, path, "cannot read: %s", strerror(errno));
-        st = NT_ERR_IO;
-        goto free_buf;
-    }
-    if (n > TH_MAX_FILE) {
-        report_err(err, errlen, path, "larger than %u bytes, not a thresholds file", TH_MAX_FILE);
-        st = NT_ERR_INVALID;
-        goto free_buf;
-    }
-    buf[n] = '\0';
-    st = nt_thresholds_parse(buf, path, out, err, errlen);
-free_buf:
-    free(buf);
-close_file:
-    fclose(f);
-    return st;
+    pctx_t ctx = {path, err, errlen};
+    return thresholds_from_doc(&ctx, doc, out);
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */

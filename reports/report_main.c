@@ -460,142 +460,19 @@ static void nt_json_problems(cJSON *arr, const nt_problems_t *probs)
     }
 }
 
-/* Whether text (which cJSON rejected) is the beginning of a JSON document cut short: closing
- * its open string and brackets makes it parse (a cut after ':' gets a null, a trailing ','
- * is dropped). A cut inside a literal, number or escape reads as "not JSON". */
-static int nt_json_truncated(const char *text, size_t len)
-{
-    char stack[256], *fixed;
-    size_t depth = 0, o;
-    int in_str = 0, esc = 0, ok;
-    cJSON *j;
-
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (in_str) {
-            if (esc)
-                esc = 0;
-            else if (c == '\\')
-                esc = 1;
-            else if (c == '"')
-                in_str = 0;
-        } else if (c == '"') {
-            in_str = 1;
-        } else if (c == '{' || c == '[') {
-            if (depth == sizeof(stack))
-                return 0;
-            stack[depth++] = c == '{' ? '}' : ']';
-        } else if (c == '}' || c == ']') {
-            if (!depth || stack[depth - 1] != c)
-                return 0;
-            depth--;
-        }
-    }
-    if (esc || (!in_str && !depth))
-        return 0;
-    fixed = malloc(len + depth + 8);
-    if (!fixed)
-        return 0;
-    memcpy(fixed, text, len);
-    o = len;
-    if (in_str)
-        fixed[o++] = '"';
-    while (o && strchr(" \t\r\n", fixed[o - 1]))
-        o--;
-    if (o && fixed[o - 1] == ',')
-        o--;
-    else if (o && fixed[o - 1] == ':') {
-        memcpy(fixed + o, "null", 4);
-        o += 4;
-    }
-    while (depth)
-        fixed[o++] = stack[--depth];
-    fixed[o] = '\0';
-    j = cJSON_Parse(fixed);
-    ok = j != NULL;
-    cJSON_Delete(j);
-    free(fixed);
-    return ok;
-}
-
 /* Read and parse a file for --validate. NT_ERR_NOT_FOUND/NT_ERR_IO/NT_ERR_INVALID (logged):
  * it cannot be read (missing, no permission, a directory, too large): exit 2. NT_ERR_PARSE:
  * it was read but is not JSON, or is cut short; why says which, and the file is "not a valid
  * nettune document" (exit 1). */
 static nt_status_t nt_validate_read(const char *path, cJSON **root, char *why, size_t whylen)
 {
-    char chunk[65536];
-    struct stat st;
-    nt_buf_t in;
-    const char *end = NULL;
-    size_t off;
-    int fd;
-
-    *root = NULL;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        NT_ERROR(REPORT, "cannot open '%s': %s", path, strerror(e));
-        return e == ENOENT ? NT_ERR_NOT_FOUND : NT_ERR_IO;
-    }
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        NT_ERROR(REPORT, "cannot read '%s': %s", path, strerror(EISDIR));
-        close(fd);
-        return NT_ERR_IO;
-    }
-    nt_buf_init(&in);
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            NT_ERROR(REPORT, "cannot read '%s': %s", path, strerror(errno));
-            close(fd);
-            nt_buf_cleanup(&in);
-            return NT_ERR_IO;
-        }
-        if (n == 0)
-            break;
-        nt_buf_put(&in, chunk, (size_t)n);
-        if (in.oom || in.len > NT_RPT_MAX_BYTES) {
-            NT_ERROR(REPORT, "'%s' is %s", path,
-                     in.oom ? "too large to hold in memory"
-                            : "larger than 1 GiB: not a file this "
-                              "command reads");
-            close(fd);
-            nt_buf_cleanup(&in);
-            return in.oom ? NT_ERR_NOMEM : NT_ERR_INVALID;
-        }
-    }
-    close(fd);
-    if (!in.len) {
-        snprintf(why, whylen, "not a valid nettune document: the file is empty");
-        return NT_ERR_PARSE;
-    }
-    if (memchr(in.data, '\0', in.len)) {
-        snprintf(why, whylen, "not a valid nettune document: not JSON (a NUL byte at byte %zu)",
-                 (size_t)((const char *)memchr(in.data, '\0', in.len) - in.data));
-        nt_buf_cleanup(&in);
-        return NT_ERR_PARSE;
-    }
-    *root = cJSON_ParseWithOpts(in.data, &end, 1);
-    if (!*root) {
-        off = end && end >= in.data ? (size_t)(end - in.data) : 0;
-        if (nt_json_truncated(in.data, in.len))
-            snprintf(why, whylen,
-                     "not a valid nettune document: truncated JSON (the text ends "
-                     "at byte %zu, inside the document)",
-                     in.len);
-        else
-            snprintf(why, whylen,
-                     "not a valid nettune document: not JSON (error near byte %zu "
-                     "of %zu)",
-                     off, in.len);
-        nt_buf_cleanup(&in);
-        return NT_ERR_PARSE;
-    }
-    nt_buf_cleanup(&in);
-    return NT_OK;
+    char what[120];
+    nt_status_t st = nt_json_read_file_why(path, NT_RPT_MAX_BYTES, root, what, sizeof(what));
+    if (st == NT_ERR_PARSE)
+        snprintf(why, whylen, "not a valid nettune document: %s", what);
+    else if (st != NT_OK)
+        NT_ERROR(REPORT, "'%s': %s", path, what);
+    return st;
 }
 
 static int nt_report_validate(const nt_report_params_t *p)

@@ -48,9 +48,21 @@ nt_status_t nt_json_add_stats(cJSON *obj, const char *key, const nt_stats_t *s, 
 double nt_json_get_num(const cJSON *obj, const char *key, double dflt);
 const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt);
 
-/* nt_json_read_file - parse the JSON file at path (at most max_bytes). NT_ERR_NOT_FOUND /
- * NT_ERR_IO when it cannot be read, NT_ERR_INVALID when larger than max_bytes, NT_ERR_PARSE
- * with the byte offset logged when it is not JSON. */
+/* nt_json_parse_text - parse len bytes of text (NUL-terminated at text[len]) into *out. The
+ * one JSON reader of the project: NT_ERR_PARSE with why set (not logged) when the text is
+ * empty or white space, holds a NUL byte, is a document cut short ("truncated JSON": closing
+ * its open strings and brackets makes it parse), or is not JSON ("not valid JSON near line
+ * L, column C", from cJSON's error position). */
+nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *why,
+                               size_t whylen);
+/* nt_json_read_file_why - read the file at path ("-": standard input; at most max_bytes) and
+ * parse it with nt_json_parse_text. Logs nothing: why gets the reason, without the path (the
+ * caller names the file, once: under mpirun only rank 0 prints). NT_ERR_NOT_FOUND /
+ * NT_ERR_IO when it cannot be read (a missing file, a directory), NT_ERR_INVALID when larger
+ * than max_bytes, NT_ERR_NOMEM, NT_ERR_PARSE when it is not JSON. */
+nt_status_t nt_json_read_file_why(const char *path, size_t max_bytes, cJSON **out, char *why,
+                                  size_t whylen);
+/* nt_json_read_file - nt_json_read_file_why with the failure logged: "'<path>': <why>". */
 nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out);
 
 /* nt_json_write_atomic - print doc to a temporary file beside path, fsync, then

@@ -443,8 +443,13 @@ def validate_exit_codes():
         f.write(open(good).read()[:700])
     with open(os.path.join(WORK, "empty.json"), "w") as f:
         pass
-    for name, why in [("garbage.json", "not JSON"), ("notjson.json", "not JSON"),
-                      ("truncated.json", "truncated JSON"), ("empty.json", "the file is empty")]:
+    with open(os.path.join(WORK, "blank.json"), "w") as f:
+        f.write(" \n\t\n")
+    for name, why in [("garbage.json", "not JSON (a NUL byte at byte 0)"),
+                      ("notjson.json", "not valid JSON near line 1, column 33"),
+                      ("truncated.json", "truncated JSON (the text ends at byte 700"),
+                      ("empty.json", "empty (0 bytes), not JSON"),
+                      ("blank.json", "empty (4 bytes, all white space), not JSON")]:
         if name == "notjson.json":
             with open(os.path.join(WORK, name), "w") as f:
                 f.write("{\"schema\": \"nettune.report/1\", oops}")
