@@ -907,7 +907,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
      * when there is one) and on the first measurement. A link fault by the peer rule alone
      * (beyond the link-fault limit) is a warning until a retest confirms it; between the ratio
      * and that limit a link is marginal (a warning that counts for node blame once confirmed);
-     * a retest that passes makes a failure a warning (flaky). */
+     * a retest that passes makes a failure a warning (flaky), and a marginal link a pass. */
     for (size_t k = 0; k < w.nordered; k++) {
         size_t i = w.order[k];
         nt_vlink_t *l = &L[i];
@@ -981,6 +981,13 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
                     fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
                     unit_of(l->metric));
             }
+        } else if (before && lfirst == 1) {
+            /* Marginal first, passed on retest: the retest's figure is the one judged and it
+             * passes; the first stays in the report under "first". A 7-10% dip once is the
+             * noise of a shared machine, not a flaky link. */
+            l->verdict = NT_PASS;
+            l->fired = 0;
+            l->reason[0] = '\0';
         } else if (before) {
             l->verdict = NT_WARN;
             l->flaky = 1;
