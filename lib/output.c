@@ -594,19 +594,24 @@ nt_status_t nt_output_check(const char *path)
         /* Opened without writing; a regular file behind /dev/fd is only stat'ed (opening it
          * here would truncate it). */
         struct stat sb;
+        int ok;
         if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-            return access(path, W_OK) == 0 ? NT_OK : NT_ERR_IO;
-        fd = nt_open_direct(path);
-        if (fd < 0)
+            ok = access(path, W_OK) == 0;
+        else if ((ok = (fd = nt_open_direct(path)) >= 0))
+            close(fd);
+        if (!ok) {
+            NT_ERROR(REPORT, "cannot write the report '%s': %s: nothing measured (give a "
+                     "writable file path, or - for stdout)", path, strerror(errno));
             return NT_ERR_IO;
-        close(fd);
+        }
         return NT_OK;
     }
     nt_output_clean_stale(real);
     snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-        NT_ERROR(REPORT, "cannot write the report '%s': %s", path, strerror(errno));
+        NT_ERROR(REPORT, "cannot write the report '%s': %s: nothing measured (give a "
+                 "writable file path, or - for stdout)", path, strerror(errno));
         return NT_ERR_IO;
     }
     close(fd);

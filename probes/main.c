@@ -59,12 +59,15 @@ int main(int argc, char **argv)
     {
         const char *root = getenv("NETTUNE_SYSFS_ROOT");
         struct stat sb;
-        if (root && *root && (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode)) &&
-            nt_launcher_env_rank() <= 0)
-            fprintf(stderr,
-                    "nettune probe: NETTUNE_SYSFS_ROOT='%s' is not a directory: PCIe and "
-                    "RDMA port state will not be found (unset it for the live system)\n",
-                    root);
+        /* Set, it is meant: a tree that is not there would judge nothing and pass. */
+        if (root && *root && (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+            if (nt_launcher_env_rank() <= 0)
+                fprintf(stderr,
+                        "nettune probe: NETTUNE_SYSFS_ROOT='%s' is not a directory: give a "
+                        "captured sysfs tree, or unset it for the live system\n",
+                        root);
+            return NT_EXIT_USAGE;
+        }
     }
     switch (action) {
     case NT_ACTION_HELP:

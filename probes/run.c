@@ -723,14 +723,9 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
      * minute and then could not write would lose it all. Rank 0 checks, everybody follows. */
     {
         int ok = p->rank != 0 || nt_output_check(params->output) == NT_OK;
-        if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok) {
-            if (p->rank == 0)
-                NT_ERROR(REPORT,
-                         "nothing measured: fix --output '%s' (a writable file path, "
-                         "or - for stdout)",
-                         params->output);
+        /* nt_output_check said why, in one line. */
+        if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok)
             return NT_EXIT_USAGE;
-        }
     }
     if (p->rank == 0 && nt_collect_init(&r->c, p, argc, argv) != NT_OK) {
         NT_ERROR(REPORT, "out of memory building the report");

@@ -191,8 +191,9 @@ else ls -la "$W"/r.json*; bad "the next run removes temporary files of a killed 
 # The report path is checked before anything is measured.
 t0=$(date +%s)
 out=$($MPIRUN -np 2 $P --full --budget 1 --output /no/such/dir/r.json 2>&1); rc=$?
-if [ $rc = 2 ] && [ $(( $(date +%s) - t0 )) -lt 10 ] && echo "$out" | grep -q "nothing measured"; then
-  ok "unwritable --output: exit 2 before measuring"
+if [ $rc = 2 ] && [ $(( $(date +%s) - t0 )) -lt 10 ] && echo "$out" | grep -q "nothing measured" &&
+   [ "$(echo "$out" | grep -c "/no/such/dir/r.json")" = 1 ]; then
+  ok "unwritable --output: exit 2 before measuring, one line"
 else bad "unwritable --output: exit 2 before measuring (rc=$rc: $out)"; fi
 # --output - gives exactly one JSON document on stdout, the final one.
 env NETTUNE_FAKE_NODES=2 $MPIRUN -np 2 $P --output - --budget 0.5 > "$W/so.json" 2> "$W/log"
@@ -247,6 +248,15 @@ out=$($P --local --thresholds "$W/bad-thr.json" --output "$W/t.json" 2>&1); rc=$
 if [ $rc = 2 ] && echo "$out" | grep -q "bad-thr.json" && echo "$out" | grep -q "bw_ratio"; then
   ok "bad thresholds file: exit 2 naming the file and the key"
 else bad "bad thresholds file: exit 2 naming the file and the key (rc=$rc: $out)"; fi
+: > "$W/empty-thr.json"
+out=$($P --local --thresholds "$W/empty-thr.json" --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "empty-thr.json: empty (0 bytes), not JSON"; then
+  ok "empty thresholds file: exit 2, one line saying it is empty"
+else bad "empty thresholds file: exit 2, one line saying it is empty (rc=$rc: $out)"; fi
+out=$(NETTUNE_SYSFS_ROOT=/no/such/tree $P --local --checks-only --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "NETTUNE_SYSFS_ROOT='/no/such/tree' is not a directory"; then
+  ok "NETTUNE_SYSFS_ROOT that is not a directory: exit 2, one line (not a pass that judged nothing)"
+else bad "NETTUNE_SYSFS_ROOT that is not a directory: exit 2, one line (rc=$rc: $out)"; fi
 # The job's own input is said by rank 0 only, not once per rank.
 for spec in "--thresholds $W/bad-thr.json" "--topology /nonexistent.xml" "--expect gpus=lots"; do
   out=$($MPIRUN -np 4 $P $spec --output "$W/t.json" 2>&1); rc=$?
