@@ -229,6 +229,10 @@ static void nt_port_checks(nt_rdma_state_t *s, const nt_rdma_port_t *pt, cJSON *
     if (pt->state_num == 4)
         c = nt_check_create_str("port_state", s->host, target, NT_PASS, pt->state, "ACTIVE",
                                 "%s is ACTIVE (%s)", target, pt->phys_state);
+    else if (!pt->state[0])
+        /* Unknown is not judged, never a failure (a drain on an unreadable file). */
+        c = nt_check_create_str("port_state", s->host, target, NT_NOT_JUDGED, "unknown", "ACTIVE",
+                                "state unknown (its sysfs state file could not be read)");
     else
         c = nt_check_create_str(
             "port_state", s->host, target, NT_FAIL, pt->state[0] ? pt->state : "UNKNOWN", "ACTIVE",

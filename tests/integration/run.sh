@@ -288,6 +288,21 @@ ok = c['rdma_ports']['verdict'] == 'pass' and c['nic_rate']['verdict'] == 'not_j
 sys.exit(0 if ok else 1)"; then
   ok "--topology without port rates: listed in summary.not_judged, node pass"
 else bad "--topology without port rates: listed in summary.not_judged, node pass"; fi
+# A port whose state cannot be read is not judged, never a failure (it used to read as not
+# ACTIVE and drain the node): the captured soft-RoCE tree with rxe1's state file removed.
+rm -rf "$W/sysfs-nostate" && cp -r tests/fixtures/sysfs-rxe "$W/sysfs-nostate" &&
+  rm "$W/sysfs-nostate/sys/class/infiniband/rxe1/ports/1/state"
+run_case "port state unreadable: not judged, exit 0" 0 --nodes 1 -- \
+  env NETTUNE_SYSFS_ROOT="$W/sysfs-nostate" $P --local --checks-only --output "$W/r.json"
+if /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$W/r.json')); c = {x['target']: x for x in d['checks'] if x['name'] == 'port_state'}
+ok = c['rxe0:1']['verdict'] == 'pass' and c['rxe1:1']['verdict'] == 'not_judged' and \
+     'state unknown' in c['rxe1:1']['message'] and not d['summary']['failed_nodes'] and \
+     any('rxe1:1' in x for x in d['summary']['not_judged'])
+sys.exit(0 if ok else 1)"; then
+  ok "port state unreadable: port_state not_judged with the reason, no failed node"
+else bad "port state unreadable: port_state not_judged with the reason, no failed node"; fi
 
 echo "integration: $pass passed, $fail failed"
 [ $fail = 0 ]
