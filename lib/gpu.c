@@ -392,8 +392,8 @@ nt_verdict_t nt_gpu_pcie_verdict(int gen, int width, int max_gen, int max_width,
     char w[128], gtxt[160];
 
     if (max_width <= 0 || width <= 0) {
-        snprintf(msg, len, "not judged: NVML gives no PCIe width");
-        return NT_SKIPPED;
+        snprintf(msg, len, "NVML gives no PCIe width: not judged");
+        return NT_NOT_JUDGED; /* unknown, not unmeasured */
     }
     if (width < max_width) {
         snprintf(w, sizeof(w), "PCIe x%d, the link can run x%d", width, max_width);

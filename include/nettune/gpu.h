@@ -157,8 +157,8 @@ nt_verdict_t nt_gpu_nvlink_verdict(const nt_gpu_info_t *g, int expect_nvlinks, i
 
 /* nt_gpu_pcie_verdict - the GPU's PCIe link: the width is judged always (narrower than the
  * maximum fails); the generation only under_load (an idle GPU trains down), else it is
- * NT_SKIPPED for the generation alone ("generation not judged: no load"); unknown maxima:
- * NT_SKIPPED. */
+ * NT_SKIPPED for the generation alone ("generation not judged: no load"); an unknown width
+ * (NVML gives none): NT_NOT_JUDGED. */
 nt_verdict_t nt_gpu_pcie_verdict(int gen, int width, int max_gen, int max_width, int under_load,
                                  char *msg, size_t len);
 

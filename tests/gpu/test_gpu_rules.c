@@ -444,7 +444,7 @@ static void test_verdict_rules(void **state)
     assert_int_equal(nt_gpu_pcie_verdict(4, 16, 5, 16, 1, msg, sizeof(msg)), NT_FAIL);
     assert_string_equal(msg, "PCIe x16; Gen4 under load, the link can run Gen5");
     assert_int_equal(nt_gpu_pcie_verdict(5, 16, 5, 16, 1, msg, sizeof(msg)), NT_PASS);
-    assert_int_equal(nt_gpu_pcie_verdict(0, 0, 0, 0, 1, msg, sizeof(msg)), NT_SKIPPED);
+    assert_int_equal(nt_gpu_pcie_verdict(0, 0, 0, 0, 1, msg, sizeof(msg)), NT_NOT_JUDGED);
     /* counters */
     switch_gpu(&g, 0, 4, 4);
     for (int l = 0; l < 4; l++)
