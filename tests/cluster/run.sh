@@ -8,6 +8,9 @@
 #   tests/cluster/run.sh --long     healthy 20 x 4 hosts and 10 x 8 hosts, 10 tries per signal,
 #                                   then the detection table (make test-cluster-long)
 #   tests/cluster/run.sh NAME...    only these scenarios (names as printed)
+#   tests/cluster/run.sh ompi-recovery
+#                                   (only by name) Open MPI's mpirun under orte_enable_recovery=1
+#                                   with a plain MPI program: does it end once a rank is killed?
 #   tests/cluster/run.sh --repeat=N NAME...
 #                                   the 4-host fault scenarios and two-slow N times each (one
 #                                   cluster, one healthy baseline run); NTC_HEALTHY4=N and
@@ -27,7 +30,7 @@ for a in "$@"; do
     case $a in
     --long) LONG=1 ;;
     --repeat=*) REPEAT=${a#--repeat=} ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) ONLY="$ONLY$a " ;;
     esac
 done
@@ -62,7 +65,7 @@ DETECT=()       # long run: one line per fault scenario
 # One that passes prints "ok" as any other.
 declare -A KNOWN=(
     [loss]="5% loss: h2 blamed (p99 rule) in 5 of 5 tries with a 100 ms minimum RTO (the default; 37-42 s, once 70 s); with 50 ms 2 of 3 (24-28 s; the third judged unstable, 7 of 32 links flaky, nobody blamed), with 20 ms 0 of 1; with the kernel's 200 ms blamed but 65-73 s"
-    [sigkill-recovery]="Open MPI: with orte_enable_recovery=1 ORTE 4.1 keeps mpirun and its orteds running after every rank has ended (measured: report final at 7.8 s naming h3, no_answer, DRAIN line; no rank left at 12.7 s, only mpirun + 3 orteds; earlier still there at 63 s). Not nettune: a 20-line MPI program, 8 ranks on 4 hosts, rank 4 SIGKILLed, the others MPI_Abort or _exit, keeps mpirun too (timeout 27 s), and ends on 2 hosts (4.4-6.4 s)"
+    [sigkill-recovery]="Open MPI: with orte_enable_recovery=1 ORTE 4.1 keeps mpirun and its orteds running after every rank has ended (measured: report final at 7.8 s naming h3, no_answer, DRAIN line; no rank left at 12.7 s, only mpirun + 3 orteds; earlier still there at 63 s). Not nettune: tests/cluster/ompi_recovery.c, a plain MPI program (run.sh ompi-recovery), keeps mpirun running too on 4 hosts (25 s, killed) and ends on 2 hosts (6.0 s, exit 0 whatever the abort code)"
 )
 SCEN=""
 # [seconds since the suite started] before each result line: where the suite's time goes.
@@ -79,6 +82,8 @@ bad()
 }
 # want NAME: true when scenario NAME is to run (every one, or those named); it becomes SCEN.
 want() { [ "$ONLY" = " " ] || [[ $ONLY == *" $1 "* ]] || return 1; SCEN=$1; }
+# named NAME: true only when NAME was asked for by name (a study, not a scenario of the suite).
+named() { [[ $ONLY == *" $1 "* ]] || return 1; SCEN=$1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -416,6 +421,28 @@ scenarios4()
                 wait_probe; bad "SIGKILL (recovery): the run ended before a rank on h3 could be killed" "$LOG"
             fi
             detect_line "SIGKILL rank (h3), recovery"
+        fi
+
+        # Only when named: the same fate without nettune (tests/cluster/ompi_recovery.c), on 2
+        # and on 4 hosts; prints how long mpirun took to end, or that it did not in 25 s.
+        if named ompi-recovery; then
+            mpicc -O2 -o "$NTC_BUILD/ntc-ompi-recovery" tests/cluster/ompi_recovery.c || bad "ompi-recovery: mpicc failed"
+            local nh mode hf2 rc2 t1
+            for nh in 2 4; do
+                hf2=$NTC_DIR/hostfile$nh
+                head -n "$nh" "$HF" > "$hf2"
+                for mode in 0 1; do
+                    mapfile -t o < <(ntc_mpi_options)
+                    t1=$(now)
+                    ntc_exec h1 env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+                        timeout 25 mpirun "${o[@]}" --map-by ppr:2:node --hostfile "$hf2" -np $((2 * nh)) \
+                        --bind-to none --mca orte_enable_recovery 1 "$NTC_BUILD/ntc-ompi-recovery" "$mode" \
+                        > "$NTC_DIR/out/ompi-recovery-$nh-$mode.log" 2>&1
+                    rc2=$?
+                    reap
+                    echo "     plain MPI, $nh hosts, rank $((2 * nh - 1)) SIGKILLed, survivors $([ $mode = 0 ] && echo "all MPI_Abort" || echo "rank 0 MPI_Abort, others _exit"): mpirun $([ $rc2 = 124 ] && echo "still running after 25 s (killed)" || echo "ended after $(since "$t1") s, exit $rc2")"
+                done
+            done
         fi
 
         # SIGINT / SIGTERM to mpirun mid-run: the report on disk says the run was stopped by the
