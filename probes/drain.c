@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -239,23 +241,36 @@ static double nt_drain_now(void)
 }
 
 /* Runs argv (from PATH) with stdin from /dev/null, killing it after timeout_s; its stdout goes
- * into outbuf (up to outlen - 1 bytes, the rest read and dropped) when outbuf is not NULL,
- * else to /dev/null; stderr is inherited. NT_ERR_IO when it cannot start or exits non-zero,
- * NT_ERR_TIMEOUT when killed. */
-static nt_status_t nt_drain_exec(char *const argv[], double timeout_s, char *outbuf, size_t outlen)
+ * into outbuf (up to outlen - 1 bytes, the rest read and dropped; dropped all when outbuf is
+ * NULL); its stderr is kept, not shown, and its last line goes into errbuf (so that the caller
+ * says in one line why: sinfo's "fatal: Could not establish a configuration source" on a host
+ * outside Slurm). NT_ERR_IO when it cannot start or exits non-zero, NT_ERR_TIMEOUT when
+ * killed. */
+static nt_status_t nt_drain_exec(char *const argv[], double timeout_s, char *outbuf, size_t outlen,
+                                 char *errbuf, size_t errlen)
 {
-    int pfd[2], status = 0;
+    int pfd[2], efd[2], status = 0, open_fds = 2;
     pid_t pid;
-    size_t got = 0;
+    size_t got = 0, egot = 0;
+    char err[2048];
     double deadline = nt_drain_now() + timeout_s;
     nt_status_t st = NT_OK;
 
+    if (errbuf && errlen)
+        errbuf[0] = '\0';
     if (pipe(pfd) != 0)
         return NT_ERR_IO;
+    if (pipe(efd) != 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return NT_ERR_IO;
+    }
     pid = fork();
     if (pid < 0) {
         close(pfd[0]);
         close(pfd[1]);
+        close(efd[0]);
+        close(efd[1]);
         return NT_ERR_IO;
     }
     if (pid == 0) {
@@ -263,34 +278,60 @@ static nt_status_t nt_drain_exec(char *const argv[], double timeout_s, char *out
         if (null >= 0)
             dup2(null, 0);
         dup2(pfd[1], 1);
+        dup2(efd[1], 2);
         close(pfd[0]);
         close(pfd[1]);
+        close(efd[0]);
+        close(efd[1]);
         execvp(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     close(pfd[1]);
-    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-    for (;;) {
-        char tmp[4096];
-        ssize_t r = read(pfd[0], tmp, sizeof(tmp));
-        if (r > 0) {
-            if (outbuf && got + 1 < outlen) {
-                size_t c = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
-                memcpy(outbuf + got, tmp, c);
-                got += c;
-            }
-            continue;
-        }
-        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
-            break;
-        if (nt_drain_now() > deadline) {
+    close(efd[1]);
+    /* stdout into outbuf, stderr kept (its last line says why), both until EOF or the deadline */
+    struct pollfd fds[2] = {{.fd = pfd[0], .events = POLLIN}, {.fd = efd[0], .events = POLLIN}};
+    while (open_fds > 0) {
+        double left = deadline - nt_drain_now();
+        if (left <= 0) {
             kill(pid, SIGKILL);
             st = NT_ERR_TIMEOUT;
             break;
         }
-        usleep(20000);
+        int pr = poll(fds, 2, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr < 0) {
+            st = NT_ERR_IO;
+            kill(pid, SIGKILL);
+            break;
+        }
+        for (int f = 0; f < 2; f++) {
+            char tmp[4096];
+            ssize_t r;
+            if (fds[f].fd < 0 || !(fds[f].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            r = read(fds[f].fd, tmp, sizeof(tmp));
+            if (r < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (r <= 0) {
+                close(fds[f].fd);
+                fds[f].fd = -1;
+                open_fds--;
+                continue;
+            }
+            char *dst = f == 0 ? outbuf : err;
+            size_t cap = f == 0 ? (outbuf ? outlen : 0) : sizeof(err), *n = f == 0 ? &got : &egot;
+            if (dst && *n + 1 < cap) {
+                size_t c = (size_t)r < cap - 1 - *n ? (size_t)r : cap - 1 - *n;
+                memcpy(dst + *n, tmp, c);
+                *n += c;
+            }
+        }
     }
-    close(pfd[0]);
+    for (int f = 0; f < 2; f++)
+        if (fds[f].fd >= 0)
+            close(fds[f].fd);
     while (st == NT_OK) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid)
@@ -312,6 +353,18 @@ static nt_status_t nt_drain_exec(char *const argv[], double timeout_s, char *out
         st = NT_ERR_IO;
     if (outbuf)
         outbuf[got] = '\0';
+    /* The command's own last line of stderr, for the caller's one line. */
+    err[egot] = '\0';
+    while (egot && (err[egot - 1] == '\n' || err[egot - 1] == '\r'))
+        err[--egot] = '\0';
+    if (errbuf && errlen) {
+        const char *last = strrchr(err, '\n');
+        size_t k = strlen(last ? last + 1 : err);
+        if (k >= errlen)
+            k = errlen - 1;
+        memcpy(errbuf, last ? last + 1 : err, k);
+        errbuf[k] = '\0';
+    }
     return st;
 }
 
@@ -325,6 +378,7 @@ nt_status_t nt_drain_run(const char *report_path, nt_drain_mode_t mode, int resu
     size_t n = 0, na = 0;
     cJSON *report = NULL;
     nt_status_t st, first = NT_OK;
+    char why[256];
 
     if (mode == NT_DRAIN_OFF && !resume)
         return NT_OK;
@@ -334,14 +388,15 @@ nt_status_t nt_drain_run(const char *report_path, nt_drain_mode_t mode, int resu
                 report_path, nt_status_string(st));
         return st;
     }
-    st = nt_drain_exec(sinfo_argv, NT_DRAIN_CMD_TIMEOUT_S, sinfo_out, sizeof(sinfo_out));
+    st = nt_drain_exec(sinfo_argv, NT_DRAIN_CMD_TIMEOUT_S, sinfo_out, sizeof(sinfo_out), why,
+                       sizeof(why));
     if (st == NT_OK)
         n = nt_drain_parse_sinfo(sinfo_out, nodes, NT_DRAIN_MAX_ACTIONS);
     else
         fprintf(stderr,
-                "nettune probe: --drain: sinfo failed (%s): report hosts are used as Slurm node "
-                "names and no node is resumed\n",
-                nt_status_string(st));
+                "nettune probe: --drain: sinfo failed (%s%s%s): report hosts are used as Slurm "
+                "node names and no node is resumed\n",
+                nt_status_string(st), why[0] ? ": " : "", why);
     st = nt_drain_plan(report, nodes, n, local ? getenv("SLURMD_NODENAME") : NULL, resume, acts,
                        NT_DRAIN_MAX_ACTIONS, &na);
     cJSON_Delete(report);
@@ -370,12 +425,12 @@ nt_status_t nt_drain_run(const char *report_path, nt_drain_mode_t mode, int resu
         }
         snprintf(node_arg, sizeof(node_arg), "NodeName=%s", acts[i].node);
         snprintf(reason_arg, sizeof(reason_arg), "Reason=%s", acts[i].reason);
-        st = nt_drain_exec(argv, NT_DRAIN_CMD_TIMEOUT_S, NULL, 0);
+        st = nt_drain_exec(argv, NT_DRAIN_CMD_TIMEOUT_S, NULL, 0, why, sizeof(why));
         if (st == NT_OK) {
             fprintf(out, "drain: %s\n", line);
         } else {
-            fprintf(stderr, "nettune probe: --drain: '%s' failed (%s)\n", line,
-                    nt_status_string(st));
+            fprintf(stderr, "nettune probe: --drain: '%s' failed (%s%s%s)\n", line,
+                    nt_status_string(st), why[0] ? ": " : "", why);
             if (first == NT_OK)
                 first = st;
         }
