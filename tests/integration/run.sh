@@ -303,6 +303,15 @@ ok = c['rxe0:1']['verdict'] == 'pass' and c['rxe1:1']['verdict'] == 'not_judged'
 sys.exit(0 if ok else 1)"; then
   ok "port state unreadable: port_state not_judged with the reason, no failed node"
 else bad "port state unreadable: port_state not_judged with the reason, no failed node"; fi
+# --drain where Slurm's commands fail: one line of nettune's with sinfo's own last line in it,
+# not sinfo's raw errors (a stand-in sinfo on PATH prints three lines and fails).
+mkdir -p "$W/fakebin" && printf '#!/bin/sh\necho "sinfo: error: one" >&2\necho "sinfo: error: two" >&2\necho "sinfo: fatal: no configuration" >&2\nexit 1\n' > "$W/fakebin/sinfo" && chmod +x "$W/fakebin/sinfo"
+out=$(PATH="$W/fakebin:$PATH" $P --local --checks-only --expect gpus=8 --drain=dry-run --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 1 ] && [ "$(echo "$out" | grep -c "sinfo")" = 1 ] &&
+   echo "$out" | grep -q "^nettune probe: --drain: sinfo failed (.*sinfo: fatal: no configuration)" &&
+   echo "$out" | grep -q "^scontrol update NodeName=.* State=DRAIN Reason='nettune:gpus 0/8"; then
+  ok "--drain=dry-run with a failing sinfo: one line with its reason, the drain still printed"
+else bad "--drain=dry-run with a failing sinfo: one line with its reason (rc=$rc: $out)"; fi
 
 echo "integration: $pass passed, $fail failed"
 [ $fail = 0 ]
