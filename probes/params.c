@@ -274,6 +274,8 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
 {
     int c, mode_set = 0;
     nt_status_t st = NT_OK;
+    /* The last option given that configures one probe: a probe --probes leaves out. */
+    const char *rdma_opt = NULL, *gpu_opt = NULL;
 
     memset(p, 0, sizeof(*p));
     p->mode = NT_SCHED_QUICK;
@@ -374,15 +376,19 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             p->quiet = 1;
             break;
         case OPT_RDMA_QPS:
+            rdma_opt = "rdma-qps";
             st = nt_parse_int("--rdma-qps", optarg, 1, 64, &p->rdma_qps, err, errlen);
             break;
         case OPT_GID_INDEX:
+            rdma_opt = "gid-index";
             st = nt_parse_int("--gid-index", optarg, 0, 1023, &p->gid_index, err, errlen);
             break;
         case OPT_RDMA_LOOPBACK:
+            rdma_opt = "rdma-loopback";
             p->rdma_loopback = 1;
             break;
         case OPT_RDMA_MAX:
+            rdma_opt = "rdma-max-size";
             if (nt_parse_size(optarg, &p->rdma_max_bytes) != NT_OK || p->rdma_max_bytes < 4096 ||
                 p->rdma_max_bytes > (1u << 30)) {
                 snprintf(err, errlen, "bad size '%s' for --rdma-max-size: give 4K to 1G", optarg);
@@ -390,9 +396,11 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             }
             break;
         case OPT_GPU_PROBES:
+            gpu_opt = "gpu-probes";
             st = nt_gpu_probes_parse(optarg, &p->gpu_probes, err, errlen);
             break;
         case OPT_GPU_BYTES:
+            gpu_opt = "gpu-buffer-size";
             if (nt_parse_size(optarg, &p->gpu_bytes) != NT_OK || p->gpu_bytes < (64u << 10) ||
                 p->gpu_bytes > (4ul << 30)) {
                 snprintf(err, errlen, "bad size '%s' for --gpu-buffer-size: give 64K to 4G",
@@ -454,6 +462,16 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
                  "--drain and --resume-passing read the report back: give --output FILE, "
                  "not -");
         st = NT_ERR_INVALID;
+    }
+    for (int k = 0; k < 2 && st == NT_OK; k++) {
+        const char *opt = k ? gpu_opt : rdma_opt, *kind = k ? "gpu" : "rdma";
+        if (opt && !nt_probe_selected(p->probes, kind)) {
+            snprintf(err, errlen,
+                     "--%s configures the %s probe, which --probes %s leaves out: add %s to "
+                     "--probes, or drop --%s",
+                     opt, kind, p->probes, kind, opt);
+            st = NT_ERR_INVALID;
+        }
     }
     if (st == NT_OK && optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s' (see nettune probe --help)", argv[optind]);

@@ -298,6 +298,16 @@ static void test_sizes_and_options(void **state)
     char *bad10[] = {"nettune-probe", "--local", "--full", NULL};
     assert_int_equal(nt_params_parse(3, bad10, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     assert_non_null(strstr(err, "--local measures no links between nodes, so --full"));
+    /* an option of a probe that --probes leaves out is an error, not silently unused */
+    char *bad11[] = {"nettune-probe", "--probes", "mpi", "--gpu-probes", "p2p", NULL};
+    assert_int_equal(nt_params_parse(5, bad11, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "--gpu-probes configures the gpu probe, which --probes mpi leaves "
+                             "out: add gpu to --probes, or drop --gpu-probes");
+    char *bad12[] = {"nettune-probe", "--rdma-qps", "4", "--probes", "mpi,gpu", NULL};
+    assert_int_equal(nt_params_parse(5, bad12, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--rdma-qps configures the rdma probe"));
+    char *ok2[] = {"nettune-probe", "--rdma-qps", "4", "--probes", "mpi,rdma", NULL};
+    assert_int_equal(nt_params_parse(5, ok2, &p, &a, err, sizeof(err)), NT_OK);
     char *help[] = {"nettune-probe", "--help", NULL};
     assert_int_equal(nt_params_parse(2, help, &p, &a, err, sizeof(err)), NT_OK);
     assert_int_equal(a, NT_ACTION_HELP);
