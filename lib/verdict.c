@@ -353,6 +353,16 @@ static void node_score(work_t *w, int i, int metric, double score, double median
     }
 }
 
+/* The link-fault limit as a factor of the reference: NT_FAIL_BW of it for bandwidth,
+ * NT_FAIL_LAT / NT_FAIL_TAIL x the ratio for latency and its tail, or the noise-widened limit
+ * factor where that is wider. */
+static double fail_limit(int metric, double ratio, double factor)
+{
+    return metric == NT_METRIC_BW    ? fmin(NT_FAIL_BW, factor)
+           : metric == NT_METRIC_LAT ? fmax(NT_FAIL_LAT * ratio, factor)
+                                     : fmax(NT_FAIL_TAIL * ratio, factor);
+}
+
 static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int nnodes,
                              const nt_peer_rules_t *p, nt_node_verdict_t *nodes)
 {
@@ -506,8 +516,26 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
             nsusp += (size_t)w->susp[i];
         }
         if (2 * nsusp >= nscored) {
-            memset(w->susp, 0, (size_t)nnodes);
-        } else {
+            /* Half or more look slow: the population is noisy, unless fewer than half are
+             * beyond the link-fault limit (two hosts at a tenth among 8: their partners' sent
+             * or received scores dip 7-15% on a shared machine, which made 5 of 8 candidates
+             * and hid both slow hosts). Those are the suspects then; the marginal rest is
+             * noise. */
+            double severe = fail_limit(metric, ratio, factor);
+            nsusp = 0;
+            for (int i = 0; i < nnodes; i++) {
+                double m3[3] = {w->score[i], w->ss[i], w->sd[i]};
+                int cand = w->susp[i];
+                w->susp[i] = 0;
+                for (int k = 0; cand && k < 3; k++)
+                    if (!isnan(m3[k]) && is_worse(metric, m3[k], severe * node_ref))
+                        w->susp[i] = 1;
+                nsusp += (size_t)w->susp[i];
+            }
+            if (2 * nsusp >= nscored)
+                memset(w->susp, 0, (size_t)nnodes);
+        }
+        if (nsusp && 2 * nsusp < nscored) {
             /* Two slow hosts among 8 in the --quick shape slow most links of their common
              * partners: a median over those would make the slow figure the reference. */
             size_t nm = 0;
@@ -579,9 +607,7 @@ links:;
         l->factor = factor;
         l->src_suspect = l->src_node >= 0 && w->susp[l->src_node];
         l->dst_suspect = l->dst_node >= 0 && w->susp[l->dst_node];
-        l->fail_factor = metric == NT_METRIC_BW    ? fmin(NT_FAIL_BW, factor)
-                         : metric == NT_METRIC_LAT ? fmax(NT_FAIL_LAT * ratio, factor)
-                                                   : fmax(NT_FAIL_TAIL * ratio, factor);
+        l->fail_factor = fail_limit(metric, ratio, factor);
     }
 }
 

@@ -931,6 +931,52 @@ static void test_scenario_two_slow_quick_schedule(void **state)
         }
 }
 
+/* Measured on the namespace cluster (a CI run of the two-slow scenario, 1 MiB MPI links): h3
+ * and h6 (nodes 2 and 5) at a tenth of the rate, the others at 1.7-2.6 GB/s. The sent or
+ * received scores of h4, h5 and h7 dipped to 85-92% of the reference, so 5 of 8 nodes were
+ * candidates and the half-the-nodes rule suspected nobody: every link passed (exit 0). The
+ * suspects are now the candidates beyond the link-fault limit when those are fewer than half. */
+static void test_scenario_two_slow_measured(void **state)
+{
+    static const struct {
+        int src, dst;
+        double v;
+    } m[] = {{0, 1, 1.665},  {1, 0, 2.353},  {0, 1, 2.554},  {1, 0, 2.204},  {2, 3, 0.2485},
+             {3, 2, 0.2385}, {2, 3, 0.2453}, {3, 2, 0.244},  {4, 5, 0.2441}, {5, 4, 0.2409},
+             {4, 5, 0.2437}, {5, 4, 0.2414}, {6, 7, 2.448},  {7, 6, 1.999},  {6, 7, 2.648},
+             {7, 6, 1.77},   {1, 2, 0.2399}, {2, 1, 0.2426}, {1, 2, 0.2394}, {2, 1, 0.239},
+             {3, 4, 2.532},  {4, 3, 2.175},  {3, 4, 2.428},  {4, 3, 2.073},  {5, 6, 0.2386},
+             {6, 5, 0.2397}, {5, 6, 0.2401}, {6, 5, 0.2393}, {0, 7, 2.148},  {7, 0, 2.039},
+             {0, 7, 2.18},   {7, 0, 2.284},  {0, 4, 2.088},  {4, 0, 2.05},   {0, 4, 2.169},
+             {4, 0, 2.014},  {1, 5, 0.2396}, {5, 1, 0.243},  {1, 5, 0.2394}, {5, 1, 0.2389},
+             {2, 6, 0.2396}, {6, 2, 0.2389}, {2, 6, 0.2387}, {6, 2, 0.239},  {3, 7, 2.04},
+             {7, 3, 2.034},  {3, 7, 2.2},    {7, 3, 1.982}};
+    (void)state;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            reset(8);
+        for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+            if (pass == 0) {
+                add("mpi", MIB, NT_METRIC_BW, m[i].v, m[i].src, m[i].dst);
+            } else if (F.l[i].needs_retest) {
+                F.l[i].retested = 1;
+                F.l[i].retest_value = m[i].v * 1.02; /* the same slow figure again */
+            }
+        }
+        assert_int_equal(judge_raw(NULL), NT_OK);
+        if (pass == 0)
+            for (int n = 0; n < 8; n++)
+                assert_int_equal(F.nodes[n].suspect, n == 2 || n == 5);
+    }
+    for (int n = 0; n < 8; n++) {
+        int slow = n == 2 || n == 5;
+        assert_int_equal(F.nodes[n].blamed, slow);
+        assert_int_equal(F.nodes[n].verdict == NT_FAIL, slow);
+    }
+    for (size_t i = 0; i < F.n; i++)
+        assert_false(nt_vlink_is_link_fault(&F.l[i]));
+}
+
 /* Healthy populations with a 5x spread (the oversubscribed 2-core machine) and quiet ones,
  * 2,000 seeds each at 4 and 8 hosts: no node is ever blamed or fails, and no link fault
  * (a link slow twice stays marginal: a warning). Before the link-fault limit (half the
@@ -1111,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_scenario_latency_and_loss),
         cmocka_unit_test(test_scenario_two_slow_hosts),
         cmocka_unit_test(test_scenario_two_slow_quick_schedule),
+        cmocka_unit_test(test_scenario_two_slow_measured),
         cmocka_unit_test(test_scenario_healthy_noise),
         cmocka_unit_test(test_scenario_three_nodes),
         cmocka_unit_test(test_scenario_one_rank_slow),
