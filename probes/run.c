@@ -78,15 +78,6 @@ static void nt_boot_id(char *buf, size_t len)
     buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* CPUs this process may run on (affinity, cpusets), else the online count. */
-static int nt_usable_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    return (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 /* Phase: identify the nodes of the job (host names and boot ids from every rank,
  * NETTUNE_FAKE_NODES) and the machines under them (boot ids). */
 static nt_status_t nt_identify(nt_probe_t *p)
@@ -111,7 +102,9 @@ static nt_status_t nt_identify(nt_probe_t *p)
                            &p->nnodes, &machine);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
-    p->cores_per_node = nt_usable_cpus();
+    /* The machine's CPUs for the job, not this rank's binding (set once the live topology
+     * is known: nt_run_concurrency). */
+    p->cores_per_node = nt_machine_cpus(0);
     /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
      * its cores; without a boot id, the launcher's shared-memory group. */
     p->host_ranks = machine > 0 ? machine : ls;
@@ -832,7 +825,11 @@ static nt_status_t nt_run_init_probes(nt_run_t *r)
 static nt_status_t nt_run_concurrency(nt_run_t *r)
 {
     nt_probe_t *p = &r->p;
-    int mine = p->cores_per_node >= p->host_ranks, all = 1;
+    int mine, all = 1;
+    /* hwloc's allowed PUs of the live machine (its cgroup cpuset), not the rank's binding */
+    if (p->topo && strcmp(p->topo->source, "live") == 0)
+        p->cores_per_node = nt_machine_cpus(p->topo->npus);
+    mine = p->cores_per_node >= p->host_ranks;
     int *v = calloc((size_t)p->size, sizeof(int));
 
     if (!v || p->launcher->ops->allgather(p->launcher, &mine, v, sizeof(int),
