@@ -532,8 +532,10 @@ static void nt_name_lost(nt_probe_t *p, nt_collect_t *c)
     free(alive);
 }
 
-/* Rank 0 decides whether the run goes on; everybody follows. */
-static int nt_continue(nt_probe_t *p, nt_status_t my_status, const char **why)
+/* Rank 0 decides whether the run goes on; everybody follows. more: whether anything of the
+ * schedule is left after this step (the time limit stops only what is left: a run whose last
+ * step ends past it is complete). */
+static int nt_continue(nt_probe_t *p, nt_status_t my_status, int more, const char **why)
 {
     int go = 1;
     *why = NULL;
@@ -541,7 +543,7 @@ static int nt_continue(nt_probe_t *p, nt_status_t my_status, const char **why)
         if (nt_probe_interrupt) {
             go = 0;
             *why = "stopped by a signal";
-        } else if (p->deadline > 0 && nt_clock_s() >= p->deadline) {
+        } else if (more && p->deadline > 0 && nt_clock_s() >= p->deadline) {
             go = 0;
             *why = "time limit reached";
         } else if (my_status != NT_OK) {
@@ -668,7 +670,7 @@ static int nt_run_retest(nt_run_t *r)
         s.scopes = &scope;
         s.round = -1;
         st = nt_run_step(p, &r->c, r->probes[k], r->states[k], r->avail[k], &s, again);
-        go = nt_continue(p, st, &why);
+        go = nt_continue(p, st, i + 1 < n, &why);
         if (go < 0) {
             r->aborted = 1;
             nt_name_lost(p, &r->c);
@@ -930,7 +932,15 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
                      r->probes[k]->kind, s + 1, nsteps);
             nt_collect_write(&r->c, 0, 0, prog);
         }
-        go = nt_continue(p, st, &why);
+        {
+            /* left: a later step with pairs, or the local step of a probe that has one */
+            int more = 0;
+            for (int s2 = s + 1; !more && s2 < nsteps; s2++)
+                more = steps[s2].local ? r->probes[k]->run_local != NULL : steps[s2].npairs > 0;
+            for (int k2 = k + 1; !more && k2 < r->nprobes; k2++)
+                more = nt_run_any(r, k2);
+            go = nt_continue(p, st, more, &why);
+        }
         if (go < 0) {
             /* A broken control wait: a signal (stop) or a lost rank (abort). */
             if (*p->stop)
