@@ -393,6 +393,15 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
     nt_inventory_check(&r.expect, j->require, cJSON_GetArraySize(gpus), active, unknown_state,
                        min_rate, unknown_rate, host, checks);
     /* pcie=genXxW: each GPU's and NIC's capability against the expectation. */
+    if (r.expect.pcie_gen > 0 && cJSON_GetArraySize(gpus) + cJSON_GetArraySize(nics) == 0) {
+        /* Nothing to hold to it: said, never silently dropped. */
+        cJSON *c = nt_check_create("inventory", host, "pcie", NT_NOT_JUDGED, NAN, NAN, NULL,
+                                   "gen%dx%d expected: no GPU or NIC found on this node, not "
+                                   "judged",
+                                   r.expect.pcie_gen, r.expect.pcie_width);
+        if (c)
+            cJSON_AddItemToArray(checks, c);
+    }
     if (r.expect.pcie_gen > 0) {
         const cJSON *lists[2] = {gpus, nics};
         for (int k = 0; k < 2; k++) {

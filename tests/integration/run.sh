@@ -237,6 +237,10 @@ if [ $rc = 0 ] && echo "$out" | head -n 1 | grep -q "^nettune probe: pass, nothi
    /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); c=[c for c in d['checks'] if c['target']=='nvlinks']; sys.exit(0 if len(c)==1 and c[0]['verdict']=='not_judged' and 'no GPU found' in c[0]['message'] and d['summary']['counts']['not_judged']==1 else 1)"; then
   ok "--expect nvlinks=18 without a GPU: not judged with the reason, headline says nothing judged"
 else bad "--expect nvlinks=18 without a GPU: not judged with the reason (rc=$rc: $out)"; fi
+out=$($P --local --checks-only --expect pcie=gen5x16 --output "$W/r.json" 2>&1); rc=$?
+if [ $rc = 0 ] && /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); c=[c for c in d['checks'] if c['target']=='pcie']; sys.exit(0 if len(c)==1 and c[0]['verdict']=='not_judged' and 'no GPU or NIC' in c[0]['message'] else 1)"; then
+  ok "--expect pcie=gen5x16 without GPU or NIC: not judged with the reason (was dropped)"
+else bad "--expect pcie=gen5x16 without GPU or NIC: not judged with the reason (rc=$rc: $out)"; fi
 out=$($P --local --expect efficiency=0.5 --output "$W/t.json" 2>&1); rc=$?
 if [ $rc = 2 ] && echo "$out" | grep -q "'efficiency' is a key of nettune doctor"; then
   ok "--expect with a doctor key: exit 2 naming it"
