@@ -497,7 +497,9 @@ nt_status_t nt_topo_load(const char *xml_path, nt_topo_t **out)
         goto destroy_topo;
     }
     if (xml_path && hwloc_topology_set_xml(topo, xml_path) != 0) {
-        NT_ERROR(TOPO, "cannot use topology file '%s': %s", xml_path, strerror(errno));
+        NT_ERROR(TOPO,
+                 "cannot use topology file '%s': %s: give an hwloc XML export (lstopo file.xml)",
+                 xml_path, strerror(errno));
         st = NT_ERR_PARSE;
         goto destroy_topo;
     }
