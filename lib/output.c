@@ -600,8 +600,10 @@ nt_status_t nt_output_check(const char *path)
         else if ((ok = (fd = nt_open_direct(path)) >= 0))
             close(fd);
         if (!ok) {
-            NT_ERROR(REPORT, "cannot write the report '%s': %s: nothing measured (give a "
-                     "writable file path, or - for stdout)", path, strerror(errno));
+            NT_ERROR(REPORT,
+                     "cannot write the report '%s': %s: nothing measured (give a "
+                     "writable file path, or - for stdout)",
+                     path, strerror(errno));
             return NT_ERR_IO;
         }
         return NT_OK;
@@ -610,8 +612,10 @@ nt_status_t nt_output_check(const char *path)
     snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-        NT_ERROR(REPORT, "cannot write the report '%s': %s: nothing measured (give a "
-                 "writable file path, or - for stdout)", path, strerror(errno));
+        NT_ERROR(REPORT,
+                 "cannot write the report '%s': %s: nothing measured (give a "
+                 "writable file path, or - for stdout)",
+                 path, strerror(errno));
         return NT_ERR_IO;
     }
     close(fd);

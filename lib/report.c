@@ -157,8 +157,7 @@ static int nt_json_truncated(const char *text, size_t len)
     return ok;
 }
 
-nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *why,
-                               size_t whylen)
+nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *why, size_t whylen)
 {
     const char *end = NULL, *nul = memchr(text, '\0', len);
     int line = 1, col = 1;
@@ -167,8 +166,7 @@ nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *
     if (why && whylen)
         why[0] = '\0';
     if (strspn(text, " \t\r\n") == len) {
-        snprintf(why, whylen, "empty (%zu bytes%s), not JSON", len,
-                 len ? ", all white space" : "");
+        snprintf(why, whylen, "empty (%zu bytes%s), not JSON", len, len ? ", all white space" : "");
         return NT_ERR_PARSE;
     }
     if (nul) {

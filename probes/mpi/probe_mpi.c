@@ -34,7 +34,15 @@ struct nt_mpi_state {
     int yield;        /* the host runs more probe ranks than it has cores: waits give the CPU up */
     unsigned slow_us; /* test hook NETTUNE_TEST_SLOW_RANK: a slow node, for blame tests */
     double slow_factor; /* test hook NETTUNE_TEST_SLOW_FACTOR: transfers this many times slower */
+    int ackv;      /* the bandwidth test's acknowledgement (heap: a request may outlive a run) */
+    int abandoned; /* a wait gave up (signal, dead peer): a cancelled request may still be in
+                    * MPI's hands, so sbuf/rbuf are never freed (Open MPI's TCP transport read a
+                    * 4 MiB message into a freed buffer after a SIGINT: "Read -1, errno = 14") */
+    struct nt_mpi_state *kept_next; /* abandoned states, kept reachable (nt_mpi_kept) */
 };
+
+/* Abandoned states: kept, not freed, and reachable from here (not a leak to LeakSanitizer). */
+static struct nt_mpi_state *nt_mpi_kept;
 
 /* Test hook: make the transfer that started at t0 take slow_factor times as long. The transfer
  * time is taken as at most 10 ms, so that a stall of an oversubscribed test host (a rank
@@ -51,7 +59,24 @@ static void nt_mpi_slow_down(const nt_mpi_state_t *s, double t0)
 
 static nt_status_t nt_mpi_w(nt_mpi_state_t *s, MPI_Request *r)
 {
-    return nt_mpi_wait(r, s->timeout_s, s->yield ? NT_MPI_WAIT_YIELD : 0, s->stop, 1);
+    nt_status_t st = nt_mpi_wait(r, s->timeout_s, s->yield ? NT_MPI_WAIT_YIELD : 0, s->stop, 1);
+    if (st != NT_OK)
+        s->abandoned = 1;
+    return st;
+}
+
+/* A wait of the window gave up: the window's other requests, from..n-1, are cancelled and
+ * freed too (never left active with the buffers), and the state is marked abandoned. */
+static nt_status_t nt_mpi_abandon(nt_mpi_state_t *s, MPI_Request *req, unsigned from, unsigned n,
+                                  nt_status_t st)
+{
+    for (unsigned w = from; w < n; w++)
+        if (req[w] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&req[w]);
+            MPI_Request_free(&req[w]);
+        }
+    s->abandoned = 1;
+    return st;
 }
 
 /* Messages up to this size go out with a blocking MPI_Send: every Open MPI transport sends them
@@ -122,7 +147,6 @@ static nt_status_t nt_mpi_bw_run(void *ctx, size_t bytes, unsigned window, unsig
 {
     nt_mpi_state_t *s = ctx;
     MPI_Request req[NT_MPI_WINDOW], ack;
-    int ackv = 0;
     nt_status_t st;
 
     if (window < 1 || window > NT_MPI_WINDOW)
@@ -138,8 +162,8 @@ static nt_status_t nt_mpi_bw_run(void *ctx, size_t bytes, unsigned window, unsig
                           &req[w]);
             for (unsigned w = 0; w < window; w++)
                 if ((st = nt_mpi_w(s, &req[w])) != NT_OK)
-                    return st;
-            MPI_Irecv(&ackv, 1, MPI_INT, s->peer, NT_MPI_TAG_ACK, s->comm, &ack);
+                    return nt_mpi_abandon(s, req, w + 1, window, st);
+            MPI_Irecv(&s->ackv, 1, MPI_INT, s->peer, NT_MPI_TAG_ACK, s->comm, &ack);
             if ((st = nt_mpi_w(s, &ack)) != NT_OK)
                 return st;
             nt_mpi_slow_down(s, t0);
@@ -151,9 +175,9 @@ static nt_status_t nt_mpi_bw_run(void *ctx, size_t bytes, unsigned window, unsig
                           &req[w]);
             for (unsigned w = 0; w < window; w++)
                 if ((st = nt_mpi_w(s, &req[w])) != NT_OK)
-                    return st;
+                    return nt_mpi_abandon(s, req, w + 1, window, st);
             nt_mpi_slow_down(s, t0);
-            MPI_Isend(&ackv, 1, MPI_INT, s->peer, NT_MPI_TAG_ACK, s->comm, &ack);
+            MPI_Isend(&s->ackv, 1, MPI_INT, s->peer, NT_MPI_TAG_ACK, s->comm, &ack);
             if ((st = nt_mpi_w(s, &ack)) != NT_OK)
                 return st;
         }
@@ -218,6 +242,12 @@ void nt_mpi_state_destroy(nt_mpi_state_t *s)
     if (!s)
         return;
     MPI_Comm_free(&s->comm);
+    if (s->abandoned) {
+        /* MPI may still write into the buffers (and ackv): kept until the process ends */
+        s->kept_next = nt_mpi_kept;
+        nt_mpi_kept = s;
+        return;
+    }
     free(s->sbuf);
     free(s->rbuf);
     free(s);

@@ -14,7 +14,9 @@ typedef struct nt_mpi_state nt_mpi_state_t;
  * Collective over base. */
 nt_status_t nt_mpi_state_create(MPI_Comm base, size_t max_bytes, double timeout_s,
                                 nt_mpi_state_t **out);
-/* nt_mpi_state_destroy - free the buffers and the communicator (NULL is fine). Collective. */
+/* nt_mpi_state_destroy - free the buffers and the communicator (NULL is fine). Collective.
+ * After a wait that gave up (a signal, a dead peer) the buffers are kept, not freed: a
+ * cancelled request may still be in MPI's hands. */
 void nt_mpi_state_destroy(nt_mpi_state_t *s);
 
 /* nt_mpi_measure - one size with the measurement driver, with rank peer (both ends call it):
