@@ -722,8 +722,10 @@ static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, const cJSON
 }
 
 /* What the choice of retest controls needs of each link, and the candidates by (kind, scope):
- * passing, not retested, without errors, between two ranks, with a peak bandwidth; best
- * first (highest peak_bw_GBps, then document order). */
+ * passing (as judged now, not only by the verdict the document holds: the working report has
+ * none until the end), not retested, without errors, between two ranks none of whose links is
+ * retested in this round, with a peak bandwidth; best first (highest peak_bw_GBps, then
+ * document order). */
 typedef struct nt_ctl_link {
     int a, b;
     const char *kind, *scope; /* interned (strs) */
@@ -770,7 +772,12 @@ static int nt_cmp_ctl_cand(const void *pa, const void *pb, void *ctx)
     return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
-static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
+/* bad[li]: links[li] is judged warn or fail now (NULL: none is); busy: the rank pairs
+ * (nt_rank_pair_key) retested in this round. Every link between a control's ranks is taken for
+ * a control (nt_judge_is_ctl), so a control between two ranks of a retested pair, or a failing
+ * control retested itself, would swallow that retest (issue 8, tester defect 1). */
+static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links, const unsigned char *bad,
+                                   nt_u64map_t *busy)
 {
     cJSON *item;
     size_t n = (size_t)cJSON_GetArraySize(links);
@@ -804,7 +811,8 @@ static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
         cand = c->a >= 0 && c->b >= 0 && c->bw > -1 &&
                strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") == 0 &&
                !cJSON_GetObjectItemCaseSensitive(l, "retested") &&
-               !cJSON_GetObjectItemCaseSensitive(l, "errors");
+               !cJSON_GetObjectItemCaseSensitive(l, "errors") && !(bad && bad[cx->n]) &&
+               *nt_u64map_slot(busy, nt_rank_pair_key(c->a, c->b)) == SIZE_MAX;
         nt_json_thaw_end(item, l, 0);
         if (!c->kind || !c->scope)
             return NT_ERR_NOMEM;
@@ -922,9 +930,23 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
         int nf = *n, m = 0;
         int(*seq)[3] = calloc((size_t)nf * 4 + 1, sizeof(*seq));
         int *ctl_of = calloc((size_t)nf + 1, sizeof(int)); /* a pair's control link, or -1 */
-        nt_ctl_ix_t cx;
-        if (!seq || !ctl_of ||
-            nt_ctl_ix_build(&cx, cJSON_GetObjectItemCaseSensitive(doc, "links")) != NT_OK) {
+        cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
+        unsigned char *bad = calloc((size_t)cJSON_GetArraySize(links) + 1, 1);
+        nt_u64map_t busy = {0};
+        nt_ctl_ix_t cx = {0};
+        nt_status_t bst = seq && ctl_of && bad ? nt_u64map_init(&busy, (size_t)nf) : NT_ERR_NOMEM;
+        /* A control passed: not one of the links judged warn or fail now, nor one between the
+         * ranks of a pair measured again in this round. */
+        for (size_t k = 0; bst == NT_OK && k < fs.n; k++)
+            if (fs.v[k].verdict != NT_PASS && fs.v[k].verdict != NT_SKIPPED)
+                bad[fs.f[k].li] = 1;
+        for (int q = 0; bst == NT_OK && q < nf; q++)
+            *nt_u64map_slot(&busy, nt_rank_pair_key((*pairs)[q][0], (*pairs)[q][1])) = (size_t)q;
+        if (bst == NT_OK)
+            bst = nt_ctl_ix_build(&cx, links, bad, &busy);
+        nt_u64map_free(&busy);
+        free(bad);
+        if (bst != NT_OK) {
             free(seq);
             free(ctl_of);
             nt_ctl_ix_free(&cx);

@@ -33,8 +33,10 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
 /* nt_judge_retest_pairs - the pairs to measure again, in the order to measure them:
  * (initiator rank, responder rank, probe index into table). Every pair with a link that needs
  * a retest (nt_verdict_retest_list) comes twice, the second time after all the others, and
- * each is followed by a control pair (the best passing link of the same kind and scope
- * between two other ranks, remembered in j for nt_judge_apply_retest). *pairs is malloc'ed
+ * each is followed by a control pair (the best link of the same kind and scope between two
+ * other ranks that passes as judged now, none of whose links between those ranks is retested
+ * in this round; remembered in j for nt_judge_apply_retest), or by none when no link
+ * qualifies. *pairs is malloc'ed
  * (free it); *n may be 0. NT_ERR_NOMEM. */
 nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc,
                                   const nt_link_probe_ops_t *const *table, int ntable,
