@@ -1342,7 +1342,9 @@ static void nt_node_nic_firmware(cJSON *node)
 /* What the node verdicts need of a link once it is judged. */
 typedef struct nt_link_note {
     nt_verdict_t v;
-    int src, dst; /* node indices, -1: none */
+    nt_verdict_t own; /* v without the figures failed by node blame (NT_FIRED_BLAME): what the
+                       * link says of its ends apart from a blamed node's fault */
+    int src, dst;     /* node indices, -1: none */
 } nt_link_note_t;
 
 /* The GPU pass (nt_gpu_judge_report) over the report's GPU links gl[] (indices into links[]).
@@ -1361,7 +1363,7 @@ static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int froze
         li = 0;
         cJSON_ArrayForEach (item, links) {
             if (g < ngl && gl[g] == li) {
-                lv[li].v = nt_get_verdict(item);
+                lv[li].v = lv[li].own = nt_get_verdict(item);
                 g++;
             }
             li++;
@@ -1403,7 +1405,7 @@ static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int froze
             cJSON_Delete(t);
             continue;
         }
-        lv[gl[g]].v = nt_get_verdict(t);
+        lv[gl[g]].v = lv[gl[g]].own = nt_get_verdict(t);
         if (cJSON_IsRaw(items[g])) {
             nt_json_thaw_end(items[g], t, 1);
         } else {
@@ -1593,7 +1595,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         cJSON_ArrayForEach (item, links) {
             cJSON *it = nt_json_thaw(item);
             nt_verdict_t v = nt_get_verdict(it);
-            lv[li].v = NT_SKIPPED;
+            lv[li].v = lv[li].own = NT_SKIPPED;
             lv[li].src = lv[li].dst = -1;
             if (!it) {
                 li++;
@@ -1624,6 +1626,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                 }
                 nt_set_str(it, "verdict", nt_verdict_string(v));
             }
+            lv[li].own = v;
             /* its figures (consecutive, in link order) */
             for (; !usage && k < fs.n && fs.f[k].li == li; k++) {
                 cJSON *l = it;
@@ -1631,6 +1634,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                 const nt_vlink_t *x = &fs.v[k];
                 if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
                     continue;
+                if (!(x->fired & NT_FIRED_BLAME))
+                    lv[li].own = nt_verdict_worse(lv[li].own, x->verdict);
                 nt_set_str(l, "verdict", nt_verdict_string(nt_verdict_worse(lvv, x->verdict)));
                 if (x->reason[0])
                     nt_add_str_unique(nt_arr(l, "reasons"), x->reason);
@@ -1697,7 +1702,9 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     /* Node verdicts, computed here once (every renderer reads nodes[].verdict). A node fails
      * only when it stopped answering, is blamed, has a link of its own (inside the node) that
      * failed its expected figure, or fails a check of its own; a failed or warned link makes
-     * it warn. */
+     * it warn, unless the link is bad only because a node at one of its ends is blamed ("caused
+     * by blamed node X": that node fails, its healthy partner has nothing of its own to warn
+     * about; tester defect 10). */
     nf_grow = realloc(nf, sizeof(*nf) * ((size_t)nnodes + (size_t)j->nsilent + 1));
     if (!nf_grow) {
         nt_figs_free(&fs);
@@ -1740,7 +1747,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     }
     for (size_t li = 0; li < nlinks; li++) {
         int ends[2] = {lv[li].src, lv[li].dst};
-        if (lv[li].v != NT_FAIL && lv[li].v != NT_WARN)
+        if (lv[li].own != NT_FAIL && lv[li].own != NT_WARN)
             continue;
         for (int e = 0; e < 2; e++) {
             int k = ends[e];

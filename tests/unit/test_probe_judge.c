@@ -149,12 +149,14 @@ static void test_blame_and_summary(void **state)
                         "nettune:lat 12/1.5us median of its mpi 8 B links vs all nodes, fails "
                         "with 3 of 3 partners");
     assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "cause", ""), "latency");
-    /* node verdicts: node2 fails; its partners warn (a failed link to node2); none passes
-     * silently with a failed link */
+    /* node verdicts: node2 fails; its partners' only bad links are "caused by blamed node
+     * node2": node0 and node1 pass (tester defect 10: they warned), node3 warns for its own
+     * kernel (the software_consistency warning below) */
     cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "nodes")) {
         const char *h = nt_json_get_str(it, "hostname", "");
-        assert_string_equal(nt_json_get_str(it, "verdict", ""),
-                            strcmp(h, "node2") == 0 ? "fail" : "warn");
+        assert_string_equal(nt_json_get_str(it, "verdict", ""), strcmp(h, "node2") == 0   ? "fail"
+                                                                : strcmp(h, "node3") == 0 ? "warn"
+                                                                                          : "pass");
     }
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sum, "failed_links")), 0);
     cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
@@ -609,6 +611,56 @@ static void test_retest_all_failing_expected(void **state)
     nt_judge_destroy(j);
 }
 
+/* Node verdicts around a blamed node (tester defect 10): 5 nodes, node2 slow with every
+ * partner (blamed), the link node0->node1 marginal on both measurements (6 GB/s against 10: a
+ * warning of its own, not caused by node2). node2 fails; node0 and node1 warn for their own
+ * link; node3 and node4, whose only bad links are "caused by blamed node node2", pass. */
+static void test_blamed_node_partners(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes"), *links, *it;
+    char h[5][8];
+    (void)state;
+    for (int i = 0; i < 5; i++) {
+        snprintf(h[i], sizeof(h[i]), "node%d", i);
+        cJSON_AddItemToArray(nodes, node(h[i], "6.1.0-18"));
+    }
+    links = nt_json_add_arr(d, "links");
+    for (int a = 0; a < 5; a++)
+        for (int b = a + 1; b < 5; b++) {
+            int slow = a == 2 || b == 2, marginal = a == 0 && b == 1;
+            cJSON_AddItemToArray(links, mklink(h[a], h[b], slow ? 12.0 : 1.5,
+                                               slow       ? 2.0
+                                               : marginal ? 6.0
+                                                          : 10.0));
+        }
+    nt_json_add_arr(d, "checks");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_true(retest(j, d, NULL) > 0);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    cJSON *fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    assert_int_equal(cJSON_GetArraySize(fn), 1);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "host", ""), "node2");
+    cJSON_ArrayForEach (it, links) {
+        const char *id = nt_json_get_str(it, "id", "");
+        if (strstr(id, "node2")) {
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "fail");
+            assert_true(cJSON_IsTrue(cJSON_GetObjectItem(it, "blamed_on_node")));
+        } else if (strcmp(id, "mpi:node0/lr0->node1/lr0") == 0) {
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "warn");
+            assert_null(cJSON_GetObjectItem(it, "blamed_on_node"));
+        } else {
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "pass");
+        }
+    }
+    static const char *const want[5] = {"warn", "warn", "fail", "pass", "pass"};
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(nodes, i), "verdict", ""), want[i]);
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 /* A link inside a node: below its expected hardware figure it fails the node (a GPU's PCIe
  * bandwidth); a peer finding alone inside a node (two ranks of one host) is a link fault and
  * the node only warns. */
@@ -665,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_retest_failing_links_not_controls),
         cmocka_unit_test(test_retest_controls_passed),
         cmocka_unit_test(test_retest_all_failing_expected),
+        cmocka_unit_test(test_blamed_node_partners),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }
