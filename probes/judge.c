@@ -23,6 +23,12 @@ typedef struct nt_silent {
     char why[256];
 } nt_silent_t;
 
+/* A set of link ids: appended to, then sealed (sorted, repeats dropped) and searched. */
+typedef struct nt_idset {
+    char **id;
+    int n;
+} nt_idset_t;
+
 struct nt_judge {
     nt_thresholds_t *thresholds;
     nt_expect_t expect_override; /* --expect */
@@ -30,17 +36,30 @@ struct nt_judge {
     int strict;
     nt_silent_t *silent; /* nodes that stopped answering (nt_judge_node_silent) */
     int nsilent;
-    char **ctl; /* ids of the control links of the last retest (nt_judge_retest_pairs) */
-    int nctl;
+    nt_idset_t ctl;    /* ids of the control links of the last retest (nt_judge_retest_pairs) */
+    nt_idset_t target; /* ids of the links that the last retest is for */
 };
 
-static void nt_judge_ctl_free(nt_judge_t *j)
+static void nt_idset_free(nt_idset_t *s)
 {
-    for (int i = 0; i < j->nctl; i++)
-        free(j->ctl[i]);
-    free(j->ctl);
-    j->ctl = NULL;
-    j->nctl = 0;
+    for (int i = 0; i < s->n; i++)
+        free(s->id[i]);
+    free(s->id);
+    s->id = NULL;
+    s->n = 0;
+}
+
+/* Add a copy of id; 0, or -1 out of memory (the set is left as it was). */
+static int nt_idset_add(nt_idset_t *s, const char *id)
+{
+    char **grown = realloc(s->id, sizeof(*grown) * (size_t)(s->n + 1));
+    if (!grown)
+        return -1;
+    s->id = grown;
+    if (!(s->id[s->n] = strdup(id)))
+        return -1;
+    s->n++;
+    return 0;
 }
 
 static int nt_cmp_strp(const void *a, const void *b)
@@ -48,24 +67,29 @@ static int nt_cmp_strp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sort the control ids and drop repeats (nt_judge_is_ctl searches them). */
-static void nt_judge_ctl_seal(nt_judge_t *j)
+/* Sort the ids and drop repeats (nt_idset_has searches them). */
+static void nt_idset_seal(nt_idset_t *s)
 {
     int m = 0;
-    if (j->nctl > 1)
-        qsort(j->ctl, (size_t)j->nctl, sizeof(*j->ctl), nt_cmp_strp);
-    for (int i = 0; i < j->nctl; i++) {
-        if (m > 0 && strcmp(j->ctl[m - 1], j->ctl[i]) == 0)
-            free(j->ctl[i]);
+    if (s->n > 1)
+        qsort(s->id, (size_t)s->n, sizeof(*s->id), nt_cmp_strp);
+    for (int i = 0; i < s->n; i++) {
+        if (m > 0 && strcmp(s->id[m - 1], s->id[i]) == 0)
+            free(s->id[i]);
         else
-            j->ctl[m++] = j->ctl[i];
+            s->id[m++] = s->id[i];
     }
-    j->nctl = m;
+    s->n = m;
+}
+
+static int nt_idset_has(const nt_idset_t *s, const char *id)
+{
+    return s->n > 0 && bsearch(&id, s->id, (size_t)s->n, sizeof(*s->id), nt_cmp_strp);
 }
 
 static int nt_judge_is_ctl(const nt_judge_t *j, const char *id)
 {
-    return j->nctl > 0 && bsearch(&id, j->ctl, (size_t)j->nctl, sizeof(*j->ctl), nt_cmp_strp);
+    return nt_idset_has(&j->ctl, id);
 }
 
 int nt_judge_is_control(const nt_judge_t *j, const char *id)
@@ -307,7 +331,8 @@ void nt_judge_destroy(nt_judge_t *j)
         return;
     nt_thresholds_destroy(j->thresholds);
     free(j->silent);
-    nt_judge_ctl_free(j);
+    nt_idset_free(&j->ctl);
+    nt_idset_free(&j->target);
     free(j);
 }
 
@@ -877,6 +902,8 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     (void)p;
     *pairs = NULL;
     *n = 0;
+    nt_idset_free(&j->ctl);
+    nt_idset_free(&j->target);
     st = nt_figs_build(j, doc, &fs);
     if (st == NT_OK)
         st = nt_figs_judge(j, &fs, doc, NULL, NULL);
@@ -903,11 +930,17 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             int b = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
             int k;
             size_t *slot;
+            int skip;
             for (k = 0; k < ntable; k++)
                 if (strcmp(table[k]->kind, nt_json_get_str(l, "kind", "")) == 0)
                     break;
+            skip = k == ntable || a < 0 || b < 0 || a == b || a > 0xffffff || b > 0xffffff;
+            /* the links this retest is for: only their retests are filed (a pair's
+             * measurement gives the reverse direction too, which may have passed) */
+            if (!skip && nt_idset_add(&j->target, nt_json_get_str(l, "id", "")))
+                skip = 1;
             nt_json_thaw_end(fs.f[idx[i]].link, l, 0);
-            if (k == ntable || a < 0 || b < 0 || a == b || a > 0xffffff || b > 0xffffff)
+            if (skip)
                 continue;
             slot = nt_u64map_slot(&seen, ((uint64_t)a << 40) | ((uint64_t)b << 16) | (unsigned)k);
             if (*slot != SIZE_MAX)
@@ -919,6 +952,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             (*n)++;
         }
         nt_u64map_free(&seen);
+        nt_idset_seal(&j->target);
     }
     /* Every pair twice, the second time after all the others: a disturbance of the machine
      * (another job, the scheduler) rarely hits one pair at two moments apart, a fault always
@@ -953,7 +987,6 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             st = NT_ERR_NOMEM;
             goto out;
         }
-        nt_judge_ctl_free(j);
         for (int q = 0; q < nf; q++) {
             int a = (*pairs)[q][0], b = (*pairs)[q][1], k = (*pairs)[q][2];
             ctl_of[q] = nt_ctl_ix_best(&cx, table[k]->kind, a, b);
@@ -962,19 +995,15 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
                 const nt_ctl_link_t *c = &cx.l[ctl_of[q]];
                 size_t *head = nt_u64map_slot(&cx.by_pair, nt_rank_pair_key(c->a, c->b));
                 for (size_t i = *head; i != SIZE_MAX; i = cx.pair_next[i]) {
-                    char **grown = realloc(j->ctl, sizeof(*grown) * (size_t)(j->nctl + 1));
-                    cJSON *l;
-                    if (!grown)
-                        break;
-                    j->ctl = grown;
-                    l = nt_json_thaw(cx.l[i].item);
-                    if ((j->ctl[j->nctl] = strdup(nt_json_get_str(l, "id", ""))))
-                        j->nctl++;
+                    cJSON *l = nt_json_thaw(cx.l[i].item);
+                    int bad = nt_idset_add(&j->ctl, nt_json_get_str(l, "id", ""));
                     nt_json_thaw_end(cx.l[i].item, l, 0);
+                    if (bad)
+                        break;
                 }
             }
         }
-        nt_judge_ctl_seal(j);
+        nt_idset_seal(&j->ctl);
         for (int rnd = 0; rnd < 2; rnd++)
             for (int q = 0; q < nf; q++) {
                 memcpy(seq[m++], (*pairs)[q], sizeof(seq[0]));
@@ -1214,7 +1243,9 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
         const char *id = nt_json_get_str(r, "id", NULL);
         const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "samples");
         cJSON *l = NULL, *item = NULL;
-        if (!id)
+        /* only the links the retest is for: the reverse direction of a failing pair, measured
+         * with it, keeps its own first figures when they passed */
+        if (!id || !nt_idset_has(&j->target, id))
             continue;
         /* the first link of that id not retested yet */
         for (size_t i = nt_link_ix_find(&ix, id); i != SIZE_MAX; i = ix.next[i]) {

@@ -43,7 +43,9 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
                                   int (**pairs)[3], int *n);
 
 /* nt_judge_apply_retest - file the retest links' figures (retest_links: the links measured,
- * in measurement order) into the matching links of doc (matched by id). A measurement counts
+ * in measurement order) into the matching links of doc (matched by id), for the links that
+ * the last nt_judge_retest_pairs chose only (a pair's measurement may give its reverse
+ * direction too: a reverse link that passed keeps its figures). A measurement counts
  * only when the control measured after it held its own first figures (bandwidth at least
  * half, latency at most 4 times; otherwise the machine was busy and the link keeps waiting for
  * a retest); the two retests of a link give the better figures per size. A link retested

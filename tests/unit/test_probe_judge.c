@@ -611,6 +611,50 @@ static void test_retest_all_failing_expected(void **state)
     nt_judge_destroy(j);
 }
 
+/* A pair's measurement gives both directions (the MPI probe's reverse bandwidth): only the
+ * links the retest is for are filed. node0->node1 fails; its reverse node1->node0 passed first
+ * and, measured with it on a busy moment, ran at 3 GB/s: it keeps its first figures and passes
+ * (filed, it warned "on retest only": 8 such false warnings in a healthy --full run of 4 fake
+ * nodes). */
+static void test_retest_files_only_its_links(void **state)
+{
+    static const int slow[1][2] = {{0, 1}};
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = docn(6, slow, 1), *links = cJSON_GetObjectItem(d, "links"), *it, *rl;
+    int(*pairs)[3] = NULL, n = 0, nfwd = cJSON_GetArraySize(links);
+    (void)state;
+    for (int i = 0; i < nfwd; i++) { /* the reverse directions, healthy */
+        cJSON *l = cJSON_GetArrayItem(links, i);
+        const char *a = nt_json_get_str(cJSON_GetObjectItem(l, "src"), "host", "");
+        const char *b = nt_json_get_str(cJSON_GetObjectItem(l, "dst"), "host", "");
+        cJSON_AddItemToArray(links, mklink(b, a, 1.5, 10.0));
+    }
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_retest_pairs(j, NULL, d, table, 1, &pairs, &n), NT_OK);
+    assert_int_equal(n, 4); /* (0,1) and its control, twice */
+    rl = cJSON_CreateArray();
+    for (int k = 0; k < n; k++) {
+        char ha[8], hb[8];
+        int bad = pairs[k][0] == 0 && pairs[k][1] == 1;
+        snprintf(ha, sizeof(ha), "node%d", pairs[k][0]);
+        snprintf(hb, sizeof(hb), "node%d", pairs[k][1]);
+        cJSON_AddItemToArray(rl, mklink(ha, hb, 1.5, bad ? 2.0 : 10.0));
+        cJSON_AddItemToArray(rl, mklink(hb, ha, 1.5, bad ? 3.0 : 10.0));
+    }
+    nt_judge_apply_retest(j, d, rl);
+    cJSON_Delete(rl);
+    free(pairs);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    static const char *const bad[] = {"mpi:node0/lr0->node1/lr0", NULL};
+    assert_retested(d, bad);
+    cJSON_ArrayForEach (it, links)
+        if (strcmp(nt_json_get_str(it, "id", ""), "mpi:node1/lr0->node0/lr0") == 0)
+            assert_null(cJSON_GetObjectItem(it, "first"));
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 /* Node verdicts around a blamed node (tester defect 10): 5 nodes, node2 slow with every
  * partner (blamed), the link node0->node1 marginal on both measurements (6 GB/s against 10: a
  * warning of its own, not caused by node2). node2 fails; node0 and node1 warn for their own
@@ -717,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_retest_failing_links_not_controls),
         cmocka_unit_test(test_retest_controls_passed),
         cmocka_unit_test(test_retest_all_failing_expected),
+        cmocka_unit_test(test_retest_files_only_its_links),
         cmocka_unit_test(test_blamed_node_partners),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
