@@ -614,7 +614,7 @@ static void test_retest_all_failing_expected(void **state)
 /* A pair's measurement gives both directions (the MPI probe's reverse bandwidth): only the
  * links the retest is for are filed. node0->node1 fails; its reverse node1->node0 passed first
  * and, measured with it on a busy moment, ran at 3 GB/s: it keeps its first figures and passes
- * (filed, it warned "on retest only": 8 such false warnings in a healthy --full run of 4 fake
+ * (filed, it warned "on retest only": 4 of the 8 warnings of a healthy --full run of 4 fake
  * nodes). */
 static void test_retest_files_only_its_links(void **state)
 {
