@@ -23,6 +23,12 @@ typedef struct nt_silent {
     char why[256];
 } nt_silent_t;
 
+/* A set of link ids: appended to, then sealed (sorted, repeats dropped) and searched. */
+typedef struct nt_idset {
+    char **id;
+    int n;
+} nt_idset_t;
+
 struct nt_judge {
     nt_thresholds_t *thresholds;
     nt_expect_t expect_override; /* --expect */
@@ -30,17 +36,30 @@ struct nt_judge {
     int strict;
     nt_silent_t *silent; /* nodes that stopped answering (nt_judge_node_silent) */
     int nsilent;
-    char **ctl; /* ids of the control links of the last retest (nt_judge_retest_pairs) */
-    int nctl;
+    nt_idset_t ctl;    /* ids of the control links of the last retest (nt_judge_retest_pairs) */
+    nt_idset_t target; /* ids of the links that the last retest is for */
 };
 
-static void nt_judge_ctl_free(nt_judge_t *j)
+static void nt_idset_free(nt_idset_t *s)
 {
-    for (int i = 0; i < j->nctl; i++)
-        free(j->ctl[i]);
-    free(j->ctl);
-    j->ctl = NULL;
-    j->nctl = 0;
+    for (int i = 0; i < s->n; i++)
+        free(s->id[i]);
+    free(s->id);
+    s->id = NULL;
+    s->n = 0;
+}
+
+/* Add a copy of id; 0, or -1 out of memory (the set is left as it was). */
+static int nt_idset_add(nt_idset_t *s, const char *id)
+{
+    char **grown = realloc(s->id, sizeof(*grown) * (size_t)(s->n + 1));
+    if (!grown)
+        return -1;
+    s->id = grown;
+    if (!(s->id[s->n] = strdup(id)))
+        return -1;
+    s->n++;
+    return 0;
 }
 
 static int nt_cmp_strp(const void *a, const void *b)
@@ -48,24 +67,29 @@ static int nt_cmp_strp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sort the control ids and drop repeats (nt_judge_is_ctl searches them). */
-static void nt_judge_ctl_seal(nt_judge_t *j)
+/* Sort the ids and drop repeats (nt_idset_has searches them). */
+static void nt_idset_seal(nt_idset_t *s)
 {
     int m = 0;
-    if (j->nctl > 1)
-        qsort(j->ctl, (size_t)j->nctl, sizeof(*j->ctl), nt_cmp_strp);
-    for (int i = 0; i < j->nctl; i++) {
-        if (m > 0 && strcmp(j->ctl[m - 1], j->ctl[i]) == 0)
-            free(j->ctl[i]);
+    if (s->n > 1)
+        qsort(s->id, (size_t)s->n, sizeof(*s->id), nt_cmp_strp);
+    for (int i = 0; i < s->n; i++) {
+        if (m > 0 && strcmp(s->id[m - 1], s->id[i]) == 0)
+            free(s->id[i]);
         else
-            j->ctl[m++] = j->ctl[i];
+            s->id[m++] = s->id[i];
     }
-    j->nctl = m;
+    s->n = m;
+}
+
+static int nt_idset_has(const nt_idset_t *s, const char *id)
+{
+    return s->n > 0 && bsearch(&id, s->id, (size_t)s->n, sizeof(*s->id), nt_cmp_strp);
 }
 
 static int nt_judge_is_ctl(const nt_judge_t *j, const char *id)
 {
-    return j->nctl > 0 && bsearch(&id, j->ctl, (size_t)j->nctl, sizeof(*j->ctl), nt_cmp_strp);
+    return nt_idset_has(&j->ctl, id);
 }
 
 int nt_judge_is_control(const nt_judge_t *j, const char *id)
@@ -307,7 +331,8 @@ void nt_judge_destroy(nt_judge_t *j)
         return;
     nt_thresholds_destroy(j->thresholds);
     free(j->silent);
-    nt_judge_ctl_free(j);
+    nt_idset_free(&j->ctl);
+    nt_idset_free(&j->target);
     free(j);
 }
 
@@ -731,8 +756,10 @@ static nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, const cJSON
 }
 
 /* What the choice of retest controls needs of each link, and the candidates by (kind, scope):
- * passing, not retested, without errors, between two ranks, with a peak bandwidth; best
- * first (highest peak_bw_GBps, then document order). */
+ * passing (as judged now, not only by the verdict the document holds: the working report has
+ * none until the end), not retested, without errors, between two ranks none of whose links is
+ * retested in this round, with a peak bandwidth; best first (highest peak_bw_GBps, then
+ * document order). */
 typedef struct nt_ctl_link {
     int a, b;
     const char *kind, *scope; /* interned (strs) */
@@ -779,7 +806,12 @@ static int nt_cmp_ctl_cand(const void *pa, const void *pb, void *ctx)
     return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
-static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
+/* bad[li]: links[li] is judged warn or fail now (NULL: none is); busy: the rank pairs
+ * (nt_rank_pair_key) retested in this round. Every link between a control's ranks is taken for
+ * a control (nt_judge_is_ctl), so a control between two ranks of a retested pair, or a failing
+ * control retested itself, would swallow that retest (issue 8, tester defect 1). */
+static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links, const unsigned char *bad,
+                                   nt_u64map_t *busy)
 {
     cJSON *item;
     size_t n = (size_t)cJSON_GetArraySize(links);
@@ -813,7 +845,8 @@ static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links)
         cand = c->a >= 0 && c->b >= 0 && c->bw > -1 &&
                strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") == 0 &&
                !cJSON_GetObjectItemCaseSensitive(l, "retested") &&
-               !cJSON_GetObjectItemCaseSensitive(l, "errors");
+               !cJSON_GetObjectItemCaseSensitive(l, "errors") && !(bad && bad[cx->n]) &&
+               *nt_u64map_slot(busy, nt_rank_pair_key(c->a, c->b)) == SIZE_MAX;
         nt_json_thaw_end(item, l, 0);
         if (!c->kind || !c->scope)
             return NT_ERR_NOMEM;
@@ -878,6 +911,8 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
     (void)p;
     *pairs = NULL;
     *n = 0;
+    nt_idset_free(&j->ctl);
+    nt_idset_free(&j->target);
     st = nt_figs_build(j, doc, &fs);
     if (st == NT_OK)
         st = nt_figs_judge(j, &fs, doc, NULL, NULL);
@@ -904,11 +939,17 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             int b = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
             int k;
             size_t *slot;
+            int skip;
             for (k = 0; k < ntable; k++)
                 if (strcmp(table[k]->kind, nt_json_get_str(l, "kind", "")) == 0)
                     break;
+            skip = k == ntable || a < 0 || b < 0 || a == b || a > 0xffffff || b > 0xffffff;
+            /* the links this retest is for: only their retests are filed (a pair's
+             * measurement gives the reverse direction too, which may have passed) */
+            if (!skip && nt_idset_add(&j->target, nt_json_get_str(l, "id", "")))
+                skip = 1;
             nt_json_thaw_end(fs.f[idx[i]].link, l, 0);
-            if (k == ntable || a < 0 || b < 0 || a == b || a > 0xffffff || b > 0xffffff)
+            if (skip)
                 continue;
             slot = nt_u64map_slot(&seen, ((uint64_t)a << 40) | ((uint64_t)b << 16) | (unsigned)k);
             if (*slot != SIZE_MAX)
@@ -920,6 +961,7 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
             (*n)++;
         }
         nt_u64map_free(&seen);
+        nt_idset_seal(&j->target);
     }
     /* Every pair twice, the second time after all the others: a disturbance of the machine
      * (another job, the scheduler) rarely hits one pair at two moments apart, a fault always
@@ -931,16 +973,29 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
         int nf = *n, m = 0;
         int(*seq)[3] = calloc((size_t)nf * 4 + 1, sizeof(*seq));
         int *ctl_of = calloc((size_t)nf + 1, sizeof(int)); /* a pair's control link, or -1 */
-        nt_ctl_ix_t cx;
-        if (!seq || !ctl_of ||
-            nt_ctl_ix_build(&cx, cJSON_GetObjectItemCaseSensitive(doc, "links")) != NT_OK) {
+        cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
+        unsigned char *bad = calloc((size_t)cJSON_GetArraySize(links) + 1, 1);
+        nt_u64map_t busy = {0};
+        nt_ctl_ix_t cx = {0};
+        nt_status_t bst = seq && ctl_of && bad ? nt_u64map_init(&busy, (size_t)nf) : NT_ERR_NOMEM;
+        /* A control passed: not one of the links judged warn or fail now, nor one between the
+         * ranks of a pair measured again in this round. */
+        for (size_t k = 0; bst == NT_OK && k < fs.n; k++)
+            if (fs.v[k].verdict != NT_PASS && fs.v[k].verdict != NT_SKIPPED)
+                bad[fs.f[k].li] = 1;
+        for (int q = 0; bst == NT_OK && q < nf; q++)
+            *nt_u64map_slot(&busy, nt_rank_pair_key((*pairs)[q][0], (*pairs)[q][1])) = (size_t)q;
+        if (bst == NT_OK)
+            bst = nt_ctl_ix_build(&cx, links, bad, &busy);
+        nt_u64map_free(&busy);
+        free(bad);
+        if (bst != NT_OK) {
             free(seq);
             free(ctl_of);
             nt_ctl_ix_free(&cx);
             st = NT_ERR_NOMEM;
             goto out;
         }
-        nt_judge_ctl_free(j);
         for (int q = 0; q < nf; q++) {
             int a = (*pairs)[q][0], b = (*pairs)[q][1], k = (*pairs)[q][2];
             ctl_of[q] = nt_ctl_ix_best(&cx, table[k]->kind, a, b);
@@ -949,19 +1004,15 @@ nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc
                 const nt_ctl_link_t *c = &cx.l[ctl_of[q]];
                 size_t *head = nt_u64map_slot(&cx.by_pair, nt_rank_pair_key(c->a, c->b));
                 for (size_t i = *head; i != SIZE_MAX; i = cx.pair_next[i]) {
-                    char **grown = realloc(j->ctl, sizeof(*grown) * (size_t)(j->nctl + 1));
-                    cJSON *l;
-                    if (!grown)
-                        break;
-                    j->ctl = grown;
-                    l = nt_json_thaw(cx.l[i].item);
-                    if ((j->ctl[j->nctl] = strdup(nt_json_get_str(l, "id", ""))))
-                        j->nctl++;
+                    cJSON *l = nt_json_thaw(cx.l[i].item);
+                    int bad = nt_idset_add(&j->ctl, nt_json_get_str(l, "id", ""));
                     nt_json_thaw_end(cx.l[i].item, l, 0);
+                    if (bad)
+                        break;
                 }
             }
         }
-        nt_judge_ctl_seal(j);
+        nt_idset_seal(&j->ctl);
         for (int rnd = 0; rnd < 2; rnd++)
             for (int q = 0; q < nf; q++) {
                 memcpy(seq[m++], (*pairs)[q], sizeof(seq[0]));
@@ -1201,7 +1252,9 @@ void nt_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links)
         const char *id = nt_json_get_str(r, "id", NULL);
         const cJSON *rs = cJSON_GetObjectItemCaseSensitive(r, "samples");
         cJSON *l = NULL, *item = NULL;
-        if (!id)
+        /* only the links the retest is for: the reverse direction of a failing pair, measured
+         * with it, keeps its own first figures when they passed */
+        if (!id || !nt_idset_has(&j->target, id))
             continue;
         /* the first link of that id not retested yet */
         for (size_t i = nt_link_ix_find(&ix, id); i != SIZE_MAX; i = ix.next[i]) {
@@ -1329,7 +1382,9 @@ static void nt_node_nic_firmware(cJSON *node)
 /* What the node verdicts need of a link once it is judged. */
 typedef struct nt_link_note {
     nt_verdict_t v;
-    int src, dst; /* node indices, -1: none */
+    nt_verdict_t own; /* v without the figures failed by node blame (NT_FIRED_BLAME): what the
+                       * link says of its ends apart from a blamed node's fault */
+    int src, dst;     /* node indices, -1: none */
 } nt_link_note_t;
 
 /* The GPU pass (nt_gpu_judge_report) over the report's GPU links gl[] (indices into links[]).
@@ -1348,7 +1403,7 @@ static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int froze
         li = 0;
         cJSON_ArrayForEach (item, links) {
             if (g < ngl && gl[g] == li) {
-                lv[li].v = nt_get_verdict(item);
+                lv[li].v = lv[li].own = nt_get_verdict(item);
                 g++;
             }
             li++;
@@ -1390,7 +1445,7 @@ static void nt_judge_gpu_pass(cJSON *doc, cJSON *links, cJSON *checks, int froze
             cJSON_Delete(t);
             continue;
         }
-        lv[gl[g]].v = nt_get_verdict(t);
+        lv[gl[g]].v = lv[gl[g]].own = nt_get_verdict(t);
         if (cJSON_IsRaw(items[g])) {
             nt_json_thaw_end(items[g], t, 1);
         } else {
@@ -1580,7 +1635,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         cJSON_ArrayForEach (item, links) {
             cJSON *it = nt_json_thaw(item);
             nt_verdict_t v = nt_get_verdict(it);
-            lv[li].v = NT_SKIPPED;
+            lv[li].v = lv[li].own = NT_SKIPPED;
             lv[li].src = lv[li].dst = -1;
             if (!it) {
                 li++;
@@ -1611,6 +1666,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                 }
                 nt_set_str(it, "verdict", nt_verdict_string(v));
             }
+            lv[li].own = v;
             /* its figures (consecutive, in link order) */
             for (; !usage && k < fs.n && fs.f[k].li == li; k++) {
                 cJSON *l = it;
@@ -1618,6 +1674,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
                 const nt_vlink_t *x = &fs.v[k];
                 if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
                     continue;
+                if (!(x->fired & NT_FIRED_BLAME))
+                    lv[li].own = nt_verdict_worse(lv[li].own, x->verdict);
                 nt_set_str(l, "verdict", nt_verdict_string(nt_verdict_worse(lvv, x->verdict)));
                 if (x->reason[0])
                     nt_add_str_unique(nt_arr(l, "reasons"), x->reason);
@@ -1684,7 +1742,9 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     /* Node verdicts, computed here once (every renderer reads nodes[].verdict). A node fails
      * only when it stopped answering, is blamed, has a link of its own (inside the node) that
      * failed its expected figure, or fails a check of its own; a failed or warned link makes
-     * it warn. */
+     * it warn, unless the link is bad only because a node at one of its ends is blamed ("caused
+     * by blamed node X": that node fails, its healthy partner has nothing of its own to warn
+     * about; tester defect 10). */
     nf_grow = realloc(nf, sizeof(*nf) * ((size_t)nnodes + (size_t)j->nsilent + 1));
     if (!nf_grow) {
         nt_figs_free(&fs);
@@ -1727,7 +1787,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
     }
     for (size_t li = 0; li < nlinks; li++) {
         int ends[2] = {lv[li].src, lv[li].dst};
-        if (lv[li].v != NT_FAIL && lv[li].v != NT_WARN)
+        if (lv[li].own != NT_FAIL && lv[li].own != NT_WARN)
             continue;
         for (int e = 0; e < 2; e++) {
             int k = ends[e];

@@ -33,15 +33,19 @@ void nt_judge_node_checks(const nt_judge_t *j, const char *host, const cJSON *no
 /* nt_judge_retest_pairs - the pairs to measure again, in the order to measure them:
  * (initiator rank, responder rank, probe index into table). Every pair with a link that needs
  * a retest (nt_verdict_retest_list) comes twice, the second time after all the others, and
- * each is followed by a control pair (the best passing link of the same kind and scope
- * between two other ranks, remembered in j for nt_judge_apply_retest). *pairs is malloc'ed
+ * each is followed by a control pair (the best link of the same kind and scope between two
+ * other ranks that passes as judged now, none of whose links between those ranks is retested
+ * in this round; remembered in j for nt_judge_apply_retest), or by none when no link
+ * qualifies. *pairs is malloc'ed
  * (free it); *n may be 0. NT_ERR_NOMEM. */
 nt_status_t nt_judge_retest_pairs(nt_judge_t *j, const nt_probe_t *p, cJSON *doc,
                                   const nt_link_probe_ops_t *const *table, int ntable,
                                   int (**pairs)[3], int *n);
 
 /* nt_judge_apply_retest - file the retest links' figures (retest_links: the links measured,
- * in measurement order) into the matching links of doc (matched by id). A measurement counts
+ * in measurement order) into the matching links of doc (matched by id), for the links that
+ * the last nt_judge_retest_pairs chose only (a pair's measurement may give its reverse
+ * direction too: a reverse link that passed keeps its figures). A measurement counts
  * only when the control measured after it held its own first figures (bandwidth at least
  * half, latency at most 4 times; otherwise the machine was busy and the link keeps waiting for
  * a retest); the two retests of a link give the better figures per size. A link retested

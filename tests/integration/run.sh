@@ -97,6 +97,30 @@ print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
 then ok "slow link 100x: every size within its budget + one message, no peer timeout"
 else bad "slow link 100x: every size within its budget + one message, no peer timeout"; fi
+# Every link below an expected figure no fabric here reaches (the tester's reproducer,
+# min_bw_GBps 100): no link passes, so none is a retest control; every failed link is retested
+# in the first round (its figures filed, the first ones under "first") and no second round
+# measures them again (failing links were each other's controls: 3 rounds, none filed).
+run_case "min_bw 100: every failed link retested in one round" 1 --retested -- \
+  env NETTUNE_DEBUG=INFO NETTUNE_FAKE_NODES=2 $MPIRUN -np 4 $P --sizes 8,1M --budget 0.01 \
+  --thresholds tests/fixtures/tester-found/probe-report/thresholds-mpi-min-bw-100.json --output "$W/r.json"
+if /usr/bin/python3 - "$W/r.json" "$W/log" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1])); bad = []
+failed = [l for l in d["links"] if l.get("verdict") == "fail"]
+if len(failed) != 8:
+    bad.append("%d failed links, want 8" % len(failed))
+for l in failed:
+    if l.get("retested") is not True or "first" not in l or "retest" not in l.get("judged_by", []):
+        bad.append("%s: retested %s, first %s, judged_by %s"
+                   % (l["id"], l.get("retested"), "first" in l, l.get("judged_by")))
+rounds = re.findall(r"^nettune fake0:0 INFO VERDICT: retesting (\d+) failing pair", open(sys.argv[2]).read(), re.M)
+if rounds != ["16"]:
+    bad.append("rank 0's retest rounds %s, want one of 16 (8 pairs twice, no control)" % rounds)
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+then ok "min_bw 100: 8 of 8 failed links retested, filed, one round of 16 measurements"
+else bad "min_bw 100: 8 of 8 failed links retested, filed, one round of 16 measurements"; fi
 run_case "--time-limit stops early: partial report, exit 3" 3 --completed false -- \
   env NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --budget 0.3 --time-limit 1 --output "$W/r.json"
 # The limit reached during the last step: every pair was measured and nothing is left, so the

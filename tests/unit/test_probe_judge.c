@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "judge.h"
@@ -148,12 +149,14 @@ static void test_blame_and_summary(void **state)
                         "nettune:lat 12/1.5us median of its mpi 8 B links vs all nodes, fails "
                         "with 3 of 3 partners");
     assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "cause", ""), "latency");
-    /* node verdicts: node2 fails; its partners warn (a failed link to node2); none passes
-     * silently with a failed link */
+    /* node verdicts: node2 fails; its partners' only bad links are "caused by blamed node
+     * node2": node0 and node1 pass (tester defect 10: they warned), node3 warns for its own
+     * kernel (the software_consistency warning below) */
     cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "nodes")) {
         const char *h = nt_json_get_str(it, "hostname", "");
-        assert_string_equal(nt_json_get_str(it, "verdict", ""),
-                            strcmp(h, "node2") == 0 ? "fail" : "warn");
+        assert_string_equal(nt_json_get_str(it, "verdict", ""), strcmp(h, "node2") == 0   ? "fail"
+                                                                : strcmp(h, "node3") == 0 ? "warn"
+                                                                                          : "pass");
     }
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sum, "failed_links")), 0);
     cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
@@ -456,6 +459,252 @@ static void test_retest_disturbed(void **state)
     nt_judge_destroy(j);
 }
 
+/* n nodes (n <= 10), full pairs (a < b), healthy at 1.5 us, 10 GB/s; the links of slow[] at
+ * 2 GB/s (link faults between healthy nodes: no node fails with more than one partner). */
+static cJSON *docn(int n, const int (*slow)[2], int nslow)
+{
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes"), *links;
+    char h[10][8];
+    for (int i = 0; i < n; i++) {
+        snprintf(h[i], sizeof(h[i]), "node%d", i);
+        cJSON_AddItemToArray(nodes, node(h[i], "6.1.0-18"));
+    }
+    links = nt_json_add_arr(d, "links");
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int bad = 0;
+            for (int k = 0; k < nslow; k++)
+                bad |= slow[k][0] == a && slow[k][1] == b;
+            cJSON_AddItemToArray(links, mklink(h[a], h[b], 1.5, bad ? 2.0 : 10.0));
+        }
+    nt_json_add_arr(d, "checks");
+    return d;
+}
+
+static int has_str(const cJSON *arr, const char *s)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach (x, arr)
+        if (cJSON_IsString(x) && strcmp(x->valuestring, s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every link of ids (NULL-terminated, all of them when NULL) retested, its first figures kept,
+ * failed, and judged by the retest too; every other link not retested. */
+static void assert_retested(const cJSON *d, const char *const *ids)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+        const char *id = nt_json_get_str(it, "id", "");
+        int want = !ids;
+        for (int k = 0; ids && ids[k]; k++)
+            want |= strcmp(ids[k], id) == 0;
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(it, "retested")), want);
+        if (!want) {
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "pass");
+            continue;
+        }
+        assert_non_null(cJSON_GetObjectItem(it, "first"));
+        assert_string_equal(nt_json_get_str(it, "verdict", ""), "fail");
+        assert_true(has_str(cJSON_GetObjectItem(it, "judged_by"), "retest"));
+        assert_non_null(strstr(
+            cJSON_GetArrayItem(cJSON_GetObjectItem(it, "reasons"), 0)->valuestring, "again"));
+    }
+}
+
+/* Two failing links among 4 nodes (node0-node1, node2-node3): the only link between two other
+ * ranks than one failing pair's is the other failing link, which is no control (it is failing,
+ * and retested in the same round: taken for a control, its retest was never filed and the
+ * next 2 rounds measured it again, tester defect 1). Each pair twice, no control; both retests
+ * filed; no second round. */
+static void test_retest_failing_links_not_controls(void **state)
+{
+    static const int slow[2][2] = {{0, 1}, {2, 3}};
+    static const char *const bad[] = {"mpi:node0/lr0->node1/lr0", "mpi:node2/lr0->node3/lr0", NULL};
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = docn(4, slow, 2);
+    int(*pairs)[3] = NULL, n = -1;
+    (void)state;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(retest(j, d, NULL), 4);
+    assert_false(nt_judge_is_control(j, bad[0]));
+    assert_false(nt_judge_is_control(j, bad[1]));
+    /* nothing waits for a retest any more: the probe's next round measures nothing */
+    assert_int_equal(nt_judge_retest_pairs(j, NULL, d, table, 1, &pairs, &n), NT_OK);
+    assert_int_equal(n, 0);
+    free(pairs);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    assert_retested(d, bad);
+    assert_int_equal(
+        cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_links")),
+        2);
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* With 6 nodes a control exists for each failing pair: a passing link between two other ranks,
+ * never the other failing link (nor any link between a retested pair's ranks). */
+static void test_retest_controls_passed(void **state)
+{
+    static const int slow[2][2] = {{0, 1}, {2, 3}};
+    static const char *const bad[] = {"mpi:node0/lr0->node1/lr0", "mpi:node2/lr0->node3/lr0", NULL};
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = docn(6, slow, 2);
+    int(*pairs)[3] = NULL, n = 0;
+    (void)state;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_retest_pairs(j, NULL, d, table, 1, &pairs, &n), NT_OK);
+    /* 2 rounds of (failing pair, its control) */
+    assert_int_equal(n, 8);
+    for (int i = 0; i < n; i += 2) {
+        int a = pairs[i][0], b = pairs[i][1], c = pairs[i + 1][0], e = pairs[i + 1][1];
+        assert_true((a == 0 && b == 1) || (a == 2 && b == 3));
+        assert_true(c != a && c != b && e != a && e != b);
+        /* a healthy link: not between the ranks of either failing pair */
+        assert_false((c == 0 && e == 1) || (c == 2 && e == 3) || (c == 1 && e == 0) ||
+                     (c == 3 && e == 2));
+    }
+    free(pairs);
+    assert_false(nt_judge_is_control(j, bad[0]));
+    assert_false(nt_judge_is_control(j, bad[1]));
+    assert_int_equal(retest(j, d, NULL), 8);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    assert_retested(d, bad);
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* The tester's reproducer (min_bw_GBps 100 for mpi: every link fails its expected figure):
+ * no link passed, so no control; every link is retested in one round (on today's main none
+ * was: each was the control of another). */
+static void test_retest_all_failing_expected(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4();
+    char path[] = "/tmp/nt-test-judge-XXXXXX";
+    int fd = mkstemp(path), (*pairs)[3] = NULL, n = -1;
+    static const char th[] =
+        "{\"schema\":\"nettune.thresholds/1\",\"defaults\":{\"links\":{\"mpi\":"
+        "{\"min_bw_GBps\":100}}}}";
+    (void)state;
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, th, sizeof(th) - 1), (ssize_t)(sizeof(th) - 1));
+    close(fd);
+    params.thresholds = path;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    unlink(path);
+    /* 6 pairs, each twice, no control */
+    assert_int_equal(retest(j, d, NULL), 12);
+    assert_int_equal(nt_judge_retest_pairs(j, NULL, d, table, 1, &pairs, &n), NT_OK);
+    assert_int_equal(n, 0);
+    free(pairs);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    assert_retested(d, NULL);
+    cJSON *it;
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links"))
+        assert_true(has_str(cJSON_GetObjectItem(it, "judged_by"), "expected"));
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* A pair's measurement gives both directions (the MPI probe's reverse bandwidth): only the
+ * links the retest is for are filed. node0->node1 fails; its reverse node1->node0 passed first
+ * and, measured with it on a busy moment, ran at 3 GB/s: it keeps its first figures and passes
+ * (filed, it warned "on retest only": 4 of the 8 warnings of a healthy --full run of 4 fake
+ * nodes). */
+static void test_retest_files_only_its_links(void **state)
+{
+    static const int slow[1][2] = {{0, 1}};
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = docn(6, slow, 1), *links = cJSON_GetObjectItem(d, "links"), *it, *rl;
+    int(*pairs)[3] = NULL, n = 0, nfwd = cJSON_GetArraySize(links);
+    (void)state;
+    for (int i = 0; i < nfwd; i++) { /* the reverse directions, healthy */
+        cJSON *l = cJSON_GetArrayItem(links, i);
+        const char *a = nt_json_get_str(cJSON_GetObjectItem(l, "src"), "host", "");
+        const char *b = nt_json_get_str(cJSON_GetObjectItem(l, "dst"), "host", "");
+        cJSON_AddItemToArray(links, mklink(b, a, 1.5, 10.0));
+    }
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_retest_pairs(j, NULL, d, table, 1, &pairs, &n), NT_OK);
+    assert_int_equal(n, 4); /* (0,1) and its control, twice */
+    rl = cJSON_CreateArray();
+    for (int k = 0; k < n; k++) {
+        char ha[8], hb[8];
+        int bad = pairs[k][0] == 0 && pairs[k][1] == 1;
+        snprintf(ha, sizeof(ha), "node%d", pairs[k][0]);
+        snprintf(hb, sizeof(hb), "node%d", pairs[k][1]);
+        cJSON_AddItemToArray(rl, mklink(ha, hb, 1.5, bad ? 2.0 : 10.0));
+        cJSON_AddItemToArray(rl, mklink(hb, ha, 1.5, bad ? 3.0 : 10.0));
+    }
+    nt_judge_apply_retest(j, d, rl);
+    cJSON_Delete(rl);
+    free(pairs);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    static const char *const bad[] = {"mpi:node0/lr0->node1/lr0", NULL};
+    assert_retested(d, bad);
+    cJSON_ArrayForEach (it, links)
+        if (strcmp(nt_json_get_str(it, "id", ""), "mpi:node1/lr0->node0/lr0") == 0)
+            assert_null(cJSON_GetObjectItem(it, "first"));
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* Node verdicts around a blamed node (tester defect 10): 5 nodes, node2 slow with every
+ * partner (blamed), the link node0->node1 marginal on both measurements (6 GB/s against 10: a
+ * warning of its own, not caused by node2). node2 fails; node0 and node1 warn for their own
+ * link; node3 and node4, whose only bad links are "caused by blamed node node2", pass. */
+static void test_blamed_node_partners(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes"), *links, *it;
+    char h[5][8];
+    (void)state;
+    for (int i = 0; i < 5; i++) {
+        snprintf(h[i], sizeof(h[i]), "node%d", i);
+        cJSON_AddItemToArray(nodes, node(h[i], "6.1.0-18"));
+    }
+    links = nt_json_add_arr(d, "links");
+    for (int a = 0; a < 5; a++)
+        for (int b = a + 1; b < 5; b++) {
+            int slow = a == 2 || b == 2, marginal = a == 0 && b == 1;
+            cJSON_AddItemToArray(links, mklink(h[a], h[b], slow ? 12.0 : 1.5,
+                                               slow       ? 2.0
+                                               : marginal ? 6.0
+                                                          : 10.0));
+        }
+    nt_json_add_arr(d, "checks");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_true(retest(j, d, NULL) > 0);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    cJSON *fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    assert_int_equal(cJSON_GetArraySize(fn), 1);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "host", ""), "node2");
+    cJSON_ArrayForEach (it, links) {
+        const char *id = nt_json_get_str(it, "id", "");
+        if (strstr(id, "node2")) {
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "fail");
+            assert_true(cJSON_IsTrue(cJSON_GetObjectItem(it, "blamed_on_node")));
+        } else if (strcmp(id, "mpi:node0/lr0->node1/lr0") == 0) {
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "warn");
+            assert_null(cJSON_GetObjectItem(it, "blamed_on_node"));
+        } else {
+            assert_string_equal(nt_json_get_str(it, "verdict", ""), "pass");
+        }
+    }
+    static const char *const want[5] = {"warn", "warn", "fail", "pass", "pass"};
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(nodes, i), "verdict", ""), want[i]);
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 /* A link inside a node: below its expected hardware figure it fails the node (a GPU's PCIe
  * bandwidth); a peer finding alone inside a node (two ranks of one host) is a link fault and
  * the node only warns. */
@@ -509,6 +758,11 @@ int main(void)
         cmocka_unit_test(test_nic_firmware_consistency),
         cmocka_unit_test(test_retest_disturbed),
         cmocka_unit_test(test_intra_links),
+        cmocka_unit_test(test_retest_failing_links_not_controls),
+        cmocka_unit_test(test_retest_controls_passed),
+        cmocka_unit_test(test_retest_all_failing_expected),
+        cmocka_unit_test(test_retest_files_only_its_links),
+        cmocka_unit_test(test_blamed_node_partners),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }

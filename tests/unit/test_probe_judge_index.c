@@ -125,11 +125,38 @@ static cJSON *mkdoc(int nnodes)
 static const nt_link_probe_ops_t mpi_ops = {.kind = "mpi"};
 static const nt_link_probe_ops_t *const table[1] = {&mpi_ops};
 
-/* The control choice as it was (judge.c at 2ca33e3): for pair (a, b) of kind, the best passing
- * link of the same kind and scope between two other ranks, by a scan of every link. */
-static const cJSON *ref_control(const cJSON *doc, int a, int b, const char *kind)
+static int rank_of(const cJSON *l, const char *end)
 {
-    const cJSON *best = NULL, *l;
+    return (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, end), "rank", -1);
+}
+
+/* Whether the link (la, lb) is between the ranks of a pair retested in this round: a pair of
+ * pairs[0..n) whose link (src, dst) is judged warn or fail (a control passes). judged: the
+ * report judged (nt_judge_finish on a copy), links in the order of doc's. */
+static int ref_busy(const cJSON *judged, int (*pairs)[3], int n, int la, int lb)
+{
+    const cJSON *l;
+    for (int q = 0; q < n; q++) {
+        int a = pairs[q][0], b = pairs[q][1];
+        if (!((la == a && lb == b) || (la == b && lb == a)))
+            continue;
+        cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(judged, "links"))
+            if (rank_of(l, "src") == a && rank_of(l, "dst") == b &&
+                strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") != 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* The control choice as it was (judge.c at 2ca33e3), by a scan of every link: for pair (a, b)
+ * of kind, the best passing link of the same kind and scope between two other ranks; passing
+ * as judged (judged: doc judged by nt_judge_finish, links in the same order) and not between
+ * the ranks of a pair retested in this round (pairs[0..n): tester defect 1, a failing control
+ * swallowed the retests). */
+static const cJSON *ref_control(const cJSON *doc, const cJSON *judged, int (*pairs)[3], int n,
+                                int a, int b, const char *kind)
+{
+    const cJSON *best = NULL, *l, *jl;
     double best_bw = -1;
     const char *scope = NULL;
     cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
@@ -138,16 +165,18 @@ static const cJSON *ref_control(const cJSON *doc, int a, int b, const char *kind
         if ((la == a && lb == b) || (la == b && lb == a))
             scope = nt_json_get_str(l, "scope", "");
     }
-    cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(doc, "links")) {
+    jl = cJSON_GetObjectItemCaseSensitive(judged, "links")->child;
+    for (l = cJSON_GetObjectItemCaseSensitive(doc, "links")->child; l; l = l->next, jl = jl->next) {
         int la = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "src"), "rank", -1);
         int lb = (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, "dst"), "rank", -1);
         double bw = nt_json_get_num(l, "peak_bw_GBps", NAN);
         if (strcmp(nt_json_get_str(l, "kind", ""), kind) != 0 ||
             strcmp(nt_json_get_str(l, "scope", ""), scope ? scope : "") != 0 ||
             strcmp(nt_json_get_str(l, "verdict", "pass"), "pass") != 0 ||
+            strcmp(nt_json_get_str(jl, "verdict", "pass"), "pass") != 0 ||
             cJSON_GetObjectItemCaseSensitive(l, "retested") ||
             cJSON_GetObjectItemCaseSensitive(l, "errors") || la < 0 || lb < 0 || la == a ||
-            la == b || lb == a || lb == b || !(bw > best_bw))
+            la == b || lb == a || lb == b || !(bw > best_bw) || ref_busy(judged, pairs, n, la, lb))
             continue;
         best = l;
         best_bw = bw;
@@ -155,16 +184,12 @@ static const cJSON *ref_control(const cJSON *doc, int a, int b, const char *kind
     return best;
 }
 
-static int rank_of(const cJSON *l, const char *end)
-{
-    return (int)nt_json_get_num(cJSON_GetObjectItemCaseSensitive(l, end), "rank", -1);
-}
-
 /* The retest of one run, checked against the oracle: the pairs and their controls, the control
  * set, then the filed figures (the same retest links into two copies of the report). */
 static cJSON *one_round(nt_judge_t *j, cJSON *d, int nnodes, int round)
 {
-    cJSON *a, *b, *rl = cJSON_CreateArray(), *it;
+    nt_probe_params_t params = {0};
+    cJSON *a, *b, *rl = cJSON_CreateArray(), *it, *judged;
     int(*pairs)[3] = NULL, n = 0, nf = 0, m = 0, nctl_links = 0;
     const cJSON **ctl; /* per failing pair: its control, by the scan */
 
@@ -180,8 +205,10 @@ static cJSON *one_round(nt_judge_t *j, cJSON *d, int nnodes, int round)
     for (int i = 0; i < n / 2; i++)
         assert_memory_equal(pairs[i], pairs[n / 2 + i], sizeof(pairs[0]));
     ctl = calloc((size_t)n + 1, sizeof(*ctl));
+    judged = cJSON_Duplicate(d, 1);
+    assert_int_equal(nt_judge_finish(j, NULL, judged, 0, &params) != NT_EXIT_USAGE, 1);
     while (m < n / 2) {
-        const cJSON *c = ref_control(d, pairs[m][0], pairs[m][1], "mpi");
+        const cJSON *c = ref_control(d, judged, pairs, n / 2, pairs[m][0], pairs[m][1], "mpi");
         ctl[nf++] = c;
         m++;
         if (!c)
@@ -191,6 +218,7 @@ static cJSON *one_round(nt_judge_t *j, cJSON *d, int nnodes, int round)
         assert_int_equal(pairs[m][1], rank_of(c, "dst"));
         m++;
     }
+    cJSON_Delete(judged);
     if (round == 0)
         assert_true(nf >= nnodes - 1); /* the bad node's links, at least */
     /* the control set: every link between a control's ranks, nothing else */
