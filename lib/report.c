@@ -35,6 +35,20 @@ nt_verdict_t nt_verdict_worse(nt_verdict_t a, nt_verdict_t b)
     return rank[a] >= rank[b] ? a : b;
 }
 
+const char *nt_verdict_judged_note(char *buf, size_t len, size_t npass, size_t nwarn, size_t nfail,
+                                   size_t nnj)
+{
+    if (!len)
+        return buf;
+    if (npass + nwarn + nfail == 0)
+        snprintf(buf, len, ", nothing judged");
+    else if (nnj > 0)
+        snprintf(buf, len, ", %zu not judged", nnj);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
 nt_status_t nt_json_add_num(cJSON *obj, const char *key, double value)
 {
     if (!isfinite(value))
@@ -157,8 +171,7 @@ static int nt_json_truncated(const char *text, size_t len)
     return ok;
 }
 
-nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *why,
-                               size_t whylen)
+nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *why, size_t whylen)
 {
     const char *end = NULL, *nul = memchr(text, '\0', len);
     int line = 1, col = 1;
@@ -167,8 +180,7 @@ nt_status_t nt_json_parse_text(const char *text, size_t len, cJSON **out, char *
     if (why && whylen)
         why[0] = '\0';
     if (strspn(text, " \t\r\n") == len) {
-        snprintf(why, whylen, "empty (%zu bytes%s), not JSON", len,
-                 len ? ", all white space" : "");
+        snprintf(why, whylen, "empty (%zu bytes%s), not JSON", len, len ? ", all white space" : "");
         return NT_ERR_PARSE;
     }
     if (nul) {
