@@ -305,22 +305,50 @@ fail_fd:
 #endif
 }
 
+/* The last write error logged (target, step, errno): a run writes its report again and again
+ * (progress snapshots every few seconds, then the final one), and on a full disk each would
+ * say the same thing. The same error for the same file is logged once, later ones at DEBUG;
+ * a write that succeeds in between forgets it. */
+static struct {
+    char target[PATH_MAX];
+    const char *what;
+    int err;
+} nt_last_err;
+
+static void nt_write_error(const char *target, const char *what, int err)
+{
+    int same = nt_last_err.what && strcmp(nt_last_err.what, what) == 0 && nt_last_err.err == err &&
+               strcmp(nt_last_err.target, target) == 0;
+
+    /* name the file the operator gave, not the temporary one (a detail of the rename) */
+    if (same)
+        NT_DEBUG(REPORT, "cannot %s '%s': %s (again)", what, target, strerror(err));
+    else if (strcmp(what, "rename") == 0)
+        NT_ERROR(REPORT, "cannot replace '%s' (rename of the temporary file): %s", target,
+                 strerror(err));
+    else
+        NT_ERROR(REPORT, "cannot %s '%s': %s", strcmp(what, "create") == 0 ? "create" : "write",
+                 target, strerror(err));
+    snprintf(nt_last_err.target, sizeof(nt_last_err.target), "%s", target);
+    nt_last_err.what = what;
+    nt_last_err.err = err;
+}
+
 static nt_status_t nt_write_renamed(nt_output_fill_fn fill, void *ctx, const char *target)
 {
     char tmp[PATH_MAX + 32];
     const char *what;
 
     errno = 0;
-    if (nt_replace_file(fill, ctx, target, 1, &what, tmp, sizeof(tmp)) == 0)
+    if (nt_replace_file(fill, ctx, target, 1, &what, tmp, sizeof(tmp)) == 0) {
+        nt_last_err.what = NULL;
         return NT_OK;
+    }
     if (errno == ENAMETOOLONG && strcmp(what, "create") == 0) {
         NT_ERROR(REPORT, "output path '%s' is too long", target);
         return NT_ERR_INVALID;
     }
-    if (strcmp(what, "rename") == 0)
-        NT_ERROR(REPORT, "cannot rename '%s' to '%s': %s", tmp, target, strerror(errno));
-    else
-        NT_ERROR(REPORT, "cannot %s '%s': %s", what, tmp, strerror(errno));
+    nt_write_error(target, what, errno ? errno : EIO);
     return NT_ERR_IO;
 }
 
@@ -514,14 +542,15 @@ nt_status_t nt_output_write_fn(const char *path, nt_output_fill_fn fill, void *c
         return NT_ERR_IO;
     errno = 0;
     if (fill(fd, ctx) != 0) {
-        NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        nt_write_error(path, "write", errno ? errno : EIO);
         close(fd);
         return NT_ERR_IO;
     }
     if (close(fd) != 0 && errno != EINTR) {
-        NT_ERROR(REPORT, "cannot write '%s': %s", path, strerror(errno));
+        nt_write_error(path, "write", errno);
         return NT_ERR_IO;
     }
+    nt_last_err.what = NULL;
     return NT_OK;
 }
 

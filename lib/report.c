@@ -35,6 +35,20 @@ nt_verdict_t nt_verdict_worse(nt_verdict_t a, nt_verdict_t b)
     return rank[a] >= rank[b] ? a : b;
 }
 
+const char *nt_verdict_judged_note(char *buf, size_t len, size_t npass, size_t nwarn, size_t nfail,
+                                   size_t nnj)
+{
+    if (!len)
+        return buf;
+    if (npass + nwarn + nfail == 0)
+        snprintf(buf, len, ", nothing judged");
+    else if (nnj > 0)
+        snprintf(buf, len, ", %zu not judged", nnj);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
 nt_status_t nt_json_add_num(cJSON *obj, const char *key, double value)
 {
     if (!isfinite(value))

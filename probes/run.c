@@ -990,16 +990,20 @@ static int nt_run_conclude(nt_run_t *r)
             nt_not_done(&r->c, "a rank stopped answering: the report holds what was measured "
                                "before; the job ends here (Open MPI cannot continue without it)");
         }
+        int written;
         code = nt_judge_finish(r->judge, p, r->c.doc, r->stopped || r->aborted, params);
-        if (nt_collect_write(&r->c, !(r->stopped || r->aborted), 1, NULL) != NT_OK) {
+        written = nt_collect_write(&r->c, !(r->stopped || r->aborted), 1, NULL) == NT_OK;
+        if (!written) {
             NT_ERROR(REPORT,
                      "the report could not be written to '%s': the run's results are "
                      "lost (exit 2)",
                      params->output);
             code = NT_EXIT_USAGE;
         }
+        /* The summary's last line names the report: never one that was not written. */
         if (!params->quiet)
-            nt_summary_print(r->c.doc, params->output);
+            nt_summary_print(r->c.doc,
+                             written ? params->output : "not written (see the error above)");
     }
     if (r->aborted) {
         /* A peer is gone: Open MPI 4.1 cannot carry on without it; end the job with our code.

@@ -89,7 +89,11 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
 {
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc->root, "run");
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(doc->root, "tool");
-    char dur[32];
+    char dur[32], note[48];
+
+    /* the probe's own headline rule: a pass says when nothing, or not everything, was judged */
+    nt_verdict_judged_note(note, sizeof(note), doc->counts[NT_PASS], doc->counts[NT_WARN],
+                           doc->counts[NT_FAIL], doc->counts[NT_NOT_JUDGED]);
 
     nt_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -97,11 +101,14 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
                      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
                      "<title>nettune report: ");
     nt_buf_puts(out, nt_verdict_string(doc->verdict));
+    nt_buf_puts(out, note);
     nt_buf_puts(out, " - ");
     nt_h(out, nt_json_get_str(run, "id", ""));
     nt_buf_printf(out, "</title>\n<style>%s</style></head>\n<body>\n<header><h1>nettune report ",
                   nt_html_css);
     nt_vbadge(out, doc->verdict);
+    if (note[0])
+        nt_buf_printf(out, " <span class=\"note\">%s</span>", note + 2);
     if (!doc->completed)
         nt_buf_puts(out, " <span class=\"v warn\">stopped early</span>");
     nt_buf_puts(out, "</h1>\n<p>run ");
@@ -138,10 +145,11 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
                   "<div class=\"card\"><b>%zu</b>pass</div>"
                   "<div class=\"card\"><b>%zu</b>warn</div>"
                   "<div class=\"card\"><b>%zu</b>fail</div>"
-                  "<div class=\"card\"><b>%zu</b>skipped</div></div>\n",
+                  "<div class=\"card\"><b>%zu</b>skipped</div>"
+                  "<div class=\"card\"><b>%zu</b>not judged</div></div>\n",
                   doc->nnodes, nt_json_get_num(run, "nranks", 0), doc->nlinks, doc->nchecks,
                   doc->counts[NT_PASS], doc->counts[NT_WARN], doc->counts[NT_FAIL],
-                  doc->counts[NT_SKIPPED]);
+                  doc->counts[NT_SKIPPED], doc->counts[NT_NOT_JUDGED]);
     nt_buf_puts(out, "<nav><a href=\"#failures\">failures</a><a href=\"#heatmap\">node x node"
                      "</a><a href=\"#kinds\">by link kind</a><a href=\"#gpus\">GPUs</a>"
                      "<a href=\"#nodes\">nodes</a><a href=\"#skipped\">skipped</a></nav>"
@@ -167,12 +175,16 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
     const cJSON *summary = cJSON_GetObjectItemCaseSensitive(doc->root, "summary");
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive(summary, "failed_nodes");
     const cJSON *warn = cJSON_GetObjectItemCaseSensitive(summary, "warnings"), *it;
+    const cJSON *nj = cJSON_GetObjectItemCaseSensitive(summary, "not_judged");
     size_t nfn = (size_t)cJSON_GetArraySize(fn), nl, nc, shown, i = 0;
     size_t *li = nt_rdoc_sorted_links(doc, 1, &nl), *ci = nt_rdoc_sorted_checks(doc, 1, &nc);
 
     nt_buf_puts(out, "<section id=\"failures\"><h2>Failures and warnings</h2>\n");
     if (!nfn && !nl && !nc && !cJSON_GetArraySize(warn))
-        nt_buf_puts(out, "<p>Nothing failed and nothing warned.</p>\n");
+        nt_buf_puts(out, cJSON_GetArraySize(nj) > 0
+                             ? "<p>Nothing failed and nothing warned; some checks could not be "
+                               "judged (below).</p>\n"
+                             : "<p>Nothing failed and nothing warned.</p>\n");
     if (nfn) {
         shown = nt_cut(o, nfn);
         nt_buf_printf(out,
@@ -264,6 +276,21 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
         }
         nt_buf_puts(out, "</ul>\n");
         nt_html_more(out, shown, nw, "warnings");
+    }
+    if (cJSON_GetArraySize(nj) > 0) {
+        size_t nn = (size_t)cJSON_GetArraySize(nj);
+        shown = nt_cut(o, nn);
+        i = 0;
+        nt_buf_printf(out, "<h3 id=\"not-judged\">Not judged (%zu)</h3>\n<ul>\n", nn);
+        cJSON_ArrayForEach (it, nj) {
+            if (i++ >= shown)
+                break;
+            nt_buf_puts(out, "<li>");
+            nt_h(out, cJSON_IsString(it) ? it->valuestring : "");
+            nt_buf_puts(out, "</li>\n");
+        }
+        nt_buf_puts(out, "</ul>\n");
+        nt_html_more(out, shown, nn, "not judged");
     }
     nt_buf_puts(out, "</section>\n");
     free(li);
@@ -971,7 +998,9 @@ static void nt_html_skipped(const nt_rdoc_t *doc, nt_buf_t *out)
         out->oom = 1;
         return;
     }
-    nt_buf_puts(out, "<section id=\"skipped\"><h2>Skipped probes</h2>\n");
+    nt_buf_puts(out, "<section id=\"skipped\"><h2>Skipped probes</h2>\n<p class=\"note\">"
+                     "Probes that did not run on a node; the skipped count above counts checks "
+                     "and links.</p>\n");
     if (!ng)
         nt_buf_puts(out, "<p>None.</p>\n");
     else

@@ -30,12 +30,30 @@ const char *nt_link_reasons(const nt_rlink_t *l, char *buf, size_t len)
     buf[0] = '\0';
     if (!l->reasons)
         return buf;
-    cJSON_ArrayForEach(r, l->reasons) {
+    if (len < 8) {
+        if (len)
+            buf[0] = '\0';
+        return buf;
+    }
+    cJSON_ArrayForEach (r, l->reasons) {
         if (!cJSON_IsString(r))
             continue;
         int n = snprintf(buf + used, len - used, "%s%s", used ? "; " : "", r->valuestring);
-        if (n < 0 || (size_t)n >= len - used)
+        if (n < 0 || (size_t)n >= len - used) {
+            /* Cut: at the last word that fits with the ellipsis (3 bytes in UTF-8). */
+            size_t end = len - 4, sp = end;
+            while (sp > 0 && buf[sp] != ' ')
+                sp--;
+            if (sp > end / 2)
+                end = sp;
+            while (end > 0 && (buf[end - 1] == ' ' || buf[end - 1] == ';' || buf[end - 1] == ','))
+                end--;
+            /* never inside a UTF-8 sequence */
+            while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80)
+                end--;
+            memcpy(buf + end, "\xe2\x80\xa6", 4);
             break;
+        }
         used += (size_t)n;
     }
     return buf;
@@ -84,18 +102,21 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc->root, "run");
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(doc->root, "tool");
     const cJSON *nd = cJSON_GetObjectItemCaseSensitive(run, "not_done"), *it;
-    char vword[16], dur[32];
+    char vword[16], dur[32], note[48];
     int md = style == NT_TABLE_MD;
 
     snprintf(vword, sizeof(vword), "%s", nt_verdict_string(doc->verdict));
     for (char *c = vword; *c; c++)
         *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
     nt_fmt_num(dur, sizeof(dur), nt_json_get_num(run, "duration_s", NAN), 3);
+    /* the probe's own headline rule: a pass says when nothing, or not everything, was judged */
+    nt_verdict_judged_note(note, sizeof(note), doc->counts[NT_PASS], doc->counts[NT_WARN],
+                           doc->counts[NT_FAIL], doc->counts[NT_NOT_JUDGED]);
     if (md)
-        nt_buf_printf(out, "# nettune report: %s\n\n", vword);
+        nt_buf_printf(out, "# nettune report: %s%s\n\n", vword, note);
     else
-        nt_buf_printf(out, "nettune report: %s%s%s", color ? nt_ansi_verdict(doc->verdict) : "",
-                      vword, color ? nt_ansi_reset : "");
+        nt_buf_printf(out, "nettune report: %s%s%s%s", color ? nt_ansi_verdict(doc->verdict) : "",
+                      vword, color ? nt_ansi_reset : "", note);
     nt_buf_printf(out, "%s%zu nodes, %g ranks, %s, %s s%s\n", md ? "- " : "  (", doc->nnodes,
                   nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"), dur,
                   md ? "" : ")");
@@ -113,11 +134,15 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
     nt_buf_puts(out, "\n");
     if (!doc->completed) {
         nt_buf_printf(out, "%s%sSTOPPED EARLY%s: not done:", md ? "- " : "  ",
-                      md ? "**" : color ? nt_ansi_verdict(NT_WARN) : "",
-                      md ? "**" : color ? nt_ansi_reset : "");
+                      md      ? "**"
+                      : color ? nt_ansi_verdict(NT_WARN)
+                              : "",
+                      md      ? "**"
+                      : color ? nt_ansi_reset
+                              : "");
         nt_buf_puts(out, "\n");
         /* One item a line: each is a sentence of its own ("...(time limit reached)"). */
-        cJSON_ArrayForEach(it, nd) {
+        cJSON_ArrayForEach (it, nd) {
             if (!cJSON_IsString(it))
                 continue;
             nt_buf_puts(out, md ? "  - " : "    - ");
@@ -128,9 +153,10 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
             nt_buf_puts(out, "\n");
         }
     }
-    nt_buf_printf(out, "%schecks and links: %zu pass, %zu warn, %zu fail, %zu skipped\n",
+    nt_buf_printf(out,
+                  "%schecks and links: %zu pass, %zu warn, %zu fail, %zu skipped, %zu not judged\n",
                   md ? "- " : "  ", doc->counts[NT_PASS], doc->counts[NT_WARN],
-                  doc->counts[NT_FAIL], doc->counts[NT_SKIPPED]);
+                  doc->counts[NT_FAIL], doc->counts[NT_SKIPPED], doc->counts[NT_NOT_JUDGED]);
 }
 
 static void nt_summary_failed_nodes(const nt_rdoc_t *doc, const nt_render_opts_t *o,
@@ -146,7 +172,7 @@ static void nt_summary_failed_nodes(const nt_rdoc_t *doc, const nt_render_opts_t
         return;
     nt_heading(out, style, o->color, "Failed nodes (%zu)", total);
     nt_table_init(&t, 2, "ll", head);
-    cJSON_ArrayForEach(it, fn) {
+    cJSON_ArrayForEach (it, fn) {
         if (i++ >= shown)
             break;
         nt_table_cell(&t, 1 + NT_FAIL, "%s", nt_json_get_str(it, "host", "?"));
@@ -160,8 +186,8 @@ static void nt_summary_failed_nodes(const nt_rdoc_t *doc, const nt_render_opts_t
 static void nt_summary_links(const nt_rdoc_t *doc, const nt_render_opts_t *o,
                              nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"verdict", "link", "peak GB/s", "expected", "eff",
-                                       "lat us", "reasons"};
+    static const char *const head[] = {"verdict", "link",   "peak GB/s", "expected",
+                                       "eff",     "lat us", "reasons"};
     size_t n, *idx = nt_rdoc_sorted_links(doc, 1, &n), shown;
     nt_table_t t;
 
@@ -198,8 +224,8 @@ static void nt_summary_links(const nt_rdoc_t *doc, const nt_render_opts_t *o,
 static void nt_summary_checks(const nt_rdoc_t *doc, const nt_render_opts_t *o,
                               nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"verdict", "node", "check", "target", "observed",
-                                       "expected", "message"};
+    static const char *const head[] = {"verdict",  "node",     "check",  "target",
+                                       "observed", "expected", "message"};
     size_t n, *idx = nt_rdoc_sorted_checks(doc, 1, &n), shown;
     nt_table_t t;
 
@@ -229,17 +255,18 @@ static void nt_summary_checks(const nt_rdoc_t *doc, const nt_render_opts_t *o,
     free(idx);
 }
 
-static void nt_summary_warnings(const nt_rdoc_t *doc, const nt_render_opts_t *o,
-                                nt_table_style_t style, nt_buf_t *out)
+/* A list of sentences of the summary (summary.warnings, summary.not_judged) under title. */
+static void nt_summary_list(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_table_style_t style,
+                            const char *key, const char *title, const char *what, nt_buf_t *out)
 {
     const cJSON *summary = cJSON_GetObjectItemCaseSensitive(doc->root, "summary");
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(summary, "warnings"), *it;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(summary, key), *it;
     size_t total = (size_t)cJSON_GetArraySize(w), shown = nt_cut(o, total), i = 0;
 
     if (!total)
         return;
-    nt_heading(out, style, o->color, "Warnings (%zu)", total);
-    cJSON_ArrayForEach(it, w) {
+    nt_heading(out, style, o->color, "%s (%zu)", title, total);
+    cJSON_ArrayForEach (it, w) {
         if (i++ >= shown)
             break;
         if (!cJSON_IsString(it))
@@ -251,15 +278,15 @@ static void nt_summary_warnings(const nt_rdoc_t *doc, const nt_render_opts_t *o,
             nt_buf_put_plain(out, it->valuestring);
         nt_buf_puts(out, "\n");
     }
-    nt_more(out, style, shown, total, "warnings");
+    nt_more(out, style, shown, total, what);
 }
 
 static void nt_summary_kinds(const nt_rdoc_t *doc, const nt_render_opts_t *o,
                              nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"kind", "scope", "links", "fail", "warn",
-                                       "peak GB/s min", "median", "max", "expected",
-                                       "eff median", "lat us median"};
+    static const char *const head[] = {"kind",     "scope",         "links",        "fail",
+                                       "warn",     "peak GB/s min", "median",       "max",
+                                       "expected", "eff median",    "lat us median"};
     nt_kind_stats_t *ks;
     size_t nk;
     nt_table_t t;
@@ -299,8 +326,13 @@ static void nt_summary_kinds(const nt_rdoc_t *doc, const nt_render_opts_t *o,
 static void nt_summary_nodes(const nt_rdoc_t *doc, const nt_render_opts_t *o,
                              nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"node", "verdict", "GPUs", "NIC ports up",
-                                       "inter GB/s median", "min", "links fail/warn",
+    static const char *const head[] = {"node",
+                                       "verdict",
+                                       "GPUs",
+                                       "NIC ports up",
+                                       "inter GB/s median",
+                                       "min",
+                                       "links fail/warn",
                                        "checks fail/warn"};
     size_t n, *idx = nt_rdoc_sorted_nodes(doc, &n), shown;
     nt_table_t t;
@@ -350,7 +382,8 @@ static void nt_summary_skipped(const nt_rdoc_t *doc, const nt_render_opts_t *o,
         return;
     }
     if (ng) {
-        nt_heading(out, style, o->color, "Skipped probes");
+        /* probes, per node: not the checks and links that the headline's counts count */
+        nt_heading(out, style, o->color, "Skipped probes (not in the counts above)");
         nt_table_init(&t, 3, "lrl", head);
         for (size_t i = 0; i < ng; i++) {
             nt_table_cell(&t, 0, "%s", g[i].probe);
@@ -379,7 +412,8 @@ nt_status_t nt_render_summary(const nt_rdoc_t *doc, const nt_render_opts_t *o,
     nt_summary_failed_nodes(doc, &oo, style, out);
     nt_summary_links(doc, &oo, style, out);
     nt_summary_checks(doc, &oo, style, out);
-    nt_summary_warnings(doc, &oo, style, out);
+    nt_summary_list(doc, &oo, style, "warnings", "Warnings", "warnings", out);
+    nt_summary_list(doc, &oo, style, "not_judged", "Not judged", "not judged", out);
     nt_summary_kinds(doc, &oo, style, out);
     nt_summary_nodes(doc, &oo, style, out);
     nt_summary_skipped(doc, &oo, style, out);

@@ -26,6 +26,7 @@ typedef struct nt_report_params {
     const char *output; /* NULL or "-": stdout */
     const char *node;
     double threshold_pct;
+    int threshold_given; /* --regression-threshold was on the command line */
     int fail_on_vanished;
     long top;
     nt_color_when_t color;
@@ -189,6 +190,7 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
                         optarg);
                 return -1;
             }
+            p->threshold_given = 1;
             break;
         case OPT_VANISHED:
             p->fail_on_vanished = 1;
@@ -252,6 +254,11 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
             return -1;
         }
         break;
+    }
+    if (p->mode != NT_MODE_DIFF && (p->threshold_given || p->fail_on_vanished)) {
+        fprintf(stderr, "nettune report: %s applies to --diff only\n",
+                p->threshold_given ? "--regression-threshold" : "--fail-on-vanished");
+        return -1;
     }
     if (p->node && p->mode != NT_MODE_RENDER) {
         fprintf(stderr, "nettune report: --node applies to rendering only\n");
@@ -326,6 +333,48 @@ static void nt_warn_invalid(const nt_rdoc_t *doc)
     nt_problems_cleanup(&probs);
 }
 
+/* A probe report renders a verdict only from its summary (summary.verdict and summary.counts,
+ * which the judge writes, also into every progress snapshot): without them the file is not a
+ * finished report, and deriving a verdict from what is there would print PASS for an empty
+ * document. Returns 0 when they are there, else -1 (one line on stderr). */
+static int nt_check_summary(const nt_rdoc_t *doc)
+{
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc->root, "summary");
+    const char *missing = NULL;
+    nt_verdict_t v;
+
+    if (!cJSON_IsObject(sum))
+        missing = "no summary";
+    else if (nt_verdict_parse(nt_json_get_str(sum, "verdict", NULL), &v) != NT_OK)
+        missing = "no summary.verdict";
+    else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(sum, "counts")))
+        missing = "no summary.counts";
+    if (!missing)
+        return 0;
+    fprintf(stderr,
+            "nettune report: '%s' has %s: not a finished report, no verdict to render (see "
+            "nettune report --validate '%s')\n",
+            doc->path, missing, doc->path);
+    return -1;
+}
+
+/* "host 'x' is not in 'r.json'", with the first few hosts that are. */
+static void nt_node_not_found(const nt_rdoc_t *doc, const char *host)
+{
+    enum { SHOW = 8 };
+    fprintf(stderr, "nettune report: host '%s' is not in '%s'", host, doc->path);
+    if (!doc->nnodes) {
+        fprintf(stderr, " (it has no nodes)\n");
+        return;
+    }
+    fprintf(stderr, " (%zu node%s: ", doc->nnodes, doc->nnodes == 1 ? "" : "s");
+    for (size_t i = 0; i < doc->nnodes && i < SHOW; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "", doc->nodes[i].host);
+    if (doc->nnodes > SHOW)
+        fprintf(stderr, ", ... and %zu more", doc->nnodes - SHOW);
+    fprintf(stderr, ")\n");
+}
+
 static int nt_report_render(const nt_report_params_t *p)
 {
     nt_render_opts_t o = {.color = 0, .node = p->node, .top = (size_t)p->top};
@@ -357,6 +406,10 @@ static int nt_report_render(const nt_report_params_t *p)
         nt_rdoc_close(&doc);
         return NT_EXIT_USAGE;
     }
+    if (doc.kind == NT_DOC_REPORT && nt_check_summary(&doc) != 0) {
+        nt_rdoc_close(&doc);
+        return NT_EXIT_USAGE;
+    }
     nt_warn_invalid(&doc);
     o.color = strcmp(p->format, "text") == 0 && nt_use_color(p);
     nt_buf_init(&out);
@@ -380,7 +433,7 @@ static int nt_report_render(const nt_report_params_t *p)
         st = nt_render_csv(&doc, &o, &out);
     }
     if (st == NT_ERR_NOT_FOUND) {
-        fprintf(stderr, "nettune report: host '%s' is not in '%s'\n", p->node, doc.path);
+        nt_node_not_found(&doc, p->node);
         rc = NT_EXIT_USAGE;
         goto out;
     }

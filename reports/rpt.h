@@ -134,7 +134,9 @@ nt_status_t nt_render_summary(const nt_rdoc_t *doc, const nt_render_opts_t *o,
 /* nt_check_value - a check's observed or expected value as text ("DOWN", "8 GT/s"), "-" when
  * absent. Returns buf. */
 const char *nt_check_value(const cJSON *check, const char *key, char *buf, size_t len);
-/* nt_link_reasons - the link's reasons joined with "; " (cut at len). Returns buf. */
+/* nt_link_reasons - the link's reasons joined with "; "; text that does not fit in len bytes
+ * is cut at a word (or mid-word for one word longer than half of len) and ends in "…"
+ * (U+2026). Returns buf. */
 const char *nt_link_reasons(const nt_rlink_t *l, char *buf, size_t len);
 /* nt_render_md - the same content as GitHub-flavoured Markdown tables. */
 nt_status_t nt_render_md(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out);

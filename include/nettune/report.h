@@ -33,6 +33,14 @@ nt_status_t nt_verdict_parse(const char *s, nt_verdict_t *out);
 /* nt_verdict_worse - the worse of two verdicts (fail > warn > pass > not_judged > skipped). */
 nt_verdict_t nt_verdict_worse(nt_verdict_t a, nt_verdict_t b);
 
+/* nt_verdict_judged_note - what a pass rests on, for a summary's headline (docs/verdicts.md: a
+ * pass is only as good as what was judged): ", nothing judged" when no check or link was
+ * judged (npass + nwarn + nfail == 0), ", N not judged" when nnj of them could not be judged,
+ * "" otherwise. The probe's summary and nettune report's text, md and html share it. Writes
+ * into buf (len bytes, 32 are enough) and returns buf. */
+const char *nt_verdict_judged_note(char *buf, size_t len, size_t npass, size_t nwarn,
+                                   size_t nfail, size_t nnj);
+
 /* JSON helpers: add a number / string / bool / null to an object. */
 nt_status_t nt_json_add_num(cJSON *obj, const char *key, double value);
 nt_status_t nt_json_add_str(cJSON *obj, const char *key, const char *value);

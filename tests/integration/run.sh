@@ -340,6 +340,17 @@ if [ $rc = 1 ] && [ "$(echo "$out" | grep -c "sinfo")" = 1 ] &&
    echo "$out" | grep -q "^scontrol update NodeName=.* State=DRAIN Reason='nettune:gpus 0/8"; then
   ok "--drain=dry-run with a failing sinfo: one line with its reason, the drain still printed"
 else bad "--drain=dry-run with a failing sinfo: one line with its reason (rc=$rc: $out)"; fi
+# A report that cannot be written (a full device): one "cannot write" line naming it, exit 2,
+# and the summary does not claim the report is there.
+if [ -w /dev/full ]; then
+  out=$($P --local --checks-only --output /dev/full 2>&1); rc=$?
+  if [ $rc = 2 ] && [ "$(echo "$out" | grep -c "cannot write")" = 1 ] &&
+     echo "$out" | grep -q "cannot write '/dev/full': No space left on device" &&
+     ! echo "$out" | grep -q "report: /dev/full" &&
+     echo "$out" | grep -q "^  report: not written (see the error above)$"; then
+    ok "--output /dev/full: one error line, exit 2, the summary says not written"
+  else bad "--output /dev/full: one error line, exit 2, not written (rc=$rc: $out)"; fi
+else ok "--output /dev/full: no writable /dev/full here (skipped)"; fi
 
 echo "integration: $pass passed, $fail failed"
 [ $fail = 0 ]

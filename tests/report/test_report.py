@@ -651,27 +651,132 @@ def validate_plugin_reports():
 
 @test
 def render_without_summary():
-    """Older reports (and progress snapshots of older probes) may have no summary: every format,
-    diff and validate still work; verdicts and counts come from the links and checks."""
-    for name in ("gpu-rdma-fail.json", "real-time-limit.json", "real-full-4n.json"):
+    """The verdict comes from summary.verdict and summary.counts (the judge writes them, into
+    progress snapshots too): a report without them is not a finished report. Every format exits
+    2 with one line naming what is missing and --validate, never PASS; diff and validate still
+    read it. A run in progress (completed false, with its summary) renders as before."""
+    cases = []
+    for name in ("gpu-rdma-fail.json", "real-full-4n.json"):
         doc = load(fx(name))
-        want = expected_rc(doc)
-        doc.pop("summary")
-        f = dump(doc, "nosummary-" + name)
+        for missing, cut in (("no summary", lambda d: d.pop("summary")),
+                             ("no summary.verdict", lambda d: d["summary"].pop("verdict")),
+                             ("no summary.counts", lambda d: d["summary"].pop("counts"))):
+            d = copy.deepcopy(doc)
+            cut(d)
+            cases.append((name, missing, dump(d, "nosummary-%s-%s" % (missing.split()[-1], name))))
+    cases.append(("schema-only", "no summary", TESTER_FX("schema-only.report.json")))
+    for name, missing, f in cases:
         for fmt in ("text", "md", "html", "prom", "csv"):
-            r = run([f, "--format", fmt], raw=True)
-            check(r.returncode == want and r.stdout, "%s %s: rc %d want %d %s" % (name, fmt, r.returncode, want, r.stderr[-300:]))
-        r = run([f])
-        c = {"pass": 0, "warn": 0, "fail": 0, "skipped": 0}
-        for x in doc["links"] + doc["checks"]:
-            c[x["verdict"]] += 1
-        check("checks and links: %d pass, %d warn, %d fail, %d skipped" % (c["pass"], c["warn"], c["fail"], c["skipped"]) in r.stdout,
-              "%s: counts from the links and checks" % name)
+            r = run([f, "--format", fmt])
+            lines = r.stderr.strip().splitlines()
+            check(r.returncode == 2 and not r.stdout and len(lines) == 1 and
+                  ("has %s: not a finished report" % missing) in lines[0] and
+                  "nettune report --validate" in lines[0] and "PASS" not in r.stderr,
+                  "%s (%s) --format %s: rc %d, stdout %r, stderr %r"
+                  % (name, missing, fmt, r.returncode, r.stdout[:80], r.stderr))
+    for name, missing, f in cases[:1]:
         for args in (["--diff", fx(name), f], ["--diff", f, fx(name), "--format", "json"]):
             r = run(args)
             check(r.returncode in (0, 1) and r.stdout, "%s: rc %d %s" % (args, r.returncode, r.stderr))
         r = run(["--validate", f])
-        check(r.returncode in (0, 1) and "semantic" not in r.stdout, "validate: rc %d %s" % (r.returncode, r.stdout))
+        check(r.returncode == 1 and "summary" in r.stdout, "validate: rc %d %s" % (r.returncode, r.stdout))
+    # a run in progress keeps rendering: its summary is there, completed is false
+    doc = load(fx("real-time-limit.json"))
+    check(not doc["run"]["completed"] and "summary" in doc, "fixture: a stopped run with a summary")
+    for fmt in ("text", "md", "html", "prom", "csv"):
+        r = run([fx("real-time-limit.json"), "--format", fmt])
+        check(r.returncode == expected_rc(doc) and r.stdout, "in progress %s: rc %d %s" % (fmt, r.returncode, r.stderr))
+
+
+def TESTER_FX(name):
+    return os.path.join(ROOT, "tests", "fixtures", "tester-found", "probe-report", name)
+
+
+@test
+def not_judged_is_shown():
+    """A pass rests on what was judged: text, md and html give the probe's headline (", nothing
+    judged" / ", N not judged"), the not-judged count and the summary.not_judged list."""
+    nj = TESTER_FX("not-judged-only.report.json")
+    doc = load(nj)
+    reason = doc["summary"]["not_judged"][0]
+    r = run([nj])
+    check(r.returncode == 0, "rc %d" % r.returncode)
+    head = r.stdout.splitlines()[0]
+    check(head.startswith("nettune report: PASS, nothing judged  ("), head)
+    check("checks and links: 0 pass, 0 warn, 0 fail, 0 skipped, 1 not judged" in r.stdout, r.stdout[:400])
+    check("\nNot judged (1)\n  " + reason + "\n" in r.stdout, r.stdout)
+    r = run([nj, "--format", "md"])
+    check(r.stdout.startswith("# nettune report: PASS, nothing judged\n"), r.stdout[:100])
+    check("- checks and links: 0 pass, 0 warn, 0 fail, 0 skipped, 1 not judged" in r.stdout, r.stdout[:400])
+    check("## Not judged (1)" in r.stdout and "- vm: nic\\_rate: rate of 4" in r.stdout, r.stdout)
+    r = run([nj, "--format", "html"])
+    check("<title>nettune report: pass, nothing judged - " in r.stdout, r.stdout[:600])
+    check("<b>1</b>not judged</div>" in r.stdout, "html card")
+    check("<h3 id=\"not-judged\">Not judged (1)</h3>" in r.stdout and
+          "<li>vm: nic_rate: rate of 4 of the 4 ACTIVE RDMA ports" in r.stdout, "html list")
+    # judged links and 2 not judged: ", 2 not judged"; none: no note
+    doc = load(fx("real-full-4n.json"))
+    check(doc["summary"]["verdict"] == "pass", "fixture: a pass")
+    d = copy.deepcopy(doc)
+    d["summary"]["counts"]["not_judged"] = 2
+    d["summary"]["not_judged"] = ["h1: nic_rate: unknown", "h2: nic_rate: unknown"]
+    f = dump(d, "two-not-judged.json")
+    out = run([f]).stdout
+    check(out.startswith("nettune report: PASS, 2 not judged  ("), out[:100])
+    check("Not judged (2)\n  h1: nic_rate: unknown\n  h2: nic_rate: unknown\n" in out, out)
+    out = run([f, "--top", "1"]).stdout
+    check("h2: nic_rate" not in out and "... and 1 more not judged" in out, "--top cuts the list")
+    check(run([f, "--format", "md"]).stdout.startswith("# nettune report: PASS, 2 not judged\n"), "md 2")
+    out = run([fx("real-full-4n.json")]).stdout
+    check(out.startswith("nettune report: PASS  (") and "Not judged" not in out, out[:100])
+
+
+@test
+def skipped_probes_are_not_the_skipped_count():
+    """The counts line counts checks and links; the skipped probes below it say so."""
+    out = run([TESTER_FX("not-judged-only.report.json")]).stdout
+    check("0 skipped, 1 not judged" in out and "\nSkipped probes (not in the counts above)\n" in out, out)
+
+
+@test
+def render_usage_and_output_errors():
+    """--regression-threshold and --fail-on-vanished are diff options; --output names the path
+    given, not the temporary file; --node of an absent host lists the hosts there."""
+    f = fx("real-full-4n.json")
+    for opt in (["--regression-threshold", "3"], ["--fail-on-vanished"]):
+        for extra in ([], ["--validate"]):
+            r = run(extra + [f] + opt)
+            check(r.returncode == 2 and r.stderr.strip() == "nettune report: %s applies to --diff only" % opt[0]
+                  and not r.stdout, "%s: rc %d %r" % (opt, r.returncode, r.stderr))
+    r = run([f, "--format", "html", "--output", "/nonexistent/x.html"])
+    check(r.returncode == 2 and "'/nonexistent/x.html'" in r.stderr and ".tmp" not in r.stderr
+          and len(r.stderr.strip().splitlines()) == 1, r.stderr)
+    hosts = sorted(n["hostname"] for n in load(f)["nodes"])
+    r = run([f, "--format", "prom", "--node", "nosuch"])
+    check(r.returncode == 2 and r.stderr.strip() == "nettune report: host 'nosuch' is not in '%s' (%d nodes: %s)"
+          % (f, len(hosts), ", ".join(hosts)), r.stderr)
+    r = run([make_big(), "--format", "csv", "--node", "nosuch"], timeout=300)
+    check(r.returncode == 2 and ", ... and %d more)" % (BIG_NODES - 8) in r.stderr
+          and r.stderr.count(",") == 8, r.stderr)
+
+
+@test
+def md_reasons_cut_at_a_word():
+    """A reason longer than the Markdown cell is cut at a word and ends in an ellipsis."""
+    doc = load(fx("gpu-rdma-fail.json"))
+    bad = [l for l in doc["links"] if l["verdict"] == "fail"][0]
+    words = " ".join("word%03d" % i for i in range(120))  # 959 characters
+    bad["reasons"] = [words]
+    f = dump(doc, "long-reason.json")
+    for fmt, limit in (("md", 512), ("text", 100)):
+        out = run([f, "--format", fmt]).stdout
+        line = [x for x in out.splitlines() if "word000" in x]
+        check(len(line) == 1, "%s: one row with the reason" % fmt)
+        cell = line[0][line[0].index("word000"):].rstrip(" |")
+        check(cell.endswith("\u2026"), "%s: ends in an ellipsis: %r" % (fmt, cell[-20:]))
+        kept = cell[:-1].replace("\\", "")
+        check(words.startswith(kept) and words[len(kept)] == " " and re.search(r"word\d{3}$", kept)
+              and len(kept.encode()) <= limit - 4, "%s: cut at a word: %r" % (fmt, kept[-30:]))
 
 
 @test

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -201,6 +202,68 @@ static void test_write_targets(void **state)
     cJSON_Delete(doc);
 }
 
+/* The headline note every summary shares (probe, report text/md/html). */
+static void test_judged_note(void **state)
+{
+    char b[48];
+    (void)state;
+    assert_string_equal(nt_verdict_judged_note(b, sizeof(b), 0, 0, 0, 1), ", nothing judged");
+    assert_string_equal(nt_verdict_judged_note(b, sizeof(b), 0, 0, 0, 0), ", nothing judged");
+    assert_string_equal(nt_verdict_judged_note(b, sizeof(b), 3, 0, 0, 2), ", 2 not judged");
+    assert_string_equal(nt_verdict_judged_note(b, sizeof(b), 0, 0, 1, 5), ", 5 not judged");
+    assert_string_equal(nt_verdict_judged_note(b, sizeof(b), 3, 1, 0, 0), "");
+    assert_string_equal(nt_verdict_judged_note(b, 8, 0, 0, 0, 0), ", nothi");
+}
+
+/* Lines of f that hold s. */
+static int count_lines(const char *path, const char *s)
+{
+    char line[1024];
+    int n = 0;
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof(line), f))
+        n += strstr(line, s) != NULL;
+    fclose(f);
+    return n;
+}
+
+/* A report written again and again to a full device says so once, naming the path given;
+ * a good write in between makes the next failure be said again. A missing folder names the
+ * path given, not the temporary file. */
+static void test_write_error_once(void **state)
+{
+    char log[300], missing[300];
+    cJSON *doc = cJSON_CreateObject();
+    int saved = dup(2), fd;
+    (void)state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    nt_json_add_str(doc, "schema", NT_REPORT_SCHEMA);
+    snprintf(log, sizeof(log), "%s/stderr.log", root);
+    snprintf(missing, sizeof(missing), "%s/no/such/dir/r.json", root);
+    fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0 && saved >= 0);
+    fflush(stderr);
+    dup2(fd, 2);
+    assert_int_equal(nt_json_write_atomic(doc, "/dev/null"), NT_OK); /* forget earlier tests' */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(nt_json_write_atomic(doc, "/dev/full"), NT_ERR_IO);
+    assert_int_equal(nt_json_write_atomic(doc, "/dev/null"), NT_OK);
+    assert_int_equal(nt_json_write_atomic(doc, "/dev/full"), NT_ERR_IO);
+    assert_int_equal(nt_json_write_atomic(doc, missing), NT_ERR_IO);
+    assert_int_equal(nt_json_write_atomic(doc, missing), NT_ERR_IO);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    assert_int_equal(count_lines(log, "cannot write '/dev/full': No space left on device"), 2);
+    assert_int_equal(count_lines(log, "cannot create '"), 1);
+    assert_int_equal(count_lines(log, "/no/such/dir/r.json': No such file or directory"), 1);
+    assert_int_equal(count_lines(log, ".tmp."), 0);
+    cJSON_Delete(doc);
+}
+
 /* Whether a "<name>.tmp.*" file exists in root. */
 static int tmp_left(const char *name)
 {
@@ -320,6 +383,8 @@ int main(void)
         cmocka_unit_test(test_write_atomic_and_read),
         cmocka_unit_test(test_checks_and_verdicts),
         cmocka_unit_test(test_write_targets),
+        cmocka_unit_test(test_judged_note),
+        cmocka_unit_test(test_write_error_once),
         cmocka_unit_test(test_stash),
         cmocka_unit_test(test_json_streamed),
     };
