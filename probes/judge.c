@@ -2029,19 +2029,25 @@ void nt_summary_print(const cJSON *doc, const char *output)
         nwarn = (int)nt_json_get_num(counts, "warn", 0),
         nfail = (int)nt_json_get_num(counts, "fail", 0),
         nnj = (int)nt_json_get_num(counts, "not_judged", 0);
-    char also[64] = "";
-    /* A pass is only as good as what was judged: say so in the headline (docs/verdicts.md). */
-    if (npass + nwarn + nfail == 0)
-        snprintf(also, sizeof(also), ", nothing judged");
-    else if (nnj > 0)
-        snprintf(also, sizeof(also), ", %d not judged", nnj);
+    char also[48];
+    int nskip = 0;
+    /* A pass is only as good as what was judged: say so in the headline (docs/verdicts.md),
+     * by the rule nettune report's text, md and html use too (lib/report.c). */
+    nt_verdict_judged_note(also, sizeof(also), (size_t)npass, (size_t)nwarn, (size_t)nfail,
+                           (size_t)nnj);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
+        nskip += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(it, "skipped"));
     fprintf(f, "nettune probe: %s%s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
             nt_json_get_str(sum, "verdict", "?"), also, (int)nt_json_get_num(run, "nnodes", 0),
             (int)nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"),
             nt_json_get_num(run, "duration_s", 0),
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : ", INCOMPLETE");
-    fprintf(f, "  checks and links: %d pass, %d warn, %d fail, %d skipped, %d not judged\n", npass,
+    /* the skipped count counts checks and links; the "skipped <probe>" lines below are probes */
+    fprintf(f, "  checks and links: %d pass, %d warn, %d fail, %d skipped, %d not judged", npass,
             nwarn, nfail, (int)nt_json_get_num(counts, "skipped", 0), nnj);
+    if (nskip)
+        fputs("; skipped probes below, not in these counts", f);
+    fputs("\n", f);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes"))
         fprintf(f, "  DRAIN %s: %s\n", nt_json_get_str(it, "host", "?"),
                 nt_json_get_str(it, "reason", ""));
