@@ -6,8 +6,8 @@
  * sqrt(2 ln n)) for n links: two healthy runs of a noisy cluster differ link by link, a slower
  * link stands out of them); newly failed links,
  * checks and nodes are regressions too, and so are a node that vanished and a link that
- * vanished from NEW's own plan (same mode, its probe ran, both ends present, NEW's schedule
- * pairs them). */
+ * vanished from NEW's own plan (same mode, its probe ran, both ends present: their hosts,
+ * ranks and devices, NEW's schedule pairs them). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +29,36 @@ typedef enum nt_dstatus {
 static const char *const nt_dstatus_names[NT_D_COUNT] = {
     "unchanged", "improved", "fixed", "regressed", "new_failure", "appeared", "vanished"};
 
+/* Whether a vanished link was in NEW's own plan, or why not (nt_in_new_plan). */
+typedef enum nt_dplan {
+    NT_PLAN_YES = 0,  /* NEW should have measured it: a regression */
+    NT_PLAN_MODE,     /* NEW ran another run.mode */
+    NT_PLAN_PROBE,    /* NEW did not run its probe */
+    NT_PLAN_NODE,     /* an end's host is not a node of NEW (a vanished node, judged as such) */
+    NT_PLAN_END,      /* an end's rank or device is not in NEW (fewer ranks per node, a device
+                       * NEW's inventory does not list) */
+    NT_PLAN_SCHEDULE, /* NEW's schedule does not pair its ends */
+    NT_PLAN_COUNT
+} nt_dplan_t;
+
+/* nettune.diff/1 links[].not_in_plan, and the text of the note. */
+static const char *const nt_dplan_names[NT_PLAN_COUNT] = {"",     "mode", "probe",
+                                                          "node", "end",  "schedule"};
+static const char *const nt_dplan_text[NT_PLAN_COUNT] = {
+    "",
+    "measured in another run.mode",
+    "of a probe the new run did not run",
+    "with an end on a node the new run did not have (see nodes vanished)",
+    "with an end (rank or device) the new run did not have",
+    "whose ends the new run's schedule does not pair"};
+
 typedef struct nt_dlink {
     const nt_rlink_t *o, *n;
     double bw_pct, lat_pct;
     nt_dstatus_t status;
+    nt_dplan_t plan;       /* vanished links only */
+    const char *gone_host; /* NT_PLAN_END: the end NEW does not have */
+    const char *gone_dev;
 } nt_dlink_t;
 
 typedef struct nt_dcheck {
@@ -57,9 +83,10 @@ typedef struct nt_diff_state {
     size_t nnodes;
     size_t lcount[NT_D_COUNT], ccount[NT_D_COUNT];
     size_t lmatched, cmatched;
-    size_t planned_vanished; /* vanished links that NEW's plan held */
-    nt_schedule_t plan;      /* NEW's inter-node schedule, built at the first vanished link */
-    int plan_state;          /* 0: not built, 1: built, -1: none (local mode, no nodes) */
+    size_t planned_vanished;           /* vanished links that NEW's plan held */
+    size_t vanished_by[NT_PLAN_COUNT]; /* vanished links by nt_dplan_t */
+    nt_schedule_t plan; /* NEW's inter-node schedule, built at the first vanished link */
+    int plan_state;     /* 0: not built, 1: built, -1: none (local mode, no nodes) */
     int regressed;
 } nt_diff_state_t;
 
@@ -190,20 +217,101 @@ static int nt_new_schedule_has(nt_diff_state_t *s, const nt_rlink_t *l, int ks, 
     }
 }
 
-/* A link of OLD that NEW's plan held: the same mode, NEW ran its probe, both its ends are
- * nodes of NEW, and NEW's schedule pairs them (nt_new_schedule_has). -1 on allocation
- * failure. */
-static int nt_in_new_plan(nt_diff_state_t *s, const nt_rlink_t *l)
+/* Whether array arr (of objects) has an entry whose key is the number v. */
+static int nt_has_index(const cJSON *arr, const char *key, long v)
 {
+    const cJSON *e;
+    cJSON_ArrayForEach (e, arr)
+        if (nt_json_get_num(e, key, NAN) == (double)v)
+            return 1;
+    return 0;
+}
+
+/* Whether node k of NEW (s->b) has the end (host, dev) of a link of OLD. An end NEW measured
+ * (an end of one of its links) is there. Else by the device's form (the link ids of
+ * docs/report-format.md and the probes): "lr<i>", an MPI rank, when the node ran more than i
+ * ranks (nodes[].ranks); "<nic>:<port>" and "<nic>:<port>/gpu<i>" when nodes[].nics lists that
+ * port (and nodes[].gpus the GPU); "gpu<i>" by nodes[].gpus[].index; "numa<i>" by
+ * numa_nodes[].index. Where NEW's node does not list that kind of device, or the form is
+ * another, the end counts as there. */
+static int nt_new_has_end(const nt_diff_state_t *s, int k, const char *host, const char *dev)
+{
+    const cJSON *j = s->b->nodes[k].j, *arr;
+    const char *colon = strchr(dev, ':'), *slash = strrchr(dev, '/');
+    char *end;
+    long i;
+
+    for (size_t x = 0; x < s->b->nlinks; x++) {
+        const nt_rlink_t *l = &s->b->links[x];
+        if ((!strcmp(l->src_host, host) && !strcmp(l->src_dev, dev)) ||
+            (!strcmp(l->dst_host, host) && !strcmp(l->dst_dev, dev)))
+            return 1;
+    }
+    if (!strncmp(dev, "lr", 2) && dev[2] >= '0' && dev[2] <= '9') {
+        i = strtol(dev + 2, &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, "ranks");
+        return *end || !cJSON_IsArray(arr) || i < cJSON_GetArraySize(arr);
+    }
+    if (slash && !strncmp(slash + 1, "gpu", 3)) {
+        i = strtol(slash + 4, &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, "gpus");
+        if (!*end && end != slash + 4 && cJSON_IsArray(arr) && !nt_has_index(arr, "index", i))
+            return 0;
+    }
+    if (colon && colon != dev) {
+        const cJSON *nic;
+        long port = strtol(colon + 1, &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, "nics");
+        if (end == colon + 1 || (*end && *end != '/') || !cJSON_IsArray(arr))
+            return 1;
+        cJSON_ArrayForEach (nic, arr) {
+            const char *name = nt_json_get_str(nic, "name", "");
+            if (strlen(name) == (size_t)(colon - dev) && !strncmp(name, dev, colon - dev) &&
+                nt_json_get_num(nic, "port", NAN) == (double)port)
+                return 1;
+        }
+        return 0;
+    }
+    if (!strncmp(dev, "gpu", 3) || !strncmp(dev, "numa", 4)) {
+        int gpu = dev[0] == 'g';
+        i = strtol(dev + (gpu ? 3 : 4), &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, gpu ? "gpus" : "numa_nodes");
+        return *end || end == dev + (gpu ? 3 : 4) || !cJSON_IsArray(arr) ||
+               nt_has_index(arr, "index", i);
+    }
+    return 1;
+}
+
+/* Whether a link of OLD was in NEW's own plan: the same mode, NEW ran its probe, both its
+ * ends' hosts are nodes of NEW and both ends (rank or device, nt_new_has_end) are in NEW, and
+ * NEW's schedule pairs them (nt_new_schedule_has); else why not. d->gone_host/gone_dev get
+ * the missing end. -1 on allocation failure. */
+static int nt_in_new_plan(nt_diff_state_t *s, nt_dlink_t *d)
+{
+    const nt_rlink_t *l = d->o;
     const char *ma =
         nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->a->root, "run"), "mode", "");
     const char *mb =
         nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->b->root, "run"), "mode", "");
     int ks = nt_rdoc_find_node(s->b, l->src_host), kd = nt_rdoc_find_node(s->b, l->dst_host);
-    if (!(strcmp(ma, mb) == 0 && nt_doc_ran(s->b, l->kind) && ks >= 0 && kd >= 0 &&
-          s->b->nodes[ks].j && s->b->nodes[kd].j))
-        return 0;
-    return nt_new_schedule_has(s, l, ks, kd);
+    int has;
+
+    if (strcmp(ma, mb) != 0)
+        return NT_PLAN_MODE;
+    if (!nt_doc_ran(s->b, l->kind))
+        return NT_PLAN_PROBE;
+    if (ks < 0 || kd < 0 || !s->b->nodes[ks].j || !s->b->nodes[kd].j)
+        return NT_PLAN_NODE;
+    for (int e = 0; e < 2; e++) {
+        const char *h = e ? l->dst_host : l->src_host, *dev = e ? l->dst_dev : l->src_dev;
+        if (!nt_new_has_end(s, e ? kd : ks, h, dev)) {
+            d->gone_host = h;
+            d->gone_dev = dev;
+            return NT_PLAN_END;
+        }
+    }
+    has = nt_new_schedule_has(s, l, ks, kd);
+    return has < 0 ? -1 : has ? NT_PLAN_YES : NT_PLAN_SCHEDULE;
 }
 
 static double nt_pct(double old_v, double new_v)
@@ -405,12 +513,14 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
         d->status = NT_D_VANISHED;
         s->lcount[NT_D_VANISHED]++;
         {
-            int planned = nt_in_new_plan(s, d->o);
-            if (planned < 0) {
+            int plan = nt_in_new_plan(s, d);
+            if (plan < 0) {
                 st = NT_ERR_NOMEM;
                 goto out;
             }
-            s->planned_vanished += (size_t)planned;
+            d->plan = (nt_dplan_t)plan;
+            s->vanished_by[plan]++;
+            s->planned_vanished += plan == NT_PLAN_YES;
         }
     }
     st = NT_OK;
@@ -639,6 +749,43 @@ static void nt_diff_side(nt_buf_t *out, const char *label, const nt_rdoc_t *d, i
                   d->nlinks, d->nchecks);
 }
 
+/* The note on vanished links that NEW's plan did not hold: how many, why, and the ends NEW
+ * did not have (the first few). */
+static void nt_diff_unplanned_note(const nt_diff_state_t *s, int md, nt_buf_t *out)
+{
+    size_t total = s->lcount[NT_D_VANISHED] - s->planned_vanished;
+    const char *sep = ": ";
+
+    if (!total)
+        return;
+    nt_buf_printf(out,
+                  "%snote: %zu vanished link%s %s not in the new run's plan, no regression of "
+                  "%s own",
+                  md ? "- " : "  ", total, total == 1 ? "" : "s", total == 1 ? "was" : "were",
+                  total == 1 ? "its" : "their");
+    for (int r = NT_PLAN_MODE; r < NT_PLAN_COUNT; r++) {
+        size_t shown = 0;
+        if (!s->vanished_by[r])
+            continue;
+        nt_buf_printf(out, "%s%zu %s", sep, s->vanished_by[r], nt_dplan_text[r]);
+        sep = "; ";
+        for (size_t i = 0; r == NT_PLAN_END && i < s->nlinks && shown < 4; i++) {
+            const nt_dlink_t *d = &s->links[i];
+            int dup = 0;
+            if (d->status != NT_D_VANISHED || d->plan != NT_PLAN_END)
+                continue;
+            for (size_t k = 0; k < i && !dup; k++)
+                dup = s->links[k].status == NT_D_VANISHED && s->links[k].plan == NT_PLAN_END &&
+                      !strcmp(s->links[k].gone_host, d->gone_host) &&
+                      !strcmp(s->links[k].gone_dev, d->gone_dev);
+            if (dup)
+                continue;
+            nt_buf_printf(out, "%s%s/%s", shown++ ? ", " : ": ", d->gone_host, d->gone_dev);
+        }
+    }
+    nt_buf_puts(out, "\n");
+}
+
 static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_buf_t *out)
 {
     int md = style == NT_TABLE_MD, color = !md && s->opt->color;
@@ -676,6 +823,7 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                       "%s%zu vanished link%s were in the new run's plan, but the new run did not "
                       "complete (run.not_done): not judged, no regression\n",
                       md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
+    nt_diff_unplanned_note(s, md, out);
     for (int fixed = 0; fixed < 3; fixed++) {
         static const char *const what[3] = {
             "nodes newly failed: ", "nodes no longer failed: ", "nodes vanished: "};
@@ -740,6 +888,12 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
     bad |= nt_json_add_num(root, "threshold_pct", s->opt->threshold_pct) != NT_OK;
     bad |= nt_json_add_bool(root, "regression", s->regressed) != NT_OK;
     bad |= nt_json_add_num(root, "planned_vanished_links", (double)s->planned_vanished) != NT_OK;
+    {
+        cJSON *np = nt_json_add_obj(root, "unplanned_vanished_links");
+        bad |= !np;
+        for (int r = NT_PLAN_MODE; np && r < NT_PLAN_COUNT; r++)
+            bad |= nt_json_add_num(np, nt_dplan_names[r], (double)s->vanished_by[r]) != NT_OK;
+    }
     for (int i = 0; i < 2; i++) {
         const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[i]->root, "run");
         sides[i] = nt_json_add_obj(root, i ? "new" : "old");
@@ -790,6 +944,10 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
                nt_json_side(o, "new", d->n ? nt_dlink_side(d->n) : NULL) ||
                nt_json_add_num(o, "bw_change_pct", d->bw_pct) ||
                nt_json_add_num(o, "lat_change_pct", d->lat_pct);
+        if (d->status == NT_D_VANISHED)
+            bad |= nt_json_add_bool(o, "in_new_plan", d->plan == NT_PLAN_YES) ||
+                   nt_json_add_str(o, "not_in_plan",
+                                   d->plan == NT_PLAN_YES ? NULL : nt_dplan_names[d->plan]);
     }
     checks = nt_json_add_arr(root, "checks");
     for (size_t i = 0; checks && i < s->nchecks; i++) {

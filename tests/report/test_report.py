@@ -1467,6 +1467,60 @@ def diff_intra_node_plan():
     check(rc == 1 and d["planned_vanished_links"] == 1, "0-3 is planned: %d %s" % (rc, d["planned_vanished_links"]))
 
 
+TESTER = os.path.join(ROOT, "tests", "fixtures", "tester-found", "probe-report")
+
+
+def tester_fx(name):
+    return os.path.join(TESTER, name + ".report.json")
+
+
+@test
+def diff_vanished_ends_not_in_new_plan():
+    """OLD ran 2 ranks per node, NEW 1 (healthy-2fake-2rpn / -1rpn, the tester's runs): the
+    links of lr1 were never in NEW's plan (hosts present, ranks not): a note, not a regression.
+    The same link missing from a NEW that did run lr1 is one; so is an RDMA port NEW still lists,
+    and a port NEW's inventory no longer lists is a note."""
+    a, b = tester_fx("healthy-2fake-2rpn"), tester_fx("healthy-2fake-1rpn")
+    rc, d = diff_json(a, b)
+    gone = sorted(x["id"] for x in d["links"] if x["status"] == "vanished")
+    check(len(gone) == 6 and all("lr1" in x for x in gone), str(gone))
+    check(d["planned_vanished_links"] == 0 and d["unplanned_vanished_links"]["end"] == 6,
+          "%s %s" % (d["planned_vanished_links"], d["unplanned_vanished_links"]))
+    check(all(x["in_new_plan"] is False and x["not_in_plan"] == "end"
+              for x in d["links"] if x["status"] == "vanished"), "per-link plan")
+    r = diff(a, b)
+    check("note: 6 vanished links were not in the new run's plan, no regression of their own: "
+          "6 with an end (rank or device) the new run did not have: fake0/lr1, fake1/lr1" in r.stdout,
+          r.stdout)
+    check("were in the new run's plan" not in r.stdout, r.stdout)
+    # NEW ran lr1 (2 ranks per node) but lost one of its links: that one was in its plan.
+    n = load(a)
+    drop = "mpi:fake0/lr1->fake1/lr1"
+    n["links"] = [l for l in n["links"] if l["id"] != drop]
+    n["summary"]["counts"]["pass"] -= 1
+    rc, d = diff_json(a, dump(n, "2rpn-missing.json"))
+    check(rc == 1 and d["planned_vanished_links"] == 1, "%d %s" % (rc, d["planned_vanished_links"]))
+    # RDMA ends are devices: a port NEW lists is in its plan, one it does not list is not.
+    base = load(fx("gpu-rdma-pass.json"))
+    lid = next(l["id"] for l in base["links"] if l["kind"] == "rdma")
+    gone_l = next(l for l in base["links"] if l["id"] == lid)
+    host, dev = gone_l["src"]["host"], gone_l["src"]["device"]
+    n = copy.deepcopy(base)
+    n["links"] = [l for l in n["links"] if l["id"] != lid]
+    rc, d = diff_json(fx("gpu-rdma-pass.json"), dump(n, "rdma-missing.json"))
+    check(rc == 1 and d["planned_vanished_links"] == 1, "port listed: %d %s" % (rc, d["planned_vanished_links"]))
+    nic = dev.split(":")[0]
+    n["links"] = [l for l in n["links"] if not any(e["host"] == host and e["device"] == dev
+                                                    for e in (l["src"], l["dst"]))]
+    for x in n["nodes"]:
+        if x["hostname"] == host:
+            x["nics"] = [c for c in x["nics"] if c["name"] != nic]
+    rc, d = diff_json(fx("gpu-rdma-pass.json"), dump(n, "rdma-nic-gone.json"))
+    van = [x for x in d["links"] if x["status"] == "vanished"]
+    check(van and d["planned_vanished_links"] == 0 and d["unplanned_vanished_links"]["end"] == len(van),
+          "port gone: %s %s" % (d["planned_vanished_links"], d["unplanned_vanished_links"]))
+
+
 @test
 def diff_two_healthy_runs():
     """Two healthy runs of the same cluster with 5% noise link by link are no regression; a
