@@ -56,6 +56,11 @@ typedef struct nt_dlink {
     const nt_rlink_t *o, *n;
     double bw_pct, lat_pct;
     nt_dstatus_t status;
+    int pop;               /* index in nt_diff_state_t.pops; -1: not compared */
+    double best_pct[2];    /* per figure (NT_M_*): the change from OLD's figure to NEW's best
+                            * iteration at that size (nt_best_sample); NaN: no samples */
+    double band[2];        /* the noise band its change was held to (log ratio) */
+    unsigned why[2];       /* NT_WHY_* per figure */
     nt_dplan_t plan;       /* vanished links only */
     const char *gone_host; /* NT_PLAN_END: the end NEW does not have */
     const char *gone_dev;
@@ -85,17 +90,65 @@ typedef struct nt_diff_state {
     size_t lmatched, cmatched;
     size_t planned_vanished;           /* vanished links that NEW's plan held */
     size_t vanished_by[NT_PLAN_COUNT]; /* vanished links by nt_dplan_t */
-    nt_schedule_t plan; /* NEW's inter-node schedule, built at the first vanished link */
-    int plan_state;     /* 0: not built, 1: built, -1: none (local mode, no nodes) */
+    nt_schedule_t plan;   /* NEW's inter-node schedule, built at the first vanished link */
+    int plan_state;       /* 0: not built, 1: built, -1: none (local mode, no nodes) */
+    struct nt_dpop *pops; /* populations of the compared links (nt_diff_pops) */
+    size_t npops;
+    int verdict_worse; /* summary.verdict became fail */
     int regressed;
 } nt_diff_state_t;
 
-/* Noise of one population's changes: links of one kind and scope. */
-typedef struct nt_dnoise {
-    const char *kind, *scope;
-    double bw_sigma, lat_sigma; /* k x sigma of the log ratios new/old; 0 with fewer than 5
-                                 * links */
-} nt_dnoise_t;
+/* The two figures a link is compared by (nt_dlink_t.best_pct, band, why). */
+enum { NT_M_BW = 0, NT_M_LAT = 1, NT_M_COUNT = 2 };
+static const char *const nt_metric_names[NT_M_COUNT] = {"bandwidth", "latency"};
+static const char *const nt_metric_keys[NT_M_COUNT] = {"bw", "lat"};
+/* The worse direction of each: bandwidth falls (-1), latency rises (+1). */
+static const int nt_metric_dir[NT_M_COUNT] = {-1, 1};
+
+/* A population estimates its own noise from this many links with the figure up. */
+#define NT_DIFF_NOISE_MIN_LINKS 5
+/* A population's median change is a shift of the whole population from this many links up
+ * (the median of 3 stands one outlier). */
+#define NT_DIFF_SHIFT_MIN_LINKS 3
+/* The noise band of a smaller population: the whole run's noise (every compared link with
+ * that figure, from 5 up), never below these floors (per cent of the figure, the worse way).
+ * Two healthy runs of 2 fake nodes on this shared 2-core machine, one second apart
+ * (tests/fixtures/tester-found/probe-report, healthy-2fake-a/-b and -2rpn/-1rpn), differed by
+ * up to 9.3% in bandwidth and 15.8% in 8 B latency with 2 to 4 links of a kind and scope; the
+ * floors are 1.6 and 1.9 times that, and a link at half its bandwidth or at twice its latency
+ * is still far beyond them. */
+#define NT_DIFF_FLOOR_BW_PCT 15.0
+#define NT_DIFF_FLOOR_LAT_PCT 30.0
+
+/* Why a link's figure changed as it did (nt_dlink_t.why). */
+#define NT_WHY_NOISE 1u /* worse beyond the threshold and beyond its noise band */
+#define NT_WHY_SHIFT 2u /* worse beyond the threshold with its population's shift */
+#define NT_WHY_VERDICT                                                                             \
+    4u                     /* ... and its verdict went pass -> warn (reported: a warning is        \
+                            * marginal, as for checks; a new failure is one always) */
+#define NT_WHY_EXPECTED 8u /* ... and it fell below its expected bandwidth: a regression */
+#define NT_WHY_REGRESSION (NT_WHY_NOISE | NT_WHY_EXPECTED)
+
+typedef enum nt_noise_from { NT_NZ_POPULATION = 0, NT_NZ_RUN, NT_NZ_FLOOR } nt_noise_from_t;
+static const char *const nt_noise_from_names[] = {"population", "run", "floor"};
+
+/* One figure of one population: the log ratios ln(new/old) of its compared links. */
+typedef struct nt_dpfig {
+    size_t n;      /* links with the figure in both runs */
+    size_t moved;  /* of them, worse beyond the threshold with the shift (NT_WHY_SHIFT) */
+    size_t raised; /* of those, regressed: below their expected figure */
+    size_t warned; /* of those, pass -> warn */
+    double median; /* median log ratio */
+    double band;   /* k x sigma (NT_NZ_POPULATION), or the run's or the floor (smaller ones) */
+    nt_noise_from_t from;
+    int shifted; /* n >= NT_DIFF_SHIFT_MIN_LINKS and the median worse beyond the threshold */
+} nt_dpfig_t;
+
+/* Links of one kind, variant and scope that both runs measured and trusted. */
+typedef struct nt_dpop {
+    const char *kind, *variant, *scope;
+    nt_dpfig_t f[NT_M_COUNT];
+} nt_dpop_t;
 
 /* How many sigmas a change must exceed: 4, more in large populations, where the largest of n
  * healthy changes grows like sqrt(2 ln n) sigma (1 more for margin). */
@@ -105,24 +158,36 @@ static double nt_noise_k(size_t n)
     return k > 4.0 ? k : 4.0;
 }
 
-static int nt_cmp_dbl(const void *a, const void *b)
+/* 1.4826 x the MAD of v[0..n) around med (v is overwritten): sigma for normal noise. */
+static double nt_mad_sigma(double *v, size_t n, double med)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* 1.4826 x the MAD of v (reordered); 0 for fewer than 5 values: too few to tell noise. */
-static double nt_log_sigma(double *v, size_t n)
-{
-    double med;
-    if (n < 5)
-        return 0;
-    qsort(v, n, sizeof(*v), nt_cmp_dbl);
-    med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     for (size_t i = 0; i < n; i++)
         v[i] = fabs(v[i] - med);
-    qsort(v, n, sizeof(*v), nt_cmp_dbl);
-    return 1.4826 * (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+    return 1.4826 * nt_median(v, n);
+}
+
+/* A log-ratio band as the per cent change it allows the worse way (a fall for bandwidth). */
+static double nt_band_pct(int m, double band)
+{
+    return m == NT_M_BW ? -100.0 * expm1(-band) : 100.0 * expm1(band);
+}
+
+/* The best iteration of link l at the size its figure m was taken at (peak_bw_bytes,
+ * small_msg_lat_bytes): the max of samples[].bw_GBps, the min of samples[].lat_us. A stalled
+ * iteration lowers a bandwidth and raises a latency, never the other way, so the best
+ * iteration is the link's capability in that run, free of the stalls that make its worst
+ * side wide (tests/fixtures/tester-found/probe-report/healthy-ns4-a: p50 42.9 GB/s, min 8.5,
+ * max 46.8). NaN when the report has no samples there. */
+static double nt_best_sample(const nt_rlink_t *l, int m)
+{
+    double bytes = nt_json_get_num(l->j, m ? "small_msg_lat_bytes" : "peak_bw_bytes", NAN);
+    const cJSON *e;
+    cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(l->j, "samples")) {
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, m ? "lat_us" : "bw_GBps");
+        if (f && nt_json_get_num(e, "bytes", NAN) == bytes)
+            return nt_json_get_num(f, m ? "min" : "max", NAN);
+    }
+    return NAN;
 }
 
 /* Whether the run of doc measured probe kind (run.schedule names the probes that ran; an
@@ -391,75 +456,146 @@ static long nt_find_check(const nt_rdoc_t *doc, const size_t *idx, const nt_rche
     return -1;
 }
 
-/* A change beyond the threshold (percent) and beyond the noise band of its population's log
- * ratios (band = k x sigma, nt_diff_noise): dir -1 for a fall, +1 for a rise. */
-static int nt_beyond(double pct, double thr, double band, int dir)
+/* Whether both runs measured link d and trusted the figures: an "unconfirmed" figure (a
+ * warning the retest did not settle) is neither compared nor part of a population. */
+static int nt_dlink_compared(const nt_dlink_t *d)
 {
-    if (isnan(pct) || dir * pct <= thr)
-        return 0;
-    return dir * log1p(pct / 100.0) > band;
+    return d->o && d->n && !d->o->unconfirmed && !d->n->unconfirmed;
 }
 
-static nt_dstatus_t nt_link_status(const nt_dlink_t *d, double thr, const nt_dnoise_t *nz)
+/* Whether link d fell below its expected bandwidth (NEW's, else OLD's) from at or above it. */
+static int nt_crossed_expected(const nt_dlink_t *d)
 {
-    int was_fail = d->o->verdict == NT_FAIL, is_fail = d->n->verdict == NT_FAIL;
-    double sb = nz ? nz->bw_sigma : 0, sl = nz ? nz->lat_sigma : 0;
+    double e = isnan(d->n->expected_bw_GBps) ? d->o->expected_bw_GBps : d->n->expected_bw_GBps;
+    return !isnan(e) && d->o->peak_bw_GBps >= e && d->n->peak_bw_GBps < e;
+}
+
+/* The status of a matched link (docs/verdicts.md, "Comparing runs"). Per figure, with x its
+ * log ratio ln(new/old), p its population's figure and b p's noise band: the change counts
+ * against the shift, r = (x - p's median when p shifted, else 0) the worse way round. A
+ * change worse than the threshold, from NEW's figure and from NEW's best iteration
+ * (nt_best_sample) where it has samples, is a regression when r > b (NT_WHY_NOISE); within b
+ * but in a population that shifted the worse way it moved with the shift (NT_WHY_SHIFT): a
+ * regression only when its bandwidth fell below its expected figure (pass -> warn is
+ * reported). A better change beyond the threshold with -r > b is an improvement. A newly failed
+ * link is a new failure whatever its figures. Updates p's moved and raised counts. */
+static nt_dstatus_t nt_link_status(nt_dlink_t *d, double thr, nt_dpop_t *p)
+{
+    int was_fail = d->o->verdict == NT_FAIL, is_fail = d->n->verdict == NT_FAIL, better = 0;
+    unsigned worse = 0;
+
     if (is_fail && !was_fail)
         return NT_D_NEW_FAIL;
-    /* A figure its own run did not trust (a warning the retest did not settle) is noise. */
-    if (d->n->unconfirmed || d->o->unconfirmed)
-        return NT_D_UNCHANGED;
-    if (nt_beyond(d->bw_pct, thr, sb, -1) || nt_beyond(d->lat_pct, thr, sl, 1))
+    for (int m = 0; p && m < NT_M_COUNT; m++) {
+        nt_dpfig_t *f = &p->f[m];
+        int dir = nt_metric_dir[m];
+        double pct = m == NT_M_BW ? d->bw_pct : d->lat_pct, r;
+        if (isnan(pct) || !f->n)
+            continue;
+        r = dir * (log1p(pct / 100.0) - (f->shifted ? f->median : 0));
+        d->band[m] = f->band;
+        /* Worse beyond the threshold, also from NEW's best iteration where it has samples. */
+        if (dir * pct > thr && (isnan(d->best_pct[m]) || dir * d->best_pct[m] > thr)) {
+            if (r > d->band[m]) {
+                d->why[m] |= NT_WHY_NOISE;
+            } else if (f->shifted) {
+                d->why[m] |= NT_WHY_SHIFT;
+                if (d->o->verdict == NT_PASS && d->n->verdict == NT_WARN)
+                    d->why[m] |= NT_WHY_VERDICT;
+                if (m == NT_M_BW && nt_crossed_expected(d))
+                    d->why[m] |= NT_WHY_EXPECTED;
+                f->moved++;
+                f->raised += (d->why[m] & NT_WHY_REGRESSION) != 0;
+                f->warned += (d->why[m] & NT_WHY_VERDICT) != 0;
+            }
+            worse |= d->why[m];
+        } else if (dir * pct < -thr && -r > d->band[m]) {
+            better = 1;
+        }
+    }
+    if (worse & NT_WHY_REGRESSION)
         return NT_D_REGRESSED;
     if (was_fail && !is_fail)
         return NT_D_FIXED;
-    if (nt_beyond(d->bw_pct, thr, sb, 1) || nt_beyond(d->lat_pct, thr, sl, -1))
-        return NT_D_IMPROVED;
-    return NT_D_UNCHANGED;
+    return better ? NT_D_IMPROVED : NT_D_UNCHANGED;
 }
 
-/* The noise of every (kind, scope) population among the matched links d[0..n). *out is
- * malloc'ed, *nout its length. */
-static nt_status_t nt_diff_noise(const nt_dlink_t *d, size_t n, nt_dnoise_t **out, size_t *nout)
+/* The populations of the compared links (kind, variant and scope of NEW's link) and, per
+ * figure, their median change, noise band and shift: from NT_DIFF_NOISE_MIN_LINKS links a
+ * band of k x sigma (sigma = 1.4826 x MAD of the log ratios, k = nt_noise_k(n)); below, the
+ * larger of the whole run's band (the same over every compared link with the figure, from 5
+ * up) and the floor (NT_DIFF_FLOOR_*_PCT). Sets each link's pop. */
+static nt_status_t nt_diff_pops(nt_diff_state_t *s, double thr)
 {
-    nt_dnoise_t *nz = calloc(n + 1, sizeof(*nz));
-    double *bw = malloc((n + 1) * sizeof(*bw)), *lat = malloc((n + 1) * sizeof(*lat));
-    size_t m = 0;
+    double *v = malloc((s->nlinks + 1) * sizeof(*v));
 
-    if (!nz || !bw || !lat) {
-        free(nz);
-        free(bw);
-        free(lat);
+    s->pops = calloc(s->nlinks + 1, sizeof(*s->pops));
+    if (!v || !s->pops) {
+        free(v);
         return NT_ERR_NOMEM;
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t k, nb = 0, nl = 0;
-        if (!d[i].o || !d[i].n)
+    for (size_t i = 0; i < s->nlinks; i++) {
+        nt_dlink_t *d = &s->links[i];
+        size_t k;
+        d->pop = -1;
+        if (!nt_dlink_compared(d))
             continue;
-        for (k = 0; k < m; k++)
-            if (!strcmp(nz[k].kind, d[i].n->kind) && !strcmp(nz[k].scope, d[i].n->scope))
+        for (k = 0; k < s->npops; k++)
+            if (!strcmp(s->pops[k].kind, d->n->kind) && !strcmp(s->pops[k].scope, d->n->scope) &&
+                !strcmp(s->pops[k].variant, d->n->variant))
                 break;
-        if (k < m)
-            continue;
-        nz[m].kind = d[i].n->kind;
-        nz[m].scope = d[i].n->scope;
-        for (size_t j = i; j < n; j++) {
-            if (!d[j].o || !d[j].n || strcmp(d[j].n->kind, nz[m].kind) ||
-                strcmp(d[j].n->scope, nz[m].scope))
-                continue;
-            if (!isnan(d[j].bw_pct))
-                bw[nb++] = log1p(d[j].bw_pct / 100.0);
-            if (!isnan(d[j].lat_pct))
-                lat[nl++] = log1p(d[j].lat_pct / 100.0);
+        if (k == s->npops) {
+            s->pops[k].kind = d->n->kind;
+            s->pops[k].variant = d->n->variant;
+            s->pops[k].scope = d->n->scope;
+            s->npops++;
         }
-        nz[m].bw_sigma = nt_noise_k(nb) * nt_log_sigma(bw, nb);
-        nz[m].lat_sigma = nt_noise_k(nl) * nt_log_sigma(lat, nl);
-        m++;
+        d->pop = (int)k;
     }
-    free(bw);
-    free(lat);
-    *out = nz;
-    *nout = m;
+    for (int m = 0; m < NT_M_COUNT; m++) {
+        double floor = m == NT_M_BW ? -log1p(-NT_DIFF_FLOOR_BW_PCT / 100.0)
+                                    : log1p(NT_DIFF_FLOOR_LAT_PCT / 100.0);
+        double run_band = floor;
+        nt_noise_from_t run_from = NT_NZ_FLOOR;
+        size_t nv = 0;
+        for (size_t i = 0; i < s->nlinks; i++) {
+            double pct = m == NT_M_BW ? s->links[i].bw_pct : s->links[i].lat_pct;
+            if (s->links[i].pop >= 0 && !isnan(pct))
+                v[nv++] = log1p(pct / 100.0);
+        }
+        if (nv >= NT_DIFF_NOISE_MIN_LINKS) {
+            double b = nt_noise_k(nv) * nt_mad_sigma(v, nv, nt_median(v, nv));
+            if (b > floor) {
+                run_band = b;
+                run_from = NT_NZ_RUN;
+            }
+        }
+        for (size_t k = 0; k < s->npops; k++) {
+            nt_dpfig_t *f = &s->pops[k].f[m];
+            nv = 0;
+            for (size_t i = 0; i < s->nlinks; i++) {
+                double pct = m == NT_M_BW ? s->links[i].bw_pct : s->links[i].lat_pct;
+                if (s->links[i].pop == (int)k && !isnan(pct))
+                    v[nv++] = log1p(pct / 100.0);
+            }
+            f->n = nv;
+            if (!nv)
+                continue;
+            f->median = nt_median(v, nv);
+            if (nv >= NT_DIFF_NOISE_MIN_LINKS) {
+                f->band = nt_noise_k(nv) * nt_mad_sigma(v, nv, f->median);
+                f->from = NT_NZ_POPULATION;
+            } else {
+                f->band = run_band;
+                f->from = run_from;
+            }
+            /* Only a shift the worse way excuses links: held against a population that got
+             * better, a link that stayed would stand out of it. */
+            f->shifted =
+                nv >= NT_DIFF_SHIFT_MIN_LINKS && nt_metric_dir[m] * 100.0 * expm1(f->median) > thr;
+        }
+    }
+    free(v);
     return NT_OK;
 }
 
@@ -483,26 +619,19 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
             d->o = &s->a->links[k];
             d->bw_pct = nt_pct(d->o->peak_bw_GBps, d->n->peak_bw_GBps);
             d->lat_pct = nt_pct(d->o->small_msg_lat_us, d->n->small_msg_lat_us);
+            d->best_pct[NT_M_BW] = nt_pct(d->o->peak_bw_GBps, nt_best_sample(d->n, NT_M_BW));
+            d->best_pct[NT_M_LAT] = nt_pct(d->o->small_msg_lat_us, nt_best_sample(d->n, NT_M_LAT));
             s->lmatched++;
         }
     }
-    {
-        nt_dnoise_t *nz = NULL;
-        size_t nnz = 0;
-        if (nt_diff_noise(s->links, s->nlinks, &nz, &nnz) != NT_OK)
-            goto out;
-        for (size_t i = 0; i < s->nlinks; i++) {
-            nt_dlink_t *d = &s->links[i];
-            const nt_dnoise_t *z = NULL;
-            if (d->o) {
-                for (size_t k = 0; k < nnz && !z; k++)
-                    if (!strcmp(nz[k].kind, d->n->kind) && !strcmp(nz[k].scope, d->n->scope))
-                        z = &nz[k];
-                d->status = nt_link_status(d, s->opt->threshold_pct, z);
-            }
-            s->lcount[d->status]++;
-        }
-        free(nz);
+    if (nt_diff_pops(s, s->opt->threshold_pct) != NT_OK)
+        goto out;
+    for (size_t i = 0; i < s->nlinks; i++) {
+        nt_dlink_t *d = &s->links[i];
+        if (d->o)
+            d->status =
+                nt_link_status(d, s->opt->threshold_pct, d->pop >= 0 ? &s->pops[d->pop] : NULL);
+        s->lcount[d->status]++;
     }
     for (size_t i = 0; i < s->a->nlinks; i++) {
         if (nt_find_link(s->b, ib, s->a->links[i].id) >= 0)
@@ -510,6 +639,7 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
         nt_dlink_t *d = &s->links[s->nlinks++];
         d->o = &s->a->links[i];
         d->bw_pct = d->lat_pct = NAN;
+        d->pop = -1;
         d->status = NT_D_VANISHED;
         s->lcount[NT_D_VANISHED]++;
         {
@@ -635,11 +765,43 @@ static void nt_fmt_pct(char *buf, size_t len, double pct)
 }
 
 /* One table of the links of a status (text or Markdown). */
+/* Why a regressed link is one: per figure, beyond which noise band, or with which verdict or
+ * expected figure while its population shifted. */
+static void nt_dlink_why(const nt_diff_state_t *s, const nt_dlink_t *d, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int m = 0; m < NT_M_COUNT && d->pop >= 0; m++) {
+        const nt_dpfig_t *f = &s->pops[d->pop].f[m];
+        const char *key = nt_metric_keys[m];
+        char from[48];
+        int w;
+        if (!(d->why[m] & NT_WHY_REGRESSION))
+            continue;
+        if (f->from == NT_NZ_POPULATION)
+            snprintf(from, sizeof(from), "%zu links", f->n);
+        else
+            snprintf(from, sizeof(from), "%s", f->from == NT_NZ_RUN ? "the run's" : "floor");
+        if (d->why[m] & NT_WHY_NOISE)
+            w = snprintf(buf + at, len - at, "%s%s beyond noise %.1f%% (%s)", at ? "; " : "", key,
+                         nt_band_pct(m, d->band[m]), from);
+        else
+            w = snprintf(buf + at, len - at,
+                         "%s%s with a population shift, below its expected "
+                         "figure",
+                         at ? "; " : "", key);
+        if (w < 0 || (size_t)w >= len - at)
+            return;
+        at += (size_t)w;
+    }
+}
+
 static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, const char *title,
                                nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"link",       "bw GB/s old", "new",    "change",
-                                       "lat us old", "new",         "change", "verdict"};
+    static const char *const head[] = {"link", "bw GB/s old", "new",     "change", "lat us old",
+                                       "new",  "change",      "verdict", "why"};
+    int why = status == NT_D_REGRESSED;
     size_t total = s->lcount[status], shown = 0;
     size_t cap = s->opt->top ? s->opt->top : total;
     nt_table_t t;
@@ -651,7 +813,7 @@ static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, co
     else
         nt_buf_printf(out, "\n%s%s (%zu)%s\n", s->opt->color ? "\033[1m" : "", title, total,
                       s->opt->color ? nt_ansi_reset : "");
-    nt_table_init(&t, 8, "lrrrrrrl", head);
+    nt_table_init(&t, why ? 9 : 8, "lrrrrrrll", head);
     for (size_t i = 0; i < s->nlinks && shown < cap; i++) {
         const nt_dlink_t *d = &s->links[i];
         char a[32], b[32], c[32], e[32], f[32], g[32];
@@ -675,6 +837,11 @@ static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, co
         nt_table_cell(&t, d->n ? 1 + d->n->verdict : 0, "%s%s%s",
                       d->o ? nt_verdict_string(d->o->verdict) : "", d->o && d->n ? " -> " : "",
                       d->n ? nt_verdict_string(d->n->verdict) : "");
+        if (why) {
+            char w[256];
+            nt_dlink_why(s, d, w, sizeof(w));
+            nt_table_cell(&t, 0, "%s", w);
+        }
     }
     nt_table_emit(&t, out, style, s->opt->color, 2);
     nt_table_cleanup(&t);
@@ -786,6 +953,66 @@ static void nt_diff_unplanned_note(const nt_diff_state_t *s, int md, nt_buf_t *o
     nt_buf_puts(out, "\n");
 }
 
+/* A population's label: "mpi inter", "rdma.write inter". */
+static void nt_dpop_label(const nt_dpop_t *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s %s", p->kind, p->variant[0] ? "." : "", p->variant, p->scope);
+}
+
+/* The verdict line, the population shifts (warnings) and the noise bands the links were held
+ * to. */
+static void nt_diff_populations(const nt_diff_state_t *s, int md, nt_buf_t *out)
+{
+    const char *ind = md ? "- " : "  ";
+    char lab[96];
+
+    if (s->verdict_worse)
+        nt_buf_printf(out, "%sverdict %s -> %s: a worse verdict is a regression\n", ind,
+                      nt_verdict_string(s->a->verdict), nt_verdict_string(s->b->verdict));
+    for (size_t k = 0; k < s->npops; k++)
+        for (int m = 0; m < NT_M_COUNT; m++) {
+            const nt_dpfig_t *f = &s->pops[k].f[m];
+            if (!f->shifted)
+                continue;
+            nt_dpop_label(&s->pops[k], lab, sizeof(lab));
+            nt_buf_printf(out,
+                          "%swarning: population shift: %s %s %+.1f%% (median of %zu links, %zu "
+                          "moved with it beyond %g%%): the population moved as a whole, as on a "
+                          "busier machine; its links are judged against the shift, not "
+                          "regressions of their own",
+                          ind, lab, nt_metric_names[m], 100.0 * expm1(f->median), f->n, f->moved,
+                          s->opt->threshold_pct);
+            if (f->raised)
+                nt_buf_printf(out, "; %zu of them regressed: below the expected figure", f->raised);
+            if (f->warned)
+                nt_buf_printf(out, "; %zu of them pass -> warn", f->warned);
+            nt_buf_puts(out, "\n");
+        }
+    if (!s->npops)
+        return;
+    nt_buf_printf(out, "%snoise bands (a change counts beyond %g%% and beyond these):", ind,
+                  s->opt->threshold_pct);
+    for (size_t k = 0; k < s->npops; k++) {
+        int first = 1;
+        nt_dpop_label(&s->pops[k], lab, sizeof(lab));
+        for (int m = 0; m < NT_M_COUNT; m++) {
+            const nt_dpfig_t *f = &s->pops[k].f[m];
+            if (!f->n)
+                continue;
+            if (first)
+                nt_buf_printf(out, "%s%s", k ? "; " : " ", lab);
+            nt_buf_printf(out, "%s %s %.1f%% (%zu link%s%s%s)", first ? "" : ",", nt_metric_keys[m],
+                          nt_band_pct(m, f->band), f->n, f->n == 1 ? "" : "s",
+                          f->from == NT_NZ_POPULATION ? "" : ", ",
+                          f->from == NT_NZ_POPULATION ? ""
+                          : f->from == NT_NZ_RUN      ? "too few: the run's"
+                                                      : "too few: floor");
+            first = 0;
+        }
+    }
+    nt_buf_puts(out, "\n");
+}
+
 static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_buf_t *out)
 {
     int md = style == NT_TABLE_MD, color = !md && s->opt->color;
@@ -824,6 +1051,7 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                       "complete (run.not_done): not judged, no regression\n",
                       md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
     nt_diff_unplanned_note(s, md, out);
+    nt_diff_populations(s, md, out);
     for (int fixed = 0; fixed < 3; fixed++) {
         static const char *const what[3] = {
             "nodes newly failed: ", "nodes no longer failed: ", "nodes vanished: "};
@@ -888,6 +1116,37 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
     bad |= nt_json_add_num(root, "threshold_pct", s->opt->threshold_pct) != NT_OK;
     bad |= nt_json_add_bool(root, "regression", s->regressed) != NT_OK;
     bad |= nt_json_add_num(root, "planned_vanished_links", (double)s->planned_vanished) != NT_OK;
+    bad |= nt_json_add_bool(root, "verdict_worse", s->verdict_worse) != NT_OK;
+    {
+        cJSON *pops = nt_json_add_arr(root, "populations");
+        bad |= !pops;
+        for (size_t k = 0; pops && k < s->npops; k++)
+            for (int m = 0; m < NT_M_COUNT; m++) {
+                const nt_dpfig_t *f = &s->pops[k].f[m];
+                cJSON *o;
+                if (!f->n)
+                    continue;
+                o = cJSON_CreateObject();
+                if (!o || !cJSON_AddItemToArray(pops, o)) {
+                    cJSON_Delete(o);
+                    bad = 1;
+                    break;
+                }
+                bad |= nt_json_add_str(o, "kind", s->pops[k].kind) ||
+                       nt_json_add_str(o, "variant",
+                                       s->pops[k].variant[0] ? s->pops[k].variant : NULL) ||
+                       nt_json_add_str(o, "scope", s->pops[k].scope) ||
+                       nt_json_add_str(o, "figure", nt_metric_keys[m]) ||
+                       nt_json_add_num(o, "links", (double)f->n) ||
+                       nt_json_add_num(o, "median_change_pct", 100.0 * expm1(f->median)) ||
+                       nt_json_add_num(o, "noise_pct", nt_band_pct(m, f->band)) ||
+                       nt_json_add_str(o, "noise_from", nt_noise_from_names[f->from]) ||
+                       nt_json_add_bool(o, "shift", f->shifted) ||
+                       nt_json_add_num(o, "moved_with_shift", (double)f->moved) ||
+                       nt_json_add_num(o, "regressed_with_shift", (double)f->raised) ||
+                       nt_json_add_num(o, "warned_with_shift", (double)f->warned);
+            }
+    }
     {
         cJSON *np = nt_json_add_obj(root, "unplanned_vanished_links");
         bad |= !np;
@@ -944,6 +1203,19 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
                nt_json_side(o, "new", d->n ? nt_dlink_side(d->n) : NULL) ||
                nt_json_add_num(o, "bw_change_pct", d->bw_pct) ||
                nt_json_add_num(o, "lat_change_pct", d->lat_pct);
+        for (int m = 0; d->pop >= 0 && m < NT_M_COUNT; m++) {
+            static const char *const nkey[NT_M_COUNT] = {"bw_noise_pct", "lat_noise_pct"};
+            static const char *const bkey[NT_M_COUNT] = {"bw_basis", "lat_basis"};
+            const char *basis = d->why[m] & NT_WHY_NOISE      ? "beyond_noise"
+                                : d->why[m] & NT_WHY_EXPECTED ? "shift_and_below_expected"
+                                : d->why[m] & NT_WHY_SHIFT    ? "moved_with_shift"
+                                                              : NULL;
+            if (!s->pops[d->pop].f[m].n || isnan(m == NT_M_BW ? d->bw_pct : d->lat_pct))
+                continue;
+            bad |= nt_json_add_num(o, nkey[m], nt_band_pct(m, d->band[m])) != NT_OK;
+            if (basis)
+                bad |= nt_json_add_str(o, bkey[m], basis) != NT_OK;
+        }
         if (d->status == NT_D_VANISHED)
             bad |= nt_json_add_bool(o, "in_new_plan", d->plan == NT_PLAN_YES) ||
                    nt_json_add_str(o, "not_in_plan",
@@ -1031,6 +1303,9 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
     for (size_t i = 0; i < s.nnodes; i++)
         s.regressed |= s.nodes[i].fixed != 1;
     s.regressed |= s.lcount[NT_D_REGRESSED] || s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
+    /* A verdict that got worse is a regression whatever the figures. */
+    s.verdict_worse = s.b->verdict == NT_FAIL && s.a->verdict != NT_FAIL;
+    s.regressed |= s.verdict_worse;
     /* An incomplete NEW run may not have reached a planned pair: that is not judged. */
     s.regressed |= s.planned_vanished > 0 && s.b->completed;
     if (o->fail_on_vanished)
@@ -1051,6 +1326,7 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
 out:
     nt_schedule_destroy(&s.plan);
     free(s.links);
+    free(s.pops);
     free(s.checks);
     free(s.nodes);
     return st;
