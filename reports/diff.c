@@ -1,13 +1,16 @@
 /* `nettune report --diff OLD NEW`: how a cluster changed since a baseline (its acceptance run,
  * before maintenance). Links are matched by their stable id, checks by name + host + target,
  * failed nodes by host. A link regressed when its bandwidth fell, or its latency rose, by more
- * than the threshold and by more than the noise of its population's changes (k sigma of the
- * log ratios of the links of its kind and scope, sigma = 1.4826 x MAD, k = max(4, 1 +
- * sqrt(2 ln n)) for n links: two healthy runs of a noisy cluster differ link by link, a slower
- * link stands out of them); newly failed links,
- * checks and nodes are regressions too, and so are a node that vanished and a link that
- * vanished from NEW's own plan (same mode, its probe ran, both ends present: their hosts,
- * ranks and devices, NEW's schedule pairs them). */
+ * than the threshold (also from NEW's best iteration where the report has samples) and by
+ * more than the noise of its population's changes (k sigma of the log ratios of the links of
+ * its kind, variant and scope, sigma = 1.4826 x MAD, k = max(4, 1 + sqrt(2 ln n)) for n links;
+ * fewer than 5 links: the run's noise, never below a floor), counted from the population's
+ * shift when the population as a whole got worse (a busier machine: a warning, not a
+ * regression, unless links fell below their expected figure). Newly failed links, checks and
+ * nodes are regressions too, and so are a verdict that became fail, a node that vanished and
+ * a link that vanished from NEW's own plan (same mode, its probe ran, both ends present: their
+ * hosts, ranks and devices, NEW's schedule pairs them). The rule and its numbers:
+ * docs/verdicts.md, "Comparing runs". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
