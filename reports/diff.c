@@ -95,6 +95,9 @@ typedef struct nt_diff_state {
     size_t vanished_by[NT_PLAN_COUNT]; /* vanished links by nt_dplan_t */
     nt_schedule_t plan;   /* NEW's inter-node schedule, built at the first vanished link */
     int plan_state;       /* 0: not built, 1: built, -1: none (local mode, no nodes) */
+    struct nt_dend *ends; /* NEW's link ends sorted by host, device (nt_new_ends) */
+    size_t nends;
+    int ends_state;       /* 0: not built, 1: built */
     struct nt_dpop *pops; /* populations of the compared links (nt_diff_pops) */
     size_t npops;
     int verdict_worse; /* summary.verdict became fail */
@@ -295,6 +298,36 @@ static int nt_has_index(const cJSON *arr, const char *key, long v)
     return 0;
 }
 
+/* One end of a link: its host and device. */
+typedef struct nt_dend {
+    const char *host, *dev;
+} nt_dend_t;
+
+static int nt_cmp_dend(const void *a, const void *b)
+{
+    const nt_dend_t *x = a, *y = b;
+    int c = strcmp(x->host, y->host);
+    return c ? c : strcmp(x->dev, y->dev);
+}
+
+/* NEW's link ends, sorted, built at the first vanished link: a diff of two large runs looks
+ * ends up by binary search. NT_ERR_NOMEM. */
+static nt_status_t nt_new_ends(nt_diff_state_t *s)
+{
+    if (s->ends_state)
+        return NT_OK;
+    s->ends = malloc((2 * s->b->nlinks + 1) * sizeof(*s->ends));
+    if (!s->ends)
+        return NT_ERR_NOMEM;
+    for (size_t x = 0; x < s->b->nlinks; x++) {
+        s->ends[s->nends++] = (nt_dend_t){s->b->links[x].src_host, s->b->links[x].src_dev};
+        s->ends[s->nends++] = (nt_dend_t){s->b->links[x].dst_host, s->b->links[x].dst_dev};
+    }
+    qsort(s->ends, s->nends, sizeof(*s->ends), nt_cmp_dend);
+    s->ends_state = 1;
+    return NT_OK;
+}
+
 /* Whether node k of NEW (s->b) has the end (host, dev) of a link of OLD. An end NEW measured
  * (an end of one of its links) is there. Else by the device's form (the link ids of
  * docs/report-format.md and the probes): "lr<i>", an MPI rank, when the node ran more than i
@@ -309,12 +342,10 @@ static int nt_new_has_end(const nt_diff_state_t *s, int k, const char *host, con
     char *end;
     long i;
 
-    for (size_t x = 0; x < s->b->nlinks; x++) {
-        const nt_rlink_t *l = &s->b->links[x];
-        if ((!strcmp(l->src_host, host) && !strcmp(l->src_dev, dev)) ||
-            (!strcmp(l->dst_host, host) && !strcmp(l->dst_dev, dev)))
-            return 1;
-    }
+    nt_dend_t key = {host, dev};
+
+    if (bsearch(&key, s->ends, s->nends, sizeof(*s->ends), nt_cmp_dend))
+        return 1;
     if (!strncmp(dev, "lr", 2) && dev[2] >= '0' && dev[2] <= '9') {
         i = strtol(dev + 2, &end, 10);
         arr = cJSON_GetObjectItemCaseSensitive(j, "ranks");
@@ -370,6 +401,8 @@ static int nt_in_new_plan(nt_diff_state_t *s, nt_dlink_t *d)
         return NT_PLAN_PROBE;
     if (ks < 0 || kd < 0 || !s->b->nodes[ks].j || !s->b->nodes[kd].j)
         return NT_PLAN_NODE;
+    if (nt_new_ends(s) != NT_OK)
+        return -1;
     for (int e = 0; e < 2; e++) {
         const char *h = e ? l->dst_host : l->src_host, *dev = e ? l->dst_dev : l->src_dev;
         if (!nt_new_has_end(s, e ? kd : ks, h, dev)) {
@@ -1329,6 +1362,7 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
 out:
     nt_schedule_destroy(&s.plan);
     free(s.links);
+    free(s.ends);
     free(s.pops);
     free(s.checks);
     free(s.nodes);
