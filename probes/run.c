@@ -78,15 +78,6 @@ static void nt_boot_id(char *buf, size_t len)
     buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* CPUs this process may run on (affinity, cpusets), else the online count. */
-static int nt_usable_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    return (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 /* Phase: identify the nodes of the job (host names and boot ids from every rank,
  * NETTUNE_FAKE_NODES) and the machines under them (boot ids). */
 static nt_status_t nt_identify(nt_probe_t *p)
@@ -111,7 +102,9 @@ static nt_status_t nt_identify(nt_probe_t *p)
                            &p->nnodes, &machine);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
-    p->cores_per_node = nt_usable_cpus();
+    /* The machine's CPUs for the job, not this rank's binding (set once the live topology
+     * is known: nt_run_concurrency). */
+    p->cores_per_node = nt_machine_cpus(0);
     /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
      * its cores; without a boot id, the launcher's shared-memory group. */
     p->host_ranks = machine > 0 ? machine : ls;
@@ -539,8 +532,10 @@ static void nt_name_lost(nt_probe_t *p, nt_collect_t *c)
     free(alive);
 }
 
-/* Rank 0 decides whether the run goes on; everybody follows. */
-static int nt_continue(nt_probe_t *p, nt_status_t my_status, const char **why)
+/* Rank 0 decides whether the run goes on; everybody follows. more: whether anything of the
+ * schedule is left after this step (the time limit stops only what is left: a run whose last
+ * step ends past it is complete). */
+static int nt_continue(nt_probe_t *p, nt_status_t my_status, int more, const char **why)
 {
     int go = 1;
     *why = NULL;
@@ -548,7 +543,7 @@ static int nt_continue(nt_probe_t *p, nt_status_t my_status, const char **why)
         if (nt_probe_interrupt) {
             go = 0;
             *why = "stopped by a signal";
-        } else if (p->deadline > 0 && nt_clock_s() >= p->deadline) {
+        } else if (more && p->deadline > 0 && nt_clock_s() >= p->deadline) {
             go = 0;
             *why = "time limit reached";
         } else if (my_status != NT_OK) {
@@ -675,7 +670,7 @@ static int nt_run_retest(nt_run_t *r)
         s.scopes = &scope;
         s.round = -1;
         st = nt_run_step(p, &r->c, r->probes[k], r->states[k], r->avail[k], &s, again);
-        go = nt_continue(p, st, &why);
+        go = nt_continue(p, st, i + 1 < n, &why);
         if (go < 0) {
             r->aborted = 1;
             nt_name_lost(p, &r->c);
@@ -832,7 +827,11 @@ static nt_status_t nt_run_init_probes(nt_run_t *r)
 static nt_status_t nt_run_concurrency(nt_run_t *r)
 {
     nt_probe_t *p = &r->p;
-    int mine = p->cores_per_node >= p->host_ranks, all = 1;
+    int mine, all = 1;
+    /* hwloc's allowed PUs of the live machine (its cgroup cpuset), not the rank's binding */
+    if (p->topo && strcmp(p->topo->source, "live") == 0)
+        p->cores_per_node = nt_machine_cpus(p->topo->npus);
+    mine = p->cores_per_node >= p->host_ranks;
     int *v = calloc((size_t)p->size, sizeof(int));
 
     if (!v || p->launcher->ops->allgather(p->launcher, &mine, v, sizeof(int),
@@ -933,7 +932,15 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
                      r->probes[k]->kind, s + 1, nsteps);
             nt_collect_write(&r->c, 0, 0, prog);
         }
-        go = nt_continue(p, st, &why);
+        {
+            /* left: a later step with pairs, or the local step of a probe that has one */
+            int more = 0;
+            for (int s2 = s + 1; !more && s2 < nsteps; s2++)
+                more = steps[s2].local ? r->probes[k]->run_local != NULL : steps[s2].npairs > 0;
+            for (int k2 = k + 1; !more && k2 < r->nprobes; k2++)
+                more = nt_run_any(r, k2);
+            go = nt_continue(p, st, more, &why);
+        }
         if (go < 0) {
             /* A broken control wait: a signal (stop) or a lost rank (abort). */
             if (*p->stop)

@@ -31,6 +31,16 @@ nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int 
  * are one machine, whatever their host names (namespaces, containers). 0 for a bad rank. */
 int nt_machine_ranks(int size, const char *keys, size_t keylen, int rank);
 
+/* nt_machine_cpus - the CPUs this job may use on this machine, whatever one rank is bound to
+ * (mpirun's default --bind-to core and srun's binding give each rank one core, which says
+ * nothing of how many the ranks share): hwloc's allowed PUs of the live topology (topo_pus,
+ * which follow the cgroup cpuset; 0 = unknown, as with --topology) or else the online CPUs,
+ * bounded by the cgroup v2 CPU quota (cpu.max "quota period" of the process's cgroup in
+ * /proc/self/cgroup, rounded up: a container limited to 2 CPUs on a 64-core host has 2).
+ * Reads through the sysfs root (NETTUNE_SYSFS_ROOT, nt_sysfs_set_root) so tests can stand in
+ * a tree. At least 1. */
+int nt_machine_cpus(int topo_pus);
+
 /* NT_BOOT_ID_MAX - bytes of a kernel boot id as the ranks exchange it (36 characters + NUL). */
 #define NT_BOOT_ID_MAX 40
 
