@@ -1,13 +1,16 @@
 /* `nettune report --diff OLD NEW`: how a cluster changed since a baseline (its acceptance run,
  * before maintenance). Links are matched by their stable id, checks by name + host + target,
  * failed nodes by host. A link regressed when its bandwidth fell, or its latency rose, by more
- * than the threshold and by more than the noise of its population's changes (k sigma of the
- * log ratios of the links of its kind and scope, sigma = 1.4826 x MAD, k = max(4, 1 +
- * sqrt(2 ln n)) for n links: two healthy runs of a noisy cluster differ link by link, a slower
- * link stands out of them); newly failed links,
- * checks and nodes are regressions too, and so are a node that vanished and a link that
- * vanished from NEW's own plan (same mode, its probe ran, both ends present, NEW's schedule
- * pairs them). */
+ * than the threshold (also from NEW's best iteration where the report has samples) and by
+ * more than the noise of its population's changes (k sigma of the log ratios of the links of
+ * its kind, variant and scope, sigma = 1.4826 x MAD, k = max(4, 1 + sqrt(2 ln n)) for n links;
+ * fewer than 5 links: the run's noise, never below a floor), counted from the population's
+ * shift when the population as a whole got worse (a busier machine: a warning, not a
+ * regression, unless links fell below their expected figure). Newly failed links, checks and
+ * nodes are regressions too, and so are a verdict that became fail, a node that vanished and
+ * a link that vanished from NEW's own plan (same mode, its probe ran, both ends present: their
+ * hosts, ranks and devices, NEW's schedule pairs them). The rule and its numbers:
+ * docs/verdicts.md, "Comparing runs". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +32,41 @@ typedef enum nt_dstatus {
 static const char *const nt_dstatus_names[NT_D_COUNT] = {
     "unchanged", "improved", "fixed", "regressed", "new_failure", "appeared", "vanished"};
 
+/* Whether a vanished link was in NEW's own plan, or why not (nt_in_new_plan). */
+typedef enum nt_dplan {
+    NT_PLAN_YES = 0,  /* NEW should have measured it: a regression */
+    NT_PLAN_MODE,     /* NEW ran another run.mode */
+    NT_PLAN_PROBE,    /* NEW did not run its probe */
+    NT_PLAN_NODE,     /* an end's host is not a node of NEW (a vanished node, judged as such) */
+    NT_PLAN_END,      /* an end's rank or device is not in NEW (fewer ranks per node, a device
+                       * NEW's inventory does not list) */
+    NT_PLAN_SCHEDULE, /* NEW's schedule does not pair its ends */
+    NT_PLAN_COUNT
+} nt_dplan_t;
+
+/* nettune.diff/1 links[].not_in_plan, and the text of the note. */
+static const char *const nt_dplan_names[NT_PLAN_COUNT] = {"",     "mode", "probe",
+                                                          "node", "end",  "schedule"};
+static const char *const nt_dplan_text[NT_PLAN_COUNT] = {
+    "",
+    "measured in another run.mode",
+    "of a probe the new run did not run",
+    "with an end on a node the new run did not have (see nodes vanished)",
+    "with an end (rank or device) the new run did not have",
+    "whose ends the new run's schedule does not pair"};
+
 typedef struct nt_dlink {
     const nt_rlink_t *o, *n;
     double bw_pct, lat_pct;
     nt_dstatus_t status;
+    int pop;               /* index in nt_diff_state_t.pops; -1: not compared */
+    double best_pct[2];    /* per figure (NT_M_*): the change from OLD's figure to NEW's best
+                            * iteration at that size (nt_best_sample); NaN: no samples */
+    double band[2];        /* the noise band its change was held to (log ratio) */
+    unsigned why[2];       /* NT_WHY_* per figure */
+    nt_dplan_t plan;       /* vanished links only */
+    const char *gone_host; /* NT_PLAN_END: the end NEW does not have */
+    const char *gone_dev;
 } nt_dlink_t;
 
 typedef struct nt_dcheck {
@@ -57,18 +91,70 @@ typedef struct nt_diff_state {
     size_t nnodes;
     size_t lcount[NT_D_COUNT], ccount[NT_D_COUNT];
     size_t lmatched, cmatched;
-    size_t planned_vanished; /* vanished links that NEW's plan held */
-    nt_schedule_t plan;      /* NEW's inter-node schedule, built at the first vanished link */
-    int plan_state;          /* 0: not built, 1: built, -1: none (local mode, no nodes) */
+    size_t planned_vanished;           /* vanished links that NEW's plan held */
+    size_t vanished_by[NT_PLAN_COUNT]; /* vanished links by nt_dplan_t */
+    nt_schedule_t plan;   /* NEW's inter-node schedule, built at the first vanished link */
+    int plan_state;       /* 0: not built, 1: built, -1: none (local mode, no nodes) */
+    struct nt_dend *ends; /* NEW's link ends sorted by host, device (nt_new_ends) */
+    size_t nends;
+    int ends_state;       /* 0: not built, 1: built */
+    struct nt_dpop *pops; /* populations of the compared links (nt_diff_pops) */
+    size_t npops;
+    int verdict_worse; /* summary.verdict became fail */
     int regressed;
 } nt_diff_state_t;
 
-/* Noise of one population's changes: links of one kind and scope. */
-typedef struct nt_dnoise {
-    const char *kind, *scope;
-    double bw_sigma, lat_sigma; /* k x sigma of the log ratios new/old; 0 with fewer than 5
-                                 * links */
-} nt_dnoise_t;
+/* The two figures a link is compared by (nt_dlink_t.best_pct, band, why). */
+enum { NT_M_BW = 0, NT_M_LAT = 1, NT_M_COUNT = 2 };
+static const char *const nt_metric_names[NT_M_COUNT] = {"bandwidth", "latency"};
+static const char *const nt_metric_keys[NT_M_COUNT] = {"bw", "lat"};
+/* The worse direction of each: bandwidth falls (-1), latency rises (+1). */
+static const int nt_metric_dir[NT_M_COUNT] = {-1, 1};
+
+/* A population estimates its own noise from this many links with the figure up. */
+#define NT_DIFF_NOISE_MIN_LINKS 5
+/* A population's median change is a shift of the whole population from this many links up
+ * (the median of 3 stands one outlier). */
+#define NT_DIFF_SHIFT_MIN_LINKS 3
+/* The noise band of a smaller population: the whole run's noise (every compared link with
+ * that figure, from 5 up), never below these floors (per cent of the figure, the worse way).
+ * Two healthy runs of 2 fake nodes on this shared 2-core machine, one second apart
+ * (tests/fixtures/tester-found/probe-report, healthy-2fake-a/-b and -2rpn/-1rpn), differed by
+ * up to 9.3% in bandwidth and 15.8% in 8 B latency with 2 to 4 links of a kind and scope; the
+ * floors are 1.6 and 1.9 times that, and a link at half its bandwidth or at twice its latency
+ * is still far beyond them. */
+#define NT_DIFF_FLOOR_BW_PCT 15.0
+#define NT_DIFF_FLOOR_LAT_PCT 30.0
+
+/* Why a link's figure changed as it did (nt_dlink_t.why). */
+#define NT_WHY_NOISE 1u /* worse beyond the threshold and beyond its noise band */
+#define NT_WHY_SHIFT 2u /* worse beyond the threshold with its population's shift */
+#define NT_WHY_VERDICT                                                                             \
+    4u                     /* ... and its verdict went pass -> warn (reported: a warning is        \
+                            * marginal, as for checks; a new failure is one always) */
+#define NT_WHY_EXPECTED 8u /* ... and it fell below its expected bandwidth: a regression */
+#define NT_WHY_REGRESSION (NT_WHY_NOISE | NT_WHY_EXPECTED)
+
+typedef enum nt_noise_from { NT_NZ_POPULATION = 0, NT_NZ_RUN, NT_NZ_FLOOR } nt_noise_from_t;
+static const char *const nt_noise_from_names[] = {"population", "run", "floor"};
+
+/* One figure of one population: the log ratios ln(new/old) of its compared links. */
+typedef struct nt_dpfig {
+    size_t n;      /* links with the figure in both runs */
+    size_t moved;  /* of them, worse beyond the threshold with the shift (NT_WHY_SHIFT) */
+    size_t raised; /* of those, regressed: below their expected figure */
+    size_t warned; /* of those, pass -> warn */
+    double median; /* median log ratio */
+    double band;   /* k x sigma (NT_NZ_POPULATION), or the run's or the floor (smaller ones) */
+    nt_noise_from_t from;
+    int shifted; /* n >= NT_DIFF_SHIFT_MIN_LINKS and the median worse beyond the threshold */
+} nt_dpfig_t;
+
+/* Links of one kind, variant and scope that both runs measured and trusted. */
+typedef struct nt_dpop {
+    const char *kind, *variant, *scope;
+    nt_dpfig_t f[NT_M_COUNT];
+} nt_dpop_t;
 
 /* How many sigmas a change must exceed: 4, more in large populations, where the largest of n
  * healthy changes grows like sqrt(2 ln n) sigma (1 more for margin). */
@@ -78,24 +164,36 @@ static double nt_noise_k(size_t n)
     return k > 4.0 ? k : 4.0;
 }
 
-static int nt_cmp_dbl(const void *a, const void *b)
+/* 1.4826 x the MAD of v[0..n) around med (v is overwritten): sigma for normal noise. */
+static double nt_mad_sigma(double *v, size_t n, double med)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* 1.4826 x the MAD of v (reordered); 0 for fewer than 5 values: too few to tell noise. */
-static double nt_log_sigma(double *v, size_t n)
-{
-    double med;
-    if (n < 5)
-        return 0;
-    qsort(v, n, sizeof(*v), nt_cmp_dbl);
-    med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     for (size_t i = 0; i < n; i++)
         v[i] = fabs(v[i] - med);
-    qsort(v, n, sizeof(*v), nt_cmp_dbl);
-    return 1.4826 * (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+    return 1.4826 * nt_median(v, n);
+}
+
+/* A log-ratio band as the per cent change it allows the worse way (a fall for bandwidth). */
+static double nt_band_pct(int m, double band)
+{
+    return m == NT_M_BW ? -100.0 * expm1(-band) : 100.0 * expm1(band);
+}
+
+/* The best iteration of link l at the size its figure m was taken at (peak_bw_bytes,
+ * small_msg_lat_bytes): the max of samples[].bw_GBps, the min of samples[].lat_us. A stalled
+ * iteration lowers a bandwidth and raises a latency, never the other way, so the best
+ * iteration is the link's capability in that run, free of the stalls that make its worst
+ * side wide (tests/fixtures/tester-found/probe-report/healthy-ns4-a: p50 42.9 GB/s, min 8.5,
+ * max 46.8). NaN when the report has no samples there. */
+static double nt_best_sample(const nt_rlink_t *l, int m)
+{
+    double bytes = nt_json_get_num(l->j, m ? "small_msg_lat_bytes" : "peak_bw_bytes", NAN);
+    const cJSON *e;
+    cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(l->j, "samples")) {
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, m ? "lat_us" : "bw_GBps");
+        if (f && nt_json_get_num(e, "bytes", NAN) == bytes)
+            return nt_json_get_num(f, m ? "min" : "max", NAN);
+    }
+    return NAN;
 }
 
 /* Whether the run of doc measured probe kind (run.schedule names the probes that ran; an
@@ -190,20 +288,131 @@ static int nt_new_schedule_has(nt_diff_state_t *s, const nt_rlink_t *l, int ks, 
     }
 }
 
-/* A link of OLD that NEW's plan held: the same mode, NEW ran its probe, both its ends are
- * nodes of NEW, and NEW's schedule pairs them (nt_new_schedule_has). -1 on allocation
- * failure. */
-static int nt_in_new_plan(nt_diff_state_t *s, const nt_rlink_t *l)
+/* Whether array arr (of objects) has an entry whose key is the number v. */
+static int nt_has_index(const cJSON *arr, const char *key, long v)
 {
+    const cJSON *e;
+    cJSON_ArrayForEach (e, arr)
+        if (nt_json_get_num(e, key, NAN) == (double)v)
+            return 1;
+    return 0;
+}
+
+/* One end of a link: its host and device. */
+typedef struct nt_dend {
+    const char *host, *dev;
+} nt_dend_t;
+
+static int nt_cmp_dend(const void *a, const void *b)
+{
+    const nt_dend_t *x = a, *y = b;
+    int c = strcmp(x->host, y->host);
+    return c ? c : strcmp(x->dev, y->dev);
+}
+
+/* NEW's link ends, sorted, built at the first vanished link: a diff of two large runs looks
+ * ends up by binary search. NT_ERR_NOMEM. */
+static nt_status_t nt_new_ends(nt_diff_state_t *s)
+{
+    if (s->ends_state)
+        return NT_OK;
+    s->ends = malloc((2 * s->b->nlinks + 1) * sizeof(*s->ends));
+    if (!s->ends)
+        return NT_ERR_NOMEM;
+    for (size_t x = 0; x < s->b->nlinks; x++) {
+        s->ends[s->nends++] = (nt_dend_t){s->b->links[x].src_host, s->b->links[x].src_dev};
+        s->ends[s->nends++] = (nt_dend_t){s->b->links[x].dst_host, s->b->links[x].dst_dev};
+    }
+    qsort(s->ends, s->nends, sizeof(*s->ends), nt_cmp_dend);
+    s->ends_state = 1;
+    return NT_OK;
+}
+
+/* Whether node k of NEW (s->b) has the end (host, dev) of a link of OLD. An end NEW measured
+ * (an end of one of its links) is there. Else by the device's form (the link ids of
+ * docs/report-format.md and the probes): "lr<i>", an MPI rank, when the node ran more than i
+ * ranks (nodes[].ranks); "<nic>:<port>" and "<nic>:<port>/gpu<i>" when nodes[].nics lists that
+ * port (and nodes[].gpus the GPU); "gpu<i>" by nodes[].gpus[].index; "numa<i>" by
+ * numa_nodes[].index. Where NEW's node does not list that kind of device, or the form is
+ * another, the end counts as there. */
+static int nt_new_has_end(const nt_diff_state_t *s, int k, const char *host, const char *dev)
+{
+    const cJSON *j = s->b->nodes[k].j, *arr;
+    const char *colon = strchr(dev, ':'), *slash = strrchr(dev, '/');
+    char *end;
+    long i;
+
+    nt_dend_t key = {host, dev};
+
+    if (bsearch(&key, s->ends, s->nends, sizeof(*s->ends), nt_cmp_dend))
+        return 1;
+    if (!strncmp(dev, "lr", 2) && dev[2] >= '0' && dev[2] <= '9') {
+        i = strtol(dev + 2, &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, "ranks");
+        return *end || !cJSON_IsArray(arr) || i < cJSON_GetArraySize(arr);
+    }
+    if (slash && !strncmp(slash + 1, "gpu", 3)) {
+        i = strtol(slash + 4, &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, "gpus");
+        if (!*end && end != slash + 4 && cJSON_IsArray(arr) && !nt_has_index(arr, "index", i))
+            return 0;
+    }
+    if (colon && colon != dev) {
+        const cJSON *nic;
+        long port = strtol(colon + 1, &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, "nics");
+        if (end == colon + 1 || (*end && *end != '/') || !cJSON_IsArray(arr))
+            return 1;
+        cJSON_ArrayForEach (nic, arr) {
+            const char *name = nt_json_get_str(nic, "name", "");
+            if (strlen(name) == (size_t)(colon - dev) && !strncmp(name, dev, colon - dev) &&
+                nt_json_get_num(nic, "port", NAN) == (double)port)
+                return 1;
+        }
+        return 0;
+    }
+    if (!strncmp(dev, "gpu", 3) || !strncmp(dev, "numa", 4)) {
+        int gpu = dev[0] == 'g';
+        i = strtol(dev + (gpu ? 3 : 4), &end, 10);
+        arr = cJSON_GetObjectItemCaseSensitive(j, gpu ? "gpus" : "numa_nodes");
+        return *end || end == dev + (gpu ? 3 : 4) || !cJSON_IsArray(arr) ||
+               nt_has_index(arr, "index", i);
+    }
+    return 1;
+}
+
+/* Whether a link of OLD was in NEW's own plan: the same mode, NEW ran its probe, both its
+ * ends' hosts are nodes of NEW and both ends (rank or device, nt_new_has_end) are in NEW, and
+ * NEW's schedule pairs them (nt_new_schedule_has); else why not. d->gone_host/gone_dev get
+ * the missing end. -1 on allocation failure. */
+static int nt_in_new_plan(nt_diff_state_t *s, nt_dlink_t *d)
+{
+    const nt_rlink_t *l = d->o;
     const char *ma =
         nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->a->root, "run"), "mode", "");
     const char *mb =
         nt_json_get_str(cJSON_GetObjectItemCaseSensitive(s->b->root, "run"), "mode", "");
     int ks = nt_rdoc_find_node(s->b, l->src_host), kd = nt_rdoc_find_node(s->b, l->dst_host);
-    if (!(strcmp(ma, mb) == 0 && nt_doc_ran(s->b, l->kind) && ks >= 0 && kd >= 0 &&
-          s->b->nodes[ks].j && s->b->nodes[kd].j))
-        return 0;
-    return nt_new_schedule_has(s, l, ks, kd);
+    int has;
+
+    if (strcmp(ma, mb) != 0)
+        return NT_PLAN_MODE;
+    if (!nt_doc_ran(s->b, l->kind))
+        return NT_PLAN_PROBE;
+    if (ks < 0 || kd < 0 || !s->b->nodes[ks].j || !s->b->nodes[kd].j)
+        return NT_PLAN_NODE;
+    if (nt_new_ends(s) != NT_OK)
+        return -1;
+    for (int e = 0; e < 2; e++) {
+        const char *h = e ? l->dst_host : l->src_host, *dev = e ? l->dst_dev : l->src_dev;
+        if (!nt_new_has_end(s, e ? kd : ks, h, dev)) {
+            d->gone_host = h;
+            d->gone_dev = dev;
+            return NT_PLAN_END;
+        }
+    }
+    has = nt_new_schedule_has(s, l, ks, kd);
+    return has < 0 ? -1 : has ? NT_PLAN_YES : NT_PLAN_SCHEDULE;
 }
 
 static double nt_pct(double old_v, double new_v)
@@ -283,75 +492,146 @@ static long nt_find_check(const nt_rdoc_t *doc, const size_t *idx, const nt_rche
     return -1;
 }
 
-/* A change beyond the threshold (percent) and beyond the noise band of its population's log
- * ratios (band = k x sigma, nt_diff_noise): dir -1 for a fall, +1 for a rise. */
-static int nt_beyond(double pct, double thr, double band, int dir)
+/* Whether both runs measured link d and trusted the figures: an "unconfirmed" figure (a
+ * warning the retest did not settle) is neither compared nor part of a population. */
+static int nt_dlink_compared(const nt_dlink_t *d)
 {
-    if (isnan(pct) || dir * pct <= thr)
-        return 0;
-    return dir * log1p(pct / 100.0) > band;
+    return d->o && d->n && !d->o->unconfirmed && !d->n->unconfirmed;
 }
 
-static nt_dstatus_t nt_link_status(const nt_dlink_t *d, double thr, const nt_dnoise_t *nz)
+/* Whether link d fell below its expected bandwidth (NEW's, else OLD's) from at or above it. */
+static int nt_crossed_expected(const nt_dlink_t *d)
 {
-    int was_fail = d->o->verdict == NT_FAIL, is_fail = d->n->verdict == NT_FAIL;
-    double sb = nz ? nz->bw_sigma : 0, sl = nz ? nz->lat_sigma : 0;
+    double e = isnan(d->n->expected_bw_GBps) ? d->o->expected_bw_GBps : d->n->expected_bw_GBps;
+    return !isnan(e) && d->o->peak_bw_GBps >= e && d->n->peak_bw_GBps < e;
+}
+
+/* The status of a matched link (docs/verdicts.md, "Comparing runs"). Per figure, with x its
+ * log ratio ln(new/old), p its population's figure and b p's noise band: the change counts
+ * against the shift, r = (x - p's median when p shifted, else 0) the worse way round. A
+ * change worse than the threshold, from NEW's figure and from NEW's best iteration
+ * (nt_best_sample) where it has samples, is a regression when r > b (NT_WHY_NOISE); within b
+ * but in a population that shifted the worse way it moved with the shift (NT_WHY_SHIFT): a
+ * regression only when its bandwidth fell below its expected figure (pass -> warn is
+ * reported). A better change beyond the threshold with -r > b is an improvement. A newly failed
+ * link is a new failure whatever its figures. Updates p's moved and raised counts. */
+static nt_dstatus_t nt_link_status(nt_dlink_t *d, double thr, nt_dpop_t *p)
+{
+    int was_fail = d->o->verdict == NT_FAIL, is_fail = d->n->verdict == NT_FAIL, better = 0;
+    unsigned worse = 0;
+
     if (is_fail && !was_fail)
         return NT_D_NEW_FAIL;
-    /* A figure its own run did not trust (a warning the retest did not settle) is noise. */
-    if (d->n->unconfirmed || d->o->unconfirmed)
-        return NT_D_UNCHANGED;
-    if (nt_beyond(d->bw_pct, thr, sb, -1) || nt_beyond(d->lat_pct, thr, sl, 1))
+    for (int m = 0; p && m < NT_M_COUNT; m++) {
+        nt_dpfig_t *f = &p->f[m];
+        int dir = nt_metric_dir[m];
+        double pct = m == NT_M_BW ? d->bw_pct : d->lat_pct, r;
+        if (isnan(pct) || !f->n)
+            continue;
+        r = dir * (log1p(pct / 100.0) - (f->shifted ? f->median : 0));
+        d->band[m] = f->band;
+        /* Worse beyond the threshold, also from NEW's best iteration where it has samples. */
+        if (dir * pct > thr && (isnan(d->best_pct[m]) || dir * d->best_pct[m] > thr)) {
+            if (r > d->band[m]) {
+                d->why[m] |= NT_WHY_NOISE;
+            } else if (f->shifted) {
+                d->why[m] |= NT_WHY_SHIFT;
+                if (d->o->verdict == NT_PASS && d->n->verdict == NT_WARN)
+                    d->why[m] |= NT_WHY_VERDICT;
+                if (m == NT_M_BW && nt_crossed_expected(d))
+                    d->why[m] |= NT_WHY_EXPECTED;
+                f->moved++;
+                f->raised += (d->why[m] & NT_WHY_REGRESSION) != 0;
+                f->warned += (d->why[m] & NT_WHY_VERDICT) != 0;
+            }
+            worse |= d->why[m];
+        } else if (dir * pct < -thr && -r > d->band[m]) {
+            better = 1;
+        }
+    }
+    if (worse & NT_WHY_REGRESSION)
         return NT_D_REGRESSED;
     if (was_fail && !is_fail)
         return NT_D_FIXED;
-    if (nt_beyond(d->bw_pct, thr, sb, 1) || nt_beyond(d->lat_pct, thr, sl, -1))
-        return NT_D_IMPROVED;
-    return NT_D_UNCHANGED;
+    return better ? NT_D_IMPROVED : NT_D_UNCHANGED;
 }
 
-/* The noise of every (kind, scope) population among the matched links d[0..n). *out is
- * malloc'ed, *nout its length. */
-static nt_status_t nt_diff_noise(const nt_dlink_t *d, size_t n, nt_dnoise_t **out, size_t *nout)
+/* The populations of the compared links (kind, variant and scope of NEW's link) and, per
+ * figure, their median change, noise band and shift: from NT_DIFF_NOISE_MIN_LINKS links a
+ * band of k x sigma (sigma = 1.4826 x MAD of the log ratios, k = nt_noise_k(n)); below, the
+ * larger of the whole run's band (the same over every compared link with the figure, from 5
+ * up) and the floor (NT_DIFF_FLOOR_*_PCT). Sets each link's pop. */
+static nt_status_t nt_diff_pops(nt_diff_state_t *s, double thr)
 {
-    nt_dnoise_t *nz = calloc(n + 1, sizeof(*nz));
-    double *bw = malloc((n + 1) * sizeof(*bw)), *lat = malloc((n + 1) * sizeof(*lat));
-    size_t m = 0;
+    double *v = malloc((s->nlinks + 1) * sizeof(*v));
 
-    if (!nz || !bw || !lat) {
-        free(nz);
-        free(bw);
-        free(lat);
+    s->pops = calloc(s->nlinks + 1, sizeof(*s->pops));
+    if (!v || !s->pops) {
+        free(v);
         return NT_ERR_NOMEM;
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t k, nb = 0, nl = 0;
-        if (!d[i].o || !d[i].n)
+    for (size_t i = 0; i < s->nlinks; i++) {
+        nt_dlink_t *d = &s->links[i];
+        size_t k;
+        d->pop = -1;
+        if (!nt_dlink_compared(d))
             continue;
-        for (k = 0; k < m; k++)
-            if (!strcmp(nz[k].kind, d[i].n->kind) && !strcmp(nz[k].scope, d[i].n->scope))
+        for (k = 0; k < s->npops; k++)
+            if (!strcmp(s->pops[k].kind, d->n->kind) && !strcmp(s->pops[k].scope, d->n->scope) &&
+                !strcmp(s->pops[k].variant, d->n->variant))
                 break;
-        if (k < m)
-            continue;
-        nz[m].kind = d[i].n->kind;
-        nz[m].scope = d[i].n->scope;
-        for (size_t j = i; j < n; j++) {
-            if (!d[j].o || !d[j].n || strcmp(d[j].n->kind, nz[m].kind) ||
-                strcmp(d[j].n->scope, nz[m].scope))
-                continue;
-            if (!isnan(d[j].bw_pct))
-                bw[nb++] = log1p(d[j].bw_pct / 100.0);
-            if (!isnan(d[j].lat_pct))
-                lat[nl++] = log1p(d[j].lat_pct / 100.0);
+        if (k == s->npops) {
+            s->pops[k].kind = d->n->kind;
+            s->pops[k].variant = d->n->variant;
+            s->pops[k].scope = d->n->scope;
+            s->npops++;
         }
-        nz[m].bw_sigma = nt_noise_k(nb) * nt_log_sigma(bw, nb);
-        nz[m].lat_sigma = nt_noise_k(nl) * nt_log_sigma(lat, nl);
-        m++;
+        d->pop = (int)k;
     }
-    free(bw);
-    free(lat);
-    *out = nz;
-    *nout = m;
+    for (int m = 0; m < NT_M_COUNT; m++) {
+        double floor = m == NT_M_BW ? -log1p(-NT_DIFF_FLOOR_BW_PCT / 100.0)
+                                    : log1p(NT_DIFF_FLOOR_LAT_PCT / 100.0);
+        double run_band = floor;
+        nt_noise_from_t run_from = NT_NZ_FLOOR;
+        size_t nv = 0;
+        for (size_t i = 0; i < s->nlinks; i++) {
+            double pct = m == NT_M_BW ? s->links[i].bw_pct : s->links[i].lat_pct;
+            if (s->links[i].pop >= 0 && !isnan(pct))
+                v[nv++] = log1p(pct / 100.0);
+        }
+        if (nv >= NT_DIFF_NOISE_MIN_LINKS) {
+            double b = nt_noise_k(nv) * nt_mad_sigma(v, nv, nt_median(v, nv));
+            if (b > floor) {
+                run_band = b;
+                run_from = NT_NZ_RUN;
+            }
+        }
+        for (size_t k = 0; k < s->npops; k++) {
+            nt_dpfig_t *f = &s->pops[k].f[m];
+            nv = 0;
+            for (size_t i = 0; i < s->nlinks; i++) {
+                double pct = m == NT_M_BW ? s->links[i].bw_pct : s->links[i].lat_pct;
+                if (s->links[i].pop == (int)k && !isnan(pct))
+                    v[nv++] = log1p(pct / 100.0);
+            }
+            f->n = nv;
+            if (!nv)
+                continue;
+            f->median = nt_median(v, nv);
+            if (nv >= NT_DIFF_NOISE_MIN_LINKS) {
+                f->band = nt_noise_k(nv) * nt_mad_sigma(v, nv, f->median);
+                f->from = NT_NZ_POPULATION;
+            } else {
+                f->band = run_band;
+                f->from = run_from;
+            }
+            /* Only a shift the worse way excuses links: held against a population that got
+             * better, a link that stayed would stand out of it. */
+            f->shifted =
+                nv >= NT_DIFF_SHIFT_MIN_LINKS && nt_metric_dir[m] * 100.0 * expm1(f->median) > thr;
+        }
+    }
+    free(v);
     return NT_OK;
 }
 
@@ -375,26 +655,19 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
             d->o = &s->a->links[k];
             d->bw_pct = nt_pct(d->o->peak_bw_GBps, d->n->peak_bw_GBps);
             d->lat_pct = nt_pct(d->o->small_msg_lat_us, d->n->small_msg_lat_us);
+            d->best_pct[NT_M_BW] = nt_pct(d->o->peak_bw_GBps, nt_best_sample(d->n, NT_M_BW));
+            d->best_pct[NT_M_LAT] = nt_pct(d->o->small_msg_lat_us, nt_best_sample(d->n, NT_M_LAT));
             s->lmatched++;
         }
     }
-    {
-        nt_dnoise_t *nz = NULL;
-        size_t nnz = 0;
-        if (nt_diff_noise(s->links, s->nlinks, &nz, &nnz) != NT_OK)
-            goto out;
-        for (size_t i = 0; i < s->nlinks; i++) {
-            nt_dlink_t *d = &s->links[i];
-            const nt_dnoise_t *z = NULL;
-            if (d->o) {
-                for (size_t k = 0; k < nnz && !z; k++)
-                    if (!strcmp(nz[k].kind, d->n->kind) && !strcmp(nz[k].scope, d->n->scope))
-                        z = &nz[k];
-                d->status = nt_link_status(d, s->opt->threshold_pct, z);
-            }
-            s->lcount[d->status]++;
-        }
-        free(nz);
+    if (nt_diff_pops(s, s->opt->threshold_pct) != NT_OK)
+        goto out;
+    for (size_t i = 0; i < s->nlinks; i++) {
+        nt_dlink_t *d = &s->links[i];
+        if (d->o)
+            d->status =
+                nt_link_status(d, s->opt->threshold_pct, d->pop >= 0 ? &s->pops[d->pop] : NULL);
+        s->lcount[d->status]++;
     }
     for (size_t i = 0; i < s->a->nlinks; i++) {
         if (nt_find_link(s->b, ib, s->a->links[i].id) >= 0)
@@ -402,15 +675,18 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
         nt_dlink_t *d = &s->links[s->nlinks++];
         d->o = &s->a->links[i];
         d->bw_pct = d->lat_pct = NAN;
+        d->pop = -1;
         d->status = NT_D_VANISHED;
         s->lcount[NT_D_VANISHED]++;
         {
-            int planned = nt_in_new_plan(s, d->o);
-            if (planned < 0) {
+            int plan = nt_in_new_plan(s, d);
+            if (plan < 0) {
                 st = NT_ERR_NOMEM;
                 goto out;
             }
-            s->planned_vanished += (size_t)planned;
+            d->plan = (nt_dplan_t)plan;
+            s->vanished_by[plan]++;
+            s->planned_vanished += plan == NT_PLAN_YES;
         }
     }
     st = NT_OK;
@@ -525,11 +801,43 @@ static void nt_fmt_pct(char *buf, size_t len, double pct)
 }
 
 /* One table of the links of a status (text or Markdown). */
+/* Why a regressed link is one: per figure, beyond which noise band, or with which verdict or
+ * expected figure while its population shifted. */
+static void nt_dlink_why(const nt_diff_state_t *s, const nt_dlink_t *d, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int m = 0; m < NT_M_COUNT && d->pop >= 0; m++) {
+        const nt_dpfig_t *f = &s->pops[d->pop].f[m];
+        const char *key = nt_metric_keys[m];
+        char from[48];
+        int w;
+        if (!(d->why[m] & NT_WHY_REGRESSION))
+            continue;
+        if (f->from == NT_NZ_POPULATION)
+            snprintf(from, sizeof(from), "%zu links", f->n);
+        else
+            snprintf(from, sizeof(from), "%s", f->from == NT_NZ_RUN ? "the run's" : "floor");
+        if (d->why[m] & NT_WHY_NOISE)
+            w = snprintf(buf + at, len - at, "%s%s beyond noise %.1f%% (%s)", at ? "; " : "", key,
+                         nt_band_pct(m, d->band[m]), from);
+        else
+            w = snprintf(buf + at, len - at,
+                         "%s%s with a population shift, below its expected "
+                         "figure",
+                         at ? "; " : "", key);
+        if (w < 0 || (size_t)w >= len - at)
+            return;
+        at += (size_t)w;
+    }
+}
+
 static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, const char *title,
                                nt_table_style_t style, nt_buf_t *out)
 {
-    static const char *const head[] = {"link",       "bw GB/s old", "new",    "change",
-                                       "lat us old", "new",         "change", "verdict"};
+    static const char *const head[] = {"link", "bw GB/s old", "new",     "change", "lat us old",
+                                       "new",  "change",      "verdict", "why"};
+    int why = status == NT_D_REGRESSED;
     size_t total = s->lcount[status], shown = 0;
     size_t cap = s->opt->top ? s->opt->top : total;
     nt_table_t t;
@@ -541,7 +849,7 @@ static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, co
     else
         nt_buf_printf(out, "\n%s%s (%zu)%s\n", s->opt->color ? "\033[1m" : "", title, total,
                       s->opt->color ? nt_ansi_reset : "");
-    nt_table_init(&t, 8, "lrrrrrrl", head);
+    nt_table_init(&t, why ? 9 : 8, "lrrrrrrll", head);
     for (size_t i = 0; i < s->nlinks && shown < cap; i++) {
         const nt_dlink_t *d = &s->links[i];
         char a[32], b[32], c[32], e[32], f[32], g[32];
@@ -565,6 +873,11 @@ static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, co
         nt_table_cell(&t, d->n ? 1 + d->n->verdict : 0, "%s%s%s",
                       d->o ? nt_verdict_string(d->o->verdict) : "", d->o && d->n ? " -> " : "",
                       d->n ? nt_verdict_string(d->n->verdict) : "");
+        if (why) {
+            char w[256];
+            nt_dlink_why(s, d, w, sizeof(w));
+            nt_table_cell(&t, 0, "%s", w);
+        }
     }
     nt_table_emit(&t, out, style, s->opt->color, 2);
     nt_table_cleanup(&t);
@@ -639,6 +952,103 @@ static void nt_diff_side(nt_buf_t *out, const char *label, const nt_rdoc_t *d, i
                   d->nlinks, d->nchecks);
 }
 
+/* The note on vanished links that NEW's plan did not hold: how many, why, and the ends NEW
+ * did not have (the first few). */
+static void nt_diff_unplanned_note(const nt_diff_state_t *s, int md, nt_buf_t *out)
+{
+    size_t total = s->lcount[NT_D_VANISHED] - s->planned_vanished;
+    const char *sep = ": ";
+
+    if (!total)
+        return;
+    nt_buf_printf(out,
+                  "%snote: %zu vanished link%s %s not in the new run's plan, no regression of "
+                  "%s own",
+                  md ? "- " : "  ", total, total == 1 ? "" : "s", total == 1 ? "was" : "were",
+                  total == 1 ? "its" : "their");
+    for (int r = NT_PLAN_MODE; r < NT_PLAN_COUNT; r++) {
+        size_t shown = 0;
+        if (!s->vanished_by[r])
+            continue;
+        nt_buf_printf(out, "%s%zu %s", sep, s->vanished_by[r], nt_dplan_text[r]);
+        sep = "; ";
+        for (size_t i = 0; r == NT_PLAN_END && i < s->nlinks && shown < 4; i++) {
+            const nt_dlink_t *d = &s->links[i];
+            int dup = 0;
+            if (d->status != NT_D_VANISHED || d->plan != NT_PLAN_END)
+                continue;
+            for (size_t k = 0; k < i && !dup; k++)
+                dup = s->links[k].status == NT_D_VANISHED && s->links[k].plan == NT_PLAN_END &&
+                      !strcmp(s->links[k].gone_host, d->gone_host) &&
+                      !strcmp(s->links[k].gone_dev, d->gone_dev);
+            if (dup)
+                continue;
+            nt_buf_printf(out, "%s%s/%s", shown++ ? ", " : ": ", d->gone_host, d->gone_dev);
+        }
+    }
+    nt_buf_puts(out, "\n");
+}
+
+/* A population's label: "mpi inter", "rdma.write inter". */
+static void nt_dpop_label(const nt_dpop_t *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s %s", p->kind, p->variant[0] ? "." : "", p->variant, p->scope);
+}
+
+/* The verdict line, the population shifts (warnings) and the noise bands the links were held
+ * to. */
+static void nt_diff_populations(const nt_diff_state_t *s, int md, nt_buf_t *out)
+{
+    const char *ind = md ? "- " : "  ";
+    char lab[96];
+
+    if (s->verdict_worse)
+        nt_buf_printf(out, "%sverdict %s -> %s: a worse verdict is a regression\n", ind,
+                      nt_verdict_string(s->a->verdict), nt_verdict_string(s->b->verdict));
+    for (size_t k = 0; k < s->npops; k++)
+        for (int m = 0; m < NT_M_COUNT; m++) {
+            const nt_dpfig_t *f = &s->pops[k].f[m];
+            if (!f->shifted)
+                continue;
+            nt_dpop_label(&s->pops[k], lab, sizeof(lab));
+            nt_buf_printf(out,
+                          "%swarning: population shift: %s %s %+.1f%% (median of %zu links, %zu "
+                          "moved with it beyond %g%%): the population moved as a whole, as on a "
+                          "busier machine; its links are judged against the shift, not "
+                          "regressions of their own",
+                          ind, lab, nt_metric_names[m], 100.0 * expm1(f->median), f->n, f->moved,
+                          s->opt->threshold_pct);
+            if (f->raised)
+                nt_buf_printf(out, "; %zu of them regressed: below the expected figure", f->raised);
+            if (f->warned)
+                nt_buf_printf(out, "; %zu of them pass -> warn", f->warned);
+            nt_buf_puts(out, "\n");
+        }
+    if (!s->npops)
+        return;
+    nt_buf_printf(out, "%snoise bands (a change counts beyond %g%% and beyond these):", ind,
+                  s->opt->threshold_pct);
+    for (size_t k = 0; k < s->npops; k++) {
+        int first = 1;
+        nt_dpop_label(&s->pops[k], lab, sizeof(lab));
+        for (int m = 0; m < NT_M_COUNT; m++) {
+            const nt_dpfig_t *f = &s->pops[k].f[m];
+            if (!f->n)
+                continue;
+            if (first)
+                nt_buf_printf(out, "%s%s", k ? "; " : " ", lab);
+            nt_buf_printf(out, "%s %s %.1f%% (%zu link%s%s%s)", first ? "" : ",", nt_metric_keys[m],
+                          nt_band_pct(m, f->band), f->n, f->n == 1 ? "" : "s",
+                          f->from == NT_NZ_POPULATION ? "" : ", ",
+                          f->from == NT_NZ_POPULATION ? ""
+                          : f->from == NT_NZ_RUN      ? "too few: the run's"
+                                                      : "too few: floor");
+            first = 0;
+        }
+    }
+    nt_buf_puts(out, "\n");
+}
+
 static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_buf_t *out)
 {
     int md = style == NT_TABLE_MD, color = !md && s->opt->color;
@@ -676,6 +1086,8 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                       "%s%zu vanished link%s were in the new run's plan, but the new run did not "
                       "complete (run.not_done): not judged, no regression\n",
                       md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
+    nt_diff_unplanned_note(s, md, out);
+    nt_diff_populations(s, md, out);
     for (int fixed = 0; fixed < 3; fixed++) {
         static const char *const what[3] = {
             "nodes newly failed: ", "nodes no longer failed: ", "nodes vanished: "};
@@ -740,6 +1152,43 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
     bad |= nt_json_add_num(root, "threshold_pct", s->opt->threshold_pct) != NT_OK;
     bad |= nt_json_add_bool(root, "regression", s->regressed) != NT_OK;
     bad |= nt_json_add_num(root, "planned_vanished_links", (double)s->planned_vanished) != NT_OK;
+    bad |= nt_json_add_bool(root, "verdict_worse", s->verdict_worse) != NT_OK;
+    {
+        cJSON *pops = nt_json_add_arr(root, "populations");
+        bad |= !pops;
+        for (size_t k = 0; pops && k < s->npops; k++)
+            for (int m = 0; m < NT_M_COUNT; m++) {
+                const nt_dpfig_t *f = &s->pops[k].f[m];
+                cJSON *o;
+                if (!f->n)
+                    continue;
+                o = cJSON_CreateObject();
+                if (!o || !cJSON_AddItemToArray(pops, o)) {
+                    cJSON_Delete(o);
+                    bad = 1;
+                    break;
+                }
+                bad |= nt_json_add_str(o, "kind", s->pops[k].kind) ||
+                       nt_json_add_str(o, "variant",
+                                       s->pops[k].variant[0] ? s->pops[k].variant : NULL) ||
+                       nt_json_add_str(o, "scope", s->pops[k].scope) ||
+                       nt_json_add_str(o, "figure", nt_metric_keys[m]) ||
+                       nt_json_add_num(o, "links", (double)f->n) ||
+                       nt_json_add_num(o, "median_change_pct", 100.0 * expm1(f->median)) ||
+                       nt_json_add_num(o, "noise_pct", nt_band_pct(m, f->band)) ||
+                       nt_json_add_str(o, "noise_from", nt_noise_from_names[f->from]) ||
+                       nt_json_add_bool(o, "shift", f->shifted) ||
+                       nt_json_add_num(o, "moved_with_shift", (double)f->moved) ||
+                       nt_json_add_num(o, "regressed_with_shift", (double)f->raised) ||
+                       nt_json_add_num(o, "warned_with_shift", (double)f->warned);
+            }
+    }
+    {
+        cJSON *np = nt_json_add_obj(root, "unplanned_vanished_links");
+        bad |= !np;
+        for (int r = NT_PLAN_MODE; np && r < NT_PLAN_COUNT; r++)
+            bad |= nt_json_add_num(np, nt_dplan_names[r], (double)s->vanished_by[r]) != NT_OK;
+    }
     for (int i = 0; i < 2; i++) {
         const cJSON *run = cJSON_GetObjectItemCaseSensitive(docs[i]->root, "run");
         sides[i] = nt_json_add_obj(root, i ? "new" : "old");
@@ -790,6 +1239,23 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
                nt_json_side(o, "new", d->n ? nt_dlink_side(d->n) : NULL) ||
                nt_json_add_num(o, "bw_change_pct", d->bw_pct) ||
                nt_json_add_num(o, "lat_change_pct", d->lat_pct);
+        for (int m = 0; d->pop >= 0 && m < NT_M_COUNT; m++) {
+            static const char *const nkey[NT_M_COUNT] = {"bw_noise_pct", "lat_noise_pct"};
+            static const char *const bkey[NT_M_COUNT] = {"bw_basis", "lat_basis"};
+            const char *basis = d->why[m] & NT_WHY_NOISE      ? "beyond_noise"
+                                : d->why[m] & NT_WHY_EXPECTED ? "shift_and_below_expected"
+                                : d->why[m] & NT_WHY_SHIFT    ? "moved_with_shift"
+                                                              : NULL;
+            if (!s->pops[d->pop].f[m].n || isnan(m == NT_M_BW ? d->bw_pct : d->lat_pct))
+                continue;
+            bad |= nt_json_add_num(o, nkey[m], nt_band_pct(m, d->band[m])) != NT_OK;
+            if (basis)
+                bad |= nt_json_add_str(o, bkey[m], basis) != NT_OK;
+        }
+        if (d->status == NT_D_VANISHED)
+            bad |= nt_json_add_bool(o, "in_new_plan", d->plan == NT_PLAN_YES) ||
+                   nt_json_add_str(o, "not_in_plan",
+                                   d->plan == NT_PLAN_YES ? NULL : nt_dplan_names[d->plan]);
     }
     checks = nt_json_add_arr(root, "checks");
     for (size_t i = 0; checks && i < s->nchecks; i++) {
@@ -873,6 +1339,9 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
     for (size_t i = 0; i < s.nnodes; i++)
         s.regressed |= s.nodes[i].fixed != 1;
     s.regressed |= s.lcount[NT_D_REGRESSED] || s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
+    /* A verdict that got worse is a regression whatever the figures. */
+    s.verdict_worse = s.b->verdict == NT_FAIL && s.a->verdict != NT_FAIL;
+    s.regressed |= s.verdict_worse;
     /* An incomplete NEW run may not have reached a planned pair: that is not judged. */
     s.regressed |= s.planned_vanished > 0 && s.b->completed;
     if (o->fail_on_vanished)
@@ -893,6 +1362,8 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
 out:
     nt_schedule_destroy(&s.plan);
     free(s.links);
+    free(s.ends);
+    free(s.pops);
     free(s.checks);
     free(s.nodes);
     return st;

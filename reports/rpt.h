@@ -164,14 +164,17 @@ typedef struct nt_diff_opts {
 } nt_diff_opts_t;
 
 /* nt_diff - compare two reports: links by id, checks by name+host+target, failed nodes by host.
- * Writes format ("text", "md", "json" or "csv") to out and sets *regressed when a link lost
- * more than threshold_pct of its bandwidth or gained that much latency and more than k sigma
- * of its population's changes (links of its kind and scope, from 5 links up; k = max(4,
- * 1 + sqrt(2 ln n))), a link, check
- * or node newly failed, a node of OLD is not in NEW, or a link vanished from NEW's own plan
- * (same run.mode, its probe in NEW's run.schedule, both ends nodes of NEW); with
- * fail_on_vanished any vanished link or check. NT_ERR_UNSUPPORTED for another format,
- * NT_ERR_NOMEM. */
+ * Writes format ("text", "md", "json" or "csv") to out and sets *regressed by the rule of
+ * docs/verdicts.md ("Comparing runs"): a link whose bandwidth fell, or latency rose, by more
+ * than threshold_pct (also from NEW's best sample where there are samples) and by more than
+ * the noise band of its population (kind, variant, scope: k = max(4, 1 + sqrt(2 ln n)) sigma
+ * from 5 links; below, the run's band, at least 15% bandwidth / 30% latency), counted from
+ * the population's shift where its median got worse beyond the threshold (3+ links; then a
+ * link that moved with it regresses only below its expected bandwidth); a link, check or
+ * node newly failed; a summary verdict that became fail; a node of OLD not in NEW; a link
+ * that vanished from NEW's own plan (same run.mode, its probe in NEW's run.schedule, both ends
+ * in NEW: hosts, ranks, devices; NEW's schedule pairs them); with fail_on_vanished any vanished
+ * link or check. NT_ERR_UNSUPPORTED for another format, NT_ERR_NOMEM. */
 nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt_diff_opts_t *o,
                     const char *format, nt_buf_t *out, int *regressed);
 

@@ -1572,10 +1572,167 @@ def diff_intra_node_plan():
     check(rc == 1 and d["planned_vanished_links"] == 1, "0-3 is planned: %d %s" % (rc, d["planned_vanished_links"]))
 
 
+TESTER = os.path.join(ROOT, "tests", "fixtures", "tester-found", "probe-report")
+
+
+def tester_fx(name):
+    return os.path.join(TESTER, name + ".report.json")
+
+
+@test
+def diff_vanished_ends_not_in_new_plan():
+    """OLD ran 2 ranks per node, NEW 1 (healthy-2fake-2rpn / -1rpn, the tester's runs): the
+    links of lr1 were never in NEW's plan (hosts present, ranks not): a note, not a regression.
+    The same link missing from a NEW that did run lr1 is one; so is an RDMA port NEW still lists,
+    and a port NEW's inventory no longer lists is a note."""
+    a, b = tester_fx("healthy-2fake-2rpn"), tester_fx("healthy-2fake-1rpn")
+    rc, d = diff_json(a, b)
+    gone = sorted(x["id"] for x in d["links"] if x["status"] == "vanished")
+    check(len(gone) == 6 and all("lr1" in x for x in gone), str(gone))
+    check(d["planned_vanished_links"] == 0 and d["unplanned_vanished_links"]["end"] == 6,
+          "%s %s" % (d["planned_vanished_links"], d["unplanned_vanished_links"]))
+    check(all(x["in_new_plan"] is False and x["not_in_plan"] == "end"
+              for x in d["links"] if x["status"] == "vanished"), "per-link plan")
+    r = diff(a, b)
+    check("note: 6 vanished links were not in the new run's plan, no regression of their own: "
+          "6 with an end (rank or device) the new run did not have: fake0/lr1, fake1/lr1" in r.stdout,
+          r.stdout)
+    check("were in the new run's plan" not in r.stdout, r.stdout)
+    # NEW ran lr1 (2 ranks per node) but lost one of its links: that one was in its plan.
+    n = load(a)
+    drop = "mpi:fake0/lr1->fake1/lr1"
+    n["links"] = [l for l in n["links"] if l["id"] != drop]
+    n["summary"]["counts"]["pass"] -= 1
+    rc, d = diff_json(a, dump(n, "2rpn-missing.json"))
+    check(rc == 1 and d["planned_vanished_links"] == 1, "%d %s" % (rc, d["planned_vanished_links"]))
+    # RDMA ends are devices: a port NEW lists is in its plan, one it does not list is not.
+    base = load(fx("gpu-rdma-pass.json"))
+    lid = next(l["id"] for l in base["links"] if l["kind"] == "rdma")
+    gone_l = next(l for l in base["links"] if l["id"] == lid)
+    host, dev = gone_l["src"]["host"], gone_l["src"]["device"]
+    n = copy.deepcopy(base)
+    n["links"] = [l for l in n["links"] if l["id"] != lid]
+    rc, d = diff_json(fx("gpu-rdma-pass.json"), dump(n, "rdma-missing.json"))
+    check(rc == 1 and d["planned_vanished_links"] == 1, "port listed: %d %s" % (rc, d["planned_vanished_links"]))
+    nic = dev.split(":")[0]
+    n["links"] = [l for l in n["links"] if not any(e["host"] == host and e["device"] == dev
+                                                    for e in (l["src"], l["dst"]))]
+    for x in n["nodes"]:
+        if x["hostname"] == host:
+            x["nics"] = [c for c in x["nics"] if c["name"] != nic]
+    rc, d = diff_json(fx("gpu-rdma-pass.json"), dump(n, "rdma-nic-gone.json"))
+    van = [x for x in d["links"] if x["status"] == "vanished"]
+    check(van and d["planned_vanished_links"] == 0 and d["unplanned_vanished_links"]["end"] == len(van),
+          "port gone: %s %s" % (d["planned_vanished_links"], d["unplanned_vanished_links"]))
+
+
+def scale_link(link, bw=1.0, lat=1.0):
+    """A link's figures and its samples scaled alike (a slower link is slower in every
+    iteration)."""
+    if link.get("peak_bw_GBps") is not None:
+        link["peak_bw_GBps"] *= bw
+    if link.get("small_msg_lat_us") is not None:
+        link["small_msg_lat_us"] *= lat
+    for smp in link.get("samples", []):
+        for key, f in (("bw_GBps", bw), ("lat_us", lat)):
+            for q in smp.get(key, {}):
+                smp[key][q] *= f
+
+
+@test
+def diff_tester_healthy_pairs():
+    """Two healthy runs of the same cluster are no regression (the tester's pairs: 2 fake nodes
+    1 s apart with 2-4 links of a kind, latency +15.8%; the 4-host namespace cluster, an intra
+    link 46.9 -> 42.9 GB/s whose NEW best iteration reached 46.75; 4 fake nodes --full whose
+    intra bandwidth moved -21% as a whole), in both directions; the regressions among them
+    still are: a link at half its bandwidth, twice its latency, a vanished node, a node newly
+    failed. A population too small for its own noise gets the 30% latency floor: +25% is noise,
+    +40% is not."""
+    pairs = [(tester_fx("healthy-2fake-a"), tester_fx("healthy-2fake-b")),
+             (tester_fx("healthy-ns4-a"), tester_fx("healthy-ns4-b")),
+             (tester_fx("healthy-2fake-2rpn"), tester_fx("healthy-2fake-1rpn")),
+             (fx("fake-full-4n-healthy-a.json"), fx("fake-full-4n-healthy-b.json"))]
+    for a, b in pairs:
+        for o, n in ((a, b), (b, a)):
+            if "1rpn" in o:
+                continue
+            r = diff(o, n)
+            check(r.returncode == 0 and r.stdout.startswith("nettune report --diff: no regression"),
+                  "%s -> %s: %s" % (os.path.basename(o), os.path.basename(n), r.stdout[:1500]))
+    r = diff(fx("fake-full-4n-healthy-a.json"), fx("fake-full-4n-healthy-b.json"))
+    check("warning: population shift: mpi intra bandwidth -21.1% (median of 8 links, 4 moved with it"
+          in r.stdout, r.stdout)
+    rc, d = diff_json(fx("fake-full-4n-healthy-a.json"), fx("fake-full-4n-healthy-b.json"))
+    sh = [p for p in d["populations"] if p["shift"]]
+    check(rc == 0 and {(p["scope"], p["figure"]) for p in sh} == {("intra", "bw"), ("intra", "lat")},
+          str(sh))
+    # The floors: 2 fake nodes, 2 latency links of a kind and scope.
+    a = tester_fx("healthy-2fake-a")
+    rc, d = diff_json(a, tester_fx("healthy-2fake-b"))
+    lat = [p for p in d["populations"] if p["figure"] == "lat"]
+    check(all(p["noise_from"] == "floor" and abs(p["noise_pct"] - 30) < 1e-9 for p in lat), str(lat))
+    base = load(tester_fx("healthy-2fake-b"))
+    lid = "mpi:fake0/lr1->fake1/lr1"
+    old_lat = next(l for l in load(a)["links"] if l["id"] == lid)["small_msg_lat_us"]
+    for f, want in ((1.25, 0), (1.4, 1)):
+        n = copy.deepcopy(base)
+        next(l for l in n["links"] if l["id"] == lid)["small_msg_lat_us"] = old_lat * f
+        rc, d = diff_json(a, dump(n, "2fake-lat.json"))
+        x = next(x for x in d["links"] if x["id"] == lid)
+        check(rc == want and x["status"] == ("regressed" if want else "unchanged"),
+              "latency x%s: rc %d %s" % (f, rc, x))
+    # Half the bandwidth, on the small population (floor) and on the namespace cluster (samples).
+    for old, new, lid in ((a, tester_fx("healthy-2fake-b"), "mpi:fake1/lr0->fake0/lr0"),
+                          (tester_fx("healthy-ns4-a"), tester_fx("healthy-ns4-b"), "mpi:h1/lr0->h3/lr0")):
+        n = load(new)
+        scale_link(next(l for l in n["links"] if l["id"] == lid), bw=0.5)
+        rc, d = diff_json(old, dump(n, "half.json"))
+        x = next(x for x in d["links"] if x["id"] == lid)
+        check(rc == 1 and x["status"] == "regressed" and x["bw_basis"] == "beyond_noise",
+              "half bandwidth: rc %d %s" % (rc, x))
+        r = diff(old, dump(n, "half.json"))
+        check("Regressed links" in r.stdout and "bw beyond noise" in r.stdout, r.stdout)
+    # Twice the latency on one namespace inter link; the whole population at twice: a shift.
+    ns_a, nb = tester_fx("healthy-ns4-a"), load(tester_fx("healthy-ns4-b"))
+    n = copy.deepcopy(nb)
+    scale_link(next(l for l in n["links"] if l["id"] == "mpi:h2/lr0->h3/lr0"), lat=2.0)
+    rc, d = diff_json(ns_a, dump(n, "ns-lat2.json"))
+    check(rc == 1 and d["counts"]["links"]["regressed"] == 1, "one link at twice its latency: %d" % rc)
+    n = copy.deepcopy(nb)
+    for l in n["links"]:
+        if l["scope"] == "inter":
+            scale_link(l, lat=2.0)
+    r = diff(ns_a, dump(n, "ns-lat2-all.json"))
+    check(r.returncode == 0 and "warning: population shift: mpi inter latency" in r.stdout, r.stdout[:1500])
+    scale_link(next(l for l in n["links"] if l["id"] == "mpi:h2/lr0->h3/lr0"), lat=2.0)
+    rc, d = diff_json(ns_a, dump(n, "ns-lat4-one.json"))
+    x = next(x for x in d["links"] if x["id"] == "mpi:h2/lr0->h3/lr0")
+    check(rc == 1 and x["status"] == "regressed" and d["counts"]["links"]["regressed"] == 1,
+          "4x on one link over a 2x shift: rc %d %s" % (rc, x))
+    # A vanished node; a node newly failed (verdict pass -> fail).
+    n = copy.deepcopy(nb)
+    n["nodes"] = [x for x in n["nodes"] if x["hostname"] != "h4"]
+    n["links"] = [l for l in n["links"] if "h4" not in (l["src"]["host"], l["dst"]["host"])]
+    rc, d = diff_json(ns_a, dump(n, "ns-no-h4.json"))
+    check(rc == 1 and [x["host"] for x in d["nodes"]["vanished"]] == ["h4"], str(d["nodes"]))
+    n = copy.deepcopy(nb)
+    n["summary"]["verdict"] = "fail"
+    n["summary"]["failed_nodes"] = [{"host": "h2", "reason": "nettune:mpi 1.0/2.9GB/s", "cause": "links"}]
+    for x in n["nodes"]:
+        if x["hostname"] == "h2":
+            x["verdict"] = "fail"
+    rc, d = diff_json(ns_a, dump(n, "ns-h2-failed.json"))
+    check(rc == 1 and [x["host"] for x in d["nodes"]["new_failed"]] == ["h2"] and d["verdict_worse"],
+          str(d["nodes"]))
+    check("verdict pass -> fail: a worse verdict is a regression" in diff(ns_a, dump(n, "ns-h2-failed.json")).stdout,
+          "verdict line")
+
+
 @test
 def diff_two_healthy_runs():
     """Two healthy runs of the same cluster with 5% noise link by link are no regression; a
-    link 40% down among them is; a population 30% down as a whole is; an unconfirmed link's
+    link 40% down among them is; a population 30% down as a whole is a population shift, and
+    a regression because its links fell below their expected figure; an unconfirmed link's
     figure is not compared."""
     a, b = os.path.join(WORK, "h-old.json"), os.path.join(WORK, "h-new.json")
     for seed, out in ((1, a), (2, b)):
@@ -1600,7 +1757,9 @@ def diff_two_healthy_runs():
     allslow = copy.deepcopy(nb)
     for i in inter:
         allslow["links"][i]["peak_bw_GBps"] *= 0.7
-    check(diff(a, dump(allslow, "h-allslow.json")).returncode == 1, "population 30% down")
+    r = diff(a, dump(allslow, "h-allslow.json"))
+    check(r.returncode == 1 and "warning: population shift: rdma.write inter bandwidth" in r.stdout
+          and "regressed: below the expected figure" in r.stdout, r.stdout[:1500])
 
 
 @test
