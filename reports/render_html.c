@@ -170,6 +170,26 @@ static void nt_html_more(nt_buf_t *out, size_t shown, size_t total, const char *
                       total - shown, what);
 }
 
+/* A list of strings under its heading (attrs: attributes of the h3), cut at --top. */
+static void nt_html_list(nt_buf_t *out, const nt_render_opts_t *o, const cJSON *arr,
+                         const char *attrs, const char *title, const char *what)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr), shown = nt_cut(o, n), i = 0;
+    const cJSON *it;
+    if (n == 0)
+        return;
+    nt_buf_printf(out, "<h3%s>%s (%zu)</h3>\n<ul>\n", attrs, title, n);
+    cJSON_ArrayForEach (it, arr) {
+        if (i++ >= shown)
+            break;
+        nt_buf_puts(out, "<li>");
+        nt_h(out, cJSON_IsString(it) ? it->valuestring : "");
+        nt_buf_puts(out, "</li>\n");
+    }
+    nt_buf_puts(out, "</ul>\n");
+    nt_html_more(out, shown, n, what);
+}
+
 static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out)
 {
     const cJSON *summary = cJSON_GetObjectItemCaseSensitive(doc->root, "summary");
@@ -262,36 +282,8 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
         nt_buf_puts(out, "</table>\n");
         nt_html_more(out, shown, nc, "checks");
     }
-    if (cJSON_GetArraySize(warn) > 0) {
-        size_t nw = (size_t)cJSON_GetArraySize(warn);
-        shown = nt_cut(o, nw);
-        i = 0;
-        nt_buf_printf(out, "<h3>Warnings (%zu)</h3>\n<ul>\n", nw);
-        cJSON_ArrayForEach (it, warn) {
-            if (i++ >= shown)
-                break;
-            nt_buf_puts(out, "<li>");
-            nt_h(out, cJSON_IsString(it) ? it->valuestring : "");
-            nt_buf_puts(out, "</li>\n");
-        }
-        nt_buf_puts(out, "</ul>\n");
-        nt_html_more(out, shown, nw, "warnings");
-    }
-    if (cJSON_GetArraySize(nj) > 0) {
-        size_t nn = (size_t)cJSON_GetArraySize(nj);
-        shown = nt_cut(o, nn);
-        i = 0;
-        nt_buf_printf(out, "<h3 id=\"not-judged\">Not judged (%zu)</h3>\n<ul>\n", nn);
-        cJSON_ArrayForEach (it, nj) {
-            if (i++ >= shown)
-                break;
-            nt_buf_puts(out, "<li>");
-            nt_h(out, cJSON_IsString(it) ? it->valuestring : "");
-            nt_buf_puts(out, "</li>\n");
-        }
-        nt_buf_puts(out, "</ul>\n");
-        nt_html_more(out, shown, nn, "not judged");
-    }
+    nt_html_list(out, o, warn, "", "Warnings", "warnings");
+    nt_html_list(out, o, nj, " id=\"not-judged\"", "Not judged", "not judged");
     nt_buf_puts(out, "</section>\n");
     free(li);
     free(ci);
