@@ -10,7 +10,7 @@
 # docs/fuzzing.md says how to run one target, reproduce a crash and keep its input.
 comma := ,
 FUZZ_SECONDS ?= 60
-FUZZ_SMOKE_SECONDS ?= 8
+FUZZ_SMOKE_SECONDS ?= 6
 NT_FUZZ_DIR := $(BUILD)/fuzz
 NT_FUZZ_CFLAGS := -g -O1 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra $(CPPFLAGS_NT) \
