@@ -363,6 +363,23 @@ static double fail_limit(int metric, double ratio, double factor)
                                      : fmax(NT_FAIL_TAIL * ratio, factor);
 }
 
+/* Of the nodes marked in w->susp, keeps those whose score, sent or received score is worse
+ * than limit; returns how many are left. */
+static size_t keep_beyond(work_t *w, int nnodes, int metric, double limit)
+{
+    size_t n = 0;
+    for (int i = 0; i < nnodes; i++) {
+        double m3[3] = {w->score[i], w->ss[i], w->sd[i]};
+        int cand = w->susp[i];
+        w->susp[i] = 0;
+        for (int k = 0; cand && k < 3; k++)
+            if (!isnan(m3[k]) && is_worse(metric, m3[k], limit))
+                w->susp[i] = 1;
+        n += (size_t)w->susp[i];
+    }
+    return n;
+}
+
 static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int nnodes,
                              const nt_peer_rules_t *p, nt_node_verdict_t *nodes)
 {
@@ -505,33 +522,14 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
         /* Suspects: the candidates beyond the widened limit, and fewer than half of the
          * scored nodes: the reference is the majority's, so when half of the nodes look slow
          * the population is noisy, not half broken. */
-        size_t nsusp = 0;
-        for (int i = 0; i < nnodes; i++) {
-            double m3[3] = {w->score[i], w->ss[i], w->sd[i]};
-            int cand = w->susp[i];
-            w->susp[i] = 0;
-            for (int k = 0; cand && k < 3; k++)
-                if (!isnan(m3[k]) && is_worse(metric, m3[k], factor * node_ref))
-                    w->susp[i] = 1;
-            nsusp += (size_t)w->susp[i];
-        }
+        size_t nsusp = keep_beyond(w, nnodes, metric, factor * node_ref);
         if (2 * nsusp >= nscored) {
             /* Half or more look slow: the population is noisy, unless fewer than half are
              * beyond the link-fault limit (two hosts at a tenth among 8: their partners' sent
              * or received scores dip 7-15% on a shared machine, which made 5 of 8 candidates
              * and hid both slow hosts). Those are the suspects then; the marginal rest is
              * noise. */
-            double severe = fail_limit(metric, ratio, factor);
-            nsusp = 0;
-            for (int i = 0; i < nnodes; i++) {
-                double m3[3] = {w->score[i], w->ss[i], w->sd[i]};
-                int cand = w->susp[i];
-                w->susp[i] = 0;
-                for (int k = 0; cand && k < 3; k++)
-                    if (!isnan(m3[k]) && is_worse(metric, m3[k], severe * node_ref))
-                        w->susp[i] = 1;
-                nsusp += (size_t)w->susp[i];
-            }
+            nsusp = keep_beyond(w, nnodes, metric, fail_limit(metric, ratio, factor) * node_ref);
             if (2 * nsusp >= nscored)
                 memset(w->susp, 0, (size_t)nnodes);
         }
