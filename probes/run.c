@@ -102,9 +102,7 @@ static nt_status_t nt_identify(nt_probe_t *p)
                            &p->nnodes, &machine);
     if (st == NT_OK)
         nt_probe_locate(p, p->rank, &p->my_node, &p->local_rank);
-    /* The machine's CPUs for the job, not this rank's binding (set once the live topology
-     * is known: nt_run_concurrency). */
-    p->cores_per_node = nt_machine_cpus(0);
+    /* p->cores_per_node: set by nt_run_concurrency, once the live topology is known. */
     /* Concurrency is judged per machine: its probe ranks (one kernel: one boot id) against
      * its cores; without a boot id, the launcher's shared-memory group. */
     p->host_ranks = machine > 0 ? machine : ls;
@@ -828,9 +826,10 @@ static nt_status_t nt_run_concurrency(nt_run_t *r)
 {
     nt_probe_t *p = &r->p;
     int mine, all = 1;
-    /* hwloc's allowed PUs of the live machine (its cgroup cpuset), not the rank's binding */
-    if (p->topo && strcmp(p->topo->source, "live") == 0)
-        p->cores_per_node = nt_machine_cpus(p->topo->npus);
+    /* The machine's CPUs for the job: hwloc's allowed PUs of the live machine (its cgroup
+     * cpuset; unknown with a --topology file), not this rank's binding. */
+    p->cores_per_node =
+        nt_machine_cpus(p->topo && strcmp(p->topo->source, "live") == 0 ? p->topo->npus : 0);
     mine = p->cores_per_node >= p->host_ranks;
     int *v = calloc((size_t)p->size, sizeof(int));
 

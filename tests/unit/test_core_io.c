@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tree_put.h"
+
 #include "nettune/report.h"
 #include "nettune/sysfs.h"
 
@@ -19,14 +21,7 @@ static char root[256];
 
 static void put(const char *rel, const char *text)
 {
-    char path[512], cmd[600];
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-    assert_int_equal(system(cmd), 0);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    tree_put(root, rel, text);
 }
 
 static int setup(void **state)

@@ -12,6 +12,7 @@
 
 #include "nettune/launcher.h"
 #include "nettune/sysfs.h"
+#include "tree_put.h"
 #include "params.h"
 #include "run.h"
 
@@ -316,17 +317,6 @@ static void test_sizes_and_options(void **state)
     assert_int_equal(a, NT_ACTION_HELP);
 }
 
-static void put(const char *root, const char *rel, const char *text)
-{
-    char path[512], cmd[600];
-    snprintf(path, sizeof(path), "%s%s", root, rel);
-    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-    assert_int_equal(system(cmd), 0);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* The machine's CPUs for the job, not one rank's binding: hwloc's allowed PUs (or the online
  * CPUs), bounded by the cgroup v2 quota of the process's cgroup and its parents. */
@@ -335,17 +325,17 @@ static void test_machine_cpus(void **state)
     char root[] = "/tmp/nt-cpus-XXXXXX";
     (void)state;
     assert_non_null(mkdtemp(root));
-    put(root, "/proc/self/cgroup", "0::/job/step\n");
-    put(root, "/sys/fs/cgroup/job/step/cpu.max", "max 100000\n");
+    tree_put(root, "/proc/self/cgroup", "0::/job/step\n");
+    tree_put(root, "/sys/fs/cgroup/job/step/cpu.max", "max 100000\n");
     nt_sysfs_set_root(root);
     assert_int_equal(nt_machine_cpus(64), 64); /* no quota anywhere */
-    put(root, "/sys/fs/cgroup/job/cpu.max", "150000 100000\n");
+    tree_put(root, "/sys/fs/cgroup/job/cpu.max", "150000 100000\n");
     assert_int_equal(nt_machine_cpus(64), 2); /* the parent's 1.5 CPUs, rounded up */
     assert_int_equal(nt_machine_cpus(1), 1);
-    put(root, "/proc/self/cgroup", "0::/\n"); /* a cgroup namespace: the root is the pod's */
-    put(root, "/sys/fs/cgroup/cpu.max", "400000 100000\n");
+    tree_put(root, "/proc/self/cgroup", "0::/\n"); /* a cgroup namespace: the root is the pod's */
+    tree_put(root, "/sys/fs/cgroup/cpu.max", "400000 100000\n");
     assert_int_equal(nt_machine_cpus(64), 4);
-    put(root, "/proc/self/cgroup", "4:memory:/x\n"); /* cgroup v1 only: no quota read */
+    tree_put(root, "/proc/self/cgroup", "4:memory:/x\n"); /* cgroup v1 only: no quota read */
     assert_int_equal(nt_machine_cpus(8), 8);
     assert_true(nt_machine_cpus(0) >= 1); /* unknown: the online CPUs */
     nt_sysfs_set_root(NULL);
