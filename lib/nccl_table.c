@@ -4,6 +4,7 @@
  * 2); v2.28.9-1 tuning.cc:499-539 (blocks of 3 algorithms: "Algorithm", "Protocol",
  * "Max NThreads" rows, then one row per function; 2 blocks before 2.23, 3 from 2.23). */
 #include "nettune/nccl_table.h"
+#include "nettune/nccllog.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -234,9 +235,9 @@ static void parse_line(parser_t *ps, const char *line)
     if (ps->done)
         return;
     if (strncmp(s, "NCCL version ", 13) == 0 && !ps->t->version) {
-        int maj, min, patch;
-        if (sscanf(s + 13, "%d.%d.%d", &maj, &min, &patch) == 3)
-            ps->t->version = maj * 10000 + min * 100 + patch;
+        int v = nt_nccllog_version_parse(s + 13); /* the one NCCL version parser */
+        if (v > 0)
+            ps->t->version = v;
         return;
     }
     if (starts_word(s, "Latency/AlgBw")) {

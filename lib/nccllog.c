@@ -279,9 +279,13 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
         if (code > 0) {
             g->version = code;
             const char *cu = strstr(v, "+cuda");
-            int cmaj, cmin;
-            if (cu && sscanf(cu + 5, "%d.%d", &cmaj, &cmin) == 2)
-                g->cuda_runtime = cmaj * 1000 + cmin * 10;
+            char *e = NULL;
+            long cmaj = cu ? strtol(cu + 5, &e, 10) : -1, cmin = -1;
+            if (cu && e != cu + 5 && *e == '.' && isdigit((unsigned char)e[1]))
+                cmin = strtol(e + 1, NULL, 10);
+            /* CUDA_VERSION numbering, X*1000 + Y*10; a part out of range is not a version */
+            if (cmaj > 0 && cmaj < 1000 && cmin >= 0 && cmin < 100)
+                g->cuda_runtime = (int)(cmaj * 1000 + cmin * 10);
             return 1;
         }
     }

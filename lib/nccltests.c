@@ -1,5 +1,6 @@
 /* The one nccl-tests output reader: see include/nettune/nccltests.h. */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +130,7 @@ int nt_ncclt_parse_device(const char *s, nt_ncclt_device_t *dev)
         return 0;
     char *end;
     long rank = strtol(p + 5, &end, 10);
-    if (end == p + 5 || rank < 0)
+    if (end == p + 5 || rank < 0 || rank > INT_MAX) /* nccl-tests numbers ranks with an int */
         return 0;
     const char *on = strstr(p, " on ");
     const char *dv = on ? strstr(on, " device ") : NULL;

@@ -122,7 +122,8 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
  * versions and collectives. Returns 1 and fills `row` (line left 0), 0 if it is not a row. */
 int nt_ncclt_parse_row(const char *s, nt_ncclt_row_t *row);
 
-/* nt_ncclt_parse_device - parses a "# Using devices" entry; 1 and `dev` filled, else 0. */
+/* nt_ncclt_parse_device - parses a "# Using devices" entry; 1 and `dev` filled, else 0 (also for
+ * a rank that is negative or beyond INT_MAX: nccl-tests numbers its ranks with an int). */
 int nt_ncclt_parse_device(const char *s, nt_ncclt_device_t *dev);
 
 /* nt_ncclt_busbw_factor - busbw / algbw as nccl-tests computes it for `coll` (nccl-tests name)

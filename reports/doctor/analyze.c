@@ -545,7 +545,7 @@ static void record_device(nt_doctor_t *d, const nt_ncclt_device_t *dev)
     long gh = nt_map_put(&d->hosts, dev->host, dev->host_len);
     fact_ev(d, d->host_ev, gh);
     set_rank_host(d, dev->rank, gh);
-    if (dev->rank + 1 > d->run_ranks)
+    if (dev->rank < NT_MAX_RANK && dev->rank + 1 > d->run_ranks) /* ranks beyond are not tracked */
         d->run_ranks = (int)dev->rank + 1;
 }
 

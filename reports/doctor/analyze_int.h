@@ -371,7 +371,9 @@ void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e);
 void nt_evlist_free(nt_evlist_t *l);
 
 /* The finding `key` of this diagnosis, created with the knowledge base's text and default
- * severity if it is not there yet; NULL if the knowledge base has no such key or out of memory. */
+ * severity if it is not there yet; NULL if the knowledge base has no such key or out of memory.
+ * The address stays valid for the life of `d` (room for every finding of the knowledge base is
+ * allocated at the first call), so a rule may hold one finding while it adds another. */
 nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key);
 
 /* operator.c: called by analyze.c for every line of an input before it is read as an NCCL log.

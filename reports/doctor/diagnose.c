@@ -75,14 +75,17 @@ nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key)
     const nt_kb_finding_t *k = nt_kb_finding(d->kb, key);
     if (!k)
         return NULL;
-    if (d->nfindings == d->cap_findings) {
-        size_t nc = d->cap_findings ? d->cap_findings * 2 : 8;
-        nt_finding_t *n = realloc(d->findings, nc * sizeof(*n));
-        if (!n)
+    /* Room for every finding the knowledge base has, allocated once: a key is added at most once
+     * (above), so the array never moves and a finding's address stays valid while the rules
+     * add others (diagnose_gdr links a cause found before it adds the effect). */
+    if (!d->findings) {
+        d->findings = calloc(d->kb->nfindings, sizeof(*d->findings));
+        if (!d->findings)
             return NULL;
-        d->findings = n;
-        d->cap_findings = nc;
+        d->cap_findings = d->kb->nfindings;
     }
+    if (d->nfindings >= d->cap_findings)
+        return NULL;
     nt_finding_t *f = &d->findings[d->nfindings++];
     memset(f, 0, sizeof(*f));
     f->kb = k;
@@ -403,17 +406,11 @@ static void path_detail(nt_doctor_t *d, nt_finding_t *f, const char *name, long 
         n ? "; the number means " : "", alts);
 }
 
-/* "2.18.5" within the tags "v2.18.1-1".."v2.28.9-1" (major.minor.patch compared). */
+/* "2.18.5" within the tags "v2.18.1-1".."v2.28.9-1" (NCCL_VERSION_CODE compared). */
 static int version_in(const char *v, const char *first, const char *last)
 {
-    int a[3] = {0}, b[3] = {0}, c[3] = {0};
-    if (!v || !first || !last || sscanf(v, "%d.%d.%d", &a[0], &a[1], &a[2]) < 2 ||
-        sscanf(first, "v%d.%d.%d", &b[0], &b[1], &b[2]) < 2 ||
-        sscanf(last, "v%d.%d.%d", &c[0], &c[1], &c[2]) < 2)
-        return 0;
-    long x = a[0] * 1000000L + a[1] * 1000L + a[2], lo = b[0] * 1000000L + b[1] * 1000L + b[2],
-         hi = c[0] * 1000000L + c[1] * 1000L + c[2];
-    return x >= lo && x <= hi;
+    long x = nt_kb_version_code(v), lo = nt_kb_version_code(first), hi = nt_kb_version_code(last);
+    return x >= 0 && lo >= 0 && hi >= 0 && x >= lo && x <= hi;
 }
 
 /* Findings straight from NCCL messages the knowledge base knows by their format string. */

@@ -135,6 +135,11 @@ typedef struct {
 /* The knowledge base's entry for Xid `xid`, or NULL. */
 const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid);
 
+/* nt_kb_version_code - an NCCL version as the knowledge base writes it ("v2.28.9-1", a tag) or
+ * as a log prints it ("2.28.9") -> NCCL_VERSION_CODE (22809) by nt_nccllog_version_parse (the
+ * one parser, lib/nccllog.c); -1 for NULL or anything that is not a version. */
+long nt_kb_version_code(const char *v);
+
 /* The path type name that `value` has in NCCL `version` ("2.28.9"), or NULL when the version is
  * unknown (NULL) or not covered, or the value is out of range. Versions between two releases
  * the table lists take the older release's names. */

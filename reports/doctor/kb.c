@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "nettune/nccllog.h"
 #include "nettune/report.h"
 #include "nettune/status.h"
 
@@ -190,34 +191,32 @@ oom:
     return -1;
 }
 
-/* "v2.28.9-1" or "2.28.9" -> 2*1000000 + 28*1000 + 9; -1 when it does not parse. */
-static long version_num(const char *v)
+/* "v2.28.9-1" (a tag) or "2.28.9" -> NCCL_VERSION_CODE (22809), by the one NCCL version parser
+ * (nt_nccllog_version_parse, lib/nccllog.c); -1 when it is not a version. */
+long nt_kb_version_code(const char *v)
 {
     if (!v)
         return -1;
     if (*v == 'v')
         v++;
-    long a = 0, b = 0, c = 0;
-    if (sscanf(v, "%ld.%ld.%ld", &a, &b, &c) < 2)
-        return -1;
-    return a * 1000000 + b * 1000 + c;
+    return nt_nccllog_version_parse(v);
 }
 
 const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value)
 {
-    long v = version_num(version);
+    long v = nt_kb_version_code(version);
     if (v < 0 || value < 0)
         return NULL;
     const nt_kb_pathtypes_t *best = NULL;
     for (size_t i = 0; i < kb->npaths; i++) {
         const nt_kb_pathtypes_t *p = &kb->paths[i];
-        long f = version_num(p->first);
-        if (f >= 0 && f <= v && (!best || f > version_num(best->first)))
+        long f = nt_kb_version_code(p->first);
+        if (f >= 0 && f <= v && (!best || f > nt_kb_version_code(best->first)))
             best = p;
     }
     /* older than the first release the table knows, or newer than the last by a minor version:
      * not covered (the numbering may have changed) */
-    if (!best || (best == &kb->paths[kb->npaths - 1] && v / 1000 > version_num(best->last) / 1000))
+    if (!best || (best == &kb->paths[kb->npaths - 1] && v / 100 > nt_kb_version_code(best->last) / 100))
         return NULL;
     if (value >= best->nnames)
         return NULL;

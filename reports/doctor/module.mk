@@ -1,4 +1,5 @@
-# nettune doctor: build/bin/nettune-doctor (libc, cJSON, libxml2 and zlib only), its tests and its fuzz target.
+# nettune doctor: build/bin/nettune-doctor (libc, cJSON, libxml2 and zlib only) and its tests
+# (its fuzz target, fuzz-doctor, is one line of tests/fuzz/module.mk, like every other).
 # The knowledge base reports/doctor/knowledge.json is embedded at build time as a C array
 # (generated with od, which every system has), so the binary needs no data file at run time;
 # --kb FILE replaces it.
@@ -22,12 +23,9 @@ LIBNT_LDLIBS += $(ZLIB_LIBS)
 $(OBJ)/lib/ncclxml.o: NT_CFLAGS += $(XML2_CFLAGS)
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
-FUZZ_SECONDS ?= 60
-DOCTOR_FUZZ_BIN := $(BUILD)/fuzz/fuzz-doctor
 
 ALL_TARGETS   += $(DOCTOR_BIN)
 TEST_TARGETS  += test-doctor
-FUZZ_TARGETS  += fuzz-doctor
 INSTALL_TARGETS += install-doctor
 
 # The knowledge base as a NUL-terminated byte array.
@@ -51,35 +49,10 @@ $(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(DOCTOR_LIBS)
 
-.PHONY: test-doctor fuzz-doctor install-doctor
+.PHONY: test-doctor install-doctor
 test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN) $(BIN)/nettune-report
 	@$(DOCTOR_TEST_BIN)
 	@DOCTOR=$(DOCTOR_BIN) BUILD=$(BUILD) tests/doctor/run-tests.sh
-ifeq ($(HAVE_CLANG),1)
-	@$(MAKE) --no-print-directory fuzz-doctor FUZZ_SECONDS=5
-endif
-
-# libFuzzer on the log reader and the analysis (every line of the input goes through them).
-$(DOCTOR_FUZZ_BIN): tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/$(DOCTOR_DIR)/kb_data.c
-	@mkdir -p $(dir $@)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE $(CJSON_CFLAGS) \
-	  -I$(DOCTOR_DIR) -Iinclude $(XML2_CFLAGS) -o $@ $(filter %.c,$^) $(DOCTOR_LIBS)
-
-ifeq ($(HAVE_CLANG),1)
-fuzz-doctor: $(DOCTOR_FUZZ_BIN)
-	@mkdir -p $(BUILD)/fuzz/doctor-corpus
-	@cp tests/fixtures/nccl-debug-logs/*.log tests/fixtures/nccl-tests-logs/*.log tests/fixtures/nvidia-smi-topo/* \
-	  tests/fixtures/ibv-devinfo/* tests/fixtures/nccl-topo-xml/* tests/doctor/data/*hand-built* \
-	  tests/doctor/fuzz-regressions/* $(BUILD)/fuzz/doctor-corpus/
-	@echo "fuzz-doctor: $(FUZZ_SECONDS) s of libFuzzer on the log reader (log: $(BUILD)/fuzz/doctor.log)"
-	@$(DOCTOR_FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
-	  -print_final_stats=1 $(BUILD)/fuzz/doctor-corpus > $(BUILD)/fuzz/doctor.log 2>&1 \
-	  || { tail -n 60 $(BUILD)/fuzz/doctor.log; echo "fuzz-doctor: FAILED"; exit 1; }
-	@grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' $(BUILD)/fuzz/doctor.log | sed 's/^/fuzz-doctor: /'
-else
-fuzz-doctor:
-	@echo "fuzz-doctor: clang is not installed: skipped"
-endif
 
 install-doctor: $(DOCTOR_BIN)
 	install -d $(DESTDIR)$(PREFIX)/share/nettune

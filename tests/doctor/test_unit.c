@@ -319,6 +319,47 @@ static void test_fmtmatch(const nt_kb_t *kb)
     CHECK(nt_kb_path_type(kb, NULL, 7) == NULL && nt_kb_path_type(kb, "2.17.1", 7) == NULL &&
               nt_kb_path_type(kb, "2.30.1", 7) == NULL && nt_kb_path_type(kb, "2.28.9", 40) == NULL,
           "unknown versions and values are not decoded");
+    /* the knowledge base's tags and a log's versions, by the one NCCL version parser */
+    CHECK(nt_kb_version_code("v2.28.9-1") == 22809 && nt_kb_version_code("2.18.5") == 21805,
+          "tag and log version");
+    CHECK(nt_kb_version_code(NULL) == -1 && nt_kb_version_code("v") == -1 &&
+              nt_kb_version_code("4.10000000000000000000000008.5") == -1 &&
+              nt_kb_version_code("9223372036854775807.1.1") == -1,
+          "overlong and absent versions are not versions");
+    t = nt_kb_path_type(kb, "4.10000000000000000000000008.5+cuda12.2", 7);
+    CHECK(t == NULL, "an overlong version decodes no path type: %s", t ? t : "NULL");
+}
+
+/* A finding added after another was looked up leaves the first where it was (diagnose_gdr
+ * links a cause found first to the effect it adds): the findings array never moves. */
+static void test_findings_stable(const nt_kb_t *kb)
+{
+    nt_doctor_t *d = nt_doctor_create(kb);
+    nt_finding_t *first = nt_finding_add(d, "gdr_disabled_distance");
+    CHECK(first != NULL, "a finding the knowledge base has");
+    size_t added = 0;
+    for (size_t i = 0; i < kb->nfindings; i++)
+        if (nt_finding_add(d, kb->findings[i].key))
+            added++;
+    CHECK(added == kb->nfindings && d->nfindings == kb->nfindings,
+          "every finding once: %zu added, %zu held, %zu known", added, d->nfindings, kb->nfindings);
+    CHECK(nt_finding_add(d, "gdr_disabled_distance") == first && first == &d->findings[0],
+          "the first finding is where it was after %zu more", d->nfindings - 1);
+    CHECK(nt_finding_add(d, "no_such_finding") == NULL, "a key the knowledge base lacks");
+    nt_doctor_destroy(d);
+}
+
+static void test_device_rank(void)
+{
+    nt_ncclt_device_t dev;
+    CHECK(nt_ncclt_parse_device("#  Rank  3 Group  0 Pid 1 on node01 device  0 [0x18] H100", &dev) == 1 &&
+              dev.rank == 3,
+          "a device line");
+    CHECK(nt_ncclt_parse_device("#  Rank 2147483648 Group  0 Pid 1 on node01 device  0 [0x18] H", &dev) ==
+                  0 &&
+              nt_ncclt_parse_device("#  Rank 9223372036854775807 Group 0 Pid 1 on n device 0 [0x1] H",
+                                    &dev) == 0,
+          "a rank beyond INT_MAX is not a device line");
 }
 
 int main(void)
@@ -335,6 +376,8 @@ int main(void)
     test_tables(kb);
     test_kb(kb);
     test_fmtmatch(kb);
+    test_findings_stable(kb);
+    test_device_rank();
     nt_kb_destroy(kb);
     printf("doctor unit tests: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -3,7 +3,9 @@
  * objects: GPUs and NICs by PCI class and vendor, their PCIe link attributes, NUMA nodes), then
  * written as report JSON and asked every GPU-NIC and GPU-GPU path, the nearest GPU of each NIC
  * and a few look-ups by name. Any crash, leak or UB in nettune's code is a bug. */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create (the fuzz build passes -D_GNU_SOURCE too) */
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

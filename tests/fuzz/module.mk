@@ -11,6 +11,11 @@
 comma := ,
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 6
+# libFuzzer's -seed: 0 draws one (make fuzz explores anew each time); the smoke run takes a fixed
+# one, so that a CI result is reproduced by running it again (a new crash there comes from a
+# change of the code, not from the draw). A crash found by make fuzz joins the corpus.
+FUZZ_SEED ?= 0
+FUZZ_SMOKE_SEED ?= 1
 NT_FUZZ_DIR := $(BUILD)/fuzz
 NT_FUZZ_CFLAGS := -g -O1 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra $(CPPFLAGS_NT) \
@@ -38,9 +43,9 @@ $(NT_FUZZ_DIR)/fuzz-$(1): $(patsubst %.c,$(NT_FUZZ_DIR)/obj/%.o,$(2)) $(NT_FUZZ_
 	    $(LIBNT_LDLIBS) $(4)
 .PHONY: fuzz-$(1) fuzz-smoke-$(1)
 fuzz-$(1): $(NT_FUZZ_DIR)/fuzz-$(1)
-	@tests/fuzz/run.sh $(1) $$< $(FUZZ_SECONDS) tests/fuzz/corpus/$(1) $(3)
+	@FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run.sh $(1) $$< $(FUZZ_SECONDS) tests/fuzz/corpus/$(1) $(3)
 fuzz-smoke-$(1): $(NT_FUZZ_DIR)/fuzz-$(1)
-	@tests/fuzz/run.sh $(1) $$< $(FUZZ_SMOKE_SECONDS) tests/fuzz/corpus/$(1) $(3)
+	@FUZZ_SEED=$(FUZZ_SMOKE_SEED) tests/fuzz/run.sh $(1) $$< $(FUZZ_SMOKE_SECONDS) tests/fuzz/corpus/$(1) $(3)
 endef
 
 ifeq ($(HAVE_CLANG),1)
@@ -52,10 +57,15 @@ $(eval $(call NT_FUZZ_TARGET,nccl,tests/fuzz/fuzz_nccl.c,tests/fixtures/nccl-deb
 # hwloc parses XML in a plugin it unloads again (hwloc_xml_libxml.so): libxml2 linked in stays
 # loaded, so leaks inside it keep their names for tests/fuzz/lsan.supp.
 $(eval $(call NT_FUZZ_TARGET,topo,tests/fuzz/fuzz_topo.c,tests/fixtures/hwloc-xml,-Wl$(comma)--no-as-needed -l:libxml2.so.2))
+# The doctor: its sources outside libnettune (reports/doctor/*.c, the NCCL XML reader, the
+# embedded knowledge base), seeded with every kind of input it reads.
+$(NT_FUZZ_DIR)/obj/lib/ncclxml.o: NT_FUZZ_CFLAGS += $(XML2_CFLAGS)
+$(NT_FUZZ_DIR)/obj/tests/doctor/fuzz_doctor.o: NT_FUZZ_CFLAGS += -I$(DOCTOR_DIR)
+$(eval $(call NT_FUZZ_TARGET,doctor,tests/doctor/fuzz_doctor.c $(filter-out lib/%,$(DOCTOR_SRCS)) lib/ncclxml.c $(OBJ)/reports/doctor/kb_data.c,tests/fixtures/nccl-debug-logs tests/fixtures/nccl-tests-logs tests/fixtures/nvidia-smi-topo tests/fixtures/ibv-devinfo tests/fixtures/nccl-topo-xml tests/doctor/data,$(XML2_LIBS)))
 endif
 
 # The CI smoke run: every target here for FUZZ_SMOKE_SECONDS after replaying its corpus (the
-# doctor's and the plugin's run in their own suites, 5 s each).
+# plugin's runs in its own suite, from its own Makefile, since the plugin builds alone).
 TEST_TARGETS += test-fuzz
 .PHONY: test-fuzz
 ifeq ($(HAVE_CLANG),1)

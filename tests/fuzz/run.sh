@@ -2,7 +2,8 @@
 # One libFuzzer run of a target (tests/fuzz/module.mk): replay the regression inputs, then fuzz
 # for SECONDS from them and the seeds, and print the figures. A crash fails the run; its input
 # is saved under build/fuzz/ (docs/fuzzing.md: fix it, then keep the input in the corpus).
-# Usage: tests/fuzz/run.sh NAME BINARY SECONDS CORPUS_DIR [SEED...]
+# Usage: [FUZZ_SEED=N] tests/fuzz/run.sh NAME BINARY SECONDS CORPUS_DIR [SEED_DIR...]
+# FUZZ_SEED is libFuzzer's -seed (0 or unset: it draws one and prints it as "Seed: N").
 set -u
 name=$1 bin=$2 secs=$3 corpus=$4; shift 4
 dir=$(dirname "$bin")
@@ -19,12 +20,13 @@ if ls "$corpus"/* >/dev/null 2>&1; then
 fi
 # libFuzzer writes new inputs into the first directory (the work corpus under build/).
 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
-  -print_final_stats=1 -artifact_prefix="$dir/$name-" "$work" $([ -d "$corpus" ] && echo "$corpus") \
+  -seed="${FUZZ_SEED:-0}" -print_final_stats=1 -artifact_prefix="$dir/$name-" "$work" $([ -d "$corpus" ] && echo "$corpus") \
   "$@" > "$log" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
   tail -n 60 "$log"
-  echo "fuzz-$name: FAILED (exit $rc): the input is in $dir/$name-*; fix the bug, then keep it as $corpus/<what-it-was>"
+  seed=$(sed -n 's/^INFO: Seed: //p' "$log" | head -n 1)
+  echo "fuzz-$name: FAILED (exit $rc, -seed=$seed): the input is in $dir/$name-*; fix the bug, then keep it as $corpus/<what-it-was>"
   exit 1
 fi
 # The last figures are the run's (a child process that crashed may have printed its own).
