@@ -3,6 +3,7 @@
  * search against a synthetic measurement function with a known optimum and noise, and the one
  * tuning-format definition against reports/schema/tuning.schema.json.
  * Run from the repository root (make test-tune does). */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,6 +160,38 @@ static void test_nccltests_json(void **state)
     unsigned long bad;
     assert_int_equal(nt_tune_busbw_recheck(t, &rel, &bad), 2);
     assert_int_equal(bad, 0);
+    cJSON_Delete(j);
+    nt_ncclt_reader_destroy(r);
+}
+
+/* Numbers beyond what nccl-tests writes (an int rank, size_t size and count, an nwrong count)
+ * are not converted (UB in C, flagged by UBSan): the device and the row are skipped, the count
+ * saturates. Before the fix the rank-1e300 device was counted as a host, the 1e300-byte row kept,
+ * and nwrong read as LONG_MIN (N/A). */
+static void test_nccltests_json_out_of_range(void **state)
+{
+    (void)state;
+    const char *doc =
+        "{\"devices\":[{\"rank\":0,\"hostname\":\"a\"},{\"rank\":1e300,\"hostname\":\"b\"},"
+        "{\"rank\":3e9,\"hostname\":\"c\"}],"
+        "\"results\":[{\"size\":1e300,\"count\":8,\"type\":\"float\",\"redop\":\"sum\","
+        "\"out_of_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1,\"nwrong\":0}},"
+        "{\"size\":1024,\"count\":1e20,\"out_of_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1}},"
+        "{\"size\":1024,\"count\":256,\"type\":\"float\",\"redop\":\"sum\","
+        "\"out_of_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1,\"nwrong\":1e300},"
+        "\"in_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1,\"nwrong\":-1e300}}]}";
+    cJSON *j = cJSON_Parse(doc);
+    assert_non_null(j);
+    nt_ncclt_reader_t *r = nt_ncclt_reader_create();
+    assert_int_equal(nt_ncclt_reader_add_json(r, j, 0), 1);
+    const nt_ncclt_table_t *t = nt_ncclt_reader_table(r, 0);
+    assert_non_null(t);
+    assert_int_equal(t->nhosts, 1);
+    assert_int_equal(t->nranks, 1);
+    assert_int_equal(t->nrows, 1);
+    assert_true(t->rows[0].bytes == 1024 && t->rows[0].count == 256);
+    assert_true(t->rows[0].wrong[0] == LONG_MAX);
+    assert_true(t->rows[0].wrong[1] == -1);
     cJSON_Delete(j);
     nt_ncclt_reader_destroy(r);
 }
@@ -674,12 +707,19 @@ static void test_schema_keys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_replay_fixtures), cmocka_unit_test(test_alltoall_sendrecv_no_rules),
-        cmocka_unit_test(test_nccltests_json),  cmocka_unit_test(test_nccltests_rows),
-        cmocka_unit_test(test_anomaly_sweep),   cmocka_unit_test(test_anomaly_compare_env),
-        cmocka_unit_test(test_nccllog),         cmocka_unit_test(test_nccllog_fixture_214),
-        cmocka_unit_test(test_labels),          cmocka_unit_test(test_search_synthetic),
-        cmocka_unit_test(test_objectives),      cmocka_unit_test(test_envelope_tuning_lines),
+        cmocka_unit_test(test_replay_fixtures),
+        cmocka_unit_test(test_alltoall_sendrecv_no_rules),
+        cmocka_unit_test(test_nccltests_json),
+        cmocka_unit_test(test_nccltests_json_out_of_range),
+        cmocka_unit_test(test_nccltests_rows),
+        cmocka_unit_test(test_anomaly_sweep),
+        cmocka_unit_test(test_anomaly_compare_env),
+        cmocka_unit_test(test_nccllog),
+        cmocka_unit_test(test_nccllog_fixture_214),
+        cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_search_synthetic),
+        cmocka_unit_test(test_objectives),
+        cmocka_unit_test(test_envelope_tuning_lines),
         cmocka_unit_test(test_schema_keys),
     };
     return cmocka_run_group_tests_name("nettune tune", tests, NULL, NULL);
