@@ -196,6 +196,42 @@ static void test_nccltests_json_out_of_range(void **state)
     nt_ncclt_reader_destroy(r);
 }
 
+/* The report's PCIe width is any JSON number: one far beyond a real link (1e300, -1e300) clamps
+ * the channels inferred from it (1..16, then doubled at half speed) instead of converting an
+ * out-of-range double to int (UB; INT_MIN on x86, so 2 channels instead of 32 before the fix). */
+static void test_report_pcie_width_out_of_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *width;
+        int nch;
+    } cases[] = {{"16", 1}, {"1e300", 32}, {"-1e300", 1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char doc[512];
+        snprintf(doc, sizeof(doc),
+                 "{\"schema\":\"nettune.report/1\",\"nodes\":[{\"hostname\":\"a\",\"gpus\":"
+                 "[{\"name\":\"Some GPU\",\"pcie\":{\"gen\":4,\"width\":%s}}]}]}",
+                 cases[i].width);
+        static nt_tune_t t;
+        memset(&t, 0, sizeof(t));
+        cJSON *root = cJSON_Parse(doc);
+        assert_non_null(root);
+        assert_int_equal(nt_rdoc_from_json(root, "mem.json", &t.report), NT_OK);
+        t.have_report = 1;
+        t.target_version = 22809;
+        t.version_label = NT_FACT_MEASURED;
+        t.cpu_vendor = -1;
+        t.sm = 90;
+        nt_tune_shape_t sh = {1, 8, 8};
+        nt_model_input_t in;
+        assert_int_equal(nt_tune_model_input(&t, &sh, &in, NULL, 0), NT_OK);
+        if (in.comm_nchannels != cases[i].nch)
+            fail_msg("width %s: %d channels, expected %d", cases[i].width, in.comm_nchannels,
+                     cases[i].nch);
+        nt_rdoc_close(&t.report);
+    }
+}
+
 static void test_nccltests_rows(void **state)
 {
     (void)state;
@@ -711,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_alltoall_sendrecv_no_rules),
         cmocka_unit_test(test_nccltests_json),
         cmocka_unit_test(test_nccltests_json_out_of_range),
+        cmocka_unit_test(test_report_pcie_width_out_of_range),
         cmocka_unit_test(test_nccltests_rows),
         cmocka_unit_test(test_anomaly_sweep),
         cmocka_unit_test(test_anomaly_compare_env),
