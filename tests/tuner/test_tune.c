@@ -722,6 +722,53 @@ static void test_envelope_tuning_lines(void **state)
     free(t.summary);
 }
 
+/* A TUNING line's algorithm or protocol index beyond an int ("Algo 4294967297", as NCCL
+ * 2.20-2.23 print indices) is no index: atoi of it is UB, and glibc's truncation read it as 1
+ * (RING) and the protocol 4294967298 as 2 (SIMPLE), a "measured" choice the log never showed. */
+static void test_tuning_line_index_range(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/nt-tune-idx-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, "# nThread 1 nGpus 1 minBytes 8388608 maxBytes 8388608 step: 2(factor) warmup "
+                "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+    for (int r = 0; r < 16; r++)
+        fprintf(fp,
+                "#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x18] NVIDIA H100 80GB HBM3\n",
+                r, 100 + r, r / 8 + 1, r % 8);
+    fprintf(fp, "#       size         count      type   redop    root     time   algbw   busbw "
+                "#wrong     time   algbw   busbw #wrong\n");
+    fprintf(fp, "node01:100:100 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo 4294967297 proto "
+                "4294967298 channel{Lo..Hi}={0..15}\n");
+    fprintf(fp,
+            "     8388608       2097152     float     sum      -1    120.0   69.91  131.07      0"
+            "    120.0   69.91  131.07      0\n# Avg bus bandwidth    : 100.0\n");
+    fclose(fp);
+    static nt_tune_t t;
+    char err[512];
+    memset(&t, 0, sizeof(t));
+    assert_int_equal(nt_tune_source_read(&t.sources[0], path, err, sizeof(err)), NT_OK);
+    t.nsources = 1;
+    t.target_version = 22809;
+    t.cpu_vendor = -1;
+    t.min_bytes = 8388608;
+    t.max_bytes = 8388608;
+    t.colls[NT_COLL_ALLREDUCE] = 1;
+    t.shapes[0] = (nt_tune_shape_t){2, 8, 16};
+    t.nshapes = 1;
+    assert_int_equal(nt_tune_replay(&t), NT_OK);
+    assert_int_equal(t.npoints, 1);
+    assert_int_not_equal(t.points[0].how, NT_RAN_MEASURED);
+    unlink(path);
+    nt_tune_source_free(&t.sources[0]);
+    for (size_t k = 0; k < t.nfindings; k++)
+        free(t.findings[k].text);
+    free(t.findings);
+    free(t.points);
+}
+
 /* ---- one definition of the rule format ---- */
 
 static void test_schema_keys(void **state)
@@ -757,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_search_synthetic),
         cmocka_unit_test(test_objectives),
         cmocka_unit_test(test_envelope_tuning_lines),
+        cmocka_unit_test(test_tuning_line_index_range),
         cmocka_unit_test(test_schema_keys),
     };
     return cmocka_run_group_tests_name("nettune tune", tests, NULL, NULL);
