@@ -1,6 +1,7 @@
 /* nettune-tune-measure (issue 10; tuner/measure/measure.h, docs/tuner-measure.md): times the
  * plan's candidates through NCCL and writes nettune.measured/1 for nettune tune --measured. */
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,7 +380,9 @@ int main(int argc, char **argv)
     char *end;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         double v = optarg ? strtod(optarg, &end) : 0;
-        int num_ok = optarg && end != optarg && !*end && v >= 0;
+        /* at most INT_MAX: the counts below are ints and a cast of a double beyond one (1e300,
+         * inf) is UB; seconds that large are no limit either */
+        int num_ok = optarg && end != optarg && !*end && v >= 0 && v <= INT_MAX;
         switch (c) {
         case O_PLAN:
             a.plan_path = optarg;
@@ -389,7 +392,7 @@ int main(int argc, char **argv)
             continue;
         case O_MINB:
         case O_MAXB:
-            if (!num_ok || v < 1) {
+            if (!(optarg && end != optarg && !*end && v >= 1 && v < 0x1p64)) {
                 fprintf(stderr, "nettune-tune-measure: --%s '%s': give a byte count >= 1\n",
                         c == O_MINB ? "min-bytes" : "max-bytes", optarg);
                 return NT_EXIT_USAGE;
@@ -426,8 +429,9 @@ int main(int argc, char **argv)
             if (!num_ok) {
                 for (const struct option *q = opts; q->name; q++)
                     if (q->val == c)
-                        fprintf(stderr, "nettune-tune-measure: --%s '%s': give a number >= 0\n",
-                                q->name, optarg);
+                        fprintf(stderr,
+                                "nettune-tune-measure: --%s '%s': give a number from 0 to %d\n",
+                                q->name, optarg, INT_MAX);
                 return NT_EXIT_USAGE;
             }
             if (c == O_LOCAL)
