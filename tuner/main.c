@@ -218,7 +218,8 @@ static void default_shapes(nt_tune_t *t)
                 if (t->report.nodes[i].ngpus > gpus)
                     gpus = t->report.nodes[i].ngpus;
             }
-        if (nodes > 0 && gpus > 0) {
+        /* nodes x GPUs in long long: an int product of two large counts overflows */
+        if (nodes > 0 && gpus > 0 && (long long)nodes * gpus <= NT_MODEL_MAX_RANKS) {
             nt_tune_shape_t all = {nodes, gpus, nodes * gpus};
             t->shapes[t->nshapes++] = all;
             if (nodes > 1 && gpus > 1) {

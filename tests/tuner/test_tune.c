@@ -435,6 +435,29 @@ static void test_nccllog(void **state)
     nt_nccllog_cleanup(&g);
     assert_int_equal(nt_nccllog_version_parse("2.14.3-1"), 21403);
     assert_int_equal(nt_nccllog_version_parse("x"), -1);
+    /* a number beyond an int is no fact: %d sscanf of it was UB, and glibc truncated
+     * "nRanks 4294967298" to 2 and "nChannels 4294967312" to 16 */
+    nt_nccllog_init(&g);
+    feed(&g,
+         "node01:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 4294967298 nNodes 1 localRanks 2 "
+         "localRank 0 MNNVL 0",
+         1);
+    feed(&g,
+         "node01:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 4294967312, bw 20.000000/"
+         "20.000000, type NVL/PIX, sameChannels 1",
+         2);
+    assert_int_equal(g.nranks, -1);
+    assert_false(g.graph[NT_NCCLLOG_RING].present);
+    feed(&g, "node01:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0",
+         3);
+    feed(&g,
+         "node01:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 20.000000/20.000000, "
+         "type NVL/PIX, sameChannels 99999999999",
+         4);
+    assert_true(g.nranks == 16 && g.nnodes == 2 && g.local_ranks == 8);
+    assert_true(g.graph[NT_NCCLLOG_RING].present && g.graph[NT_NCCLLOG_RING].nchannels == 16);
+    assert_int_equal(g.graph[NT_NCCLLOG_RING].same_channels, 0);
+    nt_nccllog_cleanup(&g);
 }
 
 /* The 2.14 fixture's graph lines: ring, tree, then a pattern-3 CollNet chain graph. */
