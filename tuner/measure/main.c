@@ -1,5 +1,6 @@
 /* nettune-tune-measure (issue 10; tuner/measure/measure.h, docs/tuner-measure.md): times the
  * plan's candidates through NCCL and writes nettune.measured/1 for nettune tune --measured. */
+#include <ctype.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -524,8 +525,15 @@ int main(int argc, char **argv)
             l = nt_launcher_local_create();
         } else {
             addr = getenv("NETTUNE_MEASURE_ADDR");
-            int port = 0;
-            if (!addr || sscanf(addr, "%255[^:]:%d", host, &port) != 2) {
+            /* host:port, the port a decimal in 1..65535 (%d sscanf of a longer one is UB: glibc
+             * read "host:4294972296" as port 5000) */
+            const char *colon = addr ? strrchr(addr, ':') : NULL;
+            char *pend = NULL;
+            long port =
+                colon && isdigit((unsigned char)colon[1]) ? strtol(colon + 1, &pend, 10) : 0;
+            if (colon && colon > addr && (size_t)(colon - addr) < sizeof(host))
+                snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+            if (!host[0] || !pend || *pend || port < 1 || port > 65535) {
                 fprintf(stderr,
                         "nettune-tune-measure: rank %d of %d: set NETTUNE_MEASURE_ADDR="
                         "host:port to rank 0's host and a free port\n",
@@ -533,7 +541,8 @@ int main(int argc, char **argv)
                 nt_measure_plan_free(&plan);
                 return NT_EXIT_USAGE;
             }
-            l = nt_launcher_tcp_create(rank, size, host, port, -1, a.o.timeout_s, err, sizeof(err));
+            l = nt_launcher_tcp_create(rank, size, host, (int)port, -1, a.o.timeout_s, err,
+                                       sizeof(err));
             if (!l)
                 fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
         }
