@@ -5,6 +5,7 @@
  * with the partial file ("completed": false) written. Only main() picks the exit code. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ static int parse_size(const char *s, unsigned long long *v)
         mul = 1ull << 30;
     if (mul > 1)
         end++;
-    if (*end)
+    if (*end || x > ULLONG_MAX / mul) /* "17179869185G" wrapped to 1 GiB */
         return -1;
     *v = x * mul;
     return 0;
