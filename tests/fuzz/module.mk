@@ -10,7 +10,7 @@
 # docs/fuzzing.md says how to run one target, reproduce a crash and keep its input.
 comma := ,
 FUZZ_SECONDS ?= 60
-FUZZ_SMOKE_SECONDS ?= 6
+FUZZ_SMOKE_SECONDS ?= 5
 # libFuzzer's -seed: 0 draws one (make fuzz explores anew each time); the smoke run takes a fixed
 # one, so that a CI result is reproduced by running it again (a new crash there comes from a
 # change of the code, not from the draw). A crash found by make fuzz joins the corpus.
