@@ -40,7 +40,9 @@ static nt_status_t wait_fd(int fd, short ev, double deadline)
         if (left <= 0)
             return NT_ERR_TIMEOUT;
         struct pollfd p = {fd, ev, 0};
-        int r = poll(&p, 1, (int)(left * 1000) + 1);
+        /* a wait of at most a day at a time (the loop waits again): a cast of left * 1000
+         * beyond an int (a --timeout of a month) is UB */
+        int r = poll(&p, 1, left > 86400 ? 86400000 : (int)(left * 1000) + 1);
         if (r > 0)
             return (p.revents & (POLLERR | POLLNVAL)) ? NT_ERR_PEER : NT_OK;
         if (r < 0 && errno != EINTR)

@@ -1,5 +1,7 @@
 /* The one reader of an NCCL debug log's tuning facts: see include/nettune/nccllog.h. */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +104,32 @@ static int feed_env(nt_nccllog_t *g, const char *m, unsigned long line)
     return 1;
 }
 
+/* "KEY N" at *p, blanks before either allowed: 1, *v and *p past N when N is a decimal in
+ * 0..INT_MAX; else 0. (sscanf's %d of a longer number is undefined behaviour: glibc truncated
+ * "nRanks 4294967298" to 2.) */
+static int key_int(const char **p, const char *key, int *v)
+{
+    const char *s = *p;
+    while (*s == ' ')
+        s++;
+    size_t n = strlen(key);
+    if (strncmp(s, key, n) != 0)
+        return 0;
+    s += n;
+    while (*s == ' ')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (errno || x > INT_MAX)
+        return 0;
+    *v = (int)x;
+    *p = end;
+    return 1;
+}
+
 static void copy_word(char *dst, size_t cap, const char *s)
 {
     size_t n = 0;
@@ -122,9 +150,9 @@ static int feed_graph(nt_nccllog_t *g, const nt_logline_t *l, unsigned long line
     if (!bw)
         bw = strstr(m, ", speed ");
     const char *ty = strstr(m, ", type ");
-    if (sscanf(m, "Pattern %d, crossNic %d, nChannels %d", &gr.pattern, &gr.cross_nic,
-               &gr.nchannels) != 3 ||
-        !bw || !ty)
+    const char *q = m;
+    if (!key_int(&q, "Pattern", &gr.pattern) || !key_int(&q, ", crossNic", &gr.cross_nic) ||
+        !key_int(&q, ", nChannels", &gr.nchannels) || !bw || !ty)
         return 0;
     bw = strchr(bw + 2, ' ');
     if (!bw || sscanf(bw, " %lf/%lf", &gr.bw_intra_GBps, &gr.bw_inter_GBps) != 2)
@@ -139,7 +167,8 @@ static int feed_graph(nt_nccllog_t *g, const nt_logline_t *l, unsigned long line
     gr.type_intra[n] = '\0';
     copy_word(gr.type_inter, sizeof(gr.type_inter), slash + 1);
     const char *sc = strstr(m, "sameChannels ");
-    gr.same_channels = sc ? atoi(sc + 13) : 0;
+    if (!sc || !key_int(&sc, "sameChannels", &gr.same_channels))
+        gr.same_channels = 0;
     gr.present = 1;
     gr.line = line;
 
@@ -296,8 +325,8 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
     if (strncmp(m, "comm ", 5) == 0 && strstr(m, " nRanks ")) {
         int r, nr, nn, lr;
         const char *q = strstr(m, " rank ");
-        if (g->nranks < 0 && q &&
-            sscanf(q, " rank %d nRanks %d nNodes %d localRanks %d", &r, &nr, &nn, &lr) == 4) {
+        if (g->nranks < 0 && q && key_int(&q, "rank", &r) && key_int(&q, "nRanks", &nr) &&
+            key_int(&q, "nNodes", &nn) && key_int(&q, "localRanks", &lr)) {
             g->nranks = nr;
             g->nnodes = nn;
             g->local_ranks = lr;

@@ -472,7 +472,7 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
     cJSON_ArrayForEach (d, devs) {
         const char *h = jstr(d, "hostname");
         double rank = jnum(d, "rank", -1);
-        if (!h || rank < 0)
+        if (!h || !(rank >= 0 && rank <= INT_MAX)) /* nccl-tests numbers ranks with an int */
             continue;
         add_host(r, h, strlen(h));
         if ((int)rank + 1 > r->ranks && rank < 1 << 24)
@@ -490,7 +490,8 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
         nt_ncclt_row_t row;
         memset(&row, 0, sizeof(row));
         double size = jnum(res, "size", -1), count = jnum(res, "count", -1);
-        if (size < 0 || count < 0)
+        /* size_t in nccl-tests: a number beyond 2^64 is no size (and no conversion) */
+        if (!(size >= 0 && size < 0x1p64) || !(count >= 0 && count < 0x1p64))
             continue;
         row.bytes = (unsigned long long)size;
         row.count = (unsigned long long)count;
@@ -511,7 +512,8 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
             row.time_us[h] = tm;
             row.algbw_GBps[h] = jnum(o, "alg_bw", NAN);
             row.busbw_GBps[h] = jnum(o, "bus_bw", NAN);
-            row.wrong[h] = (long)jnum(o, "nwrong", -1);
+            double w = jnum(o, "nwrong", -1); /* a count: beyond LONG_MAX it stays LONG_MAX */
+            row.wrong[h] = w < 0 ? -1 : w >= 0x1p63 ? LONG_MAX : (long)w;
             have |= 1 << h;
         }
         if (!(have & 1)) { /* trace replay writes in-place only: mirror it */

@@ -1,5 +1,6 @@
 /* JSON helpers and report building blocks on cJSON. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -105,6 +106,19 @@ double nt_json_get_num(const cJSON *obj, const char *key, double dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+int nt_json_get_int(const cJSON *obj, const char *key, int dflt)
+{
+    double d = nt_json_get_num(obj, key, NAN);
+    /* INT_MIN - 1 < d < INT_MAX + 1: exactly the doubles whose truncation is an int */
+    return d > (double)INT_MIN - 1 && d < (double)INT_MAX + 1 ? (int)d : dflt;
+}
+
+unsigned long long nt_json_get_u64(const cJSON *obj, const char *key, unsigned long long dflt)
+{
+    double d = nt_json_get_num(obj, key, NAN);
+    return d > -1 && d < 0x1p64 ? (unsigned long long)d : dflt;
 }
 
 const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt)

@@ -2,6 +2,7 @@
  * lib/thresholds.c. One nt_vlink_t per (link, message size, metric): a bandwidth sample gives a
  * bandwidth figure (its p50), a latency sample a latency figure (its p50). The link's verdict
  * is the worst of its figures' verdicts, with every reason. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -584,7 +585,7 @@ static double nt_sample_value(const cJSON *samples, int metric, size_t bytes)
 {
     const cJSON *s;
     cJSON_ArrayForEach (s, samples) {
-        if ((size_t)nt_json_get_num(s, "bytes", -1) != bytes)
+        if (nt_json_get_u64(s, "bytes", ULLONG_MAX) != bytes)
             continue;
         const cJSON *st =
             cJSON_GetObjectItemCaseSensitive(s, metric == NT_METRIC_BW ? "bw_GBps" : "lat_us");
@@ -638,15 +639,17 @@ static nt_status_t nt_figs_link(const nt_judge_t *j, nt_figs_t *fs, cJSON *item,
     retested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "retested"));
     fsamples = cJSON_GetObjectItemCaseSensitive(first ? first : l, "samples");
     cJSON_ArrayForEach (s, fsamples) {
-        size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
+        size_t bytes = (size_t)nt_json_get_u64(s, "bytes", 0);
         const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
         const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
         /* Only the peak size is held to the expected bandwidth: line rate needs large
          * messages; smaller sizes are judged against their peers only. The latency limit
          * holds for the smallest size (small_msg_lat_bytes), and so does the tail rule
          * (its p99: loss shows there as retransmission timeouts). */
-        int peak = (size_t)nt_json_get_num(l, "peak_bw_bytes", -1) == bytes;
-        int small = (size_t)nt_json_get_num(l, "small_msg_lat_bytes", -1) == bytes;
+        /* absent (a bandwidth-only link has no latency size): no size is it; a cast of the
+         * -1.0 default to size_t was UB */
+        int peak = nt_json_get_u64(l, "peak_bw_bytes", ULLONG_MAX) == bytes;
+        int small = nt_json_get_u64(l, "small_msg_lat_bytes", ULLONG_MAX) == bytes;
         int metrics[3], nm = 0;
         if (bw)
             metrics[nm++] = NT_METRIC_BW;
@@ -1099,7 +1102,7 @@ static void nt_retest_merge(cJSON *dst, const cJSON *r)
         }
     }
     cJSON_ArrayForEach (s, ds) {
-        size_t bytes = (size_t)nt_json_get_num(s, "bytes", 0);
+        size_t bytes = (size_t)nt_json_get_u64(s, "bytes", 0);
         const cJSON *bw = cJSON_GetObjectItemCaseSensitive(s, "bw_GBps");
         const cJSON *lt = cJSON_GetObjectItemCaseSensitive(s, "lat_us");
         if (bw && nt_json_get_num(bw, "p50", -1) > peak) {

@@ -44,7 +44,8 @@ nt_status_t nt_nodes_build(int size, const char *hosts, const int *leaders, int 
             snprintf(name, sizeof(name), "fake%d", k);
             key = k;
         } else {
-            snprintf(name, sizeof(name), "%s", hosts + (size_t)r * NT_HOST_MAX);
+            /* within the slot: a peer's name need not end in a NUL */
+            snprintf(name, sizeof(name), "%.*s", NT_HOST_MAX - 1, hosts + (size_t)r * NT_HOST_MAX);
             key = leaders ? leaders[r] : 0;
         }
         for (i = 0; i < n; i++)

@@ -470,7 +470,7 @@ static nt_status_t nt_run_step(nt_probe_t *p, nt_collect_t *c, const nt_link_pro
                     const cJSON *e0 =
                         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "errors"), 0);
                     peer_lost = 1;
-                    nt_probe_locate(p, (int)cJSON_GetNumberValue(lost), &nl, &ll);
+                    nt_probe_locate(p, nt_json_get_int(it, "peer_lost", -1), &nl, &ll);
                     if (nl >= 0)
                         nt_judge_node_silent(c->judge, p->nodes[nl].host,
                                              cJSON_IsString(e0) ? e0->valuestring

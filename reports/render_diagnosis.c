@@ -10,6 +10,14 @@ static const char *str(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A count of the summary: cJSON's valueint (saturated at INT_MIN/INT_MAX), 0 when absent; a cast
+ * of the double itself is UB for NAN (absent) and beyond an int. */
+static int count(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
 nt_status_t nt_render_diagnosis(const cJSON *root, const char *format, nt_buf_t *out)
 {
     int md = strcmp(format, "md") == 0;
@@ -73,9 +81,7 @@ nt_status_t nt_render_diagnosis(const cJSON *root, const char *format, nt_buf_t 
             nt_buf_printf(out, " %s", cJSON_GetStringValue(b));
         nt_buf_printf(out, "\n");
     }
-    nt_buf_printf(out, "\n%d error, %d warn, %d info\n",
-                  (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sum, "errors")),
-                  (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sum, "warnings")),
-                  (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sum, "infos")));
+    nt_buf_printf(out, "\n%d error, %d warn, %d info\n", count(sum, "errors"),
+                  count(sum, "warnings"), count(sum, "infos"));
     return out->oom ? NT_ERR_NOMEM : NT_OK;
 }

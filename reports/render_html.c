@@ -941,7 +941,7 @@ static void nt_html_node_details(const nt_rdoc_t *doc, const nt_render_opts_t *o
         /* GPU x NIC: columns in the order the NICs first appear. */
         cJSON_ArrayForEach (it, aff) {
             const char *nic = nt_json_get_str(it, "nic", "?");
-            int g = (int)nt_json_get_num(it, "gpu", -1), k;
+            int g = nt_json_get_int(it, "gpu", -1), k;
             for (k = 0; k < nn && strcmp(names[k], nic) != 0; k++)
                 ;
             if (k == nn && nn < 64)
@@ -962,7 +962,7 @@ static void nt_html_node_details(const nt_rdoc_t *doc, const nt_render_opts_t *o
                 for (int k = 0; k < nn; k++) {
                     const char *path = "-";
                     cJSON_ArrayForEach (it, aff)
-                        if ((int)nt_json_get_num(it, "gpu", -1) == g &&
+                        if (nt_json_get_int(it, "gpu", -1) == g &&
                             strcmp(nt_json_get_str(it, "nic", ""), names[k]) == 0)
                             path = nt_json_get_str(it, "path", "-");
                     nt_buf_printf(out, "<td class=\"path-%s\">", path);

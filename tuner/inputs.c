@@ -252,11 +252,10 @@ static void input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh, nt_
             bw = quantise(ai, ni, intra / nch);
     } else {
         bw = quantise(ai, ni, intra);
-        nch = (int)floor(intra / bw);
-        if (nch < 1)
-            nch = 1;
-        if (nch > 16)
-            nch = 16;
+        /* 1..16, clamped as a double: the report's PCIe width is any JSON number, and a cast of
+         * one beyond an int (a width of 1e300) is UB */
+        double c = floor(intra / bw);
+        nch = c < 1 ? 1 : c > 16 ? 16 : (int)c;
     }
     /* ncclTopoDupChannels: double the channels at half the speed unless slow links */
     if (bw >= 25.0 && !(sm > 80 && bw < 50.0 && nch > 4)) {

@@ -5,6 +5,7 @@
  * with the partial file ("completed": false) written. Only main() picks the exit code. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ static int parse_size(const char *s, unsigned long long *v)
         mul = 1ull << 30;
     if (mul > 1)
         end++;
-    if (*end)
+    if (*end || x > ULLONG_MAX / mul) /* "17179869185G" wrapped to 1 GiB */
         return -1;
     *v = x * mul;
     return 0;
@@ -218,7 +219,8 @@ static void default_shapes(nt_tune_t *t)
                 if (t->report.nodes[i].ngpus > gpus)
                     gpus = t->report.nodes[i].ngpus;
             }
-        if (nodes > 0 && gpus > 0) {
+        /* nodes x GPUs in long long: an int product of two large counts overflows */
+        if (nodes > 0 && gpus > 0 && (long long)nodes * gpus <= NT_MODEL_MAX_RANKS) {
             nt_tune_shape_t all = {nodes, gpus, nodes * gpus};
             t->shapes[t->nshapes++] = all;
             if (nodes > 1 && gpus > 1) {

@@ -12,10 +12,10 @@ int nt_measured_point_parse(const cJSON *p, nt_tune_point_t *q)
 {
     memset(q, 0, sizeof(*q));
     q->coll = nt_model_coll_parse(nt_json_get_str(p, "coll", ""));
-    q->shape.nnodes = (int)nt_json_get_num(p, "nnodes", 0);
-    q->shape.nranks = (int)nt_json_get_num(p, "nranks", 0);
+    q->shape.nnodes = nt_json_get_int(p, "nnodes", 0);
+    q->shape.nranks = nt_json_get_int(p, "nranks", 0);
     q->shape.ppn = q->shape.nnodes > 0 ? q->shape.nranks / q->shape.nnodes : 0;
-    q->bytes = (unsigned long long)nt_json_get_num(p, "bytes", 0);
+    q->bytes = nt_json_get_u64(p, "bytes", 0);
     q->time_us = nt_json_get_num(p, "time_us", -1);
     q->spread = nt_json_get_num(p, "spread", 0);
     q->is_default = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "default"));
@@ -24,7 +24,7 @@ int nt_measured_point_parse(const cJSON *p, nt_tune_point_t *q)
     q->proto = pr ? nt_model_proto_parse(pr) : -1;
     q->how = q->algo >= 0 ? NT_RAN_MEASURED : NT_RAN_UNKNOWN;
     q->src = -1;
-    q->reg_buff = (int)nt_json_get_num(p, "reg_buff", -1);
+    q->reg_buff = nt_json_get_int(p, "reg_buff", -1);
     if (q->coll < 0 || q->shape.nnodes < 1 || q->shape.nranks < 1 || q->bytes == 0 ||
         !(q->time_us > 0) || (!q->is_default && (q->algo < 0 || q->proto < 0)))
         return -1;

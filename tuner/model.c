@@ -206,7 +206,8 @@ static void set_threads(const nt_model_version_t *v, const nt_model_input_t *in,
 
 static int validate(const nt_model_input_t *in)
 {
-    if (in->nranks < 1 || in->nnodes < 1 || in->nnodes > in->nranks)
+    if (in->nranks < 1 || in->nnodes < 1 || in->nnodes > in->nranks ||
+        in->nranks > NT_MODEL_MAX_RANKS) /* 2 * nRanks below: signed overflow beyond */
         return 0;
     for (int a = 0; a < NT_NUM_ALGOS; a++)
         if (in->graph[a].nchannels < 0 || in->graph[a].bw_intra_GBps < 0 ||

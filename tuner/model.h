@@ -242,9 +242,15 @@ typedef struct nt_model_env_filter {
 nt_status_t nt_model_env_filter_parse(int version, const char *algo, const char *proto,
                                       nt_model_env_filter_t *f, char *err, size_t errlen);
 
+/* NT_MODEL_MAX_RANKS - the most ranks the model computes for: NCCL's own int arithmetic
+ * (v2.28.9-1 tuning.cc:268 nsteps = 2 * (nRanks - 1); v2.14.3-1 tuning.cc:118-120 2 * nNodes)
+ * stays an int. */
+#define NT_MODEL_MAX_RANKS ((1 << 30) - 1)
+
 /* nt_model_compute - compute the table NCCL VERSION (in->version) would print for IN, with ENV
  * (may be NULL: no NCCL_ALGO/NCCL_PROTO) applied as NCCL applies it. Errors: NT_ERR_UNSUPPORTED
- * when the version is not modelled (nt_model_version_supported), NT_ERR_INVALID for bad inputs. */
+ * when the version is not modelled (nt_model_version_supported), NT_ERR_INVALID for bad inputs
+ * (among them more than NT_MODEL_MAX_RANKS ranks). */
 nt_status_t nt_model_compute(const nt_model_input_t *in, const nt_model_env_filter_t *env,
                              nt_model_table_t *out);
 

@@ -347,12 +347,15 @@ static int ran_from_calls(const nt_nccllog_t *g, int coll, unsigned long long by
             continue;
         if (c->bytes != bytes && c->bytes != alt)
             continue;
-        int a = isdigit((unsigned char)c->algo[0]) ? atoi(c->algo) : nt_model_algo_parse(c->algo);
-        int p =
-            isdigit((unsigned char)c->proto[0]) ? atoi(c->proto) : nt_model_proto_parse(c->proto);
+        /* an index (2.20-2.23) by strtol, which saturates: atoi of one beyond an int is UB
+         * (glibc truncates "4294967297" to 1) */
+        long a = isdigit((unsigned char)c->algo[0]) ? strtol(c->algo, NULL, 10)
+                                                    : nt_model_algo_parse(c->algo);
+        long p = isdigit((unsigned char)c->proto[0]) ? strtol(c->proto, NULL, 10)
+                                                     : nt_model_proto_parse(c->proto);
         if (a >= 0 && a < NT_NUM_ALGOS && p >= 0 && p < NT_NUM_PROTOS) {
-            *algo = a;
-            *proto = p;
+            *algo = (int)a;
+            *proto = (int)p;
             return 1;
         }
     }

@@ -97,7 +97,9 @@ void nt_nccllog_init(nt_nccllog_t *g);
 void nt_nccllog_cleanup(nt_nccllog_t *g);
 
 /* nt_nccllog_feed - reads one line (parsed by nt_line_parse) found at line `lineno`. Returns 1
- * when the line gave a fact, 0 otherwise. Never fails (out of memory drops the fact). */
+ * when the line gave a fact, 0 otherwise. Never fails (out of memory drops the fact). The
+ * numbers of the comm and graph lines are decimals in 0..INT_MAX: a line with another is no
+ * fact. */
 int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno);
 
 /* nt_nccllog_env_get - the value NCCL echoed for `name`, or NULL. */

@@ -114,7 +114,9 @@ const nt_ncclt_table_t *nt_ncclt_reader_table(const nt_ncclt_reader_t *r, size_t
 unsigned long nt_ncclt_reader_dropped(const nt_ncclt_reader_t *r);
 
 /* nt_ncclt_reader_add_json - adds the run of an nccl-tests -J document (one table) as input
- * `input`. Returns 1 when it held a results array, 0 when `doc` is not such a document. */
+ * `input`. Returns 1 when it held a results array, 0 when `doc` is not such a document. A device
+ * whose rank is not in 0..INT_MAX and a result whose size or count is not in 0..2^64 are skipped
+ * (nccl-tests writes an int and size_t); an nwrong beyond LONG_MAX is kept as LONG_MAX. */
 int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned input);
 
 /* nt_ncclt_parse_row - parses a data row "size count [type [redop [root]]] time algbw busbw

@@ -55,6 +55,12 @@ nt_status_t nt_json_add_stats(cJSON *obj, const char *key, const nt_stats_t *s, 
 /* nt_json_get_num / get_str - object member lookups with a default when absent or mistyped. */
 double nt_json_get_num(const cJSON *obj, const char *key, double dflt);
 const char *nt_json_get_str(const cJSON *obj, const char *key, const char *dflt);
+/* nt_json_get_int / get_u64 - an integer member: the number truncated toward zero, as a C cast
+ * would, when it lies in [INT_MIN, INT_MAX] (get_int) or [0, 2^64) (get_u64); dflt when absent,
+ * mistyped or out of range. A JSON number is any double (1e300): casting one beyond the type is
+ * undefined behaviour, so every integer read from a document goes through these. */
+int nt_json_get_int(const cJSON *obj, const char *key, int dflt);
+unsigned long long nt_json_get_u64(const cJSON *obj, const char *key, unsigned long long dflt);
 
 /* nt_json_parse_text - parse len bytes of text (NUL-terminated at text[len]) into *out. The
  * one JSON reader of the project: NT_ERR_PARSE with why set (not logged) when the text is

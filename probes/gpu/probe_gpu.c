@@ -1765,11 +1765,11 @@ static void nt_g_funnel(nt_gstate_t *s, cJSON *out_links)
         o = cJSON_Parse(txt);
         free(txt);
         cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(o, "pcie")) {
-            int i = (int)nt_json_get_num(it, "gpu", -1);
+            int i = nt_json_get_int(it, "gpu", -1); /* a peer's message: any number */
             if (i >= 0 && i < s->ng) {
                 s->g[i].loaded = 1;
-                s->g[i].load_gen = (int)nt_json_get_num(it, "gen", 0);
-                s->g[i].load_width = (int)nt_json_get_num(it, "width", 0);
+                s->g[i].load_gen = nt_json_get_int(it, "gen", 0);
+                s->g[i].load_width = nt_json_get_int(it, "width", 0);
             }
         }
         ls = cJSON_GetObjectItemCaseSensitive(o, "links");

@@ -451,7 +451,9 @@ static void diagnose_messages(nt_doctor_t *d)
                     is_path = 1;
             if (cJSON_IsNumber(v)) {
                 f_value(f, v->string, v->valuedouble);
-                if (is_path)
+                /* a path type is a small integer: a number beyond a long (a %d field of
+                 * 20 digits) is no path type and is not converted (that is UB) */
+                if (is_path && v->valuedouble >= -0x1p63 && v->valuedouble < 0x1p63)
                     path_detail(d, f, v->string, (long)v->valuedouble);
             } else if (cJSON_IsString(v)) {
                 f_detail(f, "%s: %s.", v->string, v->valuestring);

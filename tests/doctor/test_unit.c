@@ -196,7 +196,8 @@ static void test_tables(const nt_kb_t *kb)
     int rc;
     /* two tables in one input; the plateau is the max over the 3 largest sizes, not the Avg */
     const char *t =
-        "# nThread 1 nGpus 1 minBytes 536870912 maxBytes 4294967296 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "# nThread 1 nGpus 1 minBytes 536870912 maxBytes 4294967296 step: 2(factor) warmup iters: "
+        "5 iters: 20\n"
         "#  Rank  0 Group  0 Pid 1 on hostA device  0 [0x18] NVIDIA H100 80GB HBM3\n"
         "#  Rank  1 Group  0 Pid 2 on hostB device  0 [0x18] NVIDIA H100 80GB HBM3\n"
         "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
@@ -226,7 +227,8 @@ static void test_tables(const nt_kb_t *kb)
         hw.nics_per_node = 1;
         nt_doctor_diagnose(d, &hw);
         nt_table_t *a = &d->tables[0], *b = &d->tables[1];
-        CHECK(a->rows == 4 && a->ntop == 3 && a->top[0].bytes == 4294967296ULL && a->top[2].bytes == 1073741824ULL,
+        CHECK(a->rows == 4 && a->ntop == 3 && a->top[0].bytes == 4294967296ULL &&
+                  a->top[2].bytes == 1073741824ULL,
               "top rows kept");
         CHECK(a->plateau == 40.0, "plateau %.2f", a->plateau);
         CHECK(a->avg_busbw == 99.0, "avg kept for display");
@@ -352,14 +354,41 @@ static void test_findings_stable(const nt_kb_t *kb)
 static void test_device_rank(void)
 {
     nt_ncclt_device_t dev;
-    CHECK(nt_ncclt_parse_device("#  Rank  3 Group  0 Pid 1 on node01 device  0 [0x18] H100", &dev) == 1 &&
+    CHECK(nt_ncclt_parse_device("#  Rank  3 Group  0 Pid 1 on node01 device  0 [0x18] H100",
+                                &dev) == 1 &&
               dev.rank == 3,
           "a device line");
-    CHECK(nt_ncclt_parse_device("#  Rank 2147483648 Group  0 Pid 1 on node01 device  0 [0x18] H", &dev) ==
-                  0 &&
-              nt_ncclt_parse_device("#  Rank 9223372036854775807 Group 0 Pid 1 on n device 0 [0x1] H",
-                                    &dev) == 0,
+    CHECK(nt_ncclt_parse_device("#  Rank 2147483648 Group  0 Pid 1 on node01 device  0 [0x18] H",
+                                &dev) == 0 &&
+              nt_ncclt_parse_device(
+                  "#  Rank 9223372036854775807 Group 0 Pid 1 on n device 0 [0x1] H", &dev) == 0,
           "a rank beyond INT_MAX is not a device line");
+}
+
+/* A path value beyond a long ("distance 99999999999999999999", a %d capture of 20 digits) is not
+ * converted to a path type: (long)1e20 is UB (UBSan float-cast-overflow) and read as LONG_MIN
+ * before the fix; the other path value of the line is still decoded. */
+static void test_path_value_range(const nt_kb_t *kb)
+{
+    int rc;
+    nt_doctor_t *d = read_text(kb,
+                               "node01:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.9\n"
+                               "node01:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA "
+                               "2a0000 (distance 99999999999999999999 > 5)\n",
+                               &rc);
+    nt_hw_t hw;
+    nt_hw_init(&hw);
+    nt_doctor_diagnose(d, &hw);
+    const nt_finding_t *f = NULL;
+    for (size_t i = 0; i < d->nfindings; i++)
+        if (strcmp(d->findings[i].kb->key, "gdr_disabled_distance") == 0)
+            f = &d->findings[i];
+    const char *det = f && f->detail ? f->detail : "";
+    CHECK(f != NULL, "the message is a finding");
+    CHECK(!strstr(det, "-9223372036854775808") && !strstr(det, "distance -"),
+          "an overlong distance is no path type: %s", det);
+    CHECK(strstr(det, "gdr_level 5") != NULL, "gdr_level still decoded: %s", det);
+    nt_doctor_destroy(d);
 }
 
 int main(void)
@@ -378,6 +407,7 @@ int main(void)
     test_fmtmatch(kb);
     test_findings_stable(kb);
     test_device_rank();
+    test_path_value_range(kb);
     nt_kb_destroy(kb);
     printf("doctor unit tests: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -1,8 +1,9 @@
 /* libFuzzer target for nettune-report's reader (reports/doc.c) and everything that walks a
  * document: the input is parsed as JSON, validated against the compiled-in schemas
  * (reports/validate.c), indexed (nt_rdoc_from_json), rendered in every format (text, Markdown,
- * HTML, Prometheus, CSV; the tuning renderer for nettune.tuning/1) and diffed against itself
- * in every diff format. Any crash, leak or UB is a bug. */
+ * HTML, Prometheus, CSV; the tuning renderer for nettune.tuning/1; a nettune.diagnosis/1 as
+ * text and Markdown) and diffed against itself in every diff format. Any crash, leak or UB is a
+ * bug. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&probs, 0, sizeof(probs));
     nt_validate(root, &probs, &id);
     nt_problems_cleanup(&probs);
+    /* A diagnosis (nettune doctor's output) is rendered from the JSON itself, as report_main
+     * does, in both of its formats. */
+    if (id && strcmp(id, NT_DIAGNOSIS_SCHEMA) == 0)
+        for (int md = 0; md < 2; md++) {
+            nt_buf_t b;
+            nt_buf_init(&b);
+            nt_render_diagnosis(root, md ? "md" : "text", &b);
+            nt_buf_cleanup(&b);
+        }
     memset(&doc, 0, sizeof(doc));
     /* The document owns root from here on, also on error. */
     if (nt_rdoc_from_json(root, "fuzz.json", &doc) == NT_OK)

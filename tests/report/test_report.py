@@ -205,6 +205,19 @@ def dispatcher_runs_report():
     check(r.returncode == 0 and "--validate" in r.stdout, r.stderr)
 
 
+@test
+def diagnosis_counts_absent_or_out_of_range():
+    """A diagnosis whose summary lacks a count, or holds one beyond an int, renders 0 or the count
+    saturated, never (int)NAN or (int)1e300 (UB in C: -2147483648 on x86 before the fix)."""
+    for summary, want in (({}, "0 error, 0 warn, 0 info"),
+                          ({"errors": 1e300, "warnings": -1e300, "infos": 2}, "2147483647 error, -2147483648 warn, 2 info")):
+        path = dump({"schema": "nettune.diagnosis/1", "summary": summary}, "diag-counts.json")
+        for fmt in ("text", "md"):
+            r = run(["--format", fmt, path])
+            check(r.returncode in (0, 1), "rc %d: %s" % (r.returncode, r.stderr))
+            check(want in r.stdout, "expected %r in:\n%s" % (want, r.stdout))
+
+
 # ---------------------------------------------------------------- validation
 
 

@@ -76,6 +76,8 @@ expect_exit replay-json 0 $TUNE $R --replay $BASE --replay $RING --label algo=ri
 check "--format json: the summary as JSON" $PY -c "import json; d=json.load(open('$T/replay-json.out')); assert any(r['basis']=='measured' and r['gain_pct']>0 for r in d['ranges'])"
 
 # 3. exit 2: bad input or nothing to tune
+# a size whose K/M/G multiple passes 2^64 is refused (17179869185G wrapped to 1 GiB)
+expect_exit max-bytes-wraps 2 $TUNE $R --max-bytes 17179869185G $(out w)
 expect_exit no-input 2 $TUNE
 expect_exit label-first 2 $TUNE $R --label algo=ring --replay $RING
 check "a label before any --replay is named" has "$T/label-first.err" "before any --replay"

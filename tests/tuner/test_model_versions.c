@@ -525,6 +525,25 @@ static void test_env_filter(void **state)
     assert_true(t.cell[AR][NT_ALGO_TREE][NT_PROTO_SIMPLE].bw_GBps > 0);
 }
 
+/* A communicator beyond NT_MODEL_MAX_RANKS (a log's "nRanks 2147483647") is refused: NCCL's
+ * int nsteps = 2 * (nRanks - 1) overflowed in the model (signed overflow, UB; gcc wrapped to a
+ * negative step count and the cells came out with negative latencies). */
+static void test_rank_limit(void **state)
+{
+    (void)state;
+    nt_model_table_t t;
+    nt_model_input_t in = comm(V2289, 2147483647, 1, 90, 16, 20);
+    assert_int_equal(nt_model_compute(&in, NULL, &t), NT_ERR_INVALID);
+    in = comm(V2289, 2147483647, 2147483647, 90, 16, 20);
+    assert_int_equal(nt_model_compute(&in, NULL, &t), NT_ERR_INVALID);
+    in = comm(V2147, NT_MODEL_MAX_RANKS + 1, 1 << 29, 90, 16, 20);
+    assert_int_equal(nt_model_compute(&in, NULL, &t), NT_ERR_INVALID);
+    in = comm(V2289, NT_MODEL_MAX_RANKS, 1, 90, 16, 20);
+    assert_int_equal(nt_model_compute(&in, NULL, &t), NT_OK);
+    in = comm(V2147, NT_MODEL_MAX_RANKS, NT_MODEL_MAX_RANKS, 90, 16, 20);
+    assert_int_equal(nt_model_compute(&in, NULL, &t), NT_OK);
+}
+
 static void test_names_versions(void **state)
 {
     (void)state;
@@ -790,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_call_allows),
         cmocka_unit_test(test_env_filter),
         cmocka_unit_test(test_eligible),
+        cmocka_unit_test(test_rank_limit),
         cmocka_unit_test(test_names_versions),
         cmocka_unit_test(test_table_reader),
         cmocka_unit_test(test_table_reader_damaged),

@@ -3,6 +3,7 @@
  * search against a synthetic measurement function with a known optimum and noise, and the one
  * tuning-format definition against reports/schema/tuning.schema.json.
  * Run from the repository root (make test-tune does). */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,6 +162,74 @@ static void test_nccltests_json(void **state)
     assert_int_equal(bad, 0);
     cJSON_Delete(j);
     nt_ncclt_reader_destroy(r);
+}
+
+/* Numbers beyond what nccl-tests writes (an int rank, size_t size and count, an nwrong count)
+ * are not converted (UB in C, flagged by UBSan): the device and the row are skipped, the count
+ * saturates. Before the fix the rank-1e300 device was counted as a host, the 1e300-byte row kept,
+ * and nwrong read as LONG_MIN (N/A). */
+static void test_nccltests_json_out_of_range(void **state)
+{
+    (void)state;
+    const char *doc =
+        "{\"devices\":[{\"rank\":0,\"hostname\":\"a\"},{\"rank\":1e300,\"hostname\":\"b\"},"
+        "{\"rank\":3e9,\"hostname\":\"c\"}],"
+        "\"results\":[{\"size\":1e300,\"count\":8,\"type\":\"float\",\"redop\":\"sum\","
+        "\"out_of_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1,\"nwrong\":0}},"
+        "{\"size\":1024,\"count\":1e20,\"out_of_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1}},"
+        "{\"size\":1024,\"count\":256,\"type\":\"float\",\"redop\":\"sum\","
+        "\"out_of_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1,\"nwrong\":1e300},"
+        "\"in_place\":{\"time\":1,\"alg_bw\":1,\"bus_bw\":1,\"nwrong\":-1e300}}]}";
+    cJSON *j = cJSON_Parse(doc);
+    assert_non_null(j);
+    nt_ncclt_reader_t *r = nt_ncclt_reader_create();
+    assert_int_equal(nt_ncclt_reader_add_json(r, j, 0), 1);
+    const nt_ncclt_table_t *t = nt_ncclt_reader_table(r, 0);
+    assert_non_null(t);
+    assert_int_equal(t->nhosts, 1);
+    assert_int_equal(t->nranks, 1);
+    assert_int_equal(t->nrows, 1);
+    assert_true(t->rows[0].bytes == 1024 && t->rows[0].count == 256);
+    assert_true(t->rows[0].wrong[0] == LONG_MAX);
+    assert_true(t->rows[0].wrong[1] == -1);
+    cJSON_Delete(j);
+    nt_ncclt_reader_destroy(r);
+}
+
+/* The report's PCIe width is any JSON number: one far beyond a real link (1e300, -1e300) clamps
+ * the channels inferred from it (1..16, then doubled at half speed) instead of converting an
+ * out-of-range double to int (UB; INT_MIN on x86, so 2 channels instead of 32 before the fix). */
+static void test_report_pcie_width_out_of_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *width;
+        int nch;
+    } cases[] = {{"16", 1}, {"1e300", 32}, {"-1e300", 1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char doc[512];
+        snprintf(doc, sizeof(doc),
+                 "{\"schema\":\"nettune.report/1\",\"nodes\":[{\"hostname\":\"a\",\"gpus\":"
+                 "[{\"name\":\"Some GPU\",\"pcie\":{\"gen\":4,\"width\":%s}}]}]}",
+                 cases[i].width);
+        static nt_tune_t t;
+        memset(&t, 0, sizeof(t));
+        cJSON *root = cJSON_Parse(doc);
+        assert_non_null(root);
+        assert_int_equal(nt_rdoc_from_json(root, "mem.json", &t.report), NT_OK);
+        t.have_report = 1;
+        t.target_version = 22809;
+        t.version_label = NT_FACT_MEASURED;
+        t.cpu_vendor = -1;
+        t.sm = 90;
+        nt_tune_shape_t sh = {1, 8, 8};
+        nt_model_input_t in;
+        assert_int_equal(nt_tune_model_input(&t, &sh, &in, NULL, 0), NT_OK);
+        if (in.comm_nchannels != cases[i].nch)
+            fail_msg("width %s: %d channels, expected %d", cases[i].width, in.comm_nchannels,
+                     cases[i].nch);
+        nt_rdoc_close(&t.report);
+    }
 }
 
 static void test_nccltests_rows(void **state)
@@ -366,6 +435,29 @@ static void test_nccllog(void **state)
     nt_nccllog_cleanup(&g);
     assert_int_equal(nt_nccllog_version_parse("2.14.3-1"), 21403);
     assert_int_equal(nt_nccllog_version_parse("x"), -1);
+    /* a number beyond an int is no fact: %d sscanf of it was UB, and glibc truncated
+     * "nRanks 4294967298" to 2 and "nChannels 4294967312" to 16 */
+    nt_nccllog_init(&g);
+    feed(&g,
+         "node01:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 4294967298 nNodes 1 localRanks 2 "
+         "localRank 0 MNNVL 0",
+         1);
+    feed(&g,
+         "node01:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 4294967312, bw 20.000000/"
+         "20.000000, type NVL/PIX, sameChannels 1",
+         2);
+    assert_int_equal(g.nranks, -1);
+    assert_false(g.graph[NT_NCCLLOG_RING].present);
+    feed(&g, "node01:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0",
+         3);
+    feed(&g,
+         "node01:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 20.000000/20.000000, "
+         "type NVL/PIX, sameChannels 99999999999",
+         4);
+    assert_true(g.nranks == 16 && g.nnodes == 2 && g.local_ranks == 8);
+    assert_true(g.graph[NT_NCCLLOG_RING].present && g.graph[NT_NCCLLOG_RING].nchannels == 16);
+    assert_int_equal(g.graph[NT_NCCLLOG_RING].same_channels, 0);
+    nt_nccllog_cleanup(&g);
 }
 
 /* The 2.14 fixture's graph lines: ring, tree, then a pattern-3 CollNet chain graph. */
@@ -653,6 +745,53 @@ static void test_envelope_tuning_lines(void **state)
     free(t.summary);
 }
 
+/* A TUNING line's algorithm or protocol index beyond an int ("Algo 4294967297", as NCCL
+ * 2.20-2.23 print indices) is no index: atoi of it is UB, and glibc's truncation read it as 1
+ * (RING) and the protocol 4294967298 as 2 (SIMPLE), a "measured" choice the log never showed. */
+static void test_tuning_line_index_range(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/nt-tune-idx-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, "# nThread 1 nGpus 1 minBytes 8388608 maxBytes 8388608 step: 2(factor) warmup "
+                "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+    for (int r = 0; r < 16; r++)
+        fprintf(fp,
+                "#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x18] NVIDIA H100 80GB HBM3\n",
+                r, 100 + r, r / 8 + 1, r % 8);
+    fprintf(fp, "#       size         count      type   redop    root     time   algbw   busbw "
+                "#wrong     time   algbw   busbw #wrong\n");
+    fprintf(fp, "node01:100:100 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo 4294967297 proto "
+                "4294967298 channel{Lo..Hi}={0..15}\n");
+    fprintf(fp,
+            "     8388608       2097152     float     sum      -1    120.0   69.91  131.07      0"
+            "    120.0   69.91  131.07      0\n# Avg bus bandwidth    : 100.0\n");
+    fclose(fp);
+    static nt_tune_t t;
+    char err[512];
+    memset(&t, 0, sizeof(t));
+    assert_int_equal(nt_tune_source_read(&t.sources[0], path, err, sizeof(err)), NT_OK);
+    t.nsources = 1;
+    t.target_version = 22809;
+    t.cpu_vendor = -1;
+    t.min_bytes = 8388608;
+    t.max_bytes = 8388608;
+    t.colls[NT_COLL_ALLREDUCE] = 1;
+    t.shapes[0] = (nt_tune_shape_t){2, 8, 16};
+    t.nshapes = 1;
+    assert_int_equal(nt_tune_replay(&t), NT_OK);
+    assert_int_equal(t.npoints, 1);
+    assert_int_not_equal(t.points[0].how, NT_RAN_MEASURED);
+    unlink(path);
+    nt_tune_source_free(&t.sources[0]);
+    for (size_t k = 0; k < t.nfindings; k++)
+        free(t.findings[k].text);
+    free(t.findings);
+    free(t.points);
+}
+
 /* ---- one definition of the rule format ---- */
 
 static void test_schema_keys(void **state)
@@ -674,12 +813,21 @@ static void test_schema_keys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_replay_fixtures), cmocka_unit_test(test_alltoall_sendrecv_no_rules),
-        cmocka_unit_test(test_nccltests_json),  cmocka_unit_test(test_nccltests_rows),
-        cmocka_unit_test(test_anomaly_sweep),   cmocka_unit_test(test_anomaly_compare_env),
-        cmocka_unit_test(test_nccllog),         cmocka_unit_test(test_nccllog_fixture_214),
-        cmocka_unit_test(test_labels),          cmocka_unit_test(test_search_synthetic),
-        cmocka_unit_test(test_objectives),      cmocka_unit_test(test_envelope_tuning_lines),
+        cmocka_unit_test(test_replay_fixtures),
+        cmocka_unit_test(test_alltoall_sendrecv_no_rules),
+        cmocka_unit_test(test_nccltests_json),
+        cmocka_unit_test(test_nccltests_json_out_of_range),
+        cmocka_unit_test(test_report_pcie_width_out_of_range),
+        cmocka_unit_test(test_nccltests_rows),
+        cmocka_unit_test(test_anomaly_sweep),
+        cmocka_unit_test(test_anomaly_compare_env),
+        cmocka_unit_test(test_nccllog),
+        cmocka_unit_test(test_nccllog_fixture_214),
+        cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_search_synthetic),
+        cmocka_unit_test(test_objectives),
+        cmocka_unit_test(test_envelope_tuning_lines),
+        cmocka_unit_test(test_tuning_line_index_range),
         cmocka_unit_test(test_schema_keys),
     };
     return cmocka_run_group_tests_name("nettune tune", tests, NULL, NULL);

@@ -1,4 +1,5 @@
 /* sysfs reads through NETTUNE_SYSFS_ROOT, JSON helpers, atomic report writes, link ids. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,6 +106,35 @@ static void test_link_id(void **state)
     assert_int_equal(nt_link_id(id, sizeof(id), "mpi", NULL, "a", "lr0", "b", "lr0"), NT_OK);
     assert_string_equal(id, "mpi:a/lr0->b/lr0");
     assert_int_equal(nt_link_id(id, 8, "mpi", NULL, "a", "lr0", "b", "lr0"), NT_ERR_INVALID);
+}
+
+/* Integers read from a document: any JSON number is a double, and a cast of one beyond the
+ * type is UB, so out of range reads as the default. */
+static void test_json_get_int(void **state)
+{
+    (void)state;
+    cJSON *o =
+        cJSON_Parse("{\"a\": 7.9, \"b\": -7.9, \"max\": 2147483647, \"min\": -2147483648,"
+                    " \"over\": 2147483648, \"under\": -2147483649, \"huge\": 1e300,"
+                    " \"s\": \"5\", \"u\": 18446744073709549568, \"u2\": 18446744073709551616,"
+                    " \"neg\": -0.5, \"neg1\": -1}");
+    assert_non_null(o);
+    assert_int_equal(nt_json_get_int(o, "a", -1), 7);
+    assert_int_equal(nt_json_get_int(o, "b", -1), -7);
+    assert_int_equal(nt_json_get_int(o, "max", -1), INT_MAX);
+    assert_int_equal(nt_json_get_int(o, "min", -1), INT_MIN);
+    assert_int_equal(nt_json_get_int(o, "over", -1), -1);
+    assert_int_equal(nt_json_get_int(o, "under", -1), -1);
+    assert_int_equal(nt_json_get_int(o, "huge", -1), -1);
+    assert_int_equal(nt_json_get_int(o, "s", -1), -1);
+    assert_int_equal(nt_json_get_int(o, "absent", 3), 3);
+    assert_true(nt_json_get_u64(o, "u", 1) == 18446744073709549568ull); /* 2^64 - 2048 */
+    assert_true(nt_json_get_u64(o, "u2", 1) == 1);                      /* 2^64 */
+    assert_true(nt_json_get_u64(o, "huge", 1) == 1);
+    assert_true(nt_json_get_u64(o, "neg", 1) == 0);
+    assert_true(nt_json_get_u64(o, "neg1", 1) == 1);
+    assert_true(nt_json_get_u64(o, "max", 1) == 2147483647ull);
+    cJSON_Delete(o);
 }
 
 static void test_write_atomic_and_read(void **state)
@@ -375,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_sysfs_reads),
         cmocka_unit_test(test_root_from_env),
         cmocka_unit_test(test_link_id),
+        cmocka_unit_test(test_json_get_int),
         cmocka_unit_test(test_write_atomic_and_read),
         cmocka_unit_test(test_checks_and_verdicts),
         cmocka_unit_test(test_write_targets),

@@ -202,6 +202,41 @@ static void test_blame_and_summary(void **state)
     nt_judge_destroy(j);
 }
 
+/* Bandwidth-only links (GPU copies, RDMA writes) have no small_msg_lat_bytes, and a sample may
+ * lack its size: the judge read those as (size_t)nt_json_get_num(..., -1), a cast of -1.0 to
+ * size_t (UB; clang's -fsanitize=float-cast-overflow stops there, gcc's undefined set lacks the
+ * check). The bandwidth is still judged at the peak size; no latency figure is. */
+static void test_bw_only_links(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *l;
+    (void)state;
+    cJSON_ArrayForEach (l, cJSON_GetObjectItem(d, "links")) {
+        cJSON_DeleteItemFromObject(l, "small_msg_lat_bytes");
+        cJSON_DeleteItemFromObject(l, "small_msg_lat_us");
+        cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(l, "samples"), 0);
+        cJSON_DeleteItemFromObject(s0, "bytes");
+    }
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    int code = nt_judge_finish(j, NULL, d, 0, &params);
+    int slow_judged = 0, lat_judged = 0;
+    cJSON_ArrayForEach (l, cJSON_GetObjectItem(d, "links")) {
+        const char *id = nt_json_get_str(l, "id", "");
+        if (strstr(id, "node2") && strcmp(nt_json_get_str(l, "verdict", ""), "pass") != 0)
+            slow_judged++;
+        if (cJSON_GetObjectItem(l, "expected_lat_us"))
+            lat_judged++;
+    }
+    /* before a retest a peer failure is a warning (test_blame_and_summary) */
+    assert_int_equal(code, NT_EXIT_OK);
+    assert_int_equal(slow_judged, 3);
+    assert_int_equal(lat_judged, 0);
+    assert_string_equal(nt_json_get_str(cJSON_GetObjectItem(d, "summary"), "verdict", ""), "warn");
+    nt_judge_destroy(j);
+    cJSON_Delete(d);
+}
+
 static void test_errors_and_strict(void **state)
 {
     nt_probe_params_t params = {0};
@@ -750,6 +785,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blame_and_summary),
+        cmocka_unit_test(test_bw_only_links),
         cmocka_unit_test(test_silent_node),
         cmocka_unit_test(test_flaky_and_not_judged),
         cmocka_unit_test(test_check_reason),

@@ -84,6 +84,30 @@ static void test_same_name_two_domains(void **state)
     free(h);
 }
 
+/* A host name as a peer sent it fills its NT_HOST_MAX slot without a NUL (the allgather takes
+ * the bytes as they come): it is read within its slot, not on into the next rank's or past the
+ * buffer (AddressSanitizer: heap-buffer-overflow in snprintf before the fix). */
+static void test_host_slot_unterminated(void **state)
+{
+    (void)state;
+    char *h = malloc(2 * NT_HOST_MAX);
+    assert_non_null(h);
+    memset(h, 'a', NT_HOST_MAX);
+    memset(h + NT_HOST_MAX, 'b', NT_HOST_MAX);
+    nt_node_t *nodes;
+    int n;
+    assert_int_equal(nt_nodes_build(2, h, NULL, 0, &nodes, &n), NT_OK);
+    assert_int_equal(n, 2);
+    char want[NT_HOST_MAX];
+    memset(want, 'a', NT_HOST_MAX - 1);
+    want[NT_HOST_MAX - 1] = '\0';
+    assert_string_equal(nodes[0].host, want);
+    assert_int_equal(nodes[1].host[0], 'b');
+    assert_int_equal((int)strlen(nodes[1].host), NT_HOST_MAX - 1);
+    nt_nodes_free(nodes, n);
+    free(h);
+}
+
 /* Steps for 4 nodes x 2 ranks, full: 6 node pairs x 2 lanes inter, 4 nodes x 1 pair intra,
  * then the local step(s). */
 /* Leader keys from host names and boot ids, whatever the rank order: mpirun --map-by node
@@ -317,7 +341,6 @@ static void test_sizes_and_options(void **state)
     assert_int_equal(a, NT_ACTION_HELP);
 }
 
-
 /* The machine's CPUs for the job, not one rank's binding: hwloc's allowed PUs (or the online
  * CPUs), bounded by the cgroup v2 quota of the process's cgroup and its parents. */
 static void test_machine_cpus(void **state)
@@ -390,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_machine_ranks),
         cmocka_unit_test(test_machine_cpus),
         cmocka_unit_test(test_same_name_two_domains),
+        cmocka_unit_test(test_host_slot_unterminated),
         cmocka_unit_test(test_leaders_non_consecutive),
         cmocka_unit_test(test_identify_map_by_node),
         cmocka_unit_test(test_steps_full),

@@ -1,6 +1,8 @@
 /* nettune-tune-measure (issue 10; tuner/measure/measure.h, docs/tuner-measure.md): times the
  * plan's candidates through NCCL and writes nettune.measured/1 for nettune tune --measured. */
+#include <ctype.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,7 +381,9 @@ int main(int argc, char **argv)
     char *end;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         double v = optarg ? strtod(optarg, &end) : 0;
-        int num_ok = optarg && end != optarg && !*end && v >= 0;
+        /* at most INT_MAX: the counts below are ints and a cast of a double beyond one (1e300,
+         * inf) is UB; seconds that large are no limit either */
+        int num_ok = optarg && end != optarg && !*end && v >= 0 && v <= INT_MAX;
         switch (c) {
         case O_PLAN:
             a.plan_path = optarg;
@@ -389,7 +393,7 @@ int main(int argc, char **argv)
             continue;
         case O_MINB:
         case O_MAXB:
-            if (!num_ok || v < 1) {
+            if (!(optarg && end != optarg && !*end && v >= 1 && v < 0x1p64)) {
                 fprintf(stderr, "nettune-tune-measure: --%s '%s': give a byte count >= 1\n",
                         c == O_MINB ? "min-bytes" : "max-bytes", optarg);
                 return NT_EXIT_USAGE;
@@ -426,8 +430,9 @@ int main(int argc, char **argv)
             if (!num_ok) {
                 for (const struct option *q = opts; q->name; q++)
                     if (q->val == c)
-                        fprintf(stderr, "nettune-tune-measure: --%s '%s': give a number >= 0\n",
-                                q->name, optarg);
+                        fprintf(stderr,
+                                "nettune-tune-measure: --%s '%s': give a number from 0 to %d\n",
+                                q->name, optarg, INT_MAX);
                 return NT_EXIT_USAGE;
             }
             if (c == O_LOCAL)
@@ -520,8 +525,15 @@ int main(int argc, char **argv)
             l = nt_launcher_local_create();
         } else {
             addr = getenv("NETTUNE_MEASURE_ADDR");
-            int port = 0;
-            if (!addr || sscanf(addr, "%255[^:]:%d", host, &port) != 2) {
+            /* host:port, the port a decimal in 1..65535 (%d sscanf of a longer one is UB: glibc
+             * read "host:4294972296" as port 5000) */
+            const char *colon = addr ? strrchr(addr, ':') : NULL;
+            char *pend = NULL;
+            long port =
+                colon && isdigit((unsigned char)colon[1]) ? strtol(colon + 1, &pend, 10) : 0;
+            if (colon && colon > addr && (size_t)(colon - addr) < sizeof(host))
+                snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+            if (!host[0] || !pend || *pend || port < 1 || port > 65535) {
                 fprintf(stderr,
                         "nettune-tune-measure: rank %d of %d: set NETTUNE_MEASURE_ADDR="
                         "host:port to rank 0's host and a free port\n",
@@ -529,7 +541,8 @@ int main(int argc, char **argv)
                 nt_measure_plan_free(&plan);
                 return NT_EXIT_USAGE;
             }
-            l = nt_launcher_tcp_create(rank, size, host, port, -1, a.o.timeout_s, err, sizeof(err));
+            l = nt_launcher_tcp_create(rank, size, host, (int)port, -1, a.o.timeout_s, err,
+                                       sizeof(err));
             if (!l)
                 fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
         }

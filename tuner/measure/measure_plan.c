@@ -32,8 +32,8 @@ static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, c
 {
     char m[256];
     sh->coll = nt_model_coll_parse(nt_json_get_str(s, "coll", ""));
-    sh->nnodes = (int)nt_json_get_num(s, "nnodes", 0);
-    sh->nranks = (int)nt_json_get_num(s, "nranks", 0);
+    sh->nnodes = nt_json_get_int(s, "nnodes", 0);
+    sh->nranks = nt_json_get_int(s, "nranks", 0);
     if (sh->coll < 0 || sh->nnodes < 1 || sh->nranks < sh->nnodes) {
         snprintf(m, sizeof(m),
                  "plan: shapes[%d] needs coll, nnodes >= 1 and nranks >= nnodes (write the plan "
@@ -50,7 +50,7 @@ static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, c
         }
         nt_measure_size_t *sz = &sh->size[sh->nsizes];
         memset(sz, 0, sizeof(*sz));
-        sz->bytes = (unsigned long long)nt_json_get_num(z, "bytes", 0);
+        sz->bytes = nt_json_get_u64(z, "bytes", 0);
         if (!sz->bytes) {
             snprintf(m, sizeof(m), "plan: shapes[%d].sizes[%zu] needs bytes > 0", idx, sh->nsizes);
             return bad(err, errlen, m);
@@ -63,7 +63,7 @@ static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, c
             memset(k, 0, sizeof(*k));
             k->algo = nt_model_algo_parse(nt_json_get_str(c, "algo", ""));
             k->proto = nt_model_proto_parse(nt_json_get_str(c, "proto", ""));
-            k->nchannels = (int)nt_json_get_num(c, "nchannels", 0);
+            k->nchannels = nt_json_get_int(c, "nchannels", 0);
             k->predicted_us = nt_json_get_num(c, "predicted_us", 0);
             if (k->algo < 0 || k->proto < 0 || k->nchannels < 0) {
                 snprintf(m, sizeof(m),
@@ -112,9 +112,9 @@ nt_status_t nt_measure_plan_from_json(const cJSON *doc, nt_measure_plan_t *plan,
         if (plan->ncfg == NT_MEASURE_MAX_CONFIGS)
             break;
         nt_measure_comm_cfg_t *k = &plan->cfg[plan->ncfg++];
-        k->min_ctas = (int)nt_json_get_num(c, "min_ctas", -1);
-        k->max_ctas = (int)nt_json_get_num(c, "max_ctas", -1);
-        k->cga_cluster_size = (int)nt_json_get_num(c, "cga_cluster_size", -1);
+        k->min_ctas = nt_json_get_int(c, "min_ctas", -1);
+        k->max_ctas = nt_json_get_int(c, "max_ctas", -1);
+        k->cga_cluster_size = nt_json_get_int(c, "cga_cluster_size", -1);
         if ((k->min_ctas == 0 || k->max_ctas == 0) ||
             (k->min_ctas > 0 && k->max_ctas > 0 && k->min_ctas > k->max_ctas)) {
             nt_measure_plan_free(plan);

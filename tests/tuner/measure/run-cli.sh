@@ -27,6 +27,15 @@ out() { echo "--output $T/$1.json --env-out $T/$1.env --csv-out $T/$1.csv"; }
 # 1. plan -> measure -> tune --measured
 expect_exit plan 0 $TUNE $R --colls allreduce --shape 2x1 --max-bytes 1048576 --plan-out "$T/plan.json" $(out p)
 expect_exit measure 0 $MEAS --plan "$T/plan.json" --output "$T/m.json" --backend fake --local-ranks 2 --iters 3 --trials 2
+# numbers beyond what the option's integer holds are refused, not cast (UB: --warmup 1e300 ran
+# with INT_MIN warmups, --max-bytes 1e300 with 0 bytes, --timeout inf waited without a limit)
+for o in "--warmup 1e300" "--iters inf" "--local-ranks 4294967298" "--max-bytes 1e300" "--min-bytes -1" "--timeout inf"; do
+  expect_exit "measure-range $o" 2 $MEAS --plan "$T/plan.json" --output "$T/range.json" --backend fake $o
+done
+# a port beyond 65535 is refused at once (%d sscanf read 127.0.0.1:4294972296 as port 5000)
+expect_exit measure-addr-port-range 2 env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 \
+  NETTUNE_MEASURE_ADDR=127.0.0.1:4294972296 $MEAS --plan "$T/plan.json" --output "$T/range.json" --backend fake --timeout 1
+check "measure-addr-port-range: the one line names NETTUNE_MEASURE_ADDR" grep -q "set NETTUNE_MEASURE_ADDR=host:port" "$T/measure-addr-port-range.err"
 check "measure: one point per planned candidate and NCCL's default per size" $PY -c "
 import json,sys; p=json.load(open('$T/plan.json')); m=json.load(open('$T/m.json'))
 want=sum(len(z['candidates'])+1 for s in p['shapes'] for z in s['sizes'])

@@ -102,6 +102,21 @@ static void test_plan_errors(void **state)
     plan_from("{\"schema\": \"nettune.plan/1\", \"shapes\": [], \"launches\": [{\"env\": "
               "{\"LD_PRELOAD\": \"x\"}}]}",
               &p, NT_ERR_INVALID, "NCCL_*");
+    /* numbers beyond the integer they fill are not converted (UB): a negative size was read as
+     * 2^64 - 5 bytes, a CTA count of 1e300 as INT_MIN */
+    plan_from("{\"schema\": \"nettune.plan/1\", \"shapes\": [{\"coll\": \"allreduce\", "
+              "\"nnodes\": 1, \"nranks\": 2, \"sizes\": [{\"bytes\": -5}]}]}",
+              &p, NT_ERR_INVALID, "needs bytes > 0");
+    plan_from("{\"schema\": \"nettune.plan/1\", \"shapes\": [{\"coll\": \"allreduce\", "
+              "\"nnodes\": 1e300, \"nranks\": 2, \"sizes\": []}]}",
+              &p, NT_ERR_INVALID, "nnodes >= 1");
+    plan_from("{\"schema\": \"nettune.plan/1\", \"shapes\": [], \"comm_configs\": [{\"min_ctas\": "
+              "1e300, \"cga_cluster_size\": -1e300}]}",
+              &p, NT_OK, NULL);
+    assert_int_equal(p.ncfg, 1);
+    assert_int_equal(p.cfg[0].min_ctas, -1);
+    assert_int_equal(p.cfg[0].cga_cluster_size, -1);
+    nt_measure_plan_free(&p);
 }
 
 /* ---- the sweep on the fake backend, in-process ranks */
@@ -284,6 +299,17 @@ static void test_measured_round_trip(void **state)
     q.is_default = 1;
     o = nt_measured_point_json(&q);
     assert_int_equal(nt_measured_point_parse(o, &r), 0);
+    cJSON_Delete(o);
+    /* numbers beyond the integer they fill are not converted (UB): a negative size was read as
+     * 2^64 - 5 bytes and taken, a reg_buff of 1e300 as INT_MIN */
+    o = cJSON_Parse("{\"coll\": \"allreduce\", \"nnodes\": 1, \"nranks\": 2, \"bytes\": -5, "
+                    "\"time_us\": 3, \"default\": true}");
+    assert_int_equal(nt_measured_point_parse(o, &r), -1);
+    cJSON_Delete(o);
+    o = cJSON_Parse("{\"coll\": \"allreduce\", \"nnodes\": 1, \"nranks\": 2, \"bytes\": 8, "
+                    "\"time_us\": 3, \"default\": true, \"reg_buff\": 1e300}");
+    assert_int_equal(nt_measured_point_parse(o, &r), 0);
+    assert_int_equal(r.reg_buff, -1);
     cJSON_Delete(o);
 }
 
