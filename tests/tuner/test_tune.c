@@ -673,23 +673,66 @@ static void test_objectives(void **state)
 
 /* ---- what ran (per-call TUNING lines) and the monotone envelope ---- */
 
-/* A baseline whose 8 MiB call took longer than its 16 MiB call; NCCL's TUNING lines say Tree/LL128
- * ran at 8 MiB and Ring/Simple at 16 MiB: an inferred Ring/Simple choice at 8 MiB. */
-static void test_envelope_tuning_lines(void **state)
+/* A temporary nccl-tests log of 16 ranks on 2 nodes of 8 (run header, device lines, column
+ * header) for minBytes..maxBytes, open for the rows; path is a mkstemp template. */
+static FILE *replay_log_open(char *path, unsigned long long min, unsigned long long max)
 {
-    (void)state;
-    char path[] = "/tmp/nt-tune-env-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     FILE *fp = fdopen(fd, "w");
-    fprintf(fp, "# nThread 1 nGpus 1 minBytes 4194304 maxBytes 33554432 step: 2(factor) warmup "
-                "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+    assert_non_null(fp);
+    fprintf(fp,
+            "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) warmup iters: 5 "
+            "iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n",
+            min, max);
     for (int r = 0; r < 16; r++)
         fprintf(fp,
                 "#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x18] NVIDIA H100 80GB HBM3\n",
                 r, 100 + r, r / 8 + 1, r % 8);
     fprintf(fp, "#       size         count      type   redop    root     time   algbw   busbw "
                 "#wrong     time   algbw   busbw #wrong\n");
+    return fp;
+}
+
+/* Replays the log at path as the one AllReduce source of t (2 nodes x 8 GPUs, NCCL 2.28.9). */
+static void replay_log(nt_tune_t *t, const char *path, unsigned long long min,
+                       unsigned long long max)
+{
+    char err[512];
+    memset(t, 0, sizeof(*t));
+    assert_int_equal(nt_tune_source_read(&t->sources[0], path, err, sizeof(err)), NT_OK);
+    t->nsources = 1;
+    t->target_version = 22809;
+    t->cpu_vendor = -1;
+    t->min_bytes = min;
+    t->max_bytes = max;
+    t->colls[NT_COLL_ALLREDUCE] = 1;
+    t->shapes[0] = (nt_tune_shape_t){2, 8, 16};
+    t->nshapes = 1;
+    assert_int_equal(nt_tune_replay(t), NT_OK);
+}
+
+static void replay_log_free(nt_tune_t *t, const char *path)
+{
+    unlink(path);
+    nt_tune_source_free(&t->sources[0]);
+    for (size_t k = 0; k < t->nfindings; k++)
+        free(t->findings[k].text);
+    for (size_t k = 0; k < t->nsummary; k++)
+        free(t->summary[k].tradeoff);
+    free(t->findings);
+    free(t->points);
+    free(t->rules);
+    free(t->summary);
+}
+
+/* A baseline whose 8 MiB call took longer than its 16 MiB call; NCCL's TUNING lines say Tree/LL128
+ * ran at 8 MiB and Ring/Simple at 16 MiB: an inferred Ring/Simple choice at 8 MiB. */
+static void test_envelope_tuning_lines(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/nt-tune-env-XXXXXX";
+    FILE *fp = replay_log_open(path, 4194304, 33554432);
     static const struct {
         unsigned long long b;
         double us;
@@ -712,18 +755,7 @@ static void test_envelope_tuning_lines(void **state)
     fprintf(fp, "# Avg bus bandwidth    : 100.0\n");
     fclose(fp);
     static nt_tune_t t;
-    char err[512];
-    memset(&t, 0, sizeof(t));
-    assert_int_equal(nt_tune_source_read(&t.sources[0], path, err, sizeof(err)), NT_OK);
-    t.nsources = 1;
-    t.target_version = 22809;
-    t.cpu_vendor = -1;
-    t.min_bytes = 4194304;
-    t.max_bytes = 33554432;
-    t.colls[NT_COLL_ALLREDUCE] = 1;
-    t.shapes[0] = (nt_tune_shape_t){2, 8, 16};
-    t.nshapes = 1;
-    assert_int_equal(nt_tune_replay(&t), NT_OK);
+    replay_log(&t, path, 4194304, 33554432);
     assert_int_equal(t.npoints, 4);
     assert_int_equal(t.points[1].how, NT_RAN_MEASURED); /* from the TUNING line */
     assert_int_equal(t.points[1].algo, NT_ALGO_TREE);
@@ -733,16 +765,7 @@ static void test_envelope_tuning_lines(void **state)
     assert_int_equal(t.rules[0].basis, NT_BASIS_INFERRED);
     assert_true(t.rules[0].min_bytes == 8388608 && t.rules[0].max_bytes == 8388608);
     assert_true(t.rules[0].algo == NT_ALGO_RING && t.rules[0].proto == NT_PROTO_SIMPLE);
-    unlink(path);
-    nt_tune_source_free(&t.sources[0]);
-    for (size_t k = 0; k < t.nfindings; k++)
-        free(t.findings[k].text);
-    for (size_t k = 0; k < t.nsummary; k++)
-        free(t.summary[k].tradeoff);
-    free(t.findings);
-    free(t.points);
-    free(t.rules);
-    free(t.summary);
+    replay_log_free(&t, path);
 }
 
 /* A TUNING line's algorithm or protocol index beyond an int ("Algo 4294967297", as NCCL
@@ -752,17 +775,7 @@ static void test_tuning_line_index_range(void **state)
 {
     (void)state;
     char path[] = "/tmp/nt-tune-idx-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *fp = fdopen(fd, "w");
-    fprintf(fp, "# nThread 1 nGpus 1 minBytes 8388608 maxBytes 8388608 step: 2(factor) warmup "
-                "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
-    for (int r = 0; r < 16; r++)
-        fprintf(fp,
-                "#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x18] NVIDIA H100 80GB HBM3\n",
-                r, 100 + r, r / 8 + 1, r % 8);
-    fprintf(fp, "#       size         count      type   redop    root     time   algbw   busbw "
-                "#wrong     time   algbw   busbw #wrong\n");
+    FILE *fp = replay_log_open(path, 8388608, 8388608);
     fprintf(fp, "node01:100:100 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo 4294967297 proto "
                 "4294967298 channel{Lo..Hi}={0..15}\n");
     fprintf(fp,
@@ -770,26 +783,10 @@ static void test_tuning_line_index_range(void **state)
             "    120.0   69.91  131.07      0\n# Avg bus bandwidth    : 100.0\n");
     fclose(fp);
     static nt_tune_t t;
-    char err[512];
-    memset(&t, 0, sizeof(t));
-    assert_int_equal(nt_tune_source_read(&t.sources[0], path, err, sizeof(err)), NT_OK);
-    t.nsources = 1;
-    t.target_version = 22809;
-    t.cpu_vendor = -1;
-    t.min_bytes = 8388608;
-    t.max_bytes = 8388608;
-    t.colls[NT_COLL_ALLREDUCE] = 1;
-    t.shapes[0] = (nt_tune_shape_t){2, 8, 16};
-    t.nshapes = 1;
-    assert_int_equal(nt_tune_replay(&t), NT_OK);
+    replay_log(&t, path, 8388608, 8388608);
     assert_int_equal(t.npoints, 1);
     assert_int_not_equal(t.points[0].how, NT_RAN_MEASURED);
-    unlink(path);
-    nt_tune_source_free(&t.sources[0]);
-    for (size_t k = 0; k < t.nfindings; k++)
-        free(t.findings[k].text);
-    free(t.findings);
-    free(t.points);
+    replay_log_free(&t, path);
 }
 
 /* ---- one definition of the rule format ---- */
