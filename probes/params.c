@@ -16,44 +16,6 @@
 /* Sizes below this are latency sizes (ping-pong), from it on bandwidth sizes (window). */
 #define NT_LAT_BW_SPLIT (64u * 1024u)
 
-nt_status_t nt_parse_size(const char *s, size_t *out)
-{
-    char *end;
-    unsigned long long v;
-    unsigned long long mul = 1;
-
-    if (!s || !isdigit((unsigned char)*s))
-        return NT_ERR_INVALID;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno)
-        return NT_ERR_INVALID;
-    switch (toupper((unsigned char)*end)) {
-    case '\0':
-        break;
-    case 'K':
-        mul = 1ull << 10;
-        end++;
-        break;
-    case 'M':
-        mul = 1ull << 20;
-        end++;
-        break;
-    case 'G':
-        mul = 1ull << 30;
-        end++;
-        break;
-    default:
-        return NT_ERR_INVALID;
-    }
-    if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
-        end += strlen(end);
-    if (*end || v > (1ull << 40) / mul)
-        return NT_ERR_INVALID;
-    *out = (size_t)(v * mul);
-    return NT_OK;
-}
-
 static nt_status_t nt_parse_sizes(const char *list, nt_probe_params_t *p, char *err, size_t len)
 {
     char buf[512], *save = NULL;

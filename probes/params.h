@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "nettune/units.h"
 #include "probe.h"
 
 typedef enum nt_params_action {
@@ -17,9 +18,6 @@ typedef enum nt_params_action {
  * message naming the option and the fix into err and returns NT_ERR_INVALID. */
 nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_params_action_t *action,
                             char *err, size_t errlen);
-
-/* nt_parse_size - "8", "4K", "1M", "2G" (binary multiples, optional "iB"/"B") in bytes. */
-nt_status_t nt_parse_size(const char *s, size_t *out);
 
 /* nt_params_usage - the --help text. */
 void nt_params_usage(FILE *f);

@@ -19,6 +19,7 @@
 #include "nettune/log.h"
 #include "nettune/nccl_table.h"
 #include "nettune/report.h"
+#include "nettune/units.h"
 #include "nt_tuning.h"
 #include "print_model.h"
 #include "tune.h"
@@ -89,28 +90,6 @@ static int bad(const char *fmt, const char *a, const char *b)
     fprintf(stderr, fmt, a, b);
     fprintf(stderr, "\n");
     return NT_EXIT_USAGE;
-}
-
-static int parse_size(const char *s, unsigned long long *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return -1;
-    unsigned long long mul = 1;
-    if (*end == 'K' || *end == 'k')
-        mul = 1ull << 10;
-    else if (*end == 'M' || *end == 'm')
-        mul = 1ull << 20;
-    else if (*end == 'G' || *end == 'g')
-        mul = 1ull << 30;
-    if (mul > 1)
-        end++;
-    if (*end || x > ULLONG_MAX / mul) /* "17179869185G" wrapped to 1 GiB */
-        return -1;
-    *v = x * mul;
-    return 0;
 }
 
 static uint64_t file_hash(const char *path, int *ok)
@@ -422,10 +401,11 @@ int main(int argc, char **argv)
         }
         case OPT_MIN:
         case OPT_MAX: {
-            unsigned long long v;
-            if (parse_size(optarg, &v) || v == 0)
-                return bad("--%s '%s': give a size in bytes (K, M, G suffixes allowed)",
-                           c == OPT_MIN ? "min-bytes" : "max-bytes", optarg);
+            size_t v;
+            if (nt_parse_size(optarg, &v) != NT_OK || v == 0)
+                return bad(
+                    "--%s '%s': give a size in bytes, at most 1024G (K, M, G suffixes allowed)",
+                    c == OPT_MIN ? "min-bytes" : "max-bytes", optarg);
             if (c == OPT_MIN)
                 t->min_bytes = v;
             else

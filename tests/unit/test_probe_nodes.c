@@ -270,6 +270,14 @@ static void test_sizes_and_options(void **state)
     assert_true(v == (size_t)2 << 30);
     assert_int_equal(nt_parse_size("12X", &v), NT_ERR_INVALID);
     assert_int_equal(nt_parse_size("-1", &v), NT_ERR_INVALID);
+    /* at most 1 TiB, checked before the multiplication wraps (nettune tune read 17179869185G,
+     * 2^64 + 2^30 bytes, as 1 GiB when it had its own reader) */
+    assert_int_equal(nt_parse_size("1024G", &v), NT_OK);
+    assert_true(v == (size_t)1 << 40);
+    assert_int_equal(nt_parse_size("1025G", &v), NT_ERR_INVALID);
+    assert_int_equal(nt_parse_size("17179869185G", &v), NT_ERR_INVALID);
+    assert_int_equal(nt_parse_size("99999999999999999999999", &v), NT_ERR_INVALID);
+    assert_int_equal(nt_parse_size(" 4K", &v), NT_ERR_INVALID);
 
     char *ok[] = {"nettune-probe",
                   "--full",

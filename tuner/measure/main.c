@@ -19,6 +19,7 @@
 #include "tune.h"
 #include "nettune/exitcode.h"
 #include "nettune/report.h"
+#include "nettune/units.h"
 #include "nettune/version.h"
 
 typedef struct {
@@ -392,14 +393,19 @@ int main(int argc, char **argv)
             a.verify = optarg;
             continue;
         case O_MINB:
-        case O_MAXB:
-            if (!(optarg && end != optarg && !*end && v >= 1 && v < 0x1p64)) {
-                fprintf(stderr, "nettune-tune-measure: --%s '%s': give a byte count >= 1\n",
-                        c == O_MINB ? "min-bytes" : "max-bytes", optarg);
+        case O_MAXB: {
+            /* the one size reader, as nettune tune's --min-bytes/--max-bytes */
+            size_t b;
+            if (!optarg || nt_parse_size(optarg, &b) != NT_OK || b == 0) {
+                fprintf(stderr,
+                        "nettune-tune-measure: --%s '%s': give a size in bytes, at most 1024G "
+                        "(K, M, G suffixes allowed)\n",
+                        c == O_MINB ? "min-bytes" : "max-bytes", optarg ? optarg : "");
                 return NT_EXIT_USAGE;
             }
-            *(c == O_MINB ? &a.min_bytes : &a.max_bytes) = (unsigned long long)v;
+            *(c == O_MINB ? &a.min_bytes : &a.max_bytes) = b;
             continue;
+        }
         case 'o':
             a.output = optarg;
             continue;
