@@ -7,7 +7,7 @@ NTP_SRC  := $(NTP_DIR)/src
 NT_TUNING_FMT_OBJ := $(OBJ)/$(NTP_SRC)/nt_tuning.o
 NTP_LIB  := $(LIBDIR)/libnccl-tuner-nettune.so
 NTP_MAKE  = $(MAKE) --no-print-directory -C $(NTP_DIR) OUT=$(abspath $(BUILD))/nccl-tuner \
-            LIBOUT=$(abspath $(LIBDIR))
+            LIBOUT=$(abspath $(LIBDIR)) $(if $(filter 1,$(SANITIZE)),SAN_FLAGS="$(SAN_FLAGS)")
 
 ALL_TARGETS     += $(NTP_LIB)
 TEST_TARGETS    += test-plugin
