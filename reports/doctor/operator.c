@@ -998,14 +998,12 @@ static void diagnose_xml(nt_doctor_t *d)
         nt_ncclxml_t *x = e->xml;
         if (x->kind != NT_NCCLXML_SYSTEM)
             continue;
-        int ngpu = 0, nnic = 0, nrdma = 0;
+        int ngpu = 0, nnic = 0;
         for (size_t a = 0; a < x->ndevs; a++) {
             if (x->devs[a].kind == NT_XDEV_GPU)
                 ngpu++;
-            else {
+            else
                 nnic++;
-                nrdma += x->devs[a].rdma != 0;
-            }
         }
         if (!nnic || !ngpu)
             continue;
