@@ -190,11 +190,13 @@ if want prolog; then
     held=
     for _ in $(seq 1 120); do
         held=$(nts_run squeue -h -j "$job" -o '%T|%r' 2>/dev/null)
-        [[ $held == PENDING*held* ]] && break
+        # slurmctld gives the held job the reason "launch failed requeued held", or in its
+        # place "JobHeldAdmin" (seen in 1 CI run of 4): both are the hold
+        [[ $held == PENDING*@(held|JobHeldAdmin)* ]] && break
         sleep 0.5
     done
     echo "  prolog: job $job is '$held'; prolog runs: $(cut -d' ' -f2- "$NTS_DIR/prolog.runs" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
-    expect "prolog: the job is requeued and held ($held)" match "$held" "PENDING*held*"
+    expect "prolog: the job is requeued and held ($held)" match "$held" "PENDING*@(held|JobHeldAdmin)*"
     r3=$(nts_reason sn3)
     expect "prolog: sn3 drained with nettune's reason, not Slurm's 'Prolog error' ($(nts_state sn3): $r3)" \
         match "$r3" "nettune:gpus*"
