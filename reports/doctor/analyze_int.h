@@ -342,7 +342,7 @@ struct nt_doctor {
 
     /* results */
     nt_finding_t *findings;
-    size_t nfindings, cap_findings;
+    size_t nfindings; /* room for kb->nfindings, allocated at the first (nt_finding_add) */
     nt_hw_t hw; /* hardware used for the verdicts (merged) */
     int diagnosed;
 };

@@ -82,9 +82,8 @@ nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key)
         d->findings = calloc(d->kb->nfindings, sizeof(*d->findings));
         if (!d->findings)
             return NULL;
-        d->cap_findings = d->kb->nfindings;
     }
-    if (d->nfindings >= d->cap_findings)
+    if (d->nfindings >= d->kb->nfindings)
         return NULL;
     nt_finding_t *f = &d->findings[d->nfindings++];
     memset(f, 0, sizeof(*f));
