@@ -4,7 +4,7 @@ LIBNT_SRCS += lib/status.c lib/version.c lib/log.c lib/clock.c lib/stats.c lib/s
               lib/topo.c lib/pcie.c lib/software.c \
               lib/thresholds.c lib/verdict.c lib/exitcode.c \
               lib/cuda.c lib/nvml.c lib/gpu.c lib/gpu_judge.c \
-              lib/nccl_table.c lib/units.c
+              lib/nccl_table.c lib/units.c lib/checks.c
 # The one reader each of NCCL log lines, nccl-tests outputs, NCCL debug-log facts and the probe
 # report, and the anomaly rule (shared by nettune doctor, nettune tune and nettune report).
 LIBNT_SRCS += lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c lib/nccllog.c
