@@ -22,8 +22,9 @@ WARN    := -Wall -Wextra -Werror
 CPPFLAGS_NT := -Iinclude -D_GNU_SOURCE \
                -DNT_HAVE_IBVERBS=$(HAVE_IBVERBS) $(CJSON_CFLAGS) $(HWLOC_CFLAGS)
 NT_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS_NT) -MMD -MP -fPIC
-# Only lib/version.c sees the version (lib/module.mk rebuilds it when the string changes).
-$(OBJ)/lib/version.o: NT_CFLAGS += -DNETTUNE_VERSION=\"$(NETTUNE_VERSION)\"
+# Only lib/core/version.c sees the version (lib/core/module.mk rebuilds it when the string
+# changes).
+$(OBJ)/lib/core/version.o: NT_CFLAGS += -DNETTUNE_VERSION=\"$(NETTUNE_VERSION)\"
 
 ALL_TARGETS :=
 TEST_TARGETS :=
@@ -35,6 +36,29 @@ INSTALL_TARGETS :=
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) -c $< -o $@
+
+# The libraries of lib/ (docs/architecture.md): each folder lib/<part>/ is one archive,
+# build/lib/libnt<part>.a, whose lib/<part>/module.mk lists its sources in NT_SRCS_<part> and
+# the system libraries they need in NT_LDLIBS_<part>, then calls NT_ARCHIVE. A binary names the
+# parts it calls, highest first, and links exactly those:
+#   $(BIN)/x: $(X_OBJS) $(call nt_archives,nccl core)
+#   	$(CC) -o $@ $(X_OBJS) $(call nt_link,nccl core)
+# Every library source is in NT_LIB_SRCS too (the fuzz build instruments them all).
+NT_LIB_SRCS :=
+define NT_ARCHIVE
+NT_LIB_$(1) := $(LIBDIR)/libnt$(1).a
+NT_LIB_SRCS += $(NT_SRCS_$(1))
+ALL_TARGETS += $(LIBDIR)/libnt$(1).a
+$(LIBDIR)/libnt$(1).a: $(patsubst %.c,$(OBJ)/%.o,$(NT_SRCS_$(1)))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@
+	$$(AR) rcs $$@ $$^
+endef
+# nt_archives(parts): the archives of the parts; nt_link(parts): them and their system libraries
+# (the sanitizer build's own last).
+nt_archives = $(foreach p,$(1),$(NT_LIB_$(p)))
+nt_ldlibs = $(foreach p,$(1),$(NT_LDLIBS_$(p))) $(SAN_LDLIBS)
+nt_link = $(call nt_archives,$(1)) $(call nt_ldlibs,$(1))
 
 include $(sort $(wildcard */module.mk */*/module.mk))
 

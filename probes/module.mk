@@ -36,7 +36,7 @@ $(OBJ)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -c $< -o $@
 
-$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(LIBNT)
+$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(LIBNT) $(PROBE_LDLIBS) $(LIBNT_LDLIBS)
+	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(PROBE_LDLIBS) $(call nt_link,judge engine node core)
 endif

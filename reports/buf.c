@@ -156,7 +156,7 @@ nt_status_t nt_buf_write(const nt_buf_t *b, const char *path)
         NT_ERROR(REPORT, "out of memory while rendering");
         return NT_ERR_NOMEM;
     }
-    /* The project's one output writer (lib/output.c): stdout, atomic replace, links, devices. */
+    /* The project's one output writer (lib/core/output.c): stdout, atomic replace, links, devices. */
     return nt_output_write(path ? path : "-", b->data ? b->data : "", b->len);
 }
 

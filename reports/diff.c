@@ -236,7 +236,7 @@ static int nt_local_index(const cJSON *j, int rank)
 }
 
 /* Whether NEW's own schedule pairs the two ends of link l of OLD. The probe pairs nodes by
- * lib/schedule.c over its nodes in schedule order, which is the order of the report's nodes[]
+ * lib/engine/schedule.c over its nodes in schedule order, which is the order of the report's nodes[]
  * (probes/run.c writes them as probes/nodes.c sorted them), and the ranks of one node by the
  * same schedule over that node's nodes[].ranks. A grown cluster's --quick run pairs other
  * nodes than a smaller one's: a link it never planned did not vanish from its plan. Where the

@@ -1,6 +1,8 @@
-# nettune-report (issue 5): render, export, diff and validate nettune documents. It links
-# libnettune (JSON helpers, logging) and cJSON only: --as-needed drops hwloc, which
-# libnettune's other objects need, so the binary starts without MPI, CUDA, RDMA or hwloc.
+# nettune-report (issue 5): render, export, diff and validate nettune documents. It links the
+# core (JSON helpers, logging, the report reader), the engine (the pair schedule, for --diff),
+# the judge (the thresholds file, for --validate) and the NCCL readers (the doctor's knowledge
+# base names NCCL versions): cJSON and zlib, so the binary starts without MPI, CUDA, RDMA, hwloc
+# or libxml2.
 REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c reports/render_diagnosis.c \
@@ -19,9 +21,9 @@ $(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema
 	@mkdir -p $(dir $@)
 	$(CC) $(if $(REPORT_DIAG_SCHEMA),-DNT_DIAGNOSIS_SCHEMA='"$(REPORT_DIAG_SCHEMA)"') -c $< -o $@
 
-$(BIN)/nettune-report: $(REPORT_OBJS) $(LIBNT)
+$(BIN)/nettune-report: $(REPORT_OBJS) $(call nt_archives,judge engine nccl core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(REPORT_OBJS) $(LIBNT) $(LIBNT_LDLIBS)
+	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(REPORT_OBJS) $(call nt_link,judge engine nccl core)
 
 # Tests: tests/report/run.sh runs every case and ends with "report tests: N passed, N failed,
 # N skipped". REPORT_TEST_ARGS passes options to it (e.g. -k html).

@@ -83,7 +83,7 @@ const char *nt_fmt_num(char *buf, size_t len, double v, int digits);
 /* nt_fmt_bw - a bandwidth in GB/s for people: "23.4", "9.87", "0.123"; "-" when NaN. */
 const char *nt_fmt_bw(char *buf, size_t len, double gbps);
 
-/* ---- the indexed document: lib/rdoc.c, include/nettune/rdoc.h ---- */
+/* ---- the indexed document: lib/core/rdoc.c, include/nettune/rdoc.h ---- */
 
 /* ---- tables for text and Markdown (table.c) ---- */
 

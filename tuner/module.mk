@@ -1,6 +1,6 @@
 # The tuner (issue 9). The model (tuner/model*.c, nccl_versions.c, eligible.c, print_model.c)
 # is a static library build/lib/libnttuner_model.a with no MPI, CUDA or NCCL; the reader of
-# NCCL's printed table joins libnettune (lib/nccl_table.c, listed in lib/module.mk).
+# NCCL's printed table is read by lib/nccl/nccl_table.c (libntnccl).
 
 TUNER_MODEL_SRCS := $(sort $(wildcard tuner/model*.c tuner/nccl_versions*.c tuner/eligible*.c) tuner/print_model.c)
 TUNER_MODEL_LIB := $(LIBDIR)/libnttuner_model.a
@@ -19,9 +19,9 @@ $(TUNER_MODEL_LIB): $(patsubst %.c,$(OBJ)/%.o,$(TUNER_MODEL_SRCS))
 TUNER_MODEL_TESTS := $(patsubst tests/tuner/%.c,%,$(sort $(wildcard tests/tuner/test_model*.c tests/tuner/test_nccl_table*.c)))
 TUNER_MODEL_TEST_BINS := $(addprefix $(BUILD)/tests/,$(TUNER_MODEL_TESTS))
 
-$(TUNER_MODEL_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/tuner/%.o $(TUNER_MODEL_LIB) $(LIBNT)
+$(TUNER_MODEL_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/tuner/%.o $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(TUNER_MODEL_LIB) $(call nt_link,nccl core) $(CMOCKA_LIBS)
 
 TEST_TARGETS += test-tuner-model
 .PHONY: test-tuner-model
@@ -32,12 +32,12 @@ test-tuner-model: $(TUNER_MODEL_TEST_BINS)
 # tag, compiled with a shim (tests/tuner/nccl-diff/), on random communicators. Needs an
 # NVIDIA/nccl git directory: make tuner-model-diff NCCL_GIT=/path/to/nccl/.git [NCCL_DIFF_N=20000]
 .PHONY: tuner-model-diff
-tuner-model-diff: $(TUNER_MODEL_LIB) $(LIBNT)
+tuner-model-diff: $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@test -n "$(NCCL_GIT)" || { echo "tuner-model-diff: set NCCL_GIT to an NVIDIA/nccl git directory"; exit 2; }
 	@tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),20000)
 
 # nettune-tune (issue 9: inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
-# libnettune (with --as-needed: hwloc drops out), the model library, the plugin's tuning-file
+# the NCCL readers and the core, the model library, the plugin's tuning-file
 # definition (plugins/nccl-tuner/src/nt_tuning.c) and cJSON.
 TUNE_SRCS := tuner/inputs.c tuner/replay.c tuner/search.c tuner/write.c tuner/env_advice.c \
              tuner/measured_fmt.c
@@ -46,22 +46,22 @@ TUNE_BIN  := $(BIN)/nettune-tune
 ALL_TARGETS += $(TUNE_BIN)
 $(OBJ)/tuner/%.o $(OBJ)/tests/tuner/%.o: NT_CFLAGS += -I$(NTP_SRC)
 
-$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) \
-	  $(LIBNT) $(LIBNT_LDLIBS)
+	  $(call nt_link,nccl core)
 
 # Tests of the CLI parts (cmocka, tests/tuner/test_tune.c) and the command end to end
 # (tests/tuner/run-cli.sh: exit codes, byte-identical files, ldd, the plugin driven as NCCL drives
 # it on the written file).
 TUNE_TEST_BIN := $(BUILD)/tests/test_tune
 TUNE_E2E_BIN  := $(BUILD)/tests/test_tune_e2e
-$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
-$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_link,nccl core) $(CMOCKA_LIBS)
+$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS) -ldl
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_link,nccl core) $(CMOCKA_LIBS) -ldl
 
 TEST_TARGETS += test-tune
 .PHONY: test-tune

@@ -1,4 +1,4 @@
-/* The one anomaly rule for nccl-tests sweeps (lib/anomaly.c), shared by nettune doctor and
+/* The one anomaly rule for nccl-tests sweeps (lib/nccl/anomaly.c), shared by nettune doctor and
  * nettune tune (anomalies are findings, never tuning rules).
  *
  *  - Mid-sweep drop: a row whose busbw (the better of out-of-place and in-place) is at least

@@ -99,7 +99,7 @@ void nt_cuda_reset(void);
 
 /* nt_cuda_driver_version_of - cuDriverGetVersion of the first loadable library of names
  * (NULL-terminated; NULL = {"libcuda.so.1"}), without cuInit and without keeping it loaded:
- * the version of the driver the node would load (lib/software.c). *v = 1000 x major +
+ * the version of the driver the node would load (lib/node/software.c). *v = 1000 x major +
  * 10 x minor. NT_ERR_UNSUPPORTED: nothing loads or no symbol; NT_ERR_SYSTEM: the call failed. */
 nt_status_t nt_cuda_driver_version_of(const char *const *names, int *v);
 

@@ -1,7 +1,7 @@
 /* The GPU probes' rules, without CUDA: expected figures of GPU links, the path class of a GPU
  * pair, the measurement plan with its time budgets, link ids, and the GPU verdict rules
  * (NVLink state, PCIe under load, peer access, counters, GPU blame). docs/gpu.md explains them.
- * The measurements themselves are in probes/gpu/ (through lib/cuda.c). */
+ * The measurements themselves are in probes/gpu/ (through lib/node/cuda.c). */
 #ifndef NETTUNE_GPU_H
 #define NETTUNE_GPU_H
 

@@ -1,6 +1,6 @@
 /* The launcher: what a probe needs from "the runtime" (rank, size, barrier, exchange), as UCX
  * perftest abstracts it. Two implementations: MPI (compiled only into nettune-probe, in
- * probes/launcher_mpi.c) and an in-process one with threads (lib/launcher_inproc.c) so that
+ * probes/launcher_mpi.c) and an in-process one with threads (lib/engine/launcher_inproc.c) so that
  * scheduling, exchange and verdict logic is tested without mpirun.
  *
  * Every call that waits takes a deadline in seconds from now. Open MPI 4.1 has no fault
@@ -86,7 +86,7 @@ void nt_launcher_local_destroy(nt_launcher_t *l);
 typedef int (*nt_inproc_fn)(nt_launcher_t *l, void *arg);
 int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *abort_code);
 
-/* nt_launcher_tcp_create - the launcher over TCP (lib/launcher_tcp.c) for programs without MPI:
+/* nt_launcher_tcp_create - the launcher over TCP (lib/engine/launcher_tcp.c) for programs without MPI:
  * rank 0 listens on port (or on listen_fd when >= 0, a bound listening socket it inherited),
  * ranks 1..size-1 connect to host:port, retrying until timeout_s. Collectives go through rank 0;
  * send/recv only between rank 0 and another rank (NT_ERR_UNSUPPORTED otherwise). local_group

@@ -1,6 +1,6 @@
 /* Reading NCCL debug logs and nccl-tests outputs line by line: a bounded-memory line reader and
  * the split of one line into launcher label, NCCL's "host:pid:tid [dev] NCCL INFO" prefix and
- * message. Shared by nettune doctor and nettune tune (lib/linereader.c, lib/logline.c). NCCL's
+ * message. Shared by nettune doctor and nettune tune (lib/core/linereader.c, lib/nccl/logline.c). NCCL's
  * prefix is printed by src/debug.cc (NVIDIA/nccl v2.28.9-1 src/debug.cc, ncclDebugLog). */
 #ifndef NETTUNE_LOGLINE_H
 #define NETTUNE_LOGLINE_H
@@ -11,7 +11,7 @@
 
 /* Longest line kept, in bytes; the rest of a longer line is skipped and counted. */
 #define NT_LINE_MAX 4096
-/* ---- lib/linereader.c ------------------------------------------------------------------------ */
+/* ---- lib/core/linereader.c ------------------------------------------------------------------------ */
 
 typedef struct nt_linereader nt_linereader_t;
 
@@ -60,7 +60,7 @@ int nt_linereader_gzip(const nt_linereader_t *r);
 /* 1 if the gzip stream was damaged or cut short (then nt_linereader_next returned -1). */
 int nt_linereader_gzip_damaged(const nt_linereader_t *r);
 
-/* ---- lib/logline.c ----------------------------------------------------------------------------
+/* ---- lib/nccl/logline.c ----------------------------------------------------------------------------
  */
 
 typedef enum { NT_LVL_NONE = 0, NT_LVL_INFO, NT_LVL_WARN } nt_level_t;

@@ -1,4 +1,4 @@
-/* The one reader of an NCCL debug log's facts for tuning (lib/nccllog.c): the version banner,
+/* The one reader of an NCCL debug log's facts for tuning (lib/nccl/nccllog.c): the version banner,
  * the communicator shape, the topology-search graph lines, the NIC speeds, the environment NCCL
  * echoes and the per-call TUNING lines. NCCL's printed latency/bandwidth table has its own
  * reader (nettune/nccl_table.h). Fed one parsed line at a time (nettune/logline.h), so it reads

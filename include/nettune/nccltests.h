@@ -1,4 +1,4 @@
-/* The one nccl-tests output reader (lib/nccltests.c), shared by nettune doctor and nettune tune.
+/* The one nccl-tests output reader (lib/nccl/nccltests.c), shared by nettune doctor and nettune tune.
  *
  * nccl-tests (github.com/NVIDIA/nccl-tests) prints, per run, a "# nThread ..." header, the
  * "# Using devices" block ("#  Rank  0 Group  0 Pid 12 on node01 device  0 [0x18] NVIDIA H100"),

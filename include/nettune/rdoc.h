@@ -1,5 +1,5 @@
 /* The one reader of nettune.report/1 (the probe report) for every command: nettune report's
- * renderers, diff and exporter, nettune doctor's --report and nettune tune (lib/rdoc.c). The
+ * renderers, diff and exporter, nettune doctor's --report and nettune tune (lib/core/rdoc.c). The
  * document is read once with cJSON and indexed: nodes sorted by hostname, links and checks with
  * their fields looked up once and each tied to its node, each node's GPUs and RDMA ports counted.
  * The schema is reports/schema/report.schema.json (docs/report-format.md). */

@@ -1,4 +1,4 @@
-/* Units on command lines: the one reader of a size in bytes (lib/units.c). */
+/* Units on command lines: the one reader of a size in bytes (lib/core/units.c). */
 #ifndef NETTUNE_UNITS_H
 #define NETTUNE_UNITS_H
 

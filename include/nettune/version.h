@@ -3,7 +3,7 @@
 #define NETTUNE_VERSION_H
 
 /* nt_version - the build's version: `git describe --always --dirty` of the tree it was built
- * from (mk/config.mk), else "0.1.0". Only lib/version.c is compiled with it, and that object is
+ * from (mk/config.mk), else "0.1.0". Only lib/core/version.c is compiled with it, and that object is
  * rebuilt whenever the string changes (build/version.stamp), so a rebuild after a commit never
  * shows the commit before. Never NULL; static storage. */
 const char *nt_version(void);

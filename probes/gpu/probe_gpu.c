@@ -1,9 +1,9 @@
 /* The GPU probe (docs/gpu.md): NVML inventory, host<->device copies per GPU, device-local
  * copies, and the GPU-pair matrix (peer access, CE write/read/bidir, SM copy, flag latency),
- * measured through the CUDA driver API (lib/cuda.c) by local rank 0 of each node when it sees
+ * measured through the CUDA driver API (lib/node/cuda.c) by local rank 0 of each node when it sees
  * every GPU, else by the ranks that see them, pairs across ranks through CUDA IPC handles (the
  * IPC mode, docs/gpu.md "Ranks that see one GPU each"). The rules (plan, budgets, expected
- * figures, verdicts, owners, who runs a test) are in lib/gpu.c; this file does the hardware
+ * figures, verdicts, owners, who runs a test) are in lib/node/gpu.c; this file does the hardware
  * calls, the exchanges between the ranks of a node, and writes links and checks.
  *
  * Timing follows nvbandwidth (REFERENCE: CE and SM copies, a spin kernel holds the stream

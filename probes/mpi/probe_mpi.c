@@ -1,7 +1,7 @@
 /* MPI point-to-point probe, the baseline that works on every cluster.
  * Latency: ping-pong, one-way = round trip / 2 (as osu_latency). Bandwidth: a window of up to
  * 64 non-blocking sends then a 4-byte acknowledgement (as osu_bw); one sample per window, the
- * window and the iteration count grown by the driver to fit the time budget (lib/bench.c).
+ * window and the iteration count grown by the driver to fit the time budget (lib/engine/bench.c).
  * Bandwidth is measured in both directions of a pair: the reverse is a link of its own.
  * Every wait has the peer deadline, counted from the last progress (a completed message): a
  * dead peer costs a timeout, never a hang; a slow one is measured. */

@@ -1,4 +1,4 @@
-/* GPU memory for GPUDirect RDMA through the one CUDA wrapper (lib/cuda.c, the driver API
+/* GPU memory for GPUDirect RDMA through the one CUDA wrapper (lib/node/cuda.c, the driver API
  * loaded with dlopen), so that the probe runs on nodes without CUDA (then GPU tests are
  * skipped with the reason). dma-buf: cuMemGetHandleForAddressRange(DMA_BUF_FD) (CUDA 11.7+,
  * open kernel modules) then ibv_reg_dmabuf_mr; peer memory: ibv_reg_mr on the device pointer

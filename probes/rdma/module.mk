@@ -9,16 +9,16 @@ RDMA_PROBE_SRCS := $(RDMA_PURE_SRCS) probes/rdma/verbs_path.c probes/rdma/gpu_me
                    probes/rdma/numa_bind.c probes/rdma/probe_rdma.c
 PROBE_SRCS += $(RDMA_PROBE_SRCS)
 
-# Unit tests (cmocka): compiled straight from the sources, linked with libnettune.
+# Unit tests (cmocka): compiled straight from the sources, linked with the libraries they call.
 RDMA_UNIT_TESTS := test_rdma_rates test_rdma_gid test_rdma_hca test_rdma_counters \
                    test_rdma_inventory test_rdma_portcap test_rdma_gpu
 RDMA_UNIT_BINS := $(addprefix $(BUILD)/tests/,$(RDMA_UNIT_TESTS))
 RDMA_UNIT_CFLAGS = $(filter-out -MMD -MP,$(NT_CFLAGS)) -Iprobes -Iprobes/rdma \
                    -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"
 
-$(RDMA_UNIT_BINS): $(BUILD)/tests/%: tests/rdma/%.c $(RDMA_PURE_SRCS) probes/rdma/rdma.h $(LIBNT)
+$(RDMA_UNIT_BINS): $(BUILD)/tests/%: tests/rdma/%.c $(RDMA_PURE_SRCS) probes/rdma/rdma.h $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) $(RDMA_UNIT_CFLAGS) -o $@ $< $(RDMA_PURE_SRCS) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(RDMA_UNIT_CFLAGS) -o $@ $< $(RDMA_PURE_SRCS) $(call nt_link,judge engine node core) $(CMOCKA_LIBS)
 
 .PHONY: test-rdma-unit test-rdma-vm
 test-rdma-unit: $(RDMA_UNIT_BINS)

@@ -5,22 +5,13 @@
 # --kb FILE replaces it.
 
 DOCTOR_DIR  := reports/doctor
-# The line reader, the line prefixes, the nccl-tests reader, the anomaly rule and the report
-# reader live in lib/ (shared with nettune tune and nettune report), and so does the NCCL
-# topology/graph XML reader (lib/ncclxml.c, libxml2); the doctor links their objects directly
-# (libc, cJSON, libxml2, zlib). The line reader reads through zlib (gzip inputs).
-DOCTOR_LIB_SRCS := lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c \
-                   lib/report.c lib/output.c lib/log.c lib/status.c lib/version.c lib/ncclxml.c lib/nccllog.c lib/thresholds.c
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c analyze.c operator.c diagnose.c output.c) \
-               $(DOCTOR_LIB_SRCS)
+# The readers it shares with nettune tune and nettune report come from the libraries: the NCCL
+# readers (log lines and prefixes, nccl-tests, the anomaly rule, NCCL's topology XML through
+# libxml2), the thresholds' expectations and the core (the line reader through zlib, the report
+# reader, JSON): libc, cJSON, libxml2 and zlib.
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c analyze.c operator.c diagnose.c output.c)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
-XML2_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
-XML2_LIBS   := $(or $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null),-lxml2)
-ZLIB_LIBS   := $(or $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null),-lz)
-DOCTOR_LIBS := $(CJSON_LIBS) $(XML2_LIBS) $(ZLIB_LIBS) -lm
-# lib/linereader.c (in libnettune) reads through zlib; lib/ncclxml.c is linked by the doctor only
-LIBNT_LDLIBS += $(ZLIB_LIBS)
-$(OBJ)/lib/ncclxml.o: NT_CFLAGS += $(XML2_CFLAGS)
+DOCTOR_PARTS := judge nccl core
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
 
@@ -41,13 +32,13 @@ $(OBJ)/$(DOCTOR_DIR)/kb_data.c: $(DOCTOR_DIR)/knowledge.json $(DOCTOR_DIR)/modul
 $(OBJ)/$(DOCTOR_DIR)/kb_data.o: $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 	$(CC) $(NT_CFLAGS) -c $< -o $@
 
-$(DOCTOR_BIN): $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o
+$(DOCTOR_BIN): $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o $(call nt_archives,$(DOCTOR_PARTS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(DOCTOR_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o $(call nt_link,$(DOCTOR_PARTS))
 
-$(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS)
+$(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS) $(call nt_archives,$(DOCTOR_PARTS))
 	@mkdir -p $(dir $@)
-	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(DOCTOR_LIBS)
+	$(CC) $(NT_CFLAGS) -I$(DOCTOR_DIR) -o $@ $(filter %.c %.o,$^) $(call nt_link,$(DOCTOR_PARTS))
 
 .PHONY: test-doctor install-doctor
 test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN) $(BIN)/nettune-report

@@ -1,6 +1,6 @@
 /* make bench: the probe engine at cluster scale without a cluster. nettune-probe's own engine
  * (nt_probe_run: node identification, inventory exchange, schedule, collection at rank 0,
- * retest, judge, report) runs over the in-process launcher (lib/launcher_inproc.c: one thread
+ * retest, judge, report) runs over the in-process launcher (lib/engine/launcher_inproc.c: one thread
  * per rank, one rank per node) with a synthetic link probe in place of the MPI one, whose
  * figures follow a model: every link 24 GB/s and 2.0 us, each sample with 5% Gaussian noise;
  * one bad node (every link of it at 40% of the bandwidth) and one bad link between two other

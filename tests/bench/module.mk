@@ -1,9 +1,9 @@
 # make bench: timing targets as ratios against references measured in the same run.
 ifeq ($(HAVE_MPI),1)
-$(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mpi.o $(LIBNT)
+$(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mpi.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -o $@ tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mpi.o \
-	    $(OBJ)/mpi/probes/launcher_mpi.o $(OBJ)/mpi/probes/probe_util.o $(LIBNT) $(LIBNT_LDLIBS)
+	    $(OBJ)/mpi/probes/launcher_mpi.o $(OBJ)/mpi/probes/probe_util.o $(call nt_link,judge engine node core)
 
 # The engine at scale without a cluster (issue 8 item 5): nettune-probe's engine objects with a
 # synthetic link probe in place of the MPI one (tests/bench/bench_scale.c defines
@@ -12,13 +12,13 @@ $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mp
 # the steps once for all ranks (threads of one process).
 BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o judge.o inventory.o nodes.o identify.o \
                     params.o probe_util.o)
-$(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(LIBNT)
+$(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -Wl,--wrap=nt_judge_finish,--wrap=nt_topo_load,--wrap=nt_topo_destroy \
 	    -Wl,--wrap=nt_nodes_build,--wrap=nt_nodes_free,--wrap=nt_steps_build,--wrap=nt_steps_free \
 	    -Wl,--wrap=nt_machine_ranks \
 	    -o $@ tests/bench/bench_scale.c \
-	    $(BENCH_SCALE_OBJS) $(LIBNT) $(LIBNT_LDLIBS)
+	    $(BENCH_SCALE_OBJS) $(call nt_link,judge engine node core)
 
 BENCH_TARGETS += bench-mpi bench-schedule bench-scale
 .PHONY: bench-mpi bench-schedule bench-scale

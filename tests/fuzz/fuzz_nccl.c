@@ -1,8 +1,8 @@
 /* libFuzzer target for the shared readers of NCCL output in lib/ (used by nettune tune, nettune
  * doctor and nettune report): the input is read as a log through the bounded line reader
- * (lib/linereader.c), every line split by nt_line_parse (lib/logline.c) and given to the NCCL
- * debug-log fact reader (lib/nccllog.c) and the nccl-tests table reader (lib/nccltests.c); the
- * whole text also goes to NCCL's tuning-table reader (lib/nccl_table.c) and, when it is JSON, to
+ * (lib/core/linereader.c), every line split by nt_line_parse (lib/nccl/logline.c) and given to the NCCL
+ * debug-log fact reader (lib/nccl/nccllog.c) and the nccl-tests table reader (lib/nccl/nccltests.c); the
+ * whole text also goes to NCCL's tuning-table reader (lib/nccl/nccl_table.c) and, when it is JSON, to
  * the nccl-tests JSON reader. Every table found is asked its collective and best bus bandwidth.
  * Any crash, leak or UB is a bug. */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* libFuzzer target for the topology reader of --topology (lib/topo.c): the input is written to
+/* libFuzzer target for the topology reader of --topology (lib/node/topo.c): the input is written to
  * a memory file and loaded as an hwloc XML export (hwloc parses the XML; nettune then walks the
  * objects: GPUs and NICs by PCI class and vendor, their PCIe link attributes, NUMA nodes), then
  * written as report JSON and asked every GPU-NIC and GPU-GPU path, the nearest GPU of each NIC

@@ -4,9 +4,10 @@
 #
 # Adding a target is one line:
 #   $(eval $(call NT_FUZZ_TARGET,NAME,HARNESS.c [OTHER.c ...],SEED DIRS[,EXTRA LINK FLAGS]))
-# HARNESS.c defines LLVMFuzzerTestOneInput; OTHER.c are sources outside libnettune (libnettune
-# itself is linked, built once with the fuzzing instrumentation). tests/fuzz/corpus/NAME/ holds
-# the target's regression inputs (every crash found, kept after its fix) and hand-made seeds.
+# HARNESS.c defines LLVMFuzzerTestOneInput; OTHER.c are sources outside lib/ (every library of
+# lib/ is linked, built once with the fuzzing instrumentation into one archive).
+# tests/fuzz/corpus/NAME/ holds the target's regression inputs (every crash found, kept after its
+# fix) and hand-made seeds.
 # docs/fuzzing.md says how to run one target, reproduce a crash and keep its input.
 comma := ,
 FUZZ_SECONDS ?= 60
@@ -28,7 +29,7 @@ $(NT_FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(NT_FUZZ_CFLAGS) -c $< -o $@
 
-$(NT_FUZZ_LIB): $$(patsubst %.c,$(NT_FUZZ_DIR)/obj/%.o,$$(sort $$(LIBNT_SRCS)))
+$(NT_FUZZ_LIB): $$(patsubst %.c,$(NT_FUZZ_DIR)/obj/%.o,$$(sort $$(NT_LIB_SRCS)))
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -40,7 +41,7 @@ FUZZ_TARGETS += fuzz-$(1)
 NT_FUZZ_SMOKE += fuzz-smoke-$(1)
 $(NT_FUZZ_DIR)/fuzz-$(1): $(patsubst %.c,$(NT_FUZZ_DIR)/obj/%.o,$(2)) $(NT_FUZZ_LIB)
 	clang -fsanitize=fuzzer,address,undefined -o $$@ $$^ $(OBJ)/reports/schema_blob.o \
-	    $(LIBNT_LDLIBS) $(4)
+	    $(call nt_ldlibs,judge engine node nccl core) $(4)
 .PHONY: fuzz-$(1) fuzz-smoke-$(1)
 fuzz-$(1): $(NT_FUZZ_DIR)/fuzz-$(1)
 	@FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run.sh $(1) $$< $(FUZZ_SECONDS) tests/fuzz/corpus/$(1) $(3)
@@ -57,11 +58,10 @@ $(eval $(call NT_FUZZ_TARGET,nccl,tests/fuzz/fuzz_nccl.c,tests/fixtures/nccl-deb
 # hwloc parses XML in a plugin it unloads again (hwloc_xml_libxml.so): libxml2 linked in stays
 # loaded, so leaks inside it keep their names for tests/fuzz/lsan.supp.
 $(eval $(call NT_FUZZ_TARGET,topo,tests/fuzz/fuzz_topo.c,tests/fixtures/hwloc-xml,-Wl$(comma)--no-as-needed -l:libxml2.so.2))
-# The doctor: its sources outside libnettune (reports/doctor/*.c, the NCCL XML reader, the
-# embedded knowledge base), seeded with every kind of input it reads.
-$(NT_FUZZ_DIR)/obj/lib/ncclxml.o: NT_FUZZ_CFLAGS += $(XML2_CFLAGS)
+# The doctor: its sources outside lib/ (reports/doctor/*.c and the embedded knowledge base), seeded with every kind of input it reads.
+$(NT_FUZZ_DIR)/obj/lib/nccl/ncclxml.o: NT_FUZZ_CFLAGS += $(XML2_CFLAGS)
 $(NT_FUZZ_DIR)/obj/tests/doctor/fuzz_doctor.o: NT_FUZZ_CFLAGS += -I$(DOCTOR_DIR)
-$(eval $(call NT_FUZZ_TARGET,doctor,tests/doctor/fuzz_doctor.c $(filter-out lib/%,$(DOCTOR_SRCS)) lib/ncclxml.c $(OBJ)/reports/doctor/kb_data.c,tests/fixtures/nccl-debug-logs tests/fixtures/nccl-tests-logs tests/fixtures/nvidia-smi-topo tests/fixtures/ibv-devinfo tests/fixtures/nccl-topo-xml tests/doctor/data,$(XML2_LIBS)))
+$(eval $(call NT_FUZZ_TARGET,doctor,tests/doctor/fuzz_doctor.c $(DOCTOR_SRCS) $(OBJ)/reports/doctor/kb_data.c,tests/fixtures/nccl-debug-logs tests/fixtures/nccl-tests-logs tests/fixtures/nvidia-smi-topo tests/fixtures/ibv-devinfo tests/fixtures/nccl-topo-xml tests/doctor/data,$(XML2_LIBS)))
 endif
 
 # The CI smoke run: every target here for FUZZ_SMOKE_SECONDS after replaying its corpus (the

@@ -1,4 +1,4 @@
-/* Test stand-in for libcuda.so.1 (unit tests only): every entry point lib/cuda.c loads, with
+/* Test stand-in for libcuda.so.1 (unit tests only): every entry point lib/node/cuda.c loads, with
  * results set by the environment (read at every call):
  *   NT_FAKE_CUDA_VERSION=N  cuDriverGetVersion (default 12040)
  *   NT_FAKE_CUDA_INIT=N     cuInit's result (default 100, CUDA_ERROR_NO_DEVICE)

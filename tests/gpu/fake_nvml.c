@@ -1,6 +1,6 @@
 /* Test stand-in for libnvidia-ml.so.1 (unit tests and the no-GPU probe runs of `make test-gpu`
  * only): an 8-GPU NVSwitch node, NVIDIA H100 80GB HBM3, 18 NVLink4 links per GPU to NVSwitch,
- * PCIe Gen5 x16 capable and idle at Gen1 x16. The declarations follow lib/nvml.c (NVML's first
+ * PCIe Gen5 x16 capable and idle at Gen1 x16. The declarations follow lib/node/nvml.c (NVML's first
  * struct layouts). Knobs (environment, read at every call):
  *   NT_FAKE_NVML_INIT_RC=N   nvmlInit_v2 returns N
  *   NT_FAKE_NVML_LOST=i      GPU i has fallen off the bus (GPU_IS_LOST from nvmlDeviceGetName)

@@ -1,5 +1,5 @@
 /* GPU pairs across ranks that each see one GPU (docs/gpu.md "Ranks that see one GPU each"),
- * without a GPU: the ranks are threads of the in-process launcher (lib/launcher_inproc.c), the
+ * without a GPU: the ranks are threads of the in-process launcher (lib/engine/launcher_inproc.c), the
  * GPUs those of tests/gpu/fake_cuda_sim.c (each thread narrowed to its own GPU, IPC between
  * threads) and tests/gpu/fake_nvml.c (NT_FAKE_NVML_GPUS of them, NVLink through NVSwitch).
  * The GPU probe's ops run as the engine runs them (init on every rank, run_local on every rank

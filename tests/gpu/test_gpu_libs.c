@@ -1,4 +1,4 @@
-/* The CUDA and NVML wrappers (lib/cuda.c, lib/nvml.c) on stand-in libraries built by
+/* The CUDA and NVML wrappers (lib/node/cuda.c, lib/node/nvml.c) on stand-in libraries built by
  * tests/gpu/module.mk (fake_cuda.c, fake_nvml.c): every dlopen path, the error conversion, the
  * skip reasons, and the NVML inventory with its error paths. The constants are compared with
  * CUDA's own cuda.h when the build has one. */
@@ -117,7 +117,7 @@ static void test_cuda_loaded_errors(void **state)
                                               "memory)");
     unsetenv("NT_FAKE_CUDA_ALLOC");
     unsetenv("NT_FAKE_CUDA_INIT");
-    /* the driver version of a library, without keeping it (lib/software.c's path) */
+    /* the driver version of a library, without keeping it (lib/node/software.c's path) */
     assert_int_equal(
         nt_cuda_driver_version_of((const char *[]){"libnt-none.so", FAKE_CUDA, NULL}, &v), NT_OK);
     assert_int_equal(v, 12040);

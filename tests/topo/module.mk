@@ -12,9 +12,9 @@ $(OBJ)/tests/unit/test_topo.o $(OBJ)/tests/unit/test_pcie.o $(OBJ)/tests/unit/te
     NT_CFLAGS += -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\" \
                  -DNT_TEST_FAKE_DIR=\"$(TOPO_FAKE_DIR)\"
 
-$(TOPO_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(LIBNT)
+$(TOPO_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(call nt_archives,node core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(call nt_link,node core) $(CMOCKA_LIBS)
 
 $(TOPO_FAKE_DIR)/libnt-fake-versions.so: tests/unit/fake_versions.c
 	@mkdir -p $(dir $@)

@@ -172,7 +172,7 @@ expect_exit print-model-no-log 2 $TUNE --print-model
 # 10. ldd: no MPI, CUDA or NCCL
 check "ldd nettune-tune: no MPI, CUDA or NCCL" sh -c "! ldd $TUNE | grep -Ei 'libmpi|libcuda|libcudart|libnccl|libibverbs|libhwloc'"
 
-# 11. --version: every tool prints the build's one version string (lib/version.c, rebuilt when
+# 11. --version: every tool prints the build's one version string (lib/core/version.c, rebuilt when
 # `git describe` changes: build/version.stamp), never the commit of an earlier build
 V=$(cat "$BUILD/version.stamp")
 for tool in nettune nettune-tune nettune-tune-measure nettune-probe nettune-report nettune-doctor; do

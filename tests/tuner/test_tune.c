@@ -292,7 +292,7 @@ static void test_nccltests_rows(void **state)
     assert_int_equal(nt_ncclt_parse_row("NCCL INFO Launch mode Parallel", &row), 0);
 }
 
-/* ---- the anomaly rule (lib/anomaly.c) ---- */
+/* ---- the anomaly rule (lib/nccl/anomaly.c) ---- */
 
 static nt_ncclt_table_t table_of(const double *busbw, size_t n, nt_ncclt_row_t *rows)
 {
@@ -363,7 +363,7 @@ static void test_anomaly_compare_env(void **state)
     assert_string_equal(name, "NCCL_ALGO");
 }
 
-/* ---- the NCCL log reader (lib/nccllog.c) ---- */
+/* ---- the NCCL log reader (lib/nccl/nccllog.c) ---- */
 
 static void feed(nt_nccllog_t *g, const char *line, unsigned long no)
 {

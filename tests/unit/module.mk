@@ -14,29 +14,32 @@ $(OBJ)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) -Iprobes -c $< -o $@
 
-$(BUILD)/tests/test_probe_nodes: $(OBJ)/tests/unit/test_probe_nodes.o $(UNIT_PROBE_OBJS) $(LIBNT)
+$(BUILD)/tests/test_probe_nodes: $(OBJ)/tests/unit/test_probe_nodes.o $(UNIT_PROBE_OBJS) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/test_probe_judge: $(OBJ)/tests/unit/test_probe_judge.o $(OBJ)/probes/judge.o $(LIBNT)
+$(BUILD)/tests/test_probe_judge: $(OBJ)/tests/unit/test_probe_judge.o $(OBJ)/probes/judge.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
 # The judge's indexes against the linear scans they replace (tests/unit/judge_ref.c).
 $(BUILD)/tests/test_probe_judge_index: $(OBJ)/tests/unit/test_probe_judge_index.o \
-                                      $(OBJ)/tests/unit/judge_ref.o $(OBJ)/probes/judge.o $(LIBNT)
+                                      $(OBJ)/tests/unit/judge_ref.o $(OBJ)/probes/judge.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/test_probe_drain: $(OBJ)/tests/unit/test_probe_drain.o $(OBJ)/probes/drain.o $(OBJ)/probes/judge.o $(LIBNT)
+$(BUILD)/tests/test_probe_drain: $(OBJ)/tests/unit/test_probe_drain.o $(OBJ)/probes/drain.o $(OBJ)/probes/judge.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(LIBNT)
+$(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
+# The symbol graph of every object of `make all` (tests/unit/symbol_graph.py): no two files
+# call each other, and the libraries of lib/ depend one way. It needs the whole build.
 TEST_TARGETS += test-unit
 .PHONY: test-unit
-test-unit: $(UNIT_CORE_BINS)
-	@rc=0; for t in $(UNIT_CORE_BINS); do $$t || rc=1; done; exit $$rc
+test-unit: $(UNIT_CORE_BINS) all
+	@rc=0; for t in $(UNIT_CORE_BINS); do $$t || rc=1; done; \
+	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; exit $$rc

@@ -4,9 +4,9 @@
 VERDICT_TESTS := test_thresholds test_verdict test_exitcode
 VERDICT_TEST_BINS := $(addprefix $(BUILD)/tests/,$(VERDICT_TESTS))
 
-$(VERDICT_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(LIBNT)
+$(VERDICT_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(call nt_link,judge engine node core) $(CMOCKA_LIBS)
 
 # The tests read tests/fixtures/thresholds/ relative to the repository root: run them from it.
 TEST_TARGETS += test-verdict

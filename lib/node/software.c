@@ -43,7 +43,7 @@ nt_status_t nt_software_dl_version(nt_software_lib_t kind, const char *const *na
 
     buf[0] = '\0';
     switch (kind) {
-    case NT_SW_CUDA_DRIVER: /* libcuda is opened by the one CUDA wrapper (lib/cuda.c) */
+    case NT_SW_CUDA_DRIVER: /* libcuda is opened by the one CUDA wrapper (lib/node/cuda.c) */
         rc = (int)nt_cuda_driver_version_of(names, &v);
         if (rc == NT_OK)
             nt_software_format_cuda(v, buf, len);
