@@ -20,7 +20,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 CPPFLAGS_NT := -Iinclude -D_GNU_SOURCE \
-               -DNT_HAVE_IBVERBS=$(HAVE_IBVERBS) $(CJSON_CFLAGS) $(HWLOC_CFLAGS)
+               $(CJSON_CFLAGS) $(HWLOC_CFLAGS)
 NT_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS_NT) -MMD -MP -fPIC
 # Only lib/core/version.c sees the version (lib/core/module.mk rebuilds it when the string
 # changes).
@@ -91,7 +91,7 @@ config:
 	@echo "  hwloc          $(if $(filter 1,$(HAVE_HWLOC)),yes ($(HWLOC_LIBS)),MISSING: required (apt-get install libhwloc-dev))"
 	@echo "  cJSON          $(if $(filter 1,$(HAVE_CJSON)),yes ($(CJSON_LIBS)),MISSING: required (apt-get install libcjson-dev))"
 	@echo "  MPI            $(if $(filter 1,$(HAVE_MPI)),yes ($(shell command -v $(MPICC))),no: nettune-probe is not built (apt-get install libopenmpi-dev openmpi-bin))"
-	@echo "  libibverbs     $(if $(filter 1,$(HAVE_IBVERBS)),yes ($(IBV_LIBS)),no: RDMA probes compiled out, reported as skipped (apt-get install libibverbs-dev))"
+	@echo "  libibverbs     $(if $(filter 1,$(HAVE_IBVERBS)),headers yes: the library is opened at run time (RDMA skipped where it is missing),headers MISSING: nettune-probe is not built (apt-get install libibverbs-dev))"
 	@echo "  CUDA           $(if $(filter 1,$(HAVE_CUDA)),yes ($(CUDA_HOME)),no CUDA_HOME: GPU runtime is still found at run time via dlopen)"
 	@echo "  nvcc           $(if $(strip $(GPU_ARCHS)),yes: GPU kernels for sm_$(firstword $(GPU_ARCHS))..sm_$(lastword $(GPU_ARCHS)) + compute_75 PTX,no: GPU SM-copy and latency probes skipped (copy-engine probes still built))"
 	@echo "  NCCL           $(if $(filter 1,$(HAVE_NCCL)),yes ($(NCCL_HEADER)),no: not needed to build the tuner plugin (it declares the ABI itself))"

@@ -1,9 +1,7 @@
-# nettune-probe: the only binary that links MPI (launcher_mpi.c and the MPI probe).
+# nettune-probe: the only binary that links MPI (launcher_mpi.c and the MPI probe). It needs
+# MPI and rdma-core's headers to build (libibverbs-dev; libibverbs itself is opened at run time).
 PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/identify.c probes/judge.c \
               probes/inventory.c probes/probe_util.c probes/drain.c probes/launcher_mpi.c probes/mpi/probe_mpi.c
-ifeq ($(wildcard probes/rdma/module.mk),)
-PROBE_SRCS += probes/rdma_none.c
-endif
 # The GPU probe: its kernels come from nvcc when the build has one (an embedded fatbin for
 # sm_75 up to the newest architecture nvcc offers, plus compute_75 PTX); without nvcc the
 # copy-engine probes still build (probes/gpu/fatbin_none.c).
@@ -25,18 +23,17 @@ else
 GPU_FATBIN_OBJ := $(OBJ)/probes/gpu/fatbin_none.o
 endif
 
-PROBE_LDLIBS = $(if $(filter 1,$(HAVE_IBVERBS)),$(IBV_LIBS))
-
-ifeq ($(HAVE_MPI),1)
+# rdma-core's headers (libibverbs-dev) build the RDMA probe; the library is opened at run time.
+ifeq ($(HAVE_MPI)$(HAVE_IBVERBS),11)
 ALL_TARGETS += $(BIN)/nettune-probe
 PROBE_OBJS = $(patsubst %.c,$(OBJ)/mpi/%.o,$(PROBE_SRCS))
 
 # Probe objects build with mpicc (MPI headers) into their own folder.
 $(OBJ)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(NT_CFLAGS) -Iprobes -c $< -o $@
+	$(MPICC) $(NT_CFLAGS) $(IBV_CFLAGS) -Iprobes -c $< -o $@
 
 $(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(PROBE_LDLIBS) $(call nt_link,judge engine node core)
+	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(call nt_link,judge engine node core)
 endif

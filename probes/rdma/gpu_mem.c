@@ -3,7 +3,6 @@
  * skipped with the reason). dma-buf: cuMemGetHandleForAddressRange(DMA_BUF_FD) (CUDA 11.7+,
  * open kernel modules) then ibv_reg_dmabuf_mr; peer memory: ibv_reg_mr on the device pointer
  * with nvidia_peermem loaded. */
-#if NT_HAVE_IBVERBS
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,4 +57,3 @@ int nt_gpu_peermem_loaded(void)
                NT_OK ||
            nt_sysfs_read_str("/sys/module/nvidia_peermem/initstate", buf, sizeof(buf)) == NT_OK;
 }
-#endif

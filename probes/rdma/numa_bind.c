@@ -1,6 +1,5 @@
 /* NUMA binding without libnuma: sched_setaffinity with the node's cpulist from sysfs, and the
  * mbind system call (MPOL_BIND) on the buffer before it is first touched. */
-#if NT_HAVE_IBVERBS
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -85,4 +84,3 @@ int nt_numa_bind_mem(void *addr, size_t len, int node, char *why, size_t whylen)
     }
     return 0;
 }
-#endif

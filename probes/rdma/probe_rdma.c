@@ -16,30 +16,7 @@
 #include "probe_util.h"
 #include "rdma.h"
 #include "nettune/thresholds.h"
-
-#if !NT_HAVE_IBVERBS
-static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, cJSON *checks,
-                                char *why, size_t whylen)
-{
-    (void)p, (void)node_json, (void)checks;
-    *state = NULL;
-    snprintf(why, whylen, "built without libibverbs (apt-get install libibverbs-dev, rebuild)");
-    return NT_ERR_UNSUPPORTED;
-}
-
-static void nt_rdma_cleanup(void *state)
-{
-    (void)state;
-}
-
-const nt_link_probe_ops_t nt_rdma_probe_ops = {
-    .kind = "rdma",
-    .what = "RDMA write/send between NIC ports (libibverbs)",
-    .live_hw = 1,
-    .init = nt_rdma_init,
-    .cleanup = nt_rdma_cleanup,
-};
-#else
+#include "ibv.h"
 #include "verbs.h"
 
 #define NT_TAG_RDMA 4000 /* launcher tags of this probe: 4000..4009 */
@@ -324,6 +301,12 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
     int local_size = p->nodes[p->my_node].nranks;
 
     *state = NULL;
+    /* Without libibverbs no link can be measured: skipped with the reason, before anything. */
+    st = nt_ibv_load(why, whylen);
+    if (st != NT_OK) {
+        free(s);
+        return st;
+    }
     if (!s)
         return NT_ERR_NOMEM;
     snprintf(s->host, sizeof(s->host), "%s", p->nodes[p->my_node].host);
@@ -1120,4 +1103,3 @@ const nt_link_probe_ops_t nt_rdma_probe_ops = {
     .finish = nt_rdma_finish,
     .cleanup = nt_rdma_cleanup,
 };
-#endif /* NT_HAVE_IBVERBS */

@@ -1,6 +1,6 @@
 /* The RDMA probe's internal API (probes/rdma). Pure parts (rates, GID choice, NCCL_IB_HCA
  * filter, counters, sysfs inventory, report JSON) build and are unit-tested without
- * libibverbs; the data path (verbs_path.c) needs it (NT_HAVE_IBVERBS=1).
+ * libibverbs; the data path (verbs_path.c) calls it through ibv.h, opened at run time.
  *
  * Sources of the facts used here:
  * - IB rates: IBTA Architecture Specification vol. 2 (lane signalling and 8b/10b for

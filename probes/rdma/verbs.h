@@ -1,4 +1,4 @@
-/* The ibverbs data path of the RDMA probe (verbs_path.c), compiled only with libibverbs.
+/* The ibverbs data path of the RDMA probe (verbs_path.c), on libibverbs opened at run time (ibv.h).
  *
  * Measurements follow perftest (linux-rdma/perftest):
  * - bandwidth: RDMA WRITEs kept `window` deep across the QPs, all from one source region into

@@ -1,6 +1,5 @@
 /* The ibverbs data path: see verbs.h. Structure after rdma-core's rc_pingpong.c (a cleanup
  * ladder in create, a destructor that takes a partly built object) and perftest's timing. */
-#if NT_HAVE_IBVERBS
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -13,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
+#include "ibv.h"
 
 #include "nettune/clock.h"
 #include "nettune/log.h"
@@ -90,7 +89,7 @@ const char *nt_rdma_wc_explain(int st)
         return "local QP operation error (a request the QP cannot carry, e.g. beyond the MTU "
                "for UD, or a QP in the wrong state)";
     default:
-        return ibv_wc_status_str((enum ibv_wc_status)st);
+        return nt_ibv_wc_status_str((enum ibv_wc_status)st);
     }
 }
 
@@ -102,7 +101,7 @@ static int nt_mtu_bytes(int mtu)
 void nt_rdma_port_query(nt_rdma_inv_t *inv)
 {
     int n = 0;
-    struct ibv_device **list = ibv_get_device_list(&n);
+    struct ibv_device **list = nt_ibv_get_device_list(&n);
     if (!list)
         return;
     for (int i = 0; i < inv->nports; i++) {
@@ -110,11 +109,11 @@ void nt_rdma_port_query(nt_rdma_inv_t *inv)
         struct ibv_context *ctx = NULL;
         struct ibv_port_attr pa;
         for (int d = 0; d < n; d++)
-            if (strcmp(ibv_get_device_name(list[d]), p->dev) == 0)
-                ctx = ibv_open_device(list[d]);
+            if (strcmp(nt_ibv_get_device_name(list[d]), p->dev) == 0)
+                ctx = nt_ibv_open_device(list[d]);
         if (!ctx)
             continue;
-        if (ibv_query_port(ctx, (uint8_t)p->port, &pa) == 0) {
+        if (nt_ibv_query_port(ctx, (uint8_t)p->port, &pa) == 0) {
             p->active_mtu = nt_mtu_bytes(pa.active_mtu);
             p->max_mtu = nt_mtu_bytes(pa.max_mtu);
             if (pa.gid_tbl_len > p->gid_tbl_len)
@@ -127,9 +126,9 @@ void nt_rdma_port_query(nt_rdma_inv_t *inv)
                                                     p->is_ethernet, &p->rate) == NT_OK;
             }
         }
-        ibv_close_device(ctx);
+        nt_ibv_close_device(ctx);
     }
-    ibv_free_device_list(list);
+    nt_ibv_free_device_list(list);
 }
 
 static void nt_memlock_text(char *buf, size_t len)
@@ -160,7 +159,7 @@ static nt_status_t nt_alloc_buffer(nt_rdma_conn_t *c, const nt_rdma_conn_params_
         c->buf = d; /* never touched by the CPU: only the NIC reads and writes it */
         snprintf(c->numa, sizeof(c->numa), "none: the buffer is GPU memory");
         if (c->dmabuf_fd >= 0) {
-            c->mr = ibv_reg_dmabuf_mr(c->pd, 0, c->buf_bytes, (uint64_t)(uintptr_t)d,
+            c->mr = nt_ibv_reg_dmabuf_mr(c->pd, 0, c->buf_bytes, (uint64_t)(uintptr_t)d,
                                       c->dmabuf_fd, access);
             if (c->mr) {
                 c->buf_kind = 1;
@@ -169,7 +168,7 @@ static nt_status_t nt_alloc_buffer(nt_rdma_conn_t *c, const nt_rdma_conn_params_
             snprintf(why, sizeof(why), "ibv_reg_dmabuf_mr: %s", strerror(errno));
         }
         if (nt_gpu_peermem_loaded()) {
-            c->mr = ibv_reg_mr(c->pd, d, c->buf_bytes, access);
+            c->mr = nt_ibv_reg_mr(c->pd, d, c->buf_bytes, access);
             if (c->mr) {
                 c->buf_kind = 2;
                 return NT_OK;
@@ -202,7 +201,7 @@ static nt_status_t nt_alloc_buffer(nt_rdma_conn_t *c, const nt_rdma_conn_params_
         snprintf(c->numa, sizeof(c->numa), "none: the NIC's NUMA node is unknown");
     }
     memset(c->buf, 0, c->buf_bytes); /* first touch after mbind */
-    c->mr = ibv_reg_mr(c->pd, c->buf, c->buf_bytes, access);
+    c->mr = nt_ibv_reg_mr(c->pd, c->buf, c->buf_bytes, access);
     if (!c->mr) {
         int e = errno;
         char lim[32];
@@ -245,7 +244,7 @@ nt_status_t nt_rdma_conn_create(const nt_rdma_conn_params_t *cp, nt_rdma_conn_t 
     c->psn = (uint32_t)(lrand48() & 0xffffff);
     snprintf(c->dev, sizeof(c->dev), "%s", cp->port->dev);
 
-    list = ibv_get_device_list(&n);
+    list = nt_ibv_get_device_list(&n);
     if (!list || n == 0) {
         nt_seterr(c, "no RDMA device visible to libibverbs (%s): is the provider package "
                      "(ibverbs-providers) installed and /dev/infiniband passed in?",
@@ -254,8 +253,8 @@ nt_status_t nt_rdma_conn_create(const nt_rdma_conn_params_t *cp, nt_rdma_conn_t 
         goto fail;
     }
     for (int i = 0; i < n && !c->ctx; i++)
-        if (strcmp(ibv_get_device_name(list[i]), c->dev) == 0) {
-            c->ctx = ibv_open_device(list[i]);
+        if (strcmp(nt_ibv_get_device_name(list[i]), c->dev) == 0) {
+            c->ctx = nt_ibv_open_device(list[i]);
             if (!c->ctx) {
                 nt_seterr(c, "cannot open device '%s': %s", c->dev, strerror(errno));
                 goto fail;
@@ -266,23 +265,23 @@ nt_status_t nt_rdma_conn_create(const nt_rdma_conn_params_t *cp, nt_rdma_conn_t 
         st = NT_ERR_NOT_FOUND;
         goto fail;
     }
-    if (ibv_query_port(c->ctx, (uint8_t)c->port, &c->pattr)) {
+    if (nt_ibv_query_port(c->ctx, (uint8_t)c->port, &c->pattr)) {
         nt_seterr(c, "cannot query port %s:%d: %s", c->dev, c->port, strerror(errno));
         goto fail;
     }
-    if (ibv_query_gid(c->ctx, (uint8_t)c->port, c->gid_index, &c->gid)) {
+    if (nt_ibv_query_gid(c->ctx, (uint8_t)c->port, c->gid_index, &c->gid)) {
         nt_seterr(c, "GID index %d does not exist on %s:%d (the table has %d entries): check "
                      "--gid-index / NCCL_IB_GID_INDEX",
                   c->gid_index, c->dev, c->port, c->pattr.gid_tbl_len);
         st = NT_ERR_INVALID;
         goto fail;
     }
-    c->pd = ibv_alloc_pd(c->ctx);
+    c->pd = nt_ibv_alloc_pd(c->ctx);
     if (!c->pd) {
         nt_seterr(c, "cannot allocate a protection domain on '%s': %s", c->dev, strerror(errno));
         goto fail;
     }
-    c->cq = ibv_create_cq(c->ctx, NT_CQ_DEPTH, NULL, NULL, 0);
+    c->cq = nt_ibv_create_cq(c->ctx, NT_CQ_DEPTH, NULL, NULL, 0);
     if (!c->cq) {
         nt_seterr(c, "cannot create a completion queue on '%s': %s", c->dev, strerror(errno));
         goto fail;
@@ -301,25 +300,25 @@ nt_status_t nt_rdma_conn_create(const nt_rdma_conn_params_t *cp, nt_rdma_conn_t 
                                 .qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
                                                    IBV_ACCESS_REMOTE_WRITE |
                                                    IBV_ACCESS_REMOTE_READ};
-        c->qps[q] = ibv_create_qp(c->pd, &ia);
+        c->qps[q] = nt_ibv_create_qp(c->pd, &ia);
         if (!c->qps[q]) {
             nt_seterr(c, "cannot create RC queue pair %d on '%s': %s", q, c->dev, strerror(errno));
             goto fail;
         }
-        if (ibv_modify_qp(c->qps[q], &a,
+        if (nt_ibv_modify_qp(c->qps[q], &a,
                           IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
             nt_seterr(c, "cannot move QP %u to INIT on %s port %d: %s", c->qps[q]->qp_num, c->dev,
                       c->port, strerror(errno));
             goto fail;
         }
     }
-    ibv_free_device_list(list);
+    nt_ibv_free_device_list(list);
     *out = c;
     return NT_OK;
 fail:
     snprintf(err, errlen, "%s", c->err);
     if (list)
-        ibv_free_device_list(list);
+        nt_ibv_free_device_list(list);
     nt_rdma_conn_destroy(c);
     return st;
 }
@@ -330,9 +329,9 @@ void nt_rdma_conn_destroy(nt_rdma_conn_t *c)
         return;
     for (int q = 0; q < NT_RDMA_MAX_QPS; q++)
         if (c->qps[q])
-            ibv_destroy_qp(c->qps[q]);
+            nt_ibv_destroy_qp(c->qps[q]);
     if (c->mr)
-        ibv_dereg_mr(c->mr);
+        nt_ibv_dereg_mr(c->mr);
     if (c->buf) {
         if (c->buf_kind == 0)
             munmap(c->buf, c->buf_bytes);
@@ -340,11 +339,11 @@ void nt_rdma_conn_destroy(nt_rdma_conn_t *c)
             nt_gpu_free(c->buf, c->dmabuf_fd);
     }
     if (c->cq)
-        ibv_destroy_cq(c->cq);
+        nt_ibv_destroy_cq(c->cq);
     if (c->pd)
-        ibv_dealloc_pd(c->pd);
+        nt_ibv_dealloc_pd(c->pd);
     if (c->ctx)
-        ibv_close_device(c->ctx);
+        nt_ibv_close_device(c->ctx);
     free(c);
 }
 
@@ -415,7 +414,7 @@ nt_status_t nt_rdma_conn_connect(nt_rdma_conn_t *c, const nt_rdma_ep_info_t *r)
         } else {
             a.ah_attr.dlid = (uint16_t)r->lid;
         }
-        if (ibv_modify_qp(c->qps[q], &a,
+        if (nt_ibv_modify_qp(c->qps[q], &a,
                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                               IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
             nt_seterr(c,
@@ -433,7 +432,7 @@ nt_status_t nt_rdma_conn_connect(nt_rdma_conn_t *c, const nt_rdma_ep_info_t *r)
         a.retry_cnt = 7;
         a.rnr_retry = 7;
         a.max_rd_atomic = 1;
-        if (ibv_modify_qp(c->qps[q], &a,
+        if (nt_ibv_modify_qp(c->qps[q], &a,
                           IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                               IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)) {
             nt_seterr(c, "cannot move QP %u to RTS on %s port %d (GID index %d, %s): %s",
@@ -462,7 +461,7 @@ static int nt_poll(nt_rdma_conn_t *c, unsigned max, double *t_done)
     for (int i = 0; i < n; i++) {
         if (wc[i].status != IBV_WC_SUCCESS) {
             nt_seterr(c, "work completion error on %s:%d (QP %u, %s, vendor error 0x%x): %s",
-                      c->dev, c->port, wc[i].qp_num, ibv_wc_status_str(wc[i].status),
+                      c->dev, c->port, wc[i].qp_num, nt_ibv_wc_status_str(wc[i].status),
                       wc[i].vendor_err, nt_rdma_wc_explain(wc[i].status));
             return -1;
         }
@@ -746,4 +745,3 @@ nt_status_t nt_rdma_send_lat(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initia
         return nt_fail_status(c);
     return NT_OK;
 }
-#endif /* NT_HAVE_IBVERBS */

@@ -138,6 +138,24 @@ if /usr/bin/python3 -c "import json,sys; n=json.load(open('$W/r.json'))['nodes']
 else bad "--checks-only: mpi skipped with the reason"; fi
 run_case "--local: one node, no launcher" 0 --links 0 --nodes 1 --completed true -- \
   $P --local --output "$W/r.json"
+# libibverbs is opened at run time (probes/rdma/ibv.c): the binary does not depend on it, and
+# with the library hidden (NETTUNE_IBVERBS_LIB names a file that is not there) the probe runs
+# and reports RDMA skipped with the reason.
+if readelf -d "$BIN/nettune-probe" > "$W/log" 2>&1 && grep -q "(NEEDED)" "$W/log" &&
+   ! grep -q "libibverbs" "$W/log"; then
+  ok "nettune-probe has no libibverbs dependency (readelf -d)"
+else bad "nettune-probe has no libibverbs dependency (readelf -d)"; fi
+run_case "--local without libibverbs: runs, RDMA skipped with the reason" 0 --nodes 1 --completed true -- \
+  env NETTUNE_IBVERBS_LIB=$W/none/libibverbs.so.1 $P --local --output "$W/r.json"
+if /usr/bin/python3 - "$W/r.json" "$W/none/libibverbs.so.1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+why = [s["reason"] for s in d["nodes"][0].get("skipped", []) if s["probe"] == "rdma"]
+sys.exit(0 if len(why) == 1 and why[0].startswith("libibverbs cannot be loaded (" + sys.argv[2] + ":")
+         and "libibverbs1" in why[0] else 1)
+PY
+then ok "--local without libibverbs: the reason names the library and the package"
+else bad "--local without libibverbs: the reason names the library and the package ($(grep -i rdma "$W/log"))"; fi
 run_case "dead peer: a deadline, a partial report naming it, exit 1" 1 --completed false --silent fake1 -- \
   env NETTUNE_TEST_STALL_RANK=1 NETTUNE_FAKE_NODES=2 $MPIRUN -np 2 $P --peer-timeout 2 --output "$W/r.json"
 
