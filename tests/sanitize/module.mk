@@ -1,4 +1,4 @@
-# The sanitized suites in CI (issue 8 item 6): the unit, verdict, topology, report, doctor,
+# The sanitized suites in CI (issue 8 item 6): the unit (verdicts, topology), report, doctor,
 # plugin and integration suites built with ASan + UBSan into build-san/ (mk/sanitize.mk,
 # docs/fuzzing.md) and run there; build/ is not touched. `make test SANITIZE=1` runs every suite
 # that way instead (test-rdma-unit too: it compiles the RDMA sources once per test binary, 56
@@ -6,7 +6,7 @@
 # tests/sanitize/run.sh runs two lanes side by side (CI has 2 cores), then the last suites
 # alone (test-integration measures deadlines and signals).
 SANITIZE_LANE1 := test-report
-SANITIZE_LANE2 := test-unit test-verdict test-topo test-doctor test-plugin
+SANITIZE_LANE2 := test-unit test-doctor test-plugin
 SANITIZE_LAST  := test-integration
 SANITIZE_SUITES := $(SANITIZE_LANE1) $(SANITIZE_LANE2) $(SANITIZE_LAST)
 TEST_TARGETS += test-sanitize

@@ -1,5 +1,5 @@
 /* Test stand-in for the version calls of libcuda, libcudart and libnccl (see
- * tests/topo/module.mk): fixed versions, so the dlopen path of lib/node/software.c is tested
+ * tests/unit/module.mk): fixed versions, so the dlopen path of lib/node/software.c is tested
  * without CUDA or NCCL installed. */
 int cuDriverGetVersion(int *v);
 int cudaRuntimeGetVersion(int *v);

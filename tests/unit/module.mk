@@ -1,4 +1,5 @@
-# Unit tests of the core library and of nettune-probe's pure parts (cmocka).
+# Unit tests of the libraries and of nettune-probe's pure parts (cmocka), and the symbol graph
+# of the built objects.
 UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_launcher test_core_bench \
                    test_core_io test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain
 UNIT_CORE_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_CORE_TESTS))
@@ -36,10 +37,50 @@ $(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,j
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-# The symbol graph of every object of `make all` (tests/unit/symbol_graph.py): no two files
-# call each other, and the libraries of lib/ depend one way. It needs the whole build.
+# Topology inventory, PCIe link state without traffic and software versions (issue 2, items 3
+# and 5), against captured trees and stand-in libraries.
+TOPO_TESTS     := test_topo test_pcie test_software
+TOPO_TEST_BINS := $(addprefix $(BUILD)/tests/,$(TOPO_TESTS))
+TOPO_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
+# A stand-in for libcuda/libcudart/libnccl (their version calls) and for an rdma-core
+# libibverbs.so.1 -> libibverbs.so.1.14.50.1, so the dlopen paths run for real without them.
+TOPO_FAKE_LIBS := $(TOPO_FAKE_DIR)/libnt-fake-versions.so $(TOPO_FAKE_DIR)/libibverbs.so.1
+
+$(OBJ)/tests/unit/test_topo.o $(OBJ)/tests/unit/test_pcie.o $(OBJ)/tests/unit/test_software.o: \
+    NT_CFLAGS += -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\" \
+                 -DNT_TEST_FAKE_DIR=\"$(TOPO_FAKE_DIR)\"
+
+$(TOPO_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(call nt_archives,node core)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(call nt_link,node core) $(CMOCKA_LIBS)
+
+$(TOPO_FAKE_DIR)/libnt-fake-versions.so: tests/unit/fake_versions.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -fPIC -shared -o $@ $<
+
+$(TOPO_FAKE_DIR)/libibverbs.so.1: $(TOPO_FAKE_DIR)/libnt-fake-versions.so
+	cp $< $(TOPO_FAKE_DIR)/libibverbs.so.1.14.50.1
+	ln -sf libibverbs.so.1.14.50.1 $@
+
+# Verdicts, thresholds and exit codes (issue 2 items 4 and 7). They read
+# tests/fixtures/thresholds/ relative to the repository root: they run from it.
+VERDICT_TESTS := test_thresholds test_verdict test_exitcode
+VERDICT_TEST_BINS := $(addprefix $(BUILD)/tests/,$(VERDICT_TESTS))
+
+$(VERDICT_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(call nt_archives,judge engine node core)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(call nt_link,judge engine node core) $(CMOCKA_LIBS)
+
+# test-unit runs them all, then the symbol graph of every object of `make all`
+# (tests/unit/symbol_graph.py: no two files call each other, and the libraries of lib/ depend
+# one way), which needs the whole build. test-topo and test-verdict run their part alone.
 TEST_TARGETS += test-unit
-.PHONY: test-unit
-test-unit: $(UNIT_CORE_BINS) all
-	@rc=0; for t in $(UNIT_CORE_BINS); do $$t || rc=1; done; \
+.PHONY: test-unit test-topo test-verdict
+test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) all
+	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS); do \
+	   (cd $(CURDIR) && $$t) || rc=1; done; \
 	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; exit $$rc
+test-topo: $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS)
+	@fail=0; for t in $(TOPO_TEST_BINS); do $$t || fail=1; done; exit $$fail
+test-verdict: $(VERDICT_TEST_BINS)
+	@fail=0; for t in $(VERDICT_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; exit $$fail

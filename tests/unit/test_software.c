@@ -1,5 +1,5 @@
 /* Software versions: decoding, the dlopen paths (on a fake library built by
- * tests/topo/module.mk), rdma-core from the libibverbs file name, the report object, and the
+ * tests/unit/module.mk), rdma-core from the libibverbs file name, the report object, and the
  * majority rule across nodes. */
 #include <regex.h>
 #include <setjmp.h>
