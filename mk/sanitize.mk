@@ -1,6 +1,7 @@
-# `make ... SANITIZE=1`: every C file of the tree (libnettune, the commands, nettune-probe through
-# mpicc, the plugin, the tests) is compiled and linked with ASan + UBSan. The flags go into CC and
-# MPICC themselves, so that every link line gets the runtime too, whatever flags it passes.
+# `make ... SANITIZE=1`: every C file of the tree (the libraries, the commands, nettune-probe
+# through mpicc, the plugin, the tests) is compiled and linked with ASan + UBSan. The flags go
+# into CC and MPICC themselves, so that every link line gets the runtime too, whatever flags it
+# passes.
 # UBSan findings abort (no recovery), so a test that hits one fails. GCC's -fsanitize=undefined
 # leaves out float-cast-overflow (a double beyond the integer it is cast to, e.g. a JSON
 # number of 1e300 read as an int): it is named too (clang's fuzz targets have it in undefined). The run-time options are

@@ -34,7 +34,8 @@ test-tuner-model: $(TUNER_MODEL_TEST_BINS)
 .PHONY: tuner-model-diff
 tuner-model-diff: $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@test -n "$(NCCL_GIT)" || { echo "tuner-model-diff: set NCCL_GIT to an NVIDIA/nccl git directory"; exit 2; }
-	@tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),20000)
+	@NT_MODEL_LIBS="$(TUNER_MODEL_LIB) $(call nt_link,nccl core)" \
+	  tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),20000)
 
 # nettune-tune (issue 9: inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
 # the NCCL readers and the core, the model library, the plugin's tuning-file

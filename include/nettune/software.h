@@ -3,8 +3,8 @@
  * the minority nodes, a failure with --strict).
  *
  * Every version is found at run time, never taken from the build: a node is judged by what it
- * would load. CUDA and NCCL are dlopen()ed (libnettune links neither); a library that cannot be
- * loaded leaves its version empty ("" here, null in the report), it is never an error. */
+ * would load. CUDA and NCCL are dlopen()ed (no library of lib/ links either); a library that
+ * cannot be loaded leaves its version empty ("" here, null in the report), it is never an error. */
 #ifndef NETTUNE_SOFTWARE_H
 #define NETTUNE_SOFTWARE_H
 
@@ -18,7 +18,7 @@
 /* Empty string = not found on this node. */
 typedef struct nt_software {
     char kernel[128];      /* uname(2) release: "6.1.0-18-amd64" */
-    char mpi[128];         /* set by the caller (MPI_Get_library_version): libnettune has no MPI */
+    char mpi[128];         /* set by the caller (MPI_Get_library_version): lib/ has no MPI */
     char hwloc[64];        /* "2.9.0" */
     char cuda_driver[16];  /* cuDriverGetVersion of libcuda.so.1: "12.2" */
     char cuda_runtime[16]; /* cudaRuntimeGetVersion of the libcudart the loader finds: "12.2" */

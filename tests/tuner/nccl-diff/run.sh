@@ -7,6 +7,8 @@ set -e
 git_dir=$1
 n=${2:-20000}
 here=$(dirname "$0")
+# The model library and the libraries it calls (make tuner-model-diff passes them).
+libs=${NT_MODEL_LIBS:-build/lib/libnttuner_model.a build/lib/libntnccl.a build/lib/libntcore.a -lcjson -lz -lm}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -22,7 +24,7 @@ for spec in v2.14.3-1:21403 v2.24.3-1:22403 v2.25.1-1:22501 v2.26.6-1:22606 v2.2
     *) defs="-DSHIM_TUNER_CONSTANTS" ;;
     esac
     g++ -O1 -w -std=c++17 $defs -I"$here/shim" -Iinclude -I. -o "$tmp/harness" "$here/harness.cc" "$tmp/tuning.cc" \
-        build/lib/libnttuner_model.a build/lib/libnettune.a -lcjson -lhwloc -lm
+        $libs
     for arch in other power; do
         printf '%s: ' "$tag"
         "$tmp/harness" "$code" "$n" 12345 $arch || fail=1
@@ -38,7 +40,7 @@ done
 # NCCL built with CUDA 11.8: the LL128 exception (v2.28.9-1 tuning.cc:493)
 git --git-dir="$git_dir" show "v2.28.9-1:src/graph/tuning.cc" > "$tmp/tuning.cc"
 g++ -O1 -w -std=c++17 -DSHIM_TUNER_CONSTANTS -DCUDART_VERSION=11080 -I"$here/shim" -Iinclude -I. -o "$tmp/harness" \
-    "$here/harness.cc" "$tmp/tuning.cc" build/lib/libnttuner_model.a build/lib/libnettune.a -lcjson -lhwloc -lm
+    "$here/harness.cc" "$tmp/tuning.cc" $libs
 printf 'v2.28.9-1 CUDA 11.8: '
 "$tmp/harness" 22809 "$n" 99 other || fail=1
 exit $fail
