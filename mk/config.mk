@@ -14,6 +14,8 @@ HAVE_HWLOC := $(shell $(PKG_CONFIG) --exists hwloc 2>/dev/null && echo 1 || echo
 HAVE_CJSON := $(shell $(PKG_CONFIG) --exists libcjson 2>/dev/null && echo 1 || echo 0)
 HAVE_CMOCKA := $(shell $(PKG_CONFIG) --exists cmocka 2>/dev/null && echo 1 || echo 0)
 HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1 || echo 0)
+# nettune-probe builds with MPI and rdma-core's headers (libibverbs itself is opened at run time).
+HAVE_PROBE := $(if $(filter 11,$(HAVE_MPI)$(HAVE_IBVERBS)),1,0)
 HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && echo 1 || echo 0)
 
 CJSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)

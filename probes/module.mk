@@ -23,8 +23,7 @@ else
 GPU_FATBIN_OBJ := $(OBJ)/probes/gpu/fatbin_none.o
 endif
 
-# rdma-core's headers (libibverbs-dev) build the RDMA probe; the library is opened at run time.
-ifeq ($(HAVE_MPI)$(HAVE_IBVERBS),11)
+ifeq ($(HAVE_PROBE),1)
 ALL_TARGETS += $(BIN)/nettune-probe
 PROBE_OBJS = $(patsubst %.c,$(OBJ)/mpi/%.o,$(PROBE_SRCS))
 

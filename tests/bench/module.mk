@@ -1,5 +1,5 @@
 # make bench: timing targets as ratios against references measured in the same run.
-ifeq ($(HAVE_MPI),1)
+ifeq ($(HAVE_PROBE),1)
 $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mpi.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -o $@ tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mpi.o \

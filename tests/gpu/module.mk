@@ -38,10 +38,11 @@ $(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS) -ldl -lpthread
 
 .PHONY: test-gpu
-test-gpu: $(GPU_TEST_BINS) $(GPU_IPC_BIN) $(GPU_FAKE_LIBS) $(if $(filter 1,$(HAVE_MPI)),$(BIN)/nettune-probe)
+test-gpu: $(GPU_TEST_BINS) $(GPU_IPC_BIN) $(GPU_FAKE_LIBS) $(if $(filter 1,$(HAVE_PROBE)),$(BIN)/nettune-probe)
 	@fail=0; for t in $(GPU_TEST_BINS) $(GPU_IPC_BIN); do (cd $(CURDIR) && $$t) || fail=1; done; \
 	 if [ -x $(BIN)/nettune-probe ]; then \
 	   tests/gpu/no-gpu.sh $(BIN)/nettune-probe $(GPU_FAKE_DIR) || fail=1; \
-	 else echo "test-gpu: nettune-probe not built (no MPI): probe runs skipped"; fi; exit $$fail
+	 else echo "test-gpu: nettune-probe not built (see make config): probe runs skipped"; fi; \
+	 exit $$fail
 
 TEST_TARGETS += test-gpu
