@@ -1,4 +1,4 @@
-# nettune-report (issue 5): render, export, diff and validate nettune documents. It links
+# nettune-report: render, export, diff and validate nettune documents. It links
 # libnettune (JSON helpers, logging) and cJSON only: --as-needed drops hwloc, which
 # libnettune's other objects need, so the binary starts without MPI, CUDA, RDMA or hwloc.
 REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \

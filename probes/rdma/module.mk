@@ -1,4 +1,4 @@
-# The RDMA probe (issue 4): inventory, NCCL's port and GID choice, the ibverbs data path.
+# The RDMA probe: inventory, NCCL's port and GID choice, the ibverbs data path.
 # Pure sources (no libibverbs) also build the unit tests; the data path is compiled out when
 # libibverbs is missing (NT_HAVE_IBVERBS=0: the probe then reports "skipped: built without
 # libibverbs").

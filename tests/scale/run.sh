@@ -1,5 +1,5 @@
 #!/bin/bash
-# 32 ranks on this machine (issue 8 item 5): NETTUNE_FAKE_NODES=16 splits them into 16 nodes of
+# 32 ranks on this machine (docs/scale.md): NETTUNE_FAKE_NODES=16 splits them into 16 nodes of
 # 2 ranks; --quick and --full must complete with the schedule's number of rounds and pairs, and a
 # healthy machine must have no node blamed. The figures of every run are printed, so that a false
 # alarm can be read off the log. Prints "N passed, N failed" at the end.

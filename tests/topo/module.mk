@@ -1,5 +1,5 @@
-# Topology inventory, PCIe link state without traffic and software versions (issue 2, items 3
-# and 5): the cmocka suites run as `make test-topo` (the library sources are in lib/module.mk).
+# Topology inventory, PCIe link state without traffic and software versions (docs/topology.md):
+# the cmocka suites run as `make test-topo` (the library sources are in lib/module.mk).
 
 TOPO_TESTS     := test_topo test_pcie test_software
 TOPO_TEST_BINS := $(addprefix $(BUILD)/tests/,$(TOPO_TESTS))

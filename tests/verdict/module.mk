@@ -1,4 +1,4 @@
-# Verdicts, thresholds and exit codes (issue 2 items 4 and 7): the cmocka suites run as
+# Verdicts, thresholds and exit codes (docs/verdicts.md): the cmocka suites run as
 # `make test-verdict` (the library sources are in lib/module.mk). Binaries go under build/tests/.
 
 VERDICT_TESTS := test_thresholds test_verdict test_exitcode
