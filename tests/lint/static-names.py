@@ -5,7 +5,8 @@ Outside tests/ and plugins/, every function is named nt_<object>_<verb>, static 
 static function's name starts with "nt_". The NCCL tuner plugin (plugins/) looks like NCCL's own
 example, whose file-local functions carry no prefix: there a static function's name does not
 start with "nt_" (nt_ marks the functions its files share). Test folders (tests/, the plugin's
-tests/) are free: cmocka's cases are test_<case>.
+tests/) are free: cmocka's cases are test_<case>. A static inline function of a header is shared
+by every file that includes it, so it is named as a shared function is: nt_ everywhere.
 
 Usage: static-names.py [--max N] [ROOT]   (default ROOT: the checkout this script is in)
 Prints one line per violation, "path:line: name: why", and exits 1 when there is one (with
@@ -30,6 +31,8 @@ def rule_of(path):
     parts = path.split('/')
     if 'tests' in parts[:-1]:
         return None
+    if path.endswith('.h'):
+        return 'prefix'         # a static inline of a header is shared by its includers
     if parts[0] == 'plugins':
         return 'plain'
     return 'prefix'
