@@ -1350,7 +1350,7 @@ const char *nt_judge_check_word(const cJSON *c)
 
 /* The NIC firmware versions of a node (its nics[].firmware, distinct, sorted) as one software
  * entry "nic_firmware", so that a node whose NICs run other firmware than the majority is a
- * software_consistency warning like a different driver (docs/design.md "Health verdicts"). */
+ * software_consistency warning like a different driver (docs/topology.md "Consistency across nodes"). */
 static int nt_cmp_fw(const void *a, const void *b)
 {
     return strcmp(a, b);

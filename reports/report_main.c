@@ -1,4 +1,4 @@
-/* nettune-report: render, export, diff and validate nettune documents (docs/design.md "Commands").
+/* nettune-report: render, export, diff and validate nettune documents (docs/architecture.md "Commands").
  * Needs no MPI, CUDA or RDMA library: it links libnettune's JSON helpers and cJSON only. */
 #include <errno.h>
 #include <fcntl.h>
@@ -267,7 +267,7 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     return 0;
 }
 
-/* The exit code by docs/design.md's precedence (2, then 1, then 3, then 0): libnettune's. */
+/* The exit code by README.md's precedence (2, then 1, then 3, then 0): libnettune's. */
 static int nt_report_exit(int usage_error, int any_fail, int stopped_early)
 {
     return nt_exit_code(usage_error, any_fail, stopped_early, 0, 0);
