@@ -41,7 +41,7 @@ def rule_of(path):
 def sources(root):
     out = subprocess.run(['git', '-C', root, 'ls-files', '-z', '--', '*.c', '*.h'],
                          check=True, capture_output=True).stdout.decode()
-    return sorted(p for p in out.split('\0') if p)
+    return sorted(p for p in out.split('\0') if p and os.path.isfile(os.path.join(root, p)))
 
 
 def statics(root, path):
@@ -67,6 +67,7 @@ def main(argv):
         args = args[2:]
     root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
     bad = set()
+    lines = []
     for path in sources(root):
         rule = rule_of(path)
         if rule is None:
@@ -86,14 +87,19 @@ def main(argv):
             else:
                 continue
             if (path, name) not in bad:
-                print(f'{path}:{n}: {name}: {why}')
+                lines.append(f'{path}:{n}: {name}: {why}')
             bad.add((path, name))
     if listing:
         return 0
+    if lines and (len(bad) > limit or not limit):
+        print('\n'.join(lines))
     if len(bad) > limit:
         print(f'static-names: {len(bad)} static functions break the naming rule '
               f'(docs/architecture.md, "Names"), {limit} allowed', file=sys.stderr)
         return 1
+    if bad:
+        print(f'static-names: {len(bad)} static functions still to rename (at most {limit}; '
+              f'static-names.py without --max lists them)')
     return 0
 
 
