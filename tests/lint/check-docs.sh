@@ -29,7 +29,8 @@ def tracked(*patterns):
             dirs[:] = [x for x in dirs if x not in ('.git', 'build', 'build-san')]
             for f in files:
                 rel = os.path.relpath(os.path.join(d, f), root)
-                if any(fnmatch.fnmatch(os.path.basename(rel), p.split('/')[-1]) for p in patterns):
+                if any(fnmatch.fnmatch(rel if '/' in p else os.path.basename(rel), p)
+                       for p in patterns):
                     found.append(rel)
         return sorted(found)
 
@@ -112,7 +113,8 @@ for doc in docs:
 
 # 3. issue numbers in comments and documents
 CITE = re.compile(r'\b(issues? [0-9]+|tester defect|defect [0-9]+|items? [0-9]+)', re.I)
-for path in tracked('*.c', '*.h', '*.cu', '*.mk', '*.sh', '*.py', '*.md', 'Makefile', '*.supp'):
+for path in tracked('*.c', '*.h', '*.cu', '*.S', '*.def', '*.mk', '*.sh', '*.py', '*.md', 'Makefile',
+                    '*.supp', '.ci/*', 'reports/schema/*.json', 'contrib/*'):
     if path == 'tests/lint/check-docs.sh':
         continue
     with open(os.path.join(root, path), encoding='utf-8', errors='replace') as f:
