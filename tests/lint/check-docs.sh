@@ -4,7 +4,8 @@
 #   2. every file or folder a document names exists: in README.md and every Markdown file of the
 #      tree, each link target (relative to the document) and each repository path in the text
 #      (relative to the root, e.g. `lib/verdict.c`, docs/verdicts.md), and each link's #anchor
-#      names a heading of its target (GitHub's anchors);
+#      names a heading of its target (GitHub's anchors); docs/architecture.md names every
+#      top-level folder and every test folder, so the layout it describes is the tree's;
 #   3. no comment or document cites an issue number ("issue 9 item 4", "tester defect 3"):
 #      the tracker is not part of the repository, so a comment says the reason instead.
 # One line per problem, "file:line: what", and exit 1 when there is one.
@@ -110,6 +111,18 @@ for doc in docs:
 
             if not exists(p):
                 problems.append(f'{doc}:{i}: names {p}, which does not exist')
+
+# 2b. docs/architecture.md describes the whole tree: every top-level folder and every test
+# folder is named there (a folder added without a line in the layout is found here).
+arch = os.path.join(root, 'docs/architecture.md')
+if os.path.exists(arch):
+    text = open(arch, encoding='utf-8').read()
+    files = tracked('*')
+    folders = {p.split('/', 1)[0] for p in files if '/' in p}
+    folders |= {'/'.join(p.split('/')[:2]) for p in files if p.startswith('tests/') and p.count('/') >= 2}
+    for d in sorted(folders):
+        if not re.search(r'(?<![\w./-])' + re.escape(d) + r'(/|`|\b)', text):
+            problems.append(f'docs/architecture.md: does not name {d}/, a folder of the tree')
 
 # 3. issue numbers in comments and documents
 CITE = re.compile(r'\b(issues? [0-9]+|tester defect|defect [0-9]+|items? [0-9]+)', re.I)
