@@ -39,7 +39,7 @@ def rule_of(path):
 
 
 def sources(root):
-    out = subprocess.run(['git', '-C', root, 'ls-files', '-z', '--', '*.c', '*.h'],
+    out = subprocess.run(['git', '-C', root, 'ls-files', '-z', '--', '*.c', '*.h', '*.cu'],
                          check=True, capture_output=True).stdout.decode()
     return sorted(p for p in out.split('\0') if p and os.path.isfile(os.path.join(root, p)))
 
