@@ -6,7 +6,7 @@
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 # SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer, built into build-san/ so that the
-# normal build/ stays as it is (docs/sanitizers.md).
+# normal build/ stays as it is (docs/fuzzing.md, "Sanitizers").
 BUILD   ?= $(if $(filter 1,$(SANITIZE)),build-san,build)
 PREFIX  ?= /usr/local
 BIN     := $(BUILD)/bin

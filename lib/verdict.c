@@ -1,6 +1,6 @@
 /* The link verdict engine: expected figures, peer populations judged node-first with a limit
- * widened by the population's noise, retest confirmation and node blame (docs/design.md "Health
- * verdicts"; docs/verdicts.md has the rules and the numbers).
+ * widened by the population's noise, retest confirmation and node blame (docs/verdicts.md
+ * has the rules and the numbers).
  *
  * Everything is recomputed from the inputs on every call, so judging again after a retest is
  * the same code path as the first judgement. Work is O(L log L) for L links plus O(nnodes) per
@@ -19,7 +19,7 @@
 nt_peer_rules_t nt_peer_rules_default(void)
 {
     /* ClusterKit's 93% (docs/reference.md section 4); 2.0 for latency (ClusterKit: 2.1 x minimum,
-     * we compare with a median, see docs/verdicts.md); 5 members as docs/design.md asks. */
+     * we compare with a median, see docs/verdicts.md); 5 members as docs/verdicts.md says. */
     return (nt_peer_rules_t){
         .bw_ratio = 0.93, .lat_ratio = 2.0, .tail_ratio = 10.0, .min_population = 5};
 }

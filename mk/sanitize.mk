@@ -5,7 +5,7 @@
 # UBSan findings abort (no recovery), so a test that hits one fails. GCC's -fsanitize=undefined
 # leaves out float-cast-overflow (a double beyond the integer it is cast to, e.g. a JSON
 # number of 1e300 read as an int): it is named too (clang's fuzz targets have it in undefined). The run-time options are
-# exported to every test the suites start (docs/sanitizers.md says why each is set).
+# exported to every test the suites start (docs/fuzzing.md, "Sanitizers", says why each is set).
 comma := ,
 SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 ifeq ($(SANITIZE),1)

@@ -812,7 +812,7 @@ static int nt_cmp_ctl_cand(const void *pa, const void *pb, void *ctx)
 /* bad[li]: links[li] is judged warn or fail now (NULL: none is); busy: the rank pairs
  * (nt_rank_pair_key) retested in this round. Every link between a control's ranks is taken for
  * a control (nt_judge_is_ctl), so a control between two ranks of a retested pair, or a failing
- * control retested itself, would swallow that retest (issue 8, tester defect 1). */
+ * control retested itself, would swallow that retest and leave the pair to be measured again every round. */
 static nt_status_t nt_ctl_ix_build(nt_ctl_ix_t *cx, const cJSON *links, const unsigned char *bad,
                                    nt_u64map_t *busy)
 {
@@ -1350,7 +1350,7 @@ const char *nt_judge_check_word(const cJSON *c)
 
 /* The NIC firmware versions of a node (its nics[].firmware, distinct, sorted) as one software
  * entry "nic_firmware", so that a node whose NICs run other firmware than the majority is a
- * software_consistency warning like a different driver (docs/design.md "Health verdicts"). */
+ * software_consistency warning like a different driver (docs/topology.md "Consistency across nodes"). */
 static int nt_cmp_fw(const void *a, const void *b)
 {
     return strcmp(a, b);
@@ -1747,7 +1747,7 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
      * failed its expected figure, or fails a check of its own; a failed or warned link makes
      * it warn, unless the link is bad only because a node at one of its ends is blamed ("caused
      * by blamed node X": that node fails, its healthy partner has nothing of its own to warn
-     * about; tester defect 10). */
+     * about, and warning it would name the wrong node). */
     nf_grow = realloc(nf, sizeof(*nf) * ((size_t)nnodes + (size_t)j->nsilent + 1));
     if (!nf_grow) {
         nt_figs_free(&fs);

@@ -15,7 +15,7 @@ extern volatile sig_atomic_t nt_probe_interrupt;
 extern volatile sig_atomic_t nt_probe_lost;
 
 /* nt_probe_run - the whole run on this rank, through launcher l (MPI or local). argc/argv
- * are recorded in the report. Returns the exit code, identical on every rank (docs/design.md
+ * are recorded in the report. Returns the exit code, identical on every rank (README.md
  * "Exit codes"): rank 0 decides and broadcasts it. */
 int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv);
 

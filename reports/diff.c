@@ -330,7 +330,7 @@ static nt_status_t nt_new_ends(nt_diff_state_t *s)
 
 /* Whether node k of NEW (s->b) has the end (host, dev) of a link of OLD. An end NEW measured
  * (an end of one of its links) is there. Else by the device's form (the link ids of
- * docs/report-format.md and the probes): "lr<i>", an MPI rank, when the node ran more than i
+ * docs/report.md and the probes): "lr<i>", an MPI rank, when the node ran more than i
  * ranks (nodes[].ranks); "<nic>:<port>" and "<nic>:<port>/gpu<i>" when nodes[].nics lists that
  * port (and nodes[].gpus the GPU); "gpu<i>" by nodes[].gpus[].index; "numa<i>" by
  * numa_nodes[].index. Where NEW's node does not list that kind of device, or the form is

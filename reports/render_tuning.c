@@ -14,7 +14,7 @@ static const char *nt_rule_col(size_t c)
     return c == 0 ? "#" : nt_rule_keys[c - 1];
 }
 
-/* One rule value as text: absent or null is "any" (docs/design.md), "" in CSV. */
+/* One rule value as text: absent or null is "any" (plugins/nccl-tuner/README.md), "" in CSV. */
 static void nt_rule_value(const cJSON *rule, const char *key, int csv, char *buf, size_t len)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(rule, key);

@@ -1,4 +1,4 @@
-/* Environment advice (issue 9 item 7), each line with its reason. The knob classes are those of
+/* Environment advice, each line with its reason. The knob classes are those of
  * docs/tuner-cli.md "Environment knobs" (NCCL's src/include/param.h reads most variables once per
  * process; the safe, guarded and site lists follow the NCCL environment documentation). */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The model's inputs, each labelled (issue 9 item 2): see tune.h and docs/tuner-cli.md. */
+/* The model's inputs, each labelled: see tune.h and docs/tuner-cli.md. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -178,7 +178,7 @@ static int default_nvlinks(const char *name)
     return 0;
 }
 
-/* Facts from the probe report through NCCL's search rules on nominal speeds (item 2: inferred):
+/* Facts from the probe report through NCCL's search rules on nominal speeds (labelled inferred):
  * intra bandwidth per GPU = NVLinks x per-link speed (or the PCIe x16 rate), inter = the NIC line
  * rate / 8; one channel per NIC across nodes; the speed quantised as ncclTopoCompute does and the
  * channels doubled as ncclTopoDupChannels does (search.cc:961-972). */

@@ -1,6 +1,6 @@
-/* nettune-tune: the command line (issue 9). Reads the probe report, nccl-tests outputs and NCCL
+/* nettune-tune: the command line. Reads the probe report, nccl-tests outputs and NCCL
  * logs, models NCCL's choices, learns from what was measured and writes the tuning file, the
- * environment advice, NCCL's example-tuner CSV and a summary. Exit codes (docs/design.md): 0
+ * environment advice, NCCL's example-tuner CSV and a summary. Exit codes (README.md): 0
  * written; 1 written with warn anomalies; 2 bad input or nothing to tune; 3 stopped by --time-limit
  * with the partial file ("completed": false) written. Only main() picks the exit code. */
 #include <errno.h>

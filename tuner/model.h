@@ -1,4 +1,4 @@
-/* nettune tuner: NCCL's cost model, per NCCL version, as data (issue 9 items 1, 3 and 4).
+/* nettune tuner: NCCL's cost model, per NCCL version, as data (docs/tuner-model.md).
  *
  * Re-implements NCCL's ncclTopoTuneModel() and ncclTopoGetAlgoTime() (NVIDIA/nccl
  * src/graph/tuning.cc) for the versions in tuner/nccl_versions.c
@@ -14,7 +14,7 @@
  * Versions before 2.23 have fewer algorithms (no PAT; no NVLS before 2.17); their cells for the
  * missing algorithms are "not covered".
  *
- * Layers of eligibility (item 4):
+ * Layers of eligibility:
  *   1. the model offers a cell (coverage loops, enable rules, LL128 gating, NVLS >= 2 channels,
  *      NVLS_TREE > 1 node, PAT conditions): nt_model_cell_t.why == NT_CELL_OK;
  *   2. NCCL drops a cell per call by datatype / reduction op: nt_model_call_allows();

@@ -1,4 +1,4 @@
-/* `nettune tune --nccl-log LOG --print-model [--format json]` (issue 9 item 3): the model's table
+/* `nettune tune --nccl-log LOG --print-model [--format json]`: the model's table
  * beside NCCL's own printed table. The CLI reads the log (graph lines, comm line, NCCL_ALGO /
  * NCCL_PROTO lines: lib/ log reader; the table: include/nettune/nccl_table.h), fills an
  * nt_model_input_t with each fact labelled, and calls nt_tune_print_model(). */

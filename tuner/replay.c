@@ -1,4 +1,4 @@
-/* Replay: nccl-tests outputs as sources (issue 9 item 5). See tune.h. */
+/* Replay: nccl-tests outputs as sources. See tune.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

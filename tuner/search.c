@@ -1,4 +1,4 @@
-/* The search (issue 9 item 6): see tune.h and docs/tuner-cli.md. */
+/* The search: see tune.h and docs/tuner-cli.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* nettune tune: the parts around the model (issue 9 items 2, 5-8). Internal to tuner/.
+/* nettune tune: the parts around the model (inputs, replay, search, advice, outputs). Internal to tuner/.
  *
  *   inputs.c      the model's inputs per communicator shape, each fact labelled: NCCL's graph
  *                 lines and comm line from a log (measured), a probe report's links run through
@@ -38,7 +38,7 @@
 
 typedef enum { NT_OBJ_NO_REGRESS = 0, NT_OBJ_TOTAL, NT_OBJ_GEOMEAN } nt_objective_t;
 
-/* How we know which algorithm/protocol ran (item 5). */
+/* How we know which algorithm/protocol ran. */
 typedef enum {
     NT_RAN_UNKNOWN = 0,
     NT_RAN_LABEL,    /* --label algo=/proto= on the source, or the NCCL_ALGO/NCCL_PROTO it echoes */

@@ -1,4 +1,4 @@
-/* The outputs (issue 9 item 8): tuning.json with the plugin's rule keys, NCCL's example-tuner
+/* The outputs: tuning.json with the plugin's rule keys, NCCL's example-tuner
  * CSV, the summary. Identical inputs give byte-identical files: nothing here reads the clock,
  * the host or a path, and every list is in a fixed order. */
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* Exit codes of every nettune command and their precedence (docs/design.md "Exit codes").
+/* Exit codes of every nettune command and their precedence (README.md "Exit codes").
  *
  *   0 NT_EXIT_OK          ran, and everything checked is healthy
  *   1 NT_EXIT_FAIL        ran, and at least one check failed
@@ -21,7 +21,7 @@
  *   stopped_early  the run stopped before it finished (time limit, signal, dead peer) -> 3
  *   any_warn       at least one warning; exits 0 unless strict
  *   strict         --strict: warnings count as failures                              -> 1
- * Precedence is 2, then 1, then 3, then 0 (docs/design.md): a run stopped early that already found a
+ * Precedence is 2, then 1, then 3, then 0 (README.md): a run stopped early that already found a
  * failure exits 1. Under --strict a warning is a failure, so it takes the place of any_fail and
  * also beats "stopped early" (a stopped strict run with a warning exits 1, not 3).
  * Skipped probes never change the code; a required part that is missing is a failure, which

@@ -2,7 +2,7 @@
  * renderers, diff and exporter, nettune doctor's --report and nettune tune (lib/core/rdoc.c). The
  * document is read once with cJSON and indexed: nodes sorted by hostname, links and checks with
  * their fields looked up once and each tied to its node, each node's GPUs and RDMA ports counted.
- * The schema is reports/schema/report.schema.json (docs/report-format.md). */
+ * The schema is reports/schema/report.schema.json (docs/report.md). */
 #ifndef NETTUNE_RDOC_H
 #define NETTUNE_RDOC_H
 

@@ -1,4 +1,4 @@
-/* The report builder (nettune.report/1, docs/design.md and reports/schema/report.schema.json) on
+/* The report builder (nettune.report/1, docs/report.md and reports/schema/report.schema.json) on
  * cJSON, plus the small JSON helpers every module uses. Every cJSON_Add* result is checked:
  * the helpers return NT_ERR_NOMEM when cJSON could not allocate. Values are written in the unit
  * their key names (bw_GBps = 1e9 B/s, lat_us = microseconds); absent values are left out,
@@ -156,7 +156,7 @@ cJSON *nt_json_thaw(const cJSON *item);
  * if changed (kept as it was when out of memory) and tree is deleted; else nothing. */
 void nt_json_thaw_end(cJSON *item, cJSON *tree, int changed);
 
-/* nt_link_id - the stable link id of docs/design.md:
+/* nt_link_id - the stable link id of docs/report.md:
  * "<kind>[.<variant>]:<src host>/<src endpoint>-><dst host>/<dst endpoint>". variant may be
  * NULL or "". NT_ERR_INVALID when it does not fit in buf. */
 nt_status_t nt_link_id(char *buf, size_t len, const char *kind, const char *variant,

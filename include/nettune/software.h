@@ -1,5 +1,5 @@
 /* Software versions of a node (the report's nodes[].software) and the consistency rule across
- * nodes (docs/design.md "Health verdicts": versions that differ from the majority are a warning on
+ * nodes (docs/topology.md "Consistency across nodes": versions that differ from the majority are a warning on
  * the minority nodes, a failure with --strict).
  *
  * Every version is found at run time, never taken from the build: a node is judged by what it

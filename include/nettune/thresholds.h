@@ -1,5 +1,5 @@
-/* Expected inventory and link thresholds: the `nettune.thresholds/1` file (docs/design.md
- * "Thresholds file"), the built-in defaults (`nettune probe --print-thresholds`), the
+/* Expected inventory and link thresholds: the `nettune.thresholds/1` file (docs/verdicts.md
+ * "Thresholds"), the built-in defaults (`nettune probe --print-thresholds`), the
  * `--expect` and `--require` options, and the inventory check. docs/verdicts.md explains every
  * number and where it comes from.
  *
@@ -45,7 +45,7 @@ typedef struct nt_link_rules {
     double max_lat_us;  /* absolute ceiling of small-message one-way latency, microseconds */
 } nt_link_rules_t;
 
-/* Peer-population rules (docs/design.md "Health verdicts", step 2). */
+/* Peer-population rules (docs/verdicts.md "Peers"). */
 typedef struct nt_peer_rules {
     double bw_ratio;   /* bandwidth below bw_ratio x reference is an outlier; (0, 1]; NaN = off */
     double lat_ratio;  /* latency above lat_ratio x reference is an outlier; >= 1; NaN = off */

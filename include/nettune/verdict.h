@@ -1,4 +1,4 @@
-/* The link verdict engine (docs/design.md "Health verdicts"), on plain structs: no cJSON, no MPI.
+/* The link verdict engine (docs/verdicts.md), on plain structs: no cJSON, no MPI.
  * docs/verdicts.md gives the rules with their numbers.
  *
  * The caller turns each measured figure into one nt_vlink_t: one link (a node pair in one

@@ -1,4 +1,4 @@
-/* Exit-code precedence, docs/design.md "Exit codes". Kept apart from main() so that every command
+/* Exit-code precedence, README.md "Exit codes". Kept apart from main() so that every command
  * (and rank 0 of the probe, which tells the other ranks) decides the code the same way. */
 #include "nettune/exitcode.h"
 

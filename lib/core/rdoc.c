@@ -178,7 +178,7 @@ static void nt_rlink_fill(nt_rlink_t *l, const cJSON *j)
     l->id = nt_str(j, "id");
     l->kind = nt_str(j, "kind");
     l->scope = nt_str(j, "scope");
-    /* The id carries the variant: "rdma.write:..." (docs/design.md link ids). */
+    /* The id carries the variant: "rdma.write:..." (docs/report.md link ids). */
     klen = strlen(l->kind);
     dot = l->id + klen;
     l->variant[0] = '\0';

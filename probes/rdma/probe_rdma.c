@@ -463,7 +463,7 @@ static void nt_links_fail(nt_link_pair_t *lp, const char *verdict, const char *m
     }
 }
 
-/* A launcher exchange that timed out or was interrupted ends the run early (docs/design.md: a dead
+/* A launcher exchange that timed out or was interrupted ends the run early (docs/probe-engine.md: a dead
  * peer or a signal is exit 3 unless something failed): the links say so, and the judge skips
  * them instead of failing them, as it does for the MPI probe. */
 static void nt_links_stopped(nt_link_pair_t *lp, nt_status_t st)

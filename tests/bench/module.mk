@@ -5,7 +5,7 @@ $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mp
 	$(MPICC) $(NT_CFLAGS) -Iprobes -o $@ tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mpi.o \
 	    $(OBJ)/mpi/probes/launcher_mpi.o $(OBJ)/mpi/probes/probe_util.o $(call nt_link,judge engine node core)
 
-# The engine at scale without a cluster (issue 8 item 5): nettune-probe's engine objects with a
+# The engine at scale without a cluster: nettune-probe's engine objects with a
 # synthetic link probe in place of the MPI one (tests/bench/bench_scale.c defines
 # nt_mpi_probe_ops, nt_rdma_probe_ops and nt_gpu_probe_ops, so the real probes are left out), over
 # the in-process launcher. --wrap times the judge, and builds the topology, the node table and

@@ -1,4 +1,4 @@
-# libFuzzer targets (issue 8 item 6). `make fuzz` runs every target for FUZZ_SECONDS each (the
+# libFuzzer targets (docs/fuzzing.md). `make fuzz` runs every target for FUZZ_SECONDS each (the
 # doctor's and the plugin's own targets too, through their modules); the `test-fuzz` suite
 # replays each target's regression inputs and fuzzes it for FUZZ_SMOKE_SECONDS.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The measured-tuning part of the GPU check (issue 10). tests/gpu/run.sh (the GPU probes' check)
+# The measured-tuning part of the GPU check (docs/tuner-measure.md). tests/gpu/run.sh (the GPU probes' check)
 # calls it last; it also runs on its own from the repository root with
 # build/ built here (the binaries load NCCL and CUDA at run time and link neither):
 #   tests/gpu/measure.sh [NRANKS]      (2 by default; 2-4 ranks share the one GPU)

@@ -1,4 +1,4 @@
-# GPU probes without a GPU (issue 11): the rules and matrix verdicts on recorded nvbandwidth
+# GPU probes without a GPU (docs/gpu.md): the rules and matrix verdicts on recorded nvbandwidth
 # matrices, the CUDA and NVML wrappers on stand-in libraries, and nettune-probe's no-driver and
 # --checks-only runs (tests/gpu/no-gpu.sh). `make test-gpu`. tests/gpu/run.sh is for a GPU
 # machine and is not part of it.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The GPU check for a machine with NVIDIA GPUs (issue 11; the measured-tuning issue adds its
+# The GPU check for a machine with NVIDIA GPUs (docs/gpu.md; measured tuning adds its
 # part below). It is NOT part of `make test`: the build machine has no GPU.
 #
 #   Here (build machine):  make all && tests/gpu/run.sh --pack
@@ -141,7 +141,7 @@ for l in sorted(ipc["links"], key=lambda x: x["id"]):
 sys.exit(0 if good else 1)
 PY
 fi
-# The measured-tuning part (issue 10): tests/gpu/measure.sh, on the packed binaries if packed.
+# The measured-tuning part (docs/tuner-measure.md): tests/gpu/measure.sh, on the packed binaries if packed.
 if [ -x "$PACK/bin/nettune-tune-measure" ]; then MB=$PACK; else MB=build; fi
 BUILD=$MB sh tests/gpu/measure.sh 2
 m=$?

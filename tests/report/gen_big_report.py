@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Write a synthetic nettune.report/1 document for the report tests.
 
-Shapes follow docs/design.md and reports/schema/report.schema.json: nodes with GPUs and RDMA ports,
+Shapes follow docs/report.md and reports/schema/report.schema.json: nodes with GPUs and RDMA ports,
 inter-node RDMA links per rail (rdma.write:<a>/mlx5_<r>:1-><b>/mlx5_<r>:1), intra-node GPU
 links (nvlink gpu<i>->gpu<j>, pcie_h2d numa<n>->gpu<i>), checks, and a summary consistent with
 them. Deterministic for a given --seed. Failures are injected on purpose:

@@ -451,7 +451,7 @@ def validate_exit_codes():
     check(run(["--validate", good]).returncode == 0, "valid")
     r = run(["--validate", bad])
     check(r.returncode == 1 and "$.schema: unknown schema id" in r.stdout, r.stdout)
-    # Read but not JSON, or cut short: not a valid nettune document, exit 1 (docs/design.md).
+    # Read but not JSON, or cut short: not a valid nettune document, exit 1 (reports/README.md).
     with open(os.path.join(WORK, "truncated.json"), "w") as f:
         f.write(open(good).read()[:700])
     with open(os.path.join(WORK, "empty.json"), "w") as f:

@@ -1,4 +1,4 @@
-# 32 ranks as 16 fake nodes under mpirun on this machine (issue 8 item 5): --quick and --full
+# 32 ranks as 16 fake nodes under mpirun on this machine (docs/scale.md): --quick and --full
 # complete with the schedule's rounds and pairs, no node blamed on a healthy machine.
 TEST_TARGETS += test-np32
 .PHONY: test-np32

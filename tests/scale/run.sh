@@ -1,5 +1,5 @@
 #!/bin/bash
-# 32 ranks on this machine (issue 8 item 5): NETTUNE_FAKE_NODES=16 splits them into 16 nodes of
+# 32 ranks on this machine (docs/scale.md): NETTUNE_FAKE_NODES=16 splits them into 16 nodes of
 # 2 ranks; --quick and --full must complete with the schedule's number of rounds and pairs, and a
 # healthy machine must have no node blamed. The figures of every run are printed, so that a false
 # alarm can be read off the log. Prints "N passed, N failed" at the end.
@@ -15,7 +15,11 @@ pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
+<<<<<<< HEAD
 # The schedule (docs/scheduling.md, lib/engine/schedule.c): 16 nodes, local rank i pairs with local
+=======
+# The schedule (docs/probe.md, lib/schedule.c): 16 nodes, local rank i pairs with local
+>>>>>>> docs
 # rank i. --quick: ring + shifted ring in 3 rounds (16 is even), 2 lanes each: 3 x 8 x 2 = 48
 # inter pairs; --full: 15 rounds x 8 node pairs x 2 lanes = 240. Then one intra round: the two
 # ranks of each node, 16 pairs.

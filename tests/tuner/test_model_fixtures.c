@@ -1,5 +1,5 @@
 /* The tuner model against every real NCCL tuning table in tests/fixtures/nccl-tuning-tables/
- * (issue 9 item 3; the fixture INDEX.md says where each came from). Each test parses the table,
+ * (the fixture INDEX.md says where each came from). Each test parses the table,
  * gives the model what the source states (labelled), fits what is missing from the fewest
  * cells, and checks every other printed cell to 0.05 (NCCL prints %.1f). The counts are
  * printed per file: "FIXTURE: fitted N, verified M, mismatched K of T cells (VERDICT)".

@@ -1,6 +1,6 @@
-/* The tuner model on hand-computed cases, one per version difference and per trap (issue 9
- * item 1), each citing the NVIDIA/nccl source line the expected value comes from (tuning.cc
- * lines at v2.28.9-1 unless a tag is named). Also the eligibility layers (item 4), the table
+/* The tuner model on hand-computed cases, one per version difference and per trap
+ * (docs/tuner-model.md), each citing the NVIDIA/nccl source line the expected value comes from (tuning.cc
+ * lines at v2.28.9-1 unless a tag is named). Also the eligibility layers (tuner/model.h), the table
  * reader's layouts and the printer. */
 #include <math.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* nettune tune around the model (issue 9 items 2, 5, 6, 8): the lib/ readers, the anomaly rule,
+/* nettune tune around the model (inputs, replay, search, outputs): the lib/ readers, the anomaly rule,
  * replay on every nccl-tests fixture (rows per fixture, busbw recomputed within 0.3%), labels, the
  * search against a synthetic measurement function with a known optimum and noise, and the one
  * tuning-format definition against reports/schema/tuning.schema.json.

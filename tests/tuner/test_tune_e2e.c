@@ -1,4 +1,4 @@
-/* End to end (issue 9): a probe report and replayed nccl-tests logs -> nettune tune -> the tuning
+/* End to end: a probe report and replayed nccl-tests logs -> nettune tune -> the tuning
  * file -> the plugin driven as NCCL drives it (dlopen RTLD_NOW|RTLD_LOCAL, ncclTunerPlugin_v5,
  * a contiguous float[7][3] cost table passed as float **, -1 for the cells NCCL ignores; see
  * plugins/nccl-tuner/tests/test_driver.c) -> the algorithm/protocol NCCL would then run at each

@@ -1,4 +1,4 @@
-/* Exit-code precedence (docs/design.md "Exit codes"): 2, then 1, then 3, then 0; warnings exit 0
+/* Exit-code precedence (README.md "Exit codes"): 2, then 1, then 3, then 0; warnings exit 0
  * unless --strict, then 1. The table lists all 32 combinations of the five inputs. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -150,7 +150,7 @@ static void test_blame_and_summary(void **state)
                         "with 3 of 3 partners");
     assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "cause", ""), "latency");
     /* node verdicts: node2 fails; its partners' only bad links are "caused by blamed node
-     * node2": node0 and node1 pass (tester defect 10: they warned), node3 warns for its own
+     * node2": node0 and node1 pass (they once warned for node2's fault), node3 warns for its own
      * kernel (the software_consistency warning below) */
     cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "nodes")) {
         const char *h = nt_json_get_str(it, "hostname", "");
@@ -551,7 +551,7 @@ static void assert_retested(const cJSON *d, const char *const *ids)
 /* Two failing links among 4 nodes (node0-node1, node2-node3): the only link between two other
  * ranks than one failing pair's is the other failing link, which is no control (it is failing,
  * and retested in the same round: taken for a control, its retest was never filed and the
- * next 2 rounds measured it again, tester defect 1). Each pair twice, no control; both retests
+ * next 2 rounds measured it again). Each pair twice, no control; both retests
  * filed; no second round. */
 static void test_retest_failing_links_not_controls(void **state)
 {
@@ -690,7 +690,7 @@ static void test_retest_files_only_its_links(void **state)
     nt_judge_destroy(j);
 }
 
-/* Node verdicts around a blamed node (tester defect 10): 5 nodes, node2 slow with every
+/* Node verdicts around a blamed node: 5 nodes, node2 slow with every
  * partner (blamed), the link node0->node1 marginal on both measurements (6 GB/s against 10: a
  * warning of its own, not caused by node2). node2 fails; node0 and node1 warn for their own
  * link; node3 and node4, whose only bad links are "caused by blamed node node2", pass. */

@@ -1,4 +1,4 @@
-/* The judge's indexes (issue 8 item 5: nothing in the judge scans every link per link): the
+/* The judge's indexes (at 1,000 nodes nothing in the judge scans every link per link): the
  * retest's control choice, nt_judge_apply_retest and the summary's skip grouping give exactly
  * what the former linear scans gave (tests/unit/judge_ref.c, the code before the indexes), on
  * random reports with bad nodes, bad links, noise, links with errors, repeated ids and
@@ -151,7 +151,7 @@ static int ref_busy(const cJSON *judged, int (*pairs)[3], int n, int la, int lb)
 /* The control choice as it was (judge.c at 2ca33e3), by a scan of every link: for pair (a, b)
  * of kind, the best passing link of the same kind and scope between two other ranks; passing
  * as judged (judged: doc judged by nt_judge_finish, links in the same order) and not between
- * the ranks of a pair retested in this round (pairs[0..n): tester defect 1, a failing control
+ * the ranks of a pair retested in this round (pairs[0..n): otherwise a failing control
  * swallowed the retests). */
 static const cJSON *ref_control(const cJSON *doc, const cJSON *judged, int (*pairs)[3], int n,
                                 int a, int b, const char *kind)

@@ -1,5 +1,5 @@
-/* Thresholds file, built-in defaults, --expect, --require and the inventory check (issue 2,
- * item 4). Fixtures: tests/fixtures/thresholds/ (run from the repository root, as make does). */
+/* Thresholds file, built-in defaults, --expect, --require and the inventory check
+ * (docs/verdicts.md). Fixtures: tests/fixtures/thresholds/ (run from the repository root, as make does). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* The verdict engine on synthetic populations (issue 2, item 7 and its tests): one slow link
+/* The verdict engine on synthetic populations (docs/verdicts.md): one slow link
  * among 16, one bad node among 4 and among 8 blamed alone, a population under 5 not judged by
  * peers, expected figures, the latency direction, retest, and argument checks. Values are
  * chosen so that every median can be worked out by hand (nearest rank, lower middle). */

@@ -1,4 +1,4 @@
-/* nettune-tune-measure (issue 10; tuner/measure/measure.h, docs/tuner-measure.md): times the
+/* nettune-tune-measure (tuner/measure/measure.h, docs/tuner-measure.md): times the
  * plan's candidates through NCCL and writes nettune.measured/1 for nettune tune --measured. */
 #include <ctype.h>
 #include <getopt.h>

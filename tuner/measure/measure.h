@@ -1,4 +1,4 @@
-/* nettune-tune-measure (issue 10): times the plan's candidates (nettune tune --plan-out) on the
+/* nettune-tune-measure: times the plan's candidates (nettune tune --plan-out) on the
  * real GPUs through NCCL, one communicator per shape and ncclConfig_t, every candidate forced
  * per call through the plugin's control interface (plugins/nccl-tuner/src/nt_control.h), and
  * writes nettune.measured/1 (tuner/measured_fmt.h) for nettune tune --measured.

@@ -1,4 +1,4 @@
-# nettune-tune-measure (issue 10; tuner/measure/measure.h, docs/tuner-measure.md). Links no MPI,
+# nettune-tune-measure (tuner/measure/measure.h, docs/tuner-measure.md). Links no MPI,
 # CUDA or NCCL: libcuda.so.1 and libnccl.so.2 are dlopened at run time (backend_nccl.c). The
 # TCP launcher is in libntengine (lib/engine/launcher_tcp.c).
 

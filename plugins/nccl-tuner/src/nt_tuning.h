@@ -1,6 +1,6 @@
 /*
  * The tuning file: nettune.tuning/1 JSON and NCCL's example-tuner CSV, parsed into one list of
- * rules (docs/design.md "Tuning file: nettune.tuning/1"). Pure functions: no logging, no
+ * rules (plugins/nccl-tuner/README.md "The tuning file"). Pure functions: no logging, no
  * global state; errors come back as one message naming the rule (JSON: rules[i]) or the line
  * (CSV), which the caller logs once.
  */
