@@ -2035,7 +2035,7 @@ void nt_summary_print(const cJSON *doc, const char *output)
     char also[48];
     int nskip = 0;
     /* A pass is only as good as what was judged: say so in the headline (docs/verdicts.md),
-     * by the rule nettune report's text, md and html use too (lib/report.c). */
+     * by the rule nettune report's text, md and html use too (lib/core/report.c). */
     nt_verdict_judged_note(also, sizeof(also), (size_t)npass, (size_t)nwarn, (size_t)nfail,
                            (size_t)nnj);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))

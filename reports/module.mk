@@ -1,14 +1,8 @@
-<<<<<<< HEAD
-# nettune-report (issue 5): render, export, diff and validate nettune documents. It links the
+# nettune-report: render, export, diff and validate nettune documents. It links the
 # core (JSON helpers, logging, the report reader), the engine (the pair schedule, for --diff),
 # the judge (the thresholds file, for --validate) and the NCCL readers (the doctor's knowledge
 # base names NCCL versions): cJSON and zlib, so the binary starts without MPI, CUDA, RDMA, hwloc
 # or libxml2.
-=======
-# nettune-report: render, export, diff and validate nettune documents. It links
-# libnettune (JSON helpers, logging) and cJSON only: --as-needed drops hwloc, which
-# libnettune's other objects need, so the binary starts without MPI, CUDA, RDMA or hwloc.
->>>>>>> docs
 REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c reports/render_diagnosis.c \

@@ -1,11 +1,6 @@
-<<<<<<< HEAD
-/* nettune-report: render, export, diff and validate nettune documents (docs/design.md "Commands").
+/* nettune-report: render, export, diff and validate nettune documents (docs/architecture.md "Commands").
  * Needs no MPI, CUDA, RDMA or hwloc library: it links the core, engine, NCCL-reader and judge
  * archives of lib/ (cJSON and zlib). */
-=======
-/* nettune-report: render, export, diff and validate nettune documents (docs/architecture.md "Commands").
- * Needs no MPI, CUDA or RDMA library: it links libnettune's JSON helpers and cJSON only. */
->>>>>>> docs
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -273,12 +268,8 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     return 0;
 }
 
-<<<<<<< HEAD
-/* The exit code by docs/design.md's precedence (2, then 1, then 3, then 0), as
+/* The exit code by README.md's precedence (2, then 1, then 3, then 0), as
  * lib/core/exitcode.c has it. */
-=======
-/* The exit code by README.md's precedence (2, then 1, then 3, then 0): libnettune's. */
->>>>>>> docs
 static int nt_report_exit(int usage_error, int any_fail, int stopped_early)
 {
     return nt_exit_code(usage_error, any_fail, stopped_early, 0, 0);

@@ -37,13 +37,8 @@ tuner-model-diff: $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@NT_MODEL_LIBS="$(TUNER_MODEL_LIB) $(call nt_link,nccl core)" \
 	  tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),20000)
 
-<<<<<<< HEAD
-# nettune-tune (issue 9: inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
-# the NCCL readers and the core, the model library, the plugin's tuning-file
-=======
 # nettune-tune (inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
-# libnettune (with --as-needed: hwloc drops out), the model library, the plugin's tuning-file
->>>>>>> docs
+# the NCCL readers and the core, the model library, the plugin's tuning-file
 # definition (plugins/nccl-tuner/src/nt_tuning.c) and cJSON.
 TUNE_SRCS := tuner/inputs.c tuner/replay.c tuner/search.c tuner/write.c tuner/env_advice.c \
              tuner/measured_fmt.c

@@ -386,7 +386,7 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
             s->busbw_bad += bad;
             if (rel > s->busbw_max_rel_err)
                 s->busbw_max_rel_err = rel;
-            /* anomalies: the one rule in lib/anomaly.c */
+            /* anomalies: the one rule in lib/nccl/anomaly.c */
             nt_anomaly_t an[16];
             size_t na = nt_anomaly_sweep(tab, an, 16);
             for (size_t i = 0; i < na && i < 16; i++)

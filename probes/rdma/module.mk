@@ -1,15 +1,8 @@
-<<<<<<< HEAD
-# The RDMA probe (issue 4): inventory, NCCL's port and GID choice, the ibverbs data path.
+# The RDMA probe: inventory, NCCL's port and GID choice, the ibverbs data path.
 # Pure sources (no libibverbs) also build the unit tests. The data path needs rdma-core's
 # headers to build (libibverbs-dev: without them nettune-probe is not built, `make config` says
 # so) and opens the library at run time (ibv.c): nettune-probe has no libibverbs dependency and
 # reports RDMA skipped, with the reason, on a node without it.
-=======
-# The RDMA probe: inventory, NCCL's port and GID choice, the ibverbs data path.
-# Pure sources (no libibverbs) also build the unit tests; the data path is compiled out when
-# libibverbs is missing (NT_HAVE_IBVERBS=0: the probe then reports "skipped: built without
-# libibverbs").
->>>>>>> docs
 RDMA_PURE_SRCS := probes/rdma/rates.c probes/rdma/gid.c probes/rdma/hca_filter.c \
                   probes/rdma/counters.c probes/rdma/inventory.c probes/rdma/portcap.c \
                   probes/rdma/portcap_sys.c probes/rdma/gpu_link.c

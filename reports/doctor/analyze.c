@@ -635,7 +635,7 @@ static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *l
     t->ntop++;
 }
 
-/* Returns 1 if the line belongs to nccl-tests' output (read by lib/nccltests.c). */
+/* Returns 1 if the line belongs to nccl-tests' output (read by lib/nccl/nccltests.c). */
 static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
 {
     switch (nt_ncclt_reader_feed(d->ncclt, body, d->inputs[d->cur].lines)) {
@@ -1249,7 +1249,7 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
 int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen)
 {
     nt_rdoc_t doc;
-    nt_status_t st = nt_rdoc_open(path, &doc); /* lib/rdoc.c: the one report reader */
+    nt_status_t st = nt_rdoc_open(path, &doc); /* lib/core/rdoc.c: the one report reader */
     if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
         if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
             snprintf(err, errlen, "cannot open report '%s': %s", path, nt_status_string(st));

@@ -54,7 +54,7 @@ typedef struct {
     unsigned long op_lines;    /* lines of operator files (operator.c) */
     int gzip;                  /* read through zlib from a gzip file */
     char *host;                /* --host for this input, or NULL */
-    nt_nccllog_t *log;         /* lib/nccllog.c facts of this input (NIC speeds, TUNING lines) */
+    nt_nccllog_t *log;         /* lib/nccl/nccllog.c facts of this input (NIC speeds, TUNING lines) */
 } nt_input_t;
 
 typedef struct {
@@ -311,7 +311,7 @@ struct nt_doctor {
 
     nt_evlist_t warn_unexplained;
 
-    /* nccl-tests: lib/nccltests.c reads the tables; the doctor keeps its judgement per table */
+    /* nccl-tests: lib/nccl/nccltests.c reads the tables; the doctor keeps its judgement per table */
     nt_ncclt_reader_t *ncclt;
     nt_table_t *tables;
     size_t ntables;

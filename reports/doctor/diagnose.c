@@ -858,7 +858,7 @@ static void set_basis(nt_table_t *t, const char *fmt, ...)
 }
 
 /* The collective of a table whose log does not name the test, from the table itself: the one
- * rule in lib/nccltests.c (nt_ncclt_infer_coll). Sets t->coll when one collective fits, and
+ * rule in lib/nccl/nccltests.c (nt_ncclt_infer_coll). Sets t->coll when one collective fits, and
  * t->coll_note with the reasoning (the candidates when several fit). */
 static void infer_coll(nt_doctor_t *d, nt_table_t *t, int n)
 {
@@ -878,7 +878,7 @@ static void infer_coll(nt_doctor_t *d, nt_table_t *t, int n)
 }
 
 /* The slowest NIC speed the log's NET/IB device lines print (NCCL 2.27+, "speed=" in Mb/s, read
- * by lib/nccllog.c), in Gb/s; -1 when no line shows one. */
+ * by lib/nccl/nccllog.c), in Gb/s; -1 when no line shows one. */
 static double log_nic_rate(const nt_doctor_t *d)
 {
     double r = -1;
@@ -1163,7 +1163,7 @@ static void row_ev(nt_doctor_t *d, nt_finding_t *f, const nt_ncclt_table_t *t, s
     nt_evlist_add(&f->ev, t->input, r->line, text);
 }
 
-/* Mid-sweep drops and outliers of every table (lib/anomaly.c: the one rule). */
+/* Mid-sweep drops and outliers of every table (lib/nccl/anomaly.c: the one rule). */
 static void diagnose_sweeps(nt_doctor_t *d)
 {
     for (size_t i = 0; i < d->ntables; i++) {
@@ -1219,14 +1219,14 @@ static size_t input_env(const nt_doctor_t *d, unsigned input, char **out, size_t
     return n;
 }
 
-/* Per-call TUNING lines of an input (lib/nccllog.c), so that a moved switch point is only claimed
+/* Per-call TUNING lines of an input (lib/nccl/nccllog.c), so that a moved switch point is only claimed
  * when they show it. */
 static size_t input_calls(const nt_doctor_t *d, unsigned input)
 {
     return input < d->ninputs && d->inputs[input].log ? d->inputs[input].log->ncalls : 0;
 }
 
-/* Runs of the same test and shape that differ (lib/anomaly.c). */
+/* Runs of the same test and shape that differ (lib/nccl/anomaly.c). */
 static void diagnose_runs(nt_doctor_t *d)
 {
     size_t nt = nt_ncclt_reader_ntables(d->ncclt);

@@ -2,7 +2,7 @@
  * base kept as data (reports/doctor/knowledge.json), and writes text and nettune.diagnosis/1.
  *
  * Internal to reports/doctor: nothing here is part of libnettune's API. The pieces are
- *   lib/linereader.c, lib/logline.c (include/nettune/logline.h): the bounded-memory line
+ *   lib/core/linereader.c, lib/nccl/logline.c (include/nettune/logline.h): the bounded-memory line
  *              reader and the launcher/NCCL line prefixes, shared with nettune tune
  *   kb.c       the knowledge base (embedded at build time, or --kb FILE)
  *   analyze.c  facts gathered line by line, then the diagnosis
@@ -137,7 +137,7 @@ const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid);
 
 /* nt_kb_version_code - an NCCL version as the knowledge base writes it ("v2.28.9-1", a tag) or
  * as a log prints it ("2.28.9") -> NCCL_VERSION_CODE (22809) by nt_nccllog_version_parse (the
- * one parser, lib/nccllog.c); -1 for NULL or anything that is not a version. */
+ * one parser, lib/nccl/nccllog.c); -1 for NULL or anything that is not a version. */
 long nt_kb_version_code(const char *v);
 
 /* The path type name that `value` has in NCCL `version` ("2.28.9"), or NULL when the version is

@@ -192,7 +192,7 @@ oom:
 }
 
 /* "v2.28.9-1" (a tag) or "2.28.9" -> NCCL_VERSION_CODE (22809), by the one NCCL version parser
- * (nt_nccllog_version_parse, lib/nccllog.c); -1 when it is not a version. */
+ * (nt_nccllog_version_parse, lib/nccl/nccllog.c); -1 when it is not a version. */
 long nt_kb_version_code(const char *v)
 {
     if (!v)
@@ -379,7 +379,7 @@ int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen)
     cJSON *root = NULL;
     err[0] = '\0';
     *out = NULL;
-    if (path) { /* the one JSON file reader (lib/report.c); a knowledge base is tens of KB */
+    if (path) { /* the one JSON file reader (lib/core/report.c); a knowledge base is tens of KB */
         nt_status_t st = nt_json_read_file(path, 4u << 20, &root);
         if (st != NT_OK) /* the reader said why, naming the file: one line */
             return -1;

@@ -1,6 +1,6 @@
 /* The files operators collect and paste into tickets, detected by their content: nvidia-smi
  * topo -m, nvidia-smi nvlink -s, ibv_devinfo (plain, -v, -vv), ibstat, NCCL topology and graph XML
- * (through lib/ncclxml.c), and kernel log lines (dmesg, journalctl: NVIDIA Xid, mlx5 link
+ * (through lib/nccl/ncclxml.c), and kernel log lines (dmesg, journalctl: NVIDIA Xid, mlx5 link
  * down/up). Multi-node collections: pdsh/clush "host: " line prefixes and dshbak blocks; otherwise
  * the host is --host, a shell prompt "user@host:" in the file, or the journal's host field, or it
  * is unknown. The formats are described in docs/doctor-inputs.md. */

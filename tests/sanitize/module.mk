@@ -1,8 +1,4 @@
-<<<<<<< HEAD
-# The sanitized suites in CI (issue 8 item 6): the unit (verdicts, topology), report, doctor,
-=======
-# The sanitized suites in CI (docs/fuzzing.md): the unit, verdict, topology, report, doctor,
->>>>>>> docs
+# The sanitized suites in CI (docs/fuzzing.md): the unit (verdicts, topology), report, doctor,
 # plugin and integration suites built with ASan + UBSan into build-san/ (mk/sanitize.mk,
 # docs/fuzzing.md) and run there; build/ is not touched. `make test SANITIZE=1` runs every suite
 # that way instead (test-rdma-unit too: it compiles the RDMA sources once per test binary, 56

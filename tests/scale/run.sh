@@ -15,11 +15,7 @@ pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
-<<<<<<< HEAD
-# The schedule (docs/scheduling.md, lib/engine/schedule.c): 16 nodes, local rank i pairs with local
-=======
-# The schedule (docs/probe.md, lib/schedule.c): 16 nodes, local rank i pairs with local
->>>>>>> docs
+# The schedule (docs/probe.md, lib/engine/schedule.c): 16 nodes, local rank i pairs with local
 # rank i. --quick: ring + shifted ring in 3 rounds (16 is even), 2 lanes each: 3 x 8 x 2 = 48
 # inter pairs; --full: 15 rounds x 8 node pairs x 2 lanes = 240. Then one intra round: the two
 # ranks of each node, 16 pairs.

@@ -37,8 +37,8 @@ $(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,j
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-# Topology inventory, PCIe link state without traffic and software versions (issue 2, items 3
-# and 5), against captured trees and stand-in libraries.
+# Topology inventory, PCIe link state without traffic and software versions,
+# against captured trees and stand-in libraries.
 TOPO_TESTS     := test_topo test_pcie test_software
 TOPO_TEST_BINS := $(addprefix $(BUILD)/tests/,$(TOPO_TESTS))
 TOPO_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
@@ -62,7 +62,7 @@ $(TOPO_FAKE_DIR)/libibverbs.so.1: $(TOPO_FAKE_DIR)/libnt-fake-versions.so
 	cp $< $(TOPO_FAKE_DIR)/libibverbs.so.1.14.50.1
 	ln -sf libibverbs.so.1.14.50.1 $@
 
-# Verdicts, thresholds and exit codes (issue 2 items 4 and 7). They read
+# Verdicts, thresholds and exit codes (docs/verdicts.md). They read
 # tests/fixtures/thresholds/ relative to the repository root: they run from it.
 VERDICT_TESTS := test_thresholds test_verdict test_exitcode
 VERDICT_TEST_BINS := $(addprefix $(BUILD)/tests/,$(VERDICT_TESTS))
@@ -75,21 +75,15 @@ $(VERDICT_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(call nt_archives
 # (tests/unit/symbol_graph.py: no two files call each other, and the libraries of lib/ depend
 # one way), which needs the whole build. test-topo and test-verdict run their part alone.
 TEST_TARGETS += test-unit
-<<<<<<< HEAD
 .PHONY: test-unit test-topo test-verdict
+# The tree's lints run here too (tests/lint/): the documents and the static-function names
+# (--max: the functions the tree had to rename when the rule was written; 0 once renamed).
 test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) all
 	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS); do \
 	   (cd $(CURDIR) && $$t) || rc=1; done; \
-	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; exit $$rc
+	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; \
+	 tests/lint/check-docs.sh || rc=1; python3 tests/lint/static-names.py --max 367 || rc=1; exit $$rc
 test-topo: $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS)
 	@fail=0; for t in $(TOPO_TEST_BINS); do $$t || fail=1; done; exit $$fail
 test-verdict: $(VERDICT_TEST_BINS)
 	@fail=0; for t in $(VERDICT_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; exit $$fail
-=======
-.PHONY: test-unit
-# The tree's lints run here too (tests/lint/): the documents and the static-function names
-# (--max: the functions the tree had to rename when the rule was written; 0 once renamed).
-test-unit: $(UNIT_CORE_BINS)
-	@rc=0; for t in $(UNIT_CORE_BINS); do $$t || rc=1; done; \
-	 tests/lint/check-docs.sh || rc=1; python3 tests/lint/static-names.py --max 367 || rc=1; exit $$rc
->>>>>>> docs

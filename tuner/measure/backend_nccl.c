@@ -1,7 +1,7 @@
 /* The NCCL measuring backend (tuner/measure/measure.h): libcuda.so.1 and libnccl.so.2 are
  * loaded at run time, so the binary links neither. The few calls are declared here with the
  * upstream signatures: NVIDIA/nccl v2.28.9-1 src/nccl.h.in (ncclUniqueId, ncclConfig_v22800,
- * ncclCommInitRankConfig, ncclAllReduce...). The CUDA half is lib/cuda.c (include/nettune/cuda.h:
+ * ncclCommInitRankConfig, ncclAllReduce...). The CUDA half is lib/node/cuda.c (include/nettune/cuda.h:
  * the driver API, dlopened once per process).
  * NOT RUN ON A GPU YET: everything below compiles here; only tests/gpu/measure.sh checks it. */
 #include <dlfcn.h>

@@ -1,6 +1,6 @@
 /* NCCL's own account of a measuring run (tuner/measure/measure.h): the printed tuning table and
  * the per-call TUNING lines, read from the rank's NCCL_DEBUG_FILE with the readers that exist
- * for logs (lib/nccl_table.c, lib/nccllog.c) and attached to the result. */
+ * for logs (lib/nccl/nccl_table.c, lib/nccl/nccllog.c) and attached to the result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +59,7 @@ static void model_check(cJSON *o, const nt_nccllog_t *g, const nt_nccl_table_t *
     cJSON_AddItemToObject(o, "model_check", j);
 }
 
-/* Every line of the open NCCL log r fed to the one reader of NCCL's facts (lib/nccllog.c) into
+/* Every line of the open NCCL log r fed to the one reader of NCCL's facts (lib/nccl/nccllog.c) into
  * g (initialised here; the caller cleans it up); r is closed. */
 static void log_read(nt_linereader_t *r, nt_nccllog_t *g)
 {

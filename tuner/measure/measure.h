@@ -258,8 +258,8 @@ int nt_measure_side_evidence(cJSON *side, const char *path, int want_plugin,
 void nt_measure_capture_setup(const char *path);
 
 /* nt_measure_capture_attach - add "nccl" to doc from NCCL's debug file at path: the printed
- * tuning table (lib/nccl_table.c: entries of coll, algo, proto, lat_us, bw_GBps), NCCL's version,
- * the per-call TUNING lines (lib/nccllog.c; the first max_calls listed, all counted), and, when
+ * tuning table (lib/nccl/nccl_table.c: entries of coll, algo, proto, lat_us, bw_GBps), NCCL's version,
+ * the per-call TUNING lines (lib/nccl/nccllog.c; the first max_calls listed, all counted), and, when
  * there is a table, "model_check": the model against it cell by cell, the same document as
  * `nettune tune --nccl-log path --print-model --format json [--sm sm] [--shape ...]` (sm: compute
  * capability, 0 unknown; shape: used when the log has no comm line, may be NULL), so that every
