@@ -30,11 +30,11 @@ test-tuner-model: $(TUNER_MODEL_TEST_BINS)
 
 # Developer check, not in `make test`: the model against NCCL's own tuning.cc of every modelled
 # tag, compiled with a shim (tests/tuner/nccl-diff/), on random communicators. Needs an
-# NVIDIA/nccl git directory: make tuner-model-diff NCCL_GIT=/path/to/nccl/.git [NCCL_DIFF_N=20000]
+# NVIDIA/nccl git directory: make tuner-model-diff NCCL_GIT=/path/to/nccl/.git [NCCL_DIFF_N=5000]
 .PHONY: tuner-model-diff
 tuner-model-diff: $(TUNER_MODEL_LIB) $(LIBNT)
 	@test -n "$(NCCL_GIT)" || { echo "tuner-model-diff: set NCCL_GIT to an NVIDIA/nccl git directory"; exit 2; }
-	@tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),20000)
+	@tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),5000)
 
 # nettune-tune (issue 9: inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
 # libnettune (with --as-needed: hwloc drops out), the model library, the plugin's tuning-file
