@@ -596,6 +596,18 @@ static void test_eligible(void **state)
         nt_model_eligible(&in, &t, AR, NT_ALGO_NVLS, NT_PROTO_LL, NT_DTYPE_FLOAT32, NT_REDOP_SUM));
     assert_false(nt_model_eligible(&in, &t, BC, NT_ALGO_TREE, NT_PROTO_SIMPLE, NT_DTYPE_FLOAT32,
                                    NT_REDOP_NONE));
+    /* CollNetDirect at most 8 local ranks from 2.23 (v2.23.4-1 enqueue.cc:1793), not before */
+    nt_model_input_t cd = comm(V2234, 32, 2, 90, 4, 20);
+    cd.collnet_enable = 1;
+    cd.nvs_count = 1;
+    assert_int_equal(nt_model_compute(&cd, NULL, &t), NT_OK);
+    assert_true(t.cell[AR][NT_ALGO_COLLNET_DIRECT][NT_PROTO_SIMPLE].bw_GBps > 0);
+    assert_false(nt_model_eligible(&cd, &t, AR, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE,
+                                   NT_DTYPE_FLOAT32, NT_REDOP_SUM));
+    cd.version = V2223;
+    assert_int_equal(nt_model_compute(&cd, NULL, &t), NT_OK);
+    assert_true(nt_model_eligible(&cd, &t, AR, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE,
+                                  NT_DTYPE_FLOAT32, NT_REDOP_SUM));
     /* a one-rank communicator: Ring/Simple only (enqueue.cc:1792-1795) */
     nt_model_input_t one;
     assert_int_equal(nt_model_input_init(&one, V2289, 1, 1), NT_OK);
