@@ -252,8 +252,9 @@ int nt_model_eligible(const nt_model_input_t *in, const nt_model_table_t *table,
     if (!nt_model_call_allows(in->version, coll, algo, proto, dtype, op))
         return 0;
     /* enqueue.cc:1799-1801 (NCCL_MAX_DIRECT_ARITY 7, device.h:193); CollNetChain from 2.28
-     * (v2.27.7-1 enqueue.cc:1767 has the CollNetDirect rule only) */
-    if (algo == NT_ALGO_COLLNET_DIRECT && in->ppn > 8)
+     * (v2.27.7-1 enqueue.cc:1767 has the CollNetDirect rule only); CollNetDirect from 2.23
+     * (v2.23.4-1 enqueue.cc:1793; v2.22.3-1 enqueue.cc:1555-1560 has no such rule) */
+    if (algo == NT_ALGO_COLLNET_DIRECT && in->version >= 22300 && in->ppn > 8)
         return 0;
     if (algo == NT_ALGO_COLLNET_CHAIN && in->version >= 22800 && in->ppn > 8)
         return 0;

@@ -39,6 +39,7 @@ nt_status_t nt_model_input_init(nt_model_input_t *in, int version, int nranks, i
     in->env_nthreads = in->env_ll128_nthreads = in->env_pat_enable = -2;
     in->env_ll128_c2c = 1;
     in->env_net_overhead_ns = -2;
+    in->collnet_chain_support = 1;
     for (int a = 0; a < NT_NUM_ALGOS; a++) {
         nt_model_graph_t *g = &in->graph[a];
         g->nchannels = 1;
@@ -60,11 +61,11 @@ int nt_model_version_supported(int version)
 }
 
 /* log2i: v2.28.9-1 src/include/utils.h:42 = log2Down (bitops.h:273-300), -1 for 0;
- * v2.14.3-1 utils.h:39-43 gives 0 for 0. */
+ * v2.14.3-1 utils.h:39-43 and v2.21.5-1 utils.h:46-50 give 0 for 0. */
 static long log2i_v(const nt_model_version_t *v, long n)
 {
     if (n <= 0)
-        return v->family == NT_FAMILY_214 ? 0 : -1;
+        return v->log2i_zero ? 0 : -1;
     long l = 0;
     while (n >>= 1)
         l++;
@@ -172,7 +173,8 @@ static int ll128_default(const nt_model_version_t *v, const nt_model_input_t *in
         ok &= g->type_inter <= NT_PATH_PXB;
     }
     ok &= g->type_intra <= NT_PATH_NVB;
-    ok &= in->min_sm == in->max_sm;
+    /* v2.30.7-1:533: mixed compute capabilities from Hopper up */
+    ok &= in->min_sm == in->max_sm || (v->ll128_gate == NT_LL128_GATE_230 && in->min_sm >= 90);
     /* the CUDA 11.8 exception: Hopper, Ring AllReduce on 2 ranks, NCCL built with CUDA 11.8 */
     ok &= !(in->min_sm < 70 || (in->min_sm == 90 && in->cuda_runtime == 11080 &&
                                 c == NT_COLL_ALLREDUCE && a == NT_ALGO_RING && in->nranks == 2));
@@ -247,9 +249,9 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
     const int cc = compcap_index(v, in->min_sm, in->max_sm);
     const int index2 = nNodes <= 2 ? nNodes - 1 : 2; /* :250 scale: 1, 2, 3+ nodes */
     /* :252-253 LL: one node -> GPU row; across nodes -> CPU row (AMD/mixed 1, else 0);
-     * 214:102 AMD only (no MIXED vendor then) */
-    const int amd =
-        in->cpu_vendor == NT_CPU_VENDOR_AMD || (!f214 && in->cpu_vendor == NT_CPU_VENDOR_MIXED);
+     * 214:102 and to 2.23 (v2.23.4-1:151) AMD only */
+    const int amd = in->cpu_vendor == NT_CPU_VENDOR_AMD ||
+                    (v->ll_row_mixed && in->cpu_vendor == NT_CPU_VENDOR_MIXED);
     const int index1 = nNodes == 1 ? cc : amd ? 1 : 0;
     const double llMaxBw = v->ll_max_bw[index1][index2];
     const double perChMaxTreeBw = v->per_ch_tree[cc][index2];
@@ -370,7 +372,8 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     if (a == NT_ALGO_RING && p == NT_PROTO_LL)
                         busBw = (float)fmin(llMaxBw, busBw * .5);
                     if (a == NT_ALGO_RING && p == NT_PROTO_LL128)
-                        busBw = (float)fmin(busBw * 0.92, g->nchannels * perChMaxRingLL128Bw);
+                        busBw = (float)fmin(busBw * (v->ring_ll128_ppn1 && ppn < 2 ? 0.7 : 0.92),
+                                            g->nchannels * perChMaxRingLL128Bw);
                     if (a == NT_ALGO_TREE && AR)
                         busBw = (float)fmin(busBw * .92, g->nchannels * perChMaxTreeBw);
                     if (a == NT_ALGO_TREE && p == NT_PROTO_LL)
@@ -381,7 +384,7 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     if (a == NT_ALGO_TREE && tree_pattern == NT_PATTERN_TREE)
                         busBw *= .85; /* :309 */
                     if (a == NT_ALGO_PAT)
-                        busBw *= .75; /* :310 */
+                        busBw *= v->pat_bw; /* :310 */
                     if (collnet && p != NT_PROTO_SIMPLE)
                         busBw = 0;                                             /* :311-312 */
                     if (a == NT_ALGO_COLLNET_DIRECT && p == NT_PROTO_SIMPLE) { /* :313-323 */
@@ -423,7 +426,8 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                 /* bus bandwidth -> algorithm bandwidth: :346-351; 214:148 */
                 if (f214) {
                     busBw *= (a != NT_ALGO_RING) ? .5f : (float)((1.0 * nRanks) / nsteps);
-                } else if (!(a != NT_ALGO_RING && AGRS)) {
+                } else if (!(AGRS && (v->algbw_collnet_only ? a == NT_ALGO_COLLNET_DIRECT
+                                                            : a != NT_ALGO_RING))) {
                     float ratio = 1.0f;
                     if (a == NT_ALGO_RING || (nvls && v->nvls_bw_228))
                         ratio *= (float)((1.0 * nRanks) / nsteps);
@@ -448,8 +452,9 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                 } else {
                     /* :356 one GPU per node: the Tree NET row; :357-359 + latencyInter (twice for
                      * Simple) */
-                    interLat = ppn == 1 ? (float)hwLat[NT_HW_NET][NT_ALGO_TREE][p]
-                                        : (float)hwLat[NT_HW_NET][a][p];
+                    interLat = (ppn == 1 && !v->inter_lat_plain)
+                                   ? (float)hwLat[NT_HW_NET][NT_ALGO_TREE][p]
+                                   : (float)hwLat[NT_HW_NET][a][p];
                     interLat += (float)g->latency_inter_us;
                     if (p == NT_PROTO_SIMPLE)
                         interLat += (float)g->latency_inter_us;
@@ -477,7 +482,11 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                                 netOverhead *= 3;
                         }
                         intraLat = fmaxf(intraLat, netOverhead);
-                        int nInter = nNodes == 1 ? 0 : AR ? 2 * (nNodes - 1) : nNodes - 1;
+                        int nInter = v->ring_inter_old ? (AR ? (nNodes > 1 ? 2 * nNodes : 0)
+                                                             : nNodes - 1) /* v2.22.3-1:159 */
+                                     : nNodes == 1     ? 0
+                                     : AR              ? 2 * (nNodes - 1)
+                                                       : nNodes - 1;
                         lat += (nsteps - nInter) * intraLat + nInter * interLat;
                     }
                 } else if (a ==
@@ -513,9 +522,23 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
         memset(&def, 0, sizeof(def));
         env = &def;
     }
+    /* the Ring fallback of 2.21-2.23: comm->ringbdw, Ring's bandwidth before the enable rules */
+    float ring_bw[NT_NUM_COLLS][NT_NUM_PROTOS];
+    for (int c = 0; c < NT_NUM_COLLS; c++)
+        for (int p = 0; p < NT_NUM_PROTOS; p++)
+            ring_bw[c][p] = out->cell[c][NT_ALGO_RING][p].bw_GBps;
     for (int c = 0; c < NT_NUM_COLLS; c++) {
+        const int *ea = env->algo_set ? env->algo[c] : NULL;
+        /* v2.23.4-1:306-315: without CollNet, NVLS off across nodes and NVLS_TREE on one node;
+         * if NCCL_ALGO left none of Ring, Tree, NVLS, NVLS_TREE, Ring and Tree come back */
+        const int ring_tree_back = v->collnet_off_override && !in->collnet_enable && ea &&
+                                   !ea[NT_ALGO_RING] && !ea[NT_ALGO_TREE] &&
+                                   (nNodes > 1 || !ea[NT_ALGO_NVLS]) &&
+                                   (nNodes == 1 || !ea[NT_ALGO_NVLS_TREE]);
         for (int a = 0; a < v->nalgos; a++) {
             int algo_env = env->algo_set ? env->algo[c][a] : 1;
+            if (ring_tree_back && (a == NT_ALGO_RING || a == NT_ALGO_TREE))
+                algo_env = 1;
             if (f214 && c != NT_COLL_ALLREDUCE)
                 algo_env = 1; /* 214:220-221 AllReduce only */
             int algo_rule = 1;
@@ -538,6 +561,9 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     algo_rule = 0;
                 if (in->nvs_count == 0 && a == NT_ALGO_COLLNET_DIRECT)
                     algo_rule = 0;
+                if (v->collnet_chain_rule && in->collnet_enable && !in->collnet_chain_support &&
+                    a == NT_ALGO_COLLNET_CHAIN)
+                    algo_rule = 0; /* v2.30.7-1:507 */
             }
             for (int p = 0; p < NT_NUM_PROTOS; p++) {
                 nt_model_cell_t *cell = &out->cell[c][a][p];
@@ -551,6 +577,9 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     cell->why != NT_CELL_NOT_COVERED && cell->why != NT_CELL_ALGO_DISABLED;
                 if (!pe || !proto_rule || !algo_env || !algo_rule)
                     cell->bw_GBps = 0;
+                if (a == NT_ALGO_RING && (!pe || !proto_rule) &&
+                    v->ring_backup == NT_RING_BACKUP_ENABLED)
+                    ring_bw[c][p] = 0; /* v2.22.3-1:318 */
                 if (!covered)
                     continue;
                 if (cell->why == NT_CELL_OK ||
@@ -562,6 +591,24 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     else if (!pe || !algo_env)
                         cell->why = NT_CELL_ENV;
                 }
+            }
+        }
+    }
+    /* v2.23.4-1:342-356 (v2.21.5-1:322-336): a function with no bandwidth left gets Ring's
+     * back. Only for the whole table: a masked one cannot tell. */
+    if (v->ring_backup != NT_RING_BACKUP_NONE && algo_mask == ~0u) {
+        for (int c = 0; c < NT_NUM_COLLS; c++) {
+            int available = 0;
+            for (int a = 0; a < v->nalgos; a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++)
+                    available |= out->cell[c][a][p].bw_GBps != 0;
+            if (available)
+                continue;
+            for (int p = 0; p < NT_NUM_PROTOS; p++) {
+                nt_model_cell_t *cell = &out->cell[c][NT_ALGO_RING][p];
+                cell->bw_GBps = ring_bw[c][p];
+                if (ring_bw[c][p] > 0)
+                    cell->why = NT_CELL_OK;
             }
         }
     }

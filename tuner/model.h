@@ -2,7 +2,7 @@
  *
  * Re-implements NCCL's ncclTopoTuneModel() and ncclTopoGetAlgoTime() (NVIDIA/nccl
  * src/graph/tuning.cc) for the versions in tuner/nccl_versions.c
- * (2.14, 2.24, 2.25, 2.26, 2.27, 2.28, 2.29): the per-version constants are tables and the formula
+ * (2.14, 2.21 to 2.30): the per-version constants are tables and the formula
  * differences small variant switches (tuner/nccl_versions.c), so a version is data, not a fork.
  * docs/tuner-model.md gives every formula with its source line.
  *
@@ -178,14 +178,15 @@ typedef struct nt_model_input {
     int min_sm, max_sm; /* minCompCap / maxCompCap, e.g. 90 */
     nt_cpu_arch_t cpu_arch;
     nt_cpu_vendor_t cpu_vendor;
-    int cuda_runtime;     /* CUDART_VERSION NCCL was built with, e.g. 12090 (the 11.8 LL128 rule) */
-    int comm_nchannels;   /* comm->nChannels (Ring Simple plateau, tuner channel cap) */
-    int collnet_enable;   /* comm->config.collnetEnable (CollNet usable) */
-    int collnet_heads;    /* comm->collNetHeadsNum */
-    int collnet_ag_rs;    /* the CollNet plugin offers iallgather/ireducescatter */
-    int nvs_count;        /* NVSwitches in the topology (CollNetDirect needs one) */
-    int net_device_host;  /* netDeviceType == NCCL_NET_DEVICE_HOST (PAT) */
-    int max_tree_pattern; /* comm->maxTreePattern (Tree x0.85 when NCCL_TOPO_PATTERN_TREE) */
+    int cuda_runtime;   /* CUDART_VERSION NCCL was built with, e.g. 12090 (the 11.8 LL128 rule) */
+    int comm_nchannels; /* comm->nChannels (Ring Simple plateau, tuner channel cap) */
+    int collnet_enable; /* comm->config.collnetEnable (CollNet usable) */
+    int collnet_heads;  /* comm->collNetHeadsNum */
+    int collnet_ag_rs;  /* the CollNet plugin offers iallgather/ireducescatter */
+    int collnet_chain_support; /* comm->collNetChainSupport (read from 2.30.7; assumed 1) */
+    int nvs_count;             /* NVSwitches in the topology (CollNetDirect needs one) */
+    int net_device_host;       /* netDeviceType == NCCL_NET_DEVICE_HOST (PAT) */
+    int max_tree_pattern;      /* comm->maxTreePattern (Tree x0.85 when NCCL_TOPO_PATTERN_TREE) */
     /* Per algorithm, as NCCL indexes them; NCCL feeds NVLS_TREE the NVLS graph and PAT the Tree
      * graph (v2.28.9-1 src/init.cc:854), 2.14 both CollNets the CollNet graph, so graph[NVLS_TREE],
      * graph[PAT] (and graph[COLLNET_CHAIN] for 2.14) are not read. NCCL sets the Tree and Ring
@@ -200,7 +201,7 @@ typedef struct nt_model_input {
 /* nt_model_input_init - fill IN with the defaults nettune assumes (all labelled assumed):
  * VERSION, NRANKS, NNODES as given (labelled measured), ppn = nranks/nnodes, SM 90, x86 Intel,
  * CUDA 12.9, host network, Tree/Ring graphs 1 channel at 0 GB/s of type NVL/PIX, the CollNet
- * and NVLS graphs empty (0 channels), CollNet off, NCCL's parameter defaults.
+ * and NVLS graphs empty (0 channels), CollNet off (chain support 1), NCCL's parameter defaults.
  * Errors: NT_ERR_INVALID for nranks < 1, nnodes < 1 or nnodes > nranks. */
 nt_status_t nt_model_input_init(nt_model_input_t *in, int version, int nranks, int nnodes);
 

@@ -25,17 +25,27 @@ $(TUNER_MODEL_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/tuner/%.o $(TUNER_MODEL
 
 TEST_TARGETS += test-tuner-model
 .PHONY: test-tuner-model
-test-tuner-model: $(TUNER_MODEL_TEST_BINS)
-	@fail=0; for t in $(TUNER_MODEL_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; exit $$fail
+test-tuner-model: $(TUNER_MODEL_TEST_BINS) $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
+	@fail=0; for t in $(TUNER_MODEL_TEST_BINS); do (cd $(CURDIR) && $$t) || fail=1; done; \
+	sh tests/tuner/nccl-follow/test.sh || fail=1; exit $$fail
 
 # Developer check, not in `make test`: the model against NCCL's own tuning.cc of every modelled
 # tag, compiled with a shim (tests/tuner/nccl-diff/), on random communicators. Needs an
-# NVIDIA/nccl git directory: make tuner-model-diff NCCL_GIT=/path/to/nccl/.git [NCCL_DIFF_N=20000]
+# NVIDIA/nccl git directory: make tuner-model-diff NCCL_GIT=/path/to/nccl/.git [NCCL_DIFF_N=5000]
 .PHONY: tuner-model-diff
 tuner-model-diff: $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@test -n "$(NCCL_GIT)" || { echo "tuner-model-diff: set NCCL_GIT to an NVIDIA/nccl git directory"; exit 2; }
 	@NT_MODEL_LIBS="$(TUNER_MODEL_LIB) $(call nt_link,nccl core)" \
-	  tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),20000)
+	  tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),5000)
+
+# Developer check, not in `make test`: what a new NCCL release changes for nettune
+# (docs/following-nccl.md): make nccl-follow NCCL_GIT=/path/to/nccl/.git TAG=vX.Y.Z-1
+# [BASE=vA.B.C-1] [NCCL_DIFF_N=5000]. It fails while the model lacks TAG's row.
+.PHONY: nccl-follow
+nccl-follow: $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
+	@test -n "$(NCCL_GIT)" && test -n "$(TAG)" || { echo "nccl-follow: set NCCL_GIT to an NVIDIA/nccl git directory and TAG to its release tag (vX.Y.Z-1)"; exit 2; }
+	@NT_MODEL_LIBS="$(TUNER_MODEL_LIB) $(call nt_link,nccl core)" \
+	  python3 tests/tuner/nccl-follow/nccl-follow.py --git "$(NCCL_GIT)" --tag "$(TAG)" $(if $(BASE),--base "$(BASE)") --diff-n $(or $(NCCL_DIFF_N),5000)
 
 # nettune-tune (inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
 # the NCCL readers and the core, the model library, the plugin's tuning-file

@@ -25,15 +25,26 @@ typedef enum nt_ll128_gate {
     NT_LL128_GATE_2275, /* v2.27.5-1+ (v2.28.9-1 tuning.cc:480-494): SM90+ && LL128_C2C: inter <=
                            PXN, else <= PXB */
     NT_LL128_GATE_224,  /* v2.24.3-1 tuning.cc: as 2.26 with SM 70/80/90 only */
-    NT_LL128_GATE_226   /* v2.26.6-1 tuning.cc:429-439: inter <= PXB, or SM90+ and <= PXN; SM
+    NT_LL128_GATE_226,  /* v2.26.6-1 tuning.cc:429-439: inter <= PXB, or SM90+ and <= PXN; SM
                            70/80/90/100/120 only */
+    NT_LL128_GATE_230   /* v2.30.3-1+ (v2.30.7-1 tuning.cc:518-536): the 2.27.5 gate, and mixed
+                           compute capabilities allowed when the lowest is SM90+ (:533) */
 } nt_ll128_gate_t;
+
+/* The Ring fallback of 2.21-2.23 (comm->ringbdw): a function left with no bandwidth at all gets
+ * its Ring cells back. */
+typedef enum nt_ring_backup {
+    NT_RING_BACKUP_NONE = 0, /* 2.14, 2.24+ */
+    NT_RING_BACKUP_ALL,      /* v2.21.5-1 tuning.cc:322-335: every Ring protocol's bandwidth */
+    NT_RING_BACKUP_ENABLED   /* v2.22.3-1 tuning.cc:318 (= v2.23.4-1:339): only the protocols that
+                                stay enabled (LL128 gate and NCCL_PROTO) */
+} nt_ring_backup_t;
 
 typedef struct nt_model_version {
     int from, to;    /* NCCL_VERSION_CODE range (inclusive) */
     const char *tag; /* the NVIDIA/nccl tag the data was read from */
     nt_model_family_t family;
-    int nalgos; /* NCCL_NUM_ALGORITHMS: 4 (2.14), 7 (2.23+) */
+    int nalgos; /* NCCL_NUM_ALGORITHMS: 4 (2.14), 6 (2.21-2.22), 7 (2.23+) */
     double base_lat[NT_NUM_ALGOS][NT_NUM_PROTOS];
     double hw_lat[NT_NUM_HW][NT_NUM_ALGOS][NT_NUM_PROTOS];
     double ll_max_bw[NT_NUM_COMPCAPS][NT_NUM_SCALES];
@@ -60,6 +71,25 @@ typedef struct nt_model_version {
                                  SM100+ x86 */
     int tree_corr_len;        /* entries of treeCorrectionFactor used (23; the 2.29 table has 24) */
     int env_per_coll;         /* 1: NCCL_ALGO/NCCL_PROTO take "func:list;..." (2.24+) */
+    /* 2.21-2.23 (the differences from 2.24, v2.23.4-1 vs v2.24.3-1 tuning.cc) */
+    int log2i_zero;   /* 1: log2i(0) is 0 (2.14, v2.21.5-1 src/include/utils.h:46-50), else -1 */
+    int ll_row_mixed; /* 1: a MIXED CPU vendor takes the AMD llMaxBws row (2.24+,
+                         v2.24.3-1 tuning.cc:213-214); before, AMD only (v2.23.4-1:151) */
+    double
+        pat_bw; /* PAT busBw factor: .85 in 2.23 (v2.23.4-1:193), .75 from 2.24 (v2.24.3-1:256) */
+    int ring_inter_old;     /* 1: Ring inter-node steps 2*nNodes for AllReduce (v2.22.3-1:159-161),
+                               else 2*(nNodes-1) (v2.23.4-1:258) */
+    int ring_ll128_ppn1;    /* 1: Ring LL128 x0.7 below 2 ranks per node (v2.22.3-1:179) */
+    int algbw_collnet_only; /* 1: only CollNetDirect AllGather/ReduceScatter skip the busBw ->
+                               algBw ratio (v2.22.3-1:211), NVLS ones take 5/6; else every
+                               non-Ring algorithm does (v2.23.4-1:221) */
+    int inter_lat_plain;    /* 1: interLat is the algorithm's NET row (v2.22.3-1:225); else with one
+                               rank per node the Tree NET row (v2.23.4-1:235-237) */
+    int collnet_off_override; /* 1: without CollNet, NCCL_ALGO naming only CollNet turns Ring and
+                                 Tree back on (v2.23.4-1:305-320, v2.22.3-1:284-299) */
+    nt_ring_backup_t ring_backup;
+    int collnet_chain_rule; /* 1: CollNetChain off where the communicator lacks chain support
+                               (comm->collNetChainSupport, v2.30.7-1 tuning.cc:508) */
 } nt_model_version_t;
 
 /* nt_model_version_find - the data for VERSION (NCCL_VERSION_CODE), NULL when not modelled. */

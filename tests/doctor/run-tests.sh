@@ -39,7 +39,7 @@ else
   grep -v '^ok' "$T/claims.log" | head -40; bad "claims only from evidence"
 fi
 
-# 1b. NCCL format coverage: docs/nccl-2.28.9-formats.tsv against the knowledge base and the doctor
+# 1b. NCCL format coverage: docs/nccl-<version>-formats.tsv (2.28.9, 2.29.7, 2.30.7) against the knowledge base and the doctor
 if $PY tests/doctor/test_formats.py "$DOCTOR" "$T/formats" >"$T/formats.log" 2>&1; then
   ok "formats: $(tail -n 1 "$T/formats.log")"
 else

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""NCCL format coverage (make test-doctor): docs/nccl-2.28.9-formats.tsv against the knowledge
-base and the doctor.
+"""NCCL format coverage (make test-doctor): the tables docs/nccl-<version>-formats.tsv (one per
+NCCL release mined: 2.28.9, 2.29.7, 2.30.7) against the knowledge base and the doctor; check 2
+uses the table of the tag the knowledge base's messages were read at (their newest "last").
   1. every format string in the table has a class: a knowledge-base message id, a finding the
      doctor reports it as, or "harmless: <reason>" (none UNCLASSIFIED);
   2. every knowledge-base message is in the table under its id, with the same file:line, first
@@ -11,6 +12,7 @@ base and the doctor.
      more specific one), and the harmless INFO lines that are not read as facts together give no finding of severity warn
      or error.
 Usage: test_formats.py DOCTOR OUTDIR"""
+import glob
 import json
 import os
 import re
@@ -46,9 +48,9 @@ def unesc(s):
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "\\": "\\"}[m.group(1)], s)
 
 
-def table():
+def table(path):
     rows = []
-    with open(os.path.join(ROOT, "docs", "nccl-2.28.9-formats.tsv")) as f:
+    with open(path) as f:
         for ln in f:
             if ln.startswith("#") or ln.startswith("level\t"):
                 continue
@@ -98,13 +100,19 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     kb = json.load(open(os.path.join(ROOT, "reports", "doctor", "knowledge.json")))
     msgs = {m["id"]: m for m in kb["messages"]}
-    rows = table()
+    tables = {os.path.basename(p): table(p) for p in sorted(glob.glob(os.path.join(ROOT, "docs", "nccl-*-formats.tsv")))}
+    kb_tag = max((m["last"] for m in kb["messages"]), key=lambda t: [int(x) for x in re.findall(r"\d+", t)])
+    rows = tables["nccl-%s-formats.tsv" % kb_tag[1:].rsplit("-", 1)[0]]
     by_fmt = {(r["level"], r["format"]): r for r in rows}
-    n_new = sum(r["last"] == "v2.28.9-1" for r in rows)
-    result(n_new > 600, "the table lists the 2.28.9 format strings (%d)" % n_new)
+    for name, t in tables.items():
+        newest = max((r["last"] for r in t), key=lambda x: [int(v) for v in re.findall(r"\d+", x)])
+        n_new = sum(r["last"] == newest for r in t)
+        result(n_new > 600, "%s lists the %s format strings (%d)" % (name, newest, n_new))
+    # every format of every table once (a later table repeats most of an earlier one)
+    every = list({(r["level"], r["format"]): r for t in tables.values() for r in t}.values())
 
     # 1. every row classified
-    for r in rows:
+    for r in [r for t in tables.values() for r in t]:
         c = r["cls"]
         ok = (all(x in msgs for x in c.split(",")) or (c.startswith("harmless: ") and len(c) > 20) or
               (c.startswith("finding:") and c[8:].split(" ")[0] in kb["findings"]))
@@ -132,7 +140,7 @@ def main():
             sev = f[0]["severity"]
             result(rc == (1 if sev in ("warn", "error") else 0), "message %s: exit %d with severity %s" % (m["id"], rc, sev))
     # 4. generic WARNs and harmless INFOs
-    generic = [r for r in rows if r["cls"].startswith("finding:nccl_warning")]
+    generic = [r for r in every if r["cls"].startswith("finding:nccl_warning")]
     for i, r in enumerate(generic):
         line = nccl_line("WARN", sample(r["format"]))
         rc, doc = doctor(binary, outdir, "warn-%d" % i, [line])
@@ -140,7 +148,7 @@ def main():
         result(rc == 1 and worst, "%s: %r: exit %d, findings %s" % (r["loc"], line, rc, [f["key"] for f in doc["findings"]]))
     # lines read as facts are judged together (a NET connection without GDRDMA is gdr_not_used):
     # those are left out here, the golden cases judge them
-    harmless = [nccl_line("INFO", sample(r["format"])) for r in rows
+    harmless = [nccl_line("INFO", sample(r["format"])) for r in every
                 if r["cls"].startswith("harmless:") and "read as a fact" not in r["cls"]]
     rc, doc = doctor(binary, outdir, "harmless", harmless)
     bad = [(f["key"], [e.get("text", "")[:90] for e in f.get("evidence", [])]) for f in doc["findings"] if f["severity"] != "info"]

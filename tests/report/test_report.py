@@ -807,6 +807,10 @@ def validate_tuning_files():
         ("$.env.NCCL_IB_QPS_PER_CONNECTION", lambda d: d["env"].__setitem__("NCCL_IB_QPS_PER_CONNECTION", 2)),
         ("$.schema", lambda d: d.__setitem__("schema", "nettune.tuning/9")),
         ("$", lambda d: d.pop("rules")),
+        # chunk_bytes (tuner API v6): a multiple of the protocol's grain, with algo and proto
+        ("$.rules[0]", lambda d: d["rules"][0].update(algo="ring", proto="simple", chunk_bytes=1000)),
+        ("$.rules[0]", lambda d: d["rules"][0].update(algo="ring", proto="ll128", chunk_bytes=512)),
+        ("$.rules[0].chunk_bytes", lambda d: d["rules"][0].__setitem__("chunk_bytes", 0)),
     ]
     for want, fn in cases:
         d = copy.deepcopy(base)
@@ -817,6 +821,10 @@ def validate_tuning_files():
     d["rules"][0]["algo"] = "TREE"  # the plugin compares names without case
     rc, paths, _ = c_validate(dump(d, "tuning-case.json"))
     check(rc == 0, "upper-case algo rejected: %s" % paths)
+    d = copy.deepcopy(base)
+    d["rules"][0].update(algo="ring", proto="ll128", chunk_bytes=3840, basis="measured")
+    rc, paths, _ = c_validate(dump(d, "tuning-chunk.json"))
+    check(rc == 0, "a chunk size of two LL128 grains rejected: %s" % paths)
 
 
 # ---------------------------------------------------------------- text and Markdown

@@ -157,9 +157,9 @@ check "NCCL 2.20: no rules, 2.14.3 modelled, said why" $PY -c "
 import json,sys; d=json.load(open('$T/j20.json')); e=open('$T/old-nccl-2.20.err').read()
 sys.exit(not (d['rules']==[] and d['generated_by']['nccl_modelled']=='2.14.3' and 'environment advice only' in e))"
 expect_exit new-nccl-2.99 0 $TUNE $R --nccl-version 2.99 $(out j99)
-check "NCCL 2.99: the nearest modelled tag (2.29.7), not a code inside its range" $PY -c "
+check "NCCL 2.99: the nearest modelled tag (2.30.7), not a code inside its range" $PY -c "
 import json,sys; d=json.load(open('$T/j99.json')); e=open('$T/new-nccl-2.99.err').read()
-sys.exit(not (d['generated_by']['nccl_modelled']=='2.29.7' and 'give --nccl-version' not in e))"
+sys.exit(not (d['generated_by']['nccl_modelled']=='2.30.7' and 'give --nccl-version' not in e))"
 
 # 9. --print-model on NCCL's own complete 2.29.7 table
 # (the log has no comm line: NCCL saw 2 nodes x 1 rank, given with --shape)

@@ -28,6 +28,11 @@
 #define V2289 22809
 #define V2293 22903
 #define V2297 22907
+#define V2215 22105
+#define V2223 22203
+#define V2234 22304
+#define V2304 23004
+#define V2307 23007
 
 /* a communicator of NRANKS over NNODES, SM, every graph NCH channels of BW GB/s over NVLink
  * (type NVL/PIX: LL128 allowed) */
@@ -171,6 +176,128 @@ static void test_blackwell_ring_ll128(void **state)
                        1e-2);
     two.version = V2297;
     assert_float_equal(cell(&two, AR, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps, 294.4 * 16 / 30, 1e-2);
+}
+
+static nt_model_cell_t cell_env(const nt_model_input_t *in, const char *algo, int c, int a, int p)
+{
+    nt_model_env_filter_t env;
+    assert_int_equal(nt_model_env_filter_parse(in->version, algo, NULL, &env, NULL, 0), NT_OK);
+    nt_model_table_t t;
+    assert_int_equal(nt_model_compute(in, &env, &t), NT_OK);
+    return t.cell[c][a][p];
+}
+
+/* 2.21-2.23 against 2.24 (v2.22.3-1 and v2.23.4-1 tuning.cc, docs/tuner-model.md): 6
+ * algorithms, Tree Simple latency 28 us per hop, Ring LL128 x0.7 at one rank per node, NVLS
+ * AllGather x5/6, PAT x.85, the CollNet override and the Ring fallback. */
+static void test_221_to_223(void **state)
+{
+    (void)state;
+    /* 1 node x 8, NVLink: Tree AllReduce Simple 0 + 2 x 7 x 28 (v2.22.3-1:56, :67, :252-253);
+     * 2.23: 8.4 + 2 x 7 x 4.0 */
+    nt_model_input_t in = comm(V2223, 8, 1, 90, 2, 20);
+    assert_float_equal(cell(&in, AR, NT_ALGO_TREE, NT_PROTO_SIMPLE).lat_us, 392.0, 1e-3);
+    assert_int_equal(cell(&in, AG, NT_ALGO_PAT, NT_PROTO_SIMPLE).why, NT_CELL_NOT_COVERED);
+    /* NVLS AllGather: min(20, 20) x 2 channels, x 5/6 to 2.22 (:211-216), none from 2.23 */
+    assert_float_equal(cell(&in, AG, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 40.0 * 5 / 6, 1e-3);
+    in.version = V2234;
+    assert_float_equal(cell(&in, AR, NT_ALGO_TREE, NT_PROTO_SIMPLE).lat_us, 64.4, 1e-3);
+    assert_float_equal(cell(&in, AG, NT_ALGO_NVLS, NT_PROTO_SIMPLE).bw_GBps, 40.0, 1e-3);
+    /* 4 nodes x 1: PAT AllGather 2 x 20 x .85 in 2.23 (v2.23.4-1:193), x .75 in 2.24 */
+    nt_model_input_t pat = comm(V2234, 4, 4, 90, 2, 20);
+    assert_float_equal(cell(&pat, AG, NT_ALGO_PAT, NT_PROTO_SIMPLE).bw_GBps, 34.0, 1e-3);
+    pat.version = V2243;
+    assert_float_equal(cell(&pat, AG, NT_ALGO_PAT, NT_PROTO_SIMPLE).bw_GBps, 30.0, 1e-3);
+    /* 2 nodes x 1: Ring LL128 min(2 x 20 x 0.7, 2 x 36.7) in 2.22 (:179), x .92 in 2.23 */
+    nt_model_input_t two = comm(V2223, 2, 2, 90, 2, 20);
+    assert_float_equal(cell(&two, AR, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps, 28.0, 1e-3);
+    two.version = V2234;
+    assert_float_equal(cell(&two, AR, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps, 36.8, 1e-3);
+    /* NCCL_ALGO naming only CollNet, CollNet off: Ring and Tree come back (v2.23.4-1:310-314);
+     * 2.24 leaves AllReduce with nothing */
+    nt_model_input_t cn = comm(V2234, 8, 1, 90, 2, 20);
+    assert_true(cell_env(&cn, "CollNetDirect", AR, NT_ALGO_RING, NT_PROTO_SIMPLE).bw_GBps > 0);
+    assert_true(cell_env(&cn, "CollNetDirect", AR, NT_ALGO_TREE, NT_PROTO_SIMPLE).bw_GBps > 0);
+    cn.version = V2243;
+    assert_int_equal(cell_env(&cn, "CollNetDirect", AR, NT_ALGO_RING, NT_PROTO_SIMPLE).why,
+                     NT_CELL_ENV);
+    /* NCCL_ALGO=Tree leaves Broadcast nothing: the Ring fallback (v2.22.3-1:321-335) gives back
+     * the enabled protocols' bandwidth in 2.22, every protocol's in 2.21 (no :318); LL128 is
+     * gated here (intra PHB) */
+    nt_model_input_t bc = comm(V2223, 8, 1, 90, 2, 20);
+    for (int a = 0; a < NT_NUM_ALGOS; a++)
+        bc.graph[a].type_intra = NT_PATH_PHB;
+    nt_model_cell_t s = cell_env(&bc, "Tree", BC, NT_ALGO_RING, NT_PROTO_SIMPLE);
+    assert_int_equal(s.why, NT_CELL_OK);
+    assert_float_equal(s.bw_GBps, 40.0 * 8 / 8, 1e-3);
+    assert_float_equal(cell_env(&bc, "Tree", BC, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps, 0, 0);
+    bc.version = V2215;
+    assert_true(cell_env(&bc, "Tree", BC, NT_ALGO_RING, NT_PROTO_LL128).bw_GBps > 0);
+    bc.version = V2243;
+    assert_float_equal(cell_env(&bc, "Tree", BC, NT_ALGO_RING, NT_PROTO_SIMPLE).bw_GBps, 0, 0);
+}
+
+/* 2.30: Blackwell N4 NVLS_TREE cap 43.8 -> 80.0 (v2.30.4-1 tuning.cc:205), LL128 with mixed
+ * compute capabilities from SM90 (:501), and 2.30.7's CollNetChain support rule
+ * (v2.30.7-1:507). */
+static void test_230(void **state)
+{
+    (void)state;
+    /* 4 nodes x 8 SM100, NVLS graph 8 channels of 1000 GB/s: the cap binds; x 32/62 */
+    nt_model_input_t in = comm(V2297, 32, 4, 100, 8, 1000);
+    assert_float_equal(cell(&in, AR, NT_ALGO_NVLS_TREE, NT_PROTO_SIMPLE).bw_GBps,
+                       8 * 43.8 * 32 / 62, 1e-2);
+    in.version = V2304;
+    assert_float_equal(cell(&in, AR, NT_ALGO_NVLS_TREE, NT_PROTO_SIMPLE).bw_GBps,
+                       8 * 80.0 * 32 / 62, 1e-2);
+    nt_model_input_t mixed = comm(V2297, 8, 1, 90, 8, 20);
+    mixed.max_sm = 100;
+    assert_int_equal(cell(&mixed, AR, NT_ALGO_RING, NT_PROTO_LL128).why, NT_CELL_PROTO_DISABLED);
+    mixed.version = V2304;
+    assert_int_equal(cell(&mixed, AR, NT_ALGO_RING, NT_PROTO_LL128).why, NT_CELL_OK);
+    mixed.min_sm = 80;
+    assert_int_equal(cell(&mixed, AR, NT_ALGO_RING, NT_PROTO_LL128).why, NT_CELL_PROTO_DISABLED);
+    nt_model_input_t cn = comm(V2304, 16, 2, 90, 4, 20);
+    cn.collnet_enable = 1;
+    cn.collnet_chain_support = 0;
+    assert_int_equal(cell(&cn, AR, NT_ALGO_COLLNET_CHAIN, NT_PROTO_SIMPLE).why, NT_CELL_OK);
+    cn.version = V2307;
+    assert_int_equal(cell(&cn, AR, NT_ALGO_COLLNET_CHAIN, NT_PROTO_SIMPLE).why,
+                     NT_CELL_ALGO_DISABLED);
+    cn.collnet_chain_support = 1;
+    assert_int_equal(cell(&cn, AR, NT_ALGO_COLLNET_CHAIN, NT_PROTO_SIMPLE).why, NT_CELL_OK);
+}
+
+/* The reader on the printer's 2.21 (two blocks of 3 algorithms) and 2.30.7 (three blocks)
+ * layouts: every printed cell reads back to NCCL's %.1f. No public NCCL 2.21-2.23 or 2.30 table
+ * was found (docs/tuner-model.md); the format strings are unchanged (v2.30.7-1 tuning.cc:548-580
+ * against v2.29.7-1:505-535, only re-wrapped). */
+static void test_print_read_221_230(void **state)
+{
+    (void)state;
+    const int versions[] = {V2215, V2307};
+    for (int i = 0; i < 2; i++) {
+        nt_model_input_t in = comm(versions[i], 16, 2, 90, 4, 20);
+        nt_model_table_t m;
+        assert_int_equal(nt_model_compute(&in, NULL, &m), NT_OK);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        nt_model_print_table(mem, &m, "host:1:1 [0] NCCL INFO");
+        fclose(mem);
+        nt_nccl_table_t t;
+        assert_int_equal(nt_nccl_table_parse(buf, len, &t, NULL, 0), NT_OK);
+        assert_int_equal(t.nblocks, i == 0 ? 2 : 3);
+        assert_int_equal(t.ncells, NT_NUM_COLLS * (i == 0 ? 6 : 7) * NT_NUM_PROTOS);
+        for (int c = 0; c < NT_NUM_COLLS; c++)
+            for (int a = 0; a < (i == 0 ? 6 : 7); a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++) {
+                    assert_true(t.has[c][a][p]);
+                    assert_float_equal(t.bw_GBps[c][a][p], m.cell[c][a][p].bw_GBps, 0.051);
+                    assert_float_equal(t.lat_us[c][a][p], m.cell[c][a][p].lat_us, 0.051);
+                }
+        free(buf);
+    }
 }
 
 /* The 2.29 NVLS_TREE correction (v2.29.7-1 tuning.cc:596): SM100+ on x86, AllReduce, the Tree
@@ -469,6 +596,18 @@ static void test_eligible(void **state)
         nt_model_eligible(&in, &t, AR, NT_ALGO_NVLS, NT_PROTO_LL, NT_DTYPE_FLOAT32, NT_REDOP_SUM));
     assert_false(nt_model_eligible(&in, &t, BC, NT_ALGO_TREE, NT_PROTO_SIMPLE, NT_DTYPE_FLOAT32,
                                    NT_REDOP_NONE));
+    /* CollNetDirect at most 8 local ranks from 2.23 (v2.23.4-1 enqueue.cc:1793), not before */
+    nt_model_input_t cd = comm(V2234, 32, 2, 90, 4, 20);
+    cd.collnet_enable = 1;
+    cd.nvs_count = 1;
+    assert_int_equal(nt_model_compute(&cd, NULL, &t), NT_OK);
+    assert_true(t.cell[AR][NT_ALGO_COLLNET_DIRECT][NT_PROTO_SIMPLE].bw_GBps > 0);
+    assert_false(nt_model_eligible(&cd, &t, AR, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE,
+                                   NT_DTYPE_FLOAT32, NT_REDOP_SUM));
+    cd.version = V2223;
+    assert_int_equal(nt_model_compute(&cd, NULL, &t), NT_OK);
+    assert_true(nt_model_eligible(&cd, &t, AR, NT_ALGO_COLLNET_DIRECT, NT_PROTO_SIMPLE,
+                                  NT_DTYPE_FLOAT32, NT_REDOP_SUM));
     /* a one-rank communicator: Ring/Simple only (enqueue.cc:1792-1795) */
     nt_model_input_t one;
     assert_int_equal(nt_model_input_init(&one, V2289, 1, 1), NT_OK);
@@ -560,10 +699,14 @@ static void test_names_versions(void **state)
     assert_int_equal(nt_nccllog_version_parse(NULL), -1);
     assert_true(nt_model_version_supported(22809));
     assert_true(nt_model_version_supported(21403));
-    assert_false(nt_model_version_supported(22105));
-    assert_false(nt_model_version_supported(22304));
+    assert_true(nt_model_version_supported(22105));
+    assert_true(nt_model_version_supported(22304));
     assert_true(nt_model_version_supported(22403));
+    assert_true(nt_model_version_supported(23003)); /* v2.30.3-1 = v2.30.4-1 */
+    assert_true(nt_model_version_supported(23007));
     assert_false(nt_model_version_supported(21503));
+    assert_false(nt_model_version_supported(22004));
+    assert_false(nt_model_version_supported(23100));
     assert_int_equal(nt_model_algo_parse("nvls_tree"), NT_ALGO_NVLS_TREE);
     assert_int_equal(nt_model_algo_parse("CollNetDirect"), NT_ALGO_COLLNET_DIRECT);
     assert_int_equal(nt_model_proto_parse("simple"), NT_PROTO_SIMPLE);
@@ -574,7 +717,7 @@ static void test_names_versions(void **state)
     nt_model_input_t in;
     assert_int_equal(nt_model_input_init(&in, V2289, 2, 3), NT_ERR_INVALID);
     nt_model_table_t t;
-    assert_int_equal(nt_model_input_init(&in, 22105, 2, 1), NT_OK);
+    assert_int_equal(nt_model_input_init(&in, 22004, 2, 1), NT_OK);
     assert_int_equal(nt_model_compute(&in, NULL, &t), NT_ERR_UNSUPPORTED);
 }
 
@@ -798,6 +941,9 @@ int main(void)
         cmocka_unit_test(test_nvls_tree_net_latency),
         cmocka_unit_test(test_blackwell_ring_ll128),
         cmocka_unit_test(test_nvls_tree_correction_229),
+        cmocka_unit_test(test_221_to_223),
+        cmocka_unit_test(test_230),
+        cmocka_unit_test(test_print_read_221_230),
         cmocka_unit_test(test_per_call_factors),
         cmocka_unit_test(test_ll_max_bw_by_cpu),
         cmocka_unit_test(test_bw_intra_inter),

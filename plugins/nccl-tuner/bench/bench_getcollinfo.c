@@ -1,7 +1,9 @@
 /*
  * getCollInfo cost per call with 10, 100 and 1,000 rules: the built plugin (dlopen, API v5,
  * interval index) beside a linear first-match scan over the same rules (what NCCL's example
- * tuner does, without its per-rule logging), measured alternately in the same run.
+ * tuner does, without its per-rule logging), measured alternately in the same run; and API v6
+ * per collective as NCCL 2.30.7 calls it: getCollInfo, then three getChunkSize calls
+ * (src/enqueue.cc:724-738), with a measured chunk size on every Simple rule.
  * Usage: bench_getcollinfo PATH/libnccl-tuner-nettune.so
  * Both loops include the same 84-byte copy that resets the cost table before each call.
  */
@@ -57,10 +59,12 @@ static void write_rules(const char *path, int n) {
     int c = i / per, k = i % per;
     unsigned long long lo = k == 0 ? 0 : (unsigned long long)((double)(1ull << 34) * k / per) + 1;
     unsigned long long hi = (unsigned long long)((double)(1ull << 34) * (k + 1) / per);
+    int p = (int)(rnd() % 3);
     fprintf(f, "%s{\"coll\": \"%s\", \"min_bytes\": %llu, \"max_bytes\": %llu, \"algo\": \"%s\", "
-               "\"proto\": \"%s\"%s}\n",
-            i ? "," : "", colls[c], lo, hi, algos[rnd() % 2], protos[rnd() % 3],
-            rnd() % 10 == 0 ? ", \"nranks\": 16" : "");
+               "\"proto\": \"%s\"%s%s}\n",
+            i ? "," : "", colls[c], lo, hi, algos[rnd() % 2], protos[p],
+            rnd() % 10 == 0 ? ", \"nranks\": 16" : "",
+            p == 2 ? ", \"chunk_bytes\": 131072, \"basis\": \"measured\"" : "");
   }
   fprintf(f, "]}\n");
   fclose(f);
@@ -73,7 +77,8 @@ int main(int argc, char **argv) {
   }
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   const ncclTuner_v5_t *v5 = lib ? dlsym(lib, "ncclTunerPlugin_v5") : NULL;
-  if (!v5) {
+  const ncclTuner_v6_t *v6 = lib ? dlsym(lib, "ncclTunerPlugin_v6") : NULL;
+  if (!v5 || !v6) {
     fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
     return 1;
   }
@@ -91,7 +96,8 @@ int main(int argc, char **argv) {
     qbytes[i] = (size_t)(rnd() >> (30 + rnd() % 34)); /* log-spread, 0 .. 16 GiB */
   }
   printf("getCollInfo, %d calls per sample, %d alternating rounds (median):\n", NQUERIES, ROUNDS);
-  printf("%6s %16s %16s %9s\n", "rules", "plugin ns/call", "linear ns/call", "speedup");
+  printf("%6s %16s %16s %9s %18s\n", "rules", "plugin ns/call", "linear ns/call", "speedup",
+         "v6 ns/collective");
   int sizes[3] = {10, 100, 1000};
   int status = 0;
   for (int s = 0; s < 3; s++) {
@@ -103,9 +109,11 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench file: %s\n", err);
       return 1;
     }
-    void *ctx = NULL;
-    if (v5->init(&ctx, 1, 8, 1, NULL, NULL, NULL) != ncclSuccess) return 1;
-    double tp[ROUNDS], tl[ROUNDS];
+    void *ctx = NULL, *ctx6 = NULL;
+    if (v5->init(&ctx, 1, 8, 1, NULL, NULL, NULL) != ncclSuccess ||
+        v6->init(&ctx6, 1, 8, 1, NULL, NULL, NULL) != ncclSuccess)
+      return 1;
+    double tp[ROUNDS], tl[ROUNDS], t6[ROUNDS];
     volatile int sink = 0;
     float table[7][3];
     int reps = 50;
@@ -127,8 +135,22 @@ int main(int argc, char **argv) {
           sink += nch + (table[1][2] == 0.0f);
         }
       double t2 = now_ns();
+      for (int rep = 0; rep < reps; rep++)
+        for (int i = 0; i < NQUERIES; i++) {
+          int nch = 0;
+          memcpy(table, nccl_like, sizeof(table));
+          v6->getCollInfo(ctx6, qcoll[i], qbytes[i], 1, (float **)table, 7, 3, 0, &nch);
+          for (int k = 1; k <= 3; k++) {
+            size_t chunk = 524288;
+            v6->getChunkSize(ctx6, qcoll[i], qbytes[i] / (8 * k), 1, 2, 1, &chunk);
+            sink += (int)(chunk >> 17);
+          }
+          sink += nch + (table[1][2] == 0.0f);
+        }
+      double t3 = now_ns();
       tp[r] = (t1 - t0) / ((double)reps * NQUERIES);
       tl[r] = (t2 - t1) / ((double)reps * NQUERIES);
+      t6[r] = (t3 - t2) / ((double)reps * NQUERIES);
     }
     /* Same answers from both, as a sanity check of what was timed. */
     for (int i = 0; i < NQUERIES; i++) {
@@ -152,9 +174,14 @@ int main(int argc, char **argv) {
       for (int j = i; j > 0 && tl[j] < tl[j - 1]; j--) {
         double x = tl[j]; tl[j] = tl[j - 1]; tl[j - 1] = x;
       }
+    for (int i = 1; i < ROUNDS; i++)
+      for (int j = i; j > 0 && t6[j] < t6[j - 1]; j--) {
+        double x = t6[j]; t6[j] = t6[j - 1]; t6[j - 1] = x;
+      }
     double mp = tp[ROUNDS / 2], ml = tl[ROUNDS / 2];
-    printf("%6d %16.1f %16.1f %8.1fx\n", n, mp, ml, ml / mp);
+    printf("%6d %16.1f %16.1f %8.1fx %18.1f\n", n, mp, ml, ml / mp, t6[ROUNDS / 2]);
     v5->finalize(ctx);
+    v6->finalize(ctx6);
     nt_tuning_cleanup(&t);
     (void)sink;
   }

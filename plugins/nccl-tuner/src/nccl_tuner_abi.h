@@ -2,16 +2,16 @@
  * The NCCL tuner plugin ABI, declared by nettune itself (no NCCL header is needed to build).
  *
  * Source of every fact here: NCCL's public headers at tag v2.28.9-1,
- * src/include/plugin/tuner/tuner_v2.h .. tuner_v5.h, src/include/plugin/nccl_common.h
- * (ncclDebugLogger_t, NCCL_LOG_*, NCCL_TUNING) and src/include/nccl.h (ncclResult_t,
- * ncclFunc_t via nccl_common.h); summarised in docs/reference.md section 1. The names are
- * NCCL's so that the declarations can be compared line by line with the originals.
- * The static assertions below pin every size and offset that docs/reference.md gives for x86_64
- * (LP64): a mistake here would make NCCL call through the wrong slot.
+ * src/include/plugin/tuner/tuner_v2.h .. tuner_v5.h, and at v2.30.7-1 tuner_v6.h,
+ * src/include/plugin/nccl_common.h (ncclDebugLogger_t, NCCL_LOG_*, NCCL_TUNING) and
+ * src/include/nccl.h (ncclResult_t, ncclFunc_t via nccl_common.h); summarised in
+ * docs/reference.md section 1. The names are NCCL's so that the declarations can be compared
+ * line by line with the originals. The static assertions below pin every size and offset that
+ * docs/reference.md gives for x86_64 (LP64): a mistake here would make NCCL call through the
+ * wrong slot.
  *
- * v6 (NCCL 2.30, adds getChunkSize) and v7 (five compute capabilities in the constants) exist
- * in NCCL's tree but are not exported: 2.28 does not look for them, and v7 changed the
- * constants layout after v6 appeared, so they are left until their layout settles.
+ * v6 (NCCL 2.30: getChunkSize appended, constants and NVLink-domain info those of v5) is the
+ * newest version in NVIDIA/nccl up to v2.30.7-1, the mirror's newest tag: no tag has a v7.
  */
 #ifndef NT_NCCL_TUNER_ABI_H
 #define NT_NCCL_TUNER_ABI_H
@@ -116,6 +116,14 @@ typedef enum {
 #define NCCL_TUNING_SCALE_2NODES 1
 #define NCCL_TUNING_SCALE_4NODES 2
 
+/* The protocols' chunk grain in bytes: NCCL rounds a chunk size down to a multiple of it
+ * (v2.30.7-1 src/include/device.h:328-334: LL 16; LL128 WARP_SIZE 32 x
+ * NCCL_LL128_SHMEM_ELEMS_PER_THREAD 8 / NCCL_LL128_LINEELEMS 16 x NCCL_LL128_DATAELEMS 15 x 8 =
+ * 1920, device.h:110-117; Simple 512). */
+#define NCCL_LL_GRAIN_BYTES 16
+#define NCCL_LL128_GRAIN_BYTES 1920
+#define NCCL_SIMPLE_GRAIN_BYTES 512
+
 /* tuner_v5.h */
 typedef struct {
   int nNvlDomains;          /* number of NVLink domains */
@@ -143,6 +151,26 @@ typedef struct {
                               int *nChannels);
   ncclResult_t (*finalize)(void *context);
 } ncclTuner_v5_t;
+
+/* tuner_v6.h (v2.30.7-1): v5 plus getChunkSize; the constants and NVLink-domain info are v5's
+ * (tuner_v6.h:15-16). NCCL 2.30 looks for ncclTunerPlugin_v6 first (src/plugin/tuner.cc:73-84). */
+typedef ncclTunerConstants_v5_t ncclTunerConstants_v6_t;
+typedef ncclNvlDomainInfo_v5_t ncclNvlDomainInfo_v6_t;
+typedef struct {
+  const char *name;
+  ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes,
+                       ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v6_t *nvlDomainInfo,
+                       ncclTunerConstants_v6_t *constants);
+  ncclResult_t (*getCollInfo)(void *context, ncclFunc_t collType, size_t nBytes, int numPipeOps,
+                              float **collCostTable, int numAlgo, int numProto, int regBuff,
+                              int *nChannels);
+  ncclResult_t (*finalize)(void *context);
+  /* Optional (NULL: NCCL's chunk size). *chunkSize holds NCCL's value on entry; NCCL clamps the
+   * result to its buffer's maximum and rounds it down to the protocol's grain (v2.30.7-1
+   * src/enqueue.cc:2308-2321). */
+  ncclResult_t (*getChunkSize)(void *context, ncclFunc_t collType, size_t nBytes, int algo,
+                               int proto, int nChannels, size_t *chunkSize);
+} ncclTuner_v6_t;
 
 /* tuner_v4.h */
 typedef struct {
@@ -200,6 +228,11 @@ _Static_assert(offsetof(ncclTunerConstants_v5_t, perChMaxNVLSTreeBws) == 1056,
   _Static_assert(offsetof(T, init) == 8, #T ".init @8");                                           \
   _Static_assert(offsetof(T, getCollInfo) == 16, #T ".getCollInfo @16");                           \
   _Static_assert(offsetof(T, last) == 24, #T "." #last " @24")
+_Static_assert(sizeof(ncclTuner_v6_t) == 40, "ncclTuner_v6_t is 40 bytes");
+_Static_assert(offsetof(ncclTuner_v6_t, init) == 8 && offsetof(ncclTuner_v6_t, getCollInfo) == 16 &&
+                   offsetof(ncclTuner_v6_t, finalize) == 24,
+               "ncclTuner_v6_t starts as ncclTuner_v5_t");
+_Static_assert(offsetof(ncclTuner_v6_t, getChunkSize) == 32, "ncclTuner_v6_t.getChunkSize @32");
 NT_ASSERT_TUNER_LAYOUT(ncclTuner_v5_t, finalize);
 NT_ASSERT_TUNER_LAYOUT(ncclTuner_v4_t, destroy);
 NT_ASSERT_TUNER_LAYOUT(ncclTuner_v3_t, destroy);

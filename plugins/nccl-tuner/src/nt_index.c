@@ -286,6 +286,8 @@ nt_tp_status_t nt_index_build(const nt_tuning_t *t, size_t nranks, size_t nnodes
     k->proto = r->proto;
     k->nchannels = r->nchannels;
     k->coll = r->coll;
+    /* a chunk size is applied only where it was measured: the model does not predict one */
+    k->chunk_bytes = r->basis == NT_BASIS_MEASURED ? r->chunk_bytes : 0;
     kept_src[ix->nrules++] = (uint32_t)j;
   }
   size_t total = 0;

@@ -41,6 +41,7 @@ typedef struct {
   int8_t proto;      /* -1 = not set */
   int8_t nchannels;  /* 0 = NCCL's count */
   int8_t coll;
+  uint32_t chunk_bytes; /* the rule's chunk size where its basis is measured, else 0 */
 } nt_krule_t;
 
 typedef struct {

@@ -15,7 +15,7 @@
 
 typedef struct {
   ncclDebugLogger_t log;
-  int api;         /* tuner API version NCCL loaded: 2..5 */
+  int api;         /* tuner API version NCCL loaded: 2..6 */
   int has_comm_id; /* v5 passes a commId */
   uint64_t comm_id;
   unsigned long seq; /* per-process communicator number (before v5) */
@@ -30,6 +30,14 @@ typedef struct {
   uint64_t calls[NCCL_NUM_FUNCTIONS];
   uint64_t kept_nccl[NCCL_NUM_FUNCTIONS]; /* calls where no rule fired */
   char *report_tmpl;                      /* NETTUNE_PLUGIN_REPORT, or NULL */
+  /* Per collective, the chunk size of the measured rule that made getCollInfo's last choice
+   * (chunk 0: none), for API v6's getChunkSize: NCCL asks it after the choice, per channel
+   * (v2.30.7-1 src/enqueue.cc:724-738) or for the whole CollNet collective (:634). */
+  struct {
+    uint64_t nbytes; /* the collective's size as getCollInfo saw it */
+    uint32_t chunk;
+    int8_t algo, proto;
+  } chunk_memo[NCCL_NUM_FUNCTIONS];
 } nt_ctx_t;
 
 /**

@@ -89,8 +89,8 @@ static int json_int(const cJSON *c, double lo, double hi, uint64_t *v) {
 
 /* The rule keys, in the order the tuning file writes them (nt_tuning.h: NT_RK_*). */
 const char *const nt_rule_keys[NT_RK_COUNT] = {
-    "coll", "min_bytes", "max_bytes", "nnodes", "nranks",       "num_pipe_ops", "reg_buff",
-    "algo", "proto",     "nchannels", "basis",  "predicted_us", "measured_us"};
+    "coll", "min_bytes", "max_bytes", "nnodes",      "nranks", "num_pipe_ops", "reg_buff",
+    "algo", "proto",     "nchannels", "chunk_bytes", "basis",  "predicted_us", "measured_us"};
 
 static const char *const basis_names[NT_NUM_BASIS] = {"predicted", "measured", "inferred"};
 
@@ -172,6 +172,11 @@ int nt_tuning_rule_value(int k, const cJSON *c, nt_rule_t *r, char *err, size_t 
       return fail(err, errlen, 1, "'nchannels' must be an integer from 1 to %d", NT_MAX_NCHANNELS);
     r->nchannels = (int8_t)v;
     return 0;
+  case NT_RK_CHUNK_BYTES: /* NCCL keeps the chunk size in an int (v2.30.7-1 enqueue.cc:2317) */
+    if (!json_int(c, 1, INT_MAX, &v))
+      return fail(err, errlen, 1, "'chunk_bytes' must be an integer from 1 to %d", INT_MAX);
+    r->chunk_bytes = (uint32_t)v;
+    return 0;
   case NT_RK_BASIS:
     if (!cJSON_IsString(c)) return fail(err, errlen, 1, "'basis' must be a string");
     if ((idx = name_index(basis_names, NT_NUM_BASIS, c->valuestring)) < 0)
@@ -194,7 +199,33 @@ int nt_tuning_rule_finish(const nt_rule_t *r, char *err, size_t errlen) {
   if (r->min_bytes > r->max_bytes) return fail(err, errlen, 1, "min_bytes is above max_bytes");
   if (r->algo < 0 && r->proto < 0 && r->nchannels == 0)
     return fail(err, errlen, 1, "sets none of 'algo', 'proto', 'nchannels'");
+  if (r->chunk_bytes) {
+    if (r->algo < 0 || r->proto < 0)
+      return fail(err, errlen, 1,
+                  "'chunk_bytes' needs 'algo' and 'proto' (NCCL asks for a chunk size per "
+                  "algorithm and protocol)");
+    unsigned g = nt_proto_grain_bytes(r->proto);
+    if (r->chunk_bytes % g)
+      return fail(err, errlen, 1,
+                  "'chunk_bytes' %u is not a multiple of %s's grain of %u bytes (NCCL rounds it "
+                  "down%s): use %u or %u",
+                  r->chunk_bytes, nt_proto_name(r->proto), g, r->chunk_bytes < g ? ", to 0" : "",
+                  r->chunk_bytes < g ? g : r->chunk_bytes / g * g, (r->chunk_bytes / g + 1) * g);
+  }
   return 0;
+}
+
+unsigned nt_proto_grain_bytes(int proto) {
+  switch (proto) {
+  case NCCL_PROTO_LL:
+    return NCCL_LL_GRAIN_BYTES;
+  case NCCL_PROTO_LL128:
+    return NCCL_LL128_GRAIN_BYTES;
+  case NCCL_PROTO_SIMPLE:
+    return NCCL_SIMPLE_GRAIN_BYTES;
+  default:
+    return 0;
+  }
 }
 
 static nt_tp_status_t parse_rule(const cJSON *obj, size_t i, nt_rule_t *r, char *err,

@@ -43,13 +43,15 @@ typedef struct {
   uint32_t nnodes;
   uint32_t nranks;
   uint32_t pipe_ops;
-  uint32_t src;     /* JSON: index in "rules" (0-based); CSV: line number (1-based) */
-  int8_t coll;      /* ncclFunc_t, 0..4 */
-  int8_t reg_buff;  /* -1, 0, 1 */
-  int8_t algo;      /* NCCL_ALGO_*, or -1 */
-  int8_t proto;     /* NCCL_PROTO_*, or -1 */
-  int8_t nchannels; /* 1..64, or 0 */
-  int8_t basis;     /* NT_BASIS_*, or -1 when the rule does not say */
+  uint32_t src;         /* JSON: index in "rules" (0-based); CSV: line number (1-based) */
+  int8_t coll;          /* ncclFunc_t, 0..4 */
+  int8_t reg_buff;      /* -1, 0, 1 */
+  int8_t algo;          /* NCCL_ALGO_*, or -1 */
+  int8_t proto;         /* NCCL_PROTO_*, or -1 */
+  int8_t nchannels;     /* 1..64, or 0 */
+  int8_t basis;         /* NT_BASIS_*, or -1 when the rule does not say */
+  uint32_t chunk_bytes; /* NCCL 2.30+ chunk size (tuner API v6), 0 = NCCL's; needs algo and
+                           proto, a multiple of the protocol's grain (nt_proto_grain_bytes) */
 } nt_rule_t;
 
 /* What a rule rests on ("basis"): the model's prediction, a measurement, or a rule inferred
@@ -71,6 +73,7 @@ enum {
   NT_RK_ALGO,
   NT_RK_PROTO,
   NT_RK_NCHANNELS,
+  NT_RK_CHUNK_BYTES,
   NT_RK_BASIS,
   NT_RK_PREDICTED_US,
   NT_RK_MEASURED_US,
@@ -158,12 +161,18 @@ void nt_tuning_rule_init(nt_rule_t *r, uint32_t src);
 int nt_tuning_rule_value(int k, const struct cJSON *c, nt_rule_t *r, char *err, size_t errlen);
 
 /** nt_tuning_rule_finish - the whole-rule checks after every key: coll given, min_bytes not
- * above max_bytes, and at least one of algo, proto, nchannels set. 0, or 1 with a message. */
+ * above max_bytes, at least one of algo, proto, nchannels set, and a chunk_bytes with both algo
+ * and proto and a positive multiple of the protocol's grain (NCCL rounds a chunk size down to
+ * it, a smaller one to 0: v2.30.7-1 src/enqueue.cc:2321). 0, or 1 with a message. */
 int nt_tuning_rule_finish(const nt_rule_t *r, char *err, size_t errlen);
 
 /** nt_tuning_const_table - index of the "constants" table @key, its number of dimensions and
  * shape (NCCL 2.28 ncclTunerConstants_v5_t); -1 when there is no such table. */
 int nt_tuning_const_table(const char *key, int *ndims, int shape[3]);
+
+/** nt_proto_grain_bytes - the chunk grain of protocol @proto in bytes (LL 16, LL128 1920,
+ * Simple 512; v2.30.7-1 src/include/device.h:328-334), 0 out of range. */
+unsigned nt_proto_grain_bytes(int proto);
 
 /** nt_basis_name - "predicted", "measured", "inferred"; "?" out of range. */
 const char *nt_basis_name(int basis);

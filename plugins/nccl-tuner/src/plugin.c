@@ -1,12 +1,13 @@
 /*
- * libnccl-tuner-nettune.so: the NCCL tuner plugin. Exports ncclTunerPlugin_v5, _v4, _v3 and
- * _v2 (NCCL 2.21-2.29 look for the newest first); every other symbol is hidden
- * (-fvisibility=hidden and exports.map).
+ * libnccl-tuner-nettune.so: the NCCL tuner plugin. Exports ncclTunerPlugin_v6, _v5, _v4, _v3
+ * and _v2 (NCCL 2.21-2.30 look for the newest they know first: v2.30.7-1 src/plugin/tuner.cc:
+ * 73-84); every other symbol is hidden (-fvisibility=hidden and exports.map).
  *
  * init reads the tuning file the environment names, keeps the rules that can match this
  * communicator and indexes them; getCollInfo is a binary search with no allocation, lock, I/O
  * or logging and never returns an error (an error there fails the user's collective in NCCL
- * 2.28); finalize/destroy writes the optional report and frees the context.
+ * 2.28); getChunkSize (v6) is a lookup of what getCollInfo chose; finalize/destroy writes the
+ * optional report and frees the context.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -301,7 +302,7 @@ static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes,
     flat = &table[0][0];
   }
   uint64_t f = __atomic_load_n(&nt_forced, __ATOMIC_ACQUIRE);
-  int applied = 0;
+  int applied = 0, fired = -1;
   if (f) {
     int fa = (int)((f >> 8) & 0xff), fp = (int)((f >> 16) & 0xff), fc = (int)((f >> 24) & 0xffff);
     if (flat && fa < numAlgo && fp < numProto && flat[fa * numProto + fp] >= 0) {
@@ -310,14 +311,49 @@ static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes,
       applied = 1;
     }
     /* not applied: NCCL's table stays as it is (no file rule either), so NCCL's choice runs */
-  } else if (nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo, numProto,
-                             nChannels) < 0)
+  } else if ((fired = nt_index_decide(&ctx->ix, coll, nBytes, numPipeOps, regBuff, flat, numAlgo,
+                                      numProto, nChannels)) < 0)
     nt_counter_bump(&ctx->kept_nccl[coll]);
+  /* what getChunkSize will answer for this collective: the fired rule's measured chunk size,
+   * for the algorithm and protocol it named (chunk rules name both), or NCCL's */
+  const nt_krule_t *r = fired >= 0 ? &ctx->ix.rules[fired] : NULL;
+  ctx->chunk_memo[coll].chunk = r ? r->chunk_bytes : 0;
+  if (r && r->chunk_bytes) {
+    ctx->chunk_memo[coll].nbytes = nBytes;
+    ctx->chunk_memo[coll].algo = r->algo;
+    ctx->chunk_memo[coll].proto = r->proto;
+  }
   if (__atomic_load_n(&nt_control_used, __ATOMIC_RELAXED)) {
     int a, p;
     table_min(flat, numAlgo, numProto, &a, &p);
     record_last(coll, nBytes, a, p, nChannels ? *nChannels : 0, f != 0, applied);
   }
+  return ncclSuccess;
+}
+
+/*
+ * API v6 getChunkSize. NCCL 2.30.7 calls it after the choice, in calcCollChunking
+ * (src/enqueue.cc:2308-2317): for algorithms other than CollNet up to three times per
+ * collective with nChannels 1 and one channel's bytes (:724-738), for CollNet (and NVLS across
+ * nodes, :449) once with the collective's whole size (:634); then it clamps the result to its
+ * buffer's maximum and rounds it down to the protocol's grain (:2312-2321). The chunk size is
+ * written only where the rule that made getCollInfo's last choice for this collective gives a
+ * measured one, for the same algorithm and protocol, and the call's bytes are within the
+ * collective's size (one channel's share or all of it); otherwise NCCL's value stays. O(1), no
+ * allocation. In a group of several collectives of one type NCCL makes every choice before the
+ * first chunk call, so the last choice's chunk size may reach an earlier collective with the
+ * same algorithm and protocol; nettune tune writes one chunk size per algorithm and protocol of
+ * a size range, and NCCL's clamp and rounding keep any value safe.
+ */
+static ncclResult_t get_chunk_size(void *context, ncclFunc_t coll, size_t nBytes, int algo,
+                                   int proto, int nChannels, size_t *chunkSize) {
+  (void)nChannels;
+  nt_ctx_t *ctx = context;
+  if (!ctx || (unsigned)coll >= NCCL_NUM_FUNCTIONS || !chunkSize) return ncclSuccess;
+  const uint32_t chunk = ctx->chunk_memo[coll].chunk;
+  if (chunk && ctx->chunk_memo[coll].algo == algo && ctx->chunk_memo[coll].proto == proto &&
+      nBytes <= ctx->chunk_memo[coll].nbytes)
+    *chunkSize = chunk;
   return ncclSuccess;
 }
 
@@ -350,6 +386,12 @@ static ncclResult_t get_coll_info_v2(void *context, ncclFunc_t coll, size_t nByt
   return ncclSuccess;
 }
 
+static ncclResult_t init_v6(void **context, uint64_t commId, size_t nRanks, size_t nNodes,
+                            ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v6_t *nvlDomainInfo,
+                            ncclTunerConstants_v6_t *constants) {
+  (void)nvlDomainInfo;
+  return init_common(6, 1, commId, nRanks, nNodes, logFunction, constants, context);
+}
 static ncclResult_t init_v5(void **context, uint64_t commId, size_t nRanks, size_t nNodes,
                             ncclDebugLogger_t logFunction, ncclNvlDomainInfo_v5_t *nvlDomainInfo,
                             ncclTunerConstants_v5_t *constants) {
@@ -369,6 +411,13 @@ static ncclResult_t init_v2(size_t nRanks, size_t nNodes, ncclDebugLogger_t logF
   return init_common(2, 0, 0, nRanks, nNodes, logFunction, NULL, context);
 }
 
+NT_EXPORT const ncclTuner_v6_t ncclTunerPlugin_v6 = {
+    .name = NT_PLUGIN_NAME,
+    .init = init_v6,
+    .getCollInfo = get_coll_info,
+    .finalize = finalize_common,
+    .getChunkSize = get_chunk_size,
+};
 NT_EXPORT const ncclTuner_v5_t ncclTunerPlugin_v5 = {
     .name = NT_PLUGIN_NAME,
     .init = init_v5,

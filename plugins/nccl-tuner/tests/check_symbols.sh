@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks the built plugin the way a production node will see it:
-#  - it exports exactly ncclTunerPlugin_v2..v5 and nettune_tuner_control_v1 (everything else
+#  - it exports exactly ncclTunerPlugin_v2..v6 and nettune_tuner_control_v1 (everything else
 #    hidden);
 #  - it needs nothing but libc and libcjson.so.1, found through RUNPATH $ORIGIN;
 #  - neither it nor the libcjson.so.1 that `make install` copies beside it uses a glibc symbol
@@ -14,7 +14,7 @@ ok()   { n=$((n + 1)); echo "ok $n - $1"; }
 nok()  { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n - $1"; }
 
 exports=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort | tr '\n' ' ')
-want="ncclTunerPlugin_v2 ncclTunerPlugin_v3 ncclTunerPlugin_v4 ncclTunerPlugin_v5 nettune_tuner_control_v1 "
+want="ncclTunerPlugin_v2 ncclTunerPlugin_v3 ncclTunerPlugin_v4 ncclTunerPlugin_v5 ncclTunerPlugin_v6 nettune_tuner_control_v1 "
 if [ "$exports" = "$want" ]; then ok "exports exactly: $exports"; else nok "exports '$exports', expected '$want'"; fi
 
 needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')

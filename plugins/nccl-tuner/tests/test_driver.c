@@ -1,7 +1,8 @@
 /*
  * Drives the built plugin exactly as NCCL loads it: dlopen(RTLD_NOW | RTLD_LOCAL), dlsym of
- * ncclTunerPlugin_v5, _v4, _v3, _v2, a mock logger, and a real contiguous float[7][3] cost
- * table with NCCL-like values and -1.0 entries passed as float **.
+ * ncclTunerPlugin_v6, _v5, _v4, _v3, _v2 in NCCL's order, a mock logger, and a real contiguous
+ * float[7][3] cost table with NCCL-like values and -1.0 entries passed as float **; for v6 the
+ * getChunkSize calls NCCL 2.30 makes after each choice.
  * Usage: test_driver PATH/libnccl-tuner-nettune.so DATA_DIR
  * NT_TEST_QUICK=1 shortens the threaded test (for valgrind).
  */
@@ -27,6 +28,7 @@
 static const char *lib_path;
 static const char *data_dir;
 static void *lib;
+static const ncclTuner_v6_t *v6;
 static const ncclTuner_v5_t *v5;
 static const ncclTuner_v4_t *v4;
 static const ncclTuner_v3_t *v3;
@@ -158,13 +160,17 @@ static char *data_path(const char *name) {
 /* ------------------------------------------------------------- version-independent API */
 
 typedef struct {
-  int ver; /* 5, 4 or 3: the cost-table versions */
+  int ver; /* 6, 5, 4 or 3: the cost-table versions */
 } api_t;
-static api_t api5 = {5}, api4 = {4}, api3 = {3};
+static api_t api6 = {6}, api5 = {5}, api4 = {4}, api3 = {3};
 
 static ncclResult_t api_init(int ver, uint64_t comm_id, size_t nranks, size_t nnodes,
                              ncclTunerConstants_v5_t *k, void **ctx) {
   switch (ver) {
+  case 6: {
+    ncclNvlDomainInfo_v6_t nvl = {1, (int)nranks, (int)nranks};
+    return v6->init(ctx, comm_id, nranks, nnodes, mock_log, &nvl, k);
+  }
   case 5: {
     ncclNvlDomainInfo_v5_t nvl = {1, (int)nranks, (int)nranks};
     return v5->init(ctx, comm_id, nranks, nnodes, mock_log, &nvl, k);
@@ -191,6 +197,7 @@ static void call(int ver, void *ctx, int coll, size_t bytes, int pipe, int reg, 
   float **cost = (float **)x->t;
   ncclResult_t r;
   switch (ver) {
+  case 6: r = v6->getCollInfo(ctx, coll, bytes, pipe, cost, na, np, reg, nch); break;
   case 5: r = v5->getCollInfo(ctx, coll, bytes, pipe, cost, na, np, reg, nch); break;
   case 4: r = v4->getCollInfo(ctx, coll, bytes, pipe, cost, na, np, reg, nch); break;
   default: r = v3->getCollInfo(ctx, coll, bytes, pipe, cost, na, np, nch); break;
@@ -199,7 +206,9 @@ static void call(int ver, void *ctx, int coll, size_t bytes, int pipe, int reg, 
 }
 
 static void api_fini(int ver, void *ctx) {
-  ncclResult_t r = ver == 5 ? v5->finalize(ctx) : ver == 4 ? v4->destroy(ctx)
+  ncclResult_t r = ver == 6   ? v6->finalize(ctx)
+                   : ver == 5 ? v5->finalize(ctx)
+                   : ver == 4 ? v4->destroy(ctx)
                    : ver == 3 ? v3->destroy(ctx) : v2->destroy(ctx);
   assert_int_equal(r, ncclSuccess);
 }
@@ -397,14 +406,14 @@ static void test_indices_bounded(void **state) {
   for (int a = 0; a < 7; a++)
     for (int p = 0; p < 2; p++) t72[a][p] = nccl_like[a][p];
   float **cost = (float **)t72;
-  if (VER == 5) assert_int_equal(v5->getCollInfo(ctx, AR, 64, 1, cost, 7, 2, 0, &nch), ncclSuccess);
+  if (VER >= 5) assert_int_equal(v5->getCollInfo(ctx, AR, 64, 1, cost, 7, 2, 0, &nch), ncclSuccess);
   else if (VER == 4) assert_int_equal(v4->getCollInfo(ctx, AR, 64, 1, cost, 7, 2, 0, &nch), ncclSuccess);
   else assert_int_equal(v3->getCollInfo(ctx, AR, 64, 1, cost, 7, 2, &nch), ncclSuccess);
   for (int a = 0; a < 7; a++)
     for (int p = 0; p < 2; p++)
       assert_true(t72[a][p] == ((a == NCCL_ALGO_RING && p == NCCL_PROTO_LL) ? 0.0f : nccl_like[a][p]));
   /* No table at all, or an unknown collective: nothing happens, success all the same. */
-  if (VER == 5) {
+  if (VER >= 5) {
     assert_int_equal(v5->getCollInfo(ctx, AR, 64, 1, NULL, 0, 0, 0, &nch), ncclSuccess);
     assert_int_equal(v5->getCollInfo(ctx, ncclFuncSendRecv, 64, 1, cost, 7, 2, 0, &nch), ncclSuccess);
     assert_int_equal(v5->getCollInfo(NULL, AR, 64, 1, cost, 7, 2, 0, &nch), ncclSuccess);
@@ -850,10 +859,122 @@ static void test_control_bad_force(void **state) {
   api_fini(5, ctx);
 }
 
+/* ------------------------------------------------------------- API v6 chunk sizes */
+
+/* NCCL 2.30.7's chunk-size step for one getChunkSize call (src/enqueue.cc:2308-2321): NCCL's own
+ * value in, the tuner may change it, then the clamp to the buffer's maximum and the rounding
+ * down to the protocol's grain (device.h:328-334). Returns the chunk size NCCL runs with. */
+static size_t nccl_chunk(void *ctx, int coll, size_t bytes, int algo, int proto, int nch,
+                         size_t nccl_value, size_t buffer_max) {
+  static const size_t grain[3] = {16, 1920, 512};
+  size_t c = nccl_value;
+  assert_int_equal(v6->getChunkSize(ctx, coll, bytes, algo, proto, nch, &c), ncclSuccess);
+  if (c > buffer_max) c = buffer_max;
+  return c / grain[proto] * grain[proto];
+}
+
+/* One non-CollNet collective of @bytes over 8 channels as NCCL 2.30.7 schedules it
+ * (scheduleCollTasksToPlan, src/enqueue.cc:724-738): up to three calls, nChannels 1, with the
+ * bytes of the first, the middle and the last channel. Each must give @want. */
+static void chunks_per_channel(void *ctx, int coll, size_t bytes, int algo, int proto,
+                               size_t nccl_value, size_t want) {
+  const size_t lo = bytes / 16, mid = bytes / 8, hi = bytes - lo - 6 * mid;
+  const size_t parts[3] = {lo, hi, mid};
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(nccl_chunk(ctx, coll, parts[i], algo, proto, 1, nccl_value, 1 << 20), want);
+}
+
+/* A measured chunk-size rule is applied for its algorithm and protocol, per channel and for
+ * CollNet's whole-size call; nothing else changes: the cost table as in v5, other collectives,
+ * algorithms, protocols and sizes keep NCCL's value, a predicted chunk size is not applied. */
+static void test_v6_chunk_size(void **state) {
+  (void)state;
+  use_json("{\"coll\": \"allreduce\", \"min_bytes\": 1048576, \"max_bytes\": 16777216, "
+           "\"algo\": \"ring\", \"proto\": \"simple\", \"chunk_bytes\": 131072, "
+           "\"basis\": \"measured\"},"
+           "{\"coll\": \"allreduce\", \"min_bytes\": 16777217, \"max_bytes\": 67108864, "
+           "\"algo\": \"ring\", \"proto\": \"simple\", \"chunk_bytes\": 65536, "
+           "\"basis\": \"predicted\"},"
+           "{\"coll\": \"allgather\", \"algo\": \"collnet_direct\", \"proto\": \"simple\", "
+           "\"chunk_bytes\": 262144, \"basis\": \"measured\"}");
+  void *ctx = must_init(6, 16, 2);
+  const size_t nccl_value = 524288; /* NCCL's Simple chunk: 4 MiB buffer / 8 steps x 1 */
+  table_t x = fresh();
+  int nch = 0;
+  call(6, ctx, AR, 8u << 20, 1, 0, &x, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+  assert_int_equal(nch, 0);
+  chunks_per_channel(ctx, AR, 8u << 20, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, nccl_value, 131072);
+  /* NCCL ran another algorithm or protocol, or asks for another collective: NCCL's value */
+  chunks_per_channel(ctx, AR, 8u << 20, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, nccl_value, nccl_value);
+  chunks_per_channel(ctx, AR, 8u << 20, NCCL_ALGO_RING, NCCL_PROTO_LL, 65536, 65536);
+  chunks_per_channel(ctx, ncclFuncAllGather, 8u << 20, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE,
+                     nccl_value, nccl_value);
+  /* bytes beyond the collective the choice was made for: not this choice's chunk */
+  assert_int_equal(nccl_chunk(ctx, AR, (8u << 20) + 1, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 1,
+                              nccl_value, 1 << 20),
+                   nccl_value);
+  /* the next choice has no chunk size (predicted), then none at all: NCCL's value */
+  x = fresh();
+  call(6, ctx, AR, 32u << 20, 1, 0, &x, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+  chunks_per_channel(ctx, AR, 32u << 20, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, nccl_value,
+                     nccl_value);
+  x = fresh();
+  call(6, ctx, AR, 1024, 1, 0, &x, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, &nch);
+  assert_untouched(&x);
+  chunks_per_channel(ctx, AR, 1024, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, nccl_value, nccl_value);
+  /* the chunk above the buffer's maximum is NCCL's to clamp (enqueue.cc:2312-2316) */
+  x = fresh();
+  call(6, ctx, AR, 8u << 20, 1, 0, &x, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, &nch);
+  assert_int_equal(nccl_chunk(ctx, AR, 1u << 20, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 1, nccl_value,
+                              65536),
+                   65536);
+  /* CollNet: one call with the whole size and the collective's channel count (:634) */
+  table_t cn = fresh();
+  cn.t[NCCL_ALGO_COLLNET_DIRECT][NCCL_PROTO_SIMPLE] = 30.0f;
+  call(6, ctx, ncclFuncAllGather, 64u << 20, 1, 0, &cn, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS,
+       &nch);
+  assert_float_equal(cn.t[NCCL_ALGO_COLLNET_DIRECT][NCCL_PROTO_SIMPLE], 0.0f, 0);
+  assert_int_equal(nccl_chunk(ctx, ncclFuncAllGather, 64u << 20, NCCL_ALGO_COLLNET_DIRECT,
+                              NCCL_PROTO_SIMPLE, 4, nccl_value, 1 << 20),
+                   262144);
+  /* v5's getCollInfo on the same rules makes the same choice; v5 has no getChunkSize */
+  void *c5 = must_init(5, 16, 2);
+  x = fresh();
+  call(5, c5, AR, 8u << 20, 1, 0, &x, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+  api_fini(5, c5);
+  api_fini(6, ctx);
+}
+
 /* ------------------------------------------------------------- loading */
+
+/* The tuner symbols each NCCL release tries, newest first (v2.30.7-1 src/plugin/tuner.cc:73-84:
+ * v6 .. v2; v2.28.9-1 and v2.29.7-1: v5 .. v2), and the version it settles on. */
+static int nccl_loads(int nccl_minor) {
+  static const char *const syms[] = {"ncclTunerPlugin_v6", "ncclTunerPlugin_v5",
+                                     "ncclTunerPlugin_v4", "ncclTunerPlugin_v3",
+                                     "ncclTunerPlugin_v2"};
+  for (int i = nccl_minor >= 30 ? 0 : 1; i < 5; i++)
+    if (dlsym(lib, syms[i])) return 6 - i;
+  return 0;
+}
+
+static void test_loads_as_nccl_does(void **state) {
+  (void)state;
+  assert_int_equal(nccl_loads(30), 6);
+  assert_int_equal(nccl_loads(29), 5);
+  assert_int_equal(nccl_loads(28), 5);
+  assert_non_null(v6->getChunkSize);
+  /* v6 starts as v5: the same init, getCollInfo and finalize */
+  assert_ptr_equal(v6->getCollInfo, v5->getCollInfo);
+  assert_ptr_equal(v6->finalize, v5->finalize);
+}
 
 static void test_exports(void **state) {
   (void)state;
+  assert_string_equal(v6->name, "nettune");
   assert_string_equal(v5->name, "nettune");
   assert_string_equal(v4->name, "nettune");
   assert_string_equal(v3->name, "nettune");
@@ -866,11 +987,12 @@ static void test_exports(void **state) {
   assert_null(dlsym(lib, "nt_tuning_load"));
   assert_null(dlsym(lib, "nt_index_decide"));
   assert_null(dlsym(lib, "nt_fnv1a64"));
-  assert_null(dlsym(lib, "ncclTunerPlugin_v6"));
+  assert_null(dlsym(lib, "ncclTunerPlugin_v7"));
 }
 
 #define FOR_TABLE_VERSIONS(t)                                                                     \
-  cmocka_unit_test_prestate_setup_teardown(t, setup, NULL, &api5),                              \
+  cmocka_unit_test_prestate_setup_teardown(t, setup, NULL, &api6),                              \
+      cmocka_unit_test_prestate_setup_teardown(t, setup, NULL, &api5),                          \
       cmocka_unit_test_prestate_setup_teardown(t, setup, NULL, &api4),                          \
       cmocka_unit_test_prestate_setup_teardown(t, setup, NULL, &api3)
 
@@ -887,13 +1009,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen %s: %s\n", lib_path, dlerror());
     return 1;
   }
+  v6 = dlsym(lib, "ncclTunerPlugin_v6");
   v5 = dlsym(lib, "ncclTunerPlugin_v5");
   v4 = dlsym(lib, "ncclTunerPlugin_v4");
   v3 = dlsym(lib, "ncclTunerPlugin_v3");
   v2 = dlsym(lib, "ncclTunerPlugin_v2");
   ctl = dlsym(lib, NETTUNE_TUNER_CONTROL_SYMBOL);
-  if (!v5 || !v4 || !v3 || !v2 || !ctl) {
-    fprintf(stderr, "%s: missing ncclTunerPlugin_v5/_v4/_v3/_v2 or %s\n", lib_path,
+  if (!v6 || !v5 || !v4 || !v3 || !v2 || !ctl) {
+    fprintf(stderr, "%s: missing ncclTunerPlugin_v6/_v5/_v4/_v3/_v2 or %s\n", lib_path,
             NETTUNE_TUNER_CONTROL_SYMBOL);
     return 1;
   }
@@ -903,6 +1026,8 @@ int main(int argc, char **argv) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_exports, setup),
+      cmocka_unit_test_setup(test_loads_as_nccl_does, setup),
+      cmocka_unit_test_setup(test_v6_chunk_size, setup),
       FOR_TABLE_VERSIONS(test_choice_applied),
       FOR_TABLE_VERSIONS(test_ignored_choice_falls_through),
       FOR_TABLE_VERSIONS(test_no_match_untouched),

@@ -110,6 +110,60 @@ static void test_basis_completed(void **state) {
   assert_string_equal(nt_basis_name(NT_BASIS_PREDICTED), "predicted");
 }
 
+/* chunk_bytes (NCCL 2.30, tuner API v6): per algorithm and protocol, a positive multiple of the
+ * protocol's grain (LL 16, LL128 1920, Simple 512: v2.30.7-1 src/include/device.h:328-334),
+ * since NCCL rounds down to it (src/enqueue.cc:2321) and a smaller value would become 0. */
+static void test_chunk_bytes(void **state) {
+  (void)state;
+  nt_tuning_t t;
+  char err[NT_ERR_LEN] = "";
+  const char *doc =
+      "{\"schema\":\"nettune.tuning/1\",\"rules\":["
+      "{\"coll\":\"allreduce\",\"algo\":\"ring\",\"proto\":\"simple\",\"chunk_bytes\":131072,"
+      "\"basis\":\"measured\"},"
+      "{\"coll\":\"allgather\",\"algo\":\"ring\",\"proto\":\"ll128\",\"chunk_bytes\":3840},"
+      "{\"coll\":\"allgather\",\"algo\":\"ring\",\"proto\":\"ll\",\"chunk_bytes\":16,"
+      "\"nchannels\":null}]}";
+  assert_int_equal(nt_tuning_parse_json(doc, strlen(doc), &t, err, sizeof(err)), NT_TP_OK);
+  assert_int_equal(t.rules[0].chunk_bytes, 131072);
+  assert_int_equal(t.rules[1].chunk_bytes, 3840);
+  assert_int_equal(t.rules[2].chunk_bytes, 16);
+  nt_tuning_cleanup(&t);
+  static const struct {
+    const char *rule, *msg;
+  } bad[] = {
+      {"\"algo\":\"ring\",\"proto\":\"simple\",\"chunk_bytes\":1000",
+       "rules[0]: 'chunk_bytes' 1000 is not a multiple of simple's grain of 512 bytes (NCCL "
+       "rounds it down): use 512 or 1024"},
+      {"\"algo\":\"ring\",\"proto\":\"simple\",\"chunk_bytes\":256",
+       "'chunk_bytes' 256 is not a multiple of simple's grain of 512 bytes (NCCL rounds it "
+       "down, to 0): use 512 or 512"},
+      {"\"algo\":\"tree\",\"proto\":\"ll128\",\"chunk_bytes\":2048",
+       "not a multiple of ll128's grain of 1920 bytes"},
+      {"\"algo\":\"ring\",\"chunk_bytes\":4096", "'chunk_bytes' needs 'algo' and 'proto'"},
+      {"\"proto\":\"ll\",\"chunk_bytes\":4096", "'chunk_bytes' needs 'algo' and 'proto'"},
+      {"\"algo\":\"ring\",\"proto\":\"ll\",\"chunk_bytes\":0",
+       "'chunk_bytes' must be an integer from 1 to 2147483647"},
+      {"\"algo\":\"ring\",\"proto\":\"ll\",\"chunk_bytes\":4294967296",
+       "'chunk_bytes' must be an integer from 1 to 2147483647"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    char text[512];
+    snprintf(text, sizeof(text),
+             "{\"schema\":\"nettune.tuning/1\",\"rules\":[{\"coll\":\"allreduce\",%s}]}",
+             bad[i].rule);
+    assert_int_equal(nt_tuning_parse_json(text, strlen(text), &t, err, sizeof(err)),
+                     NT_TP_ERR_FORMAT);
+    if (!strstr(err, bad[i].msg)) {
+      print_error("%s: message '%s', expected '%s'\n", bad[i].rule, err, bad[i].msg);
+      fail();
+    }
+    nt_tuning_cleanup(&t);
+  }
+  assert_int_equal(nt_proto_grain_bytes(NCCL_PROTO_LL128), 1920);
+  assert_int_equal(nt_proto_grain_bytes(3), 0);
+}
+
 static void test_constants_json(void **state) {
   (void)state;
   nt_tuning_t t;
@@ -587,6 +641,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_basis_completed),
       cmocka_unit_test(test_csv_completed),
       cmocka_unit_test(test_constants_json),
+      cmocka_unit_test(test_chunk_bytes),
       cmocka_unit_test(test_csv_10_fields),
       cmocka_unit_test(test_csv_8_fields_crlf),
       cmocka_unit_test(test_csv_9_fields),

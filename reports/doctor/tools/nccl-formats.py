@@ -11,6 +11,8 @@ Format strings that only older tags have are listed too (their last tag is older
 
 Usage (the next NCCL version is one run):
   nccl-formats.py table --git NCCL_GIT_DIR [--tags v2.18.1-1,...,v2.28.9-1] [--out docs/nccl-2.28.9-formats.tsv]
+  (docs/nccl-2.30.7-formats.tsv: the default tags, then v2.29.2-1,v2.29.3-1,v2.29.7-1,
+  v2.30.3-1,v2.30.4-1,v2.30.7-1; docs/nccl-2.29.7-formats.tsv: up to v2.29.7-1)
   nccl-formats.py path-types --git NCCL_GIT_DIR [--tags ...]     # topoPathTypeStr per tag, as KB JSON
   nccl-formats.py sample FORMAT                                  # a line generated from a format
 NCCL_GIT_DIR is a clone of github.com/NVIDIA/nccl (a bare one is fine).

@@ -23,8 +23,16 @@ ncclResult_t ncclTopoGetAlgoTime(struct ncclInfo *info, int algorithm, int proto
 ncclResult_t ncclTopoInitTunerConstants(struct ncclComm *comm);
 #endif
 ncclResult_t ncclTopoTuneModel(struct ncclComm *, int, int, struct ncclTopoGraph **);
+#if defined(SHIM_ALGOTIME_INFO)     /* v2.21.5-1 tuning.cc:418 */
+ncclResult_t ncclTopoGetAlgoTime(struct ncclInfo *info, int algorithm, int protocol, int numPipeOps,
+                                 float *time, bool *backup);
+#elif defined(SHIM_ALGOTIME_BACKUP) /* v2.22.3-1:417, v2.23.4-1:441 */
+ncclResult_t ncclTopoGetAlgoTime(struct ncclComm *, int coll, int algorithm, int protocol,
+                                 size_t nBytes, int numPipeOps, float *time, bool *backup);
+#else
 ncclResult_t ncclTopoGetAlgoTime(struct ncclComm *, int coll, int algorithm, int protocol,
                                  size_t nBytes, int numPipeOps, float *time);
+#endif
 #endif
 
 static unsigned long long rng_state;
@@ -87,6 +95,7 @@ int main(int argc, char **argv)
         comm.config.collnetEnable = rnd(3) == 0;
         comm.collNetSupport = comm.config.collnetEnable;
         comm.collNetHeadsNum = rnd(10);
+        comm.collNetChainSupport = rnd(3) != 0;
         static shimCollNet cn = {(void *)1, (void *)1};
         comm.ncclCollNet = rnd(2) ? &cn : NULL;
         static int r2n[256];
@@ -133,6 +142,7 @@ int main(int argc, char **argv)
         in.comm_nchannels = comm.nChannels;
         in.collnet_enable = comm.config.collnetEnable;
         in.collnet_heads = comm.collNetHeadsNum;
+        in.collnet_chain_support = comm.collNetChainSupport;
         in.collnet_ag_rs = comm.ncclCollNet != NULL;
         in.nvs_count = shim_nvs_count;
         in.net_device_host = comm.netDeviceType == NCCL_NET_DEVICE_HOST;
@@ -189,6 +199,12 @@ int main(int argc, char **argv)
 #if SHIM_NUM_ALGORITHMS == 4
             struct ncclInfo info = {&comm, c, nbytes, 0};
             ncclTopoGetAlgoTime(&info, a, p, pipe, &nt);
+#elif defined(SHIM_ALGOTIME_INFO)
+            /* no backup pointer: the Ring fallback's time (ringbdw) is not modelled */
+            struct ncclInfo info = {&comm, c, nbytes, 0};
+            ncclTopoGetAlgoTime(&info, a, p, pipe, &nt, NULL);
+#elif defined(SHIM_ALGOTIME_BACKUP)
+            ncclTopoGetAlgoTime(&comm, c, a, p, nbytes, pipe, &nt, NULL);
 #else
             ncclTopoGetAlgoTime(&comm, c, a, p, nbytes, pipe, &nt);
 #endif

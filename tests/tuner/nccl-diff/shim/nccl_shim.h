@@ -1,7 +1,9 @@
 /* Just enough of NCCL's internal headers to compile NVIDIA/nccl src/graph/tuning.cc of one tag
  * on its own (tests/tuner/nccl-diff/run.sh), so the tuner model can be compared with NCCL's own
  * ncclTopoTuneModel() cell by cell. Values of the constants: v2.28.9-1 src/include/device.h,
- * src/graph/topo.h, src/include/plugin/nccl_tuner.h. Nothing here is NCCL's code. */
+ * src/graph/topo.h, src/include/plugin/nccl_tuner.h. The communicator holds the union of the
+ * fields the modelled tags read (ringbdw to 2.23, collNetChainSupport from 2.30.7); run.sh
+ * picks each tag's function signatures with SHIM_ macros. Nothing here is NCCL's code. */
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -154,6 +156,7 @@ struct ncclComm {
     int rank, nRanks, nNodes, nChannels, minCompCap, maxCompCap;
     int cpuArch, cpuVendor, netDeviceType, collNetHeadsNum, maxTreePattern, collNetSupport;
     int localRanks;
+    int collNetChainSupport; /* read from v2.30.7-1 (tuning.cc:507) */
     struct ncclConfig_shim config;
     struct shimCollNet *ncclCollNet;
     int *rankToNode;
@@ -165,6 +168,7 @@ struct ncclComm {
     ssize_t threadThresholds[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
     float latencies[NCCL_NUM_FUNCTIONS][NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
     float bandwidths[NCCL_NUM_FUNCTIONS][NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS];
+    float ringbdw[NCCL_NUM_FUNCTIONS][NCCL_NUM_PROTOCOLS]; /* 2.21-2.23's Ring fallback */
 };
 extern int shim_nvs_count;
 extern int shim_cpu_arch, shim_cpu_vendor;
@@ -188,7 +192,7 @@ static inline ncclResult_t ncclTopoCpuType(void *, int *arch, int *vendor, int *
 #ifndef CUDART_VERSION
 #define CUDART_VERSION 12090
 #endif
-struct ncclInfo { /* 2.14's ncclTopoGetAlgoTime argument */
+struct ncclInfo { /* 2.14's and 2.21's ncclTopoGetAlgoTime argument */
     struct ncclComm *comm;
     int coll;
     size_t nBytes;
