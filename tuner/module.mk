@@ -40,6 +40,7 @@ tuner-model-diff: $(TUNER_MODEL_LIB) $(LIBNT)
 # libnettune (with --as-needed: hwloc drops out), the model library, the plugin's tuning-file
 # definition (plugins/nccl-tuner/src/nt_tuning.c) and cJSON.
 TUNE_SRCS := tuner/inputs.c tuner/replay.c tuner/search.c tuner/write.c tuner/env_advice.c \
+             tuner/params.c tuner/run.c \
              tuner/measured_fmt.c
 TUNE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TUNE_SRCS)) $(NT_TUNING_FMT_OBJ)
 TUNE_BIN  := $(BIN)/nettune-tune

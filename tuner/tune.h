@@ -9,7 +9,9 @@
  *   write.c       tuning.json (the plugin's key list), nccl.env, NCCL's example-tuner CSV, the
  *                 summary
  *   env_advice.c  environment advice, each line with its reason
- *   main.c        the command line
+ *   params.c      the command line into the options below (parsed, checked, defaults)
+ *   run.c         the run: inputs, search, writers, exit code
+ *   main.c        params, then run
  * Units: bytes, microseconds, GB/s = 1e9 B/s. Nothing here links MPI, CUDA or NCCL. */
 #ifndef NETTUNE_TUNER_TUNE_H
 #define NETTUNE_TUNER_TUNE_H
@@ -113,7 +115,7 @@ typedef struct nt_tune_summary {
 } nt_tune_summary_t;
 
 typedef struct nt_tune {
-    /* options */
+    /* options: set by nt_tune_params_parse (params.c) and only read afterwards */
     const char *report_path;
     const char *nccl_logs[NT_TUNE_MAX_SOURCES];
     size_t nlogs;
@@ -294,5 +296,36 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max);
 
 /* nt_tune_env_text - nccl.env: "NAME=VALUE" lines with "# reason" comments (caller frees). */
 char *nt_tune_env_text(const nt_tune_t *t);
+
+/* ---- params.c ---- */
+
+typedef enum nt_tune_action {
+    NT_TUNE_ACTION_RUN = 0,
+    NT_TUNE_ACTION_HELP,
+    NT_TUNE_ACTION_VERSION
+} nt_tune_action_t;
+
+/* nt_tune_params_parse - argv into the options of t (zeroed by the caller), defaults first,
+ * every value checked; the --replay sources are read and labelled here (a --label applies to
+ * the --replay before it). *action says what to do next. On a bad option: NT_ERR_INVALID with
+ * one line naming the option and the fix in err, or err empty when getopt_long has already
+ * printed why (the caller adds the usage). */
+nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_action_t *action,
+                                 char *err, size_t errlen);
+
+/* nt_tune_params_usage - the --help text. */
+void nt_tune_params_usage(FILE *out);
+
+/* ---- run.c ---- */
+
+/* nt_tune_run - the run of parsed options: read the logs, the report and the --measured files,
+ * replay, search, write the outputs and the summary; frees t. Returns the exit code (0
+ * written, 1 written with warn findings, 2 bad input or nothing to tune with one line on
+ * stderr, 3 stopped by --time-limit). */
+int nt_tune_run(nt_tune_t *t);
+
+/* nt_tune_free - frees what the run read and derived (the report, sources, logs, findings,
+ * summary, rules, points and plan). */
+void nt_tune_free(nt_tune_t *t);
 
 #endif

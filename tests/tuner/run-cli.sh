@@ -181,5 +181,12 @@ for tool in nettune nettune-tune nettune-tune-measure nettune-probe nettune-repo
 done
 check "the stamp is the tree's version" sh -c "[ \"\$(git describe --always --dirty 2>/dev/null || echo 0.1.0)\" = '$V' ]"
 
+# 12. the dispatcher's help names every command the build makes (nettune-X runs as nettune X)
+"$BUILD/bin/nettune" --help >"$T/dispatcher-help.out"
+for b in "$BUILD"/bin/nettune-*; do
+  c=${b##*/nettune-}
+  check "nettune --help lists '$c'" grep -q "^  $c " "$T/dispatcher-help.out"
+done
+
 echo "tune cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,409 @@
+/* nettune tune's run (tune.h): the inputs the options name, the search, the writers, and the
+ * exit code. Exit codes (docs/tuner-cli.md): 0 written; 1 written with warn findings; 2 bad
+ * input or nothing to tune; 3 stopped by --time-limit with the partial file ("completed":
+ * false) written. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nccl_versions.h"
+#include "nettune/exitcode.h"
+#include "nettune/log.h"
+#include "nettune/nccl_table.h"
+#include "nettune/report.h"
+#include "nt_tuning.h"
+#include "print_model.h"
+#include "tune.h"
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "nettune tune: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n");
+    return NT_EXIT_USAGE;
+}
+
+static uint64_t file_hash(const char *path, int *ok)
+{
+    FILE *fp = fopen(path, "rb");
+    uint64_t h = 0xcbf29ce484222325ull;
+    int c;
+    *ok = fp != NULL;
+    if (!fp)
+        return 0;
+    while ((c = fgetc(fp)) != EOF)
+        h = (h ^ (unsigned char)c) * 0x100000001b3ull;
+    fclose(fp);
+    return h;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    return nt_output_write(path, text, strlen(text)) == NT_OK ? 0 : -1;
+}
+
+/* --print-model: the model's table for the log's communicator beside NCCL's own. */
+static int print_model(nt_tune_t *t)
+{
+    if (!t->nlogs) {
+        fprintf(stderr, "nettune tune: --print-model needs --nccl-log LOG (a log with NCCL's "
+                        "TUNING table or graph lines)\n");
+        return NT_EXIT_USAGE;
+    }
+    nt_nccl_table_t table;
+    char err[256] = "";
+    int have_table = nt_nccl_table_read(t->nccl_logs[0], &table, err, sizeof(err)) == NT_OK;
+    const nt_nccllog_t *g = &t->logs[0];
+    int version = t->version ? t->version : g->version ? g->version : table.version;
+    if (!version) {
+        fprintf(stderr,
+                "nettune tune: '%s' has no \"NCCL version\" line: give --nccl-version X.Y\n",
+                t->nccl_logs[0]);
+        return NT_EXIT_USAGE;
+    }
+    nt_model_input_t in;
+    if (nt_tune_log_input(g, version, t->nshapes ? &t->shapes[0] : NULL, t->sm, t->cpu_vendor,
+                          &in) != NT_OK) {
+        fprintf(stderr, "nettune tune: '%s': bad communicator shape\n", t->nccl_logs[0]);
+        return NT_EXIT_USAGE;
+    }
+    nt_model_fit_t fit;
+    nt_status_t st = nt_tune_print_model(stdout, &in, have_table ? &table : NULL,
+                                         nt_nccllog_env_get(g, "NCCL_ALGO"),
+                                         nt_nccllog_env_get(g, "NCCL_PROTO"), t->json, &fit);
+    if (st != NT_OK) {
+        fprintf(stderr, "nettune tune: --print-model: %s\n", nt_status_string(st));
+        return NT_EXIT_USAGE;
+    }
+    return NT_EXIT_OK;
+}
+
+void nt_tune_free(nt_tune_t *t)
+{
+    if (t->have_report)
+        nt_rdoc_close(&t->report);
+    for (size_t i = 0; i < t->nsources; i++)
+        nt_tune_source_free(&t->sources[i]);
+    for (size_t i = 0; i < t->nlogs; i++)
+        nt_nccllog_cleanup(&t->logs[i]);
+    for (size_t i = 0; i < t->nfindings; i++)
+        free(t->findings[i].text);
+    free(t->findings);
+    for (size_t i = 0; i < t->nsummary; i++)
+        free(t->summary[i].tradeoff);
+    free(t->summary);
+    free(t->rules);
+    free(t->points);
+    cJSON_Delete(t->plan);
+}
+
+/* The shapes to tune when --shape is not given: the replayed tables', the logs' comm lines,
+ * then the report's nodes x GPUs (and its GPUs on one node: a TP group). */
+static void default_shapes(nt_tune_t *t)
+{
+    for (size_t s = 0; s < t->nsources; s++)
+        for (size_t k = 0; k < nt_ncclt_reader_ntables(t->sources[s].tests); k++) {
+            const nt_ncclt_table_t *tab = nt_ncclt_reader_table(t->sources[s].tests, k);
+            const char *cname = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
+            if (tab->nranks < 2 || nt_tune_coll_from_nccltests(cname) < 0)
+                continue;
+            int nn = tab->nhosts > 0 ? tab->nhosts : 1;
+            nt_tune_shape_t sh = {nn, tab->nranks / nn, tab->nranks};
+            int dup = 0;
+            for (size_t i = 0; i < t->nshapes; i++)
+                dup |= t->shapes[i].nnodes == sh.nnodes && t->shapes[i].nranks == sh.nranks;
+            if (!dup && t->nshapes < NT_TUNE_MAX_SHAPES)
+                t->shapes[t->nshapes++] = sh;
+        }
+    for (size_t i = 0; i < t->nlogs && !t->nshapes; i++)
+        if (t->logs[i].nranks > 1 && t->logs[i].nnodes > 0) {
+            nt_tune_shape_t sh = {t->logs[i].nnodes, t->logs[i].nranks / t->logs[i].nnodes,
+                                  t->logs[i].nranks};
+            t->shapes[t->nshapes++] = sh;
+        }
+    if (!t->nshapes && t->have_report) {
+        int nodes = 0, gpus = 0;
+        for (size_t i = 0; i < t->report.nnodes; i++)
+            if (t->report.nodes[i].j) {
+                nodes++;
+                if (t->report.nodes[i].ngpus > gpus)
+                    gpus = t->report.nodes[i].ngpus;
+            }
+        /* nodes x GPUs in long long: an int product of two large counts overflows */
+        if (nodes > 0 && gpus > 0 && (long long)nodes * gpus <= NT_MODEL_MAX_RANKS) {
+            nt_tune_shape_t all = {nodes, gpus, nodes * gpus};
+            t->shapes[t->nshapes++] = all;
+            if (nodes > 1 && gpus > 1) {
+                nt_tune_shape_t one = {1, gpus, gpus};
+                t->shapes[t->nshapes++] = one;
+            }
+        }
+    }
+}
+
+/* The NCCL version modelled: --nccl-version, the logs' banner, the report's software.nccl; a
+ * version that is not modelled is taken to the nearest modelled one (labelled assumed). */
+static void pick_version(nt_tune_t *t)
+{
+    int v = t->version;
+    t->version_label = NT_FACT_MEASURED;
+    for (size_t i = 0; i < t->nlogs && !v; i++)
+        v = t->logs[i].version;
+    for (size_t i = 0; i < t->nsources && !v; i++)
+        v = t->sources[i].log.version;
+    if (!v && t->have_report)
+        for (size_t i = 0; i < t->report.nnodes && !v; i++) {
+            const cJSON *sw = cJSON_GetObjectItemCaseSensitive(t->report.nodes[i].j, "software");
+            const char *s = nt_json_get_str(sw, "nccl", NULL);
+            if (s && nt_nccllog_version_parse(s) > 0)
+                v = nt_nccllog_version_parse(s);
+        }
+    if (!v) {
+        v = 22809;
+        t->version_label = NT_FACT_ASSUMED;
+    }
+    if (!nt_model_version_supported(v)) {
+        /* The nearest version the model has (its own table: nt_model_version_supported). Below
+         * NT_TUNE_MIN_RULE_VERSION only versions below it are candidates, so that the run stays
+         * environment advice only: tuner rules do not reach NCCL before 2.21. */
+        int best = 0, given = t->version != 0;
+        for (int c = 21400; c < 24000; c++)
+            if (nt_model_version_supported(c) &&
+                (v >= NT_TUNE_MIN_RULE_VERSION || c < NT_TUNE_MIN_RULE_VERSION) &&
+                (!best || abs(c - v) < abs(best - v)))
+                best = c;
+        /* name the tag the data was read from (2.14.3), not a code inside its range (2.14.99) */
+        const nt_model_version_t *mv = nt_model_version_find(best);
+        int tagged =
+            mv && mv->tag && mv->tag[0] == 'v' ? nt_nccllog_version_parse(mv->tag + 1) : -1;
+        if (tagged > 0)
+            best = tagged;
+        if (!t->quiet)
+            fprintf(stderr,
+                    "nettune tune: NCCL %d.%d.%d is not modelled: modelling %d.%d.%d, the nearest "
+                    "modelled version%s%s\n",
+                    v / 10000, v / 100 % 100, v % 100, best / 10000, best / 100 % 100, best % 100,
+                    v < NT_TUNE_MIN_RULE_VERSION
+                        ? " (before 2.21 tuner rules do not reach NCCL: environment advice only)"
+                        : "",
+                    given ? "" : "; give --nccl-version to choose");
+        v = best;
+        t->version_label = NT_FACT_ASSUMED;
+    }
+    t->target_version = v;
+}
+
+/* The --nccl-log files, each fed line by line to the NCCL log reader. */
+static int read_logs(nt_tune_t *t)
+{
+    for (size_t i = 0; i < t->nlogs; i++) {
+        nt_linereader_t *r = nt_linereader_open(t->nccl_logs[i]);
+        if (!r) {
+            t->nlogs = i; /* those read are freed */
+            return bad("cannot open --nccl-log '%s': %s", t->nccl_logs[i], strerror(errno));
+        }
+        nt_nccllog_t *g = &t->logs[i];
+        nt_nccllog_init(g);
+        const char *line;
+        size_t len;
+        while (nt_linereader_next(r, &line, &len) == 1) {
+            nt_logline_t l;
+            nt_line_parse(line, &l);
+            nt_nccllog_feed(g, &l, nt_linereader_lineno(r));
+        }
+        nt_linereader_close(r);
+        int ok;
+        t->log_hash[i] = file_hash(t->nccl_logs[i], &ok);
+    }
+    return NT_EXIT_OK;
+}
+
+int nt_tune_run(nt_tune_t *t)
+{
+    char err[512];
+    int rc = NT_EXIT_OK;
+    if ((rc = read_logs(t)) != NT_EXIT_OK) {
+        nt_tune_free(t);
+        return rc;
+    }
+    if (t->print_model) {
+        rc = print_model(t);
+        nt_tune_free(t);
+        return rc;
+    }
+    if (t->report_path) {
+        nt_status_t st = nt_rdoc_open(t->report_path, &t->report);
+        if (st != NT_OK || t->report.kind != NT_DOC_REPORT) {
+            if (st == NT_OK)
+                nt_rdoc_close(&t->report);
+            return bad("'%s' is not a readable nettune.report/1 (nettune probe's output)%s",
+                       t->report_path, "");
+        }
+        int ok;
+        t->have_report = 1;
+        t->report_hash = file_hash(t->report_path, &ok);
+    }
+    for (size_t i = 0; i < t->nmeasured; i++) {
+        int ok;
+        t->measured_hash[i] = file_hash(t->measured[i], &ok);
+        if (nt_tune_measured_read(t, t->measured[i], err, sizeof(err)) != NT_OK) {
+            nt_tune_free(t);
+            return bad("%s%s", err, "");
+        }
+    }
+    if (!t->have_report && !t->nsources && !t->nlogs && !t->nmeasured) {
+        nt_tune_params_usage(stderr);
+        return bad("nothing to tune: give a probe report, --replay, --nccl-log or --measured%s%s",
+                   "", "");
+    }
+    /* the job's NCCL_ALGO / NCCL_PROTO (layer 3 of eligibility; they override the plugin) */
+    for (size_t s = 0; s < t->nsources && !t->env_job_algo; s++)
+        if (!t->sources[s].labelled)
+            t->env_job_algo = (char *)nt_nccllog_env_get(&t->sources[s].log, "NCCL_ALGO");
+    for (size_t i = 0; i < t->nlogs; i++) {
+        if (!t->env_job_algo)
+            t->env_job_algo = (char *)nt_nccllog_env_get(&t->logs[i], "NCCL_ALGO");
+        if (!t->env_job_proto)
+            t->env_job_proto = (char *)nt_nccllog_env_get(&t->logs[i], "NCCL_PROTO");
+    }
+    /* a replay that forced NCCL_ALGO measures that algorithm, it does not restrict the job */
+    if (t->nsources)
+        t->env_job_algo = t->env_job_proto = NULL;
+    pick_version(t);
+    nt_tune_replay(t);
+    default_shapes(t);
+    if (!t->nshapes) {
+        int rows = 0;
+        for (size_t s = 0; s < t->nsources; s++)
+            rows |= t->sources[s].rows > 0;
+        nt_tune_free(t);
+        if (rows)
+            return bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
+                       "(alltoall, sendrecv, ...) or of an unknown collective; give --shape NxP "
+                       "to tune from the model%s%s",
+                       "", "");
+        return bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s",
+                   "", "");
+    }
+    if (t->plan_out) {
+        t->plan = cJSON_CreateObject();
+        cJSON_AddStringToObject(t->plan, "schema", "nettune.plan/1");
+        cJSON_AddArrayToObject(t->plan, "shapes");
+    }
+    nt_status_t sst = nt_tune_search(t);
+    int stopped = sst == NT_ERR_INTERRUPTED;
+    nt_env_advice_t advice[32];
+    /* below 2.21 the run is environment advice only (README "nettune tune"): with advice, the
+     * files are written although no rule can reach NCCL */
+    int advice_only = t->target_version < NT_TUNE_MIN_RULE_VERSION &&
+                      nt_tune_env_advice(t, advice, sizeof(advice) / sizeof(advice[0])) > 0;
+    if (!t->nrules && !stopped && !t->nsummary && !advice_only) {
+        int steerable = t->npoints > 0, gpus = 0;
+        for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
+            gpus |= t->report.nodes[i].ngpus > 0;
+        char vers[96] = "";
+        if (t->target_version < NT_TUNE_MIN_RULE_VERSION) {
+            int v = t->version ? t->version : t->target_version; /* the one asked, not modelled */
+            snprintf(vers, sizeof(vers), "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+        }
+        const char *log = t->nlogs ? t->nccl_logs[0] : "";
+        if (!t->quiet)
+            nt_tune_print_summary(t, stderr);
+        int nmodelled = (int)t->nmodelled, have_report = t->have_report;
+        char rp[512];
+        snprintf(rp, sizeof(rp), "%s", t->report_path ? t->report_path : "");
+        nt_tune_free(t);
+        if (have_report && !gpus && !nmodelled)
+            return bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL "
+                       "to run (probe the GPU nodes, or give --nccl-log with NCCL's graph "
+                       "lines)%s",
+                       rp, "");
+        if (vers[0])
+            return bad("nothing to tune for %s: tuner rules reach NCCL from 2.21 (below: "
+                       "environment advice only) and the inputs give no environment advice (it "
+                       "comes from --replay runs whose NCCL_ settings differ)%s",
+                       vers, "");
+        if (!steerable && !nmodelled)
+            return bad("nothing to tune: the model has no facts for the shapes asked: no probe "
+                       "report with GPUs and no NCCL graph lines%s%s (give the probe report, or "
+                       "a log of NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH)",
+                       log[0] ? " in " : "", log);
+        if (steerable)
+            return bad("nothing to tune: only NCCL's default was measured and the model has no "
+                       "facts for these shapes: add a labelled --replay (a run with another "
+                       "algorithm or protocol), a probe report or an --nccl-log with NCCL's graph "
+                       "lines%s%s",
+                       "", "");
+        return bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
+                   "sendrecv never reach it)%s%s",
+                   "", "");
+    }
+    /* outputs */
+    cJSON *doc = nt_tune_tuning_json(t);
+    char *text = doc ? cJSON_Print(doc) : NULL;
+    if (text) {
+        size_t n = strlen(text);
+        char *withnl = malloc(n + 2);
+        if (withnl) {
+            memcpy(withnl, text, n);
+            withnl[n] = '\n';
+            withnl[n + 1] = '\0';
+            if (write_text(t->output, withnl)) {
+                fprintf(stderr, "nettune tune: cannot write '%s'\n", t->output);
+                rc = NT_EXIT_USAGE;
+            }
+            free(withnl);
+        }
+    }
+    free(text);
+    cJSON_Delete(doc);
+    if (rc != NT_EXIT_OK) {
+        /* No nccl.env or CSV beside a tuning file that was not written (they would pair with a
+         * stale one), and no success line. */
+        nt_tune_free(t);
+        return rc;
+    }
+    char *env = nt_tune_env_text(t);
+    if (env && t->env_out && write_text(t->env_out, env))
+        rc = NT_EXIT_USAGE;
+    free(env);
+    char *csv = nt_tune_csv(t);
+    if (csv && t->csv_out && write_text(t->csv_out, csv))
+        rc = NT_EXIT_USAGE;
+    free(csv);
+    if (t->plan) {
+        char *p = cJSON_Print(t->plan);
+        if (!p || write_text(t->plan_out, p))
+            rc = NT_EXIT_USAGE;
+        free(p);
+    }
+    if (!t->quiet) {
+        FILE *out = strcmp(t->output, "-") == 0 ? stderr : stdout;
+        if (t->json) {
+            cJSON *s = nt_tune_summary_json(t);
+            char *p = s ? cJSON_Print(s) : NULL;
+            if (p)
+                fprintf(out, "%s\n", p);
+            free(p);
+            cJSON_Delete(s);
+        } else {
+            nt_tune_print_summary(t, out);
+            fprintf(out, "nettune tune: %zu rules for NCCL %d.%d.%d%s -> %s\n", t->nrules,
+                    t->target_version / 10000, t->target_version / 100 % 100,
+                    t->target_version % 100,
+                    t->target_version < NT_TUNE_MIN_RULE_VERSION
+                        ? " (below 2.21: environment advice only)"
+                        : "",
+                    t->output);
+        }
+    }
+    int warn = 0;
+    for (size_t i = 0; i < t->nfindings; i++)
+        warn |= t->findings[i].severity == NT_ANOMALY_SEV_WARN;
+    if (rc == NT_EXIT_OK)
+        rc = nt_exit_code(0, warn, stopped, 0, 0);
+    nt_tune_free(t);
+    return rc;
+}
