@@ -37,8 +37,8 @@ void nt_tune_params_usage(FILE *out)
         "  --plan-out F         candidates worth measuring (model top-%d + NCCL's default)\n"
         "  --measured F         measured results to learn from (nettune.measured/1)\n"
         "  --output F           the tuning file (default tuning.json; - for stdout)\n"
-        "  --env-out F          environment advice (default nccl.env)\n"
-        "  --csv-out F          NCCL's example-tuner CSV (default nccl_tuner.csv)\n"
+        "  --env-out F          also write the environment advice (NCCL's conf-file format)\n"
+        "  --csv-out F          also write NCCL's example-tuner CSV\n"
         "  --print-model        print the model's table for --nccl-log in NCCL's layout\n"
         "  --format text|json   the summary (or --print-model) on stdout\n"
         "  --quiet              no summary\n"
@@ -124,8 +124,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
     t->min_bytes = 1024;
     t->max_bytes = 8ull << 30;
     t->output = "tuning.json";
-    t->env_out = "nccl.env";
-    t->csv_out = "nccl_tuner.csv";
+    /* the environment advice and the CSV only when asked: a run writes one file by default */
     t->completed = 1;
     for (int i = 0; i < NT_NUM_COLLS; i++)
         t->colls[i] = 1;

@@ -365,12 +365,12 @@ int nt_tune_run(nt_tune_t *t)
         nt_tune_free(t);
         return rc;
     }
-    char *env = nt_tune_env_text(t);
-    if (env && t->env_out && write_text(t->env_out, env))
+    char *env = t->env_out ? nt_tune_env_text(t) : NULL;
+    if (env && write_text(t->env_out, env))
         rc = NT_EXIT_USAGE;
     free(env);
-    char *csv = nt_tune_csv(t);
-    if (csv && t->csv_out && write_text(t->csv_out, csv))
+    char *csv = t->csv_out ? nt_tune_csv(t) : NULL;
+    if (csv && write_text(t->csv_out, csv))
         rc = NT_EXIT_USAGE;
     free(csv);
     if (t->plan) {

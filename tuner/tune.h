@@ -131,7 +131,8 @@ typedef struct nt_tune {
     const char *plan_out;
     const char *measured[NT_TUNE_MAX_SOURCES];
     size_t nmeasured;
-    const char *output, *env_out, *csv_out;
+    const char *output;           /* --output, default tuning.json ("-": stdout) */
+    const char *env_out, *csv_out; /* --env-out, --csv-out: NULL = not written */
     int print_model, json, quiet;
 
     /* inputs */

@@ -36,6 +36,14 @@ mkdir -p "$T/adir"
 expect_exit output-is-dir 2 $TUNE $R --output "$T/adir" --env-out "$T/adir.env" --csv-out "$T/adir.csv"
 check "unwritable tuning.json: no nccl.env, no CSV, no success line" sh -c "[ ! -e '$T/adir.env' ] && [ ! -e '$T/adir.csv' ] && ! grep -q 'rules for NCCL' '$T/output-is-dir.out'"
 
+# 0c. by default one file, tuning.json, in the working folder; the advice and the CSV only when
+# asked (--env-out, --csv-out)
+mkdir -p "$T/cwd"; TUNE_ABS=$(cd "$(dirname "$TUNE")" && pwd)/$(basename "$TUNE"); R_ABS=$(pwd)/$R
+(cd "$T/cwd" && "$TUNE_ABS" "$R_ABS" --quiet) >/dev/null 2>&1
+check "default run writes tuning.json and nothing else" sh -c "[ \"\$(ls '$T/cwd')\" = tuning.json ]"
+(cd "$T/cwd" && rm -f tuning.json && "$TUNE_ABS" "$R_ABS" --quiet --env-out a.env --csv-out a.csv) >/dev/null 2>&1
+check "--env-out and --csv-out write the advice and the CSV" sh -c "[ \"\$(ls '$T/cwd' | tr '\n' ' ')\" = 'a.csv a.env tuning.json ' ]"
+
 # 1. a report alone: outputs written, predicted rules, byte-identical on a second run
 expect_exit report-only 0 $TUNE $R $(out a)
 check "report only: predicted rules" has "$T/a.json" '"basis":	"predicted"'
