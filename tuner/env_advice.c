@@ -105,8 +105,8 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
         for (size_t e = 0; e < src->nenv; e++)
             forced |= strncmp(src->env[e], "NCCL_ALGO=", 10) == 0 ||
                       strncmp(src->env[e], "NCCL_PROTO=", 11) == 0;
-        if (forced)
-            continue;
+        if (forced || src->confounded)
+            continue; /* a confounded run's gain is not the knob's */
         double r;
         size_t cmp = compare_to_baseline(t, (int)s, &r);
         if (cmp < 2 || r > 1 - NT_TUNE_NOISE_MIN)

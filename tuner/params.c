@@ -21,7 +21,7 @@ void nt_tune_params_usage(FILE *out)
         "       [--shape NxP]... [--colls LIST] [--min-bytes N] [--max-bytes N]\n"
         "       [--objective total|geomean|no-regress] [--time-limit S] [--plan-out F]\n"
         "       [--measured F]... [--output F] [--env-out F] [--csv-out F] [--print-model]\n"
-        "       [--format text|json] [--quiet] [--version]\n\n"
+        "       [--pin-predicted] [--coll NAME] [--format text|json] [--quiet] [--version]\n\n"
         "  REPORT, --report F   a nettune.report/1 from nettune probe (hardware, GPU, NICs)\n"
         "  --replay F           an nccl-tests output (text or -J JSON) to learn from\n"
         "  --label K=V,...      what ran in the preceding --replay: algo, proto, nchannels,\n"
@@ -39,7 +39,10 @@ void nt_tune_params_usage(FILE *out)
         "  --output F           the tuning file (default tuning.json; - for stdout)\n"
         "  --env-out F          also write the environment advice (NCCL's conf-file format)\n"
         "  --csv-out F          also write NCCL's example-tuner CSV\n"
-        "  --print-model        print the model's table for --nccl-log in NCCL's layout\n"
+        "  --pin-predicted      also write the model's own choices as rules (every rank then\n"
+        "                       chooses alike; a wrong estimate overrides NCCL's better choice)\n"
+        "  --coll NAME          the collective of --replay tables that do not name their test\n"
+        "  --print-model        NCCL's table for --nccl-log beside the model's, cell by cell\n"
         "  --format text|json   the summary (or --print-model) on stdout\n"
         "  --quiet              no summary\n"
         "exit: 0 written, 1 written with anomalies, 2 bad input or nothing to tune, 3 stopped by "
@@ -68,6 +71,8 @@ enum {
     OPT_PRINT,
     OPT_FORMAT,
     OPT_QUIET,
+    OPT_PIN,
+    OPT_COLL,
     OPT_TOOL_VERSION,
     OPT_HELP
 };
@@ -108,6 +113,8 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
                                          {"print-model", no_argument, NULL, OPT_PRINT},
                                          {"format", required_argument, NULL, OPT_FORMAT},
                                          {"quiet", no_argument, NULL, OPT_QUIET},
+                                         {"pin-predicted", no_argument, NULL, OPT_PIN},
+                                         {"coll", required_argument, NULL, OPT_COLL},
                                          {"help", no_argument, NULL, OPT_HELP},
                                          {"version", no_argument, NULL, OPT_TOOL_VERSION},
                                          {NULL, 0, NULL, 0}};
@@ -262,6 +269,21 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
             else if (strcmp(optarg, "text") != 0)
                 return BAD("--format '%s': give text or json%s", optarg, "");
             break;
+        case OPT_PIN:
+            t->pin_predicted = 1;
+            break;
+        case OPT_COLL: {
+            /* nccl-tests' name (all_reduce) or NCCL's (allreduce) */
+            int k = nt_tune_coll_from_nccltests(optarg);
+            if (k < 0)
+                k = nt_model_coll_parse(optarg);
+            if (k < 0)
+                return BAD("--coll '%s': give the test's collective (all_reduce, all_gather, "
+                           "reduce_scatter, broadcast, reduce)%s",
+                           optarg, "");
+            t->coll_named = k + 1;
+            break;
+        }
         case 'q':
         case OPT_QUIET:
             t->quiet = 1;

@@ -106,7 +106,7 @@ static void default_shapes(nt_tune_t *t)
     for (size_t s = 0; s < t->nsources; s++)
         for (size_t k = 0; k < nt_ncclt_reader_ntables(t->sources[s].tests); k++) {
             const nt_ncclt_table_t *tab = nt_ncclt_reader_table(t->sources[s].tests, k);
-            const char *cname = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
+            const char *cname = nt_tune_table_coll(t, tab);
             if (tab->nranks < 2 || nt_tune_coll_from_nccltests(cname) < 0)
                 continue;
             int nn = tab->nhosts > 0 ? tab->nhosts : 1;
@@ -275,14 +275,25 @@ int nt_tune_run(nt_tune_t *t)
     nt_tune_replay(t);
     default_shapes(t);
     if (!t->nshapes) {
-        int rows = 0;
+        int rows = 0, gpus = 0;
         for (size_t s = 0; s < t->nsources; s++)
             rows |= t->sources[s].rows > 0;
+        for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
+            gpus |= t->report.nodes[i].ngpus > 0;
+        char rp[512];
+        snprintf(rp, sizeof(rp), "%s", t->report_path ? t->report_path : "");
+        int no_gpus = t->have_report && !gpus && !t->nlogs;
         nt_tune_free(t);
+        /* the reasons in the order a user fixes them: the hardware, the test, the shape */
+        if (no_gpus)
+            return bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL "
+                       "to run (probe the GPU nodes, or give --nccl-log with NCCL's graph "
+                       "lines)%s",
+                       rp, "");
         if (rows)
             return bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
-                       "(alltoall, sendrecv, ...) or of an unknown collective; give --shape NxP "
-                       "to tune from the model%s%s",
+                       "(alltoall, sendrecv, ...) or of a collective the log does not name: name "
+                       "it with --coll NAME, or give --shape NxP to tune from the model%s%s",
                        "", "");
         return bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s",
                    "", "");
@@ -299,7 +310,30 @@ int nt_tune_run(nt_tune_t *t)
      * files are written although no rule can reach NCCL */
     int advice_only = t->target_version < NT_TUNE_MIN_RULE_VERSION &&
                       nt_tune_env_advice(t, advice, sizeof(advice) / sizeof(advice[0])) > 0;
-    if (!t->nrules && !stopped && !t->nsummary && !advice_only) {
+    /* what was measured against NCCL's default: alternatives that compare like with like, and
+     * those that did not (a finding each, no rule) */
+    size_t alternatives = 0, unpaired = 0; /* against a baseline at the same size; without */
+    int confounded = 0;
+    for (size_t i = 0; i < t->npoints; i++) {
+        const nt_tune_point_t *p = &t->points[i];
+        if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded))
+            continue;
+        int base = 0;
+        for (size_t j = 0; j < t->npoints && !base; j++)
+            base = t->points[j].is_default && t->points[j].coll == p->coll &&
+                   t->points[j].bytes == p->bytes &&
+                   t->points[j].shape.nranks == p->shape.nranks &&
+                   t->points[j].shape.nnodes == p->shape.nnodes;
+        alternatives += base;
+        unpaired += !base;
+    }
+    for (size_t s = 0; s < t->nsources; s++)
+        confounded |= t->sources[s].confounded;
+    size_t nadvice = nt_tune_env_advice(t, advice, sizeof(advice) / sizeof(advice[0])), nset = 0;
+    for (size_t i = 0; i < nadvice; i++)
+        nset += advice[i].set;
+    int answer = alternatives || confounded || nset || t->plan_out;
+    if (!t->nrules && !stopped && !t->nsummary && !advice_only && !answer) {
         int steerable = t->npoints > 0, gpus = 0;
         for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
             gpus |= t->report.nodes[i].ngpus > 0;
@@ -312,6 +346,7 @@ int nt_tune_run(nt_tune_t *t)
         if (!t->quiet)
             nt_tune_print_summary(t, stderr);
         int nmodelled = (int)t->nmodelled, have_report = t->have_report;
+        size_t unpaired_runs = unpaired;
         char rp[512];
         snprintf(rp, sizeof(rp), "%s", t->report_path ? t->report_path : "");
         nt_tune_free(t);
@@ -330,11 +365,15 @@ int nt_tune_run(nt_tune_t *t)
                        "report with GPUs and no NCCL graph lines%s%s (give the probe report, or "
                        "a log of NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH)",
                        log[0] ? " in " : "", log);
-        if (steerable)
-            return bad("nothing to tune: only NCCL's default was measured and the model has no "
-                       "facts for these shapes: add a labelled --replay (a run with another "
-                       "algorithm or protocol), a probe report or an --nccl-log with NCCL's graph "
-                       "lines%s%s",
+        if (unpaired_runs)
+            return bad("nothing to tune: the runs replayed force NCCL_ALGO/NCCL_PROTO or carry a "
+                       "label, and none is NCCL's default at the same sizes: add a baseline "
+                       "--replay (the same test without them)%s%s",
+                       "", "");
+        if (steerable || nmodelled)
+            return bad("nothing to tune: no labelled or measured alternative to NCCL's default: "
+                       "add a labelled --replay (a run with another algorithm or protocol) or "
+                       "--measured (--pin-predicted writes the model's own choices as rules)%s%s",
                        "", "");
         return bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
                    "sendrecv never reach it)%s%s",
@@ -390,6 +429,8 @@ int nt_tune_run(nt_tune_t *t)
             cJSON_Delete(s);
         } else {
             nt_tune_print_summary(t, out);
+            if (!t->nrules && alternatives && !stopped)
+                nt_tune_print_lost(t, out);
             fprintf(out, "nettune tune: %zu rules for NCCL %d.%d.%d%s -> %s\n", t->nrules,
                     t->target_version / 10000, t->target_version / 100 % 100,
                     t->target_version % 100,

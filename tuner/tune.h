@@ -62,8 +62,13 @@ typedef struct nt_tune_source {
     /* labels (-1 / 0 = not given) */
     int label_algo, label_proto, label_nchannels;
     char *label_text; /* as given, for messages */
-    char **env;       /* "NCCL_X=V": labels env.NCCL_X, then the file's echoes */
+    char **env;       /* "NCCL_X=V": the command line's, labels env.NCCL_X, the file's echoes */
     size_t nenv;
+    char **cmd_env; /* "NCCL_X=V" set on the file's command line (-x, NAME=V, env, --export) */
+    size_t ncmd_env;
+    char *hosts;       /* the device lines' host names, distinct, sorted, ","; NULL unknown */
+    char *devices;     /* the device lines' "host:[bus id]" per rank, ","; NULL unknown */
+    int confounded;    /* differs from a baseline in more than its label sets: no rule from it */
     int labelled;             /* any label: not a baseline */
     unsigned long rows;       /* rows parsed */
     double busbw_max_rel_err; /* the re-check of busbw from size and time */
@@ -134,6 +139,8 @@ typedef struct nt_tune {
     const char *output;           /* --output, default tuning.json ("-": stdout) */
     const char *env_out, *csv_out; /* --env-out, --csv-out: NULL = not written */
     int print_model, json, quiet;
+    int pin_predicted; /* --pin-predicted: write the model's own choices as rules too */
+    int coll_named; /* --coll: 1 + the nt_coll_t of tables that do not name their test; 0 none */
 
     /* inputs */
     nt_rdoc_t report;
@@ -215,12 +222,28 @@ const char *nt_tune_source_name(const nt_tune_source_t *s);
 /* nt_tune_source_free - frees a source. */
 void nt_tune_source_free(nt_tune_source_t *s);
 
+/* nt_tune_source_diff - what candidate c and baseline b differ in besides what c sets (its
+ * labelled algo/proto and env names, NCCL_ALGO/NCCL_PROTO when it forces them; NCCL_DEBUG* are
+ * logging and never count): every other NCCL_* setting ("NCCL_MIN_CTAS=24 vs unset"), the
+ * hosts, the GPUs' PCI addresses under the same host names, the GPU model, the NCCL version
+ * (each only when both sources show it). Writes "; "-separated items to out; returns their
+ * count (0: like with like). */
+int nt_tune_source_diff(const nt_tune_source_t *c, const nt_tune_source_t *b, char *out,
+                        size_t outlen);
+
 /* nt_tune_coll_from_nccltests - the NCCL function of an nccl-tests collective name ("all_reduce"
  * -> NT_COLL_ALLREDUCE); -1 for those the tuner cannot steer (alltoall, sendrecv, ...). */
 int nt_tune_coll_from_nccltests(const char *name);
 
+/* nt_tune_table_coll - the nccl-tests name of a table's test: named in the file, else inferred
+ * from its busbw/algbw factor (nt_ncclt_infer_coll), else --coll; NULL unknown. */
+const char *nt_tune_table_coll(const nt_tune_t *t, const nt_ncclt_table_t *tab);
+
 /* nt_tune_replay - turn every source's rows into points (what ran, time, noise), recheck busbw
- * and record anomalies as findings. */
+ * and record anomalies as findings. A source that forces something (a label, or NCCL_ALGO /
+ * NCCL_PROTO on its command line or in NCCL's echo) is compared with every baseline of its test
+ * and shape (nt_tune_source_diff); one that differs in more is marked confounded, with a warn
+ * finding naming the difference, and gives no rule or advice. */
 nt_status_t nt_tune_replay(nt_tune_t *t);
 
 /* nt_tune_busbw_recheck - busbw recomputed from size and time (nccl-tests' formula) against the
@@ -279,6 +302,11 @@ char *nt_tune_csv(const nt_tune_t *t);
 /* nt_tune_write_summary - the summary per collective, shape and size range, text or JSON. */
 void nt_tune_print_summary(const nt_tune_t *t, FILE *out);
 cJSON *nt_tune_summary_json(const nt_tune_t *t);
+
+/* nt_tune_print_lost - "NCCL's default wins at every measured size", then per collective, shape
+ * and size each alternative measured (what ran, its time, NCCL's default's, the difference):
+ * the answer when no alternative won. */
+void nt_tune_print_lost(const nt_tune_t *t, FILE *out);
 
 /* ---- env_advice.c ---- */
 

@@ -220,3 +220,31 @@ void nt_tune_print_summary(const nt_tune_t *t, FILE *out)
                 t->findings[i].severity == NT_ANOMALY_SEV_WARN ? "warn" : "info",
                 nt_anomaly_kind_string(t->findings[i].kind), t->findings[i].text);
 }
+
+void nt_tune_print_lost(const nt_tune_t *t, FILE *out)
+{
+    fprintf(out, "NCCL's default wins at every measured size: no rule (what lost below)\n");
+    fprintf(out, "%-13s %-6s %12s  %-20s %10s %10s %8s\n", "collective", "shape", "bytes",
+            "alternative", "time_us", "default_us", "diff");
+    for (size_t i = 0; i < t->npoints; i++) {
+        const nt_tune_point_t *p = &t->points[i];
+        if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded))
+            continue;
+        double def = -1; /* the best baseline time at this size */
+        for (size_t j = 0; j < t->npoints; j++) {
+            const nt_tune_point_t *q = &t->points[j];
+            if (q->is_default && q->coll == p->coll && q->bytes == p->bytes &&
+                q->shape.nnodes == p->shape.nnodes && q->shape.nranks == p->shape.nranks &&
+                (def < 0 || q->time_us < def))
+                def = q->time_us;
+        }
+        if (def <= 0)
+            continue;
+        char what[48], sh[16];
+        snprintf(what, sizeof(what), "%s/%s", p->algo >= 0 ? nt_model_algo_name(p->algo) : "any",
+                 p->proto >= 0 ? nt_model_proto_name(p->proto) : "any");
+        snprintf(sh, sizeof(sh), "%dx%d", p->shape.nnodes, p->shape.ppn);
+        fprintf(out, "%-13s %-6s %12llu  %-20s %10.1f %10.1f %+7.1f%%\n", nt_coll_name(p->coll), sh,
+                p->bytes, what, p->time_us, def, 100 * (def / p->time_us - 1));
+    }
+}

@@ -39,13 +39,17 @@ check "unwritable tuning.json: no nccl.env, no CSV, no success line" sh -c "[ ! 
 # 0c. by default one file, tuning.json, in the working folder; the advice and the CSV only when
 # asked (--env-out, --csv-out)
 mkdir -p "$T/cwd"; TUNE_ABS=$(cd "$(dirname "$TUNE")" && pwd)/$(basename "$TUNE"); R_ABS=$(pwd)/$R
-(cd "$T/cwd" && "$TUNE_ABS" "$R_ABS" --quiet) >/dev/null 2>&1
+(cd "$T/cwd" && "$TUNE_ABS" "$R_ABS" --pin-predicted --quiet) >/dev/null 2>&1
 check "default run writes tuning.json and nothing else" sh -c "[ \"\$(ls '$T/cwd')\" = tuning.json ]"
-(cd "$T/cwd" && rm -f tuning.json && "$TUNE_ABS" "$R_ABS" --quiet --env-out a.env --csv-out a.csv) >/dev/null 2>&1
+(cd "$T/cwd" && rm -f tuning.json && "$TUNE_ABS" "$R_ABS" --pin-predicted --quiet --env-out a.env --csv-out a.csv) >/dev/null 2>&1
 check "--env-out and --csv-out write the advice and the CSV" sh -c "[ \"\$(ls '$T/cwd' | tr '\n' ' ')\" = 'a.csv a.env tuning.json ' ]"
 
-# 1. a report alone: outputs written, predicted rules, byte-identical on a second run
-expect_exit report-only 0 $TUNE $R $(out a)
+# 1. a report alone: no measurement, so nothing to tune by default (a predicted rule only
+# restates NCCL's modelled choice); with --pin-predicted the model's choices are written as
+# predicted rules, byte-identical on a second run
+expect_exit report-only-unpinned 2 $TUNE $R $(out a0)
+check "report alone, not pinned: no labelled or measured alternative, in one line, no file" sh -c "[ \$(wc -l <'$T/report-only-unpinned.err') = 1 ] && grep -q 'no labelled or measured alternative' '$T/report-only-unpinned.err' && [ ! -e '$T/a0.json' ]"
+expect_exit report-only 0 $TUNE $R --pin-predicted $(out a)
 check "report only: predicted rules" has "$T/a.json" '"basis":	"predicted"'
 check "report only: every rule carries nnodes and nranks" $PY -c "
 import json,sys; d=json.load(open('$T/a.json'))
@@ -53,7 +57,7 @@ sys.exit(not d['rules'] or any('nnodes' not in r or 'nranks' not in r for r in d
 check "generated_by: versions and input hashes, no time, host or path" $PY -c "
 import json,sys; g=json.load(open('$T/a.json'))['generated_by']
 s=json.dumps(g); sys.exit(not (g['nccl_modelled']=='2.28.9' and g['inputs'][0]['fnv1a64'] and '/' not in s and ':' not in s.replace('\": ','')))"
-expect_exit report-again 0 $TUNE $R $(out b)
+expect_exit report-again 0 $TUNE $R --pin-predicted $(out b)
 check "identical inputs: byte-identical tuning.json" cmp -s "$T/a.json" "$T/b.json"
 check "identical inputs: byte-identical nccl.env" cmp -s "$T/a.env" "$T/b.env"
 check "identical inputs: byte-identical CSV" cmp -s "$T/a.csv" "$T/b.csv"
@@ -73,11 +77,15 @@ check "replay: a measured Ring/Simple rule from 16 MiB" $PY -c "
 import json,sys; d=json.load(open('$T/c.json'))
 m=[r for r in d['rules'] if r.get('basis')=='measured']
 sys.exit(not (len(m)==1 and m[0]['algo']=='ring' and m[0]['proto']=='simple' and m[0]['min_bytes']==16777216 and m[0]['reg_buff']==0))"
-check "replay: the measured rule ends at the largest size measured (1 GiB), the rest is NCCL's or predicted" $PY -c "
+check "replay: the measured rule ends at the largest size measured (1 GiB), no predicted rule (the rest stays NCCL's)" $PY -c "
 import json,sys; d=json.load(open('$T/c.json')); rs=d['rules']
 m=[r for r in rs if r.get('basis')=='measured']
+sys.exit(not (m and m[0]['max_bytes']==1073741824 and all(r['basis']!='predicted' for r in rs)))"
+expect_exit replay-pinned 0 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --colls allreduce --shape 2x8 --pin-predicted $(out cp)
+check "replay --pin-predicted: past 1 GiB the model's choices as predicted rules" $PY -c "
+import json,sys; rs=json.load(open('$T/cp.json'))['rules']
 past=[r for r in rs if r['max_bytes']>1073741824]
-sys.exit(not (m and m[0]['max_bytes']==1073741824 and past and all(r['basis']=='predicted' and r['min_bytes']>1073741824 for r in past)))"
+sys.exit(not (past and all(r['basis']=='predicted' and r['min_bytes']>1073741824 for r in past)))"
 check "replay: the summary's measured range is 16777216..1073741824" has "$T/replay.out" "16777216..1073741824 .*measured"
 check "replay: summary names NCCL's default, ours, the gain and basis" has "$T/replay.out" "NVLSTree/Simple      Ring/Simple"
 expect_exit replay-json 0 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --colls allreduce --shape 2x8 $(out d) --format json
@@ -118,8 +126,9 @@ expect_exit nothing-sendrecv 2 $TUNE --replay $F/nccl-tests-logs/sendrecv-2node-
 # 4. exit 1: written, with warn anomalies (two default runs of one shape that differ)
 expect_exit anomalies 1 $TUNE $R --replay $F/nccl-tests-logs/allreduce-2node-8xH100-hgx-ib-default-tree.log \
   --replay $F/nccl-tests-logs/allreduce-2node-8xH100-ib-ring-forced-minctas.log --shape 2x8 $(out f)
-check "anomalies are findings in the file, not rules" $PY -c "
-import json,sys; d=json.load(open('$T/f.json')); sys.exit(not any(f['kind']=='runs_differ' and f['severity']=='warn' for f in d['findings']))"
+check "a forced run that differs in more than it forces: a confounded finding in the file, no measured rule" $PY -c "
+import json,sys; d=json.load(open('$T/f.json'))
+sys.exit(not (any(f['kind']=='confounded' and f['severity']=='warn' and 'NCCL_MIN_CTAS=24' in f['message'] for f in d['findings']) and not any(r['basis']=='measured' for r in d['rules'])))"
 
 # 5. exit 3: --time-limit, the partial file says "completed": false and still loads
 expect_exit time-limit 3 $TUNE $R --time-limit 0.000001 $(out g)
@@ -149,7 +158,7 @@ check "nccl.env: the knob, its measured reason, new process" sh -c "grep -q '^NC
 check "nccl.env: the site setting as a comment only" sh -c "grep -q '^# NCCL_IB_HCA=mlx5: site setting' '$T/k.env' && ! grep -q '^NCCL_IB_HCA' '$T/k.env'"
 check "tuning.json env holds the knob, not the site setting" $PY -c "
 import json,sys; e=json.load(open('$T/k.json'))['env']; sys.exit(e != {'NCCL_IB_QPS_PER_CONNECTION': '2'})"
-expect_exit env-unlabelled 1 $TUNE $R --replay $BASE --replay $QPS --colls allreduce --shape 2x8 $(out l)
+expect_exit env-unlabelled 1 $TUNE $R --replay $BASE --replay $QPS --colls allreduce --shape 2x8 --pin-predicted $(out l)
 check "two baselines whose environments differ: a warn finding" $PY -c "
 import json,sys; d=json.load(open('$T/l.json')); sys.exit(not any(f['kind']=='env_differs' for f in d['findings']))"
 mkdir -p "$T/elsewhere"; cp $R $BASE $RING "$T/elsewhere/"
@@ -157,14 +166,14 @@ expect_exit elsewhere 0 $TUNE "$T/elsewhere/$(basename $R)" --replay "$T/elsewhe
 check "the same inputs from another folder: byte-identical tuning.json" cmp -s "$T/c.json" "$T/m.json"
 
 # 8. NCCL below 2.21: environment advice only
-expect_exit old-nccl 0 $TUNE $R --nccl-version 2.14 $(out j)
+expect_exit old-nccl 0 $TUNE $R --nccl-version 2.14 --pin-predicted $(out j)
 check "NCCL 2.14: no rules" $PY -c "import json,sys; sys.exit(len(json.load(open('$T/j.json'))['rules'])!=0)"
 # 2.15-2.20 are not modelled: the nearest modelled version below 2.21 (2.14.3), advice only
-expect_exit old-nccl-2.20 0 $TUNE $R --nccl-version 2.20 $(out j20)
+expect_exit old-nccl-2.20 0 $TUNE $R --nccl-version 2.20 --pin-predicted $(out j20)
 check "NCCL 2.20: no rules, 2.14.3 modelled, said why" $PY -c "
 import json,sys; d=json.load(open('$T/j20.json')); e=open('$T/old-nccl-2.20.err').read()
 sys.exit(not (d['rules']==[] and d['generated_by']['nccl_modelled']=='2.14.3' and 'environment advice only' in e))"
-expect_exit new-nccl-2.99 0 $TUNE $R --nccl-version 2.99 $(out j99)
+expect_exit new-nccl-2.99 0 $TUNE $R --nccl-version 2.99 --pin-predicted $(out j99)
 check "NCCL 2.99: the nearest modelled tag (2.29.7), not a code inside its range" $PY -c "
 import json,sys; d=json.load(open('$T/j99.json')); e=open('$T/new-nccl-2.99.err').read()
 sys.exit(not (d['generated_by']['nccl_modelled']=='2.29.7' and 'give --nccl-version' not in e))"
@@ -195,6 +204,42 @@ for b in "$BUILD"/bin/nettune-*; do
   c=${b##*/nettune-}
   check "nettune --help lists '$c'" grep -q "^  $c " "$T/dispatcher-help.out"
 done
+
+# 13. the tuner learns only what the evidence shows (each case failed before: a rule credited to
+# Ring from runs that also differ in NCCL_MIN_CTAS, QPS and machines; the command line unread;
+# the wrong reason first; pinned guesses)
+L=$F/nccl-tests-logs
+SRUN=$L/allreduce-2node-8xH100-ib-default-srun-prefix.log
+MINCTAS=$L/allreduce-2node-8xH100-ib-ring-forced-minctas.log
+expect_exit confounded 1 $TUNE --replay $SRUN --replay $MINCTAS --label algo=ring $(out cf)
+check "Ring credited from runs differing in more: a confounded finding naming each difference, no rule" $PY -c "
+import json,sys; d=json.load(open('$T/cf.json'))
+f=[x for x in d['findings'] if x['kind']=='confounded']
+m=f[0]['message'] if f else ''
+sys.exit(not (d['rules']==[] and len(f)==1 and f[0]['severity']=='warn' and 'NCCL_MIN_CTAS=24 vs not set' in m and 'NCCL_IB_QPS_PER_CONNECTION=2 vs not set' in m and 'other PCI addresses' in m))"
+expect_exit cmdline-read 1 $TUNE --replay $SRUN --replay $MINCTAS $(out cr)
+check "without --label, -x NCCL_ALGO=Ring on the command line is read: not a baseline" $PY -c "
+import json,sys; d=json.load(open('$T/cr.json')); k=[x['kind'] for x in d['findings']]
+sys.exit(not ('confounded' in k and 'env_differs' not in k and 'runs_differ' not in k))"
+expect_exit label-vs-cmdline 2 $TUNE --replay $MINCTAS --label algo=tree $(out lc)
+check "a label contradicting the command line: exit 2 naming both" sh -c "grep -q 'algo=Tree contradicts' '$T/label-vs-cmdline.err' && grep -q 'command line sets NCCL_ALGO=Ring' '$T/label-vs-cmdline.err'"
+# srun --export and NAME=V cmd forms, on a copy of the Ring/Simple fixture's table
+{ echo 'srun -N 2 --export=ALL,NCCL_ALGO=Tree,NCCL_MIN_CTAS=8 ./all_reduce_perf -b 4M -e 1G'; sed 1,4d $RING; } >"$T/srun-export.log"
+{ echo 'NCCL_ALGO=Tree NCCL_PROTO=LL128 ./build/all_reduce_perf -b 4M -e 1G'; sed 1,4d $RING; } >"$T/env-prefix.log"
+expect_exit srun-export 2 $TUNE --replay "$T/srun-export.log" --label algo=ring $(out se)
+check "srun --export=ALL,NCCL_ALGO=Tree is read" grep -q 'command line sets NCCL_ALGO=Tree' "$T/srun-export.err"
+expect_exit env-prefix 2 $TUNE --replay "$T/env-prefix.log" --label proto=simple $(out ep)
+check "NAME=V before the command is read" grep -q 'command line sets NCCL_PROTO=LL128' "$T/env-prefix.err"
+expect_exit no-gpus-no-shape 2 $TUNE $T/no-gpus.json $(out ngs)
+check "a report without GPUs, no --shape: the GPUs are the reason, not the shape" sh -c "[ \$(wc -l <'$T/no-gpus-no-shape.err') = 1 ] && grep -q 'has no GPUs' '$T/no-gpus-no-shape.err'"
+expect_exit all-lost 0 $TUNE --replay $BASE --replay $RING --label algo=ring,proto=simple --max-bytes 8M $(out al)
+check "an alternative that lost everywhere: exit 0, no rule, the table of what lost" sh -c "grep -q \"NCCL's default wins at every measured size\" '$T/all-lost.out' && grep -q 'allreduce .*2x8 .*4194304  Ring/Simple' '$T/all-lost.out' && $PY -c \"import json,sys; sys.exit(json.load(open('$T/al.json'))['rules']!=[])\""
+ROCE=$L/allreduce-2node-1xH100-roce-ring-single-nic.log
+expect_exit unnamed-coll 2 $TUNE --replay $ROCE $(out un)
+check "a log that does not name its test: the reason says --coll" grep -q -- '--coll NAME' "$T/unnamed-coll.err"
+expect_exit named-coll 2 $TUNE --replay $ROCE --coll all_reduce $(out nc)
+check "--coll all_reduce names it: the next reason (a forced Ring run, no baseline), not 'never sees'" sh -c "grep -q \"none is NCCL's default\" '$T/named-coll.err' && ! grep -q 'never sees' '$T/named-coll.err'"
+expect_exit bad-coll 2 $TUNE --replay $ROCE --coll alltoall
 
 echo "tune cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]
