@@ -188,10 +188,17 @@ char *nt_tune_env_text(const nt_tune_t *t)
     char *s = malloc(cap);
     if (!s)
         return NULL;
+    /* NCCL's own conf-file format (NVIDIA/nccl v2.28.9-1 src/misc/param.cc:27-52 setEnvFile):
+     * a line starting with '#' is skipped, every other line is NAME=VALUE with the value up to
+     * the end of the line (no inline comment: it would become part of the value), applied with
+     * setenv(NAME, VALUE, 0) so the job's own environment wins. The reasons are therefore
+     * comment lines of their own, above the setting. */
     n += (size_t)snprintf(s + n, cap - n,
-                          "# NCCL environment advice written by nettune tune: source it in the "
-                          "job's environment\n# (lines marked 'new process' are read once per "
-                          "process). The tuner rules themselves are in the tuning file.\n");
+                          "# NCCL environment advice written by nettune tune, in NCCL's conf-file "
+                          "format:\n# point NCCL_CONF_FILE at this file (or install it as "
+                          "/etc/nccl.conf); a variable\n# set in the job's environment wins over "
+                          "the file. Lines marked 'new process' are\n# read once per process. "
+                          "The tuner rules themselves are in the tuning file.\n");
     for (size_t i = 0; i < na && n < cap; i++) {
         if (adv[i].set)
             n += (size_t)snprintf(s + n, cap - n, "# %s%s\n%s=%s\n", adv[i].reason,

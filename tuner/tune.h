@@ -323,7 +323,10 @@ typedef struct nt_env_advice {
  * site settings reported, not set). Returns the number written to `out` (at most max). */
 size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max);
 
-/* nt_tune_env_text - nccl.env: "NAME=VALUE" lines with "# reason" comments (caller frees). */
+/* nt_tune_env_text - the --env-out file in NCCL's own conf-file format (what NCCL reads from
+ * NCCL_CONF_FILE, else ~/.nccl.conf, then /etc/nccl.conf: NVIDIA/nccl v2.28.9-1
+ * src/misc/param.cc:27-69): "NAME=VALUE" lines, each after a "# reason" comment line; settings
+ * only reported (site settings) are comment lines. Caller frees; NULL when out of memory. */
 char *nt_tune_env_text(const nt_tune_t *t);
 
 /* ---- params.c ---- */

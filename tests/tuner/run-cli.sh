@@ -241,5 +241,14 @@ expect_exit named-coll 2 $TUNE --replay $ROCE --coll all_reduce $(out nc)
 check "--coll all_reduce names it: the next reason (a forced Ring run, no baseline), not 'never sees'" sh -c "grep -q \"none is NCCL's default\" '$T/named-coll.err' && ! grep -q 'never sees' '$T/named-coll.err'"
 expect_exit bad-coll 2 $TUNE --replay $ROCE --coll alltoall
 
+# 14. the advice is NCCL's own conf file: the real NCCL reads what --env-out wrote (plus the
+# site's own NCCL_SOCKET_IFNAME line), the job's environment wins (skipped without libnccl)
+cp "$T/k.env" "$T/nccl.conf" && echo NCCL_SOCKET_IFNAME=lo >>"$T/nccl.conf"
+if $PY tests/tuner/nccl_conf.py "$T/nccl.conf" >"$T/nccl-conf.out" 2>&1; then
+  while read -r line; do case $line in "ok - "*) ok "${line#ok - }";; esac; done <"$T/nccl-conf.out"
+else
+  cat "$T/nccl-conf.out"; bad "NCCL reads the written conf file (tests/tuner/nccl_conf.py)"
+fi
+
 echo "tune cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]
