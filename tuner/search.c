@@ -457,6 +457,14 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         s.our_us = ch[g].time_us;
         s.basis = basis;
         for (size_t k = g; k <= e; k++)
+            if (ch[k].basis != NT_BASIS_PREDICTED && ch[k].measured_us > 0 &&
+                ch[k].def_time_us > 0 && ch[k].time_us > 0) {
+                s.gain_bytes[s.ngains] = grid[k];
+                s.gain_def_us[s.ngains] = ch[k].def_time_us;
+                s.gain_our_us[s.ngains] = ch[k].time_us;
+                s.gain[s.ngains++] = ch[k].def_time_us / ch[k].time_us - 1;
+            }
+        for (size_t k = g; k <= e; k++)
             if (ch[k].tradeoff[0] && !s.tradeoff) {
                 char buf[256];
                 snprintf(buf, sizeof(buf), "%llu B: %s", grid[k], ch[k].tradeoff);

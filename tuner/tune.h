@@ -117,7 +117,18 @@ typedef struct nt_tune_summary {
     double def_us, our_us;   /* at min_bytes */
     int basis;
     char *tradeoff; /* objective trade-off note, or NULL */
+    /* the measured gain at each size of the range where both NCCL's default and ours ran:
+     * default time / our time - 1 (0.333 = 33.3% faster), in size order */
+    size_t ngains;
+    unsigned long long gain_bytes[NT_TUNE_MAX_SIZES];
+    double gain[NT_TUNE_MAX_SIZES];
+    double gain_def_us[NT_TUNE_MAX_SIZES], gain_our_us[NT_TUNE_MAX_SIZES];
 } nt_tune_summary_t;
+
+/* nt_tune_gain_stats - a range's measured gains: first, last, smallest and geometric mean
+ * (of the speed ratios, minus 1). Returns 0 (and leaves the outputs) when none was measured. */
+int nt_tune_gain_stats(const nt_tune_summary_t *s, double *first, double *last, double *min,
+                       double *geomean);
 
 typedef struct nt_tune {
     /* options: set by nt_tune_params_parse (params.c) and only read afterwards */

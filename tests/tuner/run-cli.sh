@@ -88,6 +88,9 @@ past=[r for r in rs if r['max_bytes']>1073741824]
 sys.exit(not (past and all(r['basis']=='predicted' and r['min_bytes']>1073741824 for r in past)))"
 check "replay: the summary's measured range is 16777216..1073741824" has "$T/replay.out" "16777216..1073741824 .*measured"
 check "replay: summary names NCCL's default, ours, the gain and basis" has "$T/replay.out" "NVLSTree/Simple      Ring/Simple"
+check "replay: the gains per measured size in the JSON (16 MiB +42.8% .. 1 GiB +5.3%), first/last/min/geomean" $PY -c "
+import json,sys; r=[x for x in json.load(open('$T/c.json'))['summary'] if x['basis']=='measured'][0]; g=r['gains']
+sys.exit(not (len(g)==7 and g[0]['bytes']==16777216 and g[0]['gain_pct']==42.8 and g[-1]['bytes']==1073741824 and g[-1]['gain_pct']==5.3 and r['gain_first_pct']==42.8 and r['gain_last_pct']==5.3 and r['gain_min_pct']==5.3 and r['gain_geomean_pct']==33.7))"
 expect_exit replay-json 0 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --colls allreduce --shape 2x8 $(out d) --format json
 check "--format json: the summary as JSON" $PY -c "import json; d=json.load(open('$T/replay-json.out')); assert any(r['basis']=='measured' and r['gain_pct']>0 for r in d['ranges'])"
 
@@ -249,6 +252,26 @@ if $PY tests/tuner/nccl_conf.py "$T/nccl.conf" >"$T/nccl-conf.out" 2>&1; then
 else
   cat "$T/nccl-conf.out"; bad "NCCL reads the written conf file (tests/tuner/nccl_conf.py)"
 fi
+
+# 15. the worked example of docs/tuner-cli.md: its nettune tune line, run on the fixtures under the
+# names it uses, prints exactly the block the page shows, and the page's prose quotes its figures
+mkdir -p "$T/we"; cp $R "$T/we/report.json"; cp $BASE "$T/we/default.log"; cp $RING "$T/we/ring.log"
+check "docs/tuner-cli.md's worked example is this run's output, figures included" $PY - "$TUNE_ABS" "$T/we" docs/tuner-cli.md <<'PYEOF'
+import re, shlex, subprocess, sys
+tune, cwd, doc = sys.argv[1:4]
+text = open(doc).read()
+cmd = re.search(r"<!-- worked-example-command -->\n```sh\n(.*?)\n```", text, re.S).group(1)
+want = re.search(r"<!-- worked-example-output -->\n```\n(.*?)```\n\n(.*?)\n\n", text, re.S)
+argv = shlex.split(cmd)
+assert argv[0] == "nettune" and argv[1] == "tune", argv
+got = subprocess.run([tune] + argv[2:], cwd=cwd, capture_output=True, text=True).stdout
+if got != want.group(1):
+    sys.stderr.write("--- page\n%s--- run\n%s" % (want.group(1), got))
+    sys.exit(1)
+for fig in re.findall(r"\d+\.\d%", want.group(2)):
+    if "+" + fig not in got:
+        sys.exit("the prose's %s is not in the run's output" % fig)
+PYEOF
 
 echo "tune cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]
