@@ -40,29 +40,36 @@ tuner-model-diff: $(TUNER_MODEL_LIB) $(LIBNT)
 # libnettune (with --as-needed: hwloc drops out), the model library, the plugin's tuning-file
 # definition (plugins/nccl-tuner/src/nt_tuning.c) and cJSON.
 TUNE_SRCS := tuner/inputs.c tuner/replay.c tuner/search.c tuner/write.c tuner/env_advice.c \
-             tuner/params.c tuner/run.c \
+             tuner/params.c tuner/run.c tuner/baseline.c \
              tuner/measured_fmt.c
+# The baselines are judged by the doctor's own busbw rule (tuner/baseline.c): its objects, less
+# the lib/ ones that libnettune has, plus lib/ncclxml.o (libxml2), which libnettune does not.
+# reports/doctor/module.mk is read after this file: expanded at link time ($$).
+TUNE_DOCTOR_OBJS = $(filter-out $(DOCTOR_LIB_SRCS:%.c=$(OBJ)/%.o),$(DOCTOR_OBJS)) $(OBJ)/lib/ncclxml.o
 TUNE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TUNE_SRCS)) $(NT_TUNING_FMT_OBJ)
+.SECONDEXPANSION:
 TUNE_BIN  := $(BIN)/nettune-tune
 ALL_TARGETS += $(TUNE_BIN)
 $(OBJ)/tuner/%.o $(OBJ)/tests/tuner/%.o: NT_CFLAGS += -I$(NTP_SRC)
 
-$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) \
-	  $(LIBNT) $(LIBNT_LDLIBS)
+	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) \
+	  $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(XML2_LIBS)
 
 # Tests of the CLI parts (cmocka, tests/tuner/test_tune.c) and the command end to end
 # (tests/tuner/run-cli.sh: exit codes, byte-identical files, ldd, the plugin driven as NCCL drives
 # it on the written file).
 TUNE_TEST_BIN := $(BUILD)/tests/test_tune
 TUNE_E2E_BIN  := $(BUILD)/tests/test_tune_e2e
-$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
-$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) \
+	  $(LIBNT_LDLIBS) $(XML2_LIBS) $(CMOCKA_LIBS)
+$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(LIBNT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS) -ldl
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(LIBNT) \
+	  $(LIBNT_LDLIBS) $(XML2_LIBS) $(CMOCKA_LIBS) -ldl
 
 TEST_TARGETS += test-tune
 .PHONY: test-tune

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "nettune/units.h"
+#include "reports/doctor/doctor.h"
 #include "tune.h"
 
 void nt_tune_params_usage(FILE *out)
@@ -21,7 +22,8 @@ void nt_tune_params_usage(FILE *out)
         "       [--shape NxP]... [--colls LIST] [--min-bytes N] [--max-bytes N]\n"
         "       [--objective total|geomean|no-regress] [--time-limit S] [--plan-out F]\n"
         "       [--measured F]... [--output F] [--env-out F] [--csv-out F] [--print-model]\n"
-        "       [--pin-predicted] [--coll NAME] [--format text|json] [--quiet] [--version]\n\n"
+        "       [--pin-predicted] [--coll NAME] [--expect K=V,...] [--format text|json]\n"
+        "       [--quiet] [--version]\n\n"
         "  REPORT, --report F   a nettune.report/1 from nettune probe (hardware, GPU, NICs)\n"
         "  --replay F           an nccl-tests output (text or -J JSON) to learn from\n"
         "  --label K=V,...      what ran in the preceding --replay: algo, proto, nchannels,\n"
@@ -42,6 +44,8 @@ void nt_tune_params_usage(FILE *out)
         "  --pin-predicted      also write the model's own choices as rules (every rank then\n"
         "                       chooses alike; a wrong estimate overrides NCCL's better choice)\n"
         "  --coll NAME          the collective of --replay tables that do not name their test\n"
+        "  --expect K=V,...     the hardware (nettune doctor's keys: nics, nic_rate_Gbps, ...)\n"
+        "                       to judge the baselines by; default the report and the logs\n"
         "  --print-model        NCCL's table for --nccl-log beside the model's, cell by cell\n"
         "  --format text|json   the summary (or --print-model) on stdout\n"
         "  --quiet              no summary\n"
@@ -72,6 +76,7 @@ enum {
     OPT_FORMAT,
     OPT_QUIET,
     OPT_PIN,
+    OPT_EXPECT,
     OPT_COLL,
     OPT_TOOL_VERSION,
     OPT_HELP
@@ -114,6 +119,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
                                          {"format", required_argument, NULL, OPT_FORMAT},
                                          {"quiet", no_argument, NULL, OPT_QUIET},
                                          {"pin-predicted", no_argument, NULL, OPT_PIN},
+                                         {"expect", required_argument, NULL, OPT_EXPECT},
                                          {"coll", required_argument, NULL, OPT_COLL},
                                          {"help", no_argument, NULL, OPT_HELP},
                                          {"version", no_argument, NULL, OPT_TOOL_VERSION},
@@ -269,6 +275,17 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
             else if (strcmp(optarg, "text") != 0)
                 return BAD("--format '%s': give text or json%s", optarg, "");
             break;
+        case OPT_EXPECT: {
+            /* the doctor's --expect grammar, checked now: the baselines are judged later */
+            nt_hw_t hw;
+            nt_hw_init(&hw);
+            int bad_expect = nt_hw_apply_expect(&hw, optarg, e, sizeof(e)) != 0;
+            nt_hw_cleanup(&hw);
+            if (bad_expect)
+                return BAD("%s%s", e, "");
+            t->expect = optarg;
+            break;
+        }
         case OPT_PIN:
             t->pin_predicted = 1;
             break;

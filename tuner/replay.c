@@ -54,16 +54,20 @@ int nt_tune_coll_from_nccltests(const char *name)
     return -1;
 }
 
+const char *nt_tune_nccltests_name(int coll)
+{
+    for (size_t i = 0; i < sizeof(nccltests_colls) / sizeof(nccltests_colls[0]); i++)
+        if (nccltests_colls[i].coll == coll)
+            return nccltests_colls[i].name;
+    return NULL;
+}
+
 const char *nt_tune_table_coll(const nt_tune_t *t, const nt_ncclt_table_t *tab)
 {
     const char *c = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
-    for (size_t i = 0; !c && t->coll_named > 0 &&
-                       i < sizeof(nccltests_colls) / sizeof(nccltests_colls[0]);
-         i++)
-        if (nccltests_colls[i].coll == t->coll_named - 1)
-            c = nccltests_colls[i].name;
-    return c;
+    return c ? c : t->coll_named > 0 ? nt_tune_nccltests_name(t->coll_named - 1) : NULL;
 }
+
 
 void nt_tune_source_free(nt_tune_source_t *s)
 {
@@ -104,6 +108,11 @@ static const char *env_of(const nt_tune_source_t *s, const char *name)
         if (strncmp(s->env[i], name, n) == 0 && s->env[i][n] == '=')
             return s->env[i] + n + 1;
     return NULL;
+}
+
+int nt_tune_source_is_baseline(const nt_tune_source_t *s)
+{
+    return !s->labelled && !env_of(s, "NCCL_ALGO") && !env_of(s, "NCCL_PROTO");
 }
 
 
@@ -679,11 +688,11 @@ static void confounds(nt_tune_t *t)
 {
     for (size_t ci = 0; ci < t->nsources; ci++) {
         nt_tune_source_t *c = &t->sources[ci];
-        if (!c->labelled && !env_of(c, "NCCL_ALGO") && !env_of(c, "NCCL_PROTO"))
+        if (nt_tune_source_is_baseline(c))
             continue;
         for (size_t bi = 0; bi < t->nsources; bi++) {
             const nt_tune_source_t *b = &t->sources[bi];
-            if (bi == ci || b->labelled || env_of(b, "NCCL_ALGO") || env_of(b, "NCCL_PROTO"))
+            if (bi == ci || !nt_tune_source_is_baseline(b))
                 continue;
             int same = 0;
             for (size_t i = 0; i < nt_ncclt_reader_ntables(c->tests) && !same; i++)

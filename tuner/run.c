@@ -273,6 +273,11 @@ int nt_tune_run(nt_tune_t *t)
         t->env_job_algo = t->env_job_proto = NULL;
     pick_version(t);
     nt_tune_replay(t);
+    if (t->nsources && nt_tune_judge_baselines(t) != NT_OK) {
+        nt_tune_free(t);
+        return bad("the doctor's knowledge base (embedded) does not load: rebuild nettune%s%s", "",
+                   "");
+    }
     default_shapes(t);
     if (!t->nshapes) {
         int rows = 0, gpus = 0;

@@ -152,6 +152,7 @@ typedef struct nt_tune {
     int print_model, json, quiet;
     int pin_predicted; /* --pin-predicted: write the model's own choices as rules too */
     int coll_named; /* --coll: 1 + the nt_coll_t of tables that do not name their test; 0 none */
+    const char *expect; /* --expect K=V,...: the hardware for judging baselines, NULL none */
 
     /* inputs */
     nt_rdoc_t report;
@@ -245,6 +246,20 @@ int nt_tune_source_diff(const nt_tune_source_t *c, const nt_tune_source_t *b, ch
 /* nt_tune_coll_from_nccltests - the NCCL function of an nccl-tests collective name ("all_reduce"
  * -> NT_COLL_ALLREDUCE); -1 for those the tuner cannot steer (alltoall, sendrecv, ...). */
 int nt_tune_coll_from_nccltests(const char *name);
+
+/* nt_tune_nccltests_name - nccl-tests' name of the test that calls NCCL function coll
+ * ("all_reduce" for NT_COLL_ALLREDUCE); NULL for one no test calls alone. */
+const char *nt_tune_nccltests_name(int coll);
+
+/* nt_tune_source_is_baseline - 1 when the source is NCCL's own choice: no label and no
+ * NCCL_ALGO / NCCL_PROTO on its command line or in NCCL's echo. */
+int nt_tune_source_is_baseline(const nt_tune_source_t *s);
+
+/* nt_tune_judge_baselines - every baseline source judged by nettune doctor's busbw rule (the
+ * doctor's own code, reports/doctor: busbw_below_expected against --expect, the report or the
+ * log's NET/IB lines); one it fails (below its error_efficiency) is a warn finding
+ * (baseline_degraded). NT_ERR_INVALID when the doctor's knowledge base does not load. */
+nt_status_t nt_tune_judge_baselines(nt_tune_t *t);
 
 /* nt_tune_table_coll - the nccl-tests name of a table's test: named in the file, else inferred
  * from its busbw/algbw factor (nt_ncclt_infer_coll), else --coll; NULL unknown. */

@@ -273,5 +273,18 @@ for fig in re.findall(r"\d+\.\d%", want.group(2)):
         sys.exit("the prose's %s is not in the run's output" % fig)
 PYEOF
 
+# 16. a broken baseline is not a baseline: the doctor's own busbw rule on the same log, with the
+# hardware from the report or --expect (the srun run is 39% of 8 x 400 Gb/s); a healthy one
+# (the tuner fixture's default, 89%: the doctor's warn, not its fail) gives no finding
+expect_exit degraded-report 1 $TUNE $R --replay $SRUN --replay $MINCTAS --label algo=ring --colls allreduce $(out dr)
+check "a baseline at 39% of its NICs (the report): a warn finding saying so" $PY -c "
+import json,sys; f=[x for x in json.load(open('$T/dr.json'))['findings'] if x['kind']=='baseline_degraded']
+sys.exit(not (len(f)==1 and f[0]['severity']=='warn' and '155.6 GB/s' in f[0]['message'] and '39% of the 400 GB/s' in f[0]['message']))"
+expect_exit degraded-expect 1 $TUNE --expect nics=8,nic_rate_Gbps=400 --replay $SRUN --replay $MINCTAS $(out de)
+check "the same from --expect (the doctor's grammar)" grep -q 'baseline_degraded.*39% of the 400 GB/s' "$T/degraded-expect.out"
+check "no hardware given: the baseline is not judged, no finding" sh -c "! grep -q baseline_degraded '$T/cr.json'"
+check "a healthy baseline (the worked example's): no finding" sh -c "! grep -q baseline_degraded '$T/c.json'"
+expect_exit bad-expect 2 $TUNE --expect nics=x --replay $SRUN
+
 echo "tune cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]
