@@ -77,7 +77,8 @@ static int print_model(nt_tune_t *t)
         fprintf(stderr, "nettune tune: --print-model: %s\n", nt_status_string(st));
         return NT_EXIT_USAGE;
     }
-    return NT_EXIT_OK;
+    /* cells that differ beyond the print precision: the model is not NCCL's for these facts */
+    return fit.modelled && fit.mismatched_cells > 0 ? NT_EXIT_FAIL : NT_EXIT_OK;
 }
 
 void nt_tune_free(nt_tune_t *t)

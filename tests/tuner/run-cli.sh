@@ -185,9 +185,16 @@ sys.exit(not (d['generated_by']['nccl_modelled']=='2.29.7' and 'give --nccl-vers
 # (the log has no comm line: NCCL saw 2 nodes x 1 rank, given with --shape)
 expect_exit print-model 0 $TUNE --nccl-log $F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log --print-model --sm 120 --shape 2x1
 check "--print-model: NCCL's layout, every cell verified" sh -c "grep -q 'AllReduce' '$T/print-model.out' && grep -q 'model vs NCCL: verified' '$T/print-model.out'"
-expect_exit print-model-json 0 $TUNE --nccl-log $F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log --print-model --sm 120 --format json
+expect_exit print-model-json 0 $TUNE --nccl-log $F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log --print-model --sm 120 --shape 2x1 --format json
 check "--print-model --format json is JSON" $PY -c "import json; json.load(open('$T/print-model-json.out'))"
 expect_exit print-model-no-log 2 $TUNE --print-model
+# the same table without the facts NCCL does not print: NCCL's cells beside the model's, no
+# "NCCL INFO" prefix, exit 1 (cells differ beyond the print precision), and the options that
+# supply the assumed facts (--shape 2x1 --sm 120 close the gap, above)
+PM=$F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log
+expect_exit print-model-assumed 1 $TUNE --nccl-log $PM --print-model
+check "--print-model: NCCL's value, the model's and the difference per cell, NCCL's layout, no prefix" sh -c "! grep -q 'NCCL INFO' '$T/print-model-assumed.out' && grep -q '^    AllReduce  NCCL |    16.8/   0.5 |' '$T/print-model-assumed.out' && grep -q '^              model |     8.0/   0.0 |' '$T/print-model-assumed.out' && grep -q '^               diff |    -8.8/  -0.5\*|' '$T/print-model-assumed.out'"
+check "--print-model: the assumed facts with the option supplying each" sh -c "grep -q '^  nranks, nnodes: --shape NxP' '$T/print-model-assumed.out' && grep -q '^  sm: --sm N' '$T/print-model-assumed.out' && grep -q 'mismatch: 32 of 105 cells differ' '$T/print-model-assumed.out'"
 
 # 10. ldd: no MPI, CUDA or NCCL
 check "ldd nettune-tune: no MPI, CUDA or NCCL" sh -c "! ldd $TUNE | grep -Ei 'libmpi|libcuda|libcudart|libnccl|libibverbs|libhwloc'"
