@@ -322,8 +322,9 @@ int nt_tune_run(nt_tune_t *t)
     int confounded = 0;
     for (size_t i = 0; i < t->npoints; i++) {
         const nt_tune_point_t *p = &t->points[i];
-        if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded))
-            continue;
+        if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded) ||
+            (p->algo < 0 && p->proto < 0))
+            continue; /* an env.NCCL_X run forces no choice: its answer is advice, not a rule */
         int base = 0;
         for (size_t j = 0; j < t->npoints && !base; j++)
             base = t->points[j].is_default && t->points[j].coll == p->coll &&

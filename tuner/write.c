@@ -273,8 +273,9 @@ void nt_tune_print_lost(const nt_tune_t *t, FILE *out)
             "alternative", "time_us", "default_us", "diff");
     for (size_t i = 0; i < t->npoints; i++) {
         const nt_tune_point_t *p = &t->points[i];
-        if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded))
-            continue;
+        if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded) ||
+            (p->algo < 0 && p->proto < 0))
+            continue; /* no choice forced (an env.NCCL_X run): advice, not a rule */
         double def = -1; /* the best baseline time at this size */
         for (size_t j = 0; j < t->npoints; j++) {
             const nt_tune_point_t *q = &t->points[j];

@@ -158,6 +158,7 @@ sys.exit(not any(r['basis']=='measured' and r['min_bytes']==1048576 and r['algo'
 QPS=$F/tuner/allreduce-2x8-qps2.log
 expect_exit env-advice 0 $TUNE $R --replay $BASE --replay $QPS --label env.NCCL_IB_QPS_PER_CONNECTION=2 --colls allreduce --shape 2x8 $(out k)
 check "nccl.env: the knob, its measured reason, new process" sh -c "grep -q '^NCCL_IB_QPS_PER_CONNECTION=2\$' '$T/k.env' && grep -q 'measured: allreduce-2x8-qps2.log ran 11% faster.*(new process)' '$T/k.env'"
+check "an env.NCCL_X run that won: advice, not an alternative that lost" sh -c "! grep -q \"NCCL's default wins\" '$T/env-advice.out'"
 check "nccl.env: the site setting as a comment only" sh -c "grep -q '^# NCCL_IB_HCA=mlx5: site setting' '$T/k.env' && ! grep -q '^NCCL_IB_HCA' '$T/k.env'"
 check "tuning.json env holds the knob, not the site setting" $PY -c "
 import json,sys; e=json.load(open('$T/k.json'))['env']; sys.exit(e != {'NCCL_IB_QPS_PER_CONNECTION': '2'})"
