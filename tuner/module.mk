@@ -36,7 +36,7 @@ tuner-model-diff: $(TUNER_MODEL_LIB) $(LIBNT)
 	@test -n "$(NCCL_GIT)" || { echo "tuner-model-diff: set NCCL_GIT to an NVIDIA/nccl git directory"; exit 2; }
 	@tests/tuner/nccl-diff/run.sh "$(NCCL_GIT)" $(or $(NCCL_DIFF_N),20000)
 
-# nettune-tune (issue 9: inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
+# nettune-tune (inputs, replay, search, outputs; tuner/main.c, params.c, run.c). No MPI, CUDA or NCCL:
 # libnettune (with --as-needed: hwloc drops out), the model library, the plugin's tuning-file
 # definition (plugins/nccl-tuner/src/nt_tuning.c) and cJSON.
 TUNE_SRCS := tuner/inputs.c tuner/replay.c tuner/search.c tuner/write.c tuner/env_advice.c \

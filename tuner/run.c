@@ -406,7 +406,7 @@ int nt_tune_run(nt_tune_t *t)
     free(text);
     cJSON_Delete(doc);
     if (rc != NT_EXIT_OK) {
-        /* No nccl.env or CSV beside a tuning file that was not written (they would pair with a
+        /* No advice or CSV beside a tuning file that was not written (they would pair with a
          * stale one), and no success line. */
         nt_tune_free(t);
         return rc;

@@ -6,9 +6,10 @@
  *   replay.c      nccl-tests outputs as sources: labels, rows, the busbw re-check, anomalies
  *   search.c      per collective, shape and size: the eligible candidates ranked by the model,
  *                 overridden by replayed or measured figures; rules; --plan-out / --measured
- *   write.c       tuning.json (the plugin's key list), nccl.env, NCCL's example-tuner CSV, the
+ *   write.c       tuning.json (the plugin's key list), NCCL's example-tuner CSV, the
  *                 summary
- *   env_advice.c  environment advice, each line with its reason
+ *   env_advice.c  environment advice, each line with its reason, in NCCL's conf-file format
+ *   baseline.c    each baseline judged by nettune doctor's busbw rule
  *   params.c      the command line into the options below (parsed, checked, defaults)
  *   run.c         the run: inputs, search, writers, exit code
  *   main.c        params, then run
@@ -340,7 +341,7 @@ void nt_tune_print_lost(const nt_tune_t *t, FILE *out);
 typedef struct nt_env_advice {
     char name[48], value[64];
     char reason[256];
-    int set;         /* 1: goes into nccl.env; 0: reported only (site setting, guarded) */
+    int set;         /* 1: a NAME=VALUE line of --env-out; 0: reported only (site setting) */
     int new_process; /* NCCL reads it once per process */
 } nt_env_advice_t;
 
