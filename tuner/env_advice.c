@@ -75,14 +75,7 @@ static size_t compare_to_baseline(const nt_tune_t *t, int src, double *ratio)
         const nt_tune_point_t *p = &t->points[i];
         if (p->src != src || p->bytes < (1u << 20))
             continue;
-        double best = -1;
-        for (size_t j = 0; j < t->npoints; j++) {
-            const nt_tune_point_t *q = &t->points[j];
-            if (q->is_default && q->coll == p->coll && q->bytes == p->bytes &&
-                q->shape.nranks == p->shape.nranks && q->shape.nnodes == p->shape.nnodes &&
-                (best < 0 || q->time_us < best))
-                best = q->time_us;
-        }
+        double best = nt_tune_baseline_us(t, p);
         if (best > 0) {
             lr += log(p->time_us / best);
             n++;

@@ -543,6 +543,19 @@ unsigned long nt_tune_busbw_recheck(const nt_ncclt_table_t *tab, double *max_rel
     return n;
 }
 
+double nt_tune_baseline_us(const nt_tune_t *t, const nt_tune_point_t *p)
+{
+    double best = -1;
+    for (size_t j = 0; j < t->npoints; j++) {
+        const nt_tune_point_t *q = &t->points[j];
+        if (q->is_default && q->coll == p->coll && q->bytes == p->bytes &&
+            q->shape.nranks == p->shape.nranks && q->shape.nnodes == p->shape.nnodes &&
+            (best < 0 || q->time_us < best))
+            best = q->time_us;
+    }
+    return best;
+}
+
 static int add_point(nt_tune_t *t, const nt_tune_point_t *p)
 {
     if (t->npoints == t->cap_points) {

@@ -221,19 +221,11 @@ static int read_logs(nt_tune_t *t)
     return NT_EXIT_OK;
 }
 
-int nt_tune_run(nt_tune_t *t)
+/* The inputs the options name: the report, the --measured files, the job's NCCL_ALGO/PROTO, the
+ * version, the replayed sources' points and the baselines' judgement. Returns an exit code. */
+static int read_inputs(nt_tune_t *t)
 {
     char err[512];
-    int rc = NT_EXIT_OK;
-    if ((rc = read_logs(t)) != NT_EXIT_OK) {
-        nt_tune_free(t);
-        return rc;
-    }
-    if (t->print_model) {
-        rc = print_model(t);
-        nt_tune_free(t);
-        return rc;
-    }
     if (t->report_path) {
         nt_status_t st = nt_rdoc_open(t->report_path, &t->report);
         if (st != NT_OK || t->report.kind != NT_DOC_REPORT) {
@@ -249,10 +241,8 @@ int nt_tune_run(nt_tune_t *t)
     for (size_t i = 0; i < t->nmeasured; i++) {
         int ok;
         t->measured_hash[i] = file_hash(t->measured[i], &ok);
-        if (nt_tune_measured_read(t, t->measured[i], err, sizeof(err)) != NT_OK) {
-            nt_tune_free(t);
+        if (nt_tune_measured_read(t, t->measured[i], err, sizeof(err)) != NT_OK)
             return bad("%s%s", err, "");
-        }
     }
     if (!t->have_report && !t->nsources && !t->nlogs && !t->nmeasured) {
         nt_tune_params_usage(stderr);
@@ -260,9 +250,6 @@ int nt_tune_run(nt_tune_t *t)
                    "", "");
     }
     /* the job's NCCL_ALGO / NCCL_PROTO (layer 3 of eligibility; they override the plugin) */
-    for (size_t s = 0; s < t->nsources && !t->env_job_algo; s++)
-        if (!t->sources[s].labelled)
-            t->env_job_algo = (char *)nt_nccllog_env_get(&t->sources[s].log, "NCCL_ALGO");
     for (size_t i = 0; i < t->nlogs; i++) {
         if (!t->env_job_algo)
             t->env_job_algo = (char *)nt_nccllog_env_get(&t->logs[i], "NCCL_ALGO");
@@ -274,119 +261,130 @@ int nt_tune_run(nt_tune_t *t)
         t->env_job_algo = t->env_job_proto = NULL;
     pick_version(t);
     nt_tune_replay(t);
-    if (t->nsources && nt_tune_judge_baselines(t) != NT_OK) {
-        nt_tune_free(t);
+    if (t->nsources && nt_tune_judge_baselines(t) != NT_OK)
         return bad("the doctor's knowledge base (embedded) does not load: rebuild nettune%s%s", "",
                    "");
-    }
-    default_shapes(t);
-    if (!t->nshapes) {
-        int rows = 0, gpus = 0;
-        for (size_t s = 0; s < t->nsources; s++)
-            rows |= t->sources[s].rows > 0;
-        for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
-            gpus |= t->report.nodes[i].ngpus > 0;
-        char rp[512];
-        snprintf(rp, sizeof(rp), "%s", t->report_path ? t->report_path : "");
-        int no_gpus = t->have_report && !gpus && !t->nlogs;
-        nt_tune_free(t);
-        /* the reasons in the order a user fixes them: the hardware, the test, the shape */
-        if (no_gpus)
-            return bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL "
-                       "to run (probe the GPU nodes, or give --nccl-log with NCCL's graph "
-                       "lines)%s",
-                       rp, "");
-        if (rows)
-            return bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
-                       "(alltoall, sendrecv, ...) or of a collective the log does not name: name "
-                       "it with --coll NAME, or give --shape NxP to tune from the model%s%s",
-                       "", "");
-        return bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s",
+    return NT_EXIT_OK;
+}
+
+static int report_has_gpus(const nt_tune_t *t)
+{
+    int gpus = 0;
+    for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
+        gpus |= t->report.nodes[i].ngpus > 0;
+    return gpus;
+}
+
+/* The first reason of all: a report without GPUs. */
+static int no_gpus(const nt_tune_t *t)
+{
+    return bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL to "
+                   "run (probe the GPU nodes, or give --nccl-log with NCCL's graph lines)%s",
+                   t->report_path, "");
+}
+
+/* No shape to tune: why, in the order a user fixes it (the hardware, the test, the shape). */
+static int no_shape(const nt_tune_t *t)
+{
+    int rows = 0;
+    for (size_t s = 0; s < t->nsources; s++)
+        rows |= t->sources[s].rows > 0;
+    if (t->have_report && !report_has_gpus(t) && !t->nlogs)
+        return no_gpus(t);
+    if (rows)
+        return bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
+                   "(alltoall, sendrecv, ...) or of a collective the log does not name: name it "
+                   "with --coll NAME, or give --shape NxP to tune from the model%s%s",
                    "", "");
-    }
-    if (t->plan_out) {
-        t->plan = cJSON_CreateObject();
-        cJSON_AddStringToObject(t->plan, "schema", "nettune.plan/1");
-        cJSON_AddArrayToObject(t->plan, "shapes");
-    }
-    nt_status_t sst = nt_tune_search(t);
-    int stopped = sst == NT_ERR_INTERRUPTED;
-    nt_env_advice_t advice[32];
-    /* below 2.21 the run is environment advice only (README "nettune tune"): with advice, the
-     * files are written although no rule can reach NCCL */
-    int advice_only = t->target_version < NT_TUNE_MIN_RULE_VERSION &&
-                      nt_tune_env_advice(t, advice, sizeof(advice) / sizeof(advice[0])) > 0;
-    /* what was measured against NCCL's default: alternatives that compare like with like, and
-     * those that did not (a finding each, no rule) */
-    size_t alternatives = 0, unpaired = 0; /* against a baseline at the same size; without */
-    int confounded = 0;
+    return bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s", "",
+               "");
+}
+
+/* What the search found besides rules. */
+typedef struct {
+    size_t alternatives; /* forced choices measured beside a baseline at the same size */
+    size_t unpaired;     /* forced choices with no baseline at their size */
+    int confounded;      /* a source compared with a baseline that differs in more */
+    size_t advice_set;   /* NAME=VALUE lines of the environment advice */
+    int advice_only;     /* below 2.21 with advice: written although no rule reaches NCCL */
+    int stopped;         /* --time-limit */
+} evidence_t;
+
+static void count_evidence(const nt_tune_t *t, int stopped, evidence_t *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->stopped = stopped;
     for (size_t i = 0; i < t->npoints; i++) {
         const nt_tune_point_t *p = &t->points[i];
         if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded) ||
             (p->algo < 0 && p->proto < 0))
             continue; /* an env.NCCL_X run forces no choice: its answer is advice, not a rule */
-        int base = 0;
-        for (size_t j = 0; j < t->npoints && !base; j++)
-            base = t->points[j].is_default && t->points[j].coll == p->coll &&
-                   t->points[j].bytes == p->bytes &&
-                   t->points[j].shape.nranks == p->shape.nranks &&
-                   t->points[j].shape.nnodes == p->shape.nnodes;
-        alternatives += base;
-        unpaired += !base;
+        int base = nt_tune_baseline_us(t, p) > 0;
+        ev->alternatives += base;
+        ev->unpaired += !base;
     }
     for (size_t s = 0; s < t->nsources; s++)
-        confounded |= t->sources[s].confounded;
-    size_t nadvice = nt_tune_env_advice(t, advice, sizeof(advice) / sizeof(advice[0])), nset = 0;
-    for (size_t i = 0; i < nadvice; i++)
-        nset += advice[i].set;
-    int answer = alternatives || confounded || nset || t->plan_out;
-    if (!t->nrules && !stopped && !t->nsummary && !advice_only && !answer) {
-        int steerable = t->npoints > 0, gpus = 0;
-        for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
-            gpus |= t->report.nodes[i].ngpus > 0;
-        char vers[96] = "";
-        if (t->target_version < NT_TUNE_MIN_RULE_VERSION) {
-            int v = t->version ? t->version : t->target_version; /* the one asked, not modelled */
-            snprintf(vers, sizeof(vers), "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
-        }
-        const char *log = t->nlogs ? t->nccl_logs[0] : "";
-        if (!t->quiet)
-            nt_tune_print_summary(t, stderr);
-        int nmodelled = (int)t->nmodelled, have_report = t->have_report;
-        size_t unpaired_runs = unpaired;
-        char rp[512];
-        snprintf(rp, sizeof(rp), "%s", t->report_path ? t->report_path : "");
-        nt_tune_free(t);
-        if (have_report && !gpus && !nmodelled)
-            return bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL "
-                       "to run (probe the GPU nodes, or give --nccl-log with NCCL's graph "
-                       "lines)%s",
-                       rp, "");
-        if (vers[0])
-            return bad("nothing to tune for %s: tuner rules reach NCCL from 2.21 (below: "
-                       "environment advice only) and the inputs give no environment advice (it "
-                       "comes from --replay runs whose NCCL_ settings differ)%s",
-                       vers, "");
-        if (!steerable && !nmodelled)
-            return bad("nothing to tune: the model has no facts for the shapes asked: no probe "
-                       "report with GPUs and no NCCL graph lines%s%s (give the probe report, or "
-                       "a log of NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH)",
-                       log[0] ? " in " : "", log);
-        if (unpaired_runs)
-            return bad("nothing to tune: the runs replayed force NCCL_ALGO/NCCL_PROTO or carry a "
-                       "label, and none is NCCL's default at the same sizes: add a baseline "
-                       "--replay (the same test without them)%s%s",
-                       "", "");
-        if (steerable || nmodelled)
-            return bad("nothing to tune: no labelled or measured alternative to NCCL's default: "
-                       "add a labelled --replay (a run with another algorithm or protocol) or "
-                       "--measured (--pin-predicted writes the model's own choices as rules)%s%s",
-                       "", "");
-        return bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
-                   "sendrecv never reach it)%s%s",
-                   "", "");
+        ev->confounded |= t->sources[s].confounded;
+    nt_env_advice_t advice[32];
+    size_t n = nt_tune_env_advice(t, advice, sizeof(advice) / sizeof(advice[0]));
+    for (size_t i = 0; i < n; i++)
+        ev->advice_set += advice[i].set;
+    /* below 2.21 the run is environment advice only (docs/tuner-cli.md): with advice, the
+     * files are written although no rule can reach NCCL */
+    ev->advice_only = t->target_version < NT_TUNE_MIN_RULE_VERSION && n > 0;
+}
+
+/* Whether there is anything to write: rules, a summary, advice, a plan, or measured alternatives
+ * (that lost, or were confounded: an answer with no rule). */
+static int something_to_write(const nt_tune_t *t, const evidence_t *ev)
+{
+    return t->nrules || ev->stopped || t->nsummary || ev->advice_only || ev->alternatives ||
+           ev->confounded || ev->advice_set || t->plan_out;
+}
+
+/* Nothing to write: the first reason that holds, in one line (docs/tuner-cli.md). */
+static int nothing_to_tune(const nt_tune_t *t, const evidence_t *ev)
+{
+    int steerable = t->npoints > 0;
+    if (!t->quiet)
+        nt_tune_print_summary(t, stderr);
+    if (t->have_report && !report_has_gpus(t) && !t->nmodelled)
+        return no_gpus(t);
+    if (t->target_version < NT_TUNE_MIN_RULE_VERSION) {
+        char vers[96];
+        int v = t->version ? t->version : t->target_version; /* the one asked, not modelled */
+        snprintf(vers, sizeof(vers), "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+        return bad("nothing to tune for %s: tuner rules reach NCCL from 2.21 (below: environment "
+                   "advice only) and the inputs give no environment advice (it comes from "
+                   "--replay runs whose NCCL_ settings differ)%s",
+                   vers, "");
     }
-    /* outputs */
+    const char *log = t->nlogs ? t->nccl_logs[0] : "";
+    if (!steerable && !t->nmodelled)
+        return bad("nothing to tune: the model has no facts for the shapes asked: no probe report "
+                   "with GPUs and no NCCL graph lines%s%s (give the probe report, or a log of "
+                   "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH)",
+                   log[0] ? " in " : "", log);
+    if (ev->unpaired)
+        return bad("nothing to tune: the runs replayed force NCCL_ALGO/NCCL_PROTO or carry a "
+                   "label, and none is NCCL's default at the same sizes: add a baseline --replay "
+                   "(the same test without them)%s%s",
+                   "", "");
+    if (steerable || t->nmodelled)
+        return bad("nothing to tune: no labelled or measured alternative to NCCL's default: add a "
+                   "labelled --replay (a run with another algorithm or protocol) or --measured "
+                   "(--pin-predicted writes the model's own choices as rules)%s%s",
+                   "", "");
+    return bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
+               "sendrecv never reach it)%s%s",
+               "", "");
+}
+
+/* tuning.json, then (only once it is written: they would pair with a stale one) the advice, the
+ * CSV and the plan. Returns an exit code. */
+static int write_outputs(const nt_tune_t *t)
+{
+    int rc = NT_EXIT_OK;
     cJSON *doc = nt_tune_tuning_json(t);
     char *text = doc ? cJSON_Print(doc) : NULL;
     if (text) {
@@ -405,12 +403,8 @@ int nt_tune_run(nt_tune_t *t)
     }
     free(text);
     cJSON_Delete(doc);
-    if (rc != NT_EXIT_OK) {
-        /* No advice or CSV beside a tuning file that was not written (they would pair with a
-         * stale one), and no success line. */
-        nt_tune_free(t);
+    if (rc != NT_EXIT_OK)
         return rc;
-    }
     char *env = t->env_out ? nt_tune_env_text(t) : NULL;
     if (env && write_text(t->env_out, env))
         rc = NT_EXIT_USAGE;
@@ -425,33 +419,67 @@ int nt_tune_run(nt_tune_t *t)
             rc = NT_EXIT_USAGE;
         free(p);
     }
-    if (!t->quiet) {
-        FILE *out = strcmp(t->output, "-") == 0 ? stderr : stdout;
-        if (t->json) {
-            cJSON *s = nt_tune_summary_json(t);
-            char *p = s ? cJSON_Print(s) : NULL;
-            if (p)
-                fprintf(out, "%s\n", p);
-            free(p);
-            cJSON_Delete(s);
-        } else {
-            nt_tune_print_summary(t, out);
-            if (!t->nrules && alternatives && !stopped)
-                nt_tune_print_lost(t, out);
-            fprintf(out, "nettune tune: %zu rules for NCCL %d.%d.%d%s -> %s\n", t->nrules,
-                    t->target_version / 10000, t->target_version / 100 % 100,
-                    t->target_version % 100,
-                    t->target_version < NT_TUNE_MIN_RULE_VERSION
-                        ? " (below 2.21: environment advice only)"
-                        : "",
-                    t->output);
-        }
+    return rc;
+}
+
+/* The summary on stdout (stderr when the tuning file went to stdout). */
+static void print_result(const nt_tune_t *t, const evidence_t *ev)
+{
+    FILE *out = strcmp(t->output, "-") == 0 ? stderr : stdout;
+    if (t->json) {
+        cJSON *s = nt_tune_summary_json(t);
+        char *p = s ? cJSON_Print(s) : NULL;
+        if (p)
+            fprintf(out, "%s\n", p);
+        free(p);
+        cJSON_Delete(s);
+        return;
     }
+    nt_tune_print_summary(t, out);
+    if (!t->nrules && ev->alternatives && !ev->stopped)
+        nt_tune_print_lost(t, out);
+    fprintf(out, "nettune tune: %zu rules for NCCL %d.%d.%d%s -> %s\n", t->nrules,
+            t->target_version / 10000, t->target_version / 100 % 100, t->target_version % 100,
+            t->target_version < NT_TUNE_MIN_RULE_VERSION ? " (below 2.21: environment advice only)"
+                                                         : "",
+            t->output);
+}
+
+/* The phases; every one returns an exit code, and t is freed once, here. */
+static int run_phases(nt_tune_t *t)
+{
+    int rc = read_logs(t);
+    if (rc != NT_EXIT_OK)
+        return rc;
+    if (t->print_model)
+        return print_model(t);
+    if ((rc = read_inputs(t)) != NT_EXIT_OK)
+        return rc;
+    default_shapes(t);
+    if (!t->nshapes)
+        return no_shape(t);
+    if (t->plan_out) {
+        t->plan = cJSON_CreateObject();
+        cJSON_AddStringToObject(t->plan, "schema", "nettune.plan/1");
+        cJSON_AddArrayToObject(t->plan, "shapes");
+    }
+    evidence_t ev;
+    count_evidence(t, nt_tune_search(t) == NT_ERR_INTERRUPTED, &ev);
+    if (!something_to_write(t, &ev))
+        return nothing_to_tune(t, &ev);
+    if ((rc = write_outputs(t)) != NT_EXIT_OK)
+        return rc; /* and no success line */
+    if (!t->quiet)
+        print_result(t, &ev);
     int warn = 0;
     for (size_t i = 0; i < t->nfindings; i++)
         warn |= t->findings[i].severity == NT_ANOMALY_SEV_WARN;
-    if (rc == NT_EXIT_OK)
-        rc = nt_exit_code(0, warn, stopped, 0, 0);
+    return nt_exit_code(0, warn, ev.stopped, 0, 0);
+}
+
+int nt_tune_run(nt_tune_t *t)
+{
+    int rc = run_phases(t);
     nt_tune_free(t);
     return rc;
 }

@@ -273,6 +273,10 @@ const char *nt_tune_table_coll(const nt_tune_t *t, const nt_ncclt_table_t *tab);
  * finding naming the difference, and gives no rule or advice. */
 nt_status_t nt_tune_replay(nt_tune_t *t);
 
+/* nt_tune_baseline_us - the best time (us) of NCCL's default at p's collective, shape and size
+ * among the points (replayed baselines and --measured defaults); -1 when none ran there. */
+double nt_tune_baseline_us(const nt_tune_t *t, const nt_tune_point_t *p);
+
 /* nt_tune_busbw_recheck - busbw recomputed from size and time (nccl-tests' formula) against the
  * printed value, for every row and half of `tab` (coll and nranks known). A value is bad when it
  * differs by more than 0.3% or 0.005 (half a unit of the two decimals printed, which is what

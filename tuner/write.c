@@ -276,14 +276,7 @@ void nt_tune_print_lost(const nt_tune_t *t, FILE *out)
         if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded) ||
             (p->algo < 0 && p->proto < 0))
             continue; /* no choice forced (an env.NCCL_X run): advice, not a rule */
-        double def = -1; /* the best baseline time at this size */
-        for (size_t j = 0; j < t->npoints; j++) {
-            const nt_tune_point_t *q = &t->points[j];
-            if (q->is_default && q->coll == p->coll && q->bytes == p->bytes &&
-                q->shape.nnodes == p->shape.nnodes && q->shape.nranks == p->shape.nranks &&
-                (def < 0 || q->time_us < def))
-                def = q->time_us;
-        }
+        double def = nt_tune_baseline_us(t, p);
         if (def <= 0)
             continue;
         char what[48], sh[16];
