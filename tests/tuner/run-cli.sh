@@ -195,6 +195,8 @@ expect_exit print-model-no-log 2 $TUNE --print-model
 PM=$F/nccl-tuning-tables/repo-nccl-ebpf-2.29.7-rtx5090-2rank-hostid-socket-COMPLETE.log
 expect_exit print-model-assumed 1 $TUNE --nccl-log $PM --print-model
 check "--print-model: NCCL's value, the model's and the difference per cell, NCCL's layout, no prefix" sh -c "! grep -q 'NCCL INFO' '$T/print-model-assumed.out' && grep -q '^    AllReduce  NCCL |    16.8/   0.5 |' '$T/print-model-assumed.out' && grep -q '^              model |     8.0/   0.0 |' '$T/print-model-assumed.out' && grep -q '^               diff |    -8.8/  -0.5\*|' '$T/print-model-assumed.out'"
+expect_exit print-model-rows 0 $TUNE --nccl-log $F/nccl-tuning-tables/transformers-20438-2gpu-pcie-phb-12col.log --print-model --nccl-version 2.14
+check "--print-model before 2.18: NCCL's row layout, NCCL's cells beside the model's, every one reproduced" sh -c "grep -q '^Latency/AlgBw       |    Tree/    LL |' '$T/print-model-rows.out' && grep -q '^    Broadcast  NCCL |     0.0/   0.0 |' '$T/print-model-rows.out' && ! grep -q '\*|' '$T/print-model-rows.out'"
 check "--print-model: the assumed facts with the option supplying each" sh -c "grep -q '^  nranks, nnodes: --shape NxP' '$T/print-model-assumed.out' && grep -q '^  sm: --sm N' '$T/print-model-assumed.out' && grep -q 'mismatch: 32 of 105 cells differ' '$T/print-model-assumed.out'"
 
 # 10. ldd: no MPI, CUDA or NCCL
