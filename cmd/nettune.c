@@ -21,6 +21,7 @@ static const nt_command_t nt_commands[] = {
     {"report", "render, export, diff or validate a report (text, md, html, prom, csv)"},
     {"doctor", "diagnose NCCL debug logs and nccl-tests outputs"},
     {"tune", "model NCCL's choices, learn from nccl-tests outputs, write the tuner plugin's rules"},
+    {"tune-measure", "time nettune tune's candidates through NCCL on the GPUs, or A/B a tuning file"},
 };
 #define NT_NCOMMANDS (sizeof(nt_commands) / sizeof(nt_commands[0]))
 
@@ -40,19 +41,22 @@ static int nt_self_dir(char *buf, size_t len)
 
 static void nt_usage(FILE *f, const char *dir)
 {
+    int w = 0; /* the names' column: as wide as the longest */
+    for (size_t i = 0; i < NT_NCOMMANDS; i++)
+        w = (int)strlen(nt_commands[i].name) > w ? (int)strlen(nt_commands[i].name) : w;
     fprintf(f,
             "usage: nettune <command> [options]     (nettune <command> --help for its options)\n\n"
             "commands:\n");
     for (size_t i = 0; i < NT_NCOMMANDS; i++) {
         char path[PATH_MAX + 32];
         snprintf(path, sizeof(path), "%s/nettune-%s", dir, nt_commands[i].name);
-        fprintf(f, "  %-8s %s%s\n", nt_commands[i].name, nt_commands[i].summary,
+        fprintf(f, "  %-*s %s%s\n", w, nt_commands[i].name, nt_commands[i].summary,
                 access(path, X_OK) == 0 ? "" : "  [not installed]");
     }
     fprintf(f,
-            "  %-8s print the version\n\nexit codes: 0 healthy, 1 a check failed, 2 could not "
+            "  %-*s print the version\n\nexit codes: 0 healthy, 1 a check failed, 2 could not "
             "run, 3 stopped early (partial report written)\n",
-            "version");
+            w, "version");
 }
 
 int main(int argc, char **argv)

@@ -75,14 +75,7 @@ static size_t compare_to_baseline(const nt_tune_t *t, int src, double *ratio)
         const nt_tune_point_t *p = &t->points[i];
         if (p->src != src || p->bytes < (1u << 20))
             continue;
-        double best = -1;
-        for (size_t j = 0; j < t->npoints; j++) {
-            const nt_tune_point_t *q = &t->points[j];
-            if (q->is_default && q->coll == p->coll && q->bytes == p->bytes &&
-                q->shape.nranks == p->shape.nranks && q->shape.nnodes == p->shape.nnodes &&
-                (best < 0 || q->time_us < best))
-                best = q->time_us;
-        }
+        double best = nt_tune_baseline_us(t, p);
         if (best > 0) {
             lr += log(p->time_us / best);
             n++;
@@ -105,8 +98,8 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
         for (size_t e = 0; e < src->nenv; e++)
             forced |= strncmp(src->env[e], "NCCL_ALGO=", 10) == 0 ||
                       strncmp(src->env[e], "NCCL_PROTO=", 11) == 0;
-        if (forced)
-            continue;
+        if (forced || src->confounded)
+            continue; /* a confounded run's gain is not the knob's */
         double r;
         size_t cmp = compare_to_baseline(t, (int)s, &r);
         if (cmp < 2 || r > 1 - NT_TUNE_NOISE_MIN)
@@ -188,10 +181,17 @@ char *nt_tune_env_text(const nt_tune_t *t)
     char *s = malloc(cap);
     if (!s)
         return NULL;
+    /* NCCL's own conf-file format (NVIDIA/nccl v2.28.9-1 src/misc/param.cc:27-52 setEnvFile):
+     * a line starting with '#' is skipped, every other line is NAME=VALUE with the value up to
+     * the end of the line (no inline comment: it would become part of the value), applied with
+     * setenv(NAME, VALUE, 0) so the job's own environment wins. The reasons are therefore
+     * comment lines of their own, above the setting. */
     n += (size_t)snprintf(s + n, cap - n,
-                          "# NCCL environment advice written by nettune tune: source it in the "
-                          "job's environment\n# (lines marked 'new process' are read once per "
-                          "process). The tuner rules themselves are in the tuning file.\n");
+                          "# NCCL environment advice written by nettune tune, in NCCL's conf-file "
+                          "format:\n# point NCCL_CONF_FILE at this file (or install it as "
+                          "/etc/nccl.conf); a variable\n# set in the job's environment wins over "
+                          "the file. Lines marked 'new process' are\n# read once per process. "
+                          "The tuner rules themselves are in the tuning file.\n");
     for (size_t i = 0; i < na && n < cap; i++) {
         if (adv[i].set)
             n += (size_t)snprintf(s + n, cap - n, "# %s%s\n%s=%s\n", adv[i].reason,

@@ -47,32 +47,39 @@ nccl-follow: $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
 	@NT_MODEL_LIBS="$(TUNER_MODEL_LIB) $(call nt_link,nccl core)" \
 	  python3 tests/tuner/nccl-follow/nccl-follow.py --git "$(NCCL_GIT)" --tag "$(TAG)" $(if $(BASE),--base "$(BASE)") --diff-n $(or $(NCCL_DIFF_N),5000)
 
-# nettune-tune (inputs, replay, search, outputs; tuner/main.c). No MPI, CUDA or NCCL:
-# the NCCL readers and the core, the model library, the plugin's tuning-file
+# nettune-tune (inputs, replay, search, outputs; tuner/main.c, params.c, run.c). No MPI, CUDA
+# or NCCL: the NCCL readers and the core, the doctor's rules, the model library, the plugin's tuning-file
 # definition (plugins/nccl-tuner/src/nt_tuning.c) and cJSON.
 TUNE_SRCS := tuner/inputs.c tuner/replay.c tuner/search.c tuner/write.c tuner/env_advice.c \
+             tuner/params.c tuner/run.c tuner/baseline.c \
              tuner/measured_fmt.c
+# The baselines are judged by the doctor's own busbw rule (tuner/baseline.c): its objects.
+# reports/doctor/module.mk is read after this file: expanded at link time ($$).
+TUNE_DOCTOR_OBJS = $(DOCTOR_OBJS)
 TUNE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TUNE_SRCS)) $(NT_TUNING_FMT_OBJ)
+.SECONDEXPANSION:
 TUNE_BIN  := $(BIN)/nettune-tune
 ALL_TARGETS += $(TUNE_BIN)
 $(OBJ)/tuner/%.o $(OBJ)/tests/tuner/%.o: NT_CFLAGS += -I$(NTP_SRC)
 
-$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
+$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge nccl core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) \
-	  $(call nt_link,nccl core)
+	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) \
+	  $(TUNER_MODEL_LIB) $(call nt_link,judge nccl core)
 
 # Tests of the CLI parts (cmocka, tests/tuner/test_tune.c) and the command end to end
 # (tests/tuner/run-cli.sh: exit codes, byte-identical files, ldd, the plugin driven as NCCL drives
 # it on the written file).
 TUNE_TEST_BIN := $(BUILD)/tests/test_tune
 TUNE_E2E_BIN  := $(BUILD)/tests/test_tune_e2e
-$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
+$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge nccl core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_link,nccl core) $(CMOCKA_LIBS)
-$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,nccl core)
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) \
+	  $(call nt_link,judge nccl core) $(CMOCKA_LIBS)
+$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge nccl core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNER_MODEL_LIB) $(call nt_link,nccl core) $(CMOCKA_LIBS) -ldl
+	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) \
+	  $(call nt_link,judge nccl core) $(CMOCKA_LIBS) -ldl
 
 TEST_TARGETS += test-tune
 .PHONY: test-tune

@@ -144,19 +144,12 @@ static double graph_fact_value(const nt_model_graph_t *g, int f)
     }
 }
 
-/* Every assumed fact, "sm" or "Ring.bw_intra_GBps", into ARR (JSON) or OUT (text). */
-static void list_assumed(const nt_model_input_t *in, cJSON *arr, FILE *out)
+/* Every assumed fact, "sm" or "Ring.bw_intra_GBps", into ARR (JSON). */
+static void list_assumed(const nt_model_input_t *in, cJSON *arr)
 {
-    int first = 1;
-    for (int f = 0; f < NT_NUM_COMM_FACTS; f++) {
-        if (in->label[f] != NT_FACT_ASSUMED)
-            continue;
-        if (arr)
+    for (int f = 0; f < NT_NUM_COMM_FACTS; f++)
+        if (in->label[f] == NT_FACT_ASSUMED)
             cJSON_AddItemToArray(arr, cJSON_CreateString(comm_fact_names[f]));
-        if (out)
-            fprintf(out, "%s%s", first ? "" : ", ", comm_fact_names[f]);
-        first = 0;
-    }
     for (int g = 0; g < NT_MODEL_NGRAPHS; g++)
         for (int f = 0; f < NT_NUM_GRAPH_FACTS; f++) {
             if (in->graph[g].label[f] != NT_FACT_ASSUMED)
@@ -167,14 +160,8 @@ static void list_assumed(const nt_model_input_t *in, cJSON *arr, FILE *out)
                 continue;
             char name[64];
             snprintf(name, sizeof(name), "%s.%s", nt_model_algo_name(g), graph_fact_names[f]);
-            if (arr)
-                cJSON_AddItemToArray(arr, cJSON_CreateString(name));
-            if (out)
-                fprintf(out, "%s%s", first ? "" : ", ", name);
-            first = 0;
+            cJSON_AddItemToArray(arr, cJSON_CreateString(name));
         }
-    if (out && first)
-        fprintf(out, "none");
 }
 
 static cJSON *fact(double v, nt_fact_label_t l)
@@ -256,7 +243,7 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
             cJSON_AddItemToObject(go, graph_fact_names[f], fo);
         }
     }
-    list_assumed(in, cJSON_AddArrayToObject(doc, "assumed"), NULL);
+    list_assumed(in, cJSON_AddArrayToObject(doc, "assumed"));
 
     cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
     int nalgos = v ? v->nalgos : NT_NUM_ALGOS;
@@ -293,6 +280,136 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
                 cJSON_AddItemToArray(cells, o);
             }
     return doc;
+}
+
+/* NCCL's table beside the model's, cell by cell, in NCCL's layout for the version (rows of one
+ * function before 2.18, blocks of 3 algorithms from 2.18: v2.14.3-1 tuning.cc:224-249, v2.28.9-1
+ * tuning.cc:499-539) without NCCL's line prefix: per function three lines, NCCL's value, the
+ * model's, and model - NCCL; a difference beyond the print precision (NT_MODEL_TOL_*) is marked
+ * '*' before the cell's '|'. A cell NCCL did not print is "-". */
+static void print_side_by_side(FILE *out, const nt_model_table_t *t, const nt_nccl_table_t *n)
+{
+    const nt_model_version_t *v = nt_model_version_find(t->version);
+    int nalgos = v ? v->nalgos : (t->version >= 22300 ? 7 : t->version >= 21700 ? 5 : 4);
+    if (nalgos > NT_NUM_ALGOS)
+        nalgos = NT_NUM_ALGOS;
+    int rows = t->version && t->version < 21800; /* one group of every algorithm */
+    int group = rows ? nalgos : 3;
+    for (int first = 0; first < nalgos; first += group) {
+        int last = first + group < nalgos ? first + group : nalgos;
+        if (rows) {
+            fprintf(out, "%-20s|", "Latency/AlgBw");
+            for (int a = first; a < last; a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++)
+                    fprintf(out, " %7s/%6s |", nt_model_algo_name(a), nt_model_proto_name(p));
+            fprintf(out, "\n");
+        } else {
+            fprintf(out, "%-20s|", "  Algorithm");
+            for (int a = first; a < last; a++)
+                fprintf(out, " %14s   %14s   %14s |", "", nt_model_algo_name(a), "");
+            fprintf(out, "\n%-20s|", "  Protocol");
+            for (int a = first; a < last; a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++)
+                    fprintf(out, " %14s |", nt_model_proto_name(p));
+            fprintf(out, "\n");
+        }
+        for (int side = 0; side < 3; side++) {
+            fprintf(out, "%13s %5s |", side ? "" : "Max NThreads",
+                    side == 0 ? "NCCL" : side == 1 ? "model" : "diff");
+            for (int a = first; a < last; a++)
+                for (int p = 0; p < NT_NUM_PROTOS; p++) {
+                    int has = a < NT_NCCL_TABLE_ALGOS && n->has_threads[a][p];
+                    int nv = has ? n->max_threads[a][p] : 0, mv = t->max_threads[a][p];
+                    if (side == 1)
+                        fprintf(out, " %14d |", mv);
+                    else if (!has)
+                        fprintf(out, " %14s |", "-");
+                    else if (side == 0)
+                        fprintf(out, " %14d |", nv);
+                    else
+                        fprintf(out, " %+14d%c|", mv - nv, mv != nv ? '*' : ' ');
+                }
+            fprintf(out, "\n");
+        }
+        for (int c = 0; c < NT_NUM_COLLS; c++)
+            for (int side = 0; side < 3; side++) {
+                fprintf(out, "%13s %5s |", side ? "" : nt_model_coll_name(c),
+                        side == 0 ? "NCCL" : side == 1 ? "model" : "diff");
+                for (int a = first; a < last; a++)
+                    for (int p = 0; p < NT_NUM_PROTOS; p++) {
+                        const nt_model_cell_t *m = &t->cell[c][a][p];
+                        int has = c < NT_NCCL_TABLE_COLLS && a < NT_NCCL_TABLE_ALGOS &&
+                                  n->has[c][a][p];
+                        if (side == 1) {
+                            fprintf(out, "%8.1f/%6.1f |", m->lat_us, m->bw_GBps);
+                        } else if (!has) {
+                            fprintf(out, " %14s |", "-");
+                        } else if (side == 0) {
+                            fprintf(out, "%8.1f/%6.1f |", n->lat_us[c][a][p], n->bw_GBps[c][a][p]);
+                        } else {
+                            double dl = m->lat_us - n->lat_us[c][a][p];
+                            double db = m->bw_GBps - n->bw_GBps[c][a][p];
+                            int off = fabs(dl) > NT_MODEL_TOL_LAT_US || fabs(db) > NT_MODEL_TOL_BW_GBPS;
+                            fprintf(out, "%+8.1f/%+6.1f%c|", dl, db, off ? '*' : ' ');
+                        }
+                    }
+                fprintf(out, "\n");
+            }
+    }
+}
+
+/* The facts the model assumed, each with what would supply it. */
+static void print_assumed(FILE *out, const nt_model_input_t *in)
+{
+    static const struct {
+        int fact; /* nt_comm_fact_t, or -1 for the graph facts */
+        const char *option;
+    } supply[] = {
+        {NT_CF_VERSION, "--nccl-version X.Y (or the log's \"NCCL version\" line)"},
+        {NT_CF_NRANKS, "--shape NxP (or the log's comm line, NCCL_DEBUG_SUBSYS=INIT)"},
+        {NT_CF_NNODES, "--shape NxP (or the log's comm line, NCCL_DEBUG_SUBSYS=INIT)"},
+        {NT_CF_SM, "--sm N (compute capability x 10, e.g. 90 for H100)"},
+        {NT_CF_CPU, "--cpu-vendor intel|amd|other"},
+        {NT_CF_CUDA, "the log's \"NCCL version ...+cudaX.Y\" line"},
+        {NT_CF_COMM_NCHANNELS, "the log's INIT and GRAPH lines (NCCL_DEBUG_SUBSYS=INIT,GRAPH)"},
+        {NT_CF_COLLNET, "the log's INIT and GRAPH lines (NCCL_DEBUG_SUBSYS=INIT,GRAPH)"},
+        {NT_CF_NVS, "the log's INIT and GRAPH lines (NCCL_DEBUG_SUBSYS=INIT,GRAPH)"},
+        {NT_CF_NET_DEVICE, "the log's INIT and GRAPH lines (NCCL_DEBUG_SUBSYS=INIT,GRAPH)"},
+        {-1, "the log's GRAPH lines (NCCL_DEBUG_SUBSYS=INIT,GRAPH)"}};
+    int any = 0;
+    fprintf(out, "assumed facts, and the option that supplies each:");
+    /* one line per option, naming every fact it supplies */
+    for (size_t k = 0; k < sizeof(supply) / sizeof(supply[0]); k++) {
+        int seen = 0; /* this option was listed already for an earlier fact */
+        for (size_t j = 0; j < k; j++)
+            seen |= strcmp(supply[j].option, supply[k].option) == 0;
+        if (seen)
+            continue;
+        int n = 0;
+        for (size_t j = k; j < sizeof(supply) / sizeof(supply[0]); j++) {
+            if (strcmp(supply[j].option, supply[k].option) != 0)
+                continue;
+            if (supply[j].fact >= 0) {
+                if (in->label[supply[j].fact] != NT_FACT_ASSUMED)
+                    continue;
+                fprintf(out, "%s%s", n++ ? ", " : "\n  ", comm_fact_names[supply[j].fact]);
+                continue;
+            }
+            for (int g = 0; g < NT_MODEL_NGRAPHS; g++)
+                for (int f = 0; f < NT_NUM_GRAPH_FACTS; f++) {
+                    if (in->graph[g].label[f] != NT_FACT_ASSUMED ||
+                        (f == NT_GF_PATTERN && g != NT_ALGO_TREE) ||
+                        (f == NT_GF_SAME_CHANNELS && g != NT_ALGO_RING))
+                        continue;
+                    fprintf(out, "%s%s.%s", n++ ? ", " : "\n  ", nt_model_algo_name(g),
+                            graph_fact_names[f]);
+                }
+        }
+        if (n)
+            fprintf(out, ": %s", supply[k].option);
+        any |= n;
+    }
+    fprintf(out, "%s\n", any ? "" : " none");
 }
 
 nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_table_t *nccl,
@@ -343,8 +460,10 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
         free(text);
         return bad ? NT_ERR_IO : NT_OK;
     }
-    if (have_model)
-        nt_model_print_table(out, &m, "NCCL INFO");
+    if (have_model && nccl)
+        print_side_by_side(out, &m, nccl);
+    else if (have_model)
+        nt_model_print_table(out, &m, NULL);
     fprintf(out, "model vs NCCL: %s", fit.verdict);
     if (fit.modelled && nccl)
         fprintf(out,
@@ -357,8 +476,7 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
                 nt_model_algo_name(fit.max_algo), nt_model_proto_name(fit.max_proto));
     if (fit.modelled && nccl)
         fprintf(out, ")");
-    fprintf(out, "\nassumed: ");
-    list_assumed(in, NULL, out);
     fprintf(out, "\n");
+    print_assumed(out, in);
     return ferror(out) ? NT_ERR_IO : NT_OK;
 }

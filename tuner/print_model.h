@@ -42,9 +42,12 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
                                const nt_model_env_filter_t *env, nt_model_table_t *table,
                                nt_model_fit_t *fit);
 
-/* nt_tune_print_model - the `--print-model` output to OUT: with JSON 0, the model's table in
- * NCCL's own layout for in->version followed by one summary line (fitted/verified counts, largest
- * difference, assumed facts); with JSON 1, one JSON document (per coll/algo/proto lat_us and
+/* nt_tune_print_model - the `--print-model` output to OUT: with JSON 0, NCCL's table beside the
+ * model's in NCCL's own layout for in->version without NCCL's line prefix (per function NCCL's
+ * cells, the model's and the difference, '*' where it exceeds the print precision; the model's
+ * table alone when the log has none), then one summary line (fitted/verified counts, largest
+ * difference) and the facts that were assumed, grouped by the option that supplies them
+ * (--shape, --sm, --cpu-vendor, --nccl-version, the log's GRAPH lines); with JSON 1, one JSON document (per coll/algo/proto lat_us and
  * bw_GBps of model and NCCL side by side, the largest difference, the facts with their labels).
  * NCCL (may be NULL: no table in the log) is the log's table; ENV_ALGO/ENV_PROTO the job's
  * NCCL_ALGO/NCCL_PROTO (may be NULL). FIT (may be NULL) receives the check's result.

@@ -35,22 +35,39 @@ const char *nt_tune_source_name(const nt_tune_source_t *s)
     return b ? b + 1 : s->path;
 }
 
+/* nccl-tests' test names and the NCCL function each calls; the others (alltoall, sendrecv,
+ * gather, scatter, hypercube) are send/recv and never reach a tuner. */
+static const struct {
+    const char *name;
+    int coll;
+} nccltests_colls[] = {{"all_reduce", NT_COLL_ALLREDUCE},
+                       {"all_gather", NT_COLL_ALLGATHER},
+                       {"reduce_scatter", NT_COLL_REDUCESCATTER},
+                       {"broadcast", NT_COLL_BROADCAST},
+                       {"reduce", NT_COLL_REDUCE}};
+
 int nt_tune_coll_from_nccltests(const char *name)
 {
-    if (!name)
-        return -1;
-    if (strcmp(name, "all_reduce") == 0)
-        return NT_COLL_ALLREDUCE;
-    if (strcmp(name, "all_gather") == 0)
-        return NT_COLL_ALLGATHER;
-    if (strcmp(name, "reduce_scatter") == 0)
-        return NT_COLL_REDUCESCATTER;
-    if (strcmp(name, "broadcast") == 0)
-        return NT_COLL_BROADCAST;
-    if (strcmp(name, "reduce") == 0)
-        return NT_COLL_REDUCE;
-    return -1; /* alltoall, sendrecv, gather, scatter, hypercube: send/recv, never tuned */
+    for (size_t i = 0; name && i < sizeof(nccltests_colls) / sizeof(nccltests_colls[0]); i++)
+        if (strcmp(name, nccltests_colls[i].name) == 0)
+            return nccltests_colls[i].coll;
+    return -1;
 }
+
+const char *nt_tune_nccltests_name(int coll)
+{
+    for (size_t i = 0; i < sizeof(nccltests_colls) / sizeof(nccltests_colls[0]); i++)
+        if (nccltests_colls[i].coll == coll)
+            return nccltests_colls[i].name;
+    return NULL;
+}
+
+const char *nt_tune_table_coll(const nt_tune_t *t, const nt_ncclt_table_t *tab)
+{
+    const char *c = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
+    return c ? c : t->coll_named > 0 ? nt_tune_nccltests_name(t->coll_named - 1) : NULL;
+}
+
 
 void nt_tune_source_free(nt_tune_source_t *s)
 {
@@ -61,6 +78,11 @@ void nt_tune_source_free(nt_tune_source_t *s)
     for (size_t i = 0; i < s->nenv; i++)
         free(s->env[i]);
     free(s->env);
+    for (size_t i = 0; i < s->ncmd_env; i++)
+        free(s->cmd_env[i]);
+    free(s->cmd_env);
+    free(s->hosts);
+    free(s->devices);
     memset(s, 0, sizeof(*s));
 }
 
@@ -86,6 +108,193 @@ static const char *env_of(const nt_tune_source_t *s, const char *name)
         if (strncmp(s->env[i], name, n) == 0 && s->env[i][n] == '=')
             return s->env[i] + n + 1;
     return NULL;
+}
+
+int nt_tune_source_is_baseline(const nt_tune_source_t *s)
+{
+    return !s->labelled && !env_of(s, "NCCL_ALGO") && !env_of(s, "NCCL_PROTO");
+}
+
+
+static const char *list_of(char *const *list, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(list[i], name, len) == 0 && list[i][len] == '=')
+            return list[i] + len + 1;
+    return NULL;
+}
+
+/* One NCCL_X=V word of a command line (quotes around the value dropped): into the source's
+ * command-line list and its settings. */
+static void cmd_setting(nt_tune_source_t *s, const char *w, size_t len)
+{
+    char kv[256];
+    if (len >= sizeof(kv) || strncmp(w, "NCCL_", 5) != 0)
+        return;
+    memcpy(kv, w, len);
+    kv[len] = '\0';
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv + 5)
+        return;
+    *eq = '\0';
+    for (char *c = kv; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_')
+            return;
+    char *v = eq + 1;
+    size_t vl = strlen(v);
+    if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+        v[vl - 1] = '\0';
+        v++;
+    }
+    if (list_of(s->cmd_env, s->ncmd_env, kv))
+        return;
+    char **n = realloc(s->cmd_env, (s->ncmd_env + 1) * sizeof(*n));
+    if (!n)
+        return;
+    s->cmd_env = n;
+    size_t l = strlen(kv) + strlen(v) + 2;
+    if (!(n[s->ncmd_env] = malloc(l)))
+        return;
+    snprintf(n[s->ncmd_env], l, "%s=%s", kv, v);
+    s->ncmd_env++;
+    if (!env_of(s, kv))
+        env_push(s, kv, v);
+}
+
+/* A launcher's or a test's command line, and its continuation lines after a trailing '\':
+ * the NCCL_* it sets. Open MPI's "-x NAME=V", MPICH's "-genv NAME V", srun's
+ * "--export=ALL,NAME=V", and "NAME=V cmd" / "env NAME=V cmd". *cont: the line ended with '\'. */
+static void scan_cmdline(nt_tune_source_t *s, const char *line, int *cont)
+{
+    static const char *const launchers[] = {"mpirun", "mpiexec", "orterun", "srun", "env",
+                                            "torchrun", "prun"};
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '#')
+        return;
+    size_t len = strlen(p);
+    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r' ||
+                   p[len - 1] == '\n'))
+        len--;
+    int is_cmd = *cont;
+    /* a word that is a launcher (its basename) or an nccl-tests binary (..._perf[_mpi]) */
+    for (const char *w = p; !is_cmd && w < p + len;) {
+        while (w < p + len && isspace((unsigned char)*w))
+            w++;
+        const char *e = w;
+        while (e < p + len && !isspace((unsigned char)*e))
+            e++;
+        const char *base = w;
+        for (const char *q = w; q < e; q++)
+            if (*q == '/')
+                base = q + 1;
+        size_t bl = (size_t)(e - base);
+        for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
+            is_cmd |= bl == strlen(launchers[i]) && strncmp(base, launchers[i], bl) == 0;
+        for (const char *q = base; q + 5 <= e; q++)
+            is_cmd |= strncmp(q, "_perf", 5) == 0;
+        is_cmd |= strncmp(w, "NCCL_", 5) == 0 && memchr(w, '=', (size_t)(e - w)) != NULL &&
+                  w == p; /* NAME=V cmd */
+        w = e;
+    }
+    *cont = is_cmd && len && p[len - 1] == '\\';
+    if (!is_cmd)
+        return;
+    const char *prev = NULL, *prev2 = NULL;
+    size_t prevl = 0, prev2l = 0;
+    for (const char *w = p; w < p + len;) {
+        while (w < p + len && isspace((unsigned char)*w))
+            w++;
+        const char *e = w;
+        while (e < p + len && !isspace((unsigned char)*e))
+            e++;
+        size_t wl = (size_t)(e - w);
+        if (wl > 9 && strncmp(w, "--export=", 9) == 0) {
+            for (const char *a = w + 9; a < e;) {
+                const char *c = memchr(a, ',', (size_t)(e - a));
+                const char *z = c ? c : e;
+                cmd_setting(s, a, (size_t)(z - a));
+                a = z + 1;
+            }
+        } else if (prev && prevl == 8 && strncmp(prev, "--export", 8) == 0) {
+            for (const char *a = w; a < e;) {
+                const char *c = memchr(a, ',', (size_t)(e - a));
+                const char *z = c ? c : e;
+                cmd_setting(s, a, (size_t)(z - a));
+                a = z + 1;
+            }
+        } else if (prev2 && prev2l == 5 && strncmp(prev2, "-genv", 5) == 0 && prevl < 200 &&
+                   strncmp(prev, "NCCL_", 5) == 0 && !memchr(prev, '=', prevl)) {
+            char kv[256];
+            snprintf(kv, sizeof(kv), "%.*s=%.*s", (int)prevl, prev, (int)wl, w);
+            cmd_setting(s, kv, strlen(kv));
+        } else if (strncmp(w, "NCCL_", 5) == 0 && memchr(w, '=', wl)) {
+            cmd_setting(s, w, wl); /* "-x NAME=V", "NAME=V cmd", "env NAME=V" */
+        }
+        prev2 = prev;
+        prev2l = prevl;
+        prev = w;
+        prevl = wl;
+        w = e;
+    }
+}
+
+/* Appends "item" to a ","-separated list unless it is there. */
+static void list_add(char **list, const char *item, size_t len)
+{
+    size_t have = *list ? strlen(*list) : 0;
+    for (const char *a = *list; a && *a;) {
+        const char *c = strchr(a, ',');
+        size_t l = c ? (size_t)(c - a) : strlen(a);
+        if (l == len && strncmp(a, item, len) == 0)
+            return;
+        a = c ? c + 1 : a + l;
+    }
+    char *n = realloc(*list, have + len + 2);
+    if (!n)
+        return;
+    if (have)
+        n[have++] = ',';
+    memcpy(n + have, item, len);
+    n[have + len] = '\0';
+    *list = n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorts a ","-separated list in place. */
+static void list_sort(char *list)
+{
+    char *items[512], *copy = list ? strdup(list) : NULL, *save = NULL;
+    size_t n = 0;
+    if (!copy)
+        return;
+    for (char *w = strtok_r(copy, ",", &save); w && n < 512; w = strtok_r(NULL, ",", &save))
+        items[n++] = w;
+    qsort(items, n, sizeof(items[0]), cmp_str);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)sprintf(list + o, "%s%s", i ? "," : "", items[i]);
+    free(copy);
+}
+
+/* A device line: its host into s->hosts, its "host:[bus id]" into s->devices. */
+static void add_device(nt_tune_source_t *s, const nt_ncclt_device_t *d, const char *line)
+{
+    if (!d || !d->host || !d->host_len)
+        return;
+    list_add(&s->hosts, d->host, d->host_len);
+    const char *lb = strchr(line, '['), *rb = lb ? strchr(lb, ']') : NULL;
+    if (lb && rb) {
+        char dev[256];
+        snprintf(dev, sizeof(dev), "%.*s:%.*s", (int)d->host_len, d->host, (int)(rb - lb + 1), lb);
+        list_add(&s->devices, dev, strlen(dev));
+    }
 }
 
 nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err, size_t errlen)
@@ -148,17 +357,25 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
         nt_linereader_t *r = nt_linereader_open_stream(fp);
         const char *line;
         size_t len;
-        int rc;
+        int rc, cont = 0;
         while (r && (rc = nt_linereader_next(r, &line, &len)) == 1) {
             nt_logline_t l;
             nt_line_parse(line, &l);
             unsigned long no = nt_linereader_lineno(r);
-            if (l.level == NT_LVL_NONE &&
-                nt_ncclt_reader_feed(s->tests, l.body, no) != NT_NCCLT_NONE)
+            nt_ncclt_event_t ev =
+                l.level == NT_LVL_NONE ? nt_ncclt_reader_feed(s->tests, l.body, no) : NT_NCCLT_NONE;
+            if (ev == NT_NCCLT_DEVICE)
+                add_device(s, nt_ncclt_reader_device(s->tests), l.body);
+            if (ev != NT_NCCLT_NONE)
                 continue;
-            if (!nt_nccllog_feed(&s->log, &l, no))
+            if (!nt_nccllog_feed(&s->log, &l, no)) {
                 nt_ncclt_reader_scan_coll(s->tests, l.body);
+                if (l.level == NT_LVL_NONE)
+                    scan_cmdline(s, l.body, &cont);
+            }
         }
+        list_sort(s->hosts);
+        list_sort(s->devices);
         int binary = r ? nt_linereader_is_binary(r) : 1;
         nt_linereader_close(r);
         fclose(fp);
@@ -167,7 +384,8 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
             return NT_ERR_PARSE;
         }
         for (size_t i = 0; i < s->log.nenv; i++)
-            env_push(s, s->log.env[i].name, s->log.env[i].value);
+            if (!env_of(s, s->log.env[i].name)) /* the command line said it already */
+                env_push(s, s->log.env[i].name, s->log.env[i].value);
     }
     if (nt_ncclt_reader_ntables(s->tests) == 0) {
         snprintf(err, errlen, "replay source '%s' holds no nccl-tests table", path);
@@ -220,6 +438,12 @@ static int label_key(const char *k, const char *v, nt_tune_source_t *s, char *er
     return -1;
 }
 
+/* Where a source's setting comes from, for messages. */
+static const char *origin(const nt_tune_source_t *s, const char *name)
+{
+    return list_of(s->cmd_env, s->ncmd_env, name) ? "command line sets" : "NCCL lines say";
+}
+
 nt_status_t nt_tune_source_label(nt_tune_source_t *s, const char *label, char *err, size_t errlen)
 {
     if (s->label_text) {
@@ -252,9 +476,9 @@ nt_status_t nt_tune_source_label(nt_tune_source_t *s, const char *label, char *e
             }
             if (have && strcmp(have, v) != 0) {
                 snprintf(err, errlen,
-                         "--label %s=%s contradicts '%s', whose NCCL lines say %s=%s: give the "
-                         "value that ran",
-                         k, v, s->path, k + 4, have);
+                         "--label %s=%s contradicts '%s', whose %s %s=%s: give the value that "
+                         "ran",
+                         k, v, s->path, origin(s, k + 4), k + 4, have);
                 free(copy);
                 return NT_ERR_INVALID;
             }
@@ -271,15 +495,14 @@ nt_status_t nt_tune_source_label(nt_tune_source_t *s, const char *label, char *e
     const char *fa = env_of(s, "NCCL_ALGO"), *fp = env_of(s, "NCCL_PROTO");
     if (fa && s->label_algo >= 0 && nt_model_algo_parse(fa) >= 0 &&
         nt_model_algo_parse(fa) != s->label_algo) {
-        snprintf(err, errlen, "--label algo=%s contradicts '%s', whose NCCL lines say NCCL_ALGO=%s",
-                 nt_model_algo_name(s->label_algo), s->path, fa);
+        snprintf(err, errlen, "--label algo=%s contradicts '%s', whose %s NCCL_ALGO=%s",
+                 nt_model_algo_name(s->label_algo), s->path, origin(s, "NCCL_ALGO"), fa);
         return NT_ERR_INVALID;
     }
     if (fp && s->label_proto >= 0 && nt_model_proto_parse(fp) >= 0 &&
         nt_model_proto_parse(fp) != s->label_proto) {
-        snprintf(err, errlen,
-                 "--label proto=%s contradicts '%s', whose NCCL lines say NCCL_PROTO=%s",
-                 nt_model_proto_name(s->label_proto), s->path, fp);
+        snprintf(err, errlen, "--label proto=%s contradicts '%s', whose %s NCCL_PROTO=%s",
+                 nt_model_proto_name(s->label_proto), s->path, origin(s, "NCCL_PROTO"), fp);
         return NT_ERR_INVALID;
     }
     s->labelled = 1;
@@ -318,6 +541,19 @@ unsigned long nt_tune_busbw_recheck(const nt_ncclt_table_t *tab, double *max_rel
         }
     }
     return n;
+}
+
+double nt_tune_baseline_us(const nt_tune_t *t, const nt_tune_point_t *p)
+{
+    double best = -1;
+    for (size_t j = 0; j < t->npoints; j++) {
+        const nt_tune_point_t *q = &t->points[j];
+        if (q->is_default && q->coll == p->coll && q->bytes == p->bytes &&
+            q->shape.nranks == p->shape.nranks && q->shape.nnodes == p->shape.nnodes &&
+            (best < 0 || q->time_us < best))
+            best = q->time_us;
+    }
+    return best;
 }
 
 static int add_point(nt_tune_t *t, const nt_tune_point_t *p)
@@ -362,6 +598,134 @@ static int ran_from_calls(const nt_nccllog_t *g, int coll, unsigned long long by
     return 0;
 }
 
+/* Whether name is one that c's own rule or label sets (so a difference in it is the point of the
+ * comparison), or logging only. */
+static int sets_itself(const nt_tune_source_t *c, const char *name)
+{
+    if (strncmp(name, "NCCL_DEBUG", 10) == 0)
+        return 1; /* NCCL_DEBUG, _SUBSYS, _FILE: what is logged, not how it runs */
+    int forces = c->label_algo >= 0 || c->label_proto >= 0 || env_of(c, "NCCL_ALGO") ||
+                 env_of(c, "NCCL_PROTO");
+    if (forces && (strcmp(name, "NCCL_ALGO") == 0 || strcmp(name, "NCCL_PROTO") == 0))
+        return 1;
+    if (c->label_nchannels > 0 &&
+        (strcmp(name, "NCCL_MIN_NCHANNELS") == 0 || strcmp(name, "NCCL_MAX_NCHANNELS") == 0))
+        return 1;
+    /* env.NAME=V in the label */
+    char key[96];
+    snprintf(key, sizeof(key), "env.%.80s=", name);
+    for (const char *l = c->label_text; l && (l = strcasestr(l, key)) != NULL; l++)
+        if (l == c->label_text || l[-1] == ',')
+            return 1;
+    return 0;
+}
+
+/* The value of name that source s ran with as far as it shows: its setting, else NULL. *known:
+ * 1 when s would show it (a command-line or label setting is known either way; an echo only
+ * when s carries NCCL's INFO lines, which echo every NCCL_* set by the environment). */
+static const char *setting(const nt_tune_source_t *s, const char *name, int from_cmd, int *known)
+{
+    const char *v = env_of(s, name);
+    *known = from_cmd || v != NULL || s->log.nccl_lines > 0;
+    return v;
+}
+
+int nt_tune_source_diff(const nt_tune_source_t *c, const nt_tune_source_t *b, char *out,
+                        size_t outlen)
+{
+    int n = 0;
+    size_t o = 0;
+    out[0] = '\0';
+#define NT_DIFF_ADD(...)                                                                          \
+    do {                                                                                          \
+        if (o < outlen)                                                                           \
+            o += (size_t)snprintf(out + o, outlen - o, "%s", n ? "; " : "");                      \
+        if (o < outlen)                                                                           \
+            o += (size_t)snprintf(out + o, outlen - o, __VA_ARGS__);                              \
+        n++;                                                                                      \
+    } while (0)
+    const nt_tune_source_t *pair[2] = {c, b};
+    for (int side = 0; side < 2; side++) {
+        const nt_tune_source_t *x = pair[side], *y = pair[!side];
+        for (size_t i = 0; i < x->nenv; i++) {
+            char name[80];
+            const char *eq = strchr(x->env[i], '=');
+            if (!eq || (size_t)(eq - x->env[i]) >= sizeof(name))
+                continue;
+            snprintf(name, sizeof(name), "%.*s", (int)(eq - x->env[i]), x->env[i]);
+            if (env_of(x, name) != eq + 1 || sets_itself(c, name))
+                continue; /* the first value only; what c sets is the comparison's point */
+            if (side == 1 && env_of(y, name))
+                continue; /* in both: compared once, from c's side */
+            int xk, yk;
+            int xcmd = list_of(x->cmd_env, x->ncmd_env, name) != NULL;
+            setting(x, name, xcmd, &xk);
+            const char *yv = setting(y, name, list_of(y->cmd_env, y->ncmd_env, name) != NULL, &yk);
+            /* a value only echoed by x is known unset in y only when y would have echoed it, or
+             * x's own command line set it (y's command line, if any, did not) */
+            if (!yv && !yk && !xcmd)
+                continue;
+            if (yv && strcmp(yv, eq + 1) == 0)
+                continue;
+            if (side == 0)
+                NT_DIFF_ADD("%s=%s vs %s", name, eq + 1, yv ? yv : "not set");
+            else
+                NT_DIFF_ADD("%s not set vs %s=%s", name, name, eq + 1);
+        }
+    }
+    if (c->hosts && b->hosts && strcmp(c->hosts, b->hosts) != 0)
+        NT_DIFF_ADD("hosts %s vs %s", c->hosts, b->hosts);
+    else if (c->devices && b->devices && strcmp(c->devices, b->devices) != 0)
+        NT_DIFF_ADD("the same host names with GPUs at other PCI addresses (other machines)");
+    const nt_ncclt_table_t *ct = nt_ncclt_reader_ntables(c->tests) ? nt_ncclt_reader_table(c->tests, 0) : NULL;
+    const nt_ncclt_table_t *bt = nt_ncclt_reader_ntables(b->tests) ? nt_ncclt_reader_table(b->tests, 0) : NULL;
+    if (ct && bt && ct->gpu_model && bt->gpu_model && strcmp(ct->gpu_model, bt->gpu_model) != 0)
+        NT_DIFF_ADD("GPU %s vs %s", ct->gpu_model, bt->gpu_model);
+    int cv = c->log.version, bv = b->log.version;
+    if (cv && bv && cv != bv)
+        NT_DIFF_ADD("NCCL %d.%d.%d vs %d.%d.%d", cv / 10000, cv / 100 % 100, cv % 100, bv / 10000,
+                    bv / 100 % 100, bv % 100);
+#undef NT_DIFF_ADD
+    return n;
+}
+
+/* Two tables of one test (named, or inferred from busbw/algbw) and one shape. */
+static int same_test(const nt_tune_t *t, const nt_ncclt_table_t *a, const nt_ncclt_table_t *b)
+{
+    const char *ca = nt_tune_table_coll(t, a), *cb = nt_tune_table_coll(t, b);
+    return ca && cb && strcmp(ca, cb) == 0 && a->nranks == b->nranks && a->nhosts == b->nhosts;
+}
+
+/* Every source that forces something against every baseline of the same test and shape. */
+static void confounds(nt_tune_t *t)
+{
+    for (size_t ci = 0; ci < t->nsources; ci++) {
+        nt_tune_source_t *c = &t->sources[ci];
+        if (nt_tune_source_is_baseline(c))
+            continue;
+        for (size_t bi = 0; bi < t->nsources; bi++) {
+            const nt_tune_source_t *b = &t->sources[bi];
+            if (bi == ci || !nt_tune_source_is_baseline(b))
+                continue;
+            int same = 0;
+            for (size_t i = 0; i < nt_ncclt_reader_ntables(c->tests) && !same; i++)
+                for (size_t j = 0; j < nt_ncclt_reader_ntables(b->tests) && !same; j++)
+                    same = same_test(t, nt_ncclt_reader_table(c->tests, i),
+                                     nt_ncclt_reader_table(b->tests, j));
+            char d[768];
+            if (!same || !nt_tune_source_diff(c, b, d, sizeof(d)))
+                continue;
+            c->confounded = 1;
+            nt_tune_add_finding(t, NT_ANOMALY_CONFOUNDED, NT_ANOMALY_SEV_WARN,
+                                "%s against the baseline %s: they differ in more than %s sets "
+                                "(%s), so a gain cannot be credited to it: no rule from this "
+                                "comparison (rerun with only that changed)",
+                                nt_tune_source_name(c), nt_tune_source_name(b),
+                                c->label_text ? "the label" : "its NCCL_ALGO/NCCL_PROTO", d);
+        }
+    }
+}
+
 nt_status_t nt_tune_replay(nt_tune_t *t)
 {
     const nt_ncclt_table_t *base[NT_NCCLT_MAX_TABLES];
@@ -376,7 +740,7 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
             const nt_ncclt_table_t *tab = nt_ncclt_reader_table(s->tests, k);
             s->rows += tab->rows_total;
             /* a log that does not name the test: the table's own busbw/algbw factor */
-            const char *cname = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
+            const char *cname = nt_tune_table_coll(t, tab);
             nt_ncclt_table_t named = *tab;
             named.coll = (char *)cname;
             double rel;
@@ -466,5 +830,6 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
                                     "differ in %s",
                                     nt_tune_source_name(a), nt_tune_source_name(b), name);
         }
+    confounds(t);
     return NT_OK;
 }

@@ -136,6 +136,8 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         const nt_tune_point_t *p = &t->points[i];
         if (p->coll != coll || p->bytes != bytes || !same_shape(&p->shape, sh))
             continue;
+        if (!p->is_default && p->src >= 0 && t->sources[p->src].confounded)
+            continue; /* compared with runs that differ in more than it sets: a finding, no rule */
         if (p->spread > spread)
             spread = p->spread;
         int a = p->algo, q = p->proto;
@@ -367,6 +369,12 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         }
     }
     envelope(t, coll, sh, grid, ng, ch, have);
+    /* a predicted choice only restates NCCL's modelled one: if the facts are right it changes
+     * nothing, if they are wrong it overrides NCCL's better choice. Those sizes stay NCCL's
+     * unless --pin-predicted asks for every rank to choose alike. */
+    for (size_t g = 0; g < ng && !t->pin_predicted; g++)
+        if (have[g] && ch[g].basis == NT_BASIS_PREDICTED)
+            have[g] = 0;
     /* a predicted choice ends where the model's own choice changes, found by bisection between
      * two grid sizes (NCCL switches at sizes between powers of two): the rule then agrees with
      * NCCL at every size when the facts are right, and leaves the rest to NCCL */
@@ -448,6 +456,14 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         s.def_us = ch[g].def_time_us;
         s.our_us = ch[g].time_us;
         s.basis = basis;
+        for (size_t k = g; k <= e; k++)
+            if (ch[k].basis != NT_BASIS_PREDICTED && ch[k].measured_us > 0 &&
+                ch[k].def_time_us > 0 && ch[k].time_us > 0) {
+                s.gain_bytes[s.ngains] = grid[k];
+                s.gain_def_us[s.ngains] = ch[k].def_time_us;
+                s.gain_our_us[s.ngains] = ch[k].time_us;
+                s.gain[s.ngains++] = ch[k].def_time_us / ch[k].time_us - 1;
+            }
         for (size_t k = g; k <= e; k++)
             if (ch[k].tradeoff[0] && !s.tradeoff) {
                 char buf[256];

@@ -6,10 +6,13 @@
  *   replay.c      nccl-tests outputs as sources: labels, rows, the busbw re-check, anomalies
  *   search.c      per collective, shape and size: the eligible candidates ranked by the model,
  *                 overridden by replayed or measured figures; rules; --plan-out / --measured
- *   write.c       tuning.json (the plugin's key list), nccl.env, NCCL's example-tuner CSV, the
+ *   write.c       tuning.json (the plugin's key list), NCCL's example-tuner CSV, the
  *                 summary
- *   env_advice.c  environment advice, each line with its reason
- *   main.c        the command line
+ *   env_advice.c  environment advice, each line with its reason, in NCCL's conf-file format
+ *   baseline.c    each baseline judged by nettune doctor's busbw rule
+ *   params.c      the command line into the options below (parsed, checked, defaults)
+ *   run.c         the run: inputs, search, writers, exit code
+ *   main.c        params, then run
  * Units: bytes, microseconds, GB/s = 1e9 B/s. Nothing here links MPI, CUDA or NCCL. */
 #ifndef NETTUNE_TUNER_TUNE_H
 #define NETTUNE_TUNER_TUNE_H
@@ -60,8 +63,13 @@ typedef struct nt_tune_source {
     /* labels (-1 / 0 = not given) */
     int label_algo, label_proto, label_nchannels;
     char *label_text; /* as given, for messages */
-    char **env;       /* "NCCL_X=V": labels env.NCCL_X, then the file's echoes */
+    char **env;       /* "NCCL_X=V": the command line's, labels env.NCCL_X, the file's echoes */
     size_t nenv;
+    char **cmd_env; /* "NCCL_X=V" set on the file's command line (-x, NAME=V, env, --export) */
+    size_t ncmd_env;
+    char *hosts;       /* the device lines' host names, distinct, sorted, ","; NULL unknown */
+    char *devices;     /* the device lines' "host:[bus id]" per rank, ","; NULL unknown */
+    int confounded;    /* differs from a baseline in more than its label sets: no rule from it */
     int labelled;             /* any label: not a baseline */
     unsigned long rows;       /* rows parsed */
     double busbw_max_rel_err; /* the re-check of busbw from size and time */
@@ -110,10 +118,21 @@ typedef struct nt_tune_summary {
     double def_us, our_us;   /* at min_bytes */
     int basis;
     char *tradeoff; /* objective trade-off note, or NULL */
+    /* the measured gain at each size of the range where both NCCL's default and ours ran:
+     * default time / our time - 1 (0.333 = 33.3% faster), in size order */
+    size_t ngains;
+    unsigned long long gain_bytes[NT_TUNE_MAX_SIZES];
+    double gain[NT_TUNE_MAX_SIZES];
+    double gain_def_us[NT_TUNE_MAX_SIZES], gain_our_us[NT_TUNE_MAX_SIZES];
 } nt_tune_summary_t;
 
+/* nt_tune_gain_stats - a range's measured gains: first, last, smallest and geometric mean
+ * (of the speed ratios, minus 1). Returns 0 (and leaves the outputs) when none was measured. */
+int nt_tune_gain_stats(const nt_tune_summary_t *s, double *first, double *last, double *min,
+                       double *geomean);
+
 typedef struct nt_tune {
-    /* options */
+    /* options: set by nt_tune_params_parse (params.c) and only read afterwards */
     const char *report_path;
     const char *nccl_logs[NT_TUNE_MAX_SOURCES];
     size_t nlogs;
@@ -129,8 +148,12 @@ typedef struct nt_tune {
     const char *plan_out;
     const char *measured[NT_TUNE_MAX_SOURCES];
     size_t nmeasured;
-    const char *output, *env_out, *csv_out;
+    const char *output;           /* --output, default tuning.json ("-": stdout) */
+    const char *env_out, *csv_out; /* --env-out, --csv-out: NULL = not written */
     int print_model, json, quiet;
+    int pin_predicted; /* --pin-predicted: write the model's own choices as rules too */
+    int coll_named; /* --coll: 1 + the nt_coll_t of tables that do not name their test; 0 none */
+    const char *expect; /* --expect K=V,...: the hardware for judging baselines, NULL none */
 
     /* inputs */
     nt_rdoc_t report;
@@ -212,13 +235,47 @@ const char *nt_tune_source_name(const nt_tune_source_t *s);
 /* nt_tune_source_free - frees a source. */
 void nt_tune_source_free(nt_tune_source_t *s);
 
+/* nt_tune_source_diff - what candidate c and baseline b differ in besides what c sets (its
+ * labelled algo/proto and env names, NCCL_ALGO/NCCL_PROTO when it forces them; NCCL_DEBUG* are
+ * logging and never count): every other NCCL_* setting ("NCCL_MIN_CTAS=24 vs unset"), the
+ * hosts, the GPUs' PCI addresses under the same host names, the GPU model, the NCCL version
+ * (each only when both sources show it). Writes "; "-separated items to out; returns their
+ * count (0: like with like). */
+int nt_tune_source_diff(const nt_tune_source_t *c, const nt_tune_source_t *b, char *out,
+                        size_t outlen);
+
 /* nt_tune_coll_from_nccltests - the NCCL function of an nccl-tests collective name ("all_reduce"
  * -> NT_COLL_ALLREDUCE); -1 for those the tuner cannot steer (alltoall, sendrecv, ...). */
 int nt_tune_coll_from_nccltests(const char *name);
 
+/* nt_tune_nccltests_name - nccl-tests' name of the test that calls NCCL function coll
+ * ("all_reduce" for NT_COLL_ALLREDUCE); NULL for one no test calls alone. */
+const char *nt_tune_nccltests_name(int coll);
+
+/* nt_tune_source_is_baseline - 1 when the source is NCCL's own choice: no label and no
+ * NCCL_ALGO / NCCL_PROTO on its command line or in NCCL's echo. */
+int nt_tune_source_is_baseline(const nt_tune_source_t *s);
+
+/* nt_tune_judge_baselines - every baseline source judged by nettune doctor's busbw rule (the
+ * doctor's own code, reports/doctor: busbw_below_expected against --expect, the report or the
+ * log's NET/IB lines); one it fails (below its error_efficiency) is a warn finding
+ * (baseline_degraded). NT_ERR_INVALID when the doctor's knowledge base does not load. */
+nt_status_t nt_tune_judge_baselines(nt_tune_t *t);
+
+/* nt_tune_table_coll - the nccl-tests name of a table's test: named in the file, else inferred
+ * from its busbw/algbw factor (nt_ncclt_infer_coll), else --coll; NULL unknown. */
+const char *nt_tune_table_coll(const nt_tune_t *t, const nt_ncclt_table_t *tab);
+
 /* nt_tune_replay - turn every source's rows into points (what ran, time, noise), recheck busbw
- * and record anomalies as findings. */
+ * and record anomalies as findings. A source that forces something (a label, or NCCL_ALGO /
+ * NCCL_PROTO on its command line or in NCCL's echo) is compared with every baseline of its test
+ * and shape (nt_tune_source_diff); one that differs in more is marked confounded, with a warn
+ * finding naming the difference, and gives no rule or advice. */
 nt_status_t nt_tune_replay(nt_tune_t *t);
+
+/* nt_tune_baseline_us - the best time (us) of NCCL's default at p's collective, shape and size
+ * among the points (replayed baselines and --measured defaults); -1 when none ran there. */
+double nt_tune_baseline_us(const nt_tune_t *t, const nt_tune_point_t *p);
 
 /* nt_tune_busbw_recheck - busbw recomputed from size and time (nccl-tests' formula) against the
  * printed value, for every row and half of `tab` (coll and nranks known). A value is bad when it
@@ -277,13 +334,18 @@ char *nt_tune_csv(const nt_tune_t *t);
 void nt_tune_print_summary(const nt_tune_t *t, FILE *out);
 cJSON *nt_tune_summary_json(const nt_tune_t *t);
 
+/* nt_tune_print_lost - "NCCL's default wins at every measured size", then per collective, shape
+ * and size each alternative measured (what ran, its time, NCCL's default's, the difference):
+ * the answer when no alternative won. */
+void nt_tune_print_lost(const nt_tune_t *t, FILE *out);
+
 /* ---- env_advice.c ---- */
 
 /* One line of advice. */
 typedef struct nt_env_advice {
     char name[48], value[64];
     char reason[256];
-    int set;         /* 1: goes into nccl.env; 0: reported only (site setting, guarded) */
+    int set;         /* 1: a NAME=VALUE line of --env-out; 0: reported only (site setting) */
     int new_process; /* NCCL reads it once per process */
 } nt_env_advice_t;
 
@@ -292,7 +354,41 @@ typedef struct nt_env_advice {
  * site settings reported, not set). Returns the number written to `out` (at most max). */
 size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max);
 
-/* nt_tune_env_text - nccl.env: "NAME=VALUE" lines with "# reason" comments (caller frees). */
+/* nt_tune_env_text - the --env-out file in NCCL's own conf-file format (what NCCL reads from
+ * NCCL_CONF_FILE, else ~/.nccl.conf, then /etc/nccl.conf: NVIDIA/nccl v2.28.9-1
+ * src/misc/param.cc:27-69): "NAME=VALUE" lines, each after a "# reason" comment line; settings
+ * only reported (site settings) are comment lines. Caller frees; NULL when out of memory. */
 char *nt_tune_env_text(const nt_tune_t *t);
+
+/* ---- params.c ---- */
+
+typedef enum nt_tune_action {
+    NT_TUNE_ACTION_RUN = 0,
+    NT_TUNE_ACTION_HELP,
+    NT_TUNE_ACTION_VERSION
+} nt_tune_action_t;
+
+/* nt_tune_params_parse - argv into the options of t (zeroed by the caller), defaults first,
+ * every value checked; the --replay sources are read and labelled here (a --label applies to
+ * the --replay before it). *action says what to do next. On a bad option: NT_ERR_INVALID with
+ * one line naming the option and the fix in err, or err empty when getopt_long has already
+ * printed why (the caller adds the usage). */
+nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_action_t *action,
+                                 char *err, size_t errlen);
+
+/* nt_tune_params_usage - the --help text. */
+void nt_tune_params_usage(FILE *out);
+
+/* ---- run.c ---- */
+
+/* nt_tune_run - the run of parsed options: read the logs, the report and the --measured files,
+ * replay, search, write the outputs and the summary; frees t. Returns the exit code (0
+ * written, 1 written with warn findings, 2 bad input or nothing to tune with one line on
+ * stderr, 3 stopped by --time-limit). */
+int nt_tune_run(nt_tune_t *t);
+
+/* nt_tune_free - frees what the run read and derived (the report, sources, logs, findings,
+ * summary, rules, points and plan). */
+void nt_tune_free(nt_tune_t *t);
 
 #endif

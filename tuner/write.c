@@ -168,6 +168,29 @@ static const char *choice(char *buf, size_t len, int a, int p)
     return buf;
 }
 
+int nt_tune_gain_stats(const nt_tune_summary_t *s, double *first, double *last, double *min,
+                       double *geomean)
+{
+    if (!s->ngains)
+        return 0;
+    double lsum = 0, m = s->gain[0];
+    for (size_t k = 0; k < s->ngains; k++) {
+        lsum += log1p(s->gain[k]);
+        m = s->gain[k] < m ? s->gain[k] : m;
+    }
+    *first = s->gain[0];
+    *last = s->gain[s->ngains - 1];
+    *min = m;
+    *geomean = expm1(lsum / (double)s->ngains);
+    return 1;
+}
+
+/* A gain as a percentage with one decimal, as printed. */
+static double pct1(double g)
+{
+    return round(1000 * g) / 10;
+}
+
 cJSON *nt_tune_summary_json(const nt_tune_t *t)
 {
     cJSON *doc = cJSON_CreateObject();
@@ -189,6 +212,22 @@ cJSON *nt_tune_summary_json(const nt_tune_t *t)
             cJSON_AddNumberToObject(o, "ours_us", r3(s->our_us));
         if (s->def_us > 0 && s->our_us > 0)
             cJSON_AddNumberToObject(o, "gain_pct", round(1000 * (s->def_us / s->our_us - 1)) / 10);
+        double gf, gl, gm, gg;
+        if (nt_tune_gain_stats(s, &gf, &gl, &gm, &gg)) {
+            cJSON_AddNumberToObject(o, "gain_first_pct", pct1(gf));
+            cJSON_AddNumberToObject(o, "gain_last_pct", pct1(gl));
+            cJSON_AddNumberToObject(o, "gain_min_pct", pct1(gm));
+            cJSON_AddNumberToObject(o, "gain_geomean_pct", pct1(gg));
+            cJSON *ga = cJSON_AddArrayToObject(o, "gains");
+            for (size_t k = 0; k < s->ngains; k++) {
+                cJSON *x = cJSON_CreateObject();
+                cJSON_AddNumberToObject(x, "bytes", (double)s->gain_bytes[k]);
+                cJSON_AddNumberToObject(x, "default_us", r3(s->gain_def_us[k]));
+                cJSON_AddNumberToObject(x, "ours_us", r3(s->gain_our_us[k]));
+                cJSON_AddNumberToObject(x, "gain_pct", pct1(s->gain[k]));
+                cJSON_AddItemToArray(ga, x);
+            }
+        }
         cJSON_AddStringToObject(o, "basis", nt_basis_name(s->basis));
         if (s->tradeoff)
             cJSON_AddStringToObject(o, "tradeoff", s->tradeoff);
@@ -199,19 +238,25 @@ cJSON *nt_tune_summary_json(const nt_tune_t *t)
 
 void nt_tune_print_summary(const nt_tune_t *t, FILE *out)
 {
+    /* the gain columns: measured at the range's first size, its last, the smallest in between,
+     * and the geometric mean over its measured sizes ("-" where nothing was measured) */
     if (t->nsummary) /* no header over an empty table */
-        fprintf(out, "%-13s %-6s %-25s %-20s %-20s %8s  %s\n", "collective", "shape", "bytes",
-                "NCCL default", "ours", "gain", "basis");
+        fprintf(out, "%-13s %-6s %-25s %-20s %-20s %8s %8s %8s %8s  %s\n", "collective",
+                "shape", "bytes", "NCCL default", "ours", "first", "last", "min", "geomean",
+                "basis");
     for (size_t i = 0; i < t->nsummary; i++) {
         const nt_tune_summary_t *s = &t->summary[i];
-        char sh[16], range[48], d[40], o[40], g[16] = "-";
+        char sh[16], range[48], d[40], o[40], g[4][16] = {"-", "-", "-", "-"};
+        double v[4];
         snprintf(sh, sizeof(sh), "%dx%d", s->shape.nnodes, s->shape.ppn);
         snprintf(range, sizeof(range), "%llu..%llu", s->min_bytes, s->max_bytes);
-        if (s->def_us > 0 && s->our_us > 0)
-            snprintf(g, sizeof(g), "%+.1f%%", 100 * (s->def_us / s->our_us - 1));
-        fprintf(out, "%-13s %-6s %-25s %-20s %-20s %8s  %s\n", nt_coll_name(s->coll), sh, range,
-                choice(d, sizeof(d), s->def_algo, s->def_proto),
-                choice(o, sizeof(o), s->algo, s->proto), g, nt_basis_name(s->basis));
+        if (nt_tune_gain_stats(s, &v[0], &v[1], &v[2], &v[3]))
+            for (int k = 0; k < 4; k++)
+                snprintf(g[k], sizeof(g[k]), "%+.1f%%", 100 * v[k]);
+        fprintf(out, "%-13s %-6s %-25s %-20s %-20s %8s %8s %8s %8s  %s\n", nt_coll_name(s->coll),
+                sh, range, choice(d, sizeof(d), s->def_algo, s->def_proto),
+                choice(o, sizeof(o), s->algo, s->proto), g[0], g[1], g[2], g[3],
+                nt_basis_name(s->basis));
         if (s->tradeoff)
             fprintf(out, "  trade-off: %s\n", s->tradeoff);
     }
@@ -219,4 +264,26 @@ void nt_tune_print_summary(const nt_tune_t *t, FILE *out)
         fprintf(out, "%s: %s: %s\n",
                 t->findings[i].severity == NT_ANOMALY_SEV_WARN ? "warn" : "info",
                 nt_anomaly_kind_string(t->findings[i].kind), t->findings[i].text);
+}
+
+void nt_tune_print_lost(const nt_tune_t *t, FILE *out)
+{
+    fprintf(out, "NCCL's default wins at every measured size: no rule (what lost below)\n");
+    fprintf(out, "%-13s %-6s %12s  %-20s %10s %10s %8s\n", "collective", "shape", "bytes",
+            "alternative", "time_us", "default_us", "diff");
+    for (size_t i = 0; i < t->npoints; i++) {
+        const nt_tune_point_t *p = &t->points[i];
+        if (p->is_default || (p->src >= 0 && t->sources[p->src].confounded) ||
+            (p->algo < 0 && p->proto < 0))
+            continue; /* no choice forced (an env.NCCL_X run): advice, not a rule */
+        double def = nt_tune_baseline_us(t, p);
+        if (def <= 0)
+            continue;
+        char what[48], sh[16];
+        snprintf(what, sizeof(what), "%s/%s", p->algo >= 0 ? nt_model_algo_name(p->algo) : "any",
+                 p->proto >= 0 ? nt_model_proto_name(p->proto) : "any");
+        snprintf(sh, sizeof(sh), "%dx%d", p->shape.nnodes, p->shape.ppn);
+        fprintf(out, "%-13s %-6s %12llu  %-20s %10.1f %10.1f %+7.1f%%\n", nt_coll_name(p->coll), sh,
+                p->bytes, what, p->time_us, def, 100 * (def / p->time_us - 1));
+    }
 }

@@ -25,7 +25,9 @@ typedef enum nt_anomaly_kind {
     NT_ANOMALY_OUTLIER,
     NT_ANOMALY_RUNS_DIFFER,
     NT_ANOMALY_ENV_DIFFERS,
-    NT_ANOMALY_MODEL_FAR /* measured far from the model (nettune tune only) */
+    NT_ANOMALY_MODEL_FAR,  /* measured far from the model (nettune tune only) */
+    NT_ANOMALY_CONFOUNDED, /* two runs compared differ in more than the rule sets (tune only) */
+    NT_ANOMALY_BASELINE_DEGRADED /* the baseline is far below the hardware (tune only) */
 } nt_anomaly_kind_t;
 
 typedef enum nt_anomaly_sev { NT_ANOMALY_SEV_INFO = 0, NT_ANOMALY_SEV_WARN = 1 } nt_anomaly_sev_t;
@@ -42,7 +44,7 @@ typedef struct nt_anomaly {
 } nt_anomaly_t;
 
 /* nt_anomaly_kind_string - "mid_sweep_drop", "outlier", "runs_differ", "env_differs",
- * "model_far". */
+ * "model_far", "confounded", "baseline_degraded". */
 const char *nt_anomaly_kind_string(nt_anomaly_kind_t k);
 
 /* nt_anomaly_sweep - applies the mid-sweep drop rule to the rows of `t` (file order; rows of

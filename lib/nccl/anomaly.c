@@ -8,7 +8,7 @@
 const char *nt_anomaly_kind_string(nt_anomaly_kind_t k)
 {
     static const char *const names[] = {"mid_sweep_drop", "outlier", "runs_differ", "env_differs",
-                                        "model_far"};
+                                        "model_far",      "confounded", "baseline_degraded"};
     return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
 }
 

@@ -9,6 +9,7 @@
 
 #include "analyze_int.h"
 #include "nettune/rdoc.h"
+#include "nettune/thresholds.h"
 
 /* ---- small containers ------------------------------------------------------------------- */
 
@@ -171,6 +172,41 @@ void nt_hw_cleanup(nt_hw_t *hw)
     free(hw->collective);
     free(hw->source);
     hw->gpu_model = hw->collective = hw->source = NULL;
+}
+
+int nt_hw_apply_expect(nt_hw_t *hw, const char *arg, char *err, size_t errlen)
+{
+    nt_expect_t e;
+    nt_expect_init(&e);
+    if (nt_expect_parse(arg, NT_EXPECT_FOR_DOCTOR, &e, err, errlen) != NT_OK)
+        return -1;
+    if (e.gpus >= 0)
+        hw->gpus_per_node = e.gpus;
+    if (e.nics >= 0)
+        hw->nics_per_node = e.nics;
+    if (e.nic_rate_Gbps > 0)
+        hw->nic_rate_Gbps = e.nic_rate_Gbps;
+    if (e.gpu_model[0]) {
+        free(hw->gpu_model);
+        hw->gpu_model = strdup(e.gpu_model);
+    }
+    if (e.collective[0]) {
+        free(hw->collective);
+        hw->collective = strdup(e.collective);
+    }
+    if (e.efficiency > 0)
+        hw->efficiency = e.efficiency;
+    if (e.error_efficiency > 0)
+        hw->error_efficiency = e.error_efficiency;
+    if (e.min_busbw_GBps > 0)
+        hw->min_busbw_GBps = e.min_busbw_GBps;
+    if (hw->error_efficiency > hw->efficiency) {
+        snprintf(err, errlen, "--expect: need 0 < error_efficiency <= efficiency <= 2");
+        return -1;
+    }
+    if (!hw->source)
+        hw->source = strdup("expect");
+    return 0;
 }
 
 nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)

@@ -79,47 +79,6 @@ static void usage(FILE *out)
             "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
 }
 
-/* --expect K=V,...: the one --expect grammar of every command (lib/thresholds.c
- * nt_expect_parse: the probe's keys and the doctor's, the _per_node spellings, any case); the
- * doctor uses gpus, nics, nic_rate_Gbps and its own keys, and has no use for pcie. */
-static int parse_expect(const char *arg, nt_hw_t *hw)
-{
-    nt_expect_t e;
-    char err[512];
-    nt_expect_init(&e);
-    if (nt_expect_parse(arg, NT_EXPECT_FOR_DOCTOR, &e, err, sizeof(err)) != NT_OK) {
-        fprintf(stderr, "nettune-doctor: %s\n", err);
-        return -1;
-    }
-    if (e.gpus >= 0)
-        hw->gpus_per_node = e.gpus;
-    if (e.nics >= 0)
-        hw->nics_per_node = e.nics;
-    if (e.nic_rate_Gbps > 0)
-        hw->nic_rate_Gbps = e.nic_rate_Gbps;
-    if (e.gpu_model[0]) {
-        free(hw->gpu_model);
-        hw->gpu_model = strdup(e.gpu_model);
-    }
-    if (e.collective[0]) {
-        free(hw->collective);
-        hw->collective = strdup(e.collective);
-    }
-    if (e.efficiency > 0)
-        hw->efficiency = e.efficiency;
-    if (e.error_efficiency > 0)
-        hw->error_efficiency = e.error_efficiency;
-    if (e.min_busbw_GBps > 0)
-        hw->min_busbw_GBps = e.min_busbw_GBps;
-    if (hw->error_efficiency > hw->efficiency) {
-        fprintf(stderr, "nettune-doctor: --expect: need 0 < error_efficiency <= efficiency <= 2\n");
-        return -1;
-    }
-    if (!hw->source)
-        hw->source = strdup("expect");
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, doctor_params_t *p)
 {
     enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION, OPT_HOST, OPT_REQUIRE };
@@ -187,10 +146,14 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
         case 'q':
             p->quiet = 1;
             break;
-        case 'e':
-            if (parse_expect(optarg, &p->hw) != 0)
+        case 'e': {
+            char err[512];
+            if (nt_hw_apply_expect(&p->hw, optarg, err, sizeof(err)) != 0) {
+                fprintf(stderr, "nettune-doctor: %s\n", err);
                 return NT_EXIT_USAGE;
+            }
             break;
+        }
         case 'r':
             p->report = optarg;
             break;

@@ -4,6 +4,10 @@
  * writes nettune.measured/1 (tuner/measured_fmt.h) for nettune tune --measured.
  *
  * The parts:
+ *   main.c          params, then run (or --verify's child)
+ *   params.c        the command line into nt_measure_params_t, checked
+ *   run.c           the run: plan, ranks, backend, sweep or --verify, the written document
+ *   verify_peer.c   --verify: the A/B driver and the defaults side's child process
  *   measure_plan.c  the plan reader (nettune.plan/1) and the ncclConfig_t / launch lists
  *   measure.c       the sweep: lockstep over the launcher, warm-up, timing as nccl-tests (host
  *                   timer around a loop of iterations, averaged over ranks), confirmation of
@@ -18,6 +22,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nettune/launcher.h"
 #include "nettune/status.h"
@@ -312,5 +317,45 @@ void nt_measure_nccl_free(void *self);
 /* nt_measure_nccl_sm - the compute capability of the backend's GPU (major x 10 + minor, 90 on an
  * H100/H200) after init, 0 unknown. */
 int nt_measure_nccl_sm(void *self);
+
+
+/* ---- params.c, run.c: the command ---- */
+
+/* nettune-tune-measure's options (set by nt_measure_params_parse, then only read). */
+typedef struct nt_measure_params {
+    const char *plan_path, *output, *backend, *verify; /* --plan, --output, --backend, --verify */
+    unsigned long long min_bytes, max_bytes;           /* --verify's sizes, bytes */
+    nt_measure_opts_t o;                               /* --warmup ... --budget-seconds */
+    int local_ranks, launch, separate_nodes;           /* --local-ranks, --launch (-1 all) */
+} nt_measure_params_t;
+
+typedef enum nt_measure_action {
+    NT_MEASURE_ACTION_RUN = 0,
+    NT_MEASURE_ACTION_HELP,
+    NT_MEASURE_ACTION_VERSION
+} nt_measure_action_t;
+
+/* nt_measure_params_parse - argv into p, defaults first (measured.json, backend nccl, -w 5
+ * -n 20, 3 trials, --timeout 120 s, --verify sizes 1024..268435456; --verify writes
+ * verify.json unless --output is given), each value checked. NT_ERR_INVALID with one line
+ * naming the option and the fix in err, or err empty when getopt_long has already printed why
+ * (the caller adds the usage). */
+nt_status_t nt_measure_params_parse(int argc, char **argv, nt_measure_params_t *p,
+                                    nt_measure_action_t *action, char *err, size_t errlen);
+
+/* nt_measure_params_usage - the --help text. */
+void nt_measure_params_usage(FILE *f);
+
+/* nt_measure_run - the run of parsed options: read the plan, start the ranks (--local-ranks
+ * forks them; else this process is one rank of Open MPI or Slurm, meeting at
+ * NETTUNE_MEASURE_ADDR), sweep or --verify, rank 0 writes the document. Returns the exit code:
+ * 0 written, 1 --verify found a size slower, 2 bad input or no backend, 3 stopped early (budget,
+ * a lost rank) with what was measured written. */
+int nt_measure_run(const nt_measure_params_t *p);
+
+/* nt_measure_child_run - the process nt_measure_peer_spawn starts (argv as it passes it:
+ * exe --verify-child SPEC HUB_HOST LOG BACKEND): the backend named by argv[5] without the
+ * plugin, then nt_measure_child_main. Returns its exit code. */
+int nt_measure_child_run(int argc, char **argv);
 
 #endif

@@ -3,7 +3,8 @@
 # TCP launcher is in libntengine (lib/engine/launcher_tcp.c).
 
 MEASURE_SRCS := tuner/measure/measure_plan.c tuner/measure/measure.c tuner/measure/backend_fake.c \
-                tuner/measure/capture.c tuner/measure/verify_peer.c \
+                tuner/measure/capture.c tuner/measure/verify_peer.c tuner/measure/params.c \
+                tuner/measure/run.c \
                 tuner/measure/backend_nccl.c
 MEASURE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(MEASURE_SRCS)) $(OBJ)/tuner/measured_fmt.o \
                 $(OBJ)/tuner/inputs.o \

@@ -1,8 +1,11 @@
-/* --verify's defaults side (tuner/measure/measure.h): every rank's child process, without the
- * plugin and without the file, in its own process group with its own communicator; parent and
- * child take turns through a token on a socket pair, every wait with a deadline. */
+/* --verify (tuner/measure/measure.h): the A/B driver on the tuned side, and the defaults side,
+ * every rank's child process, without the plugin and without the file, in its own process group
+ * with its own communicator; parent and child take turns through a token on a socket pair,
+ * every wait with a deadline. Both sides time their runs with nt_measure_verify_run (measure.c),
+ * so the calls point one way: verify_peer.c -> measure.c. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -21,6 +24,7 @@
 #include "nettune/launcher.h"
 #include "measure.h"
 #include "nettune/exitcode.h"
+#include "nt_tuning.h"
 
 enum { TOK_READY = 1, TOK_STEP, TOK_DONE, TOK_STOP };
 
@@ -297,4 +301,255 @@ int nt_measure_child_main(int argc, char **argv, const nt_measure_backend_t *b)
         nt_launcher_local_destroy(l);
     close(fd);
     return rc;
+}
+
+int nt_measure_verify_defaults_first(int round)
+{
+    return !(round & 1);
+}
+
+void nt_measure_ab_stats(const double *default_us, const double *tuned_us, int rounds,
+                         nt_measure_ab_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->verdict = "same";
+    if (rounds < 1)
+        return;
+    double rsum = 0, rmin = INFINITY, rmax = 0;
+    for (int r = 0; r < rounds; r++) {
+        double ratio = tuned_us[r] > 0 ? default_us[r] / tuned_us[r] : 0;
+        out->default_us += default_us[r] / rounds;
+        out->tuned_us += tuned_us[r] / rounds;
+        rsum += ratio;
+        rmin = ratio < rmin ? ratio : rmin;
+        rmax = ratio > rmax ? ratio : rmax;
+    }
+    out->speedup = rsum / rounds;
+    out->speedup_min = rmin;
+    out->speedup_max = rmax;
+    out->verdict = rmin > 1 ? "faster" : rmax < 1 ? "slower" : "same";
+}
+
+/* Which collectives the file has a rule for at n ranks (bit per nt_coll_t), or -1. */
+static int file_colls(const char *path, int n, char *err, size_t errlen)
+{
+    nt_tuning_t t;
+    char e[256] = "";
+    if (nt_tuning_load(path, NT_FORMAT_JSON, &t, e, sizeof(e)) != NT_TP_OK) {
+        snprintf(err, errlen, "--verify '%s': %s", path, e);
+        return -1;
+    }
+    int mask = 0;
+    for (size_t i = 0; i < t.nrules; i++)
+        if (t.rules[i].nranks == 0 || (int)t.rules[i].nranks == n)
+            mask |= 1 << t.rules[i].coll;
+    nt_tuning_cleanup(&t);
+    if (!mask)
+        snprintf(err, errlen,
+                 "--verify '%s': no rule applies to %d ranks (launch as many ranks as the file "
+                 "was tuned for)",
+                 path, n);
+    return mask;
+}
+
+/* The tuned side's communicator: the plugin reads NETTUNE_TUNING_FILE at communicator creation
+ * (plugins/nccl-tuner/src/plugin.c init_common). Barriers around the environment: ranks that
+ * share one (threads of the in-process launcher) all set it before any reads it, and all read
+ * it before any clears it. */
+static nt_status_t make_tuned_comm(nt_launcher_t *l, const nt_measure_backend_t *b,
+                                   const char *tuning, double timeout_s, char *err, size_t errlen)
+{
+    static const nt_measure_comm_cfg_t cfg = {-1, -1, -1};
+    nt_status_t st = l->ops->barrier(l, timeout_s);
+    if (st != NT_OK)
+        return st;
+    unsetenv("NCCL_TUNER_CONFIG_FILE");
+    setenv("NETTUNE_TUNING_FILE", tuning, 1);
+    st = l->ops->barrier(l, timeout_s);
+    if (st == NT_OK)
+        st = b->ops->comm_create(b->self, l, &cfg, err, errlen);
+    nt_status_t x = l->ops->barrier(l, timeout_s);
+    unsetenv("NETTUNE_TUNING_FILE");
+    return st != NT_OK ? st : x;
+}
+
+/* What every rank says after both sides started: ready, and where the plugin is loaded. */
+typedef struct {
+    int32_t status, tuned_loaded, defaults_loaded, pid, child_pid;
+} side_state_t;
+
+static cJSON *side_json(const char *process, const char *plugin, const char *file, int loaded,
+                        const side_state_t *all, int n, int child)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "process", process);
+    if (plugin)
+        cJSON_AddStringToObject(s, "NCCL_TUNER_PLUGIN", plugin);
+    else
+        cJSON_AddNullToObject(s, "NCCL_TUNER_PLUGIN");
+    if (file)
+        cJSON_AddStringToObject(s, "NETTUNE_TUNING_FILE", file);
+    else
+        cJSON_AddNullToObject(s, "NETTUNE_TUNING_FILE");
+    cJSON_AddNumberToObject(s, "plugin_loaded_ranks", loaded);
+    cJSON *p = cJSON_AddArrayToObject(s, "pids");
+    for (int r = 0; r < n; r++)
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(child ? all[r].child_pid : all[r].pid));
+    return s;
+}
+
+nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
+                              nt_measure_peer_t *peer, const char *tuning_path,
+                              unsigned long long min_bytes, unsigned long long max_bytes,
+                              const nt_measure_opts_t *o, cJSON **doc, char *err, size_t errlen)
+{
+    *doc = NULL;
+    int n = nt_launcher_size(l), rank = nt_launcher_rank(l);
+    int mask = file_colls(tuning_path, n, err, errlen);
+    if (mask <= 0)
+        return NT_ERR_INVALID;
+    const char *plugin_env = getenv("NCCL_TUNER_PLUGIN");
+    char plugin[4096];
+    snprintf(plugin, sizeof(plugin), "%s", plugin_env ? plugin_env : "");
+    /* both sides start: ours with the plugin and the file, the child without either */
+    nt_status_t st = make_tuned_comm(l, b, tuning_path, o->timeout_s, err, errlen);
+    side_state_t me = {st, st == NT_OK ? b->ops->tuner_loaded(b->self) : 0, 0, (int32_t)getpid(),
+                       peer->pid};
+    char cerr[512] = "";
+    int dl = 0;
+    nt_status_t cst = nt_measure_peer_ready(peer, &dl, cerr, sizeof(cerr));
+    me.defaults_loaded = dl;
+    if (st == NT_OK && cst != NT_OK) {
+        me.status = st = cst;
+        snprintf(err, errlen, "%s", cerr);
+    }
+    side_state_t *all = calloc((size_t)n, sizeof(*all));
+    if (!all)
+        return NT_ERR_NOMEM;
+    nt_status_t x = l->ops->allgather(l, &me, all, sizeof(me), o->timeout_s);
+    int tuned_loaded = 0, defaults_loaded = 0;
+    for (int r = 0; x == NT_OK && r < n; r++) {
+        tuned_loaded += all[r].tuned_loaded != 0;
+        defaults_loaded += all[r].defaults_loaded != 0;
+        if (st == NT_OK && all[r].status != NT_OK) {
+            snprintf(err, errlen, "rank %d could not start both sides (%s)", r,
+                     nt_status_string((nt_status_t)all[r].status));
+            st = NT_ERR_PEER;
+        }
+    }
+    if (st == NT_OK && x != NT_OK) {
+        snprintf(err, errlen, "the exchange after both sides started: %s", nt_status_string(x));
+        st = x;
+    }
+    if (st == NT_OK && tuned_loaded < n) {
+        snprintf(err, errlen,
+                 "the tuned side has nettune's plugin loaded on %d of %d ranks "
+                 "(NCCL_TUNER_PLUGIN=%s): no A/B",
+                 tuned_loaded, n, plugin);
+        st = NT_ERR_INVALID;
+    }
+    if (st == NT_OK && defaults_loaded > 0) {
+        snprintf(err, errlen,
+                 "the defaults side has nettune's plugin loaded on %d of %d ranks although "
+                 "NCCL_TUNER_PLUGIN=none: it is not a run without it, no A/B",
+                 defaults_loaded, n);
+        st = NT_ERR_INVALID;
+    }
+    cJSON *d = NULL, *sizes = NULL;
+    if (rank == 0) {
+        d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "schema", "nettune.verify/1");
+        cJSON_AddStringToObject(d, "backend", b->ops->name);
+        cJSON_AddStringToObject(d, "tuning_file", tuning_path);
+        cJSON_AddNumberToObject(d, "nranks", n);
+        cJSON_AddNumberToObject(d, "rounds", o->trials);
+        cJSON_AddNumberToObject(d, "warmup_iters", o->warmup);
+        cJSON_AddNumberToObject(d, "iters", o->iters);
+        cJSON_AddStringToObject(d, "order",
+                                "ABBA: defaults first on even rounds, tuned first "
+                                "on odd ones; one side on the GPU at a time");
+        cJSON *sd = cJSON_AddObjectToObject(d, "sides");
+        cJSON_AddItemToObject(sd, "tuned",
+                              side_json("this process (plugin and file)", plugin, tuning_path,
+                                        tuned_loaded, all, n, 0));
+        cJSON_AddItemToObject(
+            sd, "defaults",
+            side_json("a child per rank (neither)", "none", NULL, defaults_loaded, all, n, 1));
+        sizes = cJSON_AddArrayToObject(d, "sizes");
+    }
+    free(all);
+    int rounds = o->trials > 0 ? o->trials : 1, nfast = 0, nslow = 0, nsame = 0, nsz = 0;
+    double t0 = mono_s(), logsum = 0, *tdef = calloc((size_t)rounds, sizeof(double)),
+           *ttun = calloc((size_t)rounds, sizeof(double));
+    if (!tdef || !ttun)
+        st = st == NT_OK ? NT_ERR_NOMEM : st;
+    for (int coll = 0; coll < 5 && st == NT_OK; coll++) {
+        if (!(mask & 1 << coll))
+            continue;
+        int z = 0;
+        for (unsigned long long bytes = min_bytes; bytes && bytes <= max_bytes && st == NT_OK;
+             bytes <<= 1, z++) {
+            /* the budget is rank 0's clock, broadcast: every rank stops before the same size */
+            int32_t stop = o->budget_s > 0 && mono_s() - t0 > o->budget_s;
+            st = l->ops->bcast(l, &stop, sizeof(stop), 0, o->timeout_s);
+            if (st == NT_OK && stop) {
+                snprintf(err, errlen,
+                         "--budget-seconds %.0f reached: the sizes measured so far are kept",
+                         o->budget_s);
+                st = NT_ERR_INTERRUPTED;
+            }
+            for (int r = 0; r < rounds && st == NT_OK; r++) {
+                int defaults_first = nt_measure_verify_defaults_first(r);
+                int warm = r == 0 ? o->warmup : 0;
+                for (int k = 0; k < 2 && st == NT_OK; k++) {
+                    int defaults = k == 0 ? defaults_first : !defaults_first;
+                    if (defaults) {
+                        st = nt_measure_peer_step(peer, coll, z, bytes, r, warm, o->iters, &tdef[r],
+                                                  err, errlen);
+                    } else {
+                        nt_measure_opts_t oo = *o;
+                        oo.warmup = warm;
+                        st = nt_measure_verify_run(l, b, &oo, coll, z, bytes, r, &ttun[r], err,
+                                                   errlen);
+                    }
+                }
+            }
+            if (st != NT_OK || rank != 0)
+                continue;
+            nt_measure_ab_t ab;
+            nt_measure_ab_stats(tdef, ttun, rounds, &ab);
+            nfast += !strcmp(ab.verdict, "faster");
+            nslow += !strcmp(ab.verdict, "slower");
+            nsame += !strcmp(ab.verdict, "same");
+            logsum += log(ab.speedup);
+            nsz++;
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "coll", nt_coll_name(coll));
+            cJSON_AddNumberToObject(e, "bytes", (double)bytes);
+            cJSON_AddNumberToObject(e, "default_us", round(ab.default_us * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "tuned_us", round(ab.tuned_us * 1000) / 1000);
+            cJSON_AddNumberToObject(e, "speedup", round(ab.speedup * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_min", round(ab.speedup_min * 10000) / 10000);
+            cJSON_AddNumberToObject(e, "speedup_max", round(ab.speedup_max * 10000) / 10000);
+            cJSON_AddStringToObject(e, "verdict", ab.verdict);
+            cJSON_AddItemToArray(sizes, e);
+        }
+    }
+    free(tdef);
+    free(ttun);
+    b->ops->comm_destroy(b->self);
+    if (d) {
+        cJSON *sm = cJSON_AddObjectToObject(d, "summary");
+        cJSON_AddNumberToObject(sm, "sizes", nsz);
+        cJSON_AddNumberToObject(sm, "faster", nfast);
+        cJSON_AddNumberToObject(sm, "slower", nslow);
+        cJSON_AddNumberToObject(sm, "same", nsame);
+        cJSON_AddNumberToObject(sm, "geomean_speedup",
+                                nsz ? round(exp(logsum / nsz) * 10000) / 10000 : 0);
+        cJSON_AddBoolToObject(d, "completed", st == NT_OK);
+        if (st != NT_OK)
+            cJSON_AddStringToObject(d, "error", err);
+    }
+    *doc = d;
+    return st;
 }
