@@ -105,26 +105,30 @@ HealthCheckProgram=$NTS_DIR/healthcheck.sh
 HealthCheckInterval=${NTS_HC_INTERVAL:-5}
 HealthCheckNodeState=IDLE
 SlurmdParameters=config_overrides
+GresTypes=gpu
 ${NTS_EXTRA_CONF:-}
 CONF
         for i in $(seq 1 "$n"); do
             h=${NTC_HOST_LIST[$((i - 1))]}
             # sn3 is allocated first (lowest weight): the prolog scenario needs it in its job.
-            echo "NodeName=$(nts_node "$i") Weight=$([ "$i" = 3 ] && echo 1 || echo 10) NodeHostname=$h NodeAddr=$(ntc_ip "$h") CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
+            # It is a GPU node to Slurm (Gres=gpu:2, which config_overrides takes over the 0
+            # its slurmd finds): the prolog's installed defaults expect 2 GPUs there.
+            echo "NodeName=$(nts_node "$i") Weight=$([ "$i" = 3 ] && echo "1 Gres=gpu:2" || echo 10) NodeHostname=$h NodeAddr=$(ntc_ip "$h") CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
         done
         echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
     } > "$NTS_CONF"
-    # Prolog and health check: the shipped scripts (contrib/slurm), off until the test
-    # touches prolog-on / healthcheck-on; thresholds from thresholds.json.
+    # Prolog and health check: wrappers as docs/slurm.md shows them around the shipped
+    # scripts (contrib/slurm), off until the test touches prolog-on / healthcheck-on. The
+    # prolog runs on its installed defaults; the health check with thresholds.json.
     local w
     for w in prolog healthcheck; do
         cat > "$NTS_DIR/$w.sh" <<WRAP
 #!/bin/sh
 [ -e "$NTS_DIR/$w-on" ] || exit 0
 export SLURM_CONF="$NTS_CONF" NETTUNE="$NTC_ROOT/build/bin/nettune" NETTUNE_REPORT_DIR="$NTS_DIR/reports"
-export NETTUNE_PROLOG_ARGS="--thresholds $NTS_DIR/thresholds.json" NETTUNE_HEALTHCHECK_ARGS="--thresholds $NTS_DIR/thresholds.json"
+export NETTUNE_HEALTHCHECK_ARGS="--thresholds $NTS_DIR/thresholds.json" NETTUNE_TEXTFILE_DIR="$NTS_DIR/textfile"
 echo "\$(date +%T) $w on \${SLURMD_NODENAME:-?}" >> "$NTS_DIR/$w.runs"
-exec "$NTC_ROOT/contrib/slurm/nettune-$w.sh"
+exec "$NTC_ROOT/contrib/slurm/nettune-$w.sh" --on-config-error=pass
 WRAP
         chmod +x "$NTS_DIR/$w.sh"
     done
