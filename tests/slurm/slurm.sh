@@ -135,6 +135,9 @@ WRAP
     cat > "$NTS_DIR/cgroup.conf" <<CONF
 CgroupPlugin=cgroup/v1
 CONF
+    # sn3's 2 GPUs as a count without device files, so that its slurmd reports what slurm.conf
+    # says (without it slurmctld sets sn3 INVAL: "gres/gpu count reported lower").
+    echo "NodeName=$(nts_node 3) Name=gpu Count=2" > "$NTS_DIR/gres.conf"
 }
 
 nts_up()
