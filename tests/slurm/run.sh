@@ -6,7 +6,7 @@
 #             (sinfo -R printed), a 3-node job runs on the others
 #   srun      srun as the launcher: --time-limit exits 3 with completed:false; a SIGSTOPped
 #             peer exits 1 with cause no_answer
-#   prolog    sn3 is a GPU node to Slurm (Gres=gpu:2) without GPUs: its prolog, on the
+#   prolog    sn3 is a GPU node to Slurm (Gres=gpu:2(S:0) in scontrol show node) without GPUs: its prolog, on the
 #             installed defaults, drains it with nettune's reason (kept over Slurm's
 #             "Prolog error"), the job is requeued held, runs on healthy nodes once released
 #   health    HealthCheckProgram resumes the nodes nettune drained once they pass, never one

@@ -105,15 +105,12 @@ HealthCheckProgram=$NTS_DIR/healthcheck.sh
 HealthCheckInterval=${NTS_HC_INTERVAL:-5}
 HealthCheckNodeState=IDLE
 SlurmdParameters=config_overrides
-GresTypes=gpu
 ${NTS_EXTRA_CONF:-}
 CONF
         for i in $(seq 1 "$n"); do
             h=${NTC_HOST_LIST[$((i - 1))]}
             # sn3 is allocated first (lowest weight): the prolog scenario needs it in its job.
-            # It is a GPU node to Slurm (Gres=gpu:2, which config_overrides takes over the 0
-            # its slurmd finds): the prolog's installed defaults expect 2 GPUs there.
-            echo "NodeName=$(nts_node "$i") Weight=$([ "$i" = 3 ] && echo "1 Gres=gpu:2" || echo 10) NodeHostname=$h NodeAddr=$(ntc_ip "$h") CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
+            echo "NodeName=$(nts_node "$i") Weight=$([ "$i" = 3 ] && echo 1 || echo 10) NodeHostname=$h NodeAddr=$(ntc_ip "$h") CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
         done
         echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
     } > "$NTS_CONF"
@@ -127,6 +124,7 @@ CONF
 [ -e "$NTS_DIR/$w-on" ] || exit 0
 export SLURM_CONF="$NTS_CONF" NETTUNE="$NTC_ROOT/build/bin/nettune" NETTUNE_REPORT_DIR="$NTS_DIR/reports"
 export NETTUNE_HEALTHCHECK_ARGS="--thresholds $NTS_DIR/thresholds.json" NETTUNE_TEXTFILE_DIR="$NTS_DIR/textfile"
+export PATH="$NTS_DIR/gresbin:\$PATH"
 echo "\$(date +%T) $w on \${SLURMD_NODENAME:-?}" >> "$NTS_DIR/$w.runs"
 exec "$NTC_ROOT/contrib/slurm/nettune-$w.sh" --on-config-error=pass
 WRAP
@@ -135,9 +133,20 @@ WRAP
     cat > "$NTS_DIR/cgroup.conf" <<CONF
 CgroupPlugin=cgroup/v1
 CONF
-    # sn3's 2 GPUs as a count without device files, so that its slurmd reports what slurm.conf
-    # says (without it slurmctld sets sn3 INVAL: "gres/gpu count reported lower").
-    echo "NodeName=$(nts_node 3) Name=gpu Count=2" > "$NTS_DIR/gres.conf"
+    # sn3 as a GPU node: a GPU GRES needs device files that a slurmd here does not have
+    # (slurmctld sets a node with Gres=gpu:2 and none INVAL, "gres/gpu count reported lower",
+    # config_overrides or not), so the prolog's scontrol prints sn3's real line with the Gres
+    # field of a GPU node, gpu:2(S:0).
+    mkdir -p "$NTS_DIR/gresbin"
+    cat > "$NTS_DIR/gresbin/scontrol" <<SC
+#!/bin/sh
+if [ "\$1 \$2 \$3" = "show node $(nts_node 3)" ]; then
+    $(command -v scontrol) "\$@" | sed 's/Gres=[^ ]*/Gres=gpu:2(S:0)/'
+    exit
+fi
+exec $(command -v scontrol) "\$@"
+SC
+    chmod +x "$NTS_DIR/gresbin/scontrol"
 }
 
 nts_up()
