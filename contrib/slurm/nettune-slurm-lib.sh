@@ -79,15 +79,17 @@ nts_drained()
 # Returns 1 when the node was drained (the caller exits 1), 0 to let the job go ahead.
 nts_config_error()
 {
-    local src=$1 msg=$2 out
+    local src=$1 msg=$2 out rc
     logger -t "nettune-$src" -p user.err "$nts_node: configuration error: $msg" 2>/dev/null
     nts_metric 1 "$src"
     if [ "$nts_on_config_error" != drain ]; then
         echo "nettune $src: $nts_node: configuration error: $msg (--on-config-error=pass: job not held, node left as it was)" >&2
         return 0
     fi
-    if ! out=$(scontrol update NodeName="$nts_node" State=DRAIN Reason="nettune:config_error $msg" 2>&1); then
-        echo "nettune $src: $nts_node: configuration error: $msg; draining it failed (scontrol exit $?: $out)" >&2
+    out=$(scontrol update NodeName="$nts_node" State=DRAIN Reason="nettune:config_error $msg" 2>&1)
+    rc=$?
+    if [ "$rc" != 0 ]; then
+        echo "nettune $src: $nts_node: configuration error: $msg; draining it failed (scontrol exit $rc: $out)" >&2
     elif nts_drained; then
         echo "nettune $src: $nts_node: configuration error: $msg (drained: --on-config-error=drain)" >&2
     else

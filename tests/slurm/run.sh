@@ -295,7 +295,7 @@ if want contrib; then
         "$ROOT/contrib/slurm/nettune-prolog.sh" 2> "$C/err"
     rc=$?
     expect "contrib: --on-config-error=drain drains sn1 (exit $rc, $(nts_state sn1): $(nts_reason sn1); $(tail -1 "$C/err"))" \
-        match "$rc|$(nts_state sn1)|$(nts_reason sn1)|$(tail -1 "$C/err")" "1|drained|nettune:config_error nettune probe exit 2*|*(drained: --on-config-error=drain)"
+        match "$rc|$(nts_state sn1)|$(nts_reason sn1)|$(tail -1 "$C/err")" "1|drained|nettune:config_error nettune probe exit 2*|*drained: --on-config-error=drain)"
     nts_run scontrol update NodeName=sn1 State=RESUME
     rm -rf "$C/inst"
     make -s --no-print-directory -C "$ROOT" install DESTDIR="$C/inst" > "$C/install.log" 2>&1
