@@ -452,7 +452,7 @@ static void nt_hist_text(const nt_hist_t *h, const nt_history_opts_t *o, nt_tabl
     int md = style == NT_TABLE_MD;
     const char *ind = md ? "- " : "  ";
     const nt_hrun_t *first = NULL, *last = NULL;
-    size_t judged = 0, hosts = 0;
+    size_t judged = 0;
     static const char *const head[] = {"node",    "kind",   "figure", "runs",  "earlier", "later",
                                        "change",  "limit",  "failed runs", "drift"};
 
@@ -462,10 +462,8 @@ static void nt_hist_text(const nt_hist_t *h, const nt_history_opts_t *o, nt_tabl
         if (!last || h->runs[i].t > last->t)
             last = &h->runs[i];
     }
-    for (size_t i = 0; i < h->ns; i++) {
+    for (size_t i = 0; i < h->ns; i++)
         judged += (size_t)h->s[i].judged;
-        hosts += i == 0 || strcmp(h->s[i].host, h->s[i - 1].host) != 0;
-    }
     nt_buf_printf(out, "%snettune report --history: ", md ? "# " : "");
     if (h->ndrift_unfailed)
         nt_buf_printf(out, "DRIFT: %zu series drifted beyond the noise, no run failed them",
@@ -498,7 +496,6 @@ static void nt_hist_text(const nt_hist_t *h, const nt_history_opts_t *o, nt_tabl
                   "rule (the peer ratio, bw %.2f, lat %.1f, widened to 3 sigma of the earlier "
                   "runs)\n",
                   ind, o->peer.bw_ratio, o->peer.lat_ratio);
-    (void)hosts;
     size_t total = h->ns, cap = o->top ? o->top : total, shown = 0;
     if (!total)
         return;
