@@ -372,6 +372,11 @@ static double noise_factor(int metric, double ratio, double sigma)
     return fmax(ratio, exp(NT_NOISE_SIGMAS * sigma));
 }
 
+double nt_verdict_noise_factor(int metric, double ratio, double *vals, size_t n)
+{
+    return noise_factor(metric, ratio, log_sigma(vals, n));
+}
+
 /* The link-fault limit as a factor of the reference: NT_FAIL_BW of it for bandwidth,
  * NT_FAIL_LAT / NT_FAIL_TAIL x the ratio for latency and its tail, or the noise-widened limit
  * factor where that is wider. */

@@ -359,11 +359,16 @@ static nt_status_t nt_drain_exec(char *const argv[], double timeout_s, char *out
         err[--egot] = '\0';
     if (errbuf && errlen) {
         const char *last = strrchr(err, '\n');
+        /* A command that ran and failed says how it exited, then its own last line. */
+        int n = st == NT_ERR_IO && WIFEXITED(status)
+                    ? snprintf(errbuf, errlen, "exit %d%s", WEXITSTATUS(status), egot ? ": " : "")
+                    : 0;
+        size_t at = n > 0 && (size_t)n < errlen ? (size_t)n : 0;
         size_t k = strlen(last ? last + 1 : err);
-        if (k >= errlen)
-            k = errlen - 1;
-        memcpy(errbuf, last ? last + 1 : err, k);
-        errbuf[k] = '\0';
+        if (k >= errlen - at)
+            k = errlen - at - 1;
+        memcpy(errbuf + at, last ? last + 1 : err, k);
+        errbuf[at + k] = '\0';
     }
     return st;
 }

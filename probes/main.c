@@ -99,7 +99,9 @@ int main(int argc, char **argv)
             return NT_EXIT_USAGE;
         code = nt_probe_run(&params, l, argc, argv);
         nt_launcher_local_destroy(l);
-        if (!nt_probe_interrupt)
+        /* A run that could not run (exit 2) wrote no report: the one on disk is an older
+         * run's, and draining from it would act on stale findings. */
+        if (!nt_probe_interrupt && code != NT_EXIT_USAGE)
             nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 1,
                          stdout);
         return code;
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
          * 1 first. scontrol is fork+exec'd at once (no MPI calls in the child). */
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (rank == 0)
+        if (rank == 0 && code != NT_EXIT_USAGE)
             nt_drain_run(params.output, (nt_drain_mode_t)params.drain, params.resume_passing, 0,
                          stdout);
         /* The summary and DRAIN lines leave our stdio buffer before the fence: once another

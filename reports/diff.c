@@ -26,11 +26,13 @@ typedef enum nt_dstatus {
     NT_D_NEW_FAIL,
     NT_D_APPEARED,
     NT_D_VANISHED,
+    NT_D_VERDICT, /* the verdict changed, the figures did not beyond the threshold and noise */
     NT_D_COUNT
 } nt_dstatus_t;
 
 static const char *const nt_dstatus_names[NT_D_COUNT] = {
-    "unchanged", "improved", "fixed", "regressed", "new_failure", "appeared", "vanished"};
+    "unchanged", "improved", "fixed",   "regressed",
+    "new_failure", "appeared", "vanished", "verdict_changed"};
 
 /* Whether a vanished link was in NEW's own plan, or why not (nt_in_new_plan). */
 typedef enum nt_dplan {
@@ -55,6 +57,21 @@ static const char *const nt_dplan_text[NT_PLAN_COUNT] = {
     "with an end (rank or device) the new run did not have",
     "whose ends the new run's schedule does not pair"};
 
+typedef enum nt_noise_from { NT_NZ_POPULATION = 0, NT_NZ_RUN, NT_NZ_FLOOR } nt_noise_from_t;
+static const char *const nt_noise_from_names[] = {"population", "run", "floor"};
+
+/* One figure of one population: the log ratios ln(new/old) of its compared links. */
+typedef struct nt_dpfig {
+    size_t n;      /* links with the figure in both runs */
+    size_t moved;  /* of them, worse beyond the threshold with the shift (NT_WHY_SHIFT) */
+    size_t raised; /* of those, regressed: below their expected figure */
+    size_t warned; /* of those, pass -> warn */
+    double median; /* median log ratio */
+    double band;   /* k x sigma (NT_NZ_POPULATION), or the run's or the floor (smaller ones) */
+    nt_noise_from_t from;
+    int shifted; /* n >= NT_DIFF_SHIFT_MIN_LINKS and the median worse beyond the threshold */
+} nt_dpfig_t;
+
 typedef struct nt_dlink {
     const nt_rlink_t *o, *n;
     double bw_pct, lat_pct;
@@ -67,6 +84,8 @@ typedef struct nt_dlink {
     nt_dplan_t plan;       /* vanished links only */
     const char *gone_host; /* NT_PLAN_END: the end NEW does not have */
     const char *gone_dev;
+    int unconfirmed;       /* a side is "unconfirmed": compared against held[], outside pops */
+    struct nt_dpfig held_fig[2]; /* unconfirmed: its population's figures as it was held to */
 } nt_dlink_t;
 
 typedef struct nt_dcheck {
@@ -77,7 +96,9 @@ typedef struct nt_dcheck {
 
 typedef struct nt_dnode {
     const char *host, *reason;
-    int fixed; /* 0: newly failed, 1: failed before, not now, 2: vanished from NEW */
+    int fixed; /* 0: newly failed, 1: failed before, not now, 2: vanished from NEW, 3: its
+                * verdict changed otherwise (reason: NULL) */
+    nt_verdict_t was, is;
 } nt_dnode_t;
 
 typedef struct nt_diff_state {
@@ -90,6 +111,7 @@ typedef struct nt_diff_state {
     nt_dnode_t *nodes;
     size_t nnodes;
     size_t lcount[NT_D_COUNT], ccount[NT_D_COUNT];
+    size_t ucount[NT_D_COUNT]; /* of lcount, the links with an unconfirmed side */
     size_t lmatched, cmatched;
     size_t planned_vanished;           /* vanished links that NEW's plan held */
     size_t vanished_by[NT_PLAN_COUNT]; /* vanished links by nt_dplan_t */
@@ -134,21 +156,6 @@ static const int nt_metric_dir[NT_M_COUNT] = {-1, 1};
                             * marginal, as for checks; a new failure is one always) */
 #define NT_WHY_EXPECTED 8u /* ... and it fell below its expected bandwidth: a regression */
 #define NT_WHY_REGRESSION (NT_WHY_NOISE | NT_WHY_EXPECTED)
-
-typedef enum nt_noise_from { NT_NZ_POPULATION = 0, NT_NZ_RUN, NT_NZ_FLOOR } nt_noise_from_t;
-static const char *const nt_noise_from_names[] = {"population", "run", "floor"};
-
-/* One figure of one population: the log ratios ln(new/old) of its compared links. */
-typedef struct nt_dpfig {
-    size_t n;      /* links with the figure in both runs */
-    size_t moved;  /* of them, worse beyond the threshold with the shift (NT_WHY_SHIFT) */
-    size_t raised; /* of those, regressed: below their expected figure */
-    size_t warned; /* of those, pass -> warn */
-    double median; /* median log ratio */
-    double band;   /* k x sigma (NT_NZ_POPULATION), or the run's or the floor (smaller ones) */
-    nt_noise_from_t from;
-    int shifted; /* n >= NT_DIFF_SHIFT_MIN_LINKS and the median worse beyond the threshold */
-} nt_dpfig_t;
 
 /* Links of one kind, variant and scope that both runs measured and trusted. */
 typedef struct nt_dpop {
@@ -513,11 +520,15 @@ static int nt_crossed_expected(const nt_dlink_t *d)
  * (nt_best_sample) where it has samples, is a regression when r > b (NT_WHY_NOISE); within b
  * but in a population that shifted the worse way it moved with the shift (NT_WHY_SHIFT): a
  * regression only when its bandwidth fell below its expected figure (pass -> warn is
- * reported). A better change beyond the threshold with -r > b is an improvement. A newly failed
- * link is a new failure whatever its figures. Updates p's moved and raised counts. */
+ * reported). A better change beyond the threshold with -r > b is an improvement, unless the
+ * other figure got worse beyond the threshold (a link whose bandwidth fell 30% is not
+ * improved by a lower latency). A newly failed link is a new failure whatever its figures; a
+ * link whose figures did not change beyond threshold and noise but whose verdict did is
+ * NT_D_VERDICT. Updates p's moved and raised counts. */
 static nt_dstatus_t nt_link_status(nt_dlink_t *d, double thr, nt_dpop_t *p)
 {
     int was_fail = d->o->verdict == NT_FAIL, is_fail = d->n->verdict == NT_FAIL, better = 0;
+    int worse_thr = 0;
     unsigned worse = 0;
 
     if (is_fail && !was_fail)
@@ -532,6 +543,7 @@ static nt_dstatus_t nt_link_status(nt_dlink_t *d, double thr, nt_dpop_t *p)
         d->band[m] = f->band;
         /* Worse beyond the threshold, also from NEW's best iteration where it has samples. */
         if (dir * pct > thr && (isnan(d->best_pct[m]) || dir * d->best_pct[m] > thr)) {
+            worse_thr = 1;
             if (r > d->band[m]) {
                 d->why[m] |= NT_WHY_NOISE;
             } else if (f->shifted) {
@@ -553,7 +565,42 @@ static nt_dstatus_t nt_link_status(nt_dlink_t *d, double thr, nt_dpop_t *p)
         return NT_D_REGRESSED;
     if (was_fail && !is_fail)
         return NT_D_FIXED;
-    return better ? NT_D_IMPROVED : NT_D_UNCHANGED;
+    if (better && !worse_thr)
+        return NT_D_IMPROVED;
+    return d->o->verdict != d->n->verdict ? NT_D_VERDICT : NT_D_UNCHANGED;
+}
+
+/* The figures a link with an unconfirmed side is held to: its population's (kind, variant and
+ * scope), which it is no part of, else the floors. Into d->held_fig; a copy, so that the
+ * population's counts stay those of its own links. */
+static void nt_unconfirmed_pop(const nt_diff_state_t *s, nt_dlink_t *d, nt_dpop_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    for (size_t k = 0; k < s->npops; k++)
+        if (!strcmp(s->pops[k].kind, d->n->kind) && !strcmp(s->pops[k].scope, d->n->scope) &&
+            !strcmp(s->pops[k].variant, d->n->variant))
+            *p = s->pops[k];
+    for (int m = 0; m < NT_M_COUNT; m++)
+        if (!p->f[m].n) {
+            p->f[m].n = 1;
+            p->f[m].from = NT_NZ_FLOOR;
+            p->f[m].band = m == NT_M_BW ? -log1p(-NT_DIFF_FLOOR_BW_PCT / 100.0)
+                                        : log1p(NT_DIFF_FLOOR_LAT_PCT / 100.0);
+        }
+}
+
+/* The figures link d was held to (NULL: not compared). */
+static const nt_dpfig_t *nt_dlink_fig(const nt_diff_state_t *s, const nt_dlink_t *d, int m)
+{
+    if (d->unconfirmed)
+        return &d->held_fig[m];
+    return d->pop >= 0 ? &s->pops[d->pop].f[m] : NULL;
+}
+
+/* Whether a side of link d carries "unconfirmed": true. */
+static int nt_dlink_unconfirmed(const nt_dlink_t *d)
+{
+    return (d->o && d->o->unconfirmed) || (d->n && d->n->unconfirmed);
 }
 
 /* The populations of the compared links (kind, variant and scope of NEW's link) and, per
@@ -664,10 +711,20 @@ static nt_status_t nt_diff_links(nt_diff_state_t *s)
         goto out;
     for (size_t i = 0; i < s->nlinks; i++) {
         nt_dlink_t *d = &s->links[i];
-        if (d->o)
+        if (d->o && d->o->unconfirmed + d->n->unconfirmed) {
+            /* Compared too, against its population's band, and marked: a link the retest
+             * could not settle still shows what it measured. */
+            nt_dpop_t held;
+            nt_unconfirmed_pop(s, d, &held);
+            d->unconfirmed = 1;
+            d->status = nt_link_status(d, s->opt->threshold_pct, &held);
+            memcpy(d->held_fig, held.f, sizeof(d->held_fig));
+        } else if (d->o) {
             d->status =
                 nt_link_status(d, s->opt->threshold_pct, d->pop >= 0 ? &s->pops[d->pop] : NULL);
+        }
         s->lcount[d->status]++;
+        s->ucount[d->status] += d->unconfirmed;
     }
     for (size_t i = 0; i < s->a->nlinks; i++) {
         if (nt_find_link(s->b, ib, s->a->links[i].id) >= 0)
@@ -754,16 +811,20 @@ static nt_status_t nt_diff_nodes(nt_diff_state_t *s)
         const nt_rnode_t *nd = &s->b->nodes[k];
         int ko = nt_rdoc_find_node(s->a, nd->host);
         if (nd->fail_reason && (ko < 0 || !s->a->nodes[ko].fail_reason))
-            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, nd->fail_reason, 0};
+            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, nd->fail_reason, 0, 0, 0};
+        else if (ko >= 0 && nd->j && s->a->nodes[ko].j && !nd->fail_reason &&
+                 !s->a->nodes[ko].fail_reason && nd->verdict != s->a->nodes[ko].verdict)
+            s->nodes[s->nnodes++] =
+                (nt_dnode_t){nd->host, NULL, 3, s->a->nodes[ko].verdict, nd->verdict};
     }
     for (size_t k = 0; k < s->a->nnodes; k++) {
         const nt_rnode_t *nd = &s->a->nodes[k];
         int kn = nt_rdoc_find_node(s->b, nd->host);
         if (nd->fail_reason && kn >= 0 && !s->b->nodes[kn].fail_reason)
-            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, nd->fail_reason, 1};
+            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, nd->fail_reason, 1, 0, 0};
         /* A node of OLD's run (a nodes[] entry) that NEW's run does not have. */
         if (nd->j && (kn < 0 || !s->b->nodes[kn].j))
-            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, "not in the new run", 2};
+            s->nodes[s->nnodes++] = (nt_dnode_t){nd->host, "not in the new run", 2, 0, 0};
     }
     return NT_OK;
 }
@@ -807,8 +868,8 @@ static void nt_dlink_why(const nt_diff_state_t *s, const nt_dlink_t *d, char *bu
 {
     size_t at = 0;
     buf[0] = '\0';
-    for (int m = 0; m < NT_M_COUNT && d->pop >= 0; m++) {
-        const nt_dpfig_t *f = &s->pops[d->pop].f[m];
+    for (int m = 0; m < NT_M_COUNT && nt_dlink_fig(s, d, m); m++) {
+        const nt_dpfig_t *f = nt_dlink_fig(s, d, m);
         const char *key = nt_metric_keys[m];
         char from[48];
         int w;
@@ -870,9 +931,10 @@ static void nt_diff_link_table(const nt_diff_state_t *s, nt_dstatus_t status, co
         nt_table_cell(&t,
                       !isnan(d->lat_pct) && d->lat_pct > s->opt->threshold_pct ? 1 + NT_FAIL : 0,
                       "%s", g);
-        nt_table_cell(&t, d->n ? 1 + d->n->verdict : 0, "%s%s%s",
+        nt_table_cell(&t, d->n ? 1 + d->n->verdict : 0, "%s%s%s%s",
                       d->o ? nt_verdict_string(d->o->verdict) : "", d->o && d->n ? " -> " : "",
-                      d->n ? nt_verdict_string(d->n->verdict) : "");
+                      d->n ? nt_verdict_string(d->n->verdict) : "",
+                      nt_dlink_unconfirmed(d) ? " (unconfirmed)" : "");
         if (why) {
             char w[256];
             nt_dlink_why(s, d, w, sizeof(w));
@@ -1053,23 +1115,41 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
 {
     int md = style == NT_TABLE_MD, color = !md && s->opt->color;
     const char *word = s->regressed ? "REGRESSION" : "no regression";
+    char unc[96] = "";
+
+    if (!s->regressed && s->ucount[NT_D_REGRESSED])
+        snprintf(unc, sizeof(unc), " (%zu unconfirmed link%s regressed)",
+                 s->ucount[NT_D_REGRESSED], s->ucount[NT_D_REGRESSED] == 1 ? "" : "s");
 
     if (md)
-        nt_buf_printf(out, "# nettune report --diff: %s\n\n", word);
+        nt_buf_printf(out, "# nettune report --diff: %s%s\n\n", word, unc);
     else
-        nt_buf_printf(out, "nettune report --diff: %s%s%s",
+        nt_buf_printf(out, "nettune report --diff: %s%s%s%s",
                       color ? nt_ansi_verdict(s->regressed ? NT_FAIL : NT_PASS) : "", word,
-                      color ? nt_ansi_reset : "");
+                      color ? nt_ansi_reset : "", unc);
     nt_buf_printf(out, "%sthreshold %g%%: bandwidth down or latency up%s\n", md ? "- " : "  (",
                   s->opt->threshold_pct, md ? "" : ")");
     nt_diff_side(out, "old", s->a, md);
     nt_diff_side(out, "new", s->b, md);
     nt_buf_printf(out,
                   "%slinks: %zu matched, %zu regressed, %zu improved, %zu new failures, "
-                  "%zu fixed, %zu appeared, %zu vanished\n",
+                  "%zu fixed, %zu verdict changed, %zu unchanged, %zu appeared, %zu vanished\n",
                   md ? "- " : "  ", s->lmatched, s->lcount[NT_D_REGRESSED],
                   s->lcount[NT_D_IMPROVED], s->lcount[NT_D_NEW_FAIL], s->lcount[NT_D_FIXED],
-                  s->lcount[NT_D_APPEARED], s->lcount[NT_D_VANISHED]);
+                  s->lcount[NT_D_VERDICT], s->lcount[NT_D_UNCHANGED], s->lcount[NT_D_APPEARED],
+                  s->lcount[NT_D_VANISHED]);
+    {
+        size_t nu = 0;
+        for (int k = 0; k < NT_D_COUNT; k++)
+            nu += s->ucount[k];
+        if (nu)
+            nt_buf_printf(out,
+                          "%s%zu matched link%s unconfirmed (a warning the retest could not "
+                          "settle): compared against their population's noise and listed, marked "
+                          "(unconfirmed); %zu of them regressed, not counted as a regression\n",
+                          md ? "- " : "  ", nu, nu == 1 ? " is" : "s are",
+                          s->ucount[NT_D_REGRESSED]);
+    }
     nt_buf_printf(out,
                   "%schecks: %zu matched, %zu new failures, %zu worse, %zu fixed, "
                   "%zu better, %zu appeared, %zu vanished\n",
@@ -1088,9 +1168,9 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                       md ? "- " : "  ", s->planned_vanished, s->planned_vanished == 1 ? "" : "s");
     nt_diff_unplanned_note(s, md, out);
     nt_diff_populations(s, md, out);
-    for (int fixed = 0; fixed < 3; fixed++) {
-        static const char *const what[3] = {
-            "nodes newly failed: ", "nodes no longer failed: ", "nodes vanished: "};
+    for (int fixed = 0; fixed < 4; fixed++) {
+        static const char *const what[4] = {"nodes newly failed: ", "nodes no longer failed: ",
+                                            "nodes vanished: ", "nodes whose verdict changed: "};
         int any = 0;
         for (size_t i = 0; i < s->nnodes; i++) {
             if (s->nodes[i].fixed != fixed)
@@ -1101,6 +1181,9 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                 nt_buf_puts(out, ", ");
             if (fixed == 2)
                 nt_buf_printf(out, "%s", s->nodes[i].host);
+            else if (fixed == 3)
+                nt_buf_printf(out, "%s (%s -> %s)", s->nodes[i].host,
+                              nt_verdict_string(s->nodes[i].was), nt_verdict_string(s->nodes[i].is));
             else
                 nt_buf_printf(out, "%s (%s)", s->nodes[i].host, s->nodes[i].reason);
         }
@@ -1113,6 +1196,9 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
     nt_diff_link_table(s, NT_D_APPEARED, "Appeared links", style, out);
     nt_diff_link_table(s, NT_D_FIXED, "Fixed links", style, out);
     nt_diff_link_table(s, NT_D_IMPROVED, "Improved links", style, out);
+    nt_diff_link_table(s, NT_D_VERDICT,
+                       "Links whose verdict changed, figures within threshold and noise", style,
+                       out);
     nt_diff_check_table(s, style, out);
 }
 
@@ -1210,8 +1296,8 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
             bad |= nt_json_add_num(c, nt_dstatus_names[k], (double)v[k]) != NT_OK;
     }
     nodes = nt_json_add_obj(root, "nodes");
-    for (int fixed = 0; nodes && fixed < 3; fixed++) {
-        static const char *const key[3] = {"new_failed", "fixed", "vanished"};
+    for (int fixed = 0; nodes && fixed < 4; fixed++) {
+        static const char *const key[4] = {"new_failed", "fixed", "vanished", "verdict_changed"};
         cJSON *arr = nt_json_add_arr(nodes, key[fixed]);
         bad |= !arr;
         for (size_t i = 0; arr && i < s->nnodes; i++) {
@@ -1220,7 +1306,10 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
                 continue;
             o = cJSON_CreateObject();
             bad |= !o || nt_json_add_str(o, "host", s->nodes[i].host) ||
-                   nt_json_add_str(o, "reason", s->nodes[i].reason) ||
+                   (fixed == 3
+                        ? nt_json_add_str(o, "old_verdict", nt_verdict_string(s->nodes[i].was)) ||
+                              nt_json_add_str(o, "new_verdict", nt_verdict_string(s->nodes[i].is))
+                        : nt_json_add_str(o, "reason", s->nodes[i].reason)) ||
                    !cJSON_AddItemToArray(arr, o);
         }
     }
@@ -1239,14 +1328,15 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
                nt_json_side(o, "new", d->n ? nt_dlink_side(d->n) : NULL) ||
                nt_json_add_num(o, "bw_change_pct", d->bw_pct) ||
                nt_json_add_num(o, "lat_change_pct", d->lat_pct);
-        for (int m = 0; d->pop >= 0 && m < NT_M_COUNT; m++) {
+        bad |= nt_json_add_bool(o, "unconfirmed", nt_dlink_unconfirmed(d)) != NT_OK;
+        for (int m = 0; nt_dlink_fig(s, d, m) && m < NT_M_COUNT; m++) {
             static const char *const nkey[NT_M_COUNT] = {"bw_noise_pct", "lat_noise_pct"};
             static const char *const bkey[NT_M_COUNT] = {"bw_basis", "lat_basis"};
             const char *basis = d->why[m] & NT_WHY_NOISE      ? "beyond_noise"
                                 : d->why[m] & NT_WHY_EXPECTED ? "shift_and_below_expected"
                                 : d->why[m] & NT_WHY_SHIFT    ? "moved_with_shift"
                                                               : NULL;
-            if (!s->pops[d->pop].f[m].n || isnan(m == NT_M_BW ? d->bw_pct : d->lat_pct))
+            if (!nt_dlink_fig(s, d, m)->n || isnan(m == NT_M_BW ? d->bw_pct : d->lat_pct))
                 continue;
             bad |= nt_json_add_num(o, nkey[m], nt_band_pct(m, d->band[m])) != NT_OK;
             if (basis)
@@ -1337,8 +1427,11 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
         goto out;
     qsort(s.links, s.nlinks, sizeof(*s.links), nt_cmp_dlink);
     for (size_t i = 0; i < s.nnodes; i++)
-        s.regressed |= s.nodes[i].fixed != 1;
-    s.regressed |= s.lcount[NT_D_REGRESSED] || s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
+        s.regressed |= s.nodes[i].fixed == 0 || s.nodes[i].fixed == 2;
+    /* A regressed link with an unconfirmed side is listed, not counted: the probe itself could
+     * not settle its figure (an oversubscribed machine). */
+    s.regressed |= s.lcount[NT_D_REGRESSED] > s.ucount[NT_D_REGRESSED] ||
+                   s.lcount[NT_D_NEW_FAIL] || s.ccount[NT_D_NEW_FAIL];
     /* A verdict that got worse is a regression whatever the figures. */
     s.verdict_worse = s.b->verdict == NT_FAIL && s.a->verdict != NT_FAIL;
     s.regressed |= s.verdict_worse;

@@ -6,7 +6,7 @@
 REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c reports/render_diagnosis.c \
-               reports/render_tuning.c reports/diff.c
+               reports/render_tuning.c reports/diff.c reports/history.c
 # The tuning-file format is the plugin's (one definition): its parser is compiled in.
 REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_SRCS)) $(OBJ)/reports/schema_blob.o $(NT_TUNING_FMT_OBJ) \
                $(OBJ)/reports/doctor/kb.o $(OBJ)/reports/doctor/fmtmatch.o $(OBJ)/reports/doctor/kb_data.o

@@ -25,7 +25,7 @@ static int nt_prom_verdict(nt_verdict_t v)
 
 /* A sample value: integers exactly, others with 15 significant digits so that GB/s x 1e9
  * prints 15520000000 rather than 15519999999.999998. */
-static void nt_prom_value(nt_buf_t *out, double v)
+void nt_prom_value(nt_buf_t *out, double v)
 {
     if (fabs(v) < 1e15 && v == floor(v))
         nt_buf_printf(out, " %.0f\n", v);
@@ -33,12 +33,12 @@ static void nt_prom_value(nt_buf_t *out, double v)
         nt_buf_printf(out, " %.15g\n", v);
 }
 
-static void nt_prom_family(nt_buf_t *out, const char *name, const char *help)
+void nt_prom_family(nt_buf_t *out, const char *name, const char *help)
 {
     nt_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-static void nt_prom_label(nt_buf_t *out, int first, const char *name, const char *value)
+void nt_prom_label(nt_buf_t *out, int first, const char *name, const char *value)
 {
     nt_buf_printf(out, "%s%s=\"", first ? "{" : ",", name);
     nt_buf_put_prom_label(out, value ? value : "");
@@ -46,7 +46,7 @@ static void nt_prom_label(nt_buf_t *out, int first, const char *name, const char
 }
 
 /* RFC 3339 UTC "2026-11-29T17:47:34Z" or with a fraction, as seconds since the epoch. */
-static double nt_rfc3339_seconds(const char *s)
+double nt_rfc3339_seconds(const char *s)
 {
     struct tm tm;
     const char *rest;

@@ -16,7 +16,12 @@
 #include "nettune/log.h"
 #include "rpt.h"
 
-typedef enum nt_report_mode { NT_MODE_RENDER = 0, NT_MODE_DIFF, NT_MODE_VALIDATE } nt_report_mode_t;
+typedef enum nt_report_mode {
+    NT_MODE_RENDER = 0,
+    NT_MODE_DIFF,
+    NT_MODE_VALIDATE,
+    NT_MODE_HISTORY
+} nt_report_mode_t;
 
 typedef enum nt_color_when { NT_COLOR_AUTO = 0, NT_COLOR_ALWAYS, NT_COLOR_NEVER } nt_color_when_t;
 
@@ -44,6 +49,7 @@ static void nt_report_usage(FILE *f)
         "       nettune report --diff OLD NEW [--regression-threshold PCT] [--format "
         "text|md|json|csv]\n"
         "       nettune report --validate FILE... [--format text|json]\n"
+        "       nettune report --history DIR|FILE... [--format text|md|json|prom]\n"
         "\n"
         "Renders a nettune.report/1 (probe) or nettune.tuning/1 (tuner) file, exports a node's\n"
         "metrics for Prometheus, compares a report with a baseline, or checks a file's structure.\n"
@@ -67,6 +73,10 @@ static void nt_report_usage(FILE *f)
         "is\n"
         "                        a regression (default 5)\n"
         "      --fail-on-vanished  links or checks missing from NEW count as regressions\n"
+        "History:\n"
+        "      --history DIR|FILE...  reports of one cluster (a folder: its *.json): per node and\n"
+        "                        link kind the median figures run by run, and a drift of the later\n"
+        "                        half of the runs beyond the probe's noise rule (docs/report-history.md)\n"
         "Validate:\n"
         "      --validate FILE...  check each file against its schema id, then (reports) the\n"
         "                        semantic checks; one line per problem, with its JSON path\n"
@@ -75,7 +85,7 @@ static void nt_report_usage(FILE *f)
         "\n"
         "Exit: 0 healthy / no regression / valid; 1 the report has a failure (--node: that node) "
         "/\n"
-        "a regression / not a valid nettune document (also not JSON); 2 bad usage, unreadable "
+        "a regression / a drift / not a valid nettune document (also not JSON); 2 bad usage, unreadable "
         "input,\n"
         "an output that cannot be written, a render or diff input that is not a nettune document;\n"
         "3 the rendered run stopped early with nothing failed.\n"
@@ -88,6 +98,7 @@ enum {
     OPT_COLOR,
     OPT_DIFF,
     OPT_VALIDATE,
+    OPT_HISTORY,
     OPT_THRESHOLD,
     OPT_VANISHED,
     OPT_VERSION
@@ -116,6 +127,7 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
         {"colour", required_argument, NULL, OPT_COLOR},
         {"diff", no_argument, NULL, OPT_DIFF},
         {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"history", no_argument, NULL, OPT_HISTORY},
         {"regression-threshold", required_argument, NULL, OPT_THRESHOLD},
         {"fail-on-vanished", no_argument, NULL, OPT_VANISHED},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -124,6 +136,7 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     static const char *const render_formats[] = {"text", "md", "html", "prom", "csv", NULL};
     static const char *const diff_formats[] = {"text", "md", "json", "csv", NULL};
     static const char *const validate_formats[] = {"text", "json", NULL};
+    static const char *const history_formats[] = {"text", "md", "json", "prom", NULL};
     int c, modes = 0;
     char *end;
 
@@ -180,6 +193,10 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
             p->mode = NT_MODE_VALIDATE;
             modes++;
             break;
+        case OPT_HISTORY:
+            p->mode = NT_MODE_HISTORY;
+            modes++;
+            break;
         case OPT_THRESHOLD:
             errno = 0;
             p->threshold_pct = strtod(optarg, &end);
@@ -207,7 +224,7 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     p->files = argv + optind;
     p->nfiles = argc - optind;
     if (modes > 1) {
-        fprintf(stderr, "nettune report: --diff and --validate exclude each other\n");
+        fprintf(stderr, "nettune report: --diff, --validate and --history exclude each other\n");
         return -1;
     }
     switch (p->mode) {
@@ -238,6 +255,19 @@ static int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
             p->format = "text";
         if (!nt_format_in(p->format, diff_formats)) {
             fprintf(stderr, "nettune report: --diff writes text, md, json or csv, not '%s'\n",
+                    p->format);
+            return -1;
+        }
+        break;
+    case NT_MODE_HISTORY:
+        if (p->nfiles < 1) {
+            fprintf(stderr, "nettune report: --history takes a folder of reports, or reports\n");
+            return -1;
+        }
+        if (!p->format)
+            p->format = "text";
+        if (!nt_format_in(p->format, history_formats)) {
+            fprintf(stderr, "nettune report: --history writes text, md, json or prom, not '%s'\n",
                     p->format);
             return -1;
         }
@@ -502,6 +532,24 @@ out:
     return rc;
 }
 
+static int nt_report_history(const nt_report_params_t *p)
+{
+    nt_history_opts_t o = {.peer = nt_peer_rules_default(), .top = (size_t)p->top, .color = 0};
+    nt_buf_t out;
+    int drifted = 0, rc = NT_EXIT_USAGE;
+    nt_status_t st;
+
+    nt_buf_init(&out);
+    o.color = strcmp(p->format, "text") == 0 && nt_use_color(p);
+    st = nt_history(p->files, p->nfiles, &o, p->format, &out, &drifted);
+    if (st == NT_ERR_NOMEM)
+        fprintf(stderr, "nettune report: --history: out of memory\n");
+    if (st == NT_OK && nt_buf_write(&out, p->output) == NT_OK)
+        rc = drifted ? NT_EXIT_FAIL : NT_EXIT_OK;
+    nt_buf_cleanup(&out);
+    return rc;
+}
+
 static void nt_json_problems(cJSON *arr, const nt_problems_t *probs)
 {
     for (size_t i = 0; i < probs->n; i++) {
@@ -628,6 +676,8 @@ int main(int argc, char **argv)
         return nt_report_diff(&p);
     case NT_MODE_VALIDATE:
         return nt_report_validate(&p);
+    case NT_MODE_HISTORY:
+        return nt_report_history(&p);
     default:
         return nt_report_render(&p);
     }

@@ -16,11 +16,13 @@
 #include <cjson/cJSON.h>
 
 #include "nettune/rdoc.h"
+#include "nettune/verdict.h"
 #include "nettune/report.h"
 #include "nettune/status.h"
 
 #define NT_PLUGIN_REPORT_SCHEMA "nettune.plugin-report/1"
 #define NT_DIFF_SCHEMA "nettune.diff/1"
+#define NT_HISTORY_SCHEMA "nettune.history/1"
 #define NT_VALIDATION_SCHEMA "nettune.validation/1"
 /* Largest input read: a --full report at 1,000 nodes with every sample stays well below. */
 #define NT_RPT_MAX_BYTES NT_RDOC_MAX_BYTES
@@ -177,6 +179,40 @@ typedef struct nt_diff_opts {
  * link or check. NT_ERR_UNSUPPORTED for another format, NT_ERR_NOMEM. */
 nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt_diff_opts_t *o,
                     const char *format, nt_buf_t *out, int *regressed);
+
+/* ---- Prometheus text exposition helpers (render_prom.c) ---- */
+
+/* nt_prom_family - "# HELP name help" and "# TYPE name gauge" lines. */
+void nt_prom_family(nt_buf_t *out, const char *name, const char *help);
+/* nt_prom_label - one label: first opens the braces ("{name=..."), later ones add ",name=...";
+ * the value escaped per the exposition format (NULL: ""). The caller closes with "}". */
+void nt_prom_label(nt_buf_t *out, int first, const char *name, const char *value);
+/* nt_prom_value - " value\n": integers exactly, others with 15 significant digits. */
+void nt_prom_value(nt_buf_t *out, double v);
+/* nt_rfc3339_seconds - RFC 3339 UTC "2026-11-29T17:47:34Z" (a fraction allowed) as seconds
+ * since the epoch; NaN for NULL or another shape. */
+double nt_rfc3339_seconds(const char *s);
+
+/* ---- history (history.c) ---- */
+
+typedef struct nt_history_opts {
+    nt_peer_rules_t peer; /* the probe's peer ratios the noise rule widens (the defaults) */
+    size_t top;           /* rows of the text/md trend table (0: all) */
+    int color;
+} nt_history_opts_t;
+
+/* nt_history - read the nettune.report/1 files of paths (a folder: its *.json, sorted, not
+ * recursive) and write format ("text", "md", "json": nettune.history/1,
+ * reports/schema/history.schema.json; "prom") to out: per node, link kind (kind, variant,
+ * scope) and figure (peak bandwidth in GB/s, small-message latency in us) the series of the
+ * medians of the node's links over the runs, ordered by run.started_at, and whether it drifted:
+ * with 4 runs or more, the median of the later half beyond nt_verdict_noise_factor (the peer
+ * ratio widened to 3 sigma of the earlier half's log values) x the earlier half's median.
+ * Files that are not reports, or lack run.started_at, are skipped and listed. *drifted = 1 when
+ * a series drifted. NT_ERR_IO for an unreadable folder, NT_ERR_UNSUPPORTED for another format,
+ * NT_ERR_NOMEM. */
+nt_status_t nt_history(char **paths, int npaths, const nt_history_opts_t *o, const char *format,
+                       nt_buf_t *out, int *drifted);
 
 /* ---- validation (validate.c) ---- */
 

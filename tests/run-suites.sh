@@ -1,8 +1,18 @@
 #!/bin/sh
 # Runs each test suite (a make target named test-*) in turn, keeps going after a failure,
 # and ends with one line "N passed, N failed" that CI reads. Exit 1 when any suite failed.
+# Then the checkout must be as the suites found it: a file they left untracked or changed
+# (what `git status` shows now and did not before) fails the run as the suite "clean-checkout",
+# each such file named. Outside a git checkout that check says it did not run.
 # Usage: tests/run-suites.sh test-unit test-plugin ...
 pass=0; fail=0; failed=""
+git_status() { git status --porcelain --untracked-files=all 2>/dev/null; }
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  before=$(git_status)
+  check_clean=1
+else
+  check_clean=0
+fi
 for t in "$@"; do
   echo "=== $t"
   start=$(date +%s)
@@ -12,6 +22,20 @@ for t in "$@"; do
     fail=$((fail + 1)); failed="$failed $t"; echo "=== $t: FAILED ($(( $(date +%s) - start )) s)"
   fi
 done
+echo "=== clean-checkout"
+if [ "$check_clean" = 1 ]; then
+  left=$(git_status | grep -vxF -e "$before")
+  [ -z "$before" ] && left=$(git_status)
+  if [ -n "$left" ]; then
+    fail=$((fail + 1)); failed="$failed clean-checkout"
+    echo "$left" | sed 's/^/the suites left this in the checkout: /'
+    echo "=== clean-checkout: FAILED (remove those files, or have the suite write under build/)"
+  else
+    pass=$((pass + 1)); echo "=== clean-checkout: ok"
+  fi
+else
+  echo "=== clean-checkout: not checked (not a git checkout)"
+fi
 [ -n "$failed" ] && echo "failed suites:$failed"
 echo "suites: $pass passed, $fail failed"
 [ "$fail" = 0 ]

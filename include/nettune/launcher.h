@@ -87,13 +87,26 @@ typedef int (*nt_inproc_fn)(nt_launcher_t *l, void *arg);
 int nt_inproc_run(int nranks, int local_size, nt_inproc_fn fn, void *arg, int *abort_code);
 
 /* nt_launcher_tcp_create - the launcher over TCP (lib/engine/launcher_tcp.c) for programs without MPI:
- * rank 0 listens on port (or on listen_fd when >= 0, a bound listening socket it inherited),
- * ranks 1..size-1 connect to host:port, retrying until timeout_s. Collectives go through rank 0;
- * send/recv only between rank 0 and another rank (NT_ERR_UNSUPPORTED otherwise). local_group
- * groups ranks by host name (or NETTUNE_HOSTID). NULL with one line in err when the ranks do not
- * all connect in time. */
+ * rank 0 listens on host's address and port (or on listen_fd when >= 0, a bound listening
+ * socket it inherited), ranks 1..size-1 connect to host:port, retrying until timeout_s, and
+ * prove they belong to the job with its secret: NETTUNE_MEASURE_SECRET (32 to 64 hex digits),
+ * else the file NETTUNE_MEASURE_SECRET_FILE (yours, mode 0600; rank 0 creates it when absent).
+ * Rank 0 reads several newcomers' hellos at once, each within 2 s, and refuses a wrong secret, a
+ * duplicate or out-of-range rank and a silent client with one warning naming its address.
+ * Collectives go through rank 0; send/recv only between rank 0 and another rank
+ * (NT_ERR_UNSUPPORTED otherwise). local_group groups ranks by host name (or NETTUNE_HOSTID).
+ * NULL with one line in err when there is no secret or the ranks do not all connect in time. */
 nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int port, int listen_fd,
                                       double timeout_s, char *err, size_t errlen);
+/* nt_launcher_tcp_listen - a listening TCP socket (close-on-exec) on host's address (the first of
+ * its IPv4 addresses that binds; never every interface) and port (0: any free one), backlog
+ * pending connections: what rank 0 of nt_launcher_tcp_create listens on. -1 with one line in err
+ * naming the address and the OS reason. */
+int nt_launcher_tcp_listen(const char *host, int port, int backlog, char *err, size_t errlen);
+/* nt_launcher_tcp_secret_env - make a job secret for ranks this process forks: 32 bytes from
+ * getrandom into NETTUNE_MEASURE_SECRET, unless it or NETTUNE_MEASURE_SECRET_FILE is set
+ * already. NT_ERR_SYSTEM with one line in err. Not thread-safe (setenv): call before forking. */
+nt_status_t nt_launcher_tcp_secret_env(char *err, size_t errlen);
 /* nt_launcher_tcp_destroy - close the links and free (NULL is fine). */
 void nt_launcher_tcp_destroy(nt_launcher_t *l);
 

@@ -81,7 +81,8 @@ nt_status_t nt_json_read_file(const char *path, size_t max_bytes, cJSON **out);
 
 /* nt_json_write_atomic - print doc to a temporary file beside path, fsync, then
  * rename it over path, so the file on disk is always a complete document. A symbolic link is
- * followed (its target is replaced, the link stays); an existing device, FIFO or socket is
+ * followed (its target is replaced, the link stays); a replaced file keeps its owner, group and
+ * mode (as far as the caller may give them); an existing device, FIFO or socket is
  * written in place (never replaced); "-" writes to stdout. NT_ERR_INVALID for an empty path or
  * a directory, NT_ERR_IO with the path and errno logged on failure (the temporary file is
  * removed). */

@@ -98,6 +98,13 @@ typedef struct nt_node_verdict {
                         * sinfo -R); otherwise "" */
 } nt_node_verdict_t;
 
+/* nt_verdict_noise_factor - the peer rule's marginal limit as a factor of a reference, as the
+ * judge draws it for a population: ratio (bw_ratio, lat_ratio of nt_peer_rules_t) widened to
+ * 3 sigma of the log values of vals[0..n) (sigma = 1.4826 x their MAD; vals is reordered and
+ * overwritten), bandwidth never wider than 0.2. metric NT_METRIC_BW: a factor <= ratio < 1 (a
+ * figure below factor x reference is beyond the noise); latency: >= ratio. n < 2: the ratio. */
+double nt_verdict_noise_factor(int metric, double ratio, double *vals, size_t n);
+
 /* nt_peer_rules_default - the built-in peer rules: bw_ratio 0.93, lat_ratio 2.0,
  * tail_ratio 10, min_population 5 (thresholds.h gives their source). */
 nt_peer_rules_t nt_peer_rules_default(void);

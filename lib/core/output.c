@@ -223,6 +223,22 @@ static void nt_dir_of(char *buf, size_t len, const char *target)
     buf[n] = '\0';
 }
 
+/* The file being replaced keeps its owner, group and permission bits: the temporary file (fd)
+ * takes them before the rename, so a report an operator gave to nobody:adm 0640 stays so. An
+ * owner the caller may not give (not root) is kept as far as allowed: the group where the caller
+ * is a member, else the caller's own. No target yet: fd keeps what open gave it. chown before
+ * chmod, because chown clears the set-id bits. Async-signal-safe (stat, fchown, fchmod). */
+static void nt_keep_owner(int fd, const char *target)
+{
+    struct stat st;
+
+    if (stat(target, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    if (fchown(fd, st.st_uid, st.st_gid) != 0)
+        (void)!fchown(fd, (uid_t)-1, st.st_gid);
+    (void)!fchmod(fd, st.st_mode & 07777);
+}
+
 /* Replace target with data, readers seeing the old or the new file, never a partial one.
  * Where the filesystem has O_TMPFILE, the data is written to an unnamed file in target's
  * folder, fsync'ed, and only then given the temporary name (linkat) and renamed over target:
@@ -256,6 +272,7 @@ static int nt_replace_file(nt_output_fill_fn fill, void *ctx, const char *target
             fdpath[off++] = d[--k];
         fdpath[off] = '\0';
         *what = "write";
+        nt_keep_owner(fd, target);
         if (fill(fd, ctx) != 0 || (sync && fsync(fd) != 0))
             goto fail_fd;
         /* The unnamed file gets the temporary name (complete), then replaces target. */
@@ -274,6 +291,7 @@ static int nt_replace_file(nt_output_fill_fn fill, void *ctx, const char *target
     if (fd < 0)
         return -1;
     *what = "write";
+    nt_keep_owner(fd, target);
     if (fill(fd, ctx) != 0 || (sync && fsync(fd) != 0)) {
         e = errno ? errno : EIO;
         close(fd);
@@ -498,6 +516,7 @@ int nt_output_write_stash(void)
     if (nt_stash.fd[slot] >= 0 && nt_tmp_name(tmp, sizeof(tmp), nt_stash.target) == 0) {
         /* Written already: name it, then replace the target. */
         nt_fd_path(fdp, nt_stash.fd[slot]);
+        nt_keep_owner(nt_stash.fd[slot], nt_stash.target);
         unlink(tmp);
         if (linkat(AT_FDCWD, fdp, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) {
             rc = rename(tmp, nt_stash.target);

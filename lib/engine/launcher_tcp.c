@@ -4,13 +4,16 @@
  * (nettune-tune-measure); every wait is a poll with the caller's deadline. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +21,7 @@
 #include <netinet/tcp.h>
 
 #include "nettune/launcher.h"
+#include "nettune/log.h"
 
 typedef struct {
     int rank, size;
@@ -220,6 +224,326 @@ static int host_id(void)
     return (int)(v & 0x7fffffff);
 }
 
+/* The rendezvous' hello: what a rank sends rank 0 right after connecting. Rank 0 answers one
+ * byte (NT_TCP_ACK) when it takes the rank, and closes the connection when it does not. The
+ * secret is the job's, as the random 64-bit magic in NCCL's unique id is for its bootstrap
+ * connections (NVIDIA/nccl v2.28.9-1 src/bootstrap.cc:426); here at least 128 bits, because a
+ * rank's figures end up in a tuning file. */
+#define NT_TCP_MAGIC 0x4e545231u /* "NTR1" */
+#define NT_TCP_ACK 'k'
+#define NT_TCP_SECRET_MIN 16 /* bytes: 128 bits */
+#define NT_TCP_SECRET_MAX 32
+#define NT_TCP_HELLO_LEN (8 + NT_TCP_SECRET_MAX)
+/* A newcomer's hello must arrive this soon after its connection is taken: a rank sends it
+ * at once, so a client silent this long is not one. */
+#define NT_TCP_HELLO_TIMEOUT_S 2.0
+/* Connections whose hello is awaited at once: more wait in the listen backlog. */
+#define NT_TCP_PENDING_MAX 32
+
+typedef struct {
+    uint8_t b[NT_TCP_SECRET_MAX]; /* zero-padded */
+} tcp_secret_t;
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Decode what (trailing white space ignored) into sec: 32 to 64 hex digits. */
+static int secret_parse(const char *txt, size_t len, tcp_secret_t *sec)
+{
+    while (len && (txt[len - 1] == '\n' || txt[len - 1] == ' ' || txt[len - 1] == '\r'))
+        len--;
+    if (len % 2 || len < 2 * NT_TCP_SECRET_MIN || len > 2 * NT_TCP_SECRET_MAX)
+        return -1;
+    memset(sec, 0, sizeof(*sec));
+    for (size_t i = 0; i < len; i += 2) {
+        int hi = hexval((unsigned char)txt[i]), lo = hexval((unsigned char)txt[i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        sec->b[i / 2] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+/* 32 random bytes from getrandom, as 64 hex digits and a NUL into hex[65]. */
+static int secret_make(char hex[2 * NT_TCP_SECRET_MAX + 1])
+{
+    uint8_t b[NT_TCP_SECRET_MAX];
+    size_t got = 0;
+    while (got < sizeof(b)) {
+        ssize_t k = getrandom(b + got, sizeof(b) - got, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+    }
+    for (size_t i = 0; i < sizeof(b); i++)
+        snprintf(hex + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+nt_status_t nt_launcher_tcp_secret_env(char *err, size_t errlen)
+{
+    char hex[2 * NT_TCP_SECRET_MAX + 1];
+    if (getenv("NETTUNE_MEASURE_SECRET") || getenv("NETTUNE_MEASURE_SECRET_FILE"))
+        return NT_OK;
+    if (secret_make(hex) != 0 || setenv("NETTUNE_MEASURE_SECRET", hex, 1) != 0) {
+        snprintf(err, errlen, "tcp launcher: cannot make the job secret (getrandom): %s",
+                 strerror(errno));
+        return NT_ERR_SYSTEM;
+    }
+    return NT_OK;
+}
+
+/* Rank 0 creates the secret file when it is absent: written under a temporary name with mode
+ * 0600, then linked to its name, so a reader sees all of it or nothing, and two creators agree
+ * on the first one's. */
+static void secret_file_create(const char *path)
+{
+    char tmp[4200], hex[2 * NT_TCP_SECRET_MAX + 2];
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp) ||
+        secret_make(hex) != 0)
+        return;
+    strcat(hex, "\n");
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    ssize_t k = write(fd, hex, strlen(hex));
+    if (close(fd) == 0 && k == (ssize_t)strlen(hex))
+        (void)!link(tmp, path); /* EEXIST: another's came first, and it is the one */
+    unlink(tmp);
+}
+
+/* The job's secret (NETTUNE_MEASURE_SECRET, else the file NETTUNE_MEASURE_SECRET_FILE, which
+ * rank 0 creates when absent and the others wait for until deadline). 0, or -1 with one line in
+ * err. */
+static int secret_get(int rank, double deadline, tcp_secret_t *sec, char *err, size_t errlen)
+{
+    const char *env = getenv("NETTUNE_MEASURE_SECRET"), *file = getenv("NETTUNE_MEASURE_SECRET_FILE");
+    if (env) {
+        if (secret_parse(env, strlen(env), sec) == 0)
+            return 0;
+        snprintf(err, errlen,
+                 "tcp launcher: NETTUNE_MEASURE_SECRET must be 32 to 64 hex digits (128 to 256 "
+                 "bits), e.g. from: od -An -tx1 -N16 /dev/urandom | tr -d ' \\n'");
+        return -1;
+    }
+    if (!file || !*file) {
+        snprintf(err, errlen,
+                 "tcp launcher: no job secret: export NETTUNE_MEASURE_SECRET (32 hex digits: od "
+                 "-An -tx1 -N16 /dev/urandom | tr -d ' \\n') to every rank, or set "
+                 "NETTUNE_MEASURE_SECRET_FILE to a path every rank reads (rank 0 creates it, "
+                 "mode 0600)");
+        return -1;
+    }
+    int fd;
+    while ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 && errno == ENOENT &&
+           mono_s() < deadline) {
+        if (rank == 0)
+            secret_file_create(file);
+        else
+            usleep(50000);
+    }
+    if (fd < 0) {
+        snprintf(err, errlen, "tcp launcher: cannot read the secret file '%s': %s", file,
+                 strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    char txt[2 * NT_TCP_SECRET_MAX + 8];
+    ssize_t k = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        !(st.st_mode & 077))
+        k = read(fd, txt, sizeof(txt));
+    close(fd);
+    if (k < 0) {
+        snprintf(err, errlen,
+                 "tcp launcher: the secret file '%s' must be a file of yours that only you can "
+                 "read (mode %04o, owner %d): chmod 600 it",
+                 file, (unsigned)(st.st_mode & 07777), (int)st.st_uid);
+        return -1;
+    }
+    if (secret_parse(txt, (size_t)k, sec) == 0)
+        return 0;
+    snprintf(err, errlen, "tcp launcher: the secret file '%s' must hold 32 to 64 hex digits",
+             file);
+    return -1;
+}
+
+/* "a.b.c.d:port" of the socket's peer. */
+static void peer_name(int fd, char *buf, size_t len)
+{
+    struct sockaddr_in a;
+    socklen_t al = sizeof(a);
+    char ip[INET_ADDRSTRLEN] = "?";
+    if (getpeername(fd, (struct sockaddr *)&a, &al) == 0 && a.sin_family == AF_INET)
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
+    snprintf(buf, len, "%s:%d", ip, al >= sizeof(a) ? ntohs(a.sin_port) : 0);
+}
+
+typedef struct {
+    int fd;
+    double until;
+    size_t got;
+    uint8_t buf[NT_TCP_HELLO_LEN];
+    char peer[32];
+} tcp_pending_t;
+
+/* Equal in time independent of where they differ. */
+static int secret_equal(const uint8_t *a, const uint8_t *b)
+{
+    uint8_t d = 0;
+    for (int i = 0; i < NT_TCP_SECRET_MAX; i++)
+        d |= a[i] ^ b[i];
+    return d == 0;
+}
+
+/* A complete hello: the rank it names when it is taken (the ack sent), else -1, the newcomer
+ * refused with one line naming it. */
+static int hello_take(tcp_t *c, const tcp_secret_t *sec, tcp_pending_t *p, char (*from)[32])
+{
+    uint32_t magic, r;
+    memcpy(&magic, p->buf, 4);
+    memcpy(&r, p->buf + 4, 4);
+    int rank = (int)ntohl(r);
+    char ack = NT_TCP_ACK;
+    if (ntohl(magic) != NT_TCP_MAGIC || !secret_equal(p->buf + 8, sec->b))
+        NT_WARN(INIT, "tcp launcher: refused %s: wrong secret (not a rank of this job)", p->peer);
+    else if (rank < 1 || rank >= c->size)
+        NT_WARN(INIT, "tcp launcher: refused %s: rank %d is outside 1..%d", p->peer, rank,
+                c->size - 1);
+    else if (c->fd[rank] >= 0)
+        NT_WARN(INIT, "tcp launcher: refused %s: rank %d is connected already, from %s", p->peer,
+                rank, from[rank]);
+    else if (send(p->fd, &ack, 1, MSG_NOSIGNAL) != 1)
+        NT_WARN(INIT, "tcp launcher: refused %s: closed after its hello", p->peer);
+    else
+        return rank;
+    return -1;
+}
+
+/* Rank 0: take size - 1 ranks from lf until deadline, reading newcomers' hellos side by side
+ * (poll), each under NT_TCP_HELLO_TIMEOUT_S. 0, or -1 with err. */
+static int tcp_gather_ranks(tcp_t *c, int lf, const tcp_secret_t *sec, double dl,
+                            double timeout_s, char *err, size_t errlen)
+{
+    tcp_pending_t pend[NT_TCP_PENDING_MAX];
+    struct pollfd pf[NT_TCP_PENDING_MAX + 1];
+    char(*from)[32] = calloc((size_t)c->size, sizeof(*from));
+    int npend = 0, got = 0, rc = -1;
+    if (!from) {
+        snprintf(err, errlen, "tcp launcher: out of memory");
+        return -1;
+    }
+    while (got < c->size - 1) {
+        double now = mono_s(), wake = dl;
+        if (now >= dl) {
+            snprintf(err, errlen, "tcp launcher: %d of %d ranks connected within %.0f s", got,
+                     c->size - 1, timeout_s);
+            goto out;
+        }
+        pf[0] = (struct pollfd){npend < NT_TCP_PENDING_MAX ? lf : -1, POLLIN, 0};
+        for (int i = 0; i < npend; i++) {
+            pf[i + 1] = (struct pollfd){pend[i].fd, POLLIN, 0};
+            if (pend[i].until < wake)
+                wake = pend[i].until;
+        }
+        int ms = (int)((wake - now) * 1000) + 1;
+        if (poll(pf, (nfds_t)npend + 1, ms > 86400000 ? 86400000 : ms) < 0 && errno != EINTR) {
+            snprintf(err, errlen, "tcp launcher: poll: %s", strerror(errno));
+            goto out;
+        }
+        now = mono_s();
+        for (int i = npend - 1; i >= 0; i--) {
+            tcp_pending_t *p = &pend[i];
+            int rank = -1, done = 0;
+            if (pf[i + 1].revents) {
+                ssize_t k = recv(p->fd, p->buf + p->got, sizeof(p->buf) - p->got, MSG_DONTWAIT);
+                if (k > 0)
+                    p->got += (size_t)k;
+                if (p->got == sizeof(p->buf)) {
+                    done = 1;
+                    rank = hello_take(c, sec, p, from);
+                } else if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+                    done = 1;
+                    NT_WARN(INIT, "tcp launcher: refused %s: closed before its hello (%zu of %d "
+                            "bytes)", p->peer, p->got, NT_TCP_HELLO_LEN);
+                }
+            }
+            if (!done && now >= p->until) {
+                done = 1;
+                NT_WARN(INIT, "tcp launcher: refused %s: no hello within %.0f s (%zu of %d bytes)",
+                        p->peer, NT_TCP_HELLO_TIMEOUT_S, p->got, NT_TCP_HELLO_LEN);
+            }
+            if (!done)
+                continue;
+            if (rank > 0) {
+                int fl = fcntl(p->fd, F_GETFL);
+                if (fl >= 0)
+                    fcntl(p->fd, F_SETFL, fl & ~O_NONBLOCK);
+                c->fd[rank] = p->fd;
+                memcpy(from[rank], p->peer, sizeof(p->peer));
+                got++;
+            } else {
+                close(p->fd);
+            }
+            pend[i] = pend[--npend];
+        }
+        if (pf[0].fd >= 0 && (pf[0].revents & POLLIN)) {
+            int s = accept4(lf, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (s >= 0) {
+                pend[npend] = (tcp_pending_t){.fd = s, .until = now + NT_TCP_HELLO_TIMEOUT_S};
+                peer_name(s, pend[npend].peer, sizeof(pend[npend].peer));
+                npend++;
+            }
+        }
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < npend; i++)
+        close(pend[i].fd);
+    free(from);
+    return rc;
+}
+
+int nt_launcher_tcp_listen(const char *host, int port, int backlog, char *err, size_t errlen)
+{
+    char ps[16];
+    snprintf(ps, sizeof(ps), "%d", port);
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+    int e = getaddrinfo(host, ps, &hints, &ai);
+    if (e || !ai) {
+        snprintf(err, errlen, "tcp launcher: cannot resolve the address to listen on '%s': %s",
+                 host, e ? gai_strerror(e) : "no address");
+        return -1;
+    }
+    int lf = -1, why = 0;
+    for (struct addrinfo *a = ai; a && lf < 0; a = a->ai_next) {
+        lf = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int one = 1;
+        if (lf >= 0)
+            setsockopt(lf, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (lf < 0 || bind(lf, a->ai_addr, a->ai_addrlen) || listen(lf, backlog)) {
+            why = errno;
+            if (lf >= 0)
+                close(lf);
+            lf = -1;
+        }
+    }
+    freeaddrinfo(ai);
+    if (lf < 0)
+        snprintf(err, errlen,
+                 "tcp launcher: cannot listen on %s:%d: %s (set another address or port in "
+                 "NETTUNE_MEASURE_ADDR)",
+                 host, port, strerror(why));
+    return lf;
+}
+
 nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int port, int listen_fd,
                                       double timeout_s, char *err, size_t errlen)
 {
@@ -228,6 +552,10 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
                  port);
         return NULL;
     }
+    double dl = mono_s() + timeout_s;
+    tcp_secret_t sec;
+    if (size > 1 && secret_get(rank, dl, &sec, err, errlen) != 0)
+        return NULL;
     nt_launcher_t *l = calloc(1, sizeof(*l));
     tcp_t *c = calloc(1, sizeof(*c));
     int *fd = malloc(sizeof(int) * (size_t)size);
@@ -244,48 +572,16 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
         c->hostid = atoi(hid);
     l->ops = &nt_tcp_ops;
     l->impl = c;
-    double dl = mono_s() + timeout_s;
-    if (rank == 0) {
-        int lf = listen_fd;
-        if (lf < 0 && size > 1) {
-            struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-            a.sin_addr.s_addr = htonl(INADDR_ANY);
-            lf = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-            int one = 1;
-            setsockopt(lf, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-            if (lf < 0 || bind(lf, (struct sockaddr *)&a, sizeof(a)) || listen(lf, size)) {
-                snprintf(err, errlen,
-                         "tcp launcher: cannot listen on port %d: %s (set another "
-                         "port in NETTUNE_MEASURE_ADDR)",
-                         port, strerror(errno));
-                if (lf >= 0)
-                    close(lf);
-                nt_launcher_tcp_destroy(l);
-                return NULL;
-            }
-        }
-        for (int got = 1; got < size; got++) {
-            if (wait_fd(lf, POLLIN, dl) != NT_OK) {
-                snprintf(err, errlen, "tcp launcher: %d of %d ranks connected within %.0f s",
-                         got - 1, size - 1, timeout_s);
-                close(lf);
-                nt_launcher_tcp_destroy(l);
-                return NULL;
-            }
-            int s = accept4(lf, NULL, NULL, SOCK_CLOEXEC);
-            int32_t peer = -1;
-            if (s < 0 || nt_fd_xfer(s, &peer, sizeof(peer), 0, dl) != NT_OK || peer < 1 ||
-                peer >= size || fd[peer] >= 0) {
-                if (s >= 0)
-                    close(s);
-                got--; /* a stray or duplicate connection: not a rank */
-                continue;
-            }
-            fd[peer] = s;
-        }
+    if (rank == 0 && size > 1) {
+        int lf = listen_fd >= 0 ? listen_fd : nt_launcher_tcp_listen(host, port, size, err, errlen);
+        int rc = lf >= 0 ? tcp_gather_ranks(c, lf, &sec, dl, timeout_s, err, errlen) : -1;
         if (lf >= 0)
             close(lf);
-    } else {
+        if (rc != 0) {
+            nt_launcher_tcp_destroy(l);
+            return NULL;
+        }
+    } else if (rank > 0) {
         char ps[16];
         snprintf(ps, sizeof(ps), "%d", port);
         struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
@@ -305,11 +601,25 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
             usleep(50000);
         }
         freeaddrinfo(ai);
-        int32_t me = rank;
-        if (s < 0 || nt_fd_xfer(s, &me, sizeof(me), 1, dl) != NT_OK) {
+        uint8_t hello[NT_TCP_HELLO_LEN];
+        uint32_t magic = htonl(NT_TCP_MAGIC), me = htonl((uint32_t)rank);
+        memcpy(hello, &magic, 4);
+        memcpy(hello + 4, &me, 4);
+        memcpy(hello + 8, sec.b, NT_TCP_SECRET_MAX);
+        char ack = 0;
+        nt_status_t st = s < 0 ? NT_ERR_PEER : nt_fd_xfer(s, hello, sizeof(hello), 1, dl);
+        if (s < 0 || st != NT_OK) {
             snprintf(err, errlen,
                      "tcp launcher: rank %d cannot reach rank 0 at %s:%d within %.0f s", rank, host,
                      port, timeout_s);
+        } else if ((st = nt_fd_xfer(s, &ack, 1, 0, dl)) != NT_OK || ack != NT_TCP_ACK) {
+            snprintf(err, errlen,
+                     "tcp launcher: rank %d: rank 0 at %s:%d %s (another job on that port, a "
+                     "different NETTUNE_MEASURE_SECRET, or rank %d started twice)",
+                     rank, host, port,
+                     st == NT_ERR_TIMEOUT ? "did not answer the hello" : "refused the hello", rank);
+        }
+        if (s < 0 || st != NT_OK || ack != NT_TCP_ACK) {
             if (s >= 0)
                 close(s);
             nt_launcher_tcp_destroy(l);

@@ -29,3 +29,12 @@ bench-mpi: $(BUILD)/tests/bench_mpi
 bench-schedule: all
 	tests/bench/bench_schedule.sh
 endif
+
+# nettune report --history over 1,000 reports of 64 nodes against cJSON's parse of the same files.
+$(BUILD)/tests/bench_history: tests/bench/bench_history.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -o $@ $< $(CJSON_LIBS)
+BENCH_TARGETS += bench-history
+.PHONY: bench-history
+bench-history: $(BUILD)/tests/bench_history $(BIN)/nettune-report
+	@tests/bench/bench_history.sh $(BUILD)/tests/bench_history $(BIN)/nettune

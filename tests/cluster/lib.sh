@@ -276,16 +276,23 @@ ntc_up()
         echo "$h" > "$dir/hostname"
         echo "$i" > "$dir/index"
         # The holder: new net, UTS and mount namespaces (mounts private to it), host name set,
-        # /tmp and /etc/hosts bound to the run's files, a fresh /dev/shm; then it sleeps.
+        # /tmp and /etc/hosts bound to the run's files, a fresh /dev/shm; then it sleeps. A
+        # checkout under /tmp would be hidden by the private /tmp: it is bound at its own path
+        # inside the host's /tmp first, and the whole tree (--rbind) then replaces /tmp.
         unshare --net --uts --mount --propagation private -- bash -c '
             h=$1 dir=$2 hosts=$3 tag=$4
-            hostname "$h" && mount --bind "$dir/tmp" /tmp && mount --bind "$hosts" /etc/hosts &&
+            for root in "$6" "$7"; do
+                [[ $root == /tmp/* ]] || continue
+                mkdir -p "$dir/tmp/${root#/tmp/}" && mount --bind "$root" "$dir/tmp/${root#/tmp/}" || exit 1
+            done
+            hostname "$h" && mount --rbind "$dir/tmp" /tmp && mount --bind "$hosts" /etc/hosts &&
             mount --bind "$dir/hostname" /etc/hostname &&
             mount -t tmpfs -o mode=1777,size=512m ntc-shm /dev/shm &&
             sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
                 net.ipv4.tcp_retries2="$5" &&
             ip link set lo up && : > "$dir/ready" || exit 1
             exec -a "$tag" sleep infinity' ntc-holder "$h" "$dir" "$NTC_DIR/etc-hosts" "ntc-holder:$NTC_ID:$h" "$NTC_TCP_RETRIES2" \
+            "$NTC_ROOT" "$(cd "$NTC_ROOT" && pwd -P)" \
             > "$dir/holder.log" 2>&1 < /dev/null &
         pid=$!
         disown "$pid"

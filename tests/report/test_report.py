@@ -1774,13 +1774,156 @@ def diff_two_healthy_runs():
     check(rc == 1 and x["status"] == "regressed", str(x))
     slow["links"][inter[0]]["unconfirmed"] = True
     rc, d = diff_json(a, dump(slow, "h-slow-unconfirmed.json"))
-    check(rc == 0, "an unconfirmed figure is not compared: rc %d" % rc)
+    check(rc == 0, "an unconfirmed figure is not counted as a regression: rc %d" % rc)
+    x = next(x for x in d["links"] if x["id"] == nb["links"][inter[0]]["id"])
+    check(x["status"] == "regressed" and x["unconfirmed"] is True, "but listed, marked: %s" % x)
     allslow = copy.deepcopy(nb)
     for i in inter:
         allslow["links"][i]["peak_bw_GBps"] *= 0.7
     r = diff(a, dump(allslow, "h-allslow.json"))
     check(r.returncode == 1 and "warning: population shift: rdma.write inter bandwidth" in r.stdout
           and "regressed: below the expected figure" in r.stdout, r.stdout[:1500])
+
+
+SLOW = os.path.join(FIX, "slow-rank")
+
+
+@test
+def diff_slow_rank_listed():
+    """A healthy run against one where rank 6 is 10x slow (real runs, tests/fixtures/reports/
+    slow-rank): its 8 links, unconfirmed, are listed as regressed and marked, with their
+    figures, the headline says so without calling it a regression, and nothing is left out:
+    every matched link is in a count, the 3 whose verdict changed within the noise in their own
+    table. Improved is the figures' word: a link whose bandwidth fell 30% with a lower latency
+    is not improved. A node whose verdict changed is named."""
+    h, sl = os.path.join(SLOW, "healthy.json"), os.path.join(SLOW, "slow-rank6.json")
+    slow_ids = sorted(l["id"] for l in load(sl)["links"] if l.get("unconfirmed"))
+    check(len(slow_ids) == 8 and all("fake3/lr0" in i for i in slow_ids), str(slow_ids))
+    r = diff(h, sl)
+    check(r.returncode == 0 and r.stdout.startswith(
+        "nettune report --diff: no regression (8 unconfirmed links regressed)"), r.stdout[:300])
+    table = r.stdout.split("Regressed links (worst first) (8)")[-1].split("\n\n")[0]
+    for i in slow_ids:
+        row = [ln for ln in table.splitlines() if ln.strip().startswith(i + " ")]
+        check(len(row) == 1 and "(unconfirmed)" in row[0], "%s in the regressed table: %s" % (i, row))
+    check("links: 32 matched, 8 regressed, 0 improved, 0 new failures, 0 fixed, 3 verdict changed, "
+          "21 unchanged" in r.stdout, r.stdout[:600])
+    check("Links whose verdict changed, figures within threshold and noise (3)" in r.stdout, r.stdout)
+    rc, d = diff_json(h, sl)
+    byid = {x["id"]: x for x in d["links"]}
+    for i in slow_ids:
+        x = byid[i]
+        check(x["status"] == "regressed" and x["unconfirmed"] is True and x["bw_change_pct"] < -80
+              and x["new"]["peak_bw_GBps"] < 0.2 and x["bw_noise_pct"] > 0, str(x))
+    check(d["counts"]["links"]["verdict_changed"] == 3 and d["regression"] is False, str(d["counts"]))
+    check(sum(d["counts"]["links"][k] for k in ("unchanged", "improved", "fixed", "regressed",
+                                                 "new_failure", "verdict_changed")) == 32,
+          "every matched link counted: %s" % d["counts"])
+    # Bandwidth 30% down (within this population's 63% noise), latency halved: not improved.
+    n = load(sl)
+    k = next(i for i, l in enumerate(n["links"]) if l["id"] == "mpi:fake0/lr1->fake1/lr1")
+    o = next(l for l in load(h)["links"] if l["id"] == "mpi:fake0/lr1->fake1/lr1")
+    n["links"][k]["peak_bw_GBps"] = o["peak_bw_GBps"] * 0.7
+    n["links"][k]["small_msg_lat_us"] = o["small_msg_lat_us"] * 0.5
+    rc, d = diff_json(h, dump(n, "slow-mixed.json"))
+    x = next(x for x in d["links"] if x["id"] == "mpi:fake0/lr1->fake1/lr1")
+    check(abs(x["bw_change_pct"] + 30) < 0.1 and x["lat_change_pct"] < -40, str(x))
+    check(x["status"] in ("unchanged", "verdict_changed"), "a 30%% fall is no improvement: %s" % x)
+    n["nodes"][3]["verdict"] = "pass"
+    r = diff(h, dump(n, "slow-node-verdict.json"))
+    check("nodes whose verdict changed: fake3 (warn -> pass)" in r.stdout, r.stdout[:900])
+    rc, d = diff_json(h, dump(n, "slow-node-verdict.json"))
+    check(d["nodes"]["verdict_changed"] == [{"host": "fake3", "old_verdict": "warn",
+                                             "new_verdict": "pass"}], str(d["nodes"]))
+
+
+def history_runs(tag, n, scale, fail_from=None, start=1):
+    """n reports of the 4-node healthy fixture, a day apart, written in a folder of their own
+    with the newest first in name order; from run n/2 on fake2's links run at scale x their
+    bandwidth; fail_from: from that run on fake2 is a failed node."""
+    base = load(fx("fake-full-4n-healthy-a.json"))
+    d = os.path.join(WORK, "hist-" + tag)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for i in range(n):
+        r = copy.deepcopy(base)
+        r["run"]["started_at"] = "2026-11-%02dT10:00:00Z" % (start + i)
+        r["run"]["id"] = "run-%d" % i
+        for l in r["links"]:
+            if i >= n // 2 and "fake2/" in l["id"] and l.get("peak_bw_GBps"):
+                l["peak_bw_GBps"] *= scale
+        if fail_from is not None and i >= fail_from:
+            for nd in r["nodes"]:
+                if nd["hostname"] == "fake2":
+                    nd["verdict"] = "fail"
+        with open(os.path.join(d, "z%02d.json" % (n - i)), "w") as f:
+            json.dump(r, f)
+    return d
+
+
+@test
+def history_drift_no_run_failed():
+    """8 runs of one cluster, fake2's bandwidth 15% lower in the last 4, which no run failed:
+    a drift beyond the probe's noise rule (the peer ratio 0.93 over identical earlier runs), for
+    fake2 only, in text, JSON (valid against reports/schema/history.schema.json) and Prometheus;
+    5% lower is within it. Runs are ordered by started_at, not by file name."""
+    d = history_runs("drift", 8, 0.85)
+    r = run(["--history", d])
+    check(r.returncode == 1 and r.stdout.startswith(
+        "nettune report --history: DRIFT: 2 series drifted beyond the noise, no run failed them"), r.stdout[:400])
+    check("reports: 8 read, 2026-11-01T10:00:00Z .. 2026-11-08T10:00:00Z" in r.stdout, r.stdout[:400])
+    rows = [ln.split() for ln in r.stdout.splitlines() if ln.strip().startswith("fake2  mpi inter  bw")]
+    check(rows and rows[0][5:9] == ["8", "15.3", "13", "-15.0%"] and "YES" in rows[0], str(rows))
+    j = run(["--history", d, "--format", "json"])
+    doc = json.loads(j.stdout)
+    import jsonschema
+    with open(os.path.join(ROOT, "reports", "schema", "history.schema.json")) as f:
+        jsonschema.validate(doc, json.load(f))
+    drifts = [(x["host"], x["scope"], x["figure"]) for x in doc["series"] if x["drift"]]
+    check(sorted(drifts) == [("fake2", "inter", "bw_GBps"), ("fake2", "intra", "bw_GBps")], str(drifts))
+    x = next(x for x in doc["series"] if x["host"] == "fake2" and x["scope"] == "inter" and x["figure"] == "bw_GBps")
+    check(abs(x["change_pct"] + 15.0) < 0.01 and abs(x["limit_factor"] - 0.93) < 1e-9 and x["failed_runs"] == 0
+          and [p["started_at"][:10] for p in x["points"]] == ["2026-11-%02d" % k for k in range(1, 9)]
+          and abs(x["earlier_bw_GBps"] / x["later_bw_GBps"] - 1 / 0.85) < 1e-6, str(x)[:600])
+    check(doc["drift"] is True and doc["drifts_no_run_failed"] == 2 and len(doc["runs"]) == 8, str(doc)[:300])
+    p = run(["--history", d, "--format", "prom"])
+    vals = {(lab["host"], lab["scope"], lab["figure"]): v for name, lab, v in prom_parse(p.stdout)
+            if name == "nettune_history_drift"}
+    check(vals[("fake2", "inter", "bw_GBps")] == 2 and vals[("fake0", "inter", "bw_GBps")] == 0, str(vals))
+    small = history_runs("small", 8, 0.95)
+    r = run(["--history", small, "--format", "json"])
+    check(r.returncode == 0 and not any(x["drift"] for x in json.loads(r.stdout)["series"]), r.stdout[:300])
+
+
+@test
+def history_failed_runs_and_not_judged():
+    """A drift that runs failed (fake2 a failed node from run 5) is listed with its failed runs
+    and is not a drift no run failed; 3 runs are too few: not judged, said; a file that is not
+    a report and one without run.started_at are skipped and named."""
+    d = history_runs("failed", 8, 0.7, fail_from=4)
+    r = run(["--history", d, "--format", "json"])
+    doc = json.loads(r.stdout)
+    x = next(x for x in doc["series"] if x["host"] == "fake2" and x["scope"] == "inter" and x["figure"] == "bw_GBps")
+    check(r.returncode == 1 and x["drift"] and x["failed_runs"] == 4 and doc["drift"] is False
+          and doc["drifts_no_run_failed"] == 0, str(x)[:300])
+    t = run(["--history", d]).stdout
+    check(t.startswith("nettune report --history: drift: 2 series drifted beyond the noise, each failed in a run")
+          and "yes (failed in a run)" in t, t[:500])
+    few = history_runs("few", 3, 0.5)
+    with open(os.path.join(few, "notes.json"), "w") as f:
+        f.write('{"hello": 1}\n')
+    nostart = load(fx("fake-full-4n-healthy-a.json"))
+    del nostart["run"]["started_at"]
+    with open(os.path.join(few, "nostart.json"), "w") as f:
+        json.dump(nostart, f)
+    r = run(["--history", few])
+    check(r.returncode == 0 and r.stdout.startswith("nettune report --history: nothing judged")
+          and "16 not judged: fewer than 4 runs" in r.stdout and "2 files skipped:" in r.stdout
+          and "notes.json: not a nettune.report/1 document" in r.stdout
+          and "nostart.json: no run.started_at" in r.stdout, r.stdout[:800])
+    r = run(["--history", os.path.join(few, "missing")])
+    check(r.returncode == 2 and r.stdout == "" and r.stderr.strip().endswith(
+        "--history: cannot read '%s': No such file or directory" % os.path.join(few, "missing")), r.stderr)
 
 
 @test

@@ -6,11 +6,16 @@
 #             (sinfo -R printed), a 3-node job runs on the others
 #   srun      srun as the launcher: --time-limit exits 3 with completed:false; a SIGSTOPped
 #             peer exits 1 with cause no_answer
-#   prolog    sn3 cannot meet its thresholds class: its prolog drains it with nettune's reason
-#             (kept over Slurm's "Prolog error"), the job is requeued held, runs on healthy
-#             nodes once released
+#   prolog    sn3 is a GPU node to Slurm (Gres=gpu:2(S:0) in scontrol show node) without GPUs: its prolog, on the
+#             installed defaults, drains it with nettune's reason (kept over Slurm's
+#             "Prolog error"), the job is requeued held, runs on healthy nodes once released
 #   health    HealthCheckProgram resumes the nodes nettune drained once they pass, never one
 #             an administrator drained
+#   contrib   the prolog run by hand on sn1: a drain scontrol refuses is said as failed (exit
+#             code, message), never "drained"; NICs expected from the sysfs topology; a
+#             configuration error is an error in syslog (logger), nettune_config_error 1, and
+#             passes or drains by --on-config-error; make install puts the scripts where the
+#             docs say
 # Usage: tests/slurm/run.sh [SCENARIO...] (default all). Prints PASS/FAIL lines; exit 0 when
 # all pass, 77 is never used: a missing piece prints "skipped: reason" and exits 0.
 set -u
@@ -182,8 +187,8 @@ if want srun; then
 fi
 
 if want prolog; then
-    # sn3 (allocated first: lowest Weight) cannot meet its class (8 GPUs): its prolog fails.
-    cp tests/slurm/thresholds-h3-fails.json "$NTS_DIR/thresholds.json"
+    # sn3 (allocated first: lowest Weight) has Gres=gpu:2 and no GPU: its prolog fails on the
+    # installed defaults (no NETTUNE_PROLOG_ARGS).
     : > "$NTS_DIR/prolog-on"
     job=$(nts_run sbatch --parsable -N2 -t 2 -o "$OUT/prolog-job.out" --wrap 'srun hostname | sort | tr "\n" " "')
     echo "  prolog: job $job"
@@ -198,8 +203,8 @@ if want prolog; then
     echo "  prolog: job $job is '$held'; prolog runs: $(cut -d' ' -f2- "$NTS_DIR/prolog.runs" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
     expect "prolog: the job is requeued and held ($held)" match "$held" "PENDING*@(held|JobHeldAdmin)*"
     r3=$(nts_reason sn3)
-    expect "prolog: sn3 drained with nettune's reason, not Slurm's 'Prolog error' ($(nts_state sn3): $r3)" \
-        match "$r3" "nettune:gpus*"
+    expect "prolog: sn3 drained with nettune's reason from its GRES, not Slurm's 'Prolog error' ($(nts_state sn3): $r3)" \
+        match "$r3" "nettune:gpus 0/2 *"
     settle
     drained=$(nts_run sinfo -h -N -t drain -o %N | sort | tr '\n' ' ')
     expect "prolog: sn3 (and sn2 if the rate scenario ran) drained, no other node ($drained)" \
@@ -222,7 +227,7 @@ if want health; then
     # The health check (every 5 s, idle nodes): sn3 "repaired" (thresholds it meets) is
     # resumed; sn2, drained by the check job for its link, stays (a local check does not
     # re-check links); sn4, drained by an administrator, stays.
-    [ "$(nts_state sn3)" = drained ] || nts_run scontrol update NodeName=sn3 State=DRAIN Reason="nettune:gpus 0/8 0 GPUs found, 8 expected"
+    [ "$(nts_state sn3)" = drained ] || nts_run scontrol update NodeName=sn3 State=DRAIN Reason="nettune:gpus 0/2 0 GPUs found, 2 expected"
     nts_run scontrol update NodeName=sn4 State=DRAIN Reason="admin: replacing a fan"
     cp tests/slurm/thresholds-pass.json "$NTS_DIR/thresholds.json"
     : > "$NTS_DIR/healthcheck-on"
@@ -237,6 +242,65 @@ if want health; then
         [ "$(nts_state sn2)" = drained ] && match "$(nts_reason sn2)" "nettune:bw*"
     echo "  sinfo -R at the end:"
     nts_run sinfo -R | sed 's/^/    /'
+fi
+
+if want contrib; then
+    # The prolog run as slurmd runs it (on h1, SLURMD_NODENAME=sn1), by hand: no job needed.
+    C=$NTS_DIR/contrib
+    mkdir -p "$C/bin" "$C/sysfs/sys/bus/pci/devices/0000:3b:00.0" "$C/tf"
+    # scontrol that refuses updates as a non-operator would; logger that records its line.
+    real_scontrol=$(command -v scontrol)
+    printf '#!/bin/sh\nif [ "$1" = update ]; then echo "slurm_update error: Access/permission denied" >&2; exit 1; fi\nexec %s "$@"\n' "$real_scontrol" > "$C/bin/scontrol"
+    printf '#!/bin/sh\necho "$*" >> %s/logger.lines\n' "$C" > "$C/bin/logger"
+    chmod +x "$C/bin/scontrol" "$C/bin/logger"
+    # An InfiniBand controller (class 0x0207) with no RDMA device: its driver did not load.
+    echo 0x020700 > "$C/sysfs/sys/bus/pci/devices/0000:3b:00.0/class"
+    prolog() # ENV... -- ARGS: rc, stderr in $C/err
+    {
+        local e=()
+        while [ "$1" != -- ]; do e+=("$1"); shift; done
+        shift
+        ntc_exec h1 env SLURM_CONF="$NTS_CONF" SLURMD_NODENAME=sn1 NETTUNE="$NT" \
+            NETTUNE_REPORT_DIR="$C/reports" NETTUNE_TEXTFILE_DIR="$C/tf" PATH="$C/bin:$PATH" "${e[@]}" \
+            "$ROOT/contrib/slurm/nettune-prolog.sh" "$@" 2> "$C/err"
+    }
+    metric() { sed -n 's/^nettune_config_error{node="sn1",source="prolog"} //p' "$C/tf/nettune_prolog.prom" 2>/dev/null; }
+    prolog NETTUNE_SYSFS_ROOT="$C/sysfs" -- --on-config-error=pass
+    rc=$?
+    err=$(tr '\n' ' ' < "$C/err")
+    expect "contrib: sn1 expected 1 NIC from its sysfs topology, fails, the refused drain said as failed, never drained (rc $rc: $err)" \
+        match "$rc|$err|$(nts_state sn1)" "1|*rdma_ports*failed its checks, but it is not drained*exit 1: slurm_update error: Access/permission denied*|idle"
+    expect "contrib: the word 'drained' only where sinfo shows it" [ "$(grep -c '(drained' "$C/err")" = 0 ]
+    prolog NETTUNE_PROLOG_ARGS="--thresholds $C/none.json" -- --on-config-error=pass
+    rc=$?
+    expect "contrib: bad thresholds pass the job (rc $rc), say so ($(tail -1 "$C/err"))" \
+        match "$rc|$(tail -1 "$C/err")" "0|nettune prolog: sn1: configuration error: nettune probe exit 2: *none.json*--on-config-error=pass*"
+    expect "contrib: the error is in syslog ($(tail -1 "$C/logger.lines" 2>/dev/null))" \
+        match "$(tail -1 "$C/logger.lines" 2>/dev/null)" "-t nettune-prolog -p user.err sn1: configuration error: nettune probe exit 2: *"
+    expect "contrib: nettune_config_error 1 in the textfile folder ($(metric))" [ "$(metric)" = 1 ]
+    prolog NETTUNE_PROLOG_ARGS="--expect gpus=0" -- --on-config-error=pass
+    expect "contrib: a good run sets nettune_config_error back to 0 ($(metric))" [ "$(metric)" = 0 ]
+    prolog NETTUNE_PROLOG_ARGS="--expect gpus=0" -- --on-config-error=sometimes
+    expect "contrib: a bad option of the prolog is a configuration error ($(tail -1 "$C/err"); metric $(metric))" \
+        match "$(tail -1 "$C/err")|$(metric)" "*unknown option '--on-config-error=sometimes'*|1"
+    ntc_exec h1 env SLURM_CONF="$NTS_CONF" SLURMD_NODENAME=sn1 NETTUNE="$NT" NETTUNE_REPORT_DIR="$C/reports" \
+        NETTUNE_TEXTFILE_DIR="$C/tf" PATH="$C/bin:$PATH" \
+        NETTUNE_PROLOG_ARGS="--thresholds $C/none.json" "$ROOT/contrib/slurm/nettune-prolog.sh" --on-config-error=drain 2> "$C/err"
+    rc=$?
+    expect "contrib: --on-config-error=drain with a refused drain: exit $rc, said ($(tail -1 "$C/err"))" \
+        match "$rc|$(tail -1 "$C/err")|$(nts_state sn1)" "1|*draining it failed (scontrol exit 1: slurm_update error: Access/permission denied)|idle"
+    ntc_exec h1 env SLURM_CONF="$NTS_CONF" SLURMD_NODENAME=sn1 NETTUNE="$NT" NETTUNE_REPORT_DIR="$C/reports" \
+        NETTUNE_TEXTFILE_DIR="$C/tf" PATH="$C/bin:$PATH" \
+        NETTUNE_PROLOG_ARGS="--thresholds $C/none.json" sh -c 'rm "$0"/bin/scontrol; exec "$1" --on-config-error=drain' "$C" \
+        "$ROOT/contrib/slurm/nettune-prolog.sh" 2> "$C/err"
+    rc=$?
+    expect "contrib: --on-config-error=drain drains sn1 (exit $rc, $(nts_state sn1): $(nts_reason sn1); $(tail -1 "$C/err"))" \
+        match "$rc|$(nts_state sn1)|$(nts_reason sn1)|$(tail -1 "$C/err")" "1|drained|nettune:config_error nettune probe exit 2*|*drained: --on-config-error=drain)"
+    nts_run scontrol update NodeName=sn1 State=RESUME
+    rm -rf "$C/inst"
+    make -s --no-print-directory -C "$ROOT" install DESTDIR="$C/inst" > "$C/install.log" 2>&1
+    expect "contrib: make install puts the scripts in PREFIX/lib/nettune ($(cd "$C/inst" 2>/dev/null && find . -type f -printf '%m %p ' | sort))" \
+        [ -x "$C/inst/usr/local/lib/nettune/nettune-prolog.sh" ] && [ -x "$C/inst/usr/local/lib/nettune/nettune-healthcheck.sh" ] && [ -r "$C/inst/usr/local/lib/nettune/nettune-slurm-lib.sh" ]
 fi
 
 keep

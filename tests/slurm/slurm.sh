@@ -114,23 +114,39 @@ CONF
         done
         echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
     } > "$NTS_CONF"
-    # Prolog and health check: the shipped scripts (contrib/slurm), off until the test
-    # touches prolog-on / healthcheck-on; thresholds from thresholds.json.
+    # Prolog and health check: wrappers as docs/slurm.md shows them around the shipped
+    # scripts (contrib/slurm), off until the test touches prolog-on / healthcheck-on. The
+    # prolog runs on its installed defaults; the health check with thresholds.json.
     local w
     for w in prolog healthcheck; do
         cat > "$NTS_DIR/$w.sh" <<WRAP
 #!/bin/sh
 [ -e "$NTS_DIR/$w-on" ] || exit 0
 export SLURM_CONF="$NTS_CONF" NETTUNE="$NTC_ROOT/build/bin/nettune" NETTUNE_REPORT_DIR="$NTS_DIR/reports"
-export NETTUNE_PROLOG_ARGS="--thresholds $NTS_DIR/thresholds.json" NETTUNE_HEALTHCHECK_ARGS="--thresholds $NTS_DIR/thresholds.json"
+export NETTUNE_HEALTHCHECK_ARGS="--thresholds $NTS_DIR/thresholds.json" NETTUNE_TEXTFILE_DIR="$NTS_DIR/textfile"
+export PATH="$NTS_DIR/gresbin:\$PATH"
 echo "\$(date +%T) $w on \${SLURMD_NODENAME:-?}" >> "$NTS_DIR/$w.runs"
-exec "$NTC_ROOT/contrib/slurm/nettune-$w.sh"
+exec "$NTC_ROOT/contrib/slurm/nettune-$w.sh" --on-config-error=pass
 WRAP
         chmod +x "$NTS_DIR/$w.sh"
     done
     cat > "$NTS_DIR/cgroup.conf" <<CONF
 CgroupPlugin=cgroup/v1
 CONF
+    # sn3 as a GPU node: a GPU GRES needs device files that a slurmd here does not have
+    # (slurmctld sets a node with Gres=gpu:2 and none INVAL, "gres/gpu count reported lower",
+    # config_overrides or not), so the prolog's scontrol prints sn3's real line with the Gres
+    # field of a GPU node, gpu:2(S:0).
+    mkdir -p "$NTS_DIR/gresbin"
+    cat > "$NTS_DIR/gresbin/scontrol" <<SC
+#!/bin/sh
+if [ "\$1 \$2 \$3" = "show node $(nts_node 3)" ]; then
+    $(command -v scontrol) "\$@" | sed 's/Gres=[^ ]*/Gres=gpu:2(S:0)/'
+    exit
+fi
+exec $(command -v scontrol) "\$@"
+SC
+    chmod +x "$NTS_DIR/gresbin/scontrol"
 }
 
 nts_up()

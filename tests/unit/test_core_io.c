@@ -10,6 +10,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -327,6 +328,66 @@ static void test_stash(void **state)
     assert_false(tmp_left("stash.json"));
 }
 
+/* A report written over an existing file keeps its owner, group and mode, by the ordinary
+ * writer and by the signal-time one; a new file gets the usual 0644 under the umask. As root
+ * the file is given to nobody first; elsewhere only the mode is checked. A folder the caller
+ * cannot write is one error line (checked as nobody, from a child, where the caller is root). */
+static void test_write_keeps_owner(void **state)
+{
+    char path[340], dir[300], log[300];
+    struct stat st;
+    uid_t uid = geteuid() == 0 ? 65534 : geteuid();
+    gid_t gid = geteuid() == 0 ? 65534 : getegid();
+    (void)state;
+    snprintf(path, sizeof(path), "%s/own.json", root);
+    put("own.json", "{}\n");
+    assert_int_equal(chown(path, uid, gid), 0);
+    assert_int_equal(chmod(path, 0640), 0);
+    assert_int_equal(nt_output_write(path, "{\"a\": 1}\n", 9), NT_OK);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_uid, uid);
+    assert_int_equal(st.st_gid, gid);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    assert_int_equal(st.st_size, 9);
+    assert_int_equal(chmod(path, 0604), 0);
+    assert_int_equal(nt_output_stash(path, "{\"b\": 22}\n", 10), NT_OK);
+    assert_int_equal(nt_output_write_stash(), 0);
+    nt_output_stash_rearm();
+    nt_output_stash_drop();
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_uid, uid);
+    assert_int_equal(st.st_mode & 07777, 0604);
+    assert_int_equal(st.st_size, 10);
+    snprintf(path, sizeof(path), "%s/new.json", root);
+    mode_t old = umask(022);
+    assert_int_equal(nt_output_write(path, "{}\n", 3), NT_OK);
+    umask(old);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_int_equal(st.st_uid, geteuid());
+    if (geteuid() != 0)
+        return;
+    snprintf(dir, sizeof(dir), "%s/locked", root);
+    snprintf(path, sizeof(path), "%s/r.json", dir);
+    snprintf(log, sizeof(log), "%s/locked.log", root);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0 || setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(3);
+        _exit(nt_output_write(path, "{}\n", 3) == NT_ERR_IO ? 0 : 4);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(count_lines(log, ""), 1);
+    assert_int_equal(count_lines(log, "/locked/r.json': Permission denied"), 1);
+}
+
 /* The streaming writer: a report whose links are kept as their text (cJSON_Raw) and arrays
  * larger than its 64 KiB buffer reads back as the same document, written in place, to stdout's
  * shape and through the stash (streamed into an unnamed file). */
@@ -412,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_judged_note),
         cmocka_unit_test(test_write_error_once),
         cmocka_unit_test(test_stash),
+        cmocka_unit_test(test_write_keeps_owner),
         cmocka_unit_test(test_json_streamed),
     };
     return cmocka_run_group_tests_name("core_io", tests, setup, teardown);

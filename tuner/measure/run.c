@@ -173,9 +173,15 @@ static int run_local(const nt_measure_params_t *a, const nt_measure_plan_t *plan
         return NT_EXIT_USAGE;
     }
     int port = ntohs(sa.sin_port);
+    char serr[256];
     pid_t *pid = calloc((size_t)a->local_ranks, sizeof(pid_t));
-    if (!pid)
+    if (!pid || nt_launcher_tcp_secret_env(serr, sizeof(serr)) != NT_OK) {
+        if (pid)
+            fprintf(stderr, "nettune-tune-measure: %s\n", serr);
+        free(pid);
+        close(lf);
         return NT_EXIT_USAGE;
+    }
     fflush(NULL);
     for (int r = 0; r < a->local_ranks; r++) {
         pid[r] = fork();

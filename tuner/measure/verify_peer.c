@@ -92,13 +92,10 @@ nt_status_t nt_measure_peer_spawn(nt_measure_peer_t *p, nt_launcher_t *l, const 
     if (p->rank == 0 && n > 1) {
         struct sockaddr_in sa = {.sin_family = AF_INET};
         socklen_t sl = sizeof(sa);
-        sa.sin_addr.s_addr =
-            htonl(!strncmp(hub_host, "127.", 4) || !strcmp(hub_host, "localhost") ? INADDR_LOOPBACK
-                                                                                  : INADDR_ANY);
-        hub = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (hub < 0 || bind(hub, (struct sockaddr *)&sa, sizeof(sa)) || listen(hub, n) ||
-            getsockname(hub, (struct sockaddr *)&sa, &sl)) {
-            snprintf(err, errlen, "the defaults processes' hub socket: %s", strerror(errno));
+        hub = nt_launcher_tcp_listen(hub_host, 0, n, err, errlen); /* rank 0's address only */
+        if (hub < 0 || getsockname(hub, (struct sockaddr *)&sa, &sl)) {
+            if (hub >= 0)
+                snprintf(err, errlen, "the defaults processes' hub socket: %s", strerror(errno));
             port = -1;
         } else {
             port = ntohs(sa.sin_port);

@@ -1,7 +1,8 @@
 /* nettune-tune-measure without a GPU (make test-measure): the plan reader, the sweep's lockstep,
  * warm-up, confirmation (not applied), averaging over ranks and budget on the fake backend with
  * the in-process launcher, the nettune.measured/1 round trip, and the TCP launcher over
- * loopback with forked ranks. */
+ * loopback with forked ranks, and its rendezvous' refusals (wrong secret, duplicate rank, silent
+ * client, another interface). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -315,9 +321,13 @@ static void test_measured_round_trip(void **state)
 
 /* ---- the TCP launcher: forked ranks over loopback */
 
+#define SECRET_A "00112233445566778899aabbccddeeff"
+#define SECRET_B "ffeeddccbbaa99887766554433221100"
+
 static void test_tcp_launcher(void **state)
 {
     (void)state;
+    setenv("NETTUNE_MEASURE_SECRET", SECRET_A, 1);
     const int n = 3;
     int port = 20000 + (int)(getpid() % 20000);
     pid_t pid[3];
@@ -365,6 +375,193 @@ static void test_tcp_launcher(void **state)
         nt_launcher_tcp_create(1, 2, "127.0.0.1", port + 1, -1, 0.3, err, sizeof(err));
     assert_null(l);
     assert_non_null(strstr(err, "cannot reach rank 0"));
+}
+
+/* A connection to 127.0.0.x:port, or -1. */
+static int tcp_to(const char *ip, int port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, ip, &a.sin_addr);
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(s);
+        s = -1;
+    }
+    return s;
+}
+
+/* Connect until rank 0 listens (up to 5 s). */
+static int tcp_to_wait(const char *ip, int port)
+{
+    int s = -1;
+    for (int i = 0; i < 100 && s < 0; i++)
+        if ((s = tcp_to(ip, port)) < 0)
+            usleep(50000);
+    return s;
+}
+
+/* The rank a launcher child of this test ends up as: 0, or 20 + the line's kind. */
+static pid_t tcp_rank_child(int rank, int size, const char *host, int port, const char *secret,
+                            const char *errfile)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char err[512] = "";
+        int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0)
+            _exit(30);
+        if (secret)
+            setenv("NETTUNE_MEASURE_SECRET", secret, 1);
+        else
+            unsetenv("NETTUNE_MEASURE_SECRET");
+        nt_launcher_t *l = nt_launcher_tcp_create(rank, size, host, port, -1, 6, err, sizeof(err));
+        if (!l) {
+            dprintf(2, "%s\n", err);
+            _exit(strstr(err, "refused the hello") ? 21 : strstr(err, "no job secret") ? 22 : 23);
+        }
+        int32_t v = rank, all[3] = {0};
+        nt_status_t st = l->ops->allgather(l, &v, all, sizeof(v), 5);
+        nt_launcher_tcp_destroy(l);
+        _exit(st == NT_OK && all[1] == 1 && all[2] == 2 ? 0 : 24);
+    }
+    return pid;
+}
+
+static int exit_of(pid_t pid)
+{
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+static int file_has(const char *path, const char *s)
+{
+    char buf[8192] = "";
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return strstr(buf, s) != NULL;
+}
+
+/* Rank 0 of 3 on 127.0.0.2 takes only its job's ranks: a client silent since it connected, one
+ * with another secret, a second rank 1 and a raw hello with a wrong secret are refused with a line
+ * naming their address, while the real ranks 1 and 2 are taken at once (rank 2 after the silent
+ * client's 2 s, so its refusal is seen too); 127.0.0.1 is not listened on. */
+static void test_tcp_rendezvous_refusals(void **state)
+{
+    (void)state;
+    char dir[64], e0[128], e1[128], e1b[128], ebad[128], e2[128], enone[128];
+    snprintf(dir, sizeof(dir), "/tmp/nt-rdv-%d", (int)getpid());
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(e0, sizeof(e0), "%s/r0.err", dir);
+    snprintf(e1, sizeof(e1), "%s/r1.err", dir);
+    snprintf(e1b, sizeof(e1b), "%s/r1b.err", dir);
+    snprintf(ebad, sizeof(ebad), "%s/bad.err", dir);
+    snprintf(e2, sizeof(e2), "%s/r2.err", dir);
+    snprintf(enone, sizeof(enone), "%s/none.err", dir);
+    int port = 20000 + (int)((getpid() + 7) % 20000);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t r0 = tcp_rank_child(0, 3, "127.0.0.2", port, SECRET_A, e0);
+    int silent = tcp_to_wait("127.0.0.2", port);
+    assert_true(silent >= 0);
+    assert_int_equal(tcp_to("127.0.0.1", port), -1); /* the address given, not every one */
+    struct sockaddr_in me;
+    socklen_t ml = sizeof(me);
+    assert_int_equal(getsockname(silent, (struct sockaddr *)&me, &ml), 0);
+    char silent_name[64];
+    snprintf(silent_name, sizeof(silent_name), "refused 127.0.0.1:%d: no hello within 2 s",
+             ntohs(me.sin_port));
+    pid_t r1 = tcp_rank_child(1, 3, "127.0.0.2", port, SECRET_A, e1);
+    pid_t bad = tcp_rank_child(2, 3, "127.0.0.2", port, SECRET_B, ebad);
+    assert_int_equal(exit_of(bad), 21); /* refused, and says so */
+    assert_true(file_has(ebad, "rank 0 at 127.0.0.2:"));
+    usleep(200000); /* rank 1 is in */
+    pid_t r1b = tcp_rank_child(1, 3, "127.0.0.2", port, SECRET_A, e1b);
+    assert_int_equal(exit_of(r1b), 21);
+    /* a raw hello of the right shape, another secret: refused, the connection closed */
+    int raw = tcp_to("127.0.0.2", port);
+    assert_true(raw >= 0);
+    uint8_t hello[40] = {'N', 'T', 'R', '1', 0, 0, 0, 2};
+    memset(hello + 8, 0x5a, 32);
+    assert_int_equal(write(raw, hello, sizeof(hello)), (ssize_t)sizeof(hello));
+    char c;
+    assert_int_equal(read(raw, &c, 1), 0);
+    close(raw);
+    pid_t none = tcp_rank_child(2, 3, "127.0.0.2", port, NULL, enone);
+    assert_int_equal(exit_of(none), 22); /* no secret: one line, no connection */
+    assert_true(file_has(enone, "NETTUNE_MEASURE_SECRET"));
+    usleep(2300000); /* the silent client's 2 s run out while rank 0 waits for rank 2 */
+    pid_t r2 = tcp_rank_child(2, 3, "127.0.0.2", port, SECRET_A, e2);
+    assert_int_equal(exit_of(r2), 0);
+    assert_int_equal(exit_of(r1), 0);
+    assert_int_equal(exit_of(r0), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    close(silent);
+    /* rank 0 waited for nobody: done soon after rank 2 came (2.5 s in), not at its 6 s deadline */
+    assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 4.5);
+    assert_true(file_has(e0, silent_name));
+    assert_true(file_has(e0, "wrong secret (not a rank of this job)"));
+    assert_true(file_has(e0, ": rank 1 is connected already, from 127.0.0.1:"));
+    char cmd[400];
+    snprintf(cmd, sizeof(cmd), "grep -c 'tcp launcher: refused 127.0.0.1:' %s > %s/n", e0, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof(cmd), "%s/n", dir);
+    assert_true(file_has(cmd, "4\n")); /* silent, two wrong secrets, the duplicate */
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The secret through a file: rank 0 creates it (mode 0600, 64 hex digits), rank 1 reads it; a
+ * file others can read is refused with one line saying to chmod it. */
+static void test_tcp_secret_file(void **state)
+{
+    (void)state;
+    char dir[64], file[96], e0[96], e1[96];
+    snprintf(dir, sizeof(dir), "/tmp/nt-rdvf-%d", (int)getpid());
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(file, sizeof(file), "%s/secret", dir);
+    snprintf(e0, sizeof(e0), "%s/r0.err", dir);
+    snprintf(e1, sizeof(e1), "%s/r1.err", dir);
+    unsetenv("NETTUNE_MEASURE_SECRET");
+    setenv("NETTUNE_MEASURE_SECRET_FILE", file, 1);
+    int port = 20000 + (int)((getpid() + 13) % 20000);
+    fflush(NULL);
+    pid_t pid[2];
+    for (int r = 0; r < 2; r++) {
+        pid[r] = fork();
+        if (pid[r] == 0) {
+            char err[512];
+            nt_launcher_t *l =
+                nt_launcher_tcp_create(r, 2, "127.0.0.1", port, -1, 5, err, sizeof(err));
+            if (!l)
+                _exit(10);
+            nt_launcher_tcp_destroy(l);
+            _exit(0);
+        }
+    }
+    assert_int_equal(exit_of(pid[0]), 0);
+    assert_int_equal(exit_of(pid[1]), 0);
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_size, 65);
+    assert_int_equal(chmod(file, 0644), 0);
+    char err[512] = "";
+    assert_null(nt_launcher_tcp_create(1, 2, "127.0.0.1", port, -1, 0.5, err, sizeof(err)));
+    assert_non_null(strstr(err, "only you can read (mode 0644"));
+    unsetenv("NETTUNE_MEASURE_SECRET_FILE");
+    setenv("NETTUNE_MEASURE_SECRET", "abc", 1);
+    assert_null(nt_launcher_tcp_create(1, 2, "127.0.0.1", port, -1, 0.5, err, sizeof(err)));
+    assert_non_null(strstr(err, "32 to 64 hex digits"));
+    setenv("NETTUNE_MEASURE_SECRET", SECRET_A, 1);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* ---- --verify: A/B, the tuned side in this process (threads of the in-process launcher), the
@@ -779,6 +976,8 @@ int main(int argc, char **argv)
         nt_measure_backend_t b = {&nt_measure_fake_ops, &f};
         return nt_measure_child_main(argc - 2, argv + 2, &b);
     }
+    /* the job secret of the TCP launcher's ranks (test_verify's defaults side among them) */
+    setenv("NETTUNE_MEASURE_SECRET", SECRET_A, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_read),
         cmocka_unit_test(test_plan_errors),
@@ -788,6 +987,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sweep_comm_fails),
         cmocka_unit_test(test_measured_round_trip),
         cmocka_unit_test(test_tcp_launcher),
+        cmocka_unit_test(test_tcp_rendezvous_refusals),
+        cmocka_unit_test(test_tcp_secret_file),
         cmocka_unit_test(test_verify),
         cmocka_unit_test(test_verify_child_fails),
         cmocka_unit_test(test_ab_stats),
