@@ -2,8 +2,8 @@
 LIBNT_SRCS += lib/status.c lib/version.c lib/log.c lib/clock.c lib/stats.c lib/sysfs.c lib/report.c lib/output.c \
               lib/bench.c lib/launcher.c lib/launcher_inproc.c lib/launcher_tcp.c lib/schedule.c \
               lib/topo.c lib/pcie.c lib/software.c \
-              lib/thresholds.c lib/verdict.c lib/exitcode.c \
-              lib/cuda.c lib/nvml.c lib/gpu.c lib/gpu_judge.c \
+              lib/thresholds.c lib/exitcode.c \
+              lib/cuda.c lib/nvml.c lib/gpu.c \
               lib/nccl_table.c lib/units.c lib/checks.c
 # The one reader each of NCCL log lines, nccl-tests outputs, NCCL debug-log facts and the probe
 # report, and the anomaly rule (shared by nettune doctor, nettune tune and nettune report).

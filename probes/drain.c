@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "judge.h"
+#include "judge/judge.h"
 #include "nettune/log.h"
 #include "nettune/report.h"
 

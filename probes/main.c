@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "drain.h"
-#include "judge.h"
+#include "judge/judge.h"
 #include "nettune/version.h"
 #include "nettune/report.h"
 #include "launcher_mpi.h"

@@ -1,5 +1,5 @@
 # nettune-probe: the only binary that links MPI (launcher_mpi.c and the MPI probe).
-PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/identify.c probes/judge.c \
+PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/identify.c \
               probes/inventory.c probes/probe_util.c probes/drain.c probes/launcher_mpi.c probes/mpi/probe_mpi.c
 ifeq ($(wildcard probes/rdma/module.mk),)
 PROBE_SRCS += probes/rdma_none.c
@@ -34,9 +34,12 @@ PROBE_OBJS = $(patsubst %.c,$(OBJ)/mpi/%.o,$(PROBE_SRCS))
 # Probe objects build with mpicc (MPI headers) into their own folder.
 $(OBJ)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(NT_CFLAGS) -Iprobes -c $< -o $@
+	$(MPICC) $(NT_CFLAGS) -Iprobes -Ireports -c $< -o $@
 
-$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(LIBNT)
+# The judge and the renderers (the summary printed at the end is the text renderer's) are
+# archives of their own, shared with the tests and nettune report.
+$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $$(JUDGE_LIB) $$(RENDER_LIB) $(LIBNT)
 	@mkdir -p $(dir $@)
-	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(LIBNT) $(PROBE_LDLIBS) $(LIBNT_LDLIBS)
+	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(JUDGE_LIB) $(RENDER_LIB) $(LIBNT) \
+	    $(PROBE_LDLIBS) $(LIBNT_LDLIBS)
 endif

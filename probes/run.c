@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "inventory.h"
-#include "judge.h"
+#include "judge/judge.h"
+#include "rpt.h"
 #include "nettune/version.h"
 #include "nettune/bench.h"
 #include "nettune/clock.h"

@@ -11,9 +11,9 @@ GPU_TEST_CFLAGS = $(filter-out -MMD -MP,$(NT_CFLAGS)) -DNT_TEST_FIXTURES=\"$(abs
                   -DNT_TEST_FAKE_DIR=\"$(GPU_FAKE_DIR)\" \
                   $(if $(filter 1,$(HAVE_CUDA)),-DNT_TEST_CUDA_H=1 -isystem $(CUDA_HOME)/include)
 
-$(GPU_TEST_BINS): $(BUILD)/tests/%: tests/gpu/%.c $(LIBNT)
+$(GPU_TEST_BINS): $(BUILD)/tests/%: tests/gpu/%.c $(JUDGE_LIB) $(LIBNT)
 	@mkdir -p $(dir $@)
-	$(CC) $(GPU_TEST_CFLAGS) -o $@ $< $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(GPU_TEST_CFLAGS) -o $@ $< $(JUDGE_LIB) $(LIBNT) $(LIBNT_LDLIBS) $(CMOCKA_LIBS)
 
 $(GPU_FAKE_DIR)/libnt-fake-cuda.so: tests/gpu/fake_cuda.c
 	@mkdir -p $(dir $@)
@@ -33,7 +33,7 @@ GPU_IPC_BIN := $(BUILD)/tests/test_gpu_ipc
 $(OBJ)/tests/gpu/test_gpu_ipc.o: tests/gpu/test_gpu_ipc.c
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) -Iprobes -Iprobes/gpu -DNT_TEST_FAKE_DIR=\"$(GPU_FAKE_DIR)\" -c $< -o $@
-$(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(OBJ)/probes/probe_util.o $(LIBNT)
+$(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(OBJ)/probes/probe_util.o $(JUDGE_LIB) $(LIBNT)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LIBNT_LDLIBS) $(CMOCKA_LIBS) -ldl -lpthread
 

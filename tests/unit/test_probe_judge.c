@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "judge.h"
+#include "judge/judge.h"
 
 static cJSON *node(const char *host, const char *kernel)
 {
