@@ -24,6 +24,13 @@ const char *nt_check_value(const cJSON *check, const char *key, char *buf, size_
     return buf;
 }
 
+const char *nt_code_prefix(const cJSON *obj, char *buf, size_t len)
+{
+    const char *code = nt_json_get_str(obj, "code", NULL);
+    snprintf(buf, len, "%s%s", code ? code : "", code ? " " : "");
+    return buf;
+}
+
 const char *nt_link_reasons(const nt_rlink_t *l, char *buf, size_t len)
 {
     const cJSON *r;
@@ -175,10 +182,12 @@ static void nt_summary_failed_nodes(const nt_rdoc_t *doc, const nt_render_opts_t
     nt_heading(out, style, o->color, "Failed nodes (%zu)", total);
     nt_table_init(&t, 2, "ll", head);
     cJSON_ArrayForEach (it, fn) {
+        char code[32];
         if (i++ >= shown)
             break;
         nt_table_cell(&t, 1 + NT_FAIL, "%s", nt_json_get_str(it, "host", "?"));
-        nt_table_cell(&t, 0, "%s", nt_json_get_str(it, "reason", ""));
+        nt_table_cell(&t, 0, "%s%s", nt_code_prefix(it, code, sizeof(code)),
+                      nt_json_get_str(it, "reason", ""));
     }
     nt_table_emit(&t, out, style, o->color, 2);
     nt_table_cleanup(&t);
@@ -203,7 +212,7 @@ static void nt_summary_links(const nt_rdoc_t *doc, const nt_render_opts_t *o,
         nt_table_init(&t, 7, "llrrrrl", head);
         for (size_t i = 0; i < shown; i++) {
             const nt_rlink_t *l = &doc->links[idx[i]];
-            char a[32], b[32], c[32], r[512];
+            char a[32], b[32], c[32], r[512], code[32];
             double eff = nt_link_efficiency(l);
             nt_table_cell(&t, 1 + l->verdict, "%s", nt_verdict_string(l->verdict));
             nt_table_cell(&t, 0, "%s", l->id);
@@ -214,7 +223,8 @@ static void nt_summary_links(const nt_rdoc_t *doc, const nt_render_opts_t *o,
             else
                 nt_table_cell(&t, 0, "%.0f%%", 100 * eff);
             nt_table_cell(&t, 0, "%s", nt_fmt_num(c, sizeof(c), l->small_msg_lat_us, 3));
-            nt_table_cell(&t, 0, "%s", nt_link_reasons(l, r, style == NT_TABLE_MD ? 512 : 100));
+            nt_table_cell(&t, 0, "%s%s", nt_code_prefix(l->j, code, sizeof(code)),
+                          nt_link_reasons(l, r, style == NT_TABLE_MD ? 512 : 100));
         }
         nt_table_emit(&t, out, style, o->color, 2);
         nt_table_cleanup(&t);
@@ -241,10 +251,10 @@ static void nt_summary_checks(const nt_rdoc_t *doc, const nt_render_opts_t *o,
         nt_table_init(&t, 7, "lllllll", head);
         for (size_t i = 0; i < shown; i++) {
             const nt_rcheck_t *c = &doc->checks[idx[i]];
-            char ob[128], ex[128];
+            char ob[128], ex[128], code[32];
             nt_table_cell(&t, 1 + c->verdict, "%s", nt_verdict_string(c->verdict));
             nt_table_cell(&t, 0, "%s", c->host ? c->host : "-");
-            nt_table_cell(&t, 0, "%s", c->name);
+            nt_table_cell(&t, 0, "%s%s", nt_code_prefix(c->j, code, sizeof(code)), c->name);
             nt_table_cell(&t, 0, "%s", c->target);
             nt_table_cell(&t, 0, "%s", nt_check_value(c->j, "observed", ob, sizeof(ob)));
             nt_table_cell(&t, 0, "%s", nt_check_value(c->j, "expected", ex, sizeof(ex)));
