@@ -111,7 +111,7 @@ static void nt_drain_reason_word(const char *reason, char *w, size_t len)
 
 /* True when the report re-checked what node host was drained for: the reason's word is a
  * judged (pass or warn) check of that host, or a link word (bw, lat, p99, links, no_answer:
- * lib/verdict.c, probes/judge.c) and the report has links of that host. A --local run has
+ * probes/judge/verdict.c, probes/judge/) and the report has links of that host. A --local run has
  * no links: it never resumes a node drained for its links. */
 static int nt_drain_rechecked(const cJSON *report, const char *host, const char *reason)
 {

@@ -24,8 +24,10 @@ static void nt_on_signal(int sig)
 {
     int first = !nt_probe_interrupt;
     nt_probe_interrupt = sig;
-    if (first)
+    if (first) {
         nt_output_write_stash();
+        nt_probe_stop_line(sig);
+    }
 }
 
 /* Open MPI 4.1 ends a job by sending each rank SIGCONT, then SIGTERM a second later

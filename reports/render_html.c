@@ -114,17 +114,20 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
                      "style-src 'unsafe-inline'; img-src data:\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
                      "<title>nettune report: ");
+    /* a run that stopped early says so before any verdict */
+    if (!doc->completed)
+        nt_buf_puts(out, "STOPPED EARLY: ");
     nt_buf_puts(out, nt_verdict_string(doc->verdict));
     nt_buf_puts(out, note);
     nt_buf_puts(out, " - ");
     nt_h(out, nt_json_get_str(run, "id", ""));
     nt_buf_printf(out, "</title>\n<style>%s</style></head>\n<body>\n<header><h1>nettune report ",
                   nt_html_css);
+    if (!doc->completed)
+        nt_buf_puts(out, "<span class=\"v warn\">STOPPED EARLY</span> ");
     nt_vbadge(out, doc->verdict);
     if (note[0])
         nt_buf_printf(out, " <span class=\"note\">%s</span>", note + 2);
-    if (!doc->completed)
-        nt_buf_puts(out, " <span class=\"v warn\">stopped early</span>");
     nt_buf_puts(out, "</h1>\n<p>run ");
     nt_h(out, nt_json_get_str(run, "id", "?"));
     nt_buf_puts(out, " &middot; started ");

@@ -288,6 +288,11 @@ nt_status_t nt_render_prom(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_b
     for (size_t i = 0; i < doc->nchecks; i++)
         ci[i] = i;
     nt_prom_doc = doc;
+    /* A run that stopped early says so before any verdict (a comment line; the figure is
+     * nettune_run_completed 0). */
+    if (!doc->completed)
+        nt_buf_puts(out, "# STOPPED EARLY: the run did not finish; its verdicts cover what was "
+                         "measured (run.not_done)\n");
     qsort(li, doc->nlinks, sizeof(*li), nt_cmp_link_src);
     qsort(ci, doc->nchecks, sizeof(*ci), nt_cmp_check_key);
     nt_prom_nodes(doc, o, out);

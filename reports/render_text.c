@@ -114,18 +114,29 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
     char vword[16], dur[32], note[48];
     int md = style == NT_TABLE_MD;
 
-    snprintf(vword, sizeof(vword), "%s", nt_verdict_string(doc->verdict));
+    /* a report that judged nothing says so in words, not as a verdict */
+    snprintf(vword, sizeof(vword), "%s",
+             doc->verdict == NT_NOT_JUDGED ? "nothing judged" : nt_verdict_string(doc->verdict));
     for (char *c = vword; *c; c++)
         *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
     nt_fmt_num(dur, sizeof(dur), nt_json_get_num(run, "duration_s", NAN), 3);
     /* the probe's own headline rule: a pass says when nothing, or not everything, was judged */
     nt_verdict_judged_note(note, sizeof(note), doc->counts[NT_PASS], doc->counts[NT_WARN],
                            doc->counts[NT_FAIL], doc->counts[NT_NOT_JUDGED]);
+    if (doc->verdict == NT_NOT_JUDGED)
+        note[0] = '\0';
+    /* A run that stopped early says so before any verdict: the verdict covers only what was
+     * measured (the not-done items follow below). */
     if (md)
-        nt_buf_printf(out, "# nettune report: %s%s\n\n", vword, note);
+        nt_buf_printf(out, "# nettune report: %s%s%s\n\n", doc->completed ? "" : "STOPPED EARLY: ",
+                      vword, note);
     else
-        nt_buf_printf(out, "nettune report: %s%s%s%s", color ? nt_ansi_verdict(doc->verdict) : "",
-                      vword, color ? nt_ansi_reset : "", note);
+        nt_buf_printf(out, "nettune report: %s%s%s%s%s%s%s",
+                      !doc->completed && color ? nt_ansi_verdict(NT_WARN) : "",
+                      doc->completed ? "" : "STOPPED EARLY: ",
+                      !doc->completed && color ? nt_ansi_reset : "",
+                      color ? nt_ansi_verdict(doc->verdict) : "", vword, color ? nt_ansi_reset : "",
+                      note);
     nt_buf_printf(out, "%s%zu nodes, %g ranks, %s, %s s%s\n", md ? "- " : "  (", doc->nnodes,
                   nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"), dur,
                   md ? "" : ")");
@@ -553,10 +564,17 @@ void nt_render_probe_summary(const cJSON *doc, const char *output, nt_buf_t *out
      * by the rule nettune report's text, md and html use too (lib/report.c). */
     nt_verdict_judged_note(also, sizeof(also), (size_t)npass, (size_t)nwarn, (size_t)nfail,
                            (size_t)nnj);
+    /* "pass" only when something was judged: a run that judged nothing says that instead */
+    if (strcmp(nt_json_get_str(sum, "verdict", ""), "not_judged") == 0)
+        also[0] = '\0';
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
         nskip += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(it, "skipped"));
-    nt_buf_printf(out, "nettune probe: %s%s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
-            nt_json_get_str(sum, "verdict", "?"), also, (int)nt_json_get_num(run, "nnodes", 0),
+    nt_buf_printf(out, "nettune probe: %s%s%s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : "STOPPED EARLY: ",
+            strcmp(nt_json_get_str(sum, "verdict", "?"), "not_judged") == 0
+                ? "nothing judged"
+                : nt_json_get_str(sum, "verdict", "?"),
+            also, (int)nt_json_get_num(run, "nnodes", 0),
             (int)nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"),
             nt_json_get_num(run, "duration_s", 0),
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : ", INCOMPLETE");

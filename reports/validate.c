@@ -595,7 +595,7 @@ static int nt_verdict_of(const cJSON *v)
 
 /* summary.verdict is the worst verdict of the links and checks (skipped aside), fail when
  * summary.failed_nodes names a node; summary.counts counts the links and checks by verdict
- * (probes/judge.c). Checked only where the values have their schema types. */
+ * (probes/judge/). Checked only where the values have their schema types. */
 static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
 {
     static const char *const names[] = {"pass", "warn", "fail", "skipped", "not_judged"};
@@ -675,7 +675,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
     }
 }
 
-/* nodes[].verdict and summary.failed_nodes agree (probes/judge.c computes both): a node named
+/* nodes[].verdict and summary.failed_nodes agree (probes/judge/ computes both): a node named
  * there fails, and a failed node is named there. Nodes without a verdict (older reports) are
  * not checked. */
 static void nt_vsem_nodes(const cJSON *root, nt_problems_t *out)

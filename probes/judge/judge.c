@@ -181,6 +181,9 @@ static void nt_finish_verdict(nt_finish_t *f)
 {
     cJSON *counts;
 
+    /* "pass" only when something was judged: otherwise the run judged nothing */
+    if (f->overall == NT_PASS && !f->cnt[NT_PASS] && !f->cnt[NT_WARN] && !f->cnt[NT_FAIL])
+        f->overall = NT_NOT_JUDGED;
     nt_set_str(f->summary, "verdict", nt_verdict_string(f->overall));
     counts = nt_json_add_obj(f->summary, "counts");
     nt_json_add_num(counts, "pass", f->cnt[NT_PASS]);
@@ -194,6 +197,7 @@ static void nt_finish_verdict(nt_finish_t *f)
 static void nt_finish_cleanup(nt_finish_t *f)
 {
     free(f->nf);
+    free(f->judged);
     free(f->gl);
     free(f->lv);
     free(f->nv);

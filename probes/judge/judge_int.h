@@ -81,6 +81,7 @@ typedef struct nt_figs {
     cJSON **node_objs;   /* node index -> nodes[] entry */
     nt_strmap_t hostix;  /* host -> its first node index */
     nt_strs_t strs;      /* the figures' kinds and scopes */
+    int min_population;  /* the peer rule's minimum population of this run */
     int nnodes;
 } nt_figs_t;
 
@@ -118,6 +119,7 @@ typedef struct nt_finish {
     nt_figs_t fs;             /* the figures and their verdicts */
     nt_node_verdict_t *nv;    /* per node of fs: the engine's node verdicts */
     nt_link_note_t *lv;       /* per link: verdict and node indices */
+    unsigned char *judged;    /* per node of fs: 1 when a link or check of it was judged */
     size_t nlinks, *gl, ngl;  /* the GPU links' indices */
     int frozen;               /* 1: some links are held as text */
     nt_nodefail_t *nf;        /* per node, then per silent host without a nodes[] entry */

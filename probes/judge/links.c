@@ -259,6 +259,7 @@ nt_status_t nt_figs_judge(const nt_judge_t *j, nt_figs_t *fs, const cJSON *doc,
     /* Ranks that shared an oversubscribed machine (run.serialized): see nt_peer_rules_t. */
     peer.shared_cpus = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(doc, "run"), "serialized"));
+    fs->min_population = peer.min_population;
     for (int i = 0; nv && i < fs->nnodes; i++)
         nv[i].host = fs->hosts[i];
     if (unstable)
@@ -412,10 +413,56 @@ static void nt_link_take_figure(cJSON *l, const nt_vlink_t *x, const char *kind)
         nt_judge_code_add(l, nt_link_code(kind, x->metric, x->flaky));
 }
 
+/* What judged a link's figures: an expected figure, its population (the peer rule), and the
+ * largest population they had. */
+typedef struct nt_link_by {
+    int measured, expected, peer;
+    size_t population;
+} nt_link_by_t;
+
+static void nt_link_by_add(nt_link_by_t *by, const nt_vlink_t *x)
+{
+    if (x->verdict == NT_SKIPPED)
+        return;
+    by->measured = 1;
+    by->expected |= !isnan(x->expected);
+    by->peer |= !isnan(x->factor);
+    if (x->population > by->population)
+        by->population = x->population;
+}
+
+/* A link whose figures all passed: judged_by says which rules it passed; a link that no rule
+ * judged (no expected figure, a population below the peer rule's minimum) is not judged, with
+ * the reason, never a silent pass. */
+static void nt_link_passed(cJSON *l, const nt_link_by_t *by, int min_population)
+{
+    char why[256];
+
+    if (!by->measured)
+        return;
+    if (by->expected)
+        nt_add_str_unique(nt_arr(l, "judged_by"), "expected");
+    if (by->peer)
+        nt_add_str_unique(nt_arr(l, "judged_by"), "peer");
+    if (by->expected || by->peer)
+        return;
+    if (by->population < (size_t)min_population)
+        snprintf(why, sizeof(why),
+                 "not judged: %zu link%s in its population, below the peer rule's minimum of "
+                 "%d, and no expected figure",
+                 by->population, by->population == 1 ? "" : "s", min_population);
+    else
+        snprintf(why, sizeof(why),
+                 "not judged: the peer rule is off for its figures, and no expected figure");
+    nt_set_str(l, "verdict", nt_verdict_string(NT_NOT_JUDGED));
+    nt_add_str_unique(nt_arr(l, "reasons"), why);
+}
+
 nt_status_t nt_finish_links_fold(nt_finish_t *f)
 {
     cJSON *item;
     size_t li = 0, k = 0;
+    nt_link_by_t by;
 
     nt_finish_links_judge(f);
     /* Fold the figures' verdicts back into their links, link by link (a link held as text
@@ -423,7 +470,8 @@ nt_status_t nt_finish_links_fold(nt_finish_t *f)
     f->nlinks = (size_t)cJSON_GetArraySize(f->links);
     f->lv = calloc(f->nlinks + 1, sizeof(*f->lv));
     f->gl = calloc(f->nlinks + 1, sizeof(*f->gl));
-    if (!f->lv || !f->gl) {
+    f->judged = calloc((size_t)f->fs.nnodes + 1, 1);
+    if (!f->lv || !f->gl || !f->judged) {
         NT_ERROR(VERDICT, "out of memory judging the links");
         return NT_ERR_NOMEM;
     }
@@ -444,20 +492,30 @@ nt_status_t nt_finish_links_fold(nt_finish_t *f)
                 nt_judge_code_add(it, nt_link_error_code(kind));
         }
         f->lv[li].own = v;
+        memset(&by, 0, sizeof(by));
         /* its figures (consecutive, in link order) */
         for (; !f->usage && k < f->fs.n && f->fs.f[k].li == li; k++) {
             const nt_vlink_t *x = &f->fs.v[k];
+            nt_link_by_add(&by, x);
             if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
                 continue;
             if (!(x->fired & NT_FIRED_BLAME))
                 f->lv[li].own = nt_verdict_worse(f->lv[li].own, x->verdict);
             nt_link_take_figure(it, x, kind);
         }
+        if (v == NT_PASS && nt_get_verdict(it) == NT_PASS)
+            nt_link_passed(it, &by, f->fs.min_population);
         f->lv[li].v = nt_get_verdict(it);
         f->lv[li].src = nt_node_index(
             &f->fs, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "src"), "host", ""));
         f->lv[li].dst = nt_node_index(
             &f->fs, nt_json_get_str(cJSON_GetObjectItemCaseSensitive(it, "dst"), "host", ""));
+        if (f->lv[li].v == NT_PASS || f->lv[li].v == NT_WARN || f->lv[li].v == NT_FAIL)
+            for (int e = 0; e < 2; e++) {
+                int n = e ? f->lv[li].dst : f->lv[li].src;
+                if (n >= 0 && n < f->fs.nnodes)
+                    f->judged[n] = 1;
+            }
         if (nt_gpu_is_link_kind(kind))
             f->gl[f->ngl++] = li;
         f->frozen |= it != item;

@@ -247,11 +247,13 @@ static void nt_nodes_checks(nt_finish_t *f)
             else
                 nt_node_fails(nf, "check", code, "nettune:%s %s", nt_judge_check_word(it),
                               nt_json_get_str(it, "message", ""));
-        } else if (v == NT_NOT_JUDGED && nf->verdict == NT_SKIPPED) {
-            nf->verdict = NT_NOT_JUDGED;
-        } else if (v != NT_NOT_JUDGED) {
-            nf->verdict = nt_verdict_worse(nf->verdict, v);
         }
+        if (v == NT_PASS || v == NT_WARN || v == NT_FAIL)
+            f->judged[k] = 1;
+        if (v == NT_NOT_JUDGED && nf->verdict == NT_SKIPPED)
+            nf->verdict = NT_NOT_JUDGED;
+        else if (v != NT_FAIL && v != NT_NOT_JUDGED)
+            nf->verdict = nt_verdict_worse(nf->verdict, v);
     }
 }
 
@@ -322,6 +324,10 @@ nt_status_t nt_finish_nodes(nt_finish_t *f)
         }
     }
     nt_nodes_checks(f);
+    /* a node nothing judged (its links not judged, no check of its own) is not judged */
+    for (i = 0; i < f->nnodes && i < f->fs.nnodes; i++)
+        if (f->nf[i].verdict == NT_PASS && !f->judged[i])
+            f->nf[i].verdict = NT_NOT_JUDGED;
     i = 0;
     cJSON_ArrayForEach (it, f->nodes) {
         nt_set_str(it, "verdict", nt_verdict_string(f->nf[i].verdict));

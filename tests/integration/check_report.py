@@ -14,7 +14,7 @@ import jsonschema
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "..", "..", "reports", "schema", "report.schema.json")
 
-EXIT_OF_VERDICT = {"pass": 0, "skipped": 0, "warn": 0, "fail": 1}
+EXIT_OF_VERDICT = {"pass": 0, "skipped": 0, "not_judged": 0, "warn": 0, "fail": 1}
 
 
 def main():

@@ -831,7 +831,10 @@ def text_every_fixture():
         c = doc["summary"]["counts"]
         check("checks and links: %d pass, %d warn, %d fail, %d skipped" % (c["pass"], c["warn"], c["fail"], c["skipped"])
               in r.stdout, "%s: counts line missing" % f)
-        check(r.stdout.startswith("nettune report: " + doc["summary"]["verdict"].upper()),
+        # a run that stopped early says so first, before any verdict
+        lead = "" if doc["run"]["completed"] else "STOPPED EARLY: "
+        word = {"not_judged": "NOTHING JUDGED"}.get(doc["summary"]["verdict"], doc["summary"]["verdict"].upper())
+        check(r.stdout.startswith("nettune report: " + lead + word),
               "%s: verdict first: %s" % (f, r.stdout[:60]))
         check("\033[" not in r.stdout, "%s: colour in a pipe" % f)
 
@@ -904,14 +907,22 @@ def not_done_items_one_per_line():
     r = run([f])
     check(r.returncode == 3, "rc %d" % r.returncode)
     lines = r.stdout.splitlines()
-    i = next(i for i, l in enumerate(lines) if "STOPPED EARLY" in l)
-    check(lines[i].rstrip().endswith("not done:"), lines[i])
+    check(lines[0].startswith("nettune report: STOPPED EARLY: "), "text: leads with STOPPED EARLY: " + lines[0])
+    i = next(i for i, l in enumerate(lines) if "STOPPED EARLY" in l and l.rstrip().endswith("not done:"))
     check([l.strip() for l in lines[i + 1:i + 4]] == ["- " + x for x in items],
           "text: one item a line:\n" + "\n".join(lines[i:i + 4]))
     md = run([f, "--format", "md"]).stdout.splitlines()
-    i = next(i for i, l in enumerate(md) if "STOPPED EARLY" in l)
+    check(md[0].startswith("# nettune report: STOPPED EARLY: "), "md: leads with STOPPED EARLY: " + md[0])
+    i = next(i for i, l in enumerate(md) if "STOPPED EARLY" in l and l.rstrip().endswith("not done:"))
     check(md[i + 1:i + 4] == ["  - " + x for x in items], "md:\n" + "\n".join(md[i:i + 4]))
     page = run([f, "--format", "html"]).stdout
+    check("<title>nettune report: STOPPED EARLY: " in page and
+          page.index("STOPPED EARLY</span>") < page.index('<span class="v pass">'),
+          "html: STOPPED EARLY before the verdict")
+    prom = run([f, "--format", "prom"]).stdout
+    check(prom.startswith("# STOPPED EARLY: "), "prom: leads with STOPPED EARLY")
+    done = run([fx("real-full-4n.json")]).stdout + run([fx("real-full-4n.json"), "--format", "prom"]).stdout
+    check("STOPPED EARLY" not in done, "a complete run says nothing of it")
     check(all("<li>%s</li>" % x in page for x in items), "html: one <li> per item")
 
 
@@ -1160,6 +1171,8 @@ def prom_parse(text):
             current = name
         elif line.startswith("# TYPE "):
             check(line.split()[3] == "gauge", line)
+        elif line.startswith("# "):
+            pass  # a comment (the text format allows them): "# STOPPED EARLY: ..."
         else:
             m = SAMPLE.match(line)
             check(m, "not a sample line (or it has a timestamp): %r" % line)
@@ -1992,6 +2005,13 @@ def renderers_unchanged_apart_from_codes():
         for fmt in RENDER_FORMATS:
             want = open(os.path.join(GOLDEN_PRE, name[:-5] + "." + fmt), "rb").read()
             got = render_bytes(stripped, fmt)
+            # a run that stopped early leads with it now, before any verdict (nothing else moved)
+            got = got.replace(b"nettune report: STOPPED EARLY: ", b"nettune report: ")
+            if fmt == "prom":
+                got = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", got)
+            if fmt == "html":
+                got = got.replace(b'<span class="v warn">STOPPED EARLY</span> ', b"")
+                want = want.replace(b' <span class="v warn">stopped early</span>', b"")
             if fmt == "html":  # the footer names the build and the file read
                 foot = re.compile(rb"nettune report [^ ]+ from [^<]*</footer>")
                 got, want = (foot.sub(b"nettune report VERSION from FILE</footer>", x) for x in (got, want))
@@ -2001,6 +2021,7 @@ def renderers_unchanged_apart_from_codes():
         # the Prometheus export of the coded fixture is the old one with code labels added
         prom = render_bytes(fx(name), "prom")
         want = open(os.path.join(GOLDEN_PRE, name[:-5] + ".prom"), "rb").read()
+        prom = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", prom)
         check(re.sub(rb',code="NT-[A-Z]+-[0-9]{3}"', b"", prom) == want,
               "%s: prom export apart from code labels differs" % name)
 
