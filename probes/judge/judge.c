@@ -159,6 +159,14 @@ static void nt_finish_checks(nt_finish_t *f)
         const char *host = nt_json_get_str(it, "host", NULL);
         char w[600];
         f->cnt[v]++;
+        /* what judged it: an expectation of the thresholds (the inventory checks), or the
+         * figure the check's own rule expects (a port ACTIVE, a link at its capability) */
+        if ((v == NT_PASS || v == NT_WARN || v == NT_FAIL) &&
+            !cJSON_GetObjectItemCaseSensitive(it, "judged_by"))
+            nt_add_str_unique(nt_arr(it, "judged_by"),
+                              strcmp(nt_json_get_str(it, "name", ""), "inventory") == 0
+                                  ? "thresholds"
+                                  : "expected");
         if (v == NT_NOT_JUDGED) {
             snprintf(w, sizeof(w), "%s%s%s: %s", host ? host : "", host ? ": " : "",
                      nt_json_get_str(it, "target", ""), nt_json_get_str(it, "message", ""));

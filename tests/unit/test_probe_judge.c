@@ -163,8 +163,11 @@ static void test_nothing_judged_is_said(void **state)
             assert_string_equal(nt_json_get_str(it, "category", ""), "drain");
         }
     }
-    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "checks")) /* software_consistency */
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "checks")) { /* software_consistency */
         assert_string_equal(nt_json_get_str(it, "code", ""), "NT-SW-001");
+        assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(it, "judged_by"), 0)->valuestring,
+                            "expected");
+    }
     assert_string_equal(nt_json_get_str(cJSON_GetObjectItem(d, "summary"), "verdict", ""), "warn");
     cJSON_Delete(d);
     nt_judge_destroy(j);
