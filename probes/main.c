@@ -24,9 +24,11 @@ static void nt_on_signal(int sig)
 {
     int first = !nt_probe_interrupt;
     nt_probe_interrupt = sig;
+    /* The line first: Open MPI's SIGKILL may follow within ~10 ms, and the stashed report is
+     * usually on disk already (written at the SIGCONT before). */
     if (first) {
-        nt_output_write_stash();
         nt_probe_stop_line(sig);
+        nt_output_write_stash();
     }
 }
 
