@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "judge.h"
+#include "judge/judge.h"
 #include "nettune/log.h"
 #include "nettune/report.h"
 
@@ -84,11 +84,25 @@ static int nt_drain_is_ours(const char *reason)
     return strncmp(reason, NT_DRAIN_REASON_PREFIX, strlen(NT_DRAIN_REASON_PREFIX)) == 0;
 }
 
-/* The check word of a nettune reason ("nettune:bw 0.04/0.6GB/s ..." -> "bw") into w. */
+/* The length of a check table code at s ("NT-NET-001 ..." -> 10), 0 when s has none. */
+static size_t nt_drain_code_len(const char *s)
+{
+    size_t k = strcspn(s, " ");
+    const char *dash = k > 7 ? memchr(s + 3, '-', k - 3) : NULL;
+    if (strncmp(s, "NT-", 3) != 0 || !dash || s + k - dash != 4)
+        return 0;
+    return k;
+}
+
+/* The check word of a nettune reason ("nettune:NT-NET-001 bw 0.04/0.6GB/s ..." or, from
+ * before the codes, "nettune:bw 0.04/0.6GB/s ..." -> "bw") into w. */
 static void nt_drain_reason_word(const char *reason, char *w, size_t len)
 {
     const char *s = reason + strlen(NT_DRAIN_REASON_PREFIX);
-    size_t k = strcspn(s, " ");
+    size_t k = nt_drain_code_len(s);
+    if (k)
+        s += k + strspn(s + k, " ");
+    k = strcspn(s, " ");
     if (k >= len)
         k = len - 1;
     memcpy(w, s, k);
@@ -97,7 +111,7 @@ static void nt_drain_reason_word(const char *reason, char *w, size_t len)
 
 /* True when the report re-checked what node host was drained for: the reason's word is a
  * judged (pass or warn) check of that host, or a link word (bw, lat, p99, links, no_answer:
- * lib/verdict.c, probes/judge.c) and the report has links of that host. A --local run has
+ * probes/judge/verdict.c, probes/judge/) and the report has links of that host. A --local run has
  * no links: it never resumes a node drained for its links. */
 static int nt_drain_rechecked(const cJSON *report, const char *host, const char *reason)
 {
@@ -176,8 +190,19 @@ nt_status_t nt_drain_plan(const cJSON *report, const nt_slurm_node_t *nodes, siz
             if (nt_drain_is_drained(sn->state) && !nt_drain_is_ours(sn->reason))
                 continue;
         }
-        if ((st = nt_drain_add(out, max, nout, NT_DRAIN_DO_DRAIN, name, reason)) != NT_OK)
-            return st;
+        /* The node's code after the prefix: "nettune:NT-NET-001 bw 0.82/2.77GB/s ...", so
+         * sinfo -R shows what to do first (docs/codes.md). */
+        {
+            const char *code = nt_json_get_str(e, "code", NULL);
+            const char *rest = nt_drain_is_ours(reason) ? reason + strlen(NT_DRAIN_REASON_PREFIX)
+                                                        : reason;
+            char coded[NT_DRAIN_REASON_MAX];
+            if (code)
+                snprintf(coded, sizeof(coded), NT_DRAIN_REASON_PREFIX "%s %s", code, rest);
+            st = nt_drain_add(out, max, nout, NT_DRAIN_DO_DRAIN, name, code ? coded : reason);
+            if (st != NT_OK)
+                return st;
+        }
     }
     if (!resume || !cJSON_IsTrue(completed) || n == 0)
         return NT_OK;

@@ -3,7 +3,7 @@
 #ifndef NETTUNE_INVENTORY_H
 #define NETTUNE_INVENTORY_H
 
-#include "judge.h"
+#include "judge/judge.h"
 #include "probe.h"
 
 /* nt_inventory_node - fill node_json (report "nodes" entry) from p->topo and sysfs, and add

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "drain.h"
-#include "judge.h"
+#include "judge/judge.h"
 #include "nettune/version.h"
 #include "nettune/report.h"
 #include "launcher_mpi.h"
@@ -24,8 +24,12 @@ static void nt_on_signal(int sig)
 {
     int first = !nt_probe_interrupt;
     nt_probe_interrupt = sig;
-    if (first)
+    /* The line first: Open MPI's SIGKILL may follow within ~10 ms, and the stashed report is
+     * usually on disk already (written at the SIGCONT before). */
+    if (first) {
+        nt_probe_stop_line(sig);
         nt_output_write_stash();
+    }
 }
 
 /* Open MPI 4.1 ends a job by sending each rank SIGCONT, then SIGTERM a second later

@@ -1,6 +1,6 @@
 # nettune-probe: the only binary that links MPI (launcher_mpi.c and the MPI probe). It needs
 # MPI and rdma-core's headers to build (libibverbs-dev; libibverbs itself is opened at run time).
-PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/identify.c probes/judge.c \
+PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/identify.c \
               probes/inventory.c probes/probe_util.c probes/drain.c probes/launcher_mpi.c probes/mpi/probe_mpi.c
 # The GPU probe: its kernels come from nvcc when the build has one (an embedded fatbin for
 # sm_75 up to the newest architecture nvcc offers, plus compute_75 PTX); without nvcc the
@@ -30,9 +30,11 @@ PROBE_OBJS = $(patsubst %.c,$(OBJ)/mpi/%.o,$(PROBE_SRCS))
 # Probe objects build with mpicc (MPI headers) into their own folder.
 $(OBJ)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(NT_CFLAGS) $(IBV_CFLAGS) -Iprobes -c $< -o $@
+	$(MPICC) $(NT_CFLAGS) $(IBV_CFLAGS) -Iprobes -Ireports -c $< -o $@
 
-$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(call nt_archives,judge engine node core)
+# The judge and the renderers (the summary printed at the end is the text renderer's) are
+# archives of their own, shared with the tests and nettune report.
+$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $$(RENDER_LIB) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(call nt_link,judge engine node core)
+	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(RENDER_LIB) $(call nt_link,judge engine node core)
 endif

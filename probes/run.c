@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "inventory.h"
-#include "judge.h"
+#include "judge/judge.h"
+#include "rpt.h"
 #include "nettune/version.h"
 #include "nettune/bench.h"
 #include "nettune/clock.h"
@@ -19,6 +20,37 @@
 #include "run.h"
 
 volatile sig_atomic_t nt_probe_interrupt;
+
+/* The end of the line rank 0 prints when a signal stops the run (nt_probe_stop_line): the
+ * partial report's path and the steps done, as the stashed report says them. Armed by each
+ * progress snapshot, written from the signal handler. */
+static char nt_stop_tail[1200];
+static volatile sig_atomic_t nt_stop_armed;
+
+static void nt_stop_line_arm(const char *output, const char *progress)
+{
+    static const char prefix[] = "run in progress: ";
+    if (strncmp(progress, prefix, sizeof(prefix) - 1) == 0)
+        progress += sizeof(prefix) - 1;
+    nt_stop_armed = 0;
+    snprintf(nt_stop_tail, sizeof(nt_stop_tail), ": partial report '%s' (%s)\n", output, progress);
+    nt_stop_armed = 1;
+}
+
+void nt_probe_stop_line(int sig)
+{
+    static const char head[] = "nettune probe: stopped by ";
+    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+    ssize_t w;
+
+    if (!nt_stop_armed)
+        return;
+    /* write(2) only: this runs in the signal handler */
+    w = write(STDERR_FILENO, head, sizeof(head) - 1);
+    w = write(STDERR_FILENO, name, strlen(name));
+    w = write(STDERR_FILENO, nt_stop_tail, strlen(nt_stop_tail));
+    (void)w;
+}
 volatile sig_atomic_t nt_probe_lost;
 
 #define NT_TAG_LINKS 100
@@ -154,6 +186,7 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
             cJSON_ReplaceItemInArray(nd, cJSON_GetArraySize(nd) - 1, cJSON_CreateString(msg));
             /* streamed into an unnamed file: no text of the whole report in memory */
             nt_output_stash_json(c->output, copy);
+            nt_stop_line_arm(c->output, progress);
             if (resumed && st == NT_OK)
                 nt_output_stash_rearm();
         }
@@ -168,6 +201,7 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
         run, "duration_s", cJSON_CreateNumber(round((now - c->started) * 1000) / 1000));
     /* The final document replaces the one a signal would have left. */
     nt_output_stash_drop();
+    nt_stop_armed = 0;
     st = nt_json_write_atomic(c->doc, c->output);
     if (st == NT_OK)
         c->last_write = now;

@@ -14,6 +14,13 @@ extern volatile sig_atomic_t nt_probe_interrupt;
  * ever when Open MPI keeps the job alive, orte_enable_recovery=1), so main() exits without it. */
 extern volatile sig_atomic_t nt_probe_lost;
 
+/* nt_probe_stop_line - on rank 0, once a progress snapshot was written: print on stderr the
+ * one line that says a signal stopped the run, "nettune probe: stopped by SIGINT: partial
+ * report 'r.json' (mpi step 3 of 20 done)", the signal, the partial report's path and the steps
+ * it holds. Async-signal-safe (write(2) only): the SIGINT/SIGTERM handler calls it. Prints
+ * nothing on other ranks, before the first snapshot and after the final report. */
+void nt_probe_stop_line(int sig);
+
 /* nt_probe_run - the whole run on this rank, through launcher l (MPI or local). argc/argv
  * are recorded in the report. Returns the exit code, identical on every rank (README.md
  * "Exit codes"): rank 0 decides and broadcasts it. */

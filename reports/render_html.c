@@ -44,6 +44,20 @@ static void nt_h(nt_buf_t *out, const char *s)
     nt_buf_put_html(out, s);
 }
 
+/* The check table code of obj, when it has one, before its check or reason (docs/codes.md),
+ * with its category as the title. */
+static void nt_html_code(nt_buf_t *out, const cJSON *obj)
+{
+    const char *code = nt_json_get_str(obj, "code", NULL);
+    if (!code)
+        return;
+    nt_buf_puts(out, "<code title=\"");
+    nt_h(out, nt_json_get_str(obj, "category", ""));
+    nt_buf_puts(out, "\">");
+    nt_h(out, code);
+    nt_buf_puts(out, "</code> ");
+}
+
 static void nt_vbadge(nt_buf_t *out, nt_verdict_t v)
 {
     nt_buf_printf(out, "<span class=\"v %s\">%s</span>", nt_verdict_string(v),
@@ -100,17 +114,20 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
                      "style-src 'unsafe-inline'; img-src data:\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
                      "<title>nettune report: ");
+    /* a run that stopped early says so before any verdict */
+    if (!doc->completed)
+        nt_buf_puts(out, "STOPPED EARLY: ");
     nt_buf_puts(out, nt_verdict_string(doc->verdict));
     nt_buf_puts(out, note);
     nt_buf_puts(out, " - ");
     nt_h(out, nt_json_get_str(run, "id", ""));
     nt_buf_printf(out, "</title>\n<style>%s</style></head>\n<body>\n<header><h1>nettune report ",
                   nt_html_css);
+    if (!doc->completed)
+        nt_buf_puts(out, "<span class=\"v warn\">STOPPED EARLY</span> ");
     nt_vbadge(out, doc->verdict);
     if (note[0])
         nt_buf_printf(out, " <span class=\"note\">%s</span>", note + 2);
-    if (!doc->completed)
-        nt_buf_puts(out, " <span class=\"v warn\">stopped early</span>");
     nt_buf_puts(out, "</h1>\n<p>run ");
     nt_h(out, nt_json_get_str(run, "id", "?"));
     nt_buf_puts(out, " &middot; started ");
@@ -217,6 +234,7 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
             nt_buf_puts(out, "<tr><td>");
             nt_h(out, nt_json_get_str(it, "host", "?"));
             nt_buf_puts(out, "</td><td>");
+            nt_html_code(out, it);
             nt_h(out, nt_json_get_str(it, "reason", ""));
             nt_buf_puts(out, "</td></tr>\n");
         }
@@ -247,6 +265,7 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
                 nt_buf_printf(out, "<td class=\"n\">%.0f%%</td>", 100 * eff);
             nt_buf_printf(out, "<td class=\"n\">%s</td><td>",
                           nt_fmt_num(c, sizeof(c), l->small_msg_lat_us, 3));
+            nt_html_code(out, l->j);
             nt_h(out, nt_link_reasons(l, r, sizeof(r)));
             nt_buf_puts(out, "</td></tr>\n");
         }
@@ -268,6 +287,7 @@ static void nt_html_failures(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt
             nt_buf_puts(out, "</td><td>");
             nt_h(out, c->host ? c->host : "-");
             nt_buf_puts(out, "</td><td>");
+            nt_html_code(out, c->j);
             nt_h(out, c->name);
             nt_buf_puts(out, "</td><td>");
             nt_h(out, c->target);

@@ -95,7 +95,27 @@ static int nt_prom_node_wanted(const nt_render_opts_t *o, const char *host)
     return !o->node || (host && strcmp(o->node, host) == 0);
 }
 
-static void nt_prom_link_labels(nt_buf_t *out, const nt_rlink_t *l)
+/* The check table code of a failing or warning series (docs/codes.md), as its "code" label:
+ * when on is set and obj carries one. */
+static void nt_prom_code(nt_buf_t *out, const cJSON *obj, int on)
+{
+    const char *code = on ? nt_json_get_str(obj, "code", NULL) : NULL;
+    if (code)
+        nt_prom_label(out, 0, "code", code);
+}
+
+/* The summary.failed_nodes entry of host, NULL when it has none. */
+static const cJSON *nt_prom_failed_node(const nt_rdoc_t *doc, const char *host)
+{
+    const cJSON *summary = cJSON_GetObjectItemCaseSensitive(doc->root, "summary"), *it;
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(summary, "failed_nodes"))
+        if (strcmp(nt_json_get_str(it, "host", ""), host) == 0)
+            return it;
+    return NULL;
+}
+
+/* The labels of a link's series; verdict: the verdict series (a failing one gets its code). */
+static void nt_prom_link_labels(nt_buf_t *out, const nt_rlink_t *l, int verdict)
 {
     nt_prom_label(out, 1, "host", l->src_host);
     nt_prom_label(out, 0, "link", l->id);
@@ -105,6 +125,7 @@ static void nt_prom_link_labels(nt_buf_t *out, const nt_rlink_t *l)
     nt_prom_label(out, 0, "src_device", l->src_dev);
     nt_prom_label(out, 0, "dst_host", l->dst_host);
     nt_prom_label(out, 0, "dst_device", l->dst_dev);
+    nt_prom_code(out, l->j, verdict && (l->verdict == NT_FAIL || l->verdict == NT_WARN));
     nt_buf_puts(out, "}");
 }
 
@@ -140,7 +161,7 @@ static void nt_prom_links(const nt_rdoc_t *doc, const nt_render_opts_t *o, const
             if (!header++)
                 nt_prom_family(out, fam[f].name, fam[f].help);
             nt_buf_puts(out, fam[f].name);
-            nt_prom_link_labels(out, l);
+            nt_prom_link_labels(out, l, fam[f].what == 3);
             nt_prom_value(out, v);
         }
     }
@@ -156,8 +177,14 @@ static void nt_prom_checks(const nt_rdoc_t *doc, const nt_render_opts_t *o, cons
         nt_verdict_t v = c->verdict;
         size_t j = i + 1;
         /* Several checks with one key (name, host, target): one series, the worst verdict. */
-        while (j < n && nt_cmp_check_key(&idx[i], &idx[j]) == 0)
-            v = nt_verdict_worse(v, doc->checks[idx[j++]].verdict);
+        const nt_rcheck_t *worst = c; /* its code labels the series */
+        while (j < n && nt_cmp_check_key(&idx[i], &idx[j]) == 0) {
+            nt_verdict_t w = doc->checks[idx[j]].verdict;
+            if (nt_verdict_worse(v, w) != v)
+                worst = &doc->checks[idx[j]];
+            v = nt_verdict_worse(v, w);
+            j++;
+        }
         if (c->host && nt_prom_node_wanted(o, c->host)) {
             if (!header++)
                 nt_prom_family(out, "nettune_check_verdict",
@@ -166,6 +193,7 @@ static void nt_prom_checks(const nt_rdoc_t *doc, const nt_render_opts_t *o, cons
             nt_prom_label(out, 1, "host", c->host);
             nt_prom_label(out, 0, "check", c->name);
             nt_prom_label(out, 0, "target", c->target);
+            nt_prom_code(out, worst->j, v == NT_FAIL || v == NT_WARN);
             nt_buf_puts(out, "}");
             nt_prom_value(out, nt_prom_verdict(v));
         }
@@ -234,6 +262,8 @@ static void nt_prom_nodes(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_bu
                 nt_prom_label(out, 0, "mode", nt_json_get_str(run, "mode", ""));
                 nt_prom_label(out, 0, "version", nt_json_get_str(tool, "version", ""));
             }
+            if (f == 4 && nd->verdict == NT_FAIL)
+                nt_prom_code(out, nt_prom_failed_node(doc, nd->host), 1);
             nt_buf_puts(out, "}");
             nt_prom_value(out, v);
         }
@@ -258,6 +288,11 @@ nt_status_t nt_render_prom(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_b
     for (size_t i = 0; i < doc->nchecks; i++)
         ci[i] = i;
     nt_prom_doc = doc;
+    /* A run that stopped early says so before any verdict (a comment line; the figure is
+     * nettune_run_completed 0). */
+    if (!doc->completed)
+        nt_buf_puts(out, "# STOPPED EARLY: the run did not finish; its verdicts cover what was "
+                         "measured (run.not_done)\n");
     qsort(li, doc->nlinks, sizeof(*li), nt_cmp_link_src);
     qsort(ci, doc->nchecks, sizeof(*ci), nt_cmp_check_key);
     nt_prom_nodes(doc, o, out);

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rpt.h"
 
@@ -19,6 +21,13 @@ const char *nt_check_value(const cJSON *check, const char *key, char *buf, size_
                  unit ? " " : "", unit ? unit : "");
     else
         snprintf(buf, len, "-");
+    return buf;
+}
+
+const char *nt_code_prefix(const cJSON *obj, char *buf, size_t len)
+{
+    const char *code = nt_json_get_str(obj, "code", NULL);
+    snprintf(buf, len, "%s%s", code ? code : "", code ? " " : "");
     return buf;
 }
 
@@ -105,18 +114,29 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
     char vword[16], dur[32], note[48];
     int md = style == NT_TABLE_MD;
 
-    snprintf(vword, sizeof(vword), "%s", nt_verdict_string(doc->verdict));
+    /* a report that judged nothing says so in words, not as a verdict */
+    snprintf(vword, sizeof(vword), "%s",
+             doc->verdict == NT_NOT_JUDGED ? "nothing judged" : nt_verdict_string(doc->verdict));
     for (char *c = vword; *c; c++)
         *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
     nt_fmt_num(dur, sizeof(dur), nt_json_get_num(run, "duration_s", NAN), 3);
     /* the probe's own headline rule: a pass says when nothing, or not everything, was judged */
     nt_verdict_judged_note(note, sizeof(note), doc->counts[NT_PASS], doc->counts[NT_WARN],
                            doc->counts[NT_FAIL], doc->counts[NT_NOT_JUDGED]);
+    if (doc->verdict == NT_NOT_JUDGED)
+        note[0] = '\0';
+    /* A run that stopped early says so before any verdict: the verdict covers only what was
+     * measured (the not-done items follow below). */
     if (md)
-        nt_buf_printf(out, "# nettune report: %s%s\n\n", vword, note);
+        nt_buf_printf(out, "# nettune report: %s%s%s\n\n", doc->completed ? "" : "STOPPED EARLY: ",
+                      vword, note);
     else
-        nt_buf_printf(out, "nettune report: %s%s%s%s", color ? nt_ansi_verdict(doc->verdict) : "",
-                      vword, color ? nt_ansi_reset : "", note);
+        nt_buf_printf(out, "nettune report: %s%s%s%s%s%s%s",
+                      !doc->completed && color ? nt_ansi_verdict(NT_WARN) : "",
+                      doc->completed ? "" : "STOPPED EARLY: ",
+                      !doc->completed && color ? nt_ansi_reset : "",
+                      color ? nt_ansi_verdict(doc->verdict) : "", vword, color ? nt_ansi_reset : "",
+                      note);
     nt_buf_printf(out, "%s%zu nodes, %g ranks, %s, %s s%s\n", md ? "- " : "  (", doc->nnodes,
                   nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"), dur,
                   md ? "" : ")");
@@ -173,10 +193,12 @@ static void nt_summary_failed_nodes(const nt_rdoc_t *doc, const nt_render_opts_t
     nt_heading(out, style, o->color, "Failed nodes (%zu)", total);
     nt_table_init(&t, 2, "ll", head);
     cJSON_ArrayForEach (it, fn) {
+        char code[32];
         if (i++ >= shown)
             break;
         nt_table_cell(&t, 1 + NT_FAIL, "%s", nt_json_get_str(it, "host", "?"));
-        nt_table_cell(&t, 0, "%s", nt_json_get_str(it, "reason", ""));
+        nt_table_cell(&t, 0, "%s%s", nt_code_prefix(it, code, sizeof(code)),
+                      nt_json_get_str(it, "reason", ""));
     }
     nt_table_emit(&t, out, style, o->color, 2);
     nt_table_cleanup(&t);
@@ -201,7 +223,7 @@ static void nt_summary_links(const nt_rdoc_t *doc, const nt_render_opts_t *o,
         nt_table_init(&t, 7, "llrrrrl", head);
         for (size_t i = 0; i < shown; i++) {
             const nt_rlink_t *l = &doc->links[idx[i]];
-            char a[32], b[32], c[32], r[512];
+            char a[32], b[32], c[32], r[512], code[32];
             double eff = nt_link_efficiency(l);
             nt_table_cell(&t, 1 + l->verdict, "%s", nt_verdict_string(l->verdict));
             nt_table_cell(&t, 0, "%s", l->id);
@@ -212,7 +234,8 @@ static void nt_summary_links(const nt_rdoc_t *doc, const nt_render_opts_t *o,
             else
                 nt_table_cell(&t, 0, "%.0f%%", 100 * eff);
             nt_table_cell(&t, 0, "%s", nt_fmt_num(c, sizeof(c), l->small_msg_lat_us, 3));
-            nt_table_cell(&t, 0, "%s", nt_link_reasons(l, r, style == NT_TABLE_MD ? 512 : 100));
+            nt_table_cell(&t, 0, "%s%s", nt_code_prefix(l->j, code, sizeof(code)),
+                          nt_link_reasons(l, r, style == NT_TABLE_MD ? 512 : 100));
         }
         nt_table_emit(&t, out, style, o->color, 2);
         nt_table_cleanup(&t);
@@ -239,10 +262,10 @@ static void nt_summary_checks(const nt_rdoc_t *doc, const nt_render_opts_t *o,
         nt_table_init(&t, 7, "lllllll", head);
         for (size_t i = 0; i < shown; i++) {
             const nt_rcheck_t *c = &doc->checks[idx[i]];
-            char ob[128], ex[128];
+            char ob[128], ex[128], code[32];
             nt_table_cell(&t, 1 + c->verdict, "%s", nt_verdict_string(c->verdict));
             nt_table_cell(&t, 0, "%s", c->host ? c->host : "-");
-            nt_table_cell(&t, 0, "%s", c->name);
+            nt_table_cell(&t, 0, "%s%s", nt_code_prefix(c->j, code, sizeof(code)), c->name);
             nt_table_cell(&t, 0, "%s", c->target);
             nt_table_cell(&t, 0, "%s", nt_check_value(c->j, "observed", ob, sizeof(ob)));
             nt_table_cell(&t, 0, "%s", nt_check_value(c->j, "expected", ex, sizeof(ex)));
@@ -423,4 +446,166 @@ nt_status_t nt_render_summary(const nt_rdoc_t *doc, const nt_render_opts_t *o,
 nt_status_t nt_render_text(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out)
 {
     return nt_render_summary(doc, o, NT_TABLE_TEXT, out);
+}
+
+/* ---- nettune probe's closing summary ---- */
+
+/* Whether the report goes to standard output ("-", /dev/stdout, or the file stdout is
+ * redirected to): the human summary then goes to stderr, so stdout holds the document alone. */
+static int nt_output_is_stdout(const char *output)
+{
+    struct stat a, b;
+    if (strcmp(output, "-") == 0)
+        return 1;
+    return fstat(STDOUT_FILENO, &a) == 0 && stat(output, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* One skip of one node, for grouping. */
+typedef struct nt_skip_ent {
+    const char *probe, *reason;
+    int node;    /* index in nodes[] */
+    size_t ord;  /* in document order */
+    int printed; /* 1: its line is printed (the group's first node), with count others */
+    int count;
+} nt_skip_ent_t;
+
+static int nt_cmp_skip(const void *pa, const void *pb)
+{
+    const nt_skip_ent_t *a = *(nt_skip_ent_t *const *)pa, *b = *(nt_skip_ent_t *const *)pb;
+    int c = strcmp(a->probe, b->probe);
+    if (!c)
+        c = strcmp(a->reason, b->reason);
+    return c ? c : (a->ord > b->ord) - (a->ord < b->ord);
+}
+
+/* Skips are grouped: the same probe and reason on 1,000 nodes is one line, printed at the
+ * first node that has it, with the count of the group's other entries (sorted, n log n). */
+static void nt_skips_print(nt_buf_t *out, const cJSON *nodes)
+{
+    const cJSON *it, *sk;
+    int nn = cJSON_GetArraySize(nodes), node = 0;
+    size_t n = 0, cap = 0;
+    nt_skip_ent_t *e = NULL;
+    nt_skip_ent_t **by = NULL;
+    const cJSON **objs = calloc((size_t)nn + 1, sizeof(*objs));
+
+    if (!objs)
+        return;
+    cJSON_ArrayForEach (it, nodes) {
+        objs[node] = it;
+        cJSON_ArrayForEach (sk, cJSON_GetObjectItemCaseSensitive(it, "skipped")) {
+            if (n == cap) {
+                nt_skip_ent_t *grown = realloc(e, sizeof(*e) * (cap = cap ? 2 * cap : 64));
+                if (!grown)
+                    goto out;
+                e = grown;
+            }
+            e[n] = (nt_skip_ent_t){nt_json_get_str(sk, "probe", "?"),
+                                   nt_json_get_str(sk, "reason", ""),
+                                   node,
+                                   n,
+                                   0,
+                                   0};
+            n++;
+        }
+        node++;
+    }
+    by = malloc((n + 1) * sizeof(*by));
+    if (!by)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        by[i] = &e[i];
+    qsort(by, n, sizeof(*by), nt_cmp_skip);
+    for (size_t g = 0; g < n;) {
+        size_t h = g;
+        while (h < n && strcmp(by[h]->probe, by[g]->probe) == 0 &&
+               strcmp(by[h]->reason, by[g]->reason) == 0)
+            h++;
+        /* by[g] is the group's first entry in document order: its node prints them */
+        for (size_t k = g; k < h && by[k]->node == by[g]->node; k++) {
+            by[k]->printed = 1;
+            by[k]->count = (int)(h - g) - 1;
+        }
+        g = h;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *host = nt_json_get_str(objs[e[i].node], "hostname", "?");
+        if (!e[i].printed)
+            continue;
+        if (e[i].count + 1 == nn && nn > 1)
+            nt_buf_printf(out, "  skipped %s on all %d nodes: %s\n", e[i].probe, nn, e[i].reason);
+        else if (e[i].count)
+            nt_buf_printf(out, "  skipped %s on %s and %d other node(s): %s\n", e[i].probe, host,
+                    e[i].count, e[i].reason);
+        else
+            nt_buf_printf(out, "  skipped %s on %s: %s\n", e[i].probe, host, e[i].reason);
+    }
+out:
+    free(by);
+    free(e);
+    free(objs);
+}
+
+void nt_render_probe_summary(const cJSON *doc, const char *output, nt_buf_t *out)
+{
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc, "summary");
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(sum, "counts");
+    const cJSON *it;
+
+    int npass = (int)nt_json_get_num(counts, "pass", 0),
+        nwarn = (int)nt_json_get_num(counts, "warn", 0),
+        nfail = (int)nt_json_get_num(counts, "fail", 0),
+        nnj = (int)nt_json_get_num(counts, "not_judged", 0);
+    char also[48];
+    int nskip = 0;
+    /* A pass is only as good as what was judged: say so in the headline (docs/verdicts.md),
+     * by the rule nettune report's text, md and html use too (lib/report.c). */
+    nt_verdict_judged_note(also, sizeof(also), (size_t)npass, (size_t)nwarn, (size_t)nfail,
+                           (size_t)nnj);
+    /* "pass" only when something was judged: a run that judged nothing says that instead */
+    if (strcmp(nt_json_get_str(sum, "verdict", ""), "not_judged") == 0)
+        also[0] = '\0';
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
+        nskip += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(it, "skipped"));
+    nt_buf_printf(out, "nettune probe: %s%s%s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : "STOPPED EARLY: ",
+            strcmp(nt_json_get_str(sum, "verdict", "?"), "not_judged") == 0
+                ? "nothing judged"
+                : nt_json_get_str(sum, "verdict", "?"),
+            also, (int)nt_json_get_num(run, "nnodes", 0),
+            (int)nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"),
+            nt_json_get_num(run, "duration_s", 0),
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : ", INCOMPLETE");
+    /* the skipped count counts checks and links; the "skipped <probe>" lines below are probes */
+    nt_buf_printf(out, "  checks and links: %d pass, %d warn, %d fail, %d skipped, %d not judged", npass,
+            nwarn, nfail, (int)nt_json_get_num(counts, "skipped", 0), nnj);
+    if (nskip)
+        nt_buf_puts(out, "; skipped probes below, not in these counts");
+    nt_buf_puts(out, "\n");
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes"))
+        nt_buf_printf(out, "  DRAIN %s: %s\n", nt_json_get_str(it, "host", "?"),
+                nt_json_get_str(it, "reason", ""));
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_links"))
+        nt_buf_printf(out, "  failed link %s\n", it->valuestring);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "warnings"))
+        nt_buf_printf(out, "  warning: %s\n", it->valuestring);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "not_judged"))
+        nt_buf_printf(out, "  not judged: %s\n", it->valuestring);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(run, "not_done"))
+        nt_buf_printf(out, "  not done: %s\n", it->valuestring);
+    nt_skips_print(out, cJSON_GetObjectItemCaseSensitive(doc, "nodes"));
+    nt_buf_printf(out, "  report: %s\n", output);
+}
+
+void nt_summary_print(const cJSON *doc, const char *output)
+{
+    nt_buf_t out;
+
+    nt_buf_init(&out);
+    nt_render_probe_summary(doc, output, &out);
+    if (out.data)
+        fputs(out.data, nt_output_is_stdout(output) ? stderr : stdout);
+    nt_buf_cleanup(&out);
 }

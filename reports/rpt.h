@@ -140,6 +140,20 @@ const char *nt_check_value(const cJSON *check, const char *key, char *buf, size_
  * is cut at a word (or mid-word for one word longer than half of len) and ends in "…"
  * (U+2026). Returns buf. */
 const char *nt_link_reasons(const nt_rlink_t *l, char *buf, size_t len);
+/* nt_code_prefix - "NT-NET-001 " for an object (a check, a link, a failed node) that carries a
+ * check table code, "" for one that does not: the text, Markdown and HTML renderers show it
+ * before the check, the reason or the link's reasons. */
+const char *nt_code_prefix(const cJSON *obj, char *buf, size_t len);
+
+/* nt_render_probe_summary - nettune probe's closing summary of its report doc (judged):
+ * verdict, failed nodes (with a reason fit for `scontrol update NodeName=... State=DRAIN
+ * Reason=...`), failed links, warnings, skips grouped, and the report's path (output). */
+void nt_render_probe_summary(const cJSON *doc, const char *output, nt_buf_t *out);
+
+/* nt_summary_print - nt_render_probe_summary printed: on stdout, or on stderr when the report
+ * itself goes to standard output (output "-", or the file stdout is redirected to). */
+void nt_summary_print(const cJSON *doc, const char *output);
+
 /* nt_render_md - the same content as GitHub-flavoured Markdown tables. */
 nt_status_t nt_render_md(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_buf_t *out);
 /* nt_render_html - one self-contained HTML page (inline CSS and SVG, no script, no fetch; a

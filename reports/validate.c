@@ -595,7 +595,7 @@ static int nt_verdict_of(const cJSON *v)
 
 /* summary.verdict is the worst verdict of the links and checks (skipped aside), fail when
  * summary.failed_nodes names a node; summary.counts counts the links and checks by verdict
- * (probes/judge.c). Checked only where the values have their schema types. */
+ * (probes/judge/). Checked only where the values have their schema types. */
 static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
 {
     static const char *const names[] = {"pass", "warn", "fail", "skipped", "not_judged"};
@@ -675,7 +675,7 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
     }
 }
 
-/* nodes[].verdict and summary.failed_nodes agree (probes/judge.c computes both): a node named
+/* nodes[].verdict and summary.failed_nodes agree (probes/judge/ computes both): a node named
  * there fails, and a failed node is named there. Nodes without a verdict (older reports) are
  * not checked. */
 static void nt_vsem_nodes(const cJSON *root, nt_problems_t *out)
@@ -929,7 +929,7 @@ nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **sche
         *schema_id = NT_TUNING_SCHEMA;
         nt_vtuning(root, out);
     } else if (strcmp(schema->valuestring, NT_THRESHOLDS_SCHEMA) == 0) {
-        /* the thresholds file: checked by the one parser the probe uses (lib/thresholds.c) */
+        /* the thresholds file: checked by the one parser the probe uses (lib/core/thresholds.c) */
         char err[512] = "", *text = cJSON_PrintUnformatted(root);
         nt_thresholds_t *t = NULL;
         *schema_id = NT_THRESHOLDS_SCHEMA;

@@ -175,7 +175,7 @@ nt_verdict_t nt_gpu_peer_verdict(const char *path, int nvml_p2p_ok, int cuda_can
                                  size_t len);
 
 /* nt_gpu_blame - GPU blame inside one node, as nodes are blamed between nodes
- * (lib/verdict.c): a GPU that fails with more than half of its distinct partners, and with
+ * (probes/judge/verdict.c): a GPU that fails with more than half of its distinct partners, and with
  * at least 2, is blamed. pairs[i] = {a, b} (GPU indices < ngpus), failed[i] its verdict is
  * NT_FAIL. blamed[g] = 1 for a blamed GPU; partners/fails (may be NULL) get the counts.
  * Returns the number of blamed GPUs, -1 on bad input. */
@@ -185,7 +185,7 @@ int nt_gpu_blame(const int (*pairs)[2], const int *failed, size_t n, int ngpus, 
 #endif
 
 /* nt_gpu_judge_report - the GPU pass of the judge over a report whose links have their
- * verdicts (probes/judge.c calls it after the link engine). Per node: GPU blame over its p2p
+ * verdicts (probes/judge/ calls it after the link engine). Per node: GPU blame over its p2p
  * links (nt_gpu_blame on the failing ones): the failing pairs of a blamed GPU become "warn"
  * ("blamed_on_gpu": "gpu3", judged_by "gpu_blame") and the node gets a failing "gpu_blame"
  * check naming the GPU by bus id ("gpu3 (0000:3b:00.0) fails with 7 of 7 partners"); GPU links

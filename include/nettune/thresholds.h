@@ -197,7 +197,10 @@ int nt_expect_is_empty(const nt_expect_t *e);
  * the valid ones listed). */
 nt_status_t nt_require_parse(const char *spec, unsigned *out, char *err, size_t errlen);
 
-/* nt_inventory_check - judge a node's inventory against its expectation and the --require
+/* The two judges below live with the judge (probes/judge/expect.c, in libntjudge); the rest
+ * of this header is lib/core/thresholds.c.
+ *
+ * nt_inventory_check - judge a node's inventory against its expectation and the --require
  * mask, appending "inventory" checks (nt_check_create) to the checks array:
  *   target "gpus":       fail when ngpus_found < expect->gpus ("6 GPUs found, 8 expected"),
  *                        or when NT_REQUIRE_GPU and no GPU was found (and no gpus >= 1 stated)

@@ -90,6 +90,7 @@ typedef struct nt_node_verdict {
     int failed_partners;  /* of those, the ones with at least one failing link */
     /* blamed: the figure that failed it, for failed_nodes[] (otherwise metric -1, NaN) */
     const char *cause; /* "bandwidth", "latency" or "tail_latency"; NULL when not blamed */
+    const char *kind;  /* the link kind of that figure ("mpi", "rdma", ...); NULL: none */
     int metric;        /* NT_METRIC_* of that figure */
     double observed;   /* its median (or failing link value), GB/s or us */
     double expected;   /* what it was held to: the population median or the expected figure */

@@ -1,9 +1,10 @@
 # libntcore: what every command shares and nothing else below it: status codes, logging, the
 # clock, units, the exit codes, the check table, the version string, atomic output files, the
 # JSON helpers and check objects of every nettune document, the bounded line reader (gzip
-# through zlib) and the one reader of the probe report (nettune.report/1).
+# through zlib), the one reader of the probe report (nettune.report/1) and of the thresholds
+# file (nettune.thresholds/1, --expect, --require).
 NT_SRCS_core := $(addprefix lib/core/,status.c log.c clock.c units.c exitcode.c checks.c \
-                  version.c json_text.c output.c report.c linereader.c rdoc.c)
+                  version.c json_text.c output.c report.c linereader.c rdoc.c thresholds.c)
 NT_LDLIBS_core = $(CJSON_LIBS) $(ZLIB_LIBS) -lm
 $(eval $(call NT_ARCHIVE,core))
 

@@ -11,6 +11,7 @@
 #include "nettune/log.h"
 #include "nettune/pcie.h"
 #include "nettune/report.h"
+#include "judge/judge.h"
 #include "nettune/sysfs.h"
 #include "probe.h"
 #include "probe_util.h"
@@ -1077,6 +1078,10 @@ static nt_status_t nt_rdma_finish(void *state, nt_probe_t *p, cJSON *node_json, 
         else
             c = nt_check_create_str("error_counters", s->host, target, NT_PASS, "no growth",
                                     "no growth", "%s error counters did not grow", target);
+        /* three rows of one check: errors, retransmits, saturated counters */
+        nt_judge_code_add(c, grew[0] ? "NT-RDMA-003" : rtx[0] ? "NT-RDMA-004"
+                                     : sat[0]           ? "NT-RDMA-005"
+                                                        : "NT-RDMA-003");
         if (c)
             cJSON_AddItemToArray(checks, c);
     }

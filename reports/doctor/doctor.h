@@ -194,7 +194,7 @@ void nt_hw_init(nt_hw_t *hw);
 /* Frees the strings of `hw` (not `hw` itself). */
 void nt_hw_cleanup(nt_hw_t *hw);
 
-/* Applies "--expect K=V,..." (the one --expect grammar: lib/thresholds.c nt_expect_parse,
+/* Applies "--expect K=V,..." (the one --expect grammar: lib/core/thresholds.c nt_expect_parse,
  * NT_EXPECT_FOR_DOCTOR keys: gpus, nics, nic_rate_Gbps, gpu_model, collective, efficiency,
  * error_efficiency, min_busbw_GBps) to `hw`; the doctor's --expect and nettune tune's. Returns
  * 0, or -1 with one line naming the key in `err`. */

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "judge.h"
+#include "judge/judge.h"
 #include "nettune/clock.h"
 #include "nettune/launcher.h"
 #include "params.h"

@@ -10,15 +10,15 @@ $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mp
 # nt_mpi_probe_ops, nt_rdma_probe_ops and nt_gpu_probe_ops, so the real probes are left out), over
 # the in-process launcher. --wrap times the judge, and builds the topology, the node table and
 # the steps once for all ranks (threads of one process).
-BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o judge.o inventory.o nodes.o identify.o \
+BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o inventory.o nodes.o identify.o \
                     params.o probe_util.o)
-$(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(call nt_archives,judge engine node core)
+$(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(RENDER_LIB) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -Wl,--wrap=nt_judge_finish,--wrap=nt_topo_load,--wrap=nt_topo_destroy \
 	    -Wl,--wrap=nt_nodes_build,--wrap=nt_nodes_free,--wrap=nt_steps_build,--wrap=nt_steps_free \
 	    -Wl,--wrap=nt_machine_ranks \
 	    -o $@ tests/bench/bench_scale.c \
-	    $(BENCH_SCALE_OBJS) $(call nt_link,judge engine node core)
+	    $(BENCH_SCALE_OBJS) $(RENDER_LIB) $(call nt_link,judge engine node core)
 
 BENCH_TARGETS += bench-mpi bench-schedule bench-scale
 .PHONY: bench-mpi bench-schedule bench-scale

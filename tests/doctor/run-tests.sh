@@ -90,7 +90,7 @@ expect_exit bad-option 2 "$DOCTOR" --frobnicate x.log
 expect_exit bad-format 2 "$DOCTOR" --format xml tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 expect_exit bad-expect-key 2 "$DOCTOR" --expect gpus_per_nod=8 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 expect_exit bad-expect-value 2 "$DOCTOR" --expect nic_rate_Gbps=fast tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
-# one --expect grammar (lib/thresholds.c nt_expect_parse): probe spellings, _per_node aliases, any case
+# one --expect grammar (lib/core/thresholds.c nt_expect_parse): probe spellings, _per_node aliases, any case
 expect_exit expect-probe-keys 1 "$DOCTOR" --format json --expect GPUS=8,nics_per_node=8,NIC_RATE_GBPS=400 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 # a key only the probe judges (pcie, nvlinks) is refused, not silently ignored
 expect_exit expect-probe-only-key 2 "$DOCTOR" --expect gpus=8,pcie=gen5x16 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log

@@ -1,7 +1,7 @@
 /* libFuzzer target for nettune-probe's option parser (probes/params.c, getopt_long) and the
  * option values it hands on: the input is split at newlines into argv (at most 64 words after
  * the program name) and parsed as a command line; the first line is also given to
- * --expect's and --require's parsers (lib/thresholds.c) and to the size parser of --sizes on
+ * --expect's and --require's parsers (lib/core/thresholds.c) and to the size parser of --sizes on
  * its own. A refused command line must come with a message. Any crash, leak or UB is a bug. */
 #include <stdint.h>
 #include <stdlib.h>

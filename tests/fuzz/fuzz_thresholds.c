@@ -1,4 +1,4 @@
-/* libFuzzer target for the thresholds file reader (lib/thresholds.c, nettune.thresholds/1):
+/* libFuzzer target for the thresholds file reader (lib/core/thresholds.c, nettune.thresholds/1):
  * the input is parsed as a thresholds document; one that parses is written back as JSON and
  * asked for the rules of a few hosts (class matching: hostname regex and GPU model) and for
  * the run's peer rules. A document that is rejected must come with a message. Any crash, leak

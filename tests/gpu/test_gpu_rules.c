@@ -1,4 +1,4 @@
-/* GPU rules without a GPU (lib/node/gpu.c, lib/gpu_judge.c): expected-value tables, the plan's time
+/* GPU rules without a GPU (lib/node/gpu.c, probes/judge/gpu_rules.c): expected-value tables, the plan's time
  * budget, and the matrix verdicts on the recorded nvbandwidth matrix of an 8-GPU NVSwitch node
  * (tests/fixtures/nvbandwidth/README.md) with the faults derived from it. */
 #include <math.h>

@@ -14,7 +14,7 @@ import jsonschema
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "..", "..", "reports", "schema", "report.schema.json")
 
-EXIT_OF_VERDICT = {"pass": 0, "skipped": 0, "warn": 0, "fail": 1}
+EXIT_OF_VERDICT = {"pass": 0, "skipped": 0, "not_judged": 0, "warn": 0, "fail": 1}
 
 
 def main():
@@ -61,6 +61,14 @@ def main():
             figs = [l[k] for k in ("peak_bw_GBps", "small_msg_lat_us") if k in l]
             if not figs or not all(f > 0 for f in figs):
                 problems.append("%s: peak_bw_GBps / small_msg_lat_us missing or not > 0" % l["id"])
+    # Every check, every failed or warned link and every failed node carries its check table
+    # code and category (docs/codes.md); the schema checks their form.
+    coded = [("check %s/%s" % (c.get("host"), c.get("target")), c) for c in doc.get("checks", [])]
+    coded += [("link " + l["id"], l) for l in doc.get("links", []) if l.get("verdict") in ("fail", "warn")]
+    coded += [("failed node " + n["host"], n) for n in doc.get("summary", {}).get("failed_nodes", [])]
+    for what, o in coded:
+        if "code" not in o or "category" not in o:
+            problems.append("%s has no code and category" % what)
     if a.links is not None and len(ids) != a.links:
         problems.append("expected %d links, found %d" % (a.links, len(ids)))
     if a.nodes is not None and len(doc.get("nodes", [])) != a.nodes:

@@ -12,7 +12,7 @@ them. Deterministic for a given --seed. Failures are injected on purpose:
   --warn-software HOST   a minority NCCL version: software_consistency warning
   --slow-pcie HOST:I     GPU I's PCIe link trained at gen4: pcie_link warning
 
-Node verdicts and failed_nodes follow probes/judge.c (judge_nodes). --rejudge FILE applies
+Node verdicts and failed_nodes follow probes/judge/ (judge_nodes). --rejudge FILE applies
 them to an existing synthetic report in place; --node-verdicts FILE only adds nodes[].verdict
 to a real report written before it (its failed_nodes kept).
 
@@ -40,7 +40,7 @@ def verdict_of(ratio):
 
 
 def judge_nodes(doc, blamed):
-    """Node verdicts and failed_nodes as probes/judge.c computes them: a node fails when it is
+    """Node verdicts and failed_nodes as probes/judge/nodes.c computes them: a node fails when it is
     blamed (blamed: host -> (observed, expected) GB/s), fails a check of its own or has a link
     inside it that failed its expected figure; it warns with a failed or warned link to a partner or a warned check.
     One reason per failed node, check and figure first."""

@@ -839,7 +839,10 @@ def text_every_fixture():
         c = doc["summary"]["counts"]
         check("checks and links: %d pass, %d warn, %d fail, %d skipped" % (c["pass"], c["warn"], c["fail"], c["skipped"])
               in r.stdout, "%s: counts line missing" % f)
-        check(r.stdout.startswith("nettune report: " + doc["summary"]["verdict"].upper()),
+        # a run that stopped early says so first, before any verdict
+        lead = "" if doc["run"]["completed"] else "STOPPED EARLY: "
+        word = {"not_judged": "NOTHING JUDGED"}.get(doc["summary"]["verdict"], doc["summary"]["verdict"].upper())
+        check(r.stdout.startswith("nettune report: " + lead + word),
               "%s: verdict first: %s" % (f, r.stdout[:60]))
         check("\033[" not in r.stdout, "%s: colour in a pipe" % f)
 
@@ -912,14 +915,22 @@ def not_done_items_one_per_line():
     r = run([f])
     check(r.returncode == 3, "rc %d" % r.returncode)
     lines = r.stdout.splitlines()
-    i = next(i for i, l in enumerate(lines) if "STOPPED EARLY" in l)
-    check(lines[i].rstrip().endswith("not done:"), lines[i])
+    check(lines[0].startswith("nettune report: STOPPED EARLY: "), "text: leads with STOPPED EARLY: " + lines[0])
+    i = next(i for i, l in enumerate(lines) if "STOPPED EARLY" in l and l.rstrip().endswith("not done:"))
     check([l.strip() for l in lines[i + 1:i + 4]] == ["- " + x for x in items],
           "text: one item a line:\n" + "\n".join(lines[i:i + 4]))
     md = run([f, "--format", "md"]).stdout.splitlines()
-    i = next(i for i, l in enumerate(md) if "STOPPED EARLY" in l)
+    check(md[0].startswith("# nettune report: STOPPED EARLY: "), "md: leads with STOPPED EARLY: " + md[0])
+    i = next(i for i, l in enumerate(md) if "STOPPED EARLY" in l and l.rstrip().endswith("not done:"))
     check(md[i + 1:i + 4] == ["  - " + x for x in items], "md:\n" + "\n".join(md[i:i + 4]))
     page = run([f, "--format", "html"]).stdout
+    check("<title>nettune report: STOPPED EARLY: " in page and
+          page.index("STOPPED EARLY</span>") < page.index('<span class="v pass">'),
+          "html: STOPPED EARLY before the verdict")
+    prom = run([f, "--format", "prom"]).stdout
+    check(prom.startswith("# STOPPED EARLY: "), "prom: leads with STOPPED EARLY")
+    done = run([fx("real-full-4n.json")]).stdout + run([fx("real-full-4n.json"), "--format", "prom"]).stdout
+    check("STOPPED EARLY" not in done, "a complete run says nothing of it")
     check(all("<li>%s</li>" % x in page for x in items), "html: one <li> per item")
 
 
@@ -950,7 +961,7 @@ def markdown_every_fixture():
     check("a\\|b, c\\\\d \\<b\\>bold\\</b\\> second line" in md, "Markdown escaping")
     md = run([fx("gpu-rdma-fail.json"), "--format", "md"]).stdout
     check(md.index("## Failed nodes (4)") < md.index("## Failed and warned links"), "order")
-    check("| gpu03 | nettune:port\\_state port mlx5\\_1:1 is DOWN |" in md, "failed node row")
+    check("| gpu03 | NT-RDMA-001 nettune:port\\_state port mlx5\\_1:1 is DOWN |" in md, "failed node row")
 
 
 # ---------------------------------------------------------------- HTML
@@ -1168,6 +1179,8 @@ def prom_parse(text):
             current = name
         elif line.startswith("# TYPE "):
             check(line.split()[3] == "gauge", line)
+        elif line.startswith("# "):
+            pass  # a comment (the text format allows them): "# STOPPED EARLY: ..."
         else:
             m = SAMPLE.match(line)
             check(m, "not a sample line (or it has a timestamp): %r" % line)
@@ -1216,7 +1229,10 @@ def prom_node_values_in_base_units():
         by = {}
         for name, lab, v in s:
             by.setdefault(name, []).append((lab, v))
-        check(by["nettune_node_verdict"] == [({"host": host}, want_verdict)], str(by["nettune_node_verdict"]))
+        # a failed node's series carries the code of its failed_nodes entry (docs/codes.md)
+        code = {n["host"]: n["code"] for n in doc["summary"]["failed_nodes"]}
+        want_labels = dict({"host": host}, **({"code": code[host]} if want_verdict == 2 else {}))
+        check(by["nettune_node_verdict"] == [(want_labels, want_verdict)], str(by["nettune_node_verdict"]))
         ts = datetime.strptime(doc["run"]["started_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
         check(by["nettune_last_run_timestamp_seconds"][0][1] == ts.timestamp() + doc["run"]["duration_s"], "timestamp")
         links = [l for l in doc["links"] if l["src"]["host"] == host]
@@ -2083,6 +2099,134 @@ def mutated_reports_never_crash():
         for (n, args), r in zip(jobs, pool.map(lambda j: run(j[1], raw=True), jobs)):
             check(0 <= r.returncode <= 3, "mutant %s %s: rc %d\n%s" % (n, args[:2], r.returncode,
                                                                      r.stderr[-500:]))
+
+
+# ---- check codes (docs/codes.md) ----
+# tests/report/golden-pre-codes/ holds the report fixtures and their renderings as they were
+# before the check codes came (committed copies: a CI clone may be shallow). The codes are the
+# only change: stripped of them, today's fixtures are those files byte for byte, and today's
+# renderers draw a fixture stripped of its codes byte for byte as they did then.
+GOLDEN_PRE = os.path.join(ROOT, "tests", "report", "golden-pre-codes")
+CHECKS_LIST = os.path.join(ROOT, "tests", "unit", "data", "checks.list")
+RENDER_FORMATS = ("text", "md", "csv", "prom", "html")
+# "code" and "category" as the probe writes them (tab or space indented, or one object a line),
+# followed by another key or closing their object.
+CODE_PAIR = r'"code":\s*"NT-[A-Z]+-[0-9]{3}",\s*"category":\s*"[a-z]+"'
+CODE_LAST = re.compile(r',\s*' + CODE_PAIR + r'(?=\s*\})')
+CODE_MID = re.compile(CODE_PAIR + r',\s*')
+
+
+def strip_codes(text):
+    return CODE_MID.sub("", CODE_LAST.sub("", text))
+
+
+def render_bytes(path, fmt):
+    r = run([path, "--format", fmt, "--top", "0", "--color", "never"], raw=True)
+    check(r.returncode in (0, 1, 3), "%s --format %s: rc %d %s" % (path, fmt, r.returncode, r.stderr))
+    return r.stdout
+
+
+def pre_code_fixtures():
+    """The report fixtures of golden-pre-codes/ (each must still be in tests/fixtures/reports)."""
+    names = sorted(n for n in os.listdir(GOLDEN_PRE) if n.endswith(".json"))
+    for n in names:
+        check(os.path.exists(fx(n)), "golden-pre-codes/%s: no such fixture any more" % n)
+    return names
+
+
+def listed_codes():
+    out = {}
+    for line in open(CHECKS_LIST):
+        if line.strip() and not line.startswith("#"):
+            code, chk, cat = line.split()
+            out[code] = (chk, cat)
+    return out
+
+
+@test
+def fixtures_are_the_pre_code_ones_with_codes():
+    # the fixtures there were before the codes (a fixture added since has no copy: its codes
+    # are checked by every_fail_or_warn_carries_its_code)
+    names = pre_code_fixtures()
+    check(len(names) == 13, "golden-pre-codes: %d report fixtures, 13 expected" % len(names))
+    for name in names:
+        now = open(fx(name)).read()
+        then = open(os.path.join(GOLDEN_PRE, name)).read()
+        check(strip_codes(now) == then, "%s: stripped of code and category it differs from "
+              "golden-pre-codes/%s" % (name, name))
+
+
+@test
+def renderers_unchanged_apart_from_codes():
+    for name in pre_code_fixtures():
+        stripped = os.path.join(WORK, "nocodes-" + name)
+        with open(stripped, "w") as f:
+            f.write(strip_codes(open(fx(name)).read()))
+        for fmt in RENDER_FORMATS:
+            want = open(os.path.join(GOLDEN_PRE, name[:-5] + "." + fmt), "rb").read()
+            got = render_bytes(stripped, fmt)
+            # a run that stopped early leads with it now, before any verdict (nothing else moved)
+            got = got.replace(b"nettune report: STOPPED EARLY: ", b"nettune report: ")
+            if fmt == "prom":
+                got = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", got)
+            if fmt == "html":
+                got = got.replace(b'<span class="v warn">STOPPED EARLY</span> ', b"")
+                want = want.replace(b' <span class="v warn">stopped early</span>', b"")
+            if fmt == "html":  # the footer names the build and the file read
+                foot = re.compile(rb"nettune report [^ ]+ from [^<]*</footer>")
+                got, want = (foot.sub(b"nettune report VERSION from FILE</footer>", x) for x in (got, want))
+            if fmt == "csv":  # the code column is new, empty without codes
+                got = re.sub(rb",(code|NT-[A-Z]+-[0-9]{3})?\r\n", b"\r\n", got)
+            check(got == want, "%s --format %s differs from golden-pre-codes" % (name, fmt))
+        # the Prometheus export of the coded fixture is the old one with code labels added
+        prom = render_bytes(fx(name), "prom")
+        want = open(os.path.join(GOLDEN_PRE, name[:-5] + ".prom"), "rb").read()
+        prom = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", prom)
+        check(re.sub(rb',code="NT-[A-Z]+-[0-9]{3}"', b"", prom) == want,
+              "%s: prom export apart from code labels differs" % name)
+
+
+@test
+def every_fail_or_warn_carries_its_code():
+    codes = listed_codes()
+    for f in fixtures():
+        d = load(f)
+        objs = [("checks", c) for c in d.get("checks", [])] + \
+               [("links", l) for l in d.get("links", [])] + \
+               [("failed_nodes", n) for n in d["summary"].get("failed_nodes", [])]
+        for kind, o in objs:
+            if kind != "failed_nodes" and o.get("verdict") not in ("fail", "warn"):
+                continue
+            what = "%s: %s %s" % (os.path.basename(f), kind, o.get("id") or o.get("name") or o.get("host"))
+            check("code" in o and "category" in o, what + " has no code and category")
+            check(o["code"] in codes, what + ": code %s is not in checks.list" % o["code"])
+            check(codes[o["code"]][1] == o["category"], what + ": category %s, the table says %s"
+                  % (o["category"], codes[o["code"]][1]))
+            if kind == "checks":
+                check(codes[o["code"]][0] == o["name"], what + ": %s is a code of %s"
+                      % (o["code"], codes[o["code"]][0]))
+
+
+@test
+def codes_shown_by_every_renderer():
+    f = fx("gpu-rdma-fail.json")
+    text = render_bytes(f, "text").decode()
+    check("NT-RDMA-001 port_state" in text, "text: the check's code beside it:\n" + text[:2000])
+    check("gpu03  NT-RDMA-001 nettune:port_state" in text, "text: the failed node's code")
+    md = render_bytes(f, "md").decode()
+    check("NT-RDMA-001 port\\_state" in md, "md: the check's code")
+    html = render_bytes(f, "html").decode()
+    check('<code title="drain">NT-RDMA-001</code> port_state' in html, "html: the check's code")
+    csv_text = render_bytes(f, "csv").decode()
+    check(csv_text.split("\r\n")[0].endswith(",reasons,code"), "csv: a code column")
+    check(",NT-GPU-007\r\n" in csv_text, "csv: a failed link's code")
+    prom = render_bytes(f, "prom").decode()
+    check('nettune_check_verdict{host="gpu03",check="port_state",target="mlx5_1:1",code="NT-RDMA-001"} 2'
+          in prom, "prom: the failing check's series has its code label")
+    check('nettune_node_verdict{host="gpu03",code="NT-RDMA-001"} 2' in prom,
+          "prom: the failed node's series has its code label")
+    check(re.search(r'nettune_check_verdict\{[^}]*code=[^}]*\} 0', prom) is None,
+          "prom: a passing series has no code label")
 
 
 def main():

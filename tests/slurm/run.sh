@@ -204,7 +204,7 @@ if want prolog; then
     expect "prolog: the job is requeued and held ($held)" match "$held" "PENDING*@(held|JobHeldAdmin)*"
     r3=$(nts_reason sn3)
     expect "prolog: sn3 drained with nettune's reason from its GRES, not Slurm's 'Prolog error' ($(nts_state sn3): $r3)" \
-        match "$r3" "nettune:gpus 0/2 *"
+        match "$r3" "nettune:NT-INV-001 gpus 0/2 *"
     settle
     drained=$(nts_run sinfo -h -N -t drain -o %N | sort | tr '\n' ' ')
     expect "prolog: sn3 (and sn2 if the rate scenario ran) drained, no other node ($drained)" \
@@ -239,7 +239,7 @@ if want health; then
     expect "health: sn4 (administrator's drain) untouched ($(nts_state sn4): $(nts_reason sn4))" \
         [ "$(nts_state sn4)" = drained ] && [ "$(nts_reason sn4)" = "admin: replacing a fan" ]
     expect "health: sn2 (drained for its link) stays drained ($(nts_state sn2): $(nts_reason sn2))" \
-        [ "$(nts_state sn2)" = drained ] && match "$(nts_reason sn2)" "nettune:bw*"
+        [ "$(nts_state sn2)" = drained ] && match "$(nts_reason sn2)" "nettune:NT-*-[0-9][0-9][0-9] bw*"
     echo "  sinfo -R at the end:"
     nts_run sinfo -R | sed 's/^/    /'
 fi

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "judge.h"
+#include "judge/judge.h"
 #include "nettune/log.h"
 
 void ref_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links);

@@ -1,7 +1,7 @@
 # Unit tests of the libraries and of nettune-probe's pure parts (cmocka), and the symbol graph
 # of the built objects.
 UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_launcher test_core_bench \
-                   test_core_io test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain
+                   test_core_io test_checks test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain
 UNIT_CORE_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_CORE_TESTS))
 # nettune-probe sources without MPI, for test_probe_nodes.
 UNIT_PROBE_OBJS := $(OBJ)/probes/nodes.o $(OBJ)/probes/identify.o $(OBJ)/probes/params.o $(OBJ)/probes/probe_util.o \
@@ -13,25 +13,39 @@ $(OBJ)/probes/%.o: probes/%.c
 
 $(OBJ)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(NT_CFLAGS) -Iprobes -c $< -o $@
+	$(CC) $(NT_CFLAGS) -Iprobes -Ireports -c $< -o $@
 
 $(BUILD)/tests/test_probe_nodes: $(OBJ)/tests/unit/test_probe_nodes.o $(UNIT_PROBE_OBJS) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/test_probe_judge: $(OBJ)/tests/unit/test_probe_judge.o $(OBJ)/probes/judge.o $(call nt_archives,judge engine node core)
+$(BUILD)/tests/test_probe_judge: $(OBJ)/tests/unit/test_probe_judge.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
 # The judge's indexes against the linear scans they replace (tests/unit/judge_ref.c).
 $(BUILD)/tests/test_probe_judge_index: $(OBJ)/tests/unit/test_probe_judge_index.o \
-                                      $(OBJ)/tests/unit/judge_ref.o $(OBJ)/probes/judge.o $(call nt_archives,judge engine node core)
+                                      $(OBJ)/tests/unit/judge_ref.o $(RENDER_LIB) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/test_probe_drain: $(OBJ)/tests/unit/test_probe_drain.o $(OBJ)/probes/drain.o $(OBJ)/probes/judge.o $(call nt_archives,judge engine node core)
+$(BUILD)/tests/test_probe_drain: $(OBJ)/tests/unit/test_probe_drain.o $(OBJ)/probes/drain.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/test_checks: $(OBJ)/tests/unit/test_checks.o $(call nt_archives,core)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(call nt_link,core) $(CMOCKA_LIBS)
+
+# docs/codes.md is generated from the check table: `make docs-codes` writes it, test-unit fails
+# when the committed page differs from a fresh generation.
+CODES_GEN := $(BUILD)/tests/gen_codes
+$(CODES_GEN): mk/gen_codes.c lib/core/checks.c include/nettune/checks.def include/nettune/checks.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -Iinclude -o $@ mk/gen_codes.c lib/core/checks.c
+.PHONY: docs-codes
+docs-codes: $(CODES_GEN)
+	$(CODES_GEN) > docs/codes.md
 
 $(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
@@ -78,9 +92,11 @@ TEST_TARGETS += test-unit
 .PHONY: test-unit test-topo test-verdict
 # The tree's lints run here too (tests/lint/): the documents and the static-function names
 # (--max: the functions the tree had to rename when the rule was written; 0 once renamed).
-test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) all
+test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) $(CODES_GEN) all
 	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS); do \
 	   (cd $(CURDIR) && $$t) || rc=1; done; \
+	 $(CODES_GEN) | cmp -s - docs/codes.md || \
+	   { echo "test-unit: docs/codes.md differs from the check table: run make docs-codes"; rc=1; }; \
 	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; \
 	 tests/lint/check-docs.sh || rc=1; python3 tests/lint/static-names.py --max 367 || rc=1; exit $$rc
 test-topo: $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS)

@@ -92,6 +92,34 @@ static void test_drain_failed_mapped(void **state)
     cJSON_Delete(r);
 }
 
+/* A failed node's code goes after the prefix (sinfo -R shows what to do first), and a node
+ * drained with a coded reason is resumed by the same rule as one drained before the codes. */
+static void test_drain_reason_carries_the_code(void **state)
+{
+    static const char sinfo[] = "sn1|h1|drained|nettune:NT-INV-001 gpus 0/8 0 GPUs found\n"
+                                "sn2|h2|idle|none\n";
+    nt_slurm_node_t n[8];
+    nt_drain_action_t a[8];
+    size_t nn = nt_drain_parse_sinfo(sinfo, n, 8), na = 99;
+    cJSON *r = report("h2=nettune:bw 0.82/2.77GB/s median of its mpi 1 MiB links", 1, 1);
+    cJSON *f = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "summary"),
+                                         "failed_nodes"),
+        0);
+    (void)state;
+    cJSON_AddStringToObject(f, "code", "NT-NET-001");
+    assert_int_equal(nt_drain_plan(r, n, nn, NULL, 1, a, 8, &na), NT_OK);
+    assert_int_equal(na, 2);
+    assert_string_equal(a[0].node, "sn2");
+    assert_string_equal(a[0].reason,
+                        "nettune:NT-NET-001 bw 0.82/2.77GB/s median of its mpi 1 MiB links");
+    assert_true(strlen(a[0].reason) < NT_DRAIN_REASON_MAX);
+    /* sn1's gpus check passes in this report: resumed though its reason has a code */
+    assert_int_equal(a[1].kind, NT_DRAIN_DO_RESUME);
+    assert_string_equal(a[1].node, "sn1");
+    cJSON_Delete(r);
+}
+
 static void test_admin_drain_left_alone(void **state)
 {
     nt_slurm_node_t n[8];
@@ -183,6 +211,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_sinfo),
         cmocka_unit_test(test_drain_failed_mapped),
+        cmocka_unit_test(test_drain_reason_carries_the_code),
         cmocka_unit_test(test_admin_drain_left_alone),
         cmocka_unit_test(test_resume_rules),
         cmocka_unit_test(test_local_node_and_no_sinfo),

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "judge.h"
+#include "judge/judge.h"
 
 static cJSON *node(const char *host, const char *kernel)
 {
@@ -112,6 +112,65 @@ static int retest(nt_judge_t *j, cJSON *d, double (*again)(const char *id, int b
     cJSON_Delete(rl);
     free(pairs);
     return n;
+}
+
+/* Two ranks of one pair, nothing expected of their link: below the peer rule's minimum
+ * population nothing judges them, and the report says so (not judged with the reason, node and
+ * headline not judged) instead of a silent pass; in doc4's population of 6 every passing link
+ * says which rule it passed, and every failed or warned one carries its code. */
+static void test_nothing_judged_is_said(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = cJSON_CreateObject(), *links, *nodes, *it, *sum;
+    (void)state;
+    nodes = nt_json_add_arr(d, "nodes");
+    cJSON_AddItemToArray(nodes, node("node0", "6.1.0-18"));
+    cJSON_AddItemToArray(nodes, node("node1", "6.1.0-18"));
+    links = nt_json_add_arr(d, "links");
+    cJSON_AddItemToArray(links, mklink("node0", "node1", 1.5, 10.0));
+    cJSON_AddItemToArray(links, mklink("node1", "node0", 1.5, 10.0));
+    nt_json_add_arr(d, "checks");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    cJSON_ArrayForEach (it, links) {
+        assert_string_equal(nt_json_get_str(it, "verdict", ""), "not_judged");
+        assert_null(cJSON_GetObjectItem(it, "judged_by"));
+        assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(it, "reasons"), 0)->valuestring,
+                            "not judged: 2 links in its population, below the peer rule's "
+                            "minimum of 5, and no expected figure");
+    }
+    cJSON_ArrayForEach (it, nodes)
+        assert_string_equal(nt_json_get_str(it, "verdict", ""), "not_judged");
+    sum = cJSON_GetObjectItem(d, "summary");
+    assert_string_equal(nt_json_get_str(sum, "verdict", ""), "not_judged");
+    assert_int_equal(nt_json_get_num(cJSON_GetObjectItem(sum, "counts"), "pass", -1), 0);
+    assert_int_equal(nt_json_get_num(cJSON_GetObjectItem(sum, "counts"), "not_judged", -1), 2);
+    cJSON_Delete(d);
+
+    d = doc4();
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+        const char *v = nt_json_get_str(it, "verdict", "");
+        const cJSON *by = cJSON_GetObjectItem(it, "judged_by");
+        if (strcmp(v, "pass") == 0) {
+            assert_int_equal(cJSON_GetArraySize(by), 1);
+            assert_string_equal(cJSON_GetArrayItem(by, 0)->valuestring, "peer");
+            assert_null(cJSON_GetObjectItem(it, "code"));
+        } else {
+            assert_string_equal(v, "warn"); /* a peer finding, not retested yet */
+            assert_string_equal(nt_json_get_str(it, "code", ""), "NT-NET-002");
+            assert_string_equal(nt_json_get_str(it, "category", ""), "drain");
+        }
+    }
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "checks")) { /* software_consistency */
+        assert_string_equal(nt_json_get_str(it, "code", ""), "NT-SW-001");
+        assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(it, "judged_by"), 0)->valuestring,
+                            "expected");
+    }
+    assert_string_equal(nt_json_get_str(cJSON_GetObjectItem(d, "summary"), "verdict", ""), "warn");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
 }
 
 static void test_blame_and_summary(void **state)
@@ -784,6 +843,7 @@ static void test_intra_links(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nothing_judged_is_said),
         cmocka_unit_test(test_blame_and_summary),
         cmocka_unit_test(test_bw_only_links),
         cmocka_unit_test(test_silent_node),

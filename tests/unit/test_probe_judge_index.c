@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "judge.h"
+#include "judge/judge.h"
+#include "rpt.h"
 
 void ref_judge_apply_retest(nt_judge_t *j, cJSON *doc, const cJSON *retest_links);
 void ref_summary_print(const cJSON *doc, const char *output);

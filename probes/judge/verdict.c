@@ -804,6 +804,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         }
         nv->metric = ex ? ex->metric : -1;
         nv->cause = ex ? nt_metric_cause(ex->metric) : "links";
+        nv->kind = ex ? ex->kind : NULL;
     }
 
     /* The blamed node's failing (and confirmed marginal) links are its fault, not separate
@@ -915,6 +916,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             nodes[i].partners = nodes[i].failed_partners = 0;
             nodes[i].reason[0] = '\0';
             nodes[i].cause = NULL;
+            nodes[i].kind = NULL;
             nodes[i].metric = -1;
             nodes[i].observed = nodes[i].expected = NAN;
         }

@@ -65,10 +65,6 @@ int nt_judge_is_control(const nt_judge_t *j, const char *id);
 int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_early,
                     const nt_probe_params_t *params);
 
-/* nt_summary_print - the human summary on stdout: verdict, failed nodes (with a reason fit for
- * `scontrol update NodeName=... State=DRAIN Reason=...`), failed links, warnings, skips. */
-void nt_summary_print(const cJSON *doc, const char *output);
-
 /* nt_judge_print_thresholds - the built-in thresholds as a nettune.thresholds/1 file. */
 nt_status_t nt_judge_print_thresholds(FILE *f);
 
@@ -76,5 +72,11 @@ nt_status_t nt_judge_print_thresholds(FILE *f);
  * "nettune:<word> ...": an inventory check's target when it is a word (gpus, rdma_ports,
  * nic_rate), else the check's name (pcie_link, port_state, ...). */
 const char *nt_judge_check_word(const cJSON *c);
+
+/* nt_judge_code_add - give obj (a check, a link or a failed node) the code of its check table
+ * row and the row's category ("code", "category", replacing any there), for a creator that
+ * knows which of its check's rows it is (include/nettune/checks.def). An unknown code is
+ * logged and leaves obj as it was; NULL code or obj: nothing. */
+void nt_judge_code_add(cJSON *obj, const char *code);
 
 #endif
