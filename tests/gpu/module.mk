@@ -2,7 +2,7 @@
 # matrices, the CUDA and NVML wrappers on stand-in libraries, and nettune-probe's no-driver and
 # --checks-only runs (tests/gpu/no-gpu.sh). `make test-gpu`. tests/gpu/run.sh is for a GPU
 # machine and is not part of it.
-GPU_TESTS     := test_gpu_rules test_gpu_libs
+GPU_TESTS     := test_gpu_rules test_gpu_libs test_gpu_health
 GPU_TEST_BINS := $(addprefix $(BUILD)/tests/,$(GPU_TESTS))
 GPU_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
 GPU_FAKE_LIBS := $(GPU_FAKE_DIR)/libnt-fake-cuda.so $(GPU_FAKE_DIR)/libnt-fake-cuda-old.so \

@@ -39,7 +39,7 @@ $(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,j
 
 # Topology inventory, PCIe link state without traffic and software versions,
 # against captured trees and stand-in libraries.
-TOPO_TESTS     := test_topo test_pcie test_software
+TOPO_TESTS     := test_topo test_pcie test_software test_nodecheck
 TOPO_TEST_BINS := $(addprefix $(BUILD)/tests/,$(TOPO_TESTS))
 TOPO_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
 # A stand-in for libcuda/libcudart/libnccl (their version calls) and for an rdma-core
