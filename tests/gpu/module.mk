@@ -33,7 +33,7 @@ GPU_IPC_BIN := $(BUILD)/tests/test_gpu_ipc
 $(OBJ)/tests/gpu/test_gpu_ipc.o: tests/gpu/test_gpu_ipc.c
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) -Iprobes -Iprobes/gpu -DNT_TEST_FAKE_DIR=\"$(GPU_FAKE_DIR)\" -c $< -o $@
-$(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(OBJ)/probes/probe_util.o $(call nt_archives,judge engine node core)
+$(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(OBJ)/probes/probe_util.o $(OBJ)/probes/nodechecks.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS) -ldl -lpthread
 

@@ -39,12 +39,18 @@ $(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,j
 
 # Topology inventory, PCIe link state without traffic and software versions,
 # against captured trees and stand-in libraries.
-TOPO_TESTS     := test_topo test_pcie test_software test_nodecheck
+TOPO_TESTS     := test_topo test_pcie test_software
 TOPO_TEST_BINS := $(addprefix $(BUILD)/tests/,$(TOPO_TESTS))
 TOPO_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
 # A stand-in for libcuda/libcudart/libnccl (their version calls) and for an rdma-core
 # libibverbs.so.1 -> libibverbs.so.1.14.50.1, so the dlopen paths run for real without them.
 TOPO_FAKE_LIBS := $(TOPO_FAKE_DIR)/libnt-fake-versions.so $(TOPO_FAKE_DIR)/libibverbs.so.1
+
+# The node checks and the probe's glue to them (probes/nodechecks.c, no MPI).
+NODECHECK_TEST_BIN := $(BUILD)/tests/test_nodecheck
+$(NODECHECK_TEST_BIN): $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_archives,node core)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_link,node core) $(CMOCKA_LIBS)
 
 $(OBJ)/tests/unit/test_topo.o $(OBJ)/tests/unit/test_pcie.o $(OBJ)/tests/unit/test_software.o: \
     NT_CFLAGS += -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\" \
@@ -78,8 +84,8 @@ TEST_TARGETS += test-unit
 .PHONY: test-unit test-topo test-verdict
 # The tree's lints run here too (tests/lint/): the documents and the static-function names
 # (--max: the functions the tree had to rename when the rule was written; 0 once renamed).
-test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) all
-	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS); do \
+test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN) all
+	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN); do \
 	   (cd $(CURDIR) && $$t) || rc=1; done; \
 	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; \
 	 tests/lint/check-docs.sh || rc=1; python3 tests/lint/static-names.py --max 367 || rc=1; exit $$rc

@@ -15,6 +15,7 @@
 
 #include "nettune/nodecheck.h"
 #include "nettune/sysfs.h"
+#include "nodechecks.h"
 #include "tree_put.h"
 
 /* A PEX 8747 switch as NVIDIA/nccl #19 lists it (upstream 03:00.0, downstreams 04:08.0 and
@@ -366,6 +367,38 @@ static void test_iommu_cmdline(void **state)
     assert_int_equal(o.verdict, NT_NOT_JUDGED);
 }
 
+/* The probe's glue (probes/nodechecks.c) on the same tree: one GPU and one NIC, the checks that
+ * apply, each with code and category; NCCL 2.22.3 with nvidia_peermem (nccl #1676) fails. */
+static void test_probe_glue(void **state)
+{
+    nt_topo_gpu_t gpu = {.index = 0, .pci_bus_id = GPU};
+    nt_topo_nic_t nic = {.name = "mlx5_0", .pci_bus_id = NIC};
+    nt_topo_t topo = {.gpus = &gpu, .ngpus = 1, .nics = &nic, .nnics = 1};
+    cJSON *checks = cJSON_CreateArray(), *c;
+    int n = 0, bad = 0;
+    (void)state;
+    nt_nodechecks_node(&topo, "node1", "2.22.3", checks);
+    cJSON_ArrayForEach(c, checks) {
+        const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
+        const char *v = cJSON_GetObjectItem(c, "verdict")->valuestring;
+        n++;
+        assert_non_null(cJSON_GetObjectItem(c, "code"));
+        assert_non_null(cJSON_GetObjectItem(c, "category"));
+        if (strcmp(name, "memlock") == 0) /* this process's limit, MemTotal not in the tree */
+            assert_true(strcmp(v, "pass") == 0 || strcmp(v, "not_judged") == 0);
+        else if (strcmp(v, "pass") != 0) {
+            bad++;
+            assert_string_equal(name, "peer_memory");
+            assert_string_equal(cJSON_GetObjectItem(c, "code")->valuestring, "NT-CFG-004");
+            assert_string_equal(cJSON_GetObjectItem(c, "category")->valuestring, "config");
+        }
+    }
+    assert_int_equal(n, 3 + 4 + 1 + 2); /* ACS x3, IOMMU and AER x2, memlock, peer memory and
+                                         * nvidia_fs; no /dev/shm for one GPU */
+    assert_int_equal(bad, 1);
+    cJSON_Delete(checks);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_memlock),
         cmocka_unit_test(test_aer_rules),
         cmocka_unit_test(test_iommu_cmdline),
+        cmocka_unit_test(test_probe_glue),
     };
     return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
 }
