@@ -116,6 +116,8 @@ void nt_nodechecks_node(const nt_topo_t *topo, const char *host, const char *ncc
         nt_nodechecks_put(checks, &c, host);
         nt_nvidia_fs_judge(&p, &c);
         nt_nodechecks_put(checks, &c, host);
+        nt_dmabuf_judge(&p, &c);
+        nt_nodechecks_put(checks, &c, host);
     }
 }
 
@@ -123,7 +125,7 @@ void nt_nodechecks_gpus(int ngpus, const char *host, cJSON *checks)
 {
     static void (*const rules[])(const nt_gpu_health_t *, nt_nodecheck_t *) = {
         nt_gpu_ecc_judge, nt_gpu_remap_judge, nt_gpu_throttle_judge, nt_gpu_persistence_judge,
-        nt_gpu_reset_judge};
+        nt_gpu_reset_judge, nt_gpu_retired_judge};
 
     if (!checks)
         return;
@@ -133,6 +135,8 @@ void nt_nodechecks_gpus(int ngpus, const char *host, cJSON *checks)
             continue;
         for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
             nt_nodecheck_t c;
+            if (rules[r] == nt_gpu_retired_judge && !nt_gpu_retired_applies(&h))
+                continue;
             rules[r](&h, &c);
             nt_nodechecks_put(checks, &c, host);
         }

@@ -169,7 +169,26 @@ typedef struct nt_peermem {
     int nvidia_peermem;  /* /sys/module/nvidia_peermem/version */
     int nv_peer_mem;     /* /sys/module/nv_peer_mem */
     int nvidia_fs;       /* /sys/module/nvidia_fs (GPUDirect Storage) */
+    /* dma-buf, GPUDirect RDMA without a peer-memory module: */
+    int kernel_major, kernel_minor; /* /proc/sys/kernel/osrelease; 0.0 unknown */
+    int nvidia_open;     /* /proc/driver/nvidia/version names the "Open Kernel Module": 1,
+                          * the proprietary one: 0; no file: -1 */
 } nt_peermem_t;
+
+/* The first NCCL with dma-buf registration (NCCL_DMABUF_ENABLE, dmaBufSupported: NVIDIA/nccl
+ * v2.13.4-1 src/init.cc:272-285; v2.28.9-1 src/init.cc:352-365) and the first Linux whose RDMA
+ * core imports dma-buf memory (ibv_reg_dmabuf_mr: Linux 5.12, "RDMA/umem: Support importing
+ * dma-buf file descriptors"). */
+#define NT_NCCL_DMABUF_FIRST 21304
+#define NT_DMABUF_KERNEL_MAJOR 5
+#define NT_DMABUF_KERNEL_MINOR 12
+
+/* nt_dmabuf_possible - 1 when p's facts allow NCCL's dma-buf path: NCCL >= 2.13.4, kernel >=
+ * 5.12 and NVIDIA's open kernel module; 0 when one is known to miss; -1 when one is unknown.
+ * Whether the GPU says CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED needs CUDA and is not read. */
+int nt_dmabuf_possible(const nt_peermem_t *p);
+/* nt_dmabuf_judge - "dmabuf" (NT-CFG-007, information): pass, observed the three facts. */
+void nt_dmabuf_judge(const nt_peermem_t *p, nt_nodecheck_t *out);
 
 /* nt_peermem_read - the module facts through the sysfs root; nccl_code copied in. */
 nt_status_t nt_peermem_read(int nccl_code, nt_peermem_t *out);
@@ -179,8 +198,9 @@ nt_status_t nt_peermem_read(int nccl_code, nt_peermem_t *out);
 int nt_peermem_looks_for(int nccl_code, char *buf, size_t len);
 /* nt_peermem_judge - "peer_memory": pass when a file this NCCL looks for exists; fail
  * (NT-CFG-004) when a peer-memory module is loaded but none of those files exists (NCCL runs
- * without GPUDirect RDMA); warn (NT-CFG-005) when no peer-memory module is loaded (GPUDirect
- * RDMA only through dma-buf); not_judged without an NCCL version. */
+ * without GPUDirect RDMA); with no peer-memory module loaded, pass when nt_dmabuf_possible
+ * (GPUDirect RDMA through dma-buf), else warn (NT-CFG-005); not_judged without an NCCL
+ * version. */
 void nt_peermem_judge(const nt_peermem_t *p, nt_nodecheck_t *out);
 /* nt_nvidia_fs_judge - "nvidia_fs" (NT-CFG-006, information): pass, observed "loaded" or
  * "not loaded". */
@@ -215,6 +235,10 @@ typedef struct nt_gpu_health {
     int persistence;                         /* nvmlDeviceGetPersistenceMode: 1 enabled */
     int reset_ok;
     unsigned reset_required;                 /* nvmlDeviceGetFieldValues NVML_FI_DEV_RESET_STATUS */
+    int retired_ok;
+    int retired_pending;                     /* nvmlDeviceGetRetiredPagesPendingStatus: pages
+                                              * retired at the next driver reload (before
+                                              * Ampere; NOT_SUPPORTED on row-remapping GPUs) */
 } nt_gpu_health_t;
 
 /* nt_nvml_health - the health facts of GPU index (lib/node/nvml.c; the NVML must be loaded). A
@@ -231,12 +255,19 @@ nt_status_t nt_nvml_health(int index, nt_gpu_health_t *h);
  *   NT_THROTTLE_FAULTS is active;
  * nt_gpu_persistence_judge - "gpu_persistence": warn (NT-GPU-017) when persistence mode is off
  *   (the driver tears the GPU state down between jobs, and the next job's init pays for it);
- * nt_gpu_reset_judge - "gpu_reset": fail (NT-GPU-018) when the driver says a reset is required. */
+ * nt_gpu_reset_judge - "gpu_reset": fail (NT-GPU-018) when the driver says a reset is required;
+ * nt_gpu_retired_judge - "gpu_retired_pages": warn (NT-GPU-019) when page retirement is
+ *   pending (GPUs before Ampere); not judged where NVML does not support it (Ampere and later
+ *   remap rows instead: gpu_row_remap). */
 void nt_gpu_ecc_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
 void nt_gpu_remap_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
 void nt_gpu_throttle_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
 void nt_gpu_persistence_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
 void nt_gpu_reset_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
+void nt_gpu_retired_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
+/* nt_gpu_retired_applies - 0 when the GPU remaps rows and gives no page retirement status
+ * (Ampere and later: the retired-pages rule does not apply and is left out), else 1. */
+int nt_gpu_retired_applies(const nt_gpu_health_t *h);
 
 /* nt_nodecheck_set - fill out (used by every rule): check, code, verdict, target, and the
  * printf-formatted message; observed and expected are copied (NULL = ""). */

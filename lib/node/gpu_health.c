@@ -94,36 +94,63 @@ void nt_gpu_throttle_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out)
                          "no thermal or power slowdown");
 }
 
-void nt_gpu_persistence_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out)
+/* A rule on one yes/no fact of NVML: not judged without it, the bad verdict when it is set. */
+typedef struct nt_gpu_flag_rule {
+    const char *check, *code;
+    nt_verdict_t bad_verdict;
+    const char *bad_obs, *good_obs; /* observed for the fact set / clear */
+    const char *unknown, *bad, *good; /* the messages */
+} nt_gpu_flag_rule_t;
+
+static const nt_gpu_flag_rule_t nt_gpu_persistence_rule = {
+    "gpu_persistence", "NT-GPU-017", NT_WARN, "disabled", "enabled",
+    "NVML gives no persistence mode (nvmlDeviceGetPersistenceMode)",
+    "persistence mode is off: the driver tears the GPU down between jobs and each job's init "
+    "pays for it",
+    "persistence mode is on"};
+static const nt_gpu_flag_rule_t nt_gpu_reset_rule = {
+    "gpu_reset", "NT-GPU-018", NT_FAIL, "yes", "no",
+    "NVML gives no reset status (nvmlDeviceGetFieldValues NVML_FI_DEV_RESET_STATUS: driver "
+    "before R535)",
+    "the driver says the GPU needs a reset before it runs work again", "no reset required"};
+static const nt_gpu_flag_rule_t nt_gpu_retired_rule = {
+    "gpu_retired_pages", "NT-GPU-019", NT_WARN, "yes", "no",
+    "NVML gives no page retirement status (nvmlDeviceGetRetiredPagesPendingStatus: a "
+    "row-remapping GPU)",
+    "page retirement is pending: it takes effect at the next driver reload or GPU reset",
+    "no page retirement pending"};
+
+static void nt_gpu_flag_judge(const nt_gpu_health_t *h, const nt_gpu_flag_rule_t *r, int known,
+                              int set, nt_nodecheck_t *out)
 {
     char t[16];
+    const char *exp = r->good_obs;
 
     nt_gpu_target(h, t, sizeof(t));
-    if (!h->persistence_ok)
-        nt_nodecheck_set(out, "gpu_persistence", "NT-GPU-017", NT_NOT_JUDGED, t, "", "enabled",
-                         "NVML gives no persistence mode (nvmlDeviceGetPersistenceMode)");
-    else if (!h->persistence)
-        nt_nodecheck_set(out, "gpu_persistence", "NT-GPU-017", NT_WARN, t, "disabled", "enabled",
-                         "persistence mode is off: the driver tears the GPU down between jobs "
-                         "and each job's init pays for it");
+    if (!known)
+        nt_nodecheck_set(out, r->check, r->code, NT_NOT_JUDGED, t, "", exp, "%s", r->unknown);
+    else if (set)
+        nt_nodecheck_set(out, r->check, r->code, r->bad_verdict, t, r->bad_obs, exp, "%s", r->bad);
     else
-        nt_nodecheck_set(out, "gpu_persistence", "NT-GPU-017", NT_PASS, t, "enabled", "enabled",
-                         "persistence mode is on");
+        nt_nodecheck_set(out, r->check, r->code, NT_PASS, t, r->good_obs, exp, "%s", r->good);
+}
+
+void nt_gpu_persistence_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out)
+{
+    nt_gpu_flag_judge(h, &nt_gpu_persistence_rule, h->persistence_ok, !h->persistence, out);
 }
 
 void nt_gpu_reset_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out)
 {
-    char t[16];
+    nt_gpu_flag_judge(h, &nt_gpu_reset_rule, h->reset_ok, h->reset_required != 0, out);
+}
 
-    nt_gpu_target(h, t, sizeof(t));
-    if (!h->reset_ok)
-        nt_nodecheck_set(out, "gpu_reset", "NT-GPU-018", NT_NOT_JUDGED, t, "", "no",
-                         "NVML gives no reset status (nvmlDeviceGetFieldValues "
-                         "NVML_FI_DEV_RESET_STATUS: driver before R535)");
-    else if (h->reset_required)
-        nt_nodecheck_set(out, "gpu_reset", "NT-GPU-018", NT_FAIL, t, "yes", "no",
-                         "the driver says the GPU needs a reset before it runs work again");
-    else
-        nt_nodecheck_set(out, "gpu_reset", "NT-GPU-018", NT_PASS, t, "no", "no",
-                         "no reset required");
+void nt_gpu_retired_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out)
+{
+    nt_gpu_flag_judge(h, &nt_gpu_retired_rule, h->retired_ok, h->retired_pending != 0, out);
+}
+
+int nt_gpu_retired_applies(const nt_gpu_health_t *h)
+{
+    return h->retired_ok || !h->remap_ok;
 }

@@ -38,6 +38,8 @@ static int nt_exists(const char *rel)
 
 nt_status_t nt_peermem_read(int nccl_code, nt_peermem_t *out)
 {
+    char line[256];
+
     memset(out, 0, sizeof(*out));
     out->nccl_code = nccl_code;
     out->nv_mem = nt_exists(NT_PEERS_NV_MEM);
@@ -46,7 +48,58 @@ nt_status_t nt_peermem_read(int nccl_code, nt_peermem_t *out)
     out->nvidia_peermem = nt_exists(NT_MOD_NVIDIA_PEERMEM);
     out->nv_peer_mem = nt_exists("/sys/module/nv_peer_mem");
     out->nvidia_fs = nt_exists("/sys/module/nvidia_fs");
+    if (nt_sysfs_read_str("/proc/sys/kernel/osrelease", line, sizeof(line)) != NT_OK ||
+        sscanf(line, "%d.%d", &out->kernel_major, &out->kernel_minor) != 2)
+        out->kernel_major = out->kernel_minor = 0;
+    out->nvidia_open = -1;
+    /* Its first line: "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15 ..."
+     * for the open modules, "... UNIX x86_64 Kernel Module  535.104.05 ..." otherwise. */
+    if (nt_sysfs_read_str("/proc/driver/nvidia/version", line, sizeof(line)) == NT_OK)
+        out->nvidia_open = strstr(line, "Open Kernel Module") != NULL;
     return NT_OK;
+}
+
+int nt_dmabuf_possible(const nt_peermem_t *p)
+{
+    int kernel = p->kernel_major == 0 ? -1
+                 : (p->kernel_major > NT_DMABUF_KERNEL_MAJOR ||
+                    (p->kernel_major == NT_DMABUF_KERNEL_MAJOR &&
+                     p->kernel_minor >= NT_DMABUF_KERNEL_MINOR));
+    int nccl = p->nccl_code == 0 ? -1 : p->nccl_code >= NT_NCCL_DMABUF_FIRST;
+
+    if (kernel == 0 || nccl == 0 || p->nvidia_open == 0)
+        return 0;
+    return kernel < 0 || nccl < 0 || p->nvidia_open < 0 ? -1 : 1;
+}
+
+/* The dma-buf facts in words: "kernel 6.8, NVIDIA open kernel module, NCCL 2.19.3". */
+static void nt_dmabuf_facts(const nt_peermem_t *p, char *buf, size_t len)
+{
+    char k[32] = "kernel unknown", n[32] = "NCCL unknown";
+    if (p->kernel_major)
+        snprintf(k, sizeof(k), "kernel %d.%d", p->kernel_major, p->kernel_minor);
+    if (p->nccl_code)
+        snprintf(n, sizeof(n), "NCCL %d.%d.%d", p->nccl_code / 10000, p->nccl_code / 100 % 100,
+                 p->nccl_code % 100);
+    snprintf(buf, len, "%s, %s, %s", k,
+             p->nvidia_open < 0 ? "NVIDIA driver unknown"
+             : p->nvidia_open   ? "NVIDIA open kernel module"
+                                : "NVIDIA proprietary kernel module",
+             n);
+}
+
+void nt_dmabuf_judge(const nt_peermem_t *p, nt_nodecheck_t *out)
+{
+    char obs[128];
+    int d = nt_dmabuf_possible(p);
+
+    nt_dmabuf_facts(p, obs, sizeof(obs));
+    nt_nodecheck_set(out, "dmabuf", "NT-CFG-007", NT_PASS, "node", obs,
+                     "kernel >= 5.12, open kernel module, NCCL >= 2.13.4",
+                     "dma-buf registration is %s: information only",
+                     d > 0 ? "possible (if the GPU reports CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)"
+                     : d == 0 ? "not possible"
+                              : "unknown");
 }
 
 static int nt_peermem_row(int code)
@@ -109,7 +162,12 @@ void nt_peermem_judge(const nt_peermem_t *p, nt_nodecheck_t *out)
                              nt_peermem_table[row].source);
             return;
         }
-    if (loaded)
+    if (!loaded && nt_dmabuf_possible(p) > 0)
+        nt_nodecheck_set(out, "peer_memory", "NT-CFG-004", NT_PASS, "node", obs, want,
+                         "no peer-memory module: NCCL %s can use dma-buf for GPUDirect RDMA "
+                         "(kernel, open kernel module and NCCL allow it)",
+                         ver);
+    else if (loaded)
         nt_nodecheck_set(out, "peer_memory", "NT-CFG-004", NT_FAIL, "node", obs, want,
                          "a peer-memory module is loaded but NCCL %s looks only for %s (%s): "
                          "it runs without GPUDirect RDMA",

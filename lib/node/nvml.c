@@ -78,6 +78,7 @@ static struct {
     int (*throttle)(nvml_dev_t, unsigned long long *);
     int (*persistence)(nvml_dev_t, int *);
     int (*field_values)(nvml_dev_t, int, nvml_field_t *);
+    int (*retired_pending)(nvml_dev_t, int *);
 } nv;
 
 #define SYM(field, name, required)                                                                 \
@@ -118,6 +119,7 @@ static const struct {
     SYM(throttle, "nvmlDeviceGetCurrentClocksThrottleReasons", 0),
     SYM(persistence, "nvmlDeviceGetPersistenceMode", 0),
     SYM(field_values, "nvmlDeviceGetFieldValues", 0),
+    SYM(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", 0),
 };
 
 static pthread_mutex_t nt_nvml_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -550,5 +552,7 @@ nt_status_t nt_nvml_health(int index, nt_gpu_health_t *h)
         h->reset_ok = 1;
         h->reset_required = fv.value.ui;
     }
+    h->retired_ok = NT_NV(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", d,
+                          &h->retired_pending) == NT_OK;
     return NT_OK;
 }

@@ -15,6 +15,8 @@
  *   NT_FAKE_NVML_THROTTLE=i  GPU i: HW slowdown and HW thermal slowdown active (0x48)
  *   NT_FAKE_NVML_PM_OFF=i    GPU i: persistence mode disabled
  *   NT_FAKE_NVML_RESET=i     GPU i: reset required
+ *   NT_FAKE_NVML_OLD_GPU=1   a GPU before Ampere: page retirement (GPU i of
+ *                            NT_FAKE_NVML_RETIRED=i pending), no row remapping
  *   NT_FAKE_NVML_NO_HEALTH=1 the health calls return NOT_SUPPORTED (an old driver) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +90,7 @@ API int nvmlDeviceGetRemappedRows(void *d, unsigned *corr, unsigned *unc, unsign
 API int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *r);
 API int nvmlDeviceGetPersistenceMode(void *d, int *m);
 API int nvmlDeviceGetFieldValues(void *d, int n, field_t *v);
+API int nvmlDeviceGetRetiredPagesPendingStatus(void *d, int *p);
 
 int nvmlInit_v2(void)
 {
@@ -262,7 +265,7 @@ int nvmlDeviceGetTotalEccErrors(void *d, int type, int counter, unsigned long lo
 }
 int nvmlDeviceGetRemappedRows(void *d, unsigned *corr, unsigned *unc, unsigned *pend, unsigned *fail)
 {
-    if (env("NT_FAKE_NVML_NO_HEALTH", 0))
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0) || env("NT_FAKE_NVML_OLD_GPU", 0))
         return 3;
     *corr = 0;
     *unc = is("NT_FAKE_NVML_REMAP", d) ? 4 : 0;
@@ -292,5 +295,12 @@ int nvmlDeviceGetFieldValues(void *d, int n, field_t *v)
         v[i].nvmlReturn = v[i].fieldId == 226 ? 0 : 3;
         v[i].value.ui = v[i].fieldId == 226 && is("NT_FAKE_NVML_RESET", d);
     }
+    return 0;
+}
+int nvmlDeviceGetRetiredPagesPendingStatus(void *d, int *p)
+{
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0) || !env("NT_FAKE_NVML_OLD_GPU", 0))
+        return 3; /* row-remapping GPUs do not retire pages */
+    *p = is("NT_FAKE_NVML_RETIRED", d);
     return 0;
 }

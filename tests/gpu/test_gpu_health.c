@@ -14,13 +14,15 @@
 #include "nettune/nvml.h"
 
 #define FAKE_NVML NT_TEST_FAKE_DIR "/libnt-fake-nvml.so"
-#define NRULES 5
+#define NRULES 6
 
 typedef void (*rule_fn)(const nt_gpu_health_t *, nt_nodecheck_t *);
 static const rule_fn rules[NRULES] = {nt_gpu_ecc_judge, nt_gpu_remap_judge, nt_gpu_throttle_judge,
-                                      nt_gpu_persistence_judge, nt_gpu_reset_judge};
+                                      nt_gpu_persistence_judge, nt_gpu_reset_judge,
+                                      nt_gpu_retired_judge};
 
-/* Judge every rule on every GPU into out[gpu][rule]; returns the count of non-pass verdicts. */
+/* Judge every rule on every GPU into out[gpu][rule]; returns the count of warnings and failures
+ * (a rule that does not apply to the GPU is not judged, and not counted). */
 static int judge_node(nt_nodecheck_t out[8][NRULES])
 {
     char why[256];
@@ -35,7 +37,7 @@ static int judge_node(nt_nodecheck_t out[8][NRULES])
         assert_int_equal(nt_nvml_health(g, &h), NT_OK);
         for (int r = 0; r < NRULES; r++) {
             rules[r](&h, &out[g][r]);
-            bad += out[g][r].verdict != NT_PASS;
+            bad += out[g][r].verdict == NT_WARN || out[g][r].verdict == NT_FAIL;
         }
     }
     nt_nvml_reset();
@@ -50,6 +52,32 @@ static void test_healthy_node(void **state)
     assert_string_equal(out[0][0].observed, "uncorrectable volatile 0, aggregate 0");
     assert_string_equal(out[7][2].observed, "0x1"); /* idle: not a fault */
     assert_string_equal(out[3][4].target, "gpu3");
+    /* an H100 remaps rows and retires no pages: that rule does not apply */
+    {
+        nt_gpu_health_t h = {.remap_ok = 1};
+        assert_int_equal(nt_gpu_retired_applies(&h), 0);
+        h.retired_ok = 1;
+        assert_int_equal(nt_gpu_retired_applies(&h), 1);
+    }
+    for (int g = 0; g < 8; g++)
+        for (int r = 0; r < NRULES; r++)
+            assert_int_equal(out[g][r].verdict, r == 5 ? NT_NOT_JUDGED : NT_PASS);
+}
+
+/* A GPU before Ampere: page retirement instead of row remapping. */
+static void test_old_gpu_retired_pages(void **state)
+{
+    nt_nodecheck_t out[8][NRULES];
+    (void)state;
+    setenv("NT_FAKE_NVML_OLD_GPU", "1", 1);
+    setenv("NT_FAKE_NVML_RETIRED", "6", 1);
+    assert_int_equal(judge_node(out), 1);
+    unsetenv("NT_FAKE_NVML_OLD_GPU");
+    unsetenv("NT_FAKE_NVML_RETIRED");
+    assert_int_equal(out[6][5].verdict, NT_WARN);
+    assert_string_equal(out[6][5].code, "NT-GPU-019");
+    assert_int_equal(out[6][1].verdict, NT_NOT_JUDGED); /* no row remapping */
+    assert_int_equal(out[0][5].verdict, NT_PASS);
 }
 
 static void test_each_fault_its_own_check(void **state)
@@ -85,7 +113,7 @@ static void test_old_driver_not_judged(void **state)
     nt_nodecheck_t out[8][NRULES];
     (void)state;
     setenv("NT_FAKE_NVML_NO_HEALTH", "1", 1);
-    assert_int_equal(judge_node(out), 8 * NRULES);
+    assert_int_equal(judge_node(out), 0);
     unsetenv("NT_FAKE_NVML_NO_HEALTH");
     for (int r = 0; r < NRULES; r++) {
         assert_int_equal(out[2][r].verdict, NT_NOT_JUDGED);
@@ -113,6 +141,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_healthy_node),
         cmocka_unit_test(test_each_fault_its_own_check),
+        cmocka_unit_test(test_old_gpu_retired_pages),
         cmocka_unit_test(test_old_driver_not_judged),
         cmocka_unit_test(test_rules_on_facts),
     };

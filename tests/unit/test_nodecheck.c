@@ -100,6 +100,11 @@ static int tree_setup(void **state)
     }
     tree_put(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.0 root=/dev/sda1 ro iommu=pt\n");
     tree_put(root, "/sys/module/nvidia_peermem/version", "550.54.15\n");
+    tree_put(root, "/proc/sys/kernel/osrelease", "6.8.0-90-generic\n"); /* nccl #1939 */
+    tree_put(root, "/proc/driver/nvidia/version",
+             "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
+             "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n"
+             "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n");
     nt_sysfs_set_root(root);
     return 0;
 }
@@ -140,6 +145,7 @@ static int judge_all(nt_nodecheck_t *out, size_t *n)
     nt_peermem_read(22304, &p);
     nt_peermem_judge(&p, &out[(*n)++]);
     nt_nvidia_fs_judge(&p, &out[(*n)++]);
+    nt_dmabuf_judge(&p, &out[(*n)++]);
     for (size_t i = 0; i < *n; i++)
         bad += out[i].verdict != NT_PASS;
     return bad;
@@ -175,10 +181,11 @@ static void test_healthy_passes_everything(void **state)
     size_t n;
     (void)state;
     assert_int_equal(judge_all(out, &n), 0);
-    assert_int_equal(n, 3 + 4 + 2);
+    assert_int_equal(n, 3 + 4 + 3);
     assert_string_equal(out[0].observed, "ACSCtl 0x0000 (ReqRedir- CmpltRedir-)");
     assert_string_equal(out[3].observed, "identity");
     assert_string_equal(out[4].observed, "correctable 0, fatal 0, non-fatal 0");
+    assert_string_equal(out[9].observed, "kernel 6.8, NVIDIA open kernel module, NCCL 2.23.4");
 }
 
 /* NVIDIA/nccl #523: "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+" = 0x1d. */
@@ -272,6 +279,21 @@ static void test_peermem_against_nccl(void **state)
     nt_peermem_judge(&p, &o);
     assert_int_equal(o.verdict, NT_WARN);
     assert_string_equal(o.code, "NT-CFG-005");
+    /* nccl #1474: without peer memory, dma-buf through the open driver on a recent kernel */
+    p.kernel_major = 6, p.kernel_minor = 8, p.nvidia_open = 1, p.nccl_code = 21903;
+    assert_int_equal(nt_dmabuf_possible(&p), 1);
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_PASS);
+    assert_non_null(strstr(o.message, "dma-buf"));
+    p.nvidia_open = 0; /* the proprietary module: no dma-buf, the warning stands */
+    assert_int_equal(nt_dmabuf_possible(&p), 0);
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_WARN);
+    p.nvidia_open = -1, p.kernel_minor = 8;
+    assert_int_equal(nt_dmabuf_possible(&p), -1);
+    p.kernel_major = 5, p.kernel_minor = 4, p.nvidia_open = 1;
+    assert_int_equal(nt_dmabuf_possible(&p), 0);
+    memset(&p, 0, sizeof(p));
     /* nccl #897: nv_mem registered, an NCCL of 2.18 finds it */
     p.nv_mem = 1, p.nccl_code = 21805;
     nt_peermem_judge(&p, &o);
@@ -393,8 +415,8 @@ static void test_probe_glue(void **state)
             assert_string_equal(cJSON_GetObjectItem(c, "category")->valuestring, "config");
         }
     }
-    assert_int_equal(n, 3 + 4 + 1 + 2); /* ACS x3, IOMMU and AER x2, memlock, peer memory and
-                                         * nvidia_fs; no /dev/shm for one GPU */
+    assert_int_equal(n, 3 + 4 + 1 + 3); /* ACS x3, IOMMU and AER x2, memlock, peer memory,
+                                         * nvidia_fs and dma-buf; no /dev/shm for one GPU */
     assert_int_equal(bad, 1);
     cJSON_Delete(checks);
 }
