@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "inventory.h"
+#include "nodechecks.h"
 #include "nettune/log.h"
 #include "nettune/pcie.h"
 #include "nettune/software.h"
@@ -36,6 +37,7 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
 {
     const nt_node_t *me = &p->nodes[p->my_node];
     nt_software_t sw;
+    int sw_ok;
     char mpiver[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
     cJSON *ranks, *skipped;
@@ -46,7 +48,7 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
     if (ranks)
         cJSON_AddItemToObject(node, "ranks", ranks);
     /* Software versions; MPI_Get_library_version may be called before MPI_Init (MPI-3). */
-    if (nt_software_collect(&sw) == NT_OK) {
+    if ((sw_ok = nt_software_collect(&sw) == NT_OK)) {
         if (MPI_Get_library_version(mpiver, &len) == MPI_SUCCESS)
             nt_software_set_mpi(&sw, mpiver);
         nt_software_to_json(&sw, node);
@@ -94,6 +96,10 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
                     cJSON_AddItemToArray(nics, o);
                 }
             }
+        } else {
+            /* The node's own configuration and health (docs/node-checks.md); not for a
+             * topology file, which stands for another machine. */
+            nt_nodechecks_node(p->topo, me->host, sw_ok ? sw.nccl : "", checks);
         }
     }
     /* The GPU probe (probes/gpu) says why it did not run. */

@@ -154,7 +154,7 @@ void nt_params_usage(FILE *f)
         "  --gpu-probes LIST     h2d,d2h,bidir,p2p,latency,local (default: all)\n"
         "  --gpu-buffer-size SIZE  copy size of the GPU bandwidth tests (default 256M)\n"
         "  --checks-only         no traffic and no GPU memory: inventory, link states, counters,\n"
-        "                        software (a health check beside a running job)\n"
+        "                        software, node checks (a health check beside a running job)\n"
         "  --help, --version\n"
         "\n"
         "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG|TRACE, NETTUNE_DEBUG_SUBSYS=MPI,RDMA,...,\n"

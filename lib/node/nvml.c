@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nettune/log.h"
+#include "nettune/nodecheck.h"
 #include "nettune/nvml.h"
 #include "nettune/report.h"
 
@@ -28,6 +29,21 @@ typedef struct {
     unsigned cliqueId;
     unsigned char state;
 } nvml_fabric_t;
+
+/* nvmlFieldValue_t (NVML API reference, nvmlDeviceGetFieldValues): value is a union of 8 bytes. */
+typedef struct {
+    unsigned fieldId, scopeId;
+    long long timestamp, latencyUsec;
+    int valueType, nvmlReturn;
+    union {
+        unsigned ui;
+        unsigned long long ull;
+    } value;
+} nvml_field_t;
+#define NT_NVML_FI_DEV_RESET_STATUS 226 /* deprecated for GET_GPU_RECOVERY_ACTION (230) in R570 */
+#define NT_NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define NT_NVML_VOLATILE_ECC 0
+#define NT_NVML_AGGREGATE_ECC 1
 
 const char *const nt_nvlink_counter_names[NT_NVLINK_COUNTERS] = {"replay", "recovery", "crc_flit",
                                                                  "crc_data"};
@@ -57,6 +73,12 @@ static struct {
     int (*p2p)(nvml_dev_t, nvml_dev_t, int, int *);
     int (*ancestor)(nvml_dev_t, nvml_dev_t, int *);
     int (*fabric)(nvml_dev_t, nvml_fabric_t *);
+    int (*ecc_total)(nvml_dev_t, int, int, unsigned long long *);
+    int (*remapped_rows)(nvml_dev_t, unsigned *, unsigned *, unsigned *, unsigned *);
+    int (*throttle)(nvml_dev_t, unsigned long long *);
+    int (*persistence)(nvml_dev_t, int *);
+    int (*field_values)(nvml_dev_t, int, nvml_field_t *);
+    int (*retired_pending)(nvml_dev_t, int *);
 } nv;
 
 #define SYM(field, name, required)                                                                 \
@@ -92,6 +114,12 @@ static const struct {
     SYM(p2p, "nvmlDeviceGetP2PStatus", 0),
     SYM(ancestor, "nvmlDeviceGetTopologyCommonAncestor", 0),
     SYM(fabric, "nvmlDeviceGetGpuFabricInfo", 0),
+    SYM(ecc_total, "nvmlDeviceGetTotalEccErrors", 0),
+    SYM(remapped_rows, "nvmlDeviceGetRemappedRows", 0),
+    SYM(throttle, "nvmlDeviceGetCurrentClocksThrottleReasons", 0),
+    SYM(persistence, "nvmlDeviceGetPersistenceMode", 0),
+    SYM(field_values, "nvmlDeviceGetFieldValues", 0),
+    SYM(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", 0),
 };
 
 static pthread_mutex_t nt_nvml_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -493,5 +521,38 @@ nt_status_t nt_gpu_info_to_json(const nt_gpu_info_t *g, cJSON *obj)
     }
     nt_set(obj, "nvlinks", links);
     nt_set(obj, "fabric_manager", cJSON_CreateString(nt_fabric_state_string(g->fabric_state)));
+    return NT_OK;
+}
+
+nt_status_t nt_nvml_health(int index, nt_gpu_health_t *h)
+{
+    nvml_dev_t d = NULL;
+    unsigned corr = 0;
+    nvml_field_t fv;
+    nt_status_t st;
+
+    memset(h, 0, sizeof(*h));
+    h->index = index;
+    if ((st = nt_nv_dev(index, &d)) != NT_OK)
+        return st;
+    h->ecc_ok = NT_NV(ecc_total, "nvmlDeviceGetTotalEccErrors", d, NT_NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                      NT_NVML_VOLATILE_ECC, &h->ecc_uncorr_volatile) == NT_OK &&
+                NT_NV(ecc_total, "nvmlDeviceGetTotalEccErrors", d, NT_NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                      NT_NVML_AGGREGATE_ECC, &h->ecc_uncorr_aggregate) == NT_OK;
+    h->remap_ok = NT_NV(remapped_rows, "nvmlDeviceGetRemappedRows", d, &corr, &h->remap_uncorr_rows,
+                        &h->remap_pending, &h->remap_failed) == NT_OK;
+    h->throttle_ok =
+        NT_NV(throttle, "nvmlDeviceGetCurrentClocksThrottleReasons", d, &h->throttle) == NT_OK;
+    h->persistence_ok =
+        NT_NV(persistence, "nvmlDeviceGetPersistenceMode", d, &h->persistence) == NT_OK;
+    memset(&fv, 0, sizeof(fv));
+    fv.fieldId = NT_NVML_FI_DEV_RESET_STATUS;
+    if (NT_NV(field_values, "nvmlDeviceGetFieldValues", d, 1, &fv) == NT_OK &&
+        fv.nvmlReturn == NT_NVML_SUCCESS) {
+        h->reset_ok = 1;
+        h->reset_required = fv.value.ui;
+    }
+    h->retired_ok = NT_NV(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", d,
+                          &h->retired_pending) == NT_OK;
     return NT_OK;
 }

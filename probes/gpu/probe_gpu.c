@@ -31,6 +31,7 @@
 #include "nettune/stats.h"
 #include "nettune/sysfs.h"
 #include "nettune/thresholds.h"
+#include "nodechecks.h"
 #include "probe_gpu.h"
 #include "probe_util.h"
 
@@ -1169,8 +1170,10 @@ static nt_status_t nt_g_init(nt_probe_t *p, void **state, cJSON *node_json, cJSO
         }
     if (node_json && s->nok)
         nt_g_inventory_json(s, node_json);
-    if (s->nok)
+    if (s->nok) {
         nt_g_inventory_checks(s, checks, 1);
+        nt_nodechecks_gpus(s->ng, s->host, checks); /* docs/node-checks.md */
+    }
     if (pa->checks_only)
         nt_g_inventory_checks(s, checks, 2); /* no load: the width only */
     if (pa->checks_only) {

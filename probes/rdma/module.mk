@@ -5,14 +5,14 @@
 # reports RDMA skipped, with the reason, on a node without it.
 RDMA_PURE_SRCS := probes/rdma/rates.c probes/rdma/gid.c probes/rdma/hca_filter.c \
                   probes/rdma/counters.c probes/rdma/inventory.c probes/rdma/portcap.c \
-                  probes/rdma/portcap_sys.c probes/rdma/gpu_link.c
+                  probes/rdma/portcap_sys.c probes/rdma/gpu_link.c probes/rdma/nodecheck_rdma.c
 RDMA_PROBE_SRCS := $(RDMA_PURE_SRCS) probes/rdma/ibv.c probes/rdma/verbs_path.c probes/rdma/gpu_mem.c \
                    probes/rdma/numa_bind.c probes/rdma/probe_rdma.c
 PROBE_SRCS += $(RDMA_PROBE_SRCS)
 
 # Unit tests (cmocka): compiled straight from the sources, linked with the libraries they call.
 RDMA_UNIT_TESTS := test_rdma_rates test_rdma_gid test_rdma_hca test_rdma_counters \
-                   test_rdma_inventory test_rdma_portcap test_rdma_gpu
+                   test_rdma_inventory test_rdma_portcap test_rdma_gpu test_rdma_nodecheck
 RDMA_UNIT_BINS := $(addprefix $(BUILD)/tests/,$(RDMA_UNIT_TESTS))
 RDMA_UNIT_CFLAGS = $(filter-out -MMD -MP,$(NT_CFLAGS)) -Iprobes -Iprobes/rdma \
                    -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"

@@ -17,6 +17,7 @@
 #include "probe_util.h"
 #include "rdma.h"
 #include "nettune/thresholds.h"
+#include "nodechecks.h"
 #include "ibv.h"
 #include "verbs.h"
 
@@ -244,6 +245,32 @@ static void nt_port_checks(nt_rdma_state_t *s, const nt_rdma_port_t *pt, cJSON *
         cJSON_AddItemToArray(checks, c);
 }
 
+/* The node checks of the rails (docs/node-checks.md): each ACTIVE rail's MTU against the node's
+ * other rails, and a RoCE v2 GID on each RoCE rail. */
+static void nt_rails_node_checks(nt_rdma_state_t *s, cJSON *checks)
+{
+    nt_rdma_port_t *rails = calloc((size_t)s->nrails + 1, sizeof(*rails));
+    nt_nodecheck_t *mtu = calloc((size_t)s->nrails + 1, sizeof(*mtu));
+
+    if (rails && mtu) {
+        for (int r = 0; r < s->nrails; r++)
+            rails[r] = s->inv.ports[s->rails[r]];
+        nt_rdma_mtu_judge(rails, s->nrails, mtu);
+        for (int r = 0; r < s->nrails; r++) {
+            nt_nodecheck_t gid;
+            /* A port that is not ACTIVE fails (or is not judged by) port_state already. */
+            cJSON *c = rails[r].state_num == 4 ? nt_nodechecks_json(&mtu[r], s->host) : NULL;
+            if (c)
+                cJSON_AddItemToArray(checks, c);
+            nt_rdma_roce_v2_judge(&rails[r], &gid);
+            if ((c = nt_nodechecks_json(&gid, s->host)))
+                cJSON_AddItemToArray(checks, c);
+        }
+    }
+    free(rails);
+    free(mtu);
+}
+
 /* GPUDirect RDMA on a node with GPUs: register memory of the GPU nearest the first ACTIVE
  * selected port (dma-buf, then peer memory) and say which path worked. A node without GPUs
  * gets no check: there is nothing to miss. */
@@ -366,6 +393,8 @@ static nt_status_t nt_rdma_init(nt_probe_t *p, void **state, cJSON *node_json, c
             nt_nic_json(s, p, i, nics);
         for (int r = 0; checks && r < s->nrails; r++)
             nt_port_checks(s, &s->inv.ports[s->rails[r]], checks);
+        if (checks)
+            nt_rails_node_checks(s, checks);
         if (!nt_sysfs_root()[0])
             nt_gpudirect_check(s, p, checks);
     }

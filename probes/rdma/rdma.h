@@ -455,4 +455,31 @@ nt_gpu_link_t nt_gpu_link_decide(const nt_gpu_end_t *a, const nt_gpu_end_t *b, c
 /* nt_gpu_link_string - "none", "skip", "try", "measure". */
 const char *nt_gpu_link_string(nt_gpu_link_t d);
 
+/* ---------------------------------------------------------------- nodecheck_rdma.c */
+
+/* The RDMA node checks (docs/node-checks.md), pure rules on the inventory's ports. */
+struct nt_nodecheck;
+
+/* nt_rdma_port_mtu - the MTU a port's QPs run at, in bytes: its active MTU (verbs) when known,
+ * else for RoCE the largest IB MTU (256..4096) that fits its netdev MTU (the kernel's
+ * ib_mtu_int_to_enum of the netdev's, drivers/infiniband/core: iboe_get_mtu); 0 unknown. */
+int nt_rdma_port_mtu(const nt_rdma_port_t *p);
+
+/* nt_rdma_mtu_judge - "rdma_mtu" for every ACTIVE port of ports (n of them) into out[i] (out
+ * has n entries; a port not ACTIVE is not judged): the reference is the MTU most of the node's
+ * ACTIVE ports of the same link layer run at (ties: the largest); a port below it warns
+ * (NT-RDMA-014): a QP's path MTU is the smaller end's, so that rail runs with smaller packets
+ * (NCCL takes the smaller of both ends' active MTU for the QP's path_mtu, NVIDIA/nccl v2.28.9-1
+ * src/transport/net_ib.cc:1463,1590,1278). Unknown MTU: not judged. The node's own ports are
+ * compared here; the same rail across nodes is for rank 0's drift check. Returns the number of ports
+ * judged. */
+int nt_rdma_mtu_judge(const nt_rdma_port_t *ports, int n, struct nt_nodecheck *out);
+
+/* nt_rdma_roce_v2_judge - "roce_v2_gid" of one port: pass for InfiniBand or a RoCE port with a
+ * valid RoCE v2 GID (nt_gid_valid); warn (NT-RDMA-015) for a RoCE port whose GIDs are all
+ * RoCE v1 or link-local: NCCL looks for RoCE v2 by default (NCCL_IB_ROCE_VERSION_NUM = 2,
+ * NVIDIA/nccl v2.28.9-1 src/transport/net_ib.cc:123) and falls back to another GID, whose
+ * traffic does not cross an IP router; not judged when the port has no GID table. */
+void nt_rdma_roce_v2_judge(const nt_rdma_port_t *p, struct nt_nodecheck *out);
+
 #endif

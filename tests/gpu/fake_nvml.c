@@ -8,7 +8,16 @@
  *   NT_FAKE_NVML_GROW=1      gpu0 link 3 crc_flit grows by 5 at every read
  *   NT_FAKE_NVML_GPUS=n      n GPUs instead of 8
  *   NT_FAKE_NVML_GEN=g       the current PCIe generation (default 1: idle)
- *   NT_FAKE_NVML_NO_P2P=a,b  nvmlDeviceGetP2PStatus of a, b (either order): not supported */
+ *   NT_FAKE_NVML_NO_P2P=a,b  nvmlDeviceGetP2PStatus of a, b (either order): not supported
+ * Health (the node checks; each fault on one GPU, the figures from tests/fixtures/nodecheck):
+ *   NT_FAKE_NVML_ECC=i       GPU i: 2 uncorrectable volatile (and aggregate) ECC errors
+ *   NT_FAKE_NVML_REMAP=i     GPU i: 4 uncorrectable remapped rows, pending (gpud #80's capture)
+ *   NT_FAKE_NVML_THROTTLE=i  GPU i: HW slowdown and HW thermal slowdown active (0x48)
+ *   NT_FAKE_NVML_PM_OFF=i    GPU i: persistence mode disabled
+ *   NT_FAKE_NVML_RESET=i     GPU i: reset required
+ *   NT_FAKE_NVML_OLD_GPU=1   a GPU before Ampere: page retirement (GPU i of
+ *                            NT_FAKE_NVML_RETIRED=i pending), no row remapping
+ *   NT_FAKE_NVML_NO_HEALTH=1 the health calls return NOT_SUPPORTED (an old driver) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +36,16 @@ typedef struct {
     unsigned cliqueId;
     unsigned char state;
 } fab_t;
+
+typedef struct {
+    unsigned fieldId, scopeId;
+    long long timestamp, latencyUsec;
+    int valueType, nvmlReturn;
+    union {
+        unsigned ui;
+        unsigned long long ull;
+    } value;
+} field_t;
 
 static const unsigned nt_bus[8] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
 static unsigned long long nt_grow;
@@ -66,6 +85,12 @@ API int nvmlDeviceGetNvLinkErrorCounter(void *d, unsigned l, int c, unsigned lon
 API int nvmlDeviceGetP2PStatus(void *a, void *b, int cap, int *s);
 API int nvmlDeviceGetTopologyCommonAncestor(void *a, void *b, int *lvl);
 API int nvmlDeviceGetGpuFabricInfo(void *d, fab_t *f);
+API int nvmlDeviceGetTotalEccErrors(void *d, int type, int counter, unsigned long long *v);
+API int nvmlDeviceGetRemappedRows(void *d, unsigned *corr, unsigned *unc, unsigned *pend, unsigned *fail);
+API int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *r);
+API int nvmlDeviceGetPersistenceMode(void *d, int *m);
+API int nvmlDeviceGetFieldValues(void *d, int n, field_t *v);
+API int nvmlDeviceGetRetiredPagesPendingStatus(void *d, int *p);
 
 int nvmlInit_v2(void)
 {
@@ -222,5 +247,60 @@ int nvmlDeviceGetGpuFabricInfo(void *d, fab_t *f)
     (void)d;
     memset(f, 0, sizeof(*f));
     f->state = 3; /* completed */
+    return 0;
+}
+
+/* 1 when knob k names GPU d. */
+static int is(const char *k, void *d)
+{
+    return env(k, -1) == idx(d);
+}
+int nvmlDeviceGetTotalEccErrors(void *d, int type, int counter, unsigned long long *v)
+{
+    (void)counter;
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0))
+        return 3;
+    *v = type == 1 && is("NT_FAKE_NVML_ECC", d) ? 2 : 0;
+    return 0;
+}
+int nvmlDeviceGetRemappedRows(void *d, unsigned *corr, unsigned *unc, unsigned *pend, unsigned *fail)
+{
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0) || env("NT_FAKE_NVML_OLD_GPU", 0))
+        return 3;
+    *corr = 0;
+    *unc = is("NT_FAKE_NVML_REMAP", d) ? 4 : 0;
+    *pend = is("NT_FAKE_NVML_REMAP", d);
+    *fail = 0;
+    return 0;
+}
+int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *r)
+{
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0))
+        return 3;
+    *r = is("NT_FAKE_NVML_THROTTLE", d) ? 0x48 : 0x1; /* idle is not a fault */
+    return 0;
+}
+int nvmlDeviceGetPersistenceMode(void *d, int *m)
+{
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0))
+        return 3;
+    *m = !is("NT_FAKE_NVML_PM_OFF", d);
+    return 0;
+}
+int nvmlDeviceGetFieldValues(void *d, int n, field_t *v)
+{
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0))
+        return 3;
+    for (int i = 0; i < n; i++) {
+        v[i].nvmlReturn = v[i].fieldId == 226 ? 0 : 3;
+        v[i].value.ui = v[i].fieldId == 226 && is("NT_FAKE_NVML_RESET", d);
+    }
+    return 0;
+}
+int nvmlDeviceGetRetiredPagesPendingStatus(void *d, int *p)
+{
+    if (env("NT_FAKE_NVML_NO_HEALTH", 0) || !env("NT_FAKE_NVML_OLD_GPU", 0))
+        return 3; /* row-remapping GPUs do not retire pages */
+    *p = is("NT_FAKE_NVML_RETIRED", d);
     return 0;
 }

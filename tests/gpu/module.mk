@@ -2,7 +2,7 @@
 # matrices, the CUDA and NVML wrappers on stand-in libraries, and nettune-probe's no-driver and
 # --checks-only runs (tests/gpu/no-gpu.sh). `make test-gpu`. tests/gpu/run.sh is for a GPU
 # machine and is not part of it.
-GPU_TESTS     := test_gpu_rules test_gpu_libs
+GPU_TESTS     := test_gpu_rules test_gpu_libs test_gpu_health
 GPU_TEST_BINS := $(addprefix $(BUILD)/tests/,$(GPU_TESTS))
 GPU_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
 GPU_FAKE_LIBS := $(GPU_FAKE_DIR)/libnt-fake-cuda.so $(GPU_FAKE_DIR)/libnt-fake-cuda-old.so \
@@ -33,7 +33,7 @@ GPU_IPC_BIN := $(BUILD)/tests/test_gpu_ipc
 $(OBJ)/tests/gpu/test_gpu_ipc.o: tests/gpu/test_gpu_ipc.c
 	@mkdir -p $(dir $@)
 	$(CC) $(NT_CFLAGS) -Iprobes -Iprobes/gpu -DNT_TEST_FAKE_DIR=\"$(GPU_FAKE_DIR)\" -c $< -o $@
-$(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(OBJ)/probes/probe_util.o $(call nt_archives,judge engine node core)
+$(GPU_IPC_BIN): $(OBJ)/tests/gpu/test_gpu_ipc.o $(OBJ)/probes/gpu/probe_gpu.o $(OBJ)/probes/probe_util.o $(OBJ)/probes/nodechecks.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS) -ldl -lpthread
 

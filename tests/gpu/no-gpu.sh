@@ -59,6 +59,13 @@ check "--checks-only: no traffic, reason given" \
   '"--checks-only" in sk.get("gpu", "") and not d["links"]'
 check "--checks-only: NVLink 4 of gpu0 down fails the node" \
   'any(c["name"] == "nvlink_state" and c["verdict"] == "fail" and "down: 4" in c["message"] for c in ch) and d["summary"]["verdict"] == "fail"'
+# the node checks (docs/node-checks.md): 5 GPU health checks per GPU with code and category
+# (no retired pages: an H100 remaps rows); gpud #80's pending row remap on gpu3 warns that
+# check alone
+NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so NT_FAKE_NVML_REMAP=3 run 0 --checks-only
+check "--checks-only: GPU health on 8 GPUs, the pending remap of gpu3 alone warns" \
+  'sum(c["name"].startswith("gpu_") and c.get("code", "").startswith("NT-GPU-") for c in ch) == 40 and [(c["target"], c["code"], c["category"]) for c in ch if c["verdict"] != "pass"] == [("gpu3", "NT-GPU-014", "reset")] and not any(c["name"] == "gpu_retired_pages" for c in ch) and d["summary"]["verdict"] == "warn"'
+[ -x "$R" ] && { "$R" --validate "$W/r.json" >/dev/null 2>&1 && echo "ok   node checks: report valid" || { echo "FAIL node checks: report invalid"; "$R" --validate "$W/r.json" 2>&1 | head -5; fail=1; }; }
 # --expect nvlinks=16: 18 up pass; a thresholds-free expectation of 20 fails every GPU
 NETTUNE_TEST_LIBNVML=$FAKE/libnt-fake-nvml.so run 1 --checks-only --expect nvlinks=20
 check "--expect nvlinks=20: every GPU fails its NVLink check" \

@@ -355,6 +355,18 @@ ok = c['rxe0:1']['verdict'] == 'pass' and c['rxe1:1']['verdict'] == 'not_judged'
 sys.exit(0 if ok else 1)"; then
   ok "port state unreadable: port_state not_judged with the reason, no failed node"
 else bad "port state unreadable: port_state not_judged with the reason, no failed node"; fi
+# The node checks of the rails (docs/node-checks.md): rxe0's MTU (eth0's 1500 -> 1024) and its
+# RoCE v2 GID pass with their codes; rxe1, whose state is unknown, gets no MTU verdict.
+if /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$W/r.json'))
+c = {(x['name'], x['target']): x for x in d['checks'] if x.get('code', '').startswith('NT-RDMA-01')}
+ok = c[('rdma_mtu', 'rxe0:1')]['verdict'] == 'pass' and c[('rdma_mtu', 'rxe0:1')]['observed'] == '1024 B' and \
+     c[('roce_v2_gid', 'rxe0:1')]['verdict'] == 'pass' and c[('roce_v2_gid', 'rxe0:1')]['code'] == 'NT-RDMA-015' and \
+     c[('roce_v2_gid', 'rxe0:1')]['category'] == 'config' and ('rdma_mtu', 'rxe1:1') not in c
+sys.exit(0 if ok else 1)"; then
+  ok "node checks of the rails: MTU and RoCE v2 GID with code and category"
+else bad "node checks of the rails: MTU and RoCE v2 GID with code and category"; fi
 # --drain where Slurm's commands fail: one line of nettune's with sinfo's own last line in it,
 # not sinfo's raw errors (a stand-in sinfo on PATH prints three lines and fails).
 mkdir -p "$W/fakebin" && printf '#!/bin/sh\necho "sinfo: error: one" >&2\necho "sinfo: error: two" >&2\necho "sinfo: fatal: no configuration" >&2\nexit 1\n' > "$W/fakebin/sinfo" && chmod +x "$W/fakebin/sinfo"

@@ -60,6 +60,12 @@ TOPO_FAKE_DIR  := $(abspath $(BUILD))/tests/fake
 # libibverbs.so.1 -> libibverbs.so.1.14.50.1, so the dlopen paths run for real without them.
 TOPO_FAKE_LIBS := $(TOPO_FAKE_DIR)/libnt-fake-versions.so $(TOPO_FAKE_DIR)/libibverbs.so.1
 
+# The node checks and the probe's glue to them (probes/nodechecks.c, no MPI).
+NODECHECK_TEST_BIN := $(BUILD)/tests/test_nodecheck
+$(NODECHECK_TEST_BIN): $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_archives,node core)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_link,node core) $(CMOCKA_LIBS)
+
 $(OBJ)/tests/unit/test_topo.o $(OBJ)/tests/unit/test_pcie.o $(OBJ)/tests/unit/test_software.o: \
     NT_CFLAGS += -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\" \
                  -DNT_TEST_FAKE_DIR=\"$(TOPO_FAKE_DIR)\"
@@ -92,8 +98,8 @@ TEST_TARGETS += test-unit
 .PHONY: test-unit test-topo test-verdict
 # The tree's lints run here too (tests/lint/): the documents and the static-function names
 # (--max: the functions the tree had to rename when the rule was written; 0 once renamed).
-test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) $(CODES_GEN) all
-	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS); do \
+test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN) $(CODES_GEN) all
+	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN); do \
 	   (cd $(CURDIR) && $$t) || rc=1; done; \
 	 $(CODES_GEN) | cmp -s - docs/codes.md || \
 	   { echo "test-unit: docs/codes.md differs from the check table: run make docs-codes"; rc=1; }; \

@@ -1,0 +1,441 @@
+/* The node checks' readers and rules (lib/node/pcie_acs.c, limits.c, modules.c) on sysfs trees
+ * rebuilt from public captures (tests/fixtures/nodecheck/README.md names each source), through
+ * the sysfs root: the healthy tree passes every check, and each fault tree (the healthy one with
+ * one captured fault) fails exactly its own check with its own code. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nettune/nodecheck.h"
+#include "nettune/sysfs.h"
+#include "nodechecks.h"
+#include "tree_put.h"
+
+/* A PEX 8747 switch as NVIDIA/nccl #19 lists it (upstream 03:00.0, downstreams 04:08.0 and
+ * 04:10.0) under root port 00:02.0, a GPU below one downstream port and a NIC below the other. */
+#define ROOTPORT "0000:00:02.0"
+#define UP "0000:03:00.0"
+#define DOWN_GPU "0000:04:08.0"
+#define DOWN_NIC "0000:04:10.0"
+#define GPU "0000:05:00.0"
+#define NIC "0000:06:00.0"
+static const char *const bridges[] = {ROOTPORT, UP, DOWN_GPU, DOWN_NIC};
+static const char *const devdir[] = {
+    "/sys/devices/pci0000:00/" ROOTPORT,
+    "/sys/devices/pci0000:00/" ROOTPORT "/" UP,
+    "/sys/devices/pci0000:00/" ROOTPORT "/" UP "/" DOWN_GPU,
+    "/sys/devices/pci0000:00/" ROOTPORT "/" UP "/" DOWN_NIC,
+    "/sys/devices/pci0000:00/" ROOTPORT "/" UP "/" DOWN_GPU "/" GPU,
+    "/sys/devices/pci0000:00/" ROOTPORT "/" UP "/" DOWN_NIC "/" NIC,
+};
+static const char *const devname[] = {ROOTPORT, UP, DOWN_GPU, DOWN_NIC, GPU, NIC};
+
+/* aer_dev_* as Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats prints them. */
+#define AER_COR_CLEAN                                                                              \
+    "RxErr 0\nBadTLP 0\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\n"          \
+    "HeaderOF 0\nTOTAL_ERR_COR 0\n"
+/* coreboot #4's root port 00:01.0: RxErr twice, BadTLP once. */
+#define AER_COR_FAULT                                                                              \
+    "RxErr 2\nBadTLP 1\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\n"          \
+    "HeaderOF 0\nTOTAL_ERR_COR 3\n"
+#define AER_UNC(tag)                                                                               \
+    "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nCmpltAbrt 0\nUnxCmplt 0\nRxOF 0\n"       \
+    "MalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"                     \
+    "AtomicOpBlocked 0\nTLPBlockedErr 0\nTOTAL_ERR_" tag " 0\n"
+
+static char root[128];
+
+/* A config space image: AER at 0x100 pointing to ACS at 0x2a0 (NVIDIA/nccl #606: "ecap 000d
+ * @2a0", control word @2a6), ACS control ctl; len bytes written (64 = what non-root reads). */
+static void put_config(const char *dir, unsigned ctl, size_t len)
+{
+    unsigned char cfg[4096] = {0};
+    char path[512];
+    FILE *f;
+
+    cfg[0x100] = 0x01, cfg[0x101] = 0x00, cfg[0x102] = 0x01, cfg[0x103] = 0x2a; /* next 0x2a0 */
+    cfg[0x2a0] = 0x0d, cfg[0x2a2] = 0x01;
+    cfg[0x2a6] = (unsigned char)(ctl & 0xff), cfg[0x2a7] = (unsigned char)(ctl >> 8);
+    snprintf(path, sizeof(path), "%s%s/config", root, dir);
+    assert_non_null(f = fopen(path, "wb"));
+    assert_int_equal(fwrite(cfg, 1, len, f), len);
+    fclose(f);
+}
+
+/* The healthy node: ACS off on every bridge (NVIDIA/nccl #1405), no AER errors, IOMMU
+ * passthrough, nvidia_peermem under an NCCL that finds it. */
+static int tree_setup(void **state)
+{
+    char cmd[700], rel[256];
+    (void)state;
+    snprintf(root, sizeof(root), "/tmp/nt-nodecheck-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(rel, sizeof(rel), "%s/aer_dev_correctable", devdir[i]);
+        tree_put(root, rel, AER_COR_CLEAN);
+        snprintf(rel, sizeof(rel), "%s/aer_dev_fatal", devdir[i]);
+        tree_put(root, rel, AER_UNC("FATAL"));
+        snprintf(rel, sizeof(rel), "%s/aer_dev_nonfatal", devdir[i]);
+        tree_put(root, rel, AER_UNC("NONFATAL"));
+        if (i < 4)
+            put_config(devdir[i], 0x0000, 4096);
+        snprintf(cmd, sizeof(cmd),
+                 "mkdir -p %s/sys/bus/pci/devices && ln -s ../../../..%s %s/sys/bus/pci/devices/%s",
+                 root, devdir[i], root, devname[i]);
+        assert_int_equal(system(cmd), 0);
+    }
+    for (int g = 0; g < 2; g++) {
+        snprintf(rel, sizeof(rel), "/sys/kernel/iommu_groups/%d/type", g + 30);
+        tree_put(root, rel, "identity\n");
+        snprintf(cmd, sizeof(cmd), "ln -s ../../../../../../kernel/iommu_groups/%d %s%s/iommu_group", g + 30,
+                 root, devdir[4 + g]);
+        assert_int_equal(system(cmd), 0);
+    }
+    tree_put(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.0 root=/dev/sda1 ro iommu=pt\n");
+    tree_put(root, "/sys/module/nvidia_peermem/version", "550.54.15\n");
+    tree_put(root, "/proc/sys/kernel/osrelease", "6.8.0-90-generic\n"); /* nccl #1939 */
+    tree_put(root, "/proc/driver/nvidia/version",
+             "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
+             "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n"
+             "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n");
+    nt_sysfs_set_root(root);
+    return 0;
+}
+
+static int tree_teardown(void **state)
+{
+    char cmd[300];
+    (void)state;
+    nt_sysfs_set_root(NULL);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+    return system(cmd);
+}
+
+/* Every sysfs check of the node (NCCL 2.23.4 as the NCCL found) into out; returns how many
+ * did not pass. */
+static int judge_all(nt_nodecheck_t *out, size_t *n)
+{
+    char between[8][16];
+    size_t nb = 0;
+    int bad = 0;
+    nt_peermem_t p;
+
+    *n = 0;
+    assert_int_equal(nt_pcie_bridges_between(GPU, NIC, between, 8, &nb), NT_OK);
+    for (size_t i = 0; i < nb; i++) {
+        nt_acs_t a;
+        assert_int_equal(nt_acs_read(between[i], &a), NT_OK);
+        nt_acs_judge(&a, &out[(*n)++]);
+    }
+    for (int d = 0; d < 2; d++) {
+        nt_iommu_t m;
+        nt_aer_t e;
+        nt_iommu_read(d ? NIC : GPU, &m);
+        nt_iommu_judge(&m, &out[(*n)++]);
+        nt_aer_read(d ? NIC : GPU, &e);
+        nt_aer_judge(&e, &out[(*n)++]);
+    }
+    nt_peermem_read(22304, &p);
+    nt_peermem_judge(&p, &out[(*n)++]);
+    nt_nvidia_fs_judge(&p, &out[(*n)++]);
+    nt_dmabuf_judge(&p, &out[(*n)++]);
+    for (size_t i = 0; i < *n; i++)
+        bad += out[i].verdict != NT_PASS;
+    return bad;
+}
+
+/* The one check of out that did not pass. */
+static const nt_nodecheck_t *the_bad_one(const nt_nodecheck_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i].verdict != NT_PASS)
+            return &out[i];
+    fail();
+    return NULL;
+}
+
+static void test_bridges_between(void **state)
+{
+    char b[8][16];
+    size_t n = 0;
+    (void)state;
+    assert_int_equal(nt_pcie_bridges_between(GPU, NIC, b, 8, &n), NT_OK);
+    assert_int_equal(n, 3); /* the switch: its upstream port and both downstream ports */
+    assert_string_equal(b[0], UP);
+    assert_string_equal(b[1], DOWN_GPU);
+    assert_string_equal(b[2], DOWN_NIC);
+    assert_int_equal(nt_pcie_bridges_between(GPU, "0000:99:00.0", b, 8, &n), NT_ERR_NOT_FOUND);
+    (void)bridges;
+}
+
+static void test_healthy_passes_everything(void **state)
+{
+    nt_nodecheck_t out[16];
+    size_t n;
+    (void)state;
+    assert_int_equal(judge_all(out, &n), 0);
+    assert_int_equal(n, 3 + 4 + 3);
+    assert_string_equal(out[0].observed, "ACSCtl 0x0000 (ReqRedir- CmpltRedir-)");
+    assert_string_equal(out[3].observed, "identity");
+    assert_string_equal(out[4].observed, "correctable 0, fatal 0, non-fatal 0");
+    assert_string_equal(out[9].observed, "kernel 6.8, NVIDIA open kernel module, NCCL 2.23.4");
+}
+
+/* NVIDIA/nccl #523: "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+" = 0x1d. */
+static void test_acs_redirect_fails_alone(void **state)
+{
+    nt_nodecheck_t out[16];
+    const nt_nodecheck_t *b;
+    size_t n;
+    (void)state;
+    put_config(devdir[2], 0x001d, 4096);
+    assert_int_equal(judge_all(out, &n), 1);
+    b = the_bad_one(out, n);
+    assert_string_equal(b->code, "NT-PCIE-005");
+    assert_int_equal(b->verdict, NT_FAIL);
+    assert_string_equal(b->target, DOWN_GPU);
+    assert_string_equal(b->observed, "ACSCtl 0x001d (ReqRedir+ CmpltRedir+)");
+    put_config(devdir[2], 0x0000, 4096);
+}
+
+/* What a non-root reader gets: 64 bytes, so ACS is not judged, with the reason. */
+static void test_acs_not_root(void **state)
+{
+    nt_nodecheck_t out[16];
+    const nt_nodecheck_t *b;
+    size_t n;
+    (void)state;
+    put_config(devdir[1], 0x001d, 64);
+    assert_int_equal(judge_all(out, &n), 1);
+    b = the_bad_one(out, n);
+    assert_int_equal(b->verdict, NT_NOT_JUDGED);
+    assert_non_null(strstr(b->message, "needs root"));
+    put_config(devdir[1], 0x0000, 4096);
+}
+
+static void test_aer_correctable_warns_alone(void **state)
+{
+    nt_nodecheck_t out[16];
+    const nt_nodecheck_t *b;
+    char rel[256];
+    size_t n;
+    (void)state;
+    snprintf(rel, sizeof(rel), "%s/aer_dev_correctable", devdir[5]);
+    tree_put(root, rel, AER_COR_FAULT);
+    assert_int_equal(judge_all(out, &n), 1);
+    b = the_bad_one(out, n);
+    assert_string_equal(b->code, "NT-PCIE-008");
+    assert_string_equal(b->target, NIC);
+    assert_string_equal(b->observed, "correctable 3, fatal 0, non-fatal 0");
+    tree_put(root, rel, AER_COR_CLEAN);
+}
+
+static void test_iommu_translated_warns_alone(void **state)
+{
+    nt_nodecheck_t out[16];
+    const nt_nodecheck_t *b;
+    size_t n;
+    (void)state;
+    tree_put(root, "/sys/kernel/iommu_groups/30/type", "DMA-FQ\n");
+    assert_int_equal(judge_all(out, &n), 1);
+    b = the_bad_one(out, n);
+    assert_string_equal(b->code, "NT-PCIE-006");
+    assert_string_equal(b->target, GPU);
+    tree_put(root, "/sys/kernel/iommu_groups/30/type", "identity\n");
+}
+
+/* NVIDIA/nccl #1676: DGX OS 25.01 replaced nv_peer_mem by nvidia-peermem, and NCCL 2.22.3 does
+ * not look for it. NVIDIA/nccl #897: /sys/kernel/mm/memory_peers/nv_mem present = GDRDMA. */
+static void test_peermem_against_nccl(void **state)
+{
+    nt_peermem_t p;
+    nt_nodecheck_t o;
+    char want[256];
+    (void)state;
+    nt_peermem_read(22203, &p);
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_FAIL);
+    assert_string_equal(o.code, "NT-CFG-004");
+    assert_non_null(strstr(o.message, "v2.22.3-1 src/transport/net_ib.cc:613-616"));
+    assert_int_equal(nt_peermem_looks_for(22203, want, sizeof(want)), 2);
+    assert_string_equal(want, "/sys/kernel/mm/memory_peers/nv_mem/version, "
+                              "/sys/kernel/mm/memory_peers/nv_mem_nc/version");
+    assert_int_equal(nt_peermem_looks_for(21903, want, sizeof(want)), 2);
+    assert_non_null(strstr(want, "memory_peers/nvidia-peermem/version"));
+    assert_int_equal(nt_peermem_looks_for(20000, want, sizeof(want)), 0);
+    nt_peermem_read(0, &p);
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_NOT_JUDGED);
+    /* nccl #988: neither module loaded under NCCL 2.12.9 */
+    memset(&p, 0, sizeof(p));
+    p.nccl_code = 21209;
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_WARN);
+    assert_string_equal(o.code, "NT-CFG-005");
+    /* nccl #1474: without peer memory, dma-buf through the open driver on a recent kernel */
+    p.kernel_major = 6, p.kernel_minor = 8, p.nvidia_open = 1, p.nccl_code = 21903;
+    assert_int_equal(nt_dmabuf_possible(&p), 1);
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_PASS);
+    assert_non_null(strstr(o.message, "dma-buf"));
+    p.nvidia_open = 0; /* the proprietary module: no dma-buf, the warning stands */
+    assert_int_equal(nt_dmabuf_possible(&p), 0);
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_WARN);
+    p.nvidia_open = -1, p.kernel_minor = 8;
+    assert_int_equal(nt_dmabuf_possible(&p), -1);
+    p.kernel_major = 5, p.kernel_minor = 4, p.nvidia_open = 1;
+    assert_int_equal(nt_dmabuf_possible(&p), 0);
+    memset(&p, 0, sizeof(p));
+    /* nccl #897: nv_mem registered, an NCCL of 2.18 finds it */
+    p.nv_mem = 1, p.nccl_code = 21805;
+    nt_peermem_judge(&p, &o);
+    assert_int_equal(o.verdict, NT_PASS);
+}
+
+/* NVIDIA/nccl #342: 4 GPUs in Docker's 64 MB /dev/shm; NCCL's segment there was 9637888 B (one
+ * connection's buffers and a 4 KiB header). erainfra #87: a host's /dev/shm of 7995 MiB. */
+static void test_shm_need(void **state)
+{
+    nt_shm_t s = {.known = 1, .size_bytes = 64ull << 20, .free_bytes = 64ull << 20,
+                  .container = 1, .gpus = 4};
+    nt_nodecheck_t o;
+    (void)state;
+    assert_int_equal(NT_NCCL_SHM_CONN_BYTES + 4096, 9637888);
+    assert_int_equal(nt_shm_need(4), 77070336ull);
+    assert_int_equal(nt_shm_need(1), 0);
+    nt_shm_judge(&s, &o);
+    assert_int_equal(o.verdict, NT_FAIL);
+    assert_string_equal(o.code, "NT-CFG-002");
+    assert_non_null(strstr(o.message, "--ipc=host"));
+    assert_string_equal(o.observed, "size 64 MiB, free 64 MiB");
+    s.size_bytes = s.free_bytes = 7995ull << 20, s.gpus = 8, s.container = 0;
+    nt_shm_judge(&s, &o);
+    assert_int_equal(o.verdict, NT_PASS);
+    s.free_bytes = 100ull << 20; /* stale nccl-* files filling it */
+    nt_shm_judge(&s, &o);
+    assert_int_equal(o.verdict, NT_WARN);
+    assert_string_equal(o.code, "NT-CFG-003");
+    /* the reader on this machine's own /dev/shm */
+    nt_sysfs_set_root("");
+    assert_int_equal(nt_shm_read(8, &s), NT_OK);
+    assert_true(s.size_bytes > 0);
+    nt_sysfs_set_root(root);
+}
+
+/* lsst/qserv #229: a container's memlock of 10485760 B; ucx #7930: --ulimit memlock=-1:-1. */
+static void test_memlock(void **state)
+{
+    nt_memlock_t m = {.known = 1, .soft_bytes = 10485760ull, .mem_total_bytes = 60262ull << 20};
+    nt_nodecheck_t o;
+    struct rlimit rl;
+    (void)state;
+    nt_memlock_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_FAIL);
+    assert_string_equal(o.code, "NT-CFG-001");
+    assert_string_equal(o.observed, "10240 KiB");
+    m.unlimited = 1;
+    nt_memlock_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_PASS);
+    m.unlimited = 0, m.mem_total_bytes = 0;
+    nt_memlock_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_NOT_JUDGED);
+    /* the reader: this process's own limit, MemTotal through the (empty) root */
+    assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+    assert_int_equal(nt_memlock_read(&m), NT_OK);
+    assert_int_equal(m.unlimited, rl.rlim_cur == RLIM_INFINITY);
+    assert_int_equal(m.mem_total_bytes, 0); /* the capture tree has no /proc/meminfo */
+}
+
+static void test_aer_rules(void **state)
+{
+    nt_aer_t a = {.bdf = GPU, .present = 1, .nonfatal = 1};
+    nt_nodecheck_t o;
+    unsigned long long v = 7;
+    (void)state;
+    nt_aer_judge(&a, &o);
+    assert_int_equal(o.verdict, NT_FAIL);
+    assert_string_equal(o.code, "NT-PCIE-007");
+    a.present = 0;
+    nt_aer_judge(&a, &o);
+    assert_int_equal(o.verdict, NT_NOT_JUDGED);
+    assert_int_equal(nt_aer_parse_total("RxErr 0\n", &v), NT_ERR_PARSE);
+    assert_int_equal(nt_aer_parse_total(AER_COR_FAULT, &v), NT_OK);
+    assert_int_equal(v, 3);
+}
+
+static void test_iommu_cmdline(void **state)
+{
+    nt_iommu_t m = {.bdf = GPU, .groups = 40};
+    nt_nodecheck_t o;
+    (void)state;
+    nt_iommu_parse_cmdline("ro quiet intel_iommu=on", &m);
+    assert_int_equal(m.cmdline_on, 1);
+    nt_iommu_judge(&m, &o); /* no group type readable: the command line decides */
+    assert_int_equal(o.verdict, NT_WARN);
+    nt_iommu_parse_cmdline("ro intel_iommu=on iommu=pt", &m);
+    assert_int_equal(m.cmdline_pt, 1);
+    assert_int_equal(m.cmdline_on, 0);
+    nt_iommu_parse_cmdline("ro xiommu=ptx", &m);
+    assert_int_equal(m.cmdline_pt, 0);
+    nt_iommu_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_NOT_JUDGED);
+}
+
+/* The probe's glue (probes/nodechecks.c) on the same tree: one GPU and one NIC, the checks that
+ * apply, each with code and category; NCCL 2.22.3 with nvidia_peermem (nccl #1676) fails. */
+static void test_probe_glue(void **state)
+{
+    nt_topo_gpu_t gpu = {.index = 0, .pci_bus_id = GPU};
+    nt_topo_nic_t nic = {.name = "mlx5_0", .pci_bus_id = NIC};
+    nt_topo_t topo = {.gpus = &gpu, .ngpus = 1, .nics = &nic, .nnics = 1};
+    cJSON *checks = cJSON_CreateArray(), *c;
+    int n = 0, bad = 0;
+    (void)state;
+    nt_nodechecks_node(&topo, "node1", "2.22.3", checks);
+    cJSON_ArrayForEach(c, checks) {
+        const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
+        const char *v = cJSON_GetObjectItem(c, "verdict")->valuestring;
+        n++;
+        assert_non_null(cJSON_GetObjectItem(c, "code"));
+        assert_non_null(cJSON_GetObjectItem(c, "category"));
+        if (strcmp(name, "memlock") == 0) /* this process's limit, MemTotal not in the tree */
+            assert_true(strcmp(v, "pass") == 0 || strcmp(v, "not_judged") == 0);
+        else if (strcmp(v, "pass") != 0) {
+            bad++;
+            assert_string_equal(name, "peer_memory");
+            assert_string_equal(cJSON_GetObjectItem(c, "code")->valuestring, "NT-CFG-004");
+            assert_string_equal(cJSON_GetObjectItem(c, "category")->valuestring, "config");
+        }
+    }
+    assert_int_equal(n, 3 + 4 + 1 + 3); /* ACS x3, IOMMU and AER x2, memlock, peer memory,
+                                         * nvidia_fs and dma-buf; no /dev/shm for one GPU */
+    assert_int_equal(bad, 1);
+    cJSON_Delete(checks);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bridges_between),
+        cmocka_unit_test(test_healthy_passes_everything),
+        cmocka_unit_test(test_acs_redirect_fails_alone),
+        cmocka_unit_test(test_acs_not_root),
+        cmocka_unit_test(test_aer_correctable_warns_alone),
+        cmocka_unit_test(test_iommu_translated_warns_alone),
+        cmocka_unit_test(test_peermem_against_nccl),
+        cmocka_unit_test(test_shm_need),
+        cmocka_unit_test(test_memlock),
+        cmocka_unit_test(test_aer_rules),
+        cmocka_unit_test(test_iommu_cmdline),
+        cmocka_unit_test(test_probe_glue),
+    };
+    return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
+}
