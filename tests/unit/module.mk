@@ -37,6 +37,14 @@ $(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,j
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
+# The readers of a running job's NCCL telemetry and their alignment (include/nettune/jobrec.h),
+# on tests/fixtures/inspector/ relative to the repository root: they run from it.
+JOB_TESTS := test_jobrec
+JOB_TEST_BINS := $(addprefix $(BUILD)/tests/,$(JOB_TESTS))
+$(JOB_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(call nt_archives,nccl core)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(call nt_link,nccl core) $(CMOCKA_LIBS)
+
 # Topology inventory, PCIe link state without traffic and software versions,
 # against captured trees and stand-in libraries.
 TOPO_TESTS     := test_topo test_pcie test_software
@@ -78,8 +86,8 @@ TEST_TARGETS += test-unit
 .PHONY: test-unit test-topo test-verdict
 # The tree's lints run here too (tests/lint/): the documents and the static-function names
 # (--max: the functions the tree had to rename when the rule was written; 0 once renamed).
-test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) all
-	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS); do \
+test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) $(JOB_TEST_BINS) all
+	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS) $(JOB_TEST_BINS); do \
 	   (cd $(CURDIR) && $$t) || rc=1; done; \
 	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; \
 	 tests/lint/check-docs.sh || rc=1; python3 tests/lint/static-names.py --max 367 || rc=1; exit $$rc

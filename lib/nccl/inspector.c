@@ -1,0 +1,423 @@
+/* The one reader of NCCL Inspector's outputs (include/nettune/jobrec.h): its JSON logs, compact
+ * one record a line as the plugin writes them (v2.30.7-1 inspector_json.cc:308-320: an object,
+ * then jsonNewline) or pretty-printed as in its README, and its Prometheus textfiles. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "nettune/jobrec.h"
+#include "nettune/logline.h"
+
+const char *nt_timing_name(nt_timing_t t)
+{
+    switch (t) {
+    case NT_TIMING_KERNEL_GPU:
+        return "kernel_gpu";
+    case NT_TIMING_KERNEL_CPU:
+        return "kernel_cpu";
+    case NT_TIMING_COLLECTIVE_CPU:
+        return "collective_cpu";
+    default:
+        return "unknown";
+    }
+}
+
+static nt_timing_t timing_parse(const char *s)
+{
+    for (nt_timing_t t = NT_TIMING_KERNEL_GPU; t <= NT_TIMING_COLLECTIVE_CPU; t++)
+        if (s && strcmp(s, nt_timing_name(t)) == 0)
+            return t;
+    return NT_TIMING_UNKNOWN;
+}
+
+const char *nt_jobfmt_name(nt_jobfmt_t f)
+{
+    return f == NT_JOBFMT_INSPECTOR_JSON ? "inspector_json"
+           : f == NT_JOBFMT_INSPECTOR_PROM ? "inspector_prom"
+                                           : "unknown";
+}
+
+nt_jobfmt_t nt_jobfmt_sniff(const char *head)
+{
+    while (*head && isspace((unsigned char)*head))
+        head++;
+    if (*head == '{')
+        return NT_JOBFMT_INSPECTOR_JSON;
+    if (strncmp(head, "nccl_", 5) == 0 || (head[0] == '#' && strstr(head, " nccl_")))
+        return NT_JOBFMT_INSPECTOR_PROM;
+    return NT_JOBFMT_UNKNOWN;
+}
+
+static void rec_clear(nt_jobrec_t *rec)
+{
+    memset(rec, 0, sizeof(*rec));
+    rec->rank = rec->nranks = rec->nnodes = rec->peer = -1;
+    rec->pid = -1;
+    rec->bytes = rec->exec_us = rec->algbw_GBps = rec->busbw_GBps = NAN;
+    rec->dump_ts_us = rec->start_ts_us = rec->stop_ts_us = NAN;
+}
+
+static void copy_str(char *dst, size_t cap, const char *s)
+{
+    snprintf(dst, cap, "%s", s ? s : "");
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A count or id that must be a whole number in range; -1 otherwise. */
+static long jint(const cJSON *o, const char *k, long max)
+{
+    double d = jnum(o, k);
+    return isfinite(d) && d >= 0 && d <= (double)max && d == floor(d) ? (long)d : -1;
+}
+
+/* The op object: "coll_perf" with keys coll_* or "p2p_perf" with keys p2p_* (v2.30.7-1
+ * inspector_json.cc:204-258; before 2.30.3 only coll_perf, v2.28.3-1 inspector.cc:477-489). */
+static int parse_op(const cJSON *op, const char *pfx, nt_jobrec_t *rec)
+{
+    char k[40];
+    const char *name = jstr(op, pfx); /* "coll": "AllReduce", "p2p": "Send" */
+    snprintf(k, sizeof(k), "%s_sn", pfx);
+    double sn = jnum(op, k);
+    if (!name || !isfinite(sn) || sn < 0 || sn > 1.8e19)
+        return -1;
+    copy_str(rec->op, sizeof(rec->op), name);
+    rec->has_seq = 1;
+    rec->seq = (uint64_t)sn;
+    snprintf(k, sizeof(k), "%s_msg_size_bytes", pfx);
+    rec->bytes = jnum(op, k);
+    snprintf(k, sizeof(k), "%s_exec_time_us", pfx);
+    rec->exec_us = jnum(op, k);
+    snprintf(k, sizeof(k), "%s_timing_source", pfx);
+    rec->timing = timing_parse(jstr(op, k));
+    snprintf(k, sizeof(k), "%s_algobw_gbs", pfx);
+    rec->algbw_GBps = jnum(op, k);
+    snprintf(k, sizeof(k), "%s_busbw_gbs", pfx);
+    rec->busbw_GBps = jnum(op, k);
+    if (strcmp(pfx, "p2p") == 0)
+        rec->peer = (int)jint(op, "p2p_peer", 1 << 30);
+    /* Verbose mode (NCCL_INSPECTOR_DUMP_VERBOSE=1): inspector_json.cc:116-134, timestamps from
+     * the writing host's clock. */
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(op, "event_trace_ts");
+    if (cJSON_IsObject(ts)) {
+        snprintf(k, sizeof(k), "%s_start_ts", pfx);
+        rec->start_ts_us = jnum(ts, k);
+        snprintf(k, sizeof(k), "%s_stop_ts", pfx);
+        rec->stop_ts_us = jnum(ts, k);
+        rec->nchannels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ts, "kernel_events"));
+    }
+    return 0;
+}
+
+int nt_inspector_parse(const char *text, size_t len, nt_jobrec_t *rec)
+{
+    rec_clear(rec);
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    if (!doc)
+        return -1;
+    int rc = -1;
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(doc, "header");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const cJSON *coll = cJSON_GetObjectItemCaseSensitive(doc, "coll_perf");
+    const cJSON *p2p = cJSON_GetObjectItemCaseSensitive(doc, "p2p_perf");
+    const char *id = jstr(h, "id");
+    long rank = jint(h, "rank", 1 << 30);
+    if (!cJSON_IsObject(h) || !id || rank < 0)
+        goto out;
+    copy_str(rec->comm_id, sizeof(rec->comm_id), id);
+    copy_str(rec->comm_name, sizeof(rec->comm_name), jstr(h, "comm_name"));
+    rec->rank = (int)rank;
+    rec->nranks = (int)jint(h, "n_ranks", 1 << 30);
+    rec->nnodes = (int)jint(h, "nnodes", 1 << 30);
+    if (rec->nranks >= 0 && rec->rank >= rec->nranks)
+        goto out;
+    if (cJSON_IsObject(m)) {
+        copy_str(rec->host, sizeof(rec->host), jstr(m, "hostname"));
+        rec->pid = jint(m, "pid", 1L << 40);
+        rec->dump_ts_us = jnum(m, "dump_timestamp_us");
+    }
+    if (cJSON_IsObject(coll)) {
+        rec->kind = NT_JOBREC_COLL;
+        rc = parse_op(coll, "coll", rec);
+    } else if (cJSON_IsObject(p2p)) {
+        rec->kind = NT_JOBREC_P2P;
+        rc = parse_op(p2p, "p2p", rec);
+    }
+out:
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* One label's value from a Prometheus label set `{a="x",b="y"}`; Inspector writes values without
+ * escapes (inspector_prom.cc:246-259), so a value ends at the next '"'. */
+static int prom_label(const char *labels, const char *key, char *dst, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *p = labels; (p = strstr(p, key)) != NULL; p += kl) {
+        if ((p == labels || p[-1] == ',' || p[-1] == '{') && p[kl] == '=' && p[kl + 1] == '"') {
+            const char *v = p + kl + 2, *e = strchr(v, '"');
+            if (!e)
+                return -1;
+            size_t n = (size_t)(e - v) < cap - 1 ? (size_t)(e - v) : cap - 1;
+            memcpy(dst, v, n);
+            dst[n] = '\0';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int nt_inspector_prom_parse(const char *line, nt_jobrec_t *rec)
+{
+    static const struct {
+        const char *name;
+        int exec, p2p;
+    } metrics[] = {
+        /* v2.30.7-1 inspector_prom.cc:457-458 and the P2P writer after it */
+        {"nccl_bus_bandwidth_gbs", 0, 0},
+        {"nccl_collective_exec_time_microseconds", 1, 0},
+        {"nccl_p2p_bus_bandwidth_gbs", 0, 1},
+        {"nccl_p2p_exec_time_microseconds", 1, 1},
+    };
+    rec_clear(rec);
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (strncmp(line, "nccl_", 5) != 0)
+        return 0;
+    const char *brace = strchr(line, '{');
+    const char *close = brace ? strchr(brace, '}') : NULL;
+    if (!brace || !close)
+        return -1;
+    size_t nl = (size_t)(brace - line);
+    int which = -1;
+    for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
+        if (strlen(metrics[i].name) == nl && strncmp(line, metrics[i].name, nl) == 0)
+            which = (int)i;
+    if (which < 0)
+        return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(close + 1, &end);
+    if (end == close + 1 || errno == ERANGE)
+        return -1;
+    size_t ll = (size_t)(close - brace) + 1;
+    char labels[1024];
+    if (ll >= sizeof(labels))
+        return -1;
+    memcpy(labels, brace, ll);
+    labels[ll] = '\0';
+    char num[24];
+    rec->kind = NT_JOBREC_AGG;
+    if (prom_label(labels, "node", rec->host, sizeof(rec->host)) < 0 ||
+        prom_label(labels, "gpu", rec->gpu, sizeof(rec->gpu)) < 0)
+        return -1;
+    prom_label(labels, "comm_name", rec->comm_name, sizeof(rec->comm_name));
+    prom_label(labels, metrics[which].p2p ? "p2p_operation" : "collective", rec->op,
+               sizeof(rec->op));
+    prom_label(labels, "message_size", rec->size_range, sizeof(rec->size_range));
+    if (prom_label(labels, "nranks", num, sizeof(num)) == 0)
+        rec->nranks = atoi(num);
+    if (prom_label(labels, "n_nodes", num, sizeof(num)) == 0)
+        rec->nnodes = atoi(num);
+    if (metrics[which].exec)
+        rec->exec_us = v;
+    else
+        rec->busbw_GBps = v;
+    return 1;
+}
+
+struct nt_jobreader {
+    nt_linereader_t *lr;
+    nt_jobfmt_t fmt;
+    char *text; /* the JSON record being assembled */
+    size_t len, cap;
+    int depth, in_str, esc, overflow;
+    unsigned long start_line, first_bad, records, skipped, partial;
+};
+
+static nt_jobreader_t *reader_wrap(nt_linereader_t *lr)
+{
+    nt_jobreader_t *r = lr ? calloc(1, sizeof(*r)) : NULL;
+    if (!r) {
+        int e = errno;
+        nt_linereader_close(lr);
+        errno = e;
+        return NULL;
+    }
+    r->lr = lr;
+    nt_linereader_set_split(r->lr, 1);
+    return r;
+}
+
+nt_jobreader_t *nt_jobreader_open(const char *path)
+{
+    return reader_wrap(nt_linereader_open(path));
+}
+
+nt_jobreader_t *nt_jobreader_open_stream(FILE *fp)
+{
+    return reader_wrap(nt_linereader_open_stream(fp));
+}
+
+void nt_jobreader_close(nt_jobreader_t *r)
+{
+    if (!r)
+        return;
+    nt_linereader_close(r->lr);
+    free(r->text);
+    free(r);
+}
+
+nt_jobfmt_t nt_jobreader_format(const nt_jobreader_t *r)
+{
+    return r->fmt;
+}
+unsigned long nt_jobreader_records(const nt_jobreader_t *r)
+{
+    return r->records;
+}
+unsigned long nt_jobreader_skipped(const nt_jobreader_t *r)
+{
+    return r->skipped;
+}
+unsigned long nt_jobreader_partial(const nt_jobreader_t *r)
+{
+    return r->partial;
+}
+unsigned long nt_jobreader_first_bad_line(const nt_jobreader_t *r)
+{
+    return r->first_bad;
+}
+
+static void bad(nt_jobreader_t *r, unsigned long line)
+{
+    r->skipped++;
+    if (!r->first_bad)
+        r->first_bad = line;
+}
+
+/* Appends `s` to the record being assembled, tracking the object depth outside strings. Returns
+ * the offset just past the byte that closed the outermost object, or 0 if it is still open. */
+static size_t json_feed(nt_jobreader_t *r, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (r->depth == 0 && c != '{')
+            continue; /* whitespace or debris between records */
+        if (!r->overflow) {
+            if (r->len + 2 > r->cap) {
+                size_t cap = r->cap ? r->cap * 2 : 4096;
+                char *t = cap <= NT_JOBREC_TEXT_MAX ? realloc(r->text, cap) : NULL;
+                if (!t)
+                    r->overflow = 1;
+                else {
+                    r->text = t;
+                    r->cap = cap;
+                }
+            }
+            if (!r->overflow)
+                r->text[r->len++] = c;
+        }
+        if (r->in_str) {
+            if (r->esc)
+                r->esc = 0;
+            else if (c == '\\')
+                r->esc = 1;
+            else if (c == '"')
+                r->in_str = 0;
+        } else if (c == '"')
+            r->in_str = 1;
+        else if (c == '{' || c == '[')
+            r->depth++;
+        else if ((c == '}' || c == ']') && --r->depth == 0)
+            return i + 1;
+    }
+    return 0;
+}
+
+static void json_reset(nt_jobreader_t *r)
+{
+    r->len = 0;
+    r->depth = r->in_str = r->esc = r->overflow = 0;
+}
+
+int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
+{
+    const char *line;
+    size_t n;
+    int got;
+    for (;;) {
+        /* A JSON line may hold the end of one record and the start of the next: keep the rest. */
+        got = nt_linereader_next(r->lr, &line, &n);
+        if (got <= 0)
+            break;
+        if (r->fmt == NT_JOBFMT_UNKNOWN) {
+            r->fmt = nt_jobfmt_sniff(line);
+            if (r->fmt == NT_JOBFMT_UNKNOWN) {
+                const char *p = line;
+                while (*p && isspace((unsigned char)*p))
+                    p++;
+                if (*p)
+                    return bad(r, nt_linereader_lineno(r->lr)), 0; /* not ours: stop at once */
+                continue;
+            }
+        }
+        if (r->fmt == NT_JOBFMT_INSPECTOR_PROM) {
+            int rc = nt_inspector_prom_parse(line, rec);
+            if (rc < 0 && nt_linereader_piece(r->lr))
+                rc = 0; /* a label set longer than a line is not Inspector's */
+            if (rc < 0)
+                bad(r, nt_linereader_lineno(r->lr));
+            if (rc == 1) {
+                r->records++;
+                return 1;
+            }
+            continue;
+        }
+        size_t off = 0;
+        while (off < n) {
+            if (r->depth == 0)
+                r->start_line = nt_linereader_lineno(r->lr);
+            size_t end = json_feed(r, line + off, n - off);
+            if (!end)
+                break;
+            off += end;
+            int ok = !r->overflow && nt_inspector_parse(r->text, r->len, rec) == 0;
+            if (!ok)
+                bad(r, r->start_line);
+            json_reset(r);
+            if (ok) {
+                r->records++;
+                /* Records sharing a line with the next one are rare (the writer ends each with a
+                 * newline); the rest of this line is dropped with a count rather than held. */
+                for (size_t i = off; i < n; i++)
+                    if (line[i] == '{') {
+                        bad(r, nt_linereader_lineno(r->lr));
+                        break;
+                    }
+                return 1;
+            }
+        }
+        if (r->depth > 0 && !nt_linereader_piece(r->lr))
+            json_feed(r, "\n", 1); /* the newline between lines of a pretty-printed record */
+    }
+    if (r->depth > 0)
+        r->partial++; /* the file ends inside a record: the writer is still at it */
+    json_reset(r);
+    return got < 0 ? -1 : 0;
+}
