@@ -127,6 +127,9 @@ void nt_jobreader_close(nt_jobreader_t *r);
 
 /* ---- lib/nccl/jobalign.c: records aligned across ranks ----------------------------------------- */
 
+/* Distinct dump times kept per rank: enough to tell "it dumped again since" from "it stopped". */
+#define NT_JOBRANK_DUMPS 4
+
 /* What is known of one rank of a communicator. */
 typedef struct nt_jobrank {
     int seen;                      /* any record of this rank */
@@ -135,6 +138,8 @@ typedef struct nt_jobrank {
     char host[NT_JOBREC_HOST_MAX];
     long pid;
     double last_dump_ts_us;        /* the writer's clock at its latest dump (NAN if unknown) */
+    double dumps_us[NT_JOBRANK_DUMPS]; /* its latest distinct dump times, newest first */
+    int ndumps;
 } nt_jobrank_t;
 
 /* One collective call (one sequence number) of a communicator across its ranks. exec_us and
@@ -191,6 +196,10 @@ const nt_jobcomm_t *nt_jobalign_comm(const nt_jobalign_t *a, size_t i);
 
 /* nt_jobcomm_call - the call of sequence number `seq` in the window, or NULL. */
 const nt_jobcall_t *nt_jobcomm_call(const nt_jobcomm_t *c, uint64_t seq);
+
+/* nt_jobrank_dumps_after - how many of the rank's latest distinct dump times (at most
+ * NT_JOBRANK_DUMPS) are later than `t_us`; 0 when t_us is NAN. */
+int nt_jobrank_dumps_after(const nt_jobrank_t *r, double t_us);
 
 /* nt_jobcall_spread - over the ranks seen in a call: the shortest and longest exec time (us)
  * and the rank with the shortest. Returns the number of ranks with a time (0: min/max NAN,

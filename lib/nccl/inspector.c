@@ -27,7 +27,7 @@ const char *nt_timing_name(nt_timing_t t)
     }
 }
 
-static nt_timing_t timing_parse(const char *s)
+static nt_timing_t nt_timing_parse(const char *s)
 {
     for (nt_timing_t t = NT_TIMING_KERNEL_GPU; t <= NT_TIMING_COLLECTIVE_CPU; t++)
         if (s && strcmp(s, nt_timing_name(t)) == 0)
@@ -53,7 +53,7 @@ nt_jobfmt_t nt_jobfmt_sniff(const char *head)
     return NT_JOBFMT_UNKNOWN;
 }
 
-static void rec_clear(nt_jobrec_t *rec)
+static void nt_jobrec_clear(nt_jobrec_t *rec)
 {
     memset(rec, 0, sizeof(*rec));
     rec->rank = rec->nranks = rec->nnodes = rec->peer = -1;
@@ -62,63 +62,63 @@ static void rec_clear(nt_jobrec_t *rec)
     rec->dump_ts_us = rec->start_ts_us = rec->stop_ts_us = NAN;
 }
 
-static void copy_str(char *dst, size_t cap, const char *s)
+static void nt_insp_str_copy(char *dst, size_t cap, const char *s)
 {
     snprintf(dst, cap, "%s", s ? s : "");
 }
 
-static const char *jstr(const cJSON *o, const char *k)
+static const char *nt_insp_json_str(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static double jnum(const cJSON *o, const char *k)
+static double nt_insp_json_num(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* A count or id that must be a whole number in range; -1 otherwise. */
-static long jint(const cJSON *o, const char *k, long max)
+static long nt_insp_json_int(const cJSON *o, const char *k, long max)
 {
-    double d = jnum(o, k);
+    double d = nt_insp_json_num(o, k);
     return isfinite(d) && d >= 0 && d <= (double)max && d == floor(d) ? (long)d : -1;
 }
 
 /* The op object: "coll_perf" with keys coll_* or "p2p_perf" with keys p2p_* (v2.30.7-1
  * inspector_json.cc:204-258; before 2.30.3 only coll_perf, v2.28.3-1 inspector.cc:477-489). */
-static int parse_op(const cJSON *op, const char *pfx, nt_jobrec_t *rec)
+static int nt_insp_op_parse(const cJSON *op, const char *pfx, nt_jobrec_t *rec)
 {
     char k[40];
-    const char *name = jstr(op, pfx); /* "coll": "AllReduce", "p2p": "Send" */
+    const char *name = nt_insp_json_str(op, pfx); /* "coll": "AllReduce", "p2p": "Send" */
     snprintf(k, sizeof(k), "%s_sn", pfx);
-    double sn = jnum(op, k);
+    double sn = nt_insp_json_num(op, k);
     if (!name || !isfinite(sn) || sn < 0 || sn > 1.8e19)
         return -1;
-    copy_str(rec->op, sizeof(rec->op), name);
+    nt_insp_str_copy(rec->op, sizeof(rec->op), name);
     rec->has_seq = 1;
     rec->seq = (uint64_t)sn;
     snprintf(k, sizeof(k), "%s_msg_size_bytes", pfx);
-    rec->bytes = jnum(op, k);
+    rec->bytes = nt_insp_json_num(op, k);
     snprintf(k, sizeof(k), "%s_exec_time_us", pfx);
-    rec->exec_us = jnum(op, k);
+    rec->exec_us = nt_insp_json_num(op, k);
     snprintf(k, sizeof(k), "%s_timing_source", pfx);
-    rec->timing = timing_parse(jstr(op, k));
+    rec->timing = nt_timing_parse(nt_insp_json_str(op, k));
     snprintf(k, sizeof(k), "%s_algobw_gbs", pfx);
-    rec->algbw_GBps = jnum(op, k);
+    rec->algbw_GBps = nt_insp_json_num(op, k);
     snprintf(k, sizeof(k), "%s_busbw_gbs", pfx);
-    rec->busbw_GBps = jnum(op, k);
+    rec->busbw_GBps = nt_insp_json_num(op, k);
     if (strcmp(pfx, "p2p") == 0)
-        rec->peer = (int)jint(op, "p2p_peer", 1 << 30);
+        rec->peer = (int)nt_insp_json_int(op, "p2p_peer", 1 << 30);
     /* Verbose mode (NCCL_INSPECTOR_DUMP_VERBOSE=1): inspector_json.cc:116-134, timestamps from
      * the writing host's clock. */
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(op, "event_trace_ts");
     if (cJSON_IsObject(ts)) {
         snprintf(k, sizeof(k), "%s_start_ts", pfx);
-        rec->start_ts_us = jnum(ts, k);
+        rec->start_ts_us = nt_insp_json_num(ts, k);
         snprintf(k, sizeof(k), "%s_stop_ts", pfx);
-        rec->stop_ts_us = jnum(ts, k);
+        rec->stop_ts_us = nt_insp_json_num(ts, k);
         rec->nchannels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ts, "kernel_events"));
     }
     return 0;
@@ -126,7 +126,7 @@ static int parse_op(const cJSON *op, const char *pfx, nt_jobrec_t *rec)
 
 int nt_inspector_parse(const char *text, size_t len, nt_jobrec_t *rec)
 {
-    rec_clear(rec);
+    nt_jobrec_clear(rec);
     cJSON *doc = cJSON_ParseWithLength(text, len);
     if (!doc)
         return -1;
@@ -135,28 +135,28 @@ int nt_inspector_parse(const char *text, size_t len, nt_jobrec_t *rec)
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
     const cJSON *coll = cJSON_GetObjectItemCaseSensitive(doc, "coll_perf");
     const cJSON *p2p = cJSON_GetObjectItemCaseSensitive(doc, "p2p_perf");
-    const char *id = jstr(h, "id");
-    long rank = jint(h, "rank", 1 << 30);
+    const char *id = nt_insp_json_str(h, "id");
+    long rank = nt_insp_json_int(h, "rank", 1 << 30);
     if (!cJSON_IsObject(h) || !id || rank < 0)
         goto out;
-    copy_str(rec->comm_id, sizeof(rec->comm_id), id);
-    copy_str(rec->comm_name, sizeof(rec->comm_name), jstr(h, "comm_name"));
+    nt_insp_str_copy(rec->comm_id, sizeof(rec->comm_id), id);
+    nt_insp_str_copy(rec->comm_name, sizeof(rec->comm_name), nt_insp_json_str(h, "comm_name"));
     rec->rank = (int)rank;
-    rec->nranks = (int)jint(h, "n_ranks", 1 << 30);
-    rec->nnodes = (int)jint(h, "nnodes", 1 << 30);
+    rec->nranks = (int)nt_insp_json_int(h, "n_ranks", 1 << 30);
+    rec->nnodes = (int)nt_insp_json_int(h, "nnodes", 1 << 30);
     if (rec->nranks >= 0 && rec->rank >= rec->nranks)
         goto out;
     if (cJSON_IsObject(m)) {
-        copy_str(rec->host, sizeof(rec->host), jstr(m, "hostname"));
-        rec->pid = jint(m, "pid", 1L << 40);
-        rec->dump_ts_us = jnum(m, "dump_timestamp_us");
+        nt_insp_str_copy(rec->host, sizeof(rec->host), nt_insp_json_str(m, "hostname"));
+        rec->pid = nt_insp_json_int(m, "pid", 1L << 40);
+        rec->dump_ts_us = nt_insp_json_num(m, "dump_timestamp_us");
     }
     if (cJSON_IsObject(coll)) {
         rec->kind = NT_JOBREC_COLL;
-        rc = parse_op(coll, "coll", rec);
+        rc = nt_insp_op_parse(coll, "coll", rec);
     } else if (cJSON_IsObject(p2p)) {
         rec->kind = NT_JOBREC_P2P;
-        rc = parse_op(p2p, "p2p", rec);
+        rc = nt_insp_op_parse(p2p, "p2p", rec);
     }
 out:
     cJSON_Delete(doc);
@@ -165,7 +165,7 @@ out:
 
 /* One label's value from a Prometheus label set `{a="x",b="y"}`; Inspector writes values without
  * escapes (inspector_prom.cc:246-259), so a value ends at the next '"'. */
-static int prom_label(const char *labels, const char *key, char *dst, size_t cap)
+static int nt_insp_prom_label_get(const char *labels, const char *key, char *dst, size_t cap)
 {
     size_t kl = strlen(key);
     for (const char *p = labels; (p = strstr(p, key)) != NULL; p += kl) {
@@ -194,7 +194,7 @@ int nt_inspector_prom_parse(const char *line, nt_jobrec_t *rec)
         {"nccl_p2p_bus_bandwidth_gbs", 0, 1},
         {"nccl_p2p_exec_time_microseconds", 1, 1},
     };
-    rec_clear(rec);
+    nt_jobrec_clear(rec);
     while (*line == ' ' || *line == '\t')
         line++;
     if (strncmp(line, "nccl_", 5) != 0)
@@ -223,16 +223,16 @@ int nt_inspector_prom_parse(const char *line, nt_jobrec_t *rec)
     labels[ll] = '\0';
     char num[24];
     rec->kind = NT_JOBREC_AGG;
-    if (prom_label(labels, "node", rec->host, sizeof(rec->host)) < 0 ||
-        prom_label(labels, "gpu", rec->gpu, sizeof(rec->gpu)) < 0)
+    if (nt_insp_prom_label_get(labels, "node", rec->host, sizeof(rec->host)) < 0 ||
+        nt_insp_prom_label_get(labels, "gpu", rec->gpu, sizeof(rec->gpu)) < 0)
         return -1;
-    prom_label(labels, "comm_name", rec->comm_name, sizeof(rec->comm_name));
-    prom_label(labels, metrics[which].p2p ? "p2p_operation" : "collective", rec->op,
+    nt_insp_prom_label_get(labels, "comm_name", rec->comm_name, sizeof(rec->comm_name));
+    nt_insp_prom_label_get(labels, metrics[which].p2p ? "p2p_operation" : "collective", rec->op,
                sizeof(rec->op));
-    prom_label(labels, "message_size", rec->size_range, sizeof(rec->size_range));
-    if (prom_label(labels, "nranks", num, sizeof(num)) == 0)
+    nt_insp_prom_label_get(labels, "message_size", rec->size_range, sizeof(rec->size_range));
+    if (nt_insp_prom_label_get(labels, "nranks", num, sizeof(num)) == 0)
         rec->nranks = atoi(num);
-    if (prom_label(labels, "n_nodes", num, sizeof(num)) == 0)
+    if (nt_insp_prom_label_get(labels, "n_nodes", num, sizeof(num)) == 0)
         rec->nnodes = atoi(num);
     if (metrics[which].exec)
         rec->exec_us = v;
@@ -250,7 +250,7 @@ struct nt_jobreader {
     unsigned long start_line, first_bad, records, skipped, partial;
 };
 
-static nt_jobreader_t *reader_wrap(nt_linereader_t *lr)
+static nt_jobreader_t *nt_jobreader_wrap(nt_linereader_t *lr)
 {
     nt_jobreader_t *r = lr ? calloc(1, sizeof(*r)) : NULL;
     if (!r) {
@@ -266,12 +266,12 @@ static nt_jobreader_t *reader_wrap(nt_linereader_t *lr)
 
 nt_jobreader_t *nt_jobreader_open(const char *path)
 {
-    return reader_wrap(nt_linereader_open(path));
+    return nt_jobreader_wrap(nt_linereader_open(path));
 }
 
 nt_jobreader_t *nt_jobreader_open_stream(FILE *fp)
 {
-    return reader_wrap(nt_linereader_open_stream(fp));
+    return nt_jobreader_wrap(nt_linereader_open_stream(fp));
 }
 
 void nt_jobreader_close(nt_jobreader_t *r)
@@ -304,7 +304,7 @@ unsigned long nt_jobreader_first_bad_line(const nt_jobreader_t *r)
     return r->first_bad;
 }
 
-static void bad(nt_jobreader_t *r, unsigned long line)
+static void nt_jobreader_bad(nt_jobreader_t *r, unsigned long line)
 {
     r->skipped++;
     if (!r->first_bad)
@@ -313,7 +313,7 @@ static void bad(nt_jobreader_t *r, unsigned long line)
 
 /* Appends `s` to the record being assembled, tracking the object depth outside strings. Returns
  * the offset just past the byte that closed the outermost object, or 0 if it is still open. */
-static size_t json_feed(nt_jobreader_t *r, const char *s, size_t n)
+static size_t nt_jobreader_json_feed(nt_jobreader_t *r, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -350,7 +350,7 @@ static size_t json_feed(nt_jobreader_t *r, const char *s, size_t n)
     return 0;
 }
 
-static void json_reset(nt_jobreader_t *r)
+static void nt_jobreader_json_reset(nt_jobreader_t *r)
 {
     r->len = 0;
     r->depth = r->in_str = r->esc = r->overflow = 0;
@@ -373,7 +373,7 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
                 while (*p && isspace((unsigned char)*p))
                     p++;
                 if (*p)
-                    return bad(r, nt_linereader_lineno(r->lr)), 0; /* not ours: stop at once */
+                    return nt_jobreader_bad(r, nt_linereader_lineno(r->lr)), 0; /* not ours: stop at once */
                 continue;
             }
         }
@@ -382,7 +382,7 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
             if (rc < 0 && nt_linereader_piece(r->lr))
                 rc = 0; /* a label set longer than a line is not Inspector's */
             if (rc < 0)
-                bad(r, nt_linereader_lineno(r->lr));
+                nt_jobreader_bad(r, nt_linereader_lineno(r->lr));
             if (rc == 1) {
                 r->records++;
                 return 1;
@@ -393,31 +393,31 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
         while (off < n) {
             if (r->depth == 0)
                 r->start_line = nt_linereader_lineno(r->lr);
-            size_t end = json_feed(r, line + off, n - off);
+            size_t end = nt_jobreader_json_feed(r, line + off, n - off);
             if (!end)
                 break;
             off += end;
             int ok = !r->overflow && nt_inspector_parse(r->text, r->len, rec) == 0;
             if (!ok)
-                bad(r, r->start_line);
-            json_reset(r);
+                nt_jobreader_bad(r, r->start_line);
+            nt_jobreader_json_reset(r);
             if (ok) {
                 r->records++;
                 /* Records sharing a line with the next one are rare (the writer ends each with a
                  * newline); the rest of this line is dropped with a count rather than held. */
                 for (size_t i = off; i < n; i++)
                     if (line[i] == '{') {
-                        bad(r, nt_linereader_lineno(r->lr));
+                        nt_jobreader_bad(r, nt_linereader_lineno(r->lr));
                         break;
                     }
                 return 1;
             }
         }
         if (r->depth > 0 && !nt_linereader_piece(r->lr))
-            json_feed(r, "\n", 1); /* the newline between lines of a pretty-printed record */
+            nt_jobreader_json_feed(r, "\n", 1); /* the newline between lines of a pretty-printed record */
     }
     if (r->depth > 0)
         r->partial++; /* the file ends inside a record: the writer is still at it */
-    json_reset(r);
+    nt_jobreader_json_reset(r);
     return got < 0 ? -1 : 0;
 }

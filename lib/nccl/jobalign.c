@@ -27,7 +27,7 @@ nt_jobalign_t *nt_jobalign_create(size_t window, int max_ranks)
     return a;
 }
 
-static void comm_free(nt_jobcomm_t *c)
+static void nt_jobcomm_free(nt_jobcomm_t *c)
 {
     if (!c)
         return;
@@ -45,7 +45,7 @@ void nt_jobalign_destroy(nt_jobalign_t *a)
     if (!a)
         return;
     for (size_t i = 0; i < a->n; i++)
-        comm_free(a->comms[i]);
+        nt_jobcomm_free(a->comms[i]);
     free(a->comms);
     free(a);
 }
@@ -71,7 +71,7 @@ const nt_jobcall_t *nt_jobcomm_call(const nt_jobcomm_t *c, uint64_t seq)
     return k->used && k->seq == seq ? k : NULL;
 }
 
-static nt_jobcomm_t *comm_find(nt_jobalign_t *a, const nt_jobrec_t *rec, int *err)
+static nt_jobcomm_t *nt_jobcomm_find(nt_jobalign_t *a, const nt_jobrec_t *rec, int *err)
 {
     for (size_t i = 0; i < a->n; i++)
         if (strcmp(a->comms[i]->id, rec->comm_id) == 0)
@@ -94,7 +94,7 @@ static nt_jobcomm_t *comm_find(nt_jobalign_t *a, const nt_jobrec_t *rec, int *er
     c->ranks = calloc((size_t)rec->nranks, sizeof(*c->ranks));
     c->calls = calloc(c->window, sizeof(*c->calls));
     if (!c->ranks || !c->calls) {
-        comm_free(c);
+        nt_jobcomm_free(c);
         return *err = -1, NULL;
     }
     a->comms[a->n++] = c;
@@ -102,7 +102,7 @@ static nt_jobcomm_t *comm_find(nt_jobalign_t *a, const nt_jobrec_t *rec, int *er
 }
 
 /* Makes slot `k` hold call `seq`, evicting the older call it held. */
-static int call_take(nt_jobcomm_t *c, nt_jobcall_t *k, const nt_jobrec_t *rec)
+static int nt_jobcall_take(nt_jobcomm_t *c, nt_jobcall_t *k, const nt_jobrec_t *rec)
 {
     size_t n = (size_t)c->nranks;
     if (!k->exec_us) {
@@ -122,13 +122,37 @@ static int call_take(nt_jobcomm_t *c, nt_jobcall_t *k, const nt_jobrec_t *rec)
     return 0;
 }
 
+/* Keeps the NT_JOBRANK_DUMPS latest distinct dump times, newest first. */
+static void nt_jobrank_dump_note(nt_jobrank_t *r, double t)
+{
+    if (!isfinite(t))
+        return;
+    int i = 0;
+    while (i < r->ndumps && r->dumps_us[i] > t)
+        i++;
+    if ((i < r->ndumps && r->dumps_us[i] == t) || i >= NT_JOBRANK_DUMPS)
+        return;
+    int n = r->ndumps < NT_JOBRANK_DUMPS ? r->ndumps : NT_JOBRANK_DUMPS - 1;
+    memmove(&r->dumps_us[i + 1], &r->dumps_us[i], (size_t)(n - i) * sizeof(double));
+    r->dumps_us[i] = t;
+    r->ndumps = n + 1;
+}
+
+int nt_jobrank_dumps_after(const nt_jobrank_t *r, double t_us)
+{
+    int n = 0;
+    for (int i = 0; isfinite(t_us) && i < r->ndumps; i++)
+        n += r->dumps_us[i] > t_us;
+    return n;
+}
+
 int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
 {
     if (rec->kind != NT_JOBREC_COLL || !rec->has_seq || !rec->comm_id[0] || rec->nranks < 1 ||
         rec->nranks > a->max_ranks || rec->rank < 0 || rec->rank >= rec->nranks)
         return a->rejected++, 1;
     int err = 0;
-    nt_jobcomm_t *c = comm_find(a, rec, &err);
+    nt_jobcomm_t *c = nt_jobcomm_find(a, rec, &err);
     if (!c)
         return err;
     if (rec->nranks != c->nranks)
@@ -143,7 +167,7 @@ int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
             c->stale++;
             return a->rejected++, 1;
         }
-        if (call_take(c, k, rec) < 0)
+        if (nt_jobcall_take(c, k, rec) < 0)
             return -1;
     }
     if (!isnan(k->exec_us[rec->rank])) {
@@ -173,6 +197,7 @@ int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
     r->records++;
     if (isfinite(rec->dump_ts_us) && !(r->last_dump_ts_us >= rec->dump_ts_us))
         r->last_dump_ts_us = rec->dump_ts_us;
+    nt_jobrank_dump_note(r, rec->dump_ts_us);
     if (!c->name[0] && rec->comm_name[0])
         snprintf(c->name, sizeof(c->name), "%s", rec->comm_name);
     return 0;
@@ -199,7 +224,7 @@ int nt_jobcall_spread(const nt_jobcomm_t *c, const nt_jobcall_t *k, double *min_
     return n;
 }
 
-static int cmp_double(const void *x, const void *y)
+static int nt_double_compare(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
@@ -216,7 +241,7 @@ double nt_jobcall_median_busbw(const nt_jobcomm_t *c, const nt_jobcall_t *k)
             v[n++] = k->busbw_GBps[i];
     double m = NAN;
     if (n) {
-        qsort(v, (size_t)n, sizeof(double), cmp_double);
+        qsort(v, (size_t)n, sizeof(double), nt_double_compare);
         m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
     free(v);

@@ -247,6 +247,11 @@ static void test_align(void **state)
     assert_string_equal(c->ranks[1].host, "node0");
     assert_int_equal(c->ranks[2].pid, 102);
     assert_int_equal(c->ranks[2].last_seq, 6);
+    /* Dump times 1000001..1000006, one a call: the latest 4 are kept, newest first. */
+    assert_int_equal(c->ranks[2].ndumps, NT_JOBRANK_DUMPS);
+    assert_true(c->ranks[2].dumps_us[0] == 1000006 && c->ranks[2].dumps_us[3] == 1000003);
+    assert_int_equal(nt_jobrank_dumps_after(&c->ranks[2], 1000003), 3);
+    assert_int_equal(nt_jobrank_dumps_after(&c->ranks[2], NAN), 0);
     const nt_jobcomm_t *cb = nt_jobalign_comm(a, 1);
     assert_false(cb->ranks[0].seen);
     assert_true(cb->ranks[1].seen);
