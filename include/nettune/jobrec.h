@@ -11,8 +11,14 @@
 #include <stdio.h>
 
 /* The record kinds: one collective call of one rank, one point-to-point operation of one rank
- * (Inspector from 2.30.3), or a per-GPU aggregate over a dump interval (Prometheus mode). */
-typedef enum nt_jobrec_kind { NT_JOBREC_COLL, NT_JOBREC_P2P, NT_JOBREC_AGG } nt_jobrec_kind_t;
+ * (Inspector from 2.30.3), a per-GPU aggregate over a dump interval (Prometheus mode), or a
+ * rank's state in NCCL RAS's report. */
+typedef enum nt_jobrec_kind {
+    NT_JOBREC_COLL,
+    NT_JOBREC_P2P,
+    NT_JOBREC_AGG,
+    NT_JOBREC_RAS /* one rank of a communicator as NCCL RAS lists it (ncclras -f json) */
+} nt_jobrec_kind_t;
 
 /* How the exec time was measured, as Inspector names it (NCCL v2.30.7-1
  * plugins/profiler/inspector/inspector.cc:322-326): "kernel_gpu", "kernel_cpu",
@@ -55,16 +61,22 @@ typedef struct nt_jobrec {
     double dump_ts_us;                  /* metadata.dump_timestamp_us: the writer's clock */
     double start_ts_us, stop_ts_us;     /* verbose event_trace_ts.coll_start_ts/_stop_ts */
     int nchannels;                      /* verbose kernel_events entries */
+    /* RAS (NCCL v2.30.7-1 src/ras/client_support.cc:1931-2000): the rank is in the
+     * communicator's "missing_ranks" (with status.unresponsive, status.considered_dead) or in
+     * its "ranks" (status.async_error, status.abort_flag; collective_counts summed). */
+    int ras_missing, ras_unresponsive, ras_dead, ras_async_error, ras_abort;
+    double coll_count; /* NAN when not given */
 } nt_jobrec_t;
 
 /* The formats a reader knows. */
 typedef enum nt_jobfmt {
     NT_JOBFMT_UNKNOWN,
     NT_JOBFMT_INSPECTOR_JSON, /* <dir>/<host>-pid<pid>.log */
-    NT_JOBFMT_INSPECTOR_PROM  /* <dir>/nccl_inspector_metrics_<uuid>.prom */
+    NT_JOBFMT_INSPECTOR_PROM, /* <dir>/nccl_inspector_metrics_<uuid>.prom */
+    NT_JOBFMT_RAS_JSON        /* ncclras -f json (NCCL 2.29.2 on) */
 } nt_jobfmt_t;
 
-/* nt_jobfmt_name - "inspector_json", "inspector_prom", "unknown". */
+/* nt_jobfmt_name - "inspector_json", "inspector_prom", "ras_json", "unknown". */
 const char *nt_jobfmt_name(nt_jobfmt_t f);
 
 /* nt_jobfmt_sniff - the format of a file from its first non-blank bytes `head` (NUL-terminated):
@@ -92,6 +104,14 @@ int nt_inspector_parse(const char *text, size_t len, nt_jobrec_t *rec);
  * record, 0 for a comment, blank or foreign metric line, -1 for a malformed nccl_ line. */
 int nt_inspector_prom_parse(const char *line, nt_jobrec_t *rec);
 
+/* nt_ras_rank_parse - parses one rank object of an ncclras -f json document (`text`, `len`
+ * bytes) into `rec` (kind NT_JOBREC_RAS): rank, host, pid, status and collective_counts
+ * (v2.30.7-1 src/ras/client_support.cc:1944-1976 for "ranks", :1986-2000 for "missing_ranks").
+ * `comm` and `size` are the communicator's hash and size, `missing` says which list it came
+ * from. Returns 0, or -1 when it is not JSON or has no rank. */
+int nt_ras_rank_parse(const char *text, size_t len, const char *comm, int size, int missing,
+                      nt_jobrec_t *rec);
+
 typedef struct nt_jobreader nt_jobreader_t;
 
 /* Largest record a reader accepts (a verbose record with many channels is a few KiB); a longer
@@ -99,7 +119,9 @@ typedef struct nt_jobreader nt_jobreader_t;
 #define NT_JOBREC_TEXT_MAX (256 * 1024)
 
 /* nt_jobreader_open - opens `path` ("-" = stdin, gzip read through zlib) and detects its format
- * from the content. Returns NULL with errno set when the file cannot be opened. */
+ * from the content. An ncclras -f json document is told from a pretty-printed Inspector record
+ * by its second line, "nccl_version" (client_support.cc:1921-1922); it is read rank object by
+ * rank object in the writer's layout (one key a line), so memory stays bounded. Returns NULL with errno set when the file cannot be opened. */
 nt_jobreader_t *nt_jobreader_open(const char *path);
 
 /* nt_jobreader_open_stream - the same on an already open stream (not closed by

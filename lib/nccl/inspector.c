@@ -39,6 +39,7 @@ const char *nt_jobfmt_name(nt_jobfmt_t f)
 {
     return f == NT_JOBFMT_INSPECTOR_JSON ? "inspector_json"
            : f == NT_JOBFMT_INSPECTOR_PROM ? "inspector_prom"
+           : f == NT_JOBFMT_RAS_JSON       ? "ras_json"
                                            : "unknown";
 }
 
@@ -60,6 +61,7 @@ static void nt_jobrec_clear(nt_jobrec_t *rec)
     rec->pid = -1;
     rec->bytes = rec->exec_us = rec->algbw_GBps = rec->busbw_GBps = NAN;
     rec->dump_ts_us = rec->start_ts_us = rec->stop_ts_us = NAN;
+    rec->coll_count = NAN;
 }
 
 static void nt_insp_str_copy(char *dst, size_t cap, const char *s)
@@ -241,6 +243,39 @@ int nt_inspector_prom_parse(const char *line, nt_jobrec_t *rec)
     return 1;
 }
 
+int nt_ras_rank_parse(const char *text, size_t len, const char *comm, int size, int missing,
+                      nt_jobrec_t *rec)
+{
+    nt_jobrec_clear(rec);
+    cJSON *o = cJSON_ParseWithLength(text, len);
+    long rank = o ? nt_insp_json_int(o, "rank", 1 << 30) : -1;
+    if (rank < 0) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    rec->kind = NT_JOBREC_RAS;
+    nt_insp_str_copy(rec->comm_id, sizeof(rec->comm_id), comm);
+    rec->nranks = size;
+    rec->rank = (int)rank;
+    nt_insp_str_copy(rec->host, sizeof(rec->host), nt_insp_json_str(o, "host"));
+    rec->pid = nt_insp_json_int(o, "pid", 1L << 40);
+    rec->ras_missing = missing;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+    rec->ras_unresponsive = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "unresponsive"));
+    rec->ras_dead = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "considered_dead"));
+    rec->ras_abort = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "abort_flag"));
+    double ae = nt_insp_json_num(st, "async_error");
+    rec->ras_async_error = isfinite(ae) && ae != 0;
+    const cJSON *cc = cJSON_GetObjectItemCaseSensitive(o, "collective_counts"), *it;
+    if (cJSON_IsObject(cc)) {
+        rec->coll_count = 0;
+        cJSON_ArrayForEach(it, cc) if (cJSON_IsNumber(it) && it->valuedouble >= 0)
+            rec->coll_count += it->valuedouble;
+    }
+    cJSON_Delete(o);
+    return 0;
+}
+
 struct nt_jobreader {
     nt_linereader_t *lr;
     nt_jobfmt_t fmt;
@@ -248,6 +283,10 @@ struct nt_jobreader {
     size_t len, cap;
     int depth, in_str, esc, overflow;
     unsigned long start_line, first_bad, records, skipped, partial;
+    int lines;               /* lines read: RAS is told by its second */
+    int ras_section;         /* 1 in a "ranks" list, 2 in "missing_ranks", 0 elsewhere */
+    char ras_comm[NT_JOBREC_ID_MAX];
+    int ras_size;
 };
 
 static nt_jobreader_t *nt_jobreader_wrap(nt_linereader_t *lr)
@@ -356,6 +395,45 @@ static void nt_jobreader_json_reset(nt_jobreader_t *r)
     r->depth = r->in_str = r->esc = r->overflow = 0;
 }
 
+/* One line of an ncclras -f json document in the writer's layout (client_support.cc:1919-2017:
+ * one key a line, each rank object opened by a line "{"). Returns 1 with a record. */
+static int nt_jobreader_ras_line(nt_jobreader_t *r, const char *line, size_t n, nt_jobrec_t *rec)
+{
+    if (r->depth == 0) {
+        while (n && isspace((unsigned char)*line))
+            line++, n--;
+        char v[NT_JOBREC_ID_MAX];
+        if (sscanf(line, "\"hash\": \"%39[^\"]\"", v) == 1) {
+            nt_insp_str_copy(r->ras_comm, sizeof(r->ras_comm), v);
+            r->ras_section = 0;
+        } else if (sscanf(line, "\"size\": %d", &r->ras_size) == 1)
+            ;
+        else if (strncmp(line, "\"ranks\": [", 10) == 0)
+            r->ras_section = 1;
+        else if (strncmp(line, "\"missing_ranks\": [", 18) == 0)
+            r->ras_section = 2;
+        else if (strncmp(line, "\"communicators\": [", 18) == 0 || line[0] == ']')
+            r->ras_section = 0;
+        if (!r->ras_section || line[0] != '{')
+            return 0;
+        r->start_line = nt_linereader_lineno(r->lr);
+    }
+    if (!nt_jobreader_json_feed(r, line, n)) {
+        if (!nt_linereader_piece(r->lr))
+            nt_jobreader_json_feed(r, "\n", 1);
+        return 0;
+    }
+    int ok = !r->overflow && nt_ras_rank_parse(r->text, r->len, r->ras_comm, r->ras_size,
+                                               r->ras_section == 2, rec) == 0;
+    nt_jobreader_json_reset(r);
+    if (!ok) {
+        nt_jobreader_bad(r, r->start_line);
+        return 0;
+    }
+    r->records++;
+    return 1;
+}
+
 int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
 {
     const char *line;
@@ -376,6 +454,21 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
                     return nt_jobreader_bad(r, nt_linereader_lineno(r->lr)), 0; /* not ours: stop at once */
                 continue;
             }
+        }
+        r->lines++;
+        if (r->fmt == NT_JOBFMT_INSPECTOR_JSON && r->lines == 2 && r->records == 0) {
+            const char *p = line;
+            while (*p && isspace((unsigned char)*p))
+                p++;
+            if (strncmp(p, "\"nccl_version\"", 14) == 0) {
+                r->fmt = NT_JOBFMT_RAS_JSON; /* the document's own "{" is not a rank's */
+                nt_jobreader_json_reset(r);
+            }
+        }
+        if (r->fmt == NT_JOBFMT_RAS_JSON) {
+            if (nt_jobreader_ras_line(r, line, n, rec))
+                return 1;
+            continue;
         }
         if (r->fmt == NT_JOBFMT_INSPECTOR_PROM) {
             int rc = nt_inspector_prom_parse(line, rec);

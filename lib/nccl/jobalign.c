@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nettune/jobrec.h"
+#include "nettune/rdoc.h"
 
 struct nt_jobalign {
     size_t window;
@@ -224,12 +225,6 @@ int nt_jobcall_spread(const nt_jobcomm_t *c, const nt_jobcall_t *k, double *min_
     return n;
 }
 
-static int nt_double_compare(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 double nt_jobcall_median_busbw(const nt_jobcomm_t *c, const nt_jobcall_t *k)
 {
     double *v = malloc((size_t)c->nranks * sizeof(double));
@@ -239,11 +234,7 @@ double nt_jobcall_median_busbw(const nt_jobcomm_t *c, const nt_jobcall_t *k)
     for (int i = 0; i < c->nranks; i++)
         if (isfinite(k->busbw_GBps[i]))
             v[n++] = k->busbw_GBps[i];
-    double m = NAN;
-    if (n) {
-        qsort(v, (size_t)n, sizeof(double), nt_double_compare);
-        m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
+    double m = nt_median(v, (size_t)n);
     free(v);
     return m;
 }

@@ -56,25 +56,36 @@ static int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *co
     return 0;
 }
 
+/* Who a finding names. */
+typedef struct {
+    const char *comm_id, *comm_name, *host;
+    int rank;
+    long pid;
+} nt_watch_who_t;
+
+static nt_watch_who_t nt_watch_who_rank(const nt_jobcomm_t *c, int rank)
+{
+    return (nt_watch_who_t){c->id, c->name, c->ranks[rank].host, rank, c->ranks[rank].pid};
+}
+
 /* One finding: the check table's row for `code` gives check name and category. */
-static cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status, const nt_jobcomm_t *c,
-                          int rank, const char *verdict, const char *reason)
+static cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status,
+                                   nt_watch_who_t w, const char *verdict, const char *reason)
 {
     const nt_check_row_t *row = nt_check_by_code(code);
     cJSON *o = cJSON_CreateObject();
     if (!row || !o || !cJSON_AddItemToArray(arr, o))
         return cJSON_Delete(o), NULL;
-    const nt_jobrank_t *r = &c->ranks[rank];
     if (!cJSON_AddStringToObject(o, "code", row->code) ||
         !cJSON_AddStringToObject(o, "check", row->check) ||
         !cJSON_AddStringToObject(o, "category", nt_category_name(row->category)) ||
         !cJSON_AddStringToObject(o, "status", status) ||
-        !cJSON_AddStringToObject(o, "comm_id", c->id) ||
-        !cJSON_AddStringToObject(o, "comm_name", c->name) ||
-        !cJSON_AddNumberToObject(o, "rank", rank) ||
-        !cJSON_AddStringToObject(o, "host", r->host) ||
-        !(r->pid >= 0 ? cJSON_AddNumberToObject(o, "pid", (double)r->pid)
-                      : cJSON_AddNullToObject(o, "pid")) ||
+        !cJSON_AddStringToObject(o, "comm_id", w.comm_id) ||
+        !cJSON_AddStringToObject(o, "comm_name", w.comm_name) ||
+        !cJSON_AddNumberToObject(o, "rank", w.rank) ||
+        !cJSON_AddStringToObject(o, "host", w.host) ||
+        !(w.pid >= 0 ? cJSON_AddNumberToObject(o, "pid", (double)w.pid)
+                     : cJSON_AddNullToObject(o, "pid")) ||
         !cJSON_AddStringToObject(o, "verdict", verdict) ||
         !cJSON_AddStringToObject(o, "reason", reason) ||
         !cJSON_AddStringToObject(o, "action", row->action))
@@ -135,7 +146,8 @@ static int nt_watch_straggler_judge(const nt_jobcomm_t *c, cJSON *findings, cJSO
                  "for it inside the call",
                  votes[best], complete, c->id, nt_rules.straggler_min_spread * 100,
                  voting ? spread_sum / voting * 100 : 0.0);
-        cJSON *f = nt_watch_finding_add(findings, "NT-JOB-201", "warn", c, best, verdict, reason);
+        cJSON *f = nt_watch_finding_add(findings, "NT-JOB-201", "warn", nt_watch_who_rank(c, best),
+                                         verdict, reason);
         if (!f || !cJSON_AddNumberToObject(f, "calls_fastest", votes[best]) ||
             !cJSON_AddNumberToObject(f, "calls_judged", complete))
             rc = -1;
@@ -209,7 +221,8 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj
                  (unsigned long long)r->last_seq, ahead, seen - 1,
                  (unsigned long long)(r->last_seq + (uint64_t)nt_rules.hang_min_lag),
                  (unsigned long long)c->max_seq);
-        cJSON *f = nt_watch_finding_add(findings, "NT-JOB-202", "fail", c, i, verdict, reason);
+        cJSON *f = nt_watch_finding_add(findings, "NT-JOB-202", "fail", nt_watch_who_rank(c, i),
+                                         verdict, reason);
         if (!f || !cJSON_AddNumberToObject(f, "last_seq", (double)r->last_seq) ||
             !cJSON_AddNumberToObject(f, "max_seq", (double)c->max_seq))
             return -1;
@@ -218,10 +231,31 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj
     return 0;
 }
 
+int nt_watch_ras_judge(const nt_jobrec_t *rec, cJSON *findings, nt_watch_outcome_t *out)
+{
+    if (rec->kind != NT_JOBREC_RAS || !rec->ras_missing)
+        return 0;
+    const char *state = rec->ras_dead           ? "considered dead"
+                        : rec->ras_unresponsive ? "unresponsive"
+                                                : "missing";
+    char verdict[512], reason[256];
+    snprintf(verdict, sizeof(verdict),
+             "rank %d (host %s, pid %ld) of communicator %s is %s to NCCL RAS: its process or "
+             "node stopped answering",
+             rec->rank, rec->host[0] ? rec->host : "unknown", rec->pid, rec->comm_id, state);
+    snprintf(reason, sizeof(reason),
+             "ncclras lists it under missing_ranks (unresponsive %s, considered_dead %s)",
+             rec->ras_unresponsive ? "true" : "false", rec->ras_dead ? "true" : "false");
+    nt_watch_who_t w = {rec->comm_id, rec->comm_name, rec->host, rec->rank, rec->pid};
+    if (!nt_watch_finding_add(findings, "NT-JOB-203", "fail", w, verdict, reason))
+        return -1;
+    out->fail++;
+    return 0;
+}
+
 int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *findings,
                    cJSON *not_judged, nt_watch_outcome_t *out)
 {
-    memset(out, 0, sizeof(*out));
     if (prom_records &&
         nt_watch_not_judged_add(not_judged, "watch_straggler", NULL,
                        "%lu Prometheus aggregate(s): per GPU per dump interval, with no rank, "

@@ -91,7 +91,9 @@ static int nt_watch_input_collect(const char *input, path_list_t *l)
 }
 
 typedef struct {
-    unsigned long records, coll, p2p, prom, skipped, partial;
+    unsigned long records, coll, p2p, prom, ras, skipped, partial;
+    cJSON *findings;
+    nt_watch_outcome_t out;
 } counts_t;
 
 /* Reads one file into the alignment and appends its entry to `inputs`. Returns 0, 1 when the
@@ -111,7 +113,13 @@ static int nt_watch_file_read(const char *path, nt_jobalign_t *a, cJSON *inputs,
             p2p++;
         else if (rec.kind == NT_JOBREC_AGG)
             prom++;
-        else if (nt_jobalign_add(a, &rec) < 0) {
+        else if (rec.kind == NT_JOBREC_RAS) {
+            tot->ras++;
+            if (nt_watch_ras_judge(&rec, tot->findings, &tot->out) < 0) {
+                rc = -1;
+                break;
+            }
+        } else if (nt_jobalign_add(a, &rec) < 0) {
             rc = -1;
             break;
         }
@@ -280,8 +288,8 @@ static int nt_watch_comm_json(const nt_jobcomm_t *c, cJSON *arr)
 
 static void nt_watch_summary_print(FILE *f, const cJSON *doc, const counts_t *tot, size_t ncomms)
 {
-    fprintf(f, "nettune watch: %lu record(s) (%lu P2P, %lu Prometheus), %zu communicator(s)", tot->records,
-            tot->p2p, tot->prom, ncomms);
+    fprintf(f, "nettune watch: %lu record(s) (%lu P2P, %lu Prometheus, %lu RAS), %zu communicator(s)",
+            tot->records, tot->p2p, tot->prom, tot->ras, ncomms);
     if (tot->skipped || tot->partial)
         fprintf(f, ", %lu skipped, %lu cut short at the end", tot->skipped, tot->partial);
     fprintf(f, "\n");
@@ -312,11 +320,13 @@ int nt_watch_run(const nt_watch_params_t *p)
 {
     path_list_t files = {0};
     counts_t tot = {0};
-    nt_watch_outcome_t out = {0};
     int code = NT_EXIT_USAGE, bad = 0;
-    cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings;
+    cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *nj, *sum, *settings;
+    cJSON *findings = cJSON_CreateArray();
+    tot.findings = findings;
+    nt_watch_outcome_t *out = &tot.out;
     nt_jobalign_t *a = nt_jobalign_create(p->window, NT_WATCH_MAX_RANKS);
-    if (!doc || !a)
+    if (!doc || !a || !findings)
         goto oom;
     for (int i = 0; i < p->ninputs; i++)
         if (nt_watch_input_collect(p->inputs[i], &files) < 0)
@@ -346,21 +356,24 @@ int nt_watch_run(const nt_watch_params_t *p)
     for (size_t i = 0; i < nt_jobalign_ncomms(a); i++)
         if (nt_watch_comm_json(nt_jobalign_comm(a, i), comms) < 0)
             goto oom;
-    if (!(findings = cJSON_AddArrayToObject(doc, "findings")) ||
-        !(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
-        nt_watch_judge(a, tot.prom, findings, nj, &out) < 0)
+    if (!cJSON_AddItemToObject(doc, "findings", findings))
         goto oom;
-    code = nt_exit_code(0, out.fail > 0, 0, out.warn > 0, p->strict);
+    findings = NULL; /* the document owns it now */
+    if (!(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
+        nt_watch_judge(a, tot.prom, tot.findings, nj, out) < 0)
+        goto oom;
+    code = nt_exit_code(0, out->fail > 0, 0, out->warn > 0, p->strict);
     if (!(sum = cJSON_AddObjectToObject(doc, "summary")) ||
         !cJSON_AddNumberToObject(sum, "records", (double)tot.records) ||
         !cJSON_AddNumberToObject(sum, "p2p_records", (double)tot.p2p) ||
         !cJSON_AddNumberToObject(sum, "prom_records", (double)tot.prom) ||
+        !cJSON_AddNumberToObject(sum, "ras_records", (double)tot.ras) ||
         !cJSON_AddNumberToObject(sum, "skipped", (double)tot.skipped) ||
         !cJSON_AddNumberToObject(sum, "partial", (double)tot.partial) ||
         !cJSON_AddNumberToObject(sum, "unaligned", (double)nt_jobalign_rejected(a)) ||
         !cJSON_AddNumberToObject(sum, "communicators", (double)nt_jobalign_ncomms(a)) ||
-        !cJSON_AddNumberToObject(sum, "fail", out.fail) ||
-        !cJSON_AddNumberToObject(sum, "warn", out.warn) ||
+        !cJSON_AddNumberToObject(sum, "fail", out->fail) ||
+        !cJSON_AddNumberToObject(sum, "warn", out->warn) ||
         !cJSON_AddNumberToObject(sum, "not_judged", cJSON_GetArraySize(nj)) ||
         !cJSON_AddNumberToObject(sum, "exit_code", code) ||
         !cJSON_AddStringToObject(sum, "exit", nt_exit_code_string(code)))
@@ -385,6 +398,7 @@ done:
         free(files.paths[i]);
     free(files.paths);
     nt_jobalign_destroy(a);
+    cJSON_Delete(findings);
     cJSON_Delete(doc);
     return code;
 }

@@ -39,8 +39,14 @@ typedef struct nt_watch_outcome {
     int fail, warn;
 } nt_watch_outcome_t;
 
+/* nt_watch_ras_judge - a rank NCCL RAS lists as missing (ncclras -f json "missing_ranks",
+ * v2.30.7-1 src/ras/client_support.cc:1986-2000) is a finding NT-JOB-203 of status fail; other
+ * records add nothing. Returns 0, or -1 when out of memory. */
+int nt_watch_ras_judge(const nt_jobrec_t *rec, cJSON *findings, nt_watch_outcome_t *out);
+
 /* nt_watch_judge - adds the judgements of every communicator of `a` to the document: findings
- * (array "findings") and what could not be judged with the reason (array "not_judged").
+ * (array "findings") and what could not be judged with the reason (array "not_judged"). The
+ * counts are added to `out` (zero it first).
  * `prom_records` is the number of Prometheus aggregates read: they carry no rank, communicator
  * id or sequence number, so their own not_judged entry says what they cannot show. Returns 0,
  * or -1 when out of memory (a cJSON_Add failed). */

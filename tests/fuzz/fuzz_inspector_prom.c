@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nettune/jobrec.h"
+#include "fuzz_jobreader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,13 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)nt_inspector_prom_parse(line, &rec);
     }
     free(text);
-    FILE *fp = fmemopen((void *)data, size, "r");
-    if (!fp)
-        return 0;
-    nt_jobreader_t *r = nt_jobreader_open_stream(fp);
-    while (r && nt_jobreader_next(r, &rec) > 0)
-        ;
-    nt_jobreader_close(r);
-    fclose(fp);
+    (void)nt_fuzz_jobreader_drain(data, size);
     return 0;
 }

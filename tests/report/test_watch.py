@@ -147,6 +147,15 @@ def readme_records_and_prometheus():
           doc["not_judged"])
 
 
+def ras_missing_rank_named():
+    r, doc = run_json(os.path.join(FIX, "ras-generated-v2.30.7-layout.json"))
+    check(r.returncode == 1, "a rank RAS cannot reach fails: %d %s" % (r.returncode, r.stderr))
+    check(doc["inputs"][0]["format"] == "ras_json" and doc["summary"]["ras_records"] == 6, doc["summary"])
+    f = doc["findings"]
+    check(len(f) == 1 and f[0]["code"] == "NT-JOB-203" and f[0]["rank"] == 2 and f[0]["host"] == "gpu02"
+          and f[0]["pid"] == 102 and f[0]["comm_id"] == "0xa1b2" and "unresponsive" in f[0]["verdict"], f)
+
+
 def bad_inputs_one_line():
     os.makedirs(WORK, exist_ok=True)
     empty = os.path.join(WORK, "empty-dir")
@@ -178,7 +187,7 @@ def schema_checked():
 
 TESTS = [straggler_named_compute_side, hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
-         too_few_calls_not_judged, readme_records_and_prometheus, bad_inputs_one_line, schema_checked]
+         too_few_calls_not_judged, readme_records_and_prometheus, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
 
 
 def main():

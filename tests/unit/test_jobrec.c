@@ -16,6 +16,7 @@
 
 #include "nettune/jobrec.h"
 #include "nettune/logline.h"
+#include "nettune/nccltests.h"
 
 #define FIX "tests/fixtures/inspector/"
 
@@ -258,13 +259,90 @@ static void test_align(void **state)
     nt_jobalign_destroy(a);
 }
 
+/* ncclras -f json in the writer's layout (the fixture is generated, see its README). */
+static void test_ras(void **state)
+{
+    (void)state;
+    nt_jobreader_t *r = nt_jobreader_open(FIX "ras-generated-v2.30.7-layout.json");
+    assert_non_null(r);
+    nt_jobrec_t rec;
+    int n = 0, missing = 0;
+    while (nt_jobreader_next(r, &rec) == 1) {
+        assert_int_equal(rec.kind, NT_JOBREC_RAS);
+        if (n == 0) {
+            assert_string_equal(rec.comm_id, "0xa1b2");
+            assert_int_equal(rec.nranks, 4);
+            assert_int_equal(rec.rank, 0);
+            assert_string_equal(rec.host, "gpu01");
+            assert_int_equal(rec.pid, 100);
+            assert_true(rec.coll_count == 512);
+            assert_false(rec.ras_missing);
+        }
+        if (rec.ras_missing) {
+            missing++;
+            assert_string_equal(rec.comm_id, "0xa1b2");
+            assert_int_equal(rec.rank, 2);
+            assert_string_equal(rec.host, "gpu02");
+            assert_true(rec.ras_unresponsive);
+            assert_false(rec.ras_dead);
+            assert_true(isnan(rec.coll_count));
+        }
+        if (n == 5) {
+            assert_string_equal(rec.comm_id, "0xc3d4");
+            assert_int_equal(rec.nranks, 2);
+            assert_true(rec.coll_count == 77);
+        }
+        n++;
+    }
+    assert_int_equal(n, 6);
+    assert_int_equal(missing, 1);
+    assert_int_equal(nt_jobreader_format(r), NT_JOBFMT_RAS_JSON);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    assert_int_equal(nt_jobreader_partial(r), 0);
+    nt_jobreader_close(r);
+}
+
+/* nccl-tests -J with -I, generated with the keys of nccl-tests v2.19.6 src/util.cu:440-449
+ * (devices), :454-522 (a result) and :569-602 (the per-iteration object); process 1 is 1.5x
+ * slower (tests/fixtures/inspector/README.md). */
+static void test_ncclt_per_iter(void **state)
+{
+    (void)state;
+    FILE *f = fopen(FIX "nccl-tests-generated-per-iter.json", "r");
+    assert_non_null(f);
+    char doc[8192];
+    size_t n = fread(doc, 1, sizeof(doc) - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    cJSON *j = cJSON_Parse(doc);
+    assert_non_null(j);
+    nt_ncclt_reader_t *r = nt_ncclt_reader_create();
+    assert_int_equal(nt_ncclt_reader_add_json(r, j, 0), 1);
+    const nt_ncclt_table_t *t = nt_ncclt_reader_table(r, 0);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 1);
+    const nt_ncclt_iters_t *it = &t->rows[0].iters[0];
+    assert_true(it->has);
+    assert_int_equal(it->skipped, 1);
+    assert_int_equal(it->niters, 4);
+    assert_int_equal(it->nprocs, 3);
+    assert_true(it->p99_us == 152.0 && it->cv_pct == 1.0 && it->min_us == 148.0);
+    /* means after the skipped first iteration: 100, 150, 100: process 1, 1.5x the median */
+    assert_int_equal(it->slowest_proc, 1);
+    assert_true(fabs(it->slowest_ratio - 1.5) < 1e-12);
+    assert_false(t->rows[0].iters[1].has); /* the in-place half has no -I object here */
+    nt_ncclt_reader_destroy(r);
+    cJSON_Delete(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_readme_record),     cmocka_unit_test(test_readme_verbose),
         cmocka_unit_test(test_readme_prom),       cmocka_unit_test(test_half_written_and_long),
         cmocka_unit_test(test_bad_records_counted), cmocka_unit_test(test_sniff),
-        cmocka_unit_test(test_align),
+        cmocka_unit_test(test_align),             cmocka_unit_test(test_ncclt_per_iter),
+        cmocka_unit_test(test_ras),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
