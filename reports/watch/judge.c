@@ -18,7 +18,12 @@ static const struct {
     double straggler_share;      /* the rank must be fastest in more than this share of votes */
     int hang_min_lag;            /* calls the others must be ahead before a rank is behind */
     int hang_min_dumps;          /* dumps the others wrote since the rank's last one */
-} nt_rules = {3, 8, 0.20, 0.50, 2, 2};
+    int onset_baseline;          /* calls of a series that set its expected busbw */
+    double onset_k, onset_h;     /* CUSUM reference value and decision interval, in sigmas */
+    double onset_clip;           /* one call moves the sum by at most this many sigmas */
+    double onset_min_sigma;      /* the sigma used is at least this share of the baseline */
+    double onset_min_drop;       /* the mean after the onset is at least this share lower */
+} nt_rules = {3, 8, 0.20, 0.50, 2, 2, 16, 0.5, 5.0, 3.0, 0.01, 0.10};
 
 cJSON *nt_watch_settings(size_t window)
 {
@@ -29,7 +34,11 @@ cJSON *nt_watch_settings(size_t window)
         !cJSON_AddNumberToObject(s, "straggler_min_spread", nt_rules.straggler_min_spread) ||
         !cJSON_AddNumberToObject(s, "straggler_share", nt_rules.straggler_share) ||
         !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_rules.hang_min_lag) ||
-        !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_rules.hang_min_dumps)) {
+        !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_rules.hang_min_dumps) ||
+        !cJSON_AddNumberToObject(s, "onset_baseline_calls", nt_rules.onset_baseline) ||
+        !cJSON_AddNumberToObject(s, "onset_cusum_k", nt_rules.onset_k) ||
+        !cJSON_AddNumberToObject(s, "onset_cusum_h", nt_rules.onset_h) ||
+        !cJSON_AddNumberToObject(s, "onset_min_drop", nt_rules.onset_min_drop)) {
         cJSON_Delete(s);
         return NULL;
     }
@@ -82,8 +91,10 @@ static cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *sta
         !cJSON_AddStringToObject(o, "status", status) ||
         !cJSON_AddStringToObject(o, "comm_id", w.comm_id) ||
         !cJSON_AddStringToObject(o, "comm_name", w.comm_name) ||
-        !cJSON_AddNumberToObject(o, "rank", w.rank) ||
-        !cJSON_AddStringToObject(o, "host", w.host) ||
+        !(w.rank >= 0 ? cJSON_AddNumberToObject(o, "rank", w.rank)
+                      : cJSON_AddNullToObject(o, "rank")) ||
+        !(w.host[0] ? cJSON_AddStringToObject(o, "host", w.host)
+                    : cJSON_AddNullToObject(o, "host")) ||
         !(w.pid >= 0 ? cJSON_AddNumberToObject(o, "pid", (double)w.pid)
                      : cJSON_AddNullToObject(o, "pid")) ||
         !cJSON_AddStringToObject(o, "verdict", verdict) ||
@@ -231,6 +242,127 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj
     return 0;
 }
 
+/* The onset of a busbw drop in one series (a communicator's calls of one collective and size),
+ * by Page's one-sided CUSUM (E. S. Page, "Continuous inspection schemes", Biometrika 41(1/2),
+ * 1954, pp. 100-115): S_t = max(0, S_{t-1} + (mu0 - x_t)/sigma - k), an alarm when S_t > h,
+ * the onset the first call after the last S = 0 before the alarm. k = 0.5 and h = 5 sigmas are
+ * the usual design for a shift of one sigma (D. C. Montgomery, Introduction to Statistical
+ * Quality Control, section 9.1). mu0 and sigma come from the first onset_baseline calls. The
+ * confirmation window: one call adds at most onset_clip - k, so no single slow call reaches h;
+ * at least two in a row, or a sustained drop, must. Returns the index of the onset in bw[] or -1;
+ * mu0 and the mean after the onset in *mu0, *after. */
+static int nt_watch_cusum_onset(const double *bw, int n, double *mu0, double *after)
+{
+    int b = nt_rules.onset_baseline;
+    if (n <= b)
+        return -1;
+    double m = 0, v = 0;
+    for (int i = 0; i < b; i++)
+        m += bw[i];
+    m /= b;
+    for (int i = 0; i < b; i++)
+        v += (bw[i] - m) * (bw[i] - m);
+    double sd = sqrt(v / (b - 1));
+    if (sd < nt_rules.onset_min_sigma * m)
+        sd = nt_rules.onset_min_sigma * m;
+    if (!(m > 0) || !(sd > 0))
+        return -1;
+    double S = 0;
+    int start = b;
+    for (int i = b; i < n; i++) {
+        double z = (m - bw[i]) / sd;
+        if (z > nt_rules.onset_clip)
+            z = nt_rules.onset_clip;
+        S = S + z - nt_rules.onset_k;
+        if (S <= 0) {
+            S = 0;
+            start = i + 1;
+        } else if (S > nt_rules.onset_h) {
+            double sum = 0;
+            for (int j = start; j < n; j++)
+                sum += bw[j];
+            *mu0 = m;
+            *after = sum / (n - start);
+            return *after <= (1 - nt_rules.onset_min_drop) * m ? start : -1;
+        }
+    }
+    return -1;
+}
+
+/* Every series of a communicator's window through nt_watch_cusum_onset: a finding for each drop,
+ * a not_judged entry for a series too short for its baseline. */
+static int nt_watch_onset_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj,
+                                nt_watch_outcome_t *out)
+{
+    size_t w = c->window;
+    double *bw = malloc(w * sizeof(double));
+    uint64_t *seq = malloc(w * sizeof(uint64_t));
+    double *ts = malloc(w * sizeof(double));
+    char *done = calloc(w, 1);
+    int rc = 0;
+    if (!bw || !seq || !ts || !done)
+        rc = -1;
+    uint64_t lo = c->max_seq + 1 > w ? c->max_seq + 1 - w : 0;
+    /* One series at a time: the first call not yet taken names it. */
+    for (uint64_t s0 = lo; rc == 0 && c->any_seq && s0 <= c->max_seq; s0++) {
+        const nt_jobcall_t *k0 = nt_jobcomm_call(c, s0);
+        if (!k0 || done[s0 % w])
+            continue;
+        int n = 0;
+        for (uint64_t s = s0; s <= c->max_seq; s++) {
+            const nt_jobcall_t *k = nt_jobcomm_call(c, s);
+            if (!k || done[s % w] || strcmp(k->op, k0->op) != 0 ||
+                !(k->bytes == k0->bytes || (isnan(k->bytes) && isnan(k0->bytes))))
+                continue;
+            done[s % w] = 1;
+            double b = nt_jobcall_median_busbw(c, k);
+            if (!isfinite(b))
+                continue;
+            bw[n] = b;
+            seq[n] = s;
+            ts[n++] = k->dump_ts_us;
+        }
+        double mu0, after;
+        if (n <= nt_rules.onset_baseline) {
+            rc = nt_watch_not_judged_add(nj, "watch_onset", c->id,
+                                         "%s of %.0f B: %d call(s) with a busbw, more than %d "
+                                         "are needed (the first %d set the baseline)",
+                                         k0->op, k0->bytes, n, nt_rules.onset_baseline,
+                                         nt_rules.onset_baseline);
+            continue;
+        }
+        int at = nt_watch_cusum_onset(bw, n, &mu0, &after);
+        if (at < 0)
+            continue;
+        char verdict[512], reason[512];
+        snprintf(verdict, sizeof(verdict),
+                 "busbw of %s of %.0f B in communicator %s dropped from %.1f to %.1f GB/s "
+                 "(%.0f%% lower) from call %llu on: its network, or a rank it waits for (a straggler "
+                 "finding says which)",
+                 k0->op, k0->bytes, c->id, mu0, after, (1 - after / mu0) * 100,
+                 (unsigned long long)seq[at]);
+        snprintf(reason, sizeof(reason),
+                 "Page's CUSUM over %d calls (baseline the first %d, k %.1f, h %.1f sigmas) "
+                 "crossed h; onset at call %llu",
+                 n, nt_rules.onset_baseline, nt_rules.onset_k, nt_rules.onset_h,
+                 (unsigned long long)seq[at]);
+        nt_watch_who_t who = {c->id, c->name, "", -1, -1};
+        cJSON *f = nt_watch_finding_add(findings, "NT-JOB-204", "warn", who, verdict, reason);
+        if (!f || !cJSON_AddNumberToObject(f, "onset_seq", (double)seq[at]) ||
+            !(isfinite(ts[at]) ? cJSON_AddNumberToObject(f, "onset_dump_ts_us", ts[at])
+                               : cJSON_AddNullToObject(f, "onset_dump_ts_us")) ||
+            !cJSON_AddNumberToObject(f, "expected_busbw_GBps", mu0) ||
+            !cJSON_AddNumberToObject(f, "observed_busbw_GBps", after))
+            rc = -1;
+        out->warn++;
+    }
+    free(bw);
+    free(seq);
+    free(ts);
+    free(done);
+    return rc;
+}
+
 int nt_watch_ras_judge(const nt_jobrec_t *rec, cJSON *findings, nt_watch_outcome_t *out)
 {
     if (rec->kind != NT_JOBREC_RAS || !rec->ras_missing)
@@ -270,7 +402,8 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *fi
     for (size_t i = 0; i < nt_jobalign_ncomms(a); i++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
         if (nt_watch_straggler_judge(c, findings, not_judged, out) < 0 ||
-            nt_watch_hang_judge(c, findings, not_judged, out) < 0)
+            nt_watch_hang_judge(c, findings, not_judged, out) < 0 ||
+            nt_watch_onset_judge(c, findings, not_judged, out) < 0)
             return -1;
     }
     return 0;

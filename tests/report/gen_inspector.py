@@ -7,7 +7,8 @@ The timing model: each call takes `base_us` of transfer, with multiplicative noi
 arrives `late_us` late (a straggler) makes every other rank wait inside the call: their exec time
 is base + late, its own is base. A hung rank's records stop at `hang_at`; the others go on for
 `after` more calls (what they dumped before they blocked). Each rank dumps every `dump_every`
-calls (100 ms a call): the calls since its last dump share the next dump's timestamp."""
+calls (100 ms a call): the calls since its last dump share the next dump's timestamp. From call
+`slow_from` every call takes `slow_factor` times as long (a link or NIC of the ring got slow)."""
 import argparse
 import json
 import os
@@ -26,7 +27,8 @@ def record(comm, name, rank, nranks, nnodes, host, pid, sn, size, us, ts):
 
 
 def generate(out, nranks=8, per_host=4, calls=40, straggler=None, late_us=800.0, hang=None,
-             hang_at=30, after=6, noise=0.03, seed=1, base_us=1000.0, half_line=False, dump_every=1):
+             hang_at=30, after=6, noise=0.03, seed=1, base_us=1000.0, half_line=False, dump_every=1,
+             slow_from=None, slow_factor=1.6):
     rnd = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     comm, nnodes = "0x5eed%010x" % seed, (nranks + per_host - 1) // per_host
@@ -37,6 +39,8 @@ def generate(out, nranks=8, per_host=4, calls=40, straggler=None, late_us=800.0,
     last = calls if hang is None else hang_at + after
     for sn in range(1, last + 1):
         base = base_us * (1 + rnd.uniform(-noise, noise))
+        if slow_from is not None and sn >= slow_from:
+            base *= slow_factor  # the network of the whole communicator got slower
         for r in range(nranks):
             if hang is not None and r == hang and sn > hang_at:
                 continue

@@ -147,6 +147,34 @@ def readme_records_and_prometheus():
           doc["not_judged"])
 
 
+def busbw_drop_onset():
+    d = job("onset", calls=120, slow_from=60, seed=11)
+    r, doc = run_json(d)
+    f = [x for x in doc["findings"] if x["check"] == "watch_onset"]
+    check(len(f) == 1 and f[0]["code"] == "NT-JOB-204" and f[0]["rank"] is None, doc["findings"])
+    f = f[0]
+    check(60 <= f["onset_seq"] <= 61, "onset at call 60: %s" % f)
+    check(abs(f["observed_busbw_GBps"] / f["expected_busbw_GBps"] - 1 / 1.6) < 0.03, f)
+    check(r.returncode == 0, "an onset is a warning: %d" % r.returncode)
+    # One call 3x slower is no alarm (the confirmation window).
+    d = job("one-slow-call", calls=120, slow_from=60, slow_factor=1.0, seed=12)
+    path = os.path.join(d, "gpu01-pid4000.log")
+    lines = open(path).read().splitlines()
+    _, doc = run_json(d)
+    check(not doc["findings"], "healthy 120 calls: %s" % doc["findings"])
+    for name in os.listdir(d):
+        p = os.path.join(d, name)
+        recs = [json.loads(x) for x in open(p).read().splitlines()]
+        for rec in recs:
+            if rec["coll_perf"]["coll_sn"] == 70:
+                rec["coll_perf"]["coll_exec_time_us"] *= 3
+                rec["coll_perf"]["coll_busbw_gbs"] /= 3
+        open(p, "w").write("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in recs))
+    _, doc = run_json(d)
+    check(not doc["findings"], "one slow call is no onset: %s" % doc["findings"])
+    check(len(lines) == 120, "generated 120 calls")
+
+
 def ras_missing_rank_named():
     r, doc = run_json(os.path.join(FIX, "ras-generated-v2.30.7-layout.json"))
     check(r.returncode == 1, "a rank RAS cannot reach fails: %d %s" % (r.returncode, r.stderr))
@@ -187,7 +215,7 @@ def schema_checked():
 
 TESTS = [straggler_named_compute_side, hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
-         too_few_calls_not_judged, readme_records_and_prometheus, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
+         too_few_calls_not_judged, readme_records_and_prometheus, busbw_drop_onset, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
 
 
 def main():
