@@ -133,6 +133,13 @@ nt_jobreader_t *nt_jobreader_open_stream(FILE *fp);
  * of the file (one still being written) is counted as partial, not as an error. */
 int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec);
 
+/* nt_jobreader_follow - with `on`, the end of the file is not the end of the input: a record cut
+ * there is kept, and the next nt_jobreader_next reads what was appended since. */
+void nt_jobreader_follow(nt_jobreader_t *r, int on);
+
+/* 1 while a record cut at the end of the file is held (follow mode), 0 otherwise. */
+unsigned long nt_jobreader_pending(const nt_jobreader_t *r);
+
 /* The format detected (NT_JOBFMT_UNKNOWN until the first nt_jobreader_next). */
 nt_jobfmt_t nt_jobreader_format(const nt_jobreader_t *r);
 

@@ -201,8 +201,10 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
             int f = fill(r);
             if (f < 0)
                 return -1;
-            if (f == 0)
+            if (f == 0) {
+                r->piece = r->split && content; /* no newline yet: the writer may be mid-line */
                 break;
+            }
             if (!r->probed)
                 probe(r);
         }
@@ -274,6 +276,15 @@ void nt_linereader_set_split(nt_linereader_t *r, int on)
 int nt_linereader_piece(const nt_linereader_t *r)
 {
     return r->piece;
+}
+
+void nt_linereader_rearm(nt_linereader_t *r)
+{
+    r->eof = 0;
+    if (r->gz)
+        gzclearerr(r->gz);
+    else if (r->fp)
+        clearerr(r->fp);
 }
 
 int nt_linereader_is_binary(const nt_linereader_t *r)

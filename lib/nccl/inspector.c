@@ -284,6 +284,7 @@ struct nt_jobreader {
     int depth, in_str, esc, overflow;
     unsigned long start_line, first_bad, records, skipped, partial;
     int lines;               /* lines read: RAS is told by its second */
+    int follow;              /* the end of the file is not the end of the input */
     int ras_section;         /* 1 in a "ranks" list, 2 in "missing_ranks", 0 elsewhere */
     char ras_comm[NT_JOBREC_ID_MAX];
     int ras_size;
@@ -320,6 +321,16 @@ void nt_jobreader_close(nt_jobreader_t *r)
     nt_linereader_close(r->lr);
     free(r->text);
     free(r);
+}
+
+void nt_jobreader_follow(nt_jobreader_t *r, int on)
+{
+    r->follow = on;
+}
+
+unsigned long nt_jobreader_pending(const nt_jobreader_t *r)
+{
+    return r->depth > 0;
 }
 
 nt_jobfmt_t nt_jobreader_format(const nt_jobreader_t *r)
@@ -472,8 +483,10 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
         }
         if (r->fmt == NT_JOBFMT_INSPECTOR_PROM) {
             int rc = nt_inspector_prom_parse(line, rec);
-            if (rc < 0 && nt_linereader_piece(r->lr))
-                rc = 0; /* a label set longer than a line is not Inspector's */
+            if (rc < 0 && nt_linereader_piece(r->lr)) {
+                rc = 0; /* cut at the end of the file, or a label set longer than a line */
+                r->partial++;
+            }
             if (rc < 0)
                 nt_jobreader_bad(r, nt_linereader_lineno(r->lr));
             if (rc == 1) {
@@ -508,6 +521,10 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
         }
         if (r->depth > 0 && !nt_linereader_piece(r->lr))
             nt_jobreader_json_feed(r, "\n", 1); /* the newline between lines of a pretty-printed record */
+    }
+    if (r->follow && got == 0) {
+        nt_linereader_rearm(r->lr); /* keep a record cut at the end: the rest comes later */
+        return 0;
     }
     if (r->depth > 0)
         r->partial++; /* the file ends inside a record: the writer is still at it */

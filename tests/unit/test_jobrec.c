@@ -163,6 +163,43 @@ static void test_half_written_and_long(void **state)
     free(p);
 }
 
+/* Follow mode: a record cut at the end of the file is held, and completed by what the writer
+ * appends later; its bytes are not changed by the cut (no newline inserted). */
+static void test_follow_completes_cut_record(void **state)
+{
+    (void)state;
+    char *p = tmpfile_path();
+    char line[2048];
+    FILE *m = fmemopen(line, sizeof(line), "w");
+    put_rec(m, "0xf0", 3, 4, 9, 250, 0);
+    fclose(m);
+    size_t half = strlen(line) / 2;
+    FILE *f = fopen(p, "w");
+    put_rec(f, "0xf0", 3, 4, 8, 250, 0);
+    fwrite(line, 1, half, f);
+    fclose(f);
+    nt_jobreader_t *r = nt_jobreader_open(p);
+    nt_jobreader_follow(r, 1);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(rec.seq, 8);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0);
+    assert_int_equal(nt_jobreader_pending(r), 1);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0); /* nothing new yet */
+    f = fopen(p, "a");
+    fputs(line + half, f);
+    fclose(f);
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(rec.seq, 9);
+    assert_string_equal(rec.host, "node1");
+    assert_int_equal(nt_jobreader_pending(r), 0);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    assert_int_equal(nt_jobreader_partial(r), 0);
+    nt_jobreader_close(r);
+    unlink(p);
+    free(p);
+}
+
 static void test_bad_records_counted(void **state)
 {
     (void)state;
@@ -342,7 +379,7 @@ int main(void)
         cmocka_unit_test(test_readme_prom),       cmocka_unit_test(test_half_written_and_long),
         cmocka_unit_test(test_bad_records_counted), cmocka_unit_test(test_sniff),
         cmocka_unit_test(test_align),             cmocka_unit_test(test_ncclt_per_iter),
-        cmocka_unit_test(test_ras),
+        cmocka_unit_test(test_ras),               cmocka_unit_test(test_follow_completes_cut_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
