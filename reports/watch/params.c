@@ -21,6 +21,10 @@ void nt_watch_usage(FILE *f)
             "\n"
             "  -f, --format FMT    what stdout shows: text (default) or json\n"
             "  -o, --output FILE   write the nettune.watch/1 JSON document to FILE ('-' = stdout)\n"
+            "      --follow        read on as Inspector writes, rewrite --output after each read;\n"
+            "                      stop at SIGINT/SIGTERM (then the summary) or after --polls\n"
+            "      --interval S    seconds between reads with --follow (default 5)\n"
+            "      --polls N       stop --follow after N reads (default 0: at a signal)\n"
             "      --window N      calls kept per communicator (default %d)\n"
             "      --strict        warnings exit 1 too\n"
             "  -q, --quiet         no summary on stdout\n"
@@ -32,13 +36,15 @@ void nt_watch_usage(FILE *f)
             NT_WATCH_WINDOW_DEFAULT);
 }
 
-enum { OPT_WINDOW = 256, OPT_STRICT, OPT_VERSION };
+enum { OPT_WINDOW = 256, OPT_STRICT, OPT_VERSION, OPT_FOLLOW, OPT_INTERVAL, OPT_POLLS };
 
 static const struct option nt_watch_opts[] = {
     {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
     {"window", required_argument, NULL, OPT_WINDOW}, {"strict", no_argument, NULL, OPT_STRICT},
     {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION}, {NULL, 0, NULL, 0},
+    {"version", no_argument, NULL, OPT_VERSION}, {"follow", no_argument, NULL, OPT_FOLLOW},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"polls", required_argument, NULL, OPT_POLLS},   {NULL, 0, NULL, 0},
 };
 
 nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
@@ -46,6 +52,7 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
 {
     memset(p, 0, sizeof(*p));
     p->window = NT_WATCH_WINDOW_DEFAULT;
+    p->interval_s = 5;
     *action = NT_WATCH_RUN;
     optind = 1;
     opterr = 0;
@@ -65,18 +72,40 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
         case 'o':
             p->output = optarg;
             break;
-        case OPT_WINDOW: {
+        case OPT_WINDOW:
+        case OPT_INTERVAL:
+        case OPT_POLLS: {
+            static const struct {
+                int opt;
+                const char *name, *what;
+                long lo, hi;
+            } nums[] = {
+                {OPT_WINDOW, "--window", "calls", 1, NT_WATCH_WINDOW_MAX},
+                {OPT_INTERVAL, "--interval", "seconds", 1, 86400},
+                {OPT_POLLS, "--polls", "reads", 0, 1000000000},
+            };
+            size_t i = 0;
+            while (nums[i].opt != c)
+                i++;
             char *end;
             errno = 0;
             long v = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || v < 1 || v > NT_WATCH_WINDOW_MAX) {
-                snprintf(err, errlen, "bad --window '%s': give a whole number of calls, 1 to %d",
-                         optarg, NT_WATCH_WINDOW_MAX);
+            if (errno || *end || end == optarg || v < nums[i].lo || v > nums[i].hi) {
+                snprintf(err, errlen, "bad %s '%s': give a whole number of %s, %ld to %ld",
+                         nums[i].name, optarg, nums[i].what, nums[i].lo, nums[i].hi);
                 return NT_ERR_INVALID;
             }
-            p->window = (size_t)v;
+            if (c == OPT_WINDOW)
+                p->window = (size_t)v;
+            else if (c == OPT_INTERVAL)
+                p->interval_s = (unsigned)v;
+            else
+                p->polls = (unsigned long)v;
             break;
         }
+        case OPT_FOLLOW:
+            p->follow = 1;
+            break;
         case OPT_STRICT:
             p->strict = 1;
             break;

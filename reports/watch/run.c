@@ -2,6 +2,8 @@
  * document and the summary. One cleanup at the end. */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +54,9 @@ static int nt_watch_str_compare(const void *x, const void *y)
 
 /* The files of one input: a file as it is, a directory's Inspector files (<host>-pid<pid>.log,
  * v2.30.7-1 inspector.cc:652; nccl_inspector_metrics_<uuid>.prom, inspector_prom.cc:365-367)
- * in name order. Returns 0, or -1 after one line naming the input and the fix. */
-static int nt_watch_input_collect(const char *input, path_list_t *l)
+ * in name order. Returns 0, or -1 after one line naming the input and the fix (an empty
+ * directory too, unless `quiet_empty`). */
+static int nt_watch_input_collect(const char *input, path_list_t *l, int quiet_empty)
 {
     struct stat st;
     if (strcmp(input, "-") != 0 && stat(input, &st) != 0) {
@@ -79,7 +82,7 @@ static int nt_watch_input_collect(const char *input, path_list_t *l)
         rc = nt_watch_paths_add(l, path);
     }
     closedir(d);
-    if (rc == 0 && l->n == first) {
+    if (rc == 0 && l->n == first && !quiet_empty) {
         fprintf(stderr,
                 "nettune watch: '%s' holds no Inspector file (*.log, *.prom): give "
                 "NCCL_INSPECTOR_DUMP_DIR of a job run with NCCL_INSPECTOR_ENABLE=1\n",
@@ -90,69 +93,84 @@ static int nt_watch_input_collect(const char *input, path_list_t *l)
     return rc;
 }
 
+/* One input file and its reader, kept open between polls in --follow. */
 typedef struct {
-    unsigned long records, coll, p2p, prom, ras, skipped, partial;
-    cJSON *findings;
-    nt_watch_outcome_t out;
+    char *path;
+    nt_jobreader_t *r;
+    unsigned long p2p, prom, ras;
+} nt_watch_input_t;
+
+typedef struct {
+    unsigned long records, p2p, prom, ras, skipped, partial;
+    cJSON *ras_findings; /* RAS reports are snapshots: their findings are kept as read */
+    nt_watch_outcome_t ras_out;
 } counts_t;
 
-/* Reads one file into the alignment and appends its entry to `inputs`. Returns 0, 1 when the
- * file is not Inspector's (one line says so), -1 when out of memory or on a read error. */
-static int nt_watch_file_read(const char *path, nt_jobalign_t *a, cJSON *inputs, counts_t *tot)
+/* Reads what is new in one input into the alignment. Returns 0, 1 when the file is not
+ * Inspector's or cannot be read (one line says so), -1 when out of memory. */
+static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow)
 {
-    nt_jobreader_t *r = nt_jobreader_open(path);
-    if (!r) {
-        fprintf(stderr, "nettune watch: cannot read '%s': %s\n", path, strerror(errno));
-        return 1;
+    if (!in->r) {
+        in->r = nt_jobreader_open(in->path);
+        if (!in->r) {
+            fprintf(stderr, "nettune watch: cannot read '%s': %s\n", in->path, strerror(errno));
+            return 1;
+        }
+        nt_jobreader_follow(in->r, follow);
     }
     nt_jobrec_t rec;
-    int got, rc = 0;
-    unsigned long p2p = 0, prom = 0;
-    while ((got = nt_jobreader_next(r, &rec)) > 0) {
+    int got;
+    while ((got = nt_jobreader_next(in->r, &rec)) > 0) {
         if (rec.kind == NT_JOBREC_P2P)
-            p2p++;
+            in->p2p++;
         else if (rec.kind == NT_JOBREC_AGG)
-            prom++;
+            in->prom++;
         else if (rec.kind == NT_JOBREC_RAS) {
-            tot->ras++;
-            if (nt_watch_ras_judge(&rec, tot->findings, &tot->out) < 0) {
-                rc = -1;
-                break;
-            }
-        } else if (nt_jobalign_add(a, &rec) < 0) {
-            rc = -1;
-            break;
-        }
+            in->ras++;
+            if (nt_watch_ras_judge(&rec, tot->ras_findings, &tot->ras_out) < 0)
+                return -1;
+        } else if (nt_jobalign_add(a, &rec) < 0)
+            return -1;
     }
     if (got < 0) {
-        fprintf(stderr, "nettune watch: error reading '%s': %s\n", path, strerror(errno));
-        rc = 1;
-    } else if (rc == 0 && nt_jobreader_format(r) == NT_JOBFMT_UNKNOWN &&
-               nt_jobreader_skipped(r)) {
+        fprintf(stderr, "nettune watch: error reading '%s': %s\n", in->path, strerror(errno));
+        return 1;
+    }
+    if (nt_jobreader_format(in->r) == NT_JOBFMT_UNKNOWN && nt_jobreader_skipped(in->r)) {
         fprintf(stderr,
                 "nettune watch: '%s' is not an NCCL Inspector log or textfile (line %lu): give "
                 "the files of NCCL_INSPECTOR_DUMP_DIR\n",
-                path, nt_jobreader_first_bad_line(r));
-        rc = 1;
+                in->path, nt_jobreader_first_bad_line(in->r));
+        return 1;
     }
+    return 0;
+}
+
+/* The input's entry of the document, and its counts added to `tot`. */
+static int nt_watch_input_json(const nt_watch_input_t *in, cJSON *inputs, counts_t *tot)
+{
+    const nt_jobreader_t *r = in->r;
     cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(inputs, o) || !cJSON_AddStringToObject(o, "path", path) ||
+    if (!o || !cJSON_AddItemToArray(inputs, o))
+        return cJSON_Delete(o), -1;
+    unsigned long bad = nt_jobreader_first_bad_line(r);
+    unsigned long partial = nt_jobreader_partial(r) + nt_jobreader_pending(r);
+    if (!cJSON_AddStringToObject(o, "path", in->path) ||
         !cJSON_AddStringToObject(o, "format", nt_jobfmt_name(nt_jobreader_format(r))) ||
         !cJSON_AddNumberToObject(o, "records", (double)nt_jobreader_records(r)) ||
-        !cJSON_AddNumberToObject(o, "p2p_records", (double)p2p) ||
+        !cJSON_AddNumberToObject(o, "p2p_records", (double)in->p2p) ||
         !cJSON_AddNumberToObject(o, "skipped", (double)nt_jobreader_skipped(r)) ||
-        !cJSON_AddNumberToObject(o, "partial", (double)nt_jobreader_partial(r)) ||
-        !(nt_jobreader_first_bad_line(r)
-              ? cJSON_AddNumberToObject(o, "first_bad_line", (double)nt_jobreader_first_bad_line(r))
+        !cJSON_AddNumberToObject(o, "partial", (double)partial) ||
+        !(bad ? cJSON_AddNumberToObject(o, "first_bad_line", (double)bad)
               : cJSON_AddNullToObject(o, "first_bad_line")))
-        rc = -1;
+        return -1;
     tot->records += nt_jobreader_records(r);
-    tot->p2p += p2p;
-    tot->prom += prom;
+    tot->p2p += in->p2p;
+    tot->prom += in->prom;
+    tot->ras += in->ras;
     tot->skipped += nt_jobreader_skipped(r);
-    tot->partial += nt_jobreader_partial(r);
-    nt_jobreader_close(r);
-    return rc;
+    tot->partial += partial;
+    return 0;
 }
 
 static cJSON *nt_watch_json_number(double v)
@@ -316,89 +334,160 @@ static void nt_watch_summary_print(FILE *f, const cJSON *doc, const counts_t *to
         fprintf(f, "no finding\n");
 }
 
-int nt_watch_run(const nt_watch_params_t *p)
+/* Set by SIGINT and SIGTERM in --follow: the loop ends after the current poll. */
+static volatile sig_atomic_t nt_watch_stop;
+
+static void nt_watch_on_signal(int sig)
 {
-    path_list_t files = {0};
-    counts_t tot = {0};
-    int code = NT_EXIT_USAGE, bad = 0;
-    cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *nj, *sum, *settings;
-    cJSON *findings = cJSON_CreateArray();
-    tot.findings = findings;
-    nt_watch_outcome_t *out = &tot.out;
-    nt_jobalign_t *a = nt_jobalign_create(p->window, NT_WATCH_MAX_RANKS);
-    if (!doc || !a || !findings)
-        goto oom;
-    for (int i = 0; i < p->ninputs; i++)
-        if (nt_watch_input_collect(p->inputs[i], &files) < 0)
-            goto done;
-    if (!cJSON_AddStringToObject(doc, "schema", "nettune.watch/1") ||
+    nt_watch_stop = sig;
+}
+
+/* One judgement of everything read so far: the document, its exit code in *code. Returns the
+ * document, NULL when out of memory. */
+static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *ins, size_t nins,
+                                const nt_jobalign_t *a, counts_t *tot, int *code)
+{
+    cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings;
+    nt_watch_outcome_t out = tot->ras_out;
+    counts_t keep = *tot;
+    *tot = (counts_t){.ras_findings = keep.ras_findings, .ras_out = keep.ras_out};
+    if (!doc || !cJSON_AddStringToObject(doc, "schema", "nettune.watch/1") ||
         !cJSON_AddStringToObject(doc, "nettune_version", nt_version()) ||
         !(settings = nt_watch_settings(p->window)) ||
         !cJSON_AddItemToObject(doc, "settings", settings) ||
         !(inputs = cJSON_AddArrayToObject(doc, "inputs")))
         goto oom;
-    for (size_t i = 0; i < files.n; i++) {
-        int rc = nt_watch_file_read(files.paths[i], a, inputs, &tot);
-        if (rc < 0)
+    for (size_t i = 0; i < nins; i++)
+        if (ins[i].r && nt_watch_input_json(&ins[i], inputs, tot) < 0)
             goto oom;
-        bad |= rc;
-    }
-    if (bad)
-        goto done;
-    if (!tot.records) {
-        fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): was the job run with "
-                        "NCCL_INSPECTOR_ENABLE=1, and has it dumped yet (docs/watch.md)?\n",
-                files.n);
-        goto done;
-    }
     if (!(comms = cJSON_AddArrayToObject(doc, "communicators")))
         goto oom;
     for (size_t i = 0; i < nt_jobalign_ncomms(a); i++)
         if (nt_watch_comm_json(nt_jobalign_comm(a, i), comms) < 0)
             goto oom;
-    if (!cJSON_AddItemToObject(doc, "findings", findings))
+    if (!(findings = cJSON_Duplicate(tot->ras_findings, 1)) ||
+        !cJSON_AddItemToObject(doc, "findings", findings) ||
+        !(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
+        nt_watch_judge(a, tot->prom, findings, nj, &out) < 0)
         goto oom;
-    findings = NULL; /* the document owns it now */
-    if (!(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
-        nt_watch_judge(a, tot.prom, tot.findings, nj, out) < 0)
-        goto oom;
-    code = nt_exit_code(0, out->fail > 0, 0, out->warn > 0, p->strict);
+    *code = nt_exit_code(0, out.fail > 0, 0, out.warn > 0, p->strict);
     if (!(sum = cJSON_AddObjectToObject(doc, "summary")) ||
-        !cJSON_AddNumberToObject(sum, "records", (double)tot.records) ||
-        !cJSON_AddNumberToObject(sum, "p2p_records", (double)tot.p2p) ||
-        !cJSON_AddNumberToObject(sum, "prom_records", (double)tot.prom) ||
-        !cJSON_AddNumberToObject(sum, "ras_records", (double)tot.ras) ||
-        !cJSON_AddNumberToObject(sum, "skipped", (double)tot.skipped) ||
-        !cJSON_AddNumberToObject(sum, "partial", (double)tot.partial) ||
+        !cJSON_AddNumberToObject(sum, "records", (double)tot->records) ||
+        !cJSON_AddNumberToObject(sum, "p2p_records", (double)tot->p2p) ||
+        !cJSON_AddNumberToObject(sum, "prom_records", (double)tot->prom) ||
+        !cJSON_AddNumberToObject(sum, "ras_records", (double)tot->ras) ||
+        !cJSON_AddNumberToObject(sum, "skipped", (double)tot->skipped) ||
+        !cJSON_AddNumberToObject(sum, "partial", (double)tot->partial) ||
         !cJSON_AddNumberToObject(sum, "unaligned", (double)nt_jobalign_rejected(a)) ||
         !cJSON_AddNumberToObject(sum, "communicators", (double)nt_jobalign_ncomms(a)) ||
-        !cJSON_AddNumberToObject(sum, "fail", out->fail) ||
-        !cJSON_AddNumberToObject(sum, "warn", out->warn) ||
+        !cJSON_AddNumberToObject(sum, "fail", out.fail) ||
+        !cJSON_AddNumberToObject(sum, "warn", out.warn) ||
         !cJSON_AddNumberToObject(sum, "not_judged", cJSON_GetArraySize(nj)) ||
-        !cJSON_AddNumberToObject(sum, "exit_code", code) ||
-        !cJSON_AddStringToObject(sum, "exit", nt_exit_code_string(code)))
+        !cJSON_AddNumberToObject(sum, "exit_code", *code) ||
+        !cJSON_AddStringToObject(sum, "exit", nt_exit_code_string(*code)))
         goto oom;
-    if (p->output && nt_output_write_fn(p->output, nt_json_fill, doc) != NT_OK) {
-        code = NT_EXIT_USAGE; /* nt_output_write_fn logged the path and the reason */
-        goto done;
+    return doc;
+oom:
+    cJSON_Delete(doc);
+    return NULL;
+}
+
+/* Opens the inputs not yet open: in --follow a directory gains files as ranks start dumping. */
+static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **ins, size_t *nins,
+                                int quiet_empty)
+{
+    path_list_t files = {0};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < p->ninputs; i++)
+        if (nt_watch_input_collect(p->inputs[i], &files, quiet_empty) < 0)
+            rc = -1;
+    for (size_t i = 0; rc == 0 && i < files.n; i++) {
+        size_t k = 0;
+        while (k < *nins && strcmp((*ins)[k].path, files.paths[i]) != 0)
+            k++;
+        if (k < *nins)
+            continue;
+        nt_watch_input_t *t = realloc(*ins, (*nins + 1) * sizeof(**ins));
+        if (!t) {
+            rc = -1;
+            break;
+        }
+        *ins = t;
+        (*ins)[(*nins)++] = (nt_watch_input_t){.path = files.paths[i]};
+        files.paths[i] = NULL;
     }
-    if (!p->quiet && p->format == NT_WATCH_JSON &&
-        !(p->output && strcmp(p->output, "-") == 0) &&
+    for (size_t i = 0; i < files.n; i++)
+        free(files.paths[i]);
+    free(files.paths);
+    return rc;
+}
+
+int nt_watch_run(const nt_watch_params_t *p)
+{
+    counts_t tot = {0};
+    int code = NT_EXIT_USAGE, bad = 0;
+    nt_watch_input_t *ins = NULL;
+    size_t nins = 0;
+    cJSON *doc = NULL;
+    tot.ras_findings = cJSON_CreateArray();
+    nt_jobalign_t *a = nt_jobalign_create(p->window, NT_WATCH_MAX_RANKS);
+    if (!a || !tot.ras_findings)
+        goto oom;
+    if (p->follow) {
+        struct sigaction sa = {.sa_handler = nt_watch_on_signal};
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    for (unsigned long poll = 1;; poll++) {
+        /* In --follow an empty directory is waited on; without it, it is an error. */
+        if (nt_watch_inputs_scan(p, &ins, &nins, p->follow) < 0)
+            goto done;
+        for (size_t i = 0; i < nins; i++) {
+            int rc = nt_watch_file_read(&ins[i], a, &tot, p->follow);
+            if (rc < 0)
+                goto oom;
+            bad |= rc;
+        }
+        if (bad)
+            goto done;
+        cJSON_Delete(doc);
+        if (!(doc = nt_watch_document(p, ins, nins, a, &tot, &code)))
+            goto oom;
+        if (!p->follow && !tot.records) {
+            fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): was the job run "
+                            "with NCCL_INSPECTOR_ENABLE=1, and has it dumped yet "
+                            "(docs/watch.md)?\n",
+                    nins);
+            code = NT_EXIT_USAGE;
+            goto done;
+        }
+        if (p->output && nt_output_write_fn(p->output, nt_json_fill, doc) != NT_OK) {
+            code = NT_EXIT_USAGE; /* nt_output_write_fn logged the path and the reason */
+            goto done;
+        }
+        if (!p->follow || nt_watch_stop || (p->polls && poll >= p->polls))
+            break;
+        for (unsigned s = 0; s < p->interval_s * 10 && !nt_watch_stop; s++)
+            usleep(100000);
+    }
+    if (!p->quiet && p->format == NT_WATCH_JSON && !(p->output && strcmp(p->output, "-") == 0) &&
         nt_output_write_fn("-", nt_json_fill, doc) != NT_OK)
         code = NT_EXIT_USAGE;
     else if (!p->quiet && p->format == NT_WATCH_TEXT)
-        nt_watch_summary_print(p->output && strcmp(p->output, "-") == 0 ? stderr : stdout, doc, &tot,
-                     nt_jobalign_ncomms(a));
+        nt_watch_summary_print(p->output && strcmp(p->output, "-") == 0 ? stderr : stdout, doc,
+                               &tot, nt_jobalign_ncomms(a));
     goto done;
 oom:
     fprintf(stderr, "nettune watch: out of memory\n");
     code = NT_EXIT_USAGE;
 done:
-    for (size_t i = 0; i < files.n; i++)
-        free(files.paths[i]);
-    free(files.paths);
+    for (size_t i = 0; i < nins; i++) {
+        nt_jobreader_close(ins[i].r);
+        free(ins[i].path);
+    }
+    free(ins);
     nt_jobalign_destroy(a);
-    cJSON_Delete(findings);
+    cJSON_Delete(tot.ras_findings);
     cJSON_Delete(doc);
     return code;
 }

@@ -21,6 +21,9 @@ typedef struct nt_watch_params {
     const char *output;       /* the nettune.watch/1 document's path, NULL = none, "-" = stdout */
     size_t window;            /* calls kept per communicator */
     int strict;               /* warnings fail (the probe's --strict) */
+    int follow;               /* re-read the inputs as they grow, judge after each read */
+    unsigned interval_s;      /* seconds between reads in --follow */
+    unsigned long polls;      /* --follow stops after this many reads, 0 = at SIGINT/SIGTERM */
     int quiet;
 } nt_watch_params_t;
 
@@ -58,7 +61,8 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *fi
 cJSON *nt_watch_settings(size_t window);
 
 /* nt_watch_run - reads every input, aligns, judges, writes the text summary (stdout unless
- * quiet or format json) and the document. Returns the exit code
+ * quiet or format json) and the document. With follow, reads on every interval_s seconds what
+ * was appended, rewrites the document after each read, and writes the summary at the end. Returns the exit code
  * (include/nettune/exitcode.h): 2 when an input is unusable (one line says which and why). */
 int nt_watch_run(const nt_watch_params_t *p);
 

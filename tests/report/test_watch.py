@@ -175,6 +175,40 @@ def busbw_drop_onset():
     check(len(lines) == 120, "generated 120 calls")
 
 
+def follow_reads_on_as_files_grow():
+    # The hang job, its files cut after call 30 while the job "runs": --follow reads the first
+    # part, then the appended calls (the first appended record arrives in two halves, across a
+    # read), and names the rank behind once the others dumped on.
+    src = job("follow-src", hang=2, hang_at=30, after=6, seed=13, dump_every=2)
+    d = os.path.join(WORK, "follow")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rest = {}
+    for name in sorted(os.listdir(src)):
+        lines = open(os.path.join(src, name)).read().splitlines(True)
+        head = [x for x in lines if json.loads(x)["coll_perf"]["coll_sn"] <= 30]
+        rest[name] = "".join(lines[len(head):])
+        open(os.path.join(d, name), "w").write("".join(head))
+    out = os.path.join(WORK, "follow.json")
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out, d],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    for name, text in rest.items():
+        open(os.path.join(d, name), "a").write(text[:len(text) // 2])
+    time.sleep(0.4)
+    for name, text in rest.items():
+        open(os.path.join(d, name), "a").write(text[len(text) // 2:])
+    so, se = proc.communicate(timeout=30)
+    doc = json.load(open(out))
+    valid(doc)
+    check(proc.returncode == 1, "the hang is found while following: %d %s %s" % (proc.returncode, so, se))
+    h = [f for f in doc["findings"] if f["check"] == "watch_hang"]
+    check(len(h) == 1 and h[0]["rank"] == 2 and h[0]["last_seq"] == 30 and h[0]["max_seq"] == 36, doc["findings"])
+    check(doc["summary"]["records"] == 30 * 8 + 6 * 7 and doc["summary"]["skipped"] == 0
+          and doc["summary"]["partial"] == 0, "every record once, none cut: %s" % doc["summary"])
+    check("NT-JOB-202" in so, "the summary at the end: " + so)
+
+
 def ras_missing_rank_named():
     r, doc = run_json(os.path.join(FIX, "ras-generated-v2.30.7-layout.json"))
     check(r.returncode == 1, "a rank RAS cannot reach fails: %d %s" % (r.returncode, r.stderr))
@@ -215,7 +249,8 @@ def schema_checked():
 
 TESTS = [straggler_named_compute_side, hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
-         too_few_calls_not_judged, readme_records_and_prometheus, busbw_drop_onset, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
+         too_few_calls_not_judged, readme_records_and_prometheus, busbw_drop_onset,
+         follow_reads_on_as_files_grow, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
 
 
 def main():
