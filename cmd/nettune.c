@@ -20,6 +20,7 @@ static const nt_command_t nt_commands[] = {
     {"probe", "MPI-launched (or --local) health check of nodes and links: JSON report, exit code"},
     {"report", "render, export, diff or validate a report (text, md, html, prom, csv)"},
     {"doctor", "diagnose NCCL debug logs and nccl-tests outputs"},
+    {"watch", "judge a job from NCCL Inspector's logs: a straggler rank, a hang"},
     {"tune", "model NCCL's choices, learn from nccl-tests outputs, write the tuner plugin's rules"},
     {"tune-measure", "time nettune tune's candidates through NCCL on the GPUs, or A/B a tuning file"},
 };

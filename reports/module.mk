@@ -38,6 +38,7 @@ $(BIN)/nettune-report: $(REPORT_OBJS) $(call nt_archives,judge engine nccl core)
 # nettune-doctor too, when the tree has it: the diagnosis agreement test runs it on the logs in
 # tests/fixtures.
 .PHONY: test-report
-test-report: $(BIN)/nettune-report $(if $(wildcard reports/doctor/module.mk),$(BIN)/nettune-doctor)
+test-report: $(BIN)/nettune-report $(BIN)/nettune-watch $(if $(wildcard reports/doctor/module.mk),$(BIN)/nettune-doctor)
 	@BUILD=$(BUILD) tests/report/run.sh $(REPORT_TEST_ARGS)
+	@BUILD=$(BUILD) $$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3) tests/report/test_watch.py
 TEST_TARGETS += test-report

@@ -33,6 +33,21 @@ nt_linereader_t *nt_linereader_open_stream(FILE *fp);
  * set). */
 int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len);
 
+/* With `on` set, a line longer than NT_LINE_MAX - 1 bytes is returned in pieces of that size
+ * instead of being cut: nt_linereader_piece says the line returned last continues in the next
+ * call. For readers of records that span long lines (Inspector's verbose JSON), which bound
+ * their own record size. */
+void nt_linereader_set_split(nt_linereader_t *r, int on);
+
+/* 1 if the line returned last was a piece of a longer line (set_split), or the end of the file
+ * came before its newline (with set_split: a writer may still be at it); 0 if it ended there. */
+int nt_linereader_piece(const nt_linereader_t *r);
+
+/* nt_linereader_rearm - after nt_linereader_next returned 0 at the end of a file that is still
+ * being written, lets the next call read what was appended since (zlib's gzclearerr: "useful for
+ * continuing to read a gzip file that is being written concurrently"). */
+void nt_linereader_rearm(nt_linereader_t *r);
+
 /* 1 if the first block of the file is not text: a binary or compressed format (ELF, gzip, bzip2,
  * xz, zstd, zip by their magic numbers, after gzip is decompressed), or mostly control characters or non-UTF-8 bytes once NUL
  * bytes are left out; 2 for UTF-16 text (a byte-order mark). Decided on the first

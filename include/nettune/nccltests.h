@@ -24,6 +24,19 @@
 #define NT_NCCLT_MAX_TABLES 256
 #define NT_NCCLT_MAX_ROWS 4096
 
+/* The per-iteration report of nccl-tests -I in a -J document ("out_of_place_per_iter",
+ * "in_place_per_iter": nccl-tests v2.19.6 src/util.cu:569-602): the summary over the iterations
+ * after `skipped`, each iteration's time being the max over the GPUs of a process and then over
+ * the processes; and from "per_process_max_times_us" (one row per process, more than one
+ * process only), the process whose mean is highest. Times in us. */
+typedef struct nt_ncclt_iters {
+    int has;
+    int skipped, niters, nprocs; /* nprocs 0 when the document has no per-process rows */
+    double min_us, max_us, avg_us, p50_us, p95_us, p99_us, stdev_us, cv_pct;
+    int slowest_proc;     /* row index (process) with the highest mean time, -1 none */
+    double slowest_ratio; /* its mean over the median of the process means; NAN none */
+} nt_ncclt_iters_t;
+
 /* One row: [0] out-of-place, [1] in-place. */
 typedef struct nt_ncclt_row {
     unsigned long long bytes, count;
@@ -38,6 +51,7 @@ typedef struct nt_ncclt_row {
     long wrong[2];      /* -1 for N/A (-c 0) or JSON null */
     int has_ip;         /* 0 when the in-place half is missing (JSON without in_place) */
     unsigned long line; /* line of the file (0 for JSON) */
+    nt_ncclt_iters_t iters[2]; /* -I in a -J document; has 0 otherwise */
 } nt_ncclt_row_t;
 
 /* One table (one run of one collective). */
@@ -116,7 +130,8 @@ unsigned long nt_ncclt_reader_dropped(const nt_ncclt_reader_t *r);
 /* nt_ncclt_reader_add_json - adds the run of an nccl-tests -J document (one table) as input
  * `input`. Returns 1 when it held a results array, 0 when `doc` is not such a document. A device
  * whose rank is not in 0..INT_MAX and a result whose size or count is not in 0..2^64 are skipped
- * (nccl-tests writes an int and size_t); an nwrong beyond LONG_MAX is kept as LONG_MAX. */
+ * (nccl-tests writes an int and size_t); an nwrong beyond LONG_MAX is kept as LONG_MAX. The
+ * -I per-iteration objects fill row.iters (nt_ncclt_iters_t). */
 int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned input);
 
 /* nt_ncclt_parse_row - parses a data row "size count [type [redop [root]]] time algbw busbw

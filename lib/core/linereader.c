@@ -27,6 +27,7 @@ struct nt_linereader {
     uint64_t bytes, nul;
     int probed, binary, eof;
     int gzip, gzerr; /* the input was gzip-compressed; its stream was damaged */
+    int split, piece; /* long lines come back in pieces; the last one returned was a piece */
 };
 
 static nt_linereader_t *reader_new(FILE *fp, int own)
@@ -194,13 +195,16 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
 {
     size_t n = 0;
     int cut = 0, content = 0, skipped_nul = 0;
+    r->piece = 0;
     for (;;) {
         if (r->pos >= r->len) {
             int f = fill(r);
             if (f < 0)
                 return -1;
-            if (f == 0)
+            if (f == 0) {
+                r->piece = r->split && content; /* no newline yet: the writer may be mid-line */
                 break;
+            }
             if (!r->probed)
                 probe(r);
         }
@@ -225,6 +229,11 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
             size_t room = NT_LINE_MAX - 1 - n;
             memcpy(r->line + n, start, room);
             n += room;
+            if (r->split) { /* the rest comes back on the next call */
+                r->pos += room;
+                r->piece = 1;
+                break;
+            }
             cut = 1;
         } else {
             memcpy(r->line + n, start, take);
@@ -249,7 +258,7 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
     }
     if (!content)
         return 0;
-    if (n > 0 && r->line[n - 1] == '\r')
+    if (n > 0 && r->line[n - 1] == '\r' && !r->piece)
         n--;
     r->line[n] = '\0';
     if (cut)
@@ -257,6 +266,25 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
     *line = r->line;
     *len = n;
     return 1;
+}
+
+void nt_linereader_set_split(nt_linereader_t *r, int on)
+{
+    r->split = on;
+}
+
+int nt_linereader_piece(const nt_linereader_t *r)
+{
+    return r->piece;
+}
+
+void nt_linereader_rearm(nt_linereader_t *r)
+{
+    r->eof = 0;
+    if (r->gz)
+        gzclearerr(r->gz);
+    else if (r->fp)
+        clearerr(r->fp);
 }
 
 int nt_linereader_is_binary(const nt_linereader_t *r)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nettune/nccltests.h"
+#include "nettune/rdoc.h"
 
 #define NT_NCCLT_MAX_HOSTS 4096 /* distinct hosts counted per run; more are counted as one */
 
@@ -457,6 +458,64 @@ static void trim_copy(char *dst, size_t cap, const char *s)
     copy_tok(dst, cap, s, n);
 }
 
+/* One -I object (nccl-tests v2.19.6 src/util.cu:571-602) into `it`. */
+static void nt_ncclt_iters_parse(const cJSON *o, nt_ncclt_iters_t *it)
+{
+    memset(it, 0, sizeof(*it));
+    it->slowest_proc = -1;
+    it->slowest_ratio = NAN;
+    if (!cJSON_IsObject(o))
+        return;
+    it->has = 1;
+    double sk = jnum(o, "skipped_iterations", 0);
+    it->skipped = sk >= 0 && sk < INT_MAX ? (int)sk : 0;
+    it->min_us = jnum(o, "min_us", NAN);
+    it->max_us = jnum(o, "max_us", NAN);
+    it->avg_us = jnum(o, "avg_us", NAN);
+    it->p50_us = jnum(o, "p50_us", NAN);
+    it->p95_us = jnum(o, "p95_us", NAN);
+    it->p99_us = jnum(o, "p99_us", NAN);
+    it->stdev_us = jnum(o, "stdev_us", NAN);
+    it->cv_pct = jnum(o, "cv_pct", NAN);
+    const cJSON *times = cJSON_GetObjectItemCaseSensitive(o, "times_us");
+    it->niters = cJSON_IsArray(times) ? cJSON_GetArraySize(times) : 0;
+    const cJSON *procs = cJSON_GetObjectItemCaseSensitive(o, "per_process_max_times_us");
+    int np = cJSON_IsArray(procs) ? cJSON_GetArraySize(procs) : 0;
+    double *means = np > 1 && np < 1 << 20 ? malloc((size_t)np * sizeof(double)) : NULL;
+    if (!means)
+        return;
+    const cJSON *row, *t;
+    int n = 0;
+    double best = -1;
+    cJSON_ArrayForEach (row, procs) {
+        double sum = 0;
+        int k = 0, i = 0;
+        cJSON_ArrayForEach (t, row) {
+            if (i++ >= it->skipped && cJSON_IsNumber(t) && isfinite(t->valuedouble)) {
+                sum += t->valuedouble;
+                k++;
+            }
+        }
+        means[n] = k ? sum / k : NAN;
+        if (k && means[n] > best) {
+            best = means[n];
+            it->slowest_proc = n;
+        }
+        n++;
+    }
+    it->nprocs = n;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(means[i]))
+            means[m++] = means[i];
+    if (m > 1) {
+        double med = nt_median(means, (size_t)m);
+        it->slowest_ratio = med > 0 ? best / med : NAN;
+    } else
+        it->slowest_proc = -1;
+    free(means);
+}
+
 int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned input)
 {
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
@@ -523,6 +582,10 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
             row.algbw_GBps[0] = row.algbw_GBps[1];
             row.busbw_GBps[0] = row.busbw_GBps[1];
         }
+        nt_ncclt_iters_parse(cJSON_GetObjectItemCaseSensitive(res, "out_of_place_per_iter"),
+                             &row.iters[0]);
+        nt_ncclt_iters_parse(cJSON_GetObjectItemCaseSensitive(res, "in_place_per_iter"),
+                             &row.iters[1]);
         row.has_ip = (have & 2) != 0;
         if (!row.has_ip) {
             row.time_us[1] = row.time_us[0];

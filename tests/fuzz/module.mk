@@ -55,6 +55,11 @@ $(eval $(call NT_FUZZ_TARGET,report,tests/fuzz/fuzz_report.c $(filter-out report
 $(eval $(call NT_FUZZ_TARGET,thresholds,tests/fuzz/fuzz_thresholds.c,tests/fixtures/thresholds))
 $(eval $(call NT_FUZZ_TARGET,params,tests/fuzz/fuzz_params.c probes/params.c probes/registry.c,))
 $(eval $(call NT_FUZZ_TARGET,nccl,tests/fuzz/fuzz_nccl.c,tests/fixtures/nccl-debug-logs tests/fixtures/nccl-tests-logs tests/fixtures/nccl-tuning-tables))
+# NCCL Inspector's JSON logs and its Prometheus textfiles, seeded with its README's records.
+$(eval $(call NT_FUZZ_TARGET,inspector,tests/fuzz/fuzz_inspector.c,tests/fixtures/inspector))
+$(eval $(call NT_FUZZ_TARGET,inspector-prom,tests/fuzz/fuzz_inspector_prom.c,tests/fixtures/inspector))
+# ncclras -f json, seeded with a report in its writer's layout.
+$(eval $(call NT_FUZZ_TARGET,ras,tests/fuzz/fuzz_ras.c,tests/fixtures/inspector))
 # hwloc parses XML in a plugin it unloads again (hwloc_xml_libxml.so): libxml2 linked in stays
 # loaded, so leaks inside it keep their names for tests/fuzz/lsan.supp.
 $(eval $(call NT_FUZZ_TARGET,topo,tests/fuzz/fuzz_topo.c,tests/fixtures/hwloc-xml,-Wl$(comma)--no-as-needed -l:libxml2.so.2))

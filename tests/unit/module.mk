@@ -51,6 +51,14 @@ $(BUILD)/tests/test_core_%: $(OBJ)/tests/unit/test_core_%.o $(call nt_archives,j
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
+# The readers of a running job's NCCL telemetry and their alignment (include/nettune/jobrec.h),
+# on tests/fixtures/inspector/ relative to the repository root: they run from it.
+JOB_TESTS := test_jobrec
+JOB_TEST_BINS := $(addprefix $(BUILD)/tests/,$(JOB_TESTS))
+$(JOB_TEST_BINS): $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(call nt_archives,nccl core)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(call nt_link,nccl core) $(CMOCKA_LIBS)
+
 # Topology inventory, PCIe link state without traffic and software versions,
 # against captured trees and stand-in libraries.
 TOPO_TESTS     := test_topo test_pcie test_software
@@ -62,9 +70,9 @@ TOPO_FAKE_LIBS := $(TOPO_FAKE_DIR)/libnt-fake-versions.so $(TOPO_FAKE_DIR)/libib
 
 # The node checks and the probe's glue to them (probes/nodechecks.c, no MPI).
 NODECHECK_TEST_BIN := $(BUILD)/tests/test_nodecheck
-$(NODECHECK_TEST_BIN): $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_archives,node core)
+$(NODECHECK_TEST_BIN): $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_link,node core) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(OBJ)/tests/unit/test_nodecheck.o $(OBJ)/probes/nodechecks.o $(call nt_link,judge engine node core) $(CMOCKA_LIBS)
 
 $(OBJ)/tests/unit/test_topo.o $(OBJ)/tests/unit/test_pcie.o $(OBJ)/tests/unit/test_software.o: \
     NT_CFLAGS += -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\" \
@@ -98,8 +106,8 @@ TEST_TARGETS += test-unit
 .PHONY: test-unit test-topo test-verdict
 # The tree's lints run here too (tests/lint/): the documents and the static-function names
 # (--max: the functions the tree had to rename when the rule was written; 0 once renamed).
-test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN) $(CODES_GEN) all
-	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN); do \
+test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN) $(JOB_TEST_BINS) $(CODES_GEN) all
+	@rc=0; for t in $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(VERDICT_TEST_BINS) $(NODECHECK_TEST_BIN) $(JOB_TEST_BINS); do \
 	   (cd $(CURDIR) && $$t) || rc=1; done; \
 	 $(CODES_GEN) | cmp -s - docs/codes.md || \
 	   { echo "test-unit: docs/codes.md differs from the check table: run make docs-codes"; rc=1; }; \

@@ -1,0 +1,139 @@
+/* Command-line parsing of nettune-watch into nt_watch_params_t. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch.h"
+
+/* Calls kept per communicator: Inspector's own ring holds 1,024 (v2.30.7-1 README.md:91), so a
+ * dump never holds more per communicator than that. */
+#define NT_WATCH_WINDOW_DEFAULT 1024
+#define NT_WATCH_WINDOW_MAX 65536
+
+void nt_watch_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: nettune watch [options] DIR|FILE...\n"
+            "Judges a job from NCCL Inspector's output (JSON logs <host>-pid<pid>.log, or\n"
+            "Prometheus textfiles nccl_inspector_metrics_<uuid>.prom): names a straggler rank and\n"
+            "a hang. A DIR is read for its *.log and *.prom files.\n"
+            "\n"
+            "  -f, --format FMT    what stdout shows: text (default) or json\n"
+            "  -o, --output FILE   write the nettune.watch/1 JSON document to FILE ('-' = stdout)\n"
+            "      --follow        read on as Inspector writes, rewrite --output after each read;\n"
+            "                      stop at SIGINT/SIGTERM (then the summary) or after --polls\n"
+            "      --interval S    seconds between reads with --follow (default 5)\n"
+            "      --polls N       stop --follow after N reads (default 0: at a signal)\n"
+            "      --window N      calls kept per communicator (default %d)\n"
+            "      --strict        warnings exit 1 too\n"
+            "  -q, --quiet         no summary on stdout\n"
+            "  -h, --help          this help\n"
+            "      --version       print the version\n"
+            "\n"
+            "Exit status: 0 no failure, 1 a failure (a hang; a straggler too with --strict),\n"
+            "2 bad usage or an input that cannot be read or holds no Inspector record.\n",
+            NT_WATCH_WINDOW_DEFAULT);
+}
+
+enum { OPT_WINDOW = 256, OPT_STRICT, OPT_VERSION, OPT_FOLLOW, OPT_INTERVAL, OPT_POLLS };
+
+static const struct option nt_watch_opts[] = {
+    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+    {"window", required_argument, NULL, OPT_WINDOW}, {"strict", no_argument, NULL, OPT_STRICT},
+    {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION}, {"follow", no_argument, NULL, OPT_FOLLOW},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"polls", required_argument, NULL, OPT_POLLS},   {NULL, 0, NULL, 0},
+};
+
+nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
+                                  nt_watch_action_t *action, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof(*p));
+    p->window = NT_WATCH_WINDOW_DEFAULT;
+    p->interval_s = 5;
+    *action = NT_WATCH_RUN;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":f:o:qh", nt_watch_opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                p->format = NT_WATCH_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                p->format = NT_WATCH_JSON;
+            else {
+                snprintf(err, errlen, "unknown --format '%s': use text or json", optarg);
+                return NT_ERR_INVALID;
+            }
+            break;
+        case 'o':
+            p->output = optarg;
+            break;
+        case OPT_WINDOW:
+        case OPT_INTERVAL:
+        case OPT_POLLS: {
+            static const struct {
+                int opt;
+                const char *name, *what;
+                long lo, hi;
+            } nums[] = {
+                {OPT_WINDOW, "--window", "calls", 1, NT_WATCH_WINDOW_MAX},
+                {OPT_INTERVAL, "--interval", "seconds", 1, 86400},
+                {OPT_POLLS, "--polls", "reads", 0, 1000000000},
+            };
+            size_t i = 0;
+            while (nums[i].opt != c)
+                i++;
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < nums[i].lo || v > nums[i].hi) {
+                snprintf(err, errlen, "bad %s '%s': give a whole number of %s, %ld to %ld",
+                         nums[i].name, optarg, nums[i].what, nums[i].lo, nums[i].hi);
+                return NT_ERR_INVALID;
+            }
+            if (c == OPT_WINDOW)
+                p->window = (size_t)v;
+            else if (c == OPT_INTERVAL)
+                p->interval_s = (unsigned)v;
+            else
+                p->polls = (unsigned long)v;
+            break;
+        }
+        case OPT_FOLLOW:
+            p->follow = 1;
+            break;
+        case OPT_STRICT:
+            p->strict = 1;
+            break;
+        case 'q':
+            p->quiet = 1;
+            break;
+        case 'h':
+            *action = NT_WATCH_HELP;
+            return NT_OK;
+        case OPT_VERSION:
+            *action = NT_WATCH_VERSION;
+            return NT_OK;
+        case ':':
+            snprintf(err, errlen, "option '%s' needs a value: see nettune watch --help",
+                     argv[optind - 1]);
+            return NT_ERR_INVALID;
+        default:
+            snprintf(err, errlen, "unknown option '%s': see nettune watch --help",
+                     argv[optind - 1]);
+            return NT_ERR_INVALID;
+        }
+    }
+    if (optind >= argc) {
+        snprintf(err, errlen, "no input: give Inspector's dump directory (NCCL_INSPECTOR_DUMP_DIR) "
+                              "or its files");
+        return NT_ERR_INVALID;
+    }
+    p->inputs = argv + optind;
+    p->ninputs = argc - optind;
+    return NT_OK;
+}

@@ -1,0 +1,493 @@
+/* nettune-watch's run as phases: collect the inputs, read and align them, judge, write the
+ * document and the summary. One cleanup at the end. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nettune/exitcode.h"
+#include "nettune/report.h"
+#include "nettune/version.h"
+#include "watch.h"
+
+/* Calls of a communicator written into the document, the latest ones: the window may hold
+ * more, and the busbw series covers the whole window. */
+#define NT_WATCH_CALLS_SHOWN 64
+/* The most ranks a communicator may claim: a record beyond is refused, not allocated. */
+#define NT_WATCH_MAX_RANKS (1 << 20)
+
+typedef struct {
+    char **paths;
+    size_t n, cap;
+} path_list_t;
+
+static int nt_watch_paths_add(path_list_t *l, const char *path)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **t = realloc(l->paths, cap * sizeof(*t));
+        if (!t)
+            return -1;
+        l->paths = t;
+        l->cap = cap;
+    }
+    if (!(l->paths[l->n] = strdup(path)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static int nt_watch_name_ends(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int nt_watch_str_compare(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The files of one input: a file as it is, a directory's Inspector files (<host>-pid<pid>.log,
+ * v2.30.7-1 inspector.cc:652; nccl_inspector_metrics_<uuid>.prom, inspector_prom.cc:365-367)
+ * in name order. Returns 0, or -1 after one line naming the input and the fix (an empty
+ * directory too, unless `quiet_empty`). */
+static int nt_watch_input_collect(const char *input, path_list_t *l, int quiet_empty)
+{
+    struct stat st;
+    if (strcmp(input, "-") != 0 && stat(input, &st) != 0) {
+        fprintf(stderr, "nettune watch: cannot read '%s': %s\n", input, strerror(errno));
+        return -1;
+    }
+    if (strcmp(input, "-") == 0 || !S_ISDIR(st.st_mode))
+        return nt_watch_paths_add(l, input);
+    DIR *d = opendir(input);
+    if (!d) {
+        fprintf(stderr, "nettune watch: cannot open directory '%s': %s\n", input, strerror(errno));
+        return -1;
+    }
+    size_t first = l->n;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (!nt_watch_name_ends(e->d_name, ".log") && !nt_watch_name_ends(e->d_name, ".prom") &&
+            !nt_watch_name_ends(e->d_name, ".log.gz"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", input, e->d_name);
+        rc = nt_watch_paths_add(l, path);
+    }
+    closedir(d);
+    if (rc == 0 && l->n == first && !quiet_empty) {
+        fprintf(stderr,
+                "nettune watch: '%s' holds no Inspector file (*.log, *.prom): give "
+                "NCCL_INSPECTOR_DUMP_DIR of a job run with NCCL_INSPECTOR_ENABLE=1\n",
+                input);
+        return -1;
+    }
+    qsort(l->paths + first, l->n - first, sizeof(char *), nt_watch_str_compare);
+    return rc;
+}
+
+/* One input file and its reader, kept open between polls in --follow. */
+typedef struct {
+    char *path;
+    nt_jobreader_t *r;
+    unsigned long p2p, prom, ras;
+} nt_watch_input_t;
+
+typedef struct {
+    unsigned long records, p2p, prom, ras, skipped, partial;
+    cJSON *ras_findings; /* RAS reports are snapshots: their findings are kept as read */
+    nt_watch_outcome_t ras_out;
+} counts_t;
+
+/* Reads what is new in one input into the alignment. Returns 0, 1 when the file is not
+ * Inspector's or cannot be read (one line says so), -1 when out of memory. */
+static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow)
+{
+    if (!in->r) {
+        in->r = nt_jobreader_open(in->path);
+        if (!in->r) {
+            fprintf(stderr, "nettune watch: cannot read '%s': %s\n", in->path, strerror(errno));
+            return 1;
+        }
+        nt_jobreader_follow(in->r, follow);
+    }
+    nt_jobrec_t rec;
+    int got;
+    while ((got = nt_jobreader_next(in->r, &rec)) > 0) {
+        if (rec.kind == NT_JOBREC_P2P)
+            in->p2p++;
+        else if (rec.kind == NT_JOBREC_AGG)
+            in->prom++;
+        else if (rec.kind == NT_JOBREC_RAS) {
+            in->ras++;
+            if (nt_watch_ras_judge(&rec, tot->ras_findings, &tot->ras_out) < 0)
+                return -1;
+        } else if (nt_jobalign_add(a, &rec) < 0)
+            return -1;
+    }
+    if (got < 0) {
+        fprintf(stderr, "nettune watch: error reading '%s': %s\n", in->path, strerror(errno));
+        return 1;
+    }
+    if (nt_jobreader_format(in->r) == NT_JOBFMT_UNKNOWN && nt_jobreader_skipped(in->r)) {
+        fprintf(stderr,
+                "nettune watch: '%s' is not an NCCL Inspector log or textfile (line %lu): give "
+                "the files of NCCL_INSPECTOR_DUMP_DIR\n",
+                in->path, nt_jobreader_first_bad_line(in->r));
+        return 1;
+    }
+    return 0;
+}
+
+/* The input's entry of the document, and its counts added to `tot`. */
+static int nt_watch_input_json(const nt_watch_input_t *in, cJSON *inputs, counts_t *tot)
+{
+    const nt_jobreader_t *r = in->r;
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(inputs, o))
+        return cJSON_Delete(o), -1;
+    unsigned long bad = nt_jobreader_first_bad_line(r);
+    unsigned long partial = nt_jobreader_partial(r) + nt_jobreader_pending(r);
+    if (!cJSON_AddStringToObject(o, "path", in->path) ||
+        !cJSON_AddStringToObject(o, "format", nt_jobfmt_name(nt_jobreader_format(r))) ||
+        !cJSON_AddNumberToObject(o, "records", (double)nt_jobreader_records(r)) ||
+        !cJSON_AddNumberToObject(o, "p2p_records", (double)in->p2p) ||
+        !cJSON_AddNumberToObject(o, "skipped", (double)nt_jobreader_skipped(r)) ||
+        !cJSON_AddNumberToObject(o, "partial", (double)partial) ||
+        !(bad ? cJSON_AddNumberToObject(o, "first_bad_line", (double)bad)
+              : cJSON_AddNullToObject(o, "first_bad_line")))
+        return -1;
+    tot->records += nt_jobreader_records(r);
+    tot->p2p += in->p2p;
+    tot->prom += in->prom;
+    tot->ras += in->ras;
+    tot->skipped += nt_jobreader_skipped(r);
+    tot->partial += partial;
+    return 0;
+}
+
+static cJSON *nt_watch_json_number(double v)
+{
+    return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static int nt_watch_json_add_number(cJSON *o, const char *k, double v)
+{
+    cJSON *n = nt_watch_json_number(v);
+    return n && cJSON_AddItemToObject(o, k, n) ? 0 : (cJSON_Delete(n), -1);
+}
+
+/* The calls shown: the latest NT_WATCH_CALLS_SHOWN of the window, every rank's exec time (null
+ * where its record is missing) and the spread. */
+static int nt_watch_calls_json(const nt_jobcomm_t *c, cJSON *o, unsigned long *complete)
+{
+    cJSON *calls = cJSON_AddArrayToObject(o, "calls");
+    if (!calls)
+        return -1;
+    uint64_t lo = c->max_seq + 1 > c->window ? c->max_seq + 1 - c->window : 0;
+    uint64_t shown = c->max_seq + 1 > NT_WATCH_CALLS_SHOWN ? c->max_seq + 1 - NT_WATCH_CALLS_SHOWN : 0;
+    *complete = 0;
+    for (uint64_t s = lo; c->any_seq && s <= c->max_seq; s++) {
+        const nt_jobcall_t *k = nt_jobcomm_call(c, s);
+        if (!k)
+            continue;
+        *complete += k->nseen == c->nranks;
+        if (s < shown)
+            continue;
+        double mn, mx;
+        int arg;
+        nt_jobcall_spread(c, k, &mn, &mx, &arg);
+        cJSON *e = cJSON_CreateObject(), *t;
+        if (!e || !cJSON_AddItemToArray(calls, e))
+            return cJSON_Delete(e), -1;
+        if (!cJSON_AddNumberToObject(e, "seq", (double)k->seq) ||
+            !cJSON_AddStringToObject(e, "coll", k->op) || nt_watch_json_add_number(e, "bytes", k->bytes) < 0 ||
+            !cJSON_AddNumberToObject(e, "ranks_seen", k->nseen) ||
+            !(t = cJSON_AddArrayToObject(e, "exec_us")))
+            return -1;
+        for (int i = 0; i < c->nranks; i++) {
+            cJSON *v = nt_watch_json_number(k->exec_us[i]);
+            if (!v || !cJSON_AddItemToArray(t, v))
+                return cJSON_Delete(v), -1;
+        }
+        if (nt_watch_json_add_number(e, "min_us", mn) < 0 || nt_watch_json_add_number(e, "max_us", mx) < 0 ||
+            nt_watch_json_add_number(e, "spread_us", mx - mn) < 0 || nt_watch_json_add_number(e, "dump_ts_us", k->dump_ts_us) < 0 ||
+            nt_watch_json_add_number(e, "busbw_GBps", nt_jobcall_median_busbw(c, k)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* busbw per (collective, size) over time: one point per call of the window, the median over its
+ * ranks. */
+static int nt_watch_busbw_json(const nt_jobcomm_t *c, cJSON *o)
+{
+    cJSON *series = cJSON_AddArrayToObject(o, "busbw");
+    if (!series)
+        return -1;
+    uint64_t lo = c->max_seq + 1 > c->window ? c->max_seq + 1 - c->window : 0;
+    for (uint64_t s = lo; c->any_seq && s <= c->max_seq; s++) {
+        const nt_jobcall_t *k = nt_jobcomm_call(c, s);
+        double bw = k ? nt_jobcall_median_busbw(c, k) : NAN;
+        if (!isfinite(bw))
+            continue;
+        cJSON *ser = NULL, *it;
+        cJSON_ArrayForEach(it, series)
+        {
+            const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "bytes");
+            if (strcmp(cJSON_GetObjectItemCaseSensitive(it, "coll")->valuestring, k->op) == 0 &&
+                (cJSON_IsNumber(b) ? b->valuedouble == k->bytes : !isfinite(k->bytes)))
+                ser = it;
+        }
+        if (!ser) {
+            ser = cJSON_CreateObject();
+            if (!ser || !cJSON_AddItemToArray(series, ser))
+                return cJSON_Delete(ser), -1;
+            if (!cJSON_AddStringToObject(ser, "coll", k->op) || nt_watch_json_add_number(ser, "bytes", k->bytes) < 0 ||
+                !cJSON_AddArrayToObject(ser, "points"))
+                return -1;
+        }
+        cJSON *p = cJSON_CreateObject();
+        if (!p || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(ser, "points"), p))
+            return cJSON_Delete(p), -1;
+        if (!cJSON_AddNumberToObject(p, "seq", (double)k->seq) ||
+            nt_watch_json_add_number(p, "dump_ts_us", k->dump_ts_us) < 0 || nt_watch_json_add_number(p, "busbw_GBps", bw) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int nt_watch_comm_json(const nt_jobcomm_t *c, cJSON *arr)
+{
+    cJSON *o = cJSON_CreateObject(), *ranks;
+    if (!o || !cJSON_AddItemToArray(arr, o))
+        return cJSON_Delete(o), -1;
+    int seen = 0;
+    for (int i = 0; i < c->nranks; i++)
+        seen += c->ranks[i].seen;
+    unsigned long complete = 0;
+    if (!cJSON_AddStringToObject(o, "id", c->id) || !cJSON_AddStringToObject(o, "name", c->name) ||
+        !cJSON_AddNumberToObject(o, "nranks", c->nranks) ||
+        !cJSON_AddNumberToObject(o, "ranks_seen", seen) ||
+        !cJSON_AddNumberToObject(o, "records", (double)c->records) ||
+        !cJSON_AddNumberToObject(o, "cpu_timed_records", (double)c->cpu_timed) ||
+        !cJSON_AddNumberToObject(o, "stale_records", (double)c->stale) ||
+        !cJSON_AddNumberToObject(o, "duplicate_records", (double)c->duplicate) ||
+        !cJSON_AddNumberToObject(o, "max_seq", (double)c->max_seq) ||
+        !(ranks = cJSON_AddArrayToObject(o, "ranks")))
+        return -1;
+    for (int i = 0; i < c->nranks; i++) {
+        const nt_jobrank_t *r = &c->ranks[i];
+        if (!r->seen)
+            continue;
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(ranks, e))
+            return cJSON_Delete(e), -1;
+        if (!cJSON_AddNumberToObject(e, "rank", i) || !cJSON_AddStringToObject(e, "host", r->host) ||
+            !(r->pid >= 0 ? cJSON_AddNumberToObject(e, "pid", (double)r->pid)
+                          : cJSON_AddNullToObject(e, "pid")) ||
+            !cJSON_AddNumberToObject(e, "last_seq", (double)r->last_seq) ||
+            !cJSON_AddNumberToObject(e, "records", (double)r->records) ||
+            nt_watch_json_add_number(e, "last_dump_ts_us", r->last_dump_ts_us) < 0)
+            return -1;
+    }
+    if (nt_watch_calls_json(c, o, &complete) < 0 || nt_watch_busbw_json(c, o) < 0 ||
+        !cJSON_AddNumberToObject(o, "complete_calls", (double)complete))
+        return -1;
+    return 0;
+}
+
+static void nt_watch_summary_print(FILE *f, const cJSON *doc, const counts_t *tot, size_t ncomms)
+{
+    fprintf(f, "nettune watch: %lu record(s) (%lu P2P, %lu Prometheus, %lu RAS), %zu communicator(s)",
+            tot->records, tot->p2p, tot->prom, tot->ras, ncomms);
+    if (tot->skipped || tot->partial)
+        fprintf(f, ", %lu skipped, %lu cut short at the end", tot->skipped, tot->partial);
+    fprintf(f, "\n");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
+    {
+        fprintf(f, "%s %s [%s, %s]: %s\n    %s\n",
+                cJSON_GetObjectItemCaseSensitive(it, "status")->valuestring,
+                cJSON_GetObjectItemCaseSensitive(it, "code")->valuestring,
+                cJSON_GetObjectItemCaseSensitive(it, "check")->valuestring,
+                cJSON_GetObjectItemCaseSensitive(it, "category")->valuestring,
+                cJSON_GetObjectItemCaseSensitive(it, "verdict")->valuestring,
+                cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
+    }
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "not_judged"))
+    {
+        const cJSON *comm = cJSON_GetObjectItemCaseSensitive(it, "comm_id");
+        fprintf(f, "not judged %s%s%s: %s\n",
+                cJSON_GetObjectItemCaseSensitive(it, "check")->valuestring,
+                cJSON_IsString(comm) ? " " : "", cJSON_IsString(comm) ? comm->valuestring : "",
+                cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
+    }
+    if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "findings")))
+        fprintf(f, "no finding\n");
+}
+
+/* Set by SIGINT and SIGTERM in --follow: the loop ends after the current poll. */
+static volatile sig_atomic_t nt_watch_stop;
+
+static void nt_watch_on_signal(int sig)
+{
+    nt_watch_stop = sig;
+}
+
+/* One judgement of everything read so far: the document, its exit code in *code. Returns the
+ * document, NULL when out of memory. */
+static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *ins, size_t nins,
+                                const nt_jobalign_t *a, counts_t *tot, int *code)
+{
+    cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings;
+    nt_watch_outcome_t out = tot->ras_out;
+    counts_t keep = *tot;
+    *tot = (counts_t){.ras_findings = keep.ras_findings, .ras_out = keep.ras_out};
+    if (!doc || !cJSON_AddStringToObject(doc, "schema", "nettune.watch/1") ||
+        !cJSON_AddStringToObject(doc, "nettune_version", nt_version()) ||
+        !(settings = nt_watch_settings(p->window)) ||
+        !cJSON_AddItemToObject(doc, "settings", settings) ||
+        !(inputs = cJSON_AddArrayToObject(doc, "inputs")))
+        goto oom;
+    for (size_t i = 0; i < nins; i++)
+        if (ins[i].r && nt_watch_input_json(&ins[i], inputs, tot) < 0)
+            goto oom;
+    if (!(comms = cJSON_AddArrayToObject(doc, "communicators")))
+        goto oom;
+    for (size_t i = 0; i < nt_jobalign_ncomms(a); i++)
+        if (nt_watch_comm_json(nt_jobalign_comm(a, i), comms) < 0)
+            goto oom;
+    if (!(findings = cJSON_Duplicate(tot->ras_findings, 1)) ||
+        !cJSON_AddItemToObject(doc, "findings", findings) ||
+        !(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
+        nt_watch_judge(a, tot->prom, findings, nj, &out) < 0)
+        goto oom;
+    *code = nt_exit_code(0, out.fail > 0, 0, out.warn > 0, p->strict);
+    if (!(sum = cJSON_AddObjectToObject(doc, "summary")) ||
+        !cJSON_AddNumberToObject(sum, "records", (double)tot->records) ||
+        !cJSON_AddNumberToObject(sum, "p2p_records", (double)tot->p2p) ||
+        !cJSON_AddNumberToObject(sum, "prom_records", (double)tot->prom) ||
+        !cJSON_AddNumberToObject(sum, "ras_records", (double)tot->ras) ||
+        !cJSON_AddNumberToObject(sum, "skipped", (double)tot->skipped) ||
+        !cJSON_AddNumberToObject(sum, "partial", (double)tot->partial) ||
+        !cJSON_AddNumberToObject(sum, "unaligned", (double)nt_jobalign_rejected(a)) ||
+        !cJSON_AddNumberToObject(sum, "communicators", (double)nt_jobalign_ncomms(a)) ||
+        !cJSON_AddNumberToObject(sum, "fail", out.fail) ||
+        !cJSON_AddNumberToObject(sum, "warn", out.warn) ||
+        !cJSON_AddNumberToObject(sum, "not_judged", cJSON_GetArraySize(nj)) ||
+        !cJSON_AddNumberToObject(sum, "exit_code", *code) ||
+        !cJSON_AddStringToObject(sum, "exit", nt_exit_code_string(*code)))
+        goto oom;
+    return doc;
+oom:
+    cJSON_Delete(doc);
+    return NULL;
+}
+
+/* Opens the inputs not yet open: in --follow a directory gains files as ranks start dumping. */
+static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **ins, size_t *nins,
+                                int quiet_empty)
+{
+    path_list_t files = {0};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < p->ninputs; i++)
+        if (nt_watch_input_collect(p->inputs[i], &files, quiet_empty) < 0)
+            rc = -1;
+    for (size_t i = 0; rc == 0 && i < files.n; i++) {
+        size_t k = 0;
+        while (k < *nins && strcmp((*ins)[k].path, files.paths[i]) != 0)
+            k++;
+        if (k < *nins)
+            continue;
+        nt_watch_input_t *t = realloc(*ins, (*nins + 1) * sizeof(**ins));
+        if (!t) {
+            rc = -1;
+            break;
+        }
+        *ins = t;
+        (*ins)[(*nins)++] = (nt_watch_input_t){.path = files.paths[i]};
+        files.paths[i] = NULL;
+    }
+    for (size_t i = 0; i < files.n; i++)
+        free(files.paths[i]);
+    free(files.paths);
+    return rc;
+}
+
+int nt_watch_run(const nt_watch_params_t *p)
+{
+    counts_t tot = {0};
+    int code = NT_EXIT_USAGE, bad = 0;
+    nt_watch_input_t *ins = NULL;
+    size_t nins = 0;
+    cJSON *doc = NULL;
+    tot.ras_findings = cJSON_CreateArray();
+    nt_jobalign_t *a = nt_jobalign_create(p->window, NT_WATCH_MAX_RANKS);
+    if (!a || !tot.ras_findings)
+        goto oom;
+    if (p->follow) {
+        struct sigaction sa = {.sa_handler = nt_watch_on_signal};
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    for (unsigned long poll = 1;; poll++) {
+        /* In --follow an empty directory is waited on; without it, it is an error. */
+        if (nt_watch_inputs_scan(p, &ins, &nins, p->follow) < 0)
+            goto done;
+        for (size_t i = 0; i < nins; i++) {
+            int rc = nt_watch_file_read(&ins[i], a, &tot, p->follow);
+            if (rc < 0)
+                goto oom;
+            bad |= rc;
+        }
+        if (bad)
+            goto done;
+        cJSON_Delete(doc);
+        if (!(doc = nt_watch_document(p, ins, nins, a, &tot, &code)))
+            goto oom;
+        if (!p->follow && !tot.records) {
+            fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): was the job run "
+                            "with NCCL_INSPECTOR_ENABLE=1, and has it dumped yet "
+                            "(docs/watch.md)?\n",
+                    nins);
+            code = NT_EXIT_USAGE;
+            goto done;
+        }
+        if (p->output && nt_output_write_fn(p->output, nt_json_fill, doc) != NT_OK) {
+            code = NT_EXIT_USAGE; /* nt_output_write_fn logged the path and the reason */
+            goto done;
+        }
+        if (!p->follow || nt_watch_stop || (p->polls && poll >= p->polls))
+            break;
+        for (unsigned s = 0; s < p->interval_s * 10 && !nt_watch_stop; s++)
+            usleep(100000);
+    }
+    if (!p->quiet && p->format == NT_WATCH_JSON && !(p->output && strcmp(p->output, "-") == 0) &&
+        nt_output_write_fn("-", nt_json_fill, doc) != NT_OK)
+        code = NT_EXIT_USAGE;
+    else if (!p->quiet && p->format == NT_WATCH_TEXT)
+        nt_watch_summary_print(p->output && strcmp(p->output, "-") == 0 ? stderr : stdout, doc,
+                               &tot, nt_jobalign_ncomms(a));
+    goto done;
+oom:
+    fprintf(stderr, "nettune watch: out of memory\n");
+    code = NT_EXIT_USAGE;
+done:
+    for (size_t i = 0; i < nins; i++) {
+        nt_jobreader_close(ins[i].r);
+        free(ins[i].path);
+    }
+    free(ins);
+    nt_jobalign_destroy(a);
+    cJSON_Delete(tot.ras_findings);
+    cJSON_Delete(doc);
+    return code;
+}

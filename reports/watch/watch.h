@@ -1,0 +1,69 @@
+/* nettune-watch: judges a running (or finished) job from NCCL's own telemetry (docs/watch.md).
+ * main.c chooses the exit code, params.c parses the command line, run.c reads, aligns and
+ * writes, judge.c holds the judgements and their rules of evidence. */
+#ifndef NETTUNE_WATCH_H
+#define NETTUNE_WATCH_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "nettune/jobrec.h"
+#include "nettune/status.h"
+
+typedef enum nt_watch_format { NT_WATCH_TEXT, NT_WATCH_JSON } nt_watch_format_t;
+
+/* The command's options, parsed and checked once. */
+typedef struct nt_watch_params {
+    char **inputs; /* directories or files, as given */
+    int ninputs;
+    nt_watch_format_t format; /* what stdout shows */
+    const char *output;       /* the nettune.watch/1 document's path, NULL = none, "-" = stdout */
+    size_t window;            /* calls kept per communicator */
+    int strict;               /* warnings fail (the probe's --strict) */
+    int follow;               /* re-read the inputs as they grow, judge after each read */
+    unsigned interval_s;      /* seconds between reads in --follow */
+    unsigned long polls;      /* --follow stops after this many reads, 0 = at SIGINT/SIGTERM */
+    int quiet;
+} nt_watch_params_t;
+
+typedef enum nt_watch_action { NT_WATCH_RUN, NT_WATCH_HELP, NT_WATCH_VERSION } nt_watch_action_t;
+
+/* nt_watch_params_parse - argv into p (defaults first). On a bad option writes one line naming
+ * the option and the fix into err and returns NT_ERR_INVALID. */
+nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
+                                  nt_watch_action_t *action, char *err, size_t errlen);
+
+/* nt_watch_usage - the --help text. */
+void nt_watch_usage(FILE *f);
+
+/* The outcome of judging: counts of findings by status. */
+typedef struct nt_watch_outcome {
+    int fail, warn;
+} nt_watch_outcome_t;
+
+/* nt_watch_ras_judge - a rank NCCL RAS lists as missing (ncclras -f json "missing_ranks",
+ * v2.30.7-1 src/ras/client_support.cc:1986-2000) is a finding NT-JOB-203 of status fail; other
+ * records add nothing. Returns 0, or -1 when out of memory. */
+int nt_watch_ras_judge(const nt_jobrec_t *rec, cJSON *findings, nt_watch_outcome_t *out);
+
+/* nt_watch_judge - adds the judgements of every communicator of `a` to the document: findings
+ * (array "findings") and what could not be judged with the reason (array "not_judged"). The
+ * counts are added to `out` (zero it first).
+ * `prom_records` is the number of Prometheus aggregates read: they carry no rank, communicator
+ * id or sequence number, so their own not_judged entry says what they cannot show. Returns 0,
+ * or -1 when out of memory (a cJSON_Add failed). */
+int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *findings,
+                   cJSON *not_judged, nt_watch_outcome_t *out);
+
+/* nt_watch_settings - the rules of evidence as the document's "settings" object; NULL when out
+ * of memory. */
+cJSON *nt_watch_settings(size_t window);
+
+/* nt_watch_run - reads every input, aligns, judges, writes the text summary (stdout unless
+ * quiet or format json) and the document. With follow, reads on every interval_s seconds what
+ * was appended, rewrites the document after each read, and writes the summary at the end. Returns the exit code
+ * (include/nettune/exitcode.h): 2 when an input is unusable (one line says which and why). */
+int nt_watch_run(const nt_watch_params_t *p);
+
+#endif

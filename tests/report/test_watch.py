@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""nettune watch on generated NCCL Inspector logs (tests/report/gen_inspector.py) and on the
+verbatim records of NCCL's Inspector README (tests/fixtures/inspector/): a known straggler and a
+known hang are named, a healthy job gives no finding, every document is valid against
+reports/schema/watch.schema.json (python3-jsonschema), exit codes are the probe's.
+Environment: BUILD (default build)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import gen_inspector  # noqa: E402
+
+BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
+BIN = os.path.join(BUILD, "bin", "nettune-watch")
+WORK = os.path.join(BUILD, "tests", "watch")
+SCHEMA = os.path.join(ROOT, "reports", "schema", "watch.schema.json")
+FIX = os.path.join(ROOT, "tests", "fixtures", "inspector")
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def watch(*args):
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=60)
+
+
+def valid(doc):
+    try:
+        import jsonschema
+    except ImportError:
+        return  # the schema test below says so
+    errs = sorted(jsonschema.Draft202012Validator(json.load(open(SCHEMA))).iter_errors(doc), key=str)
+    check(not errs, "not valid against watch.schema.json: %s" % "; ".join(
+        "%s: %s" % ("/".join(map(str, e.absolute_path)), e.message) for e in errs[:5]))
+
+
+def job(name, **kw):
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    gen_inspector.generate(d, **kw)
+    return d
+
+
+def run_json(d, *extra):
+    out = os.path.join(WORK, os.path.basename(d) + ".json")
+    r = watch(d, "-o", out, *extra)
+    doc = json.load(open(out))
+    valid(doc)
+    return r, doc
+
+
+def straggler_named_compute_side():
+    d = job("straggler", straggler=5, seed=3)
+    r, doc = run_json(d)
+    check(r.returncode == 0, "a straggler is a warning: exit 0 without --strict, got %d %s" % (r.returncode, r.stderr))
+    f = doc["findings"]
+    check(len(f) == 1, "one finding expected: %s" % f)
+    f = f[0]
+    check(f["code"] == "NT-JOB-201" and f["check"] == "watch_straggler" and f["category"] == "monitor",
+          "straggler row: %s" % f)
+    check(f["rank"] == 5 and f["host"] == "gpu02" and f["pid"] == 4005, "rank 5 on gpu02 pid 4005: %s" % f)
+    check("compute side" in f["verdict"] and "not the network" in f["verdict"], f["verdict"])
+    check(f["calls_fastest"] == 40 and f["calls_judged"] == 40, "40 of 40 calls: %s" % f)
+    check("straggler" in r.stdout and "rank 5" in r.stdout, "text summary: " + r.stdout)
+    r2 = watch(d, "--strict", "-q")
+    check(r2.returncode == 1, "--strict makes the warning fail: %d" % r2.returncode)
+
+
+def hang_names_rank_behind():
+    d = job("hang", hang=2, hang_at=30, after=6, seed=4, dump_every=2)
+    r, doc = run_json(d)
+    check(r.returncode == 1, "a hang fails: exit 1, got %d %s" % (r.returncode, r.stderr))
+    hangs = [f for f in doc["findings"] if f["check"] == "watch_hang"]
+    check(len(hangs) == 1, "one hang: %s" % doc["findings"])
+    h = hangs[0]
+    check(h["code"] == "NT-JOB-202" and h["rank"] == 2 and h["host"] == "gpu01", "rank 2 on gpu01: %s" % h)
+    check(h["last_seq"] == 30 and h["max_seq"] == 36, "stopped at 30, others at 36: %s" % h)
+    check(h["status"] == "fail", h)
+    check(not [f for f in doc["findings"] if f["check"] == "watch_straggler"], "no straggler in a hang: %s" % doc["findings"])
+
+
+def behind_by_one_dump_is_not_a_hang():
+    # Rank 3's last dump holds call 30; the others dumped calls 31-34 once since (one dump every
+    # 5 calls): a live rank whose dump timer fires later looks the same, so nobody is blamed.
+    d = job("dump-skew", hang=3, hang_at=30, after=4, dump_every=5, seed=10)
+    r, doc = run_json(d)
+    check(r.returncode == 0 and not doc["findings"], "one dump behind is no hang: %s" % doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_hang"]
+    check(nj and "rank 3 is 4 call(s) behind" in nj[0] and "not yet confirmed" in nj[0], nj)
+    # Two more dumps of the others (calls 35-44): now it is confirmed.
+    d = job("dump-skew-2", hang=3, hang_at=30, after=14, dump_every=5, seed=10)
+    r, doc = run_json(d)
+    check(r.returncode == 1 and [f["rank"] for f in doc["findings"]] == [3], doc["findings"])
+
+
+def healthy_job_no_finding():
+    for seed in (5, 6, 7):
+        d = job("healthy-%d" % seed, seed=seed, half_line=True)
+        r, doc = run_json(d)
+        check(r.returncode == 0 and not doc["findings"], "healthy seed %d: %s" % (seed, doc["findings"]))
+        c = doc["communicators"][0]
+        check(c["nranks"] == 8 and c["ranks_seen"] == 8 and c["complete_calls"] == 40, c["nranks"])
+        check(doc["summary"]["records"] == 320 and doc["summary"]["partial"] == 1,
+              "320 records and the half-written last line counted: %s" % doc["summary"])
+        check(len(c["calls"]) == 40 and len(c["calls"][0]["exec_us"]) == 8, "every call, every rank")
+        s = c["busbw"]
+        check(len(s) == 1 and s[0]["coll"] == "AllReduce" and s[0]["bytes"] == 64 << 20 and len(s[0]["points"]) == 40,
+              "busbw over time per size: %s" % [(x["coll"], x["bytes"], len(x["points"])) for x in s])
+        bw = s[0]["points"][0]["busbw_GBps"]
+        check(50 < bw < 130, "64 MiB in about 1 ms on 8 ranks: busbw %.1f GB/s" % bw)
+
+
+def too_few_calls_not_judged():
+    d = job("short", calls=5, seed=8, straggler=1)
+    r, doc = run_json(d)
+    check(r.returncode == 0 and not doc["findings"], "5 calls blame nobody: %s" % doc["findings"])
+    nj = [n for n in doc["not_judged"] if n["check"] == "watch_straggler"]
+    check(nj and "5 call(s)" in nj[0]["reason"] and "at least 8" in nj[0]["reason"], doc["not_judged"])
+
+
+def readme_records_and_prometheus():
+    r, doc = run_json(FIX)
+    check(r.returncode == 0, "README fixtures: %d %s" % (r.returncode, r.stderr))
+    fmts = {os.path.basename(i["path"]): i["format"] for i in doc["inputs"]}
+    check(fmts == {"readme-v2.30.7-metrics.prom": "inspector_prom"}, "a directory gives its *.prom and *.log: %s" % fmts)
+    r, doc = run_json(os.path.join(FIX, "readme-v2.30.7-record.json"))
+    c = doc["communicators"][0]
+    check(c["id"] == "0x7f8c496ae9f661" and c["nranks"] == 8 and c["ranks_seen"] == 1, c)
+    check(c["calls"][0]["exec_us"][2] == 61974 and c["calls"][0]["busbw_GBps"] == 485.119099, c["calls"])
+    reasons = [n["reason"] for n in doc["not_judged"]]
+    check(any("1 of 8 rank(s)" in x for x in reasons), reasons)
+    r, doc = run_json(os.path.join(FIX, "readme-v2.30.7-metrics.prom"))
+    check(doc["summary"]["prom_records"] == 4 and not doc["communicators"], doc["summary"])
+    check(all("inspector_prom.cc:246-249" in n["reason"] for n in doc["not_judged"]) and len(doc["not_judged"]) == 2,
+          doc["not_judged"])
+
+
+def busbw_drop_onset():
+    d = job("onset", calls=120, slow_from=60, seed=11)
+    r, doc = run_json(d)
+    f = [x for x in doc["findings"] if x["check"] == "watch_onset"]
+    check(len(f) == 1 and f[0]["code"] == "NT-JOB-204" and f[0]["rank"] is None, doc["findings"])
+    f = f[0]
+    check(60 <= f["onset_seq"] <= 61, "onset at call 60: %s" % f)
+    check(abs(f["observed_busbw_GBps"] / f["expected_busbw_GBps"] - 1 / 1.6) < 0.03, f)
+    check(r.returncode == 0, "an onset is a warning: %d" % r.returncode)
+    # One call 3x slower is no alarm (the confirmation window).
+    d = job("one-slow-call", calls=120, slow_from=60, slow_factor=1.0, seed=12)
+    path = os.path.join(d, "gpu01-pid4000.log")
+    lines = open(path).read().splitlines()
+    _, doc = run_json(d)
+    check(not doc["findings"], "healthy 120 calls: %s" % doc["findings"])
+    for name in os.listdir(d):
+        p = os.path.join(d, name)
+        recs = [json.loads(x) for x in open(p).read().splitlines()]
+        for rec in recs:
+            if rec["coll_perf"]["coll_sn"] == 70:
+                rec["coll_perf"]["coll_exec_time_us"] *= 3
+                rec["coll_perf"]["coll_busbw_gbs"] /= 3
+        open(p, "w").write("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in recs))
+    _, doc = run_json(d)
+    check(not doc["findings"], "one slow call is no onset: %s" % doc["findings"])
+    check(len(lines) == 120, "generated 120 calls")
+
+
+def follow_reads_on_as_files_grow():
+    # The hang job, its files cut after call 30 while the job "runs": --follow reads the first
+    # part, then the appended calls (the first appended record arrives in two halves, across a
+    # read), and names the rank behind once the others dumped on.
+    src = job("follow-src", hang=2, hang_at=30, after=6, seed=13, dump_every=2)
+    d = os.path.join(WORK, "follow")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rest = {}
+    for name in sorted(os.listdir(src)):
+        lines = open(os.path.join(src, name)).read().splitlines(True)
+        head = [x for x in lines if json.loads(x)["coll_perf"]["coll_sn"] <= 30]
+        rest[name] = "".join(lines[len(head):])
+        open(os.path.join(d, name), "w").write("".join(head))
+    out = os.path.join(WORK, "follow.json")
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out, d],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    for name, text in rest.items():
+        open(os.path.join(d, name), "a").write(text[:len(text) // 2])
+    time.sleep(0.4)
+    for name, text in rest.items():
+        open(os.path.join(d, name), "a").write(text[len(text) // 2:])
+    so, se = proc.communicate(timeout=30)
+    doc = json.load(open(out))
+    valid(doc)
+    check(proc.returncode == 1, "the hang is found while following: %d %s %s" % (proc.returncode, so, se))
+    h = [f for f in doc["findings"] if f["check"] == "watch_hang"]
+    check(len(h) == 1 and h[0]["rank"] == 2 and h[0]["last_seq"] == 30 and h[0]["max_seq"] == 36, doc["findings"])
+    check(doc["summary"]["records"] == 30 * 8 + 6 * 7 and doc["summary"]["skipped"] == 0
+          and doc["summary"]["partial"] == 0, "every record once, none cut: %s" % doc["summary"])
+    check("NT-JOB-202" in so, "the summary at the end: " + so)
+
+
+def ras_missing_rank_named():
+    r, doc = run_json(os.path.join(FIX, "ras-generated-v2.30.7-layout.json"))
+    check(r.returncode == 1, "a rank RAS cannot reach fails: %d %s" % (r.returncode, r.stderr))
+    check(doc["inputs"][0]["format"] == "ras_json" and doc["summary"]["ras_records"] == 6, doc["summary"])
+    f = doc["findings"]
+    check(len(f) == 1 and f[0]["code"] == "NT-JOB-203" and f[0]["rank"] == 2 and f[0]["host"] == "gpu02"
+          and f[0]["pid"] == 102 and f[0]["comm_id"] == "0xa1b2" and "unresponsive" in f[0]["verdict"], f)
+
+
+def bad_inputs_one_line():
+    os.makedirs(WORK, exist_ok=True)
+    empty = os.path.join(WORK, "empty-dir")
+    os.makedirs(empty, exist_ok=True)
+    foreign = os.path.join(WORK, "foreign.log")
+    open(foreign, "w").write("NCCL INFO Bootstrap : Using eth0\n")
+    for args, want in [([empty], "holds no Inspector file"), ([foreign], "not an NCCL Inspector log"),
+                       ([os.path.join(WORK, "missing")], "cannot read"), (["--format", "xml", FIX], "--format"),
+                       ([], "no input")]:
+        r = watch(*args)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and want in lines[0], "%s: rc %d, %r" % (args, r.returncode, r.stderr))
+
+
+def schema_checked():
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        raise Skip("/usr/bin/python3 has no jsonschema (apt-get install python3-jsonschema)")
+    d = job("schema-mutant", straggler=1, seed=9)
+    _, doc = run_json(d)
+    doc["findings"][0]["code"] = "NT-PCIE-001"
+    try:
+        valid(doc)
+    except AssertionError:
+        return
+    raise AssertionError("a watch finding with a probe code is valid: the schema checks nothing")
+
+
+TESTS = [straggler_named_compute_side, hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
+         healthy_job_no_finding,
+         too_few_calls_not_judged, readme_records_and_prometheus, busbw_drop_onset,
+         follow_reads_on_as_files_grow, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
+
+
+def main():
+    if not os.access(BIN, os.X_OK):
+        print("watch tests: %s is not built" % BIN)
+        return 2
+    os.makedirs(WORK, exist_ok=True)
+    npass = nfail = nskip = 0
+    t_all = time.time()
+    for i, fn in enumerate(TESTS, 1):
+        try:
+            fn()
+            npass += 1
+            print("ok %d - %s" % (i, fn.__name__), flush=True)
+        except Skip as e:
+            nskip += 1
+            print("skip %d - %s: %s" % (i, fn.__name__, e), flush=True)
+        except Exception as e:  # noqa: BLE001 - report every failure and go on
+            nfail += 1
+            print("not ok %d - %s: %s" % (i, fn.__name__, str(e)[:2000]), flush=True)
+    print("watch tests: %d passed, %d failed, %d skipped (%.1f s)" % (npass, nfail, nskip, time.time() - t_all))
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

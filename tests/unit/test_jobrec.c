@@ -1,0 +1,385 @@
+/* The Inspector readers and the alignment of records across ranks (include/nettune/jobrec.h), on
+ * the verbatim records of NCCL's Inspector README (tests/fixtures/inspector/) and on generated
+ * files: compact lines as the plugin writes them, a half-written last line, a record longer than
+ * a line-reader line. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nettune/jobrec.h"
+#include "nettune/logline.h"
+#include "nettune/nccltests.h"
+
+#define FIX "tests/fixtures/inspector/"
+
+static void test_readme_record(void **state)
+{
+    (void)state;
+    nt_jobreader_t *r = nt_jobreader_open(FIX "readme-v2.30.7-record.json");
+    assert_non_null(r);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(nt_jobreader_format(r), NT_JOBFMT_INSPECTOR_JSON);
+    assert_int_equal(rec.kind, NT_JOBREC_COLL);
+    assert_string_equal(rec.comm_id, "0x7f8c496ae9f661");
+    assert_string_equal(rec.comm_name, ""); /* before 2.30.3: no comm_name */
+    assert_int_equal(rec.rank, 2);
+    assert_int_equal(rec.nranks, 8);
+    assert_int_equal(rec.nnodes, 1);
+    assert_string_equal(rec.host, "example-hostname");
+    assert_int_equal(rec.pid, 1639453);
+    assert_string_equal(rec.op, "AllReduce");
+    assert_true(rec.has_seq);
+    assert_int_equal(rec.seq, 1407);
+    assert_true(rec.bytes == 17179869184.0);
+    assert_true(rec.exec_us == 61974.0);
+    assert_int_equal(rec.timing, NT_TIMING_UNKNOWN);
+    assert_true(fabs(rec.algbw_GBps - 277.210914) < 1e-9);
+    assert_true(fabs(rec.busbw_GBps - 485.119099) < 1e-9);
+    assert_true(rec.dump_ts_us == 1748030377748202.0);
+    assert_true(isnan(rec.start_ts_us));
+    assert_int_equal(nt_jobreader_next(r, &rec), 0);
+    assert_int_equal(nt_jobreader_records(r), 1);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    assert_int_equal(nt_jobreader_partial(r), 0);
+    nt_jobreader_close(r);
+}
+
+static void test_readme_verbose(void **state)
+{
+    (void)state;
+    nt_jobreader_t *r = nt_jobreader_open(FIX "readme-v2.30.7-verbose.json");
+    assert_non_null(r);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_string_equal(rec.op, "ReduceScatter");
+    assert_int_equal(rec.seq, 1231);
+    assert_int_equal(rec.rank, 4);
+    assert_int_equal(rec.timing, NT_TIMING_KERNEL_GPU);
+    assert_string_equal(nt_timing_name(rec.timing), "kernel_gpu");
+    assert_true(rec.exec_us == 41057.0);
+    assert_true(rec.start_ts_us == 1752867229235059.0);
+    assert_true(rec.stop_ts_us == 1752867229235064.0);
+    assert_int_equal(rec.nchannels, 1);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0);
+    nt_jobreader_close(r);
+}
+
+static void test_readme_prom(void **state)
+{
+    (void)state;
+    nt_jobreader_t *r = nt_jobreader_open(FIX "readme-v2.30.7-metrics.prom");
+    assert_non_null(r);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(nt_jobreader_format(r), NT_JOBFMT_INSPECTOR_PROM);
+    assert_int_equal(rec.kind, NT_JOBREC_AGG);
+    assert_string_equal(rec.host, "nvl72004-T01");
+    assert_string_equal(rec.gpu, "GPU0");
+    assert_string_equal(rec.comm_name, "DP Group 0");
+    assert_string_equal(rec.op, "AllReduce");
+    assert_string_equal(rec.size_range, "4-5GB");
+    assert_int_equal(rec.nranks, 4);
+    assert_int_equal(rec.rank, -1); /* no rank in a Prometheus line */
+    assert_false(rec.has_seq);
+    assert_true(fabs(rec.busbw_GBps - 678.263) < 1e-9);
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_true(fabs(rec.exec_us - 9498.47) < 1e-9);
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_string_equal(rec.op, "Send");
+    assert_true(fabs(rec.busbw_GBps - 464.9) < 1e-9);
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_true(fabs(rec.exec_us - 1154.87) < 1e-9);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    nt_jobreader_close(r);
+}
+
+/* One compact record as inspector_json.cc writes it (2.30.3 on: comm_name in the header). */
+static void put_rec(FILE *f, const char *id, int rank, int nranks, uint64_t sn, double us,
+                    int channels)
+{
+    fprintf(f,
+            "{\"header\":{\"id\":\"%s\",\"comm_name\":\"DP\",\"rank\":%d,\"n_ranks\":%d,"
+            "\"nnodes\":2},\"metadata\":{\"inspector_output_format_version\":\"v4.0\","
+            "\"git_rev\":\"\",\"rec_mechanism\":\"nccl_profiler_interface\","
+            "\"dump_timestamp_us\":%llu,\"hostname\":\"node%d\",\"pid\":%d},\"coll_perf\":{"
+            "\"coll\":\"AllReduce\",\"coll_sn\":%llu,\"coll_msg_size_bytes\":1048576,"
+            "\"coll_exec_time_us\":%.0f,\"coll_timing_source\":\"collective_cpu\","
+            "\"coll_algobw_gbs\":%f,\"coll_busbw_gbs\":%f",
+            id, rank, nranks, 1000000ULL + sn, rank / 2, 100 + rank, (unsigned long long)sn, us,
+            1048576 / us / 1e3, 1048576 / us / 1e3 * 2 * (nranks - 1) / nranks);
+    if (channels) {
+        fprintf(f, ",\"event_trace_ts\":{\"coll_start_ts\":1,\"coll_stop_ts\":2,\"kernel_events\":[");
+        for (int c = 0; c < channels; c++)
+            fprintf(f, "%s{\"channel_id\":%d,\"kernel_start_ts\":1752867229235181,"
+                       "\"kernel_stop_ts\":1752867229275811,\"kernel_record_ts\":1752867229275811}",
+                    c ? "," : "", c);
+        fprintf(f, "]}");
+    }
+    fprintf(f, "}}\n");
+}
+
+static char *tmpfile_path(void)
+{
+    char *p = strdup("/tmp/nt-jobrec-XXXXXX");
+    int fd = mkstemp(p);
+    assert_true(fd >= 0);
+    close(fd);
+    return p;
+}
+
+static void test_half_written_and_long(void **state)
+{
+    (void)state;
+    char *p = tmpfile_path();
+    FILE *f = fopen(p, "w");
+    put_rec(f, "0xabc", 0, 4, 1, 500, 0);
+    put_rec(f, "0xabc", 0, 4, 2, 510, 64); /* 64 channels: longer than NT_LINE_MAX */
+    fprintf(f, "{\"header\":{\"id\":\"0xabc\",\"rank\":0,\"n_ra"); /* the writer is mid-line */
+    fclose(f);
+    nt_jobreader_t *r = nt_jobreader_open(p);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(rec.seq, 1);
+    assert_int_equal(rec.timing, NT_TIMING_COLLECTIVE_CPU);
+    assert_string_equal(rec.comm_name, "DP");
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(rec.seq, 2);
+    assert_int_equal(rec.nchannels, 64);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0);
+    assert_int_equal(nt_jobreader_partial(r), 1);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    nt_jobreader_close(r);
+    unlink(p);
+    free(p);
+}
+
+/* Follow mode: a record cut at the end of the file is held, and completed by what the writer
+ * appends later; its bytes are not changed by the cut (no newline inserted). */
+static void test_follow_completes_cut_record(void **state)
+{
+    (void)state;
+    char *p = tmpfile_path();
+    char line[2048];
+    FILE *m = fmemopen(line, sizeof(line), "w");
+    put_rec(m, "0xf0", 3, 4, 9, 250, 0);
+    fclose(m);
+    size_t half = strlen(line) / 2;
+    FILE *f = fopen(p, "w");
+    put_rec(f, "0xf0", 3, 4, 8, 250, 0);
+    fwrite(line, 1, half, f);
+    fclose(f);
+    nt_jobreader_t *r = nt_jobreader_open(p);
+    nt_jobreader_follow(r, 1);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(rec.seq, 8);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0);
+    assert_int_equal(nt_jobreader_pending(r), 1);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0); /* nothing new yet */
+    f = fopen(p, "a");
+    fputs(line + half, f);
+    fclose(f);
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(rec.seq, 9);
+    assert_string_equal(rec.host, "node1");
+    assert_int_equal(nt_jobreader_pending(r), 0);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    assert_int_equal(nt_jobreader_partial(r), 0);
+    nt_jobreader_close(r);
+    unlink(p);
+    free(p);
+}
+
+static void test_bad_records_counted(void **state)
+{
+    (void)state;
+    char *p = tmpfile_path();
+    FILE *f = fopen(p, "w");
+    put_rec(f, "0xabc", 1, 4, 7, 500, 0);
+    fprintf(f, "{\"header\":{\"id\":\"0xabc\",\"rank\":9,\"n_ranks\":4},\"coll_perf\":"
+               "{\"coll\":\"AllReduce\",\"coll_sn\":1}}\n"); /* rank out of range */
+    fprintf(f, "{\"header\":{\"id\":\"0xabc\",\"rank\":1},\"coll_perf\":{\"coll\":\"x\"}}\n");
+    put_rec(f, "0xabc", 1, 4, 8, 500, 0);
+    fclose(f);
+    nt_jobreader_t *r = nt_jobreader_open(p);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(rec.seq, 8);
+    assert_int_equal(nt_jobreader_next(r, &rec), 0);
+    assert_int_equal(nt_jobreader_skipped(r), 2);
+    assert_int_equal(nt_jobreader_first_bad_line(r), 2);
+    nt_jobreader_close(r);
+    unlink(p);
+    free(p);
+}
+
+static void test_sniff(void **state)
+{
+    (void)state;
+    assert_int_equal(nt_jobfmt_sniff("  {\"header\""), NT_JOBFMT_INSPECTOR_JSON);
+    assert_int_equal(nt_jobfmt_sniff("nccl_bus_bandwidth_gbs{"), NT_JOBFMT_INSPECTOR_PROM);
+    assert_int_equal(nt_jobfmt_sniff("# HELP nccl_bus_bandwidth_gbs x"), NT_JOBFMT_INSPECTOR_PROM);
+    assert_int_equal(nt_jobfmt_sniff("NCCL INFO Bootstrap"), NT_JOBFMT_UNKNOWN);
+}
+
+static nt_jobrec_t mk(const char *id, int rank, int nranks, uint64_t seq, double us)
+{
+    nt_jobrec_t r;
+    char line[2048];
+    FILE *f = fmemopen(line, sizeof(line), "w");
+    put_rec(f, id, rank, nranks, seq, us, 0);
+    fclose(f);
+    assert_int_equal(nt_inspector_parse(line, strlen(line), &r), 0);
+    return r;
+}
+
+static void test_align(void **state)
+{
+    (void)state;
+    nt_jobalign_t *a = nt_jobalign_create(4, 1024);
+    /* Comm A: 3 ranks, calls 1..6; rank 2 the fastest; the window keeps calls 3..6. */
+    for (uint64_t s = 1; s <= 6; s++)
+        for (int r = 0; r < 3; r++) {
+            nt_jobrec_t rec = mk("0xa", r, 3, s, r == 2 ? 100 : 300 + r);
+            assert_int_equal(nt_jobalign_add(a, &rec), 0);
+        }
+    nt_jobrec_t old = mk("0xa", 0, 3, 2, 1); /* older than the window */
+    assert_int_equal(nt_jobalign_add(a, &old), 1);
+    nt_jobrec_t dup = mk("0xa", 0, 3, 6, 1);
+    assert_int_equal(nt_jobalign_add(a, &dup), 1);
+    nt_jobrec_t other = mk("0xa", 0, 5, 7, 1); /* another size under the same id */
+    assert_int_equal(nt_jobalign_add(a, &other), 1);
+    nt_jobrec_t b = mk("0xb", 1, 2, 42, 50);
+    assert_int_equal(nt_jobalign_add(a, &b), 0);
+    assert_int_equal(nt_jobalign_ncomms(a), 2);
+    assert_int_equal(nt_jobalign_rejected(a), 3);
+    const nt_jobcomm_t *c = nt_jobalign_comm(a, 0);
+    assert_string_equal(c->id, "0xa");
+    assert_int_equal(c->nranks, 3);
+    assert_int_equal(c->max_seq, 6);
+    assert_int_equal(c->stale, 1);
+    assert_int_equal(c->duplicate, 1);
+    assert_int_equal(c->cpu_timed, 18);
+    assert_null(nt_jobcomm_call(c, 2));
+    const nt_jobcall_t *k = nt_jobcomm_call(c, 5);
+    assert_non_null(k);
+    assert_int_equal(k->nseen, 3);
+    double mn, mx;
+    int arg;
+    assert_int_equal(nt_jobcall_spread(c, k, &mn, &mx, &arg), 3);
+    assert_true(mn == 100 && mx == 301);
+    assert_int_equal(arg, 2);
+    /* busbw of ranks 1, 0, 2 (301, 300, 100 us) in ascending order: the median is rank 0's. */
+    assert_true(fabs(nt_jobcall_median_busbw(c, k) - 1048576 / 300.0 / 1e3 * 4 / 3) < 1e-5);
+    assert_string_equal(c->ranks[1].host, "node0");
+    assert_int_equal(c->ranks[2].pid, 102);
+    assert_int_equal(c->ranks[2].last_seq, 6);
+    /* Dump times 1000001..1000006, one a call: the latest 4 are kept, newest first. */
+    assert_int_equal(c->ranks[2].ndumps, NT_JOBRANK_DUMPS);
+    assert_true(c->ranks[2].dumps_us[0] == 1000006 && c->ranks[2].dumps_us[3] == 1000003);
+    assert_int_equal(nt_jobrank_dumps_after(&c->ranks[2], 1000003), 3);
+    assert_int_equal(nt_jobrank_dumps_after(&c->ranks[2], NAN), 0);
+    const nt_jobcomm_t *cb = nt_jobalign_comm(a, 1);
+    assert_false(cb->ranks[0].seen);
+    assert_true(cb->ranks[1].seen);
+    nt_jobalign_destroy(a);
+}
+
+/* ncclras -f json in the writer's layout (the fixture is generated, see its README). */
+static void test_ras(void **state)
+{
+    (void)state;
+    nt_jobreader_t *r = nt_jobreader_open(FIX "ras-generated-v2.30.7-layout.json");
+    assert_non_null(r);
+    nt_jobrec_t rec;
+    int n = 0, missing = 0;
+    while (nt_jobreader_next(r, &rec) == 1) {
+        assert_int_equal(rec.kind, NT_JOBREC_RAS);
+        if (n == 0) {
+            assert_string_equal(rec.comm_id, "0xa1b2");
+            assert_int_equal(rec.nranks, 4);
+            assert_int_equal(rec.rank, 0);
+            assert_string_equal(rec.host, "gpu01");
+            assert_int_equal(rec.pid, 100);
+            assert_true(rec.coll_count == 512);
+            assert_false(rec.ras_missing);
+        }
+        if (rec.ras_missing) {
+            missing++;
+            assert_string_equal(rec.comm_id, "0xa1b2");
+            assert_int_equal(rec.rank, 2);
+            assert_string_equal(rec.host, "gpu02");
+            assert_true(rec.ras_unresponsive);
+            assert_false(rec.ras_dead);
+            assert_true(isnan(rec.coll_count));
+        }
+        if (n == 5) {
+            assert_string_equal(rec.comm_id, "0xc3d4");
+            assert_int_equal(rec.nranks, 2);
+            assert_true(rec.coll_count == 77);
+        }
+        n++;
+    }
+    assert_int_equal(n, 6);
+    assert_int_equal(missing, 1);
+    assert_int_equal(nt_jobreader_format(r), NT_JOBFMT_RAS_JSON);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    assert_int_equal(nt_jobreader_partial(r), 0);
+    nt_jobreader_close(r);
+}
+
+/* nccl-tests -J with -I, generated with the keys of nccl-tests v2.19.6 src/util.cu:440-449
+ * (devices), :454-522 (a result) and :569-602 (the per-iteration object); process 1 is 1.5x
+ * slower (tests/fixtures/inspector/README.md). */
+static void test_ncclt_per_iter(void **state)
+{
+    (void)state;
+    FILE *f = fopen(FIX "nccl-tests-generated-per-iter.json", "r");
+    assert_non_null(f);
+    char doc[8192];
+    size_t n = fread(doc, 1, sizeof(doc) - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    cJSON *j = cJSON_Parse(doc);
+    assert_non_null(j);
+    nt_ncclt_reader_t *r = nt_ncclt_reader_create();
+    assert_int_equal(nt_ncclt_reader_add_json(r, j, 0), 1);
+    const nt_ncclt_table_t *t = nt_ncclt_reader_table(r, 0);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 1);
+    const nt_ncclt_iters_t *it = &t->rows[0].iters[0];
+    assert_true(it->has);
+    assert_int_equal(it->skipped, 1);
+    assert_int_equal(it->niters, 4);
+    assert_int_equal(it->nprocs, 3);
+    assert_true(it->p99_us == 152.0 && it->cv_pct == 1.0 && it->min_us == 148.0);
+    /* means after the skipped first iteration: 100, 150, 100: process 1, 1.5x the median */
+    assert_int_equal(it->slowest_proc, 1);
+    assert_true(fabs(it->slowest_ratio - 1.5) < 1e-12);
+    assert_false(t->rows[0].iters[1].has); /* the in-place half has no -I object here */
+    nt_ncclt_reader_destroy(r);
+    cJSON_Delete(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_readme_record),     cmocka_unit_test(test_readme_verbose),
+        cmocka_unit_test(test_readme_prom),       cmocka_unit_test(test_half_written_and_long),
+        cmocka_unit_test(test_bad_records_counted), cmocka_unit_test(test_sniff),
+        cmocka_unit_test(test_align),             cmocka_unit_test(test_ncclt_per_iter),
+        cmocka_unit_test(test_ras),               cmocka_unit_test(test_follow_completes_cut_record),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
