@@ -151,7 +151,7 @@ nt_status_t nt_measure_params_parse(int argc, char **argv, nt_measure_params_t *
             }
             /* each forked rank drives one GPU of this node, and no node runs more NCCL ranks
              * than NCCL_MAX_LOCAL_RANKS (72, v2.28.9-1 src/include/device.h:87); 0 forked none
-             * and wrote an empty result, a large N forked until the process table was full */
+             * and wrote an empty result, a large N forked N processes with no bound */
             if (c == O_LOCAL && (v < 1 || v > NT_MEASURE_MAX_LOCAL_RANKS)) {
                 snprintf(err, errlen,
                          "--local-ranks %s: give 1 to %d (one rank per GPU of this node)", optarg,
