@@ -322,6 +322,18 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
         h = (h ^ (unsigned char)c) * 0x100000001b3ull;
     }
     s->hash = h;
+    /* fopen succeeds on a folder; the read fails (EISDIR): say that, not "no table" */
+    if (ferror(fp)) {
+        snprintf(err, errlen, "cannot read replay source '%s': %s (give nccl-tests' output)", path,
+                 strerror(errno));
+        fclose(fp);
+        return NT_ERR_IO;
+    }
+    if (first < 0) {
+        snprintf(err, errlen, "replay source '%s' is empty: give nccl-tests' output", path);
+        fclose(fp);
+        return NT_ERR_PARSE;
+    }
     if (first == '{') {
         cJSON *doc = NULL;
         fclose(fp);

@@ -1408,6 +1408,13 @@ def csv_links():
     check(rows and all(x["src_host"] == "gpu05" for x in rows), "--node filter")
     row = list(csv.DictReader(io.StringIO(run([fx("escapes.json"), "--format", "csv"]).stdout, newline="")))[0]
     check(row["variant"] == "send" and row["efficiency"].startswith("0.768"), str(row))
+    # the columns reports/README.md lists are the header the writer writes
+    with open(os.path.join(ROOT, "reports", "README.md")) as f:
+        readme = f.read()
+    m = re.search(r"\*\*csv\*\* has one row per link.*?`(id,[^`]*)`", readme, re.S)
+    documented = re.sub(r"\s+", "", m.group(1)) if m else None
+    header = run([fx("escapes.json"), "--format", "csv"]).stdout.splitlines()[0].strip()
+    check(documented == header, "reports/README.md CSV columns %s, the writer's %s" % (documented, header))
 
 
 # ---------------------------------------------------------------- diff

@@ -103,6 +103,12 @@ check "a label before any --replay is named" has "$T/label-first.err" "before an
 expect_exit label-contradicts 2 $TUNE $R --replay $RING --label algo=tree
 check "a contradicting label names both" sh -c "grep -q 'algo=Tree' '$T/label-contradicts.err' && grep -q 'NCCL_ALGO=Ring' '$T/label-contradicts.err'"
 expect_exit label-twice 2 $TUNE $R --replay $RING --label proto=simple --label nchannels=4
+# a folder or an empty file given to --replay is named as what it is, not as "no table"
+expect_exit replay-dir 2 $TUNE $R --replay "$T/adir" $(out rd)
+check "--replay of a folder: one line saying it is a folder" sh -c "[ \$(wc -l <'$T/replay-dir.err') = 1 ] && grep -q \"replay source '$T/adir'.*Is a directory\" '$T/replay-dir.err'"
+: >"$T/empty.log"
+expect_exit replay-empty 2 $TUNE $R --replay "$T/empty.log" $(out re)
+check "--replay of an empty file: one line saying it is empty" sh -c "[ \$(wc -l <'$T/replay-empty.err') = 1 ] && grep -q \"replay source '$T/empty.log' is empty\" '$T/replay-empty.err'"
 expect_exit bad-shape 2 $TUNE $R --shape 2by8
 expect_exit bad-objective 2 $TUNE $R --objective fastest
 expect_exit not-a-report 2 $TUNE $F/tuner/README.md

@@ -321,6 +321,10 @@ int nt_measure_nccl_sm(void *self);
 
 /* ---- params.c, run.c: the command ---- */
 
+/* The most ranks --local-ranks forks: NCCL_MAX_LOCAL_RANKS (v2.28.9-1 src/include/device.h:87),
+ * the most NCCL ranks one node runs, one GPU each. */
+#define NT_MEASURE_MAX_LOCAL_RANKS 72
+
 /* nettune-tune-measure's options (set by nt_measure_params_parse, then only read). */
 typedef struct nt_measure_params {
     const char *plan_path, *output, *backend, *verify; /* --plan, --output, --backend, --verify */

@@ -20,8 +20,8 @@ void nt_measure_params_usage(FILE *f)
             "  --plan F            nettune.plan/1 from nettune tune --plan-out\n"
             "  --output F          nettune.measured/1 for nettune tune --measured (default "
             "measured.json)\n"
-            "  --local-ranks N     fork N ranks on this node (no MPI needed); without it the "
-            "ranks\n"
+            "  --local-ranks N     fork N ranks (1 to 72) on this node (no MPI needed); without "
+            "it the ranks\n"
             "                      come from Open MPI or Slurm (OMPI_COMM_WORLD_RANK/SIZE, "
             "SLURM_PROCID/\n"
             "                      SLURM_NTASKS) and meet at NETTUNE_MEASURE_ADDR=host:port "
@@ -147,6 +147,15 @@ nt_status_t nt_measure_params_parse(int argc, char **argv, nt_measure_params_t *
                     if (q->val == c)
                         snprintf(err, errlen, "--%s '%s': give a number from 0 to %d", q->name,
                                  optarg, INT_MAX);
+                return NT_ERR_INVALID;
+            }
+            /* each forked rank drives one GPU of this node, and no node runs more NCCL ranks
+             * than NCCL_MAX_LOCAL_RANKS (72, v2.28.9-1 src/include/device.h:87); 0 forked none
+             * and wrote an empty result, a large N forked N processes with no bound */
+            if (c == O_LOCAL && (v < 1 || v > NT_MEASURE_MAX_LOCAL_RANKS)) {
+                snprintf(err, errlen,
+                         "--local-ranks %s: give 1 to %d (one rank per GPU of this node)", optarg,
+                         NT_MEASURE_MAX_LOCAL_RANKS);
                 return NT_ERR_INVALID;
             }
             if (c == O_LOCAL)

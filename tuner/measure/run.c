@@ -140,8 +140,20 @@ static int do_rank(nt_launcher_t *l, const nt_measure_params_t *a, const nt_meas
         } else {
             int np = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "points"));
             int nn = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "not_applied"));
-            fprintf(stderr, "nettune-tune-measure: %d points, %d not applied -> %s\n", np, nn,
-                    path);
+            const cJSON *sk = cJSON_GetObjectItemCaseSensitive(doc, "skipped");
+            const cJSON *why = cJSON_GetArrayItem(sk, 0);
+            if (np == 0 && nn == 0 && cJSON_IsString(why)) {
+                /* every shape skipped (the launch's rank count fits none): nothing to learn
+                 * from, which is exit 2, not a measured result */
+                fprintf(stderr, "nettune-tune-measure: nothing measured: %s (%d shape(s) of the "
+                                "plan skipped; the reasons are in '%s')\n",
+                        why->valuestring, cJSON_GetArraySize(sk), path);
+                if (rc == NT_EXIT_OK)
+                    rc = NT_EXIT_USAGE;
+            } else {
+                fprintf(stderr, "nettune-tune-measure: %d points, %d not applied -> %s\n", np,
+                        nn, path);
+            }
         }
         cJSON_Delete(doc);
     }

@@ -32,6 +32,16 @@ expect_exit measure 0 $MEAS --plan "$T/plan.json" --output "$T/m.json" --backend
 for o in "--warmup 1e300" "--iters inf" "--local-ranks 4294967298" "--max-bytes 1e300" "--min-bytes -1" "--timeout inf"; do
   expect_exit "measure-range $o" 2 $MEAS --plan "$T/plan.json" --output "$T/range.json" --backend fake $o
 done
+# a launch whose rank count fits no shape of the plan measures nothing: exit 2 with the reason
+# on stderr (it said "0 points, 0 not applied" and exited 0)
+expect_exit measure-no-shape-fits 2 $MEAS --plan "$T/plan.json" --output "$T/nofit.json" --backend fake --local-ranks 3 --iters 3 --trials 2
+check "no shape fits: nothing measured, the reason named" sh -c "grep -q 'nothing measured: .*this launch has 3 ranks (launch one with 2)' '$T/measure-no-shape-fits.err' && ! grep -q '0 points' '$T/measure-no-shape-fits.err'"
+# --local-ranks forks that many ranks: 0 ran none and wrote an empty result with exit 0, and
+# 99999 started forking 99999 ranks (still running after 60 s); refused at once, in one line
+for n in 0 73 99999; do
+  expect_exit "measure-local-ranks-$n" 2 timeout 20 $MEAS --plan "$T/plan.json" --output "$T/lr$n.json" --backend fake --local-ranks $n
+  check "--local-ranks $n: one line naming the range, no file" sh -c "[ \$(wc -l <'$T/measure-local-ranks-$n.err') = 1 ] && grep -q -- '--local-ranks $n: give 1 to 72' '$T/measure-local-ranks-$n.err' && [ ! -e '$T/lr$n.json' ]"
+done
 # a port beyond 65535 is refused at once (%d sscanf read 127.0.0.1:4294972296 as port 5000)
 expect_exit measure-addr-port-range 2 env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 \
   NETTUNE_MEASURE_ADDR=127.0.0.1:4294972296 $MEAS --plan "$T/plan.json" --output "$T/range.json" --backend fake --timeout 1
