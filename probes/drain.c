@@ -191,15 +191,11 @@ nt_status_t nt_drain_plan(const cJSON *report, const nt_slurm_node_t *nodes, siz
                 continue;
         }
         /* The node's code after the prefix: "nettune:NT-NET-001 bw 0.82/2.77GB/s ...", so
-         * sinfo -R shows what to do first (docs/codes.md). */
+         * sinfo -R shows what to do first (docs/codes.md); the DRAIN line prints the same. */
         {
-            const char *code = nt_json_get_str(e, "code", NULL);
-            const char *rest = nt_drain_is_ours(reason) ? reason + strlen(NT_DRAIN_REASON_PREFIX)
-                                                        : reason;
             char coded[NT_DRAIN_REASON_MAX];
-            if (code)
-                snprintf(coded, sizeof(coded), NT_DRAIN_REASON_PREFIX "%s %s", code, rest);
-            st = nt_drain_add(out, max, nout, NT_DRAIN_DO_DRAIN, name, code ? coded : reason);
+            st = nt_drain_add(out, max, nout, NT_DRAIN_DO_DRAIN, name,
+                              nt_failed_node_reason(e, coded, sizeof(coded)));
             if (st != NT_OK)
                 return st;
         }

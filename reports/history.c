@@ -675,6 +675,14 @@ nt_status_t nt_history(char **paths, int npaths, const nt_history_opts_t *o, con
         st = nt_hist_expand(paths[i], &files, &nfiles, &cap);
     if (st == NT_OK)
         st = nt_hist_read(&h, files, nfiles);
+    /* A folder with no report in it (an empty one, a wrong one in a cron job) is nothing to
+     * analyse, not a quiet "nothing judged". */
+    if (st == NT_OK && h.nruns == 0) {
+        NT_ERROR(REPORT, "--history: no nettune report among the %zu file(s) given%s: name a folder "
+                         "of probe reports or the reports themselves",
+                 nfiles, nfiles ? " (each was skipped: not a report, or no run.started_at)" : "");
+        st = NT_ERR_NOT_FOUND;
+    }
     for (size_t i = 0; i < h.ns; i++)
         maxn = h.s[i].n > maxn ? h.s[i].n : maxn;
     if (st == NT_OK && !(tmp = malloc((maxn + 1) * sizeof(*tmp))))

@@ -584,9 +584,11 @@ void nt_render_probe_summary(const cJSON *doc, const char *output, nt_buf_t *out
     if (nskip)
         nt_buf_puts(out, "; skipped probes below, not in these counts");
     nt_buf_puts(out, "\n");
-    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes"))
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_nodes")) {
+        char reason[256]; /* Slurm's reason as the drain path gives it (NT_DRAIN_REASON_MAX) */
         nt_buf_printf(out, "  DRAIN %s: %s\n", nt_json_get_str(it, "host", "?"),
-                nt_json_get_str(it, "reason", ""));
+                nt_failed_node_reason(it, reason, sizeof(reason)));
+    }
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "failed_links"))
         nt_buf_printf(out, "  failed link %s\n", it->valuestring);
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(sum, "warnings"))

@@ -223,8 +223,8 @@ typedef struct nt_history_opts {
  * with 4 runs or more, the median of the later half beyond nt_verdict_noise_factor (the peer
  * ratio widened to 3 sigma of the earlier half's log values) x the earlier half's median.
  * Files that are not reports, or lack run.started_at, are skipped and listed. *drifted = 1 when
- * a series drifted. NT_ERR_IO for an unreadable folder, NT_ERR_UNSUPPORTED for another format,
- * NT_ERR_NOMEM. */
+ * a series drifted. NT_ERR_IO for an unreadable folder, NT_ERR_NOT_FOUND (logged) when no file
+ * given is a report, NT_ERR_UNSUPPORTED for another format, NT_ERR_NOMEM. */
 nt_status_t nt_history(char **paths, int npaths, const nt_history_opts_t *o, const char *format,
                        nt_buf_t *out, int *drifted);
 

@@ -179,6 +179,12 @@ cJSON *nt_check_create_str(const char *name, const char *host, const char *targe
 /* nt_skipped_add - append {"probe","reason"} to a node's skipped array. */
 nt_status_t nt_skipped_add(cJSON *skipped_arr, const char *probe, const char *reason);
 
+/* nt_failed_node_reason - the reason of a summary.failed_nodes entry as Slurm is given it and
+ * the probe's DRAIN line prints it: "nettune:<code> <reason without its prefix>" when the entry
+ * has a code ("nettune:NT-NET-001 bw 0.82/2.77GB/s ..."), else its reason as it is. Written into
+ * buf of len bytes (cut to fit); returns buf. One format for the drain path and the renderers. */
+char *nt_failed_node_reason(const cJSON *failed_node, char *buf, size_t len);
+
 /* nt_bytes_str - a byte count in the largest binary unit that divides it exactly ("4 MiB",
  * "8 GiB", "1000 B"), as nccl-tests' -b/-e and the verdict messages write sizes; into buf,
  * which it returns (24 bytes are enough). */

@@ -401,6 +401,22 @@ cJSON *nt_check_create_str(const char *name, const char *host, const char *targe
     return c;
 }
 
+char *nt_failed_node_reason(const cJSON *failed_node, char *buf, size_t len)
+{
+    static const char prefix[] = "nettune:";
+    const char *reason = nt_json_get_str(failed_node, "reason", "");
+    const char *code = nt_json_get_str(failed_node, "code", NULL);
+
+    if (!len)
+        return buf;
+    if (!code)
+        snprintf(buf, len, "%s", reason);
+    else
+        snprintf(buf, len, "%s%s %s", prefix, code,
+                 strncmp(reason, prefix, sizeof(prefix) - 1) ? reason : reason + sizeof(prefix) - 1);
+    return buf;
+}
+
 nt_status_t nt_skipped_add(cJSON *skipped_arr, const char *probe, const char *reason)
 {
     cJSON *s = cJSON_CreateObject();

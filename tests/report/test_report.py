@@ -1944,6 +1944,14 @@ def history_failed_runs_and_not_judged():
           and "16 not judged: fewer than 4 runs" in r.stdout and "2 files skipped:" in r.stdout
           and "notes.json: not a nettune.report/1 document" in r.stdout
           and "nostart.json: no run.started_at" in r.stdout, r.stdout[:800])
+    empty = tempfile.mkdtemp(prefix="hist-empty-", dir=WORK)
+    r = run(["--history", empty])
+    check(r.returncode == 2 and r.stdout == "" and "--history: no nettune report among the 0 file(s) given"
+          in r.stderr, r.stderr)
+    with open(os.path.join(empty, "notes.json"), "w") as f:
+        f.write('{"hello": 1}\n')
+    r = run(["--history", empty])
+    check(r.returncode == 2 and "among the 1 file(s) given (each was skipped" in r.stderr, r.stderr)
     r = run(["--history", os.path.join(few, "missing")])
     check(r.returncode == 2 and r.stdout == "" and r.stderr.strip().endswith(
         "--history: cannot read '%s': No such file or directory" % os.path.join(few, "missing")), r.stderr)
