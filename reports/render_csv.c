@@ -33,7 +33,7 @@ nt_status_t nt_render_csv(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_bu
         return NT_ERR_NOT_FOUND;
     nt_buf_puts(out, "id,kind,variant,scope,src_host,src_rank,src_device,dst_host,dst_rank,"
                      "dst_device,peak_bw_GBps,peak_bw_bytes,small_msg_lat_us,"
-                     "small_msg_lat_bytes,expected_bw_GBps,efficiency,verdict,reasons,code\r\n");
+                     "small_msg_lat_bytes,expected_bw_GBps,efficiency,verdict,reasons,code,category\r\n");
     for (size_t i = 0; i < doc->nlinks; i++) {
         const nt_rlink_t *l = &doc->links[i];
         char reasons[4096];
@@ -58,6 +58,7 @@ nt_status_t nt_render_csv(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_bu
         nt_csv_str(out, nt_verdict_string(l->verdict));
         nt_csv_str(out, nt_link_reasons(l, reasons, sizeof(reasons)));
         nt_csv_str(out, nt_json_get_str(l->j, "code", "")); /* docs/codes.md */
+        nt_csv_str(out, nt_json_get_str(l->j, "category", ""));
         nt_buf_puts(out, "\r\n");
     }
     return out->oom ? NT_ERR_NOMEM : NT_OK;

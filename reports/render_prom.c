@@ -95,13 +95,17 @@ static int nt_prom_node_wanted(const nt_render_opts_t *o, const char *host)
     return !o->node || (host && strcmp(o->node, host) == 0);
 }
 
-/* The check table code of a failing or warning series (docs/codes.md), as its "code" label:
- * when on is set and obj carries one. */
+/* The check table code of a failing or warning series (docs/codes.md) and its category, as
+ * its "code" and "category" labels: when on is set and obj carries them, so that an alert rule
+ * can route on what to do (drain, reset, config, monitor) without a table of its own. */
 static void nt_prom_code(nt_buf_t *out, const cJSON *obj, int on)
 {
     const char *code = on ? nt_json_get_str(obj, "code", NULL) : NULL;
+    const char *category = code ? nt_json_get_str(obj, "category", NULL) : NULL;
     if (code)
         nt_prom_label(out, 0, "code", code);
+    if (category)
+        nt_prom_label(out, 0, "category", category);
 }
 
 /* The summary.failed_nodes entry of host, NULL when it has none. */

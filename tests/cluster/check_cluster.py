@@ -72,7 +72,7 @@ def node_verdicts_rendered(nettune, report, host):
     html = m.group(1) if m else None
     r = subprocess.run([nettune, "report", report, "--format", "prom"], capture_output=True, text=True)
     # a failed node's series carries its check code as a label (docs/codes.md)
-    m = re.search(r'^nettune_node_verdict\{host="%s"(?:,code="NT-[A-Z]+-\d{3}")?\} (-?\d+)' % re.escape(host),
+    m = re.search(r'^nettune_node_verdict\{host="%s"(?:,code="NT-[A-Z]+-\d{3}"(?:,category="[a-z]+")?)?\} (-?\d+)' % re.escape(host),
                   r.stdout, re.M)
     prom = {"0": "pass", "1": "warn", "2": "fail", "-1": "skipped", "-2": "not_judged"}.get(m.group(1)) if m else None
     return text, html, prom

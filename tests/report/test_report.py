@@ -1230,8 +1230,9 @@ def prom_node_values_in_base_units():
         for name, lab, v in s:
             by.setdefault(name, []).append((lab, v))
         # a failed node's series carries the code of its failed_nodes entry (docs/codes.md)
-        code = {n["host"]: n["code"] for n in doc["summary"]["failed_nodes"]}
-        want_labels = dict({"host": host}, **({"code": code[host]} if want_verdict == 2 else {}))
+        code = {n["host"]: n for n in doc["summary"]["failed_nodes"]}
+        want_labels = dict({"host": host}, **({"code": code[host]["code"], "category": code[host]["category"]}
+                                              if want_verdict == 2 else {}))
         check(by["nettune_node_verdict"] == [(want_labels, want_verdict)], str(by["nettune_node_verdict"]))
         ts = datetime.strptime(doc["run"]["started_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
         check(by["nettune_last_run_timestamp_seconds"][0][1] == ts.timestamp() + doc["run"]["duration_s"], "timestamp")
@@ -2190,14 +2191,14 @@ def renderers_unchanged_apart_from_codes():
             if fmt == "html":  # the footer names the build and the file read
                 foot = re.compile(rb"nettune report [^ ]+ from [^<]*</footer>")
                 got, want = (foot.sub(b"nettune report VERSION from FILE</footer>", x) for x in (got, want))
-            if fmt == "csv":  # the code column is new, empty without codes
-                got = re.sub(rb",(code|NT-[A-Z]+-[0-9]{3})?\r\n", b"\r\n", got)
+            if fmt == "csv":  # the code and category columns are new, empty without codes
+                got = re.sub(rb",(code,category|NT-[A-Z]+-[0-9]{3},[a-z]+|,)\r\n", b"\r\n", got)
             check(got == want, "%s --format %s differs from golden-pre-codes" % (name, fmt))
         # the Prometheus export of the coded fixture is the old one with code labels added
         prom = render_bytes(fx(name), "prom")
         want = open(os.path.join(GOLDEN_PRE, name[:-5] + ".prom"), "rb").read()
         prom = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", prom)
-        check(re.sub(rb',code="NT-[A-Z]+-[0-9]{3}"', b"", prom) == want,
+        check(re.sub(rb',code="NT-[A-Z]+-[0-9]{3}"(,category="[a-z]+")?', b"", prom) == want,
               "%s: prom export apart from code labels differs" % name)
 
 
@@ -2233,12 +2234,12 @@ def codes_shown_by_every_renderer():
     html = render_bytes(f, "html").decode()
     check('<code title="drain">NT-RDMA-001</code> port_state' in html, "html: the check's code")
     csv_text = render_bytes(f, "csv").decode()
-    check(csv_text.split("\r\n")[0].endswith(",reasons,code"), "csv: a code column")
-    check(",NT-GPU-007\r\n" in csv_text, "csv: a failed link's code")
+    check(csv_text.split("\r\n")[0].endswith(",reasons,code,category"), "csv: code and category columns")
+    check(",NT-GPU-007,drain\r\n" in csv_text, "csv: a failed link's code and category")
     prom = render_bytes(f, "prom").decode()
-    check('nettune_check_verdict{host="gpu03",check="port_state",target="mlx5_1:1",code="NT-RDMA-001"} 2'
-          in prom, "prom: the failing check's series has its code label")
-    check('nettune_node_verdict{host="gpu03",code="NT-RDMA-001"} 2' in prom,
+    check('nettune_check_verdict{host="gpu03",check="port_state",target="mlx5_1:1",code="NT-RDMA-001",category="drain"} 2'
+          in prom, "prom: the failing check's series has its code and category labels")
+    check('nettune_node_verdict{host="gpu03",code="NT-RDMA-001",category="drain"} 2' in prom,
           "prom: the failed node's series has its code label")
     check(re.search(r'nettune_check_verdict\{[^}]*code=[^}]*\} 0', prom) is None,
           "prom: a passing series has no code label")
