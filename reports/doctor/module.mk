@@ -57,3 +57,9 @@ test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN) $(BIN)/nettune-report
 install-doctor: $(DOCTOR_BIN)
 	install -d $(DESTDIR)$(PREFIX)/share/nettune
 	install -m 644 $(DOCTOR_DIR)/knowledge.json $(DESTDIR)$(PREFIX)/share/nettune/doctor-knowledge.json
+
+# make bench-doctor: MB/s on a generated 512-rank log beside wc -l on the same file (tests/doctor/bench.sh)
+BENCH_TARGETS += bench-doctor
+.PHONY: bench-doctor
+bench-doctor: $(DOCTOR_BIN)
+	@BUILD=$(BUILD) DOCTOR=$(DOCTOR_BIN) sh tests/doctor/bench.sh
