@@ -1,4 +1,4 @@
-/* Internal state shared by analyze.c, diagnose.c and output.c. Everything here is bounded: each
+/* Internal state shared by the stages of the pipeline (facts.c says which file is which). Everything here is bounded: each
  * list has a cap, past which only counts grow, so memory does not depend on the log's size. */
 #ifndef NT_DOCTOR_ANALYZE_INT_H
 #define NT_DOCTOR_ANALYZE_INT_H
@@ -51,7 +51,7 @@ typedef struct {
     char *message;
     unsigned long lines, nccl_lines, truncated;
     uint64_t bytes, nul_bytes; /* nul_bytes: NUL padding skipped by the reader */
-    unsigned long op_lines;    /* lines of operator files (operator.c) */
+    unsigned long op_lines;    /* lines of operator files (read_operator.c) */
     int gzip;                  /* read through zlib from a gzip file */
     char *host;                /* --host for this input, or NULL */
     nt_nccllog_t *log;         /* lib/nccllog.c facts of this input (NIC speeds, TUNING lines) */
@@ -153,7 +153,7 @@ typedef struct {
     nt_ev_t first, first_other;
 } nt_env_t;
 
-/* ---- operator files (operator.c) --------------------------------------------------------- */
+/* ---- operator files (read_operator.c) --------------------------------------------------------- */
 
 #define NT_OP_MAX 1024 /* ports, GPUs, kernel events, topologies kept; past it only counts */
 #define NT_TOPO_COLS 48
@@ -221,7 +221,7 @@ typedef struct {
 /* Parser state of one host within one input (pdsh interleaves hosts line by line). */
 typedef struct {
     char *host;
-    int mode;  /* OP_* in operator.c */
+    int mode;  /* OP_* in read_operator.c */
     long port; /* index into ports, -1 */
     char hca[32];
     long topo; /* index into topos, -1 */
@@ -369,6 +369,12 @@ void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const cha
 void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e);
 /* Frees the texts of `l`. */
 void nt_evlist_free(nt_evlist_t *l);
+/* Whether two host names are the same: both unknown (NULL), or equal strings. */
+int nt_host_eq(const char *a, const char *b);
+/* A host name for text: `h`, or "unknown host" for NULL. */
+const char *nt_host_name(const char *h);
+/* Whether an nvidia-smi topo -m column label names a GPU ("GPU0"), not a NIC or CPU column. */
+int nt_topo_col_is_gpu(const char *c);
 
 /* The finding `key` of this diagnosis, created with the knowledge base's text and default
  * severity if it is not there yet; NULL if the knowledge base has no such key or out of memory.
@@ -376,7 +382,7 @@ void nt_evlist_free(nt_evlist_t *l);
  * allocated at the first call), so a rule may hold one finding while it adds another. */
 nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key);
 
-/* operator.c: called by analyze.c for every line of an input before it is read as an NCCL log.
+/* read_operator.c: called by read_log.c for every line of an input before it is read as an NCCL log.
  * nt_op_begin/end bracket one input; nt_op_line returns 1 when the line was an operator file's
  * (then it is not read further), and may replace *body with the line without a pdsh prefix, and
  * *host with the host the line belongs to. */
@@ -395,7 +401,7 @@ void nt_op_text(const nt_doctor_t *d, FILE *out);
 /* nt_finding_detail - append one sentence (printf format) to f->detail, space-separated;
  * detail stops growing past 8,000 characters; allocation failure leaves it as it was.
  * nt_finding_value - set values.<name> = v (replacing an earlier one). Shared by the log
- * diagnosis (diagnose.c) and the operator files (operator.c). */
+ * diagnosis (diagnose.c) and the operator files (read_operator.c). */
 void nt_finding_detail(nt_finding_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void nt_finding_value(nt_finding_t *f, const char *name, double v);
 

@@ -5,7 +5,8 @@
  *   lib/linereader.c, lib/logline.c (include/nettune/logline.h): the bounded-memory line
  *              reader and the launcher/NCCL line prefixes, shared with nettune tune
  *   kb.c       the knowledge base (embedded at build time, or --kb FILE)
- *   analyze.c  facts gathered line by line, then the diagnosis
+ *   the pipeline: readers (read_log.c, read_operator.c) record facts (facts.c), the rules
+ *              (rules.c, rules_operator.c) turn them into findings, the output writes them
  *   output.c   human text and the JSON document
  */
 #ifndef NT_DOCTOR_H
@@ -172,7 +173,7 @@ int nt_severity_parse(const char *s);
 /* "error", "warn" or "info". */
 const char *nt_severity_string(nt_severity_t s);
 
-/* ---- analyze.c --------------------------------------------------------------------------- */
+/* ---- facts.c, read_log.c, rules.c--------------------------------------------------------------------- */
 
 /* What the operator says the hardware is (--expect, --report); -1 / NULL = unknown. */
 typedef struct {

@@ -1,4 +1,4 @@
-/* The diagnosis: turns the facts gathered by analyze.c into findings, with the knowledge base's
+/* The diagnosis: turns the facts gathered by the readers (read_log.c, read_operator.c) into findings, with the knowledge base's
  * text, evidence lines, ranks and hosts, and the causal links between findings. */
 #include <ctype.h>
 #include <math.h>
@@ -67,30 +67,6 @@ const char *nt_doctor_kb_missing(const nt_kb_t *kb)
     return NULL;
 }
 
-nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key)
-{
-    for (size_t i = 0; i < d->nfindings; i++)
-        if (strcmp(d->findings[i].kb->key, key) == 0)
-            return &d->findings[i];
-    const nt_kb_finding_t *k = nt_kb_finding(d->kb, key);
-    if (!k)
-        return NULL;
-    /* Room for every finding the knowledge base has, allocated once: a key is added at most once
-     * (above), so the array never moves and a finding's address stays valid while the rules
-     * add others (diagnose_gdr links a cause found before it adds the effect). */
-    if (!d->findings) {
-        d->findings = calloc(d->kb->nfindings, sizeof(*d->findings));
-        if (!d->findings)
-            return NULL;
-    }
-    if (d->nfindings >= d->kb->nfindings)
-        return NULL;
-    nt_finding_t *f = &d->findings[d->nfindings++];
-    memset(f, 0, sizeof(*f));
-    f->kb = k;
-    f->severity = k->severity;
-    return f;
-}
 
 static void f_evlist(nt_finding_t *f, const nt_evlist_t *l)
 {
@@ -127,37 +103,10 @@ static void f_rank(nt_doctor_t *d, nt_finding_t *f, long r)
     f_host(f, rank_host(d, r));
 }
 
-void nt_finding_detail(nt_finding_t *f, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    size_t old = f->detail ? strlen(f->detail) : 0;
-    if (old > 8000)
-        return;
-    char *n = realloc(f->detail, old + strlen(buf) + 2);
-    if (!n)
-        return;
-    if (old)
-        n[old++] = ' ';
-    strcpy(n + old, buf);
-    f->detail = n;
-}
 
-void nt_finding_value(nt_finding_t *f, const char *name, double v)
-{
-    if (!f->values)
-        f->values = cJSON_CreateObject();
-    if (!f->values)
-        return;
-    cJSON_DeleteItemFromObjectCaseSensitive(f->values, name);
-    cJSON_AddNumberToObject(f->values, name, v);
-}
 
 #define f_detail nt_finding_detail
-/* diagnose.c's figures are shown to 2 decimals */
+/* rules.c's figures are shown to 2 decimals */
 static void f_value(nt_finding_t *f, const char *name, double v)
 {
     nt_finding_value(f, name, round(v * 100) / 100);
