@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "nettune/checks.h"
 #include "nettune/logline.h"
 
 #define NT_DOCTOR_SCHEMA "nettune.diagnosis/1"
@@ -54,6 +55,8 @@ typedef struct {
     char *key;
     nt_severity_t severity;
     char *title, *why, *fix, *reference;
+    const nt_check_row_t *check; /* its row of the check table (code, category): required */
+    char *confirm; /* what would confirm it (a second line, an operator file), or NULL */
 } nt_kb_finding_t;
 
 /* A line signature: any of `match` (substrings, case-sensitive) marks the line as `id`. */

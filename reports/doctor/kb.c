@@ -57,6 +57,23 @@ static char **str_array(const cJSON *a, int *n)
 }
 
 /* $.messages (NCCL format strings) and $.path_types; both optional. */
+/* A finding takes its code and category from the check table: its "code" must name a row whose
+ * check is the finding's key. */
+static int check_code(nt_kb_finding_t *f, const char *code, const char *name, const char *where,
+                      char *err, size_t errlen)
+{
+    const nt_check_row_t *row = nt_check_by_code(code);
+    if (!row || strcmp(row->check, f->key) != 0) {
+        snprintf(err, errlen,
+                 "knowledge base '%s': $.%s.%s.code '%s' is not a row of the check table for "
+                 "'%s' (include/nettune/checks.def)",
+                 name, where, f->key, code ? code : "", f->key);
+        return -1;
+    }
+    f->check = row;
+    return 0;
+}
+
 static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
                           size_t errlen)
 {
@@ -301,7 +318,10 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
         f->why = strdup(w);
         f->fix = strdup(x);
         f->reference = dup_or_null(get_str(it, "reference"));
+        f->confirm = dup_or_null(get_str(it, "confirm"));
         kb->nfindings = ++i;
+        if (check_code(f, get_str(it, "code"), name, "findings", err, errlen) < 0)
+            return -1;
         if (!f->key || !f->title || !f->why || !f->fix)
             goto oom;
     }
@@ -425,6 +445,7 @@ void nt_kb_destroy(nt_kb_t *kb)
         free(f->why);
         free(f->fix);
         free(f->reference);
+        free(f->confirm);
     }
     for (size_t i = 0; i < kb->ngpus; i++) {
         free(kb->gpus[i].match);

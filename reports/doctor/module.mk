@@ -10,7 +10,7 @@ DOCTOR_DIR  := reports/doctor
 # topology/graph XML reader (lib/ncclxml.c, libxml2); the doctor links their objects directly
 # (libc, cJSON, libxml2, zlib). The line reader reads through zlib (gzip inputs).
 DOCTOR_LIB_SRCS := lib/linereader.c lib/logline.c lib/nccltests.c lib/anomaly.c lib/rdoc.c \
-                   lib/report.c lib/output.c lib/log.c lib/status.c lib/version.c lib/ncclxml.c lib/nccllog.c lib/thresholds.c
+                   lib/report.c lib/output.c lib/log.c lib/status.c lib/version.c lib/ncclxml.c lib/nccllog.c lib/thresholds.c lib/checks.c
 DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c facts.c read_log.c read_operator.c rules.c rules_operator.c output.c output_operator.c) \
                $(DOCTOR_LIB_SRCS)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o

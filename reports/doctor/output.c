@@ -154,6 +154,7 @@ static void text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out,
     static const char *const col[] = {"\033[36m", "\033[33m", "\033[31m"};
     fprintf(out, "\n%s[%s]%s %s: %s\n", colour ? col[f->severity] : "", label[f->severity],
             colour ? "\033[0m" : "", f->kb->key, f->kb->title);
+    fprintf(out, "  code: %s (%s)\n", f->kb->check->code, nt_category_name(f->kb->check->category));
     if (f->hosts.n) {
         fprintf(out, "  hosts:");
         for (size_t i = 0; i < f->hosts.n && i < 16; i++)
@@ -200,6 +201,8 @@ static void text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out,
         fprintf(out, "\n");
     }
     fprintf(out, "  fix: %s\n", f->fix ? f->fix : f->kb->fix);
+    if (f->kb->confirm)
+        fprintf(out, "  confirm: %s\n", f->kb->confirm);
     if (f->kb->reference)
         fprintf(out, "  reference: %s\n", f->kb->reference);
 }
@@ -290,12 +293,16 @@ static cJSON *json_finding(const nt_doctor_t *d, const nt_finding_t *f)
     cJSON *o = cJSON_CreateObject(), *ev, *ranks;
     CHK(o);
     CHK(cJSON_AddStringToObject(o, "key", f->kb->key));
+    CHK(cJSON_AddStringToObject(o, "code", f->kb->check->code));
+    CHK(cJSON_AddStringToObject(o, "category", nt_category_name(f->kb->check->category)));
     CHK(cJSON_AddStringToObject(o, "severity", nt_severity_string(f->severity)));
     CHK(cJSON_AddStringToObject(o, "title", f->kb->title));
     CHK(cJSON_AddStringToObject(o, "why", f->kb->why));
     if (f->detail)
         CHK(cJSON_AddStringToObject(o, "detail", f->detail));
     CHK(cJSON_AddStringToObject(o, "fix", f->fix ? f->fix : f->kb->fix));
+    if (f->kb->confirm)
+        CHK(cJSON_AddStringToObject(o, "confirm", f->kb->confirm));
     if (f->kb->reference)
         CHK(cJSON_AddStringToObject(o, "reference", f->kb->reference));
     cJSON *cb = strlist(f->caused_by, f->ncaused_by), *ca = strlist(f->causes, f->ncauses),
