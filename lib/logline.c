@@ -90,14 +90,23 @@ static const char *m_elastic(const char *s, nt_prefix_out_t *o)
     const char *q = s + 1;
     while (is_alpha(*q) || is_digit(*q) || *q == '_' || *q == '-')
         q++;
-    if (q - s > 64 || q[0] != ']' || q[1] != ':' || !is_digit(q[-1]))
+    const char *end = q; /* "[trainer0|3]:": the local rank, then '|' and the global rank */
+    long global = -1;
+    if (*q == '|') {
+        const char *g = q + 1;
+        global = digits(&g);
+        if (global < 0)
+            return NULL;
+        q = g;
+    }
+    if (q - s > 64 || q[0] != ']' || q[1] != ':' || !is_digit(end[-1]))
         return NULL;
-    const char *d = q;
+    const char *d = end;
     while (d > s + 1 && is_digit(d[-1]))
         d--;
     if (d > s + 1 && !is_alpha(s[1]))
         return NULL;
-    o->task = digits(&d);
+    o->task = global >= 0 ? global : digits(&d);
     return blank(q + 2);
 }
 
@@ -236,6 +245,24 @@ static const char *m_journal(const char *s, nt_prefix_out_t *o)
     return id + 2;
 }
 
+/* vLLM's logger: "ERROR 06-13 07:35:59 [core.py:517] " (level, month-day time, [file:line]). */
+static const char *m_vllm(const char *s, nt_prefix_out_t *o)
+{
+    (void)o;
+    static const char *const levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
+    const char *p = NULL;
+    for (size_t i = 0; !p && i < sizeof(levels) / sizeof(levels[0]); i++)
+        if (strncmp(s, levels[i], strlen(levels[i])) == 0)
+            p = s + strlen(levels[i]);
+    if (!p || !is_digit(p[0]) || !is_digit(p[1]) || p[2] != '-' || p[5] != ' ' || p[8] != ':' ||
+        p[11] != ':' || p[14] != ' ' || p[15] != '[')
+        return NULL;
+    const char *e = strchr(p + 15, ']');
+    if (!e || e - p > 100 || !memchr(p + 15, ':', (size_t)(e - p - 15)))
+        return NULL;
+    return blank(e + 1);
+}
+
 /* "[2026-03-03 12:11:38] " or "[2026-03-03 12:11:38,123] ": a bracketed asctime. */
 static const char *m_bracket_time(const char *s, nt_prefix_out_t *o)
 {
@@ -258,7 +285,7 @@ static const nt_prefix_row_t nt_prefixes[] = {
     {"lightning", "[rank: 1] ",
      "Lightning: lightning_utilities/core/rank_zero.py rank_prefixed_message, \"[rank: {rank}] \"",
      m_lightning},
-    {"torchrun", "[trainer3]:",
+    {"torchrun", "[trainer0|3]:",
      "torch/distributed/elastic/multiprocessing/api.py (start_processes): each line prefixed "
      "\"[${role_name}${local_rank}]:\" by default (\"[default0]:\"), or log_line_prefix_template "
      "(\"[${rank}]:\"); PyTorch's \"[rank3]:\" and Accelerate's launcher (accelerate/commands/"
@@ -279,6 +306,10 @@ static const nt_prefix_row_t nt_prefixes[] = {
      "DeepSpeed's logger (deepspeed/utils/logging.py, \"[%(asctime)s] [%(levelname)s] ...\") and "
      "wrappers that print a bracketed time",
      m_bracket_time},
+    {"vllm", "ERROR 06-13 07:35:59 [core.py:517] ",
+     "vLLM: vllm/logger.py, _FORMAT \"%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] "
+     "%(message)s\" with _DATE_FORMAT \"%m-%d %H:%M:%S\"",
+     m_vllm},
     {"srun", "12: ", "Slurm srun(1) -l, --label: \"Prepend task number to lines of stdout/err\"",
      m_srun},
     {"pdsh", "gpu-node3: ",

@@ -55,10 +55,19 @@ typedef struct {
     int gzip;                  /* read through zlib from a gzip file */
     char *host;                /* --host for this input, or NULL */
     nt_nccllog_t *log;         /* lib/nccllog.c facts of this input (NIC speeds, TUNING lines) */
+    /* completeness: a whole log starts at NCCL's version banner or the launcher's start */
+    int start;                 /* 0 nothing read yet, 1 whole, 2 an excerpt */
+    unsigned long inits, completes; /* communicator init lines, "Init COMPLETE" lines */
+    unsigned long outcomes;    /* results and errors: rows, WARN lines, errors, timeouts */
+    unsigned long pg_inits;    /* PyTorch "ProcessGroupNCCL initialized" lines */
+    int last_error;            /* the previous line was PyTorch's "Last error:" */
+    char last[NT_EVIDENCE_TEXT + 1]; /* the last line with text ("..." gaps left out) */
+    unsigned long last_no;
 } nt_input_t;
 
 typedef struct {
     char *id;           /* "host:pid" or "task N" */
+    unsigned input;     /* the input it first appears in */
     char *host;         /* may be NULL */
     char *tuner;        /* external tuner plugin name, or NULL */
     int tuner_internal; /* printed "TUNER/Plugin: Could not find" / internal tuner */
@@ -118,6 +127,17 @@ typedef struct {
     unsigned long rowline[NT_ROW_TEXTS];
     size_t nrowtext;
 } nt_table_t;
+
+/* A PyTorch ProcessGroupNCCL watchdog timeout: "[Rank 3] Watchdog caught collective operation
+ * timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, ...)" (torch/csrc/distributed/c10d/
+ * ProcessGroupNCCL.cpp, WorkNCCL::checkTimeout). */
+#define NT_TIMEOUTS 64
+typedef struct {
+    long rank; /* -1 unknown */
+    long seq;  /* -1 unknown */
+    char op[32];
+    nt_ev_t ev;
+} nt_timeout_t;
 
 /* A finding as reported. */
 typedef struct {
@@ -270,6 +290,7 @@ struct nt_doctor {
     nt_sighit_t *msg;   /* one per kb message (NCCL format string) */
     cJSON **msg_values; /* per kb message: the named conversions of its first line, or NULL */
     int sig_acs, sig_iommu, sig_failure, sig_wc;
+    int sig_plugin; /* lines that only show an NCCL job (plugins, PyTorch), explain nothing */
     unsigned long wc_count[32];
     nt_ev_t wc_first[32];
     unsigned long wc_vendor[32];
@@ -310,6 +331,13 @@ struct nt_doctor {
     int tests_started;
 
     nt_evlist_t warn_unexplained;
+
+    /* PyTorch: watchdog timeouts, and the ranks whose process group was initialized */
+    nt_timeout_t timeouts[NT_TIMEOUTS];
+    size_t ntimeouts;
+    unsigned long timeouts_total;
+    nt_map_t pg_ranks;
+    nt_ev_t pg_ev;
 
     /* nccl-tests: lib/nccltests.c reads the tables; the doctor keeps its judgement per table */
     nt_ncclt_reader_t *ncclt;

@@ -65,6 +65,9 @@ typedef struct {
     char **match;
     size_t nmatch;
     int counts_as_nccl; /* the line proves the input is an NCCL log (not lspci, dmesg, ...) */
+    int qualifier; /* a catalogue entry's "also"/"unless" lines: they explain nothing alone */
+    char ***and; /* per match: more substrings the same line must hold ("a&&b" in the data), a
+                    NULL-terminated list or NULL; NULL when no match has any */
 } nt_kb_signature_t;
 
 /* Expected intra-node busbw for one GPU model (8 GPUs on an NVSwitch baseboard). */
@@ -117,6 +120,17 @@ typedef struct {
     char *meaning;
 } nt_kb_xid_t;
 
+/* A cause of the catalogue ($.catalogue): its finding and the signatures that show it. */
+typedef struct {
+    const nt_kb_finding_t *finding;
+    int sig;         /* signature of its "lines" (any of them) */
+    int also;        /* signature of its "also" lines (one of them must be in the input too), -2 none */
+    int unless;      /* signature of its "unless" lines (none may be there), -2 none */
+    char **explains; /* keys of the findings it explains (listed under it) */
+    int nexplains;
+    long first, last; /* NCCL versions (NCCL_VERSION_CODE) it applies to; -1 any */
+} nt_kb_cause_t;
+
 typedef struct {
     char *source; /* "embedded" or the path read */
     char *version;
@@ -134,6 +148,8 @@ typedef struct {
     size_t npaths;
     nt_kb_xid_t *xids;
     size_t nxids;
+    nt_kb_cause_t *causes;
+    size_t ncauses;
 } nt_kb_t;
 
 /* The knowledge base's entry for Xid `xid`, or NULL. */

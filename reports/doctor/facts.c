@@ -196,6 +196,7 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
     d->sig_iommu = nt_kb_signature_index(kb, "iommu_fault");
     d->sig_failure = nt_kb_signature_index(kb, "nccl_failure");
     d->sig_wc = nt_kb_signature_index(kb, "ib_completion");
+    d->sig_plugin = nt_kb_signature_index(kb, "nccl_plugin_lines");
     d->nnodes = d->nranks = d->local_ranks = -1;
     d->nics_min = d->nics_max = -1;
     d->run_ranks = -1;
@@ -301,6 +302,10 @@ void nt_doctor_destroy(nt_doctor_t *d)
     nt_evlist_free(&d->shared_ev);
     nt_ev_free(&d->last_p2p);
     nt_evlist_free(&d->warn_unexplained);
+    for (size_t i = 0; i < d->ntimeouts; i++)
+        nt_ev_free(&d->timeouts[i].ev);
+    nt_map_cleanup(&d->pg_ranks);
+    nt_ev_free(&d->pg_ev);
     for (size_t i = 0; i < d->ntables; i++)
         table_free(&d->tables[i]);
     free(d->tables);

@@ -122,6 +122,7 @@ static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l)
         nt_proc_t *p = &d->procs[d->nprocs++];
         memset(p, 0, sizeof(*p));
         p->id = dupn(id, (size_t)n);
+        p->input = d->cur;
         if (l->host)
             p->host = dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
     }
@@ -613,6 +614,8 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
         }
         if (p && strstr(c, "Init COMPLETE"))
             p->complete = 1;
+        if (strstr(c, "Init COMPLETE"))
+            d->inputs[d->cur].completes++;
         if (strstr(c, "Init COMPLETE") || strstr(c, "Destroy COMPLETE"))
             d->last_progress_seq = d->seq;
         return;
@@ -628,6 +631,13 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
         for (size_t j = 0; j < s->nmatch; j++) {
             if (!strstr(l->body, s->match[j]))
                 continue;
+            if (s->and && s->and[j]) {
+                size_t q = 0;
+                while (s->and[j][q] && strstr(l->body, s->and[j][q]))
+                    q++;
+                if (s->and[j][q])
+                    continue; /* a part of "a&&b" is missing */
+            }
             nt_sighit_t *h = &d->sig[i];
             h->count++;
             nt_evlist_add(&h->ev, d->cur, d->inputs[d->cur].lines, line);
@@ -659,7 +669,8 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
                     }
                 }
             }
-            hit = 1;
+            if ((int)i != d->sig_plugin && !s->qualifier)
+                hit = 1;
             break;
         }
     }
@@ -748,6 +759,89 @@ static int is_comment(const char *body)
              starts(p, "Out of bounds") || *p == '\0');
 }
 
+/* ---- completeness and PyTorch's own lines -------------------------------------------------- */
+
+/* Whether the first line with text of an input is where a whole log starts: NCCL's version banner
+ * (src/init.cc prints "NCCL version %s" first), nccl-tests' run header ("# nThread", printed
+ * before anything else by src/common.cu), or a launcher's start: the command at a shell prompt
+ * ("$ torchrun ...", "+ srun ..." under set -x), torchrun's OMP_NUM_THREADS banner
+ * (torch/distributed/run.py), DeepSpeed's launcher line (deepspeed/launcher/runner.py). */
+static int is_start(const nt_logline_t *l)
+{
+    const char *b = l->body;
+    if (strstr(b, "NCCL version ") || starts(b, "# nThread ") || starts(b, "#  nThread "))
+        return 1;
+    if ((b[0] == '$' || b[0] == '+') && b[1] == ' ')
+        return 1;
+    return strstr(b, "Setting OMP_NUM_THREADS environment variable") ||
+           (strstr(b, "[launch.py:") && strstr(b, "WORLD INFO DICT")) ||
+           strstr(b, "torch.distributed.run") || strstr(b, "Starting elastic_operator");
+}
+
+/* Reads a number after `key` in s ("SeqNum=12"), or -1. */
+static long num_after(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    if (!p)
+        return -1;
+    p += strlen(key);
+    return isdigit((unsigned char)*p) ? strtol(p, NULL, 10) : -1;
+}
+
+/* The rank of a PyTorch c10d line: "[Rank 3]", "[PG 0 (default_pg) Rank 3]" or
+ * "[PG ID 0 PG GUID 0(default_pg) Rank 3]" (ProcessGroupNCCL.cpp logPrefix), else the launcher's
+ * task, else -1. */
+static long pg_rank(const nt_logline_t *l)
+{
+    const char *p = strstr(l->body, " Rank ");
+    if (!p && starts(l->body, "[Rank "))
+        p = l->body;
+    if (p) {
+        p = strstr(p, "Rank ") + 5;
+        if (isdigit((unsigned char)*p))
+            return strtol(p, NULL, 10);
+    }
+    return l->task;
+}
+
+static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    nt_input_t *in = &d->inputs[d->cur];
+    const char *b = l->body;
+    if (strstr(b, "ProcessGroupNCCL initialized") || strstr(b, "NCCL watchdog thread started")) {
+        long r = pg_rank(l);
+        in->pg_inits++;
+        if (r >= 0 && r < NT_MAX_RANK) {
+            char k[24];
+            int n = snprintf(k, sizeof(k), "%ld", r);
+            nt_map_put(&d->pg_ranks, k, (size_t)n);
+        }
+        if (!d->pg_ev.text)
+            nt_ev_set(&d->pg_ev, d->cur, in->lines, line);
+    }
+    const char *w = strstr(b, "Watchdog caught collective operation timeout");
+    if (!w)
+        w = strstr(b, "Timeout at NCCL work:");
+    if (!w)
+        return;
+    in->outcomes++;
+    d->timeouts_total++;
+    if (d->ntimeouts >= NT_TIMEOUTS)
+        return;
+    nt_timeout_t *t = &d->timeouts[d->ntimeouts++];
+    t->rank = pg_rank(l);
+    t->seq = num_after(w, "SeqNum=");
+    if (t->seq < 0)
+        t->seq = num_after(w, "Timeout at NCCL work: ");
+    const char *op = strstr(w, "OpType=");
+    size_t n = 0;
+    if (op)
+        for (op += 7; op[n] && op[n] != ',' && op[n] != ')' && n + 1 < sizeof(t->op); n++)
+            t->op[n] = op[n];
+    t->op[n] = '\0';
+    nt_ev_set(&t->ev, d->cur, in->lines, line);
+}
+
 static void feed_line(nt_doctor_t *d, const char *line)
 {
     nt_logline_t l;
@@ -758,15 +852,42 @@ static void feed_line(nt_doctor_t *d, const char *line)
     if (nt_op_line(d, line, &body, &host))
         return; /* an operator file's line (read_operator.c) */
     nt_line_parse(body, &l);
+    nt_input_t *in = &d->inputs[d->cur];
+    /* PyTorch prints NCCL's last WARN after "Last error:" without NCCL's prefix: it is that WARN */
+    if (in->last_error && l.level == NT_LVL_NONE && *l.body) {
+        l.level = NT_LVL_WARN;
+        l.msg = l.body;
+    }
+    in->last_error = strstr(l.body, "Last error:") != NULL && !strstr(l.body, "Last error: ");
+    if (*l.body && !is_comment(l.body)) {
+        if (!in->start)
+            in->start = is_start(&l) ? 1 : 2;
+        if (strcmp(l.body, "...") != 0) {
+            size_t n = strlen(line);
+            if (n > NT_EVIDENCE_TEXT)
+                n = NT_EVIDENCE_TEXT;
+            memcpy(in->last, line, n);
+            in->last[n] = '\0';
+            in->last_no = in->lines;
+        }
+    }
+    if (l.level == NT_LVL_WARN)
+        in->outcomes++;
+    if (l.level == NT_LVL_NONE && (strstr(l.body, "ProcessGroupNCCL") || strstr(l.body, "Watchdog")))
+        feed_pytorch(d, &l, line);
     if (l.level != NT_LVL_NONE && d->inputs[d->cur].log)
         nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
     if (is_comment(l.body))
         return;
     if (feed_tests(d, l.body, line)) {
         d->inputs[d->cur].nccl_lines++;
+        if (d->open_table)
+            in->outcomes++; /* a row of results */
         return;
     }
     int sig = feed_signatures(d, &l, line, &nccl);
+    if (sig && l.level == NT_LVL_NONE)
+        in->outcomes++; /* a known error line without NCCL's prefix (PyTorch's, nccl-tests') */
     if (l.level != NT_LVL_NONE)
         sig |= feed_messages(d, &l, line);
     if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version "))

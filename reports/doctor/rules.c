@@ -455,6 +455,13 @@ static void diagnose_gdr(nt_doctor_t *d)
             if (d->gdr[r] & 2)
                 f_rank(d, f, (long)r);
         f_detail(f, "%lu network connection(s), none with GDRDMA.", d->net_conns);
+        if (nt_map_find(&d->transports, "NET/IB", 6) < 0 && !dist && !hca) {
+            /* a network plugin (EFA, libfabric) prints /GDRDMA only where its provider does
+             * GPUDirect; instances without it (AWS g4dn) run this way by design */
+            f->severity = NT_SEV_INFO;
+            f_detail(f, "The network is a plugin's, not NET/IB: whether it can use GPUDirect RDMA "
+                        "depends on the provider and the instance, so this is not judged a fault.");
+        }
         if (dist)
             link_cause(f, dist);
         if (hca)
@@ -1312,19 +1319,239 @@ static void diagnose_leftovers(nt_doctor_t *d)
     (void)f;
 }
 
-/* Orders findings: errors first, then warnings, then notes; stable within a severity (an
- * insertion sort: there are a handful of findings). */
+static const char *job_version(const nt_doctor_t *d);
+
+/* ---- jobs that fail without an NCCL error ---------------------------------------------------- */
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* PyTorch watchdog timeouts: the ranks that timed out, their collective and sequence numbers, and
+ * the ranks the job names (process groups initialized) that printed no timeout: those never
+ * joined the collective the others wait in, which is the application's doing. */
+static void diagnose_timeouts(nt_doctor_t *d)
+{
+    if (!d->ntimeouts)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "rank_skipped_collective");
+    if (!f)
+        return;
+    char ops[256] = "";
+    size_t no = 0;
+    long minseq = -1, maxseq = -1;
+    for (size_t i = 0; i < d->ntimeouts; i++) {
+        const nt_timeout_t *t = &d->timeouts[i];
+        nt_evlist_add_ev(&f->ev, &t->ev);
+        if (t->rank >= 0)
+            f_rank(d, f, t->rank);
+        if (t->op[0] && !strstr(ops, t->op) && no + strlen(t->op) + 3 < sizeof(ops))
+            no += (size_t)snprintf(ops + no, sizeof(ops) - no, "%s%s", no ? ", " : "", t->op);
+        if (t->seq >= 0) {
+            minseq = minseq < 0 || t->seq < minseq ? t->seq : minseq;
+            maxseq = t->seq > maxseq ? t->seq : maxseq;
+        }
+    }
+    f->ev.total += d->timeouts_total - d->ntimeouts;
+    f_detail(f, "%lu watchdog timeout line(s)%s%s.", d->timeouts_total, ops[0] ? " in " : "", ops);
+    if (minseq >= 0 && minseq != maxseq) {
+        f_detail(f, "The sequence numbers differ (SeqNum %ld to %ld):", minseq, maxseq);
+        for (size_t i = 0; i < d->ntimeouts && i < 8; i++)
+            if (d->timeouts[i].seq >= 0)
+                f_detail(f, "rank %ld at %ld%s", d->timeouts[i].rank, d->timeouts[i].seq,
+                         i + 1 < d->ntimeouts && i < 7 ? "," : ".");
+        f_value(f, "seq_min", (double)minseq);
+        f_value(f, "seq_max", (double)maxseq);
+    } else if (minseq >= 0) {
+        f_detail(f, "Every rank that timed out waits at SeqNum %ld.", minseq);
+        f_value(f, "seq", (double)minseq);
+    }
+    /* the ranks the job names without a timeout */
+    long missing[16];
+    size_t nm = 0;
+    for (size_t i = 0; i < d->pg_ranks.n && nm < 16; i++) {
+        long r = strtol(d->pg_ranks.keys[i], NULL, 10);
+        int timed = 0;
+        for (size_t j = 0; j < d->ntimeouts; j++)
+            timed |= d->timeouts[j].rank == r;
+        if (!timed)
+            missing[nm++] = r;
+    }
+    if (nm) {
+        qsort(missing, nm, sizeof(missing[0]), cmp_long);
+        char lst[160] = "";
+        size_t n = 0;
+        for (size_t i = 0; i < nm && n + 24 < sizeof(lst); i++)
+            n += (size_t)snprintf(lst + n, sizeof(lst) - n, "%s%ld", i ? ", " : "", missing[i]);
+        f_detail(f,
+                 "Rank(s) %s started their process group but printed no timeout: the rank(s) "
+                 "that never joined.",
+                 lst);
+        f_value(f, "ranks_not_joined", (double)nm);
+    }
+}
+
+/* A whole log (it starts at NCCL's banner or the launcher's start) that stops before Init
+ * COMPLETE for the ranks it names, or before any result or error, is incomplete: the job hung or
+ * was killed, and the log's last line is where. An excerpt is not judged (the summary says so). */
+static void diagnose_completeness(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->ninputs; i++) {
+        const nt_input_t *in = &d->inputs[i];
+        if (in->start != 1 || strcmp(in->status, "ok") != 0 || in->op_lines || !in->last_no)
+            continue;
+        size_t named = 0, incomplete = 0;
+        for (size_t p = 0; p < d->nprocs; p++)
+            if (d->procs[p].input == i && d->procs[p].init_seen) {
+                named++;
+                incomplete += !d->procs[p].complete;
+            }
+        /* a rank that printed Init COMPLETE shows the log went past init (the other ranks' lines
+         * may be filtered: torchrun --local-ranks-filter, NCCL_DEBUG_SUBSYS) */
+        if (in->outcomes || in->completes)
+            continue;
+        int stuck_init = incomplete > 0;
+        nt_finding_t *f = nt_finding_add(d, "log_incomplete");
+        if (!f)
+            continue;
+        nt_evlist_add(&f->ev, (unsigned)i, in->last_no, in->last);
+        if (stuck_init)
+            f_detail(f, "%zu of the %zu process(es) that started communicator init never printed "
+                        "Init COMPLETE.",
+                     incomplete, named);
+        else
+            f_detail(f, "The log shows no result and no error.");
+        f_detail(f, "Incomplete: the last line was %s:%lu: %s", in->path, in->last_no, in->last);
+        f_value(f, "last_line", (double)in->last_no);
+        /* PyTorch created its process groups and NCCL printed nothing after: the ranks wait in
+         * their first collective, which some rank did not enter (the watchdog of older PyTorch
+         * releases never fired for it) */
+        if (in->pg_inits && !d->ntimeouts && in->completes == 0 && !named) {
+            nt_finding_t *c = nt_finding_add(d, "rank_skipped_collective");
+            if (c) {
+                nt_evlist_add_ev(&c->ev, &d->pg_ev);
+                f_detail(c,
+                         "%zu rank(s) initialized their process group and the log stops: they "
+                         "wait in a collective that some rank did not enter.",
+                         d->pg_ranks.n);
+                link_cause(f, c);
+                c->severity = f->severity;
+            }
+        }
+    }
+}
+
+/* ---- the catalogue ------------------------------------------------------------------------- */
+
+/* Every catalogue cause whose lines the inputs show (and its "also" lines, and none of its
+ * "unless" lines) is a finding with those lines as evidence: the rule is the entry's data. */
+static void diagnose_catalogue(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->kb->ncauses; i++) {
+        const nt_kb_cause_t *c = &d->kb->causes[i];
+        const nt_sighit_t *h = &d->sig[c->sig];
+        if (!h->count || (c->also >= 0 && !d->sig[c->also].count) ||
+            (c->unless >= 0 && d->sig[c->unless].count))
+            continue;
+        if (c->first >= 0) { /* only for the NCCL versions it names: the job's must be known */
+            long v = nt_kb_version_code(job_version(d));
+            if (v < c->first || v > c->last)
+                continue;
+        }
+        nt_finding_t *f = nt_finding_add(d, c->finding->key);
+        if (!f)
+            continue;
+        f_evlist(f, &h->ev);
+        f_hosts(f, &h->hosts);
+        if (c->also >= 0)
+            f_evlist(f, &d->sig[c->also].ev);
+    }
+}
+
+/* Links each catalogue cause found to the findings it explains, and gives the cause the
+ * severity of the worst of them: a cause that explains an error is the error's root. */
+static void link_catalogue(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->kb->ncauses; i++) {
+        const nt_kb_cause_t *c = &d->kb->causes[i];
+        nt_finding_t *f = find(d, c->finding->key);
+        if (!f)
+            continue;
+        for (int e = 0; e < c->nexplains; e++) {
+            nt_finding_t *x = find(d, c->explains[e]);
+            if (!x || x == f)
+                continue;
+            link_cause(x, f);
+            if (x->severity > f->severity)
+                f->severity = x->severity;
+        }
+    }
+}
+
+/* The order of the findings: causes outrank symptoms. A root is a finding no other finding
+ * found here explains; roots come first by rank (NCCL versions that differ across ranks first:
+ * every other finding may be its effect), then by severity, stable otherwise; each finding that
+ * a root explains follows it (listed under it), depth first. The top finding is the first root. */
+static int root_rank(const nt_finding_t *f)
+{
+    return strcmp(f->kb->key, "nccl_version_mismatch") == 0 ? 3 : (int)f->severity;
+}
+
+static int is_root(const nt_finding_t *all, size_t n, const nt_finding_t *f)
+{
+    for (size_t c = 0; c < f->ncaused_by; c++)
+        for (size_t i = 0; i < n; i++)
+            if (&all[i] != f && strcmp(all[i].kb->key, f->caused_by[c]) == 0)
+                return 0;
+    return 1;
+}
+
+static void place(nt_finding_t *all, size_t n, size_t i, unsigned char *done, size_t *order,
+                  size_t *k)
+{
+    if (done[i])
+        return;
+    done[i] = 1;
+    order[(*k)++] = i;
+    /* the findings it explains, in their severity order */
+    for (int sev = NT_SEV_ERROR; sev >= NT_SEV_INFO; sev--)
+        for (size_t c = 0; c < all[i].ncauses; c++)
+            for (size_t j = 0; j < n; j++)
+                if (!done[j] && (int)all[j].severity == sev &&
+                    strcmp(all[j].kb->key, all[i].causes[c]) == 0)
+                    place(all, n, j, done, order, k);
+}
+
 static void sort_findings(nt_finding_t *f, size_t n)
 {
-    for (size_t i = 1; i < n; i++) {
-        nt_finding_t x = f[i];
-        size_t j = i;
-        while (j > 0 && f[j - 1].severity < x.severity) {
-            f[j] = f[j - 1];
-            j--;
-        }
-        f[j] = x;
+    if (n < 2)
+        return;
+    size_t *order = calloc(n, sizeof(*order));
+    unsigned char *done = calloc(n, 1);
+    nt_finding_t *tmp = calloc(n, sizeof(*tmp));
+    if (!order || !done || !tmp) {
+        free(order);
+        free(done);
+        free(tmp);
+        return; /* out of memory: the order found is kept */
     }
+    size_t k = 0;
+    for (int rank = 3; rank >= 0; rank--)
+        for (size_t i = 0; i < n; i++)
+            if (!done[i] && root_rank(&f[i]) == rank && is_root(f, n, &f[i]))
+                place(f, n, i, done, order, &k);
+    for (int rank = 3; rank >= 0; rank--) /* a cycle of causes: what is left, by rank */
+        for (size_t i = 0; i < n; i++)
+            if (!done[i] && root_rank(&f[i]) == rank)
+                place(f, n, i, done, order, &k);
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = f[order[i]];
+    memcpy(f, tmp, n * sizeof(*f));
+    free(order);
+    free(done);
+    free(tmp);
 }
 
 void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
@@ -1355,6 +1582,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
                 f_detail(f, "NCCL listed: %s.", d->nic_names);
         }
     }
+    diagnose_catalogue(d);
     diagnose_messages(d);
     nt_op_diagnose(d);
     diagnose_network(d);
@@ -1366,7 +1594,10 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     diagnose_tuning_files(d);
     diagnose_versions_env(d);
     diagnose_tests(d, hw);
+    diagnose_timeouts(d);
+    diagnose_completeness(d);
     diagnose_leftovers(d);
+    link_catalogue(d);
     /* sorting moves findings, so the causal links are stored as keys, not pointers */
     sort_findings(d->findings, d->nfindings);
 }

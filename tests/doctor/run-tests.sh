@@ -32,6 +32,13 @@ else
   bad "python3-jsonschema missing for $PY (apt-get install python3-jsonschema)"
 fi
 
+# 1.1 the corpus of real logs (tests/doctor/corpus): the figures reached must not be lost
+if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --half A --expect A=13/14 --expect healthy=4/4 >"$T/corpus.log" 2>&1; then
+  ok "corpus: $(tail -n 1 "$T/corpus.log")"
+else
+  grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
+fi
+
 # 1a. claims only from evidence: the golden documents walked, doctor A B against A and B
 if $PY tests/doctor/test_claims.py "$DOCTOR" "$T/golden" "$T/claims" >"$T/claims.log" 2>&1; then
   ok "claims: $(tail -n 1 "$T/claims.log")"

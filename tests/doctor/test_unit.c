@@ -100,6 +100,9 @@ static void test_parse(void)
     /* the role label is not part of the host name */
     nt_line_parse("[trainer3]:gpu-a:5:6 [3] NCCL INFO x", &l);
     CHECK(l.task == 3 && host_is(&l, "gpu-a"), "torchrun role label");
+    nt_line_parse("[trainer0|5]:ncclInternalError: Internal check failed.", &l);
+    CHECK(l.task == 5 && strcmp(l.body, "ncclInternalError: Internal check failed.") == 0,
+          "torchrun role label with the global rank");
     nt_line_parse("[rank3]:[E1202 00:10:00.1 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught "
                   "collective operation timeout", &l);
     CHECK(l.task == 3 && !l.host && strncmp(l.body, "[E1202", 6) == 0, "PyTorch rank label");
