@@ -1455,11 +1455,11 @@ static void diagnose_catalogue(nt_doctor_t *d)
         if (!h->count || (c->also >= 0 && !d->sig[c->also].count) ||
             (c->unless >= 0 && d->sig[c->unless].count))
             continue;
-        if (c->first >= 0) { /* only for the NCCL versions it names: the job's must be known */
-            long v = nt_kb_version_code(job_version(d));
-            if (v < c->first || v > c->last)
-                continue;
-        }
+        /* only for the NCCL versions it names; where the log does not print the version the
+         * cause is reported with that said, since the lines alone fit it */
+        long v = c->first >= 0 ? nt_kb_version_code(job_version(d)) : -1;
+        if (c->first >= 0 && v >= 0 && (v < c->first || v > c->last))
+            continue;
         nt_finding_t *f = nt_finding_add(d, c->finding->key);
         if (!f)
             continue;
@@ -1467,6 +1467,12 @@ static void diagnose_catalogue(nt_doctor_t *d)
         f_hosts(f, &h->hosts);
         if (c->also >= 0)
             f_evlist(f, &d->sig[c->also].ev);
+        if (c->first >= 0 && v < 0)
+            f_detail(f,
+                     "Assumed: the log does not print the NCCL version (or prints several); this "
+                     "cause holds for NCCL %ld.%ld.%ld to %ld.%ld.%ld only.",
+                     c->first / 10000, c->first / 100 % 100, c->first % 100, c->last / 10000,
+                     c->last / 100 % 100, c->last % 100);
     }
 }
 
