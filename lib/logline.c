@@ -225,6 +225,8 @@ static const char *m_journal(const char *s, nt_prefix_out_t *o)
 {
     static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
     int month = 0;
+    if (s[0] < 'A' || s[0] > 'S' || s[3] != ' ')
+        return NULL; /* the quick test: month names start with A-S */
     for (int i = 0; i < 12; i++)
         if (strncmp(s, months + 3 * i, 3) == 0)
             month = 1;

@@ -287,6 +287,8 @@ struct nt_doctor {
     unsigned long seq; /* global line counter */
 
     nt_sighit_t *sig;   /* one per kb signature */
+    unsigned *sig_seen; /* per signature: the line (sig_gen) it last matched */
+    unsigned sig_gen;
     nt_sighit_t *msg;   /* one per kb message (NCCL format string) */
     cJSON **msg_values; /* per kb message: the named conversions of its first line, or NULL */
     int sig_acs, sig_iommu, sig_failure, sig_wc;

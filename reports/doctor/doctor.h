@@ -131,6 +131,29 @@ typedef struct {
     long first, last; /* NCCL versions (NCCL_VERSION_CODE) it applies to; -1 any */
 } nt_kb_cause_t;
 
+/* The signatures' match strings indexed by their first 4 bytes, so that a line is scanned once
+ * for all of them (a hashed multi-pattern search: one lookup per position, a compare only where a
+ * pattern may start) instead of one strstr per pattern. Built by nt_kb_load. */
+#define NT_KB_HASH_BITS 12
+typedef struct {
+    uint32_t sig, match; /* signature index, match index */
+} nt_kb_pat_t;
+
+typedef struct {
+    uint64_t bits[(1u << NT_KB_HASH_BITS) / 64]; /* buckets that hold a pattern */
+    uint32_t start[(1u << NT_KB_HASH_BITS) + 1]; /* bucket b's patterns: pats[start[b]..start[b+1]) */
+    nt_kb_pat_t *pats;
+    nt_kb_pat_t *shorts; /* patterns of fewer than 4 bytes, searched with strstr */
+    size_t nshorts;
+} nt_kb_index_t;
+
+/* The bucket of the 4 bytes at p (NT_KB_HASH_BITS bits). */
+static inline uint32_t nt_kb_hash4(const unsigned char *p)
+{
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return (v * 2654435761u) >> (32 - NT_KB_HASH_BITS);
+}
+
 typedef struct {
     char *source; /* "embedded" or the path read */
     char *version;
@@ -150,6 +173,7 @@ typedef struct {
     size_t nxids;
     nt_kb_cause_t *causes;
     size_t ncauses;
+    nt_kb_index_t *index;
 } nt_kb_t;
 
 /* The knowledge base's entry for Xid `xid`, or NULL. */

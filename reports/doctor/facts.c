@@ -183,10 +183,12 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
         return NULL;
     d->kb = kb;
     d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
+    d->sig_seen = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig_seen));
     d->msg = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg));
     d->msg_values = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg_values));
-    if (!d->sig || !d->msg || !d->msg_values) {
+    if (!d->sig || !d->sig_seen || !d->msg || !d->msg_values) {
         free(d->sig);
+        free(d->sig_seen);
         free(d->msg);
         free(d->msg_values);
         free(d);
@@ -203,6 +205,9 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
     d->ncclt = nt_ncclt_reader_create();
     if (!d->ncclt) {
         free(d->sig);
+        free(d->sig_seen);
+        free(d->msg);
+        free(d->msg_values);
         free(d);
         return NULL;
     }

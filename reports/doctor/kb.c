@@ -404,6 +404,49 @@ static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char
     return 0;
 }
 
+/* Builds kb->index over every signature's match strings (their first part for "a&&b"). */
+static int build_index(nt_kb_t *kb)
+{
+    nt_kb_index_t *x = calloc(1, sizeof(*x));
+    size_t total = 0;
+    if (!x)
+        return -1;
+    for (size_t i = 0; i < kb->nsigs; i++)
+        total += kb->sigs[i].nmatch;
+    x->pats = calloc(total + 1, sizeof(*x->pats));
+    x->shorts = calloc(total + 1, sizeof(*x->shorts));
+    if (!x->pats || !x->shorts) {
+        free(x->pats);
+        free(x->shorts);
+        free(x);
+        return -1;
+    }
+    /* counting sort by bucket */
+    for (size_t i = 0; i < kb->nsigs; i++)
+        for (size_t j = 0; j < kb->sigs[i].nmatch; j++) {
+            const unsigned char *m = (const unsigned char *)kb->sigs[i].match[j];
+            if (strlen((const char *)m) < 4)
+                x->shorts[x->nshorts++] = (nt_kb_pat_t){(uint32_t)i, (uint32_t)j};
+            else
+                x->start[nt_kb_hash4(m) + 1]++;
+        }
+    for (size_t b = 0; b < (1u << NT_KB_HASH_BITS); b++)
+        x->start[b + 1] += x->start[b];
+    uint32_t fill[1u << NT_KB_HASH_BITS];
+    memcpy(fill, x->start, sizeof(fill));
+    for (size_t i = 0; i < kb->nsigs; i++)
+        for (size_t j = 0; j < kb->sigs[i].nmatch; j++) {
+            const unsigned char *m = (const unsigned char *)kb->sigs[i].match[j];
+            if (strlen((const char *)m) < 4)
+                continue;
+            uint32_t b = nt_kb_hash4(m);
+            x->pats[fill[b]++] = (nt_kb_pat_t){(uint32_t)i, (uint32_t)j};
+            x->bits[b / 64] |= 1ull << (b % 64);
+        }
+    kb->index = x;
+    return 0;
+}
+
 static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen)
 {
     const char *schema = get_str(root, "schema");
@@ -557,6 +600,8 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
         return -1;
     if (parse_messages(root, kb, name, err, errlen) != 0)
         return -1;
+    if (build_index(kb) != 0)
+        goto oom;
     return 0;
 oom:
     snprintf(err, errlen, "knowledge base '%s': out of memory", name);
@@ -668,6 +713,11 @@ void nt_kb_destroy(nt_kb_t *kb)
         free(kb->causes[i].explains);
     }
     free(kb->causes);
+    if (kb->index) {
+        free(kb->index->pats);
+        free(kb->index->shorts);
+        free(kb->index);
+    }
     free(kb->gpus);
     free(kb->wcs);
     free(kb->source);

@@ -623,21 +623,58 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 }
 
 /* Signatures: every KB substring on every line. Returns 1 if one matched. */
+/* Whether match j of signature s is on the line at `at` (its first part), with every other
+ * part of an "a&&b" pattern somewhere on the line. */
+static int pattern_at(const nt_kb_signature_t *s, size_t j, const char *body, const char *at)
+{
+    size_t n = strlen(s->match[j]);
+    if (strncmp(at, s->match[j], n) != 0)
+        return 0;
+    for (size_t q = 0; s->and && s->and[j] && s->and[j][q]; q++)
+        if (!strstr(body, s->and[j][q]))
+            return 0;
+    return 1;
+}
+
 static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl)
 {
     int hit = 0;
-    for (size_t i = 0; i < d->kb->nsigs; i++) {
-        const nt_kb_signature_t *s = &d->kb->sigs[i];
-        for (size_t j = 0; j < s->nmatch; j++) {
-            if (!strstr(l->body, s->match[j]))
+    const nt_kb_index_t *x = d->kb->index;
+    const unsigned char *b = (const unsigned char *)l->body;
+    size_t len = strlen(l->body);
+    /* one pass over the line: a signature counts once per line, at its first match */
+    unsigned gen = ++d->sig_gen;
+    for (size_t k = 0; k < x->nshorts + len; k++) {
+        size_t i = 0, j = 0;
+        if (k < x->nshorts) {
+            i = x->shorts[k].sig, j = x->shorts[k].match;
+            const char *at = strstr(l->body, d->kb->sigs[i].match[j]);
+            if (d->sig_seen[i] == gen || !at || !pattern_at(&d->kb->sigs[i], j, l->body, at))
                 continue;
-            if (s->and && s->and[j]) {
-                size_t q = 0;
-                while (s->and[j][q] && strstr(l->body, s->and[j][q]))
-                    q++;
-                if (s->and[j][q])
-                    continue; /* a part of "a&&b" is missing */
+        } else {
+            size_t p = k - x->nshorts;
+            if (p + 4 > len)
+                break;
+            uint32_t hb = nt_kb_hash4(b + p);
+            if (!(x->bits[hb / 64] & (1ull << (hb % 64))))
+                continue;
+            size_t e = x->start[hb], found = 0;
+            for (; e < x->start[hb + 1]; e++) {
+                i = x->pats[e].sig, j = x->pats[e].match;
+                if (d->sig_seen[i] != gen &&
+                    pattern_at(&d->kb->sigs[i], j, l->body, (const char *)b + p)) {
+                    found = 1;
+                    break;
+                }
             }
+            if (!found)
+                continue;
+            /* another pattern may start at the same position: look again there */
+            k--;
+        }
+        const nt_kb_signature_t *s = &d->kb->sigs[i];
+        d->sig_seen[i] = gen;
+        {
             nt_sighit_t *h = &d->sig[i];
             h->count++;
             nt_evlist_add(&h->ev, d->cur, d->inputs[d->cur].lines, line);
@@ -671,7 +708,6 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
             }
             if ((int)i != d->sig_plugin && !s->qualifier)
                 hit = 1;
-            break;
         }
     }
     return hit;

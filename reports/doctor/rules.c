@@ -238,6 +238,18 @@ static void diagnose_network(nt_doctor_t *d)
                 /* the evidence of the cause comes first in the chain */
                 f_detail(f, "Cause: %s.", c->kb->title);
             }
+            /* A host without any RDMA device (a cloud VM) has sockets only: that is what it is,
+             * not a fault, unless the job expected RDMA (--expect nics_per_node, a probe report
+             * with active ports, NCCL_NET=IB). */
+            const nt_env_t *net = env(d, "NCCL_NET");
+            int expected = d->hw.nics_per_node > 0 || d->report_active_ports > 0 ||
+                           (net && strcasecmp(net->value, "IB") == 0);
+            if (c && strcmp(cause, "no_rdma_device") == 0 && !expected) {
+                f->severity = c->severity = NT_SEV_INFO;
+                f_detail(f, "Information: the hosts have no RDMA device, so sockets are their "
+                            "network; give --expect nics_per_node=N, a probe report or set "
+                            "NCCL_NET=IB where RDMA was expected.");
+            }
         } else {
             f_detail(f, "The log does not show why IB was not used; look for NET/IB lines with "
                         "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET.");
