@@ -113,7 +113,7 @@ static const char *m_elastic(const char *s, nt_prefix_out_t *o)
 /* Lightning's rank_prefixed_message: "[rank: 1] ". */
 static const char *m_lightning(const char *s, nt_prefix_out_t *o)
 {
-    if (strncmp(s, "[rank: ", 7) != 0)
+    if (s[0] != '[' || strncmp(s, "[rank: ", 7) != 0)
         return NULL;
     const char *q = s + 7;
     long r = digits(&q);
@@ -253,6 +253,8 @@ static const char *m_vllm(const char *s, nt_prefix_out_t *o)
     (void)o;
     static const char *const levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
     const char *p = NULL;
+    if (!strchr("DIWEC", *s) || !*s)
+        return NULL; /* the quick test: the level's first letter */
     for (size_t i = 0; !p && i < sizeof(levels) / sizeof(levels[0]); i++)
         if (strncmp(s, levels[i], strlen(levels[i])) == 0)
             p = s + strlen(levels[i]);

@@ -894,7 +894,9 @@ static void feed_line(nt_doctor_t *d, const char *line)
         l.level = NT_LVL_WARN;
         l.msg = l.body;
     }
-    in->last_error = strstr(l.body, "Last error:") != NULL && !strstr(l.body, "Last error: ");
+    /* "Last error:" ends PyTorch's line; NCCL's lines never do */
+    size_t blen = strlen(l.body);
+    in->last_error = l.level == NT_LVL_NONE && blen >= 11 && strcmp(l.body + blen - 11, "Last error:") == 0;
     if (*l.body && !is_comment(l.body)) {
         if (!in->start)
             in->start = is_start(&l) ? 1 : 2;
