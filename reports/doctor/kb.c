@@ -322,6 +322,32 @@ static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char
         const char *key = get_str(it, "key"), *t = get_str(it, "title"), *w = get_str(it, "cause"),
                    *x = get_str(it, "fix"), *th = get_str(it, "thread");
         int sev = nt_severity_parse(get_str(it, "severity"));
+        if (!key) {
+            snprintf(err, errlen, "knowledge base '%s': $.catalogue[%zu] needs a key", name, i);
+            return -1;
+        }
+        /* "extends": more lines for a finding the base already has (its text stays the base's) */
+        const cJSON *ext = cJSON_GetObjectItemCaseSensitive(it, "extends");
+        if (cJSON_IsTrue(ext)) {
+            nt_kb_cause_t *c = &kb->causes[i];
+            char where[96];
+            if (!(c->finding = nt_kb_finding(kb, key))) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.catalogue[%zu] extends unknown finding '%s'", name,
+                         i, key);
+                return -1;
+            }
+            snprintf(where, sizeof(where), "$.catalogue[%zu].lines", i);
+            if ((c->sig = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0, name,
+                                  where, err, errlen)) < 0)
+                return -1;
+            c->also = c->unless = -2;
+            c->first = c->last = -1;
+            if (!(c->explains = str_array(NULL, &c->nexplains)))
+                goto oom_cat;
+            kb->ncauses = ++i;
+            continue;
+        }
         if (!key || !t || !w || !x || !th || sev < 0) {
             snprintf(err, errlen,
                      "knowledge base '%s': $.catalogue[%zu] needs key, code, severity "
@@ -391,6 +417,11 @@ static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char
         }
         kb->ncauses = ++i;
     }
+    goto check;
+oom_cat:
+    snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+    return -1;
+check:
     /* what an entry explains must be a finding (of the base or of the catalogue) */
     for (size_t n = 0; n < kb->ncauses; n++)
         for (int e = 0; e < kb->causes[n].nexplains; e++)
