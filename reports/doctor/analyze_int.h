@@ -338,6 +338,7 @@ struct nt_doctor {
     nt_timeout_t timeouts[NT_TIMEOUTS];
     size_t ntimeouts;
     unsigned long timeouts_total;
+    unsigned long timeout_line; /* the line of the last timeout (its WorkNCCL may follow) */
     nt_map_t pg_ranks;
     nt_ev_t pg_ev;
 

@@ -41,6 +41,11 @@ static void text_job(const nt_doctor_t *d, FILE *out)
                     "  note: %s: %llu NUL byte%s skipped (read as line breaks: the padding a node "
                     "crash or a damaged filesystem leaves in a log)\n",
                     in->path, (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
+        if (in->start == 2 && strcmp(in->status, "ok") == 0 && !in->op_lines)
+            fprintf(out,
+                    "  completeness: not judged for %s (an excerpt: it does not start at NCCL's "
+                    "version banner or the launcher's start)\n",
+                    in->path);
     }
     if (d->versions.n) {
         fprintf(out, "  NCCL version:");
@@ -432,6 +437,9 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
             CHK(cJSON_AddTrueToObject(x, "gzip"));
         if (in->host)
             CHK(cJSON_AddStringToObject(x, "host", in->host));
+        if (strcmp(in->status, "ok") == 0 && !in->op_lines && in->start)
+            CHK(cJSON_AddStringToObject(x, "completeness",
+                                        in->start == 1 ? "judged" : "not_judged_excerpt"));
     }
     if (d->report_path)
         CHK(cJSON_AddStringToObject(root, "report", d->report_path));

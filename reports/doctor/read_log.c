@@ -798,7 +798,7 @@ static int is_comment(const char *body)
 /* ---- completeness and PyTorch's own lines -------------------------------------------------- */
 
 /* Whether the first line with text of an input is where a whole log starts: NCCL's version banner
- * (src/init.cc prints "NCCL version %s" first), nccl-tests' run header ("# nThread", printed
+ * (src/init.cc prints "NCCL version %s"; the bootstrap's interface line may come first), nccl-tests' run header ("# nThread", printed
  * before anything else by src/common.cu), or a launcher's start: the command at a shell prompt
  * ("$ torchrun ...", "+ srun ..." under set -x), torchrun's OMP_NUM_THREADS banner
  * (torch/distributed/run.py), DeepSpeed's launcher line (deepspeed/launcher/runner.py). */
@@ -806,6 +806,12 @@ static int is_start(const nt_logline_t *l)
 {
     const char *b = l->body;
     if (strstr(b, "NCCL version ") || starts(b, "# nThread ") || starts(b, "#  nThread "))
+        return 1;
+    /* NCCL's own first lines, printed before the banner by ncclGetUniqueId's bootstrap init
+     * (src/bootstrap.cc "Bootstrap: Using", src/init.cc "cudaDriverVersion") */
+    if (l->level == NT_LVL_INFO && (starts(l->msg, "Bootstrap : Using") ||
+                                    starts(l->msg, "Bootstrap: Using") ||
+                                    starts(l->msg, "cudaDriverVersion")))
         return 1;
     if ((b[0] == '$' || b[0] == '+') && b[1] == ' ')
         return 1;
@@ -829,15 +835,25 @@ static long num_after(const char *s, const char *key)
  * task, else -1. */
 static long pg_rank(const nt_logline_t *l)
 {
-    const char *p = strstr(l->body, " Rank ");
-    if (!p && starts(l->body, "[Rank "))
-        p = l->body;
-    if (p) {
-        p = strstr(p, "Rank ") + 5;
-        if (isdigit((unsigned char)*p))
-            return strtol(p, NULL, 10);
-    }
+    for (const char *p = strstr(l->body, "Rank "); p; p = strstr(p + 5, "Rank "))
+        if ((p == l->body || p[-1] == '[' || p[-1] == ' ') && isdigit((unsigned char)p[5]))
+            return strtol(p + 5, NULL, 10);
     return l->task;
+}
+
+/* The WorkNCCL(...) of a timeout: "SeqNum=12, OpType=ALLREDUCE" (on the watchdog's line, or on
+ * the next one where the message was wrapped). */
+static void timeout_work(nt_timeout_t *t, const char *w)
+{
+    if (t->seq < 0)
+        t->seq = num_after(w, "SeqNum=");
+    const char *op = strstr(w, "OpType=");
+    size_t n = 0;
+    if (op && !t->op[0]) {
+        for (op += 7; op[n] && op[n] != ',' && op[n] != ')' && n + 1 < sizeof(t->op); n++)
+            t->op[n] = op[n];
+        t->op[n] = '\0';
+    }
 }
 
 static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line)
@@ -858,23 +874,22 @@ static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line
     const char *w = strstr(b, "Watchdog caught collective operation timeout");
     if (!w)
         w = strstr(b, "Timeout at NCCL work:");
-    if (!w)
+    if (!w) {
+        const char *work = strstr(b, "WorkNCCL(");
+        if (work && d->ntimeouts && d->timeout_line + 1 == in->lines)
+            timeout_work(&d->timeouts[d->ntimeouts - 1], work);
         return;
+    }
+    d->timeout_line = in->lines;
     in->outcomes++;
     d->timeouts_total++;
     if (d->ntimeouts >= NT_TIMEOUTS)
         return;
     nt_timeout_t *t = &d->timeouts[d->ntimeouts++];
     t->rank = pg_rank(l);
-    t->seq = num_after(w, "SeqNum=");
-    if (t->seq < 0)
-        t->seq = num_after(w, "Timeout at NCCL work: ");
-    const char *op = strstr(w, "OpType=");
-    size_t n = 0;
-    if (op)
-        for (op += 7; op[n] && op[n] != ',' && op[n] != ')' && n + 1 < sizeof(t->op); n++)
-            t->op[n] = op[n];
-    t->op[n] = '\0';
+    t->seq = num_after(w, "Timeout at NCCL work: ");
+    t->op[0] = '\0';
+    timeout_work(t, w);
     nt_ev_set(&t->ev, d->cur, in->lines, line);
 }
 
@@ -911,7 +926,8 @@ static void feed_line(nt_doctor_t *d, const char *line)
     }
     if (l.level == NT_LVL_WARN)
         in->outcomes++;
-    if (l.level == NT_LVL_NONE && (strstr(l.body, "ProcessGroupNCCL") || strstr(l.body, "Watchdog")))
+    if (l.level == NT_LVL_NONE && (strstr(l.body, "ProcessGroupNCCL") || strstr(l.body, "Watchdog") ||
+                                   (d->ntimeouts && strstr(l.body, "WorkNCCL("))))
         feed_pytorch(d, &l, line);
     if (l.level != NT_LVL_NONE && d->inputs[d->cur].log)
         nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);

@@ -1437,6 +1437,17 @@ static void diagnose_completeness(nt_doctor_t *d)
             f_detail(f, "The log shows no result and no error.");
         f_detail(f, "Incomplete: the last line was %s:%lu: %s", in->path, in->last_no, in->last);
         f_value(f, "last_line", (double)in->last_no);
+        /* what else the log shows wrong is the likely cause of the stop (a loopback bootstrap
+         * interface, a wrong setting): the stop is listed under it */
+        nt_finding_t *why = NULL;
+        for (size_t k = 0; k < d->nfindings; k++) {
+            nt_finding_t *g = &d->findings[k];
+            if (g != f && g->severity >= NT_SEV_WARN && strcmp(g->kb->key, "nccl_warning") != 0 &&
+                strcmp(g->kb->key, "nccl_error") != 0 && (!why || g->severity > why->severity))
+                why = g;
+        }
+        if (why)
+            link_cause(f, why);
         /* PyTorch created its process groups and NCCL printed nothing after: the ranks wait in
          * their first collective, which some rank did not enter (the watchdog of older PyTorch
          * releases never fired for it) */
