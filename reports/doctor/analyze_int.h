@@ -402,6 +402,8 @@ void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e);
 void nt_evlist_free(nt_evlist_t *l);
 /* Whether two host names are the same: both unknown (NULL), or equal strings. */
 int nt_host_eq(const char *a, const char *b);
+/* Adds a "not judged" reason ("busbw (NIC rate unknown ...)") once; at most 8 are kept. */
+void nt_not_judged_add(nt_doctor_t *d, const char *reason);
 /* A host name for text: `h`, or "unknown host" for NULL. */
 const char *nt_host_name(const char *h);
 /* Whether an nvidia-smi topo -m column label names a GPU ("GPU0"), not a NIC or CPU column. */

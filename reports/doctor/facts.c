@@ -455,3 +455,13 @@ void nt_finding_value(nt_finding_t *f, const char *name, double v)
     cJSON_DeleteItemFromObjectCaseSensitive(f->values, name);
     cJSON_AddNumberToObject(f->values, name, v);
 }
+
+void nt_not_judged_add(nt_doctor_t *d, const char *reason)
+{
+    for (size_t k = 0; k < d->nnot_judged; k++)
+        if (strcmp(d->not_judged[k], reason) == 0)
+            return;
+    if (d->nnot_judged < sizeof(d->not_judged) / sizeof(d->not_judged[0]))
+        if ((d->not_judged[d->nnot_judged] = strdup(reason)))
+            d->nnot_judged++;
+}

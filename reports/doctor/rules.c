@@ -45,6 +45,8 @@ static const char *const required_keys[] = {"socket_fallback",
                                             "port_rate_differs",
                                             "sm_differs",
                                             "gpu_nic_far",
+                                            "topo_gpu_nic",
+                                            "topo_gpu_no_gdr_nic",
                                             "nic_no_gpu",
                                             "nvlink_inactive",
                                             "gpu_xid",
@@ -1266,14 +1268,10 @@ static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
     for (size_t i = 0; i < d->ntables; i++) {
         judge_table(d, &d->tables[i], hw);
         nt_table_t *t = &d->tables[i];
-        if (t->not_judged && d->nnot_judged < 8) {
+        if (t->not_judged) {
             char buf[300];
             snprintf(buf, sizeof(buf), "busbw (%s)", t->not_judged);
-            int seen = 0;
-            for (size_t k = 0; k < d->nnot_judged; k++)
-                seen |= strcmp(d->not_judged[k], buf) == 0;
-            if (!seen)
-                d->not_judged[d->nnot_judged++] = strdup(buf);
+            nt_not_judged_add(d, buf);
         }
     }
     diagnose_sweeps(d);

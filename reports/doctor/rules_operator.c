@@ -167,6 +167,102 @@ static const char *nic_label(const nt_optopo_t *tp, int c)
     return tp->nicname[c][0] ? tp->nicname[c] : tp->col[c];
 }
 
+/* The NCCL version all inputs printed (NCCL_VERSION_CODE), or -1 when none or several. */
+static long topo_version(const nt_doctor_t *d)
+{
+    return d->versions.n == 1 ? nt_kb_version_code(d->versions.keys[0]) : -1;
+}
+
+/* What NCCL does by default at one nvidia-smi topo -m matrix's distances:
+ *  - GPUDirect RDMA between a GPU and a NIC when their path is PXB or nearer (netGdrLevel =
+ *    PATH_PXB: v2.21.5-1 src/graph/paths.cc:401; v2.30.7-1 :511 makes it P2C with
+ *    NCCL_NET_GDR_C2C), provided a peer-memory module or DMA-BUF is there (not in topo -m);
+ *  - P2P between two GPUs over NVLink always; over PCIe up to a level that depends on the release
+ *    and the CPU: before 2.23 PATH_SYS, but PATH_PXB on Intel, Arm and Zhaoxin CPUs (v2.22.3-1
+ *    src/graph/paths.cc:281-299); from 2.23 PATH_PXB, but PATH_SYS on AMD with 2 GPUs or fewer
+ *    (v2.23.4-1 :277, :282). nvidia-smi topo -m does not show the CPU vendor. */
+static void topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
+{
+    int ngpu = 0;
+    for (int r = 0; r < tp->nrows; r++)
+        ngpu += nt_topo_col_is_gpu(tp->row[r]);
+    nt_finding_t *info = add(d, "topo_gpu_nic", NT_SEV_INFO, tp->host);
+    if (!info)
+        return;
+    int gdr = 0, far = 0;
+    for (int r = 0; r < tp->nrows; r++) {
+        if (!nt_topo_col_is_gpu(tp->row[r]))
+            continue;
+        int best = 99, bc = -1;
+        for (int c = 0; c < tp->ncols; c++)
+            if (!nt_topo_col_is_gpu(tp->col[c])) {
+                int k = path_rank(tp->path[r][c]);
+                if (k >= 0 && k < best)
+                    best = k, bc = c;
+            }
+        if (bc < 0)
+            continue;
+        int yes = best <= 2; /* X, PIX, PXB (NVLink to a NIC does not occur) */
+        gdr += yes;
+        nt_evlist_add(&info->ev, tp->input, tp->line[r], tp->text[r]);
+        f_detail(info, "%s%s%s: nearest NIC %s at %s, GPUDirect RDMA %s by default.",
+                 tp->host ? tp->host : "", tp->host ? " " : "", tp->row[r], nic_label(tp, bc),
+                 tp->path[r][bc],
+                 yes ? "used" : "not used (beyond PXB)");
+        if (!yes) {
+            far++;
+            nt_finding_t *w = add(d, "topo_gpu_no_gdr_nic", NT_SEV_WARN, tp->host);
+            if (w) {
+                nt_evlist_add(&w->ev, tp->input, tp->line[r], tp->text[r]);
+                f_detail(w, "%s%s%s: its nearest NIC %s is at %s, beyond PXB: NCCL stages its network "
+                            "traffic through host memory.",
+                         tp->host ? tp->host : "", tp->host ? " " : "", tp->row[r],
+                         nic_label(tp, bc), tp->path[r][bc]);
+                f_value(w, "gpus", (double)far);
+            }
+        }
+    }
+    f_value(info, "gpus", (double)ngpu);
+    f_value(info, "gpus_with_gdr", (double)gdr);
+    f_detail(info, "Assumed: a peer-memory module (nvidia_peermem) or DMA-BUF is present, and "
+                   "NCCL_NET_GDR_LEVEL and NCCL_P2P_LEVEL are not set.");
+    /* P2P between GPUs across host bridges */
+    int pcie_far = 0;
+    char pair[160] = "";
+    for (int r = 0; r < tp->nrows; r++)
+        for (int c = 0; c < tp->ncols; c++)
+            if (nt_topo_col_is_gpu(tp->row[r]) && nt_topo_col_is_gpu(tp->col[c]) &&
+                strcmp(tp->row[r], tp->col[c]) < 0 && path_rank(tp->path[r][c]) >= 3) {
+                if (!pcie_far++)
+                    snprintf(pair, sizeof(pair), "%s-%s at %s", tp->row[r], tp->col[c],
+                             tp->path[r][c]);
+            }
+    if (!pcie_far) {
+        f_detail(info, "Every GPU pair is joined by NVLink, PIX or PXB: P2P by default in every "
+                       "release.");
+        return;
+    }
+    long v = topo_version(d);
+    if (v >= 22300 && ngpu > 2) {
+        f_detail(info,
+                 "%d GPU pair(s) beyond PXB (%s): no P2P by default under NCCL %ld.%ld (PATH_PXB "
+                 "for every CPU with more than 2 GPUs).",
+                 pcie_far, pair, v / 10000, v / 100 % 100);
+        return;
+    }
+    char why[300];
+    snprintf(why, sizeof(why),
+             "p2p (%s%s: whether NCCL uses P2P there depends on %s the CPU vendor, which "
+             "nvidia-smi topo -m does not show; give lscpu or the job's NCCL log)",
+             pair, pcie_far > 1 ? " and more" : "", v < 0 ? "the NCCL version and" : "");
+    nt_not_judged_add(d, why);
+    f_detail(info,
+             "%d GPU pair(s) beyond PXB (%s): P2P by default before 2.23 on AMD CPUs only (not "
+             "Intel, Arm, Zhaoxin); from 2.23 on AMD with 2 GPUs or fewer only. Not judged: the "
+             "CPU vendor is not in this file.",
+             pcie_far, pair);
+}
+
 static void diagnose_topo(nt_doctor_t *d)
 {
     nt_op_t *o = &d->op;
@@ -201,6 +297,7 @@ static void diagnose_topo(nt_doctor_t *d)
                 }
             }
         }
+        topo_gdr_p2p(d, tp);
         if (ngpu > nnic) {
             nt_finding_t *f = add(d, "nic_shared", NT_SEV_INFO, tp->host);
             if (f) {
