@@ -4,7 +4,10 @@ figure per half. A case is right when the doctor exits 1 and its top finding tha
 catch-all (nccl_warning, nccl_error) has the manifest's key; a healthy log is right with exit 0
 and no warn or error finding.
 
-usage: corpus.py DOCTOR OUTDIR [--half A|B|all] [--expect HALF=RIGHT/TOTAL ...]
+usage: corpus.py DOCTOR OUTDIR [--half A|B|all] [--expect HALF=RIGHT/TOTAL ...] [--causes N]
+--causes N checks the catalogue (reports/doctor/knowledge.json $.catalogue): every entry names its
+thread and at least one corpus log of the manifest, and at least N of its causes (entries that are
+not "extends") have a log whose manifest key is the entry's own.
 --expect makes it exit 1 unless each named figure is reached (at least RIGHT of TOTAL right, and
 TOTAL logs): the figures a change must not lose. Healthy logs are figured apart ("healthy")."""
 import json, os, subprocess, sys
@@ -21,6 +24,21 @@ def manifest():
             if line.strip():
                 rows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
     return rows
+
+
+def check_catalogue(want):
+    kb = json.load(open(os.path.join(ROOT, "..", "..", "..", "reports", "doctor", "knowledge.json")))
+    keys = {r["file"]: r["key"] for r in manifest()}
+    bad, proven = 0, 0
+    for e in kb.get("catalogue", []):
+        logs = [f for f in e.get("corpus", []) if f in keys]
+        if not e.get("thread") or not logs:
+            print("not ok - catalogue %s: needs its thread and a corpus log of the manifest" % e["key"])
+            bad = 1
+        elif not e.get("extends"):
+            proven += any(keys[f] == e["key"] for f in logs)
+    print("catalogue: %d causes with a corpus log of their own key (at least %d asserted)" % (proven, want))
+    return 1 if bad or proven < want else 0
 
 
 def top_key(doc):
@@ -52,11 +70,14 @@ def main():
     if len(args) < 2:
         sys.exit(__doc__)
     binary, outdir = args[0], args[1]
-    half, expect = "all", {}
+    half, expect, causes = "all", {}, None
     i = 2
     while i < len(args):
         if args[i] == "--half":
             half = args[i + 1]
+            i += 2
+        elif args[i] == "--causes":
+            causes = int(args[i + 1])
             i += 2
         elif args[i] == "--expect":
             k, v = args[i + 1].split("=")
@@ -65,6 +86,9 @@ def main():
         else:
             sys.exit("corpus.py: unknown argument '%s'" % args[i])
     os.makedirs(outdir, exist_ok=True)
+    failed = 0
+    if causes is not None:
+        failed |= check_catalogue(causes)
     figs = {}
     for row in manifest():
         if half != "all" and row["half"] != half:
@@ -75,7 +99,6 @@ def main():
         figs[group] = (r + ok, n + 1)
         print("%s - %s [%s] want %s: %s" % ("ok" if ok else "not ok", row["file"], row["half"],
                                             row["key"], what))
-    failed = 0
     for g in sorted(figs):
         r, n = figs[g]
         print("corpus %s: %d/%d right (%.0f%%)" % (g, r, n, 100.0 * r / n))
