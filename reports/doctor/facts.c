@@ -249,6 +249,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
         nt_map_cleanup(&d->sig[i].hosts);
     }
     free(d->sig);
+    free(d->sig_seen);
     for (size_t i = 0; i < d->kb->nmsgs; i++) {
         nt_evlist_free(&d->msg[i].ev);
         nt_map_cleanup(&d->msg[i].hosts);
