@@ -135,6 +135,7 @@ typedef struct {
 typedef struct {
     long rank; /* -1 unknown */
     long seq;  /* -1 unknown */
+    long timeout_ms; /* the WorkNCCL's Timeout(ms), -1 unknown */
     char op[32];
     nt_ev_t ev;
 } nt_timeout_t;

@@ -129,6 +129,8 @@ typedef struct {
     char **explains; /* keys of the findings it explains (listed under it) */
     int nexplains;
     long first, last; /* NCCL versions (NCCL_VERSION_CODE) it applies to; -1 any */
+    int by_rule;      /* a rule of rules.c reports it (a number on the lines decides); its lines
+                         only say where it shows */
 } nt_kb_cause_t;
 
 /* The signatures' match strings indexed by their first 4 bytes, so that a line is scanned once

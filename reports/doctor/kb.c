@@ -410,6 +410,7 @@ static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char
                 return -1;
             }
         }
+        c->by_rule = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "by_rule"));
         c->explains = str_array(cJSON_GetObjectItemCaseSensitive(it, "explains"), &c->nexplains);
         if (!c->explains) {
             snprintf(err, errlen, "knowledge base '%s': out of memory", name);

@@ -847,6 +847,8 @@ static void timeout_work(nt_timeout_t *t, const char *w)
 {
     if (t->seq < 0)
         t->seq = num_after(w, "SeqNum=");
+    if (t->timeout_ms < 0)
+        t->timeout_ms = num_after(w, "Timeout(ms)=");
     const char *op = strstr(w, "OpType=");
     size_t n = 0;
     if (op && !t->op[0]) {
@@ -888,6 +890,7 @@ static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line
     nt_timeout_t *t = &d->timeouts[d->ntimeouts++];
     t->rank = pg_rank(l);
     t->seq = num_after(w, "Timeout at NCCL work: ");
+    t->timeout_ms = -1;
     t->op[0] = '\0';
     timeout_work(t, w);
     nt_ev_set(&t->ev, d->cur, in->lines, line);

@@ -1365,6 +1365,23 @@ static void diagnose_timeouts(nt_doctor_t *d)
         }
     }
     f->ev.total += d->timeouts_total - d->ntimeouts;
+    /* a timeout below a second, against the 10 minute default (init_process_group(timeout=...)):
+     * no collective, even a healthy first one that sets its communicator up, fits in it, so the
+     * setting is why; seconds-long timeouts are what test scripts use to catch missing ranks */
+    long tmin = -1;
+    for (size_t i = 0; i < d->ntimeouts; i++)
+        if (d->timeouts[i].timeout_ms >= 0 && (tmin < 0 || d->timeouts[i].timeout_ms < tmin))
+            tmin = d->timeouts[i].timeout_ms;
+    if (tmin >= 0 && tmin < 1000) {
+        nt_finding_t *s = nt_finding_add(d, "pg_timeout_too_short");
+        if (s) {
+            nt_evlist_add_ev(&s->ev, &d->timeouts[0].ev);
+            f_detail(s, "The process group's timeout is %ld ms.", tmin);
+            f_value(s, "timeout_ms", (double)tmin);
+            link_cause(f, s);
+            s->severity = f->severity;
+        }
+    }
     f_detail(f, "%lu watchdog timeout line(s)%s%s.", d->timeouts_total, ops[0] ? " in " : "", ops);
     if (minseq >= 0 && minseq != maxseq) {
         f_detail(f, "The sequence numbers differ (SeqNum %ld to %ld):", minseq, maxseq);
@@ -1473,6 +1490,8 @@ static void diagnose_catalogue(nt_doctor_t *d)
     for (size_t i = 0; i < d->kb->ncauses; i++) {
         const nt_kb_cause_t *c = &d->kb->causes[i];
         const nt_sighit_t *h = &d->sig[c->sig];
+        if (c->by_rule)
+            continue;
         if (!h->count || (c->also >= 0 && !d->sig[c->also].count) ||
             (c->unless >= 0 && d->sig[c->unless].count))
             continue;
