@@ -33,7 +33,7 @@ else
 fi
 
 # 1.1 the corpus of real logs (tests/doctor/corpus): the figures reached must not be lost
-if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 49 --expect A=44/51 --expect B=37/41 --expect healthy=19/19 >"$T/corpus.log" 2>&1; then
+if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 58 --expect A=53/61 --expect B=41/51 --expect healthy=20/22 >"$T/corpus.log" 2>&1; then
   ok "corpus: $(tail -n 1 "$T/corpus.log")"
 else
   grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
