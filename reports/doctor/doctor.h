@@ -133,16 +133,22 @@ typedef struct {
                          only say where it shows */
 } nt_kb_cause_t;
 
-/* The signatures' match strings indexed by their first 4 bytes, so that a line is scanned once
+/* The signatures' match strings indexed by 4 of their bytes (at the offset whose 4 bytes are not
+ * in every NCCL line, "NCCL INFO", and share a bucket with the fewest others), so that a line is
+ * scanned once
  * for all of them (a hashed multi-pattern search: one lookup per position, a compare only where a
  * pattern may start) instead of one strstr per pattern. Built by nt_kb_load. */
 #define NT_KB_HASH_BITS 12
 typedef struct {
     uint32_t sig, match; /* signature index, match index */
+    uint32_t len;        /* strlen of the match string (its first part for "a&&b") */
+    uint32_t off;        /* the offset of the 4 bytes it is indexed by */
 } nt_kb_pat_t;
 
 typedef struct {
     uint64_t bits[(1u << NT_KB_HASH_BITS) / 64]; /* buckets that hold a pattern */
+    uint64_t pairs[65536 / 64]; /* the first 2 of the 4 indexed bytes of every pattern: a quick
+                                   test before the hash */
     uint32_t start[(1u << NT_KB_HASH_BITS) + 1]; /* bucket b's patterns: pats[start[b]..start[b+1]) */
     nt_kb_pat_t *pats;
     nt_kb_pat_t *shorts; /* patterns of fewer than 4 bytes, searched with strstr */

@@ -439,42 +439,70 @@ check:
 /* Builds kb->index over every signature's match strings (their first part for "a&&b"). */
 static int build_index(nt_kb_t *kb)
 {
+    /* the text every NCCL line holds: a pattern indexed by bytes of it would be compared on
+     * every line */
+    static const char common[] = " NCCL INFO NCCL WARN ";
     nt_kb_index_t *x = calloc(1, sizeof(*x));
-    size_t total = 0;
+    size_t total = 0, n = 0;
     if (!x)
         return -1;
     for (size_t i = 0; i < kb->nsigs; i++)
         total += kb->sigs[i].nmatch;
     x->pats = calloc(total + 1, sizeof(*x->pats));
     x->shorts = calloc(total + 1, sizeof(*x->shorts));
-    if (!x->pats || !x->shorts) {
+    nt_kb_pat_t *all = calloc(total + 1, sizeof(*all));
+    uint32_t *count = calloc(1u << NT_KB_HASH_BITS, sizeof(*count));
+    if (!x->pats || !x->shorts || !all || !count) {
         free(x->pats);
         free(x->shorts);
+        free(all);
+        free(count);
         free(x);
         return -1;
     }
-    /* counting sort by bucket */
     for (size_t i = 0; i < kb->nsigs; i++)
         for (size_t j = 0; j < kb->sigs[i].nmatch; j++) {
             const unsigned char *m = (const unsigned char *)kb->sigs[i].match[j];
-            if (strlen((const char *)m) < 4)
-                x->shorts[x->nshorts++] = (nt_kb_pat_t){(uint32_t)i, (uint32_t)j};
-            else
-                x->start[nt_kb_hash4(m) + 1]++;
+            uint32_t len = (uint32_t)strlen((const char *)m);
+            nt_kb_pat_t p = {(uint32_t)i, (uint32_t)j, len, 0};
+            if (len < 4) {
+                x->shorts[x->nshorts++] = p;
+                continue;
+            }
+            /* the offset: not common text, then the emptiest bucket */
+            uint32_t best = 0, best_cost = UINT32_MAX;
+            for (uint32_t o = 0; o + 4 <= len; o++) {
+                char g[5];
+                memcpy(g, m + o, 4);
+                g[4] = '\0';
+                uint32_t cost = count[nt_kb_hash4(m + o)] + (strstr(common, g) ? 1000u : 0u);
+                if (cost < best_cost)
+                    best_cost = cost, best = o;
+            }
+            p.off = best;
+            count[nt_kb_hash4(m + best)]++;
+            all[n++] = p;
         }
+    /* counting sort by bucket */
+    for (size_t e = 0; e < n; e++)
+        x->start[nt_kb_hash4((const unsigned char *)kb->sigs[all[e].sig].match[all[e].match] +
+                             all[e].off) +
+                 1]++;
     for (size_t b = 0; b < (1u << NT_KB_HASH_BITS); b++)
         x->start[b + 1] += x->start[b];
-    uint32_t fill[1u << NT_KB_HASH_BITS];
-    memcpy(fill, x->start, sizeof(fill));
-    for (size_t i = 0; i < kb->nsigs; i++)
-        for (size_t j = 0; j < kb->sigs[i].nmatch; j++) {
-            const unsigned char *m = (const unsigned char *)kb->sigs[i].match[j];
-            if (strlen((const char *)m) < 4)
-                continue;
-            uint32_t b = nt_kb_hash4(m);
-            x->pats[fill[b]++] = (nt_kb_pat_t){(uint32_t)i, (uint32_t)j};
-            x->bits[b / 64] |= 1ull << (b % 64);
-        }
+    memcpy(count, x->start, (1u << NT_KB_HASH_BITS) * sizeof(*count));
+    for (size_t e = 0; e < n; e++) {
+        uint32_t b = nt_kb_hash4(
+            (const unsigned char *)kb->sigs[all[e].sig].match[all[e].match] + all[e].off);
+        x->pats[count[b]++] = all[e];
+        x->bits[b / 64] |= 1ull << (b % 64);
+        const unsigned char *q =
+            (const unsigned char *)kb->sigs[all[e].sig].match[all[e].match] + all[e].off;
+        uint32_t pr = (uint32_t)q[0] | (uint32_t)q[1] << 8;
+        x->pairs[pr / 64] |= 1ull << (pr % 64);
+    }
+    free(all);
+    free(count);
     kb->index = x;
     return 0;
 }

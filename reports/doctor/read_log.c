@@ -625,10 +625,10 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 /* Signatures: every KB substring on every line. Returns 1 if one matched. */
 /* Whether match j of signature s is on the line at `at` (its first part), with every other
  * part of an "a&&b" pattern somewhere on the line. */
-static int pattern_at(const nt_kb_signature_t *s, size_t j, const char *body, const char *at)
+static int pattern_at(const nt_kb_signature_t *s, size_t j, size_t n, const char *body,
+                      const char *at, size_t left)
 {
-    size_t n = strlen(s->match[j]);
-    if (strncmp(at, s->match[j], n) != 0)
+    if (n > left || memcmp(at, s->match[j], n) != 0)
         return 0;
     for (size_t q = 0; s->and && s->and[j] && s->and[j][q]; q++)
         if (!strstr(body, s->and[j][q]))
@@ -649,20 +649,27 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
         if (k < x->nshorts) {
             i = x->shorts[k].sig, j = x->shorts[k].match;
             const char *at = strstr(l->body, d->kb->sigs[i].match[j]);
-            if (d->sig_seen[i] == gen || !at || !pattern_at(&d->kb->sigs[i], j, l->body, at))
+            if (d->sig_seen[i] == gen || !at ||
+                !pattern_at(&d->kb->sigs[i], j, x->shorts[k].len, l->body, at,
+                            len - (size_t)(at - l->body)))
                 continue;
         } else {
             size_t p = k - x->nshorts;
             if (p + 4 > len)
                 break;
+            uint32_t pr = (uint32_t)b[p] | (uint32_t)b[p + 1] << 8;
+            if (!(x->pairs[pr / 64] & (1ull << (pr % 64))))
+                continue;
             uint32_t hb = nt_kb_hash4(b + p);
             if (!(x->bits[hb / 64] & (1ull << (hb % 64))))
                 continue;
             size_t e = x->start[hb], found = 0;
             for (; e < x->start[hb + 1]; e++) {
-                i = x->pats[e].sig, j = x->pats[e].match;
-                if (d->sig_seen[i] != gen &&
-                    pattern_at(&d->kb->sigs[i], j, l->body, (const char *)b + p)) {
+                const nt_kb_pat_t *pt = &x->pats[e];
+                i = pt->sig, j = pt->match;
+                if (d->sig_seen[i] != gen && pt->off <= p &&
+                    pattern_at(&d->kb->sigs[i], j, pt->len, l->body,
+                               (const char *)b + p - pt->off, len - (p - pt->off))) {
                     found = 1;
                     break;
                 }
