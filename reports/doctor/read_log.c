@@ -969,6 +969,13 @@ static void feed_line(nt_doctor_t *d, const char *line)
         nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
     if (nccl)
         d->inputs[d->cur].nccl_lines++;
+    else if (l.level == NT_LVL_NONE && isdigit((unsigned char)l.body[strspn(l.body, " ")])) {
+        /* a pasted run of nccl-tests rows without the table's header: nccl-tests output too
+         * (not judged as a table: its collective and sizes' header are missing) */
+        nt_ncclt_row_t row;
+        if (nt_ncclt_parse_row(l.body, &row) == 1)
+            d->inputs[d->cur].nccl_lines++;
+    }
 }
 
 /* ---- inputs ------------------------------------------------------------------------------ */
