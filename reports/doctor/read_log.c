@@ -822,6 +822,13 @@ static int is_start(const nt_logline_t *l)
         return 1;
     if ((b[0] == '$' || b[0] == '+') && b[1] == ' ')
         return 1;
+    /* the command itself, pasted without a prompt: an nccl-tests binary or a launcher */
+    if (((b[0] == '.' && b[1] == '/') || b[0] == '/') && strstr(b, "_perf"))
+        return 1;
+    if (starts(b, "mpirun ") || starts(b, "torchrun ") || starts(b, "srun ") ||
+        starts(b, "deepspeed ") || starts(b, "accelerate launch ") ||
+        starts(b, "python -m torch.distributed.run "))
+        return 1;
     return strstr(b, "Setting OMP_NUM_THREADS environment variable") ||
            (strstr(b, "[launch.py:") && strstr(b, "WORLD INFO DICT")) ||
            strstr(b, "torch.distributed.run") || strstr(b, "Starting elastic_operator");
