@@ -80,22 +80,35 @@ int nt_linereader_gzip_damaged(const nt_linereader_t *r);
 
 typedef enum { NT_LVL_NONE = 0, NT_LVL_INFO, NT_LVL_WARN } nt_level_t;
 
+/* Launcher labels recorded per line (more are stripped, not named). */
+#define NT_LINE_PREFIXES 4
+
 /* One log line split into its parts. Pointers point into the line given to nt_line_parse. */
 typedef struct {
     const char *body; /* the line without launcher prefix and timestamp */
-    const char *host; /* NCCL prefix host, or NULL */
+    const char *host; /* NCCL prefix host, else the launcher label's host (pdsh, journald, Ray), or NULL */
     size_t host_len;
     long pid;         /* NCCL prefix pid, or -1 */
     int dev;          /* NCCL prefix [dev], or -1 */
     long task;        /* launcher task: srun "N:", Open MPI "[job,N]<stdout>:", torchrun; -1 */
     nt_level_t level; /* NCCL INFO / WARN (also "file.cc:NN WARN" without the NCCL word) */
     const char *msg;  /* text after "NCCL INFO " / "NCCL WARN " (or body when level NONE) */
+    const char *prefix[NT_LINE_PREFIXES]; /* names of the launcher labels stripped, outermost first */
+    int nprefix;
 } nt_logline_t;
 
-/* Splits `line` (NUL-terminated) into launcher prefix, NCCL prefix and message. Accepts srun
- * `0: ` and Open MPI `[1,0]<stdout>:` prefixes, torchrun `[rank0]:` / `[default0]:`, a leading
- * `[YYYY-MM-DD hh:mm:ss]` timestamp, and NCCL's `host:pid:tid [dev]` prefix (NCCL 2.7 and later
- * print it from src/debug.cc). Never fails: unknown lines come back with level NONE. */
+/* Splits `line` (NUL-terminated) into launcher labels, NCCL prefix and message. The labels are
+ * the rows of one table in lib/logline.c (each with its source): Open MPI `[1,0]<stdout>:`,
+ * torchrun/elastic and PyTorch `[default0]:` `[trainer3]:` `[rank3]:`, Lightning `[rank: 1] `,
+ * Ray `(pid=1, ip=10.0.0.2) `, kubectl `--timestamps`, journald, a bracketed time (DeepSpeed),
+ * srun `12: `, pdsh `host: `; then NCCL's `host:pid:tid [dev]` prefix (NCCL 2.7 and later print
+ * it from src/debug.cc). The task and host come from the labels where NCCL's prefix lacks them.
+ * Never fails: unknown lines come back with level NONE. */
 void nt_line_parse(const char *line, nt_logline_t *out);
+
+/* The prefix table: row count, and row i's name with an example and its source (NULL past the
+ * end). */
+size_t nt_line_prefix_count(void);
+const char *nt_line_prefix_at(size_t i, const char **example, const char **source);
 
 #endif

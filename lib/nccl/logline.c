@@ -1,7 +1,7 @@
 /* Line prefixes. NCCL's own prefix comes from src/debug.cc: "%s:%d:%d [%d] NCCL INFO " (host,
- * pid, tid, cuda device), and WARN lines add "file.cc:line" before "NCCL WARN". Launchers put
- * their own label in front: srun --label " 0: ", Open MPI --tag-output "[1,0]<stdout>:",
- * torchrun "[rank0]:" or "[default0]:". */
+ * pid, tid, cuda device), and WARN lines add "file.cc:line" before "NCCL WARN". Launchers,
+ * loggers and log collectors put their own labels in front: one table of them (nt_prefixes
+ * below), each row with its source. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,76 +29,313 @@ static long digits(const char **p)
     return v;
 }
 
-/* Strips one launcher label; returns the rest of the line, setting *task. */
-static const char *strip_launcher(const char *s, long *task)
+/* ---- the prefix table ----------------------------------------------------------------------
+ * Each row strips one label that a launcher, a logger or a log collector puts in front of the
+ * program's own line, and may give the line's launcher task (rank) and host. nt_line_parse
+ * applies the rows until none matches (kubectl's time, then torchrun's label, then srun's, for
+ * instance), so order matters only between rows that could match the same text. A new wrapper
+ * is a row (its matcher, an example and its source); tests/doctor/test_unit.c parses every
+ * row's example. */
+
+typedef struct {
+    long task;
+    const char *host; /* the launcher's host for the line, or NULL */
+    size_t host_len;
+} nt_prefix_out_t;
+
+/* Returns the text after the label when `s` starts with the row's label, else NULL. */
+typedef const char *(*nt_prefix_match_fn)(const char *s, nt_prefix_out_t *o);
+
+typedef struct {
+    const char *name;
+    const char *example; /* a line start the row strips */
+    const char *source;  /* where the launcher prints it */
+    nt_prefix_match_fn match;
+} nt_prefix_row_t;
+
+static const char *blank(const char *s)
 {
-    const char *p = s;
-    /* Open MPI: [jobid,rank]<stdout>: */
-    if (*p == '[') {
-        const char *q = p + 1;
-        if (digits(&q) >= 0 && *q == ',') {
-            q++;
-            long r = digits(&q);
-            if (r >= 0 && q[0] == ']' && q[1] == '<') {
-                const char *e = strchr(q, '>');
-                if (e && e[1] == ':') {
-                    *task = r;
-                    e += 2;
-                    if (*e == ' ')
-                        e++;
-                    return e;
-                }
-            }
-        }
-        /* torchrun: [rank3]: or [default3]: */
-        const char *t = NULL;
-        if (strncmp(p, "[rank", 5) == 0)
-            t = p + 5;
-        else if (strncmp(p, "[default", 8) == 0)
-            t = p + 8;
-        if (t) {
-            long r = digits(&t);
-            if (r >= 0 && t[0] == ']' && t[1] == ':') {
-                *task = r;
-                t += 2;
-                if (*t == ' ')
-                    t++;
-                return t;
-            }
-        }
-        return s;
-    }
-    /* srun --label: optional blanks, the task number, ':' then a blank or the end. */
-    while (*p == ' ')
-        p++;
-    if (is_digit(*p)) {
-        const char *q = p;
-        long r = digits(&q);
-        if (r >= 0 && q[0] == ':' && (q[1] == ' ' || q[1] == '\0' || q[1] == '\t')) {
-            *task = r;
-            q++;
-            if (*q == ' ')
-                q++;
-            return q;
-        }
-    }
-    return s;
+    return *s == ' ' ? s + 1 : s;
 }
 
-/* "[2026-03-03 12:11:38] " as some wrappers print it. */
-static const char *strip_timestamp(const char *s)
+static int is_alpha(char c)
 {
-    if (s[0] == '[' && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) && is_digit(s[4]) &&
-        s[5] == '-') {
-        const char *e = strchr(s, ']');
-        if (e && e - s < 40) {
-            e++;
-            while (*e == ' ')
-                e++;
-            return e;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Open MPI: [jobid,rank]<stdout>: (also <stderr>, <stddiag>). */
+static const char *m_openmpi(const char *s, nt_prefix_out_t *o)
+{
+    const char *q = s + 1;
+    if (*s != '[' || digits(&q) < 0 || *q != ',')
+        return NULL;
+    q++;
+    long r = digits(&q);
+    if (r < 0 || q[0] != ']' || q[1] != '<')
+        return NULL;
+    const char *e = strchr(q, '>');
+    if (!e || e[1] != ':')
+        return NULL;
+    o->task = r;
+    return blank(e + 2);
+}
+
+/* torchrun / torch.distributed.elastic: [${role_name}${local_rank}]: by default ("[default0]:",
+ * "[trainer3]:"), "[rank3]:" or "[3]:" with a template that names the global rank. A role name
+ * is letters, digits, '_' and '-' and starts with a letter; the number is its trailing digits. */
+static const char *m_elastic(const char *s, nt_prefix_out_t *o)
+{
+    if (*s != '[')
+        return NULL;
+    const char *q = s + 1;
+    while (is_alpha(*q) || is_digit(*q) || *q == '_' || *q == '-')
+        q++;
+    const char *end = q; /* "[trainer0|3]:": the local rank, then '|' and the global rank */
+    long global = -1;
+    if (*q == '|') {
+        const char *g = q + 1;
+        global = digits(&g);
+        if (global < 0)
+            return NULL;
+        q = g;
+    }
+    if (q - s > 64 || q[0] != ']' || q[1] != ':' || !is_digit(end[-1]))
+        return NULL;
+    const char *d = end;
+    while (d > s + 1 && is_digit(d[-1]))
+        d--;
+    if (d > s + 1 && !is_alpha(s[1]))
+        return NULL;
+    o->task = global >= 0 ? global : digits(&d);
+    return blank(q + 2);
+}
+
+/* Lightning's rank_prefixed_message: "[rank: 1] ". */
+static const char *m_lightning(const char *s, nt_prefix_out_t *o)
+{
+    if (s[0] != '[' || strncmp(s, "[rank: ", 7) != 0)
+        return NULL;
+    const char *q = s + 7;
+    long r = digits(&q);
+    if (r < 0 || *q != ']')
+        return NULL;
+    o->task = r;
+    return blank(q + 1);
+}
+
+/* Ray's worker lines on the driver: "(MyActor pid=480956) ", "(pid=45601, ip=10.0.0.2) ". */
+static const char *m_ray(const char *s, nt_prefix_out_t *o)
+{
+    if (*s != '(')
+        return NULL;
+    const char *e = strchr(s, ')');
+    if (!e || e - s > 200 || e[1] != ' ')
+        return NULL;
+    const char *pid = strstr(s, "pid=");
+    if (!pid || pid > e || (pid[-1] != ' ' && pid[-1] != '('))
+        return NULL;
+    const char *ip = strstr(s, "ip=");
+    if (ip && ip < e) {
+        const char *h = ip + 3, *he = h;
+        while (he < e && *he != ',' && *he != ' ')
+            he++;
+        if (he > h)
+            o->host = h, o->host_len = (size_t)(he - h);
+    }
+    return e + 2;
+}
+
+/* srun --label: optional blanks, the task number, ':' then a blank or the end. */
+static const char *m_srun(const char *s, nt_prefix_out_t *o)
+{
+    const char *p = s;
+    while (*p == ' ')
+        p++;
+    if (!is_digit(*p))
+        return NULL;
+    const char *q = p;
+    long r = digits(&q);
+    if (r < 0 || q[0] != ':' || (q[1] != ' ' && q[1] != '\0' && q[1] != '\t'))
+        return NULL;
+    o->task = r;
+    return blank(q + 1);
+}
+
+/* pdsh / clush / DeepSpeed's pdsh runner: "host: ". A host name here is lowercase letters,
+ * digits, '.', '-' and '_' with at least one digit or '-', so that "error: " or "note: " from a
+ * compiler or a shell is not taken for a host (and an exception's name, "RuntimeError: ", has
+ * capitals). NCCL's own "10.0.0.1:12:13 [0]" has no blank after the colon. */
+static const char *m_pdsh(const char *s, nt_prefix_out_t *o)
+{
+    const char *p = s;
+    int marks = 0;
+    if (!((*p >= 'a' && *p <= 'z') || is_digit(*p)))
+        return NULL;
+    while ((*p >= 'a' && *p <= 'z') || is_digit(*p) || *p == '.' || *p == '-' || *p == '_') {
+        marks += is_digit(*p) || *p == '-';
+        p++;
+    }
+    if (p - s > 64 || !marks || p[0] != ':' || p[1] != ' ')
+        return NULL;
+    o->host = s;
+    o->host_len = (size_t)(p - s);
+    return p + 2;
+}
+
+/* kubectl logs --timestamps: RFC 3339 with nanoseconds, "2024-05-01T10:00:00.123456789Z ";
+ * journalctl -o short-iso adds "host ident[pid]: " after such a time. */
+static const char *m_kubectl(const char *s, nt_prefix_out_t *o)
+{
+    for (int i = 0; i < 4; i++)
+        if (!is_digit(s[i]))
+            return NULL;
+    if (s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':')
+        return NULL;
+    const char *p = s + 19;
+    if (*p == '.' || *p == ',')
+        for (p++; is_digit(*p); p++)
+            ;
+    if (*p == 'Z')
+        p++;
+    else if ((*p == '+' || *p == '-') && is_digit(p[1]))
+        for (p++; is_digit(*p) || *p == ':'; p++)
+            ;
+    if (*p != ' ')
+        return NULL;
+    const char *h = p + 1, *he = h;
+    while (*he && *he != ' ')
+        he++;
+    if (*he == ' ' && he > h) {
+        const char *id = he + 1;
+        while (*id && *id != ' ' && *id != '[' && *id != ':')
+            id++;
+        if (*id == '[') {
+            const char *q = id + 1;
+            if (digits(&q) >= 0 && q[0] == ']' && q[1] == ':') {
+                o->host = h, o->host_len = (size_t)(he - h);
+                return blank(q + 2);
+            }
         }
     }
-    return s;
+    return p + 1;
+}
+
+/* journalctl -o short (syslog's format): "Dec 02 00:29:06 host ident[pid]: " or "ident: ". */
+static const char *m_journal(const char *s, nt_prefix_out_t *o)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    int month = 0;
+    if (s[0] < 'A' || s[0] > 'S' || s[3] != ' ')
+        return NULL; /* the quick test: month names start with A-S */
+    for (int i = 0; i < 12; i++)
+        if (strncmp(s, months + 3 * i, 3) == 0)
+            month = 1;
+    if (!month || s[3] != ' ' || !(is_digit(s[4]) || s[4] == ' ') || !is_digit(s[5]) ||
+        s[6] != ' ' || !is_digit(s[7]) || s[9] != ':' || s[12] != ':' || s[15] != ' ')
+        return NULL;
+    const char *h = s + 16, *he = h;
+    while (*he && *he != ' ')
+        he++;
+    if (*he != ' ' || he == h)
+        return NULL;
+    const char *id = he + 1;
+    while (*id && *id != ' ' && *id != ':')
+        id++;
+    if (id[0] != ':' || id[1] != ' ')
+        return NULL;
+    o->host = h, o->host_len = (size_t)(he - h);
+    return id + 2;
+}
+
+/* vLLM's logger: "ERROR 06-13 07:35:59 [core.py:517] " (level, month-day time, [file:line]). */
+static const char *m_vllm(const char *s, nt_prefix_out_t *o)
+{
+    (void)o;
+    static const char *const levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
+    const char *p = NULL;
+    if (!strchr("DIWEC", *s) || !*s)
+        return NULL; /* the quick test: the level's first letter */
+    for (size_t i = 0; !p && i < sizeof(levels) / sizeof(levels[0]); i++)
+        if (strncmp(s, levels[i], strlen(levels[i])) == 0)
+            p = s + strlen(levels[i]);
+    if (!p || !is_digit(p[0]) || !is_digit(p[1]) || p[2] != '-' || p[5] != ' ' || p[8] != ':' ||
+        p[11] != ':' || p[14] != ' ' || p[15] != '[')
+        return NULL;
+    const char *e = strchr(p + 15, ']');
+    if (!e || e - p > 100 || !memchr(p + 15, ':', (size_t)(e - p - 15)))
+        return NULL;
+    return blank(e + 1);
+}
+
+/* "[2026-03-03 12:11:38] " or "[2026-03-03 12:11:38,123] ": a bracketed asctime. */
+static const char *m_bracket_time(const char *s, nt_prefix_out_t *o)
+{
+    (void)o;
+    if (!(s[0] == '[' && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) && is_digit(s[4]) &&
+          s[5] == '-'))
+        return NULL;
+    const char *e = strchr(s, ']');
+    if (!e || e - s >= 40)
+        return NULL;
+    e++;
+    while (*e == ' ')
+        e++;
+    return e;
+}
+
+static const nt_prefix_row_t nt_prefixes[] = {
+    {"openmpi", "[1,2]<stdout>:", "Open MPI mpirun(1) --tag-output: \"[jobid,MCW_rank]<stdxxx>\"",
+     m_openmpi},
+    {"lightning", "[rank: 1] ",
+     "Lightning: lightning_utilities/core/rank_zero.py rank_prefixed_message, \"[rank: {rank}] \"",
+     m_lightning},
+    {"torchrun", "[trainer0|3]:",
+     "torch/distributed/elastic/multiprocessing/api.py (start_processes): each line prefixed "
+     "\"[${role_name}${local_rank}]:\" by default (\"[default0]:\"), or log_line_prefix_template "
+     "(\"[${rank}]:\"); PyTorch's \"[rank3]:\" and Accelerate's launcher (accelerate/commands/"
+     "launch.py through torch.distributed.run; accelerate/utils/constants.py "
+     "ELASTIC_LOG_LINE_PREFIX_TEMPLATE_PYTORCH_VERSION) print the same shape",
+     m_elastic},
+    {"ray", "(RayWorkerWrapper pid=3475, ip=10.0.0.2) ",
+     "Ray: doc/source/ray-observability/ray-logging.rst, worker lines on the driver start "
+     "\"(pid=45601)\" or \"(MyActor pid=480956)\", with \"ip=\" for another node",
+     m_ray},
+    {"kubectl", "2024-05-01T10:00:00.123456789Z ",
+     "kubectl logs --timestamps (kubernetes.io kubectl reference: \"Include timestamps on each "
+     "line in the log output\", RFC 3339 with nanoseconds); journalctl -o short-iso",
+     m_kubectl},
+    {"journald", "Dec 02 00:29:06 gpu-node3 python[4122]: ",
+     "journalctl(1) -o short, syslog's \"Mmm dd hh:mm:ss host ident[pid]: \"", m_journal},
+    {"timestamp", "[2026-03-03 12:11:38,123] ",
+     "DeepSpeed's logger (deepspeed/utils/logging.py, \"[%(asctime)s] [%(levelname)s] ...\") and "
+     "wrappers that print a bracketed time",
+     m_bracket_time},
+    {"vllm", "ERROR 06-13 07:35:59 [core.py:517] ",
+     "vLLM: vllm/logger.py, _FORMAT \"%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] "
+     "%(message)s\" with _DATE_FORMAT \"%m-%d %H:%M:%S\"",
+     m_vllm},
+    {"srun", "12: ", "Slurm srun(1) -l, --label: \"Prepend task number to lines of stdout/err\"",
+     m_srun},
+    {"pdsh", "gpu-node3: ",
+     "pdsh(1): output lines are prefixed \"hostname: \"; DeepSpeed's multi-node launcher runs "
+     "pdsh by default (deepspeed/launcher/multinode_runner.py, PDSHRunner)",
+     m_pdsh},
+};
+
+size_t nt_line_prefix_count(void)
+{
+    return sizeof(nt_prefixes) / sizeof(nt_prefixes[0]);
+}
+
+const char *nt_line_prefix_at(size_t i, const char **example, const char **source)
+{
+    if (i >= nt_line_prefix_count())
+        return NULL;
+    if (example)
+        *example = nt_prefixes[i].example;
+    if (source)
+        *source = nt_prefixes[i].source;
+    return nt_prefixes[i].name;
 }
 
 /* After the NCCL prefix (or anywhere for prefix-less excerpts): finds the level keyword. */
@@ -140,9 +377,28 @@ void nt_line_parse(const char *line, nt_logline_t *out)
     out->pid = -1;
     out->dev = -1;
     out->task = -1;
-    const char *s = strip_timestamp(line);
-    s = strip_launcher(s, &out->task);
-    s = strip_timestamp(s);
+    nt_prefix_out_t po = {-1, NULL, 0};
+    const char *s = line;
+    /* a few labels at most stack up (kubectl's time, torchrun's label, a logger's time) */
+    for (int pass = 0; pass < 6; pass++) {
+        const char *next = NULL;
+        for (size_t i = 0; !next && i < nt_line_prefix_count(); i++) {
+            nt_prefix_out_t o = {-1, NULL, 0};
+            next = nt_prefixes[i].match(s, &o);
+            if (!next)
+                continue;
+            if (o.task >= 0 && po.task < 0)
+                po.task = o.task;
+            if (o.host && !po.host)
+                po.host = o.host, po.host_len = o.host_len;
+            if (out->nprefix < NT_LINE_PREFIXES)
+                out->prefix[out->nprefix++] = nt_prefixes[i].name;
+        }
+        if (!next)
+            break;
+        s = next;
+    }
+    out->task = po.task;
     out->body = s;
 
     /* host:pid:tid [dev] -- host is everything before the last two ':' of the first token. */
@@ -171,5 +427,8 @@ void nt_line_parse(const char *line, nt_logline_t *out)
             }
         }
     }
+    /* NCCL's line names no host: the launcher's label may */
+    out->host = po.host;
+    out->host_len = po.host_len;
     find_level(s, out);
 }

@@ -1,4 +1,4 @@
-/* Internal state shared by analyze.c, diagnose.c and output.c. Everything here is bounded: each
+/* Internal state shared by the stages of the pipeline (facts.c says which file is which). Everything here is bounded: each
  * list has a cap, past which only counts grow, so memory does not depend on the log's size. */
 #ifndef NT_DOCTOR_ANALYZE_INT_H
 #define NT_DOCTOR_ANALYZE_INT_H
@@ -51,14 +51,23 @@ typedef struct {
     char *message;
     unsigned long lines, nccl_lines, truncated;
     uint64_t bytes, nul_bytes; /* nul_bytes: NUL padding skipped by the reader */
-    unsigned long op_lines;    /* lines of operator files (operator.c) */
+    unsigned long op_lines;    /* lines of operator files (read_operator.c) */
     int gzip;                  /* read through zlib from a gzip file */
     char *host;                /* --host for this input, or NULL */
-    nt_nccllog_t *log;         /* lib/nccl/nccllog.c facts of this input (NIC speeds, TUNING lines) */
+    nt_nccllog_t *log;         /* lib/nccllog.c facts of this input (NIC speeds, TUNING lines) */
+    /* completeness: a whole log starts at NCCL's version banner or the launcher's start */
+    int start;                 /* 0 nothing read yet, 1 whole, 2 an excerpt */
+    unsigned long inits, completes; /* communicator init lines, "Init COMPLETE" lines */
+    unsigned long outcomes;    /* results and errors: rows, WARN lines, errors, timeouts */
+    unsigned long pg_inits;    /* PyTorch "ProcessGroupNCCL initialized" lines */
+    int last_error;            /* the previous line was PyTorch's "Last error:" */
+    char last[NT_EVIDENCE_TEXT + 1]; /* the last line with text ("..." gaps left out) */
+    unsigned long last_no;
 } nt_input_t;
 
 typedef struct {
     char *id;           /* "host:pid" or "task N" */
+    unsigned input;     /* the input it first appears in */
     char *host;         /* may be NULL */
     char *tuner;        /* external tuner plugin name, or NULL */
     int tuner_internal; /* printed "TUNER/Plugin: Could not find" / internal tuner */
@@ -119,6 +128,18 @@ typedef struct {
     size_t nrowtext;
 } nt_table_t;
 
+/* A PyTorch ProcessGroupNCCL watchdog timeout: "[Rank 3] Watchdog caught collective operation
+ * timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, ...)" (torch/csrc/distributed/c10d/
+ * ProcessGroupNCCL.cpp, WorkNCCL::checkTimeout). */
+#define NT_TIMEOUTS 64
+typedef struct {
+    long rank; /* -1 unknown */
+    long seq;  /* -1 unknown */
+    long timeout_ms; /* the WorkNCCL's Timeout(ms), -1 unknown */
+    char op[32];
+    nt_ev_t ev;
+} nt_timeout_t;
+
 /* A finding as reported. */
 typedef struct {
     const nt_kb_finding_t *kb;
@@ -153,7 +174,7 @@ typedef struct {
     nt_ev_t first, first_other;
 } nt_env_t;
 
-/* ---- operator files (operator.c) --------------------------------------------------------- */
+/* ---- operator files (read_operator.c) --------------------------------------------------------- */
 
 #define NT_OP_MAX 1024 /* ports, GPUs, kernel events, topologies kept; past it only counts */
 #define NT_TOPO_COLS 48
@@ -221,7 +242,7 @@ typedef struct {
 /* Parser state of one host within one input (pdsh interleaves hosts line by line). */
 typedef struct {
     char *host;
-    int mode;  /* OP_* in operator.c */
+    int mode;  /* OP_* in read_operator.c */
     long port; /* index into ports, -1 */
     char hca[32];
     long topo; /* index into topos, -1 */
@@ -267,9 +288,12 @@ struct nt_doctor {
     unsigned long seq; /* global line counter */
 
     nt_sighit_t *sig;   /* one per kb signature */
+    unsigned *sig_seen; /* per signature: the line (sig_gen) it last matched */
+    unsigned sig_gen;
     nt_sighit_t *msg;   /* one per kb message (NCCL format string) */
     cJSON **msg_values; /* per kb message: the named conversions of its first line, or NULL */
     int sig_acs, sig_iommu, sig_failure, sig_wc;
+    int sig_plugin; /* lines that only show an NCCL job (plugins, PyTorch), explain nothing */
     unsigned long wc_count[32];
     nt_ev_t wc_first[32];
     unsigned long wc_vendor[32];
@@ -311,7 +335,15 @@ struct nt_doctor {
 
     nt_evlist_t warn_unexplained;
 
-    /* nccl-tests: lib/nccl/nccltests.c reads the tables; the doctor keeps its judgement per table */
+    /* PyTorch: watchdog timeouts, and the ranks whose process group was initialized */
+    nt_timeout_t timeouts[NT_TIMEOUTS];
+    size_t ntimeouts;
+    unsigned long timeouts_total;
+    unsigned long timeout_line; /* the line of the last timeout (its WorkNCCL may follow) */
+    nt_map_t pg_ranks;
+    nt_ev_t pg_ev;
+
+    /* nccl-tests: lib/nccltests.c reads the tables; the doctor keeps its judgement per table */
     nt_ncclt_reader_t *ncclt;
     nt_table_t *tables;
     size_t ntables;
@@ -369,6 +401,14 @@ void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const cha
 void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e);
 /* Frees the texts of `l`. */
 void nt_evlist_free(nt_evlist_t *l);
+/* Whether two host names are the same: both unknown (NULL), or equal strings. */
+int nt_host_eq(const char *a, const char *b);
+/* Adds a "not judged" reason ("busbw (NIC rate unknown ...)") once; at most 8 are kept. */
+void nt_not_judged_add(nt_doctor_t *d, const char *reason);
+/* A host name for text: `h`, or "unknown host" for NULL. */
+const char *nt_host_name(const char *h);
+/* Whether an nvidia-smi topo -m column label names a GPU ("GPU0"), not a NIC or CPU column. */
+int nt_topo_col_is_gpu(const char *c);
 
 /* The finding `key` of this diagnosis, created with the knowledge base's text and default
  * severity if it is not there yet; NULL if the knowledge base has no such key or out of memory.
@@ -376,7 +416,7 @@ void nt_evlist_free(nt_evlist_t *l);
  * allocated at the first call), so a rule may hold one finding while it adds another. */
 nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key);
 
-/* operator.c: called by analyze.c for every line of an input before it is read as an NCCL log.
+/* read_operator.c: called by read_log.c for every line of an input before it is read as an NCCL log.
  * nt_op_begin/end bracket one input; nt_op_line returns 1 when the line was an operator file's
  * (then it is not read further), and may replace *body with the line without a pdsh prefix, and
  * *host with the host the line belongs to. */
@@ -395,7 +435,7 @@ void nt_op_text(const nt_doctor_t *d, FILE *out);
 /* nt_finding_detail - append one sentence (printf format) to f->detail, space-separated;
  * detail stops growing past 8,000 characters; allocation failure leaves it as it was.
  * nt_finding_value - set values.<name> = v (replacing an earlier one). Shared by the log
- * diagnosis (diagnose.c) and the operator files (operator.c). */
+ * diagnosis (diagnose.c) and the operator files (read_operator.c). */
 void nt_finding_detail(nt_finding_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void nt_finding_value(nt_finding_t *f, const char *name, double v);
 

@@ -2,10 +2,11 @@
  * base kept as data (reports/doctor/knowledge.json), and writes text and nettune.diagnosis/1.
  *
  * Internal to reports/doctor: nothing here is part of libnettune's API. The pieces are
- *   lib/core/linereader.c, lib/nccl/logline.c (include/nettune/logline.h): the bounded-memory line
+ *   lib/linereader.c, lib/logline.c (include/nettune/logline.h): the bounded-memory line
  *              reader and the launcher/NCCL line prefixes, shared with nettune tune
  *   kb.c       the knowledge base (embedded at build time, or --kb FILE)
- *   analyze.c  facts gathered line by line, then the diagnosis
+ *   the pipeline: readers (read_log.c, read_operator.c) record facts (facts.c), the rules
+ *              (rules.c, rules_operator.c) turn them into findings, the output writes them
  *   output.c   human text and the JSON document
  */
 #ifndef NT_DOCTOR_H
@@ -17,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "nettune/checks.h"
 #include "nettune/logline.h"
 
 #define NT_DOCTOR_SCHEMA "nettune.diagnosis/1"
@@ -53,6 +55,8 @@ typedef struct {
     char *key;
     nt_severity_t severity;
     char *title, *why, *fix, *reference;
+    const nt_check_row_t *check; /* its row of the check table (code, category): required */
+    char *confirm; /* what would confirm it (a second line, an operator file), or NULL */
 } nt_kb_finding_t;
 
 /* A line signature: any of `match` (substrings, case-sensitive) marks the line as `id`. */
@@ -61,6 +65,9 @@ typedef struct {
     char **match;
     size_t nmatch;
     int counts_as_nccl; /* the line proves the input is an NCCL log (not lspci, dmesg, ...) */
+    int qualifier; /* a catalogue entry's "also"/"unless" lines: they explain nothing alone */
+    char ***and; /* per match: more substrings the same line must hold ("a&&b" in the data), a
+                    NULL-terminated list or NULL; NULL when no match has any */
 } nt_kb_signature_t;
 
 /* Expected intra-node busbw for one GPU model (8 GPUs on an NVSwitch baseboard). */
@@ -113,6 +120,48 @@ typedef struct {
     char *meaning;
 } nt_kb_xid_t;
 
+/* A cause of the catalogue ($.catalogue): its finding and the signatures that show it. */
+typedef struct {
+    const nt_kb_finding_t *finding;
+    int sig;         /* signature of its "lines" (any of them) */
+    int also;        /* signature of its "also" lines (one of them must be in the input too), -2 none */
+    int unless;      /* signature of its "unless" lines (none may be there), -2 none */
+    char **explains; /* keys of the findings it explains (listed under it) */
+    int nexplains;
+    long first, last; /* NCCL versions (NCCL_VERSION_CODE) it applies to; -1 any */
+    int by_rule;      /* a rule of rules.c reports it (a number on the lines decides); its lines
+                         only say where it shows */
+} nt_kb_cause_t;
+
+/* The signatures' match strings indexed by 4 of their bytes (at the offset whose 4 bytes are not
+ * in every NCCL line, "NCCL INFO", and share a bucket with the fewest others), so that a line is
+ * scanned once
+ * for all of them (a hashed multi-pattern search: one lookup per position, a compare only where a
+ * pattern may start) instead of one strstr per pattern. Built by nt_kb_load. */
+#define NT_KB_HASH_BITS 12
+typedef struct {
+    uint32_t sig, match; /* signature index, match index */
+    uint32_t len;        /* strlen of the match string (its first part for "a&&b") */
+    uint32_t off;        /* the offset of the 4 bytes it is indexed by */
+} nt_kb_pat_t;
+
+typedef struct {
+    uint64_t bits[(1u << NT_KB_HASH_BITS) / 64]; /* buckets that hold a pattern */
+    uint64_t pairs[65536 / 64]; /* the first 2 of the 4 indexed bytes of every pattern: a quick
+                                   test before the hash */
+    uint32_t start[(1u << NT_KB_HASH_BITS) + 1]; /* bucket b's patterns: pats[start[b]..start[b+1]) */
+    nt_kb_pat_t *pats;
+    nt_kb_pat_t *shorts; /* patterns of fewer than 4 bytes, searched with strstr */
+    size_t nshorts;
+} nt_kb_index_t;
+
+/* The bucket of the 4 bytes at p (NT_KB_HASH_BITS bits). */
+static inline uint32_t nt_kb_hash4(const unsigned char *p)
+{
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return (v * 2654435761u) >> (32 - NT_KB_HASH_BITS);
+}
+
 typedef struct {
     char *source; /* "embedded" or the path read */
     char *version;
@@ -130,6 +179,9 @@ typedef struct {
     size_t npaths;
     nt_kb_xid_t *xids;
     size_t nxids;
+    nt_kb_cause_t *causes;
+    size_t ncauses;
+    nt_kb_index_t *index;
 } nt_kb_t;
 
 /* The knowledge base's entry for Xid `xid`, or NULL. */
@@ -137,7 +189,7 @@ const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid);
 
 /* nt_kb_version_code - an NCCL version as the knowledge base writes it ("v2.28.9-1", a tag) or
  * as a log prints it ("2.28.9") -> NCCL_VERSION_CODE (22809) by nt_nccllog_version_parse (the
- * one parser, lib/nccl/nccllog.c); -1 for NULL or anything that is not a version. */
+ * one parser, lib/nccllog.c); -1 for NULL or anything that is not a version. */
 long nt_kb_version_code(const char *v);
 
 /* The path type name that `value` has in NCCL `version` ("2.28.9"), or NULL when the version is
@@ -172,7 +224,7 @@ int nt_severity_parse(const char *s);
 /* "error", "warn" or "info". */
 const char *nt_severity_string(nt_severity_t s);
 
-/* ---- analyze.c --------------------------------------------------------------------------- */
+/* ---- facts.c, read_log.c, rules.c--------------------------------------------------------------------- */
 
 /* What the operator says the hardware is (--expect, --report); -1 / NULL = unknown. */
 typedef struct {

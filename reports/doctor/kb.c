@@ -57,6 +57,23 @@ static char **str_array(const cJSON *a, int *n)
 }
 
 /* $.messages (NCCL format strings) and $.path_types; both optional. */
+/* A finding takes its code and category from the check table: its "code" must name a row whose
+ * check is the finding's key. */
+static int check_code(nt_kb_finding_t *f, const char *code, const char *name, const char *where,
+                      char *err, size_t errlen)
+{
+    const nt_check_row_t *row = nt_check_by_code(code);
+    if (!row || strcmp(row->check, f->key) != 0) {
+        snprintf(err, errlen,
+                 "knowledge base '%s': $.%s.%s.code '%s' is not a row of the check table for "
+                 "'%s' (include/nettune/checks.def)",
+                 name, where, f->key, code ? code : "", f->key);
+        return -1;
+    }
+    f->check = row;
+    return 0;
+}
+
 static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
                           size_t errlen)
 {
@@ -223,6 +240,273 @@ const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value)
     return best->names[value];
 }
 
+/* A signature from a catalogue entry's list `a` of line substrings, named `id`; -1 with a message
+ * when the list is missing or holds anything but non-empty strings, else its index (or -2 when the
+ * list is absent and optional). */
+static int cat_sig(nt_kb_t *kb, const cJSON *a, const char *id, int optional, const char *name,
+                   const char *where, char *err, size_t errlen)
+{
+    if (!a && optional)
+        return -2;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) == 0) {
+        snprintf(err, errlen, "knowledge base '%s': %s needs a non-empty array of line substrings",
+                 name, where);
+        return -1;
+    }
+    nt_kb_signature_t *s = &kb->sigs[kb->nsigs];
+    s->id = strdup(id);
+    s->nmatch = (size_t)cJSON_GetArraySize(a);
+    s->match = calloc(s->nmatch, sizeof(char *));
+    /* the entry's lines prove an NCCL job's log (PyTorch's NCCL errors too); its "also" and
+     * "unless" lines only qualify them */
+    s->counts_as_nccl = !optional;
+    s->qualifier = optional;
+    if (!s->id || !s->match) {
+        snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+        return -1;
+    }
+    size_t j = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach (m, a) {
+        if (!cJSON_IsString(m) || !m->valuestring[0] || !(s->match[j++] = strdup(m->valuestring))) {
+            snprintf(err, errlen, "knowledge base '%s': %s[%zu] is not a non-empty string", name,
+                     where, j ? j - 1 : 0);
+            s->nmatch = j ? j - 1 : 0;
+            kb->nsigs++;
+            return -1;
+        }
+        /* "a&&b&&c": the line must hold every part; the first part is the quick test */
+        char *first = s->match[j - 1], *amp = strstr(first, "&&");
+        if (!amp)
+            continue;
+        if (!s->and && !(s->and = calloc(s->nmatch, sizeof(*s->and))))
+            goto oom;
+        size_t parts = 0;
+        for (char *p = amp; p; p = strstr(p + 2, "&&"))
+            parts++;
+        char **list = s->and[j - 1] = calloc(parts + 1, sizeof(char *));
+        if (!list)
+            goto oom;
+        for (size_t q = 0; amp; q++) {
+            *amp = '\0'; /* ends the previous part */
+            char *part = amp + 2;
+            amp = strstr(part, "&&");
+            size_t n = amp ? (size_t)(amp - part) : strlen(part);
+            if (!n || !*first) {
+                snprintf(err, errlen, "knowledge base '%s': %s[%zu] has an empty part around '&&'",
+                         name, where, j - 1);
+                kb->nsigs++;
+                return -1;
+            }
+            if (!(list[q] = strndup(part, n)))
+                goto oom;
+        }
+    }
+    return (int)kb->nsigs++;
+oom:
+    snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+    kb->nsigs++;
+    return -1;
+}
+
+/* $.catalogue: the causes from the field, one entry each (docs/doctor-catalogue.md). An entry is a
+ * finding (key, code, severity, title, cause, fix, confirm, thread) and the lines that show it:
+ * "lines" (any of them), "also" (and one of these in the same input), "unless" (and none of
+ * these), "explains" (findings it is the cause of: they are listed under it). */
+static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char *err,
+                           size_t errlen)
+{
+    size_t i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach (it, cat) {
+        const char *key = get_str(it, "key"), *t = get_str(it, "title"), *w = get_str(it, "cause"),
+                   *x = get_str(it, "fix"), *th = get_str(it, "thread");
+        int sev = nt_severity_parse(get_str(it, "severity"));
+        if (!key) {
+            snprintf(err, errlen, "knowledge base '%s': $.catalogue[%zu] needs a key", name, i);
+            return -1;
+        }
+        /* "extends": more lines for a finding the base already has (its text stays the base's) */
+        const cJSON *ext = cJSON_GetObjectItemCaseSensitive(it, "extends");
+        if (cJSON_IsTrue(ext)) {
+            nt_kb_cause_t *c = &kb->causes[i];
+            char where[96];
+            if (!(c->finding = nt_kb_finding(kb, key))) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.catalogue[%zu] extends unknown finding '%s'", name,
+                         i, key);
+                return -1;
+            }
+            snprintf(where, sizeof(where), "$.catalogue[%zu].lines", i);
+            if ((c->sig = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0, name,
+                                  where, err, errlen)) < 0)
+                return -1;
+            c->also = c->unless = -2;
+            c->first = c->last = -1;
+            if (!(c->explains = str_array(NULL, &c->nexplains)))
+                goto oom_cat;
+            kb->ncauses = ++i;
+            continue;
+        }
+        if (!key || !t || !w || !x || !th || sev < 0) {
+            snprintf(err, errlen,
+                     "knowledge base '%s': $.catalogue[%zu] needs key, code, severity "
+                     "(error|warn|info), title, cause, fix and thread",
+                     name, i);
+            return -1;
+        }
+        if (nt_kb_finding(kb, key)) {
+            snprintf(err, errlen, "knowledge base '%s': $.catalogue[%zu]: key '%s' is there twice",
+                     name, i, key);
+            return -1;
+        }
+        nt_kb_finding_t *f = &kb->findings[kb->nfindings];
+        f->key = strdup(key);
+        f->severity = (nt_severity_t)sev;
+        f->title = strdup(t);
+        f->why = strdup(w);
+        f->fix = strdup(x);
+        /* the reference names the thread, then NCCL's format where there is one */
+        const char *nccl = get_str(it, "nccl");
+        size_t rl = strlen(th) + (nccl ? strlen(nccl) : 0) + 16;
+        f->reference = malloc(rl);
+        if (f->reference)
+            snprintf(f->reference, rl, "%s%s%s", th, nccl ? "; NCCL: " : "", nccl ? nccl : "");
+        f->confirm = dup_or_null(get_str(it, "confirm"));
+        kb->nfindings++;
+        if (!f->key || !f->title || !f->why || !f->fix || !f->reference) {
+            snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+            return -1;
+        }
+        if (check_code(f, get_str(it, "code"), name, "catalogue", err, errlen) < 0)
+            return -1;
+        nt_kb_cause_t *c = &kb->causes[i];
+        c->finding = f;
+        char where[96], id[160];
+        snprintf(where, sizeof(where), "$.catalogue[%zu].lines", i);
+        if ((c->sig = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0, name,
+                              where, err, errlen)) < 0)
+            return -1;
+        snprintf(where, sizeof(where), "$.catalogue[%zu].also", i);
+        snprintf(id, sizeof(id), "%s/also", key);
+        if ((c->also = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "also"), id, 1, name,
+                               where, err, errlen)) == -1)
+            return -1;
+        snprintf(where, sizeof(where), "$.catalogue[%zu].unless", i);
+        snprintf(id, sizeof(id), "%s/unless", key);
+        if ((c->unless = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "unless"), id, 1, name,
+                                 where, err, errlen)) == -1)
+            return -1;
+        const cJSON *vr = cJSON_GetObjectItemCaseSensitive(it, "nccl_versions");
+        c->first = c->last = -1;
+        if (vr) {
+            c->first = nt_kb_version_code(cJSON_GetStringValue(cJSON_GetArrayItem(vr, 0)));
+            c->last = nt_kb_version_code(cJSON_GetStringValue(cJSON_GetArrayItem(vr, 1)));
+            if (!cJSON_IsArray(vr) || cJSON_GetArraySize(vr) != 2 || c->first < 0 || c->last < 0) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.catalogue[%zu].nccl_versions is not [first, "
+                         "last] NCCL versions",
+                         name, i);
+                return -1;
+            }
+        }
+        c->by_rule = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "by_rule"));
+        c->explains = str_array(cJSON_GetObjectItemCaseSensitive(it, "explains"), &c->nexplains);
+        if (!c->explains) {
+            snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+            return -1;
+        }
+        kb->ncauses = ++i;
+    }
+    goto check;
+oom_cat:
+    snprintf(err, errlen, "knowledge base '%s': out of memory", name);
+    return -1;
+check:
+    /* what an entry explains must be a finding (of the base or of the catalogue) */
+    for (size_t n = 0; n < kb->ncauses; n++)
+        for (int e = 0; e < kb->causes[n].nexplains; e++)
+            if (!kb->causes[n].explains[e] || !nt_kb_finding(kb, kb->causes[n].explains[e])) {
+                snprintf(err, errlen,
+                         "knowledge base '%s': $.catalogue[%zu].explains names unknown finding "
+                         "'%s'",
+                         name, n, kb->causes[n].explains[e] ? kb->causes[n].explains[e] : "");
+                return -1;
+            }
+    return 0;
+}
+
+/* Builds kb->index over every signature's match strings (their first part for "a&&b"). */
+static int build_index(nt_kb_t *kb)
+{
+    /* the text every NCCL line holds: a pattern indexed by bytes of it would be compared on
+     * every line */
+    static const char common[] = " NCCL INFO NCCL WARN ";
+    nt_kb_index_t *x = calloc(1, sizeof(*x));
+    size_t total = 0, n = 0;
+    if (!x)
+        return -1;
+    for (size_t i = 0; i < kb->nsigs; i++)
+        total += kb->sigs[i].nmatch;
+    x->pats = calloc(total + 1, sizeof(*x->pats));
+    x->shorts = calloc(total + 1, sizeof(*x->shorts));
+    nt_kb_pat_t *all = calloc(total + 1, sizeof(*all));
+    uint32_t *count = calloc(1u << NT_KB_HASH_BITS, sizeof(*count));
+    if (!x->pats || !x->shorts || !all || !count) {
+        free(x->pats);
+        free(x->shorts);
+        free(all);
+        free(count);
+        free(x);
+        return -1;
+    }
+    for (size_t i = 0; i < kb->nsigs; i++)
+        for (size_t j = 0; j < kb->sigs[i].nmatch; j++) {
+            const unsigned char *m = (const unsigned char *)kb->sigs[i].match[j];
+            uint32_t len = (uint32_t)strlen((const char *)m);
+            nt_kb_pat_t p = {(uint32_t)i, (uint32_t)j, len, 0};
+            if (len < 4) {
+                x->shorts[x->nshorts++] = p;
+                continue;
+            }
+            /* the offset: not common text, then the emptiest bucket */
+            uint32_t best = 0, best_cost = UINT32_MAX;
+            for (uint32_t o = 0; o + 4 <= len; o++) {
+                char g[5];
+                memcpy(g, m + o, 4);
+                g[4] = '\0';
+                uint32_t cost = count[nt_kb_hash4(m + o)] + (strstr(common, g) ? 1000u : 0u);
+                if (cost < best_cost)
+                    best_cost = cost, best = o;
+            }
+            p.off = best;
+            count[nt_kb_hash4(m + best)]++;
+            all[n++] = p;
+        }
+    /* counting sort by bucket */
+    for (size_t e = 0; e < n; e++)
+        x->start[nt_kb_hash4((const unsigned char *)kb->sigs[all[e].sig].match[all[e].match] +
+                             all[e].off) +
+                 1]++;
+    for (size_t b = 0; b < (1u << NT_KB_HASH_BITS); b++)
+        x->start[b + 1] += x->start[b];
+    memcpy(count, x->start, (1u << NT_KB_HASH_BITS) * sizeof(*count));
+    for (size_t e = 0; e < n; e++) {
+        uint32_t b = nt_kb_hash4(
+            (const unsigned char *)kb->sigs[all[e].sig].match[all[e].match] + all[e].off);
+        x->pats[count[b]++] = all[e];
+        x->bits[b / 64] |= 1ull << (b % 64);
+        const unsigned char *q =
+            (const unsigned char *)kb->sigs[all[e].sig].match[all[e].match] + all[e].off;
+        uint32_t pr = (uint32_t)q[0] | (uint32_t)q[1] << 8;
+        x->pairs[pr / 64] |= 1ull << (pr % 64);
+    }
+    free(all);
+    free(count);
+    kb->index = x;
+    return 0;
+}
+
 static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen)
 {
     const char *schema = get_str(root, "schema");
@@ -242,9 +526,13 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
         return -1;
     }
     size_t ns = (size_t)cJSON_GetArraySize(sigs), nf = (size_t)cJSON_GetArraySize(finds);
-    kb->sigs = calloc(ns ? ns : 1, sizeof(*kb->sigs));
-    kb->findings = calloc(nf ? nf : 1, sizeof(*kb->findings));
-    if (!kb->sigs || !kb->findings)
+    /* each catalogue entry adds a finding and up to three signatures (lines, also, unless) */
+    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(root, "catalogue");
+    size_t nc = cJSON_IsArray(cat) ? (size_t)cJSON_GetArraySize(cat) : 0;
+    kb->sigs = calloc(ns + 3 * nc + 1, sizeof(*kb->sigs));
+    kb->findings = calloc(nf + nc + 1, sizeof(*kb->findings));
+    kb->causes = calloc(nc + 1, sizeof(*kb->causes));
+    if (!kb->sigs || !kb->findings || !kb->causes)
         goto oom;
 
     size_t i = 0;
@@ -301,7 +589,10 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
         f->why = strdup(w);
         f->fix = strdup(x);
         f->reference = dup_or_null(get_str(it, "reference"));
+        f->confirm = dup_or_null(get_str(it, "confirm"));
         kb->nfindings = ++i;
+        if (check_code(f, get_str(it, "code"), name, "findings", err, errlen) < 0)
+            return -1;
         if (!f->key || !f->title || !f->why || !f->fix)
             goto oom;
     }
@@ -365,8 +656,12 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
             }
         }
     }
+    if (parse_catalogue(cat, kb, name, err, errlen) != 0)
+        return -1;
     if (parse_messages(root, kb, name, err, errlen) != 0)
         return -1;
+    if (build_index(kb) != 0)
+        goto oom;
     return 0;
 oom:
     snprintf(err, errlen, "knowledge base '%s': out of memory", name);
@@ -415,6 +710,12 @@ void nt_kb_destroy(nt_kb_t *kb)
     for (size_t i = 0; i < kb->nsigs; i++) {
         for (size_t j = 0; j < kb->sigs[i].nmatch; j++)
             free(kb->sigs[i].match[j]);
+        for (size_t j = 0; kb->sigs[i].and && j < kb->sigs[i].nmatch; j++) {
+            for (size_t q = 0; kb->sigs[i].and[j] && kb->sigs[i].and[j][q]; q++)
+                free(kb->sigs[i].and[j][q]);
+            free(kb->sigs[i].and[j]);
+        }
+        free(kb->sigs[i].and);
         free(kb->sigs[i].match);
         free(kb->sigs[i].id);
     }
@@ -425,6 +726,7 @@ void nt_kb_destroy(nt_kb_t *kb)
         free(f->why);
         free(f->fix);
         free(f->reference);
+        free(f->confirm);
     }
     for (size_t i = 0; i < kb->ngpus; i++) {
         free(kb->gpus[i].match);
@@ -465,6 +767,17 @@ void nt_kb_destroy(nt_kb_t *kb)
     free(kb->paths);
     free(kb->sigs);
     free(kb->findings);
+    for (size_t i = 0; i < kb->ncauses; i++) {
+        for (int j = 0; j < kb->causes[i].nexplains; j++)
+            free(kb->causes[i].explains[j]);
+        free(kb->causes[i].explains);
+    }
+    free(kb->causes);
+    if (kb->index) {
+        free(kb->index->pats);
+        free(kb->index->shorts);
+        free(kb->index);
+    }
     free(kb->gpus);
     free(kb->wcs);
     free(kb->source);

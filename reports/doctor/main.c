@@ -212,7 +212,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
     return -1; /* go on */
 }
 
-/* The document through the one output writer (lib/core/output.c: a temporary file renamed over
+/* The document through the one output writer (lib/output.c: a temporary file renamed over
  * `path`, links followed, "-" = stdout); 0 or -1 (the writer logged why). */
 static int write_json(const cJSON *doc, const char *path)
 {

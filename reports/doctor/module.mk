@@ -9,7 +9,8 @@ DOCTOR_DIR  := reports/doctor
 # readers (log lines and prefixes, nccl-tests, the anomaly rule, NCCL's topology XML through
 # libxml2), the thresholds' expectations and the core (the line reader through zlib, the report
 # reader, JSON): libc, cJSON, libxml2 and zlib.
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c analyze.c operator.c diagnose.c output.c)
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c facts.c read_log.c read_operator.c rules.c \
+                 rules_operator.c output.c output_operator.c)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
 DOCTOR_PARTS := judge nccl core
 DOCTOR_BIN  := $(BIN)/nettune-doctor
@@ -48,3 +49,9 @@ test-doctor: $(DOCTOR_BIN) $(DOCTOR_TEST_BIN) $(BIN)/nettune-report
 install-doctor: $(DOCTOR_BIN)
 	install -d $(DESTDIR)$(PREFIX)/share/nettune
 	install -m 644 $(DOCTOR_DIR)/knowledge.json $(DESTDIR)$(PREFIX)/share/nettune/doctor-knowledge.json
+
+# make bench-doctor: MB/s on a generated 512-rank log beside wc -l on the same file (tests/doctor/bench.sh)
+BENCH_TARGETS += bench-doctor
+.PHONY: bench-doctor
+bench-doctor: $(DOCTOR_BIN)
+	@BUILD=$(BUILD) DOCTOR=$(DOCTOR_BIN) sh tests/doctor/bench.sh

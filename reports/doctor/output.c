@@ -41,6 +41,11 @@ static void text_job(const nt_doctor_t *d, FILE *out)
                     "  note: %s: %llu NUL byte%s skipped (read as line breaks: the padding a node "
                     "crash or a damaged filesystem leaves in a log)\n",
                     in->path, (unsigned long long)in->nul_bytes, in->nul_bytes == 1 ? "" : "s");
+        if (in->start == 2 && strcmp(in->status, "ok") == 0 && !in->op_lines)
+            fprintf(out,
+                    "  completeness: not judged for %s (an excerpt: it does not start at NCCL's "
+                    "version banner or the launcher's start)\n",
+                    in->path);
     }
     if (d->versions.n) {
         fprintf(out, "  NCCL version:");
@@ -154,6 +159,7 @@ static void text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out,
     static const char *const col[] = {"\033[36m", "\033[33m", "\033[31m"};
     fprintf(out, "\n%s[%s]%s %s: %s\n", colour ? col[f->severity] : "", label[f->severity],
             colour ? "\033[0m" : "", f->kb->key, f->kb->title);
+    fprintf(out, "  code: %s (%s)\n", f->kb->check->code, nt_category_name(f->kb->check->category));
     if (f->hosts.n) {
         fprintf(out, "  hosts:");
         for (size_t i = 0; i < f->hosts.n && i < 16; i++)
@@ -200,6 +206,8 @@ static void text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out,
         fprintf(out, "\n");
     }
     fprintf(out, "  fix: %s\n", f->fix ? f->fix : f->kb->fix);
+    if (f->kb->confirm)
+        fprintf(out, "  confirm: %s\n", f->kb->confirm);
     if (f->kb->reference)
         fprintf(out, "  reference: %s\n", f->kb->reference);
 }
@@ -290,12 +298,16 @@ static cJSON *json_finding(const nt_doctor_t *d, const nt_finding_t *f)
     cJSON *o = cJSON_CreateObject(), *ev, *ranks;
     CHK(o);
     CHK(cJSON_AddStringToObject(o, "key", f->kb->key));
+    CHK(cJSON_AddStringToObject(o, "code", f->kb->check->code));
+    CHK(cJSON_AddStringToObject(o, "category", nt_category_name(f->kb->check->category)));
     CHK(cJSON_AddStringToObject(o, "severity", nt_severity_string(f->severity)));
     CHK(cJSON_AddStringToObject(o, "title", f->kb->title));
     CHK(cJSON_AddStringToObject(o, "why", f->kb->why));
     if (f->detail)
         CHK(cJSON_AddStringToObject(o, "detail", f->detail));
     CHK(cJSON_AddStringToObject(o, "fix", f->fix ? f->fix : f->kb->fix));
+    if (f->kb->confirm)
+        CHK(cJSON_AddStringToObject(o, "confirm", f->kb->confirm));
     if (f->kb->reference)
         CHK(cJSON_AddStringToObject(o, "reference", f->kb->reference));
     cJSON *cb = strlist(f->caused_by, f->ncaused_by), *ca = strlist(f->causes, f->ncauses),
@@ -425,6 +437,9 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
             CHK(cJSON_AddTrueToObject(x, "gzip"));
         if (in->host)
             CHK(cJSON_AddStringToObject(x, "host", in->host));
+        if (strcmp(in->status, "ok") == 0 && !in->op_lines && in->start)
+            CHK(cJSON_AddStringToObject(x, "completeness",
+                                        in->start == 1 ? "judged" : "not_judged_excerpt"));
     }
     if (d->report_path)
         CHK(cJSON_AddStringToObject(root, "report", d->report_path));

@@ -32,6 +32,13 @@ else
   bad "python3-jsonschema missing for $PY (apt-get install python3-jsonschema)"
 fi
 
+# 1.1 the corpus of real logs (tests/doctor/corpus): the figures reached must not be lost
+if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 62 --expect A=53/61 --expect B=47/51 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
+  ok "corpus: $(tail -n 1 "$T/corpus.log")"
+else
+  grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
+fi
+
 # 1a. claims only from evidence: the golden documents walked, doctor A B against A and B
 if $PY tests/doctor/test_claims.py "$DOCTOR" "$T/golden" "$T/claims" >"$T/claims.log" 2>&1; then
   ok "claims: $(tail -n 1 "$T/claims.log")"
@@ -76,6 +83,18 @@ if [ -x "$REPORT" ]; then
   $PY -c "import json; d=json.load(open('reports/doctor/knowledge.json')); d['messages'][0]['finding']='nope'; json.dump(d, open('$T/bad-kb.json','w'))"
   expect_exit report-validate-bad-kb 1 "$REPORT" --validate "$T/bad-kb.json"
   check "--validate names the knowledge base's problem" has "$T/report-validate-bad-kb.out" "unknown finding 'nope'"
+  $PY -c "import json; d=json.load(open('reports/doctor/knowledge.json')); d['findings']['socket_fallback']['code']='NT-NET-999'; json.dump(d, open('$T/bad-code-kb.json','w'))"
+  expect_exit kb-bad-code 2 "$DOCTOR" --kb "$T/bad-code-kb.json" tests/fixtures/nccl-debug-logs/gdr-missing-on-one-node.log
+  check "--kb: a finding's code must be a row of the check table" has "$T/kb-bad-code.err" "code 'NT-NET-999' is not a row of the check table"
+  check "every golden finding carries its check-table code and category" $PY -c "
+import glob, json, re
+n = 0
+for p in glob.glob('$T/golden/*.json'):
+    for f in json.load(open(p)).get('findings', []):
+        assert re.match(r'^NT-[A-Z]+-1[0-9][0-9]$', f['code']) and f['category'] in ('drain', 'reset', 'config', 'monitor', 'info'), (p, f['key'])
+        n += 1
+assert n > 50, n
+"
   expect_exit report-validate-thresholds 1 "$REPORT" --validate tests/fixtures/thresholds/good.json tests/fixtures/thresholds/bad-regex.json
   check "--validate checks a thresholds file" has "$T/report-validate-thresholds.out" "bad regex"
 else

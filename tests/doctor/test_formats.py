@@ -115,7 +115,8 @@ def main():
     for r in [r for t in tables.values() for r in t]:
         c = r["cls"]
         ok = (all(x in msgs for x in c.split(",")) or (c.startswith("harmless: ") and len(c) > 20) or
-              (c.startswith("finding:") and c[8:].split(" ")[0] in kb["findings"]))
+              (c.startswith("finding:") and (c[8:].split(" ")[0] in kb["findings"] or
+                                              c[8:].split(" ")[0] in [e["key"] for e in kb.get("catalogue", [])])))
         result(ok, "%s %s: class %r is no message id, finding or harmless reason" % (r["loc"], r["format"][:60], c))
     # 2. messages agree with the table
     for m in kb["messages"]:

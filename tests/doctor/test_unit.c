@@ -83,6 +83,43 @@ static void test_parse(void)
     CHECK(!l.host, "garbage");
     nt_line_parse("a:1:2 [", &l);
     CHECK(!l.host, "cut prefix");
+
+    /* every row of the prefix table strips its own example in front of an NCCL line */
+    for (size_t i = 0; i < nt_line_prefix_count(); i++) {
+        const char *ex, *src;
+        const char *name = nt_line_prefix_at(i, &ex, &src);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%snode09:77:78 [2] NCCL INFO Using network IB", ex);
+        nt_line_parse(buf, &l);
+        CHECK(host_is(&l, "node09") && l.pid == 77 && l.level == NT_LVL_INFO && l.nprefix >= 1 &&
+                  strcmp(l.prefix[0], name) == 0 && src && *src,
+              "prefix row %s strips '%s'", name, ex);
+    }
+    CHECK(nt_line_prefix_at(nt_line_prefix_count(), NULL, NULL) == NULL, "prefix table end");
+
+    /* the role label is not part of the host name */
+    nt_line_parse("[trainer3]:gpu-a:5:6 [3] NCCL INFO x", &l);
+    CHECK(l.task == 3 && host_is(&l, "gpu-a"), "torchrun role label");
+    nt_line_parse("[trainer0|5]:ncclInternalError: Internal check failed.", &l);
+    CHECK(l.task == 5 && strcmp(l.body, "ncclInternalError: Internal check failed.") == 0,
+          "torchrun role label with the global rank");
+    nt_line_parse("[rank3]:[E1202 00:10:00.1 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught "
+                  "collective operation timeout", &l);
+    CHECK(l.task == 3 && !l.host && strncmp(l.body, "[E1202", 6) == 0, "PyTorch rank label");
+    /* host from the launcher label where NCCL's line has none */
+    nt_line_parse("gpu-node7: misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.1<43> "
+                  "failed : Connection refused", &l);
+    CHECK(host_is(&l, "gpu-node7") && l.level == NT_LVL_WARN, "pdsh host for a prefix-less WARN");
+    nt_line_parse("Dec 02 00:29:06 gpu-node3 python[4122]: NCCL INFO Using network Socket", &l);
+    CHECK(host_is(&l, "gpu-node3") && l.level == NT_LVL_INFO, "journald host");
+    nt_line_parse("2024-05-01T10:00:00.123456789Z [default1]:node2:1:2 [1] NCCL INFO x", &l);
+    CHECK(l.task == 1 && host_is(&l, "node2") && l.nprefix == 2, "kubectl then torchrun");
+    nt_line_parse("(RayWorkerWrapper pid=3475, ip=10.0.0.2) NCCL INFO Using network IB", &l);
+    CHECK(host_is(&l, "10.0.0.2"), "Ray ip");
+    nt_line_parse("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970", &l);
+    CHECK(!l.host && l.nprefix == 0, "an exception's name is not a pdsh host");
+    nt_line_parse("error: unrecognized arguments", &l);
+    CHECK(!l.host && l.nprefix == 0, "a plain word is not a pdsh host");
 }
 
 static void test_reader(void)

@@ -1,4 +1,4 @@
-/* The diagnosis: turns the facts gathered by analyze.c into findings, with the knowledge base's
+/* The diagnosis: turns the facts gathered by the readers (read_log.c, read_operator.c) into findings, with the knowledge base's
  * text, evidence lines, ranks and hosts, and the causal links between findings. */
 #include <ctype.h>
 #include <math.h>
@@ -45,6 +45,8 @@ static const char *const required_keys[] = {"socket_fallback",
                                             "port_rate_differs",
                                             "sm_differs",
                                             "gpu_nic_far",
+                                            "topo_gpu_nic",
+                                            "topo_gpu_no_gdr_nic",
                                             "nic_no_gpu",
                                             "nvlink_inactive",
                                             "gpu_xid",
@@ -67,30 +69,6 @@ const char *nt_doctor_kb_missing(const nt_kb_t *kb)
     return NULL;
 }
 
-nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key)
-{
-    for (size_t i = 0; i < d->nfindings; i++)
-        if (strcmp(d->findings[i].kb->key, key) == 0)
-            return &d->findings[i];
-    const nt_kb_finding_t *k = nt_kb_finding(d->kb, key);
-    if (!k)
-        return NULL;
-    /* Room for every finding the knowledge base has, allocated once: a key is added at most once
-     * (above), so the array never moves and a finding's address stays valid while the rules
-     * add others (diagnose_gdr links a cause found before it adds the effect). */
-    if (!d->findings) {
-        d->findings = calloc(d->kb->nfindings, sizeof(*d->findings));
-        if (!d->findings)
-            return NULL;
-    }
-    if (d->nfindings >= d->kb->nfindings)
-        return NULL;
-    nt_finding_t *f = &d->findings[d->nfindings++];
-    memset(f, 0, sizeof(*f));
-    f->kb = k;
-    f->severity = k->severity;
-    return f;
-}
 
 static void f_evlist(nt_finding_t *f, const nt_evlist_t *l)
 {
@@ -127,37 +105,10 @@ static void f_rank(nt_doctor_t *d, nt_finding_t *f, long r)
     f_host(f, rank_host(d, r));
 }
 
-void nt_finding_detail(nt_finding_t *f, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    size_t old = f->detail ? strlen(f->detail) : 0;
-    if (old > 8000)
-        return;
-    char *n = realloc(f->detail, old + strlen(buf) + 2);
-    if (!n)
-        return;
-    if (old)
-        n[old++] = ' ';
-    strcpy(n + old, buf);
-    f->detail = n;
-}
 
-void nt_finding_value(nt_finding_t *f, const char *name, double v)
-{
-    if (!f->values)
-        f->values = cJSON_CreateObject();
-    if (!f->values)
-        return;
-    cJSON_DeleteItemFromObjectCaseSensitive(f->values, name);
-    cJSON_AddNumberToObject(f->values, name, v);
-}
 
 #define f_detail nt_finding_detail
-/* diagnose.c's figures are shown to 2 decimals */
+/* rules.c's figures are shown to 2 decimals */
 static void f_value(nt_finding_t *f, const char *name, double v)
 {
     nt_finding_value(f, name, round(v * 100) / 100);
@@ -288,6 +239,18 @@ static void diagnose_network(nt_doctor_t *d)
                 link_cause(f, c);
                 /* the evidence of the cause comes first in the chain */
                 f_detail(f, "Cause: %s.", c->kb->title);
+            }
+            /* A host without any RDMA device (a cloud VM) has sockets only: that is what it is,
+             * not a fault, unless the job expected RDMA (--expect nics_per_node, a probe report
+             * with active ports, NCCL_NET=IB). */
+            const nt_env_t *net = env(d, "NCCL_NET");
+            int expected = d->hw.nics_per_node > 0 || d->report_active_ports > 0 ||
+                           (net && strcasecmp(net->value, "IB") == 0);
+            if (c && strcmp(cause, "no_rdma_device") == 0 && !expected) {
+                f->severity = c->severity = NT_SEV_INFO;
+                f_detail(f, "Information: the hosts have no RDMA device, so sockets are their "
+                            "network; give --expect nics_per_node=N, a probe report or set "
+                            "NCCL_NET=IB where RDMA was expected.");
             }
         } else {
             f_detail(f, "The log does not show why IB was not used; look for NET/IB lines with "
@@ -506,6 +469,13 @@ static void diagnose_gdr(nt_doctor_t *d)
             if (d->gdr[r] & 2)
                 f_rank(d, f, (long)r);
         f_detail(f, "%lu network connection(s), none with GDRDMA.", d->net_conns);
+        if (nt_map_find(&d->transports, "NET/IB", 6) < 0 && !dist && !hca) {
+            /* a network plugin (EFA, libfabric) prints /GDRDMA only where its provider does
+             * GPUDirect; instances without it (AWS g4dn) run this way by design */
+            f->severity = NT_SEV_INFO;
+            f_detail(f, "The network is a plugin's, not NET/IB: whether it can use GPUDirect RDMA "
+                        "depends on the provider and the instance, so this is not judged a fault.");
+        }
         if (dist)
             link_cause(f, dist);
         if (hca)
@@ -1298,14 +1268,10 @@ static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
     for (size_t i = 0; i < d->ntables; i++) {
         judge_table(d, &d->tables[i], hw);
         nt_table_t *t = &d->tables[i];
-        if (t->not_judged && d->nnot_judged < 8) {
+        if (t->not_judged) {
             char buf[300];
             snprintf(buf, sizeof(buf), "busbw (%s)", t->not_judged);
-            int seen = 0;
-            for (size_t k = 0; k < d->nnot_judged; k++)
-                seen |= strcmp(d->not_judged[k], buf) == 0;
-            if (!seen)
-                d->not_judged[d->nnot_judged++] = strdup(buf);
+            nt_not_judged_add(d, buf);
         }
     }
     diagnose_sweeps(d);
@@ -1363,19 +1329,275 @@ static void diagnose_leftovers(nt_doctor_t *d)
     (void)f;
 }
 
-/* Orders findings: errors first, then warnings, then notes; stable within a severity (an
- * insertion sort: there are a handful of findings). */
+static const char *job_version(const nt_doctor_t *d);
+
+/* ---- jobs that fail without an NCCL error ---------------------------------------------------- */
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* PyTorch watchdog timeouts: the ranks that timed out, their collective and sequence numbers, and
+ * the ranks the job names (process groups initialized) that printed no timeout: those never
+ * joined the collective the others wait in, which is the application's doing. */
+static void diagnose_timeouts(nt_doctor_t *d)
+{
+    if (!d->ntimeouts)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "rank_skipped_collective");
+    if (!f)
+        return;
+    char ops[256] = "";
+    size_t no = 0;
+    long minseq = -1, maxseq = -1;
+    for (size_t i = 0; i < d->ntimeouts; i++) {
+        const nt_timeout_t *t = &d->timeouts[i];
+        nt_evlist_add_ev(&f->ev, &t->ev);
+        if (t->rank >= 0)
+            f_rank(d, f, t->rank);
+        if (t->op[0] && !strstr(ops, t->op) && no + strlen(t->op) + 3 < sizeof(ops))
+            no += (size_t)snprintf(ops + no, sizeof(ops) - no, "%s%s", no ? ", " : "", t->op);
+        if (t->seq >= 0) {
+            minseq = minseq < 0 || t->seq < minseq ? t->seq : minseq;
+            maxseq = t->seq > maxseq ? t->seq : maxseq;
+        }
+    }
+    f->ev.total += d->timeouts_total - d->ntimeouts;
+    /* a timeout below a second, against the 10 minute default (init_process_group(timeout=...)):
+     * no collective, even a healthy first one that sets its communicator up, fits in it, so the
+     * setting is why; seconds-long timeouts are what test scripts use to catch missing ranks */
+    long tmin = -1;
+    for (size_t i = 0; i < d->ntimeouts; i++)
+        if (d->timeouts[i].timeout_ms >= 0 && (tmin < 0 || d->timeouts[i].timeout_ms < tmin))
+            tmin = d->timeouts[i].timeout_ms;
+    if (tmin >= 0 && tmin < 1000) {
+        nt_finding_t *s = nt_finding_add(d, "pg_timeout_too_short");
+        if (s) {
+            nt_evlist_add_ev(&s->ev, &d->timeouts[0].ev);
+            f_detail(s, "The process group's timeout is %ld ms.", tmin);
+            f_value(s, "timeout_ms", (double)tmin);
+            link_cause(f, s);
+            s->severity = f->severity;
+        }
+    }
+    f_detail(f, "%lu watchdog timeout line(s)%s%s.", d->timeouts_total, ops[0] ? " in " : "", ops);
+    if (minseq >= 0 && minseq != maxseq) {
+        f_detail(f, "The sequence numbers differ (SeqNum %ld to %ld):", minseq, maxseq);
+        for (size_t i = 0; i < d->ntimeouts && i < 8; i++)
+            if (d->timeouts[i].seq >= 0)
+                f_detail(f, "rank %ld at %ld%s", d->timeouts[i].rank, d->timeouts[i].seq,
+                         i + 1 < d->ntimeouts && i < 7 ? "," : ".");
+        f_value(f, "seq_min", (double)minseq);
+        f_value(f, "seq_max", (double)maxseq);
+    } else if (minseq >= 0) {
+        f_detail(f, "Every rank that timed out waits at SeqNum %ld.", minseq);
+        f_value(f, "seq", (double)minseq);
+    }
+    /* the ranks the job names without a timeout */
+    long missing[16];
+    size_t nm = 0;
+    for (size_t i = 0; i < d->pg_ranks.n && nm < 16; i++) {
+        long r = strtol(d->pg_ranks.keys[i], NULL, 10);
+        int timed = 0;
+        for (size_t j = 0; j < d->ntimeouts; j++)
+            timed |= d->timeouts[j].rank == r;
+        if (!timed)
+            missing[nm++] = r;
+    }
+    if (nm) {
+        qsort(missing, nm, sizeof(missing[0]), cmp_long);
+        char lst[160] = "";
+        size_t n = 0;
+        for (size_t i = 0; i < nm && n + 24 < sizeof(lst); i++)
+            n += (size_t)snprintf(lst + n, sizeof(lst) - n, "%s%ld", i ? ", " : "", missing[i]);
+        f_detail(f,
+                 "Rank(s) %s started their process group but printed no timeout: the rank(s) "
+                 "that never joined.",
+                 lst);
+        f_value(f, "ranks_not_joined", (double)nm);
+    }
+}
+
+/* A whole log (it starts at NCCL's banner or the launcher's start) that stops before Init
+ * COMPLETE for the ranks it names, or before any result or error, is incomplete: the job hung or
+ * was killed, and the log's last line is where. An excerpt is not judged (the summary says so). */
+static void diagnose_completeness(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->ninputs; i++) {
+        const nt_input_t *in = &d->inputs[i];
+        if (in->start != 1 || strcmp(in->status, "ok") != 0 || in->op_lines || !in->last_no)
+            continue;
+        size_t named = 0, incomplete = 0;
+        for (size_t p = 0; p < d->nprocs; p++)
+            if (d->procs[p].input == i && d->procs[p].init_seen) {
+                named++;
+                incomplete += !d->procs[p].complete;
+            }
+        /* a rank that printed Init COMPLETE shows the log went past init (the other ranks' lines
+         * may be filtered: torchrun --local-ranks-filter, NCCL_DEBUG_SUBSYS) */
+        if (in->outcomes || in->completes)
+            continue;
+        int stuck_init = incomplete > 0;
+        nt_finding_t *f = nt_finding_add(d, "log_incomplete");
+        if (!f)
+            continue;
+        nt_evlist_add(&f->ev, (unsigned)i, in->last_no, in->last);
+        if (stuck_init)
+            f_detail(f, "%zu of the %zu process(es) that started communicator init never printed "
+                        "Init COMPLETE.",
+                     incomplete, named);
+        else
+            f_detail(f, "The log shows no result and no error.");
+        f_detail(f, "Incomplete: the last line was %s:%lu: %s", in->path, in->last_no, in->last);
+        f_value(f, "last_line", (double)in->last_no);
+        /* what else the log shows wrong is the likely cause of the stop (a loopback bootstrap
+         * interface, a wrong setting): the stop is listed under it */
+        nt_finding_t *why = NULL;
+        for (size_t k = 0; k < d->nfindings; k++) {
+            nt_finding_t *g = &d->findings[k];
+            if (g != f && g->severity >= NT_SEV_WARN && strcmp(g->kb->key, "nccl_warning") != 0 &&
+                strcmp(g->kb->key, "nccl_error") != 0 && (!why || g->severity > why->severity))
+                why = g;
+        }
+        if (why)
+            link_cause(f, why);
+        /* PyTorch created its process groups and NCCL printed nothing after: the ranks wait in
+         * their first collective, which some rank did not enter (the watchdog of older PyTorch
+         * releases never fired for it) */
+        if (in->pg_inits && !d->ntimeouts && in->completes == 0 && !named) {
+            nt_finding_t *c = nt_finding_add(d, "rank_skipped_collective");
+            if (c) {
+                nt_evlist_add_ev(&c->ev, &d->pg_ev);
+                f_detail(c,
+                         "%zu rank(s) initialized their process group and the log stops: they "
+                         "wait in a collective that some rank did not enter.",
+                         d->pg_ranks.n);
+                link_cause(f, c);
+                c->severity = f->severity;
+            }
+        }
+    }
+}
+
+/* ---- the catalogue ------------------------------------------------------------------------- */
+
+/* Every catalogue cause whose lines the inputs show (and its "also" lines, and none of its
+ * "unless" lines) is a finding with those lines as evidence: the rule is the entry's data. */
+static void diagnose_catalogue(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->kb->ncauses; i++) {
+        const nt_kb_cause_t *c = &d->kb->causes[i];
+        const nt_sighit_t *h = &d->sig[c->sig];
+        if (c->by_rule)
+            continue;
+        if (!h->count || (c->also >= 0 && !d->sig[c->also].count) ||
+            (c->unless >= 0 && d->sig[c->unless].count))
+            continue;
+        /* only for the NCCL versions it names; where the log does not print the version the
+         * cause is reported with that said, since the lines alone fit it */
+        long v = c->first >= 0 ? nt_kb_version_code(job_version(d)) : -1;
+        if (c->first >= 0 && v >= 0 && (v < c->first || v > c->last))
+            continue;
+        nt_finding_t *f = nt_finding_add(d, c->finding->key);
+        if (!f)
+            continue;
+        f_evlist(f, &h->ev);
+        f_hosts(f, &h->hosts);
+        if (c->also >= 0)
+            f_evlist(f, &d->sig[c->also].ev);
+        if (c->first >= 0 && v < 0)
+            f_detail(f,
+                     "Assumed: the log does not print the NCCL version (or prints several); this "
+                     "cause holds for NCCL %ld.%ld.%ld to %ld.%ld.%ld only.",
+                     c->first / 10000, c->first / 100 % 100, c->first % 100, c->last / 10000,
+                     c->last / 100 % 100, c->last % 100);
+    }
+}
+
+/* Links each catalogue cause found to the findings it explains, and gives the cause the
+ * severity of the worst of them: a cause that explains an error is the error's root. */
+static void link_catalogue(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->kb->ncauses; i++) {
+        const nt_kb_cause_t *c = &d->kb->causes[i];
+        nt_finding_t *f = find(d, c->finding->key);
+        if (!f)
+            continue;
+        for (int e = 0; e < c->nexplains; e++) {
+            nt_finding_t *x = find(d, c->explains[e]);
+            if (!x || x == f)
+                continue;
+            link_cause(x, f);
+            if (x->severity > f->severity)
+                f->severity = x->severity;
+        }
+    }
+}
+
+/* The order of the findings: causes outrank symptoms. A root is a finding no other finding
+ * found here explains; roots come first by rank (NCCL versions that differ across ranks first:
+ * every other finding may be its effect), then by severity, stable otherwise; each finding that
+ * a root explains follows it (listed under it), depth first. The top finding is the first root. */
+static int root_rank(const nt_finding_t *f)
+{
+    return strcmp(f->kb->key, "nccl_version_mismatch") == 0 ? 3 : (int)f->severity;
+}
+
+static int is_root(const nt_finding_t *all, size_t n, const nt_finding_t *f)
+{
+    for (size_t c = 0; c < f->ncaused_by; c++)
+        for (size_t i = 0; i < n; i++)
+            if (&all[i] != f && strcmp(all[i].kb->key, f->caused_by[c]) == 0)
+                return 0;
+    return 1;
+}
+
+static void place(nt_finding_t *all, size_t n, size_t i, unsigned char *done, size_t *order,
+                  size_t *k)
+{
+    if (done[i])
+        return;
+    done[i] = 1;
+    order[(*k)++] = i;
+    /* the findings it explains, in their severity order */
+    for (int sev = NT_SEV_ERROR; sev >= NT_SEV_INFO; sev--)
+        for (size_t c = 0; c < all[i].ncauses; c++)
+            for (size_t j = 0; j < n; j++)
+                if (!done[j] && (int)all[j].severity == sev &&
+                    strcmp(all[j].kb->key, all[i].causes[c]) == 0)
+                    place(all, n, j, done, order, k);
+}
+
 static void sort_findings(nt_finding_t *f, size_t n)
 {
-    for (size_t i = 1; i < n; i++) {
-        nt_finding_t x = f[i];
-        size_t j = i;
-        while (j > 0 && f[j - 1].severity < x.severity) {
-            f[j] = f[j - 1];
-            j--;
-        }
-        f[j] = x;
+    if (n < 2)
+        return;
+    size_t *order = calloc(n, sizeof(*order));
+    unsigned char *done = calloc(n, 1);
+    nt_finding_t *tmp = calloc(n, sizeof(*tmp));
+    if (!order || !done || !tmp) {
+        free(order);
+        free(done);
+        free(tmp);
+        return; /* out of memory: the order found is kept */
     }
+    size_t k = 0;
+    for (int rank = 3; rank >= 0; rank--)
+        for (size_t i = 0; i < n; i++)
+            if (!done[i] && root_rank(&f[i]) == rank && is_root(f, n, &f[i]))
+                place(f, n, i, done, order, &k);
+    for (int rank = 3; rank >= 0; rank--) /* a cycle of causes: what is left, by rank */
+        for (size_t i = 0; i < n; i++)
+            if (!done[i] && root_rank(&f[i]) == rank)
+                place(f, n, i, done, order, &k);
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = f[order[i]];
+    memcpy(f, tmp, n * sizeof(*f));
+    free(order);
+    free(done);
+    free(tmp);
 }
 
 void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
@@ -1406,6 +1628,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
                 f_detail(f, "NCCL listed: %s.", d->nic_names);
         }
     }
+    diagnose_catalogue(d);
     diagnose_messages(d);
     nt_op_diagnose(d);
     diagnose_network(d);
@@ -1417,7 +1640,10 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     diagnose_tuning_files(d);
     diagnose_versions_env(d);
     diagnose_tests(d, hw);
+    diagnose_timeouts(d);
+    diagnose_completeness(d);
     diagnose_leftovers(d);
+    link_catalogue(d);
     /* sorting moves findings, so the causal links are stored as keys, not pointers */
     sort_findings(d->findings, d->nfindings);
 }

@@ -1,5 +1,5 @@
 /* Reading: every line of every input goes through feed_line once, which records bounded facts
- * (counts, first evidence lines, per-rank flags). The diagnosis (diagnose.c) runs afterwards. */
+ * (counts, first evidence lines, per-rank flags). The rules (rules.c) run afterwards. */
 #include <ctype.h>
 #include <math.h>
 #include <errno.h>
@@ -9,352 +9,6 @@
 
 #include "analyze_int.h"
 #include "nettune/rdoc.h"
-#include "nettune/thresholds.h"
-
-/* ---- small containers ------------------------------------------------------------------- */
-
-void nt_map_init(nt_map_t *m)
-{
-    memset(m, 0, sizeof(*m));
-}
-
-void nt_map_cleanup(nt_map_t *m)
-{
-    for (size_t i = 0; i < m->n; i++)
-        free(m->keys[i]);
-    free(m->keys);
-    free(m->vals);
-    free(m->slots);
-    memset(m, 0, sizeof(*m));
-}
-
-static size_t hash(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return (size_t)h;
-}
-
-long nt_map_find(const nt_map_t *m, const char *key, size_t len)
-{
-    if (!m->cap)
-        return -1;
-    for (size_t i = hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        size_t s = m->slots[i];
-        if (!s)
-            return -1;
-        const char *k = m->keys[s - 1];
-        if (strlen(k) == len && memcmp(k, key, len) == 0)
-            return (long)(s - 1);
-    }
-}
-
-static int map_grow(nt_map_t *m)
-{
-    size_t ncap = m->cap ? m->cap * 2 : 16;
-    size_t *slots = calloc(ncap, sizeof(*slots));
-    if (!slots)
-        return -1;
-    for (size_t j = 0; j < m->n; j++) {
-        size_t i = hash(m->keys[j], strlen(m->keys[j])) & (ncap - 1);
-        while (slots[i])
-            i = (i + 1) & (ncap - 1);
-        slots[i] = j + 1;
-    }
-    free(m->slots);
-    m->slots = slots;
-    m->cap = ncap;
-    return 0;
-}
-
-long nt_map_put(nt_map_t *m, const char *key, size_t len)
-{
-    long f = nt_map_find(m, key, len);
-    if (f >= 0)
-        return f;
-    if (m->n >= NT_MAX_SET) {
-        m->dropped++;
-        return -1;
-    }
-    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
-        return -1;
-    if (m->n == m->kcap) {
-        size_t nk = m->kcap ? m->kcap * 2 : 8;
-        char **k = realloc(m->keys, nk * sizeof(*k));
-        if (!k)
-            return -1;
-        m->keys = k;
-        long *v = realloc(m->vals, nk * sizeof(*v));
-        if (!v)
-            return -1;
-        m->vals = v;
-        m->kcap = nk;
-    }
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return -1;
-    memcpy(copy, key, len);
-    copy[len] = '\0';
-    size_t i = hash(key, len) & (m->cap - 1);
-    while (m->slots[i])
-        i = (i + 1) & (m->cap - 1);
-    m->slots[i] = m->n + 1;
-    m->keys[m->n] = copy;
-    m->vals[m->n] = 0;
-    return (long)m->n++;
-}
-
-void nt_ev_set(nt_ev_t *e, unsigned input, unsigned long line, const char *text)
-{
-    size_t n = strlen(text);
-    if (n > NT_EVIDENCE_TEXT)
-        n = NT_EVIDENCE_TEXT;
-    free(e->text);
-    e->input = input;
-    e->line = line;
-    e->text = malloc(n + 1);
-    if (e->text) {
-        memcpy(e->text, text, n);
-        e->text[n] = '\0';
-    }
-}
-
-void nt_ev_free(nt_ev_t *e)
-{
-    free(e->text);
-    e->text = NULL;
-}
-
-void nt_evlist_add(nt_evlist_t *l, unsigned input, unsigned long line, const char *text)
-{
-    for (size_t i = 0; line && i < l->n; i++)
-        if (l->ev[i].input == input && l->ev[i].line == line)
-            return;
-    l->total++;
-    if (l->n >= NT_EVIDENCE_MAX)
-        return;
-    memset(&l->ev[l->n], 0, sizeof(l->ev[0]));
-    nt_ev_set(&l->ev[l->n], input, line, text);
-    if (l->ev[l->n].text)
-        l->n++;
-}
-
-void nt_evlist_add_ev(nt_evlist_t *l, const nt_ev_t *e)
-{
-    if (e->text)
-        nt_evlist_add(l, e->input, e->line, e->text);
-}
-
-void nt_evlist_free(nt_evlist_t *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        nt_ev_free(&l->ev[i]);
-    l->n = 0;
-}
-
-/* ---- create / destroy -------------------------------------------------------------------- */
-
-void nt_hw_init(nt_hw_t *hw)
-{
-    memset(hw, 0, sizeof(*hw));
-    hw->gpus_per_node = -1;
-    hw->nics_per_node = -1;
-    hw->nic_rate_Gbps = -1;
-    hw->efficiency = 0.90;
-    hw->error_efficiency = 0.50;
-    hw->min_busbw_GBps = -1;
-}
-
-void nt_hw_cleanup(nt_hw_t *hw)
-{
-    free(hw->gpu_model);
-    free(hw->collective);
-    free(hw->source);
-    hw->gpu_model = hw->collective = hw->source = NULL;
-}
-
-int nt_hw_apply_expect(nt_hw_t *hw, const char *arg, char *err, size_t errlen)
-{
-    nt_expect_t e;
-    nt_expect_init(&e);
-    if (nt_expect_parse(arg, NT_EXPECT_FOR_DOCTOR, &e, err, errlen) != NT_OK)
-        return -1;
-    if (e.gpus >= 0)
-        hw->gpus_per_node = e.gpus;
-    if (e.nics >= 0)
-        hw->nics_per_node = e.nics;
-    if (e.nic_rate_Gbps > 0)
-        hw->nic_rate_Gbps = e.nic_rate_Gbps;
-    if (e.gpu_model[0]) {
-        free(hw->gpu_model);
-        hw->gpu_model = strdup(e.gpu_model);
-    }
-    if (e.collective[0]) {
-        free(hw->collective);
-        hw->collective = strdup(e.collective);
-    }
-    if (e.efficiency > 0)
-        hw->efficiency = e.efficiency;
-    if (e.error_efficiency > 0)
-        hw->error_efficiency = e.error_efficiency;
-    if (e.min_busbw_GBps > 0)
-        hw->min_busbw_GBps = e.min_busbw_GBps;
-    if (hw->error_efficiency > hw->efficiency) {
-        snprintf(err, errlen, "--expect: need 0 < error_efficiency <= efficiency <= 2");
-        return -1;
-    }
-    if (!hw->source)
-        hw->source = strdup("expect");
-    return 0;
-}
-
-nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
-{
-    nt_doctor_t *d = calloc(1, sizeof(*d));
-    if (!d)
-        return NULL;
-    d->kb = kb;
-    d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
-    d->msg = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg));
-    d->msg_values = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg_values));
-    if (!d->sig || !d->msg || !d->msg_values) {
-        free(d->sig);
-        free(d->msg);
-        free(d->msg_values);
-        free(d);
-        return NULL;
-    }
-    d->sig_acs = nt_kb_signature_index(kb, "acs_enabled");
-    d->sig_iommu = nt_kb_signature_index(kb, "iommu_fault");
-    d->sig_failure = nt_kb_signature_index(kb, "nccl_failure");
-    d->sig_wc = nt_kb_signature_index(kb, "ib_completion");
-    d->nnodes = d->nranks = d->local_ranks = -1;
-    d->nics_min = d->nics_max = -1;
-    d->run_ranks = -1;
-    d->ncclt = nt_ncclt_reader_create();
-    if (!d->ncclt) {
-        free(d->sig);
-        free(d);
-        return NULL;
-    }
-    nt_hw_init(&d->hw);
-    return d;
-}
-
-static void table_free(nt_table_t *t)
-{
-    free(t->coll);
-    free(t->coll_note);
-    free(t->gpu_model);
-    free(t->algo);
-    free(t->basis);
-    for (size_t i = 0; i < t->ntop; i++)
-        free(t->top[i].text);
-    for (size_t i = 0; i < t->nrowtext; i++)
-        free(t->rowtext[i]);
-    nt_ev_free(&t->run_ev);
-    nt_ev_free(&t->cut_ev);
-}
-
-void nt_doctor_destroy(nt_doctor_t *d)
-{
-    if (!d)
-        return;
-    for (size_t i = 0; i < d->ninputs; i++) {
-        free(d->inputs[i].path);
-        free(d->inputs[i].message);
-        free(d->inputs[i].host);
-        if (d->inputs[i].log) {
-            nt_nccllog_cleanup(d->inputs[i].log);
-            free(d->inputs[i].log);
-        }
-    }
-    free(d->inputs);
-    for (size_t i = 0; i < d->kb->nsigs; i++) {
-        nt_evlist_free(&d->sig[i].ev);
-        nt_map_cleanup(&d->sig[i].hosts);
-    }
-    free(d->sig);
-    for (size_t i = 0; i < d->kb->nmsgs; i++) {
-        nt_evlist_free(&d->msg[i].ev);
-        nt_map_cleanup(&d->msg[i].hosts);
-        cJSON_Delete(d->msg_values[i]);
-    }
-    free(d->msg);
-    free(d->msg_values);
-    nt_op_free(d);
-    for (int i = 0; i < NT_FACT_EV; i++) {
-        nt_ev_free(&d->host_ev[i]);
-        nt_ev_free(&d->net_ev[i]);
-        nt_ev_free(&d->tr_ev[i]);
-    }
-    nt_ev_free(&d->run_ev);
-    cJSON_Delete(d->per_file);
-    for (size_t i = 0; i < d->nnot_judged; i++)
-        free(d->not_judged[i]);
-    for (size_t i = 0; i < 32; i++)
-        nt_ev_free(&d->wc_first[i]);
-    nt_map_cleanup(&d->hosts);
-    nt_map_cleanup(&d->procmap);
-    for (size_t i = 0; i < d->nprocs; i++) {
-        free(d->procs[i].id);
-        nt_map_cleanup(&d->procs[i].env);
-        free(d->procs[i].host);
-        free(d->procs[i].tuner);
-        nt_ev_free(&d->procs[i].first_tuner);
-        free(d->procs[i].tuning);
-        nt_ev_free(&d->procs[i].tuning_ev);
-        nt_ev_free(&d->procs[i].first_init);
-    }
-    free(d->procs);
-    free(d->rank_host);
-    nt_map_cleanup(&d->versions);
-    for (size_t i = 0; i < 4; i++)
-        nt_ev_free(&d->version_ev[i]);
-    nt_map_cleanup(&d->networks);
-    nt_evlist_free(&d->socket_ev);
-    nt_evlist_free(&d->netib_ev);
-    free(d->nic_names);
-    nt_map_cleanup(&d->transports);
-    for (size_t i = 0; i < d->nenv; i++) {
-        free(d->env[i].name);
-        free(d->env[i].value);
-        free(d->env[i].other);
-        nt_ev_free(&d->env[i].first);
-        nt_ev_free(&d->env[i].first_other);
-    }
-    free(d->env);
-    nt_ev_free(&d->comm_ev);
-    nt_ev_free(&d->nranks_ev);
-    free(d->gdr);
-    nt_evlist_free(&d->gdr_yes_ev);
-    nt_evlist_free(&d->gdr_no_ev);
-    nt_evlist_free(&d->gdr0_ev);
-    nt_evlist_free(&d->shared_ev);
-    nt_ev_free(&d->last_p2p);
-    nt_evlist_free(&d->warn_unexplained);
-    for (size_t i = 0; i < d->ntables; i++)
-        table_free(&d->tables[i]);
-    free(d->tables);
-    nt_ncclt_reader_destroy(d->ncclt);
-    free(d->run_algo);
-    nt_map_cleanup(&d->run_hosts);
-    free(d->report_path);
-    nt_evlist_free(&d->report_ev);
-    nt_map_cleanup(&d->report_hosts);
-    for (size_t i = 0; i < d->nfindings; i++) {
-        nt_finding_t *f = &d->findings[i];
-        nt_evlist_free(&f->ev);
-        nt_map_cleanup(&f->hosts);
-        free(f->detail);
-        free(f->fix);
-        cJSON_Delete(f->values);
-    }
-    free(d->findings);
-    nt_hw_cleanup(&d->hw);
-    free(d);
-}
 
 /* ---- helpers for feed_line --------------------------------------------------------------- */
 
@@ -468,6 +122,7 @@ static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l)
         nt_proc_t *p = &d->procs[d->nprocs++];
         memset(p, 0, sizeof(*p));
         p->id = dupn(id, (size_t)n);
+        p->input = d->cur;
         if (l->host)
             p->host = dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
     }
@@ -671,7 +326,7 @@ static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *l
     t->ntop++;
 }
 
-/* Returns 1 if the line belongs to nccl-tests' output (read by lib/nccl/nccltests.c). */
+/* Returns 1 if the line belongs to nccl-tests' output (read by lib/nccltests.c). */
 static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
 {
     switch (nt_ncclt_reader_feed(d->ncclt, body, d->inputs[d->cur].lines)) {
@@ -959,6 +614,8 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
         }
         if (p && strstr(c, "Init COMPLETE"))
             p->complete = 1;
+        if (strstr(c, "Init COMPLETE"))
+            d->inputs[d->cur].completes++;
         if (strstr(c, "Init COMPLETE") || strstr(c, "Destroy COMPLETE"))
             d->last_progress_seq = d->seq;
         return;
@@ -966,14 +623,65 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 }
 
 /* Signatures: every KB substring on every line. Returns 1 if one matched. */
+/* Whether match j of signature s is on the line at `at` (its first part), with every other
+ * part of an "a&&b" pattern somewhere on the line. */
+static int pattern_at(const nt_kb_signature_t *s, size_t j, size_t n, const char *body,
+                      const char *at, size_t left)
+{
+    if (n > left || memcmp(at, s->match[j], n) != 0)
+        return 0;
+    for (size_t q = 0; s->and && s->and[j] && s->and[j][q]; q++)
+        if (!strstr(body, s->and[j][q]))
+            return 0;
+    return 1;
+}
+
 static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl)
 {
     int hit = 0;
-    for (size_t i = 0; i < d->kb->nsigs; i++) {
-        const nt_kb_signature_t *s = &d->kb->sigs[i];
-        for (size_t j = 0; j < s->nmatch; j++) {
-            if (!strstr(l->body, s->match[j]))
+    const nt_kb_index_t *x = d->kb->index;
+    const unsigned char *b = (const unsigned char *)l->body;
+    size_t len = strlen(l->body);
+    /* one pass over the line: a signature counts once per line, at its first match */
+    unsigned gen = ++d->sig_gen;
+    for (size_t k = 0; k < x->nshorts + len; k++) {
+        size_t i = 0, j = 0;
+        if (k < x->nshorts) {
+            i = x->shorts[k].sig, j = x->shorts[k].match;
+            const char *at = strstr(l->body, d->kb->sigs[i].match[j]);
+            if (d->sig_seen[i] == gen || !at ||
+                !pattern_at(&d->kb->sigs[i], j, x->shorts[k].len, l->body, at,
+                            len - (size_t)(at - l->body)))
                 continue;
+        } else {
+            size_t p = k - x->nshorts;
+            if (p + 4 > len)
+                break;
+            uint32_t pr = (uint32_t)b[p] | (uint32_t)b[p + 1] << 8;
+            if (!(x->pairs[pr / 64] & (1ull << (pr % 64))))
+                continue;
+            uint32_t hb = nt_kb_hash4(b + p);
+            if (!(x->bits[hb / 64] & (1ull << (hb % 64))))
+                continue;
+            size_t e = x->start[hb], found = 0;
+            for (; e < x->start[hb + 1]; e++) {
+                const nt_kb_pat_t *pt = &x->pats[e];
+                i = pt->sig, j = pt->match;
+                if (d->sig_seen[i] != gen && pt->off <= p &&
+                    pattern_at(&d->kb->sigs[i], j, pt->len, l->body,
+                               (const char *)b + p - pt->off, len - (p - pt->off))) {
+                    found = 1;
+                    break;
+                }
+            }
+            if (!found)
+                continue;
+            /* another pattern may start at the same position: look again there */
+            k--;
+        }
+        const nt_kb_signature_t *s = &d->kb->sigs[i];
+        d->sig_seen[i] = gen;
+        {
             nt_sighit_t *h = &d->sig[i];
             h->count++;
             nt_evlist_add(&h->ev, d->cur, d->inputs[d->cur].lines, line);
@@ -1005,8 +713,8 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
                     }
                 }
             }
-            hit = 1;
-            break;
+            if ((int)i != d->sig_plugin && !s->qualifier)
+                hit = 1;
         }
     }
     return hit;
@@ -1094,6 +802,114 @@ static int is_comment(const char *body)
              starts(p, "Out of bounds") || *p == '\0');
 }
 
+/* ---- completeness and PyTorch's own lines -------------------------------------------------- */
+
+/* Whether the first line with text of an input is where a whole log starts: NCCL's version banner
+ * (src/init.cc prints "NCCL version %s"; the bootstrap's interface line may come first), nccl-tests' run header ("# nThread", printed
+ * before anything else by src/common.cu), or a launcher's start: the command at a shell prompt
+ * ("$ torchrun ...", "+ srun ..." under set -x), torchrun's OMP_NUM_THREADS banner
+ * (torch/distributed/run.py), DeepSpeed's launcher line (deepspeed/launcher/runner.py). */
+static int is_start(const nt_logline_t *l)
+{
+    const char *b = l->body;
+    if (strstr(b, "NCCL version ") || starts(b, "# nThread ") || starts(b, "#  nThread "))
+        return 1;
+    /* NCCL's own first lines, printed before the banner by ncclGetUniqueId's bootstrap init
+     * (src/bootstrap.cc "Bootstrap: Using", src/init.cc "cudaDriverVersion") */
+    if (l->level == NT_LVL_INFO && (starts(l->msg, "Bootstrap : Using") ||
+                                    starts(l->msg, "Bootstrap: Using") ||
+                                    starts(l->msg, "cudaDriverVersion")))
+        return 1;
+    if ((b[0] == '$' || b[0] == '+') && b[1] == ' ')
+        return 1;
+    /* the command itself, pasted without a prompt: an nccl-tests binary or a launcher */
+    if (((b[0] == '.' && b[1] == '/') || b[0] == '/') && strstr(b, "_perf"))
+        return 1;
+    if (starts(b, "mpirun ") || starts(b, "torchrun ") || starts(b, "srun ") ||
+        starts(b, "deepspeed ") || starts(b, "accelerate launch ") ||
+        starts(b, "python -m torch.distributed.run "))
+        return 1;
+    return strstr(b, "Setting OMP_NUM_THREADS environment variable") ||
+           (strstr(b, "[launch.py:") && strstr(b, "WORLD INFO DICT")) ||
+           strstr(b, "torch.distributed.run") || strstr(b, "Starting elastic_operator");
+}
+
+/* Reads a number after `key` in s ("SeqNum=12"), or -1. */
+static long num_after(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    if (!p)
+        return -1;
+    p += strlen(key);
+    return isdigit((unsigned char)*p) ? strtol(p, NULL, 10) : -1;
+}
+
+/* The rank of a PyTorch c10d line: "[Rank 3]", "[PG 0 (default_pg) Rank 3]" or
+ * "[PG ID 0 PG GUID 0(default_pg) Rank 3]" (ProcessGroupNCCL.cpp logPrefix), else the launcher's
+ * task, else -1. */
+static long pg_rank(const nt_logline_t *l)
+{
+    for (const char *p = strstr(l->body, "Rank "); p; p = strstr(p + 5, "Rank "))
+        if ((p == l->body || p[-1] == '[' || p[-1] == ' ') && isdigit((unsigned char)p[5]))
+            return strtol(p + 5, NULL, 10);
+    return l->task;
+}
+
+/* The WorkNCCL(...) of a timeout: "SeqNum=12, OpType=ALLREDUCE" (on the watchdog's line, or on
+ * the next one where the message was wrapped). */
+static void timeout_work(nt_timeout_t *t, const char *w)
+{
+    if (t->seq < 0)
+        t->seq = num_after(w, "SeqNum=");
+    if (t->timeout_ms < 0)
+        t->timeout_ms = num_after(w, "Timeout(ms)=");
+    const char *op = strstr(w, "OpType=");
+    size_t n = 0;
+    if (op && !t->op[0]) {
+        for (op += 7; op[n] && op[n] != ',' && op[n] != ')' && n + 1 < sizeof(t->op); n++)
+            t->op[n] = op[n];
+        t->op[n] = '\0';
+    }
+}
+
+static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    nt_input_t *in = &d->inputs[d->cur];
+    const char *b = l->body;
+    if (strstr(b, "ProcessGroupNCCL initialized") || strstr(b, "NCCL watchdog thread started")) {
+        long r = pg_rank(l);
+        in->pg_inits++;
+        if (r >= 0 && r < NT_MAX_RANK) {
+            char k[24];
+            int n = snprintf(k, sizeof(k), "%ld", r);
+            nt_map_put(&d->pg_ranks, k, (size_t)n);
+        }
+        if (!d->pg_ev.text)
+            nt_ev_set(&d->pg_ev, d->cur, in->lines, line);
+    }
+    const char *w = strstr(b, "Watchdog caught collective operation timeout");
+    if (!w)
+        w = strstr(b, "Timeout at NCCL work:");
+    if (!w) {
+        const char *work = strstr(b, "WorkNCCL(");
+        if (work && d->ntimeouts && d->timeout_line + 1 == in->lines)
+            timeout_work(&d->timeouts[d->ntimeouts - 1], work);
+        return;
+    }
+    d->timeout_line = in->lines;
+    in->outcomes++;
+    d->timeouts_total++;
+    if (d->ntimeouts >= NT_TIMEOUTS)
+        return;
+    nt_timeout_t *t = &d->timeouts[d->ntimeouts++];
+    t->rank = pg_rank(l);
+    t->seq = num_after(w, "Timeout at NCCL work: ");
+    t->timeout_ms = -1;
+    t->op[0] = '\0';
+    timeout_work(t, w);
+    nt_ev_set(&t->ev, d->cur, in->lines, line);
+}
+
 static void feed_line(nt_doctor_t *d, const char *line)
 {
     nt_logline_t l;
@@ -1102,17 +918,47 @@ static void feed_line(nt_doctor_t *d, const char *line)
     d->seq++;
     d->cur_line = line;
     if (nt_op_line(d, line, &body, &host))
-        return; /* an operator file's line (operator.c) */
+        return; /* an operator file's line (read_operator.c) */
     nt_line_parse(body, &l);
+    nt_input_t *in = &d->inputs[d->cur];
+    /* PyTorch prints NCCL's last WARN after "Last error:" without NCCL's prefix: it is that WARN */
+    if (in->last_error && l.level == NT_LVL_NONE && *l.body) {
+        l.level = NT_LVL_WARN;
+        l.msg = l.body;
+    }
+    /* "Last error:" ends PyTorch's line; NCCL's lines never do */
+    size_t blen = strlen(l.body);
+    in->last_error = l.level == NT_LVL_NONE && blen >= 11 && strcmp(l.body + blen - 11, "Last error:") == 0;
+    if (*l.body && !is_comment(l.body)) {
+        if (!in->start)
+            in->start = is_start(&l) ? 1 : 2;
+        if (strcmp(l.body, "...") != 0) {
+            size_t n = strlen(line);
+            if (n > NT_EVIDENCE_TEXT)
+                n = NT_EVIDENCE_TEXT;
+            memcpy(in->last, line, n);
+            in->last[n] = '\0';
+            in->last_no = in->lines;
+        }
+    }
+    if (l.level == NT_LVL_WARN)
+        in->outcomes++;
+    if (l.level == NT_LVL_NONE && (strstr(l.body, "ProcessGroupNCCL") || strstr(l.body, "Watchdog") ||
+                                   (d->ntimeouts && strstr(l.body, "WorkNCCL("))))
+        feed_pytorch(d, &l, line);
     if (l.level != NT_LVL_NONE && d->inputs[d->cur].log)
         nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
     if (is_comment(l.body))
         return;
     if (feed_tests(d, l.body, line)) {
         d->inputs[d->cur].nccl_lines++;
+        if (d->open_table)
+            in->outcomes++; /* a row of results */
         return;
     }
     int sig = feed_signatures(d, &l, line, &nccl);
+    if (sig && l.level == NT_LVL_NONE)
+        in->outcomes++; /* a known error line without NCCL's prefix (PyTorch's, nccl-tests') */
     if (l.level != NT_LVL_NONE)
         sig |= feed_messages(d, &l, line);
     if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version "))
@@ -1130,6 +976,13 @@ static void feed_line(nt_doctor_t *d, const char *line)
         nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
     if (nccl)
         d->inputs[d->cur].nccl_lines++;
+    else if (l.level == NT_LVL_NONE && isdigit((unsigned char)l.body[strspn(l.body, " ")])) {
+        /* a pasted run of nccl-tests rows without the table's header: nccl-tests output too
+         * (not judged as a table: its collective and sizes' header are missing) */
+        nt_ncclt_row_t row;
+        if (nt_ncclt_parse_row(l.body, &row) == 1)
+            d->inputs[d->cur].nccl_lines++;
+    }
 }
 
 /* ---- inputs ------------------------------------------------------------------------------ */
@@ -1285,7 +1138,7 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
 int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen)
 {
     nt_rdoc_t doc;
-    nt_status_t st = nt_rdoc_open(path, &doc); /* lib/core/rdoc.c: the one report reader */
+    nt_status_t st = nt_rdoc_open(path, &doc); /* lib/rdoc.c: the one report reader */
     if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
         if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
             snprintf(err, errlen, "cannot open report '%s': %s", path, nt_status_string(st));

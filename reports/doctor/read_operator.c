@@ -1,0 +1,632 @@
+/* The files operators collect and paste into tickets, detected by their content: nvidia-smi
+ * topo -m, nvidia-smi nvlink -s, ibv_devinfo (plain, -v, -vv), ibstat, NCCL topology and graph XML
+ * (through lib/ncclxml.c), and kernel log lines (dmesg, journalctl: NVIDIA Xid, mlx5 link
+ * down/up). Multi-node collections: pdsh/clush "host: " line prefixes and dshbak blocks; otherwise
+ * the host is --host, a shell prompt "user@host:" in the file, or the journal's host field, or it
+ * is unknown. The formats are described in docs/doctor-inputs.md. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze_int.h"
+#include "nettune/ncclxml.h"
+
+enum { OP_NONE = 0, OP_IBV, OP_IBSTAT, OP_TOPO, OP_NVLINK };
+
+#define XML_MAX (64u << 20)
+
+static char *dupn(const char *s, size_t n)
+{
+    char *r = malloc(n + 1);
+    if (r) {
+        memcpy(r, s, n);
+        r[n] = '\0';
+    }
+    return r;
+}
+
+static char *dup0(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static const char *skip_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* Grows an array of `size`-byte items to hold one more; NULL at NT_OP_MAX or out of memory. */
+static void *grow(void **arr, size_t *n, size_t *cap, size_t size)
+{
+    if (*n >= NT_OP_MAX)
+        return NULL;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        void *p = realloc(*arr, nc * size);
+        if (!p)
+            return NULL;
+        *arr = p;
+        *cap = nc;
+    }
+    char *item = (char *)*arr + (*n)++ * size;
+    memset(item, 0, size);
+    return item;
+}
+
+
+void nt_op_begin(nt_doctor_t *d, const char *host)
+{
+    nt_op_t *o = &d->op;
+    for (size_t i = 0; i < o->nst; i++)
+        free(o->st[i].host);
+    o->nst = 0;
+    o->pdsh = -1;
+    free(o->block_host);
+    free(o->dsh_pending);
+    free(o->input_host);
+    free(o->prompt_host);
+    o->block_host = o->dsh_pending = o->prompt_host = NULL;
+    o->dsh_state = 0;
+    o->input_host = dup0(host);
+    o->xml = 0;
+    o->xml_len = 0;
+    o->seen_content = 0;
+    o->op_lines = 0;
+}
+
+static nt_opstate_t *state_of(nt_doctor_t *d, const char *host)
+{
+    nt_op_t *o = &d->op;
+    for (size_t i = 0; i < o->nst; i++)
+        if (nt_host_eq(o->st[i].host, host))
+            return &o->st[i];
+    nt_opstate_t *s = grow((void **)&o->st, &o->nst, &o->cap_st, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->host = dup0(host);
+    s->port = s->topo = s->nvl = -1;
+    return s;
+}
+
+static unsigned long cur_line(const nt_doctor_t *d)
+{
+    return d->inputs[d->cur].lines;
+}
+
+/* A host name as pdsh/clush prints it before ": " (letters, digits, '.', '-', '_'). */
+static size_t host_prefix(const char *s)
+{
+    size_t n = 0;
+    if (!isalnum((unsigned char)s[0]))
+        return 0;
+    while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '_')
+        n++;
+    if (n == 0 || n > 63 || s[n] != ':' || s[n + 1] != ' ')
+        return 0;
+    /* words that start lines of the formats themselves, not host names */
+    static const char *const words[] = {"NVRM", "Legend", "Warning", "Error", "WARNING", "ERROR",
+                                        "Note", "hca_id", "port",    "CA",    "Port",    "GPU"};
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strlen(words[i]) == n && strncmp(s, words[i], n) == 0)
+            return 0;
+    int digits = 1, mark = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            digits = 0;
+        if (isdigit((unsigned char)s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_')
+            mark = 1;
+    }
+    /* srun --label " 0: " is a task number; a host name has a digit, '.', '-' or '_' ("node01",
+     * "gpu-a"), which words like "INFO: " do not */
+    return digits || !mark ? 0 : n;
+}
+
+static int is_rule(const char *s)
+{
+    size_t n = 0;
+    while (s[n] == '-')
+        n++;
+    return n >= 8 && s[n] == '\0';
+}
+
+/* ---- ibv_devinfo ----------------------------------------------------------------------------- */
+
+static nt_opport_t *port_new(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *hca,
+                             int port, const char *line)
+{
+    nt_op_t *o = &d->op;
+    nt_opport_t *p = grow((void **)&o->ports, &o->nports, &o->cap_ports, sizeof(*p));
+    if (!p) {
+        st->port = -1;
+        return NULL;
+    }
+    p->host = dup0(host);
+    p->input = d->cur;
+    snprintf(p->hca, sizeof(p->hca), "%s", hca);
+    p->port = port;
+    p->rate_Gbps = -1;
+    p->sm_lid = -1;
+    nt_ev_set(&p->ev, d->cur, cur_line(d), line);
+    st->port = (long)(p - o->ports);
+    return p;
+}
+
+/* "4X" -> 4 */
+static int width_lanes(const char *w)
+{
+    return atoi(w);
+}
+
+static void port_rate(nt_opport_t *p)
+{
+    int lanes = width_lanes(p->width);
+    double sp = atof(p->speed); /* "50.0 Gbps (64)" */
+    if (lanes > 0 && sp > 0 && strstr(p->speed, "Gbps"))
+        p->rate_Gbps = lanes * sp;
+}
+
+/* The value after "key:" with tabs: "state:\t\t\tPORT_ACTIVE (4)" -> "PORT_ACTIVE (4)". */
+static const char *kv(const char *s, const char *key)
+{
+    size_t n = strlen(key);
+    if (strncmp(s, key, n) != 0 || s[n] != ':')
+        return NULL;
+    return skip_ws(s + n + 1);
+}
+
+static void word(char *dst, size_t len, const char *v)
+{
+    size_t n = 0;
+    while (v[n] && v[n] != ' ' && v[n] != '\t' && v[n] != '(')
+        n++;
+    snprintf(dst, len, "%.*s", (int)n, v);
+}
+
+static int feed_ibv(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+                    const char *line)
+{
+    const char *s = skip_ws(b), *v;
+    if ((v = kv(s, "hca_id"))) {
+        st->mode = OP_IBV;
+        word(st->hca, sizeof(st->hca), v);
+        st->port = -1;
+        return 1;
+    }
+    if (st->mode != OP_IBV)
+        return 0;
+    if ((v = kv(s, "port")) && isdigit((unsigned char)*v)) {
+        port_new(d, st, host, st->hca, atoi(v), line);
+        return 1;
+    }
+    nt_opport_t *p = st->port >= 0 ? &d->op.ports[st->port] : NULL;
+    if (p) {
+        if ((v = kv(s, "state"))) {
+            word(p->state, sizeof(p->state), v);
+            nt_ev_set(&p->ev_state, d->cur, cur_line(d), line);
+        } else if ((v = kv(s, "phys_state"))) {
+            word(p->phys, sizeof(p->phys), v);
+            nt_ev_set(&p->ev_phys, d->cur, cur_line(d), line);
+        } else if ((v = kv(s, "active_width"))) {
+            word(p->width, sizeof(p->width), v);
+            port_rate(p);
+        } else if ((v = kv(s, "active_speed"))) {
+            snprintf(p->speed, sizeof(p->speed), "%s", v);
+            port_rate(p);
+            if (p->rate_Gbps > 0)
+                nt_ev_set(&p->ev_rate, d->cur, cur_line(d), line);
+        } else if ((v = kv(s, "sm_lid"))) {
+            p->sm_lid = strtol(v, NULL, 0);
+        } else if ((v = kv(s, "link_layer"))) {
+            word(p->layer, sizeof(p->layer), v);
+        }
+    }
+    return 1; /* every line of an ibv_devinfo block (capability lists too) */
+}
+
+/* ---- ibstat --------------------------------------------------------------------------------- */
+
+static int feed_ibstat(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+                       const char *line)
+{
+    const char *s = skip_ws(b), *v;
+    if (starts(b, "CA '")) {
+        st->mode = OP_IBSTAT;
+        const char *e = strchr(b + 4, '\'');
+        snprintf(st->hca, sizeof(st->hca), "%.*s", (int)(e ? e - (b + 4) : 0), b + 4);
+        st->port = -1;
+        return 1;
+    }
+    if (st->mode != OP_IBSTAT)
+        return 0;
+    if (starts(s, "Port ") && isdigit((unsigned char)s[5]) && s[strlen(s) - 1] == ':') {
+        port_new(d, st, host, st->hca, atoi(s + 5), line);
+        return 1;
+    }
+    nt_opport_t *p = st->port >= 0 ? &d->op.ports[st->port] : NULL;
+    if (p) {
+        if ((v = kv(s, "State"))) {
+            word(p->state, sizeof(p->state), v);
+            nt_ev_set(&p->ev_state, d->cur, cur_line(d), line);
+        } else if ((v = kv(s, "Physical state"))) {
+            word(p->phys, sizeof(p->phys), v);
+            nt_ev_set(&p->ev_phys, d->cur, cur_line(d), line);
+        } else if ((v = kv(s, "Rate"))) {
+            p->rate_Gbps = atof(v);
+            nt_ev_set(&p->ev_rate, d->cur, cur_line(d), line);
+        } else if ((v = kv(s, "SM lid"))) {
+            p->sm_lid = strtol(v, NULL, 0);
+        } else if ((v = kv(s, "Link layer"))) {
+            word(p->layer, sizeof(p->layer), v);
+        }
+    }
+    return 1;
+}
+
+/* ---- nvidia-smi topo -m ---------------------------------------------------------------------- */
+
+static int topo_col_name(const char *t, size_t n)
+{
+    return (n > 3 && strncmp(t, "GPU", 3) == 0 && isdigit((unsigned char)t[3])) ||
+           (n > 3 && strncmp(t, "NIC", 3) == 0 && isdigit((unsigned char)t[3])) ||
+           (n > 3 && strncmp(t, "mlx", 3) == 0) || (n > 3 && strncmp(t, "bnxt", 4) == 0) ||
+           (n > 3 && strncmp(t, "ionic", 5) == 0) || (n > 3 && strncmp(t, "efa", 3) == 0);
+}
+
+/* Splits on blanks into at most `max` tokens; returns their number. */
+static int tokens(const char *s, const char **t, size_t *tl, int max)
+{
+    int n = 0;
+    while (*s && n < max) {
+        s = skip_ws(s);
+        if (!*s)
+            break;
+        const char *e = s;
+        while (*e && *e != ' ' && *e != '\t')
+            e++;
+        t[n] = s;
+        tl[n++] = (size_t)(e - s);
+        s = e;
+    }
+    return n;
+}
+
+static int feed_topo(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+                     const char *line)
+{
+    const char *t[NT_TOPO_COLS + 8];
+    size_t tl[NT_TOPO_COLS + 8];
+    int nt = tokens(b, t, tl, NT_TOPO_COLS + 8);
+    nt_op_t *o = &d->op;
+    /* the header: GPU0 GPU1 ... NIC0 ... CPU Affinity ... */
+    if (nt >= 2 && tl[0] == 4 && strncmp(t[0], "GPU0", 4) == 0 && (b[0] == ' ' || b[0] == '\t')) {
+        nt_optopo_t *tp = grow((void **)&o->topos, &o->ntopos, &o->cap_topos, sizeof(*tp));
+        if (!tp)
+            return 1;
+        tp->host = dup0(host);
+        tp->input = d->cur;
+        tp->header_line = cur_line(d);
+        for (int i = 0; i < nt && tp->ncols < NT_TOPO_COLS && topo_col_name(t[i], tl[i]); i++)
+            snprintf(tp->col[tp->ncols++], sizeof(tp->col[0]), "%.*s", (int)tl[i], t[i]);
+        st->mode = OP_TOPO;
+        st->topo = (long)(tp - o->topos);
+        st->nic_legend = 0;
+        return 1;
+    }
+    if (st->mode != OP_TOPO || st->topo < 0)
+        return 0;
+    nt_optopo_t *tp = &o->topos[st->topo];
+    const char *s = skip_ws(b);
+    if (starts(s, "NIC Legend:")) {
+        st->nic_legend = 1;
+        return 1;
+    }
+    if (st->nic_legend && starts(s, "NIC") && strchr(s, ':')) { /* "  NIC0: mlx5_0" */
+        int k = atoi(s + 3);
+        const char *v = skip_ws(strchr(s, ':') + 1);
+        char name[24];
+        snprintf(name, sizeof(name), "NIC%d", k);
+        for (int c = 0; c < tp->ncols; c++)
+            if (strcmp(tp->col[c], name) == 0)
+                snprintf(tp->nicname[c], sizeof(tp->nicname[0]), "%s", v);
+        return 1;
+    }
+    if (!tp->done && nt >= 1 && tp->nrows < NT_TOPO_COLS) {
+        for (int c = 0; c < tp->ncols; c++) {
+            if (strlen(tp->col[c]) != tl[0] || strncmp(tp->col[c], t[0], tl[0]) != 0)
+                continue;
+            int r = tp->nrows++;
+            snprintf(tp->row[r], sizeof(tp->row[0]), "%s", tp->col[c]);
+            for (int k = 0; k < tp->ncols && k + 1 < nt; k++)
+                snprintf(tp->path[r][k], sizeof(tp->path[0][0]), "%.*s", (int)tl[k + 1], t[k + 1]);
+            tp->line[r] = cur_line(d);
+            tp->text[r] =
+                dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+            return 1;
+        }
+    }
+    if (tp->nrows > 0 && (!*s || starts(s, "Legend:")))
+        tp->done = 1;
+    /* the legend lines belong to the output too */
+    return !*s || starts(s, "Legend:") || starts(s, "X    =") || (s[0] && strstr(s, " = ")) ||
+           starts(s, "NV#");
+}
+
+/* ---- nvidia-smi nvlink -s ---------------------------------------------------------------------
+ */
+
+static int feed_nvlink(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+                       const char *line)
+{
+    const char *s = skip_ws(b);
+    nt_op_t *o = &d->op;
+    if (starts(b, "GPU ") && isdigit((unsigned char)b[4]) && strstr(b, "(UUID:")) {
+        nt_opnvl_t *n = grow((void **)&o->nvl, &o->nnvl, &o->cap_nvl, sizeof(*n));
+        st->mode = OP_NVLINK;
+        st->nvl = n ? (long)(n - o->nvl) : -1;
+        if (n) {
+            n->host = dup0(host);
+            n->gpu = atoi(b + 4);
+            nt_ev_set(&n->ev_gpu, d->cur, cur_line(d), line);
+        }
+        return 1;
+    }
+    if (st->mode != OP_NVLINK || !starts(s, "Link ") || !isdigit((unsigned char)s[5]))
+        return 0;
+    if (st->nvl >= 0) {
+        nt_opnvl_t *n = &o->nvl[st->nvl];
+        if (strstr(s, "<inactive>")) {
+            if (!n->inactive)
+                nt_ev_set(&n->ev_inactive, d->cur, cur_line(d), line);
+            n->inactive++;
+        } else if (strstr(s, "GB/s")) {
+            n->active++;
+        }
+    }
+    return 1;
+}
+
+/* ---- kernel log ---------------------------------------------------------------------------- */
+
+/* The host of a journal line: "Dec 01 10:00:00 node01 kernel: ..." or ISO timestamps. */
+static char *journal_host(const char *line)
+{
+    const char *k = strstr(line, " kernel: ");
+    if (!k)
+        return NULL;
+    const char *e = k;
+    const char *b = e;
+    while (b > line && b[-1] != ' ')
+        b--;
+    if (b == e || b == line)
+        return NULL;
+    return dupn(b, (size_t)(e - b));
+}
+
+static int feed_kernel(nt_doctor_t *d, const char *host, const char *b, const char *line)
+{
+    nt_op_t *o = &d->op;
+    const char *x = strstr(b, "NVRM: Xid (");
+    if (x) { /* "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." */
+        char *jh = host ? NULL : journal_host(b);
+        o->xids_total++;
+        nt_opxid_t *e = grow((void **)&o->xids, &o->nxids, &o->cap_xids, sizeof(*e));
+        if (e) {
+            const char *p = x + 11;
+            const char *q = strstr(p, "): ");
+            if (starts(p, "PCI:"))
+                p += 4;
+            snprintf(e->pci, sizeof(e->pci), "%.*s", q ? (int)(q - p) : 0, p);
+            e->xid = q ? atoi(q + 3) : -1;
+            e->host = dup0(host ? host : jh);
+            nt_ev_set(&e->ev, d->cur, cur_line(d), line);
+        }
+        free(jh);
+        return 1;
+    }
+    const char *m = strstr(b, "mlx5_core ");
+    if (m) {
+        int down = strstr(m, "Link down") || strstr(m, "link down");
+        int up = strstr(m, "Link up") || strstr(m, "link up");
+        if (!down && !up)
+            return 1; /* other mlx5 lines of the kernel log: read, no fact kept */
+        /* "mlx5_core 0000:3b:00.0 ens1f0np0: Link down" / "mlx5_core 0000:3b:00.0: ... link down"
+         */
+        const char *p = m + 10;
+        const char *e = strchr(p, ':');
+        /* the PCI address holds colons: the device name ends at ": " */
+        const char *ce = strstr(p, ": ");
+        if (ce)
+            e = ce;
+        char dev[64];
+        snprintf(dev, sizeof(dev), "%.*s", e ? (int)(e - p) : 0, p);
+        char *jh = host ? NULL : journal_host(b);
+        const char *h = host ? host : jh;
+        nt_oplink_t *l = NULL;
+        for (size_t i = 0; i < o->nlinks; i++)
+            if (nt_host_eq(o->links[i].host, h) && strcmp(o->links[i].dev, dev) == 0)
+                l = &o->links[i];
+        if (!l && (l = grow((void **)&o->links, &o->nlinks, &o->cap_links, sizeof(*l)))) {
+            l->host = dup0(h);
+            snprintf(l->dev, sizeof(l->dev), "%s", dev);
+        }
+        if (l) {
+            if (down) {
+                if (!l->downs)
+                    nt_ev_set(&l->ev_down, d->cur, cur_line(d), line);
+                l->downs++;
+                l->last_down = 1;
+            } else {
+                if (!l->ups)
+                    nt_ev_set(&l->ev_up, d->cur, cur_line(d), line);
+                l->ups++;
+                l->last_down = 0;
+            }
+        }
+        free(jh);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- per line ---------------------------------------------------------------------------- */
+
+static int looks_xml(const char *s)
+{
+    s = skip_ws(s);
+    return starts(s, "<?xml") || starts(s, "<!--") || (s[0] == '<' && isalpha((unsigned char)s[1]));
+}
+
+static void xml_append(nt_op_t *o, const char *line)
+{
+    size_t n = strlen(line);
+    if (o->xml_len + n + 2 > XML_MAX)
+        return;
+    if (o->xml_len + n + 2 > o->xml_cap) {
+        size_t nc = o->xml_cap ? o->xml_cap : 65536;
+        while (nc < o->xml_len + n + 2)
+            nc *= 2;
+        char *b = realloc(o->xml_buf, nc);
+        if (!b)
+            return;
+        o->xml_buf = b;
+        o->xml_cap = nc;
+    }
+    memcpy(o->xml_buf + o->xml_len, line, n);
+    o->xml_len += n;
+    o->xml_buf[o->xml_len++] = '\n';
+}
+
+int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char **host)
+{
+    nt_op_t *o = &d->op;
+    const char *b = line;
+    const char *h = o->input_host;
+    *body = line;
+    *host = NULL;
+    if (o->xml) {
+        xml_append(o, line);
+        o->op_lines++;
+        return 1;
+    }
+    if (!o->seen_content && *skip_ws(line)) {
+        o->seen_content = 1;
+        if (looks_xml(line)) {
+            o->xml = 1;
+            xml_append(o, line);
+            o->op_lines++;
+            return 1;
+        }
+    }
+    /* dshbak: "----------------" / "node01" / "----------------" */
+    if (is_rule(line)) {
+        if (o->dsh_state == 2) {
+            free(o->block_host);
+            o->block_host = o->dsh_pending;
+            o->dsh_pending = NULL;
+            o->dsh_state = 0;
+        } else {
+            o->dsh_state = 1;
+        }
+        return 1;
+    }
+    if (o->dsh_state == 1) {
+        size_t n = strlen(line);
+        int ok = n > 0 && n < 64;
+        for (size_t i = 0; ok && i < n; i++)
+            if (!(isalnum((unsigned char)line[i]) || strchr(".-_[],", line[i])))
+                ok = 0;
+        if (ok) {
+            free(o->dsh_pending);
+            o->dsh_pending = strdup(line);
+            o->dsh_state = 2;
+            return 1;
+        }
+        o->dsh_state = 0;
+    } else if (o->dsh_state == 2) {
+        o->dsh_state = 0;
+    }
+    if (o->block_host)
+        h = o->block_host;
+    /* pdsh / clush: "node01: text" on every line; decided on the first line that has one */
+    size_t hp = host_prefix(line);
+    if (o->pdsh < 0 && *skip_ws(line))
+        o->pdsh = hp > 0;
+    static char hostbuf[64];
+    if (o->pdsh == 1 && hp) {
+        snprintf(hostbuf, sizeof(hostbuf), "%.*s", (int)hp, line);
+        h = hostbuf;
+        b = line + hp + 2;
+        *body = b;
+        *host = hostbuf;
+    }
+    /* a shell prompt names the host: "root@node01:/# nvidia-smi topo -m" */
+    const char *at = strchr(b, '@');
+    if (!o->prompt_host && at && at > b &&
+        (strstr(at, ":/") || strstr(at, ":~") || strstr(at, "]$") || strstr(at, "]#"))) {
+        const char *e = at + 1;
+        while (*e && (isalnum((unsigned char)*e) || *e == '.' || *e == '-' || *e == '_'))
+            e++;
+        if (e > at + 1 && (*e == ':' || *e == ' '))
+            o->prompt_host = dupn(at + 1, (size_t)(e - at - 1));
+    }
+    if (!h)
+        h = o->prompt_host;
+    if (*skip_ws(b) == '#')
+        return 0; /* a collector's comment (or nccl-tests' own '#' lines): never an operator fact */
+    nt_opstate_t *st = state_of(d, h);
+    if (!st)
+        return 0;
+    int used = feed_ibv(d, st, h, b, line) || feed_ibstat(d, st, h, b, line) ||
+               feed_topo(d, st, h, b, line) || feed_nvlink(d, st, h, b, line) ||
+               feed_kernel(d, h, b, line);
+    if (!used && st->mode != OP_NONE && !*skip_ws(b))
+        used = 1; /* blank lines inside a block */
+    if (!used && st->mode != OP_NONE && (b[0] == '\t' || b[0] == ' ') && st->mode != OP_TOPO &&
+        st->mode != OP_NVLINK)
+        used = 1; /* indented lines of ibv_devinfo -vv / ibstat */
+    if (used)
+        o->op_lines++;
+    return used;
+}
+
+
+int nt_op_end(nt_doctor_t *d, char *msg, size_t msglen, int *bad)
+{
+    nt_op_t *o = &d->op;
+    *bad = 0;
+    if (o->xml && o->xml_len) {
+        nt_ncclxml_t *x = NULL;
+        char err[512] = "";
+        nt_status_t st = nt_ncclxml_read_memory(o->xml_buf, o->xml_len, d->inputs[d->cur].path, &x,
+                                                err, sizeof(err));
+        if (st != NT_OK) {
+            snprintf(
+                msg, msglen, "%s: %s", err[0] ? err : d->inputs[d->cur].path,
+                "give an NCCL topology (NCCL_TOPO_DUMP_FILE) or graph (NCCL_GRAPH_DUMP_FILE) file");
+            *bad = 1;
+            return 1;
+        }
+        nt_opxml_t *e = grow((void **)&o->xmls, &o->nxmls, &o->cap_xmls, sizeof(*e));
+        if (!e) {
+            nt_ncclxml_free(x);
+            return 1;
+        }
+        e->host = dup0(o->input_host);
+        e->input = d->cur;
+        e->xml = x;
+        e->buf = dupn(o->xml_buf, o->xml_len);
+        e->len = o->xml_len;
+    }
+    return o->op_lines > 0;
+}
+
