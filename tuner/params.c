@@ -333,5 +333,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
     }
     if (t->min_bytes > t->max_bytes)
         return BAD("--min-bytes is above --max-bytes%s%s", "", "");
+    if (t->plan_chunks && !t->plan_out)
+        return BAD("--plan-chunks adds chunk sizes to a plan: give --plan-out F too%s%s", "", "");
     return NT_OK;
 }

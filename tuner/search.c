@@ -589,8 +589,9 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
     if (have_model) {
         for (size_t i = 0; i < t->npoints; i++) {
             const nt_tune_point_t *p = &t->points[i];
-            if (p->coll != coll || !same_shape(&p->shape, sh) || p->algo < 0 || p->proto < 0)
-                continue;
+            if (p->coll != coll || !same_shape(&p->shape, sh) || p->algo < 0 || p->proto < 0 ||
+                p->chunk_bytes)
+                continue; /* a forced chunk size is not what the model times */
             if (tab.cell[coll][p->algo][p->proto].why != NT_CELL_OK)
                 continue;
             double us = nt_model_time_us(&in, &tab, (nt_coll_t)coll, (nt_algo_t)p->algo,

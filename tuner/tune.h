@@ -320,8 +320,11 @@ typedef struct nt_tune_choice {
  * candidates (when have_model) ranked, the default being the model's best (or what the TUNING
  * lines show ran); a measured candidate replaces it only when it wins by more than the noise
  * (the larger of 3% and the out-of-place/in-place spread) under t->objective. Without a winning
- * measurement the model's choice is kept as a predicted rule when model_from_evidence. Returns 1
- * when there is a choice to write (ch->basis >= 0). */
+ * measurement the model's choice is kept as a predicted rule when model_from_evidence. Points
+ * with a forced chunk size are compared only with the same algorithm and protocol at NCCL's
+ * chunk size (the final choice's, or NCCL's own without a rule): a winner under nt_tune_beats
+ * sets ch->chunk_bytes (and makes a measured choice). Returns 1 when there is a choice to write
+ * (ch->basis >= 0). */
 int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                    unsigned long long bytes, const nt_model_input_t *in,
                    const nt_model_table_t *tab, int have_model, int model_from_evidence,

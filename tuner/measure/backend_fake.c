@@ -31,6 +31,7 @@ static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t err
         f->sleep_us = atol(v);
     if ((v = getenv("NETTUNE_FAKE_CHUNK_BEST")))
         f->chunk_best = (unsigned)strtoul(v, NULL, 10);
+    f->chunk_gain = (v = getenv("NETTUNE_FAKE_CHUNK_GAIN")) ? atof(v) : 0.2;
     f->nranks = nt_launcher_size(l);
     if ((v = getenv("NETTUNE_FAKE_TRACE")))
         snprintf(f->trace, sizeof(f->trace), "%s", v);
@@ -100,7 +101,7 @@ static double nt_fake_chunk_factor(const nt_measure_fake_t *f, unsigned chunk)
 {
     if (!chunk || !f->chunk_best)
         return 1;
-    return chunk == f->chunk_best ? 0.8 : 1.02;
+    return chunk == f->chunk_best ? 1 - f->chunk_gain : 1.02;
 }
 
 static double mono(void)

@@ -137,8 +137,9 @@ typedef struct nt_measure_opts {
  * note) with backend b on every rank; rank 0 fills *doc with the nettune.measured/1 document
  * (points, not_applied, skipped notes); other ranks get NULL. Lockstep: before every candidate
  * the ranks allgather (shape, cfg, size, candidate) and stop with NT_ERR_PEER when they differ.
- * A candidate is applied only when every rank's control interface says so and all ranks ran
- * the same (algo, proto); otherwise it goes to not_applied with what ran. Time per point = mean
+ * A candidate is applied only when every rank's control interface says so, all ranks ran
+ * the same (algo, proto) and, for a forced chunk size, NCCL asked every rank's plugin for one
+ * (chunk_applied); otherwise it goes to not_applied with what ran. Time per point = mean
  * over ranks of each rank's mean over trials (nccl-tests averages over ranks), spread =
  * (max - min) / mean over ranks and trials. NT_ERR_INTERRUPTED when the budget stopped it (what
  * was measured is kept). On any error rank 0's *doc still holds what was measured, with
@@ -294,8 +295,9 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
  *                                run (1-based) dies (MODE die: _exit 9), hangs (hang) or fails
  *                                (error: NT_ERR_SYSTEM)
  *   NETTUNE_FAKE_PLUGIN_ALWAYS=1  the plugin counts as loaded even with NCCL_TUNER_PLUGIN=none
- *   NETTUNE_FAKE_CHUNK_BEST=N    a forced chunk size of N bytes runs a candidate in 0.8 x its
- *                                time, any other forced chunk size in 1.02 x; on --verify's
+ *   NETTUNE_FAKE_CHUNK_BEST=N    a forced chunk size of N bytes runs a candidate in (1 - G) x
+ *                                its time (G: NETTUNE_FAKE_CHUNK_GAIN, default 0.2), any other
+ *                                forced chunk size in 1.02 x; on --verify's
  *                                tuned side the chunk size the plugin's own reader and index
  *                                give for the size (a measured rule's chunk_bytes) does the same
  *                                to NCCL's choice. Unset: a chunk size changes nothing. */
@@ -316,6 +318,7 @@ typedef struct nt_measure_fake {
     int fail_rank;
     unsigned long fail_at;
     unsigned chunk_best; /* NETTUNE_FAKE_CHUNK_BEST, 0: none */
+    double chunk_gain;   /* NETTUNE_FAKE_CHUNK_GAIN, default 0.2 */
     int nranks;          /* the launcher's size */
     void *rules;         /* the tuning file's rules on the tuned side (nt_index_t), or NULL */
 } nt_measure_fake_t;
