@@ -32,6 +32,7 @@ static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t err
     if ((v = getenv("NETTUNE_FAKE_CHUNK_BEST")))
         f->chunk_best = (unsigned)strtoul(v, NULL, 10);
     f->chunk_gain = (v = getenv("NETTUNE_FAKE_CHUNK_GAIN")) ? atof(v) : 0.2;
+    f->api_v5 = (v = getenv("NETTUNE_FAKE_API_V5")) && *v == '1';
     f->nranks = nt_launcher_size(l);
     if ((v = getenv("NETTUNE_FAKE_TRACE")))
         snprintf(f->trace, sizeof(f->trace), "%s", v);
@@ -174,7 +175,7 @@ static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
         *time_us = def_us * (1 + 0.01 * f->rank);
         return NT_OK;
     }
-    *ran = (nt_measure_ran_t){c->algo, c->proto, c->nchannels, 1, 1};
+    *ran = (nt_measure_ran_t){c->algo, c->proto, c->nchannels, 1, !c->chunk_bytes || !f->api_v5};
     double us = c->predicted_us > 0 ? c->predicted_us : def_us;
     *time_us = us * (1 + 0.01 * f->rank) * nt_fake_chunk_factor(f, c->chunk_bytes);
     return NT_OK;

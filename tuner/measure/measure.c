@@ -131,7 +131,8 @@ static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *
     q.algo = all[0].algo; /* what ran, as the plugin confirms it */
     q.proto = all[0].proto;
     q.reg_buff = -1;
-    q.chunk_bytes = c->is_default || q.algo < 0 ? 0 : c->chunk_bytes;
+    /* the chunk size that ran: the forced one only where NCCL asked for it */
+    q.chunk_bytes = c->is_default || q.algo < 0 || !chunk_applied ? 0 : c->chunk_bytes;
     cJSON *o = nt_measured_point_json(&q);
     if (!o)
         return;

@@ -300,7 +300,9 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
  *                                forced chunk size in 1.02 x; on --verify's
  *                                tuned side the chunk size the plugin's own reader and index
  *                                give for the size (a measured rule's chunk_bytes) does the same
- *                                to NCCL's choice. Unset: a chunk size changes nothing. */
+ *                                to NCCL's choice. Unset: a chunk size changes nothing.
+ *   NETTUNE_FAKE_API_V5=1        NCCL as before 2.30: it never asks for a chunk size, so a
+ *                                forced one is reported not applied */
 typedef struct nt_measure_fake {
     int rank;
     int comms;                         /* comm_create calls */
@@ -319,6 +321,7 @@ typedef struct nt_measure_fake {
     unsigned long fail_at;
     unsigned chunk_best; /* NETTUNE_FAKE_CHUNK_BEST, 0: none */
     double chunk_gain;   /* NETTUNE_FAKE_CHUNK_GAIN, default 0.2 */
+    int api_v5;          /* NETTUNE_FAKE_API_V5=1 */
     int nranks;          /* the launcher's size */
     void *rules;         /* the tuning file's rules on the tuned side (nt_index_t), or NULL */
 } nt_measure_fake_t;

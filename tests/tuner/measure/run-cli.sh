@@ -174,6 +174,12 @@ expect_exit tune-chunks-noise 0 $TUNE $R $CK3 --measured "$T/mc0.json" --output 
 check "tune-chunks-noise: a chunk size 2 % faster is within the noise, no chunk_bytes" $PY -c "
 import json,sys; r=json.load(open('$T/tc0.json'))['rules']
 sys.exit(not (any(x['algo']=='ring' and x['proto']=='ll' and x['basis']=='measured' for x in r) and not any('chunk_bytes' in x for x in r)))"
+# NCCL before 2.30 (API v5) never asks for a chunk size: every forced one is not applied
+expect_exit measure-chunks-v5 0 env NETTUNE_FAKE_CHUNK_BEST=8192 NETTUNE_FAKE_API_V5=1 $MEAS --plan "$T/pc.json" --output "$T/mc5.json" --backend fake --local-ranks 2 --iters 1 --trials 1
+check "measure-chunks-v5: no chunk point, six not applied naming API v6" $PY -c "
+import json,sys; m=json.load(open('$T/mc5.json'))
+na=[q for q in m['not_applied'] if q.get('forced_chunk_bytes')]
+sys.exit(not (len(na)==6 and all('tuner API v6' in q['why'] and 'chunk_bytes' not in q for q in na) and not any(q.get('chunk_bytes') for q in m['points'])))"
 $PY - "$T/pc.json" "$T/pc-bad.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
