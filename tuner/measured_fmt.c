@@ -25,6 +25,10 @@ int nt_measured_point_parse(const cJSON *p, nt_tune_point_t *q)
     q->how = q->algo >= 0 ? NT_RAN_MEASURED : NT_RAN_UNKNOWN;
     q->src = -1;
     q->reg_buff = nt_json_get_int(p, "reg_buff", -1);
+    double cb = nt_json_get_num(p, "chunk_bytes", 0);
+    if (cb < 0 || cb > 2147483647.0 || cb != floor(cb) || (cb > 0 && (q->algo < 0 || q->proto < 0)))
+        return -1;
+    q->chunk_bytes = (unsigned)cb;
     if (q->coll < 0 || q->shape.nnodes < 1 || q->shape.nranks < 1 || q->bytes == 0 ||
         !(q->time_us > 0) || (!q->is_default && (q->algo < 0 || q->proto < 0)))
         return -1;
@@ -54,5 +58,7 @@ cJSON *nt_measured_point_json(const nt_tune_point_t *q)
     cJSON_AddBoolToObject(o, "default", q->is_default);
     if (q->reg_buff >= 0)
         cJSON_AddNumberToObject(o, "reg_buff", q->reg_buff);
+    if (q->chunk_bytes)
+        cJSON_AddNumberToObject(o, "chunk_bytes", q->chunk_bytes);
     return o;
 }

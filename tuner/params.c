@@ -21,9 +21,9 @@ void nt_tune_params_usage(FILE *out)
         "       [--nccl-log F]... [--nccl-version X.Y] [--sm N] [--cpu-vendor intel|amd|other]\n"
         "       [--shape NxP]... [--colls LIST] [--min-bytes N] [--max-bytes N]\n"
         "       [--objective total|geomean|no-regress] [--time-limit S] [--plan-out F]\n"
-        "       [--measured F]... [--output F] [--env-out F] [--csv-out F] [--print-model]\n"
-        "       [--pin-predicted] [--coll NAME] [--expect K=V,...] [--format text|json]\n"
-        "       [--quiet] [--version]\n\n"
+        "       [--plan-chunks] [--measured F]... [--output F] [--env-out F] [--csv-out F]\n"
+        "       [--print-model] [--pin-predicted] [--coll NAME] [--expect K=V,...]\n"
+        "       [--format text|json] [--quiet] [--version]\n\n"
         "  REPORT, --report F   a nettune.report/1 from nettune probe (hardware, GPU, NICs)\n"
         "  --replay F           an nccl-tests output (text or -J JSON) to learn from\n"
         "  --label K=V,...      what ran in the preceding --replay: algo, proto, nchannels,\n"
@@ -37,6 +37,7 @@ void nt_tune_params_usage(FILE *out)
         "  --objective O        how a choice must win where runs disagree (default no-regress)\n"
         "  --time-limit S       stop after S seconds; the partial file says \"completed\": false\n"
         "  --plan-out F         candidates worth measuring (model top-%d + NCCL's default)\n"
+        "  --plan-chunks        the plan also asks for chunk sizes (NCCL 2.30+, tuner API v6)\n"
         "  --measured F         measured results to learn from (nettune.measured/1)\n"
         "  --output F           the tuning file (default tuning.json; - for stdout)\n"
         "  --env-out F          also write the environment advice (NCCL's conf-file format)\n"
@@ -69,6 +70,7 @@ enum {
     OPT_OBJ,
     OPT_TLIMIT,
     OPT_PLAN,
+    OPT_PLAN_CHUNKS,
     OPT_MEASURED,
     OPT_ENV,
     OPT_CSV,
@@ -111,6 +113,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
                                          {"objective", required_argument, NULL, OPT_OBJ},
                                          {"time-limit", required_argument, NULL, OPT_TLIMIT},
                                          {"plan-out", required_argument, NULL, OPT_PLAN},
+                                         {"plan-chunks", no_argument, NULL, OPT_PLAN_CHUNKS},
                                          {"measured", required_argument, NULL, OPT_MEASURED},
                                          {"output", required_argument, NULL, 'o'},
                                          {"env-out", required_argument, NULL, OPT_ENV},
@@ -252,6 +255,9 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
         case OPT_PLAN:
             t->plan_out = optarg;
             break;
+        case OPT_PLAN_CHUNKS:
+            t->plan_chunks = 1;
+            break;
         case OPT_MEASURED:
             if (t->nmeasured >= NT_TUNE_MAX_SOURCES)
                 return BAD("more than %s --measured files%s", "64", "");
@@ -327,5 +333,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
     }
     if (t->min_bytes > t->max_bytes)
         return BAD("--min-bytes is above --max-bytes%s%s", "", "");
+    if (t->plan_chunks && !t->plan_out)
+        return BAD("--plan-chunks adds chunk sizes to a plan: give --plan-out F too%s%s", "", "");
     return NT_OK;
 }

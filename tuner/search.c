@@ -109,6 +109,82 @@ static double agg(const double *v, size_t n, nt_objective_t o, int worst)
     return o == NT_OBJ_GEOMEAN ? exp(s / (double)n) : s / (double)n;
 }
 
+int nt_tune_beats(double cand_us, double base_us, double spread)
+{
+    double noise = spread > NT_TUNE_NOISE_MIN ? spread : NT_TUNE_NOISE_MIN;
+    return cand_us < base_us * (1 - noise);
+}
+
+unsigned nt_tune_nccl_chunk_bytes(int coll, int algo, int proto)
+{
+    /* v2.30.7-1 src/init.cc:810-813 over NCCL_STEPS (src/include/device.h:26) */
+    static const unsigned step[NT_NUM_PROTOS] = {8 * 512 * 8 * 16 / 8, 120 * 640 * 8 * 8 / 8,
+                                                 (1u << 22) / 8};
+    if (coll < 0 || coll >= NT_NUM_COLLS || proto < 0 || proto >= NT_NUM_PROTOS ||
+        (algo != NT_ALGO_RING && algo != NT_ALGO_TREE && algo != NT_ALGO_PAT))
+        return 0;
+    unsigned c = step[proto];
+    if (proto == NT_PROTO_SIMPLE && algo == NT_ALGO_RING &&
+        (coll == NT_COLL_ALLREDUCE || coll == NT_COLL_ALLGATHER || coll == NT_COLL_REDUCESCATTER))
+        c *= 4; /* ALLREDUCE/ALLGATHER/REDUCESCATTER_CHUNKSTEPS: NCCL_STEPS / 2 */
+    if (proto == NT_PROTO_LL)
+        c /= 2;
+    if (proto == NT_PROTO_LL128)
+        c = c / 16 * 15; /* NCCL_LL128_LINEELEMS 16, NCCL_LL128_DATAELEMS 15 */
+    return c;
+}
+
+/* The chunk size at one size for the choice's (or, without a rule, NCCL's) algorithm and
+ * protocol: the best measured forced chunk size replaces NCCL's when it beats the time of the
+ * same choice with NCCL's chunk size under the one noise rule (nt_tune_beats); a win without a
+ * rule makes one (NCCL's own choice, measured, with the chunk size). */
+static void nt_choose_chunk(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
+                            unsigned long long bytes, double spread, double def_us,
+                            nt_tune_choice_t *ch)
+{
+    int ruled = ch->basis == NT_BASIS_MEASURED && ch->algo >= 0 && ch->proto >= 0;
+    int a = ruled ? ch->algo : ch->def_algo, q = ruled ? ch->proto : ch->def_proto;
+    double base = ruled ? ch->time_us : def_us;
+    if (a < 0 || q < 0 || !(base > 0))
+        return;
+    unsigned chunk[8];
+    double tm[8][NT_TUNE_MAX_SOURCES];
+    size_t n[8], nk = 0;
+    for (size_t i = 0; i < t->npoints; i++) {
+        const nt_tune_point_t *p = &t->points[i];
+        if (!p->chunk_bytes || p->coll != coll || p->bytes != bytes || p->algo != a ||
+            p->proto != q || !same_shape(&p->shape, sh))
+            continue;
+        size_t k = 0;
+        while (k < nk && chunk[k] != p->chunk_bytes)
+            k++;
+        if (k == nk) {
+            if (nk == sizeof(chunk) / sizeof(chunk[0]))
+                continue;
+            chunk[nk] = p->chunk_bytes;
+            n[nk++] = 0;
+        }
+        if (n[k] < NT_TUNE_MAX_SOURCES)
+            tm[k][n[k]++] = p->time_us;
+    }
+    int best = -1;
+    double bt = INFINITY;
+    for (size_t k = 0; k < nk; k++) {
+        double tc = agg(tm[k], n[k], t->objective, t->objective == NT_OBJ_NO_REGRESS);
+        if (tc < bt) {
+            bt = tc;
+            best = (int)k;
+        }
+    }
+    if (best < 0 || !nt_tune_beats(bt, base, spread))
+        return; /* within the noise: NCCL's chunk size stays */
+    ch->chunk_bytes = chunk[best];
+    ch->algo = a;
+    ch->proto = q;
+    ch->time_us = ch->measured_us = bt;
+    ch->basis = NT_BASIS_MEASURED;
+}
+
 int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                    unsigned long long bytes, const nt_model_input_t *in,
                    const nt_model_table_t *tab, int have_model, int model_from_evidence,
@@ -140,6 +216,8 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
             continue; /* compared with runs that differ in more than it sets: a finding, no rule */
         if (p->spread > spread)
             spread = p->spread;
+        if (p->chunk_bytes)
+            continue; /* a forced chunk size: compared with its own choice (nt_choose_chunk) */
         int a = p->algo, q = p->proto;
         if (p->is_default) {
             if (ndef < NT_TUNE_MAX_SOURCES)
@@ -173,7 +251,6 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         if (m[k].n < NT_TUNE_MAX_SOURCES)
             m[k].t[m[k].n++] = p->time_us;
     }
-    double noise = spread > NT_TUNE_NOISE_MIN ? spread : NT_TUNE_NOISE_MIN;
     if (def_ran_a >= 0) { /* the TUNING lines say what NCCL ran */
         ch->def_algo = def_ran_a;
         ch->def_proto = def_ran_p;
@@ -192,7 +269,7 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                 best = (int)k;
             }
         }
-        if (best >= 0 && bt < td * (1 - noise) &&
+        if (best >= 0 && nt_tune_beats(bt, td, spread) &&
             !(m[best].algo == ch->def_algo && m[best].proto == ch->def_proto)) {
             ch->algo = m[best].algo;
             ch->proto = m[best].proto;
@@ -210,7 +287,7 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                          t->objective == NT_OBJ_TOTAL ? "total" : "geometric mean", mean, td,
                          worst);
         } else if (best >= 0 && t->objective == NT_OBJ_NO_REGRESS &&
-                   agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0) < td * (1 - noise) &&
+                   nt_tune_beats(agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0), td, spread) &&
                    !(m[best].algo == ch->def_algo && m[best].proto == ch->def_proto)) {
             snprintf(ch->tradeoff, sizeof(ch->tradeoff),
                      "%s %s is faster on average but slower in one run: kept NCCL's default "
@@ -225,6 +302,8 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         ch->time_us = ndef ? ch->def_time_us : c[0].us;
         ch->basis = ndef && def_ran_a >= 0 ? NT_BASIS_MEASURED : NT_BASIS_PREDICTED;
     }
+    if (ndef)
+        nt_choose_chunk(t, coll, sh, bytes, spread, ch->def_time_us, ch);
     if (nc) {
         for (size_t i = 0; i < nc; i++)
             if (c[i].algo == ch->algo && c[i].proto == ch->proto)
@@ -286,8 +365,7 @@ static void envelope(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         }
         if (ts < 0 || tl < 0)
             continue;
-        double noise = spread > NT_TUNE_NOISE_MIN ? spread : NT_TUNE_NOISE_MIN;
-        if (!(tl < ts * (1 - noise)))
+        if (!nt_tune_beats(tl, ts, spread))
             continue;
         if (la < 0 && have[g + 1] && ch[g + 1].def_algo >= 0) {
             la = ch[g + 1].def_algo; /* what ran there, as the model predicts it */
@@ -302,6 +380,37 @@ static void envelope(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         ch[g].def_time_us = ts;
         ch[g].basis = NT_BASIS_INFERRED;
         have[g] = 1;
+    }
+}
+
+/* Chunk sizes worth measuring at one size of the plan, as "chunks" under s: for the measured
+ * winner when there is one (ch's measured choice), else the model's best (c[0], NCCL's choice
+ * for these inputs), NCCL's chunk size (nt_tune_nccl_chunk_bytes) and NT_TUNE_PLAN_CHUNKS
+ * smaller ones, each half the one before, rounded down to the protocol's grain (NCCL clamps a
+ * larger one back to its own). Nothing for an algorithm whose chunk size NCCL derives from the
+ * size (CollNet, NVLS). */
+static void nt_plan_chunks(cJSON *s, int coll, const nt_tune_choice_t *ch, const cand_t *c,
+                           size_t nc)
+{
+    int ruled = ch && ch->basis == NT_BASIS_MEASURED && ch->algo >= 0 && ch->proto >= 0;
+    int a = ruled ? ch->algo : c[0].algo, q = ruled ? ch->proto : c[0].proto;
+    unsigned nccl = nt_tune_nccl_chunk_bytes(coll, a, q), grain = nt_proto_grain_bytes(q);
+    if (!nccl || !grain)
+        return;
+    cJSON *o = cJSON_AddObjectToObject(s, "chunks");
+    cJSON_AddStringToObject(o, "algo", nt_algo_name(a));
+    cJSON_AddStringToObject(o, "proto", nt_proto_name(q));
+    for (size_t i = 0; i < nc; i++)
+        if (c[i].algo == a && c[i].proto == q)
+            cJSON_AddNumberToObject(o, "predicted_us", round(c[i].us * 1000) / 1000);
+    cJSON_AddNumberToObject(o, "nccl_chunk_bytes", nccl);
+    cJSON *arr = cJSON_AddArrayToObject(o, "chunk_bytes");
+    unsigned v = nccl;
+    for (int k = 0; k < NT_TUNE_PLAN_CHUNKS; k++) {
+        v = v / 2 / grain * grain;
+        if (v < grain)
+            break;
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(v));
     }
 }
 
@@ -365,6 +474,8 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
                 cJSON_AddBoolToObject(o, "default", i == 0);
                 cJSON_AddItemToArray(arr, o);
             }
+            if (t->plan_chunks && nc)
+                nt_plan_chunks(s, coll, have[g] ? &ch[g] : NULL, c, nc);
             cJSON_AddItemToArray(plan_sizes, s);
         }
     }
@@ -409,7 +520,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         /* a measured (or inferred) run never absorbs a predicted size: the model's word is
          * labelled predicted, in a rule of its own */
         while (e + 1 < ng && have[e + 1] && ch[e + 1].algo == ch[g].algo &&
-               ch[e + 1].proto == ch[g].proto &&
+               ch[e + 1].proto == ch[g].proto && ch[e + 1].chunk_bytes == ch[g].chunk_bytes &&
                (ch[e + 1].basis == NT_BASIS_PREDICTED) == (ch[g].basis == NT_BASIS_PREDICTED)) {
             if (ch[e + 1].basis == NT_BASIS_MEASURED)
                 basis = NT_BASIS_MEASURED; /* a measurement supports the range */
@@ -441,6 +552,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         r.predicted_us = ch[g].predicted_us;
         r.measured_us = ch[g].basis == NT_BASIS_PREDICTED ? -1 : ch[g].measured_us;
         r.reg_buff = -1;
+        r.chunk_bytes = ch[g].chunk_bytes;
         if (t->target_version >= NT_TUNE_MIN_RULE_VERSION)
             add_rule(t, &r);
         nt_tune_summary_t s;
@@ -477,8 +589,9 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
     if (have_model) {
         for (size_t i = 0; i < t->npoints; i++) {
             const nt_tune_point_t *p = &t->points[i];
-            if (p->coll != coll || !same_shape(&p->shape, sh) || p->algo < 0 || p->proto < 0)
-                continue;
+            if (p->coll != coll || !same_shape(&p->shape, sh) || p->algo < 0 || p->proto < 0 ||
+                p->chunk_bytes)
+                continue; /* a forced chunk size is not what the model times */
             if (tab.cell[coll][p->algo][p->proto].why != NT_CELL_OK)
                 continue;
             double us = nt_model_time_us(&in, &tab, (nt_coll_t)coll, (nt_algo_t)p->algo,

@@ -35,6 +35,7 @@
 #define NT_TUNE_MAX_SIZES 64
 #define NT_TUNE_NOISE_MIN 0.03 /* choices change only when they win by more than this */
 #define NT_TUNE_TOPK 3         /* model candidates per size in --plan-out */
+#define NT_TUNE_PLAN_CHUNKS 3  /* chunk sizes below NCCL's per size in --plan-out --plan-chunks */
 #define NT_TUNE_FAR_RATIO 2.0  /* measured vs model beyond x2 either way: a finding */
 /* Tuner rules reach NCCL from 2.21 (tuner API v2, REFERENCE: v2 adapter); below, env only. */
 #define NT_TUNE_MIN_RULE_VERSION 22100
@@ -89,6 +90,7 @@ typedef struct nt_tune_point {
     int src;        /* source index (or -1 for --measured) */
     int table;      /* table index in the source */
     int reg_buff;   /* -1 unknown */
+    unsigned chunk_bytes; /* the chunk size forced for it (tuner API v6); 0: NCCL's */
 } nt_tune_point_t;
 
 typedef struct nt_tune_finding {
@@ -106,6 +108,7 @@ typedef struct nt_tune_rule {
     int basis;                        /* NT_BASIS_* (plugins/nccl-tuner/src/nt_tuning.h) */
     double predicted_us, measured_us; /* at min_bytes; < 0 none */
     int reg_buff;                     /* -1 any */
+    unsigned chunk_bytes;             /* a measured winning chunk size; 0: NCCL's */
 } nt_tune_rule_t;
 
 /* One line of the summary: a size range of one collective and shape. */
@@ -152,6 +155,7 @@ typedef struct nt_tune {
     const char *env_out, *csv_out; /* --env-out, --csv-out: NULL = not written */
     int print_model, json, quiet;
     int pin_predicted; /* --pin-predicted: write the model's own choices as rules too */
+    int plan_chunks;   /* --plan-chunks: the plan asks for chunk sizes too */
     int coll_named; /* --coll: 1 + the nt_coll_t of tables that do not name their test; 0 none */
     const char *expect; /* --expect K=V,...: the hardware for judging baselines, NULL none */
 
@@ -308,6 +312,7 @@ typedef struct nt_tune_choice {
     int def_algo, def_proto;
     double predicted_us;
     double measured_us;
+    unsigned chunk_bytes; /* a chunk size that won for (algo, proto); 0: NCCL's */
     char tradeoff[160];
 } nt_tune_choice_t;
 
@@ -315,12 +320,33 @@ typedef struct nt_tune_choice {
  * candidates (when have_model) ranked, the default being the model's best (or what the TUNING
  * lines show ran); a measured candidate replaces it only when it wins by more than the noise
  * (the larger of 3% and the out-of-place/in-place spread) under t->objective. Without a winning
- * measurement the model's choice is kept as a predicted rule when model_from_evidence. Returns 1
- * when there is a choice to write (ch->basis >= 0). */
+ * measurement the model's choice is kept as a predicted rule when model_from_evidence. Points
+ * with a forced chunk size are compared only with the same algorithm and protocol at NCCL's
+ * chunk size (the final choice's, or NCCL's own without a rule): a winner under nt_tune_beats
+ * sets ch->chunk_bytes (and makes a measured choice). Returns 1 when there is a choice to write
+ * (ch->basis >= 0). */
 int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                    unsigned long long bytes, const nt_model_input_t *in,
                    const nt_model_table_t *tab, int have_model, int model_from_evidence,
                    nt_tune_choice_t *ch);
+
+/* nt_tune_beats - the noise rule of every measured choice: 1 when cand_us beats base_us by more
+ * than the noise, the larger of NT_TUNE_NOISE_MIN and spread (a fraction: the runs' own
+ * (max - min) / mean), i.e. cand_us < base_us x (1 - noise). Times in us. */
+int nt_tune_beats(double cand_us, double base_us, double spread);
+
+/* nt_tune_nccl_chunk_bytes - NCCL's own chunk size for coll (nt_coll_t) with algo and proto at
+ * the default buffer sizes (NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE unset): one
+ * step of the protocol's buffer (buffer / NCCL_STEPS 8), times the collective's chunk steps for
+ * ring Simple (4 for allreduce, allgather and reducescatter, 1 for broadcast and reduce), halved
+ * for LL, and 15/16 of it for LL128 (the data elements of a line). NVIDIA/nccl v2.30.7-1
+ * src/enqueue.cc:2222-2227 (calcCollChunking), src/init.cc:810-813 (the buffers: LL 8 lines x
+ * 512 threads x 8 steps x 16 B, LL128 120 x 640 x 8 x 8 B, Simple 4 MiB),
+ * src/include/device.h:26,97-98,110-115, src/include/collectives.h:20-34. A tuner's larger
+ * value is clamped back to it (enqueue.cc:2229, :2312-2316), so candidates lie below it.
+ * Returns 0 for CollNet and NVLS (their chunk sizes follow the size, :2232-2274) and for an
+ * unknown index. */
+unsigned nt_tune_nccl_chunk_bytes(int coll, int algo, int proto);
 
 /* ---- write.c ---- */
 

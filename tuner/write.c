@@ -97,6 +97,10 @@ cJSON *nt_tune_tuning_json(const nt_tune_t *t)
                 if (r->proto >= 0)
                     cJSON_AddStringToObject(o, key, nt_proto_name(r->proto));
                 break;
+            case NT_RK_CHUNK_BYTES:
+                if (r->chunk_bytes)
+                    cJSON_AddNumberToObject(o, key, r->chunk_bytes);
+                break;
             case NT_RK_BASIS:
                 cJSON_AddStringToObject(o, key, nt_basis_name(r->basis));
                 break;

@@ -629,8 +629,8 @@ static void test_objectives(void **state)
     memset(&t, 0, sizeof(t));
     nt_tune_shape_t sh = {2, 8, 16};
     nt_tune_point_t pts[4] = {
-        {NT_COLL_ALLREDUCE, {2, 8, 16}, 1 << 20, -1, -1, NT_RAN_UNKNOWN, 1, 100, 0, 0, 0, -1},
-        {NT_COLL_ALLREDUCE, {2, 8, 16}, 1 << 20, -1, -1, NT_RAN_UNKNOWN, 1, 100, 0, 1, 0, -1},
+        {NT_COLL_ALLREDUCE, {2, 8, 16}, 1 << 20, -1, -1, NT_RAN_UNKNOWN, 1, 100, 0, 0, 0, -1, 0},
+        {NT_COLL_ALLREDUCE, {2, 8, 16}, 1 << 20, -1, -1, NT_RAN_UNKNOWN, 1, 100, 0, 1, 0, -1, 0},
         {NT_COLL_ALLREDUCE,
          {2, 8, 16},
          1 << 20,
@@ -642,7 +642,8 @@ static void test_objectives(void **state)
          0,
          2,
          0,
-         -1},
+         -1,
+         0},
         {NT_COLL_ALLREDUCE,
          {2, 8, 16},
          1 << 20,
@@ -654,7 +655,8 @@ static void test_objectives(void **state)
          0,
          3,
          0,
-         -1}};
+         -1,
+         0}};
     t.points = pts;
     t.npoints = 4;
     nt_tune_choice_t ch;
@@ -791,6 +793,28 @@ static void test_tuning_line_index_range(void **state)
 
 /* ---- one definition of the rule format ---- */
 
+/* NCCL 2.30.7's own chunk sizes at the default buffers (calcCollChunking, src/enqueue.cc:2222-2227)
+ * and the noise rule every measured win goes through. */
+static void test_nccl_chunk_and_noise(void **state)
+{
+    (void)state;
+    assert_int_equal(nt_tune_nccl_chunk_bytes(NT_COLL_ALLREDUCE, NT_ALGO_RING, NT_PROTO_SIMPLE),
+                     2097152); /* 4 MiB / 8 steps x 4 chunk steps */
+    assert_int_equal(nt_tune_nccl_chunk_bytes(NT_COLL_BROADCAST, NT_ALGO_RING, NT_PROTO_SIMPLE),
+                     524288);  /* BROADCAST_CHUNKSTEPS 1 */
+    assert_int_equal(nt_tune_nccl_chunk_bytes(NT_COLL_ALLREDUCE, NT_ALGO_TREE, NT_PROTO_SIMPLE),
+                     524288);  /* chunk steps only for ring */
+    assert_int_equal(nt_tune_nccl_chunk_bytes(NT_COLL_ALLREDUCE, NT_ALGO_RING, NT_PROTO_LL),
+                     32768);   /* 512 KiB / 8 / 2 */
+    assert_int_equal(nt_tune_nccl_chunk_bytes(NT_COLL_ALLREDUCE, NT_ALGO_RING, NT_PROTO_LL128),
+                     576000);  /* 4915200 / 8 x 15/16 = 300 grains of 1920 */
+    assert_int_equal(nt_tune_nccl_chunk_bytes(NT_COLL_ALLREDUCE, NT_ALGO_NVLS, NT_PROTO_SIMPLE),
+                     0);
+    assert_true(nt_tune_beats(96.9, 100, 0));   /* beyond the 3 % floor */
+    assert_false(nt_tune_beats(97.1, 100, 0));  /* within it */
+    assert_false(nt_tune_beats(94.0, 100, 0.08)); /* within the runs' own 8 % spread */
+}
+
 static void test_schema_keys(void **state)
 {
     (void)state;
@@ -826,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_envelope_tuning_lines),
         cmocka_unit_test(test_tuning_line_index_range),
         cmocka_unit_test(test_schema_keys),
+        cmocka_unit_test(test_nccl_chunk_and_noise),
     };
     return cmocka_run_group_tests_name("nettune tune", tests, NULL, NULL);
 }

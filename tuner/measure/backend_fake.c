@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "nt_index.h"
+#include "nt_tuning.h"
 #include "tuner/model.h"
 
 static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t errlen)
@@ -27,6 +29,11 @@ static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t err
         f->jitter = atof(v);
     if ((v = getenv("NETTUNE_FAKE_SLEEP_US")))
         f->sleep_us = atol(v);
+    if ((v = getenv("NETTUNE_FAKE_CHUNK_BEST")))
+        f->chunk_best = (unsigned)strtoul(v, NULL, 10);
+    f->chunk_gain = (v = getenv("NETTUNE_FAKE_CHUNK_GAIN")) ? atof(v) : 0.2;
+    f->api_v5 = (v = getenv("NETTUNE_FAKE_API_V5")) && *v == '1';
+    f->nranks = nt_launcher_size(l);
     if ((v = getenv("NETTUNE_FAKE_TRACE")))
         snprintf(f->trace, sizeof(f->trace), "%s", v);
     if ((v = getenv("NETTUNE_FAKE_DEFAULTS_FAIL")) &&
@@ -56,7 +63,46 @@ static nt_status_t fake_comm_create(void *self, nt_launcher_t *l, const nt_measu
     f->comms++;
     const char *tf = getenv("NETTUNE_TUNING_FILE");
     f->file = tf && *tf;
+    if (f->file && f->chunk_best && !f->rules) { /* the plugin's own reader and index */
+        nt_tuning_t t;
+        char e[256];
+        memset(&t, 0, sizeof(t));
+        nt_index_t *ix = calloc(1, sizeof(*ix));
+        /* NCCL's node count: one per rank with --separate-nodes (NCCL_HOSTID), else one */
+        size_t nnodes = getenv("NCCL_HOSTID") ? (size_t)f->nranks : 1;
+        if (ix && nt_tuning_load(tf, NT_FORMAT_JSON, &t, e, sizeof(e)) == NT_TP_OK &&
+            nt_index_build(&t, (size_t)f->nranks, nnodes, ix, e, sizeof(e)) == NT_TP_OK) {
+            f->rules = ix;
+        } else if (ix) {
+            nt_index_destroy(ix);
+            free(ix);
+        }
+        nt_tuning_cleanup(&t);
+    }
     return NT_OK;
+}
+
+/* The chunk size the plugin answers getChunkSize with after its choice for (coll, bytes): the
+ * fired rule's chunk_bytes (kept only where its basis is measured, nt_index.c), else 0. The
+ * cost table is one where every cell runs. */
+static unsigned nt_fake_file_chunk(const nt_measure_fake_t *f, int coll, unsigned long long bytes)
+{
+    if (!f->rules)
+        return 0;
+    float table[NT_NUM_ALGOS * NT_NUM_PROTOS];
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        table[i] = 100.0f;
+    int nch = 0;
+    int r = nt_index_decide(f->rules, coll, bytes, 1, 0, table, NT_NUM_ALGOS, NT_NUM_PROTOS, &nch);
+    return r >= 0 ? ((nt_index_t *)f->rules)->rules[r].chunk_bytes : 0;
+}
+
+/* The fake's chunk-size effect (NETTUNE_FAKE_CHUNK_BEST in measure.h). */
+static double nt_fake_chunk_factor(const nt_measure_fake_t *f, unsigned chunk)
+{
+    if (!chunk || !f->chunk_best)
+        return 1;
+    return chunk == f->chunk_best ? 1 - f->chunk_gain : 1.02;
 }
 
 static double mono(void)
@@ -112,8 +158,10 @@ static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
     double def_us = 10 + (double)bytes / 1e4;
     if (c->is_default) {
         f->last_algo = f->last_proto = -1;
-        *ran = (nt_measure_ran_t){def_algo, def_proto, 0, 1};
+        *ran = (nt_measure_ran_t){def_algo, def_proto, 0, 1, 1};
         *time_us = def_us * (1 + 0.01 * f->rank);
+        if (f->file)
+            *time_us *= nt_fake_chunk_factor(f, nt_fake_file_chunk(f, coll, bytes));
         if (f->file && f->file_factor > 0)
             *time_us *= f->file_factor;
         if (f->file && f->jitter > 0) /* runs 1, 2, 3, 4...: x (1 - j), 1, (1 + j), (1 - j)... */
@@ -123,19 +171,24 @@ static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
     f->last_algo = c->algo;
     f->last_proto = c->proto;
     if (c->algo == NT_ALGO_NVLS) { /* IGNORE here: NCCL's default runs */
-        *ran = (nt_measure_ran_t){def_algo, def_proto, 0, 0};
+        *ran = (nt_measure_ran_t){def_algo, def_proto, 0, 0, 1};
         *time_us = def_us * (1 + 0.01 * f->rank);
         return NT_OK;
     }
-    *ran = (nt_measure_ran_t){c->algo, c->proto, c->nchannels, 1};
+    *ran = (nt_measure_ran_t){c->algo, c->proto, c->nchannels, 1, !c->chunk_bytes || !f->api_v5};
     double us = c->predicted_us > 0 ? c->predicted_us : def_us;
-    *time_us = us * (1 + 0.01 * f->rank);
+    *time_us = us * (1 + 0.01 * f->rank) * nt_fake_chunk_factor(f, c->chunk_bytes);
     return NT_OK;
 }
 
 static void fake_comm_destroy(void *self)
 {
-    (void)self;
+    nt_measure_fake_t *f = self;
+    if (f->rules) {
+        nt_index_destroy(f->rules);
+        free(f->rules);
+        f->rules = NULL;
+    }
 }
 
 static void fake_finalize(void *self)

@@ -243,6 +243,19 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
         snprintf(err, errlen, "the plugin refused candidate %d/%d", c->algo, c->proto);
         return NT_ERR_INVALID;
     }
+    /* a chunk size through the control interface's version 2 (nt_control.h) */
+    uint64_t writes = 0;
+    if (b->ctl && c->chunk_bytes && !c->is_default) {
+        if (b->ctl->version < 2 || b->ctl->force_chunk(c->chunk_bytes) != 0) {
+            b->ctl->clear();
+            snprintf(err, errlen,
+                     "the plugin cannot force chunk size %u (control version %d: install the "
+                     "plugin built with this nettune-tune-measure)",
+                     c->chunk_bytes, b->ctl->version);
+            return NT_ERR_INVALID;
+        }
+        writes = b->ctl->chunk_writes();
+    }
     int r = 0;
     for (int i = 0; i < warmup && !r; i++) /* NCCL connects lazily: the first calls connect */
         r = enqueue(b, coll, bytes);
@@ -255,6 +268,8 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
     if (!r && nt_cu_stream_synchronize(b->stream) != NT_OK)
         r = -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    int chunk_applied = !c->chunk_bytes || c->is_default ||
+                        (b->ctl && b->ctl->version >= 2 && b->ctl->chunk_writes() != writes);
     if (b->ctl)
         b->ctl->clear();
     if (r) {
@@ -267,11 +282,11 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
     if (!b->ctl || b->ctl->last(&last) != 0 || last.coll != coll) {
         /* the plugin saw no call of this collective: NCCL did not ask it (one rank, or a
          * version that skips the tuner): nothing is confirmed */
-        *ran = (nt_measure_ran_t){-1, -1, -1, 0};
+        *ran = (nt_measure_ran_t){-1, -1, -1, 0, 0};
         return NT_OK;
     }
-    *ran =
-        (nt_measure_ran_t){last.algo, last.proto, last.nchannels, c->is_default ? 1 : last.applied};
+    *ran = (nt_measure_ran_t){last.algo, last.proto, last.nchannels,
+                              c->is_default ? 1 : last.applied, chunk_applied};
     return NT_OK;
 }
 

@@ -21,9 +21,10 @@ static double now_s(void)
 typedef struct {
     int32_t shape, cfg, size, cand;
     int32_t want_algo, want_proto; /* the candidate (-1: default) */
+    uint32_t want_chunk;           /* its forced chunk size (0: NCCL's) */
     uint64_t bytes;
     int32_t status; /* nt_status_t of run */
-    int32_t algo, proto, nchannels, applied;
+    int32_t algo, proto, nchannels, applied, chunk_applied;
     double mean_us, min_us, max_us;
 } rank_result_t;
 
@@ -41,7 +42,8 @@ static nt_status_t check_lockstep(nt_launcher_t *l, const nt_measure_opts_t *o,
     for (int r = 0; r < nt_launcher_size(l); r++)
         if (all[r].shape != me->shape || all[r].cfg != me->cfg || all[r].size != me->size ||
             all[r].cand != me->cand || all[r].bytes != me->bytes ||
-            all[r].want_algo != me->want_algo || all[r].want_proto != me->want_proto) {
+            all[r].want_algo != me->want_algo || all[r].want_proto != me->want_proto ||
+            all[r].want_chunk != me->want_chunk) {
             snprintf(err, errlen,
                      "rank %d is at shape %d config %d size %d (%llu B) candidate %d, rank %d at "
                      "%d %d %d (%llu B) %d: the ranks are out of lockstep (the same plan on every "
@@ -63,7 +65,7 @@ static nt_status_t one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b
     nt_status_t st = check_lockstep(l, o, me, all, err, errlen);
     if (st != NT_OK)
         return st;
-    nt_measure_ran_t ran = {-1, -1, -1, 0};
+    nt_measure_ran_t ran = {-1, -1, -1, 0, 0};
     double sum = 0, mn = INFINITY, mx = 0;
     int trials = o->trials > 0 ? o->trials : 1;
     for (int t = 0; t < trials && st == NT_OK; t++) {
@@ -82,6 +84,7 @@ static nt_status_t one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b
     me->proto = ran.proto;
     me->nchannels = ran.nchannels;
     me->applied = ran.applied;
+    me->chunk_applied = ran.chunk_applied;
     me->mean_us = st == NT_OK ? sum / trials : -1;
     me->min_us = st == NT_OK ? mn : -1;
     me->max_us = st == NT_OK ? mx : -1;
@@ -106,12 +109,13 @@ static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *
                    const nt_measure_cand_t *c, const rank_result_t *all, int n)
 {
     double sum = 0, mn = INFINITY, mx = 0;
-    int applied = 1, same = 1;
+    int applied = 1, same = 1, chunk_applied = 1;
     for (int r = 0; r < n; r++) {
         sum += all[r].mean_us;
         mn = all[r].min_us < mn ? all[r].min_us : mn;
         mx = all[r].max_us > mx ? all[r].max_us : mx;
         applied &= all[r].applied != 0;
+        chunk_applied &= all[r].chunk_applied != 0;
         same &= all[r].algo == all[0].algo && all[r].proto == all[0].proto;
     }
     double mean = sum / n;
@@ -127,6 +131,8 @@ static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *
     q.algo = all[0].algo; /* what ran, as the plugin confirms it */
     q.proto = all[0].proto;
     q.reg_buff = -1;
+    /* the chunk size that ran: the forced one only where NCCL asked for it */
+    q.chunk_bytes = c->is_default || q.algo < 0 || !chunk_applied ? 0 : c->chunk_bytes;
     cJSON *o = nt_measured_point_json(&q);
     if (!o)
         return;
@@ -138,7 +144,8 @@ static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *
     }
     if (!c->is_default && c->nchannels > 0)
         cJSON_AddNumberToObject(o, "nchannels", c->nchannels);
-    if (c->is_default || (applied && same && all[0].algo == c->algo && all[0].proto == c->proto)) {
+    if (c->is_default || (applied && same && all[0].algo == c->algo && all[0].proto == c->proto &&
+                          (!c->chunk_bytes || chunk_applied))) {
         /* a point nettune tune learns from (a comm_config other than NCCL's default is for
          * people: the reader takes the point as it is) */
         cJSON_AddItemToArray(points, o);
@@ -147,13 +154,17 @@ static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *
     /* a forced choice NCCL did not run: its time is NCCL's default's, never the candidate's */
     cJSON_AddStringToObject(o, "forced_algo", nt_algo_name(c->algo));
     cJSON_AddStringToObject(o, "forced_proto", nt_proto_name(c->proto));
+    if (c->chunk_bytes)
+        cJSON_AddNumberToObject(o, "forced_chunk_bytes", c->chunk_bytes);
     cJSON_AddStringToObject(
         o, "why",
         all[0].algo < 0 ? "not confirmed: the plugin saw no call of this collective (is "
                           "it the tuner NCCL loaded?)"
         : !same         ? "the ranks ran different choices"
         : !applied      ? "NCCL marks the cell IGNORE here: its own choice ran"
-                        : "the plugin reports another choice than the forced one ran");
+        : !(all[0].algo == c->algo && all[0].proto == c->proto)
+            ? "the plugin reports another choice than the forced one ran"
+            : "NCCL never asked the plugin for a chunk size (tuner API v6, NCCL 2.30 and later)");
     cJSON_AddItemToArray(not_applied, o);
 }
 
@@ -218,6 +229,7 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
                     me.bytes = sz->bytes;
                     me.want_algo = sz->cand[c].is_default ? -1 : sz->cand[c].algo;
                     me.want_proto = sz->cand[c].is_default ? -1 : sz->cand[c].proto;
+                    me.want_chunk = sz->cand[c].chunk_bytes;
                     st = one_candidate(l, b, o, sh->coll, sz->bytes, &sz->cand[c], &me, all, err,
                                        errlen);
                     if (st == NT_OK && rank == 0)
@@ -244,7 +256,7 @@ nt_status_t nt_measure_verify_run(nt_launcher_t *l, const nt_measure_backend_t *
                                   unsigned long long bytes, int round, double *mean_us, char *err,
                                   size_t errlen)
 {
-    static const nt_measure_cand_t def = {-1, -1, 0, 1, 0};
+    static const nt_measure_cand_t def = {-1, -1, 0, 1, 0, 0};
     nt_measure_opts_t oo = *o;
     oo.trials = 1;
     int n = nt_launcher_size(l);

@@ -37,6 +37,7 @@ typedef struct nt_measure_cand {
     int algo, proto; /* NCCL_ALGO_* / NCCL_PROTO_* indices (= nt_algo_t / nt_proto_t) */
     int nchannels;   /* 0: NCCL's */
     int is_default;  /* 1: nothing forced, NCCL's choice */
+    unsigned chunk_bytes; /* > 0: also force this chunk size (tuner API v6 getChunkSize) */
     double predicted_us;
 } nt_measure_cand_t;
 
@@ -77,7 +78,11 @@ typedef struct nt_measure_plan {
 /* nt_measure_plan_read - read nettune.plan/1 (tuner/search.c writes it: shapes[] of coll,
  * nnodes, nranks, sizes[] of bytes and candidates[] of algo, proto, predicted_us, default), plus
  * the optional "comm_configs": [{"min_ctas", "max_ctas", "cga_cluster_size"}] and "launches":
- * [{"env": {"NCCL_BUFFSIZE": "4194304"}}]. A candidate marked default is also forced (the model
+ * [{"env": {"NCCL_BUFFSIZE": "4194304"}}], and a size's optional "chunks": {"algo", "proto",
+ * "predicted_us", "chunk_bytes": [N...]} (nettune tune --plan-chunks): one candidate per chunk
+ * size, forcing (algo, proto) and that chunk size, plus (algo, proto) with NCCL's chunk size
+ * when the candidates lack it; a chunk size must be a positive multiple of the protocol's grain
+ * (nt_proto_grain_bytes). A candidate marked default is also forced (the model
  * says NCCL picks it); NCCL's own choice is added to every size as one more candidate.
  * Errors: NT_ERR_NOT_FOUND/IO/PARSE from the file, NT_ERR_INVALID with one line in err. */
 nt_status_t nt_measure_plan_read(const char *path, nt_measure_plan_t *plan, char *err,
@@ -90,6 +95,7 @@ void nt_measure_plan_free(nt_measure_plan_t *plan);
 typedef struct nt_measure_ran {
     int algo, proto, nchannels; /* -1: unknown */
     int applied;                /* 1: the forced candidate ran (or nothing was forced) */
+    int chunk_applied;          /* 1: a forced chunk size was asked for by NCCL (or none forced) */
 } nt_measure_ran_t;
 
 /* The measuring backend. Every call is made on every rank in the same order (lockstep). */
@@ -131,8 +137,9 @@ typedef struct nt_measure_opts {
  * note) with backend b on every rank; rank 0 fills *doc with the nettune.measured/1 document
  * (points, not_applied, skipped notes); other ranks get NULL. Lockstep: before every candidate
  * the ranks allgather (shape, cfg, size, candidate) and stop with NT_ERR_PEER when they differ.
- * A candidate is applied only when every rank's control interface says so and all ranks ran
- * the same (algo, proto); otherwise it goes to not_applied with what ran. Time per point = mean
+ * A candidate is applied only when every rank's control interface says so, all ranks ran
+ * the same (algo, proto) and, for a forced chunk size, NCCL asked every rank's plugin for one
+ * (chunk_applied); otherwise it goes to not_applied with what ran. Time per point = mean
  * over ranks of each rank's mean over trials (nccl-tests averages over ranks), spread =
  * (max - min) / mean over ranks and trials. NT_ERR_INTERRUPTED when the budget stopped it (what
  * was measured is kept). On any error rank 0's *doc still holds what was measured, with
@@ -287,7 +294,15 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
  *   NETTUNE_FAKE_DEFAULTS_FAIL=MODE:RANK:N   in a process without the plugin, rank RANK's N-th
  *                                run (1-based) dies (MODE die: _exit 9), hangs (hang) or fails
  *                                (error: NT_ERR_SYSTEM)
- *   NETTUNE_FAKE_PLUGIN_ALWAYS=1  the plugin counts as loaded even with NCCL_TUNER_PLUGIN=none */
+ *   NETTUNE_FAKE_PLUGIN_ALWAYS=1  the plugin counts as loaded even with NCCL_TUNER_PLUGIN=none
+ *   NETTUNE_FAKE_CHUNK_BEST=N    a forced chunk size of N bytes runs a candidate in (1 - G) x
+ *                                its time (G: NETTUNE_FAKE_CHUNK_GAIN, default 0.2), any other
+ *                                forced chunk size in 1.02 x; on --verify's
+ *                                tuned side the chunk size the plugin's own reader and index
+ *                                give for the size (a measured rule's chunk_bytes) does the same
+ *                                to NCCL's choice. Unset: a chunk size changes nothing.
+ *   NETTUNE_FAKE_API_V5=1        NCCL as before 2.30: it never asks for a chunk size, so a
+ *                                forced one is reported not applied */
 typedef struct nt_measure_fake {
     int rank;
     int comms;                         /* comm_create calls */
@@ -304,6 +319,11 @@ typedef struct nt_measure_fake {
     char fail_mode[8];
     int fail_rank;
     unsigned long fail_at;
+    unsigned chunk_best; /* NETTUNE_FAKE_CHUNK_BEST, 0: none */
+    double chunk_gain;   /* NETTUNE_FAKE_CHUNK_GAIN, default 0.2 */
+    int api_v5;          /* NETTUNE_FAKE_API_V5=1 */
+    int nranks;          /* the launcher's size */
+    void *rules;         /* the tuning file's rules on the tuned side (nt_index_t), or NULL */
 } nt_measure_fake_t;
 extern const nt_measure_backend_ops_t nt_measure_fake_ops;
 

@@ -5,6 +5,7 @@
 
 #include "measure.h"
 #include "nettune/report.h"
+#include "nt_tuning.h"
 #include "tuner/model.h"
 
 void nt_measure_plan_free(nt_measure_plan_t *plan)
@@ -25,6 +26,46 @@ static nt_status_t bad(char *err, size_t errlen, const char *what)
 {
     snprintf(err, errlen, "%s", what);
     return NT_ERR_INVALID;
+}
+
+/* A size's "chunks" (nt_measure_plan_read) into more candidates of sz; absent: nothing. */
+static nt_status_t nt_plan_read_chunks(const cJSON *ck, int idx, size_t zi, nt_measure_size_t *sz,
+                                       char *err, size_t errlen)
+{
+    if (!ck)
+        return NT_OK;
+    char m[256];
+    int a = nt_model_algo_parse(nt_json_get_str(ck, "algo", "")),
+        q = nt_model_proto_parse(nt_json_get_str(ck, "proto", ""));
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(ck, "chunk_bytes"), *v;
+    if (a < 0 || q < 0 || !cJSON_IsArray(list)) {
+        snprintf(m, sizeof(m),
+                 "plan: shapes[%d].sizes[%zu].chunks needs a known algo and proto and a "
+                 "chunk_bytes array (write it with nettune tune --plan-chunks)",
+                 idx, zi);
+        return bad(err, errlen, m);
+    }
+    double pred = nt_json_get_num(ck, "predicted_us", 0);
+    int have = 0;
+    for (size_t i = 0; i < sz->ncand; i++)
+        have |= sz->cand[i].algo == a && sz->cand[i].proto == q && !sz->cand[i].chunk_bytes;
+    unsigned grain = nt_proto_grain_bytes(q);
+    cJSON_ArrayForEach (v, list) {
+        double b = cJSON_IsNumber(v) ? v->valuedouble : -1;
+        if (!(b >= grain) || b > 2147483647.0 || b != (double)(unsigned)b || (unsigned)b % grain) {
+            snprintf(m, sizeof(m),
+                     "plan: shapes[%d].sizes[%zu].chunks: chunk size %.0f is not a positive "
+                     "multiple of %s's grain of %u bytes",
+                     idx, zi, b, nt_proto_name(q), grain);
+            return bad(err, errlen, m);
+        }
+        if (sz->ncand + 2 + !have >= NT_MEASURE_MAX_CANDS)
+            break; /* slots stay for (algo, proto) itself and NCCL's own choice */
+        sz->cand[sz->ncand++] = (nt_measure_cand_t){a, q, 0, 0, (unsigned)b, pred};
+    }
+    if (!have) /* the same choice with NCCL's chunk size: what a chunk size must beat */
+        sz->cand[sz->ncand++] = (nt_measure_cand_t){a, q, 0, 0, 0, pred};
+    return NT_OK;
 }
 
 static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, char *err,
@@ -74,6 +115,10 @@ static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, c
             }
             sz->ncand++;
         }
+        nt_status_t st = nt_plan_read_chunks(cJSON_GetObjectItemCaseSensitive(z, "chunks"), idx,
+                                             sh->nsizes, sz, err, errlen);
+        if (st != NT_OK)
+            return st;
         /* NCCL's own choice, measured with nothing forced: the baseline of every size */
         sz->cand[sz->ncand].algo = sz->cand[sz->ncand].proto = -1;
         sz->cand[sz->ncand].is_default = 1;

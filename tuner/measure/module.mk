@@ -8,7 +8,7 @@ MEASURE_SRCS := tuner/measure/measure_plan.c tuner/measure/measure.c tuner/measu
                 tuner/measure/backend_nccl.c
 MEASURE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(MEASURE_SRCS)) $(OBJ)/tuner/measured_fmt.o \
                 $(OBJ)/tuner/inputs.o \
-                $(NT_TUNING_FMT_OBJ)
+                $(NT_TUNING_FMT_OBJ) $(OBJ)/$(NTP_SRC)/nt_index.o
 MEASURE_BIN  := $(BIN)/nettune-tune-measure
 ALL_TARGETS  += $(MEASURE_BIN)
 $(OBJ)/tuner/measure/%.o $(OBJ)/tests/tuner/measure/%.o: NT_CFLAGS += -I. -Ituner -Ituner/measure -I$(NTP_SRC)

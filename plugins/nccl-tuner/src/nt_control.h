@@ -23,7 +23,8 @@
 #include <stdint.h>
 
 #define NETTUNE_TUNER_CONTROL_SYMBOL "nettune_tuner_control_v1"
-#define NETTUNE_TUNER_CONTROL_VERSION 1
+/* 2 appended force_chunk and chunk_writes; a version-1 reader sees the same first members. */
+#define NETTUNE_TUNER_CONTROL_VERSION 2
 
 /* What the plugin's last getCollInfo call answered. */
 typedef struct {
@@ -45,6 +46,16 @@ typedef struct {
   void (*clear)(void);
   /* last - copy the last call's answer into *out. Returns 0, or -1 before the first call. */
   int (*last)(nettune_tuner_last_v1_t *out);
+  /* Version 2 and later only (check version first). */
+  /* force_chunk - while a candidate is forced, answer NCCL's getChunkSize (tuner API v6, NCCL
+   * 2.30+; earlier NCCL never asks) with bytes for the forced algorithm and protocol, as a
+   * measured rule's chunk_bytes is answered; 0 leaves NCCL's. force and clear reset it, so call
+   * it after force. Returns 0, or -1 when bytes is above INT_MAX (NCCL keeps an int). */
+  int (*force_chunk)(uint32_t bytes);
+  /* chunk_writes - how many getChunkSize calls in this process wrote a forced chunk size: a
+   * count that did not move over a run says NCCL never asked (API v5 or older, or CollNet's
+   * own path), so the chunk size was not applied. */
+  uint64_t (*chunk_writes)(void);
 } nettune_tuner_control_v1_t;
 
 #endif /* NT_CONTROL_H */

@@ -10,6 +10,7 @@
  * optional report and frees the context.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,9 @@ static uint64_t nt_last_calls, nt_last_bytes, nt_last_packed;
  * answer (a table scan and three atomic stores on shared globals), so a production job that
  * never uses the control interface pays nothing for it on the per-call path. */
 static int nt_control_used;
+/* the forced chunk size (0: NCCL's) and the getChunkSize calls that wrote it */
+static uint32_t nt_forced_chunk;
+static uint64_t nt_chunk_writes;
 
 static int control_force(int algo, int proto, int nchannels) {
   if (algo < 0 || algo >= NCCL_NUM_ALGORITHMS || proto < 0 || proto >= NCCL_NUM_PROTOCOLS ||
@@ -44,13 +48,26 @@ static int control_force(int algo, int proto, int nchannels) {
     return -1;
   __atomic_store_n(&nt_control_used, 1, __ATOMIC_RELEASE);
   uint64_t v = 1 | (uint64_t)algo << 8 | (uint64_t)proto << 16 | (uint64_t)nchannels << 24;
+  __atomic_store_n(&nt_forced_chunk, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&nt_forced, v, __ATOMIC_RELEASE);
   return 0;
+}
+
+static int control_force_chunk(uint32_t bytes) {
+  if (bytes > INT_MAX) return -1;
+  __atomic_store_n(&nt_control_used, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&nt_forced_chunk, bytes, __ATOMIC_RELEASE);
+  return 0;
+}
+
+static uint64_t control_chunk_writes(void) {
+  return __atomic_load_n(&nt_chunk_writes, __ATOMIC_ACQUIRE);
 }
 
 static void control_clear(void) {
   __atomic_store_n(&nt_control_used, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&nt_forced, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&nt_forced_chunk, 0, __ATOMIC_RELEASE);
 }
 
 static int control_last(nettune_tuner_last_v1_t *out) {
@@ -75,6 +92,8 @@ NT_EXPORT const nettune_tuner_control_v1_t nettune_tuner_control_v1 = {
     .force = control_force,
     .clear = control_clear,
     .last = control_last,
+    .force_chunk = control_force_chunk,
+    .chunk_writes = control_chunk_writes,
 };
 
 static void record_last(int coll, size_t nbytes, int algo, int proto, int nch, int forced,
@@ -343,13 +362,24 @@ static ncclResult_t get_coll_info(void *context, ncclFunc_t coll, size_t nBytes,
  * allocation. In a group of several collectives of one type NCCL makes every choice before the
  * first chunk call, so the last choice's chunk size may reach an earlier collective with the
  * same algorithm and protocol; nettune tune writes one chunk size per algorithm and protocol of
- * a size range, and NCCL's clamp and rounding keep any value safe.
+ * a size range, and NCCL's clamp and rounding keep any value safe. A candidate forced through
+ * the control interface with a chunk size (nt_control.h force_chunk) is answered the same way
+ * for its algorithm and protocol, in place of the file's rules.
  */
 static ncclResult_t get_chunk_size(void *context, ncclFunc_t coll, size_t nBytes, int algo,
                                    int proto, int nChannels, size_t *chunkSize) {
   (void)nChannels;
   nt_ctx_t *ctx = context;
   if (!ctx || (unsigned)coll >= NCCL_NUM_FUNCTIONS || !chunkSize) return ncclSuccess;
+  uint64_t f = __atomic_load_n(&nt_forced, __ATOMIC_ACQUIRE);
+  if (f) {
+    uint32_t fc = __atomic_load_n(&nt_forced_chunk, __ATOMIC_ACQUIRE);
+    if (fc && (int)((f >> 8) & 0xff) == algo && (int)((f >> 16) & 0xff) == proto) {
+      *chunkSize = fc;
+      __atomic_fetch_add(&nt_chunk_writes, 1, __ATOMIC_RELAXED);
+    }
+    return ncclSuccess;
+  }
   const uint32_t chunk = ctx->chunk_memo[coll].chunk;
   if (chunk && ctx->chunk_memo[coll].algo == algo && ctx->chunk_memo[coll].proto == proto &&
       nBytes <= ctx->chunk_memo[coll].nbytes)

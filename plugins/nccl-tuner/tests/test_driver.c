@@ -948,6 +948,55 @@ static void test_v6_chunk_size(void **state) {
   api_fini(6, ctx);
 }
 
+/* A forced candidate with a forced chunk size answers getChunkSize for its algorithm and
+ * protocol only, in place of the file's measured chunk size; chunk_writes counts the answers;
+ * force without a chunk, and clear, give NCCL's value (then the file's) back. */
+/* NCCL's Simple chunk for ring allreduce, also its buffer maximum (v2.30.7-1
+ * src/enqueue.cc:2222-2229:
+ * 4 MiB / NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/include/collectives.h:20). */
+static const size_t nccl_value = 2097152;
+
+/* The three per-channel calls of an 8 MiB allreduce (as chunks_per_channel) with Simple and
+ * algo, each giving want. */
+static void ring_chunks(void *ctx, int algo, size_t want) {
+  const size_t bytes = 8u << 20, lo = bytes / 16, mid = bytes / 8, hi = bytes - lo - 6 * mid;
+  const size_t parts[3] = {lo, hi, mid};
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(nccl_chunk(ctx, AR, parts[i], algo, NCCL_PROTO_SIMPLE, 1, nccl_value, nccl_value),
+                     want);
+}
+
+static void test_control_force_chunk(void **state) {
+  (void)state;
+  assert_true(ctl->version >= 2);
+  use_json("{\"coll\": \"allreduce\", \"algo\": \"ring\", \"proto\": \"simple\", "
+           "\"chunk_bytes\": 131072, \"basis\": \"measured\"}");
+  void *ctx = must_init(6, 16, 2);
+  assert_int_equal(ctl->force(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 0), 0);
+  assert_int_equal(ctl->force_chunk(262144), 0);
+  assert_int_equal(ctl->force_chunk(0x80000000u), -1);
+  uint64_t w = ctl->chunk_writes();
+  table_t x = fresh();
+  int nch = 0;
+  call(6, ctx, AR, 8u << 20, 1, 0, &x, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, &nch);
+  assert_only_chosen(&x, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+  ring_chunks(ctx, NCCL_ALGO_RING, 262144);
+  assert_int_equal(ctl->chunk_writes() - w, 3);
+  /* another algorithm than the forced one: NCCL's value, not counted */
+  ring_chunks(ctx, NCCL_ALGO_TREE, nccl_value);
+  assert_int_equal(ctl->chunk_writes() - w, 3);
+  /* forced without a chunk size: NCCL's value, not the file's */
+  assert_int_equal(ctl->force(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 0), 0);
+  ring_chunks(ctx, NCCL_ALGO_RING, nccl_value);
+  /* cleared: the file's measured rule again */
+  ctl->clear();
+  x = fresh();
+  call(6, ctx, AR, 8u << 20, 1, 0, &x, NCCL_NUM_ALGORITHMS, NCCL_NUM_PROTOCOLS, &nch);
+  ring_chunks(ctx, NCCL_ALGO_RING, 131072);
+  assert_int_equal(ctl->chunk_writes() - w, 3);
+  api_fini(6, ctx);
+}
+
 /* ------------------------------------------------------------- loading */
 
 /* The tuner symbols each NCCL release tries, newest first (v2.30.7-1 src/plugin/tuner.cc:73-84:
@@ -1028,6 +1077,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_exports, setup),
       cmocka_unit_test_setup(test_loads_as_nccl_does, setup),
       cmocka_unit_test_setup(test_v6_chunk_size, setup),
+      cmocka_unit_test_setup(test_control_force_chunk, setup),
       FOR_TABLE_VERSIONS(test_choice_applied),
       FOR_TABLE_VERSIONS(test_ignored_choice_falls_through),
       FOR_TABLE_VERSIONS(test_no_match_untouched),

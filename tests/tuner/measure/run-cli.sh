@@ -152,6 +152,53 @@ expect_exit gpu-check-verify 0 $PY $CK verify "$T/v-log.json"
 expect_exit gpu-measure-here 2 sh tests/gpu/measure.sh
 check "tests/gpu/measure.sh here: prints what is missing first" sh -c "head -1 '$T/gpu-measure-here.out' | grep -q '^MISSING: '"
 
+# 3c. chunk sizes (tuner API v6): the plan asks for them, the sweep forces them, tune --measured
+# makes a rule of a winner beyond the noise and nothing of one within it, --verify applies it.
+# The fake's ring LL at chunk 8192 runs 0.8 x (NETTUNE_FAKE_CHUNK_BEST), or 0.98 x with
+# NETTUNE_FAKE_CHUNK_GAIN=0.02.
+CK3="--colls allreduce --shape 2x1 --min-bytes 131072 --max-bytes 262144"
+expect_exit plan-chunks 0 $TUNE $R $CK3 --plan-out "$T/pc.json" --plan-chunks $(out pcx)
+check "plan-chunks: NCCL's chunk size and three grain-aligned ones below it" $PY -c "
+import json,sys; z=json.load(open('$T/pc.json'))['shapes'][0]['sizes']
+sys.exit(not (len(z)==2 and all(s['chunks']=={'algo':'ring','proto':'ll','predicted_us':s['chunks']['predicted_us'],'nccl_chunk_bytes':32768,'chunk_bytes':[16384,8192,4096]} for s in z)))"
+expect_exit plan-chunks-alone 2 $TUNE $R $CK3 --plan-chunks $(out pcy)
+check "plan-chunks without a plan: one line naming the fix" grep -q "give --plan-out F too" "$T/plan-chunks-alone.err"
+expect_exit measure-chunks 0 env NETTUNE_FAKE_CHUNK_BEST=8192 $MEAS --plan "$T/pc.json" --output "$T/mc.json" --backend fake --local-ranks 2 --iters 1 --trials 1
+check "measure-chunks: every chunk size measured, the winner at 0.8 x" $PY -c "
+import json,sys; p=json.load(open('$T/mc.json'))['points']
+c={(q['bytes'],q['chunk_bytes']):q['time_us'] for q in p if q.get('chunk_bytes')}
+base={q['bytes']:q['time_us'] for q in p if q.get('algo')=='ring' and q.get('proto')=='ll' and not q['default'] and 'chunk_bytes' not in q}
+sys.exit(not (len(c)==6 and all(abs(c[(b,8192)]/base[b]-0.8)<0.01 and abs(c[(b,16384)]/base[b]-1.02)<0.01 for b in base)))"
+expect_exit tune-chunks 0 $TUNE $R $CK3 --measured "$T/mc.json" --output "$T/tc.json" --quiet
+check "tune-chunks: one measured ring LL rule with chunk_bytes 8192 over both sizes" $PY -c "
+import json,sys; r=[x for x in json.load(open('$T/tc.json'))['rules'] if x.get('chunk_bytes')]
+sys.exit(not (len(r)==1 and r[0]['chunk_bytes']==8192 and r[0]['algo']=='ring' and r[0]['proto']=='ll' and r[0]['basis']=='measured' and r[0]['min_bytes']==131072 and r[0]['max_bytes']==262144))"
+expect_exit validate-chunks 0 $BUILD/bin/nettune report --validate "$T/tc.json"
+expect_exit verify-chunks 0 env NETTUNE_FAKE_CHUNK_BEST=8192 $MEAS --verify "$T/tc.json" --output "$T/vc.json" --backend fake --local-ranks 2 --separate-nodes --iters 1 --trials 2 --min-bytes 131072 --max-bytes 262144
+check "verify-chunks: the plugin's index applies the chunk size, 1.25 x faster at both sizes" $PY -c "
+import json,sys; s=json.load(open('$T/vc.json'))['sizes']
+sys.exit(not (len(s)==2 and all(e['verdict']=='faster' and abs(e['speedup']-1.25)<1e-3 for e in s)))"
+# 2 % faster: within the 3 % noise floor, so no chunk size is written
+expect_exit measure-chunks-noise 0 env NETTUNE_FAKE_CHUNK_BEST=8192 NETTUNE_FAKE_CHUNK_GAIN=0.02 $MEAS --plan "$T/pc.json" --output "$T/mc0.json" --backend fake --local-ranks 2 --iters 1 --trials 1
+expect_exit tune-chunks-noise 0 $TUNE $R $CK3 --measured "$T/mc0.json" --output "$T/tc0.json" --quiet
+check "tune-chunks-noise: a chunk size 2 % faster is within the noise, no chunk_bytes" $PY -c "
+import json,sys; r=json.load(open('$T/tc0.json'))['rules']
+sys.exit(not (any(x['algo']=='ring' and x['proto']=='ll' and x['basis']=='measured' for x in r) and not any('chunk_bytes' in x for x in r)))"
+# NCCL before 2.30 (API v5) never asks for a chunk size: every forced one is not applied
+expect_exit measure-chunks-v5 0 env NETTUNE_FAKE_CHUNK_BEST=8192 NETTUNE_FAKE_API_V5=1 $MEAS --plan "$T/pc.json" --output "$T/mc5.json" --backend fake --local-ranks 2 --iters 1 --trials 1
+check "measure-chunks-v5: no chunk point, six not applied naming API v6" $PY -c "
+import json,sys; m=json.load(open('$T/mc5.json'))
+na=[q for q in m['not_applied'] if q.get('forced_chunk_bytes')]
+sys.exit(not (len(na)==6 and all('tuner API v6' in q['why'] and 'chunk_bytes' not in q for q in na) and not any(q.get('chunk_bytes') for q in m['points'])))"
+$PY - "$T/pc.json" "$T/pc-bad.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['shapes'][0]['sizes'][0]['chunks']['chunk_bytes'] = [1000]
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+expect_exit plan-chunk-off-grain 2 $MEAS --plan "$T/pc-bad.json" --output "$T/x.json" --backend fake
+check "plan-chunk-off-grain: one line naming the grain" grep -q "chunk size 1000 is not a positive multiple of ll's grain of 16 bytes" "$T/plan-chunk-off-grain.err"
+
 # 4. usage and the NCCL backend on a host without a GPU
 expect_exit no-plan 2 $MEAS --output "$T/x.json"
 expect_exit bad-plan 2 $MEAS --plan "$T/t.json" --backend fake
