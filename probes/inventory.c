@@ -2,6 +2,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inventory.h"
 #include "nodechecks.h"
@@ -53,6 +54,8 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
             nt_software_set_mpi(&sw, mpiver);
         nt_software_to_json(&sw, node);
     }
+    /* The job's NCCL_* variables as this rank sees them: config_drift compares them. */
+    nt_software_env_to_json(environ, node);
     skipped = nt_json_add_arr(node, "skipped");
     if (!p->topo) {
         if (skipped)

@@ -106,4 +106,28 @@ nt_status_t nt_software_to_json(const nt_software_t *sw, cJSON *node);
 int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, int n, int strict,
                             cJSON *checks);
 
+/* nt_config_drift - the config_drift checks of a job: what the job's nodes differ in that makes
+ * them run another NCCL set-up. For n nodes, sw[i] is node i's "software" object, env[i] its
+ * "environment" object (nt_software_env_to_json; NULL: not recorded) and hosts[i] its host.
+ * base_sw/base_env are the same of the nbase nodes of a --baseline report (nbase 0: none);
+ * a baseline key's value is the one most of its nodes hold.
+ *   - Versions (every key of the baseline's software objects) against the baseline only;
+ *     against the majority they are nt_software_consistency's rule, which this does not repeat.
+ *   - NCCL_* variables (every name set on any node or in the baseline; unset is the value
+ *     "none") against the baseline when it recorded an environment, else against the
+ *     majority as nt_software_consistency groups versions (plurality; a tie: every node, no
+ *     "expected").
+ * Each node that differs gets {name "config_drift", host, target <key or variable>, verdict
+ * fail, observed <its value>, expected <reference>, reference "baseline"|"majority",
+ * message naming both and the split over the job}. Appended to checks; returns the number
+ * added, -1 on NOMEM or invalid arguments. Pure. */
+int nt_config_drift(const cJSON *const *sw, const cJSON *const *env, const char *const *hosts,
+                    int n, const cJSON *const *base_sw, const cJSON *const *base_env, int nbase,
+                    cJSON *checks);
+
+/* nt_software_env_to_json - add "environment": {NAME: value} to node for every NCCL_* variable
+ * of envp (an environ-style NULL-terminated array; NULL: none), sorted by name, the first of
+ * a repeated name kept (what getenv returns). An empty object when none is set. NT_ERR_NOMEM. */
+nt_status_t nt_software_env_to_json(char *const *envp, cJSON *node);
+
 #endif

@@ -169,22 +169,40 @@ void nt_node_nic_firmware(cJSON *node)
 
 void nt_finish_software(nt_finish_t *f)
 {
-    /* Software versions that differ from the majority (kernel, driver, CUDA, NCCL, ...). */
+    /* Software versions that differ from the majority (kernel, driver, CUDA, NCCL, ...), and
+     * what drifted: versions from a --baseline, the NCCL_* environment from the baseline or
+     * the majority (docs/verdicts.md "Drift across nodes"). */
     int nn = cJSON_GetArraySize(f->nodes), i = 0;
+    int nb = f->j->base_sw ? cJSON_GetArraySize(f->j->base_sw) : 0;
     const cJSON **sw = calloc((size_t)nn + 1, sizeof(*sw));
+    const cJSON **env = calloc((size_t)nn + 1, sizeof(*env));
+    const cJSON **bsw = calloc((size_t)nb + 1, sizeof(*bsw));
+    const cJSON **benv = calloc((size_t)nb + 1, sizeof(*benv));
     const char **hosts = calloc((size_t)nn + 1, sizeof(*hosts));
     cJSON *it;
 
-    if (sw && hosts) {
+    if (sw && env && bsw && benv && hosts) {
         cJSON_ArrayForEach (it, f->nodes) {
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "environment");
             nt_node_nic_firmware(it);
             sw[i] = cJSON_GetObjectItemCaseSensitive(it, "software");
+            env[i] = cJSON_IsObject(e) ? e : NULL;
             hosts[i++] = nt_json_get_str(it, "hostname", "?");
+        }
+        for (int k = 0; k < nb; k++) {
+            const cJSON *e = cJSON_GetArrayItem(f->j->base_env, k);
+            bsw[k] = cJSON_GetArrayItem(f->j->base_sw, k);
+            benv[k] = cJSON_IsObject(e) ? e : NULL;
         }
         if (nn > 1)
             nt_software_consistency(sw, hosts, nn, f->j->strict, f->checks);
+        if (nn > 1 || nb > 0)
+            nt_config_drift(sw, env, hosts, nn, bsw, benv, nb, f->checks);
     }
     free(sw);
+    free(env);
+    free(bsw);
+    free(benv);
     free(hosts);
 }
 

@@ -840,6 +840,106 @@ static void test_intra_links(void **state)
     nt_judge_destroy(j);
 }
 
+/* Three nodes with an NCCL_* environment each; node1's differs in NCCL_IB_HCA. */
+static cJSON *drift_doc(const char *kernel)
+{
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes");
+    nt_json_add_str(d, "schema", "nettune.report/1");
+    for (int i = 0; i < 3; i++) {
+        char host[16];
+        snprintf(host, sizeof(host), "node%d", i);
+        cJSON *n = node(host, kernel), *e = nt_json_add_obj(n, "environment");
+        nt_json_add_str(e, "NCCL_IB_HCA", i == 1 ? "mlx5_1" : "mlx5_0");
+        cJSON_AddItemToArray(nodes, n);
+    }
+    nt_json_add_arr(d, "links");
+    nt_json_add_arr(d, "checks");
+    return d;
+}
+
+static const cJSON *node_of(const cJSON *d, const char *host)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "nodes"))
+        if (strcmp(nt_json_get_str(it, "hostname", ""), host) == 0)
+            return it;
+    return NULL;
+}
+
+static void test_config_drift(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = drift_doc("6.1.0-18"), *c, *fn;
+    char path[] = "/tmp/nt-test-baseline-XXXXXX", *text;
+    int fd, drift = 0;
+    FILE *f;
+    (void)state;
+
+    /* Against the majority: node1's NCCL_IB_HCA fails it (exit 1, NT-CFG-008). */
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "checks")) {
+        if (strcmp(nt_json_get_str(c, "name", ""), "config_drift") != 0)
+            continue;
+        drift++;
+        assert_string_equal(nt_json_get_str(c, "host", ""), "node1");
+        assert_string_equal(nt_json_get_str(c, "code", ""), "NT-CFG-008");
+        assert_string_equal(nt_json_get_str(c, "category", ""), "config");
+        assert_string_equal(nt_json_get_str(c, "observed", ""), "mlx5_1");
+        assert_string_equal(nt_json_get_str(c, "expected", ""), "mlx5_0");
+    }
+    assert_int_equal(drift, 1);
+    assert_string_equal(nt_json_get_str(node_of(d, "node1"), "verdict", ""), "fail");
+    assert_string_not_equal(nt_json_get_str(node_of(d, "node0"), "verdict", ""), "fail");
+    fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    assert_int_equal(cJSON_GetArraySize(fn), 1);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "code", ""), "NT-CFG-008");
+    nt_judge_destroy(j);
+
+    /* That judged report as the baseline of a run on another kernel: every node fails on the
+     * kernel (NT-CFG-010); node1's NCCL_IB_HCA is held against the baseline's majority. */
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    text = cJSON_Print(d);
+    fputs(text, f);
+    fclose(f);
+    cJSON_free(text);
+    cJSON_Delete(d);
+    params.baseline = path;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    d = drift_doc("6.1.0-20");
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    drift = 0;
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "checks")) {
+        const char *t = nt_json_get_str(c, "target", "");
+        if (strcmp(nt_json_get_str(c, "name", ""), "config_drift") != 0)
+            continue;
+        drift++;
+        assert_string_equal(nt_json_get_str(c, "code", ""), "NT-CFG-010");
+        assert_string_equal(nt_json_get_str(c, "reference", ""), "baseline");
+        if (strcmp(t, "NCCL_IB_HCA") == 0)
+            assert_string_equal(nt_json_get_str(c, "host", ""), "node1");
+        else
+            assert_string_equal(nt_json_get_str(c, "expected", ""), "6.1.0-18");
+    }
+    assert_int_equal(drift, 4);
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "nodes"))
+        assert_string_equal(nt_json_get_str(c, "verdict", ""), "fail");
+    nt_judge_destroy(j);
+    cJSON_Delete(d);
+
+    /* A file that is no report is refused with one line (exit 2 for the probe). */
+    f = fopen(path, "w");
+    fputs("{\"schema\": \"nettune.tuning/1\"}", f);
+    fclose(f);
+    assert_int_equal(nt_judge_create(&params, &j), NT_ERR_INVALID);
+    assert_null(j);
+    unlink(path);
+    assert_int_not_equal(nt_judge_create(&params, &j), NT_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -859,6 +959,7 @@ int main(void)
         cmocka_unit_test(test_retest_all_failing_expected),
         cmocka_unit_test(test_retest_files_only_its_links),
         cmocka_unit_test(test_blamed_node_partners),
+        cmocka_unit_test(test_config_drift),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }
