@@ -217,20 +217,8 @@ static int nt_sw_same(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* How one key is judged: the check's name and verdict, and the reference. base_set: the
- * reference is base (a baseline report's value, NULL for "none"), else the plurality. */
-typedef struct nt_sw_rule {
-    const char *name;
-    nt_verdict_t verdict;
-    const char *word; /* "version", "value": what no majority holds */
-    const char *none; /* how an absent value reads: "none", "unset" */
-    int base_set;
-    const char *base;
-} nt_sw_rule_t;
-
-/* Checks for one key. Returns the number added, -1 on NOMEM. */
-static int nt_sw_check_key(const cJSON *const *sw, const char *const *hosts, int n,
-                           const nt_sw_rule_t *rule, const char *key, cJSON *checks)
+int nt_software_group(const cJSON *const *sw, const char *const *hosts, int n,
+                      const nt_sw_rule_t *rule, const char *key, cJSON *checks)
 {
     const char **val = calloc((size_t)n, sizeof(*val));
     char **owned = calloc((size_t)n, sizeof(*owned));
@@ -371,7 +359,7 @@ int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, in
     if (!(keys = nt_sw_keys(sw, n, nt_software_keys, &nkeys)))
         return -1;
     for (int k = 0; k < nkeys; k++) {
-        int r = nt_sw_check_key(sw, hosts, n, &rule, keys[k], checks);
+        int r = nt_software_group(sw, hosts, n, &rule, keys[k], checks);
         if (r < 0) {
             total = -1;
             break;
@@ -471,7 +459,7 @@ int nt_config_drift(const cJSON *const *sw, const cJSON *const *env, const char 
             int r;
             if (has_base)
                 rule.base = nt_sw_base_value(bobj, nbase, keys[k], &owned);
-            r = nt_sw_check_key(obj, h, nobj, &rule, keys[k], checks);
+            r = nt_software_group(obj, h, nobj, &rule, keys[k], checks);
             cJSON_free(owned);
             total = r < 0 ? -1 : total + r;
         }

@@ -171,6 +171,32 @@ out=$($P --local --checks-only --baseline "$W/nothere.json" --output "$W/t.json"
 if [ $rc = 2 ] && [ "$(echo "$out" | grep -c "nothere.json")" = 1 ]; then
   ok "--baseline that cannot be read: one line naming it, exit 2"
 else bad "--baseline that cannot be read: one line naming it, exit 2 (rc=$rc: $out)"; fi
+# --tuning-file: fake2's rank is given another copy, fake3's one that does not load; the hash
+# recorded is FNV-1a 64 of the file's bytes (what the plugin logs), computed here again.
+cp plugins/nccl-tuner/examples/tuning.json "$W/a.json"
+/usr/bin/python3 -c "import json; d=json.load(open('$W/a.json')); d['rules']=d['rules'][:1]; json.dump(d, open('$W/b.json','w'))"
+echo '{"schema": "nettune.tuning/1", "rules": [{"coll": "allreduce", "algo": "rign"}]}' > "$W/bad.json"
+run_case "tuning_file: a node with another copy and one whose copy does not load fail" 1 --nodes 4 -- \
+  env NETTUNE_FAKE_NODES=4 $MPIRUN -np 2 $P --checks-only --tuning-file "$W/a.json" --output "$W/r.json" : \
+  -np 1 $P --checks-only --tuning-file "$W/b.json" --output "$W/r.json" : \
+  -np 1 $P --checks-only --tuning-file "$W/bad.json" --output "$W/r.json"
+if /usr/bin/python3 -c "
+import json, sys
+def fnv(b):
+    h = 0xcbf29ce484222325
+    for x in b:
+        h = ((h ^ x) * 0x100000001b3) % 2**64
+    return '%016x' % h
+d = json.load(open('$W/r.json'))
+c = {x['host']: x for x in d['checks'] if x['name'] == 'tuning_file'}
+a = fnv(open('$W/a.json', 'rb').read())
+sys.exit(0 if c['fake0']['verdict'] == 'pass' and c['fake0']['observed'] == a and
+         c['fake2']['code'] == 'NT-CFG-011' and c['fake2']['expected'] == a and
+         c['fake2']['observed'] == fnv(open('$W/b.json', 'rb').read()) and
+         c['fake3']['code'] == 'NT-CFG-012' and 'rign' in c['fake3']['message'] and
+         sorted(f['host'] for f in d['summary']['failed_nodes']) == ['fake2', 'fake3'] else 1)"; then
+  ok "tuning_file: fnv1a64 as the plugin's, fake2 differs (NT-CFG-011), fake3 does not load (NT-CFG-012)"
+else bad "tuning_file: fnv1a64 as the plugin's, fake2 differs, fake3 does not load"; fi
 run_case "--local: one node, no launcher" 0 --links 0 --nodes 1 --completed true -- \
   $P --local --output "$W/r.json"
 # libibverbs is opened at run time (probes/rdma/ibv.c): the binary does not depend on it, and

@@ -940,6 +940,70 @@ static void test_config_drift(void **state)
     assert_int_not_equal(nt_judge_create(&params, &j), NT_OK);
 }
 
+/* --tuning-file as the nodes recorded it: node0 and node1 hold one file, node2 another copy,
+ * node3 none, node4 one that does not load. */
+static void test_tuning_file(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes"), *c;
+    const char *hash[] = {"0caa5baa2676a9d7", "0caa5baa2676a9d7", "22df401f51241277", NULL,
+                          "14f44020a7729665"};
+    const char *err[] = {NULL, NULL, NULL, "cannot open: No such file or directory",
+                         "rules[0]: unknown algo 'rign'"};
+    const char *want[][3] = {{"pass", "0caa5baa2676a9d7", "NT-CFG-011"},
+                             {"pass", "0caa5baa2676a9d7", "NT-CFG-011"},
+                             {"fail", "22df401f51241277", "NT-CFG-011"},
+                             {"fail", "missing", "NT-CFG-012"},
+                             {"fail", "does not load", "NT-CFG-012"}};
+    int seen[5] = {0};
+    (void)state;
+
+    for (int i = 0; i < 5; i++) {
+        char host[16];
+        snprintf(host, sizeof(host), "node%d", i);
+        cJSON *n = node(host, "6.1.0-18"), *t = nt_json_add_obj(n, "tuning_file");
+        nt_json_add_str(t, "path", "/shared/tuning.json");
+        if (hash[i])
+            nt_json_add_str(t, "fnv1a64", hash[i]);
+        if (err[i])
+            nt_json_add_str(t, "error", err[i]);
+        else
+            nt_json_add_num(t, "rules", 7);
+        cJSON_AddItemToArray(nodes, n);
+    }
+    nt_json_add_arr(d, "links");
+    nt_json_add_arr(d, "checks");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "checks")) {
+        int i;
+        if (strcmp(nt_json_get_str(c, "name", ""), "tuning_file") != 0)
+            continue;
+        i = nt_json_get_str(c, "host", "node9")[4] - '0';
+        assert_true(i >= 0 && i < 5);
+        seen[i]++;
+        assert_string_equal(nt_json_get_str(c, "target", ""), "/shared/tuning.json");
+        assert_string_equal(nt_json_get_str(c, "verdict", ""), want[i][0]);
+        assert_string_equal(nt_json_get_str(c, "observed", ""), want[i][1]);
+        assert_string_equal(nt_json_get_str(c, "code", ""), want[i][2]);
+        if (i == 2)
+            assert_string_equal(nt_json_get_str(c, "message", ""),
+                                "tuning file /shared/tuning.json: fnv1a64 22df401f51241277 "
+                                "differs from the majority 0caa5baa2676a9d7 (0caa5baa2676a9d7 on "
+                                "2 nodes, 22df401f51241277 on 1 node)");
+        if (i == 3)
+            assert_non_null(strstr(nt_json_get_str(c, "message", ""), "is missing on this node"));
+    }
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(seen[i], 1);
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(nodes, i), "verdict", ""),
+                            i < 2 ? "pass" : "fail");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -960,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_retest_files_only_its_links),
         cmocka_unit_test(test_blamed_node_partners),
         cmocka_unit_test(test_config_drift),
+        cmocka_unit_test(test_tuning_file),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }
