@@ -1004,6 +1004,59 @@ static void test_tuning_file(void **state)
     nt_judge_destroy(j);
 }
 
+/* What each link was judged against: the report's populations (reference and limits, once
+ * per population) and each link's judged_against naming them. doc4: node2's links are slow,
+ * so the references are the other links' 1.5 us and 10 GB/s. */
+static void test_judged_against(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *pops, *it;
+    int lat = -1, bw = -1, k = 0;
+    (void)state;
+
+    params.samples_all = 1; /* keep the samples, so that it can be judged again below */
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    nt_judge_finish(j, NULL, d, 0, &params);
+    pops = cJSON_GetObjectItem(d, "populations");
+    cJSON_ArrayForEach (it, pops) {
+        const char *fig = nt_json_get_str(it, "figure", "");
+        assert_string_equal(nt_json_get_str(it, "kind", ""), "mpi");
+        assert_string_equal(nt_json_get_str(it, "scope", ""), "inter");
+        assert_int_equal(nt_json_get_num(it, "members", 0), 6);
+        if (strcmp(fig, "lat_us") == 0) {
+            lat = k;
+            assert_int_equal(nt_json_get_num(it, "bytes", 0), 8);
+            assert_true(nt_json_get_num(it, "reference", 0) == 1.5);
+            assert_true(nt_json_get_num(it, "limit", 0) >= 3.0); /* lat_ratio 2, or wider */
+            assert_true(nt_json_get_num(it, "fail_limit", 0) >= nt_json_get_num(it, "limit", 0));
+        } else if (strcmp(fig, "bw_GBps") == 0) {
+            bw = k;
+            assert_int_equal(nt_json_get_num(it, "bytes", 0), 1 << 20);
+            assert_true(nt_json_get_num(it, "reference", 0) == 10.0);
+            assert_true(nt_json_get_num(it, "limit", 0) <= 9.3); /* bw_ratio 0.93, or wider */
+            assert_true(nt_json_get_num(it, "fail_limit", 0) == 5.0);
+        }
+        k++;
+    }
+    assert_true(lat >= 0 && bw >= 0);
+    /* Every link, passed or failed, names both. */
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+        const cJSON *ja = cJSON_GetObjectItem(it, "judged_against"), *e;
+        int has_lat = 0, has_bw = 0;
+        cJSON_ArrayForEach (e, ja) {
+            has_lat |= e->valueint == lat;
+            has_bw |= e->valueint == bw;
+        }
+        assert_true(has_lat && has_bw);
+    }
+    /* Judged again, the table is rebuilt, not appended to. */
+    nt_judge_finish(j, NULL, d, 0, &params);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(d, "populations")), k);
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1025,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_blamed_node_partners),
         cmocka_unit_test(test_config_drift),
         cmocka_unit_test(test_tuning_file),
+        cmocka_unit_test(test_judged_against),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }
