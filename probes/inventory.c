@@ -1,13 +1,16 @@
 /* The node inventory object of the report (see inventory.h). */
+#include <inttypes.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inventory.h"
 #include "nodechecks.h"
 #include "nettune/log.h"
 #include "nettune/pcie.h"
 #include "nettune/software.h"
+#include "nt_tuning.h"
 
 /* PCIe link checks without traffic for a device; the link state also goes into obj["pcie"]. */
 static void nt_inventory_pcie(const char *host, const char *bdf, const char *label, cJSON *obj,
@@ -33,6 +36,30 @@ static void nt_inventory_pcie(const char *host, const char *bdf, const char *lab
         cJSON_AddItemToArray(checks, chk);
 }
 
+/* nodes[].tuning_file {path, fnv1a64, rules | error}: the file as the plugin would load it
+ * (NETTUNE_TUNING_FILE: nettune.tuning/1), read and hashed by the plugin's own loader, so the
+ * hash is the one its init line logs. */
+static void nt_inventory_tuning_file(const char *path, cJSON *node)
+{
+    nt_tuning_t t;
+    char err[256] = "", hash[24];
+    nt_tp_status_t st = nt_tuning_load(path, NT_FORMAT_JSON, &t, err, sizeof(err));
+    cJSON *o = nt_json_add_obj(node, "tuning_file");
+
+    if (o) {
+        nt_json_add_str(o, "path", path);
+        if (st == NT_TP_OK || st == NT_TP_ERR_FORMAT) { /* read whole, so hashed */
+            snprintf(hash, sizeof(hash), "%016" PRIx64, t.hash);
+            nt_json_add_str(o, "fnv1a64", hash);
+        }
+        if (st == NT_TP_OK)
+            nt_json_add_num(o, "rules", (double)t.nrules);
+        else
+            nt_json_add_str(o, "error", err);
+    }
+    nt_tuning_cleanup(&t);
+}
+
 void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *checks)
 {
     const nt_node_t *me = &p->nodes[p->my_node];
@@ -53,6 +80,10 @@ void nt_inventory_node(nt_probe_t *p, const nt_judge_t *j, cJSON *node, cJSON *c
             nt_software_set_mpi(&sw, mpiver);
         nt_software_to_json(&sw, node);
     }
+    /* The job's NCCL_* variables as this rank sees them: config_drift compares them. */
+    nt_software_env_to_json(environ, node);
+    if (p->params->tuning_file)
+        nt_inventory_tuning_file(p->params->tuning_file, node);
     skipped = nt_json_add_arr(node, "skipped");
     if (!p->topo) {
         if (skipped)

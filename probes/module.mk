@@ -34,7 +34,10 @@ $(OBJ)/mpi/%.o: %.c
 
 # The judge and the renderers (the summary printed at the end is the text renderer's) are
 # archives of their own, shared with the tests and nettune report.
-$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $$(RENDER_LIB) $(call nt_archives,judge engine node core)
+# --tuning-file loads the file with the plugin's own parser (the one definition of
+# nettune.tuning/1 and of its fnv1a64 hash).
+$(OBJ)/mpi/probes/inventory.o: NT_CFLAGS += -I$(NTP_SRC)
+$(BIN)/nettune-probe: $$(PROBE_OBJS) $(GPU_FATBIN_OBJ) $$(RENDER_LIB) $$(NT_TUNING_FMT_OBJ) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(RENDER_LIB) $(call nt_link,judge engine node core)
+	$(MPICC) -o $@ $(PROBE_OBJS) $(GPU_FATBIN_OBJ) $(RENDER_LIB) $(NT_TUNING_FMT_OBJ) $(call nt_link,judge engine node core)
 endif

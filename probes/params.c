@@ -132,6 +132,10 @@ void nt_params_usage(FILE *f)
         "  --print-thresholds    print the built-in thresholds as a file and exit\n"
         "  --expect SPEC         gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW,nvlinks=N for every\n"
         "                        node\n"
+        "  --baseline REPORT     a known-good run's report: versions and NCCL_* variables that\n"
+        "                        differ from it fail (config_drift)\n"
+        "  --tuning-file FILE    the plugin's nettune.tuning/1 file: every node must have the\n"
+        "                        same one (fnv1a64) and it must load (tuning_file)\n"
         "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
         "  --strict              warnings exit 1 too\n"
         "Inputs and outputs:\n"
@@ -179,6 +183,8 @@ enum {
     OPT_THRESHOLDS,
     OPT_PRINT_THRESHOLDS,
     OPT_EXPECT,
+    OPT_BASELINE,
+    OPT_TUNING_FILE,
     OPT_REQUIRE,
     OPT_STRICT,
     OPT_TOPOLOGY,
@@ -211,6 +217,8 @@ static const struct option nt_long_opts[] = {
     {"thresholds", required_argument, NULL, OPT_THRESHOLDS},
     {"print-thresholds", no_argument, NULL, OPT_PRINT_THRESHOLDS},
     {"expect", required_argument, NULL, OPT_EXPECT},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"tuning-file", required_argument, NULL, OPT_TUNING_FILE},
     {"require", required_argument, NULL, OPT_REQUIRE},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"topology", required_argument, NULL, OPT_TOPOLOGY},
@@ -311,6 +319,12 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             break;
         case OPT_EXPECT:
             p->expect = optarg;
+            break;
+        case OPT_BASELINE:
+            p->baseline = optarg;
+            break;
+        case OPT_TUNING_FILE:
+            p->tuning_file = optarg;
             break;
         case OPT_REQUIRE:
             st = nt_require_parse(optarg, &p->require, err, errlen);

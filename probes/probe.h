@@ -31,6 +31,8 @@ typedef struct nt_probe_params {
     const char *output;     /* --output (default nettune-report.json, "-" = stdout) */
     const char *thresholds; /* --thresholds FILE */
     const char *expect;     /* --expect gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW */
+    const char *baseline;   /* --baseline REPORT: a known-good run (config_drift) */
+    const char *tuning_file; /* --tuning-file F: the same loadable file on every node */
     unsigned require;       /* --require gpu,rdma: NT_REQUIRE_* bits */
     const char *topology;   /* --topology FILE: hwloc XML instead of the live machine */
     const char *probes;     /* --probes mpi,rdma,... (default all) */

@@ -346,6 +346,40 @@ static void nt_summary_kinds(const nt_rdoc_t *doc, const nt_render_opts_t *o,
     free(ks);
 }
 
+/* The populations the peer rule judged links against (populations[]; the links name theirs
+ * in judged_against): reference and limits, so that a reader sees what a pass or a failure
+ * was measured against. */
+static void nt_summary_populations(const nt_rdoc_t *doc, const nt_render_opts_t *o,
+                                   nt_table_style_t style, nt_buf_t *out)
+{
+    static const char *const head[] = {"#",     "kind",      "scope",       "size",       "figure",
+                                       "links", "reference", "warn beyond", "fail beyond"};
+    const cJSON *pops = cJSON_GetObjectItemCaseSensitive(doc->root, "populations"), *it;
+    nt_table_t t;
+    int i = 0;
+
+    if (cJSON_GetArraySize(pops) == 0)
+        return;
+    nt_heading(out, style, o->color, "Judged against: the peer rule's populations");
+    nt_table_init(&t, 9, "rlllrrrrr", head);
+    cJSON_ArrayForEach (it, pops) {
+        char a[32], b[32], c[32], sz[24];
+        nt_table_cell(&t, 0, "%d", i++);
+        nt_table_cell(&t, 0, "%s", nt_json_get_str(it, "kind", ""));
+        nt_table_cell(&t, 0, "%s", nt_json_get_str(it, "scope", ""));
+        nt_table_cell(&t, 0, "%s", nt_bytes_str(sz, sizeof(sz), nt_json_get_u64(it, "bytes", 0)));
+        nt_table_cell(&t, 0, "%s", nt_json_get_str(it, "figure", ""));
+        nt_table_cell(&t, 0, "%.0f", nt_json_get_num(it, "members", NAN));
+        nt_table_cell(&t, 0, "%s",
+                      nt_fmt_num(a, sizeof(a), nt_json_get_num(it, "reference", NAN), 4));
+        nt_table_cell(&t, 0, "%s", nt_fmt_num(b, sizeof(b), nt_json_get_num(it, "limit", NAN), 4));
+        nt_table_cell(&t, 0, "%s",
+                      nt_fmt_num(c, sizeof(c), nt_json_get_num(it, "fail_limit", NAN), 4));
+    }
+    nt_table_emit(&t, out, style, o->color, 2);
+    nt_table_cleanup(&t);
+}
+
 static void nt_summary_nodes(const nt_rdoc_t *doc, const nt_render_opts_t *o,
                              nt_table_style_t style, nt_buf_t *out)
 {
@@ -438,6 +472,7 @@ nt_status_t nt_render_summary(const nt_rdoc_t *doc, const nt_render_opts_t *o,
     nt_summary_list(doc, &oo, style, "warnings", "Warnings", "warnings", out);
     nt_summary_list(doc, &oo, style, "not_judged", "Not judged", "not judged", out);
     nt_summary_kinds(doc, &oo, style, out);
+    nt_summary_populations(doc, &oo, style, out);
     nt_summary_nodes(doc, &oo, style, out);
     nt_summary_skipped(doc, &oo, style, out);
     return out->oom ? NT_ERR_NOMEM : NT_OK;

@@ -88,6 +88,33 @@ nt_status_t nt_software_rdma_core_from_path(const char *path, char *buf, size_t 
  * rdma_core} to node, null for the versions not found. NT_ERR_NOMEM. */
 nt_status_t nt_software_to_json(const nt_software_t *sw, cJSON *node);
 
+/* How nt_software_group judges one key: the check's name and verdict, the words of its
+ * message, and the reference. base_set: the reference is base (a baseline's value, NULL for
+ * absent), else the value most nodes hold. */
+typedef struct nt_sw_rule {
+    const char *name;     /* the check's name: "software_consistency", "config_drift", ... */
+    nt_verdict_t verdict; /* of each node that differs */
+    const char *word;     /* what no majority holds: "version", "value", "file" */
+    const char *none;     /* how an absent value reads: "none", "unset" */
+    int base_set;
+    const char *base;
+} nt_sw_rule_t;
+
+/* nt_software_group - the one grouping rule of nodes' values (software_consistency,
+ * config_drift, tuning_file): obj[i] is node i's object (NULL: every key absent) and hosts[i]
+ * its host, for n nodes; key is compared by its string value (other JSON by its text; absent
+ * and null are one value, rule->none).
+ *   - Against a base (rule->base_set): every node whose value differs gets a check.
+ *   - Else one value everywhere: nothing; a value held by more nodes than any other (a
+ *     plurality) is the reference and each other node gets a check; a tie: every node gets one
+ *     without "expected", its message listing the split.
+ * A check is {name rule->name, host, target key, verdict rule->verdict, observed, expected,
+ * message "<key> <value> differs from the majority|baseline <ref> (<split>)"}, with
+ * "reference": "majority"|"baseline" for every rule but software_consistency. Appended to
+ * checks; returns the number added, -1 on NOMEM. */
+int nt_software_group(const cJSON *const *obj, const char *const *hosts, int n,
+                      const nt_sw_rule_t *rule, const char *key, cJSON *checks);
+
 /* nt_software_consistency - the software_consistency checks of a job.
  * sw[i] is node i's "software" object (as nt_software_to_json writes it) and hosts[i] its host
  * name, for n nodes. For every key found in any node (nt_software_keys first, then others in
@@ -105,5 +132,29 @@ nt_status_t nt_software_to_json(const nt_software_t *sw, cJSON *node);
  * -1 on NOMEM / invalid arguments. Pure: reads nothing but its arguments. */
 int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, int n, int strict,
                             cJSON *checks);
+
+/* nt_config_drift - the config_drift checks of a job: what the job's nodes differ in that makes
+ * them run another NCCL set-up. For n nodes, sw[i] is node i's "software" object, env[i] its
+ * "environment" object (nt_software_env_to_json; NULL: not recorded) and hosts[i] its host.
+ * base_sw/base_env are the same of the nbase nodes of a --baseline report (nbase 0: none);
+ * a baseline key's value is the one most of its nodes hold.
+ *   - Versions (every key of the baseline's software objects) against the baseline only;
+ *     against the majority they are nt_software_consistency's rule, which this does not repeat.
+ *   - NCCL_* variables (every name set on any node or in the baseline; unset is the value
+ *     "none") against the baseline when it recorded an environment, else against the
+ *     majority as nt_software_consistency groups versions (plurality; a tie: every node, no
+ *     "expected").
+ * Each node that differs gets {name "config_drift", host, target <key or variable>, verdict
+ * fail, observed <its value>, expected <reference>, reference "baseline"|"majority",
+ * message naming both and the split over the job}. Appended to checks; returns the number
+ * added, -1 on NOMEM or invalid arguments. Pure. */
+int nt_config_drift(const cJSON *const *sw, const cJSON *const *env, const char *const *hosts,
+                    int n, const cJSON *const *base_sw, const cJSON *const *base_env, int nbase,
+                    cJSON *checks);
+
+/* nt_software_env_to_json - add "environment": {NAME: value} to node for every NCCL_* variable
+ * of envp (an environ-style NULL-terminated array; NULL: none), sorted by name, the first of
+ * a repeated name kept (what getenv returns). An empty object when none is set. NT_ERR_NOMEM. */
+nt_status_t nt_software_env_to_json(char *const *envp, cJSON *node);
 
 #endif

@@ -217,16 +217,15 @@ static int nt_sw_same(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Checks for one key. Returns the number added, -1 on NOMEM. */
-static int nt_sw_check_key(const cJSON *const *sw, const char *const *hosts, int n, int strict,
-                           const char *key, cJSON *checks)
+int nt_software_group(const cJSON *const *sw, const char *const *hosts, int n,
+                      const nt_sw_rule_t *rule, const char *key, cJSON *checks)
 {
     const char **val = calloc((size_t)n, sizeof(*val));
     char **owned = calloc((size_t)n, sizeof(*owned));
     int *count = calloc((size_t)n, sizeof(*count)); /* count[i]: nodes with node i's value */
     int ret = -1, best = 0, nbest = 0, ref = -1, ngroups = 0, added = 0;
     char split[256];
-    nt_verdict_t verdict = strict ? NT_FAIL : NT_WARN;
+    nt_verdict_t verdict = rule->verdict;
 
     if (!val || !owned || !count)
         goto out;
@@ -251,7 +250,7 @@ static int nt_sw_check_key(const cJSON *const *sw, const char *const *hosts, int
             nbest++;
         }
     }
-    if (ngroups <= 1) {
+    if (ngroups <= 1 && (!rule->base_set || nt_sw_same(val[0], rule->base))) {
         ret = 0;
         goto out;
     }
@@ -266,23 +265,36 @@ static int nt_sw_check_key(const cJSON *const *sw, const char *const *hosts, int
                 first = 0;
         if (first)
             snprintf(split + used, sizeof(split) - used, "%s%s on %d node%s", used ? ", " : "",
-                     val[i] ? val[i] : "none", count[i], count[i] == 1 ? "" : "s");
+                     val[i] ? val[i] : rule->none, count[i], count[i] == 1 ? "" : "s");
     }
 
     for (int i = 0; i < n; i++) {
         const char *host = hosts && hosts[i] ? hosts[i] : "?";
         cJSON *c;
-        if (nbest == 1 && nt_sw_same(val[i], val[ref]))
+        if (rule->base_set) {
+            if (nt_sw_same(val[i], rule->base))
+                continue;
+            c = nt_check_create_str(
+                rule->name, host, key, verdict, val[i], rule->base ? rule->base : rule->none,
+                "%s %s differs from the baseline %s (%s)", key, val[i] ? val[i] : rule->none,
+                rule->base ? rule->base : rule->none, split);
+        } else if (nbest == 1 && nt_sw_same(val[i], val[ref])) {
             continue;
-        if (nbest == 1)
-            c = nt_check_create_str("software_consistency", host, key, verdict, val[i],
-                                    val[ref] ? val[ref] : "none",
-                                    "%s %s differs from the majority %s (%s)", key,
-                                    val[i] ? val[i] : "none", val[ref] ? val[ref] : "none", split);
-        else
-            c = nt_check_create_str("software_consistency", host, key, verdict, val[i], NULL,
-                                    "%s %s, and no version is held by a majority (%s)", key,
-                                    val[i] ? val[i] : "none", split);
+        } else if (nbest == 1) {
+            c = nt_check_create_str(
+                rule->name, host, key, verdict, val[i], val[ref] ? val[ref] : rule->none,
+                "%s %s differs from the majority %s (%s)", key, val[i] ? val[i] : rule->none,
+                val[ref] ? val[ref] : rule->none, split);
+        } else {
+            c = nt_check_create_str(rule->name, host, key, verdict, val[i], NULL,
+                                    "%s %s, and no %s is held by a majority (%s)", key,
+                                    val[i] ? val[i] : rule->none, rule->word, split);
+        }
+        if (c && strcmp(rule->name, "software_consistency") != 0 &&
+            !cJSON_AddStringToObject(c, "reference", rule->base_set ? "baseline" : "majority")) {
+            cJSON_Delete(c);
+            c = NULL;
+        }
         if (!c || !cJSON_AddItemToArray(checks, c)) {
             cJSON_Delete(c);
             goto out;
@@ -308,29 +320,46 @@ static int nt_sw_key_seen(const char *const *keys, int nkeys, const char *k)
     return 0;
 }
 
-int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, int n, int strict,
-                            cJSON *checks)
+/* The keys of the objects obj[0..n) (first[] first, NULL-terminated, then the others in order
+ * of appearance), into a new array (free it; the strings are the objects'); *nkeys its length.
+ * NULL on NOMEM. */
+static const char **nt_sw_keys(const cJSON *const *obj, int n, const char *const *first, int *nkeys)
 {
     const char **keys;
-    int nkeys = 0, cap = NT_SOFTWARE_NKEYS, total = 0;
+    int cap = 1;
 
-    if (n < 0 || (n > 0 && !sw) || !cJSON_IsArray(checks))
-        return -1;
+    *nkeys = 0;
+    for (int i = 0; first && first[i]; i++)
+        cap++;
     for (int i = 0; i < n; i++)
-        for (const cJSON *c = sw[i] ? sw[i]->child : NULL; c; c = c->next)
+        for (const cJSON *c = obj[i] ? obj[i]->child : NULL; c; c = c->next)
             cap++;
     keys = calloc((size_t)cap, sizeof(*keys));
     if (!keys)
-        return -1;
-    for (int i = 0; nt_software_keys[i]; i++)
-        keys[nkeys++] = nt_software_keys[i];
+        return NULL;
+    for (int i = 0; first && first[i]; i++)
+        keys[(*nkeys)++] = first[i];
     for (int i = 0; i < n; i++)
-        for (const cJSON *c = sw[i] ? sw[i]->child : NULL; c; c = c->next)
-            if (c->string && !nt_sw_key_seen(keys, nkeys, c->string))
-                keys[nkeys++] = c->string;
+        for (const cJSON *c = obj[i] ? obj[i]->child : NULL; c; c = c->next)
+            if (c->string && !nt_sw_key_seen(keys, *nkeys, c->string))
+                keys[(*nkeys)++] = c->string;
+    return keys;
+}
 
+int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, int n, int strict,
+                            cJSON *checks)
+{
+    nt_sw_rule_t rule = {
+        "software_consistency", strict ? NT_FAIL : NT_WARN, "version", "none", 0, NULL};
+    const char **keys;
+    int nkeys, total = 0;
+
+    if (n < 0 || (n > 0 && !sw) || !cJSON_IsArray(checks))
+        return -1;
+    if (!(keys = nt_sw_keys(sw, n, nt_software_keys, &nkeys)))
+        return -1;
     for (int k = 0; k < nkeys; k++) {
-        int r = nt_sw_check_key(sw, hosts, n, strict, keys[k], checks);
+        int r = nt_software_group(sw, hosts, n, &rule, keys[k], checks);
         if (r < 0) {
             total = -1;
             break;
@@ -339,4 +368,140 @@ int nt_software_consistency(const cJSON *const *sw, const char *const *hosts, in
     }
     free(keys);
     return total;
+}
+
+/* The value of key in the baseline's objects base[0..nb): the one most of them hold (the
+ * first in a tie; NULL: none). *owned as nt_sw_value. */
+static const char *nt_sw_base_value(const cJSON *const *base, int nb, const char *key, char **owned)
+{
+    const char *best = NULL;
+    char *best_owned = NULL;
+    int nbest = 0;
+
+    *owned = NULL;
+    for (int i = 0; i < nb; i++) {
+        char *o, *o2;
+        const char *v = nt_sw_value(base[i], key, &o);
+        int c = 0;
+        for (int k = 0; k < nb; k++) {
+            const char *w = nt_sw_value(base[k], key, &o2);
+            c += nt_sw_same(v, w);
+            cJSON_free(o2);
+        }
+        if (c > nbest) {
+            cJSON_free(best_owned);
+            best = v;
+            best_owned = o;
+            nbest = c;
+        } else {
+            cJSON_free(o);
+        }
+    }
+    *owned = best_owned;
+    return best;
+}
+
+int nt_config_drift(const cJSON *const *sw, const cJSON *const *env, const char *const *hosts,
+                    int n, const cJSON *const *base_sw, const cJSON *const *base_env, int nbase,
+                    cJSON *checks)
+{
+    int total = 0;
+
+    if (n < 0 || (n > 0 && (!sw || !env)) || nbase < 0 || (nbase > 0 && (!base_sw || !base_env)) ||
+        !cJSON_IsArray(checks))
+        return -1;
+    /* Versions against the baseline (against the majority they are software_consistency's),
+     * then the NCCL_* environment: against the baseline when it has one, else the majority. */
+    const cJSON **envs = calloc((size_t)n + 1, sizeof(*envs));
+    const char **ehosts = calloc((size_t)n + 1, sizeof(*ehosts));
+    int ne = 0;
+
+    if (!envs || !ehosts) {
+        free(envs);
+        free(ehosts);
+        return -1;
+    }
+    /* A node that recorded no environment (an older probe's document) is not judged on it. */
+    for (int i = 0; i < n; i++)
+        if (env[i]) {
+            ehosts[ne] = hosts ? hosts[i] : NULL;
+            envs[ne++] = env[i];
+        }
+    for (int part = 0; part < 2 && total >= 0; part++) {
+        const cJSON *const *obj = part ? envs : sw, *const *bobj = part ? base_env : base_sw;
+        const char *const *h = part ? ehosts : hosts;
+        int has_base = 0, nkeys, nobj = part ? ne : n;
+        const char **keys;
+
+        for (int i = 0; i < nbase; i++)
+            has_base |= bobj[i] != NULL;
+        if (part == 0 && !has_base)
+            continue;
+        /* Versions: only the keys the baseline has (one it did not record cannot drift from
+         * it); the environment: every name on either side, unset being a value. */
+        if (part == 1 && !has_base && nobj < 2)
+            continue;
+        keys =
+            part == 0 ? nt_sw_keys(bobj, nbase, NULL, &nkeys) : nt_sw_keys(obj, nobj, NULL, &nkeys);
+        if (keys && part == 1 && has_base) {
+            const char **all = keys; /* the job's names, then the baseline's */
+            keys = nt_sw_keys(bobj, nbase, all, &nkeys);
+            free(all);
+        }
+        if (!keys) {
+            total = -1;
+            break;
+        }
+        for (int k = 0; k < nkeys && total >= 0; k++) {
+            char *owned = NULL;
+            nt_sw_rule_t rule = {"config_drift",          NT_FAIL,  "value",
+                                 part ? "unset" : "none", has_base, NULL};
+            int r;
+            if (has_base)
+                rule.base = nt_sw_base_value(bobj, nbase, keys[k], &owned);
+            r = nt_software_group(obj, h, nobj, &rule, keys[k], checks);
+            cJSON_free(owned);
+            total = r < 0 ? -1 : total + r;
+        }
+        free(keys);
+    }
+    free(envs);
+    free(ehosts);
+    return total;
+}
+
+static int nt_env_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+nt_status_t nt_software_env_to_json(char *const *envp, cJSON *node)
+{
+    const char **names;
+    size_t n = 0, k = 0;
+    cJSON *e;
+
+    for (size_t i = 0; envp && envp[i]; i++)
+        n += strncmp(envp[i], "NCCL_", 5) == 0 && strchr(envp[i], '=');
+    if (!(e = nt_json_add_obj(node, "environment")))
+        return NT_ERR_NOMEM;
+    if (n == 0)
+        return NT_OK;
+    if (!(names = calloc(n, sizeof(*names))))
+        return NT_ERR_NOMEM;
+    for (size_t i = 0; envp[i]; i++)
+        if (strncmp(envp[i], "NCCL_", 5) == 0 && strchr(envp[i], '='))
+            names[k++] = envp[i];
+    qsort(names, n, sizeof(*names), nt_env_cmp);
+    for (k = 0; k < n; k++) {
+        const char *eq = strchr(names[k], '=');
+        char name[256];
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - names[k]), names[k]);
+        if (!cJSON_GetObjectItemCaseSensitive(e, name) && nt_json_add_str(e, name, eq + 1)) {
+            free(names);
+            return NT_ERR_NOMEM;
+        }
+    }
+    free(names);
+    return NT_OK;
 }

@@ -99,6 +99,10 @@ static const char *nt_check_default_code(const cJSON *c)
     }
     if (strcmp(name, "software_consistency") == 0)
         return cJSON_GetObjectItemCaseSensitive(c, "expected") ? "NT-SW-001" : "NT-SW-002";
+    if (strcmp(name, "config_drift") == 0)
+        return strcmp(nt_json_get_str(c, "reference", ""), "baseline") == 0 ? "NT-CFG-010"
+               : cJSON_GetObjectItemCaseSensitive(c, "expected")            ? "NT-CFG-008"
+                                                                            : "NT-CFG-009";
     if (strcmp(name, "error_counters") == 0)
         return nt_ends_with(target, " nvlink") ? "NT-GPU-005" : "NT-RDMA-003";
     for (size_t i = 0; i < nt_check_count(); i++)

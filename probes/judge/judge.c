@@ -8,6 +8,50 @@
 
 #include "judge_int.h"
 #include "nettune/log.h"
+#include "nettune/rdoc.h"
+
+/* The --baseline report's software and environment objects, copied out of it (the one report
+ * reader, lib/core/rdoc.c); a report with no node's software is refused: nothing to hold the
+ * job against. */
+static nt_status_t nt_judge_load_baseline(nt_judge_t *j, const char *path)
+{
+    nt_rdoc_t doc;
+    nt_status_t st = nt_rdoc_open(path, &doc);
+    int nsw = 0;
+
+    if (st != NT_OK) /* nt_rdoc_open said why, naming the file */
+        return st;
+    j->base_sw = cJSON_CreateArray();
+    j->base_env = cJSON_CreateArray();
+    st = j->base_sw && j->base_env ? NT_OK : NT_ERR_NOMEM;
+    for (size_t i = 0; st == NT_OK && i < doc.nnodes; i++) {
+        const cJSON *sw, *env;
+        cJSON *a, *b;
+        if (!doc.nodes[i].j)
+            continue;
+        sw = cJSON_GetObjectItemCaseSensitive(doc.nodes[i].j, "software");
+        env = cJSON_GetObjectItemCaseSensitive(doc.nodes[i].j, "environment");
+        if (!cJSON_IsObject(sw))
+            continue;
+        a = cJSON_Duplicate(sw, 1);
+        b = cJSON_IsObject(env) ? cJSON_Duplicate(env, 1) : cJSON_CreateNull();
+        if (!a || !b || !cJSON_AddItemToArray(j->base_sw, a) ||
+            !cJSON_AddItemToArray(j->base_env, b)) {
+            st = NT_ERR_NOMEM;
+            break;
+        }
+        nsw++;
+    }
+    nt_rdoc_close(&doc);
+    if (st == NT_OK && nsw == 0) {
+        NT_ERROR(VERDICT,
+                 "--baseline %s: no node of it has a software section (give the report "
+                 "of a nettune probe run, not a tuning or older document)",
+                 path);
+        st = NT_ERR_INVALID;
+    }
+    return st;
+}
 
 nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
 {
@@ -38,6 +82,10 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
     }
     j->require = params->require;
     j->strict = params->strict;
+    if (params->baseline && (st = nt_judge_load_baseline(j, params->baseline)) != NT_OK) {
+        nt_judge_destroy(j);
+        return st;
+    }
     *out = j;
     return NT_OK;
 }
@@ -47,6 +95,8 @@ void nt_judge_destroy(nt_judge_t *j)
     if (!j)
         return;
     nt_thresholds_destroy(j->thresholds);
+    cJSON_Delete(j->base_sw);
+    cJSON_Delete(j->base_env);
     free(j->silent);
     nt_idset_free(&j->ctl);
     nt_idset_free(&j->target);

@@ -29,6 +29,8 @@ struct nt_judge {
     nt_expect_t expect_override; /* --expect */
     unsigned require;            /* --require */
     int strict;
+    cJSON *base_sw;      /* --baseline: its nodes' software objects (an array; NULL: no baseline) */
+    cJSON *base_env;     /* and their environment objects, null where it recorded none */
     nt_silent_t *silent; /* nodes that stopped answering (nt_judge_node_silent) */
     int nsilent;
     nt_idset_t ctl;    /* ids of the control links of the last retest (nt_judge_retest_pairs) */

@@ -453,15 +453,82 @@ static void nt_link_passed(cJSON *l, const nt_link_by_t *by, int min_population)
     nt_add_str_unique(nt_arr(l, "reasons"), why);
 }
 
+/* The populations the peer rule judged links against (the report's populations[]): one
+ * entry per (kind, scope, size, figure), found through a small cache by the figure's place in
+ * its link (links list their figures in the same order), so 499,500 links stay one pass. */
+typedef struct nt_pops {
+    cJSON *arr;
+    const nt_vlink_t **first; /* the figure that made each entry (its key) */
+    size_t n, cap, cache[8];
+} nt_pops_t;
+
+static const char *const nt_pop_metric[] = {"bw_GBps", "lat_us", "lat_p99_us"};
+
+static int nt_pop_same(const nt_vlink_t *a, const nt_vlink_t *b)
+{
+    return a->metric == b->metric && a->bytes == b->bytes && strcmp(a->kind, b->kind) == 0 &&
+           strcmp(a->scope ? a->scope : "", b->scope ? b->scope : "") == 0;
+}
+
+/* v to 4 significant digits: the limits are a factor times the reference, and their noise
+ * is far above the fifth digit; shorter numbers keep the table small. */
+static double nt_pop_round(double v)
+{
+    char b[32];
+    snprintf(b, sizeof(b), "%.4g", v);
+    return strtod(b, NULL);
+}
+
+/* The index of x's population in p (added when new), -1 on NOMEM. */
+static long nt_pop_index(nt_pops_t *p, const nt_vlink_t *x, size_t place)
+{
+    size_t c = p->cache[place % 8];
+    cJSON *o;
+
+    if (c < p->n && nt_pop_same(p->first[c], x))
+        return (long)c;
+    for (c = 0; c < p->n; c++)
+        if (nt_pop_same(p->first[c], x)) {
+            p->cache[place % 8] = c;
+            return (long)c;
+        }
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 16;
+        const nt_vlink_t **g = realloc(p->first, cap * sizeof(*g));
+        if (!g)
+            return -1;
+        p->first = g;
+        p->cap = cap;
+    }
+    o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(p->arr, o)) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    nt_json_add_str(o, "kind", x->kind);
+    nt_json_add_str(o, "scope", x->scope ? x->scope : "");
+    nt_json_add_num(o, "bytes", (double)x->bytes);
+    nt_json_add_str(o, "figure", nt_pop_metric[x->metric]);
+    nt_json_add_num(o, "members", (double)x->population);
+    nt_json_add_num(o, "reference", nt_pop_round(x->reference));
+    nt_json_add_num(o, "limit", nt_pop_round(x->factor * x->reference));
+    nt_json_add_num(o, "fail_limit", nt_pop_round(x->fail_factor * x->reference));
+    p->first[p->n] = x;
+    p->cache[place % 8] = p->n;
+    return (long)p->n++;
+}
+
 nt_status_t nt_finish_links_fold(nt_finish_t *f)
 {
     cJSON *item;
     size_t li = 0, k = 0;
     nt_link_by_t by;
+    nt_pops_t pops = {0};
 
     nt_finish_links_judge(f);
     /* Fold the figures' verdicts back into their links, link by link (a link held as text
      * is parsed once here), and note what the node verdicts need of each link. */
+    pops.arr = cJSON_CreateArray();
     f->nlinks = (size_t)cJSON_GetArraySize(f->links);
     f->lv = calloc(f->nlinks + 1, sizeof(*f->lv));
     f->gl = calloc(f->nlinks + 1, sizeof(*f->gl));
@@ -488,10 +555,23 @@ nt_status_t nt_finish_links_fold(nt_finish_t *f)
         }
         f->lv[li].own = v;
         memset(&by, 0, sizeof(by));
+        cJSON_DeleteItemFromObjectCaseSensitive(it, "judged_against");
         /* its figures (consecutive, in link order) */
-        for (; !f->usage && k < f->fs.n && f->fs.f[k].li == li; k++) {
+        for (size_t place = 0; !f->usage && k < f->fs.n && f->fs.f[k].li == li; k++, place++) {
             const nt_vlink_t *x = &f->fs.v[k];
             nt_link_by_add(&by, x);
+            if (pops.arr && x->verdict != NT_SKIPPED && !isnan(x->factor) && !isnan(x->reference)) {
+                long pi = nt_pop_index(&pops, x, place);
+                cJSON *ja = nt_arr(it, "judged_against"), *e;
+                int dup = 0;
+                cJSON_ArrayForEach (e, ja)
+                    dup |= e->valuedouble == (double)pi;
+                if (pi < 0 || !ja ||
+                    (!dup && !cJSON_AddItemToArray(ja, cJSON_CreateNumber((double)pi)))) {
+                    NT_ERROR(VERDICT, "out of memory judging the links");
+                    f->usage = 1;
+                }
+            }
             if (x->verdict == NT_PASS || x->verdict == NT_SKIPPED)
                 continue;
             if (!(x->fired & NT_FIRED_BLAME))
@@ -517,6 +597,10 @@ nt_status_t nt_finish_links_fold(nt_finish_t *f)
         nt_json_thaw_end(item, it, 1);
         li++;
     }
+    free(pops.first);
+    cJSON_DeleteItemFromObjectCaseSensitive(f->doc, "populations");
+    if (pops.arr && !cJSON_AddItemToObject(f->doc, "populations", pops.arr))
+        cJSON_Delete(pops.arr);
     return NT_OK;
 }
 

@@ -166,25 +166,121 @@ void nt_node_nic_firmware(cJSON *node)
     nt_json_add_str(sw, "nic_firmware", out);
 }
 
+/* --tuning-file: the nodes' tuning_file objects (inventory.c). A node whose copy is missing or
+ * does not load fails (NT-CFG-012); the loaded copies are grouped by fnv1a64 with the one
+ * grouping rule, and a copy that differs from the majority fails (NT-CFG-011, a tie fails
+ * every node); the others pass with the file's hash and rule count. */
+static void nt_finish_tuning_file(nt_finish_t *f)
+{
+    int nn = cJSON_GetArraySize(f->nodes), nl = 0;
+    const cJSON **tf = calloc((size_t)nn + 1, sizeof(*tf));
+    const char **hosts = calloc((size_t)nn + 1, sizeof(*hosts));
+    nt_sw_rule_t rule = {"tuning_file", NT_FAIL, "file", "none", 0, NULL};
+    cJSON *it, *c;
+
+    if (!tf || !hosts)
+        goto out;
+    cJSON_ArrayForEach (it, f->nodes) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "tuning_file");
+        const char *host = nt_json_get_str(it, "hostname", "?"),
+                   *path = nt_json_get_str(t, "path", "");
+        const char *err = nt_json_get_str(t, "error", NULL);
+        if (!cJSON_IsObject(t))
+            continue;
+        if (err) {
+            int missing = strncmp(err, "cannot open", 11) == 0;
+            c = nt_check_create_str("tuning_file", host, path, NT_FAIL,
+                                    missing ? "missing" : "does not load", "loads",
+                                    "tuning file %s %s on this node: %s", path,
+                                    missing ? "is missing" : "does not load", err);
+            if (c && cJSON_AddItemToArray(f->checks, c))
+                nt_judge_code_add(c, "NT-CFG-012");
+            else
+                cJSON_Delete(c);
+            continue;
+        }
+        tf[nl] = t;
+        hosts[nl++] = host;
+    }
+    if (nl > 0) {
+        int before = cJSON_GetArraySize(f->checks), k = 0;
+        nt_software_group(tf, hosts, nl, &rule, "fnv1a64", f->checks);
+        cJSON_ArrayForEach (c, f->checks) {
+            char msg[1024];
+            const char *path = "";
+            if (k++ < before)
+                continue;
+            for (int i = 0; i < nl; i++) /* the node's own path in target and message */
+                if (strcmp(hosts[i], nt_json_get_str(c, "host", "")) == 0)
+                    path = nt_json_get_str(tf[i], "path", "");
+            snprintf(msg, sizeof(msg), "tuning file %s: %s", path,
+                     nt_json_get_str(c, "message", ""));
+            cJSON_ReplaceItemInObjectCaseSensitive(c, "message", cJSON_CreateString(msg));
+            cJSON_ReplaceItemInObjectCaseSensitive(c, "target", cJSON_CreateString(path));
+            nt_judge_code_add(c, "NT-CFG-011");
+        }
+        for (int i = 0; i < nl; i++) {
+            int named = 0;
+            k = 0;
+            cJSON_ArrayForEach (c, f->checks)
+                named |= k++ >= before && strcmp(nt_json_get_str(c, "host", ""), hosts[i]) == 0;
+            if (named)
+                continue;
+            c = nt_check_create_str("tuning_file", hosts[i], nt_json_get_str(tf[i], "path", ""),
+                                    NT_PASS, nt_json_get_str(tf[i], "fnv1a64", ""), NULL,
+                                    "tuning file %s loads (%.0f rules), fnv1a64 %s, the same "
+                                    "on every node that has it",
+                                    nt_json_get_str(tf[i], "path", ""),
+                                    nt_json_get_num(tf[i], "rules", 0),
+                                    nt_json_get_str(tf[i], "fnv1a64", ""));
+            if (c && cJSON_AddItemToArray(f->checks, c))
+                nt_judge_code_add(c, "NT-CFG-011");
+            else
+                cJSON_Delete(c);
+        }
+    }
+out:
+    free(tf);
+    free(hosts);
+}
 
 void nt_finish_software(nt_finish_t *f)
 {
-    /* Software versions that differ from the majority (kernel, driver, CUDA, NCCL, ...). */
+    /* Software versions that differ from the majority (kernel, driver, CUDA, NCCL, ...), and
+     * what drifted: versions from a --baseline, the NCCL_* environment from the baseline or
+     * the majority (docs/verdicts.md "Drift across nodes"). */
     int nn = cJSON_GetArraySize(f->nodes), i = 0;
+    int nb = f->j->base_sw ? cJSON_GetArraySize(f->j->base_sw) : 0;
     const cJSON **sw = calloc((size_t)nn + 1, sizeof(*sw));
+    const cJSON **env = calloc((size_t)nn + 1, sizeof(*env));
+    const cJSON **bsw = calloc((size_t)nb + 1, sizeof(*bsw));
+    const cJSON **benv = calloc((size_t)nb + 1, sizeof(*benv));
     const char **hosts = calloc((size_t)nn + 1, sizeof(*hosts));
     cJSON *it;
 
-    if (sw && hosts) {
+    if (sw && env && bsw && benv && hosts) {
         cJSON_ArrayForEach (it, f->nodes) {
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "environment");
             nt_node_nic_firmware(it);
             sw[i] = cJSON_GetObjectItemCaseSensitive(it, "software");
+            env[i] = cJSON_IsObject(e) ? e : NULL;
             hosts[i++] = nt_json_get_str(it, "hostname", "?");
+        }
+        for (int k = 0; k < nb; k++) {
+            const cJSON *e = cJSON_GetArrayItem(f->j->base_env, k);
+            bsw[k] = cJSON_GetArrayItem(f->j->base_sw, k);
+            benv[k] = cJSON_IsObject(e) ? e : NULL;
         }
         if (nn > 1)
             nt_software_consistency(sw, hosts, nn, f->j->strict, f->checks);
+        if (nn > 1 || nb > 0)
+            nt_config_drift(sw, env, hosts, nn, bsw, benv, nb, f->checks);
     }
+    nt_finish_tuning_file(f);
     free(sw);
+    free(env);
+    free(bsw);
+    free(benv);
     free(hosts);
 }
 

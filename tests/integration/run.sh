@@ -136,6 +136,67 @@ run_case "--checks-only: no links" 0 --links 0 --completed true -- \
 if /usr/bin/python3 -c "import json,sys; n=json.load(open('$W/r.json'))['nodes']; sys.exit(0 if all(any(s['probe']=='mpi' and 'checks-only' in s['reason'] for s in x.get('skipped',[])) for x in n) else 1)"; then
   ok "--checks-only: mpi skipped with the reason"
 else bad "--checks-only: mpi skipped with the reason"; fi
+# Drift: one fake node's rank is started with another NCCL_IB_HCA (an Open MPI app context of
+# its own); it alone fails config_drift against the majority, with both values named.
+run_case "config_drift: one node's NCCL_* variable differs from the majority" 1 --nodes 3 -- \
+  env -u NCCL_IB_HCA -u NCCL_ALGO NETTUNE_FAKE_NODES=3 $MPIRUN -np 2 $P --checks-only --output "$W/r.json" : \
+  -np 1 env NCCL_IB_HCA=mlx5_9 $P --checks-only --output "$W/r.json"
+if /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$W/r.json'))
+c = [c for c in d['checks'] if c['name'] == 'config_drift']
+env = {n['hostname']: n['environment'] for n in d['nodes']}
+sys.exit(0 if len(c) == 1 and c[0]['host'] == 'fake2' and c[0]['code'] == 'NT-CFG-008' and
+         c[0]['observed'] == 'mlx5_9' and c[0]['expected'] == 'unset' and
+         env['fake2'].get('NCCL_IB_HCA') == 'mlx5_9' and 'NCCL_IB_HCA' not in env['fake0'] and
+         [f['host'] for f in d['summary']['failed_nodes']] == ['fake2'] else 1)"; then
+  ok "config_drift: fake2 named with mlx5_9 against unset, the one failed node"
+else bad "config_drift: fake2 named with mlx5_9 against unset, the one failed node"; fi
+# That report as the --baseline of a run where every node sets NCCL_ALGO: no node differs from
+# the others, each differs from the baseline (NT-CFG-010).
+cp "$W/r.json" "$W/base.json"
+run_case "config_drift --baseline: every node differs from the known-good run" 1 --nodes 3 -- \
+  env -u NCCL_IB_HCA NCCL_ALGO=Ring NETTUNE_FAKE_NODES=3 $MPIRUN -np 3 $P --checks-only \
+  --baseline "$W/base.json" --output "$W/r.json"
+if /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$W/r.json'))
+c = [c for c in d['checks'] if c['name'] == 'config_drift' and c['target'] == 'NCCL_ALGO']
+sys.exit(0 if sorted(x['host'] for x in c) == ['fake0', 'fake1', 'fake2'] and
+         all(x['code'] == 'NT-CFG-010' and x['observed'] == 'Ring' and x['expected'] == 'unset'
+             for x in c) else 1)"; then
+  ok "config_drift --baseline: NCCL_ALGO Ring against the baseline's unset on all 3 nodes"
+else bad "config_drift --baseline: NCCL_ALGO Ring against the baseline's unset on all 3 nodes"; fi
+out=$($P --local --checks-only --baseline "$W/nothere.json" --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && [ "$(echo "$out" | grep -c "nothere.json")" = 1 ]; then
+  ok "--baseline that cannot be read: one line naming it, exit 2"
+else bad "--baseline that cannot be read: one line naming it, exit 2 (rc=$rc: $out)"; fi
+# --tuning-file: fake2's rank is given another copy, fake3's one that does not load; the hash
+# recorded is FNV-1a 64 of the file's bytes (what the plugin logs), computed here again.
+cp plugins/nccl-tuner/examples/tuning.json "$W/a.json"
+/usr/bin/python3 -c "import json; d=json.load(open('$W/a.json')); d['rules']=d['rules'][:1]; json.dump(d, open('$W/b.json','w'))"
+echo '{"schema": "nettune.tuning/1", "rules": [{"coll": "allreduce", "algo": "rign"}]}' > "$W/bad.json"
+run_case "tuning_file: a node with another copy and one whose copy does not load fail" 1 --nodes 4 -- \
+  env NETTUNE_FAKE_NODES=4 $MPIRUN -np 2 $P --checks-only --tuning-file "$W/a.json" --output "$W/r.json" : \
+  -np 1 $P --checks-only --tuning-file "$W/b.json" --output "$W/r.json" : \
+  -np 1 $P --checks-only --tuning-file "$W/bad.json" --output "$W/r.json"
+if /usr/bin/python3 -c "
+import json, sys
+def fnv(b):
+    h = 0xcbf29ce484222325
+    for x in b:
+        h = ((h ^ x) * 0x100000001b3) % 2**64
+    return '%016x' % h
+d = json.load(open('$W/r.json'))
+c = {x['host']: x for x in d['checks'] if x['name'] == 'tuning_file'}
+a = fnv(open('$W/a.json', 'rb').read())
+sys.exit(0 if c['fake0']['verdict'] == 'pass' and c['fake0']['observed'] == a and
+         c['fake2']['code'] == 'NT-CFG-011' and c['fake2']['expected'] == a and
+         c['fake2']['observed'] == fnv(open('$W/b.json', 'rb').read()) and
+         c['fake3']['code'] == 'NT-CFG-012' and 'rign' in c['fake3']['message'] and
+         sorted(f['host'] for f in d['summary']['failed_nodes']) == ['fake2', 'fake3'] else 1)"; then
+  ok "tuning_file: fnv1a64 as the plugin's, fake2 differs (NT-CFG-011), fake3 does not load (NT-CFG-012)"
+else bad "tuning_file: fnv1a64 as the plugin's, fake2 differs, fake3 does not load"; fi
 run_case "--local: one node, no launcher" 0 --links 0 --nodes 1 --completed true -- \
   $P --local --output "$W/r.json"
 # libibverbs is opened at run time (probes/rdma/ibv.c): the binary does not depend on it, and

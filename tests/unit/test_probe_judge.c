@@ -840,6 +840,223 @@ static void test_intra_links(void **state)
     nt_judge_destroy(j);
 }
 
+/* Three nodes with an NCCL_* environment each; node1's differs in NCCL_IB_HCA. */
+static cJSON *drift_doc(const char *kernel)
+{
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes");
+    nt_json_add_str(d, "schema", "nettune.report/1");
+    for (int i = 0; i < 3; i++) {
+        char host[16];
+        snprintf(host, sizeof(host), "node%d", i);
+        cJSON *n = node(host, kernel), *e = nt_json_add_obj(n, "environment");
+        nt_json_add_str(e, "NCCL_IB_HCA", i == 1 ? "mlx5_1" : "mlx5_0");
+        cJSON_AddItemToArray(nodes, n);
+    }
+    nt_json_add_arr(d, "links");
+    nt_json_add_arr(d, "checks");
+    return d;
+}
+
+static const cJSON *node_of(const cJSON *d, const char *host)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "nodes"))
+        if (strcmp(nt_json_get_str(it, "hostname", ""), host) == 0)
+            return it;
+    return NULL;
+}
+
+static void test_config_drift(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = drift_doc("6.1.0-18"), *c, *fn;
+    char path[] = "/tmp/nt-test-baseline-XXXXXX", *text;
+    int fd, drift = 0;
+    FILE *f;
+    (void)state;
+
+    /* Against the majority: node1's NCCL_IB_HCA fails it (exit 1, NT-CFG-008). */
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "checks")) {
+        if (strcmp(nt_json_get_str(c, "name", ""), "config_drift") != 0)
+            continue;
+        drift++;
+        assert_string_equal(nt_json_get_str(c, "host", ""), "node1");
+        assert_string_equal(nt_json_get_str(c, "code", ""), "NT-CFG-008");
+        assert_string_equal(nt_json_get_str(c, "category", ""), "config");
+        assert_string_equal(nt_json_get_str(c, "observed", ""), "mlx5_1");
+        assert_string_equal(nt_json_get_str(c, "expected", ""), "mlx5_0");
+    }
+    assert_int_equal(drift, 1);
+    assert_string_equal(nt_json_get_str(node_of(d, "node1"), "verdict", ""), "fail");
+    assert_string_not_equal(nt_json_get_str(node_of(d, "node0"), "verdict", ""), "fail");
+    fn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "summary"), "failed_nodes");
+    assert_int_equal(cJSON_GetArraySize(fn), 1);
+    assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(fn, 0), "code", ""), "NT-CFG-008");
+    nt_judge_destroy(j);
+
+    /* That judged report as the baseline of a run on another kernel: every node fails on the
+     * kernel (NT-CFG-010); node1's NCCL_IB_HCA is held against the baseline's majority. */
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    text = cJSON_Print(d);
+    fputs(text, f);
+    fclose(f);
+    cJSON_free(text);
+    cJSON_Delete(d);
+    params.baseline = path;
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    d = drift_doc("6.1.0-20");
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    drift = 0;
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "checks")) {
+        const char *t = nt_json_get_str(c, "target", "");
+        if (strcmp(nt_json_get_str(c, "name", ""), "config_drift") != 0)
+            continue;
+        drift++;
+        assert_string_equal(nt_json_get_str(c, "code", ""), "NT-CFG-010");
+        assert_string_equal(nt_json_get_str(c, "reference", ""), "baseline");
+        if (strcmp(t, "NCCL_IB_HCA") == 0)
+            assert_string_equal(nt_json_get_str(c, "host", ""), "node1");
+        else
+            assert_string_equal(nt_json_get_str(c, "expected", ""), "6.1.0-18");
+    }
+    assert_int_equal(drift, 4);
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "nodes"))
+        assert_string_equal(nt_json_get_str(c, "verdict", ""), "fail");
+    nt_judge_destroy(j);
+    cJSON_Delete(d);
+
+    /* A file that is no report is refused with one line (exit 2 for the probe). */
+    f = fopen(path, "w");
+    fputs("{\"schema\": \"nettune.tuning/1\"}", f);
+    fclose(f);
+    assert_int_equal(nt_judge_create(&params, &j), NT_ERR_INVALID);
+    assert_null(j);
+    unlink(path);
+    assert_int_not_equal(nt_judge_create(&params, &j), NT_OK);
+}
+
+/* --tuning-file as the nodes recorded it: node0 and node1 hold one file, node2 another copy,
+ * node3 none, node4 one that does not load. */
+static void test_tuning_file(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = cJSON_CreateObject(), *nodes = nt_json_add_arr(d, "nodes"), *c;
+    const char *hash[] = {"0caa5baa2676a9d7", "0caa5baa2676a9d7", "22df401f51241277", NULL,
+                          "14f44020a7729665"};
+    const char *err[] = {NULL, NULL, NULL, "cannot open: No such file or directory",
+                         "rules[0]: unknown algo 'rign'"};
+    const char *want[][3] = {{"pass", "0caa5baa2676a9d7", "NT-CFG-011"},
+                             {"pass", "0caa5baa2676a9d7", "NT-CFG-011"},
+                             {"fail", "22df401f51241277", "NT-CFG-011"},
+                             {"fail", "missing", "NT-CFG-012"},
+                             {"fail", "does not load", "NT-CFG-012"}};
+    int seen[5] = {0};
+    (void)state;
+
+    for (int i = 0; i < 5; i++) {
+        char host[16];
+        snprintf(host, sizeof(host), "node%d", i);
+        cJSON *n = node(host, "6.1.0-18"), *t = nt_json_add_obj(n, "tuning_file");
+        nt_json_add_str(t, "path", "/shared/tuning.json");
+        if (hash[i])
+            nt_json_add_str(t, "fnv1a64", hash[i]);
+        if (err[i])
+            nt_json_add_str(t, "error", err[i]);
+        else
+            nt_json_add_num(t, "rules", 7);
+        cJSON_AddItemToArray(nodes, n);
+    }
+    nt_json_add_arr(d, "links");
+    nt_json_add_arr(d, "checks");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_FAIL);
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(d, "checks")) {
+        int i;
+        if (strcmp(nt_json_get_str(c, "name", ""), "tuning_file") != 0)
+            continue;
+        i = nt_json_get_str(c, "host", "node9")[4] - '0';
+        assert_true(i >= 0 && i < 5);
+        seen[i]++;
+        assert_string_equal(nt_json_get_str(c, "target", ""), "/shared/tuning.json");
+        assert_string_equal(nt_json_get_str(c, "verdict", ""), want[i][0]);
+        assert_string_equal(nt_json_get_str(c, "observed", ""), want[i][1]);
+        assert_string_equal(nt_json_get_str(c, "code", ""), want[i][2]);
+        if (i == 2)
+            assert_string_equal(nt_json_get_str(c, "message", ""),
+                                "tuning file /shared/tuning.json: fnv1a64 22df401f51241277 "
+                                "differs from the majority 0caa5baa2676a9d7 (0caa5baa2676a9d7 on "
+                                "2 nodes, 22df401f51241277 on 1 node)");
+        if (i == 3)
+            assert_non_null(strstr(nt_json_get_str(c, "message", ""), "is missing on this node"));
+    }
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(seen[i], 1);
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(nt_json_get_str(cJSON_GetArrayItem(nodes, i), "verdict", ""),
+                            i < 2 ? "pass" : "fail");
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
+/* What each link was judged against: the report's populations (reference and limits, once
+ * per population) and each link's judged_against naming them. doc4: node2's links are slow,
+ * so the references are the other links' 1.5 us and 10 GB/s. */
+static void test_judged_against(void **state)
+{
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = doc4(), *pops, *it;
+    int lat = -1, bw = -1, k = 0;
+    (void)state;
+
+    params.samples_all = 1; /* keep the samples, so that it can be judged again below */
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    nt_judge_finish(j, NULL, d, 0, &params);
+    pops = cJSON_GetObjectItem(d, "populations");
+    cJSON_ArrayForEach (it, pops) {
+        const char *fig = nt_json_get_str(it, "figure", "");
+        assert_string_equal(nt_json_get_str(it, "kind", ""), "mpi");
+        assert_string_equal(nt_json_get_str(it, "scope", ""), "inter");
+        assert_int_equal(nt_json_get_num(it, "members", 0), 6);
+        if (strcmp(fig, "lat_us") == 0) {
+            lat = k;
+            assert_int_equal(nt_json_get_num(it, "bytes", 0), 8);
+            assert_true(nt_json_get_num(it, "reference", 0) == 1.5);
+            assert_true(nt_json_get_num(it, "limit", 0) >= 3.0); /* lat_ratio 2, or wider */
+            assert_true(nt_json_get_num(it, "fail_limit", 0) >= nt_json_get_num(it, "limit", 0));
+        } else if (strcmp(fig, "bw_GBps") == 0) {
+            bw = k;
+            assert_int_equal(nt_json_get_num(it, "bytes", 0), 1 << 20);
+            assert_true(nt_json_get_num(it, "reference", 0) == 10.0);
+            assert_true(nt_json_get_num(it, "limit", 0) <= 9.3); /* bw_ratio 0.93, or wider */
+            assert_true(nt_json_get_num(it, "fail_limit", 0) == 5.0);
+        }
+        k++;
+    }
+    assert_true(lat >= 0 && bw >= 0);
+    /* Every link, passed or failed, names both. */
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(d, "links")) {
+        const cJSON *ja = cJSON_GetObjectItem(it, "judged_against"), *e;
+        int has_lat = 0, has_bw = 0;
+        cJSON_ArrayForEach (e, ja) {
+            has_lat |= e->valueint == lat;
+            has_bw |= e->valueint == bw;
+        }
+        assert_true(has_lat && has_bw);
+    }
+    /* Judged again, the table is rebuilt, not appended to. */
+    nt_judge_finish(j, NULL, d, 0, &params);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(d, "populations")), k);
+    cJSON_Delete(d);
+    nt_judge_destroy(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -859,6 +1076,9 @@ int main(void)
         cmocka_unit_test(test_retest_all_failing_expected),
         cmocka_unit_test(test_retest_files_only_its_links),
         cmocka_unit_test(test_blamed_node_partners),
+        cmocka_unit_test(test_config_drift),
+        cmocka_unit_test(test_tuning_file),
+        cmocka_unit_test(test_judged_against),
     };
     return cmocka_run_group_tests_name("probe_judge", tests, NULL, NULL);
 }

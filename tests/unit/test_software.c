@@ -284,6 +284,139 @@ static void test_consistency_tie_and_uniform(void **state)
     free_nodes(sw, 3);
 }
 
+static void test_drift_env_majority(void **state)
+{
+    /* node c sets another NCCL_IB_HCA, node d lacks NCCL_SOCKET_IFNAME, node e recorded no
+     * environment (an older document): it is not judged on it. Versions are not compared
+     * against the majority here (software_consistency's rule). */
+    const char *sws[] = {"nccl=2.19.3", "nccl=2.19.3", "nccl=2.19.3", "nccl=2.19.3", "nccl=2.18.1"};
+    const char *envs[] = {"NCCL_IB_HCA=mlx5_0;NCCL_SOCKET_IFNAME=eth0",
+                          "NCCL_IB_HCA=mlx5_0;NCCL_SOCKET_IFNAME=eth0",
+                          "NCCL_IB_HCA=mlx5_1;NCCL_SOCKET_IFNAME=eth0", "NCCL_IB_HCA=mlx5_0", ""};
+    const char *hosts[] = {"a", "b", "c", "d", "e"};
+    cJSON **sw = make_nodes(sws, 5), **env = make_nodes(envs, 5), *checks = cJSON_CreateArray(), *c;
+    (void)state;
+
+    cJSON_Delete(env[4]);
+    env[4] = NULL;
+    assert_int_equal(nt_config_drift((const cJSON *const *)sw, (const cJSON *const *)env, hosts, 5,
+                                     NULL, NULL, 0, checks),
+                     2);
+    c = cJSON_GetArrayItem(checks, 0);
+    assert_string_equal(field(c, "name"), "config_drift");
+    assert_string_equal(field(c, "host"), "c");
+    assert_string_equal(field(c, "target"), "NCCL_IB_HCA");
+    assert_string_equal(field(c, "verdict"), "fail");
+    assert_string_equal(field(c, "observed"), "mlx5_1");
+    assert_string_equal(field(c, "expected"), "mlx5_0");
+    assert_string_equal(field(c, "reference"), "majority");
+    assert_string_equal(field(c, "message"), "NCCL_IB_HCA mlx5_1 differs from the majority mlx5_0 "
+                                             "(mlx5_0 on 3 nodes, mlx5_1 on 1 node)");
+    c = cJSON_GetArrayItem(checks, 1);
+    assert_string_equal(field(c, "host"), "d");
+    assert_string_equal(field(c, "target"), "NCCL_SOCKET_IFNAME");
+    assert_null(cJSON_GetObjectItem(c, "observed")); /* unset */
+    assert_string_equal(field(c, "expected"), "eth0");
+    cJSON_Delete(checks);
+
+    /* Two nodes that differ: no majority, both fail without an expected value. */
+    checks = cJSON_CreateArray();
+    assert_int_equal(nt_config_drift((const cJSON *const *)sw, (const cJSON *const *)env + 1,
+                                     hosts + 1, 2, NULL, NULL, 0, checks),
+                     2);
+    assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 0), "expected"));
+    assert_non_null(
+        strstr(field(cJSON_GetArrayItem(checks, 1), "message"), "no value is held by a majority"));
+    /* One node, or invalid arguments. */
+    assert_int_equal(nt_config_drift((const cJSON *const *)sw, (const cJSON *const *)env, hosts, 1,
+                                     NULL, NULL, 0, checks),
+                     0);
+    assert_int_equal(nt_config_drift((const cJSON *const *)sw, (const cJSON *const *)env, hosts, 2,
+                                     NULL, NULL, 0, NULL),
+                     -1);
+    cJSON_Delete(checks);
+    free_nodes(sw, 5);
+    free_nodes(env, 5);
+}
+
+static void test_drift_baseline(void **state)
+{
+    /* The baseline: 3 nodes, one of which was odd (the reference is what most of them hold).
+     * The job: all on another kernel (no majority sees that; the baseline does), one with an
+     * NCCL_ALGO the baseline never set. A key the baseline does not have (nic_firmware) is
+     * not judged against it. */
+    const char *bsw[] = {"kernel=6.1.0-18;nccl=2.19.3", "kernel=6.1.0-18;nccl=2.19.3",
+                         "kernel=6.1.0-17;nccl=2.19.3"};
+    const char *benv[] = {"NCCL_IB_HCA=mlx5_0", "NCCL_IB_HCA=mlx5_0", "NCCL_IB_HCA=mlx5_0"};
+    const char *sws[] = {"kernel=6.1.0-20;nccl=2.19.3;nic_firmware=1",
+                         "kernel=6.1.0-20;nccl=2.19.3;nic_firmware=2"};
+    const char *envs[] = {"NCCL_IB_HCA=mlx5_0", "NCCL_IB_HCA=mlx5_0;NCCL_ALGO=Ring"};
+    const char *hosts[] = {"a", "b"};
+    cJSON **bs = make_nodes(bsw, 3), **be = make_nodes(benv, 3), **sw = make_nodes(sws, 2),
+          **env = make_nodes(envs, 2), *checks = cJSON_CreateArray(), *c;
+    (void)state;
+
+    assert_int_equal(nt_config_drift((const cJSON *const *)sw, (const cJSON *const *)env, hosts, 2,
+                                     (const cJSON *const *)bs, (const cJSON *const *)be, 3, checks),
+                     3);
+    for (int k = 0; k < 2; k++) {
+        c = cJSON_GetArrayItem(checks, k);
+        assert_string_equal(field(c, "host"), k ? "b" : "a");
+        assert_string_equal(field(c, "target"), "kernel");
+        assert_string_equal(field(c, "observed"), "6.1.0-20");
+        assert_string_equal(field(c, "expected"), "6.1.0-18");
+        assert_string_equal(field(c, "reference"), "baseline");
+    }
+    assert_string_equal(field(c, "message"),
+                        "kernel 6.1.0-20 differs from the baseline 6.1.0-18 (6.1.0-20 on 2 nodes)");
+    c = cJSON_GetArrayItem(checks, 2);
+    assert_string_equal(field(c, "host"), "b");
+    assert_string_equal(field(c, "target"), "NCCL_ALGO");
+    assert_string_equal(field(c, "observed"), "Ring");
+    assert_string_equal(field(c, "expected"), "unset");
+    assert_string_equal(field(c, "reference"), "baseline");
+    cJSON_Delete(checks);
+
+    /* A baseline without environments judges the versions only (and the job's environment
+     * against its own majority: a tie of two here, both fail on NCCL_ALGO). */
+    checks = cJSON_CreateArray();
+    const cJSON *noenv[3] = {NULL, NULL, NULL};
+    assert_int_equal(nt_config_drift((const cJSON *const *)sw, (const cJSON *const *)env, hosts, 2,
+                                     (const cJSON *const *)bs, noenv, 3, checks),
+                     4);
+    assert_string_equal(field(cJSON_GetArrayItem(checks, 2), "target"), "NCCL_ALGO");
+    assert_string_equal(field(cJSON_GetArrayItem(checks, 2), "reference"), "majority");
+    cJSON_Delete(checks);
+    free_nodes(bs, 3);
+    free_nodes(be, 3);
+    free_nodes(sw, 2);
+    free_nodes(env, 2);
+}
+
+static void test_env_to_json(void **state)
+{
+    char *envp[] = {"PATH=/bin",   "NCCL_SOCKET_IFNAME=eth0", "NCCL_IB_HCA=mlx5_0,mlx5_1",
+                    "NCCL_DEBUG=", "NCCL_IB_HCA=other",       "NCCLX=1",
+                    NULL};
+    cJSON *node = cJSON_CreateObject(), *e, *it;
+    const char *order[] = {"NCCL_DEBUG", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME"};
+    int k = 0;
+    (void)state;
+
+    assert_int_equal(nt_software_env_to_json(envp, node), NT_OK);
+    e = cJSON_GetObjectItem(node, "environment");
+    assert_int_equal(cJSON_GetArraySize(e), 3);
+    cJSON_ArrayForEach (it, e)
+        assert_string_equal(it->string, order[k++]);               /* sorted */
+    assert_string_equal(field(e, "NCCL_IB_HCA"), "mlx5_0,mlx5_1"); /* the first, as getenv */
+    assert_string_equal(field(e, "NCCL_DEBUG"), "");
+    cJSON_Delete(node);
+    node = cJSON_CreateObject();
+    assert_int_equal(nt_software_env_to_json(NULL, node), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(node, "environment")), 0);
+    cJSON_Delete(node);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +428,9 @@ int main(void)
         cmocka_unit_test(test_consistency_majority),
         cmocka_unit_test(test_consistency_plurality_absent_and_extra_keys),
         cmocka_unit_test(test_consistency_tie_and_uniform),
+        cmocka_unit_test(test_drift_env_majority),
+        cmocka_unit_test(test_drift_baseline),
+        cmocka_unit_test(test_env_to_json),
     };
     return cmocka_run_group_tests_name("software", tests, NULL, NULL);
 }
