@@ -11,7 +11,7 @@
 #include "tune.h"
 
 /* The doctor's busbw_below_expected finding of one file, if it failed it. */
-static void judge_one(nt_tune_t *t, const nt_kb_t *kb, const nt_tune_source_t *s)
+static void nt_judge_one(nt_tune_t *t, const nt_kb_t *kb, const nt_tune_source_t *s)
 {
     char msg[512];
     nt_hw_t hw;
@@ -59,7 +59,7 @@ nt_status_t nt_tune_judge_baselines(nt_tune_t *t)
         return NT_ERR_INVALID;
     for (size_t i = 0; i < t->nsources; i++) {
         if (nt_tune_source_is_baseline(&t->sources[i]))
-            judge_one(t, kb, &t->sources[i]);
+            nt_judge_one(t, kb, &t->sources[i]);
     }
     nt_kb_destroy(kb);
     return NT_OK;

@@ -37,7 +37,7 @@ const char *nt_model_path_name(int p)
     return p >= 0 && p < NT_NUM_PATHS ? path_names[p] : NULL;
 }
 
-static int find(const char *s, const char *const *names, int n)
+static int nt_find(const char *s, const char *const *names, int n)
 {
     if (!s)
         return -1;
@@ -49,23 +49,23 @@ static int find(const char *s, const char *const *names, int n)
 
 int nt_model_algo_parse(const char *s)
 {
-    int a = find(s, algo_names, NT_NUM_ALGOS);
-    return a >= 0 ? a : find(s, algo_alt, NT_NUM_ALGOS);
+    int a = nt_find(s, algo_names, NT_NUM_ALGOS);
+    return a >= 0 ? a : nt_find(s, algo_alt, NT_NUM_ALGOS);
 }
 int nt_model_proto_parse(const char *s)
 {
-    return find(s, proto_names, NT_NUM_PROTOS);
+    return nt_find(s, proto_names, NT_NUM_PROTOS);
 }
 int nt_model_coll_parse(const char *s)
 {
-    return find(s, coll_names, NT_NUM_COLLS);
+    return nt_find(s, coll_names, NT_NUM_COLLS);
 }
 int nt_model_path_parse(const char *s)
 {
-    return find(s, path_names, NT_NUM_PATHS);
+    return nt_find(s, path_names, NT_NUM_PATHS);
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+static void nt_set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
 {
     if (err && errlen)
         snprintf(err, errlen, fmt, a, b);
@@ -76,7 +76,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
  *         omit the prefix; "^" negates (the listed elements off, every other one ON, which for
  *         NCCL_PROTO forces LL128 on); unknown elements or prefixes are errors.
  *   before (v2.14.3-1 tuning.cc:34-51): one list for every function; unknown tokens ignored. */
-static nt_status_t parse_list(int version, const char *str, const char *const *elems, int nelems,
+static nt_status_t nt_parse_list(int version, const char *str, const char *const *elems, int nelems,
                               int *list, int stride, char *err, size_t errlen)
 {
     if (version < 22400) {
@@ -94,7 +94,7 @@ static nt_status_t parse_list(int version, const char *str, const char *const *e
         if (!tok)
             return NT_ERR_NOMEM;
         for (char *t = strtok_r(tok, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            int e = find(t, elems, nelems);
+            int e = nt_find(t, elems, nelems);
             if (e >= 0)
                 row[e] = set;
         }
@@ -118,7 +118,7 @@ static nt_status_t parse_list(int version, const char *str, const char *const *e
             prefix = entry;
             elist = colon + 1;
         } else if (!first) {
-            set_err(err, errlen,
+            nt_set_err(err, errlen,
                     "\"%s\": every entry but the first needs a function prefix (func:list)%s", str,
                     "");
             rc = NT_ERR_INVALID;
@@ -143,9 +143,9 @@ static nt_status_t parse_list(int version, const char *str, const char *const *e
                 break;
             }
             for (char *t = strtok_r(tok, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                int e = find(t, elems, nelems);
+                int e = nt_find(t, elems, nelems);
                 if (e < 0) {
-                    set_err(err, errlen, "unrecognized element \"%s\" in \"%s\"", t, str);
+                    nt_set_err(err, errlen, "unrecognized element \"%s\" in \"%s\"", t, str);
                     rc = NT_ERR_INVALID;
                     break;
                 }
@@ -154,7 +154,7 @@ static nt_status_t parse_list(int version, const char *str, const char *const *e
             free(tok);
         }
         if (rc == NT_OK && !found) {
-            set_err(err, errlen, "unrecognized function prefix \"%s\" in \"%s\"", prefix, str);
+            nt_set_err(err, errlen, "unrecognized function prefix \"%s\" in \"%s\"", prefix, str);
             rc = NT_ERR_INVALID;
         }
         if (rc != NT_OK)
@@ -179,15 +179,15 @@ nt_status_t nt_model_env_filter_parse(int version, const char *algo, const char 
     nt_status_t rc;
     if (proto && *proto) {
         f->proto_set = 1;
-        rc = parse_list(version, proto, proto_names, NT_NUM_PROTOS, &f->proto[0][0], NT_NUM_PROTOS,
-                        err, errlen);
+        rc = nt_parse_list(version, proto, proto_names, NT_NUM_PROTOS, &f->proto[0][0],
+                           NT_NUM_PROTOS, err, errlen);
         if (rc != NT_OK)
             return rc;
     }
     if (algo && *algo) {
         f->algo_set = 1;
-        rc = parse_list(version, algo, algo_names, NT_NUM_ALGOS, &f->algo[0][0], NT_NUM_ALGOS, err,
-                        errlen);
+        rc = nt_parse_list(version, algo, algo_names, NT_NUM_ALGOS, &f->algo[0][0], NT_NUM_ALGOS,
+                           err, errlen);
         if (rc != NT_OK)
             return rc;
     }
@@ -196,7 +196,7 @@ nt_status_t nt_model_env_filter_parse(int version, const char *algo, const char 
 
 /* ncclNvlsSupported: v2.28.9-1 src/include/device.h:544-558 (= v2.27.7-1:548-562,
  * v2.29.7-1:566-580). Avg is PreMulSum/SumPostDiv on the device, never Sum. */
-static int nvls_supported(nt_redop_t op, nt_dtype_t t)
+static int nt_nvls_supported(nt_redop_t op, nt_dtype_t t)
 {
     switch (t) {
     case NT_DTYPE_INT32:
@@ -229,7 +229,7 @@ int nt_model_call_allows(int version, nt_coll_t coll, nt_algo_t algo, nt_proto_t
     /* v2.28.9-1 enqueue.cc:384: NVLS/NVLS_TREE need ncclNvlsSupported(op, type) unless AllGather;
      * :1802 (v2.27.7-1:1768, v2.29.7-1:1914) drops them otherwise */
     if ((algo == NT_ALGO_NVLS || algo == NT_ALGO_NVLS_TREE) && coll != NT_COLL_ALLGATHER &&
-        !nvls_supported(op, dtype))
+        !nt_nvls_supported(op, dtype))
         return 0;
     /* :1805-1806 (v2.27.7-1:1771, v2.29.7-1:1917): no PAT ReduceScatter with avg
      * (PreMulSum/SumPostDiv) */

@@ -40,7 +40,7 @@ static const struct {
     {"NCCL_TOPO_FILE", K_SITE, 1},
 };
 
-static int knob(const char *name)
+static int nt_knob(const char *name)
 {
     for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
         if (strcmp(knobs[i].name, name) == 0)
@@ -48,7 +48,7 @@ static int knob(const char *name)
     return -1;
 }
 
-static void put(nt_env_advice_t *out, size_t max, size_t *n, const char *name, const char *value,
+static void nt_put(nt_env_advice_t *out, size_t max, size_t *n, const char *name, const char *value,
                 int set, int newp, const char *reason)
 {
     for (size_t i = 0; i < *n && i < max; i++)
@@ -67,7 +67,7 @@ static void put(nt_env_advice_t *out, size_t max, size_t *n, const char *name, c
 
 /* Mean of best times of a source's points over the sizes the baselines measured too, relative to
  * them: < 1 is faster. Returns the number of sizes compared. */
-static size_t compare_to_baseline(const nt_tune_t *t, int src, double *ratio)
+static size_t nt_compare_to_baseline(const nt_tune_t *t, int src, double *ratio)
 {
     double lr = 0;
     size_t n = 0;
@@ -101,7 +101,7 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
         if (forced || src->confounded)
             continue; /* a confounded run's gain is not the knob's */
         double r;
-        size_t cmp = compare_to_baseline(t, (int)s, &r);
+        size_t cmp = nt_compare_to_baseline(t, (int)s, &r);
         if (cmp < 2 || r > 1 - NT_TUNE_NOISE_MIN)
             continue;
         for (size_t e = 0; e < src->nenv; e++) {
@@ -110,7 +110,7 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
             if (!eq || (size_t)(eq - src->env[e]) >= sizeof(name))
                 continue;
             snprintf(name, sizeof(name), "%.*s", (int)(eq - src->env[e]), src->env[e]);
-            int k = knob(name);
+            int k = nt_knob(name);
             if (k < 0 || knobs[k].cls == K_SITE)
                 continue; /* NCCL_ALGO/NCCL_PROTO are rules' business; site settings: below */
             snprintf(reason, sizeof(reason),
@@ -120,17 +120,17 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
                          ? "; guarded (can hang where ACS/IOMMU break peer access): check with "
                            "nettune probe first"
                          : "");
-            put(out, max, &n, name, eq + 1, 1, knobs[k].new_process, reason);
+            nt_put(out, max, &n, name, eq + 1, 1, knobs[k].new_process, reason);
         }
     }
     /* 2. the job's NCCL_ALGO / NCCL_PROTO override the plugin's rules */
     if (t->nrules && (t->env_job_algo || t->env_job_proto)) {
         if (t->env_job_algo)
-            put(out, max, &n, "NCCL_ALGO", "", 0, 1,
+            nt_put(out, max, &n, "NCCL_ALGO", "", 0, 1,
                 "unset it: NCCL_ALGO beside tuner rules overrides the plugin (the rules cannot "
                 "apply)");
         if (t->env_job_proto)
-            put(out, max, &n, "NCCL_PROTO", "", 0, 1,
+            nt_put(out, max, &n, "NCCL_PROTO", "", 0, 1,
                 "unset it: NCCL_PROTO beside tuner rules overrides the plugin");
     }
     /* 3. below NCCL 2.21 the tuner API cannot take rules: one algorithm per collective as
@@ -150,7 +150,7 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
                 "NCCL %d.%d takes no tuner rules (tuner API v2 reaches NCCL from 2.21): %s won "
                 "every measured range that changed",
                 t->target_version / 10000, t->target_version / 100 % 100, nt_model_algo_name(algo));
-            put(out, max, &n, "NCCL_ALGO", nt_model_algo_name(algo), 1, 1, reason);
+            nt_put(out, max, &n, "NCCL_ALGO", nt_model_algo_name(algo), 1, 1, reason);
         }
     }
     /* 4. site settings seen in the inputs: reported, never set */
@@ -161,13 +161,13 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max)
             if (!eq || (size_t)(eq - kv) >= sizeof(name))
                 continue;
             snprintf(name, sizeof(name), "%.*s", (int)(eq - kv), kv);
-            int k = knob(name);
+            int k = nt_knob(name);
             if (k >= 0 && knobs[k].cls == K_SITE) {
                 snprintf(reason, sizeof(reason),
                          "site setting seen in %s: reported, never set by nettune (keep the "
                          "site's value)",
                          nt_tune_source_name(&t->sources[s]));
-                put(out, max, &n, name, eq + 1, 0, 1, reason);
+                nt_put(out, max, &n, name, eq + 1, 0, 1, reason);
             }
         }
     return n;

@@ -149,7 +149,7 @@ static const float speed_inter_100[] = {96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0
                                         17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 
 /* The largest search speed not above `bw`; the smallest of the array if none. */
-static double quantise(const float *a, size_t n, double bw)
+static double nt_quantise(const float *a, size_t n, double bw)
 {
     for (size_t i = 0; i < n; i++)
         if (a[i] <= bw + 1e-9)
@@ -159,12 +159,12 @@ static double quantise(const float *a, size_t n, double bw)
 
 /* NVLink bandwidth per link (src/graph/topo.h: SM80 20, SM90 20.6, SM100 40.1; earlier 20) and
  * links per GPU of the SXM parts when the report lists none. */
-static double nvlink_bw(int sm)
+static double nt_nvlink_bw(int sm)
 {
     return sm >= 100 ? 40.1 : sm >= 90 ? 20.6 : 20.0;
 }
 
-static int default_nvlinks(const char *name)
+static int nt_default_nvlinks(const char *name)
 {
     if (!name || strstr(name, "PCIe") || strstr(name, "PCIE"))
         return 0;
@@ -182,7 +182,8 @@ static int default_nvlinks(const char *name)
  * intra bandwidth per GPU = NVLinks x per-link speed (or the PCIe x16 rate), inter = the NIC line
  * rate / 8; one channel per NIC across nodes; the speed quantised as ncclTopoCompute does and the
  * channels doubled as ncclTopoDupChannels does (search.cc:961-972). */
-static void input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh, nt_model_input_t *in)
+static void nt_input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh,
+                                 nt_model_input_t *in)
 {
     const nt_rdoc_t *r = &t->report;
     const nt_rnode_t *nd = NULL;
@@ -201,11 +202,11 @@ static void input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh, nt_
             nvl++;
     }
     if (!nvl)
-        nvl = default_nvlinks(nd->gpu_model);
+        nvl = nt_default_nvlinks(nd->gpu_model);
     const cJSON *pcie = cJSON_GetObjectItemCaseSensitive(g0, "pcie");
     double gen = nt_json_get_num(pcie, "gen", 4), width = nt_json_get_num(pcie, "width", 16);
     double pcie_bw = (gen >= 5 ? 48.0 : gen >= 4 ? 24.0 : 12.0) * width / 16.0;
-    double intra = nvl ? nvl * nvlink_bw(sm) : pcie_bw;
+    double intra = nvl ? nvl * nt_nvlink_bw(sm) : pcie_bw;
     double nic = 0;
     int nnics = 0;
     for (int k = 0; k < nd->nnics && nd->nics; k++)
@@ -246,12 +247,12 @@ static void input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh, nt_
     double bw;
     nt_path_t ti = nvl ? NT_PATH_NVL : NT_PATH_PHB;
     if (sh->nnodes > 1 && nic > 0) {
-        bw = quantise(ae, ne, nic);
+        bw = nt_quantise(ae, ne, nic);
         nch = nnics < sh->ppn ? (nnics ? nnics : 1) : sh->ppn;
         if (bw * nch > intra)
-            bw = quantise(ai, ni, intra / nch);
+            bw = nt_quantise(ai, ni, intra / nch);
     } else {
-        bw = quantise(ai, ni, intra);
+        bw = nt_quantise(ai, ni, intra);
         /* 1..16, clamped as a double: the report's PCIe width is any JSON number, and a cast of
          * one beyond an int (a width of 1e300) is UB */
         double c = floor(intra / bw);
@@ -271,7 +272,7 @@ static void input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh, nt_
         if (nvls && !(sm >= 90 && nvl >= 12))
             continue;
         m->nchannels = nvls ? 16 : nch;
-        m->bw_intra_GBps = nvls ? quantise(ai, ni, intra / 16) : bw;
+        m->bw_intra_GBps = nvls ? nt_quantise(ai, ni, intra / 16) : bw;
         m->bw_inter_GBps = sh->nnodes > 1 ? bw : m->bw_intra_GBps;
         m->type_intra = ti;
         m->type_inter = sh->nnodes > 1 ? NT_PATH_PIX : NT_PATH_PIX;
@@ -286,7 +287,7 @@ static void input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh, nt_
 }
 
 /* The first GPU name among the inputs: report, then the replayed tables. */
-static const char *gpu_name(const nt_tune_t *t)
+static const char *nt_gpu_name(const nt_tune_t *t)
 {
     if (t->have_report)
         for (size_t i = 0; i < t->report.nnodes; i++)
@@ -302,7 +303,7 @@ static const char *gpu_name(const nt_tune_t *t)
 }
 
 /* A log (--nccl-log or a replay source's interleaved lines) whose comm shape is `sh`. */
-static const nt_nccllog_t *log_for_shape(const nt_tune_t *t, const nt_tune_shape_t *sh)
+static const nt_nccllog_t *nt_log_for_shape(const nt_tune_t *t, const nt_tune_shape_t *sh)
 {
     for (size_t i = 0; i < t->nlogs; i++)
         if (t->logs[i].nranks == sh->nranks && t->logs[i].nnodes == sh->nnodes)
@@ -325,7 +326,7 @@ nt_status_t nt_tune_model_input(const nt_tune_t *t, const nt_tune_shape_t *sh, n
     in->ppn = sh->ppn;
     in->label[NT_CF_VERSION] = t->version_label;
     /* SM: --sm, else the GPU name (report or nccl-tests device lines) */
-    int sm = t->sm ? t->sm : nt_tune_sm_from_gpu_name(gpu_name(t));
+    int sm = t->sm ? t->sm : nt_tune_sm_from_gpu_name(nt_gpu_name(t));
     if (sm) {
         in->min_sm = in->max_sm = sm;
         in->label[NT_CF_SM] = t->sm ? NT_FACT_MEASURED : NT_FACT_INFERRED;
@@ -338,12 +339,12 @@ nt_status_t nt_tune_model_input(const nt_tune_t *t, const nt_tune_shape_t *sh, n
         in->cpu_vendor = (nt_cpu_vendor_t)vendor;
         in->label[NT_CF_CPU] = NT_FACT_MEASURED;
     }
-    const nt_nccllog_t *log = log_for_shape(t, sh);
+    const nt_nccllog_t *log = nt_log_for_shape(t, sh);
     const char *from = "nettune's defaults (assumed)";
     if (log && nt_tune_input_from_log(in, log) > 0) {
         from = "NCCL's graph lines (measured)";
     } else if (t->have_report) {
-        input_from_report(t, sh, in);
+        nt_input_from_report(t, sh, in);
         from = "the probe report through NCCL's search rules (inferred)";
     }
     if (why)

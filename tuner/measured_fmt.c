@@ -35,7 +35,7 @@ int nt_measured_point_parse(const cJSON *p, nt_tune_point_t *q)
     return 0;
 }
 
-static double r3(double v)
+static double nt_r3(double v)
 {
     return round(v * 1000) / 1000;
 }
@@ -53,8 +53,8 @@ cJSON *nt_measured_point_json(const nt_tune_point_t *q)
         cJSON_AddStringToObject(o, "algo", nt_algo_name(q->algo));
     if (q->proto >= 0)
         cJSON_AddStringToObject(o, "proto", nt_proto_name(q->proto));
-    cJSON_AddNumberToObject(o, "time_us", r3(q->time_us));
-    cJSON_AddNumberToObject(o, "spread", r3(q->spread));
+    cJSON_AddNumberToObject(o, "time_us", nt_r3(q->time_us));
+    cJSON_AddNumberToObject(o, "spread", nt_r3(q->spread));
     cJSON_AddBoolToObject(o, "default", q->is_default);
     if (q->reg_buff >= 0)
         cJSON_AddNumberToObject(o, "reg_buff", q->reg_buff);

@@ -62,7 +62,7 @@ int nt_model_version_supported(int version)
 
 /* log2i: v2.28.9-1 src/include/utils.h:42 = log2Down (bitops.h:273-300), -1 for 0;
  * v2.14.3-1 utils.h:39-43 and v2.21.5-1 utils.h:46-50 give 0 for 0. */
-static long log2i_v(const nt_model_version_t *v, long n)
+static long nt_log2i_v(const nt_model_version_t *v, long n)
 {
     if (n <= 0)
         return v->log2i_zero ? 0 : -1;
@@ -73,7 +73,7 @@ static long log2i_v(const nt_model_version_t *v, long n)
 }
 
 /* getNthreads: tuning.cc:16-33 */
-static int get_nthreads(int env, int min, int max, int def)
+static int nt_get_nthreads(int env, int min, int max, int def)
 {
     if (env <= 0)
         return def;
@@ -88,7 +88,7 @@ static int get_nthreads(int env, int min, int max, int def)
 
 /* compCapIndex: tuning.cc:249 (>= 100 Blackwell, >= 90 Hopper, >= 80 Ampere, else Volta);
  * 214:97 compCap80 (1 only when every GPU is SM80). */
-static int compcap_index(const nt_model_version_t *v, int min_sm, int max_sm)
+static int nt_compcap_index(const nt_model_version_t *v, int min_sm, int max_sm)
 {
     if (v->family == NT_FAMILY_214)
         return (min_sm == 80 && max_sm == 80) ? 1 : 0;
@@ -99,7 +99,7 @@ static int compcap_index(const nt_model_version_t *v, int min_sm, int max_sm)
 /* The graph NCCL hands tuning for each algorithm: v2.28.9-1 src/init.cc:854 (NVLS_TREE uses the
  * NVLS graph, PAT the Tree graph); v2.14.3-1 tuning.cc:109 (both CollNets use the CollNet graph).
  */
-static const nt_model_graph_t *graph_of(const nt_model_version_t *v, const nt_model_input_t *in,
+static const nt_model_graph_t *nt_graph_of(const nt_model_version_t *v, const nt_model_input_t *in,
                                         int a)
 {
     static const int g227[NT_NUM_ALGOS] = {0, 1, 2, 3, 4, 4, 0};
@@ -109,7 +109,7 @@ static const nt_model_graph_t *graph_of(const nt_model_version_t *v, const nt_mo
 
 /* getNetOverhead: tuning.cc:214-219 (us): NCCL_NET_OVERHEAD (ns) wins; x86 Intel 1, x86 AMD 2,
  * else 1. */
-static float net_overhead(const nt_model_input_t *in)
+static float nt_net_overhead(const nt_model_input_t *in)
 {
     if (in->env_net_overhead_ns != -2)
         return (float)(in->env_net_overhead_ns * .001);
@@ -119,7 +119,7 @@ static float net_overhead(const nt_model_input_t *in)
 }
 
 /* ncclPatEnable: tuning.cc:201-209 */
-static int pat_enable(const nt_model_version_t *v, const nt_model_input_t *in)
+static int nt_pat_enable(const nt_model_version_t *v, const nt_model_input_t *in)
 {
     if (v->pat_sm60 && in->min_sm < 60)
         return 0;
@@ -133,9 +133,9 @@ static int pat_enable(const nt_model_version_t *v, const nt_model_input_t *in)
 }
 
 /* The LL128 default gate (protoEnable == 2): 214:214-218, v2.27.3-1:457-463, tuning.cc:480-494. */
-static int ll128_default(const nt_model_version_t *v, const nt_model_input_t *in, int c, int a)
+static int nt_ll128_default(const nt_model_version_t *v, const nt_model_input_t *in, int c, int a)
 {
-    const nt_model_graph_t *g = graph_of(v, in, a);
+    const nt_model_graph_t *g = nt_graph_of(v, in, a);
     int ok = 1;
     if (v->ll128_gate == NT_LL128_GATE_214)
         return g->type_inter <= NT_PATH_PXB && g->type_intra <= NT_PATH_NVL &&
@@ -181,7 +181,7 @@ static int ll128_default(const nt_model_version_t *v, const nt_model_input_t *in
     return ok;
 }
 
-static void set_threads(const nt_model_version_t *v, const nt_model_input_t *in,
+static void nt_set_threads(const nt_model_version_t *v, const nt_model_input_t *in,
                         nt_model_table_t *t)
 {
     /* tuning.cc:231-243 (214:81-91: CollNet Simple 512, no NVLS) */
@@ -190,9 +190,9 @@ static void set_threads(const nt_model_version_t *v, const nt_model_input_t *in,
         (float)ring->bw_intra_GBps * ring->nchannels <= NT_PCI_BW ? 256 : NT_SIMPLE_MAX_NTHREADS;
     memset(t->max_threads, 0, sizeof(t->max_threads));
     t->max_threads[NT_ALGO_RING][NT_PROTO_SIMPLE] =
-        get_nthreads(in->env_nthreads, 2 * NT_WARP, NT_SIMPLE_MAX_NTHREADS, simple_def);
-    t->max_threads[NT_ALGO_TREE][NT_PROTO_SIMPLE] =
-        get_nthreads(in->env_nthreads, 2 * NT_WARP, NT_SIMPLE_MAX_NTHREADS, NT_SIMPLE_MAX_NTHREADS);
+        nt_get_nthreads(in->env_nthreads, 2 * NT_WARP, NT_SIMPLE_MAX_NTHREADS, simple_def);
+    t->max_threads[NT_ALGO_TREE][NT_PROTO_SIMPLE] = nt_get_nthreads(
+        in->env_nthreads, 2 * NT_WARP, NT_SIMPLE_MAX_NTHREADS, NT_SIMPLE_MAX_NTHREADS);
     int collnet_simple = v->family == NT_FAMILY_214 ? NT_SIMPLE_MAX_NTHREADS : NT_MAX_NTHREADS;
     t->max_threads[NT_ALGO_COLLNET_DIRECT][NT_PROTO_SIMPLE] = collnet_simple;
     t->max_threads[NT_ALGO_COLLNET_CHAIN][NT_PROTO_SIMPLE] = collnet_simple;
@@ -200,13 +200,13 @@ static void set_threads(const nt_model_version_t *v, const nt_model_input_t *in,
         t->max_threads[NT_ALGO_NVLS][NT_PROTO_SIMPLE] =
             t->max_threads[NT_ALGO_NVLS_TREE][NT_PROTO_SIMPLE] = NT_MAX_NTHREADS;
     t->max_threads[NT_ALGO_RING][NT_PROTO_LL] = t->max_threads[NT_ALGO_TREE][NT_PROTO_LL] =
-        get_nthreads(in->env_nthreads, 2 * NT_WARP, NT_LL_MAX_NTHREADS, NT_LL_MAX_NTHREADS);
+        nt_get_nthreads(in->env_nthreads, 2 * NT_WARP, NT_LL_MAX_NTHREADS, NT_LL_MAX_NTHREADS);
     t->max_threads[NT_ALGO_RING][NT_PROTO_LL128] = t->max_threads[NT_ALGO_TREE][NT_PROTO_LL128] =
-        get_nthreads(in->env_ll128_nthreads, NT_LL128_MAX_NTHREADS / 4, NT_LL128_MAX_NTHREADS,
+        nt_get_nthreads(in->env_ll128_nthreads, NT_LL128_MAX_NTHREADS / 4, NT_LL128_MAX_NTHREADS,
                      NT_LL128_MAX_NTHREADS);
 }
 
-static int validate(const nt_model_input_t *in)
+static int nt_model_validate(const nt_model_input_t *in)
 {
     if (in->nranks < 1 || in->nnodes < 1 || in->nnodes > in->nranks ||
         in->nranks > NT_MODEL_MAX_RANKS) /* 2 * nRanks below: signed overflow beyond */
@@ -228,7 +228,7 @@ nt_status_t nt_model_compute(const nt_model_input_t *in, const nt_model_env_filt
 nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_env_filter_t *env,
                                     nt_model_table_t *out, unsigned algo_mask)
 {
-    if (!in || !out || !validate(in))
+    if (!in || !out || !nt_model_validate(in))
         return NT_ERR_INVALID;
     const nt_model_version_t *v = nt_model_version_find(in->version);
     if (!v)
@@ -240,13 +240,13 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
         for (int a = 0; a < NT_NUM_ALGOS; a++)
             for (int p = 0; p < NT_NUM_PROTOS; p++)
                 out->cell[c][a][p].why = NT_CELL_NOT_COVERED;
-    set_threads(v, in, out);
+    nt_set_threads(v, in, out);
 
     const int nNodes = in->nnodes, nRanks = in->nranks;
     if (nRanks <= 1)
         return NT_OK; /* tuning.cc:247 */
 
-    const int cc = compcap_index(v, in->min_sm, in->max_sm);
+    const int cc = nt_compcap_index(v, in->min_sm, in->max_sm);
     const int index2 = nNodes <= 2 ? nNodes - 1 : 2; /* :250 scale: 1, 2, 3+ nodes */
     /* :252-253 LL: one node -> GPU row; across nodes -> CPU row (AMD/mixed 1, else 0);
      * 214:102 and to 2.23 (v2.23.4-1:151) AMD only */
@@ -272,7 +272,7 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
 
     int intraHw[NT_NUM_ALGOS], hw[NT_NUM_ALGOS];
     for (int a = 0; a < NT_NUM_ALGOS; a++) { /* :263-265: typeIntra == LINK_NVL -> NVLINK row */
-        intraHw[a] = graph_of(v, in, a)->type_intra == NT_PATH_NVL ? NT_HW_NVLINK : NT_HW_PCI;
+        intraHw[a] = nt_graph_of(v, in, a)->type_intra == NT_PATH_NVL ? NT_HW_NVLINK : NT_HW_PCI;
         hw[a] = nNodes == 1 ? intraHw[a] : NT_HW_NET;
     }
 
@@ -297,14 +297,14 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                 if (AR && a == NT_ALGO_PAT)
                     continue;
             }
-            const nt_model_graph_t *g = graph_of(v, in, a);
+            const nt_model_graph_t *g = nt_graph_of(v, in, a);
             const int nvls = a == NT_ALGO_NVLS || a == NT_ALGO_NVLS_TREE;
             for (int p = 0; p < NT_NUM_PROTOS; p++) {
                 nt_model_cell_t *cell = &out->cell[coll][a][p];
                 if (!f214) {
                     if (nvls && p != NT_PROTO_SIMPLE)
                         continue; /* :280 */
-                    if (AGRS && a == NT_ALGO_PAT && (p != NT_PROTO_SIMPLE || !pat_enable(v, in)))
+                    if (AGRS && a == NT_ALGO_PAT && (p != NT_PROTO_SIMPLE || !nt_pat_enable(v, in)))
                         continue; /* :281-282 */
                 }
                 const int collnet = a == NT_ALGO_COLLNET_DIRECT || a == NT_ALGO_COLLNET_CHAIN;
@@ -477,7 +477,7 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     } else { /* :371-379 */
                         float netOverhead = 0.0f;
                         if (nNodes > 1) {
-                            netOverhead = net_overhead(in);
+                            netOverhead = nt_net_overhead(in);
                             if (p == NT_PROTO_SIMPLE)
                                 netOverhead *= 3;
                         }
@@ -492,8 +492,8 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                 } else if (a ==
                            NT_ALGO_TREE) { /* :381-385 (nRanks/nNodes is an integer division) */
                     if (AR || f214)
-                        lat +=
-                            2 * ((nRanks / nNodes - 1) * intraLat + log2i_v(v, nNodes) * interLat);
+                        lat += 2 * ((nRanks / nNodes - 1) * intraLat +
+                                    nt_log2i_v(v, nNodes) * interLat);
                 } else if (a ==
                            NT_ALGO_COLLNET_DIRECT) { /* :386-388 (0.4 us arity; 214:173 0.5 us) */
                     int q = nRanks / nNodes - 1;
@@ -506,9 +506,9 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                     if (nNodes > 1)
                         lat += interLat;
                 } else if (a == NT_ALGO_NVLS_TREE) { /* :394-395 */
-                    lat += intraLat + 2 * log2i_v(v, nNodes) * interLat;
+                    lat += intraLat + 2 * nt_log2i_v(v, nNodes) * interLat;
                 } else if (a == NT_ALGO_PAT && AGRS) { /* :396-400; 227:374 assigns 8 + ... */
-                    double add = log2i_v(v, nNodes) * (interLat / 3.5) + nRanks * 2.8;
+                    double add = nt_log2i_v(v, nNodes) * (interLat / 3.5) + nRanks * 2.8;
                     lat = v->pat_lat_assign ? (float)(8 + add) : (float)(lat + add);
                 }
                 cell->lat_us = lat;
@@ -571,7 +571,7 @@ nt_status_t nt_model_compute_masked(const nt_model_input_t *in, const nt_model_e
                 int proto_rule = 1;
                 if (pe == 2 && p == NT_PROTO_LL128) {
                     pe = 1;
-                    proto_rule = ll128_default(v, in, c, a);
+                    proto_rule = nt_ll128_default(v, in, c, a);
                 }
                 int covered =
                     cell->why != NT_CELL_NOT_COVERED && cell->why != NT_CELL_ALGO_DISABLED;
@@ -639,7 +639,7 @@ double nt_model_time_us(const nt_model_input_t *in, const nt_model_table_t *tabl
             *t = r;
         return -1.0;
     }
-    long logSize = log2i_v(v, (long)(nbytes >> 6));
+    long logSize = nt_log2i_v(v, (long)(nbytes >> 6));
     if (algo == NT_ALGO_TREE && (coll == NT_COLL_ALLREDUCE || v->family == NT_FAMILY_214) &&
         logSize >= 0 && logSize < 23)
         r.tree_correction = nt_model_tree_correction[proto][logSize]; /* :592 */

@@ -32,7 +32,7 @@ static const int sm_list[] = {60, 70, 80, 90, 100};
 #define N_GRAPHS 5 /* the graphs NCCL builds: Tree, Ring, CollNetDirect, CollNetChain, NVLS */
 
 /* Which graph an algorithm's cells come from (v2.28.9-1 src/init.cc:854; 2.14 tuning.cc:109). */
-static int graph_index(int family, int a)
+static int nt_graph_index(int family, int a)
 {
     static const int g227[NT_NUM_ALGOS] = {0, 1, 2, 3, 4, 4, 0};
     static const int g214[NT_NUM_ALGOS] = {0, 1, 2, 2, 4, 4, 0};
@@ -57,17 +57,17 @@ typedef struct comm_cand {
     nt_cpu_vendor_t vendor;
 } comm_cand_t;
 
-static int first_value_nch(const nt_model_graph_t *g, int i)
+static int nt_first_value_nch(const nt_model_graph_t *g, int i)
 {
     return i == 0 ? g->nchannels : nch_list[i - 1];
 }
-static double first_value_bw(const nt_model_graph_t *g, int i)
+static double nt_first_value_bw(const nt_model_graph_t *g, int i)
 {
     return i == 0 ? g->bw_intra_GBps : bw_list[i - 1];
 }
 
 /* Apply candidate C of graph space S to graph G (value index 0 = the given value). */
-static void apply_cand(const gspace_t *s, int gi, int c, nt_model_graph_t *g)
+static void nt_apply_cand(const gspace_t *s, int gi, int c, nt_model_graph_t *g)
 {
     int i_x = c % s->n_x;
     c /= s->n_x;
@@ -80,9 +80,9 @@ static void apply_cand(const gspace_t *s, int gi, int c, nt_model_graph_t *g)
     int i_nch = c;
     nt_model_graph_t orig = *g;
     if (s->n_nch > 1)
-        g->nchannels = first_value_nch(&orig, i_nch);
+        g->nchannels = nt_first_value_nch(&orig, i_nch);
     if (s->n_bw > 1) {
-        double bw = first_value_bw(&orig, i_bw);
+        double bw = nt_first_value_bw(&orig, i_bw);
         g->bw_intra_GBps = bw;
         if (orig.label[NT_GF_BW_INTER] == NT_FACT_ASSUMED)
             g->bw_inter_GBps = i_bw == 0 ? orig.bw_inter_GBps : bw;
@@ -99,7 +99,7 @@ static void apply_cand(const gspace_t *s, int gi, int c, nt_model_graph_t *g)
     }
 }
 
-static int cell_matches(const nt_model_cell_t *m, float lat, float bw)
+static int nt_cell_matches(const nt_model_cell_t *m, float lat, float bw)
 {
     return fabs(m->lat_us - lat) <= NT_MODEL_TOL_LAT_US &&
            fabs(m->bw_GBps - bw) <= NT_MODEL_TOL_BW_GBPS;
@@ -110,7 +110,7 @@ typedef struct cellref {
     int c, a, p;
 } cellref_t;
 
-static int order_cells(const nt_nccl_table_t *nccl, int nalgos, cellref_t *out)
+static int nt_order_cells(const nt_nccl_table_t *nccl, int nalgos, cellref_t *out)
 {
     static const int protos[3] = {NT_PROTO_SIMPLE, NT_PROTO_LL, NT_PROTO_LL128};
     static const int colls[5] = {NT_COLL_ALLREDUCE, NT_COLL_ALLGATHER, NT_COLL_REDUCESCATTER,
@@ -202,7 +202,7 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
         for (int c = 0; c < NT_NUM_COLLS; c++)
             for (int a = 0; a < v->nalgos; a++)
                 for (int p = 0; p < NT_NUM_PROTOS; p++)
-                    if (graph_index(v->family, a) == gi && nccl->has[c][a][p] &&
+                    if (nt_graph_index(v->family, a) == gi && nccl->has[c][a][p] &&
                         nccl->bw_GBps[c][a][p] > 0)
                         any_bw = 1;
         s->n_nch = g->label[NT_GF_NCHANNELS] == NT_FACT_ASSUMED && any_bw ? 1 + N_NCH : 1;
@@ -227,7 +227,7 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
     memset(comm_alive, 1, sizeof(comm_alive));
 
     cellref_t cells[NT_NUM_COLLS * NT_NUM_ALGOS * NT_NUM_PROTOS];
-    int ncells = order_cells(nccl, v->nalgos, cells);
+    int ncells = nt_order_cells(nccl, v->nalgos, cells);
     int fitted = 0;
     nt_model_input_t work;
     nt_model_table_t t;
@@ -235,7 +235,7 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
     size_t match_cap = 0;
     for (int x = 0; x < ncells; x++) {
         cellref_t cr = cells[x];
-        int gi = graph_index(v->family, cr.a);
+        int gi = nt_graph_index(v->family, cr.a);
         gspace_t *s = &gs[gi];
         float lat = nccl->lat_us[cr.c][cr.a][cr.p], bw = nccl->bw_GBps[cr.c][cr.a][cr.p];
         size_t need = (size_t)ncomm * s->ncand;
@@ -260,10 +260,10 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
                 work = *in;
                 work.min_sm = work.max_sm = comms[k].sm;
                 work.cpu_vendor = comms[k].vendor;
-                apply_cand(s, gi, c, &work.graph[gi]);
+                nt_apply_cand(s, gi, c, &work.graph[gi]);
                 if (nt_model_compute_masked(&work, env, &t, 1u << cr.a) != NT_OK)
                     continue;
-                if (cell_matches(&t.cell[cr.c][cr.a][cr.p], lat, bw)) {
+                if (nt_cell_matches(&t.cell[cr.c][cr.a][cr.p], lat, bw)) {
                     match[(size_t)k * s->ncand + c] = 1;
                     n_match++;
                 }
@@ -342,7 +342,7 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
                 if (!s->alive[(size_t)kbest * s->ncand + c])
                     continue;
                 nt_model_graph_t tmp = in->graph[gi];
-                apply_cand(s, gi, c, &tmp);
+                nt_apply_cand(s, gi, c, &tmp);
                 if (tmp.nchannels == in->graph[NT_ALGO_TREE].nchannels) {
                     cbest = c;
                     break;
@@ -350,7 +350,7 @@ nt_status_t nt_model_fit_table(nt_model_input_t *in, const nt_nccl_table_t *nccl
             }
         }
         nt_model_graph_t before = in->graph[gi];
-        apply_cand(s, gi, cbest, &in->graph[gi]);
+        nt_apply_cand(s, gi, cbest, &in->graph[gi]);
         if (!dead)
             continue; /* the table says nothing about this graph: its facts stay assumed */
         /* a fact is fitted when the living candidates leave out some of its values */

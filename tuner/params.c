@@ -86,7 +86,7 @@ enum {
 
 /* A one-line message into err (the caller prefixes "nettune tune: "). */
 static nt_status_t __attribute__((format(printf, 3, 4)))
-params_fail(char *err, size_t errlen, const char *fmt, ...)
+nt_params_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -94,7 +94,7 @@ params_fail(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
     return NT_ERR_INVALID;
 }
-#define BAD(...) params_fail(err, errlen, __VA_ARGS__)
+#define BAD(...) nt_params_fail(err, errlen, __VA_ARGS__)
 
 nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_action_t *action,
                                  char *err, size_t errlen)

@@ -10,7 +10,7 @@
 #include "nccl_versions.h"
 #include "nettune/log.h"
 
-static void line_start(FILE *out, const char *prefix)
+static void nt_line_start(FILE *out, const char *prefix)
 {
     if (prefix && *prefix)
         fprintf(out, "%s ", prefix);
@@ -24,20 +24,20 @@ void nt_model_print_table(FILE *out, const nt_model_table_t *t, const char *pref
     const nt_model_version_t *v = nt_model_version_find(t->version);
     int nalgos = v ? v->nalgos : (t->version >= 22300 ? 7 : t->version >= 21700 ? 5 : 4);
     if (t->version && t->version < 21800) {
-        line_start(out, prefix);
+        nt_line_start(out, prefix);
         fprintf(out, "Latency/AlgBw |");
         for (int a = 0; a < nalgos; a++)
             for (int p = 0; p < NT_NUM_PROTOS; p++)
                 fprintf(out, " %7s/%6s |", nt_model_algo_name(a), nt_model_proto_name(p));
         fprintf(out, "\n");
-        line_start(out, prefix);
+        nt_line_start(out, prefix);
         fprintf(out, " Max NThreads |");
         for (int a = 0; a < nalgos; a++)
             for (int p = 0; p < NT_NUM_PROTOS; p++)
                 fprintf(out, " %14d |", t->max_threads[a][p]);
         fprintf(out, "\n");
         for (int c = 0; c < NT_NUM_COLLS; c++) {
-            line_start(out, prefix);
+            nt_line_start(out, prefix);
             fprintf(out, "%13s |", nt_model_coll_name(c));
             for (int a = 0; a < nalgos; a++)
                 for (int p = 0; p < NT_NUM_PROTOS; p++)
@@ -48,7 +48,7 @@ void nt_model_print_table(FILE *out, const nt_model_table_t *t, const char *pref
         return;
     }
     for (int block = 0; block < (nalgos + 2) / 3; block++) {
-        line_start(out, prefix);
+        nt_line_start(out, prefix);
         fprintf(out, "  Algorithm   |");
         for (int ba = 0; ba < 3; ba++) {
             int a = block * 3 + ba;
@@ -57,13 +57,13 @@ void nt_model_print_table(FILE *out, const nt_model_table_t *t, const char *pref
             fprintf(out, " %14s   %14s   %14s |", "", nt_model_algo_name(a), "");
         }
         fprintf(out, "\n");
-        line_start(out, prefix);
+        nt_line_start(out, prefix);
         fprintf(out, "  Protocol    |");
         for (int ba = 0; ba < 3; ba++) /* NCCL prints all 9 protocol cells even in the last block */
             for (int p = 0; p < NT_NUM_PROTOS; p++)
                 fprintf(out, " %14s |", nt_model_proto_name(p));
         fprintf(out, "\n");
-        line_start(out, prefix);
+        nt_line_start(out, prefix);
         fprintf(out, " Max NThreads |");
         for (int ba = 0; ba < 3; ba++) {
             int a = block * 3 + ba;
@@ -74,7 +74,7 @@ void nt_model_print_table(FILE *out, const nt_model_table_t *t, const char *pref
         }
         fprintf(out, "\n");
         for (int c = 0; c < NT_NUM_COLLS; c++) {
-            line_start(out, prefix);
+            nt_line_start(out, prefix);
             fprintf(out, "%13s |", nt_model_coll_name(c));
             for (int ba = 0; ba < 3; ba++) {
                 int a = block * 3 + ba;
@@ -89,12 +89,12 @@ void nt_model_print_table(FILE *out, const nt_model_table_t *t, const char *pref
     }
 }
 
-static const char *label_name(nt_fact_label_t l)
+static const char *nt_label_name(nt_fact_label_t l)
 {
     return l == NT_FACT_MEASURED ? "measured" : l == NT_FACT_INFERRED ? "inferred" : "assumed";
 }
 
-static const char *why_name(nt_cell_why_t w)
+static const char *nt_why_name(nt_cell_why_t w)
 {
     switch (w) {
     case NT_CELL_OK:
@@ -122,7 +122,7 @@ static const char *comm_fact_names[NT_NUM_COMM_FACTS] = {
 #define NT_MODEL_NGRAPHS                                                                           \
     5 /* Tree, Ring, CollNetDirect, CollNetChain, NVLS: the graphs NCCL builds */
 
-static double graph_fact_value(const nt_model_graph_t *g, int f)
+static double nt_graph_fact_value(const nt_model_graph_t *g, int f)
 {
     switch (f) {
     case NT_GF_NCHANNELS:
@@ -145,7 +145,7 @@ static double graph_fact_value(const nt_model_graph_t *g, int f)
 }
 
 /* Every assumed fact, "sm" or "Ring.bw_intra_GBps", into ARR (JSON). */
-static void list_assumed(const nt_model_input_t *in, cJSON *arr)
+static void nt_list_assumed(const nt_model_input_t *in, cJSON *arr)
 {
     for (int f = 0; f < NT_NUM_COMM_FACTS; f++)
         if (in->label[f] == NT_FACT_ASSUMED)
@@ -164,20 +164,20 @@ static void list_assumed(const nt_model_input_t *in, cJSON *arr)
         }
 }
 
-static cJSON *fact(double v, nt_fact_label_t l)
+static cJSON *nt_fact(double v, nt_fact_label_t l)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "value", v);
-    cJSON_AddStringToObject(o, "label", label_name(l));
+    cJSON_AddStringToObject(o, "label", nt_label_name(l));
     return o;
 }
 
-static double round1(double x)
+static double nt_round1(double x)
 {
     return round(x * 10.0) / 10.0;
 }
 
-static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
+static cJSON *nt_json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
                        const nt_nccl_table_t *nccl, const nt_model_fit_t *fit)
 {
     cJSON *doc = cJSON_CreateObject();
@@ -215,35 +215,35 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
                             isfinite(fit->max_bw_diff_GBps) ? fit->max_bw_diff_GBps : -1);
 
     cJSON *facts = cJSON_AddObjectToObject(doc, "facts");
-    cJSON_AddItemToObject(facts, "nccl_version", fact(in->version, in->label[NT_CF_VERSION]));
-    cJSON_AddItemToObject(facts, "nranks", fact(in->nranks, in->label[NT_CF_NRANKS]));
-    cJSON_AddItemToObject(facts, "nnodes", fact(in->nnodes, in->label[NT_CF_NNODES]));
-    cJSON_AddItemToObject(facts, "ppn", fact(in->ppn, in->label[NT_CF_NNODES]));
-    cJSON_AddItemToObject(facts, "sm", fact(in->min_sm, in->label[NT_CF_SM]));
-    cJSON *cpu = fact(in->cpu_vendor, in->label[NT_CF_CPU]);
+    cJSON_AddItemToObject(facts, "nccl_version", nt_fact(in->version, in->label[NT_CF_VERSION]));
+    cJSON_AddItemToObject(facts, "nranks", nt_fact(in->nranks, in->label[NT_CF_NRANKS]));
+    cJSON_AddItemToObject(facts, "nnodes", nt_fact(in->nnodes, in->label[NT_CF_NNODES]));
+    cJSON_AddItemToObject(facts, "ppn", nt_fact(in->ppn, in->label[NT_CF_NNODES]));
+    cJSON_AddItemToObject(facts, "sm", nt_fact(in->min_sm, in->label[NT_CF_SM]));
+    cJSON *cpu = nt_fact(in->cpu_vendor, in->label[NT_CF_CPU]);
     static const char *vendors[] = {"intel", "amd", "zhaoxin", "mixed", "other"};
     static const char *archs[] = {"x86", "power", "arm", "other"};
     cJSON_AddStringToObject(cpu, "vendor", vendors[in->cpu_vendor]);
     cJSON_AddStringToObject(cpu, "arch", archs[in->cpu_arch]);
     cJSON_AddItemToObject(facts, "cpu", cpu);
-    cJSON_AddItemToObject(facts, "cuda_runtime", fact(in->cuda_runtime, in->label[NT_CF_CUDA]));
+    cJSON_AddItemToObject(facts, "cuda_runtime", nt_fact(in->cuda_runtime, in->label[NT_CF_CUDA]));
     cJSON_AddItemToObject(facts, "comm_nchannels",
-                          fact(in->comm_nchannels, in->label[NT_CF_COMM_NCHANNELS]));
+                          nt_fact(in->comm_nchannels, in->label[NT_CF_COMM_NCHANNELS]));
     cJSON_AddItemToObject(facts, "collnet_enable",
-                          fact(in->collnet_enable, in->label[NT_CF_COLLNET]));
-    cJSON_AddItemToObject(facts, "nvswitch_count", fact(in->nvs_count, in->label[NT_CF_NVS]));
+                          nt_fact(in->collnet_enable, in->label[NT_CF_COLLNET]));
+    cJSON_AddItemToObject(facts, "nvswitch_count", nt_fact(in->nvs_count, in->label[NT_CF_NVS]));
     cJSON *graphs = cJSON_AddObjectToObject(facts, "graphs");
     for (int g = 0; g < NT_MODEL_NGRAPHS; g++) {
         cJSON *go = cJSON_AddObjectToObject(graphs, nt_model_algo_name(g));
         for (int f = 0; f < NT_NUM_GRAPH_FACTS; f++) {
-            cJSON *fo = fact(graph_fact_value(&in->graph[g], f), in->graph[g].label[f]);
+            cJSON *fo = nt_fact(nt_graph_fact_value(&in->graph[g], f), in->graph[g].label[f]);
             if (f == NT_GF_TYPE_INTRA || f == NT_GF_TYPE_INTER)
                 cJSON_AddStringToObject(
-                    fo, "name", nt_model_path_name((int)graph_fact_value(&in->graph[g], f)));
+                    fo, "name", nt_model_path_name((int)nt_graph_fact_value(&in->graph[g], f)));
             cJSON_AddItemToObject(go, graph_fact_names[f], fo);
         }
     }
-    list_assumed(in, cJSON_AddArrayToObject(doc, "assumed"));
+    nt_list_assumed(in, cJSON_AddArrayToObject(doc, "assumed"));
 
     cJSON *cells = cJSON_AddArrayToObject(doc, "cells");
     int nalgos = v ? v->nalgos : NT_NUM_ALGOS;
@@ -261,12 +261,12 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
                     cJSON_AddNumberToObject(mo, "bw_GBps",
                                             round(m->cell[c][a][p].bw_GBps * 1000) / 1000);
                     cJSON_AddBoolToObject(mo, "enabled", m->cell[c][a][p].bw_GBps > 0);
-                    cJSON_AddStringToObject(mo, "why", why_name(m->cell[c][a][p].why));
+                    cJSON_AddStringToObject(mo, "why", nt_why_name(m->cell[c][a][p].why));
                 }
                 if (nccl && nccl->has[c][a][p]) {
                     cJSON *no = cJSON_AddObjectToObject(o, "nccl");
-                    cJSON_AddNumberToObject(no, "lat_us", round1(nccl->lat_us[c][a][p]));
-                    cJSON_AddNumberToObject(no, "bw_GBps", round1(nccl->bw_GBps[c][a][p]));
+                    cJSON_AddNumberToObject(no, "lat_us", nt_round1(nccl->lat_us[c][a][p]));
+                    cJSON_AddNumberToObject(no, "bw_GBps", nt_round1(nccl->bw_GBps[c][a][p]));
                     if (m)
                         cJSON_AddBoolToObject(
                             o, "match",
@@ -287,7 +287,7 @@ static cJSON *json_doc(const nt_model_input_t *in, const nt_model_table_t *m,
  * tuning.cc:499-539) without NCCL's line prefix: per function three lines, NCCL's value, the
  * model's, and model - NCCL; a difference beyond the print precision (NT_MODEL_TOL_*) is marked
  * '*' before the cell's '|'. A cell NCCL did not print is "-". */
-static void print_side_by_side(FILE *out, const nt_model_table_t *t, const nt_nccl_table_t *n)
+static void nt_print_side_by_side(FILE *out, const nt_model_table_t *t, const nt_nccl_table_t *n)
 {
     const nt_model_version_t *v = nt_model_version_find(t->version);
     int nalgos = v ? v->nalgos : (t->version >= 22300 ? 7 : t->version >= 21700 ? 5 : 4);
@@ -359,7 +359,7 @@ static void print_side_by_side(FILE *out, const nt_model_table_t *t, const nt_nc
 }
 
 /* The facts the model assumed, each with what would supply it. */
-static void print_assumed(FILE *out, const nt_model_input_t *in)
+static void nt_print_assumed(FILE *out, const nt_model_input_t *in)
 {
     static const struct {
         int fact; /* nt_comm_fact_t, or -1 for the graph facts */
@@ -451,7 +451,7 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
     if (fit_out)
         *fit_out = fit;
     if (json) {
-        cJSON *doc = json_doc(in, have_model ? &m : NULL, nccl, &fit);
+        cJSON *doc = nt_json_doc(in, have_model ? &m : NULL, nccl, &fit);
         char *text = doc ? cJSON_Print(doc) : NULL;
         cJSON_Delete(doc);
         if (!text)
@@ -461,7 +461,7 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
         return bad ? NT_ERR_IO : NT_OK;
     }
     if (have_model && nccl)
-        print_side_by_side(out, &m, nccl);
+        nt_print_side_by_side(out, &m, nccl);
     else if (have_model)
         nt_model_print_table(out, &m, NULL);
     fprintf(out, "model vs NCCL: %s", fit.verdict);
@@ -477,6 +477,6 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
     if (fit.modelled && nccl)
         fprintf(out, ")");
     fprintf(out, "\n");
-    print_assumed(out, in);
+    nt_print_assumed(out, in);
     return ferror(out) ? NT_ERR_IO : NT_OK;
 }

@@ -86,7 +86,7 @@ void nt_tune_source_free(nt_tune_source_t *s)
     memset(s, 0, sizeof(*s));
 }
 
-static int env_push(nt_tune_source_t *s, const char *name, const char *value)
+static int nt_env_push(nt_tune_source_t *s, const char *name, const char *value)
 {
     char **n = realloc(s->env, (s->nenv + 1) * sizeof(*n));
     if (!n)
@@ -101,7 +101,7 @@ static int env_push(nt_tune_source_t *s, const char *name, const char *value)
     return 0;
 }
 
-static const char *env_of(const nt_tune_source_t *s, const char *name)
+static const char *nt_env_of(const nt_tune_source_t *s, const char *name)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < s->nenv; i++)
@@ -112,11 +112,11 @@ static const char *env_of(const nt_tune_source_t *s, const char *name)
 
 int nt_tune_source_is_baseline(const nt_tune_source_t *s)
 {
-    return !s->labelled && !env_of(s, "NCCL_ALGO") && !env_of(s, "NCCL_PROTO");
+    return !s->labelled && !nt_env_of(s, "NCCL_ALGO") && !nt_env_of(s, "NCCL_PROTO");
 }
 
 
-static const char *list_of(char *const *list, size_t n, const char *name)
+static const char *nt_list_of(char *const *list, size_t n, const char *name)
 {
     size_t len = strlen(name);
     for (size_t i = 0; i < n; i++)
@@ -127,7 +127,7 @@ static const char *list_of(char *const *list, size_t n, const char *name)
 
 /* One NCCL_X=V word of a command line (quotes around the value dropped): into the source's
  * command-line list and its settings. */
-static void cmd_setting(nt_tune_source_t *s, const char *w, size_t len)
+static void nt_cmd_setting(nt_tune_source_t *s, const char *w, size_t len)
 {
     char kv[256];
     if (len >= sizeof(kv) || strncmp(w, "NCCL_", 5) != 0)
@@ -147,7 +147,7 @@ static void cmd_setting(nt_tune_source_t *s, const char *w, size_t len)
         v[vl - 1] = '\0';
         v++;
     }
-    if (list_of(s->cmd_env, s->ncmd_env, kv))
+    if (nt_list_of(s->cmd_env, s->ncmd_env, kv))
         return;
     char **n = realloc(s->cmd_env, (s->ncmd_env + 1) * sizeof(*n));
     if (!n)
@@ -158,14 +158,14 @@ static void cmd_setting(nt_tune_source_t *s, const char *w, size_t len)
         return;
     snprintf(n[s->ncmd_env], l, "%s=%s", kv, v);
     s->ncmd_env++;
-    if (!env_of(s, kv))
-        env_push(s, kv, v);
+    if (!nt_env_of(s, kv))
+        nt_env_push(s, kv, v);
 }
 
 /* A launcher's or a test's command line, and its continuation lines after a trailing '\':
  * the NCCL_* it sets. Open MPI's "-x NAME=V", MPICH's "-genv NAME V", srun's
  * "--export=ALL,NAME=V", and "NAME=V cmd" / "env NAME=V cmd". *cont: the line ended with '\'. */
-static void scan_cmdline(nt_tune_source_t *s, const char *line, int *cont)
+static void nt_scan_cmdline(nt_tune_source_t *s, const char *line, int *cont)
 {
     static const char *const launchers[] = {"mpirun", "mpiexec", "orterun", "srun", "env",
                                             "torchrun", "prun"};
@@ -215,23 +215,23 @@ static void scan_cmdline(nt_tune_source_t *s, const char *line, int *cont)
             for (const char *a = w + 9; a < e;) {
                 const char *c = memchr(a, ',', (size_t)(e - a));
                 const char *z = c ? c : e;
-                cmd_setting(s, a, (size_t)(z - a));
+                nt_cmd_setting(s, a, (size_t)(z - a));
                 a = z + 1;
             }
         } else if (prev && prevl == 8 && strncmp(prev, "--export", 8) == 0) {
             for (const char *a = w; a < e;) {
                 const char *c = memchr(a, ',', (size_t)(e - a));
                 const char *z = c ? c : e;
-                cmd_setting(s, a, (size_t)(z - a));
+                nt_cmd_setting(s, a, (size_t)(z - a));
                 a = z + 1;
             }
         } else if (prev2 && prev2l == 5 && strncmp(prev2, "-genv", 5) == 0 && prevl < 200 &&
                    strncmp(prev, "NCCL_", 5) == 0 && !memchr(prev, '=', prevl)) {
             char kv[256];
             snprintf(kv, sizeof(kv), "%.*s=%.*s", (int)prevl, prev, (int)wl, w);
-            cmd_setting(s, kv, strlen(kv));
+            nt_cmd_setting(s, kv, strlen(kv));
         } else if (strncmp(w, "NCCL_", 5) == 0 && memchr(w, '=', wl)) {
-            cmd_setting(s, w, wl); /* "-x NAME=V", "NAME=V cmd", "env NAME=V" */
+            nt_cmd_setting(s, w, wl); /* "-x NAME=V", "NAME=V cmd", "env NAME=V" */
         }
         prev2 = prev;
         prev2l = prevl;
@@ -242,7 +242,7 @@ static void scan_cmdline(nt_tune_source_t *s, const char *line, int *cont)
 }
 
 /* Appends "item" to a ","-separated list unless it is there. */
-static void list_add(char **list, const char *item, size_t len)
+static void nt_list_add(char **list, const char *item, size_t len)
 {
     size_t have = *list ? strlen(*list) : 0;
     for (const char *a = *list; a && *a;) {
@@ -262,13 +262,13 @@ static void list_add(char **list, const char *item, size_t len)
     *list = n;
 }
 
-static int cmp_str(const void *a, const void *b)
+static int nt_replay_cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Sorts a ","-separated list in place. */
-static void list_sort(char *list)
+static void nt_list_sort(char *list)
 {
     char *items[512], *copy = list ? strdup(list) : NULL, *save = NULL;
     size_t n = 0;
@@ -276,7 +276,7 @@ static void list_sort(char *list)
         return;
     for (char *w = strtok_r(copy, ",", &save); w && n < 512; w = strtok_r(NULL, ",", &save))
         items[n++] = w;
-    qsort(items, n, sizeof(items[0]), cmp_str);
+    qsort(items, n, sizeof(items[0]), nt_replay_cmp_str);
     size_t o = 0;
     for (size_t i = 0; i < n; i++)
         o += (size_t)sprintf(list + o, "%s%s", i ? "," : "", items[i]);
@@ -284,16 +284,16 @@ static void list_sort(char *list)
 }
 
 /* A device line: its host into s->hosts, its "host:[bus id]" into s->devices. */
-static void add_device(nt_tune_source_t *s, const nt_ncclt_device_t *d, const char *line)
+static void nt_add_device(nt_tune_source_t *s, const nt_ncclt_device_t *d, const char *line)
 {
     if (!d || !d->host || !d->host_len)
         return;
-    list_add(&s->hosts, d->host, d->host_len);
+    nt_list_add(&s->hosts, d->host, d->host_len);
     const char *lb = strchr(line, '['), *rb = lb ? strchr(lb, ']') : NULL;
     if (lb && rb) {
         char dev[256];
         snprintf(dev, sizeof(dev), "%.*s:%.*s", (int)d->host_len, d->host, (int)(rb - lb + 1), lb);
-        list_add(&s->devices, dev, strlen(dev));
+        nt_list_add(&s->devices, dev, strlen(dev));
     }
 }
 
@@ -356,7 +356,7 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
                     char name[128];
                     snprintf(name, sizeof(name), "%.*s", (int)(eq - e->valuestring),
                              e->valuestring);
-                    env_push(s, name, eq + 1);
+                    nt_env_push(s, name, eq + 1);
                 }
             }
         }
@@ -377,17 +377,17 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
             nt_ncclt_event_t ev =
                 l.level == NT_LVL_NONE ? nt_ncclt_reader_feed(s->tests, l.body, no) : NT_NCCLT_NONE;
             if (ev == NT_NCCLT_DEVICE)
-                add_device(s, nt_ncclt_reader_device(s->tests), l.body);
+                nt_add_device(s, nt_ncclt_reader_device(s->tests), l.body);
             if (ev != NT_NCCLT_NONE)
                 continue;
             if (!nt_nccllog_feed(&s->log, &l, no)) {
                 nt_ncclt_reader_scan_coll(s->tests, l.body);
                 if (l.level == NT_LVL_NONE)
-                    scan_cmdline(s, l.body, &cont);
+                    nt_scan_cmdline(s, l.body, &cont);
             }
         }
-        list_sort(s->hosts);
-        list_sort(s->devices);
+        nt_list_sort(s->hosts);
+        nt_list_sort(s->devices);
         int binary = r ? nt_linereader_is_binary(r) : 1;
         nt_linereader_close(r);
         fclose(fp);
@@ -396,8 +396,8 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
             return NT_ERR_PARSE;
         }
         for (size_t i = 0; i < s->log.nenv; i++)
-            if (!env_of(s, s->log.env[i].name)) /* the command line said it already */
-                env_push(s, s->log.env[i].name, s->log.env[i].value);
+            if (!nt_env_of(s, s->log.env[i].name)) /* the command line said it already */
+                nt_env_push(s, s->log.env[i].name, s->log.env[i].value);
     }
     if (nt_ncclt_reader_ntables(s->tests) == 0) {
         snprintf(err, errlen, "replay source '%s' holds no nccl-tests table", path);
@@ -407,7 +407,7 @@ nt_status_t nt_tune_source_read(nt_tune_source_t *s, const char *path, char *err
 }
 
 /* Our algorithm/protocol spellings or NCCL's, any case: nt_model_*_parse. */
-static int label_key(const char *k, const char *v, nt_tune_source_t *s, char *err, size_t errlen)
+static int nt_label_key(const char *k, const char *v, nt_tune_source_t *s, char *err, size_t errlen)
 {
     if (strcasecmp(k, "algo") == 0) {
         int a = nt_model_algo_parse(v);
@@ -442,18 +442,18 @@ static int label_key(const char *k, const char *v, nt_tune_source_t *s, char *er
         return 0;
     }
     if (strncasecmp(k, "env.", 4) == 0 && strncmp(k + 4, "NCCL_", 5) == 0) {
-        if (env_of(s, k + 4))
+        if (nt_env_of(s, k + 4))
             return snprintf(err, errlen, "--label for '%s' gives %s twice", s->path, k + 4), -1;
-        return env_push(s, k + 4, v) ? -1 : 0;
+        return nt_env_push(s, k + 4, v) ? -1 : 0;
     }
     snprintf(err, errlen, "--label key '%s' is not one of algo, proto, nchannels, env.NCCL_X", k);
     return -1;
 }
 
 /* Where a source's setting comes from, for messages. */
-static const char *origin(const nt_tune_source_t *s, const char *name)
+static const char *nt_origin(const nt_tune_source_t *s, const char *name)
 {
-    return list_of(s->cmd_env, s->ncmd_env, name) ? "command line sets" : "NCCL lines say";
+    return nt_list_of(s->cmd_env, s->ncmd_env, name) ? "command line sets" : "NCCL lines say";
 }
 
 nt_status_t nt_tune_source_label(nt_tune_source_t *s, const char *label, char *err, size_t errlen)
@@ -490,31 +490,31 @@ nt_status_t nt_tune_source_label(nt_tune_source_t *s, const char *label, char *e
                 snprintf(err, errlen,
                          "--label %s=%s contradicts '%s', whose %s %s=%s: give the value that "
                          "ran",
-                         k, v, s->path, origin(s, k + 4), k + 4, have);
+                         k, v, s->path, nt_origin(s, k + 4), k + 4, have);
                 free(copy);
                 return NT_ERR_INVALID;
             }
             if (have)
                 continue;
         }
-        if (label_key(k, v, s, err, errlen)) {
+        if (nt_label_key(k, v, s, err, errlen)) {
             free(copy);
             return NT_ERR_INVALID;
         }
     }
     free(copy);
     /* a label of the algorithm/protocol must agree with the NCCL_ALGO/NCCL_PROTO the file echoes */
-    const char *fa = env_of(s, "NCCL_ALGO"), *fp = env_of(s, "NCCL_PROTO");
+    const char *fa = nt_env_of(s, "NCCL_ALGO"), *fp = nt_env_of(s, "NCCL_PROTO");
     if (fa && s->label_algo >= 0 && nt_model_algo_parse(fa) >= 0 &&
         nt_model_algo_parse(fa) != s->label_algo) {
         snprintf(err, errlen, "--label algo=%s contradicts '%s', whose %s NCCL_ALGO=%s",
-                 nt_model_algo_name(s->label_algo), s->path, origin(s, "NCCL_ALGO"), fa);
+                 nt_model_algo_name(s->label_algo), s->path, nt_origin(s, "NCCL_ALGO"), fa);
         return NT_ERR_INVALID;
     }
     if (fp && s->label_proto >= 0 && nt_model_proto_parse(fp) >= 0 &&
         nt_model_proto_parse(fp) != s->label_proto) {
         snprintf(err, errlen, "--label proto=%s contradicts '%s', whose %s NCCL_PROTO=%s",
-                 nt_model_proto_name(s->label_proto), s->path, origin(s, "NCCL_PROTO"), fp);
+                 nt_model_proto_name(s->label_proto), s->path, nt_origin(s, "NCCL_PROTO"), fp);
         return NT_ERR_INVALID;
     }
     s->labelled = 1;
@@ -568,7 +568,7 @@ double nt_tune_baseline_us(const nt_tune_t *t, const nt_tune_point_t *p)
     return best;
 }
 
-static int add_point(nt_tune_t *t, const nt_tune_point_t *p)
+static int nt_add_point(nt_tune_t *t, const nt_tune_point_t *p)
 {
     if (t->npoints == t->cap_points) {
         size_t nc = t->cap_points ? t->cap_points * 2 : 256;
@@ -585,7 +585,7 @@ static int add_point(nt_tune_t *t, const nt_tune_point_t *p)
 /* The algorithm/protocol the per-call TUNING lines show for `coll` at `bytes` (nccl-tests
  * prints sizes in its own bytes; NCCL 2.24+ prints count x type size: for AllGather and
  * ReduceScatter the table's size divided by the ranks). */
-static int ran_from_calls(const nt_nccllog_t *g, int coll, unsigned long long bytes, int nranks,
+static int nt_ran_from_calls(const nt_nccllog_t *g, int coll, unsigned long long bytes, int nranks,
                           int *algo, int *proto)
 {
     unsigned long long alt = nranks > 0 ? bytes / (unsigned long long)nranks : bytes;
@@ -612,12 +612,12 @@ static int ran_from_calls(const nt_nccllog_t *g, int coll, unsigned long long by
 
 /* Whether name is one that c's own rule or label sets (so a difference in it is the point of the
  * comparison), or logging only. */
-static int sets_itself(const nt_tune_source_t *c, const char *name)
+static int nt_sets_itself(const nt_tune_source_t *c, const char *name)
 {
     if (strncmp(name, "NCCL_DEBUG", 10) == 0)
         return 1; /* NCCL_DEBUG, _SUBSYS, _FILE: what is logged, not how it runs */
-    int forces = c->label_algo >= 0 || c->label_proto >= 0 || env_of(c, "NCCL_ALGO") ||
-                 env_of(c, "NCCL_PROTO");
+    int forces = c->label_algo >= 0 || c->label_proto >= 0 || nt_env_of(c, "NCCL_ALGO") ||
+                 nt_env_of(c, "NCCL_PROTO");
     if (forces && (strcmp(name, "NCCL_ALGO") == 0 || strcmp(name, "NCCL_PROTO") == 0))
         return 1;
     if (c->label_nchannels > 0 &&
@@ -635,9 +635,9 @@ static int sets_itself(const nt_tune_source_t *c, const char *name)
 /* The value of name that source s ran with as far as it shows: its setting, else NULL. *known:
  * 1 when s would show it (a command-line or label setting is known either way; an echo only
  * when s carries NCCL's INFO lines, which echo every NCCL_* set by the environment). */
-static const char *setting(const nt_tune_source_t *s, const char *name, int from_cmd, int *known)
+static const char *nt_setting(const nt_tune_source_t *s, const char *name, int from_cmd, int *known)
 {
-    const char *v = env_of(s, name);
+    const char *v = nt_env_of(s, name);
     *known = from_cmd || v != NULL || s->log.nccl_lines > 0;
     return v;
 }
@@ -665,14 +665,15 @@ int nt_tune_source_diff(const nt_tune_source_t *c, const nt_tune_source_t *b, ch
             if (!eq || (size_t)(eq - x->env[i]) >= sizeof(name))
                 continue;
             snprintf(name, sizeof(name), "%.*s", (int)(eq - x->env[i]), x->env[i]);
-            if (env_of(x, name) != eq + 1 || sets_itself(c, name))
+            if (nt_env_of(x, name) != eq + 1 || nt_sets_itself(c, name))
                 continue; /* the first value only; what c sets is the comparison's point */
-            if (side == 1 && env_of(y, name))
+            if (side == 1 && nt_env_of(y, name))
                 continue; /* in both: compared once, from c's side */
             int xk, yk;
-            int xcmd = list_of(x->cmd_env, x->ncmd_env, name) != NULL;
-            setting(x, name, xcmd, &xk);
-            const char *yv = setting(y, name, list_of(y->cmd_env, y->ncmd_env, name) != NULL, &yk);
+            int xcmd = nt_list_of(x->cmd_env, x->ncmd_env, name) != NULL;
+            nt_setting(x, name, xcmd, &xk);
+            const char *yv =
+                nt_setting(y, name, nt_list_of(y->cmd_env, y->ncmd_env, name) != NULL, &yk);
             /* a value only echoed by x is known unset in y only when y would have echoed it, or
              * x's own command line set it (y's command line, if any, did not) */
             if (!yv && !yk && !xcmd)
@@ -702,14 +703,14 @@ int nt_tune_source_diff(const nt_tune_source_t *c, const nt_tune_source_t *b, ch
 }
 
 /* Two tables of one test (named, or inferred from busbw/algbw) and one shape. */
-static int same_test(const nt_tune_t *t, const nt_ncclt_table_t *a, const nt_ncclt_table_t *b)
+static int nt_same_test(const nt_tune_t *t, const nt_ncclt_table_t *a, const nt_ncclt_table_t *b)
 {
     const char *ca = nt_tune_table_coll(t, a), *cb = nt_tune_table_coll(t, b);
     return ca && cb && strcmp(ca, cb) == 0 && a->nranks == b->nranks && a->nhosts == b->nhosts;
 }
 
 /* Every source that forces something against every baseline of the same test and shape. */
-static void confounds(nt_tune_t *t)
+static void nt_confounds(nt_tune_t *t)
 {
     for (size_t ci = 0; ci < t->nsources; ci++) {
         nt_tune_source_t *c = &t->sources[ci];
@@ -722,7 +723,7 @@ static void confounds(nt_tune_t *t)
             int same = 0;
             for (size_t i = 0; i < nt_ncclt_reader_ntables(c->tests) && !same; i++)
                 for (size_t j = 0; j < nt_ncclt_reader_ntables(b->tests) && !same; j++)
-                    same = same_test(t, nt_ncclt_reader_table(c->tests, i),
+                    same = nt_same_test(t, nt_ncclt_reader_table(c->tests, i),
                                      nt_ncclt_reader_table(b->tests, j));
             char d[768];
             if (!same || !nt_tune_source_diff(c, b, d, sizeof(d)))
@@ -745,7 +746,7 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
     size_t nbase = 0;
     for (size_t si = 0; si < t->nsources; si++) {
         nt_tune_source_t *s = &t->sources[si];
-        const char *ea = env_of(s, "NCCL_ALGO"), *ep = env_of(s, "NCCL_PROTO");
+        const char *ea = nt_env_of(s, "NCCL_ALGO"), *ep = nt_env_of(s, "NCCL_PROTO");
         int env_algo = ea ? nt_model_algo_parse(ea) : -1;
         int env_proto = ep ? nt_model_proto_parse(ep) : -1;
         for (size_t k = 0; k < nt_ncclt_reader_ntables(s->tests); k++) {
@@ -805,14 +806,14 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
                 p.proto = proto;
                 p.how = algo >= 0 || proto >= 0 ? NT_RAN_LABEL : NT_RAN_UNKNOWN;
                 int ca, cp;
-                if (ran_from_calls(&s->log, coll, r->bytes, sh.nranks, &ca, &cp)) {
+                if (nt_ran_from_calls(&s->log, coll, r->bytes, sh.nranks, &ca, &cp)) {
                     p.algo = ca;
                     p.proto = cp;
                     p.how = NT_RAN_MEASURED;
                 }
                 if (!(p.time_us > 0))
                     continue;
-                add_point(t, &p);
+                nt_add_point(t, &p);
             }
         }
     }
@@ -842,6 +843,6 @@ nt_status_t nt_tune_replay(nt_tune_t *t)
                                     "differ in %s",
                                     nt_tune_source_name(a), nt_tune_source_name(b), name);
         }
-    confounds(t);
+    nt_confounds(t);
     return NT_OK;
 }

@@ -17,7 +17,7 @@
 #include "print_model.h"
 #include "tune.h"
 
-static int bad(const char *fmt, const char *a, const char *b)
+static int nt_bad(const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "nettune tune: ");
     fprintf(stderr, fmt, a, b);
@@ -25,7 +25,7 @@ static int bad(const char *fmt, const char *a, const char *b)
     return NT_EXIT_USAGE;
 }
 
-static uint64_t file_hash(const char *path, int *ok)
+static uint64_t nt_file_hash(const char *path, int *ok)
 {
     FILE *fp = fopen(path, "rb");
     uint64_t h = 0xcbf29ce484222325ull;
@@ -39,13 +39,13 @@ static uint64_t file_hash(const char *path, int *ok)
     return h;
 }
 
-static int write_text(const char *path, const char *text)
+static int nt_write_text(const char *path, const char *text)
 {
     return nt_output_write(path, text, strlen(text)) == NT_OK ? 0 : -1;
 }
 
 /* --print-model: the model's table for the log's communicator beside NCCL's own. */
-static int print_model(nt_tune_t *t)
+static int nt_print_model(nt_tune_t *t)
 {
     if (!t->nlogs) {
         fprintf(stderr, "nettune tune: --print-model needs --nccl-log LOG (a log with NCCL's "
@@ -102,7 +102,7 @@ void nt_tune_free(nt_tune_t *t)
 
 /* The shapes to tune when --shape is not given: the replayed tables', the logs' comm lines,
  * then the report's nodes x GPUs (and its GPUs on one node: a TP group). */
-static void default_shapes(nt_tune_t *t)
+static void nt_default_shapes(nt_tune_t *t)
 {
     for (size_t s = 0; s < t->nsources; s++)
         for (size_t k = 0; k < nt_ncclt_reader_ntables(t->sources[s].tests); k++) {
@@ -146,7 +146,7 @@ static void default_shapes(nt_tune_t *t)
 
 /* The NCCL version modelled: --nccl-version, the logs' banner, the report's software.nccl; a
  * version that is not modelled is taken to the nearest modelled one (labelled assumed). */
-static void pick_version(nt_tune_t *t)
+static void nt_pick_version(nt_tune_t *t)
 {
     int v = t->version;
     t->version_label = NT_FACT_MEASURED;
@@ -197,13 +197,13 @@ static void pick_version(nt_tune_t *t)
 }
 
 /* The --nccl-log files, each fed line by line to the NCCL log reader. */
-static int read_logs(nt_tune_t *t)
+static int nt_read_logs(nt_tune_t *t)
 {
     for (size_t i = 0; i < t->nlogs; i++) {
         nt_linereader_t *r = nt_linereader_open(t->nccl_logs[i]);
         if (!r) {
             t->nlogs = i; /* those read are freed */
-            return bad("cannot open --nccl-log '%s': %s", t->nccl_logs[i], strerror(errno));
+            return nt_bad("cannot open --nccl-log '%s': %s", t->nccl_logs[i], strerror(errno));
         }
         nt_nccllog_t *g = &t->logs[i];
         nt_nccllog_init(g);
@@ -216,14 +216,14 @@ static int read_logs(nt_tune_t *t)
         }
         nt_linereader_close(r);
         int ok;
-        t->log_hash[i] = file_hash(t->nccl_logs[i], &ok);
+        t->log_hash[i] = nt_file_hash(t->nccl_logs[i], &ok);
     }
     return NT_EXIT_OK;
 }
 
 /* The inputs the options name: the report, the --measured files, the job's NCCL_ALGO/PROTO, the
  * version, the replayed sources' points and the baselines' judgement. Returns an exit code. */
-static int read_inputs(nt_tune_t *t)
+static int nt_read_inputs(nt_tune_t *t)
 {
     char err[512];
     if (t->report_path) {
@@ -231,23 +231,23 @@ static int read_inputs(nt_tune_t *t)
         if (st != NT_OK || t->report.kind != NT_DOC_REPORT) {
             if (st == NT_OK)
                 nt_rdoc_close(&t->report);
-            return bad("'%s' is not a readable nettune.report/1 (nettune probe's output)%s",
+            return nt_bad("'%s' is not a readable nettune.report/1 (nettune probe's output)%s",
                        t->report_path, "");
         }
         int ok;
         t->have_report = 1;
-        t->report_hash = file_hash(t->report_path, &ok);
+        t->report_hash = nt_file_hash(t->report_path, &ok);
     }
     for (size_t i = 0; i < t->nmeasured; i++) {
         int ok;
-        t->measured_hash[i] = file_hash(t->measured[i], &ok);
+        t->measured_hash[i] = nt_file_hash(t->measured[i], &ok);
         if (nt_tune_measured_read(t, t->measured[i], err, sizeof(err)) != NT_OK)
-            return bad("%s%s", err, "");
+            return nt_bad("%s%s", err, "");
     }
     if (!t->have_report && !t->nsources && !t->nlogs && !t->nmeasured) {
         nt_tune_params_usage(stderr);
-        return bad("nothing to tune: give a probe report, --replay, --nccl-log or --measured%s%s",
-                   "", "");
+        return nt_bad(
+            "nothing to tune: give a probe report, --replay, --nccl-log or --measured%s%s", "", "");
     }
     /* the job's NCCL_ALGO / NCCL_PROTO (layer 3 of eligibility; they override the plugin) */
     for (size_t i = 0; i < t->nlogs; i++) {
@@ -259,15 +259,15 @@ static int read_inputs(nt_tune_t *t)
     /* a replay that forced NCCL_ALGO measures that algorithm, it does not restrict the job */
     if (t->nsources)
         t->env_job_algo = t->env_job_proto = NULL;
-    pick_version(t);
+    nt_pick_version(t);
     nt_tune_replay(t);
     if (t->nsources && nt_tune_judge_baselines(t) != NT_OK)
-        return bad("the doctor's knowledge base (embedded) does not load: rebuild nettune%s%s", "",
-                   "");
+        return nt_bad("the doctor's knowledge base (embedded) does not load: rebuild nettune%s%s",
+                      "", "");
     return NT_EXIT_OK;
 }
 
-static int report_has_gpus(const nt_tune_t *t)
+static int nt_report_has_gpus(const nt_tune_t *t)
 {
     int gpus = 0;
     for (size_t i = 0; t->have_report && i < t->report.nnodes; i++)
@@ -276,27 +276,27 @@ static int report_has_gpus(const nt_tune_t *t)
 }
 
 /* The first reason of all: a report without GPUs. */
-static int no_gpus(const nt_tune_t *t)
+static int nt_no_gpus(const nt_tune_t *t)
 {
-    return bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL to "
+    return nt_bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL to "
                    "run (probe the GPU nodes, or give --nccl-log with NCCL's graph lines)%s",
                    t->report_path, "");
 }
 
 /* No shape to tune: why, in the order a user fixes it (the hardware, the test, the shape). */
-static int no_shape(const nt_tune_t *t)
+static int nt_no_shape(const nt_tune_t *t)
 {
     int rows = 0;
     for (size_t s = 0; s < t->nsources; s++)
         rows |= t->sources[s].rows > 0;
-    if (t->have_report && !report_has_gpus(t) && !t->nlogs)
-        return no_gpus(t);
+    if (t->have_report && !nt_report_has_gpus(t) && !t->nlogs)
+        return nt_no_gpus(t);
     if (rows)
-        return bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
+        return nt_bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
                    "(alltoall, sendrecv, ...) or of a collective the log does not name: name it "
                    "with --coll NAME, or give --shape NxP to tune from the model%s%s",
                    "", "");
-    return bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s", "",
+    return nt_bad("nothing to tune: no communicator shape in the inputs (give --shape NxP)%s%s", "",
                "");
 }
 
@@ -310,7 +310,7 @@ typedef struct {
     int stopped;         /* --time-limit */
 } evidence_t;
 
-static void count_evidence(const nt_tune_t *t, int stopped, evidence_t *ev)
+static void nt_count_evidence(const nt_tune_t *t, int stopped, evidence_t *ev)
 {
     memset(ev, 0, sizeof(*ev));
     ev->stopped = stopped;
@@ -336,53 +336,56 @@ static void count_evidence(const nt_tune_t *t, int stopped, evidence_t *ev)
 
 /* Whether there is anything to write: rules, a summary, advice, a plan, or measured alternatives
  * (that lost, or were confounded: an answer with no rule). */
-static int something_to_write(const nt_tune_t *t, const evidence_t *ev)
+static int nt_something_to_write(const nt_tune_t *t, const evidence_t *ev)
 {
     return t->nrules || ev->stopped || t->nsummary || ev->advice_only || ev->alternatives ||
            ev->confounded || ev->advice_set || t->plan_out;
 }
 
 /* Nothing to write: the first reason that holds, in one line (docs/tuner-cli.md). */
-static int nothing_to_tune(const nt_tune_t *t, const evidence_t *ev)
+static int nt_nothing_to_tune(const nt_tune_t *t, const evidence_t *ev)
 {
     int steerable = t->npoints > 0;
     if (!t->quiet)
         nt_tune_print_summary(t, stderr);
-    if (t->have_report && !report_has_gpus(t) && !t->nmodelled)
-        return no_gpus(t);
+    if (t->have_report && !nt_report_has_gpus(t) && !t->nmodelled)
+        return nt_no_gpus(t);
     if (t->target_version < NT_TUNE_MIN_RULE_VERSION) {
         char vers[96];
         int v = t->version ? t->version : t->target_version; /* the one asked, not modelled */
         snprintf(vers, sizeof(vers), "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
-        return bad("nothing to tune for %s: tuner rules reach NCCL from 2.21 (below: environment "
-                   "advice only) and the inputs give no environment advice (it comes from "
-                   "--replay runs whose NCCL_ settings differ)%s",
-                   vers, "");
+        return nt_bad(
+            "nothing to tune for %s: tuner rules reach NCCL from 2.21 (below: environment "
+            "advice only) and the inputs give no environment advice (it comes from "
+            "--replay runs whose NCCL_ settings differ)%s",
+            vers, "");
     }
     const char *log = t->nlogs ? t->nccl_logs[0] : "";
     if (!steerable && !t->nmodelled)
-        return bad("nothing to tune: the model has no facts for the shapes asked: no probe report "
-                   "with GPUs and no NCCL graph lines%s%s (give the probe report, or a log of "
-                   "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH)",
-                   log[0] ? " in " : "", log);
+        return nt_bad(
+            "nothing to tune: the model has no facts for the shapes asked: no probe report "
+            "with GPUs and no NCCL graph lines%s%s (give the probe report, or a log of "
+            "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH)",
+            log[0] ? " in " : "", log);
     if (ev->unpaired)
-        return bad("nothing to tune: the runs replayed force NCCL_ALGO/NCCL_PROTO or carry a "
+        return nt_bad("nothing to tune: the runs replayed force NCCL_ALGO/NCCL_PROTO or carry a "
                    "label, and none is NCCL's default at the same sizes: add a baseline --replay "
                    "(the same test without them)%s%s",
                    "", "");
     if (steerable || t->nmodelled)
-        return bad("nothing to tune: no labelled or measured alternative to NCCL's default: add a "
-                   "labelled --replay (a run with another algorithm or protocol) or --measured "
-                   "(--pin-predicted writes the model's own choices as rules)%s%s",
-                   "", "");
-    return bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
+        return nt_bad(
+            "nothing to tune: no labelled or measured alternative to NCCL's default: add a "
+            "labelled --replay (a run with another algorithm or protocol) or --measured "
+            "(--pin-predicted writes the model's own choices as rules)%s%s",
+            "", "");
+    return nt_bad("nothing to tune: no collective the tuner steers in the inputs (alltoall and "
                "sendrecv never reach it)%s%s",
                "", "");
 }
 
 /* tuning.json, then (only once it is written: they would pair with a stale one) the advice, the
  * CSV and the plan. Returns an exit code. */
-static int write_outputs(const nt_tune_t *t)
+static int nt_write_outputs(const nt_tune_t *t)
 {
     int rc = NT_EXIT_OK;
     cJSON *doc = nt_tune_tuning_json(t);
@@ -394,7 +397,7 @@ static int write_outputs(const nt_tune_t *t)
             memcpy(withnl, text, n);
             withnl[n] = '\n';
             withnl[n + 1] = '\0';
-            if (write_text(t->output, withnl)) {
+            if (nt_write_text(t->output, withnl)) {
                 fprintf(stderr, "nettune tune: cannot write '%s'\n", t->output);
                 rc = NT_EXIT_USAGE;
             }
@@ -406,16 +409,16 @@ static int write_outputs(const nt_tune_t *t)
     if (rc != NT_EXIT_OK)
         return rc;
     char *env = t->env_out ? nt_tune_env_text(t) : NULL;
-    if (env && write_text(t->env_out, env))
+    if (env && nt_write_text(t->env_out, env))
         rc = NT_EXIT_USAGE;
     free(env);
     char *csv = t->csv_out ? nt_tune_csv(t) : NULL;
-    if (csv && write_text(t->csv_out, csv))
+    if (csv && nt_write_text(t->csv_out, csv))
         rc = NT_EXIT_USAGE;
     free(csv);
     if (t->plan) {
         char *p = cJSON_Print(t->plan);
-        if (!p || write_text(t->plan_out, p))
+        if (!p || nt_write_text(t->plan_out, p))
             rc = NT_EXIT_USAGE;
         free(p);
     }
@@ -423,7 +426,7 @@ static int write_outputs(const nt_tune_t *t)
 }
 
 /* The summary on stdout (stderr when the tuning file went to stdout). */
-static void print_result(const nt_tune_t *t, const evidence_t *ev)
+static void nt_print_result(const nt_tune_t *t, const evidence_t *ev)
 {
     FILE *out = strcmp(t->output, "-") == 0 ? stderr : stdout;
     if (t->json) {
@@ -446,31 +449,31 @@ static void print_result(const nt_tune_t *t, const evidence_t *ev)
 }
 
 /* The phases; every one returns an exit code, and t is freed once, here. */
-static int run_phases(nt_tune_t *t)
+static int nt_run_phases(nt_tune_t *t)
 {
-    int rc = read_logs(t);
+    int rc = nt_read_logs(t);
     if (rc != NT_EXIT_OK)
         return rc;
     if (t->print_model)
-        return print_model(t);
-    if ((rc = read_inputs(t)) != NT_EXIT_OK)
+        return nt_print_model(t);
+    if ((rc = nt_read_inputs(t)) != NT_EXIT_OK)
         return rc;
-    default_shapes(t);
+    nt_default_shapes(t);
     if (!t->nshapes)
-        return no_shape(t);
+        return nt_no_shape(t);
     if (t->plan_out) {
         t->plan = cJSON_CreateObject();
         cJSON_AddStringToObject(t->plan, "schema", "nettune.plan/1");
         cJSON_AddArrayToObject(t->plan, "shapes");
     }
     evidence_t ev;
-    count_evidence(t, nt_tune_search(t) == NT_ERR_INTERRUPTED, &ev);
-    if (!something_to_write(t, &ev))
-        return nothing_to_tune(t, &ev);
-    if ((rc = write_outputs(t)) != NT_EXIT_OK)
+    nt_count_evidence(t, nt_tune_search(t) == NT_ERR_INTERRUPTED, &ev);
+    if (!nt_something_to_write(t, &ev))
+        return nt_nothing_to_tune(t, &ev);
+    if ((rc = nt_write_outputs(t)) != NT_EXIT_OK)
         return rc; /* and no success line */
     if (!t->quiet)
-        print_result(t, &ev);
+        nt_print_result(t, &ev);
     int warn = 0;
     for (size_t i = 0; i < t->nfindings; i++)
         warn |= t->findings[i].severity == NT_ANOMALY_SEV_WARN;
@@ -479,7 +482,7 @@ static int run_phases(nt_tune_t *t)
 
 int nt_tune_run(nt_tune_t *t)
 {
-    int rc = run_phases(t);
+    int rc = nt_run_phases(t);
     nt_tune_free(t);
     return rc;
 }

@@ -10,14 +10,14 @@
 #include "tune.h"
 #include "measured_fmt.h"
 
-static double now_s(void)
+static double nt_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int same_shape(const nt_tune_shape_t *a, const nt_tune_shape_t *b)
+static int nt_same_shape(const nt_tune_shape_t *a, const nt_tune_shape_t *b)
 {
     return a->nnodes == b->nnodes && a->nranks == b->nranks;
 }
@@ -25,7 +25,8 @@ static int same_shape(const nt_tune_shape_t *a, const nt_tune_shape_t *b)
 /* The calls a rule will see: float and bf16 sum (no reduction for AllGather and Broadcast). A
  * candidate is eligible for both in all three layers (tuner/model.h nt_model_eligible), so the
  * tuner never writes a rule on a cell NCCL marks IGNORE for them. */
-static int call_ok(const nt_model_input_t *in, const nt_model_table_t *tab, int coll, int a, int p)
+static int nt_call_ok(const nt_model_input_t *in, const nt_model_table_t *tab, int coll, int a,
+                      int p)
 {
     nt_redop_t op =
         coll == NT_COLL_ALLGATHER || coll == NT_COLL_BROADCAST ? NT_REDOP_NONE : NT_REDOP_SUM;
@@ -41,7 +42,7 @@ typedef struct {
     double us;
 } cand_t;
 
-static int cmp_cand(const void *x, const void *y)
+static int nt_cmp_cand(const void *x, const void *y)
 {
     const cand_t *a = x, *b = y;
     if (a->us != b->us)
@@ -49,13 +50,13 @@ static int cmp_cand(const void *x, const void *y)
     return a->algo != b->algo ? a->algo - b->algo : a->proto - b->proto;
 }
 
-static size_t candidates(const nt_model_input_t *in, const nt_model_table_t *tab, int coll,
+static size_t nt_candidates(const nt_model_input_t *in, const nt_model_table_t *tab, int coll,
                          unsigned long long bytes, cand_t *out)
 {
     size_t n = 0;
     for (int a = 0; a < NT_NUM_ALGOS; a++)
         for (int p = 0; p < NT_NUM_PROTOS; p++) {
-            if (!call_ok(in, tab, coll, a, p))
+            if (!nt_call_ok(in, tab, coll, a, p))
                 continue;
             double us = nt_model_time_us(in, tab, (nt_coll_t)coll, (nt_algo_t)a, (nt_proto_t)p,
                                          (size_t)bytes, 1, NULL);
@@ -66,11 +67,11 @@ static size_t candidates(const nt_model_input_t *in, const nt_model_table_t *tab
             out[n].us = us;
             n++;
         }
-    qsort(out, n, sizeof(*out), cmp_cand);
+    qsort(out, n, sizeof(*out), nt_cmp_cand);
     return n;
 }
 
-static int is_cand(const cand_t *c, size_t n, int a, int p)
+static int nt_is_cand(const cand_t *c, size_t n, int a, int p)
 {
     for (size_t i = 0; i < n; i++)
         if (c[i].algo == a && c[i].proto == p)
@@ -79,7 +80,7 @@ static int is_cand(const cand_t *c, size_t n, int a, int p)
 }
 
 /* Completes a point's half-known choice with the model's best for it. */
-static void complete_choice(const cand_t *c, size_t n, int *a, int *p)
+static void nt_complete_choice(const cand_t *c, size_t n, int *a, int *p)
 {
     for (size_t i = 0; i < n; i++)
         if ((*a < 0 || c[i].algo == *a) && (*p < 0 || c[i].proto == *p)) {
@@ -96,7 +97,7 @@ typedef struct {
     double spread;
 } meas_t;
 
-static double agg(const double *v, size_t n, nt_objective_t o, int worst)
+static double nt_agg(const double *v, size_t n, nt_objective_t o, int worst)
 {
     double s = 0, m = worst ? 0 : INFINITY;
     for (size_t i = 0; i < n; i++) {
@@ -153,7 +154,7 @@ static void nt_choose_chunk(const nt_tune_t *t, int coll, const nt_tune_shape_t 
     for (size_t i = 0; i < t->npoints; i++) {
         const nt_tune_point_t *p = &t->points[i];
         if (!p->chunk_bytes || p->coll != coll || p->bytes != bytes || p->algo != a ||
-            p->proto != q || !same_shape(&p->shape, sh))
+            p->proto != q || !nt_same_shape(&p->shape, sh))
             continue;
         size_t k = 0;
         while (k < nk && chunk[k] != p->chunk_bytes)
@@ -170,7 +171,7 @@ static void nt_choose_chunk(const nt_tune_t *t, int coll, const nt_tune_shape_t 
     int best = -1;
     double bt = INFINITY;
     for (size_t k = 0; k < nk; k++) {
-        double tc = agg(tm[k], n[k], t->objective, t->objective == NT_OBJ_NO_REGRESS);
+        double tc = nt_agg(tm[k], n[k], t->objective, t->objective == NT_OBJ_NO_REGRESS);
         if (tc < bt) {
             bt = tc;
             best = (int)k;
@@ -191,7 +192,7 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                    nt_tune_choice_t *ch)
 {
     cand_t c[NT_NUM_ALGOS * NT_NUM_PROTOS];
-    size_t nc = have_model ? candidates(in, tab, coll, bytes, c) : 0;
+    size_t nc = have_model ? nt_candidates(in, tab, coll, bytes, c) : 0;
     memset(ch, 0, sizeof(*ch));
     ch->basis = -1;
     ch->algo = ch->proto = ch->def_algo = ch->def_proto = -1;
@@ -210,7 +211,7 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
     int def_ran_a = -1, def_ran_p = -1;
     for (size_t i = 0; i < t->npoints; i++) {
         const nt_tune_point_t *p = &t->points[i];
-        if (p->coll != coll || p->bytes != bytes || !same_shape(&p->shape, sh))
+        if (p->coll != coll || p->bytes != bytes || !nt_same_shape(&p->shape, sh))
             continue;
         if (!p->is_default && p->src >= 0 && t->sources[p->src].confounded)
             continue; /* compared with runs that differ in more than it sets: a finding, no rule */
@@ -230,12 +231,12 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                 continue; /* what ran is unknown: a baseline only */
         }
         if ((a < 0 || q < 0) && nc)
-            complete_choice(c, nc, &a, &q);
+            nt_complete_choice(c, nc, &a, &q);
         if (a < 0 && q < 0)
             continue;
         /* without a model a half-known choice stays half: a rule with only algo (or proto)
          * lets NCCL pick the cheapest protocol (algorithm) it offers for it */
-        if (nc && (a < 0 || q < 0 || !is_cand(c, nc, a, q)))
+        if (nc && (a < 0 || q < 0 || !nt_is_cand(c, nc, a, q)))
             continue; /* measured on a cell that is not eligible here: never a rule */
         size_t k = 0;
         while (k < nm && !(m[k].algo == a && m[k].proto == q))
@@ -256,14 +257,14 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         ch->def_proto = def_ran_p;
     }
     if (ndef) {
-        double td = agg(def_t, ndef, t->objective, 0);
+        double td = nt_agg(def_t, ndef, t->objective, 0);
         ch->def_time_us = td;
         ch->measured_us = td;
         /* the best measured candidate that beats the default by more than the noise */
         int best = -1;
         double bt = INFINITY;
         for (size_t k = 0; k < nm; k++) {
-            double tc = agg(m[k].t, m[k].n, t->objective, t->objective == NT_OBJ_NO_REGRESS);
+            double tc = nt_agg(m[k].t, m[k].n, t->objective, t->objective == NT_OBJ_NO_REGRESS);
             if (tc < bt) {
                 bt = tc;
                 best = (int)k;
@@ -276,10 +277,10 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
             ch->time_us = bt;
             ch->measured_us = bt;
             ch->basis = NT_BASIS_MEASURED;
-            double worst = agg(m[best].t, m[best].n, NT_OBJ_NO_REGRESS, 1);
-            double mean = agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0);
+            double worst = nt_agg(m[best].t, m[best].n, NT_OBJ_NO_REGRESS, 1);
+            double mean = nt_agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0);
             if (t->objective != NT_OBJ_NO_REGRESS &&
-                worst >= agg(def_t, ndef, NT_OBJ_NO_REGRESS, 0))
+                worst >= nt_agg(def_t, ndef, NT_OBJ_NO_REGRESS, 0))
                 snprintf(ch->tradeoff, sizeof(ch->tradeoff),
                          "%s %s wins on the %s (%.1f vs %.1f us) but is slower in one run "
                          "(%.1f us)",
@@ -287,7 +288,7 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                          t->objective == NT_OBJ_TOTAL ? "total" : "geometric mean", mean, td,
                          worst);
         } else if (best >= 0 && t->objective == NT_OBJ_NO_REGRESS &&
-                   nt_tune_beats(agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0), td, spread) &&
+                   nt_tune_beats(nt_agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0), td, spread) &&
                    !(m[best].algo == ch->def_algo && m[best].proto == ch->def_proto)) {
             snprintf(ch->tradeoff, sizeof(ch->tradeoff),
                      "%s %s is faster on average but slower in one run: kept NCCL's default "
@@ -312,7 +313,7 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
     return ch->basis >= 0;
 }
 
-static int add_rule(nt_tune_t *t, const nt_tune_rule_t *r)
+static int nt_add_rule(nt_tune_t *t, const nt_tune_rule_t *r)
 {
     if (t->nrules == t->cap_rules) {
         size_t nc = t->cap_rules ? t->cap_rules * 2 : 64;
@@ -326,7 +327,7 @@ static int add_rule(nt_tune_t *t, const nt_tune_rule_t *r)
     return 0;
 }
 
-static int add_summary(nt_tune_t *t, const nt_tune_summary_t *s)
+static int nt_add_summary(nt_tune_t *t, const nt_tune_summary_t *s)
 {
     if (t->nsummary == t->cap_summary) {
         size_t nc = t->cap_summary ? t->cap_summary * 2 : 64;
@@ -343,7 +344,7 @@ static int add_summary(nt_tune_t *t, const nt_tune_summary_t *s)
 /* The baseline's monotone envelope: a larger size that finishes sooner than a smaller one says
  * the choice that ran at the larger size is the better one at the smaller (padding the message
  * would win): an inferred choice at the smaller size. */
-static void envelope(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
+static void nt_envelope(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
                      const unsigned long long *grid, size_t ng, nt_tune_choice_t *ch, int *have)
 {
     for (size_t g = 0; g + 1 < ng; g++) {
@@ -351,7 +352,7 @@ static void envelope(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         int la = -1, lp = -1;
         for (size_t i = 0; i < t->npoints; i++) {
             const nt_tune_point_t *p = &t->points[i];
-            if (!p->is_default || p->coll != coll || !same_shape(&p->shape, sh))
+            if (!p->is_default || p->coll != coll || !nt_same_shape(&p->shape, sh))
                 continue;
             if (p->spread > spread)
                 spread = p->spread;
@@ -415,7 +416,7 @@ static void nt_plan_chunks(cJSON *s, int coll, const nt_tune_choice_t *ch, const
 }
 
 /* One collective on one shape. */
-static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
+static nt_status_t nt_search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
 {
     nt_model_input_t in;
     nt_model_table_t tab;
@@ -454,7 +455,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(t->plan, "shapes"), e);
     }
     for (size_t g = 0; g < ng; g++) {
-        if (t->time_limit_s > 0 && now_s() - t->t_start > t->time_limit_s) {
+        if (t->time_limit_s > 0 && nt_now_s() - t->t_start > t->time_limit_s) {
             t->completed = 0;
             ng = g; /* the sizes decided so far are kept: every rule below stands on its own */
             break;
@@ -462,7 +463,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         have[g] = nt_tune_choose(t, coll, sh, grid[g], &in, &tab, have_model, evidence, &ch[g]);
         if (plan_sizes && have_model) {
             cand_t c[NT_NUM_ALGOS * NT_NUM_PROTOS];
-            size_t nc = candidates(&in, &tab, coll, grid[g], c);
+            size_t nc = nt_candidates(&in, &tab, coll, grid[g], c);
             cJSON *s = cJSON_CreateObject();
             cJSON_AddNumberToObject(s, "bytes", (double)grid[g]);
             cJSON *arr = cJSON_AddArrayToObject(s, "candidates");
@@ -479,7 +480,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
             cJSON_AddItemToArray(plan_sizes, s);
         }
     }
-    envelope(t, coll, sh, grid, ng, ch, have);
+    nt_envelope(t, coll, sh, grid, ng, ch, have);
     /* a predicted choice only restates NCCL's modelled one: if the facts are right it changes
      * nothing, if they are wrong it overrides NCCL's better choice. Those sizes stay NCCL's
      * unless --pin-predicted asks for every rank to choose alike. */
@@ -500,7 +501,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         while (hi - lo > 1) {
             unsigned long long mid = lo + (hi - lo) / 2;
             cand_t c[NT_NUM_ALGOS * NT_NUM_PROTOS];
-            size_t nc = candidates(&in, &tab, coll, mid, c);
+            size_t nc = nt_candidates(&in, &tab, coll, mid, c);
             if (nc && c[0].algo == ch[g].algo && c[0].proto == ch[g].proto)
                 lo = mid;
             else
@@ -554,7 +555,7 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
         r.reg_buff = -1;
         r.chunk_bytes = ch[g].chunk_bytes;
         if (t->target_version >= NT_TUNE_MIN_RULE_VERSION)
-            add_rule(t, &r);
+            nt_add_rule(t, &r);
         nt_tune_summary_t s;
         memset(&s, 0, sizeof(s));
         s.coll = coll;
@@ -582,14 +583,14 @@ static nt_status_t search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *sh)
                 snprintf(buf, sizeof(buf), "%llu B: %s", grid[k], ch[k].tradeoff);
                 s.tradeoff = strdup(buf);
             }
-        add_summary(t, &s);
+        nt_add_summary(t, &s);
         g = e + 1;
     }
     /* measured far from the model: a finding, never a rule */
     if (have_model) {
         for (size_t i = 0; i < t->npoints; i++) {
             const nt_tune_point_t *p = &t->points[i];
-            if (p->coll != coll || !same_shape(&p->shape, sh) || p->algo < 0 || p->proto < 0 ||
+            if (p->coll != coll || !nt_same_shape(&p->shape, sh) || p->algo < 0 || p->proto < 0 ||
                 p->chunk_bytes)
                 continue; /* a forced chunk size is not what the model times */
             if (tab.cell[coll][p->algo][p->proto].why != NT_CELL_OK)
@@ -622,7 +623,7 @@ nt_status_t nt_tune_search(nt_tune_t *t)
                 continue;
             if (t->shapes[s].nranks < 2)
                 continue; /* one rank: NCCL never asks the tuner */
-            search_one(t, c, &t->shapes[s]);
+            nt_search_one(t, c, &t->shapes[s]);
             if (!t->completed)
                 return NT_ERR_INTERRUPTED;
         }

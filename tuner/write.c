@@ -13,21 +13,21 @@
 #include "tune.h"
 
 /* 3 decimals: what a us figure means, and a stable text whatever the libm */
-static double r3(double v)
+static double nt_r3(double v)
 {
     return round(v * 1000.0) / 1000.0;
 }
 
-static void hash_str(char *buf, size_t len, uint64_t h)
+static void nt_write_hash_str(char *buf, size_t len, uint64_t h)
 {
     snprintf(buf, len, "%016" PRIx64, h);
 }
 
-static void add_input(cJSON *arr, const char *kind, uint64_t h)
+static void nt_add_input(cJSON *arr, const char *kind, uint64_t h)
 {
     char hs[32];
     cJSON *o = cJSON_CreateObject();
-    hash_str(hs, sizeof(hs), h);
+    nt_write_hash_str(hs, sizeof(hs), h);
     cJSON_AddStringToObject(o, "kind", kind);
     cJSON_AddStringToObject(o, "fnv1a64", hs);
     cJSON_AddItemToArray(arr, o);
@@ -52,13 +52,13 @@ cJSON *nt_tune_tuning_json(const nt_tune_t *t)
                                                              : "no-regress");
     cJSON *inputs = cJSON_AddArrayToObject(gb, "inputs");
     if (t->have_report)
-        add_input(inputs, "report", t->report_hash);
+        nt_add_input(inputs, "report", t->report_hash);
     for (size_t i = 0; i < t->nsources; i++)
-        add_input(inputs, "replay", t->sources[i].hash);
+        nt_add_input(inputs, "replay", t->sources[i].hash);
     for (size_t i = 0; i < t->nlogs; i++)
-        add_input(inputs, "nccl_log", t->log_hash[i]);
+        nt_add_input(inputs, "nccl_log", t->log_hash[i]);
     for (size_t i = 0; i < t->nmeasured; i++)
-        add_input(inputs, "measured", t->measured_hash[i]);
+        nt_add_input(inputs, "measured", t->measured_hash[i]);
     cJSON_AddBoolToObject(doc, "completed", t->completed);
     cJSON *rules = cJSON_AddArrayToObject(doc, "rules");
     for (size_t i = 0; i < t->nrules; i++) {
@@ -106,11 +106,11 @@ cJSON *nt_tune_tuning_json(const nt_tune_t *t)
                 break;
             case NT_RK_PREDICTED_US:
                 if (r->predicted_us >= 0)
-                    cJSON_AddNumberToObject(o, key, r3(r->predicted_us));
+                    cJSON_AddNumberToObject(o, key, nt_r3(r->predicted_us));
                 break;
             case NT_RK_MEASURED_US:
                 if (r->measured_us >= 0)
-                    cJSON_AddNumberToObject(o, key, r3(r->measured_us));
+                    cJSON_AddNumberToObject(o, key, nt_r3(r->measured_us));
                 break;
             default: /* num_pipe_ops, nchannels: any / NCCL's */
                 break;
@@ -162,7 +162,7 @@ char *nt_tune_csv(const nt_tune_t *t)
     return s;
 }
 
-static const char *choice(char *buf, size_t len, int a, int p)
+static const char *nt_choice(char *buf, size_t len, int a, int p)
 {
     if (a < 0 && p < 0)
         snprintf(buf, len, "unknown");
@@ -190,7 +190,7 @@ int nt_tune_gain_stats(const nt_tune_summary_t *s, double *first, double *last, 
 }
 
 /* A gain as a percentage with one decimal, as printed. */
-static double pct1(double g)
+static double nt_pct1(double g)
 {
     return round(1000 * g) / 10;
 }
@@ -208,27 +208,28 @@ cJSON *nt_tune_summary_json(const nt_tune_t *t)
         cJSON_AddNumberToObject(o, "nranks", s->shape.nranks);
         cJSON_AddNumberToObject(o, "min_bytes", (double)s->min_bytes);
         cJSON_AddNumberToObject(o, "max_bytes", (double)s->max_bytes);
-        cJSON_AddStringToObject(o, "nccl_default", choice(b, sizeof(b), s->def_algo, s->def_proto));
-        cJSON_AddStringToObject(o, "ours", choice(b, sizeof(b), s->algo, s->proto));
+        cJSON_AddStringToObject(o, "nccl_default",
+                                nt_choice(b, sizeof(b), s->def_algo, s->def_proto));
+        cJSON_AddStringToObject(o, "ours", nt_choice(b, sizeof(b), s->algo, s->proto));
         if (s->def_us > 0)
-            cJSON_AddNumberToObject(o, "default_us", r3(s->def_us));
+            cJSON_AddNumberToObject(o, "default_us", nt_r3(s->def_us));
         if (s->our_us > 0)
-            cJSON_AddNumberToObject(o, "ours_us", r3(s->our_us));
+            cJSON_AddNumberToObject(o, "ours_us", nt_r3(s->our_us));
         if (s->def_us > 0 && s->our_us > 0)
             cJSON_AddNumberToObject(o, "gain_pct", round(1000 * (s->def_us / s->our_us - 1)) / 10);
         double gf, gl, gm, gg;
         if (nt_tune_gain_stats(s, &gf, &gl, &gm, &gg)) {
-            cJSON_AddNumberToObject(o, "gain_first_pct", pct1(gf));
-            cJSON_AddNumberToObject(o, "gain_last_pct", pct1(gl));
-            cJSON_AddNumberToObject(o, "gain_min_pct", pct1(gm));
-            cJSON_AddNumberToObject(o, "gain_geomean_pct", pct1(gg));
+            cJSON_AddNumberToObject(o, "gain_first_pct", nt_pct1(gf));
+            cJSON_AddNumberToObject(o, "gain_last_pct", nt_pct1(gl));
+            cJSON_AddNumberToObject(o, "gain_min_pct", nt_pct1(gm));
+            cJSON_AddNumberToObject(o, "gain_geomean_pct", nt_pct1(gg));
             cJSON *ga = cJSON_AddArrayToObject(o, "gains");
             for (size_t k = 0; k < s->ngains; k++) {
                 cJSON *x = cJSON_CreateObject();
                 cJSON_AddNumberToObject(x, "bytes", (double)s->gain_bytes[k]);
-                cJSON_AddNumberToObject(x, "default_us", r3(s->gain_def_us[k]));
-                cJSON_AddNumberToObject(x, "ours_us", r3(s->gain_our_us[k]));
-                cJSON_AddNumberToObject(x, "gain_pct", pct1(s->gain[k]));
+                cJSON_AddNumberToObject(x, "default_us", nt_r3(s->gain_def_us[k]));
+                cJSON_AddNumberToObject(x, "ours_us", nt_r3(s->gain_our_us[k]));
+                cJSON_AddNumberToObject(x, "gain_pct", nt_pct1(s->gain[k]));
                 cJSON_AddItemToArray(ga, x);
             }
         }
@@ -258,8 +259,8 @@ void nt_tune_print_summary(const nt_tune_t *t, FILE *out)
             for (int k = 0; k < 4; k++)
                 snprintf(g[k], sizeof(g[k]), "%+.1f%%", 100 * v[k]);
         fprintf(out, "%-13s %-6s %-25s %-20s %-20s %8s %8s %8s %8s  %s\n", nt_coll_name(s->coll),
-                sh, range, choice(d, sizeof(d), s->def_algo, s->def_proto),
-                choice(o, sizeof(o), s->algo, s->proto), g[0], g[1], g[2], g[3],
+                sh, range, nt_choice(d, sizeof(d), s->def_algo, s->def_proto),
+                nt_choice(o, sizeof(o), s->algo, s->proto), g[0], g[1], g[2], g[3],
                 nt_basis_name(s->basis));
         if (s->tradeoff)
             fprintf(out, "  trade-off: %s\n", s->tradeoff);

@@ -30,7 +30,7 @@ struct nt_linereader {
     int split, piece; /* long lines come back in pieces; the last one returned was a piece */
 };
 
-static nt_linereader_t *reader_new(FILE *fp, int own)
+static nt_linereader_t *nt_reader_new(FILE *fp, int own)
 {
     nt_linereader_t *r = calloc(1, sizeof(*r));
     if (!r)
@@ -58,7 +58,7 @@ nt_linereader_t *nt_linereader_open(const char *path)
         return NULL;
     }
     gzbuffer(gz, NT_READ_BLOCK);
-    nt_linereader_t *r = reader_new(NULL, 1);
+    nt_linereader_t *r = nt_reader_new(NULL, 1);
     if (!r) {
         gzclose(gz);
         errno = ENOMEM;
@@ -70,11 +70,11 @@ nt_linereader_t *nt_linereader_open(const char *path)
 
 nt_linereader_t *nt_linereader_open_stream(FILE *fp)
 {
-    return reader_new(fp, 0);
+    return nt_reader_new(fp, 0);
 }
 
 /* Refills the read buffer; returns the number of bytes now available, 0 at EOF, -1 on error. */
-static int fill(nt_linereader_t *r)
+static int nt_fill(nt_linereader_t *r)
 {
     if (r->eof)
         return 0;
@@ -116,7 +116,7 @@ static int fill(nt_linereader_t *r)
 }
 
 /* Length of the valid UTF-8 sequence at p (at most n bytes available), 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+static size_t nt_linereader_utf8_len(const unsigned char *p, size_t n)
 {
     size_t k = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
                : p[0] >= 0xe0 && p[0] <= 0xef ? 3
@@ -136,7 +136,7 @@ static size_t utf8_len(const unsigned char *p, size_t n)
  * codes appear in real logs) or bytes that are not UTF-8. NUL bytes alone do not make a file
  * binary: logs cut by a node crash, or copied from a filesystem that lost their tail, end in (or
  * contain) runs of NUL bytes; nt_linereader_next skips them like line breaks. */
-static void probe(nt_linereader_t *r)
+static void nt_linereader_probe(nt_linereader_t *r)
 {
     static const struct {
         const char *magic;
@@ -172,7 +172,7 @@ static void probe(nt_linereader_t *r)
             continue;
         }
         if (c >= 0x80) {
-            k = utf8_len(b + i, r->len - i);
+            k = nt_linereader_utf8_len(b + i, r->len - i);
             if (k)
                 text++;
             else
@@ -198,7 +198,7 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
     r->piece = 0;
     for (;;) {
         if (r->pos >= r->len) {
-            int f = fill(r);
+            int f = nt_fill(r);
             if (f < 0)
                 return -1;
             if (f == 0) {
@@ -206,7 +206,7 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
                 break;
             }
             if (!r->probed)
-                probe(r);
+                nt_linereader_probe(r);
         }
         char *start = r->buf + r->pos;
         size_t avail = r->len - r->pos;

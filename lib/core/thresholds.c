@@ -81,9 +81,9 @@ int nt_link_kind_parse(const char *name)
 /* ---- messages ---------------------------------------------------------------------------- */
 
 /* Write "origin: msg" into err, or log it when the caller gave no buffer. */
-static void report_err(char *err, size_t errlen, const char *origin, const char *fmt, ...)
+static void nt_report_err(char *err, size_t errlen, const char *origin, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void report_err(char *err, size_t errlen, const char *origin, const char *fmt, ...)
+static void nt_report_err(char *err, size_t errlen, const char *origin, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -102,7 +102,7 @@ static void report_err(char *err, size_t errlen, const char *origin, const char 
     }
 }
 
-static const char *json_type_name(const cJSON *it)
+static const char *nt_json_type_name(const cJSON *it)
 {
     if (cJSON_IsNull(it))
         return "null";
@@ -171,7 +171,7 @@ void nt_expect_override(nt_expect_t *e, const nt_expect_t *over)
 }
 
 /* The built-in rules; the sources of these numbers are in thresholds.h and docs/verdicts.md. */
-static void builtin_rules(nt_node_rules_t *r)
+static void nt_builtin_rules(nt_node_rules_t *r)
 {
     memset(r, 0, sizeof(*r));
     r->class_index = -1;
@@ -197,7 +197,7 @@ nt_status_t nt_thresholds_defaults(nt_thresholds_t **out)
     *out = calloc(1, sizeof(**out));
     if (!*out)
         return NT_ERR_NOMEM;
-    builtin_rules(&(*out)->defaults);
+    nt_builtin_rules(&(*out)->defaults);
     return NT_OK;
 }
 
@@ -224,11 +224,11 @@ typedef struct pctx {
     size_t errlen;
 } pctx_t;
 
-#define PERR(ctx, ...) report_err((ctx)->err, (ctx)->errlen, (ctx)->origin, __VA_ARGS__)
+#define PERR(ctx, ...) nt_report_err((ctx)->err, (ctx)->errlen, (ctx)->origin, __VA_ARGS__)
 
 /* JSON path of a member, "classes[0].links" + "rdma"; a path too long for the buffer is cut,
  * which only shortens a message. */
-static void join_path(char *dst, size_t len, const char *parent, const char *key)
+static void nt_join_path(char *dst, size_t len, const char *parent, const char *key)
 {
     int n = snprintf(dst, len, "%s.%s", parent, key);
     if (n < 0 || (size_t)n >= len)
@@ -238,7 +238,7 @@ static void join_path(char *dst, size_t len, const char *parent, const char *key
 enum num_rule { R_RATIO01, R_GE1, R_POS, R_INT_GE0, R_INT_GE2 };
 
 /* A number (or null = NaN when nullable) obeying rule; the error names the JSON path. */
-static nt_status_t get_num(pctx_t *ctx, const char *path, const cJSON *it, enum num_rule rule,
+static nt_status_t nt_get_num(pctx_t *ctx, const char *path, const cJSON *it, enum num_rule rule,
                            double *out)
 {
     if (cJSON_IsNull(it)) {
@@ -250,7 +250,7 @@ static nt_status_t get_num(pctx_t *ctx, const char *path, const cJSON *it, enum 
         return NT_OK;
     }
     if (!cJSON_IsNumber(it)) {
-        PERR(ctx, "%s: expected a number or null, got %s", path, json_type_name(it));
+        PERR(ctx, "%s: expected a number or null, got %s", path, nt_json_type_name(it));
         return NT_ERR_INVALID;
     }
     double v = it->valuedouble;
@@ -285,18 +285,18 @@ static nt_status_t get_num(pctx_t *ctx, const char *path, const cJSON *it, enum 
     return NT_OK;
 }
 
-static int is_comment_key(const char *k)
+static int nt_is_comment_key(const char *k)
 {
     return strcmp(k, "comment") == 0 || strcmp(k, "description") == 0;
 }
 
-/* More keys than this in one object is an error (want_object). */
+/* More keys than this in one object is an error (nt_want_object). */
 #define NT_THRESHOLDS_MAX_KEYS 64
 
-static nt_status_t want_object(pctx_t *ctx, const char *path, const cJSON *it)
+static nt_status_t nt_want_object(pctx_t *ctx, const char *path, const cJSON *it)
 {
     if (!cJSON_IsObject(it)) {
-        PERR(ctx, "%s: expected an object, got %s", path, json_type_name(it));
+        PERR(ctx, "%s: expected an object, got %s", path, nt_json_type_name(it));
         return NT_ERR_INVALID;
     }
     /* JSON allows a key twice and cJSON keeps both: the second would silently win over the
@@ -323,7 +323,7 @@ static nt_status_t want_object(pctx_t *ctx, const char *path, const cJSON *it)
 }
 
 /* "gen5x16" (case-insensitive) -> 5, 16. */
-static int parse_pcie(const char *s, int *gen, int *width)
+static int nt_parse_pcie(const char *s, int *gen, int *width)
 {
     if (strncasecmp(s, "gen", 3) != 0)
         return -1;
@@ -344,18 +344,18 @@ static int parse_pcie(const char *s, int *gen, int *width)
     return 0;
 }
 
-static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
+static nt_status_t nt_parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
                                nt_link_rules_t links[], unsigned set[])
 {
-    nt_status_t st = want_object(ctx, path, obj);
+    nt_status_t st = nt_want_object(ctx, path, obj);
     if (st != NT_OK)
         return st;
     const cJSON *kit;
     cJSON_ArrayForEach (kit, obj) {
-        if (is_comment_key(kit->string))
+        if (nt_is_comment_key(kit->string))
             continue;
         char kpath[320];
-        join_path(kpath, sizeof(kpath), path, kit->string);
+        nt_join_path(kpath, sizeof(kpath), path, kit->string);
         int k = -1;
         for (int i = 0; i < NT_KIND_COUNT; i++)
             if (strcmp(kit->string, kind_names[i]) == 0)
@@ -367,22 +367,22 @@ static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
                  kpath, kit->string);
             return NT_ERR_INVALID;
         }
-        if ((st = want_object(ctx, kpath, kit)) != NT_OK)
+        if ((st = nt_want_object(ctx, kpath, kit)) != NT_OK)
             return st;
         const cJSON *f;
         cJSON_ArrayForEach (f, kit) {
             char fpath[400];
-            join_path(fpath, sizeof(fpath), kpath, f->string);
+            nt_join_path(fpath, sizeof(fpath), kpath, f->string);
             if (strcmp(f->string, "efficiency") == 0) {
-                st = get_num(ctx, fpath, f, R_RATIO01, &links[k].efficiency);
+                st = nt_get_num(ctx, fpath, f, R_RATIO01, &links[k].efficiency);
                 set[k] |= SET_EFF;
             } else if (strcmp(f->string, "min_bw_GBps") == 0) {
-                st = get_num(ctx, fpath, f, R_POS, &links[k].min_bw_GBps);
+                st = nt_get_num(ctx, fpath, f, R_POS, &links[k].min_bw_GBps);
                 set[k] |= SET_MINBW;
             } else if (strcmp(f->string, "max_lat_us") == 0) {
-                st = get_num(ctx, fpath, f, R_POS, &links[k].max_lat_us);
+                st = nt_get_num(ctx, fpath, f, R_POS, &links[k].max_lat_us);
                 set[k] |= SET_MAXLAT;
-            } else if (!is_comment_key(f->string)) {
+            } else if (!nt_is_comment_key(f->string)) {
                 PERR(ctx, "%s: unknown key (valid: efficiency, min_bw_GBps, max_lat_us)", fpath);
                 st = NT_ERR_INVALID;
             }
@@ -393,31 +393,31 @@ static nt_status_t parse_links(pctx_t *ctx, const char *path, const cJSON *obj,
     return NT_OK;
 }
 
-static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj, nt_peer_rules_t *p,
-                              unsigned *set)
+static nt_status_t nt_parse_peer(pctx_t *ctx, const char *path, const cJSON *obj,
+                                 nt_peer_rules_t *p, unsigned *set)
 {
-    nt_status_t st = want_object(ctx, path, obj);
+    nt_status_t st = nt_want_object(ctx, path, obj);
     if (st != NT_OK)
         return st;
     const cJSON *f;
     cJSON_ArrayForEach (f, obj) {
         char fpath[320];
-        join_path(fpath, sizeof(fpath), path, f->string);
+        nt_join_path(fpath, sizeof(fpath), path, f->string);
         if (strcmp(f->string, "bw_ratio") == 0) {
-            st = get_num(ctx, fpath, f, R_RATIO01, &p->bw_ratio);
+            st = nt_get_num(ctx, fpath, f, R_RATIO01, &p->bw_ratio);
             *set |= SET_BWR;
         } else if (strcmp(f->string, "lat_ratio") == 0) {
-            st = get_num(ctx, fpath, f, R_GE1, &p->lat_ratio);
+            st = nt_get_num(ctx, fpath, f, R_GE1, &p->lat_ratio);
             *set |= SET_LATR;
         } else if (strcmp(f->string, "tail_ratio") == 0) {
-            st = get_num(ctx, fpath, f, R_GE1, &p->tail_ratio);
+            st = nt_get_num(ctx, fpath, f, R_GE1, &p->tail_ratio);
             *set |= SET_TAILR;
         } else if (strcmp(f->string, "min_population") == 0) {
             double v = 0;
-            st = get_num(ctx, fpath, f, R_INT_GE2, &v);
+            st = nt_get_num(ctx, fpath, f, R_INT_GE2, &v);
             p->min_population = (int)v;
             *set |= SET_MINPOP;
-        } else if (!is_comment_key(f->string)) {
+        } else if (!nt_is_comment_key(f->string)) {
             PERR(ctx, "%s: unknown key (valid: bw_ratio, lat_ratio, tail_ratio, min_population)",
                  fpath);
             st = NT_ERR_INVALID;
@@ -428,19 +428,19 @@ static nt_status_t parse_peer(pctx_t *ctx, const char *path, const cJSON *obj, n
     return NT_OK;
 }
 
-static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *obj, nt_expect_t *e,
-                                    unsigned *set)
+static nt_status_t nt_parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *obj,
+                                       nt_expect_t *e, unsigned *set)
 {
-    nt_status_t st = want_object(ctx, path, obj);
+    nt_status_t st = nt_want_object(ctx, path, obj);
     if (st != NT_OK)
         return st;
     const cJSON *f;
     cJSON_ArrayForEach (f, obj) {
         char fpath[320];
-        join_path(fpath, sizeof(fpath), path, f->string);
+        nt_join_path(fpath, sizeof(fpath), path, f->string);
         double v = NAN;
         if (strcmp(f->string, "gpus") == 0 || strcmp(f->string, "nics") == 0) {
-            st = get_num(ctx, fpath, f, R_INT_GE0, &v);
+            st = nt_get_num(ctx, fpath, f, R_INT_GE0, &v);
             int iv = isnan(v) ? -1 : (int)v;
             if (f->string[0] == 'g') {
                 e->gpus = iv;
@@ -450,25 +450,25 @@ static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *
                 *set |= SET_NICS;
             }
         } else if (strcmp(f->string, "nvlinks") == 0) {
-            st = get_num(ctx, fpath, f, R_INT_GE0, &v);
+            st = nt_get_num(ctx, fpath, f, R_INT_GE0, &v);
             e->nvlinks = isnan(v) ? -1 : (int)v;
             *set |= SET_NVL;
         } else if (strcmp(f->string, "nic_rate_Gbps") == 0) {
-            st = get_num(ctx, fpath, f, R_POS, &e->nic_rate_Gbps);
+            st = nt_get_num(ctx, fpath, f, R_POS, &e->nic_rate_Gbps);
             *set |= SET_RATE;
         } else if (strcmp(f->string, "pcie") == 0) {
             *set |= SET_PCIE;
             if (cJSON_IsNull(f)) {
                 e->pcie_gen = e->pcie_width = 0;
             } else if (!cJSON_IsString(f) ||
-                       parse_pcie(f->valuestring, &e->pcie_gen, &e->pcie_width) != 0) {
+                       nt_parse_pcie(f->valuestring, &e->pcie_gen, &e->pcie_width) != 0) {
                 PERR(ctx,
                      "%s: expected a string like \"gen5x16\" (gen 1-6, width "
                      "1/2/4/8/16/32) or null",
                      fpath);
                 st = NT_ERR_INVALID;
             }
-        } else if (!is_comment_key(f->string)) {
+        } else if (!nt_is_comment_key(f->string)) {
             PERR(ctx, "%s: unknown key (valid: gpus, nics, nic_rate_Gbps, pcie, nvlinks)", fpath);
             st = NT_ERR_INVALID;
         }
@@ -483,14 +483,14 @@ static nt_status_t parse_expect_obj(pctx_t *ctx, const char *path, const cJSON *
 /* POSIX's smallest RE_DUP_MAX (limits.h): the largest portable bound of {m,n}. */
 #define NT_REGEX_MAX_DUP 255
 
-/* regex_cost_refusal - why glibc's regcomp could take seconds or more on re, or NULL when it
+/* nt_regex_cost_refusal - why glibc's regcomp could take seconds or more on re, or NULL when it
  * cannot. glibc expands counted repeats into copies of the repeated tree, so a counted repeat
  * of a group that itself holds one costs the product of the bounds (a 200-character pattern of
  * that shape takes minutes), and runs of repetition operators ("+****", undefined in POSIX ERE,
  * XBD 9.4.6) took 9 s for a 40-character input found by fuzz-thresholds. Back-references
  * ("\1", a glibc extension) make matching exponential. Bracket expressions are skipped as one
  * atom ("[]a]" and "[[:digit:]]" included). Nothing else is judged: the rest is regcomp's. */
-static const char *regex_cost_refusal(const char *re)
+static const char *nt_regex_cost_refusal(const char *re)
 {
     enum { MAX_DEPTH = 32 };
     int counted[MAX_DEPTH + 1] = {0}; /* per open group: a counted repeat inside it */
@@ -582,19 +582,19 @@ static const char *regex_cost_refusal(const char *re)
     return NULL;
 }
 
-static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, th_class_t *c)
+static nt_status_t nt_parse_match(pctx_t *ctx, const char *path, const cJSON *obj, th_class_t *c)
 {
-    nt_status_t st = want_object(ctx, path, obj);
+    nt_status_t st = nt_want_object(ctx, path, obj);
     if (st != NT_OK)
         return st;
     const cJSON *f;
     cJSON_ArrayForEach (f, obj) {
         char fpath[320];
-        join_path(fpath, sizeof(fpath), path, f->string);
+        nt_join_path(fpath, sizeof(fpath), path, f->string);
         if (strcmp(f->string, "hostname_regex") == 0 || strcmp(f->string, "gpu_model") == 0) {
             if (!cJSON_IsString(f) || f->valuestring[0] == '\0') {
                 PERR(ctx, "%s: expected a non-empty string, got %s", fpath,
-                     cJSON_IsString(f) ? "\"\"" : json_type_name(f));
+                     cJSON_IsString(f) ? "\"\"" : nt_json_type_name(f));
                 return NT_ERR_INVALID;
             }
             char **dst = f->string[0] == 'h' ? &c->regex_src : &c->gpu_model;
@@ -602,7 +602,7 @@ static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, 
             *dst = strdup(f->valuestring);
             if (!*dst)
                 return NT_ERR_NOMEM;
-        } else if (!is_comment_key(f->string)) {
+        } else if (!nt_is_comment_key(f->string)) {
             PERR(ctx, "%s: unknown key (valid: hostname_regex, gpu_model)", fpath);
             return NT_ERR_INVALID;
         }
@@ -618,7 +618,7 @@ static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, 
         c->have_re = 0;
     }
     if (c->regex_src) {
-        const char *refusal = regex_cost_refusal(c->regex_src);
+        const char *refusal = nt_regex_cost_refusal(c->regex_src);
         if (refusal) {
             PERR(ctx, "%s.hostname_regex: refused: %s; write a simpler pattern", path, refusal);
             return NT_ERR_INVALID;
@@ -635,12 +635,12 @@ static nt_status_t parse_match(pctx_t *ctx, const char *path, const cJSON *obj, 
     return NT_OK;
 }
 
-static nt_status_t parse_class(pctx_t *ctx, const char *path, const cJSON *obj, th_class_t *c)
+static nt_status_t nt_parse_class(pctx_t *ctx, const char *path, const cJSON *obj, th_class_t *c)
 {
-    nt_status_t st = want_object(ctx, path, obj);
+    nt_status_t st = nt_want_object(ctx, path, obj);
     if (st != NT_OK)
         return st;
-    builtin_rules(&c->v); /* values only matter where a SET_ bit says the class states them */
+    nt_builtin_rules(&c->v); /* values only matter where a SET_ bit says the class states them */
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
     if (!cJSON_IsString(name) || name->valuestring[0] == '\0' ||
         strlen(name->valuestring) >= sizeof(c->name)) {
@@ -657,17 +657,17 @@ static nt_status_t parse_class(pctx_t *ctx, const char *path, const cJSON *obj, 
     const cJSON *f;
     cJSON_ArrayForEach (f, obj) {
         char fpath[320];
-        join_path(fpath, sizeof(fpath), path, f->string);
-        if (strcmp(f->string, "name") == 0 || is_comment_key(f->string))
+        nt_join_path(fpath, sizeof(fpath), path, f->string);
+        if (strcmp(f->string, "name") == 0 || nt_is_comment_key(f->string))
             continue;
         if (strcmp(f->string, "match") == 0)
-            st = parse_match(ctx, fpath, f, c);
+            st = nt_parse_match(ctx, fpath, f, c);
         else if (strcmp(f->string, "expect") == 0)
-            st = parse_expect_obj(ctx, fpath, f, &c->v.expect, &c->expect_set);
+            st = nt_parse_expect_obj(ctx, fpath, f, &c->v.expect, &c->expect_set);
         else if (strcmp(f->string, "links") == 0)
-            st = parse_links(ctx, fpath, f, c->v.links, c->link_set);
+            st = nt_parse_links(ctx, fpath, f, c->v.links, c->link_set);
         else if (strcmp(f->string, "peer") == 0)
-            st = parse_peer(ctx, fpath, f, &c->v.peer, &c->peer_set);
+            st = nt_parse_peer(ctx, fpath, f, &c->v.peer, &c->peer_set);
         else {
             PERR(ctx, "%s: unknown key (valid: name, match, expect, links, peer)", fpath);
             st = NT_ERR_INVALID;
@@ -678,9 +678,9 @@ static nt_status_t parse_class(pctx_t *ctx, const char *path, const cJSON *obj, 
     return NT_OK;
 }
 
-static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
+static nt_status_t nt_parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
 {
-    nt_status_t st = want_object(ctx, "$", doc);
+    nt_status_t st = nt_want_object(ctx, "$", doc);
     if (st != NT_OK)
         return st;
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
@@ -691,28 +691,28 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, NT_THRESHOLDS_SCHEMA) != 0) {
         PERR(ctx, "schema: unknown schema %s%s%s, expected \"%s\"",
              cJSON_IsString(schema) ? "\"" : "",
-             cJSON_IsString(schema) ? schema->valuestring : json_type_name(schema),
+             cJSON_IsString(schema) ? schema->valuestring : nt_json_type_name(schema),
              cJSON_IsString(schema) ? "\"" : "", NT_THRESHOLDS_SCHEMA);
         return NT_ERR_INVALID;
     }
     /* defaults first: classes fall back to them, whatever the key order in the file */
     const cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
     if (defs) {
-        if ((st = want_object(ctx, "defaults", defs)) != NT_OK)
+        if ((st = nt_want_object(ctx, "defaults", defs)) != NT_OK)
             return st;
         const cJSON *f;
         cJSON_ArrayForEach (f, defs) {
             char fpath[320];
             unsigned dummy[NT_KIND_COUNT] = {0};
-            join_path(fpath, sizeof(fpath), "defaults", f->string);
-            if (is_comment_key(f->string))
+            nt_join_path(fpath, sizeof(fpath), "defaults", f->string);
+            if (nt_is_comment_key(f->string))
                 continue;
             if (strcmp(f->string, "links") == 0)
-                st = parse_links(ctx, fpath, f, t->defaults.links, dummy);
+                st = nt_parse_links(ctx, fpath, f, t->defaults.links, dummy);
             else if (strcmp(f->string, "peer") == 0)
-                st = parse_peer(ctx, fpath, f, &t->defaults.peer, dummy);
+                st = nt_parse_peer(ctx, fpath, f, &t->defaults.peer, dummy);
             else if (strcmp(f->string, "expect") == 0)
-                st = parse_expect_obj(ctx, fpath, f, &t->defaults.expect, dummy);
+                st = nt_parse_expect_obj(ctx, fpath, f, &t->defaults.expect, dummy);
             else {
                 PERR(ctx, "%s: unknown key (valid: links, peer, expect)", fpath);
                 st = NT_ERR_INVALID;
@@ -724,7 +724,7 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
     const cJSON *f;
     cJSON_ArrayForEach (f, doc) {
         if (strcmp(f->string, "schema") == 0 || strcmp(f->string, "defaults") == 0 ||
-            strcmp(f->string, "classes") == 0 || is_comment_key(f->string))
+            strcmp(f->string, "classes") == 0 || nt_is_comment_key(f->string))
             continue;
         PERR(ctx, "%s: unknown key (valid: schema, classes, defaults)", f->string);
         return NT_ERR_INVALID;
@@ -733,7 +733,7 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
     if (!classes)
         return NT_OK;
     if (!cJSON_IsArray(classes)) {
-        PERR(ctx, "classes: expected an array, got %s", json_type_name(classes));
+        PERR(ctx, "classes: expected an array, got %s", nt_json_type_name(classes));
         return NT_ERR_INVALID;
     }
     int n = cJSON_GetArraySize(classes);
@@ -748,7 +748,7 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
         char cpath[64];
         snprintf(cpath, sizeof(cpath), "classes[%d]", i);
         t->nclasses = i + 1; /* so destroy frees what this class allocated, even on error */
-        if ((st = parse_class(ctx, cpath, c, &t->classes[i])) != NT_OK)
+        if ((st = nt_parse_class(ctx, cpath, c, &t->classes[i])) != NT_OK)
             return st;
         for (int j = 0; j < i; j++)
             if (strcmp(t->classes[j].name, t->classes[i].name) == 0) {
@@ -761,7 +761,7 @@ static nt_status_t parse_doc(pctx_t *ctx, const cJSON *doc, nt_thresholds_t *t)
     return NT_OK;
 }
 
-static nt_status_t thresholds_from_doc(pctx_t *ctx, cJSON *doc, nt_thresholds_t **out);
+static nt_status_t nt_thresholds_from_doc(pctx_t *ctx, cJSON *doc, nt_thresholds_t **out);
 
 nt_status_t nt_thresholds_parse(const char *text, const char *origin, nt_thresholds_t **out,
                                 char *err, size_t errlen)
@@ -780,16 +780,16 @@ nt_status_t nt_thresholds_parse(const char *text, const char *origin, nt_thresho
         PERR(&ctx, "%s", why);
         return NT_ERR_PARSE;
     }
-    return thresholds_from_doc(&ctx, doc, out);
+    return nt_thresholds_from_doc(&ctx, doc, out);
 }
 
 /* The thresholds of a parsed document (consumed). */
-static nt_status_t thresholds_from_doc(pctx_t *ctx, cJSON *doc, nt_thresholds_t **out)
+static nt_status_t nt_thresholds_from_doc(pctx_t *ctx, cJSON *doc, nt_thresholds_t **out)
 {
     nt_thresholds_t *t = NULL;
     nt_status_t st = nt_thresholds_defaults(&t);
     if (st == NT_OK)
-        st = parse_doc(ctx, doc, t);
+        st = nt_parse_doc(ctx, doc, t);
     cJSON_Delete(doc);
     if (st != NT_OK) {
         nt_thresholds_destroy(t);
@@ -804,7 +804,7 @@ nt_status_t nt_thresholds_load(const char *path, nt_thresholds_t **out, char *er
     if (err && errlen)
         err[0] = '\0';
     if (!path || !out) {
-        report_err(err, errlen, NULL, "no thresholds file named");
+        nt_report_err(err, errlen, NULL, "no thresholds file named");
         return NT_ERR_INVALID;
     }
     *out = NULL;
@@ -812,23 +812,24 @@ nt_status_t nt_thresholds_load(const char *path, nt_thresholds_t **out, char *er
     cJSON *doc = NULL;
     nt_status_t st = nt_json_read_file_why(path, TH_MAX_FILE, &doc, why, sizeof(why));
     if (st != NT_OK) {
-        report_err(err, errlen, path, "%s", why);
+        nt_report_err(err, errlen, path, "%s", why);
         return st;
     }
     pctx_t ctx = {path, err, errlen};
-    return thresholds_from_doc(&ctx, doc, out);
+    return nt_thresholds_from_doc(&ctx, doc, out);
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */
 
-static nt_status_t add_num_or_null(cJSON *obj, const char *key, double v)
+static nt_status_t nt_add_num_or_null(cJSON *obj, const char *key, double v)
 {
     cJSON *it = isnan(v) ? cJSON_AddNullToObject(obj, key) : cJSON_AddNumberToObject(obj, key, v);
     return it ? NT_OK : NT_ERR_NOMEM;
 }
 
 /* links/peer/expect objects; mask bits select the fields (all bits = every field). */
-static nt_status_t write_links(cJSON *parent, const nt_link_rules_t links[], const unsigned set[])
+static nt_status_t nt_write_links(cJSON *parent, const nt_link_rules_t links[],
+                                  const unsigned set[])
 {
     int any = 0;
     for (int k = 0; k < NT_KIND_COUNT; k++)
@@ -844,48 +845,48 @@ static nt_status_t write_links(cJSON *parent, const nt_link_rules_t links[], con
         cJSON *ko = cJSON_AddObjectToObject(lo, kind_names[k]);
         if (!ko)
             return NT_ERR_NOMEM;
-        if ((set[k] & SET_EFF) && add_num_or_null(ko, "efficiency", links[k].efficiency))
+        if ((set[k] & SET_EFF) && nt_add_num_or_null(ko, "efficiency", links[k].efficiency))
             return NT_ERR_NOMEM;
-        if ((set[k] & SET_MINBW) && add_num_or_null(ko, "min_bw_GBps", links[k].min_bw_GBps))
+        if ((set[k] & SET_MINBW) && nt_add_num_or_null(ko, "min_bw_GBps", links[k].min_bw_GBps))
             return NT_ERR_NOMEM;
-        if ((set[k] & SET_MAXLAT) && add_num_or_null(ko, "max_lat_us", links[k].max_lat_us))
+        if ((set[k] & SET_MAXLAT) && nt_add_num_or_null(ko, "max_lat_us", links[k].max_lat_us))
             return NT_ERR_NOMEM;
     }
     return NT_OK;
 }
 
-static nt_status_t write_peer(cJSON *parent, const nt_peer_rules_t *p, unsigned set)
+static nt_status_t nt_write_peer(cJSON *parent, const nt_peer_rules_t *p, unsigned set)
 {
     if (!set)
         return NT_OK;
     cJSON *po = cJSON_AddObjectToObject(parent, "peer");
     if (!po)
         return NT_ERR_NOMEM;
-    if ((set & SET_BWR) && add_num_or_null(po, "bw_ratio", p->bw_ratio))
+    if ((set & SET_BWR) && nt_add_num_or_null(po, "bw_ratio", p->bw_ratio))
         return NT_ERR_NOMEM;
-    if ((set & SET_LATR) && add_num_or_null(po, "lat_ratio", p->lat_ratio))
+    if ((set & SET_LATR) && nt_add_num_or_null(po, "lat_ratio", p->lat_ratio))
         return NT_ERR_NOMEM;
-    if ((set & SET_TAILR) && add_num_or_null(po, "tail_ratio", p->tail_ratio))
+    if ((set & SET_TAILR) && nt_add_num_or_null(po, "tail_ratio", p->tail_ratio))
         return NT_ERR_NOMEM;
     if ((set & SET_MINPOP) && !cJSON_AddNumberToObject(po, "min_population", p->min_population))
         return NT_ERR_NOMEM;
     return NT_OK;
 }
 
-static nt_status_t write_expect(cJSON *parent, const nt_expect_t *e, unsigned set)
+static nt_status_t nt_write_expect(cJSON *parent, const nt_expect_t *e, unsigned set)
 {
     if (!set)
         return NT_OK;
     cJSON *eo = cJSON_AddObjectToObject(parent, "expect");
     if (!eo)
         return NT_ERR_NOMEM;
-    if ((set & SET_GPUS) && add_num_or_null(eo, "gpus", e->gpus < 0 ? NAN : e->gpus))
+    if ((set & SET_GPUS) && nt_add_num_or_null(eo, "gpus", e->gpus < 0 ? NAN : e->gpus))
         return NT_ERR_NOMEM;
-    if ((set & SET_NICS) && add_num_or_null(eo, "nics", e->nics < 0 ? NAN : e->nics))
+    if ((set & SET_NICS) && nt_add_num_or_null(eo, "nics", e->nics < 0 ? NAN : e->nics))
         return NT_ERR_NOMEM;
-    if ((set & SET_RATE) && add_num_or_null(eo, "nic_rate_Gbps", e->nic_rate_Gbps))
+    if ((set & SET_RATE) && nt_add_num_or_null(eo, "nic_rate_Gbps", e->nic_rate_Gbps))
         return NT_ERR_NOMEM;
-    if ((set & SET_NVL) && add_num_or_null(eo, "nvlinks", e->nvlinks < 0 ? NAN : e->nvlinks))
+    if ((set & SET_NVL) && nt_add_num_or_null(eo, "nvlinks", e->nvlinks < 0 ? NAN : e->nvlinks))
         return NT_ERR_NOMEM;
     if (set & SET_PCIE) {
         cJSON *it;
@@ -902,7 +903,7 @@ static nt_status_t write_expect(cJSON *parent, const nt_expect_t *e, unsigned se
     return NT_OK;
 }
 
-static nt_status_t write_class(cJSON *arr, const th_class_t *c)
+static nt_status_t nt_write_class(cJSON *arr, const th_class_t *c)
 {
     cJSON *co = cJSON_CreateObject();
     if (!co)
@@ -917,11 +918,11 @@ static nt_status_t write_class(cJSON *arr, const th_class_t *c)
         return NT_ERR_NOMEM;
     if (c->gpu_model && !cJSON_AddStringToObject(mo, "gpu_model", c->gpu_model))
         return NT_ERR_NOMEM;
-    nt_status_t st = write_expect(co, &c->v.expect, c->expect_set);
+    nt_status_t st = nt_write_expect(co, &c->v.expect, c->expect_set);
     if (st == NT_OK)
-        st = write_links(co, c->v.links, c->link_set);
+        st = nt_write_links(co, c->v.links, c->link_set);
     if (st == NT_OK)
-        st = write_peer(co, &c->v.peer, c->peer_set);
+        st = nt_write_peer(co, &c->v.peer, c->peer_set);
     return st;
 }
 
@@ -940,7 +941,7 @@ nt_status_t nt_thresholds_to_json(const nt_thresholds_t *t, cJSON **out)
     if (!classes)
         goto delete_doc;
     for (int i = 0; i < t->nclasses; i++)
-        if ((st = write_class(classes, &t->classes[i])) != NT_OK)
+        if ((st = nt_write_class(classes, &t->classes[i])) != NT_OK)
             goto delete_doc;
     cJSON *defs = cJSON_AddObjectToObject(doc, "defaults");
     if (!defs) {
@@ -950,13 +951,13 @@ nt_status_t nt_thresholds_to_json(const nt_thresholds_t *t, cJSON **out)
     unsigned all[NT_KIND_COUNT];
     for (int k = 0; k < NT_KIND_COUNT; k++)
         all[k] = SET_EFF | SET_MINBW | SET_MAXLAT;
-    if ((st = write_expect(defs, &t->defaults.expect,
+    if ((st = nt_write_expect(defs, &t->defaults.expect,
                            SET_GPUS | SET_NICS | SET_RATE | SET_PCIE | SET_NVL)))
         goto delete_doc;
-    if ((st = write_links(defs, t->defaults.links, all)) != NT_OK)
+    if ((st = nt_write_links(defs, t->defaults.links, all)) != NT_OK)
         goto delete_doc;
-    if ((st = write_peer(defs, &t->defaults.peer, SET_BWR | SET_LATR | SET_TAILR | SET_MINPOP)) !=
-        NT_OK)
+    if ((st = nt_write_peer(defs, &t->defaults.peer,
+                            SET_BWR | SET_LATR | SET_TAILR | SET_MINPOP)) != NT_OK)
         goto delete_doc;
     *out = doc;
     return NT_OK;
@@ -979,7 +980,7 @@ const char *nt_thresholds_class_name(const nt_thresholds_t *t, int i)
     return t->classes[i].name;
 }
 
-static int class_fits(const th_class_t *c, const char *host, const char *gpu_model)
+static int nt_class_fits(const th_class_t *c, const char *host, const char *gpu_model)
 {
     if (c->have_re && regexec(&c->re, host, 0, NULL, 0) != 0)
         return 0;
@@ -988,10 +989,10 @@ static int class_fits(const th_class_t *c, const char *host, const char *gpu_mod
     return 1;
 }
 
-static int class_of(const nt_thresholds_t *t, const char *host, const char *gpu_model)
+static int nt_class_of(const nt_thresholds_t *t, const char *host, const char *gpu_model)
 {
     for (int i = 0; i < t->nclasses; i++)
-        if (class_fits(&t->classes[i], host, gpu_model))
+        if (nt_class_fits(&t->classes[i], host, gpu_model))
             return i;
     return -1;
 }
@@ -1004,7 +1005,7 @@ nt_status_t nt_thresholds_for_host(const nt_thresholds_t *t, const char *host,
     *out = t->defaults;
     out->class_index = -1;
     out->class_name[0] = '\0';
-    int ci = class_of(t, host, gpu_model);
+    int ci = nt_class_of(t, host, gpu_model);
     if (ci < 0)
         return NT_OK;
     const th_class_t *c = &t->classes[ci];
@@ -1049,7 +1050,7 @@ nt_status_t nt_thresholds_peer_for_run(const nt_thresholds_t *t, const char *con
         return NT_ERR_INVALID;
     int common = -1;
     for (int i = 0; i < nnodes; i++) {
-        int ci = class_of(t, hosts[i] ? hosts[i] : "", gpu_models ? gpu_models[i] : NULL);
+        int ci = nt_class_of(t, hosts[i] ? hosts[i] : "", gpu_models ? gpu_models[i] : NULL);
         if (i == 0) {
             common = ci;
         } else if (ci != common) {
@@ -1109,7 +1110,7 @@ static const struct {
 #define NT_EXPECT_NKEYS (sizeof(expect_keys) / sizeof(expect_keys[0]))
 
 /* "gpus (gpus_per_node), nics (nics_per_node), ..." for the keys of scope. */
-static void expect_key_list(unsigned scope, char *buf, size_t len)
+static void nt_expect_key_list(unsigned scope, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = '\0';
@@ -1127,7 +1128,7 @@ static void expect_key_list(unsigned scope, char *buf, size_t len)
 }
 
 /* The index of key (name or alias, any case) in expect_keys, or -1. */
-static int expect_key_find(const char *key)
+static int nt_expect_key_find(const char *key)
 {
     for (size_t i = 0; i < NT_EXPECT_NKEYS; i++)
         if (strcasecmp(key, expect_keys[i].name) == 0 ||
@@ -1144,9 +1145,9 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
         err[0] = '\0';
     if (!scope)
         scope = NT_EXPECT_FOR_PROBE | NT_EXPECT_FOR_DOCTOR;
-    expect_key_list(scope, keys, sizeof(keys));
+    nt_expect_key_list(scope, keys, sizeof(keys));
     if (!spec || !e || !spec[0]) {
-        report_err(err, errlen, "--expect", "empty; give key=value,... with keys %s", keys);
+        nt_report_err(err, errlen, "--expect", "empty; give key=value,... with keys %s", keys);
         return NT_ERR_INVALID;
     }
     unsigned seen = 0;
@@ -1163,26 +1164,26 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
             *comma = '\0';
         char *eq = strchr(item, '=');
         if (!item[0]) {
-            report_err(err, errlen, "--expect", "empty item in '%s'", spec);
+            nt_report_err(err, errlen, "--expect", "empty item in '%s'", spec);
             st = NT_ERR_INVALID;
             break;
         }
         if (!eq || eq == item || !eq[1]) {
-            report_err(err, errlen, "--expect", "'%s' is not key=value (keys: %s)", item, keys);
+            nt_report_err(err, errlen, "--expect", "'%s' is not key=value (keys: %s)", item, keys);
             st = NT_ERR_INVALID;
             break;
         }
         *eq = '\0';
         const char *key = item, *val = eq + 1;
         char *end = NULL;
-        int k = expect_key_find(key);
+        int k = nt_expect_key_find(key);
         if (k < 0) {
-            report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: %s)", key, keys);
+            nt_report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: %s)", key, keys);
             st = NT_ERR_INVALID;
             break;
         }
         if (!(expect_keys[k].scope & scope)) {
-            report_err(err, errlen, "--expect",
+            nt_report_err(err, errlen, "--expect",
                        "'%s' is a key of %s, not judged here (valid keys: %s)", key,
                        expect_keys[k].scope & NT_EXPECT_FOR_DOCTOR ? "nettune doctor (nccl-tests "
                                                                      "outputs)"
@@ -1193,7 +1194,7 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
             break;
         }
         if (seen & (1u << k)) {
-            report_err(err, errlen, "--expect", "%s given twice in '%s': keep one", key, spec);
+            nt_report_err(err, errlen, "--expect", "%s given twice in '%s': keep one", key, spec);
             st = NT_ERR_INVALID;
             break;
         }
@@ -1204,7 +1205,7 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
             strcasecmp(key, "nics_per_node") == 0) {
             long v = strtol(val, &end, 10);
             if (*end || end == val || v < 0 || v > 1000000 || errno) {
-                report_err(err, errlen, "--expect", "%s=%s: expected an integer >= 0", key, val);
+                nt_report_err(err, errlen, "--expect", "%s=%s: expected an integer >= 0", key, val);
                 st = NT_ERR_INVALID;
                 break;
             }
@@ -1217,7 +1218,8 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
         } else if (strcasecmp(key, "nic_rate_gbps") == 0) {
             double v = strtod(val, &end);
             if (*end || end == val || !(v > 0) || isinf(v)) {
-                report_err(err, errlen, "--expect", "%s=%s: expected a rate in Gb/s > 0", key, val);
+                nt_report_err(err, errlen, "--expect", "%s=%s: expected a rate in Gb/s > 0", key,
+                              val);
                 st = NT_ERR_INVALID;
                 break;
             }
@@ -1232,7 +1234,7 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
             while (i < sizeof(known) / sizeof(known[0]) && strcasecmp(known[i], val) != 0)
                 i++;
             if (i == sizeof(known) / sizeof(known[0])) {
-                report_err(err, errlen, "--expect",
+                nt_report_err(err, errlen, "--expect",
                            "unknown collective '%s' (all_reduce, all_gather, reduce_scatter, "
                            "alltoall, sendrecv, broadcast, reduce, gather, scatter, hypercube)",
                            val);
@@ -1245,7 +1247,7 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
             double v = strtod(val, &end);
             int eff = tolower((unsigned char)key[0]) == 'e';
             if (*end || end == val || !(v > 0) || isinf(v) || (eff && v > 2)) {
-                report_err(err, errlen, "--expect", "%s=%s: expected a number %s", key, val,
+                nt_report_err(err, errlen, "--expect", "%s=%s: expected a number %s", key, val,
                            eff ? "in (0, 2]" : "> 0 (GB/s)");
                 st = NT_ERR_INVALID;
                 break;
@@ -1257,14 +1259,14 @@ nt_status_t nt_expect_parse(const char *spec, unsigned scope, nt_expect_t *e, ch
             else
                 r.efficiency = v;
         } else if (strcasecmp(key, "pcie") == 0) {
-            if (parse_pcie(val, &r.pcie_gen, &r.pcie_width) != 0) {
-                report_err(err, errlen, "--expect",
+            if (nt_parse_pcie(val, &r.pcie_gen, &r.pcie_width) != 0) {
+                nt_report_err(err, errlen, "--expect",
                            "pcie=%s: expected gen<1-6>x<1|2|4|8|16|32>, e.g. gen5x16", val);
                 st = NT_ERR_INVALID;
                 break;
             }
         } else {
-            report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: %s)", key, keys);
+            nt_report_err(err, errlen, "--expect", "unknown key '%s' (valid keys: %s)", key, keys);
             st = NT_ERR_INVALID;
             break;
         }
@@ -1283,7 +1285,7 @@ nt_status_t nt_require_parse(const char *spec, unsigned *out, char *err, size_t 
     if (err && errlen)
         err[0] = '\0';
     if (!spec || !out || !spec[0]) {
-        report_err(err, errlen, "--require", "empty; valid parts: gpu, rdma");
+        nt_report_err(err, errlen, "--require", "empty; valid parts: gpu, rdma");
         return NT_ERR_INVALID;
     }
     unsigned mask = 0;
@@ -1297,7 +1299,7 @@ nt_status_t nt_require_parse(const char *spec, unsigned *out, char *err, size_t 
         else if (len == 4 && strncasecmp(p, "rdma", 4) == 0)
             mask |= NT_REQUIRE_RDMA;
         else {
-            report_err(err, errlen, "--require", "unknown part '%.*s' (valid parts: gpu, rdma)",
+            nt_report_err(err, errlen, "--require", "unknown part '%.*s' (valid parts: gpu, rdma)",
                        (int)len, p);
             return NT_ERR_INVALID;
         }

@@ -30,17 +30,17 @@ typedef struct {
     int aborted;
 } tcp_t;
 
-static double mono_s(void)
+static double nt_mono_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static nt_status_t wait_fd(int fd, short ev, double deadline)
+static nt_status_t nt_wait_fd(int fd, short ev, double deadline)
 {
     for (;;) {
-        double left = deadline - mono_s();
+        double left = deadline - nt_mono_s();
         if (left <= 0)
             return NT_ERR_TIMEOUT;
         struct pollfd p = {fd, ev, 0};
@@ -58,7 +58,7 @@ nt_status_t nt_fd_xfer(int fd, void *buf, size_t n, int sending, double deadline
 {
     char *p = buf;
     while (n) {
-        nt_status_t st = wait_fd(fd, sending ? POLLOUT : POLLIN, deadline);
+        nt_status_t st = nt_wait_fd(fd, sending ? POLLOUT : POLLIN, deadline);
         if (st != NT_OK)
             return st;
         ssize_t k = sending ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
@@ -75,23 +75,23 @@ nt_status_t nt_fd_xfer(int fd, void *buf, size_t n, int sending, double deadline
     return NT_OK;
 }
 
-static tcp_t *T(nt_launcher_t *l)
+static tcp_t *nt_T(nt_launcher_t *l)
 {
     return l->impl;
 }
-static int tcp_rank(nt_launcher_t *l)
+static int nt_tcp_rank(nt_launcher_t *l)
 {
-    return T(l)->rank;
+    return nt_T(l)->rank;
 }
-static int tcp_size(nt_launcher_t *l)
+static int nt_tcp_size(nt_launcher_t *l)
 {
-    return T(l)->size;
+    return nt_T(l)->size;
 }
 
-static nt_status_t tcp_allgather(nt_launcher_t *l, const void *s, void *r, size_t n, double t)
+static nt_status_t nt_tcp_allgather(nt_launcher_t *l, const void *s, void *r, size_t n, double t)
 {
-    tcp_t *c = T(l);
-    double dl = mono_s() + t;
+    tcp_t *c = nt_T(l);
+    double dl = nt_mono_s() + t;
     nt_status_t st = NT_OK;
     if (c->rank == 0) {
         memcpy(r, s, n);
@@ -107,20 +107,20 @@ static nt_status_t tcp_allgather(nt_launcher_t *l, const void *s, void *r, size_
     return st;
 }
 
-static nt_status_t tcp_barrier(nt_launcher_t *l, double t)
+static nt_status_t nt_tcp_barrier(nt_launcher_t *l, double t)
 {
-    char one = 1, *all = calloc((size_t)T(l)->size, 1);
+    char one = 1, *all = calloc((size_t)nt_T(l)->size, 1);
     if (!all)
         return NT_ERR_NOMEM;
-    nt_status_t st = tcp_allgather(l, &one, all, 1, t);
+    nt_status_t st = nt_tcp_allgather(l, &one, all, 1, t);
     free(all);
     return st;
 }
 
-static nt_status_t tcp_bcast(nt_launcher_t *l, void *b, size_t n, int root, double t)
+static nt_status_t nt_tcp_bcast(nt_launcher_t *l, void *b, size_t n, int root, double t)
 {
-    tcp_t *c = T(l);
-    double dl = mono_s() + t;
+    tcp_t *c = nt_T(l);
+    double dl = nt_mono_s() + t;
     nt_status_t st = NT_OK;
     if (root < 0 || root >= c->size)
         return NT_ERR_INVALID;
@@ -138,31 +138,32 @@ static nt_status_t tcp_bcast(nt_launcher_t *l, void *b, size_t n, int root, doub
 }
 
 /* Point to point: only between rank 0 and another rank (a star has no other links). */
-static nt_status_t tcp_p2p(nt_launcher_t *l, int peer, void *b, size_t n, int sending, double t)
+static nt_status_t nt_tcp_p2p(nt_launcher_t *l, int peer, void *b, size_t n, int sending, double t)
 {
-    tcp_t *c = T(l);
+    tcp_t *c = nt_T(l);
     if (peer < 0 || peer >= c->size || peer == c->rank || (c->rank != 0 && peer != 0))
         return NT_ERR_UNSUPPORTED;
-    return nt_fd_xfer(c->rank == 0 ? c->fd[peer] : c->fd[0], b, n, sending, mono_s() + t);
+    return nt_fd_xfer(c->rank == 0 ? c->fd[peer] : c->fd[0], b, n, sending, nt_mono_s() + t);
 }
-static nt_status_t tcp_send(nt_launcher_t *l, int peer, int tag, const void *b, size_t n, double t)
+static nt_status_t nt_tcp_send(nt_launcher_t *l, int peer, int tag, const void *b, size_t n,
+                               double t)
 {
     (void)tag;
-    return tcp_p2p(l, peer, (void *)b, n, 1, t);
+    return nt_tcp_p2p(l, peer, (void *)b, n, 1, t);
 }
-static nt_status_t tcp_recv(nt_launcher_t *l, int peer, int tag, void *b, size_t n, double t)
+static nt_status_t nt_tcp_recv(nt_launcher_t *l, int peer, int tag, void *b, size_t n, double t)
 {
     (void)tag;
-    return tcp_p2p(l, peer, b, n, 0, t);
+    return nt_tcp_p2p(l, peer, b, n, 0, t);
 }
 
-static int tcp_local_group(nt_launcher_t *l, int *local_rank, int *local_size)
+static int nt_tcp_local_group(nt_launcher_t *l, int *local_rank, int *local_size)
 {
-    tcp_t *c = T(l);
+    tcp_t *c = nt_T(l);
     int *ids = calloc((size_t)c->size, sizeof(int));
     if (!ids)
         return -1;
-    if (tcp_allgather(l, &c->hostid, ids, sizeof(int), 30) != NT_OK) {
+    if (nt_tcp_allgather(l, &c->hostid, ids, sizeof(int), 30) != NT_OK) {
         free(ids);
         return -1;
     }
@@ -177,9 +178,9 @@ static int tcp_local_group(nt_launcher_t *l, int *local_rank, int *local_size)
     return 0;
 }
 
-static void tcp_abort(nt_launcher_t *l, int code)
+static void nt_tcp_abort(nt_launcher_t *l, int code)
 {
-    tcp_t *c = T(l);
+    tcp_t *c = nt_T(l);
     c->aborted = 1;
     /* closing every link makes each peer's next wait fail with NT_ERR_PEER at once */
     for (int i = 0; i < (c->rank == 0 ? c->size : 1); i++)
@@ -190,22 +191,22 @@ static void tcp_abort(nt_launcher_t *l, int code)
 
 static const nt_launcher_ops_t nt_tcp_ops = {
     .name = "tcp",
-    .rank = tcp_rank,
-    .size = tcp_size,
-    .local_group = tcp_local_group,
-    .barrier = tcp_barrier,
-    .allgather = tcp_allgather,
-    .bcast = tcp_bcast,
-    .send = tcp_send,
-    .recv = tcp_recv,
-    .abort = tcp_abort,
+    .rank = nt_tcp_rank,
+    .size = nt_tcp_size,
+    .local_group = nt_tcp_local_group,
+    .barrier = nt_tcp_barrier,
+    .allgather = nt_tcp_allgather,
+    .bcast = nt_tcp_bcast,
+    .send = nt_tcp_send,
+    .recv = nt_tcp_recv,
+    .abort = nt_tcp_abort,
 };
 
 void nt_launcher_tcp_destroy(nt_launcher_t *l)
 {
     if (!l)
         return;
-    tcp_t *c = T(l);
+    tcp_t *c = nt_T(l);
     for (int i = 0; i < (c->rank == 0 ? c->size : 1); i++)
         if (c->fd[i] >= 0)
             close(c->fd[i]);
@@ -214,7 +215,7 @@ void nt_launcher_tcp_destroy(nt_launcher_t *l)
     free(l);
 }
 
-static int host_id(void)
+static int nt_host_id(void)
 {
     char h[256] = "";
     gethostname(h, sizeof(h) - 1);
@@ -244,7 +245,7 @@ typedef struct {
     uint8_t b[NT_TCP_SECRET_MAX]; /* zero-padded */
 } tcp_secret_t;
 
-static int hexval(int c)
+static int nt_hexval(int c)
 {
     return c >= '0' && c <= '9' ? c - '0'
            : c >= 'a' && c <= 'f' ? c - 'a' + 10
@@ -253,7 +254,7 @@ static int hexval(int c)
 }
 
 /* Decode what (trailing white space ignored) into sec: 32 to 64 hex digits. */
-static int secret_parse(const char *txt, size_t len, tcp_secret_t *sec)
+static int nt_secret_parse(const char *txt, size_t len, tcp_secret_t *sec)
 {
     while (len && (txt[len - 1] == '\n' || txt[len - 1] == ' ' || txt[len - 1] == '\r'))
         len--;
@@ -261,7 +262,7 @@ static int secret_parse(const char *txt, size_t len, tcp_secret_t *sec)
         return -1;
     memset(sec, 0, sizeof(*sec));
     for (size_t i = 0; i < len; i += 2) {
-        int hi = hexval((unsigned char)txt[i]), lo = hexval((unsigned char)txt[i + 1]);
+        int hi = nt_hexval((unsigned char)txt[i]), lo = nt_hexval((unsigned char)txt[i + 1]);
         if (hi < 0 || lo < 0)
             return -1;
         sec->b[i / 2] = (uint8_t)(hi << 4 | lo);
@@ -270,7 +271,7 @@ static int secret_parse(const char *txt, size_t len, tcp_secret_t *sec)
 }
 
 /* 32 random bytes from getrandom, as 64 hex digits and a NUL into hex[65]. */
-static int secret_make(char hex[2 * NT_TCP_SECRET_MAX + 1])
+static int nt_secret_make(char hex[2 * NT_TCP_SECRET_MAX + 1])
 {
     uint8_t b[NT_TCP_SECRET_MAX];
     size_t got = 0;
@@ -292,7 +293,7 @@ nt_status_t nt_launcher_tcp_secret_env(char *err, size_t errlen)
     char hex[2 * NT_TCP_SECRET_MAX + 1];
     if (getenv("NETTUNE_MEASURE_SECRET") || getenv("NETTUNE_MEASURE_SECRET_FILE"))
         return NT_OK;
-    if (secret_make(hex) != 0 || setenv("NETTUNE_MEASURE_SECRET", hex, 1) != 0) {
+    if (nt_secret_make(hex) != 0 || setenv("NETTUNE_MEASURE_SECRET", hex, 1) != 0) {
         snprintf(err, errlen, "tcp launcher: cannot make the job secret (getrandom): %s",
                  strerror(errno));
         return NT_ERR_SYSTEM;
@@ -303,11 +304,11 @@ nt_status_t nt_launcher_tcp_secret_env(char *err, size_t errlen)
 /* Rank 0 creates the secret file when it is absent: written under a temporary name with mode
  * 0600, then linked to its name, so a reader sees all of it or nothing, and two creators agree
  * on the first one's. */
-static void secret_file_create(const char *path)
+static void nt_secret_file_create(const char *path)
 {
     char tmp[4200], hex[2 * NT_TCP_SECRET_MAX + 2];
     if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp) ||
-        secret_make(hex) != 0)
+        nt_secret_make(hex) != 0)
         return;
     strcat(hex, "\n");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -322,11 +323,11 @@ static void secret_file_create(const char *path)
 /* The job's secret (NETTUNE_MEASURE_SECRET, else the file NETTUNE_MEASURE_SECRET_FILE, which
  * rank 0 creates when absent and the others wait for until deadline). 0, or -1 with one line in
  * err. */
-static int secret_get(int rank, double deadline, tcp_secret_t *sec, char *err, size_t errlen)
+static int nt_secret_get(int rank, double deadline, tcp_secret_t *sec, char *err, size_t errlen)
 {
     const char *env = getenv("NETTUNE_MEASURE_SECRET"), *file = getenv("NETTUNE_MEASURE_SECRET_FILE");
     if (env) {
-        if (secret_parse(env, strlen(env), sec) == 0)
+        if (nt_secret_parse(env, strlen(env), sec) == 0)
             return 0;
         snprintf(err, errlen,
                  "tcp launcher: NETTUNE_MEASURE_SECRET must be 32 to 64 hex digits (128 to 256 "
@@ -343,9 +344,9 @@ static int secret_get(int rank, double deadline, tcp_secret_t *sec, char *err, s
     }
     int fd;
     while ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 && errno == ENOENT &&
-           mono_s() < deadline) {
+           nt_mono_s() < deadline) {
         if (rank == 0)
-            secret_file_create(file);
+            nt_secret_file_create(file);
         else
             usleep(50000);
     }
@@ -368,7 +369,7 @@ static int secret_get(int rank, double deadline, tcp_secret_t *sec, char *err, s
                  file, (unsigned)(st.st_mode & 07777), (int)st.st_uid);
         return -1;
     }
-    if (secret_parse(txt, (size_t)k, sec) == 0)
+    if (nt_secret_parse(txt, (size_t)k, sec) == 0)
         return 0;
     snprintf(err, errlen, "tcp launcher: the secret file '%s' must hold 32 to 64 hex digits",
              file);
@@ -376,7 +377,7 @@ static int secret_get(int rank, double deadline, tcp_secret_t *sec, char *err, s
 }
 
 /* "a.b.c.d:port" of the socket's peer. */
-static void peer_name(int fd, char *buf, size_t len)
+static void nt_peer_name(int fd, char *buf, size_t len)
 {
     struct sockaddr_in a;
     socklen_t al = sizeof(a);
@@ -395,7 +396,7 @@ typedef struct {
 } tcp_pending_t;
 
 /* Equal in time independent of where they differ. */
-static int secret_equal(const uint8_t *a, const uint8_t *b)
+static int nt_secret_equal(const uint8_t *a, const uint8_t *b)
 {
     uint8_t d = 0;
     for (int i = 0; i < NT_TCP_SECRET_MAX; i++)
@@ -405,14 +406,14 @@ static int secret_equal(const uint8_t *a, const uint8_t *b)
 
 /* A complete hello: the rank it names when it is taken (the ack sent), else -1, the newcomer
  * refused with one line naming it. */
-static int hello_take(tcp_t *c, const tcp_secret_t *sec, tcp_pending_t *p, char (*from)[32])
+static int nt_hello_take(tcp_t *c, const tcp_secret_t *sec, tcp_pending_t *p, char (*from)[32])
 {
     uint32_t magic, r;
     memcpy(&magic, p->buf, 4);
     memcpy(&r, p->buf + 4, 4);
     int rank = (int)ntohl(r);
     char ack = NT_TCP_ACK;
-    if (ntohl(magic) != NT_TCP_MAGIC || !secret_equal(p->buf + 8, sec->b))
+    if (ntohl(magic) != NT_TCP_MAGIC || !nt_secret_equal(p->buf + 8, sec->b))
         NT_WARN(INIT, "tcp launcher: refused %s: wrong secret (not a rank of this job)", p->peer);
     else if (rank < 1 || rank >= c->size)
         NT_WARN(INIT, "tcp launcher: refused %s: rank %d is outside 1..%d", p->peer, rank,
@@ -429,7 +430,7 @@ static int hello_take(tcp_t *c, const tcp_secret_t *sec, tcp_pending_t *p, char 
 
 /* Rank 0: take size - 1 ranks from lf until deadline, reading newcomers' hellos side by side
  * (poll), each under NT_TCP_HELLO_TIMEOUT_S. 0, or -1 with err. */
-static int tcp_gather_ranks(tcp_t *c, int lf, const tcp_secret_t *sec, double dl,
+static int nt_tcp_gather_ranks(tcp_t *c, int lf, const tcp_secret_t *sec, double dl,
                             double timeout_s, char *err, size_t errlen)
 {
     tcp_pending_t pend[NT_TCP_PENDING_MAX];
@@ -441,7 +442,7 @@ static int tcp_gather_ranks(tcp_t *c, int lf, const tcp_secret_t *sec, double dl
         return -1;
     }
     while (got < c->size - 1) {
-        double now = mono_s(), wake = dl;
+        double now = nt_mono_s(), wake = dl;
         if (now >= dl) {
             snprintf(err, errlen, "tcp launcher: %d of %d ranks connected within %.0f s", got,
                      c->size - 1, timeout_s);
@@ -458,7 +459,7 @@ static int tcp_gather_ranks(tcp_t *c, int lf, const tcp_secret_t *sec, double dl
             snprintf(err, errlen, "tcp launcher: poll: %s", strerror(errno));
             goto out;
         }
-        now = mono_s();
+        now = nt_mono_s();
         for (int i = npend - 1; i >= 0; i--) {
             tcp_pending_t *p = &pend[i];
             int rank = -1, done = 0;
@@ -468,7 +469,7 @@ static int tcp_gather_ranks(tcp_t *c, int lf, const tcp_secret_t *sec, double dl
                     p->got += (size_t)k;
                 if (p->got == sizeof(p->buf)) {
                     done = 1;
-                    rank = hello_take(c, sec, p, from);
+                    rank = nt_hello_take(c, sec, p, from);
                 } else if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
                     done = 1;
                     NT_WARN(INIT, "tcp launcher: refused %s: closed before its hello (%zu of %d "
@@ -498,7 +499,7 @@ static int tcp_gather_ranks(tcp_t *c, int lf, const tcp_secret_t *sec, double dl
             int s = accept4(lf, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
             if (s >= 0) {
                 pend[npend] = (tcp_pending_t){.fd = s, .until = now + NT_TCP_HELLO_TIMEOUT_S};
-                peer_name(s, pend[npend].peer, sizeof(pend[npend].peer));
+                nt_peer_name(s, pend[npend].peer, sizeof(pend[npend].peer));
                 npend++;
             }
         }
@@ -552,9 +553,9 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
                  port);
         return NULL;
     }
-    double dl = mono_s() + timeout_s;
+    double dl = nt_mono_s() + timeout_s;
     tcp_secret_t sec;
-    if (size > 1 && secret_get(rank, dl, &sec, err, errlen) != 0)
+    if (size > 1 && nt_secret_get(rank, dl, &sec, err, errlen) != 0)
         return NULL;
     nt_launcher_t *l = calloc(1, sizeof(*l));
     tcp_t *c = calloc(1, sizeof(*c));
@@ -566,7 +567,7 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
     }
     for (int i = 0; i < size; i++)
         fd[i] = -1;
-    *c = (tcp_t){rank, size, fd, host_id(), 0};
+    *c = (tcp_t){rank, size, fd, nt_host_id(), 0};
     const char *hid = getenv("NETTUNE_HOSTID");
     if (hid && *hid)
         c->hostid = atoi(hid);
@@ -574,7 +575,7 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
     l->impl = c;
     if (rank == 0 && size > 1) {
         int lf = listen_fd >= 0 ? listen_fd : nt_launcher_tcp_listen(host, port, size, err, errlen);
-        int rc = lf >= 0 ? tcp_gather_ranks(c, lf, &sec, dl, timeout_s, err, errlen) : -1;
+        int rc = lf >= 0 ? nt_tcp_gather_ranks(c, lf, &sec, dl, timeout_s, err, errlen) : -1;
         if (lf >= 0)
             close(lf);
         if (rc != 0) {
@@ -591,7 +592,7 @@ nt_launcher_t *nt_launcher_tcp_create(int rank, int size, const char *host, int 
             return NULL;
         }
         int s = -1;
-        while (mono_s() < dl) { /* rank 0 may not listen yet: retry until the deadline */
+        while (nt_mono_s() < dl) { /* rank 0 may not listen yet: retry until the deadline */
             s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
             if (s >= 0 && connect(s, ai->ai_addr, ai->ai_addrlen) == 0)
                 break;

@@ -12,7 +12,7 @@ const char *nt_anomaly_kind_string(nt_anomaly_kind_t k)
     return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
 }
 
-static void emit(nt_anomaly_t *out, size_t max, size_t *n, const nt_anomaly_t *a)
+static void nt_emit(nt_anomaly_t *out, size_t max, size_t *n, const nt_anomaly_t *a)
 {
     if (*n < max)
         out[*n] = *a;
@@ -58,7 +58,7 @@ size_t nt_anomaly_sweep(const nt_ncclt_table_t *t, nt_anomaly_t *out, size_t max
             run.kind = nrun >= 2 ? NT_ANOMALY_MID_SWEEP_DROP : NT_ANOMALY_OUTLIER;
             run.severity = nrun >= 2 ? NT_ANOMALY_SEV_WARN : NT_ANOMALY_SEV_INFO;
             run.ratio = run.ref_GBps > 0 ? run.busbw_GBps / run.ref_GBps : 0;
-            emit(out, max, &n, &run);
+            nt_emit(out, max, &n, &run);
             nrun = 0;
         }
         if (i < t->nrows && b > best) {
@@ -79,7 +79,7 @@ int nt_anomaly_same_shape(const nt_ncclt_table_t *a, const nt_ncclt_table_t *b)
 }
 
 /* The row of `t` with `bytes`, the last one when repeated; NULL if none. */
-static const nt_ncclt_row_t *row_at(const nt_ncclt_table_t *t, unsigned long long bytes)
+static const nt_ncclt_row_t *nt_row_at(const nt_ncclt_table_t *t, unsigned long long bytes)
 {
     const nt_ncclt_row_t *f = NULL;
     for (size_t i = 0; i < t->nrows; i++)
@@ -104,7 +104,7 @@ size_t nt_anomaly_compare(const nt_ncclt_table_t *a, const nt_ncclt_table_t *b, 
             const nt_ncclt_row_t *ra = &a->rows[i];
             if (ra->bytes == 0 || (have_prev && ra->bytes <= prev))
                 continue;
-            const nt_ncclt_row_t *rb = row_at(b, ra->bytes);
+            const nt_ncclt_row_t *rb = nt_row_at(b, ra->bytes);
             if (!rb)
                 continue; /* only sizes both measured are consecutive for this rule */
             prev = ra->bytes;
@@ -121,7 +121,7 @@ size_t nt_anomaly_compare(const nt_ncclt_table_t *a, const nt_ncclt_table_t *b, 
                 run.kind = NT_ANOMALY_RUNS_DIFFER;
                 run.severity = NT_ANOMALY_SEV_WARN;
                 run.slower = dir < 0 ? 0 : 1;
-                emit(out, max, &n, &run);
+                nt_emit(out, max, &n, &run);
             }
             nrun = 0;
         }
@@ -148,7 +148,7 @@ size_t nt_anomaly_compare(const nt_ncclt_table_t *a, const nt_ncclt_table_t *b, 
 }
 
 /* The value of NCCL_ setting `name` (length n) in list l, or NULL. */
-static const char *env_get(const char *const *l, size_t nl, const char *name, size_t n)
+static const char *nt_env_get(const char *const *l, size_t nl, const char *name, size_t n)
 {
     for (size_t i = 0; i < nl; i++)
         if (strncmp(l[i], name, n) == 0 && l[i][n] == '=')
@@ -156,15 +156,15 @@ static const char *env_get(const char *const *l, size_t nl, const char *name, si
     return NULL;
 }
 
-static int env_one_way(const char *const *a, size_t na, const char *const *b, size_t nb, char *name,
-                       size_t namelen)
+static int nt_env_one_way(const char *const *a, size_t na, const char *const *b, size_t nb,
+                          char *name, size_t namelen)
 {
     for (size_t i = 0; i < na; i++) {
         const char *eq = strchr(a[i], '=');
         if (!eq || strncmp(a[i], "NCCL_", 5) != 0)
             continue;
         size_t n = (size_t)(eq - a[i]);
-        const char *v = env_get(b, nb, a[i], n);
+        const char *v = nt_env_get(b, nb, a[i], n);
         if (!v || strcmp(v, eq + 1) != 0) {
             snprintf(name, namelen, "%.*s", (int)n, a[i]);
             return 1;
@@ -176,5 +176,6 @@ static int env_one_way(const char *const *a, size_t na, const char *const *b, si
 int nt_anomaly_env_diff(const char *const *a, size_t na, const char *const *b, size_t nb,
                         char *name, size_t namelen)
 {
-    return env_one_way(a, na, b, nb, name, namelen) || env_one_way(b, nb, a, na, name, namelen);
+    return nt_env_one_way(a, na, b, nb, name, namelen) ||
+           nt_env_one_way(b, nb, a, na, name, namelen);
 }

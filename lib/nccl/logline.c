@@ -8,19 +8,19 @@
 
 #include "nettune/logline.h"
 
-static int is_digit(char c)
+static int nt_is_digit(char c)
 {
     return c >= '0' && c <= '9';
 }
 
 /* Parses digits at *p; returns the value and advances, or -1 without advancing. */
-static long digits(const char **p)
+static long nt_digits(const char **p)
 {
     const char *s = *p;
     long v = 0;
-    if (!is_digit(*s))
+    if (!nt_is_digit(*s))
         return -1;
-    while (is_digit(*s)) {
+    while (nt_is_digit(*s)) {
         if (v < 100000000L)
             v = v * 10 + (*s - '0');
         s++;
@@ -53,78 +53,78 @@ typedef struct {
     nt_prefix_match_fn match;
 } nt_prefix_row_t;
 
-static const char *blank(const char *s)
+static const char *nt_blank(const char *s)
 {
     return *s == ' ' ? s + 1 : s;
 }
 
-static int is_alpha(char c)
+static int nt_is_alpha(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 /* Open MPI: [jobid,rank]<stdout>: (also <stderr>, <stddiag>). */
-static const char *m_openmpi(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_openmpi(const char *s, nt_prefix_out_t *o)
 {
     const char *q = s + 1;
-    if (*s != '[' || digits(&q) < 0 || *q != ',')
+    if (*s != '[' || nt_digits(&q) < 0 || *q != ',')
         return NULL;
     q++;
-    long r = digits(&q);
+    long r = nt_digits(&q);
     if (r < 0 || q[0] != ']' || q[1] != '<')
         return NULL;
     const char *e = strchr(q, '>');
     if (!e || e[1] != ':')
         return NULL;
     o->task = r;
-    return blank(e + 2);
+    return nt_blank(e + 2);
 }
 
 /* torchrun / torch.distributed.elastic: [${role_name}${local_rank}]: by default ("[default0]:",
  * "[trainer3]:"), "[rank3]:" or "[3]:" with a template that names the global rank. A role name
  * is letters, digits, '_' and '-' and starts with a letter; the number is its trailing digits. */
-static const char *m_elastic(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_elastic(const char *s, nt_prefix_out_t *o)
 {
     if (*s != '[')
         return NULL;
     const char *q = s + 1;
-    while (is_alpha(*q) || is_digit(*q) || *q == '_' || *q == '-')
+    while (nt_is_alpha(*q) || nt_is_digit(*q) || *q == '_' || *q == '-')
         q++;
     const char *end = q; /* "[trainer0|3]:": the local rank, then '|' and the global rank */
     long global = -1;
     if (*q == '|') {
         const char *g = q + 1;
-        global = digits(&g);
+        global = nt_digits(&g);
         if (global < 0)
             return NULL;
         q = g;
     }
-    if (q - s > 64 || q[0] != ']' || q[1] != ':' || !is_digit(end[-1]))
+    if (q - s > 64 || q[0] != ']' || q[1] != ':' || !nt_is_digit(end[-1]))
         return NULL;
     const char *d = end;
-    while (d > s + 1 && is_digit(d[-1]))
+    while (d > s + 1 && nt_is_digit(d[-1]))
         d--;
-    if (d > s + 1 && !is_alpha(s[1]))
+    if (d > s + 1 && !nt_is_alpha(s[1]))
         return NULL;
-    o->task = global >= 0 ? global : digits(&d);
-    return blank(q + 2);
+    o->task = global >= 0 ? global : nt_digits(&d);
+    return nt_blank(q + 2);
 }
 
 /* Lightning's rank_prefixed_message: "[rank: 1] ". */
-static const char *m_lightning(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_lightning(const char *s, nt_prefix_out_t *o)
 {
     if (s[0] != '[' || strncmp(s, "[rank: ", 7) != 0)
         return NULL;
     const char *q = s + 7;
-    long r = digits(&q);
+    long r = nt_digits(&q);
     if (r < 0 || *q != ']')
         return NULL;
     o->task = r;
-    return blank(q + 1);
+    return nt_blank(q + 1);
 }
 
 /* Ray's worker lines on the driver: "(MyActor pid=480956) ", "(pid=45601, ip=10.0.0.2) ". */
-static const char *m_ray(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_ray(const char *s, nt_prefix_out_t *o)
 {
     if (*s != '(')
         return NULL;
@@ -146,33 +146,33 @@ static const char *m_ray(const char *s, nt_prefix_out_t *o)
 }
 
 /* srun --label: optional blanks, the task number, ':' then a blank or the end. */
-static const char *m_srun(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_srun(const char *s, nt_prefix_out_t *o)
 {
     const char *p = s;
     while (*p == ' ')
         p++;
-    if (!is_digit(*p))
+    if (!nt_is_digit(*p))
         return NULL;
     const char *q = p;
-    long r = digits(&q);
+    long r = nt_digits(&q);
     if (r < 0 || q[0] != ':' || (q[1] != ' ' && q[1] != '\0' && q[1] != '\t'))
         return NULL;
     o->task = r;
-    return blank(q + 1);
+    return nt_blank(q + 1);
 }
 
 /* pdsh / clush / DeepSpeed's pdsh runner: "host: ". A host name here is lowercase letters,
  * digits, '.', '-' and '_' with at least one digit or '-', so that "error: " or "note: " from a
  * compiler or a shell is not taken for a host (and an exception's name, "RuntimeError: ", has
  * capitals). NCCL's own "10.0.0.1:12:13 [0]" has no blank after the colon. */
-static const char *m_pdsh(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_pdsh(const char *s, nt_prefix_out_t *o)
 {
     const char *p = s;
     int marks = 0;
-    if (!((*p >= 'a' && *p <= 'z') || is_digit(*p)))
+    if (!((*p >= 'a' && *p <= 'z') || nt_is_digit(*p)))
         return NULL;
-    while ((*p >= 'a' && *p <= 'z') || is_digit(*p) || *p == '.' || *p == '-' || *p == '_') {
-        marks += is_digit(*p) || *p == '-';
+    while ((*p >= 'a' && *p <= 'z') || nt_is_digit(*p) || *p == '.' || *p == '-' || *p == '_') {
+        marks += nt_is_digit(*p) || *p == '-';
         p++;
     }
     if (p - s > 64 || !marks || p[0] != ':' || p[1] != ' ')
@@ -184,21 +184,21 @@ static const char *m_pdsh(const char *s, nt_prefix_out_t *o)
 
 /* kubectl logs --timestamps: RFC 3339 with nanoseconds, "2024-05-01T10:00:00.123456789Z ";
  * journalctl -o short-iso adds "host ident[pid]: " after such a time. */
-static const char *m_kubectl(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_kubectl(const char *s, nt_prefix_out_t *o)
 {
     for (int i = 0; i < 4; i++)
-        if (!is_digit(s[i]))
+        if (!nt_is_digit(s[i]))
             return NULL;
     if (s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':')
         return NULL;
     const char *p = s + 19;
     if (*p == '.' || *p == ',')
-        for (p++; is_digit(*p); p++)
+        for (p++; nt_is_digit(*p); p++)
             ;
     if (*p == 'Z')
         p++;
-    else if ((*p == '+' || *p == '-') && is_digit(p[1]))
-        for (p++; is_digit(*p) || *p == ':'; p++)
+    else if ((*p == '+' || *p == '-') && nt_is_digit(p[1]))
+        for (p++; nt_is_digit(*p) || *p == ':'; p++)
             ;
     if (*p != ' ')
         return NULL;
@@ -211,9 +211,9 @@ static const char *m_kubectl(const char *s, nt_prefix_out_t *o)
             id++;
         if (*id == '[') {
             const char *q = id + 1;
-            if (digits(&q) >= 0 && q[0] == ']' && q[1] == ':') {
+            if (nt_digits(&q) >= 0 && q[0] == ']' && q[1] == ':') {
                 o->host = h, o->host_len = (size_t)(he - h);
-                return blank(q + 2);
+                return nt_blank(q + 2);
             }
         }
     }
@@ -221,7 +221,7 @@ static const char *m_kubectl(const char *s, nt_prefix_out_t *o)
 }
 
 /* journalctl -o short (syslog's format): "Dec 02 00:29:06 host ident[pid]: " or "ident: ". */
-static const char *m_journal(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_journal(const char *s, nt_prefix_out_t *o)
 {
     static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
     int month = 0;
@@ -230,8 +230,8 @@ static const char *m_journal(const char *s, nt_prefix_out_t *o)
     for (int i = 0; i < 12; i++)
         if (strncmp(s, months + 3 * i, 3) == 0)
             month = 1;
-    if (!month || s[3] != ' ' || !(is_digit(s[4]) || s[4] == ' ') || !is_digit(s[5]) ||
-        s[6] != ' ' || !is_digit(s[7]) || s[9] != ':' || s[12] != ':' || s[15] != ' ')
+    if (!month || s[3] != ' ' || !(nt_is_digit(s[4]) || s[4] == ' ') || !nt_is_digit(s[5]) ||
+        s[6] != ' ' || !nt_is_digit(s[7]) || s[9] != ':' || s[12] != ':' || s[15] != ' ')
         return NULL;
     const char *h = s + 16, *he = h;
     while (*he && *he != ' ')
@@ -248,7 +248,7 @@ static const char *m_journal(const char *s, nt_prefix_out_t *o)
 }
 
 /* vLLM's logger: "ERROR 06-13 07:35:59 [core.py:517] " (level, month-day time, [file:line]). */
-static const char *m_vllm(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_vllm(const char *s, nt_prefix_out_t *o)
 {
     (void)o;
     static const char *const levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
@@ -258,21 +258,21 @@ static const char *m_vllm(const char *s, nt_prefix_out_t *o)
     for (size_t i = 0; !p && i < sizeof(levels) / sizeof(levels[0]); i++)
         if (strncmp(s, levels[i], strlen(levels[i])) == 0)
             p = s + strlen(levels[i]);
-    if (!p || !is_digit(p[0]) || !is_digit(p[1]) || p[2] != '-' || p[5] != ' ' || p[8] != ':' ||
-        p[11] != ':' || p[14] != ' ' || p[15] != '[')
+    if (!p || !nt_is_digit(p[0]) || !nt_is_digit(p[1]) || p[2] != '-' || p[5] != ' ' ||
+        p[8] != ':' || p[11] != ':' || p[14] != ' ' || p[15] != '[')
         return NULL;
     const char *e = strchr(p + 15, ']');
     if (!e || e - p > 100 || !memchr(p + 15, ':', (size_t)(e - p - 15)))
         return NULL;
-    return blank(e + 1);
+    return nt_blank(e + 1);
 }
 
 /* "[2026-03-03 12:11:38] " or "[2026-03-03 12:11:38,123] ": a bracketed asctime. */
-static const char *m_bracket_time(const char *s, nt_prefix_out_t *o)
+static const char *nt_m_bracket_time(const char *s, nt_prefix_out_t *o)
 {
     (void)o;
-    if (!(s[0] == '[' && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) && is_digit(s[4]) &&
-          s[5] == '-'))
+    if (!(s[0] == '[' && nt_is_digit(s[1]) && nt_is_digit(s[2]) && nt_is_digit(s[3]) &&
+          nt_is_digit(s[4]) && s[5] == '-'))
         return NULL;
     const char *e = strchr(s, ']');
     if (!e || e - s >= 40)
@@ -285,41 +285,41 @@ static const char *m_bracket_time(const char *s, nt_prefix_out_t *o)
 
 static const nt_prefix_row_t nt_prefixes[] = {
     {"openmpi", "[1,2]<stdout>:", "Open MPI mpirun(1) --tag-output: \"[jobid,MCW_rank]<stdxxx>\"",
-     m_openmpi},
+     nt_m_openmpi},
     {"lightning", "[rank: 1] ",
      "Lightning: lightning_utilities/core/rank_zero.py rank_prefixed_message, \"[rank: {rank}] \"",
-     m_lightning},
+     nt_m_lightning},
     {"torchrun", "[trainer0|3]:",
      "torch/distributed/elastic/multiprocessing/api.py (start_processes): each line prefixed "
      "\"[${role_name}${local_rank}]:\" by default (\"[default0]:\"), or log_line_prefix_template "
      "(\"[${rank}]:\"); PyTorch's \"[rank3]:\" and Accelerate's launcher (accelerate/commands/"
      "launch.py through torch.distributed.run; accelerate/utils/constants.py "
      "ELASTIC_LOG_LINE_PREFIX_TEMPLATE_PYTORCH_VERSION) print the same shape",
-     m_elastic},
+     nt_m_elastic},
     {"ray", "(RayWorkerWrapper pid=3475, ip=10.0.0.2) ",
      "Ray: doc/source/ray-observability/ray-logging.rst, worker lines on the driver start "
      "\"(pid=45601)\" or \"(MyActor pid=480956)\", with \"ip=\" for another node",
-     m_ray},
+     nt_m_ray},
     {"kubectl", "2024-05-01T10:00:00.123456789Z ",
      "kubectl logs --timestamps (kubernetes.io kubectl reference: \"Include timestamps on each "
      "line in the log output\", RFC 3339 with nanoseconds); journalctl -o short-iso",
-     m_kubectl},
+     nt_m_kubectl},
     {"journald", "Dec 02 00:29:06 gpu-node3 python[4122]: ",
-     "journalctl(1) -o short, syslog's \"Mmm dd hh:mm:ss host ident[pid]: \"", m_journal},
+     "journalctl(1) -o short, syslog's \"Mmm dd hh:mm:ss host ident[pid]: \"", nt_m_journal},
     {"timestamp", "[2026-03-03 12:11:38,123] ",
      "DeepSpeed's logger (deepspeed/utils/logging.py, \"[%(asctime)s] [%(levelname)s] ...\") and "
      "wrappers that print a bracketed time",
-     m_bracket_time},
+     nt_m_bracket_time},
     {"vllm", "ERROR 06-13 07:35:59 [core.py:517] ",
      "vLLM: vllm/logger.py, _FORMAT \"%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] "
      "%(message)s\" with _DATE_FORMAT \"%m-%d %H:%M:%S\"",
-     m_vllm},
+     nt_m_vllm},
     {"srun", "12: ", "Slurm srun(1) -l, --label: \"Prepend task number to lines of stdout/err\"",
-     m_srun},
+     nt_m_srun},
     {"pdsh", "gpu-node3: ",
      "pdsh(1): output lines are prefixed \"hostname: \"; DeepSpeed's multi-node launcher runs "
      "pdsh by default (deepspeed/launcher/multinode_runner.py, PDSHRunner)",
-     m_pdsh},
+     nt_m_pdsh},
 };
 
 size_t nt_line_prefix_count(void)
@@ -339,7 +339,7 @@ const char *nt_line_prefix_at(size_t i, const char **example, const char **sourc
 }
 
 /* After the NCCL prefix (or anywhere for prefix-less excerpts): finds the level keyword. */
-static void find_level(const char *s, nt_logline_t *out)
+static void nt_find_level(const char *s, nt_logline_t *out)
 {
     const char *w = strstr(s, "NCCL WARN ");
     const char *i = strstr(s, "NCCL INFO ");
@@ -360,7 +360,7 @@ static void find_level(const char *s, nt_logline_t *out)
         while (t > s && t[-1] != ' ')
             t--;
         const char *colon = memchr(t, ':', (size_t)(b - t));
-        if (colon && colon > t && colon[-1] != ' ' && is_digit(colon[1]) &&
+        if (colon && colon > t && colon[-1] != ' ' && nt_is_digit(colon[1]) &&
             memchr(t, '.', (size_t)(colon - t))) {
             out->level = NT_LVL_WARN;
             out->msg = b + 6;
@@ -405,23 +405,23 @@ void nt_line_parse(const char *line, nt_logline_t *out)
     const char *sp = strchr(s, ' ');
     if (sp && sp > s && sp[1] == '[') {
         const char *c2 = sp - 1; /* tid digits end */
-        while (c2 > s && is_digit(*c2))
+        while (c2 > s && nt_is_digit(*c2))
             c2--;
         if (*c2 == ':' && c2 > s &&
             c2 < sp - 1) { /* c2 == s: no host, and c1 would read before s */
             const char *c1 = c2 - 1;
-            while (c1 > s && is_digit(*c1))
+            while (c1 > s && nt_is_digit(*c1))
                 c1--;
             if (*c1 == ':' && c1 < c2 - 1 && c1 > s) {
                 const char *d = sp + 2;
-                long dev = digits(&d);
+                long dev = nt_digits(&d);
                 if (dev >= 0 && d[0] == ']') {
                     const char *pp = c1 + 1;
                     out->host = s;
                     out->host_len = (size_t)(c1 - s);
-                    out->pid = digits(&pp);
+                    out->pid = nt_digits(&pp);
                     out->dev = (int)dev;
-                    find_level(d + 1, out);
+                    nt_find_level(d + 1, out);
                     return;
                 }
             }
@@ -430,5 +430,5 @@ void nt_line_parse(const char *line, nt_logline_t *out)
     /* NCCL's line names no host: the launcher's label may */
     out->host = po.host;
     out->host_len = po.host_len;
-    find_level(s, out);
+    nt_find_level(s, out);
 }

@@ -16,7 +16,7 @@
 static const char *const func_names[NT_NCCL_TABLE_COLLS] = {"Broadcast", "Reduce", "AllGather",
                                                             "ReduceScatter", "AllReduce"};
 /* ncclAlgoStr over the versions: "CollNet" is algorithm 2 before 2.14 */
-static int algo_index(const char *s, size_t n)
+static int nt_algo_index(const char *s, size_t n)
 {
     static const struct {
         const char *name;
@@ -43,7 +43,7 @@ typedef struct parser {
 } parser_t;
 
 /* The text after NCCL's "NCCL INFO " prefix, or the line itself (trimmed) without one. */
-static const char *strip_prefix(const char *line, int *had_prefix)
+static const char *nt_strip_prefix(const char *line, int *had_prefix)
 {
     const char *p = strstr(line, "NCCL INFO ");
     *had_prefix = p != NULL;
@@ -54,7 +54,7 @@ static const char *strip_prefix(const char *line, int *had_prefix)
     return line;
 }
 
-static int starts_word(const char *s, const char *w)
+static int nt_starts_word(const char *s, const char *w)
 {
     while (*s == ' ')
         s++;
@@ -68,16 +68,16 @@ static int starts_word(const char *s, const char *w)
 }
 
 /* Which function a row is for: "%13s |" -> index, or -1. */
-static int row_func(const char *s)
+static int nt_row_func(const char *s)
 {
     for (int c = 0; c < NT_NCCL_TABLE_COLLS; c++)
-        if (starts_word(s, func_names[c]))
+        if (nt_starts_word(s, func_names[c]))
             return c;
     return -1;
 }
 
 /* Complete cells of a row (each ended by '|'), after the row's first '|'. */
-static int split_cells(const char *s, char cells[][64], int max)
+static int nt_split_cells(const char *s, char cells[][64], int max)
 {
     const char *p = strchr(s, '|');
     if (!p)
@@ -99,7 +99,7 @@ static int split_cells(const char *s, char cells[][64], int max)
     return n;
 }
 
-static void default_columns(parser_t *ps, int ncols)
+static void nt_default_columns(parser_t *ps, int ncols)
 {
     /* header missing: 9 cells = Tree/Ring/CollNet, 12 = + CollNetChain, 15 = + NVLS */
     ps->ncols_hdr = ncols;
@@ -109,7 +109,7 @@ static void default_columns(parser_t *ps, int ncols)
     ps->t->ncols = ncols;
 }
 
-static void cell_target(parser_t *ps, int i, int *a, int *p)
+static void nt_cell_target(parser_t *ps, int i, int *a, int *p)
 {
     *a = -1;
     *p = i % 3;
@@ -121,16 +121,16 @@ static void cell_target(parser_t *ps, int i, int *a, int *p)
     }
 }
 
-static void parse_row(parser_t *ps, const char *s)
+static void nt_parse_row(parser_t *ps, const char *s)
 {
     char cells[NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS + 2][64];
-    int n = split_cells(s, cells, NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS + 2);
-    if (starts_word(s, "Max NThreads")) {
+    int n = nt_split_cells(s, cells, NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS + 2);
+    if (nt_starts_word(s, "Max NThreads")) {
         if (ps->t->layout == NT_NCCL_TABLE_NONE)
-            default_columns(ps, n);
+            nt_default_columns(ps, n);
         for (int i = 0; i < n; i++) {
             int a, p;
-            cell_target(ps, i, &a, &p);
+            nt_cell_target(ps, i, &a, &p);
             char *end;
             long v = strtol(cells[i], &end, 10);
             if (a < 0 || end == cells[i])
@@ -140,13 +140,13 @@ static void parse_row(parser_t *ps, const char *s)
         }
         return;
     }
-    int c = row_func(s);
+    int c = nt_row_func(s);
     if (c < 0)
         return;
     if (ps->t->layout == NT_NCCL_TABLE_NONE) {
         /* a row with no header at all: count its cells (a full row has 9, 12 or 15) */
         int k = n >= 15 ? 15 : n >= 12 ? 12 : 9;
-        default_columns(ps, k);
+        nt_default_columns(ps, k);
     }
     if (ps->t->layout == NT_NCCL_TABLE_BLOCKS && ps->block < 0) {
         ps->block = 0;
@@ -157,7 +157,7 @@ static void parse_row(parser_t *ps, const char *s)
     ps->rows_seen++;
     for (int i = 0; i < n; i++) {
         int a, p;
-        cell_target(ps, i, &a, &p);
+        nt_cell_target(ps, i, &a, &p);
         float lat, bw;
         char extra;
         if (a < 0 || sscanf(cells[i], " %f / %f %c", &lat, &bw, &extra) != 2)
@@ -170,28 +170,28 @@ static void parse_row(parser_t *ps, const char *s)
     }
 }
 
-static void parse_row_header(parser_t *ps, const char *s)
+static void nt_parse_row_header(parser_t *ps, const char *s)
 {
     char cells[NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS + 2][64];
-    int n = split_cells(s, cells, NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS + 2);
+    int n = nt_split_cells(s, cells, NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS + 2);
     ps->t->layout = NT_NCCL_TABLE_ROWS;
     ps->t->ncols = n;
     ps->ncols_hdr = n;
-    /* split_cells gives up to 2 cells more than col_algo holds: those have no algorithm
+    /* nt_split_cells gives up to 2 cells more than col_algo holds: those have no algorithm
      * (found by fuzz-nccl: a header of 23 cells wrote past col_algo). */
     for (int i = 0; i < n && i < NT_NCCL_TABLE_ALGOS * NT_NCCL_TABLE_PROTOS; i++) {
         char *q = cells[i];
         while (*q == ' ')
             q++;
         char *slash = strchr(q, '/');
-        ps->col_algo[i] = slash ? algo_index(q, (size_t)(slash - q)) : -1;
+        ps->col_algo[i] = slash ? nt_algo_index(q, (size_t)(slash - q)) : -1;
     }
 }
 
-static void parse_algo_header(parser_t *ps, const char *s)
+static void nt_parse_algo_header(parser_t *ps, const char *s)
 {
     char cells[4][64];
-    int n = split_cells(s, cells, 4);
+    int n = nt_split_cells(s, cells, 4);
     int algos[3] = {-1, -1, -1};
     for (int i = 0; i < n && i < 3; i++) {
         char *q = cells[i];
@@ -200,7 +200,7 @@ static void parse_algo_header(parser_t *ps, const char *s)
         size_t len = strlen(q);
         while (len && q[len - 1] == ' ')
             len--;
-        algos[i] = algo_index(q, len);
+        algos[i] = nt_algo_index(q, len);
     }
     if (ps->rows_seen && algos[0] == 0) { /* block 0 again: the next communicator's table */
         ps->done = 1;
@@ -213,25 +213,25 @@ static void parse_algo_header(parser_t *ps, const char *s)
         ps->t->nblocks = ps->block + 1;
 }
 
-static void flush_pending(parser_t *ps)
+static void nt_flush_pending(parser_t *ps)
 {
     if (!ps->has_pending)
         return;
-    parse_row(ps, ps->pending);
+    nt_parse_row(ps, ps->pending);
     ps->has_pending = 0;
 }
 
-static void parse_line(parser_t *ps, const char *line)
+static void nt_parse_line(parser_t *ps, const char *line)
 {
     int had_prefix;
-    const char *s = strip_prefix(line, &had_prefix);
+    const char *s = nt_strip_prefix(line, &had_prefix);
     if (ps->has_pending && !had_prefix && *s && *s != '#' && strchr(s, '|')) {
         /* a hard-wrapped continuation of the pending row */
         size_t used = strlen(ps->pending);
         snprintf(ps->pending + used, sizeof(ps->pending) - used, " %s", s);
         return;
     }
-    flush_pending(ps);
+    nt_flush_pending(ps);
     if (ps->done)
         return;
     if (strncmp(s, "NCCL version ", 13) == 0 && !ps->t->version) {
@@ -240,19 +240,19 @@ static void parse_line(parser_t *ps, const char *line)
             ps->t->version = v;
         return;
     }
-    if (starts_word(s, "Latency/AlgBw")) {
+    if (nt_starts_word(s, "Latency/AlgBw")) {
         if (ps->rows_seen) {
             ps->done = 1;
             return;
         }
-        parse_row_header(ps, s);
+        nt_parse_row_header(ps, s);
         return;
     }
-    if (starts_word(s, "Algorithm")) {
-        parse_algo_header(ps, s);
+    if (nt_starts_word(s, "Algorithm")) {
+        nt_parse_algo_header(ps, s);
         return;
     }
-    if (starts_word(s, "Protocol")) {
+    if (nt_starts_word(s, "Protocol")) {
         if (ps->t->layout != NT_NCCL_TABLE_BLOCKS) { /* a block whose "Algorithm" row is missing */
             ps->t->layout = NT_NCCL_TABLE_BLOCKS;
             if (ps->block < 0) {
@@ -264,7 +264,7 @@ static void parse_line(parser_t *ps, const char *line)
         }
         return;
     }
-    if (starts_word(s, "Max NThreads") || row_func(s) >= 0) {
+    if (nt_starts_word(s, "Max NThreads") || nt_row_func(s) >= 0) {
         snprintf(ps->pending, sizeof(ps->pending), "%s", s);
         ps->has_pending = 1;
     }
@@ -293,10 +293,10 @@ nt_status_t nt_nccl_table_parse(const char *text, size_t len, nt_nccl_table_t *t
         line[n] = '\0';
         if (n && line[n - 1] == '\r')
             line[n - 1] = '\0';
-        parse_line(&ps, line);
+        nt_parse_line(&ps, line);
         i = j + 1;
     }
-    flush_pending(&ps);
+    nt_flush_pending(&ps);
     if (t->layout == NT_NCCL_TABLE_NONE) {
         if (err && errlen)
             snprintf(err, errlen,

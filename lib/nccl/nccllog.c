@@ -61,7 +61,7 @@ const char *nt_nccllog_env_get(const nt_nccllog_t *g, const char *name)
     return NULL;
 }
 
-static void env_add(nt_nccllog_t *g, const char *name, size_t nl, const char *val, size_t vl,
+static void nt_env_add(nt_nccllog_t *g, const char *name, size_t nl, const char *val, size_t vl,
                     unsigned long line)
 {
     for (size_t i = 0; i < g->nenv; i++)
@@ -86,7 +86,7 @@ static void env_add(nt_nccllog_t *g, const char *name, size_t nl, const char *va
 }
 
 /* "NCCL_X set by environment to V[.]" */
-static int feed_env(nt_nccllog_t *g, const char *m, unsigned long line)
+static int nt_feed_env(nt_nccllog_t *g, const char *m, unsigned long line)
 {
     const char *p = strstr(m, " set by environment to ");
     if (!p || strncmp(m, "NCCL_", 5) != 0)
@@ -100,14 +100,14 @@ static int feed_env(nt_nccllog_t *g, const char *m, unsigned long line)
         vl--;
     if (vl && v[vl - 1] == '.') /* src/misc/param.cc ends the sentence with a period */
         vl--;
-    env_add(g, m, (size_t)(p - m), v, vl, line);
+    nt_env_add(g, m, (size_t)(p - m), v, vl, line);
     return 1;
 }
 
 /* "KEY N" at *p, blanks before either allowed: 1, *v and *p past N when N is a decimal in
  * 0..INT_MAX; else 0. (sscanf's %d of a longer number is undefined behaviour: glibc truncated
  * "nRanks 4294967298" to 2.) */
-static int key_int(const char **p, const char *key, int *v)
+static int nt_key_int(const char **p, const char *key, int *v)
 {
     const char *s = *p;
     while (*s == ' ')
@@ -130,7 +130,7 @@ static int key_int(const char **p, const char *key, int *v)
     return 1;
 }
 
-static void copy_word(char *dst, size_t cap, const char *s)
+static void nt_copy_word(char *dst, size_t cap, const char *s)
 {
     size_t n = 0;
     while (s[n] && !isspace((unsigned char)s[n]) && s[n] != ',' && n + 1 < cap)
@@ -139,7 +139,7 @@ static void copy_word(char *dst, size_t cap, const char *s)
     dst[n] = '\0';
 }
 
-static int feed_graph(nt_nccllog_t *g, const nt_logline_t *l, unsigned long line)
+static int nt_feed_graph(nt_nccllog_t *g, const nt_logline_t *l, unsigned long line)
 {
     const char *m = l->msg;
     if (strncmp(m, "Pattern ", 8) != 0)
@@ -151,8 +151,8 @@ static int feed_graph(nt_nccllog_t *g, const nt_logline_t *l, unsigned long line
         bw = strstr(m, ", speed ");
     const char *ty = strstr(m, ", type ");
     const char *q = m;
-    if (!key_int(&q, "Pattern", &gr.pattern) || !key_int(&q, ", crossNic", &gr.cross_nic) ||
-        !key_int(&q, ", nChannels", &gr.nchannels) || !bw || !ty)
+    if (!nt_key_int(&q, "Pattern", &gr.pattern) || !nt_key_int(&q, ", crossNic", &gr.cross_nic) ||
+        !nt_key_int(&q, ", nChannels", &gr.nchannels) || !bw || !ty)
         return 0;
     bw = strchr(bw + 2, ' ');
     if (!bw || sscanf(bw, " %lf/%lf", &gr.bw_intra_GBps, &gr.bw_inter_GBps) != 2)
@@ -165,9 +165,9 @@ static int feed_graph(nt_nccllog_t *g, const nt_logline_t *l, unsigned long line
                                                             : sizeof(gr.type_intra) - 1;
     memcpy(gr.type_intra, ty, n);
     gr.type_intra[n] = '\0';
-    copy_word(gr.type_inter, sizeof(gr.type_inter), slash + 1);
+    nt_copy_word(gr.type_inter, sizeof(gr.type_inter), slash + 1);
     const char *sc = strstr(m, "sameChannels ");
-    if (!sc || !key_int(&sc, "sameChannels", &gr.same_channels))
+    if (!sc || !nt_key_int(&sc, "sameChannels", &gr.same_channels))
         gr.same_channels = 0;
     gr.present = 1;
     gr.line = line;
@@ -203,7 +203,7 @@ static int feed_graph(nt_nccllog_t *g, const nt_logline_t *l, unsigned long line
 }
 
 /* "NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 context=..." */
-static int feed_nic(nt_nccllog_t *g, const nt_logline_t *l)
+static int nt_feed_nic(nt_nccllog_t *g, const nt_logline_t *l)
 {
     const char *m = l->msg;
     if (strncmp(m, "NET/IB: [", 9) != 0)
@@ -228,7 +228,7 @@ static int feed_nic(nt_nccllog_t *g, const nt_logline_t *l)
     return 1;
 }
 
-static int feed_call(nt_nccllog_t *g, const char *m, unsigned long line)
+static int nt_feed_call(nt_nccllog_t *g, const char *m, unsigned long line)
 {
     const char *b = strstr(m, " Bytes -> Algo ");
     if (!b)
@@ -249,11 +249,11 @@ static int feed_call(nt_nccllog_t *g, const char *m, unsigned long line)
         return 0;
     c.bytes = strtoull(num, NULL, 10);
     const char *a = b + strlen(" Bytes -> Algo ");
-    copy_word(c.algo, sizeof(c.algo), a);
+    nt_copy_word(c.algo, sizeof(c.algo), a);
     const char *p = strstr(a, " proto ");
     if (!p)
         return 0;
-    copy_word(c.proto, sizeof(c.proto), p + 7);
+    nt_copy_word(c.proto, sizeof(c.proto), p + 7);
     c.line = line;
     if (g->ncalls >= NT_NCCLLOG_MAX_CALLS)
         return 1;
@@ -269,14 +269,14 @@ static int feed_call(nt_nccllog_t *g, const char *m, unsigned long line)
 }
 
 /* Which tuner plugin NCCL loaded, and what nettune's plugin said of its file (nccllog.h). */
-static int feed_tuner(nt_nccllog_t *g, const char *m)
+static int nt_feed_tuner(nt_nccllog_t *g, const char *m)
 {
     static const char loaded[] = "Successfully loaded external tuner plugin ";
     static const char file[] = "TUNER/nettune: tuning file '";
     const char *p;
     if ((p = strstr(m, loaded))) {
         if (!g->tuner_loaded[0])
-            copy_word(g->tuner_loaded, sizeof(g->tuner_loaded), p + strlen(loaded));
+            nt_copy_word(g->tuner_loaded, sizeof(g->tuner_loaded), p + strlen(loaded));
         return 1;
     }
     if (strstr(m, "External tuner plugin ") && strstr(m, " is unsupported")) {
@@ -325,8 +325,8 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
     if (strncmp(m, "comm ", 5) == 0 && strstr(m, " nRanks ")) {
         int r, nr, nn, lr;
         const char *q = strstr(m, " rank ");
-        if (g->nranks < 0 && q && key_int(&q, "rank", &r) && key_int(&q, "nRanks", &nr) &&
-            key_int(&q, "nNodes", &nn) && key_int(&q, "localRanks", &lr)) {
+        if (g->nranks < 0 && q && nt_key_int(&q, "rank", &r) && nt_key_int(&q, "nRanks", &nr) &&
+            nt_key_int(&q, "nNodes", &nn) && nt_key_int(&q, "localRanks", &lr)) {
             g->nranks = nr;
             g->nnodes = nn;
             g->local_ranks = lr;
@@ -334,6 +334,6 @@ int nt_nccllog_feed(nt_nccllog_t *g, const nt_logline_t *l, unsigned long lineno
         }
         return 1;
     }
-    return feed_env(g, m, lineno) || feed_graph(g, l, lineno) || feed_nic(g, l) ||
-           feed_call(g, m, lineno) || feed_tuner(g, m);
+    return nt_feed_env(g, m, lineno) || nt_feed_graph(g, l, lineno) || nt_feed_nic(g, l) ||
+           nt_feed_call(g, m, lineno) || nt_feed_tuner(g, m);
 }

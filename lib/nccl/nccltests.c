@@ -34,12 +34,12 @@ struct nt_ncclt_reader {
     nt_ncclt_row_t row;
 };
 
-static int starts(const char *s, const char *p)
+static int nt_starts(const char *s, const char *p)
 {
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-static char *dupn(const char *s, size_t n)
+static char *nt_dupn(const char *s, size_t n)
 {
     char *d = malloc(n + 1);
     if (!d)
@@ -49,7 +49,7 @@ static char *dupn(const char *s, size_t n)
     return d;
 }
 
-static void run_reset(nt_ncclt_reader_t *r)
+static void nt_run_reset(nt_ncclt_reader_t *r)
 {
     for (size_t i = 0; i < r->nhosts; i++)
         free(r->hosts[i].name);
@@ -78,7 +78,7 @@ void nt_ncclt_reader_destroy(nt_ncclt_reader_t *r)
 {
     if (!r)
         return;
-    run_reset(r);
+    nt_run_reset(r);
     free(r->coll);
     for (size_t i = 0; i < r->ntables; i++) {
         free(r->tables[i].coll);
@@ -91,7 +91,7 @@ void nt_ncclt_reader_destroy(nt_ncclt_reader_t *r)
 
 void nt_ncclt_reader_new_input(nt_ncclt_reader_t *r, unsigned input)
 {
-    run_reset(r);
+    nt_run_reset(r);
     free(r->coll);
     r->coll = NULL;
     r->input = input;
@@ -107,7 +107,7 @@ int nt_ncclt_reader_scan_coll(nt_ncclt_reader_t *r, const char *s)
             size_t n = strlen(colls[i]);
             if ((size_t)(p - s) >= n && memcmp(p - n, colls[i], n) == 0 &&
                 (p - n == s || !isalnum((unsigned char)p[-(long)n - 1]))) {
-                char *c = dupn(colls[i], n);
+                char *c = nt_dupn(colls[i], n);
                 if (!c)
                     return 0;
                 free(r->coll);
@@ -127,7 +127,7 @@ int nt_ncclt_parse_device(const char *s, nt_ncclt_device_t *dev)
     p++;
     while (*p == ' ')
         p++;
-    if (!starts(p, "Rank "))
+    if (!nt_starts(p, "Rank "))
         return 0;
     char *end;
     long rank = strtol(p + 5, &end, 10);
@@ -166,7 +166,7 @@ int nt_ncclt_parse_device(const char *s, nt_ncclt_device_t *dev)
 }
 
 /* Bytes per element of an nccl-tests type name (src/common.cu test_typenames), 0 if unknown. */
-static int type_size(const char *t, size_t l)
+static int nt_type_size(const char *t, size_t l)
 {
     static const struct {
         const char *name;
@@ -181,7 +181,7 @@ static int type_size(const char *t, size_t l)
     return 0;
 }
 
-static void copy_tok(char *dst, size_t cap, const char *s, size_t n)
+static void nt_copy_tok(char *dst, size_t cap, const char *s, size_t n)
 {
     if (n >= cap)
         n = cap - 1;
@@ -243,8 +243,8 @@ int nt_ncclt_parse_row(const char *s, nt_ncclt_row_t *row)
     }
     row->has_ip = 1;
     if (n >= 11) {
-        copy_tok(row->type, sizeof(row->type), tok[2], len[2]);
-        row->typesize = type_size(tok[2], len[2]);
+        nt_copy_tok(row->type, sizeof(row->type), tok[2], len[2]);
+        row->typesize = nt_type_size(tok[2], len[2]);
     }
     row->redop_kind = -1;
     row->root = -1;
@@ -252,7 +252,7 @@ int nt_ncclt_parse_row(const char *s, nt_ncclt_row_t *row)
         if (isdigit((unsigned char)tok[i][0]) || tok[i][0] == '-') {
             row->root = strtol(tok[i], NULL, 10);
         } else {
-            copy_tok(row->redop, sizeof(row->redop), tok[i], len[i]);
+            nt_copy_tok(row->redop, sizeof(row->redop), tok[i], len[i]);
             row->redop_kind = !(len[i] == 4 && memcmp(tok[i], "none", 4) == 0);
         }
     }
@@ -261,7 +261,7 @@ int nt_ncclt_parse_row(const char *s, nt_ncclt_row_t *row)
     return 1;
 }
 
-static nt_ncclt_table_t *table_open(nt_ncclt_reader_t *r, unsigned long lineno)
+static nt_ncclt_table_t *nt_table_open(nt_ncclt_reader_t *r, unsigned long lineno)
 {
     if (r->ntables >= NT_NCCLT_MAX_TABLES) {
         r->dropped++;
@@ -298,7 +298,7 @@ static nt_ncclt_table_t *table_open(nt_ncclt_reader_t *r, unsigned long lineno)
     return t;
 }
 
-static void table_add(nt_ncclt_table_t *t, const nt_ncclt_row_t *row)
+static void nt_table_add(nt_ncclt_table_t *t, const nt_ncclt_row_t *row)
 {
     t->rows_total++;
     if (t->nrows >= NT_NCCLT_MAX_ROWS)
@@ -315,7 +315,7 @@ static void table_add(nt_ncclt_table_t *t, const nt_ncclt_row_t *row)
     t->rows[t->nrows++] = *row;
 }
 
-static void add_host(nt_ncclt_reader_t *r, const char *h, size_t n)
+static void nt_add_host(nt_ncclt_reader_t *r, const char *h, size_t n)
 {
     for (size_t i = 0; i < r->nhosts; i++)
         if (strlen(r->hosts[i].name) == n && memcmp(r->hosts[i].name, h, n) == 0) {
@@ -331,7 +331,7 @@ static void add_host(nt_ncclt_reader_t *r, const char *h, size_t n)
             return;
         r->hosts = nh;
     }
-    char *name = dupn(h, n);
+    char *name = nt_dupn(h, n);
     if (!name)
         return;
     r->hosts[r->nhosts].name = name;
@@ -349,8 +349,8 @@ nt_ncclt_event_t nt_ncclt_reader_feed(nt_ncclt_reader_t *r, const char *body, un
         while (*p == ' ')
             p++;
     }
-    if (starts(p, "nThread ") && strstr(p, "minBytes")) {
-        run_reset(r);
+    if (nt_starts(p, "nThread ") && strstr(p, "minBytes")) {
+        nt_run_reset(r);
         /* "minBytes %ld maxBytes %ld step: ..." (nccl-tests src/common.cu, the run header) */
         const char *mb = strstr(p, "maxBytes ");
         if (mb)
@@ -374,29 +374,29 @@ nt_ncclt_event_t nt_ncclt_reader_feed(nt_ncclt_reader_t *r, const char *body, un
         }
         r->tables[r->open].partial_line = 0;
         r->row.line = lineno;
-        table_add(&r->tables[r->open], &r->row);
+        nt_table_add(&r->tables[r->open], &r->row);
         return NT_NCCLT_ROW;
     }
-    if (starts(p, "Collective test starting:")) { /* nccl-tests 2.14 and later name the test */
+    if (nt_starts(p, "Collective test starting:")) { /* nccl-tests 2.14 and later name the test */
         nt_ncclt_reader_scan_coll(r, p);
         return NT_NCCLT_META;
     }
-    if (starts(p, "nccl-tests version") || starts(p, "Using devices"))
+    if (nt_starts(p, "nccl-tests version") || nt_starts(p, "Using devices"))
         return NT_NCCLT_META;
     if (nt_ncclt_parse_device(body, &r->dev)) {
-        add_host(r, r->dev.host, r->dev.host_len);
+        nt_add_host(r, r->dev.host, r->dev.host_len);
         if (r->dev.rank < 1 << 24 && r->dev.rank + 1 > r->ranks) /* no overflow at LONG_MAX */
             r->ranks = (int)r->dev.rank + 1;
         if (r->dev.model && !r->model)
-            r->model = dupn(r->dev.model, r->dev.model_len);
+            r->model = nt_dupn(r->dev.model, r->dev.model_len);
         return NT_NCCLT_DEVICE;
     }
     if (strstr(p, "size") && strstr(p, "count") && strstr(p, "busbw")) {
-        return table_open(r, lineno) ? NT_NCCLT_TABLE : NT_NCCLT_META;
+        return nt_table_open(r, lineno) ? NT_NCCLT_TABLE : NT_NCCLT_META;
     }
-    if (starts(p, "(B)") || strstr(p, "out-of-place"))
+    if (nt_starts(p, "(B)") || strstr(p, "out-of-place"))
         return NT_NCCLT_META;
-    if (starts(p, "Avg bus bandwidth")) {
+    if (nt_starts(p, "Avg bus bandwidth")) {
         const char *c = strchr(p, ':');
         if (r->open >= 0 && c) {
             r->tables[r->open].avg_busbw_GBps = strtod(c + 1, NULL);
@@ -405,7 +405,7 @@ nt_ncclt_event_t nt_ncclt_reader_feed(nt_ncclt_reader_t *r, const char *body, un
         r->open = -1;
         return NT_NCCLT_END;
     }
-    if (starts(p, "Out of bounds values") || starts(p, "Errors with asserts"))
+    if (nt_starts(p, "Out of bounds values") || nt_starts(p, "Errors with asserts"))
         return NT_NCCLT_META;
     return NT_NCCLT_NONE;
 }
@@ -432,19 +432,19 @@ const nt_ncclt_table_t *nt_ncclt_reader_table(const nt_ncclt_reader_t *r, size_t
     return i < r->ntables ? &r->tables[i] : NULL;
 }
 
-static double jnum(const cJSON *o, const char *k, double dflt)
+static double nt_jnum(const cJSON *o, const char *k, double dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-static const char *jstr(const cJSON *o, const char *k)
+static const char *nt_jstr(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void trim_copy(char *dst, size_t cap, const char *s)
+static void nt_trim_copy(char *dst, size_t cap, const char *s)
 {
     if (!s) {
         dst[0] = '\0';
@@ -455,7 +455,7 @@ static void trim_copy(char *dst, size_t cap, const char *s)
     size_t n = strlen(s);
     while (n && s[n - 1] == ' ')
         n--;
-    copy_tok(dst, cap, s, n);
+    nt_copy_tok(dst, cap, s, n);
 }
 
 /* One -I object (nccl-tests v2.19.6 src/util.cu:571-602) into `it`. */
@@ -467,16 +467,16 @@ static void nt_ncclt_iters_parse(const cJSON *o, nt_ncclt_iters_t *it)
     if (!cJSON_IsObject(o))
         return;
     it->has = 1;
-    double sk = jnum(o, "skipped_iterations", 0);
+    double sk = nt_jnum(o, "skipped_iterations", 0);
     it->skipped = sk >= 0 && sk < INT_MAX ? (int)sk : 0;
-    it->min_us = jnum(o, "min_us", NAN);
-    it->max_us = jnum(o, "max_us", NAN);
-    it->avg_us = jnum(o, "avg_us", NAN);
-    it->p50_us = jnum(o, "p50_us", NAN);
-    it->p95_us = jnum(o, "p95_us", NAN);
-    it->p99_us = jnum(o, "p99_us", NAN);
-    it->stdev_us = jnum(o, "stdev_us", NAN);
-    it->cv_pct = jnum(o, "cv_pct", NAN);
+    it->min_us = nt_jnum(o, "min_us", NAN);
+    it->max_us = nt_jnum(o, "max_us", NAN);
+    it->avg_us = nt_jnum(o, "avg_us", NAN);
+    it->p50_us = nt_jnum(o, "p50_us", NAN);
+    it->p95_us = nt_jnum(o, "p95_us", NAN);
+    it->p99_us = nt_jnum(o, "p99_us", NAN);
+    it->stdev_us = nt_jnum(o, "stdev_us", NAN);
+    it->cv_pct = nt_jnum(o, "cv_pct", NAN);
     const cJSON *times = cJSON_GetObjectItemCaseSensitive(o, "times_us");
     it->niters = cJSON_IsArray(times) ? cJSON_GetArraySize(times) : 0;
     const cJSON *procs = cJSON_GetObjectItemCaseSensitive(o, "per_process_max_times_us");
@@ -529,18 +529,18 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(doc, "devices");
     const cJSON *d;
     cJSON_ArrayForEach (d, devs) {
-        const char *h = jstr(d, "hostname");
-        double rank = jnum(d, "rank", -1);
+        const char *h = nt_jstr(d, "hostname");
+        double rank = nt_jnum(d, "rank", -1);
         if (!h || !(rank >= 0 && rank <= INT_MAX)) /* nccl-tests numbers ranks with an int */
             continue;
-        add_host(r, h, strlen(h));
+        nt_add_host(r, h, strlen(h));
         if ((int)rank + 1 > r->ranks && rank < 1 << 24)
             r->ranks = (int)rank + 1;
-        const char *m = jstr(d, "device_info");
+        const char *m = nt_jstr(d, "device_info");
         if (m && !r->model)
             r->model = strdup(m);
     }
-    nt_ncclt_table_t *t = table_open(r, 0);
+    nt_ncclt_table_t *t = nt_table_open(r, 0);
     if (!t)
         return 1;
     t->json = 1;
@@ -548,17 +548,17 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
     cJSON_ArrayForEach (res, results) {
         nt_ncclt_row_t row;
         memset(&row, 0, sizeof(row));
-        double size = jnum(res, "size", -1), count = jnum(res, "count", -1);
+        double size = nt_jnum(res, "size", -1), count = nt_jnum(res, "count", -1);
         /* size_t in nccl-tests: a number beyond 2^64 is no size (and no conversion) */
         if (!(size >= 0 && size < 0x1p64) || !(count >= 0 && count < 0x1p64))
             continue;
         row.bytes = (unsigned long long)size;
         row.count = (unsigned long long)count;
-        trim_copy(row.type, sizeof(row.type), jstr(res, "type"));
-        row.typesize = type_size(row.type, strlen(row.type));
-        trim_copy(row.redop, sizeof(row.redop), jstr(res, "redop"));
+        nt_trim_copy(row.type, sizeof(row.type), nt_jstr(res, "type"));
+        row.typesize = nt_type_size(row.type, strlen(row.type));
+        nt_trim_copy(row.redop, sizeof(row.redop), nt_jstr(res, "redop"));
         row.redop_kind = row.redop[0] ? strcmp(row.redop, "none") != 0 : 0;
-        const char *root = jstr(res, "root");
+        const char *root = nt_jstr(res, "root");
         row.root = root ? strtol(root, NULL, 10) : -1;
         const char *half[2] = {"out_of_place", "in_place"};
         int have = 0;
@@ -567,11 +567,11 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
             row.wrong[h] = -1;
             if (!cJSON_IsObject(o))
                 continue;
-            double tm = jnum(o, "time", jnum(o, "cpu_time", NAN));
+            double tm = nt_jnum(o, "time", nt_jnum(o, "cpu_time", NAN));
             row.time_us[h] = tm;
-            row.algbw_GBps[h] = jnum(o, "alg_bw", NAN);
-            row.busbw_GBps[h] = jnum(o, "bus_bw", NAN);
-            double w = jnum(o, "nwrong", -1); /* a count: beyond LONG_MAX it stays LONG_MAX */
+            row.algbw_GBps[h] = nt_jnum(o, "alg_bw", NAN);
+            row.busbw_GBps[h] = nt_jnum(o, "bus_bw", NAN);
+            double w = nt_jnum(o, "nwrong", -1); /* a count: beyond LONG_MAX it stays LONG_MAX */
             row.wrong[h] = w < 0 ? -1 : w >= 0x1p63 ? LONG_MAX : (long)w;
             have |= 1 << h;
         }
@@ -592,11 +592,11 @@ int nt_ncclt_reader_add_json(nt_ncclt_reader_t *r, const cJSON *doc, unsigned in
             row.algbw_GBps[1] = row.algbw_GBps[0];
             row.busbw_GBps[1] = row.busbw_GBps[0];
         }
-        table_add(t, &row);
+        nt_table_add(t, &row);
     }
     const cJSON *avg = cJSON_GetObjectItemCaseSensitive(doc, "average_bus_bandwidth");
     if (cJSON_IsObject(avg)) {
-        t->avg_busbw_GBps = jnum(avg, "bandwidth", -1);
+        t->avg_busbw_GBps = nt_jnum(avg, "bandwidth", -1);
         t->complete = 1;
     }
     r->open = -1;
@@ -630,7 +630,7 @@ double nt_ncclt_row_best_busbw(const nt_ncclt_row_t *row)
     return a > b ? a : b;
 }
 
-static int near(double x, double want)
+static int nt_near(double x, double want)
 {
     return fabs(x - want) <= 0.015 * want;
 }
@@ -665,10 +665,10 @@ const char *nt_ncclt_infer_coll(const nt_ncclt_table_t *t, int nranks, char *how
     double f = r->busbw_GBps[0] / r->algbw_GBps[0];
     const char *one = NULL, *several = NULL;
     snprintf(buf, sizeof(buf), "busbw/algbw %.2f with %d ranks", f, n);
-    if (near(f, 2.0 * (n - 1) / n) && n > 2) {
+    if (nt_near(f, 2.0 * (n - 1) / n) && n > 2) {
         one = "all_reduce";
         snprintf(buf, sizeof(buf), "busbw/algbw %.2f = 2(n-1)/n with n = %d ranks", f, n);
-    } else if (near(f, (double)(n - 1) / n) && n > 2) {
+    } else if (nt_near(f, (double)(n - 1) / n) && n > 2) {
         if (r->redop_kind == 1)
             one = "reduce_scatter";
         else if (r->redop_kind == 0)
@@ -679,7 +679,7 @@ const char *nt_ncclt_infer_coll(const nt_ncclt_table_t *t, int nranks, char *how
                  r->redop_kind == 1   ? ", with a reduction"
                  : r->redop_kind == 0 ? ", no reduction"
                                       : "");
-    } else if (near(f, 1.0)) {
+    } else if (nt_near(f, 1.0)) {
         if (r->root >= 0) {
             if (r->redop_kind == 1)
                 one = "reduce";

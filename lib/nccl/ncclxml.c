@@ -10,7 +10,7 @@
 
 #define NT_XML_MAX_BYTES (64u << 20)
 
-static int attr_int(xmlNode *n, const char *name, int dflt)
+static int nt_attr_int(xmlNode *n, const char *name, int dflt)
 {
     xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
     if (!v)
@@ -22,7 +22,7 @@ static int attr_int(xmlNode *n, const char *name, int dflt)
     return ok ? (int)x : dflt;
 }
 
-static void attr_str(xmlNode *n, const char *name, char *out, size_t len)
+static void nt_attr_str(xmlNode *n, const char *name, char *out, size_t len)
 {
     xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
     snprintf(out, len, "%s", v ? (const char *)v : "");
@@ -30,7 +30,7 @@ static void attr_str(xmlNode *n, const char *name, char *out, size_t len)
         xmlFree(v);
 }
 
-static int is(xmlNode *n, const char *name)
+static int nt_is(xmlNode *n, const char *name)
 {
     return n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, (const xmlChar *)name) == 0;
 }
@@ -42,7 +42,7 @@ typedef struct {
     int failed;
 } walk_t;
 
-static nt_xdev_t *dev_add(walk_t *w)
+static nt_xdev_t *nt_dev_add(walk_t *w)
 {
     if (w->x->ndevs == w->cap) {
         size_t nc = w->cap ? w->cap * 2 : 16;
@@ -62,39 +62,39 @@ static nt_xdev_t *dev_add(walk_t *w)
 }
 
 /* The first <net> under `nic`: its name, speed and gdr. */
-static void net_of(xmlNode *nic, nt_xdev_t *d)
+static void nt_net_of(xmlNode *nic, nt_xdev_t *d)
 {
     for (xmlNode *c = nic->children; c; c = c->next)
-        if (is(c, "net")) {
-            attr_str(c, "name", d->name, sizeof(d->name));
-            int sp = attr_int(c, "speed", -1);
+        if (nt_is(c, "net")) {
+            nt_attr_str(c, "name", d->name, sizeof(d->name));
+            int sp = nt_attr_int(c, "speed", -1);
             d->speed_Mbps = sp;
-            if (attr_int(c, "gdr", 0) == 1)
+            if (nt_attr_int(c, "gdr", 0) == 1)
                 d->rdma = 1;
             return;
         }
 }
 
-static void walk(walk_t *w, xmlNode *n, int cpu, int numaid, const int *chain, int nchain)
+static void nt_walk(walk_t *w, xmlNode *n, int cpu, int numaid, const int *chain, int nchain)
 {
     for (xmlNode *c = n->children; c && !w->failed; c = c->next) {
-        if (is(c, "nic") && !is(n, "pci")) { /* a NIC directly under the CPU */
-            nt_xdev_t *d = dev_add(w);
+        if (nt_is(c, "nic") && !nt_is(n, "pci")) { /* a NIC directly under the CPU */
+            nt_xdev_t *d = nt_dev_add(w);
             if (!d)
                 return;
             d->kind = NT_XDEV_NIC;
             d->cpu = cpu, d->numaid = numaid, d->parent = -1, d->nbridges = 0;
             d->line = xmlGetLineNo(c);
-            net_of(c, d);
+            nt_net_of(c, d);
             if (d->rdma < 0)
                 d->rdma = 0;
             continue;
         }
-        if (!is(c, "pci"))
+        if (!nt_is(c, "pci"))
             continue;
         char cls[16], vendor[16];
-        attr_str(c, "class", cls, sizeof(cls));
-        attr_str(c, "vendor", vendor, sizeof(vendor));
+        nt_attr_str(c, "class", cls, sizeof(cls));
+        nt_attr_str(c, "vendor", vendor, sizeof(vendor));
         long klass = strtol(cls, NULL, 16);
         int base = (int)(klass >> 8); /* 0x0302, 0x0207, 0x0604 ... */
         if (base == 0x0604) {
@@ -104,16 +104,16 @@ static void walk(walk_t *w, xmlNode *n, int cpu, int numaid, const int *chain, i
             int k = nchain < 15 ? nchain : 15;
             if (k) /* chain is NULL at the root */
                 memcpy(nchain2 + 1, chain, (size_t)k * sizeof(int));
-            walk(w, c, cpu, numaid, nchain2, k + 1);
+            nt_walk(w, c, cpu, numaid, nchain2, k + 1);
             continue;
         }
         if (base == 0x0302 || base == 0x0300 || base == 0x0207 || base == 0x0200 ||
             base == 0x0280) {
-            nt_xdev_t *d = dev_add(w);
+            nt_xdev_t *d = nt_dev_add(w);
             if (!d)
                 return;
             d->kind = (base == 0x0302 || base == 0x0300) ? NT_XDEV_GPU : NT_XDEV_NIC;
-            attr_str(c, "busid", d->busid, sizeof(d->busid));
+            nt_attr_str(c, "busid", d->busid, sizeof(d->busid));
             d->cpu = cpu, d->numaid = numaid;
             d->parent = nchain ? chain[0] : -1;
             d->nbridges = nchain;
@@ -125,8 +125,8 @@ static void walk(walk_t *w, xmlNode *n, int cpu, int numaid, const int *chain, i
                     strcmp(vendor, "0x1d0f") == 0)
                     d->rdma = 1;
                 for (xmlNode *g = c->children; g; g = g->next)
-                    if (is(g, "nic"))
-                        net_of(g, d);
+                    if (nt_is(g, "nic"))
+                        nt_net_of(g, d);
                 if (d->rdma < 0)
                     d->rdma = base == 0x0200 && vendor[0] ? 0 : -1;
             }
@@ -164,21 +164,21 @@ nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name
         return NT_ERR_NOMEM;
     }
     nt_status_t st = NT_OK;
-    if (root && is(root, "system")) {
+    if (root && nt_is(root, "system")) {
         x->kind = NT_NCCLXML_SYSTEM;
-        x->version = attr_int(root, "version", -1);
+        x->version = nt_attr_int(root, "version", -1);
         walk_t w = {x, 0, 0, 0};
         for (xmlNode *c = root->children; c && !w.failed; c = c->next)
-            if (is(c, "cpu"))
-                walk(&w, c, x->ncpus++, attr_int(c, "numaid", -1), NULL, 0);
+            if (nt_is(c, "cpu"))
+                nt_walk(&w, c, x->ncpus++, nt_attr_int(c, "numaid", -1), NULL, 0);
         if (w.failed)
             st = NT_ERR_NOMEM;
-    } else if (root && is(root, "graphs")) {
+    } else if (root && nt_is(root, "graphs")) {
         x->kind = NT_NCCLXML_GRAPHS;
-        x->version = attr_int(root, "version", -1);
+        x->version = nt_attr_int(root, "version", -1);
         size_t cap = 0;
         for (xmlNode *c = root->children; c; c = c->next) {
-            if (!is(c, "graph"))
+            if (!nt_is(c, "graph"))
                 continue;
             if (x->ngraphs == cap) {
                 cap = cap ? cap * 2 : 4;
@@ -190,11 +190,11 @@ nt_status_t nt_ncclxml_read_memory(const char *buf, size_t len, const char *name
                 x->graphs = ng;
             }
             nt_xgraph_t *g = &x->graphs[x->ngraphs++];
-            g->id = attr_int(c, "id", -1);
-            g->pattern = attr_int(c, "pattern", -1);
-            g->nchannels = attr_int(c, "nchannels", -1);
-            attr_str(c, "typeintra", g->typeintra, sizeof(g->typeintra));
-            attr_str(c, "typeinter", g->typeinter, sizeof(g->typeinter));
+            g->id = nt_attr_int(c, "id", -1);
+            g->pattern = nt_attr_int(c, "pattern", -1);
+            g->nchannels = nt_attr_int(c, "nchannels", -1);
+            nt_attr_str(c, "typeintra", g->typeintra, sizeof(g->typeintra));
+            nt_attr_str(c, "typeinter", g->typeinter, sizeof(g->typeinter));
             g->line = xmlGetLineNo(c);
         }
     } else {

@@ -7,7 +7,7 @@
 #include "nettune/report.h"
 #include "nettune/thresholds.h"
 
-static nt_status_t add_check(cJSON *checks, cJSON *c)
+static nt_status_t nt_add_check(cJSON *checks, cJSON *c)
 {
     if (!c)
         return NT_ERR_NOMEM;
@@ -15,7 +15,7 @@ static nt_status_t add_check(cJSON *checks, cJSON *c)
     return NT_OK;
 }
 
-static const char *plural(int n, const char *one, const char *many)
+static const char *nt_plural(int n, const char *one, const char *many)
 {
     return n == 1 ? one : many;
 }
@@ -42,16 +42,17 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
 
     if (e->gpus >= 1 || (e->gpus == 0 && !(require & NT_REQUIRE_GPU))) {
         nt_verdict_t v = ngpus_found < e->gpus ? NT_FAIL : NT_PASS;
-        st = add_check(checks, nt_check_create("inventory", host, "gpus", v, ngpus_found, e->gpus,
-                                               "count", "%d %s found, %d expected", ngpus_found,
-                                               plural(ngpus_found, "GPU", "GPUs"), e->gpus));
+        st =
+            nt_add_check(checks, nt_check_create("inventory", host, "gpus", v, ngpus_found, e->gpus,
+                                                 "count", "%d %s found, %d expected", ngpus_found,
+                                                 nt_plural(ngpus_found, "GPU", "GPUs"), e->gpus));
         if (st != NT_OK)
             return st;
     } else if (require & NT_REQUIRE_GPU) {
         nt_verdict_t v = ngpus_found >= 1 ? NT_PASS : NT_FAIL;
-        st = add_check(checks, nt_check_create("inventory", host, "gpus", v, ngpus_found, 1,
+        st = nt_add_check(checks, nt_check_create("inventory", host, "gpus", v, ngpus_found, 1,
                                                "count", "%d %s found, at least 1 required",
-                                               ngpus_found, plural(ngpus_found, "GPU", "GPUs")));
+                                               ngpus_found, nt_plural(ngpus_found, "GPU", "GPUs")));
         if (st != NT_OK)
             return st;
     }
@@ -59,29 +60,31 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
     if (e->nics >= 1 && active_rdma_ports < e->nics &&
         active_rdma_ports + unknown_state_ports >= e->nics) {
         /* The ports of unknown state could be the missing ones: not judged, never a failure. */
-        st = add_check(
-            checks, nt_check_create("inventory", host, "rdma_ports", NT_NOT_JUDGED,
-                                    active_rdma_ports, e->nics, "count",
-                                    "%d ACTIVE RDMA %s and %d of unknown state, %d expected: "
-                                    "not judged",
-                                    active_rdma_ports, plural(active_rdma_ports, "port", "ports"),
-                                    unknown_state_ports, e->nics));
+        st = nt_add_check(checks,
+                          nt_check_create("inventory", host, "rdma_ports", NT_NOT_JUDGED,
+                                          active_rdma_ports, e->nics, "count",
+                                          "%d ACTIVE RDMA %s and %d of unknown state, %d expected: "
+                                          "not judged",
+                                          active_rdma_ports,
+                                          nt_plural(active_rdma_ports, "port", "ports"),
+                                          unknown_state_ports, e->nics));
         if (st != NT_OK)
             return st;
     } else if (e->nics >= 1 || (e->nics == 0 && !(require & NT_REQUIRE_RDMA))) {
         nt_verdict_t v = active_rdma_ports < e->nics ? NT_FAIL : NT_PASS;
-        st = add_check(
+        st = nt_add_check(
             checks, nt_check_create("inventory", host, "rdma_ports", v, active_rdma_ports, e->nics,
                                     "count", "%d ACTIVE RDMA %s, %d expected", active_rdma_ports,
-                                    plural(active_rdma_ports, "port", "ports"), e->nics));
+                                    nt_plural(active_rdma_ports, "port", "ports"), e->nics));
         if (st != NT_OK)
             return st;
     } else if (require & NT_REQUIRE_RDMA) {
         nt_verdict_t v = active_rdma_ports >= 1 ? NT_PASS : NT_FAIL;
-        st = add_check(
-            checks, nt_check_create("inventory", host, "rdma_ports", v, active_rdma_ports, 1,
-                                    "count", "%d ACTIVE RDMA %s, at least 1 required",
-                                    active_rdma_ports, plural(active_rdma_ports, "port", "ports")));
+        st = nt_add_check(checks,
+                          nt_check_create("inventory", host, "rdma_ports", v, active_rdma_ports, 1,
+                                          "count", "%d ACTIVE RDMA %s, at least 1 required",
+                                          active_rdma_ports,
+                                          nt_plural(active_rdma_ports, "port", "ports")));
         if (st != NT_OK)
             return st;
     }
@@ -104,14 +107,14 @@ nt_status_t nt_inventory_check(const nt_expect_t *expect, unsigned require, int 
                                 "rate of %d of the %d ACTIVE RDMA %s unknown (no rate recorded, "
                                 "e.g. a topology file), %g Gb/s expected: not judged",
                                 known ? unknown_rate_ports : active_rdma_ports, active_rdma_ports,
-                                plural(active_rdma_ports, "port", "ports"), e->nic_rate_Gbps);
+                                nt_plural(active_rdma_ports, "port", "ports"), e->nic_rate_Gbps);
         else
             c = nt_check_create("inventory", host, "nic_rate",
                                 min_port_rate_Gbps < e->nic_rate_Gbps ? NT_FAIL : NT_PASS,
                                 min_port_rate_Gbps, e->nic_rate_Gbps, "Gb/s",
                                 "slowest ACTIVE RDMA port runs %g Gb/s, %g Gb/s expected",
                                 min_port_rate_Gbps, e->nic_rate_Gbps);
-        if ((st = add_check(checks, c)) != NT_OK)
+        if ((st = nt_add_check(checks, c)) != NT_OK)
             return st;
     }
     return NT_OK;

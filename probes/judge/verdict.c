@@ -56,7 +56,7 @@ nt_peer_rules_t nt_peer_rules_default(void)
 
 /* Three significant figures, no exponent for the figures links produce ("10.5", "0.35",
  * "393", "1234"). */
-static const char *fmt_num(char *buf, size_t len, double v)
+static const char *nt_verdict_fmt_num(char *buf, size_t len, double v)
 {
     if (isnan(v))
         snprintf(buf, len, "-");
@@ -67,19 +67,19 @@ static const char *fmt_num(char *buf, size_t len, double v)
     return buf;
 }
 
-static const char *unit_of(int metric)
+static const char *nt_unit_of(int metric)
 {
     return metric == NT_METRIC_BW ? "GB/s" : "us";
 }
 
 const char *nt_fmt_fig(char *buf, size_t len, double v)
 {
-    return fmt_num(buf, len, v);
+    return nt_verdict_fmt_num(buf, len, v);
 }
 
 const char *nt_metric_unit(int metric)
 {
-    return unit_of(metric);
+    return nt_unit_of(metric);
 }
 
 const char *nt_metric_check(int metric)
@@ -95,14 +95,15 @@ const char *nt_metric_cause(int metric)
 }
 
 /* "latency " / "p99 latency " / "" before a figure in link reasons. */
-static const char *what_of(int metric)
+static const char *nt_what_of(int metric)
 {
     return metric == NT_METRIC_BW ? "" : metric == NT_METRIC_LAT ? "latency " : "p99 latency ";
 }
 
 /* Append to a fixed buffer; a reason that does not fit is cut (it stays a valid string). */
-static void cat(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t len, const char *fmt, ...)
+static void nt_verdict_cat(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void nt_verdict_cat(char *buf, size_t len, const char *fmt, ...)
 {
     size_t used = strnlen(buf, len);
     if (used + 1 >= len)
@@ -114,7 +115,7 @@ static void cat(char *buf, size_t len, const char *fmt, ...)
     (void)n;
 }
 
-static const char *node_name(const nt_node_verdict_t *nodes, int i, char *buf, size_t len)
+static const char *nt_node_name(const nt_node_verdict_t *nodes, int i, char *buf, size_t len)
 {
     if (nodes && nodes[i].host && nodes[i].host[0])
         return nodes[i].host;
@@ -124,20 +125,20 @@ static const char *node_name(const nt_node_verdict_t *nodes, int i, char *buf, s
 
 /* ---- judgement helpers ------------------------------------------------------------------- */
 
-static int is_worse(int metric, double v, double limit)
+static int nt_is_worse(int metric, double v, double limit)
 {
     return metric == NT_METRIC_BW ? v < limit : v > limit;
 }
 
 /* The value a link is judged on: the retest's when there is one, else the first. */
-static double judged_value(const nt_vlink_t *l)
+static double nt_judged_value(const nt_vlink_t *l)
 {
     if (l->retested && !isnan(l->retest_value))
         return l->retest_value;
     return l->value;
 }
 
-static double ratio_of(const nt_peer_rules_t *p, int metric)
+static double nt_ratio_of(const nt_peer_rules_t *p, int metric)
 {
     return metric == NT_METRIC_BW    ? p->bw_ratio
            : metric == NT_METRIC_LAT ? p->lat_ratio
@@ -145,65 +146,67 @@ static double ratio_of(const nt_peer_rules_t *p, int metric)
 }
 
 /* Which judgements a value fails: NT_FIRED_EXPECTED and/or NT_FIRED_PEER. */
-static unsigned failing_bits(const nt_vlink_t *l, double v, const nt_peer_rules_t *p)
+static unsigned nt_failing_bits(const nt_vlink_t *l, double v, const nt_peer_rules_t *p)
 {
     unsigned bits = 0;
-    if (!isnan(l->expected) && is_worse(l->metric, v, l->expected))
+    if (!isnan(l->expected) && nt_is_worse(l->metric, v, l->expected))
         bits |= NT_FIRED_EXPECTED;
     (void)p;
     if (!isnan(l->reference) && !isnan(l->factor) &&
-        is_worse(l->metric, v, l->factor * l->reference))
+        nt_is_worse(l->metric, v, l->factor * l->reference))
         bits |= NT_FIRED_PEER;
     return bits;
 }
 
 /* 1 when v is beyond the link-fault limit of the peer rule (fail_factor x reference). */
-static int peer_bad(const nt_vlink_t *l, double v)
+static int nt_peer_bad(const nt_vlink_t *l, double v)
 {
     return !isnan(l->reference) && !isnan(l->fail_factor) &&
-           is_worse(l->metric, v, l->fail_factor * l->reference);
+           nt_is_worse(l->metric, v, l->fail_factor * l->reference);
 }
 
 /* "at 1 MiB: 5 GB/s, below the expected 10 GB/s and below 50% of the population median ...";
  * f: the factor quoted (the marginal or the link-fault one). */
-static void describe(char *buf, size_t len, const nt_vlink_t *l, double v, unsigned bits,
+static void nt_describe(char *buf, size_t len, const nt_vlink_t *l, double v, unsigned bits,
                      double f_used)
 {
     char a[32], b[32], sz[32];
     const int bw = l->metric == NT_METRIC_BW;
     buf[0] = '\0';
-    cat(buf, len, "at %s: %s%s %s", nt_bytes_str(sz, sizeof(sz), l->bytes), what_of(l->metric),
-        fmt_num(a, sizeof(a), v), unit_of(l->metric));
+    nt_verdict_cat(buf, len, "at %s: %s%s %s", nt_bytes_str(sz, sizeof(sz), l->bytes),
+                   nt_what_of(l->metric), nt_verdict_fmt_num(a, sizeof(a), v),
+                   nt_unit_of(l->metric));
     if (bits & NT_FIRED_EXPECTED)
-        cat(buf, len, ", %s the expected %s%s %s", bw ? "below" : "above", bw ? "" : "maximum ",
-            fmt_num(b, sizeof(b), l->expected), unit_of(l->metric));
+        nt_verdict_cat(buf, len, ", %s the expected %s%s %s", bw ? "below" : "above",
+                       bw ? "" : "maximum ", nt_verdict_fmt_num(b, sizeof(b), l->expected),
+                       nt_unit_of(l->metric));
     if (bits & NT_FIRED_PEER) {
         char f[32];
         if (bw)
-            cat(buf, len, "%s below %.0f%% of the population median %s GB/s (%zu links)",
+            nt_verdict_cat(buf, len, "%s below %.0f%% of the population median %s GB/s (%zu links)",
                 (bits & NT_FIRED_EXPECTED) ? " and" : ",", f_used * 100,
-                fmt_num(b, sizeof(b), l->reference), l->population);
+                nt_verdict_fmt_num(b, sizeof(b), l->reference), l->population);
         else
-            cat(buf, len, "%s above %sx the population median %s us (%zu links)",
-                (bits & NT_FIRED_EXPECTED) ? " and" : ",", fmt_num(f, sizeof(f), f_used),
-                fmt_num(b, sizeof(b), l->reference), l->population);
+            nt_verdict_cat(buf, len, "%s above %sx the population median %s us (%zu links)",
+                (bits & NT_FIRED_EXPECTED) ? " and" : ",", nt_verdict_fmt_num(f, sizeof(f), f_used),
+                nt_verdict_fmt_num(b, sizeof(b), l->reference), l->population);
     }
 }
 
 /* ---- populations ------------------------------------------------------------------------- */
 
-static int cmp_str(const char *a, const char *b)
+static int nt_verdict_cmp_str(const char *a, const char *b)
 {
     return strcmp(a ? a : "", b ? b : "");
 }
 
-static int cmp_pop(const void *pa, const void *pb, void *ctx)
+static int nt_cmp_pop(const void *pa, const void *pb, void *ctx)
 {
     const nt_vlink_t *L = ctx;
     const nt_vlink_t *a = &L[*(const size_t *)pa], *b = &L[*(const size_t *)pb];
-    int c = cmp_str(a->kind, b->kind);
+    int c = nt_verdict_cmp_str(a->kind, b->kind);
     if (!c)
-        c = cmp_str(a->scope, b->scope);
+        c = nt_verdict_cmp_str(a->scope, b->scope);
     if (!c)
         c = (a->metric > b->metric) - (a->metric < b->metric);
     if (!c)
@@ -214,13 +217,13 @@ static int cmp_pop(const void *pa, const void *pb, void *ctx)
     return c;
 }
 
-static int same_pop(const nt_vlink_t *a, const nt_vlink_t *b)
+static int nt_same_pop(const nt_vlink_t *a, const nt_vlink_t *b)
 {
-    return !cmp_str(a->kind, b->kind) && !cmp_str(a->scope, b->scope) && a->metric == b->metric &&
-           a->bytes == b->bytes;
+    return !nt_verdict_cmp_str(a->kind, b->kind) && !nt_verdict_cmp_str(a->scope, b->scope) &&
+           a->metric == b->metric && a->bytes == b->bytes;
 }
 
-static int cmp_double(const void *pa, const void *pb)
+static int nt_verdict_cmp_double(const void *pa, const void *pb)
 {
     double a = *(const double *)pa, b = *(const double *)pb;
     return (a > b) - (a < b);
@@ -229,9 +232,9 @@ static int cmp_double(const void *pa, const void *pb)
 /* A node's score: the median of its links, and for an even count the better of the two middle
  * values, so that a node is an outlier only when more than half of its links are (the same
  * "more than half" as the blame rule, for both metrics). values is reordered. */
-static double node_median(double *values, size_t n, int metric)
+static double nt_node_median(double *values, size_t n, int metric)
 {
-    qsort(values, n, sizeof(double), cmp_double);
+    qsort(values, n, sizeof(double), nt_verdict_cmp_double);
     if (n % 2)
         return values[n / 2];
     return metric == NT_METRIC_BW ? values[n / 2] : values[n / 2 - 1];
@@ -243,7 +246,7 @@ typedef struct pval {
     double v;
 } pval_t;
 
-static int cmp_pval(const void *pa, const void *pb)
+static int nt_cmp_pval(const void *pa, const void *pb)
 {
     const pval_t *a = pa, *b = pb;
     if (a->partner != b->partner)
@@ -252,14 +255,14 @@ static int cmp_pval(const void *pa, const void *pb)
 }
 
 /* A node's score: with links to at least 2 distinct partners, the best of its partners'
- * medians (node_median over the links to each partner); else the median of all its links.
+ * medians (nt_node_median over the links to each partner); else the median of all its links.
  * A link runs at the pace of its slower end, so a healthy node's best partner shows its own
  * figure however many of its partners are slow (two slow hosts among 8 in the --quick shape:
  * their common partners have 2 slow partners of 3, and their plain medians are as slow as
  * theirs), while every partner of a slow node is slow. pv is reordered; tmp holds n values. */
-static double node_best_partner(pval_t *pv, size_t n, int metric, double *tmp, size_t *npartners)
+static double nt_node_best_partner(pval_t *pv, size_t n, int metric, double *tmp, size_t *npartners)
 {
-    qsort(pv, n, sizeof(*pv), cmp_pval);
+    qsort(pv, n, sizeof(*pv), nt_cmp_pval);
     double best = NAN;
     size_t groups = 0;
     for (size_t i = 0; i < n;) {
@@ -268,8 +271,8 @@ static double node_best_partner(pval_t *pv, size_t n, int metric, double *tmp, s
             j++;
         for (size_t k = i; k < j; k++)
             tmp[k - i] = pv[k].v;
-        double m = node_median(tmp, j - i, metric);
-        if (isnan(best) || is_worse(metric, best, m))
+        double m = nt_node_median(tmp, j - i, metric);
+        if (isnan(best) || nt_is_worse(metric, best, m))
             best = m;
         groups++;
         i = j;
@@ -280,7 +283,7 @@ static double node_best_partner(pval_t *pv, size_t n, int metric, double *tmp, s
         return best;
     for (size_t k = 0; k < n; k++)
         tmp[k] = pv[k].v;
-    return node_median(tmp, n, metric);
+    return nt_node_median(tmp, n, metric);
 }
 
 /* The worst evidence against a node over all populations, for its blame reason. */
@@ -300,7 +303,7 @@ typedef struct work {
     double *vals;    /* per node slices of link values (2 per link at most) */
     double *vs, *vd; /* per node slices of sent / received link values */
     double *meds;    /* per node median in the current population */
-    double *score;   /* per node score (node_best_partner) in the current population */
+    double *score;   /* per node score (nt_node_best_partner) in the current population */
     pval_t *pv;      /* per node slices of (partner, value), all / sent / received */
     pval_t *pvs, *pvd;
     double *scratch; /* node medians / link values for a median */
@@ -314,47 +317,47 @@ typedef struct work {
 
 /* The median with the mean of the two middle values for an even count (for the spread: the
  * nearest-rank median of 2 values would make every MAD 0). vals is reordered. */
-static double mid_median(double *vals, size_t n)
+static double nt_mid_median(double *vals, size_t n)
 {
-    qsort(vals, n, sizeof(double), cmp_double);
+    qsort(vals, n, sizeof(double), nt_verdict_cmp_double);
     return n % 2 ? vals[n / 2] : 0.5 * (vals[n / 2 - 1] + vals[n / 2]);
 }
 
 /* sigma of the log values (1.4826 x their MAD): the population's own spread, robust to the
  * outliers the rules look for. vals is reordered. */
-static double log_sigma(double *vals, size_t n)
+static double nt_log_sigma(double *vals, size_t n)
 {
     if (n < 2)
         return 0;
     for (size_t i = 0; i < n; i++)
         vals[i] = log(fmax(vals[i], 1e-12));
-    double med = mid_median(vals, n);
+    double med = nt_mid_median(vals, n);
     for (size_t i = 0; i < n; i++)
         vals[i] = fabs(vals[i] - med);
-    return 1.4826 * mid_median(vals, n);
+    return 1.4826 * nt_mid_median(vals, n);
 }
 
-/* Note one score of node i (node_best_partner) against the node reference (the median of
+/* Note one score of node i (nt_node_best_partner) against the node reference (the median of
  * the node scores): suspect when worse than the limit. The evidence quoted is the median of
  * the same links against the median of all nodes' medians (median_ref) when that is beyond
  * the limit too (it is for a node slow with every partner), else the score itself. */
-static void node_score(work_t *w, int i, int metric, double score, double median, double node_ref,
-                       double median_ref, double factor, const char *role, const nt_vlink_t *first,
-                       nt_node_verdict_t *nodes)
+static void nt_node_score(work_t *w, int i, int metric, double score, double median,
+                          double node_ref, double median_ref, double factor, const char *role,
+                          const nt_vlink_t *first, nt_node_verdict_t *nodes)
 {
-    if (isnan(score) || isnan(node_ref) || !is_worse(metric, score, factor * node_ref))
+    if (isnan(score) || isnan(node_ref) || !nt_is_worse(metric, score, factor * node_ref))
         return;
     w->susp[i] = 1;
     if (nodes)
         nodes[i].suspect = 1;
-    if (isnan(median) || isnan(median_ref) || !is_worse(metric, median, factor * median_ref)) {
+    if (isnan(median) || isnan(median_ref) || !nt_is_worse(metric, median, factor * median_ref)) {
         median = score;
         median_ref = node_ref;
     }
     node_ref = median_ref;
     double bad = metric == NT_METRIC_BW ? node_ref / median : median / node_ref;
     /* Evidence is kept only for medians beyond the limit, so the reason quotes a failure. */
-    if (is_worse(metric, median, factor * node_ref) && isfinite(bad) && bad > w->ev[i].badness) {
+    if (nt_is_worse(metric, median, factor * node_ref) && isfinite(bad) && bad > w->ev[i].badness) {
         w->ev[i].badness = bad;
         w->ev[i].median = median;
         w->ev[i].reference = node_ref;
@@ -365,7 +368,7 @@ static void node_score(work_t *w, int i, int metric, double score, double median
 
 /* The marginal limit as a factor of the reference: the peer ratio, widened to NT_NOISE_SIGMAS
  * sigma of the population's log values (bandwidth: never wider than NT_NOISE_WIDEST_BW). */
-static double noise_factor(int metric, double ratio, double sigma)
+static double nt_noise_factor(int metric, double ratio, double sigma)
 {
     if (metric == NT_METRIC_BW)
         return fmin(ratio, fmax(exp(-NT_NOISE_SIGMAS * sigma), NT_NOISE_WIDEST_BW));
@@ -374,13 +377,13 @@ static double noise_factor(int metric, double ratio, double sigma)
 
 double nt_verdict_noise_factor(int metric, double ratio, double *vals, size_t n)
 {
-    return noise_factor(metric, ratio, log_sigma(vals, n));
+    return nt_noise_factor(metric, ratio, nt_log_sigma(vals, n));
 }
 
 /* The link-fault limit as a factor of the reference: NT_FAIL_BW of it for bandwidth,
  * NT_FAIL_LAT / NT_FAIL_TAIL x the ratio for latency and its tail, or the noise-widened limit
  * factor where that is wider. */
-static double fail_limit(int metric, double ratio, double factor)
+static double nt_fail_limit(int metric, double ratio, double factor)
 {
     return metric == NT_METRIC_BW    ? fmin(NT_FAIL_BW, factor)
            : metric == NT_METRIC_LAT ? fmax(NT_FAIL_LAT * ratio, factor)
@@ -389,7 +392,7 @@ static double fail_limit(int metric, double ratio, double factor)
 
 /* Of the nodes marked in w->susp, keeps those whose score, sent or received score is worse
  * than limit; returns how many are left. */
-static size_t keep_beyond(work_t *w, int nnodes, int metric, double limit)
+static size_t nt_keep_beyond(work_t *w, int nnodes, int metric, double limit)
 {
     size_t n = 0;
     for (int i = 0; i < nnodes; i++) {
@@ -397,14 +400,14 @@ static size_t keep_beyond(work_t *w, int nnodes, int metric, double limit)
         int cand = w->susp[i];
         w->susp[i] = 0;
         for (int k = 0; cand && k < 3; k++)
-            if (!isnan(m3[k]) && is_worse(metric, m3[k], limit))
+            if (!isnan(m3[k]) && nt_is_worse(metric, m3[k], limit))
                 w->susp[i] = 1;
         n += (size_t)w->susp[i];
     }
     return n;
 }
 
-static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int nnodes,
+static void nt_judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int nnodes,
                              const nt_peer_rules_t *p, nt_node_verdict_t *nodes)
 {
     size_t m = g1 - g0;
@@ -412,7 +415,7 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
         L[w->order[k]].population = m;
     const nt_vlink_t *first = &L[w->order[g0]];
     const int metric = first->metric;
-    double ratio = ratio_of(p, metric);
+    double ratio = nt_ratio_of(p, metric);
     if (isnan(ratio))
         return;
     const int full = m >= (size_t)(p->min_population > 0 ? p->min_population : 1);
@@ -460,8 +463,8 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
         w->susp[i] = 0;
         /* A node is scored with at least 2 links: one link is a link's figure, not a node's. */
         if (w->cnt[i] >= 2) {
-            w->meds[i] = node_median(w->vals + w->off[i], (size_t)w->cnt[i], metric);
-            w->score[i] = node_best_partner(w->pv + w->off[i], (size_t)w->cnt[i], metric,
+            w->meds[i] = nt_node_median(w->vals + w->off[i], (size_t)w->cnt[i], metric);
+            w->score[i] = nt_node_best_partner(w->pv + w->off[i], (size_t)w->cnt[i], metric,
                                             w->vals + w->off[i], NULL);
             w->tmp[nscored] = w->meds[i];
             w->scratch[nscored++] = w->score[i];
@@ -486,11 +489,11 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
         w->ms[i] = w->md[i] = w->ss[i] = w->sd[i] = NAN;
         if (w->cs[i] >= 2 && w->cd[i] >= 2) {
             size_t ps = 0, pd = 0;
-            w->ms[i] = node_median(w->vs + w->off[i], (size_t)w->cs[i], metric);
-            w->md[i] = node_median(w->vd + w->off[i], (size_t)w->cd[i], metric);
-            w->ss[i] = node_best_partner(w->pvs + w->off[i], (size_t)w->cs[i], metric,
+            w->ms[i] = nt_node_median(w->vs + w->off[i], (size_t)w->cs[i], metric);
+            w->md[i] = nt_node_median(w->vd + w->off[i], (size_t)w->cd[i], metric);
+            w->ss[i] = nt_node_best_partner(w->pvs + w->off[i], (size_t)w->cs[i], metric,
                                          w->vs + w->off[i], &ps);
-            w->sd[i] = node_best_partner(w->pvd + w->off[i], (size_t)w->cd[i], metric,
+            w->sd[i] = nt_node_best_partner(w->pvd + w->off[i], (size_t)w->cd[i], metric,
                                          w->vd + w->off[i], &pd);
             if (ps < 2)
                 w->ss[i] = NAN;
@@ -506,7 +509,7 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
     for (int i = 0; i < nnodes; i++) {
         double m3[3] = {w->score[i], w->ss[i], w->sd[i]};
         for (int k = 0; k < 3; k++)
-            if (!isnan(m3[k]) && is_worse(metric, m3[k], ratio * node_ref))
+            if (!isnan(m3[k]) && nt_is_worse(metric, m3[k], ratio * node_ref))
                 w->susp[i] = 1;
     }
     /* The limit: ratio x reference, widened to NT_NOISE_SIGMAS sigma of the log values. For
@@ -540,27 +543,28 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
             double *v = w->tmp + w->off[i];
             for (int k = 0; k < w->cx[i]; k++)
                 v[k] = log(fmax(v[k], 1e-12));
-            double med = mid_median(v, (size_t)w->cx[i]);
+            double med = nt_mid_median(v, (size_t)w->cx[i]);
             for (int k = 0; k < w->cx[i]; k++)
                 w->vs[npool++] = fabs(v[k] - med);
             nsig++;
         }
-        sigma = npool ? 1.4826 * mid_median(w->vs, npool) : 0;
+        sigma = npool ? 1.4826 * nt_mid_median(w->vs, npool) : 0;
         if (nsig < NT_MIN_NODES && sigma < NT_NOISE_SIGMA_FLOOR)
             sigma = NT_NOISE_SIGMA_FLOOR;
         node_sigma = sigma;
-        factor = noise_factor(metric, ratio, sigma);
+        factor = nt_noise_factor(metric, ratio, sigma);
         /* Suspects: the candidates beyond the widened limit, and fewer than half of the
          * scored nodes: the reference is the majority's, so when half of the nodes look slow
          * the population is noisy, not half broken. */
-        size_t nsusp = keep_beyond(w, nnodes, metric, factor * node_ref);
+        size_t nsusp = nt_keep_beyond(w, nnodes, metric, factor * node_ref);
         if (2 * nsusp >= nscored) {
             /* Half or more look slow: the population is noisy, unless fewer than half are
              * beyond the link-fault limit (two hosts at a tenth among 8: their partners' sent
              * or received scores dip 7-15% on a shared machine, which made 5 of 8 candidates
              * and hid both slow hosts). Those are the suspects then; the marginal rest is
              * noise. */
-            nsusp = keep_beyond(w, nnodes, metric, fail_limit(metric, ratio, factor) * node_ref);
+            nsusp =
+                nt_keep_beyond(w, nnodes, metric, nt_fail_limit(metric, ratio, factor) * node_ref);
             if (2 * nsusp >= nscored)
                 memset(w->susp, 0, (size_t)nnodes);
         }
@@ -580,18 +584,18 @@ static void judge_population(nt_vlink_t *L, work_t *w, size_t g0, size_t g1, int
                     if (!w->susp[w->pv[w->off[i] + k].partner])
                         w->vals[w->off[i] + c++] = w->pv[w->off[i] + k].v;
                 if (c)
-                    w->tmp[nm++] = node_median(w->vals + w->off[i], c, metric);
+                    w->tmp[nm++] = nt_node_median(w->vals + w->off[i], c, metric);
             }
             if (nm >= NT_MIN_NODES)
                 median_ref = nt_stats_median(w->tmp, nm);
             for (int i = 0; i < nnodes; i++) {
                 if (!w->susp[i])
                     continue;
-                node_score(w, i, metric, w->score[i], w->meds[i], node_ref, median_ref, factor, "",
-                           first, nodes);
-                node_score(w, i, metric, w->ss[i], w->ms[i], node_ref, median_ref, factor, " sent",
-                           first, nodes);
-                node_score(w, i, metric, w->sd[i], w->md[i], node_ref, median_ref, factor,
+                nt_node_score(w, i, metric, w->score[i], w->meds[i], node_ref, median_ref, factor,
+                              "", first, nodes);
+                nt_node_score(w, i, metric, w->ss[i], w->ms[i], node_ref, median_ref, factor,
+                              " sent", first, nodes);
+                nt_node_score(w, i, metric, w->sd[i], w->md[i], node_ref, median_ref, factor,
                            " received", first, nodes);
             }
         }
@@ -616,7 +620,7 @@ links:;
     double ref = nt_stats_median(w->scratch, nref);
     /* The wider of the two spreads: one sample of a few dozen links can look tighter than
      * its population is. */
-    double sigma = fmax(log_sigma(w->scratch, nref), node_sigma);
+    double sigma = fmax(nt_log_sigma(w->scratch, nref), node_sigma);
     if (nref < NT_NOISE_MIN_REF && sigma < NT_NOISE_SIGMA_FLOOR)
         sigma = NT_NOISE_SIGMA_FLOOR;
     /* Links are held to the more lenient of the link median and the median of node medians:
@@ -624,7 +628,7 @@ links:;
      * link median to its fast end. */
     if (!isnan(median_ref))
         ref = metric == NT_METRIC_BW ? fmin(ref, median_ref) : fmax(ref, median_ref);
-    double factor = noise_factor(metric, ratio, sigma);
+    double factor = nt_noise_factor(metric, ratio, sigma);
     for (size_t k = g0; k < g1; k++) {
         nt_vlink_t *l = &L[w->order[k]];
         /* Under min_population links only the links of a suspect node are judged. */
@@ -635,7 +639,7 @@ links:;
         l->factor = factor;
         l->src_suspect = l->src_node >= 0 && w->susp[l->src_node];
         l->dst_suspect = l->dst_node >= 0 && w->susp[l->dst_node];
-        l->fail_factor = fail_limit(metric, ratio, factor);
+        l->fail_factor = nt_fail_limit(metric, ratio, factor);
     }
 }
 
@@ -643,11 +647,11 @@ links:;
 
 typedef struct npair {
     int a, b;   /* a < b */
-    int fa, fb; /* the pair fails for a / for b (see blame_nodes) */
+    int fa, fb; /* the pair fails for a / for b (see nt_blame_nodes) */
     int any;    /* a link of the pair failed (or was marginal), whoever is blamed */
 } npair_t;
 
-static int cmp_npair(const void *pa, const void *pb)
+static int nt_cmp_npair(const void *pa, const void *pb)
 {
     const npair_t *x = pa, *y = pb;
     if (x->a != y->a)
@@ -655,7 +659,7 @@ static int cmp_npair(const void *pa, const void *pb)
     return (x->b > y->b) - (x->b < y->b);
 }
 
-static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verdict_t *nodes,
+static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verdict_t *nodes,
                                const work_t *w)
 {
     npair_t *pairs = malloc(sizeof(*pairs) * (n ? n : 1));
@@ -680,7 +684,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         else
             pairs[np++] = (npair_t){l->dst_node, l->src_node, fd, fs, bad};
     }
-    qsort(pairs, np, sizeof(*pairs), cmp_npair);
+    qsort(pairs, np, sizeof(*pairs), nt_cmp_npair);
     /* One entry per node pair: failed (for each end) when any of its figures failed. */
     size_t nu = 0;
     for (size_t i = 0; i < np;) {
@@ -767,9 +771,9 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
             nv->expected = ev->reference;
             snprintf(nv->reason, sizeof(nv->reason),
                      "nettune:%s %s/%s%s median of its%s %s %s links vs all nodes, %s",
-                     nt_metric_check(ex->metric), fmt_num(a, sizeof(a), ev->median),
-                     fmt_num(b, sizeof(b), ev->reference), unit_of(ex->metric), ev->role, ex->kind,
-                     nt_bytes_str(sz, sizeof(sz), ex->bytes), part);
+                     nt_metric_check(ex->metric), nt_verdict_fmt_num(a, sizeof(a), ev->median),
+                     nt_verdict_fmt_num(b, sizeof(b), ev->reference), nt_unit_of(ex->metric),
+                     ev->role, ex->kind, nt_bytes_str(sz, sizeof(sz), ex->bytes), part);
         } else {
             const nt_vlink_t *by_exp = NULL, *by_peer = NULL;
             size_t ke = 0, kp = 0;
@@ -792,12 +796,12 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
                 size_t kx = by_exp ? ke : kp;
                 nv->observed = w->eff[kx];
                 nv->expected = by_exp ? ex->expected : ex->reference;
-                snprintf(nv->reason, sizeof(nv->reason),
-                         "nettune:%s %s/%s%s e.g. %s %s link vs %s, %s",
-                         nt_metric_check(ex->metric), fmt_num(a, sizeof(a), nv->observed),
-                         fmt_num(b, sizeof(b), nv->expected), unit_of(ex->metric), ex->kind,
-                         nt_bytes_str(sz, sizeof(sz), ex->bytes),
-                         by_exp ? "expected" : "population median", part);
+                snprintf(
+                    nv->reason, sizeof(nv->reason), "nettune:%s %s/%s%s e.g. %s %s link vs %s, %s",
+                    nt_metric_check(ex->metric), nt_verdict_fmt_num(a, sizeof(a), nv->observed),
+                    nt_verdict_fmt_num(b, sizeof(b), nv->expected), nt_unit_of(ex->metric),
+                    ex->kind, nt_bytes_str(sz, sizeof(sz), ex->bytes),
+                    by_exp ? "expected" : "population median", part);
             } else {
                 snprintf(nv->reason, sizeof(nv->reason), "nettune:links %s", part);
             }
@@ -823,12 +827,12 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
         memcpy(old, l->reason, sizeof(old));
         if (bs && bd)
             snprintf(l->reason, sizeof(l->reason), "caused by blamed nodes %s and %s; ",
-                     node_name(nodes, l->src_node, n1, sizeof(n1)),
-                     node_name(nodes, l->dst_node, n2, sizeof(n2)));
+                     nt_node_name(nodes, l->src_node, n1, sizeof(n1)),
+                     nt_node_name(nodes, l->dst_node, n2, sizeof(n2)));
         else
             snprintf(l->reason, sizeof(l->reason), "caused by blamed node %s; ",
-                     node_name(nodes, bs ? l->src_node : l->dst_node, n1, sizeof(n1)));
-        cat(l->reason, sizeof(l->reason), "%s", old);
+                     nt_node_name(nodes, bs ? l->src_node : l->dst_node, n1, sizeof(n1)));
+        nt_verdict_cat(l->reason, sizeof(l->reason), "%s", old);
     }
     free(blamed);
     return NT_OK;
@@ -836,7 +840,7 @@ static nt_status_t blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verd
 
 /* ---- the engine -------------------------------------------------------------------------- */
 
-static void work_free(work_t *w)
+static void nt_work_free(work_t *w)
 {
     free(w->tmp);
     free(w->score);
@@ -905,7 +909,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
     if (!w.eff || !w.order || !w.cnt || !w.off || !w.vals || !w.meds || !w.scratch || !w.susp ||
         !w.ev || !w.tmp || !w.cx || !w.ms || !w.md || !w.cs || !w.cd || !w.vs || !w.vd ||
         !w.score || !w.ss || !w.sd || !w.pv || !w.pvs || !w.pvd) {
-        work_free(&w);
+        nt_work_free(&w);
         return NT_ERR_NOMEM;
     }
 
@@ -934,7 +938,7 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
         l->src_suspect = l->dst_suspect = 0;
         l->population = 0;
         l->needs_retest = 0;
-        w.eff[i] = judged_value(l);
+        w.eff[i] = nt_judged_value(l);
         if (isnan(w.eff[i])) {
             l->verdict = NT_SKIPPED;
             snprintf(l->reason, sizeof(l->reason), "not measured");
@@ -950,12 +954,12 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
     }
 
     /* Step 2: populations of the same kind, scope, metric and size. */
-    qsort_r(w.order, w.nordered, sizeof(size_t), cmp_pop, L);
+    qsort_r(w.order, w.nordered, sizeof(size_t), nt_cmp_pop, L);
     for (size_t g0 = 0; g0 < w.nordered;) {
         size_t g1 = g0 + 1;
-        while (g1 < w.nordered && same_pop(&L[w.order[g0]], &L[w.order[g1]]))
+        while (g1 < w.nordered && nt_same_pop(&L[w.order[g0]], &L[w.order[g1]]))
             g1++;
-        judge_population(L, &w, g0, g1, nnodes, &p, nodes);
+        nt_judge_population(L, &w, g0, g1, nnodes, &p, nodes);
         g0 = g1;
     }
 
@@ -967,16 +971,16 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
     for (size_t k = 0; k < w.nordered; k++) {
         size_t i = w.order[k];
         nt_vlink_t *l = &L[i];
-        unsigned now = failing_bits(l, w.eff[i], &p);
-        int bad = (now & NT_FIRED_PEER) && peer_bad(l, w.eff[i]);
+        unsigned now = nt_failing_bits(l, w.eff[i], &p);
+        int bad = (now & NT_FIRED_PEER) && nt_peer_bad(l, w.eff[i]);
         int retest = l->retested && !isnan(l->retest_value);
-        unsigned before = retest && !isnan(l->value) ? failing_bits(l, l->value, &p) : now;
+        unsigned before = retest && !isnan(l->value) ? nt_failing_bits(l, l->value, &p) : now;
         char a[32], b[32], sz[32];
         /* 2: a failure (expected figure, or beyond the link-fault limit), 1: marginal */
         int lnow = (now & NT_FIRED_EXPECTED) || bad ? 2 : now ? 1 : 0;
         int lfirst =
             !retest ? lnow
-            : (before & NT_FIRED_EXPECTED) || ((before & NT_FIRED_PEER) && peer_bad(l, l->value))
+            : (before & NT_FIRED_EXPECTED) || ((before & NT_FIRED_PEER) && nt_peer_bad(l, l->value))
                 ? 2
             : before ? 1
                      : 0;
@@ -994,11 +998,12 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             l->verdict = NT_WARN;
             l->unconfirmed = 1;
             l->fired = now | (retest ? NT_FIRED_RETEST : 0);
-            describe(l->reason, sizeof(l->reason), l, w.eff[i], now, l->fail_factor);
-            cat(l->reason, sizeof(l->reason),
-                "; not trusted: the run's measurements were unstable (%s then %s %s)",
-                fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
-                unit_of(l->metric));
+            nt_describe(l->reason, sizeof(l->reason), l, w.eff[i], now, l->fail_factor);
+            nt_verdict_cat(l->reason, sizeof(l->reason),
+                           "; not trusted: the run's measurements were unstable (%s then %s %s)",
+                           nt_verdict_fmt_num(a, sizeof(a), l->value),
+                           nt_verdict_fmt_num(b, sizeof(b), l->retest_value),
+                           nt_unit_of(l->metric));
             continue;
         }
         if (now && retest && !before) {
@@ -1006,36 +1011,38 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             /* Passed first, failed on retest only: not confirmed (a failure needs both). */
             l->verdict = NT_WARN;
             l->fired = now | NT_FIRED_RETEST;
-            describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
+            nt_describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
                      bad ? l->fail_factor : l->factor);
-            cat(l->reason, sizeof(l->reason), "; on retest only (first %s %s passed)",
-                fmt_num(a, sizeof(a), l->value), unit_of(l->metric));
+            nt_verdict_cat(l->reason, sizeof(l->reason), "; on retest only (first %s %s passed)",
+                nt_verdict_fmt_num(a, sizeof(a), l->value), nt_unit_of(l->metric));
         } else if ((!retest && (now & NT_FIRED_EXPECTED)) || (retest && lnow == 2 && lfirst == 2)) {
             unsigned shown = (now & NT_FIRED_EXPECTED) && !bad ? NT_FIRED_EXPECTED : now;
             l->verdict = NT_FAIL;
             l->fired = shown | (retest ? NT_FIRED_RETEST : 0);
             l->needs_retest = !l->retested;
-            describe(l->reason, sizeof(l->reason), l, w.eff[i], shown, l->fail_factor);
+            nt_describe(l->reason, sizeof(l->reason), l, w.eff[i], shown, l->fail_factor);
             if (retest)
-                cat(l->reason, sizeof(l->reason), "; failed again on retest (%s then %s %s)",
-                    fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
-                    unit_of(l->metric));
+                nt_verdict_cat(
+                    l->reason, sizeof(l->reason), "; failed again on retest (%s then %s %s)",
+                    nt_verdict_fmt_num(a, sizeof(a), l->value),
+                    nt_verdict_fmt_num(b, sizeof(b), l->retest_value), nt_unit_of(l->metric));
         } else if (now) {
             l->verdict = NT_WARN;
             l->fired = now | (retest ? NT_FIRED_RETEST : 0);
             /* failed twice, once only marginally: marginal */
-            describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
+            nt_describe(l->reason, sizeof(l->reason), l, w.eff[i], now,
                      bad && !retest ? l->fail_factor : l->factor);
             if (!retest) {
                 l->unconfirmed = 1;
                 l->needs_retest = !l->retested;
-                cat(l->reason, sizeof(l->reason), "; not confirmed: %s",
+                nt_verdict_cat(l->reason, sizeof(l->reason), "; not confirmed: %s",
                     l->retested ? "the retest gave no figure" : "not retested");
             } else {
                 l->marginal = !p.advisory;
-                cat(l->reason, sizeof(l->reason), "; marginal, again on retest (%s then %s %s)",
-                    fmt_num(a, sizeof(a), l->value), fmt_num(b, sizeof(b), l->retest_value),
-                    unit_of(l->metric));
+                nt_verdict_cat(
+                    l->reason, sizeof(l->reason), "; marginal, again on retest (%s then %s %s)",
+                    nt_verdict_fmt_num(a, sizeof(a), l->value),
+                    nt_verdict_fmt_num(b, sizeof(b), l->retest_value), nt_unit_of(l->metric));
             }
         } else if (before && lfirst == 1) {
             /* Marginal first, passed on retest: the retest's figure is the one judged and it
@@ -1050,16 +1057,16 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             l->fired = before | NT_FIRED_RETEST;
             snprintf(l->reason, sizeof(l->reason),
                      "flaky at %s: failed first measurement %s %s, passed retest %s %s",
-                     nt_bytes_str(sz, sizeof(sz), l->bytes), fmt_num(a, sizeof(a), l->value),
-                     unit_of(l->metric), fmt_num(b, sizeof(b), l->retest_value),
-                     unit_of(l->metric));
+                     nt_bytes_str(sz, sizeof(sz), l->bytes),
+                     nt_verdict_fmt_num(a, sizeof(a), l->value), nt_unit_of(l->metric),
+                     nt_verdict_fmt_num(b, sizeof(b), l->retest_value), nt_unit_of(l->metric));
         }
     }
 
     /* Step 4: node blame. */
     nt_status_t st = NT_OK;
     if (nodes && nnodes > 0)
-        st = blame_nodes(L, n, nnodes, nodes, &w);
+        st = nt_blame_nodes(L, n, nnodes, nodes, &w);
     /* On an oversubscribed machine one pair's figure moves with the scheduler (a rank starved
      * twice in a row gives a link at a tenth of its peers' figure twice): a link that failed
      * its retest by the peer rule alone, blamed on no node, is a warning there. Node blame,
@@ -1071,10 +1078,10 @@ nt_status_t nt_verdict_judge(nt_vlink_t *L, size_t n, int nnodes, const nt_peer_
             continue;
         l->verdict = NT_WARN;
         l->unconfirmed = 1;
-        cat(l->reason, sizeof(l->reason),
+        nt_verdict_cat(l->reason, sizeof(l->reason),
             "; not a link fault on its own: the ranks shared an oversubscribed machine");
     }
-    work_free(&w);
+    nt_work_free(&w);
     return st;
 }
 

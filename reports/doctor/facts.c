@@ -31,7 +31,7 @@ void nt_map_cleanup(nt_map_t *m)
     memset(m, 0, sizeof(*m));
 }
 
-static size_t hash(const char *s, size_t len)
+static size_t nt_hash(const char *s, size_t len)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (size_t i = 0; i < len; i++)
@@ -43,7 +43,7 @@ long nt_map_find(const nt_map_t *m, const char *key, size_t len)
 {
     if (!m->cap)
         return -1;
-    for (size_t i = hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    for (size_t i = nt_hash(key, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         size_t s = m->slots[i];
         if (!s)
             return -1;
@@ -53,14 +53,14 @@ long nt_map_find(const nt_map_t *m, const char *key, size_t len)
     }
 }
 
-static int map_grow(nt_map_t *m)
+static int nt_map_grow(nt_map_t *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 16;
     size_t *slots = calloc(ncap, sizeof(*slots));
     if (!slots)
         return -1;
     for (size_t j = 0; j < m->n; j++) {
-        size_t i = hash(m->keys[j], strlen(m->keys[j])) & (ncap - 1);
+        size_t i = nt_hash(m->keys[j], strlen(m->keys[j])) & (ncap - 1);
         while (slots[i])
             i = (i + 1) & (ncap - 1);
         slots[i] = j + 1;
@@ -80,7 +80,7 @@ long nt_map_put(nt_map_t *m, const char *key, size_t len)
         m->dropped++;
         return -1;
     }
-    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
+    if ((m->n + 1) * 2 > m->cap && nt_map_grow(m) != 0)
         return -1;
     if (m->n == m->kcap) {
         size_t nk = m->kcap ? m->kcap * 2 : 8;
@@ -99,7 +99,7 @@ long nt_map_put(nt_map_t *m, const char *key, size_t len)
         return -1;
     memcpy(copy, key, len);
     copy[len] = '\0';
-    size_t i = hash(key, len) & (m->cap - 1);
+    size_t i = nt_hash(key, len) & (m->cap - 1);
     while (m->slots[i])
         i = (i + 1) & (m->cap - 1);
     m->slots[i] = m->n + 1;
@@ -251,7 +251,7 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
     return d;
 }
 
-static void table_free(nt_table_t *t)
+static void nt_table_free(nt_table_t *t)
 {
     free(t->coll);
     free(t->coll_note);
@@ -349,7 +349,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
     nt_map_cleanup(&d->pg_ranks);
     nt_ev_free(&d->pg_ev);
     for (size_t i = 0; i < d->ntables; i++)
-        table_free(&d->tables[i]);
+        nt_table_free(&d->tables[i]);
     free(d->tables);
     nt_ncclt_reader_destroy(d->ncclt);
     free(d->run_algo);

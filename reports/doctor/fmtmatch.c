@@ -12,7 +12,7 @@ typedef enum { CONV_INT, CONV_HEX, CONV_FLOAT, CONV_PTR, CONV_CHAR, CONV_STR } c
 
 /* Parses the conversion at fmt ("%..."); returns the text after it and sets the kind; NULL for
  * "%%" (*kind untouched) . */
-static const char *conv_parse(const char *fmt, conv_t *kind, int *pct)
+static const char *nt_conv_parse(const char *fmt, conv_t *kind, int *pct)
 {
     const char *p = fmt + 1;
     *pct = 0;
@@ -64,7 +64,7 @@ static const char *conv_parse(const char *fmt, conv_t *kind, int *pct)
 }
 
 /* Longest run of text a conversion of this kind can take at s (its maximum); STR: all. */
-static size_t conv_span(conv_t k, const char *s, size_t n)
+static size_t nt_conv_span(conv_t k, const char *s, size_t n)
 {
     size_t i = 0;
     switch (k) {
@@ -106,8 +106,8 @@ typedef struct {
     long budget; /* steps left: the match gives up (no match) rather than take long */
 } mstate_t;
 
-static int match_at(mstate_t *st, const char *f, const char *fend, const char *s, const char *send,
-                    int capi)
+static int nt_match_at(mstate_t *st, const char *f, const char *fend, const char *s,
+                       const char *send, int capi)
 {
     while (f < fend) {
         if (--st->budget < 0)
@@ -120,14 +120,14 @@ static int match_at(mstate_t *st, const char *f, const char *fend, const char *s
         }
         conv_t k = CONV_STR;
         int pct;
-        const char *fn = conv_parse(f, &k, &pct);
+        const char *fn = nt_conv_parse(f, &k, &pct);
         if (pct) {
             if (s >= send || *s != '%')
                 return 0;
             f = fn, s++;
             continue;
         }
-        size_t max = conv_span(k, s, (size_t)(send - s));
+        size_t max = nt_conv_span(k, s, (size_t)(send - s));
         size_t min = k == CONV_STR ? 0 : 1;
         if (max < min)
             return 0;
@@ -136,7 +136,7 @@ static int match_at(mstate_t *st, const char *f, const char *fend, const char *s
             size_t len = k == CONV_STR ? min + t : max - t;
             if (k == CONV_INT && len && s[len - 1] == ' ')
                 continue; /* width padding is leading only */
-            if (match_at(st, fn, fend, s + len, send, capi + 1)) {
+            if (nt_match_at(st, fn, fend, s + len, send, capi + 1)) {
                 if (capi < st->maxcaps) {
                     st->caps[capi].s = s;
                     st->caps[capi].len = len;
@@ -162,7 +162,7 @@ int nt_fmt_match(const char *fmt, const char *s, nt_fmt_cap_t *caps, int maxcaps
     while (sl && (s[sl - 1] == ' ' || s[sl - 1] == '\n'))
         sl--;
     mstate_t st = {caps, maxcaps, 0, 200000};
-    if (!match_at(&st, fmt, fmt + fl, s, s + sl, 0))
+    if (!nt_match_at(&st, fmt, fmt + fl, s, s + sl, 0))
         return -1;
     return st.ncaps;
 }
@@ -176,7 +176,7 @@ size_t nt_fmt_anchor(const char *fmt, const char **anchor)
         if (*p == '%') {
             conv_t k;
             int pct;
-            p = conv_parse(p, &k, &pct);
+            p = nt_conv_parse(p, &k, &pct);
             continue;
         }
         const char *q = p;

@@ -32,18 +32,18 @@ const char *nt_severity_string(nt_severity_t s)
     return s == NT_SEV_ERROR ? "error" : s == NT_SEV_WARN ? "warn" : "info";
 }
 
-static char *dup_or_null(const char *s)
+static char *nt_dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
-static const char *get_str(const cJSON *o, const char *k)
+static const char *nt_get_str(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static char **str_array(const cJSON *a, int *n)
+static char **nt_str_array(const cJSON *a, int *n)
 {
     *n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
     char **out = calloc((size_t)(*n ? *n : 1), sizeof(char *));
@@ -59,7 +59,7 @@ static char **str_array(const cJSON *a, int *n)
 /* $.messages (NCCL format strings) and $.path_types; both optional. */
 /* A finding takes its code and category from the check table: its "code" must name a row whose
  * check is the finding's key. */
-static int check_code(nt_kb_finding_t *f, const char *code, const char *name, const char *where,
+static int nt_check_code(nt_kb_finding_t *f, const char *code, const char *name, const char *where,
                       char *err, size_t errlen)
 {
     const nt_check_row_t *row = nt_check_by_code(code);
@@ -74,7 +74,7 @@ static int check_code(nt_kb_finding_t *f, const char *code, const char *name, co
     return 0;
 }
 
-static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
+static int nt_parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
                           size_t errlen)
 {
     const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
@@ -87,9 +87,9 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
             goto oom;
         cJSON_ArrayForEach (it, msgs) {
             nt_kb_message_t *m = &kb->msgs[i];
-            const char *id = get_str(it, "id"), *lvl = get_str(it, "level"),
-                       *fmt = get_str(it, "format");
-            const char *sg = get_str(it, "signature"), *fi = get_str(it, "finding");
+            const char *id = nt_get_str(it, "id"), *lvl = nt_get_str(it, "level"),
+                       *fmt = nt_get_str(it, "format");
+            const char *sg = nt_get_str(it, "signature"), *fi = nt_get_str(it, "finding");
             m->sig = -1;
             m->when_index = -1;
             kb->nmsgs = ++i;
@@ -103,9 +103,9 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
             }
             m->id = strdup(id);
             m->format = strdup(fmt);
-            m->at = dup_or_null(get_str(it, "at"));
-            m->first = dup_or_null(get_str(it, "first"));
-            m->last = dup_or_null(get_str(it, "last"));
+            m->at = nt_dup_or_null(nt_get_str(it, "at"));
+            m->first = nt_dup_or_null(nt_get_str(it, "first"));
+            m->last = nt_dup_or_null(nt_get_str(it, "last"));
             m->level = lvl[0] == 'I' ? NT_LVL_INFO : NT_LVL_WARN;
             if (!m->id || !m->format)
                 goto oom;
@@ -134,7 +134,7 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
             const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "when");
             if (w) {
                 const cJSON *wi = cJSON_GetObjectItemCaseSensitive(w, "index");
-                const char *we = get_str(w, "equals");
+                const char *we = nt_get_str(w, "equals");
                 if (!cJSON_IsNumber(wi) || !we) {
                     snprintf(err, errlen,
                              "knowledge base '%s': $.messages[%zu].when needs index and equals",
@@ -146,9 +146,9 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
                     goto oom;
             }
             if (!(m->values =
-                      str_array(cJSON_GetObjectItemCaseSensitive(it, "values"), &m->nvalues)))
+                      nt_str_array(cJSON_GetObjectItemCaseSensitive(it, "values"), &m->nvalues)))
                 goto oom;
-            if (!(m->path_values = str_array(cJSON_GetObjectItemCaseSensitive(it, "path_values"),
+            if (!(m->path_values = nt_str_array(cJSON_GetObjectItemCaseSensitive(it, "path_values"),
                                              &m->npath_values)))
                 goto oom;
         }
@@ -162,8 +162,8 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
         i = 0;
         cJSON_ArrayForEach (it, xids) {
             const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, "xid");
-            int sev = nt_severity_parse(get_str(it, "severity"));
-            const char *m = get_str(it, "meaning");
+            int sev = nt_severity_parse(nt_get_str(it, "severity"));
+            const char *m = nt_get_str(it, "meaning");
             if (!cJSON_IsNumber(x) || sev < 0 || !m) {
                 snprintf(err, errlen,
                          "knowledge base '%s': $.xids[%zu] needs xid, severity and meaning", name,
@@ -187,7 +187,7 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
         cJSON_ArrayForEach (it, paths) {
             nt_kb_pathtypes_t *p = &kb->paths[i];
             kb->npaths = ++i;
-            const char *f = get_str(it, "first"), *l = get_str(it, "last");
+            const char *f = nt_get_str(it, "first"), *l = nt_get_str(it, "last");
             const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "names");
             if (!f || !l || !cJSON_IsArray(nm)) {
                 snprintf(err, errlen,
@@ -197,8 +197,8 @@ static int parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char
             }
             p->first = strdup(f);
             p->last = strdup(l);
-            p->at = dup_or_null(get_str(it, "at"));
-            if (!p->first || !p->last || !(p->names = str_array(nm, &p->nnames)))
+            p->at = nt_dup_or_null(nt_get_str(it, "at"));
+            if (!p->first || !p->last || !(p->names = nt_str_array(nm, &p->nnames)))
                 goto oom;
         }
     }
@@ -243,7 +243,7 @@ const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value)
 /* A signature from a catalogue entry's list `a` of line substrings, named `id`; -1 with a message
  * when the list is missing or holds anything but non-empty strings, else its index (or -2 when the
  * list is absent and optional). */
-static int cat_sig(nt_kb_t *kb, const cJSON *a, const char *id, int optional, const char *name,
+static int nt_cat_sig(nt_kb_t *kb, const cJSON *a, const char *id, int optional, const char *name,
                    const char *where, char *err, size_t errlen)
 {
     if (!a && optional)
@@ -313,15 +313,16 @@ oom:
  * finding (key, code, severity, title, cause, fix, confirm, thread) and the lines that show it:
  * "lines" (any of them), "also" (and one of these in the same input), "unless" (and none of
  * these), "explains" (findings it is the cause of: they are listed under it). */
-static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char *err,
+static int nt_parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char *err,
                            size_t errlen)
 {
     size_t i = 0;
     const cJSON *it;
     cJSON_ArrayForEach (it, cat) {
-        const char *key = get_str(it, "key"), *t = get_str(it, "title"), *w = get_str(it, "cause"),
-                   *x = get_str(it, "fix"), *th = get_str(it, "thread");
-        int sev = nt_severity_parse(get_str(it, "severity"));
+        const char *key = nt_get_str(it, "key"), *t = nt_get_str(it, "title"),
+                   *w = nt_get_str(it, "cause"), *x = nt_get_str(it, "fix"),
+                   *th = nt_get_str(it, "thread");
+        int sev = nt_severity_parse(nt_get_str(it, "severity"));
         if (!key) {
             snprintf(err, errlen, "knowledge base '%s': $.catalogue[%zu] needs a key", name, i);
             return -1;
@@ -338,12 +339,12 @@ static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char
                 return -1;
             }
             snprintf(where, sizeof(where), "$.catalogue[%zu].lines", i);
-            if ((c->sig = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0, name,
-                                  where, err, errlen)) < 0)
+            if ((c->sig = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0,
+                                     name, where, err, errlen)) < 0)
                 return -1;
             c->also = c->unless = -2;
             c->first = c->last = -1;
-            if (!(c->explains = str_array(NULL, &c->nexplains)))
+            if (!(c->explains = nt_str_array(NULL, &c->nexplains)))
                 goto oom_cat;
             kb->ncauses = ++i;
             continue;
@@ -367,34 +368,34 @@ static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char
         f->why = strdup(w);
         f->fix = strdup(x);
         /* the reference names the thread, then NCCL's format where there is one */
-        const char *nccl = get_str(it, "nccl");
+        const char *nccl = nt_get_str(it, "nccl");
         size_t rl = strlen(th) + (nccl ? strlen(nccl) : 0) + 16;
         f->reference = malloc(rl);
         if (f->reference)
             snprintf(f->reference, rl, "%s%s%s", th, nccl ? "; NCCL: " : "", nccl ? nccl : "");
-        f->confirm = dup_or_null(get_str(it, "confirm"));
+        f->confirm = nt_dup_or_null(nt_get_str(it, "confirm"));
         kb->nfindings++;
         if (!f->key || !f->title || !f->why || !f->fix || !f->reference) {
             snprintf(err, errlen, "knowledge base '%s': out of memory", name);
             return -1;
         }
-        if (check_code(f, get_str(it, "code"), name, "catalogue", err, errlen) < 0)
+        if (nt_check_code(f, nt_get_str(it, "code"), name, "catalogue", err, errlen) < 0)
             return -1;
         nt_kb_cause_t *c = &kb->causes[i];
         c->finding = f;
         char where[96], id[160];
         snprintf(where, sizeof(where), "$.catalogue[%zu].lines", i);
-        if ((c->sig = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0, name,
+        if ((c->sig = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0, name,
                               where, err, errlen)) < 0)
             return -1;
         snprintf(where, sizeof(where), "$.catalogue[%zu].also", i);
         snprintf(id, sizeof(id), "%s/also", key);
-        if ((c->also = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "also"), id, 1, name,
+        if ((c->also = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "also"), id, 1, name,
                                where, err, errlen)) == -1)
             return -1;
         snprintf(where, sizeof(where), "$.catalogue[%zu].unless", i);
         snprintf(id, sizeof(id), "%s/unless", key);
-        if ((c->unless = cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "unless"), id, 1, name,
+        if ((c->unless = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "unless"), id, 1, name,
                                  where, err, errlen)) == -1)
             return -1;
         const cJSON *vr = cJSON_GetObjectItemCaseSensitive(it, "nccl_versions");
@@ -411,7 +412,7 @@ static int parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, char
             }
         }
         c->by_rule = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "by_rule"));
-        c->explains = str_array(cJSON_GetObjectItemCaseSensitive(it, "explains"), &c->nexplains);
+        c->explains = nt_str_array(cJSON_GetObjectItemCaseSensitive(it, "explains"), &c->nexplains);
         if (!c->explains) {
             snprintf(err, errlen, "knowledge base '%s': out of memory", name);
             return -1;
@@ -437,7 +438,7 @@ check:
 }
 
 /* Builds kb->index over every signature's match strings (their first part for "a&&b"). */
-static int build_index(nt_kb_t *kb)
+static int nt_build_index(nt_kb_t *kb)
 {
     /* the text every NCCL line holds: a pattern indexed by bytes of it would be compared on
      * every line */
@@ -507,15 +508,15 @@ static int build_index(nt_kb_t *kb)
     return 0;
 }
 
-static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen)
+static int nt_parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err, size_t errlen)
 {
-    const char *schema = get_str(root, "schema");
+    const char *schema = nt_get_str(root, "schema");
     if (!schema || strcmp(schema, NT_DOCTOR_KB_SCHEMA) != 0) {
         snprintf(err, errlen, "knowledge base '%s': $.schema is not \"%s\"", name,
                  NT_DOCTOR_KB_SCHEMA);
         return -1;
     }
-    kb->version = dup_or_null(get_str(root, "version"));
+    kb->version = nt_dup_or_null(nt_get_str(root, "version"));
 
     const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(root, "signatures");
     const cJSON *finds = cJSON_GetObjectItemCaseSensitive(root, "findings");
@@ -539,7 +540,7 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
     const cJSON *it;
     cJSON_ArrayForEach (it, sigs) {
         nt_kb_signature_t *s = &kb->sigs[i];
-        const char *id = get_str(it, "id");
+        const char *id = nt_get_str(it, "id");
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "match");
         if (!id || !cJSON_IsArray(m) || cJSON_GetArraySize(m) == 0) {
             snprintf(
@@ -574,8 +575,9 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
     i = 0;
     cJSON_ArrayForEach (it, finds) {
         nt_kb_finding_t *f = &kb->findings[i];
-        int sev = nt_severity_parse(get_str(it, "severity"));
-        const char *t = get_str(it, "title"), *w = get_str(it, "why"), *x = get_str(it, "fix");
+        int sev = nt_severity_parse(nt_get_str(it, "severity"));
+        const char *t = nt_get_str(it, "title"), *w = nt_get_str(it, "why"),
+                   *x = nt_get_str(it, "fix");
         if (sev < 0 || !t || !w || !x) {
             snprintf(err, errlen,
                      "knowledge base '%s': $.findings.%s needs severity (error|warn|info), title, "
@@ -588,10 +590,10 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
         f->title = strdup(t);
         f->why = strdup(w);
         f->fix = strdup(x);
-        f->reference = dup_or_null(get_str(it, "reference"));
-        f->confirm = dup_or_null(get_str(it, "confirm"));
+        f->reference = nt_dup_or_null(nt_get_str(it, "reference"));
+        f->confirm = nt_dup_or_null(nt_get_str(it, "confirm"));
         kb->nfindings = ++i;
-        if (check_code(f, get_str(it, "code"), name, "findings", err, errlen) < 0)
+        if (nt_check_code(f, nt_get_str(it, "code"), name, "findings", err, errlen) < 0)
             return -1;
         if (!f->key || !f->title || !f->why || !f->fix)
             goto oom;
@@ -605,7 +607,7 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
             goto oom;
         i = 0;
         cJSON_ArrayForEach (it, gpus) {
-            const char *m = get_str(it, "match");
+            const char *m = nt_get_str(it, "match");
             const cJSON *g = cJSON_GetObjectItemCaseSensitive(it, "gpus_per_node");
             const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "busbw_GBps");
             if (!m || !cJSON_IsNumber(g) || !cJSON_IsNumber(b)) {
@@ -618,7 +620,7 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
             kb->gpus[i].match = strdup(m);
             kb->gpus[i].gpus_per_node = g->valueint;
             kb->gpus[i].busbw_GBps = b->valuedouble;
-            kb->gpus[i].note = dup_or_null(get_str(it, "note"));
+            kb->gpus[i].note = nt_dup_or_null(nt_get_str(it, "note"));
             kb->ngpus = ++i;
             if (!kb->gpus[i - 1].match)
                 goto oom;
@@ -634,8 +636,8 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
         i = 0;
         cJSON_ArrayForEach (it, wcs) {
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
-            const char *nm = get_str(it, "name"), *me = get_str(it, "meaning"),
-                       *fi = get_str(it, "finding");
+            const char *nm = nt_get_str(it, "name"), *me = nt_get_str(it, "meaning"),
+                       *fi = nt_get_str(it, "finding");
             if (!cJSON_IsNumber(st) || !nm || !me || !fi) {
                 snprintf(
                     err, errlen,
@@ -656,11 +658,11 @@ static int parse_kb(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
             }
         }
     }
-    if (parse_catalogue(cat, kb, name, err, errlen) != 0)
+    if (nt_parse_catalogue(cat, kb, name, err, errlen) != 0)
         return -1;
-    if (parse_messages(root, kb, name, err, errlen) != 0)
+    if (nt_parse_messages(root, kb, name, err, errlen) != 0)
         return -1;
-    if (build_index(kb) != 0)
+    if (nt_build_index(kb) != 0)
         goto oom;
     return 0;
 oom:
@@ -689,7 +691,7 @@ int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen)
     int rc = -1;
     if (!kb) {
         snprintf(err, errlen, "knowledge base '%s': out of memory", name);
-    } else if (parse_kb(root, kb, name, err, errlen) == 0 && (kb->source = strdup(name))) {
+    } else if (nt_parse_kb(root, kb, name, err, errlen) == 0 && (kb->source = strdup(name))) {
         rc = 0;
     } else if (!err[0]) {
         snprintf(err, errlen, "knowledge base '%s': out of memory", name);
@@ -817,7 +819,7 @@ int nt_kb_check_json(const cJSON *root, const char *name, char *err, size_t errl
         snprintf(err, errlen, "knowledge base '%s': out of memory", name);
         return -1;
     }
-    int rc = parse_kb(root, kb, name, err, errlen);
+    int rc = nt_parse_kb(root, kb, name, err, errlen);
     nt_kb_destroy(kb);
     return rc;
 }

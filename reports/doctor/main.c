@@ -33,7 +33,7 @@ typedef struct {
     int ninputs;
 } doctor_params_t;
 
-static void usage(FILE *out)
+static void nt_doctor_usage(FILE *out)
 {
     fprintf(out,
             "usage: nettune doctor [options] FILE...\n"
@@ -79,7 +79,7 @@ static void usage(FILE *out)
             "binary or empty input, or an input with no NCCL or nccl-tests lines.\n");
 }
 
-static int parse_args(int argc, char **argv, doctor_params_t *p)
+static int nt_parse_args(int argc, char **argv, doctor_params_t *p)
 {
     enum { OPT_KB = 256, OPT_PRINT_KB, OPT_COLOR, OPT_VERSION, OPT_HOST, OPT_REQUIRE };
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
@@ -177,7 +177,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
             }
             break;
         case 'h':
-            usage(stdout);
+            nt_doctor_usage(stdout);
             return 0;
         case OPT_VERSION:
             printf("nettune-doctor %s\n", nt_version());
@@ -206,7 +206,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
     if (p->ninputs == 0) {
         fprintf(stderr,
                 "nettune-doctor: no input: give one or more NCCL log files ('-' = stdin)\n");
-        usage(stderr);
+        nt_doctor_usage(stderr);
         return NT_EXIT_USAGE;
     }
     return -1; /* go on */
@@ -214,7 +214,7 @@ static int parse_args(int argc, char **argv, doctor_params_t *p)
 
 /* The document through the one output writer (lib/output.c: a temporary file renamed over
  * `path`, links followed, "-" = stdout); 0 or -1 (the writer logged why). */
-static int write_json(const cJSON *doc, const char *path)
+static int nt_write_json(const cJSON *doc, const char *path)
 {
     return nt_json_write_atomic(doc, path) == NT_OK ? 0 : -1;
 }
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 {
     doctor_params_t p;
     nt_log_init(NULL, -1);
-    int rc = parse_args(argc, argv, &p);
+    int rc = nt_parse_args(argc, argv, &p);
     nt_kb_t *kb = NULL;
     nt_doctor_t *d = NULL;
     char msg[1024];
@@ -301,7 +301,7 @@ int main(int argc, char **argv)
             goto out_doctor;
         }
     }
-    if (p.output && strcmp(p.output, "-") != 0 && write_json(doc, p.output) != 0)
+    if (p.output && strcmp(p.output, "-") != 0 && nt_write_json(doc, p.output) != 0)
         rc = NT_EXIT_USAGE;
     int text_report = !p.quiet && !stdout_json && (usable || nt_doctor_worst(d) >= 0);
     for (int i = 0; skipped && i < unusable; i++)
@@ -309,7 +309,7 @@ int main(int argc, char **argv)
             NT_ERROR(DOCTOR, "%s", skipped[i]);
     if (!p.quiet) {
         if (stdout_json) {
-            if (write_json(doc, "-") != 0)
+            if (nt_write_json(doc, "-") != 0)
                 rc = NT_EXIT_USAGE;
         } else if (text_report) {
             int colour = p.colour >= 0 ? p.colour : (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));

@@ -6,21 +6,21 @@
 #include "analyze_int.h"
 #include "nettune/version.h"
 
-static const char *ev_file(const nt_doctor_t *d, const nt_ev_t *e)
+static const char *nt_ev_file(const nt_doctor_t *d, const nt_ev_t *e)
 {
     if (e->input == (unsigned)-1)
         return d->report_path ? d->report_path : "report";
     return e->input < d->ninputs ? d->inputs[e->input].path : "?";
 }
 
-static void sev_counts(const nt_doctor_t *d, int c[3])
+static void nt_sev_counts(const nt_doctor_t *d, int c[3])
 {
     c[0] = c[1] = c[2] = 0;
     for (size_t i = 0; i < d->nfindings; i++)
         c[d->findings[i].severity]++;
 }
 
-static void text_job(const nt_doctor_t *d, FILE *out)
+static void nt_text_job(const nt_doctor_t *d, FILE *out)
 {
     unsigned long lines = 0, trunc = 0;
     for (size_t i = 0; i < d->ninputs; i++) {
@@ -107,7 +107,7 @@ static void text_job(const nt_doctor_t *d, FILE *out)
 
 /* What the text says about a table's collective: named by the log, given with --expect, inferred
  * from the table's own figures, or not stated (then, on several nodes, the all_reduce figure). */
-static void coll_desc(const nt_table_t *t, char *buf, size_t n)
+static void nt_coll_desc(const nt_table_t *t, char *buf, size_t n)
 {
     const char *assumed = t->network_GBps > 0 ? "; assumed all_reduce for the network figure" : "";
     if (t->coll && t->coll_source && strcmp(t->coll_source, "expect") == 0)
@@ -125,7 +125,7 @@ static void coll_desc(const nt_table_t *t, char *buf, size_t n)
                  *assumed ? assumed + 2 : "", *assumed ? ")" : "");
 }
 
-static void text_tables(const nt_doctor_t *d, FILE *out)
+static void nt_text_tables(const nt_doctor_t *d, FILE *out)
 {
     if (!d->ntables)
         return;
@@ -135,7 +135,7 @@ static void text_tables(const nt_doctor_t *d, FILE *out)
     for (size_t i = 0; i < d->ntables; i++) {
         const nt_table_t *t = &d->tables[i];
         char coll[400];
-        coll_desc(t, coll, sizeof(coll));
+        nt_coll_desc(t, coll, sizeof(coll));
         fprintf(out, "  %s:%lu %s, %lu row(s)", d->inputs[t->input].path, t->header_line, coll,
                 t->rows);
         if (t->ntop) {
@@ -153,7 +153,7 @@ static void text_tables(const nt_doctor_t *d, FILE *out)
         fprintf(out, "  (%lu more table(s) not analysed)\n", d->tables_dropped);
 }
 
-static void text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out, int colour)
+static void nt_text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out, int colour)
 {
     static const char *const label[] = {"INFO", "WARN", "ERROR"};
     static const char *const col[] = {"\033[36m", "\033[33m", "\033[31m"};
@@ -177,9 +177,9 @@ static void text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *out,
         for (size_t i = 0; i < f->ev.n; i++) {
             const nt_ev_t *e = &f->ev.ev[i];
             if (e->input == (unsigned)-1)
-                fprintf(out, "    %s: %s\n", ev_file(d, e), e->text);
+                fprintf(out, "    %s: %s\n", nt_ev_file(d, e), e->text);
             else
-                fprintf(out, "    %s:%lu: %s\n", ev_file(d, e), e->line, e->text);
+                fprintf(out, "    %s:%lu: %s\n", nt_ev_file(d, e), e->line, e->text);
         }
         if (f->ev.total > f->ev.n)
             fprintf(out, "    ... and %lu more line(s)\n", f->ev.total - f->ev.n);
@@ -221,12 +221,12 @@ void nt_doctor_write_text(const nt_doctor_t *d, FILE *out, int colour)
             fprintf(out, "%s%s", i ? "; " : "", d->not_judged[i]);
         fprintf(out, "\n");
     }
-    text_job(d, out);
+    nt_text_job(d, out);
     nt_op_text(d, out);
-    text_tables(d, out);
+    nt_text_tables(d, out);
     for (size_t i = 0; i < d->nfindings; i++)
-        text_finding(d, &d->findings[i], out, colour);
-    sev_counts(d, c);
+        nt_text_finding(d, &d->findings[i], out, colour);
+    nt_sev_counts(d, c);
     const cJSON *pf;
     if (d->per_file) {
         fprintf(out, "\nfindings of single files that the joint diagnosis replaces:\n");
@@ -255,12 +255,12 @@ void nt_doctor_write_text(const nt_doctor_t *d, FILE *out, int colour)
     } while (0)
 
 /* {"file", "line", "text"} of one evidence line (line null for a --report entry). */
-static cJSON *ev_obj(const nt_doctor_t *d, const nt_ev_t *e)
+static cJSON *nt_ev_obj(const nt_doctor_t *d, const nt_ev_t *e)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "file", ev_file(d, e));
+    cJSON_AddStringToObject(o, "file", nt_ev_file(d, e));
     if (e->line)
         cJSON_AddNumberToObject(o, "line", (double)e->line);
     else
@@ -269,7 +269,7 @@ static cJSON *ev_obj(const nt_doctor_t *d, const nt_ev_t *e)
     return o;
 }
 
-static cJSON *strlist(const char *const *v, size_t n)
+static cJSON *nt_strlist(const char *const *v, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; a && i < n; i++) {
@@ -283,17 +283,17 @@ static cJSON *strlist(const char *const *v, size_t n)
     return a;
 }
 
-static cJSON *maplist(const nt_map_t *m)
+static cJSON *nt_maplist(const nt_map_t *m)
 {
-    return strlist((const char *const *)m->keys, m->n);
+    return nt_strlist((const char *const *)m->keys, m->n);
 }
 
-static double r2(double v)
+static double nt_r2(double v)
 {
     return round(v * 100) / 100;
 }
 
-static cJSON *json_finding(const nt_doctor_t *d, const nt_finding_t *f)
+static cJSON *nt_json_finding(const nt_doctor_t *d, const nt_finding_t *f)
 {
     cJSON *o = cJSON_CreateObject(), *ev, *ranks;
     CHK(o);
@@ -310,8 +310,8 @@ static cJSON *json_finding(const nt_doctor_t *d, const nt_finding_t *f)
         CHK(cJSON_AddStringToObject(o, "confirm", f->kb->confirm));
     if (f->kb->reference)
         CHK(cJSON_AddStringToObject(o, "reference", f->kb->reference));
-    cJSON *cb = strlist(f->caused_by, f->ncaused_by), *ca = strlist(f->causes, f->ncauses),
-          *re = strlist(f->related, f->nrelated);
+    cJSON *cb = nt_strlist(f->caused_by, f->ncaused_by), *ca = nt_strlist(f->causes, f->ncauses),
+          *re = nt_strlist(f->related, f->nrelated);
     if (cb)
         cJSON_AddItemToObject(o, "caused_by", cb);
     if (ca)
@@ -319,7 +319,7 @@ static cJSON *json_finding(const nt_doctor_t *d, const nt_finding_t *f)
     if (re)
         cJSON_AddItemToObject(o, "related", re);
     CHK(cb && ca && re);
-    cJSON *hosts = maplist(&f->hosts);
+    cJSON *hosts = nt_maplist(&f->hosts);
     CHK(hosts);
     cJSON_AddItemToObject(o, "hosts", hosts);
     CHK(ranks = cJSON_AddArrayToObject(o, "ranks"));
@@ -334,7 +334,7 @@ static cJSON *json_finding(const nt_doctor_t *d, const nt_finding_t *f)
         cJSON *x = cJSON_CreateObject();
         CHK(x);
         cJSON_AddItemToArray(ev, x);
-        CHK(cJSON_AddStringToObject(x, "file", ev_file(d, e)));
+        CHK(cJSON_AddStringToObject(x, "file", nt_ev_file(d, e)));
         if (e->input == (unsigned)-1)
             CHK(cJSON_AddNullToObject(x, "line"));
         else
@@ -354,7 +354,7 @@ fail:
     return NULL;
 }
 
-static cJSON *json_table(const nt_doctor_t *d, const nt_table_t *t)
+static cJSON *nt_json_table(const nt_doctor_t *d, const nt_table_t *t)
 {
     cJSON *o = cJSON_CreateObject(), *rows;
     CHK(o);
@@ -375,13 +375,13 @@ static cJSON *json_table(const nt_doctor_t *d, const nt_table_t *t)
                      : cJSON_AddNullToObject(o, "gpu_model"));
     CHK(t->ntop ? cJSON_AddNumberToObject(o, "largest_bytes", (double)t->top[0].bytes)
                 : cJSON_AddNullToObject(o, "largest_bytes"));
-    CHK(t->plateau >= 0 ? cJSON_AddNumberToObject(o, "plateau_busbw_GBps", r2(t->plateau))
+    CHK(t->plateau >= 0 ? cJSON_AddNumberToObject(o, "plateau_busbw_GBps", nt_r2(t->plateau))
                         : cJSON_AddNullToObject(o, "plateau_busbw_GBps"));
     CHK(t->avg_busbw >= 0 ? cJSON_AddNumberToObject(o, "avg_busbw_GBps", t->avg_busbw)
                           : cJSON_AddNullToObject(o, "avg_busbw_GBps"));
-    CHK(t->expected > 0 ? cJSON_AddNumberToObject(o, "expected_busbw_GBps", r2(t->expected))
+    CHK(t->expected > 0 ? cJSON_AddNumberToObject(o, "expected_busbw_GBps", nt_r2(t->expected))
                         : cJSON_AddNullToObject(o, "expected_busbw_GBps"));
-    CHK(t->ratio >= 0 ? cJSON_AddNumberToObject(o, "ratio", r2(t->ratio))
+    CHK(t->ratio >= 0 ? cJSON_AddNumberToObject(o, "ratio", nt_r2(t->ratio))
                       : cJSON_AddNullToObject(o, "ratio"));
     CHK(cJSON_AddStringToObject(o, "verdict", t->verdict ? t->verdict : "not_judged"));
     CHK(t->basis ? cJSON_AddStringToObject(o, "basis", t->basis)
@@ -445,7 +445,7 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
         CHK(cJSON_AddStringToObject(root, "report", d->report_path));
 
     CHK(job = cJSON_AddObjectToObject(root, "job"));
-    CHK(arr = maplist(&d->versions));
+    CHK(arr = nt_maplist(&d->versions));
     cJSON_AddItemToObject(job, "nccl_versions", arr);
     CHK(d->nranks > 0 ? cJSON_AddNumberToObject(job, "nranks", d->nranks)
                       : cJSON_AddNullToObject(job, "nranks"));
@@ -453,9 +453,9 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
                       : cJSON_AddNullToObject(job, "nnodes"));
     CHK(d->local_ranks > 0 ? cJSON_AddNumberToObject(job, "local_ranks", d->local_ranks)
                            : cJSON_AddNullToObject(job, "local_ranks"));
-    CHK(arr = maplist(&d->hosts));
+    CHK(arr = nt_maplist(&d->hosts));
     cJSON_AddItemToObject(job, "hosts", arr);
-    CHK(arr = maplist(&d->networks));
+    CHK(arr = nt_maplist(&d->networks));
     cJSON_AddItemToObject(job, "networks", arr);
     CHK(d->nic_names ? cJSON_AddStringToObject(job, "net_devices", d->nic_names)
                      : cJSON_AddNullToObject(job, "net_devices"));
@@ -485,36 +485,36 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
     /* the line each fact was read from; a fact that is null or empty above is unknown */
     CHK(obj = cJSON_AddObjectToObject(job, "evidence"));
     if (d->version_ev[0].text)
-        cJSON_AddItemToObject(obj, "nccl_versions", ev_obj(d, &d->version_ev[0]));
+        cJSON_AddItemToObject(obj, "nccl_versions", nt_ev_obj(d, &d->version_ev[0]));
     if (d->comm_ev.text) {
-        cJSON_AddItemToObject(obj, "nranks", ev_obj(d, &d->comm_ev));
-        cJSON_AddItemToObject(obj, "nnodes", ev_obj(d, &d->comm_ev));
-        cJSON_AddItemToObject(obj, "local_ranks", ev_obj(d, &d->comm_ev));
+        cJSON_AddItemToObject(obj, "nranks", nt_ev_obj(d, &d->comm_ev));
+        cJSON_AddItemToObject(obj, "nnodes", nt_ev_obj(d, &d->comm_ev));
+        cJSON_AddItemToObject(obj, "local_ranks", nt_ev_obj(d, &d->comm_ev));
     } else if (d->nranks_ev.text) { /* only "comm ... nranks N ... Init COMPLETE" lines */
-        cJSON_AddItemToObject(obj, "nranks", ev_obj(d, &d->nranks_ev));
+        cJSON_AddItemToObject(obj, "nranks", nt_ev_obj(d, &d->nranks_ev));
     }
     if (d->netib_ev.n)
-        cJSON_AddItemToObject(obj, "net_devices", ev_obj(d, &d->netib_ev.ev[0]));
+        cJSON_AddItemToObject(obj, "net_devices", nt_ev_obj(d, &d->netib_ev.ev[0]));
     cJSON *hm = cJSON_AddObjectToObject(obj, "hosts");
     for (size_t i = 0; hm && i < d->hosts.n && i < NT_FACT_EV; i++)
         if (d->host_ev[i].text)
-            cJSON_AddItemToObject(hm, d->hosts.keys[i], ev_obj(d, &d->host_ev[i]));
+            cJSON_AddItemToObject(hm, d->hosts.keys[i], nt_ev_obj(d, &d->host_ev[i]));
     cJSON *nm = cJSON_AddObjectToObject(obj, "networks");
     for (size_t i = 0; nm && i < d->networks.n && i < NT_FACT_EV; i++)
         if (d->net_ev[i].text)
-            cJSON_AddItemToObject(nm, d->networks.keys[i], ev_obj(d, &d->net_ev[i]));
+            cJSON_AddItemToObject(nm, d->networks.keys[i], nt_ev_obj(d, &d->net_ev[i]));
     cJSON *tm = cJSON_AddObjectToObject(obj, "transports");
     for (size_t i = 0; tm && i < d->transports.n && i < NT_FACT_EV; i++)
         if (d->tr_ev[i].text)
-            cJSON_AddItemToObject(tm, d->transports.keys[i], ev_obj(d, &d->tr_ev[i]));
+            cJSON_AddItemToObject(tm, d->transports.keys[i], nt_ev_obj(d, &d->tr_ev[i]));
     cJSON *em = cJSON_AddObjectToObject(obj, "env");
     for (size_t i = 0; em && i < d->nenv; i++)
         if (d->env[i].first.text)
-            cJSON_AddItemToObject(em, d->env[i].name, ev_obj(d, &d->env[i].first));
+            cJSON_AddItemToObject(em, d->env[i].name, nt_ev_obj(d, &d->env[i].first));
     cJSON *pm = cJSON_AddObjectToObject(obj, "tuner_plugins");
     for (size_t i = 0; pm && i < d->nprocs; i++)
         if (d->procs[i].tuner && d->procs[i].first_tuner.text)
-            cJSON_AddItemToObject(pm, d->procs[i].id, ev_obj(d, &d->procs[i].first_tuner));
+            cJSON_AddItemToObject(pm, d->procs[i].id, nt_ev_obj(d, &d->procs[i].first_tuner));
 
     CHK(hw = cJSON_AddObjectToObject(root, "hardware"));
     CHK(d->hw.source ? cJSON_AddStringToObject(hw, "source", d->hw.source)
@@ -535,19 +535,19 @@ cJSON *nt_doctor_to_json(const nt_doctor_t *d, int exit_code)
 
     CHK(arr = cJSON_AddArrayToObject(root, "benchmarks"));
     for (size_t i = 0; i < d->ntables; i++) {
-        cJSON *t = json_table(d, &d->tables[i]);
+        cJSON *t = nt_json_table(d, &d->tables[i]);
         CHK(t);
         cJSON_AddItemToArray(arr, t);
     }
     CHK(arr = cJSON_AddArrayToObject(root, "findings"));
     for (size_t i = 0; i < d->nfindings; i++) {
-        cJSON *f = json_finding(d, &d->findings[i]);
+        cJSON *f = nt_json_finding(d, &d->findings[i]);
         CHK(f);
         cJSON_AddItemToArray(arr, f);
     }
     if (d->per_file)
         CHK(cJSON_AddItemToObject(root, "per_file", cJSON_Duplicate(d->per_file, 1)) ? root : NULL);
-    sev_counts(d, c);
+    nt_sev_counts(d, c);
     CHK(sum = cJSON_AddObjectToObject(root, "summary"));
     CHK(arr = cJSON_AddArrayToObject(sum, "not_judged"));
     for (size_t i = 0; i < d->nnot_judged; i++)

@@ -11,7 +11,7 @@
 
 /* ---- output ------------------------------------------------------------------------------- */
 
-static cJSON *ev_json(const nt_doctor_t *d, const nt_ev_t *e)
+static cJSON *nt_ev_json(const nt_doctor_t *d, const nt_ev_t *e)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o || !e->text)
@@ -22,7 +22,7 @@ static cJSON *ev_json(const nt_doctor_t *d, const nt_ev_t *e)
     return o;
 }
 
-static void add_host(cJSON *o, const char *h)
+static void nt_add_host(cJSON *o, const char *h)
 {
     if (h)
         cJSON_AddStringToObject(o, "host", h);
@@ -42,7 +42,7 @@ cJSON *nt_op_json(const nt_doctor_t *d)
         cJSON *e = cJSON_CreateObject();
         if (!e)
             break;
-        add_host(e, p->host);
+        nt_add_host(e, p->host);
         cJSON_AddStringToObject(e, "hca", p->hca);
         cJSON_AddNumberToObject(e, "port", p->port);
         cJSON_AddStringToObject(e, "state", p->state[0] ? p->state : "unknown");
@@ -54,7 +54,8 @@ cJSON *nt_op_json(const nt_doctor_t *d)
         cJSON_AddStringToObject(e, "link_layer", p->layer[0] ? p->layer : "unknown");
         if (p->sm_lid >= 0)
             cJSON_AddNumberToObject(e, "sm_lid", (double)p->sm_lid);
-        cJSON_AddItemToObject(e, "evidence", ev_json(d, p->ev_state.text ? &p->ev_state : &p->ev));
+        cJSON_AddItemToObject(e, "evidence",
+                              nt_ev_json(d, p->ev_state.text ? &p->ev_state : &p->ev));
         cJSON_AddItemToArray(ports, e);
     }
     cJSON *topos = cJSON_AddArrayToObject(j, "topologies");
@@ -66,7 +67,7 @@ cJSON *nt_op_json(const nt_doctor_t *d)
         int ngpu = 0, nnic = 0;
         for (int c = 0; c < tp->ncols; c++)
             nt_topo_col_is_gpu(tp->col[c]) ? ngpu++ : nnic++;
-        add_host(e, tp->host);
+        nt_add_host(e, tp->host);
         cJSON_AddStringToObject(e, "source", "nvidia-smi topo -m");
         cJSON_AddNumberToObject(e, "gpus", ngpu);
         cJSON_AddNumberToObject(e, "nics", nnic);
@@ -86,7 +87,7 @@ cJSON *nt_op_json(const nt_doctor_t *d)
         int ngpu = 0, nnic = 0;
         for (size_t k = 0; k < t->ndevs; k++)
             t->devs[k].kind == NT_XDEV_GPU ? ngpu++ : nnic++;
-        add_host(e, x->host);
+        nt_add_host(e, x->host);
         cJSON_AddStringToObject(
             e, "source", t->kind == NT_NCCLXML_SYSTEM ? "NCCL topology XML" : "NCCL graph XML");
         if (t->kind == NT_NCCLXML_SYSTEM) {
@@ -108,7 +109,7 @@ cJSON *nt_op_json(const nt_doctor_t *d)
 }
 
 /* InfiniBand generation of a lane speed in Gb/s (IBTA: SDR 2.5 ... XDR 200), or "". */
-static const char *ib_gen(const char *speed)
+static const char *nt_ib_gen(const char *speed)
 {
     static const struct {
         double g;
@@ -131,7 +132,7 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
     for (size_t i = 0; i < o->nports; i++) {
         const nt_opport_t *p = &o->ports[i];
         char rate[48] = "rate unknown";
-        const char *gen = strcasecmp(p->layer, "Ethernet") != 0 ? ib_gen(p->speed) : "";
+        const char *gen = strcasecmp(p->layer, "Ethernet") != 0 ? nt_ib_gen(p->speed) : "";
         if (p->rate_Gbps > 0)
             snprintf(rate, sizeof(rate), "%s%s%s%s%g Gb/s", p->width, gen[0] ? " " : "", gen,
                      p->width[0] ? " = " : "", p->rate_Gbps);

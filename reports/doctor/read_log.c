@@ -1,4 +1,4 @@
-/* Reading: every line of every input goes through feed_line once, which records bounded facts
+/* Reading: every line of every input goes through nt_feed_line once, which records bounded facts
  * (counts, first evidence lines, per-rank flags). The rules (rules.c) run afterwards. */
 #include <ctype.h>
 #include <math.h>
@@ -10,14 +10,14 @@
 #include "analyze_int.h"
 #include "nettune/rdoc.h"
 
-/* ---- helpers for feed_line --------------------------------------------------------------- */
+/* ---- helpers for nt_feed_line --------------------------------------------------------------- */
 
-static int starts(const char *s, const char *p)
+static int nt_starts(const char *s, const char *p)
 {
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-static char *dupn(const char *s, size_t n)
+static char *nt_dupn(const char *s, size_t n)
 {
     char *c = malloc(n + 1);
     if (c) {
@@ -27,16 +27,16 @@ static char *dupn(const char *s, size_t n)
     return c;
 }
 
-static void replace_str(char **dst, const char *s, size_t n)
+static void nt_replace_str(char **dst, const char *s, size_t n)
 {
-    char *c = dupn(s, n);
+    char *c = nt_dupn(s, n);
     if (!c)
         return;
     free(*dst);
     *dst = c;
 }
 
-static long find_int_after(const char *s, const char *key)
+static long nt_find_int_after(const char *s, const char *key)
 {
     const char *p = strstr(s, key);
     if (!p)
@@ -54,13 +54,13 @@ static long find_int_after(const char *s, const char *key)
 
 /* The first line that named entry `idx` of a fact map (hosts, networks, transports): the
  * evidence of that fact in the document. */
-static void fact_ev(nt_doctor_t *d, nt_ev_t *arr, long idx)
+static void nt_fact_ev(nt_doctor_t *d, nt_ev_t *arr, long idx)
 {
     if (idx >= 0 && idx < NT_FACT_EV && !arr[idx].text && d->cur_line)
         nt_ev_set(&arr[idx], d->cur, d->inputs[d->cur].lines, d->cur_line);
 }
 
-static void set_rank_host(nt_doctor_t *d, long rank, long host_idx)
+static void nt_set_rank_host(nt_doctor_t *d, long rank, long host_idx)
 {
     if (rank < 0 || rank >= NT_MAX_RANK || host_idx < 0)
         return;
@@ -78,7 +78,7 @@ static void set_rank_host(nt_doctor_t *d, long rank, long host_idx)
     d->rank_host[rank] = (int)host_idx + 1;
 }
 
-static void mark_gdr(nt_doctor_t *d, long rank, unsigned char bit)
+static void nt_mark_gdr(nt_doctor_t *d, long rank, unsigned char bit)
 {
     if (rank < 0 || rank >= NT_MAX_RANK)
         return;
@@ -96,7 +96,7 @@ static void mark_gdr(nt_doctor_t *d, long rank, unsigned char bit)
     d->gdr[rank] |= bit;
 }
 
-static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l)
+static nt_proc_t *nt_proc_get(nt_doctor_t *d, const nt_logline_t *l)
 {
     char id[320];
     int n;
@@ -121,15 +121,15 @@ static nt_proc_t *proc_get(nt_doctor_t *d, const nt_logline_t *l)
         }
         nt_proc_t *p = &d->procs[d->nprocs++];
         memset(p, 0, sizeof(*p));
-        p->id = dupn(id, (size_t)n);
+        p->id = nt_dupn(id, (size_t)n);
         p->input = d->cur;
         if (l->host)
-            p->host = dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
+            p->host = nt_dupn(l->host, l->host_len > 256 ? 256 : l->host_len);
     }
     return &d->procs[i];
 }
 
-static void proc_add_rank(nt_proc_t *p, long rank)
+static void nt_proc_add_rank(nt_proc_t *p, long rank)
 {
     if (!p || rank < 0)
         return;
@@ -140,8 +140,8 @@ static void proc_add_rank(nt_proc_t *p, long rank)
         p->ranks[p->nranks++] = (int)rank;
 }
 
-static void env_record(nt_doctor_t *d, const char *name, size_t nlen, const char *val, size_t vlen,
-                       int cmdline, const char *line)
+static void nt_env_record(nt_doctor_t *d, const char *name, size_t nlen, const char *val,
+                          size_t vlen, int cmdline, const char *line)
 {
     while (vlen > 0 && (val[vlen - 1] == '.' || val[vlen - 1] == ' ' || val[vlen - 1] == '\\'))
         vlen--;
@@ -152,14 +152,14 @@ static void env_record(nt_doctor_t *d, const char *name, size_t nlen, const char
         if (cmdline)
             return;
         if (e->from_cmdline) { /* the process's own echo is the better fact */
-            replace_str(&e->value, val, vlen);
+            nt_replace_str(&e->value, val, vlen);
             e->from_cmdline = 0;
             nt_ev_set(&e->first, d->cur, d->inputs[d->cur].lines, line);
             return;
         }
         if (!e->mismatch && (strlen(e->value) != vlen || memcmp(e->value, val, vlen) != 0)) {
             e->mismatch = 1;
-            replace_str(&e->other, val, vlen);
+            nt_replace_str(&e->other, val, vlen);
             nt_ev_set(&e->first_other, d->cur, d->inputs[d->cur].lines, line);
         }
         return;
@@ -176,8 +176,8 @@ static void env_record(nt_doctor_t *d, const char *name, size_t nlen, const char
     }
     nt_env_t *e = &d->env[d->nenv];
     memset(e, 0, sizeof(*e));
-    e->name = dupn(name, nlen);
-    e->value = dupn(val, vlen);
+    e->name = nt_dupn(name, nlen);
+    e->value = nt_dupn(val, vlen);
     if (!e->name || !e->value) {
         free(e->name);
         free(e->value);
@@ -188,7 +188,7 @@ static void env_record(nt_doctor_t *d, const char *name, size_t nlen, const char
     d->nenv++;
 }
 
-static const char *env_value(const nt_doctor_t *d, const char *name)
+static const char *nt_env_value(const nt_doctor_t *d, const char *name)
 {
     for (size_t i = 0; i < d->nenv; i++)
         if (strcmp(d->env[i].name, name) == 0)
@@ -197,7 +197,7 @@ static const char *env_value(const nt_doctor_t *d, const char *name)
 }
 
 /* "NCCL_X=value" tokens on a launcher command line (mpirun -x NCCL_ALGO=Ring, env A=B cmd). */
-static void scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line)
+static void nt_scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line)
 {
     for (const char *p = strstr(s, "NCCL_"); p; p = strstr(p + 5, "NCCL_")) {
         if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
@@ -211,13 +211,13 @@ static void scan_cmdline_env(nt_doctor_t *d, const char *s, const char *line)
         while (*e && !isspace((unsigned char)*e))
             e++;
         if (e > v)
-            env_record(d, p, (size_t)(q - p), v, (size_t)(e - v), 1, line);
+            nt_env_record(d, p, (size_t)(q - p), v, (size_t)(e - v), 1, line);
     }
 }
 
 /* ---- nccl-tests --------------------------------------------------------------------------- */
 
-static void run_reset(nt_doctor_t *d)
+static void nt_run_reset(nt_doctor_t *d)
 {
     nt_map_cleanup(&d->run_hosts);
     nt_map_init(&d->run_hosts);
@@ -228,20 +228,20 @@ static void run_reset(nt_doctor_t *d)
 
 /* A device line ("#  Rank  0 Group  0 Pid 295203 on node01 device  0 [0x18] NVIDIA H100"), parsed
  * by the nccl-tests reader: the host joins the run and the rank's host is known. */
-static void record_device(nt_doctor_t *d, const nt_ncclt_device_t *dev)
+static void nt_record_device(nt_doctor_t *d, const nt_ncclt_device_t *dev)
 {
     long hi = nt_map_put(&d->run_hosts, dev->host, dev->host_len);
     if (hi >= 0)
         d->run_hosts.vals[hi]++;
     long gh = nt_map_put(&d->hosts, dev->host, dev->host_len);
-    fact_ev(d, d->host_ev, gh);
-    set_rank_host(d, dev->rank, gh);
+    nt_fact_ev(d, d->host_ev, gh);
+    nt_set_rank_host(d, dev->rank, gh);
     if (dev->rank < NT_MAX_RANK && dev->rank + 1 > d->run_ranks) /* ranks beyond are not tracked */
         d->run_ranks = (int)dev->rank + 1;
 }
 
 /* The table the nccl-tests reader just opened (its index `sweep`), with the doctor's own fields. */
-static nt_table_t *table_open(nt_doctor_t *d, size_t sweep)
+static nt_table_t *nt_table_open(nt_doctor_t *d, size_t sweep)
 {
     if (d->ntables >= NT_MAX_TABLES) {
         d->tables_dropped++;
@@ -262,7 +262,7 @@ static nt_table_t *table_open(nt_doctor_t *d, size_t sweep)
     t->coll = lt->coll ? strdup(lt->coll) : NULL;
     t->coll_source = t->coll ? "log" : NULL;
     t->gpu_model = lt->gpu_model ? strdup(lt->gpu_model) : NULL;
-    const char *algo = env_value(d, "NCCL_ALGO");
+    const char *algo = nt_env_value(d, "NCCL_ALGO");
     t->algo = algo ? strdup(algo) : NULL;
     t->avg_busbw = -1;
     t->nranks = lt->nranks;
@@ -275,7 +275,8 @@ static nt_table_t *table_open(nt_doctor_t *d, size_t sweep)
     return t;
 }
 
-static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *lr, const char *line)
+static void nt_table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *lr,
+                             const char *line)
 {
     nt_row_t row, *r = &row;
     memset(r, 0, sizeof(*r));
@@ -291,7 +292,7 @@ static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *l
     if (t->nrowtext < NT_ROW_TEXTS) {
         size_t n = strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line);
         t->rowline[t->nrowtext] = d->inputs[d->cur].lines;
-        if ((t->rowtext[t->nrowtext] = dupn(line, n)))
+        if ((t->rowtext[t->nrowtext] = nt_dupn(line, n)))
             t->nrowtext++;
     }
     /* keep the NT_TOP_ROWS largest sizes, descending; a repeated size keeps its later row */
@@ -303,7 +304,7 @@ static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *l
             t->top[i].input = d->cur;
             t->top[i].line = d->inputs[d->cur].lines;
             t->top[i].text =
-                dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+                nt_dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
             return;
         }
         if (r->bytes > t->top[i].bytes) {
@@ -322,31 +323,31 @@ static void table_add_row(nt_doctor_t *d, nt_table_t *t, const nt_ncclt_row_t *l
     t->top[pos].input = d->cur;
     t->top[pos].line = d->inputs[d->cur].lines;
     t->top[pos].text =
-        dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+        nt_dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
     t->ntop++;
 }
 
 /* Returns 1 if the line belongs to nccl-tests' output (read by lib/nccltests.c). */
-static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
+static int nt_feed_tests(nt_doctor_t *d, const char *body, const char *line)
 {
     switch (nt_ncclt_reader_feed(d->ncclt, body, d->inputs[d->cur].lines)) {
     case NT_NCCLT_NONE:
         return 0;
     case NT_NCCLT_RUN:
-        run_reset(d);
+        nt_run_reset(d);
         d->tests_started = 1;
         nt_ev_free(&d->run_ev);
         nt_ev_set(&d->run_ev, d->cur, d->inputs[d->cur].lines, line);
         return 1;
     case NT_NCCLT_DEVICE:
-        record_device(d, nt_ncclt_reader_device(d->ncclt));
+        nt_record_device(d, nt_ncclt_reader_device(d->ncclt));
         return 1;
     case NT_NCCLT_TABLE:
-        d->open_table = table_open(d, nt_ncclt_reader_ntables(d->ncclt) - 1);
+        d->open_table = nt_table_open(d, nt_ncclt_reader_ntables(d->ncclt) - 1);
         return 1;
     case NT_NCCLT_ROW:
         if (d->open_table)
-            table_add_row(d, d->open_table, nt_ncclt_reader_row(d->ncclt), line);
+            nt_table_add_row(d, d->open_table, nt_ncclt_reader_row(d->ncclt), line);
         d->last_progress_seq = d->seq;
         return 1;
     case NT_NCCLT_END:
@@ -374,7 +375,7 @@ static int feed_tests(nt_doctor_t *d, const char *body, const char *line)
 /* ---- NCCL lines --------------------------------------------------------------------------- */
 
 /* "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1" and the 2.7 form without [send]. */
-static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+static int nt_feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 {
     const char *via = strstr(l->msg, " via ");
     const char *arrow = strstr(l->msg, " -> ");
@@ -393,35 +394,35 @@ static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *li
     const char *t = via + 5;
     char key[48];
     int gdr = strstr(t, "/GDRDMA") != NULL;
-    if (starts(t, "NET/")) {
+    if (nt_starts(t, "NET/")) {
         const char *e = t + 4;
         while (*e && *e != '/' && *e != ' ')
             e++;
         snprintf(key, sizeof(key), "%.*s%s", (int)((e - t) > 32 ? 32 : (e - t)), t,
                  gdr ? "+GDRDMA" : "");
-        int sock = starts(t, "NET/Socket");
+        int sock = nt_starts(t, "NET/Socket");
         if (sock) {
             long ni = nt_map_put(&d->networks, "Socket", 6);
-            fact_ev(d, d->net_ev, ni);
+            nt_fact_ev(d, d->net_ev, ni);
             if (ni >= 0)
                 d->networks.vals[ni]++;
             nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
         } else {
             d->net_conns++;
-            mark_gdr(d, local, gdr ? 1 : 2);
+            nt_mark_gdr(d, local, gdr ? 1 : 2);
             nt_evlist_add(gdr ? &d->gdr_yes_ev : &d->gdr_no_ev, d->cur, d->inputs[d->cur].lines,
                           line);
             if (strstr(t, "/Shared"))
                 nt_evlist_add(&d->shared_ev, d->cur, d->inputs[d->cur].lines, line);
         }
-    } else if (starts(t, "P2P/")) {
+    } else if (nt_starts(t, "P2P/")) {
         const char *e = t + 4;
         while (*e && *e != '/' && *e != ' ')
             e++;
         snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
         d->last_p2p_seq = d->seq;
         nt_ev_set(&d->last_p2p, d->cur, d->inputs[d->cur].lines, line);
-    } else if (starts(t, "SHM") || starts(t, "direct shared memory")) {
+    } else if (nt_starts(t, "SHM") || nt_starts(t, "direct shared memory")) {
         snprintf(key, sizeof(key), "SHM");
     } else {
         const char *e = t;
@@ -430,25 +431,25 @@ static int feed_connection(nt_doctor_t *d, const nt_logline_t *l, const char *li
         snprintf(key, sizeof(key), "%.*s", (int)((e - t) > 32 ? 32 : (e - t)), t);
     }
     long ti = nt_map_put(&d->transports, key, strlen(key));
-    fact_ev(d, d->tr_ev, ti);
+    nt_fact_ev(d, d->tr_ev, ti);
     if (ti >= 0)
         d->transports.vals[ti]++;
     if (l->host) {
         long hi = nt_map_put(&d->hosts, l->host, l->host_len);
-        fact_ev(d, d->host_ev, hi);
-        set_rank_host(d, local, hi);
+        nt_fact_ev(d, d->host_ev, hi);
+        nt_set_rank_host(d, local, hi);
     }
     return 1;
 }
 
-static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+static void nt_feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 {
     const char *m = l->msg;
-    nt_proc_t *p = proc_get(d, l);
+    nt_proc_t *p = nt_proc_get(d, l);
     long hi = l->host ? nt_map_put(&d->hosts, l->host, l->host_len) : -1;
-    fact_ev(d, d->host_ev, hi);
+    nt_fact_ev(d, d->host_ev, hi);
 
-    if (feed_connection(d, l, line))
+    if (nt_feed_connection(d, l, line))
         return;
 
     const char *v = strstr(m, "NCCL version ");
@@ -472,29 +473,29 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
     if (l->level == NT_LVL_NONE)
         return;
 
-    if (starts(m, "NCCL_")) { /* "NCCL_X set by environment to V" / "NCCL_IB_HCA set to V" */
+    if (nt_starts(m, "NCCL_")) { /* "NCCL_X set by environment to V" / "NCCL_IB_HCA set to V" */
         const char *e = m;
         while (isupper((unsigned char)*e) || isdigit((unsigned char)*e) || *e == '_')
             e++;
         const char *val = NULL;
-        if (starts(e, " set by environment to "))
+        if (nt_starts(e, " set by environment to "))
             val = e + 23;
-        else if (starts(e, " set to "))
+        else if (nt_starts(e, " set to "))
             val = e + 8;
         if (val) {
-            env_record(d, m, (size_t)(e - m), val, strlen(val), 0, line);
+            nt_env_record(d, m, (size_t)(e - m), val, strlen(val), 0, line);
             if (p)
                 nt_map_put(&p->env, m, (size_t)(e - m));
         }
         return;
     }
-    if (starts(m, "Using network ")) {
+    if (nt_starts(m, "Using network ")) {
         const char *n = m + 14;
         size_t len = strlen(n);
         while (len && n[len - 1] == ' ')
             len--;
         long ni = nt_map_put(&d->networks, n, len);
-        fact_ev(d, d->net_ev, ni);
+        nt_fact_ev(d, d->net_ev, ni);
         if (ni >= 0)
             d->networks.vals[ni]++;
         if (len == 6 && memcmp(n, "Socket", 6) == 0)
@@ -503,12 +504,12 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
             p->init_seen = 1;
         return;
     }
-    if (starts(m, "NET/Socket : Using") || starts(m, "NET/Socket: Using")) {
+    if (nt_starts(m, "NET/Socket : Using") || nt_starts(m, "NET/Socket: Using")) {
         nt_evlist_add(&d->socket_ev, d->cur, d->inputs[d->cur].lines, line);
         return;
     }
-    if (starts(m, "NET/IB : Using [") || starts(m, "NET/IB: Using [") ||
-        starts(m, "NET/IB : Using[")) {
+    if (nt_starts(m, "NET/IB : Using [") || nt_starts(m, "NET/IB: Using [") ||
+        nt_starts(m, "NET/IB : Using[")) {
         int count = 0;
         const char *end = strchr(m, ';');
         size_t nl = 0;
@@ -547,7 +548,7 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
         while (tp[n] && tp[n] != ' ')
             n++;
         if (!p->tuner)
-            p->tuner = dupn(tp, n);
+            p->tuner = nt_dupn(tp, n);
         if (!p->first_tuner.text)
             nt_ev_set(&p->first_tuner, d->cur, d->inputs[d->cur].lines, line);
         p->init_seen = 1;
@@ -589,12 +590,12 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
      * (2.19+) and "comm 0x.. rank 0 nranks 16 cudaDev 0 busId ... - Init COMPLETE" (2.7+) */
     const char *c = strstr(m, "comm 0x");
     if (c) {
-        long rank = find_int_after(c, " rank ");
-        long nr = find_int_after(c, " nRanks ");
+        long rank = nt_find_int_after(c, " rank ");
+        long nr = nt_find_int_after(c, " nRanks ");
         if (nr < 0)
-            nr = find_int_after(c, " nranks ");
-        long nn = find_int_after(c, " nNodes ");
-        long lr = find_int_after(c, " localRanks ");
+            nr = nt_find_int_after(c, " nranks ");
+        long nn = nt_find_int_after(c, " nNodes ");
+        long lr = nt_find_int_after(c, " localRanks ");
         if (nr > d->nranks)
             d->nranks = (int)nr;
         if (nn > d->nnodes)
@@ -605,9 +606,9 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
             nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
         if (nr >= 0 && !d->nranks_ev.text)
             nt_ev_set(&d->nranks_ev, d->cur, d->inputs[d->cur].lines, line);
-        set_rank_host(d, rank, hi);
+        nt_set_rank_host(d, rank, hi);
         if (p) {
-            proc_add_rank(p, rank);
+            nt_proc_add_rank(p, rank);
             p->init_seen = 1;
             if (!p->first_init.text)
                 nt_ev_set(&p->first_init, d->cur, d->inputs[d->cur].lines, line);
@@ -625,7 +626,7 @@ static void feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 /* Signatures: every KB substring on every line. Returns 1 if one matched. */
 /* Whether match j of signature s is on the line at `at` (its first part), with every other
  * part of an "a&&b" pattern somewhere on the line. */
-static int pattern_at(const nt_kb_signature_t *s, size_t j, size_t n, const char *body,
+static int nt_pattern_at(const nt_kb_signature_t *s, size_t j, size_t n, const char *body,
                       const char *at, size_t left)
 {
     if (n > left || memcmp(at, s->match[j], n) != 0)
@@ -636,7 +637,7 @@ static int pattern_at(const nt_kb_signature_t *s, size_t j, size_t n, const char
     return 1;
 }
 
-static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl)
+static int nt_feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *line, int *nccl)
 {
     int hit = 0;
     const nt_kb_index_t *x = d->kb->index;
@@ -650,7 +651,7 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
             i = x->shorts[k].sig, j = x->shorts[k].match;
             const char *at = strstr(l->body, d->kb->sigs[i].match[j]);
             if (d->sig_seen[i] == gen || !at ||
-                !pattern_at(&d->kb->sigs[i], j, x->shorts[k].len, l->body, at,
+                !nt_pattern_at(&d->kb->sigs[i], j, x->shorts[k].len, l->body, at,
                             len - (size_t)(at - l->body)))
                 continue;
         } else {
@@ -668,7 +669,7 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
                 const nt_kb_pat_t *pt = &x->pats[e];
                 i = pt->sig, j = pt->match;
                 if (d->sig_seen[i] != gen && pt->off <= p &&
-                    pattern_at(&d->kb->sigs[i], j, pt->len, l->body,
+                    nt_pattern_at(&d->kb->sigs[i], j, pt->len, l->body,
                                (const char *)b + p - pt->off, len - (p - pt->off))) {
                     found = 1;
                     break;
@@ -692,7 +693,7 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
             if ((int)i == d->sig_wc) {
                 /* "with error 12, opcode 1, len 0, vendor err 129" (<= 2.18) or
                  * "with status=12 opcode=..." / "status=IBV_WC_RETRY_EXC_ERR(12)" (2.19+) */
-                long st = find_int_after(l->body, "with error ");
+                long st = nt_find_int_after(l->body, "with error ");
                 if (st < 0) {
                     const char *q = strstr(l->body, "status=");
                     if (q) {
@@ -702,9 +703,9 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
                         st = isdigit((unsigned char)*q) ? strtol(q, NULL, 10) : -1;
                     }
                 }
-                long ve = find_int_after(l->body, "vendor err ");
+                long ve = nt_find_int_after(l->body, "vendor err ");
                 if (ve < 0)
-                    ve = find_int_after(l->body, "vendor_err=");
+                    ve = nt_find_int_after(l->body, "vendor_err=");
                 if (st >= 0 && st < 32) {
                     d->wc_count[st]++;
                     if (!d->wc_first[st].text) {
@@ -721,7 +722,7 @@ static int feed_signatures(nt_doctor_t *d, const nt_logline_t *l, const char *li
 }
 
 /* Adds a line to a hit list (once per line) with its host. */
-static void hit_add(nt_doctor_t *d, nt_sighit_t *h, const nt_logline_t *l, const char *line)
+static void nt_hit_add(nt_doctor_t *d, nt_sighit_t *h, const nt_logline_t *l, const char *line)
 {
     unsigned long ln = d->inputs[d->cur].lines;
     if (h->ev.n && h->ev.ev[h->ev.n - 1].input == d->cur && h->ev.ev[h->ev.n - 1].line == ln)
@@ -734,7 +735,7 @@ static void hit_add(nt_doctor_t *d, nt_sighit_t *h, const nt_logline_t *l, const
 
 /* NCCL's own format strings (the knowledge base's messages) on an INFO or WARN line. Returns 1
  * if one matched. */
-static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+static int nt_feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 {
     int hit = 0;
     size_t ml = strlen(l->msg);
@@ -757,11 +758,11 @@ static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line
             continue;
         hit = 1;
         if (m->sig >= 0) {
-            hit_add(d, &d->sig[m->sig], l, line);
+            nt_hit_add(d, &d->sig[m->sig], l, line);
             break;
         }
         nt_sighit_t *h = &d->msg[i];
-        hit_add(d, h, l, line);
+        nt_hit_add(d, h, l, line);
         if (!d->msg_values[i] && m->nvalues > 0 && (d->msg_values[i] = cJSON_CreateObject())) {
             for (int k = 0; k < m->nvalues && k < nc && k < 24; k++) {
                 if (!m->values[k] || !m->values[k][0])
@@ -786,20 +787,20 @@ static int feed_messages(nt_doctor_t *d, const nt_logline_t *l, const char *line
 }
 
 /* Collector comments (fixtures) and other '#' lines that are not nccl-tests output. */
-static int is_comment(const char *body)
+static int nt_is_comment(const char *body)
 {
     if (*body != '#')
         return 0;
     const char *p = body + 1;
     while (*p == ' ')
         p++;
-    if (starts(p, "Source:") || starts(p, "Command:") || starts(p, "Env:"))
+    if (nt_starts(p, "Source:") || nt_starts(p, "Command:") || nt_starts(p, "Env:"))
         return 1;
-    return !(starts(p, "nThread ") || starts(p, "Collective test starting:") ||
-             starts(p, "nccl-tests version") || starts(p, "Using devices") || starts(p, "Rank ") ||
-             (strstr(p, "size") && strstr(p, "busbw")) || starts(p, "(B)") ||
-             strstr(p, "out-of-place") || starts(p, "Avg bus bandwidth") ||
-             starts(p, "Out of bounds") || *p == '\0');
+    return !(nt_starts(p, "nThread ") || nt_starts(p, "Collective test starting:") ||
+             nt_starts(p, "nccl-tests version") || nt_starts(p, "Using devices") ||
+             nt_starts(p, "Rank ") || (strstr(p, "size") && strstr(p, "busbw")) ||
+             nt_starts(p, "(B)") || strstr(p, "out-of-place") ||
+             nt_starts(p, "Avg bus bandwidth") || nt_starts(p, "Out of bounds") || *p == '\0');
 }
 
 /* ---- completeness and PyTorch's own lines -------------------------------------------------- */
@@ -809,25 +810,25 @@ static int is_comment(const char *body)
  * before anything else by src/common.cu), or a launcher's start: the command at a shell prompt
  * ("$ torchrun ...", "+ srun ..." under set -x), torchrun's OMP_NUM_THREADS banner
  * (torch/distributed/run.py), DeepSpeed's launcher line (deepspeed/launcher/runner.py). */
-static int is_start(const nt_logline_t *l)
+static int nt_is_start(const nt_logline_t *l)
 {
     const char *b = l->body;
-    if (strstr(b, "NCCL version ") || starts(b, "# nThread ") || starts(b, "#  nThread "))
+    if (strstr(b, "NCCL version ") || nt_starts(b, "# nThread ") || nt_starts(b, "#  nThread "))
         return 1;
     /* NCCL's own first lines, printed before the banner by ncclGetUniqueId's bootstrap init
      * (src/bootstrap.cc "Bootstrap: Using", src/init.cc "cudaDriverVersion") */
-    if (l->level == NT_LVL_INFO && (starts(l->msg, "Bootstrap : Using") ||
-                                    starts(l->msg, "Bootstrap: Using") ||
-                                    starts(l->msg, "cudaDriverVersion")))
+    if (l->level == NT_LVL_INFO && (nt_starts(l->msg, "Bootstrap : Using") ||
+                                    nt_starts(l->msg, "Bootstrap: Using") ||
+                                    nt_starts(l->msg, "cudaDriverVersion")))
         return 1;
     if ((b[0] == '$' || b[0] == '+') && b[1] == ' ')
         return 1;
     /* the command itself, pasted without a prompt: an nccl-tests binary or a launcher */
     if (((b[0] == '.' && b[1] == '/') || b[0] == '/') && strstr(b, "_perf"))
         return 1;
-    if (starts(b, "mpirun ") || starts(b, "torchrun ") || starts(b, "srun ") ||
-        starts(b, "deepspeed ") || starts(b, "accelerate launch ") ||
-        starts(b, "python -m torch.distributed.run "))
+    if (nt_starts(b, "mpirun ") || nt_starts(b, "torchrun ") || nt_starts(b, "srun ") ||
+        nt_starts(b, "deepspeed ") || nt_starts(b, "accelerate launch ") ||
+        nt_starts(b, "python -m torch.distributed.run "))
         return 1;
     return strstr(b, "Setting OMP_NUM_THREADS environment variable") ||
            (strstr(b, "[launch.py:") && strstr(b, "WORLD INFO DICT")) ||
@@ -835,7 +836,7 @@ static int is_start(const nt_logline_t *l)
 }
 
 /* Reads a number after `key` in s ("SeqNum=12"), or -1. */
-static long num_after(const char *s, const char *key)
+static long nt_num_after(const char *s, const char *key)
 {
     const char *p = strstr(s, key);
     if (!p)
@@ -847,7 +848,7 @@ static long num_after(const char *s, const char *key)
 /* The rank of a PyTorch c10d line: "[Rank 3]", "[PG 0 (default_pg) Rank 3]" or
  * "[PG ID 0 PG GUID 0(default_pg) Rank 3]" (ProcessGroupNCCL.cpp logPrefix), else the launcher's
  * task, else -1. */
-static long pg_rank(const nt_logline_t *l)
+static long nt_pg_rank(const nt_logline_t *l)
 {
     for (const char *p = strstr(l->body, "Rank "); p; p = strstr(p + 5, "Rank "))
         if ((p == l->body || p[-1] == '[' || p[-1] == ' ') && isdigit((unsigned char)p[5]))
@@ -857,12 +858,12 @@ static long pg_rank(const nt_logline_t *l)
 
 /* The WorkNCCL(...) of a timeout: "SeqNum=12, OpType=ALLREDUCE" (on the watchdog's line, or on
  * the next one where the message was wrapped). */
-static void timeout_work(nt_timeout_t *t, const char *w)
+static void nt_timeout_work(nt_timeout_t *t, const char *w)
 {
     if (t->seq < 0)
-        t->seq = num_after(w, "SeqNum=");
+        t->seq = nt_num_after(w, "SeqNum=");
     if (t->timeout_ms < 0)
-        t->timeout_ms = num_after(w, "Timeout(ms)=");
+        t->timeout_ms = nt_num_after(w, "Timeout(ms)=");
     const char *op = strstr(w, "OpType=");
     size_t n = 0;
     if (op && !t->op[0]) {
@@ -872,12 +873,12 @@ static void timeout_work(nt_timeout_t *t, const char *w)
     }
 }
 
-static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+static void nt_feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 {
     nt_input_t *in = &d->inputs[d->cur];
     const char *b = l->body;
     if (strstr(b, "ProcessGroupNCCL initialized") || strstr(b, "NCCL watchdog thread started")) {
-        long r = pg_rank(l);
+        long r = nt_pg_rank(l);
         in->pg_inits++;
         if (r >= 0 && r < NT_MAX_RANK) {
             char k[24];
@@ -893,7 +894,7 @@ static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line
     if (!w) {
         const char *work = strstr(b, "WorkNCCL(");
         if (work && d->ntimeouts && d->timeout_line + 1 == in->lines)
-            timeout_work(&d->timeouts[d->ntimeouts - 1], work);
+            nt_timeout_work(&d->timeouts[d->ntimeouts - 1], work);
         return;
     }
     d->timeout_line = in->lines;
@@ -902,15 +903,15 @@ static void feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line
     if (d->ntimeouts >= NT_TIMEOUTS)
         return;
     nt_timeout_t *t = &d->timeouts[d->ntimeouts++];
-    t->rank = pg_rank(l);
-    t->seq = num_after(w, "Timeout at NCCL work: ");
+    t->rank = nt_pg_rank(l);
+    t->seq = nt_num_after(w, "Timeout at NCCL work: ");
     t->timeout_ms = -1;
     t->op[0] = '\0';
-    timeout_work(t, w);
+    nt_timeout_work(t, w);
     nt_ev_set(&t->ev, d->cur, in->lines, line);
 }
 
-static void feed_line(nt_doctor_t *d, const char *line)
+static void nt_feed_line(nt_doctor_t *d, const char *line)
 {
     nt_logline_t l;
     int nccl = 0;
@@ -929,9 +930,9 @@ static void feed_line(nt_doctor_t *d, const char *line)
     /* "Last error:" ends PyTorch's line; NCCL's lines never do */
     size_t blen = strlen(l.body);
     in->last_error = l.level == NT_LVL_NONE && blen >= 11 && strcmp(l.body + blen - 11, "Last error:") == 0;
-    if (*l.body && !is_comment(l.body)) {
+    if (*l.body && !nt_is_comment(l.body)) {
         if (!in->start)
-            in->start = is_start(&l) ? 1 : 2;
+            in->start = nt_is_start(&l) ? 1 : 2;
         if (strcmp(l.body, "...") != 0) {
             size_t n = strlen(line);
             if (n > NT_EVIDENCE_TEXT)
@@ -945,32 +946,32 @@ static void feed_line(nt_doctor_t *d, const char *line)
         in->outcomes++;
     if (l.level == NT_LVL_NONE && (strstr(l.body, "ProcessGroupNCCL") || strstr(l.body, "Watchdog") ||
                                    (d->ntimeouts && strstr(l.body, "WorkNCCL("))))
-        feed_pytorch(d, &l, line);
+        nt_feed_pytorch(d, &l, line);
     if (l.level != NT_LVL_NONE && d->inputs[d->cur].log)
         nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
-    if (is_comment(l.body))
+    if (nt_is_comment(l.body))
         return;
-    if (feed_tests(d, l.body, line)) {
+    if (nt_feed_tests(d, l.body, line)) {
         d->inputs[d->cur].nccl_lines++;
         if (d->open_table)
             in->outcomes++; /* a row of results */
         return;
     }
-    int sig = feed_signatures(d, &l, line, &nccl);
+    int sig = nt_feed_signatures(d, &l, line, &nccl);
     if (sig && l.level == NT_LVL_NONE)
         in->outcomes++; /* a known error line without NCCL's prefix (PyTorch's, nccl-tests') */
     if (l.level != NT_LVL_NONE)
-        sig |= feed_messages(d, &l, line);
+        sig |= nt_feed_messages(d, &l, line);
     if (l.level != NT_LVL_NONE || strstr(l.body, "NCCL version "))
         nccl = 1;
     if (l.level == NT_LVL_NONE && strstr(l.body, " via ") && strstr(l.body, " -> "))
         nccl = 1;
     if (nccl) {
-        feed_nccl(d, &l, line);
+        nt_feed_nccl(d, &l, line);
     } else {
         nt_ncclt_reader_scan_coll(d->ncclt, l.body);
         if (strstr(l.body, "NCCL_"))
-            scan_cmdline_env(d, l.body, line);
+            nt_scan_cmdline_env(d, l.body, line);
     }
     if (l.level == NT_LVL_WARN && !sig)
         nt_evlist_add(&d->warn_unexplained, d->cur, d->inputs[d->cur].lines, line);
@@ -987,7 +988,7 @@ static void feed_line(nt_doctor_t *d, const char *line)
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
-static nt_input_t *input_add(nt_doctor_t *d, const char *name)
+static nt_input_t *nt_input_add(nt_doctor_t *d, const char *name)
 {
     if (d->ninputs >= NT_MAX_INPUTS)
         return NULL;
@@ -1012,8 +1013,8 @@ static nt_input_t *input_add(nt_doctor_t *d, const char *name)
     return in;
 }
 
-static int input_fail(nt_input_t *in, const char *status, char *msg, size_t msglen, const char *fmt,
-                      const char *name, const char *reason)
+static int nt_input_fail(nt_input_t *in, const char *status, char *msg, size_t msglen,
+                         const char *fmt, const char *name, const char *reason)
 {
     snprintf(msg, msglen, fmt, name, reason);
     in->status = status;
@@ -1022,7 +1023,7 @@ static int input_fail(nt_input_t *in, const char *status, char *msg, size_t msgl
     return 1;
 }
 
-static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const char *name,
+static int nt_read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const char *name,
                        char *msg, size_t msglen)
 {
     const char *line;
@@ -1038,7 +1039,7 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
             break;
         first = 0;
         in->lines = nt_linereader_lineno(r); /* evidence quotes the line grep -n and editors show */
-        feed_line(d, line);
+        nt_feed_line(d, line);
     }
     in->bytes = nt_linereader_bytes(r);
     in->truncated = nt_linereader_truncated(r);
@@ -1053,7 +1054,7 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
     if (rc >= 0 && !nt_linereader_is_binary(r) && nt_op_end(d, op_msg, sizeof(op_msg), &op_bad))
         in->op_lines = d->op.op_lines ? d->op.op_lines : 1;
     if (op_bad)
-        return input_fail(in, "bad_format", msg, msglen, "%s%s", op_msg, "");
+        return nt_input_fail(in, "bad_format", msg, msglen, "%s%s", op_msg, "");
     if (in->nul_bytes)
         snprintf(nul, sizeof(nul), " (%llu NUL byte%s skipped)", (unsigned long long)in->nul_bytes,
                  in->nul_bytes == 1 ? "" : "s");
@@ -1063,26 +1064,26 @@ static int read_reader(nt_doctor_t *d, nt_input_t *in, nt_linereader_t *r, const
                  "gzip data damaged or cut short after line %lu (copy the file again); the lines "
                  "before it are diagnosed",
                  in->lines);
-        return input_fail(in, "read_error", msg, msglen, "'%s': %s", name, why);
+        return nt_input_fail(in, "read_error", msg, msglen, "'%s': %s", name, why);
     }
     if (rc < 0)
-        return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
+        return nt_input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
                           strerror(errno));
     if (nt_linereader_is_binary(r) == 2)
-        return input_fail(
+        return nt_input_fail(
             in, "binary", msg, msglen,
             "'%s' is UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8 '%s')", name,
             name);
     if (nt_linereader_is_binary(r))
-        return input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log",
+        return nt_input_fail(in, "binary", msg, msglen, "'%s' is a binary file%s, not an NCCL log",
                           name, "");
     if (in->bytes == 0)
-        return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
+        return nt_input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name, "");
     if (in->nul_bytes == in->bytes)
-        return input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name,
+        return nt_input_fail(in, "empty", msg, msglen, "'%s' is empty%s", name,
                           " (nothing but NUL bytes)");
     if (in->nccl_lines == 0 && in->op_lines == 0)
-        return input_fail(in, "no_nccl_lines", msg, msglen,
+        return nt_input_fail(in, "no_nccl_lines", msg, msglen,
                           "no NCCL, nccl-tests or operator-file lines found in '%s'%s (see nettune "
                           "doctor --help for the inputs it reads)",
                           name, nul);
@@ -1096,23 +1097,23 @@ void nt_doctor_set_host(nt_doctor_t *d, const char *host)
 
 int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen)
 {
-    nt_input_t *in = input_add(d, name);
+    nt_input_t *in = nt_input_add(d, name);
     if (!in) {
         snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", name);
         return 1;
     }
     nt_linereader_t *r = nt_linereader_open_stream(fp);
     if (!r)
-        return input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
+        return nt_input_fail(in, "read_error", msg, msglen, "cannot read '%s': %s", name,
                           strerror(errno));
-    int rc = read_reader(d, in, r, name, msg, msglen);
+    int rc = nt_read_reader(d, in, r, name, msg, msglen);
     nt_linereader_close(r);
     return rc;
 }
 
 int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msglen)
 {
-    nt_input_t *in = input_add(d, path);
+    nt_input_t *in = nt_input_add(d, path);
     if (!in) {
         snprintf(msg, msglen, "cannot read '%s': too many inputs or out of memory", path);
         return 1;
@@ -1122,13 +1123,13 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
         char how[300];
         snprintf(how, sizeof(how), " (e.g. %s%s*.log)", path,
                  path[0] && path[strlen(path) - 1] == '/' ? "" : "/");
-        return input_fail(in, "unreadable", msg, msglen,
+        return nt_input_fail(in, "unreadable", msg, msglen,
                           "'%s' is a directory: give the files in it%s", path, how);
     }
     if (!r)
-        return input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path,
+        return nt_input_fail(in, "unreadable", msg, msglen, "cannot open '%s': %s", path,
                           strerror(errno));
-    int rc = read_reader(d, in, r, path, msg, msglen);
+    int rc = nt_read_reader(d, in, r, path, msg, msglen);
     nt_linereader_close(r);
     return rc;
 }

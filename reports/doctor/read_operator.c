@@ -18,7 +18,7 @@ enum { OP_NONE = 0, OP_IBV, OP_IBSTAT, OP_TOPO, OP_NVLINK };
 
 #define XML_MAX (64u << 20)
 
-static char *dupn(const char *s, size_t n)
+static char *nt_dupn(const char *s, size_t n)
 {
     char *r = malloc(n + 1);
     if (r) {
@@ -28,17 +28,17 @@ static char *dupn(const char *s, size_t n)
     return r;
 }
 
-static char *dup0(const char *s)
+static char *nt_dup0(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
-static int starts(const char *s, const char *p)
+static int nt_starts(const char *s, const char *p)
 {
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-static const char *skip_ws(const char *s)
+static const char *nt_skip_ws(const char *s)
 {
     while (*s == ' ' || *s == '\t')
         s++;
@@ -46,7 +46,7 @@ static const char *skip_ws(const char *s)
 }
 
 /* Grows an array of `size`-byte items to hold one more; NULL at NT_OP_MAX or out of memory. */
-static void *grow(void **arr, size_t *n, size_t *cap, size_t size)
+static void *nt_read_operator_grow(void **arr, size_t *n, size_t *cap, size_t size)
 {
     if (*n >= NT_OP_MAX)
         return NULL;
@@ -77,34 +77,34 @@ void nt_op_begin(nt_doctor_t *d, const char *host)
     free(o->prompt_host);
     o->block_host = o->dsh_pending = o->prompt_host = NULL;
     o->dsh_state = 0;
-    o->input_host = dup0(host);
+    o->input_host = nt_dup0(host);
     o->xml = 0;
     o->xml_len = 0;
     o->seen_content = 0;
     o->op_lines = 0;
 }
 
-static nt_opstate_t *state_of(nt_doctor_t *d, const char *host)
+static nt_opstate_t *nt_state_of(nt_doctor_t *d, const char *host)
 {
     nt_op_t *o = &d->op;
     for (size_t i = 0; i < o->nst; i++)
         if (nt_host_eq(o->st[i].host, host))
             return &o->st[i];
-    nt_opstate_t *s = grow((void **)&o->st, &o->nst, &o->cap_st, sizeof(*s));
+    nt_opstate_t *s = nt_read_operator_grow((void **)&o->st, &o->nst, &o->cap_st, sizeof(*s));
     if (!s)
         return NULL;
-    s->host = dup0(host);
+    s->host = nt_dup0(host);
     s->port = s->topo = s->nvl = -1;
     return s;
 }
 
-static unsigned long cur_line(const nt_doctor_t *d)
+static unsigned long nt_cur_line(const nt_doctor_t *d)
 {
     return d->inputs[d->cur].lines;
 }
 
 /* A host name as pdsh/clush prints it before ": " (letters, digits, '.', '-', '_'). */
-static size_t host_prefix(const char *s)
+static size_t nt_host_prefix(const char *s)
 {
     size_t n = 0;
     if (!isalnum((unsigned char)s[0]))
@@ -131,7 +131,7 @@ static size_t host_prefix(const char *s)
     return digits || !mark ? 0 : n;
 }
 
-static int is_rule(const char *s)
+static int nt_is_rule(const char *s)
 {
     size_t n = 0;
     while (s[n] == '-')
@@ -141,50 +141,51 @@ static int is_rule(const char *s)
 
 /* ---- ibv_devinfo ----------------------------------------------------------------------------- */
 
-static nt_opport_t *port_new(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *hca,
+static nt_opport_t *nt_port_new(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *hca,
                              int port, const char *line)
 {
     nt_op_t *o = &d->op;
-    nt_opport_t *p = grow((void **)&o->ports, &o->nports, &o->cap_ports, sizeof(*p));
+    nt_opport_t *p =
+        nt_read_operator_grow((void **)&o->ports, &o->nports, &o->cap_ports, sizeof(*p));
     if (!p) {
         st->port = -1;
         return NULL;
     }
-    p->host = dup0(host);
+    p->host = nt_dup0(host);
     p->input = d->cur;
     snprintf(p->hca, sizeof(p->hca), "%s", hca);
     p->port = port;
     p->rate_Gbps = -1;
     p->sm_lid = -1;
-    nt_ev_set(&p->ev, d->cur, cur_line(d), line);
+    nt_ev_set(&p->ev, d->cur, nt_cur_line(d), line);
     st->port = (long)(p - o->ports);
     return p;
 }
 
 /* "4X" -> 4 */
-static int width_lanes(const char *w)
+static int nt_width_lanes(const char *w)
 {
     return atoi(w);
 }
 
-static void port_rate(nt_opport_t *p)
+static void nt_read_operator_port_rate(nt_opport_t *p)
 {
-    int lanes = width_lanes(p->width);
+    int lanes = nt_width_lanes(p->width);
     double sp = atof(p->speed); /* "50.0 Gbps (64)" */
     if (lanes > 0 && sp > 0 && strstr(p->speed, "Gbps"))
         p->rate_Gbps = lanes * sp;
 }
 
 /* The value after "key:" with tabs: "state:\t\t\tPORT_ACTIVE (4)" -> "PORT_ACTIVE (4)". */
-static const char *kv(const char *s, const char *key)
+static const char *nt_kv(const char *s, const char *key)
 {
     size_t n = strlen(key);
     if (strncmp(s, key, n) != 0 || s[n] != ':')
         return NULL;
-    return skip_ws(s + n + 1);
+    return nt_skip_ws(s + n + 1);
 }
 
-static void word(char *dst, size_t len, const char *v)
+static void nt_word(char *dst, size_t len, const char *v)
 {
     size_t n = 0;
     while (v[n] && v[n] != ' ' && v[n] != '\t' && v[n] != '(')
@@ -192,42 +193,42 @@ static void word(char *dst, size_t len, const char *v)
     snprintf(dst, len, "%.*s", (int)n, v);
 }
 
-static int feed_ibv(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+static int nt_feed_ibv(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
                     const char *line)
 {
-    const char *s = skip_ws(b), *v;
-    if ((v = kv(s, "hca_id"))) {
+    const char *s = nt_skip_ws(b), *v;
+    if ((v = nt_kv(s, "hca_id"))) {
         st->mode = OP_IBV;
-        word(st->hca, sizeof(st->hca), v);
+        nt_word(st->hca, sizeof(st->hca), v);
         st->port = -1;
         return 1;
     }
     if (st->mode != OP_IBV)
         return 0;
-    if ((v = kv(s, "port")) && isdigit((unsigned char)*v)) {
-        port_new(d, st, host, st->hca, atoi(v), line);
+    if ((v = nt_kv(s, "port")) && isdigit((unsigned char)*v)) {
+        nt_port_new(d, st, host, st->hca, atoi(v), line);
         return 1;
     }
     nt_opport_t *p = st->port >= 0 ? &d->op.ports[st->port] : NULL;
     if (p) {
-        if ((v = kv(s, "state"))) {
-            word(p->state, sizeof(p->state), v);
-            nt_ev_set(&p->ev_state, d->cur, cur_line(d), line);
-        } else if ((v = kv(s, "phys_state"))) {
-            word(p->phys, sizeof(p->phys), v);
-            nt_ev_set(&p->ev_phys, d->cur, cur_line(d), line);
-        } else if ((v = kv(s, "active_width"))) {
-            word(p->width, sizeof(p->width), v);
-            port_rate(p);
-        } else if ((v = kv(s, "active_speed"))) {
+        if ((v = nt_kv(s, "state"))) {
+            nt_word(p->state, sizeof(p->state), v);
+            nt_ev_set(&p->ev_state, d->cur, nt_cur_line(d), line);
+        } else if ((v = nt_kv(s, "phys_state"))) {
+            nt_word(p->phys, sizeof(p->phys), v);
+            nt_ev_set(&p->ev_phys, d->cur, nt_cur_line(d), line);
+        } else if ((v = nt_kv(s, "active_width"))) {
+            nt_word(p->width, sizeof(p->width), v);
+            nt_read_operator_port_rate(p);
+        } else if ((v = nt_kv(s, "active_speed"))) {
             snprintf(p->speed, sizeof(p->speed), "%s", v);
-            port_rate(p);
+            nt_read_operator_port_rate(p);
             if (p->rate_Gbps > 0)
-                nt_ev_set(&p->ev_rate, d->cur, cur_line(d), line);
-        } else if ((v = kv(s, "sm_lid"))) {
+                nt_ev_set(&p->ev_rate, d->cur, nt_cur_line(d), line);
+        } else if ((v = nt_kv(s, "sm_lid"))) {
             p->sm_lid = strtol(v, NULL, 0);
-        } else if ((v = kv(s, "link_layer"))) {
-            word(p->layer, sizeof(p->layer), v);
+        } else if ((v = nt_kv(s, "link_layer"))) {
+            nt_word(p->layer, sizeof(p->layer), v);
         }
     }
     return 1; /* every line of an ibv_devinfo block (capability lists too) */
@@ -235,11 +236,11 @@ static int feed_ibv(nt_doctor_t *d, nt_opstate_t *st, const char *host, const ch
 
 /* ---- ibstat --------------------------------------------------------------------------------- */
 
-static int feed_ibstat(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+static int nt_feed_ibstat(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
                        const char *line)
 {
-    const char *s = skip_ws(b), *v;
-    if (starts(b, "CA '")) {
+    const char *s = nt_skip_ws(b), *v;
+    if (nt_starts(b, "CA '")) {
         st->mode = OP_IBSTAT;
         const char *e = strchr(b + 4, '\'');
         snprintf(st->hca, sizeof(st->hca), "%.*s", (int)(e ? e - (b + 4) : 0), b + 4);
@@ -248,25 +249,25 @@ static int feed_ibstat(nt_doctor_t *d, nt_opstate_t *st, const char *host, const
     }
     if (st->mode != OP_IBSTAT)
         return 0;
-    if (starts(s, "Port ") && isdigit((unsigned char)s[5]) && s[strlen(s) - 1] == ':') {
-        port_new(d, st, host, st->hca, atoi(s + 5), line);
+    if (nt_starts(s, "Port ") && isdigit((unsigned char)s[5]) && s[strlen(s) - 1] == ':') {
+        nt_port_new(d, st, host, st->hca, atoi(s + 5), line);
         return 1;
     }
     nt_opport_t *p = st->port >= 0 ? &d->op.ports[st->port] : NULL;
     if (p) {
-        if ((v = kv(s, "State"))) {
-            word(p->state, sizeof(p->state), v);
-            nt_ev_set(&p->ev_state, d->cur, cur_line(d), line);
-        } else if ((v = kv(s, "Physical state"))) {
-            word(p->phys, sizeof(p->phys), v);
-            nt_ev_set(&p->ev_phys, d->cur, cur_line(d), line);
-        } else if ((v = kv(s, "Rate"))) {
+        if ((v = nt_kv(s, "State"))) {
+            nt_word(p->state, sizeof(p->state), v);
+            nt_ev_set(&p->ev_state, d->cur, nt_cur_line(d), line);
+        } else if ((v = nt_kv(s, "Physical state"))) {
+            nt_word(p->phys, sizeof(p->phys), v);
+            nt_ev_set(&p->ev_phys, d->cur, nt_cur_line(d), line);
+        } else if ((v = nt_kv(s, "Rate"))) {
             p->rate_Gbps = atof(v);
-            nt_ev_set(&p->ev_rate, d->cur, cur_line(d), line);
-        } else if ((v = kv(s, "SM lid"))) {
+            nt_ev_set(&p->ev_rate, d->cur, nt_cur_line(d), line);
+        } else if ((v = nt_kv(s, "SM lid"))) {
             p->sm_lid = strtol(v, NULL, 0);
-        } else if ((v = kv(s, "Link layer"))) {
-            word(p->layer, sizeof(p->layer), v);
+        } else if ((v = nt_kv(s, "Link layer"))) {
+            nt_word(p->layer, sizeof(p->layer), v);
         }
     }
     return 1;
@@ -274,7 +275,7 @@ static int feed_ibstat(nt_doctor_t *d, nt_opstate_t *st, const char *host, const
 
 /* ---- nvidia-smi topo -m ---------------------------------------------------------------------- */
 
-static int topo_col_name(const char *t, size_t n)
+static int nt_topo_col_name(const char *t, size_t n)
 {
     return (n > 3 && strncmp(t, "GPU", 3) == 0 && isdigit((unsigned char)t[3])) ||
            (n > 3 && strncmp(t, "NIC", 3) == 0 && isdigit((unsigned char)t[3])) ||
@@ -283,11 +284,11 @@ static int topo_col_name(const char *t, size_t n)
 }
 
 /* Splits on blanks into at most `max` tokens; returns their number. */
-static int tokens(const char *s, const char **t, size_t *tl, int max)
+static int nt_tokens(const char *s, const char **t, size_t *tl, int max)
 {
     int n = 0;
     while (*s && n < max) {
-        s = skip_ws(s);
+        s = nt_skip_ws(s);
         if (!*s)
             break;
         const char *e = s;
@@ -300,22 +301,23 @@ static int tokens(const char *s, const char **t, size_t *tl, int max)
     return n;
 }
 
-static int feed_topo(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+static int nt_feed_topo(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
                      const char *line)
 {
     const char *t[NT_TOPO_COLS + 8];
     size_t tl[NT_TOPO_COLS + 8];
-    int nt = tokens(b, t, tl, NT_TOPO_COLS + 8);
+    int nt = nt_tokens(b, t, tl, NT_TOPO_COLS + 8);
     nt_op_t *o = &d->op;
     /* the header: GPU0 GPU1 ... NIC0 ... CPU Affinity ... */
     if (nt >= 2 && tl[0] == 4 && strncmp(t[0], "GPU0", 4) == 0 && (b[0] == ' ' || b[0] == '\t')) {
-        nt_optopo_t *tp = grow((void **)&o->topos, &o->ntopos, &o->cap_topos, sizeof(*tp));
+        nt_optopo_t *tp =
+            nt_read_operator_grow((void **)&o->topos, &o->ntopos, &o->cap_topos, sizeof(*tp));
         if (!tp)
             return 1;
-        tp->host = dup0(host);
+        tp->host = nt_dup0(host);
         tp->input = d->cur;
-        tp->header_line = cur_line(d);
-        for (int i = 0; i < nt && tp->ncols < NT_TOPO_COLS && topo_col_name(t[i], tl[i]); i++)
+        tp->header_line = nt_cur_line(d);
+        for (int i = 0; i < nt && tp->ncols < NT_TOPO_COLS && nt_topo_col_name(t[i], tl[i]); i++)
             snprintf(tp->col[tp->ncols++], sizeof(tp->col[0]), "%.*s", (int)tl[i], t[i]);
         st->mode = OP_TOPO;
         st->topo = (long)(tp - o->topos);
@@ -325,14 +327,14 @@ static int feed_topo(nt_doctor_t *d, nt_opstate_t *st, const char *host, const c
     if (st->mode != OP_TOPO || st->topo < 0)
         return 0;
     nt_optopo_t *tp = &o->topos[st->topo];
-    const char *s = skip_ws(b);
-    if (starts(s, "NIC Legend:")) {
+    const char *s = nt_skip_ws(b);
+    if (nt_starts(s, "NIC Legend:")) {
         st->nic_legend = 1;
         return 1;
     }
-    if (st->nic_legend && starts(s, "NIC") && strchr(s, ':')) { /* "  NIC0: mlx5_0" */
+    if (st->nic_legend && nt_starts(s, "NIC") && strchr(s, ':')) { /* "  NIC0: mlx5_0" */
         int k = atoi(s + 3);
-        const char *v = skip_ws(strchr(s, ':') + 1);
+        const char *v = nt_skip_ws(strchr(s, ':') + 1);
         char name[24];
         snprintf(name, sizeof(name), "NIC%d", k);
         for (int c = 0; c < tp->ncols; c++)
@@ -348,45 +350,45 @@ static int feed_topo(nt_doctor_t *d, nt_opstate_t *st, const char *host, const c
             snprintf(tp->row[r], sizeof(tp->row[0]), "%s", tp->col[c]);
             for (int k = 0; k < tp->ncols && k + 1 < nt; k++)
                 snprintf(tp->path[r][k], sizeof(tp->path[0][0]), "%.*s", (int)tl[k + 1], t[k + 1]);
-            tp->line[r] = cur_line(d);
+            tp->line[r] = nt_cur_line(d);
             tp->text[r] =
-                dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
+                nt_dupn(line, strlen(line) > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : strlen(line));
             return 1;
         }
     }
-    if (tp->nrows > 0 && (!*s || starts(s, "Legend:")))
+    if (tp->nrows > 0 && (!*s || nt_starts(s, "Legend:")))
         tp->done = 1;
     /* the legend lines belong to the output too */
-    return !*s || starts(s, "Legend:") || starts(s, "X    =") || (s[0] && strstr(s, " = ")) ||
-           starts(s, "NV#");
+    return !*s || nt_starts(s, "Legend:") || nt_starts(s, "X    =") || (s[0] && strstr(s, " = ")) ||
+           nt_starts(s, "NV#");
 }
 
 /* ---- nvidia-smi nvlink -s ---------------------------------------------------------------------
  */
 
-static int feed_nvlink(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+static int nt_feed_nvlink(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
                        const char *line)
 {
-    const char *s = skip_ws(b);
+    const char *s = nt_skip_ws(b);
     nt_op_t *o = &d->op;
-    if (starts(b, "GPU ") && isdigit((unsigned char)b[4]) && strstr(b, "(UUID:")) {
-        nt_opnvl_t *n = grow((void **)&o->nvl, &o->nnvl, &o->cap_nvl, sizeof(*n));
+    if (nt_starts(b, "GPU ") && isdigit((unsigned char)b[4]) && strstr(b, "(UUID:")) {
+        nt_opnvl_t *n = nt_read_operator_grow((void **)&o->nvl, &o->nnvl, &o->cap_nvl, sizeof(*n));
         st->mode = OP_NVLINK;
         st->nvl = n ? (long)(n - o->nvl) : -1;
         if (n) {
-            n->host = dup0(host);
+            n->host = nt_dup0(host);
             n->gpu = atoi(b + 4);
-            nt_ev_set(&n->ev_gpu, d->cur, cur_line(d), line);
+            nt_ev_set(&n->ev_gpu, d->cur, nt_cur_line(d), line);
         }
         return 1;
     }
-    if (st->mode != OP_NVLINK || !starts(s, "Link ") || !isdigit((unsigned char)s[5]))
+    if (st->mode != OP_NVLINK || !nt_starts(s, "Link ") || !isdigit((unsigned char)s[5]))
         return 0;
     if (st->nvl >= 0) {
         nt_opnvl_t *n = &o->nvl[st->nvl];
         if (strstr(s, "<inactive>")) {
             if (!n->inactive)
-                nt_ev_set(&n->ev_inactive, d->cur, cur_line(d), line);
+                nt_ev_set(&n->ev_inactive, d->cur, nt_cur_line(d), line);
             n->inactive++;
         } else if (strstr(s, "GB/s")) {
             n->active++;
@@ -398,7 +400,7 @@ static int feed_nvlink(nt_doctor_t *d, nt_opstate_t *st, const char *host, const
 /* ---- kernel log ---------------------------------------------------------------------------- */
 
 /* The host of a journal line: "Dec 01 10:00:00 node01 kernel: ..." or ISO timestamps. */
-static char *journal_host(const char *line)
+static char *nt_journal_host(const char *line)
 {
     const char *k = strstr(line, " kernel: ");
     if (!k)
@@ -409,26 +411,27 @@ static char *journal_host(const char *line)
         b--;
     if (b == e || b == line)
         return NULL;
-    return dupn(b, (size_t)(e - b));
+    return nt_dupn(b, (size_t)(e - b));
 }
 
-static int feed_kernel(nt_doctor_t *d, const char *host, const char *b, const char *line)
+static int nt_feed_kernel(nt_doctor_t *d, const char *host, const char *b, const char *line)
 {
     nt_op_t *o = &d->op;
     const char *x = strstr(b, "NVRM: Xid (");
     if (x) { /* "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." */
-        char *jh = host ? NULL : journal_host(b);
+        char *jh = host ? NULL : nt_journal_host(b);
         o->xids_total++;
-        nt_opxid_t *e = grow((void **)&o->xids, &o->nxids, &o->cap_xids, sizeof(*e));
+        nt_opxid_t *e =
+            nt_read_operator_grow((void **)&o->xids, &o->nxids, &o->cap_xids, sizeof(*e));
         if (e) {
             const char *p = x + 11;
             const char *q = strstr(p, "): ");
-            if (starts(p, "PCI:"))
+            if (nt_starts(p, "PCI:"))
                 p += 4;
             snprintf(e->pci, sizeof(e->pci), "%.*s", q ? (int)(q - p) : 0, p);
             e->xid = q ? atoi(q + 3) : -1;
-            e->host = dup0(host ? host : jh);
-            nt_ev_set(&e->ev, d->cur, cur_line(d), line);
+            e->host = nt_dup0(host ? host : jh);
+            nt_ev_set(&e->ev, d->cur, nt_cur_line(d), line);
         }
         free(jh);
         return 1;
@@ -449,25 +452,26 @@ static int feed_kernel(nt_doctor_t *d, const char *host, const char *b, const ch
             e = ce;
         char dev[64];
         snprintf(dev, sizeof(dev), "%.*s", e ? (int)(e - p) : 0, p);
-        char *jh = host ? NULL : journal_host(b);
+        char *jh = host ? NULL : nt_journal_host(b);
         const char *h = host ? host : jh;
         nt_oplink_t *l = NULL;
         for (size_t i = 0; i < o->nlinks; i++)
             if (nt_host_eq(o->links[i].host, h) && strcmp(o->links[i].dev, dev) == 0)
                 l = &o->links[i];
-        if (!l && (l = grow((void **)&o->links, &o->nlinks, &o->cap_links, sizeof(*l)))) {
-            l->host = dup0(h);
+        if (!l && (l = nt_read_operator_grow((void **)&o->links, &o->nlinks, &o->cap_links,
+                                             sizeof(*l)))) {
+            l->host = nt_dup0(h);
             snprintf(l->dev, sizeof(l->dev), "%s", dev);
         }
         if (l) {
             if (down) {
                 if (!l->downs)
-                    nt_ev_set(&l->ev_down, d->cur, cur_line(d), line);
+                    nt_ev_set(&l->ev_down, d->cur, nt_cur_line(d), line);
                 l->downs++;
                 l->last_down = 1;
             } else {
                 if (!l->ups)
-                    nt_ev_set(&l->ev_up, d->cur, cur_line(d), line);
+                    nt_ev_set(&l->ev_up, d->cur, nt_cur_line(d), line);
                 l->ups++;
                 l->last_down = 0;
             }
@@ -480,13 +484,14 @@ static int feed_kernel(nt_doctor_t *d, const char *host, const char *b, const ch
 
 /* ---- per line ---------------------------------------------------------------------------- */
 
-static int looks_xml(const char *s)
+static int nt_looks_xml(const char *s)
 {
-    s = skip_ws(s);
-    return starts(s, "<?xml") || starts(s, "<!--") || (s[0] == '<' && isalpha((unsigned char)s[1]));
+    s = nt_skip_ws(s);
+    return nt_starts(s, "<?xml") || nt_starts(s, "<!--") ||
+           (s[0] == '<' && isalpha((unsigned char)s[1]));
 }
 
-static void xml_append(nt_op_t *o, const char *line)
+static void nt_xml_append(nt_op_t *o, const char *line)
 {
     size_t n = strlen(line);
     if (o->xml_len + n + 2 > XML_MAX)
@@ -514,21 +519,21 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
     *body = line;
     *host = NULL;
     if (o->xml) {
-        xml_append(o, line);
+        nt_xml_append(o, line);
         o->op_lines++;
         return 1;
     }
-    if (!o->seen_content && *skip_ws(line)) {
+    if (!o->seen_content && *nt_skip_ws(line)) {
         o->seen_content = 1;
-        if (looks_xml(line)) {
+        if (nt_looks_xml(line)) {
             o->xml = 1;
-            xml_append(o, line);
+            nt_xml_append(o, line);
             o->op_lines++;
             return 1;
         }
     }
     /* dshbak: "----------------" / "node01" / "----------------" */
-    if (is_rule(line)) {
+    if (nt_is_rule(line)) {
         if (o->dsh_state == 2) {
             free(o->block_host);
             o->block_host = o->dsh_pending;
@@ -558,8 +563,8 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
     if (o->block_host)
         h = o->block_host;
     /* pdsh / clush: "node01: text" on every line; decided on the first line that has one */
-    size_t hp = host_prefix(line);
-    if (o->pdsh < 0 && *skip_ws(line))
+    size_t hp = nt_host_prefix(line);
+    if (o->pdsh < 0 && *nt_skip_ws(line))
         o->pdsh = hp > 0;
     static char hostbuf[64];
     if (o->pdsh == 1 && hp) {
@@ -577,19 +582,19 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
         while (*e && (isalnum((unsigned char)*e) || *e == '.' || *e == '-' || *e == '_'))
             e++;
         if (e > at + 1 && (*e == ':' || *e == ' '))
-            o->prompt_host = dupn(at + 1, (size_t)(e - at - 1));
+            o->prompt_host = nt_dupn(at + 1, (size_t)(e - at - 1));
     }
     if (!h)
         h = o->prompt_host;
-    if (*skip_ws(b) == '#')
+    if (*nt_skip_ws(b) == '#')
         return 0; /* a collector's comment (or nccl-tests' own '#' lines): never an operator fact */
-    nt_opstate_t *st = state_of(d, h);
+    nt_opstate_t *st = nt_state_of(d, h);
     if (!st)
         return 0;
-    int used = feed_ibv(d, st, h, b, line) || feed_ibstat(d, st, h, b, line) ||
-               feed_topo(d, st, h, b, line) || feed_nvlink(d, st, h, b, line) ||
-               feed_kernel(d, h, b, line);
-    if (!used && st->mode != OP_NONE && !*skip_ws(b))
+    int used = nt_feed_ibv(d, st, h, b, line) || nt_feed_ibstat(d, st, h, b, line) ||
+               nt_feed_topo(d, st, h, b, line) || nt_feed_nvlink(d, st, h, b, line) ||
+               nt_feed_kernel(d, h, b, line);
+    if (!used && st->mode != OP_NONE && !*nt_skip_ws(b))
         used = 1; /* blank lines inside a block */
     if (!used && st->mode != OP_NONE && (b[0] == '\t' || b[0] == ' ') && st->mode != OP_TOPO &&
         st->mode != OP_NVLINK)
@@ -616,15 +621,16 @@ int nt_op_end(nt_doctor_t *d, char *msg, size_t msglen, int *bad)
             *bad = 1;
             return 1;
         }
-        nt_opxml_t *e = grow((void **)&o->xmls, &o->nxmls, &o->cap_xmls, sizeof(*e));
+        nt_opxml_t *e =
+            nt_read_operator_grow((void **)&o->xmls, &o->nxmls, &o->cap_xmls, sizeof(*e));
         if (!e) {
             nt_ncclxml_free(x);
             return 1;
         }
-        e->host = dup0(o->input_host);
+        e->host = nt_dup0(o->input_host);
         e->input = d->cur;
         e->xml = x;
-        e->buf = dupn(o->xml_buf, o->xml_len);
+        e->buf = nt_dupn(o->xml_buf, o->xml_len);
         e->len = o->xml_len;
     }
     return o->op_lines > 0;

@@ -70,7 +70,7 @@ const char *nt_doctor_kb_missing(const nt_kb_t *kb)
 }
 
 
-static void f_evlist(nt_finding_t *f, const nt_evlist_t *l)
+static void nt_f_evlist(nt_finding_t *f, const nt_evlist_t *l)
 {
     for (size_t i = 0; i < l->n; i++)
         nt_evlist_add_ev(&f->ev, &l->ev[i]);
@@ -78,43 +78,43 @@ static void f_evlist(nt_finding_t *f, const nt_evlist_t *l)
         f->ev.total += l->total - l->n;
 }
 
-static void f_hosts(nt_finding_t *f, const nt_map_t *m)
+static void nt_f_hosts(nt_finding_t *f, const nt_map_t *m)
 {
     for (size_t i = 0; i < m->n; i++)
         nt_map_put(&f->hosts, m->keys[i], strlen(m->keys[i]));
 }
 
-static void f_host(nt_finding_t *f, const char *h)
+static void nt_f_host(nt_finding_t *f, const char *h)
 {
     if (h)
         nt_map_put(&f->hosts, h, strlen(h));
 }
 
-static const char *rank_host(const nt_doctor_t *d, long r)
+static const char *nt_rank_host(const nt_doctor_t *d, long r)
 {
     if (r < 0 || (size_t)r >= d->cap_rank_host || !d->rank_host[r])
         return NULL;
     return d->hosts.keys[d->rank_host[r] - 1];
 }
 
-static void f_rank(nt_doctor_t *d, nt_finding_t *f, long r)
+static void nt_f_rank(nt_doctor_t *d, nt_finding_t *f, long r)
 {
     f->ranks_total++;
     if (f->nranks < sizeof(f->ranks) / sizeof(f->ranks[0]))
         f->ranks[f->nranks++] = (int)r;
-    f_host(f, rank_host(d, r));
+    nt_f_host(f, nt_rank_host(d, r));
 }
 
 
 
 #define f_detail nt_finding_detail
 /* rules.c's figures are shown to 2 decimals */
-static void f_value(nt_finding_t *f, const char *name, double v)
+static void nt_f_value(nt_finding_t *f, const char *name, double v)
 {
     nt_finding_value(f, name, round(v * 100) / 100);
 }
 
-static void link_cause(nt_finding_t *effect, nt_finding_t *cause)
+static void nt_link_cause(nt_finding_t *effect, nt_finding_t *cause)
 {
     if (effect->ncaused_by < NT_MAX_LINKS)
         effect->caused_by[effect->ncaused_by++] = cause->kb->key;
@@ -122,7 +122,7 @@ static void link_cause(nt_finding_t *effect, nt_finding_t *cause)
         cause->causes[cause->ncauses++] = effect->kb->key;
 }
 
-static void link_related(nt_finding_t *a, nt_finding_t *b)
+static void nt_link_related(nt_finding_t *a, nt_finding_t *b)
 {
     if (a->nrelated < NT_MAX_LINKS)
         a->related[a->nrelated++] = b->kb->key;
@@ -130,7 +130,7 @@ static void link_related(nt_finding_t *a, nt_finding_t *b)
         b->related[b->nrelated++] = a->kb->key;
 }
 
-static nt_finding_t *find(nt_doctor_t *d, const char *key)
+static nt_finding_t *nt_find(nt_doctor_t *d, const char *key)
 {
     for (size_t i = 0; i < d->nfindings; i++)
         if (strcmp(d->findings[i].kb->key, key) == 0)
@@ -138,27 +138,27 @@ static nt_finding_t *find(nt_doctor_t *d, const char *key)
     return NULL;
 }
 
-static const nt_sighit_t *sig(const nt_doctor_t *d, const char *id)
+static const nt_sighit_t *nt_sig(const nt_doctor_t *d, const char *id)
 {
     int i = nt_kb_signature_index(d->kb, id);
     return i >= 0 && d->sig[i].count ? &d->sig[i] : NULL;
 }
 
 /* Finding from a signature, with its lines and hosts. */
-static nt_finding_t *from_sig(nt_doctor_t *d, const char *key, const char *sig_id)
+static nt_finding_t *nt_from_sig(nt_doctor_t *d, const char *key, const char *sig_id)
 {
-    const nt_sighit_t *h = sig(d, sig_id);
+    const nt_sighit_t *h = nt_sig(d, sig_id);
     if (!h)
         return NULL;
     nt_finding_t *f = nt_finding_add(d, key);
     if (!f)
         return NULL;
-    f_evlist(f, &h->ev);
-    f_hosts(f, &h->hosts);
+    nt_f_evlist(f, &h->ev);
+    nt_f_hosts(f, &h->hosts);
     return f;
 }
 
-static const nt_env_t *env(const nt_doctor_t *d, const char *name)
+static const nt_env_t *nt_env(const nt_doctor_t *d, const char *name)
 {
     for (size_t i = 0; i < d->nenv; i++)
         if (strcmp(d->env[i].name, name) == 0)
@@ -167,7 +167,7 @@ static const nt_env_t *env(const nt_doctor_t *d, const char *name)
 }
 
 /* Replaces "{hcas}" in the knowledge base's fix text. */
-static char *fill_fix(const char *fix, const char *hcas)
+static char *nt_fill_fix(const char *fix, const char *hcas)
 {
     const char *p = strstr(fix, "{hcas}");
     if (!p)
@@ -182,7 +182,7 @@ static char *fill_fix(const char *fix, const char *hcas)
 
 /* ---- network ------------------------------------------------------------------------------ */
 
-static int single_node_known(const nt_doctor_t *d)
+static int nt_single_node_known(const nt_doctor_t *d)
 {
     if (d->nnodes == 1)
         return 1;
@@ -197,27 +197,27 @@ static int single_node_known(const nt_doctor_t *d)
     return 0;
 }
 
-static void diagnose_network(nt_doctor_t *d)
+static void nt_diagnose_network(nt_doctor_t *d)
 {
     int socket = nt_map_find(&d->networks, "Socket", 6) >= 0 || d->socket_ev.n > 0;
-    int single = single_node_known(d);
-    const nt_env_t *ibdis = env(d, "NCCL_IB_DISABLE");
+    int single = nt_single_node_known(d);
+    const nt_env_t *ibdis = nt_env(d, "NCCL_IB_DISABLE");
     int ib_disabled = ibdis && strcmp(ibdis->value, "1") == 0;
     const char *cause = NULL;
-    if (sig(d, "rdma_device_unusable"))
+    if (nt_sig(d, "rdma_device_unusable"))
         cause = "rdma_device_unusable";
-    else if (sig(d, "libibverbs_missing"))
+    else if (nt_sig(d, "libibverbs_missing"))
         cause = "libibverbs_missing";
     else if (ib_disabled)
         cause = "ib_disabled_by_env";
-    else if (sig(d, "ib_no_device"))
+    else if (nt_sig(d, "ib_no_device"))
         cause = "no_rdma_device";
 
     if (socket && !single) {
         nt_finding_t *f = nt_finding_add(d, "socket_fallback");
         if (!f)
             return;
-        f_evlist(f, &d->socket_ev);
+        nt_f_evlist(f, &d->socket_ev);
         for (size_t i = 0; i < d->socket_ev.n; i++) {
             /* hosts of the lines that show sockets */
             nt_logline_t l;
@@ -232,18 +232,18 @@ static void diagnose_network(nt_doctor_t *d)
                 if (c)
                     nt_evlist_add_ev(&c->ev, &ibdis->first);
             } else {
-                c = from_sig(d, cause,
+                c = nt_from_sig(d, cause,
                              strcmp(cause, "no_rdma_device") == 0 ? "ib_no_device" : cause);
             }
             if (c) {
-                link_cause(f, c);
+                nt_link_cause(f, c);
                 /* the evidence of the cause comes first in the chain */
                 f_detail(f, "Cause: %s.", c->kb->title);
             }
             /* A host without any RDMA device (a cloud VM) has sockets only: that is what it is,
              * not a fault, unless the job expected RDMA (--expect nics_per_node, a probe report
              * with active ports, NCCL_NET=IB). */
-            const nt_env_t *net = env(d, "NCCL_NET");
+            const nt_env_t *net = nt_env(d, "NCCL_NET");
             int expected = d->hw.nics_per_node > 0 || d->report_active_ports > 0 ||
                            (net && strcasecmp(net->value, "IB") == 0);
             if (c && strcmp(cause, "no_rdma_device") == 0 && !expected) {
@@ -278,12 +278,12 @@ static void diagnose_network(nt_doctor_t *d)
                                 break;
                             }
                         }
-                    f_hosts(r, &common);
+                    nt_f_hosts(r, &common);
                     f_detail(r,
                              "The report %s lists ACTIVE RDMA port(s) on %zu of the host(s) that "
                              "used sockets.",
                              d->report_path ? d->report_path : "", common.n);
-                    link_related(f, r);
+                    nt_link_related(f, r);
                     (void)ports;
                 }
             }
@@ -301,8 +301,8 @@ static void diagnose_network(nt_doctor_t *d)
                         if (nt_map_find(&common, f->hosts.keys[i], strlen(f->hosts.keys[i])) < 0)
                             nb += (size_t)snprintf(b + nb, sizeof(b) - nb, "%s%s", nb ? ", " : "",
                                                    f->hosts.keys[i]);
-                    f_evlist(m, &d->report_ev);
-                    f_evlist(m, &d->socket_ev);
+                    nt_f_evlist(m, &d->report_ev);
+                    nt_f_evlist(m, &d->socket_ev);
                     f_detail(m,
                              "Not cross-checked: report host(s) not in the log: %s; log host(s) "
                              "not in the report: %s.",
@@ -319,10 +319,10 @@ static void diagnose_network(nt_doctor_t *d)
     /* No fallback: a cause alone is worth a note only. */
     if (cause && strcmp(cause, "ib_disabled_by_env") != 0) {
         nt_finding_t *c =
-            from_sig(d, cause, strcmp(cause, "no_rdma_device") == 0 ? "ib_no_device" : cause);
+            nt_from_sig(d, cause, strcmp(cause, "no_rdma_device") == 0 ? "ib_no_device" : cause);
         if (c) {
             c->severity = NT_SEV_INFO;
-            if (sig(d, "bootstrap_no_interface"))
+            if (nt_sig(d, "bootstrap_no_interface"))
                 f_detail(c, "Harmless here: the job failed earlier, at bootstrap (see "
                             "bootstrap_no_interface), and never chose a network.");
             else
@@ -335,15 +335,15 @@ static void diagnose_network(nt_doctor_t *d)
 /* ---- GPUDirect RDMA, NIC sharing ---------------------------------------------------------- */
 
 /* The NCCL version every line of the job printed, or NULL when none or several. */
-static const char *job_version(const nt_doctor_t *d)
+static const char *nt_job_version(const nt_doctor_t *d)
 {
     return d->versions.n == 1 ? d->versions.keys[0] : NULL;
 }
 
 /* What a path type number means in the job's NCCL version, as detail text. */
-static void path_detail(nt_doctor_t *d, nt_finding_t *f, const char *name, long v)
+static void nt_path_detail(nt_doctor_t *d, nt_finding_t *f, const char *name, long v)
 {
-    const char *ver = job_version(d);
+    const char *ver = nt_job_version(d);
     const char *t = nt_kb_path_type(d->kb, ver, v);
     if (t) {
         f_detail(f, "%s %ld = %s in NCCL %s.", name, v, t, ver);
@@ -369,14 +369,14 @@ static void path_detail(nt_doctor_t *d, nt_finding_t *f, const char *name, long 
 }
 
 /* "2.18.5" within the tags "v2.18.1-1".."v2.28.9-1" (NCCL_VERSION_CODE compared). */
-static int version_in(const char *v, const char *first, const char *last)
+static int nt_version_in(const char *v, const char *first, const char *last)
 {
     long x = nt_kb_version_code(v), lo = nt_kb_version_code(first), hi = nt_kb_version_code(last);
     return x >= 0 && lo >= 0 && hi >= 0 && x >= lo && x <= hi;
 }
 
 /* Findings straight from NCCL messages the knowledge base knows by their format string. */
-static void diagnose_messages(nt_doctor_t *d)
+static void nt_diagnose_messages(nt_doctor_t *d)
 {
     for (size_t i = 0; i < d->kb->nmsgs; i++) {
         const nt_kb_message_t *m = &d->kb->msgs[i];
@@ -386,17 +386,17 @@ static void diagnose_messages(nt_doctor_t *d)
         nt_finding_t *f = nt_finding_add(d, m->finding->key);
         if (!f)
             continue;
-        f_evlist(f, &h->ev);
-        f_hosts(f, &h->hosts);
+        nt_f_evlist(f, &h->ev);
+        nt_f_hosts(f, &h->hosts);
         /* several formats of one message over the releases may match a line: cite the one of the
          * job's NCCL version */
-        const char *ver = job_version(d);
-        if (ver && h->ev.n && !version_in(ver, m->first, m->last)) {
+        const char *ver = nt_job_version(d);
+        if (ver && h->ev.n && !nt_version_in(ver, m->first, m->last)) {
             nt_logline_t l;
             nt_line_parse(h->ev.ev[0].text, &l);
             for (size_t j = 0; j < d->kb->nmsgs; j++) {
                 const nt_kb_message_t *o = &d->kb->msgs[j];
-                if (o->finding == m->finding && version_in(ver, o->first, o->last) &&
+                if (o->finding == m->finding && nt_version_in(ver, o->first, o->last) &&
                     nt_fmt_match(o->format, l.msg, NULL, 0) >= 0) {
                     m = o;
                     break;
@@ -412,11 +412,11 @@ static void diagnose_messages(nt_doctor_t *d)
                 if (m->path_values[k] && strcmp(m->path_values[k], v->string) == 0)
                     is_path = 1;
             if (cJSON_IsNumber(v)) {
-                f_value(f, v->string, v->valuedouble);
+                nt_f_value(f, v->string, v->valuedouble);
                 /* a path type is a small integer: a number beyond a long (a %d field of
                  * 20 digits) is no path type and is not converted (that is UB) */
                 if (is_path && v->valuedouble >= -0x1p63 && v->valuedouble < 0x1p63)
-                    path_detail(d, f, v->string, (long)v->valuedouble);
+                    nt_path_detail(d, f, v->string, (long)v->valuedouble);
             } else if (cJSON_IsString(v)) {
                 f_detail(f, "%s: %s.", v->string, v->valuestring);
             }
@@ -424,7 +424,7 @@ static void diagnose_messages(nt_doctor_t *d)
     }
 }
 
-static void diagnose_gdr(nt_doctor_t *d)
+static void nt_diagnose_gdr(nt_doctor_t *d)
 {
     size_t yes = 0, no = 0;
     for (size_t r = 0; r < d->cap_gdr; r++) {
@@ -433,41 +433,41 @@ static void diagnose_gdr(nt_doctor_t *d)
         if (d->gdr[r] & 2)
             no++;
     }
-    nt_finding_t *dist = from_sig(d, "gdr_disabled_distance", "gdr_disabled_distance");
+    nt_finding_t *dist = nt_from_sig(d, "gdr_disabled_distance", "gdr_disabled_distance");
     if (!dist)
-        dist = find(d, "gdr_disabled_distance");
-    nt_finding_t *hca = find(d, "gdr_disabled_hca");
+        dist = nt_find(d, "gdr_disabled_distance");
+    nt_finding_t *hca = nt_find(d, "gdr_disabled_hca");
     if (!no)
         return;
     if (yes) {
         nt_finding_t *f = nt_finding_add(d, "gdr_asymmetric");
         if (!f)
             return;
-        f_evlist(f, &d->gdr_no_ev);
-        f_evlist(f, &d->gdr_yes_ev);
+        nt_f_evlist(f, &d->gdr_no_ev);
+        nt_f_evlist(f, &d->gdr_yes_ev);
         for (size_t r = 0; r < d->cap_gdr; r++)
             if ((d->gdr[r] & 2) && !(d->gdr[r] & 1))
-                f_rank(d, f, (long)r);
+                nt_f_rank(d, f, (long)r);
         f_detail(f,
                  "%zu rank(s) use GDRDMA, %zu rank(s) stage network data through host memory; the "
                  "ranks and hosts named are those without it (a [send] line belongs to its source "
                  "rank, a [receive] line to its destination).",
                  yes, no);
-        f_value(f, "ranks_with_gdr", (double)yes);
-        f_value(f, "ranks_without_gdr", (double)no);
+        nt_f_value(f, "ranks_with_gdr", (double)yes);
+        nt_f_value(f, "ranks_without_gdr", (double)no);
         if (dist)
-            link_cause(f, dist);
+            nt_link_cause(f, dist);
         if (hca)
-            link_cause(f, hca);
+            nt_link_cause(f, hca);
     } else {
         nt_finding_t *f = nt_finding_add(d, "gdr_not_used");
         if (!f)
             return;
-        f_evlist(f, &d->gdr_no_ev);
-        f_evlist(f, &d->gdr0_ev);
+        nt_f_evlist(f, &d->gdr_no_ev);
+        nt_f_evlist(f, &d->gdr0_ev);
         for (size_t r = 0; r < d->cap_gdr; r++)
             if (d->gdr[r] & 2)
-                f_rank(d, f, (long)r);
+                nt_f_rank(d, f, (long)r);
         f_detail(f, "%lu network connection(s), none with GDRDMA.", d->net_conns);
         if (nt_map_find(&d->transports, "NET/IB", 6) < 0 && !dist && !hca) {
             /* a network plugin (EFA, libfabric) prints /GDRDMA only where its provider does
@@ -477,13 +477,13 @@ static void diagnose_gdr(nt_doctor_t *d)
                         "depends on the provider and the instance, so this is not judged a fault.");
         }
         if (dist)
-            link_cause(f, dist);
+            nt_link_cause(f, dist);
         if (hca)
-            link_cause(f, hca);
+            nt_link_cause(f, hca);
     }
 }
 
-static int gpus_per_node_log(const nt_doctor_t *d)
+static int nt_gpus_per_node_log(const nt_doctor_t *d)
 {
     int g = d->local_ranks;
     for (size_t i = 0; i < d->ntables; i++)
@@ -495,7 +495,7 @@ static int gpus_per_node_log(const nt_doctor_t *d)
     return g;
 }
 
-static int nnodes_log(const nt_doctor_t *d)
+static int nt_nnodes_log(const nt_doctor_t *d)
 {
     int n = d->nnodes;
     for (size_t i = 0; i < d->ntables; i++)
@@ -506,11 +506,11 @@ static int nnodes_log(const nt_doctor_t *d)
     return n;
 }
 
-static void diagnose_nic_shared(nt_doctor_t *d)
+static void nt_diagnose_nic_shared(nt_doctor_t *d)
 {
-    int gpn = gpus_per_node_log(d);
+    int gpn = nt_gpus_per_node_log(d);
     int nics = d->nics_min;
-    int multi = nnodes_log(d) > 1 || d->net_conns > 0;
+    int multi = nt_nnodes_log(d) > 1 || d->net_conns > 0;
     if (nics <= 0 || gpn <= nics || !multi)
         return;
     if (!d->net_conns && nt_map_find(&d->networks, "IB", 2) < 0)
@@ -518,12 +518,12 @@ static void diagnose_nic_shared(nt_doctor_t *d)
     nt_finding_t *f = nt_finding_add(d, "nic_shared");
     if (!f)
         return;
-    f_evlist(f, &d->netib_ev);
-    const nt_env_t *hca = env(d, "NCCL_IB_HCA");
+    nt_f_evlist(f, &d->netib_ev);
+    const nt_env_t *hca = nt_env(d, "NCCL_IB_HCA");
     if (hca)
         nt_evlist_add_ev(&f->ev, &hca->first);
     nt_evlist_add_ev(&f->ev, &d->comm_ev);
-    f_evlist(f, &d->shared_ev);
+    nt_f_evlist(f, &d->shared_ev);
     for (size_t i = 0; i < d->netib_ev.n; i++) {
         nt_logline_t l;
         nt_line_parse(d->netib_ev.ev[i].text, &l);
@@ -545,13 +545,13 @@ static void diagnose_nic_shared(nt_doctor_t *d)
                  "NCCL uses all %d NIC(s) the node has (%s): the sharing is the hardware's design.",
                  d->hw.nics_per_node, d->hw.source ? d->hw.source : "given");
     }
-    f_value(f, "gpus_per_node", gpn);
-    f_value(f, "nics_used", nics);
+    nt_f_value(f, "gpus_per_node", gpn);
+    nt_f_value(f, "nics_used", nics);
 }
 
 /* ---- RDMA completion errors ----------------------------------------------------------------- */
 
-static void diagnose_wc(nt_doctor_t *d)
+static void nt_diagnose_wc(nt_doctor_t *d)
 {
     for (int st = 0; st < 32; st++) {
         if (!d->wc_count[st])
@@ -575,9 +575,9 @@ static void diagnose_wc(nt_doctor_t *d)
         else
             f_detail(f, "Status %d; vendor error %lu; seen %lu time(s).", st, d->wc_vendor[st],
                      d->wc_count[st]);
-        f_value(f, "wc_status", st);
+        nt_f_value(f, "wc_status", st);
     }
-    const nt_sighit_t *h = sig(d, "ib_completion");
+    const nt_sighit_t *h = nt_sig(d, "ib_completion");
     if (h) {
         /* every host that printed a completion error, whatever the status */
         for (size_t i = 0; i < d->nfindings; i++) {
@@ -585,16 +585,16 @@ static void diagnose_wc(nt_doctor_t *d)
             if (strcmp(k, "ib_retry_exceeded") == 0 ||
                 strcmp(k, "ib_local_protection_error") == 0 ||
                 strcmp(k, "ib_completion_error") == 0)
-                f_hosts(&d->findings[i], &h->hosts);
+                nt_f_hosts(&d->findings[i], &h->hosts);
         }
     }
 }
 
 /* ---- P2P hang ------------------------------------------------------------------------------- */
 
-static void diagnose_p2p(nt_doctor_t *d)
+static void nt_diagnose_p2p(nt_doctor_t *d)
 {
-    const nt_sighit_t *acs = sig(d, "acs_enabled"), *iommu = sig(d, "iommu_fault");
+    const nt_sighit_t *acs = nt_sig(d, "acs_enabled"), *iommu = nt_sig(d, "iommu_fault");
     int stalled = d->tests_started && d->last_p2p_seq && d->last_progress_seq < d->last_p2p_seq;
     if (!acs && !iommu && !stalled)
         return;
@@ -607,12 +607,12 @@ static void diagnose_p2p(nt_doctor_t *d)
                     "one: the run hung there.");
     }
     if (acs) {
-        f_evlist(f, &acs->ev);
+        nt_f_evlist(f, &acs->ev);
         f_detail(f, "lspci shows ACS source validation on (ACSCtl: SrcValid+) on %lu bridge(s).",
                  acs->count);
     }
     if (iommu) {
-        f_evlist(f, &iommu->ev);
+        nt_f_evlist(f, &iommu->ev);
         f_detail(f, "The kernel logged IOMMU faults.");
     }
     if (!stalled && !d->last_p2p_seq)
@@ -626,7 +626,7 @@ static void diagnose_p2p(nt_doctor_t *d)
 
 /* ---- tuner plugin, versions, environment ---------------------------------------------------- */
 
-static void diagnose_tuner(nt_doctor_t *d)
+static void nt_diagnose_tuner(nt_doctor_t *d)
 {
     const char *name = NULL;
     int differ = 0;
@@ -662,23 +662,23 @@ static void diagnose_tuner(nt_doctor_t *d)
         if (!p->init_seen && !p->tuner)
             continue;
         nt_evlist_add_ev(&f->ev, p->tuner ? &p->first_tuner : &p->first_init);
-        f_host(f, p->host);
+        nt_f_host(f, p->host);
         for (int k = 0; k < p->nranks; k++)
-            f_rank(d, f, p->ranks[k]);
+            nt_f_rank(d, f, p->ranks[k]);
     }
     f_detail(f,
              "%zu process(es) loaded tuner plugin '%s'; %zu did not%s. The ranks and hosts named "
              "are those without it.",
              with, name, without, differ ? " or loaded another one" : "");
-    f_value(f, "processes_with_plugin", (double)with);
-    f_value(f, "processes_without_plugin", (double)without);
+    nt_f_value(f, "processes_with_plugin", (double)with);
+    nt_f_value(f, "processes_without_plugin", (double)without);
 }
 
 /* Ranks whose nettune tuning files differ (their fnv1a64 hashes: the same contents at two paths
  * are the same file): each rank chooses from its own file, so they can run different algorithms for
  * one collective and hang (README, tuner plugin). Evidence: one line of the first file, then one
  * line per other file. */
-static void diagnose_tuning_files(nt_doctor_t *d)
+static void nt_diagnose_tuning_files(nt_doctor_t *d)
 {
     const nt_proc_t *first = NULL;
     int differ = 0;
@@ -713,19 +713,19 @@ static void diagnose_tuning_files(nt_doctor_t *d)
             f_detail(f, "%s: %s.", p->id, p->tuning);
         }
         if (strcmp(p->tuning_hash, first->tuning_hash) != 0) {
-            f_host(f, p->host);
+            nt_f_host(f, p->host);
             for (int k = 0; k < p->nranks; k++)
-                f_rank(d, f, p->ranks[k]);
+                nt_f_rank(d, f, p->ranks[k]);
         }
     }
     f_detail(f,
              "%zu different tuning files (by fnv1a64); the ranks and hosts named are those "
              "not using the first one.",
              nfiles);
-    f_value(f, "files", (double)nfiles);
+    nt_f_value(f, "files", (double)nfiles);
 }
 
-static void diagnose_versions_env(nt_doctor_t *d)
+static void nt_diagnose_versions_env(nt_doctor_t *d)
 {
     if (d->versions.n > 1) {
         nt_finding_t *f = nt_finding_add(d, "nccl_version_mismatch");
@@ -791,7 +791,7 @@ static void diagnose_versions_env(nt_doctor_t *d)
         for (size_t k = 0; k < d->nprocs; k++) {
             const nt_proc_t *p = &d->procs[k];
             if (p->complete && nt_map_find(&p->env, e->name, strlen(e->name)) < 0 && p->host)
-                f_host(f, p->host);
+                nt_f_host(f, p->host);
         }
         f_detail(
             f,
@@ -806,7 +806,7 @@ static void diagnose_versions_env(nt_doctor_t *d)
 /* ---- nccl-tests busbw -------------------------------------------------------------------------
  */
 
-static const nt_kb_gpu_t *kb_gpu(const nt_doctor_t *d, const char *model)
+static const nt_kb_gpu_t *nt_kb_gpu(const nt_doctor_t *d, const char *model)
 {
     if (!model)
         return NULL;
@@ -816,7 +816,7 @@ static const nt_kb_gpu_t *kb_gpu(const nt_doctor_t *d, const char *model)
     return NULL;
 }
 
-static void set_basis(nt_table_t *t, const char *fmt, ...)
+static void nt_set_basis(nt_table_t *t, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -830,7 +830,7 @@ static void set_basis(nt_table_t *t, const char *fmt, ...)
 /* The collective of a table whose log does not name the test, from the table itself: the one
  * rule in lib/nccl/nccltests.c (nt_ncclt_infer_coll). Sets t->coll when one collective fits, and
  * t->coll_note with the reasoning (the candidates when several fit). */
-static void infer_coll(nt_doctor_t *d, nt_table_t *t, int n)
+static void nt_infer_coll(nt_doctor_t *d, nt_table_t *t, int n)
 {
     const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, t->sweep);
     char how[256] = "";
@@ -849,7 +849,7 @@ static void infer_coll(nt_doctor_t *d, nt_table_t *t, int n)
 
 /* The slowest NIC speed the log's NET/IB device lines print (NCCL 2.27+, "speed=" in Mb/s, read
  * by lib/nccl/nccllog.c), in Gb/s; -1 when no line shows one. */
-static double log_nic_rate(const nt_doctor_t *d)
+static double nt_log_nic_rate(const nt_doctor_t *d)
 {
     double r = -1;
     for (size_t i = 0; i < d->ninputs; i++) {
@@ -861,7 +861,7 @@ static double log_nic_rate(const nt_doctor_t *d)
     return r;
 }
 
-static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
+static void nt_judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
 {
     t->plateau = -1;
     t->expected = -1;
@@ -874,7 +874,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
             t->plateau = b;
     }
     if (t->ntop == 0) {
-        set_basis(t, "no result rows (the run stopped before the first size)");
+        nt_set_basis(t, "no result rows (the run stopped before the first size)");
         return;
     }
     /* a run cut short (the job killed or hung mid-sweep): no "Avg bus bandwidth" footer and the
@@ -895,15 +895,15 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
             f_detail(f, "%s%srun cut short at %s of %s (no footer%s): %lu row(s) read.",
                      t->coll ? t->coll : "", t->coll ? ": " : "", have, want,
                      partial ? ", last row incomplete" : "", t->rows);
-            f_value(f, "last_bytes", (double)t->top[0].bytes);
-            f_value(f, "max_bytes", (double)t->max_bytes);
+            nt_f_value(f, "last_bytes", (double)t->top[0].bytes);
+            nt_f_value(f, "max_bytes", (double)t->max_bytes);
             for (size_t h = 0; h < d->run_hosts.n && h < 64; h++)
-                f_host(f, d->run_hosts.keys[h]);
+                nt_f_host(f, d->run_hosts.keys[h]);
         }
         snprintf(t->not_judged_buf, sizeof(t->not_judged_buf), "run cut short at %s of %s", have,
                  want);
         t->not_judged = t->not_judged_buf;
-        set_basis(t, "not judged: %s (no footer%s)", t->not_judged,
+        nt_set_basis(t, "not judged: %s (no footer%s)", t->not_judged,
                   partial ? ", last row incomplete" : "");
         return;
     }
@@ -916,7 +916,7 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
                  nt_bytes_str(have, sizeof(have), t->top[0].bytes),
                  nt_bytes_str(need, sizeof(need), NT_PLATEAU_MIN_BYTES));
         t->not_judged = t->not_judged_buf;
-        set_basis(t, "not judged: %s", t->not_judged);
+        nt_set_basis(t, "not judged: %s", t->not_judged);
         return;
     }
     int nnodes = t->nhosts > 0 ? t->nhosts : d->nnodes;
@@ -936,26 +936,26 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         t->coll_source = "expect";
     }
     if (!t->coll)
-        infer_coll(d, t, t->nranks > 0 ? t->nranks : d->nranks);
+        nt_infer_coll(d, t, t->nranks > 0 ? t->nranks : d->nranks);
     const char *coll = t->coll ? t->coll : "unknown";
 
     if (hw->min_busbw_GBps > 0) {
         t->expected = hw->min_busbw_GBps / hw->efficiency;
-        set_basis(t, "--expect min_busbw_GBps=%.1f", hw->min_busbw_GBps);
+        nt_set_basis(t, "--expect min_busbw_GBps=%.1f", hw->min_busbw_GBps);
     } else if (nnodes >= 2) {
         const char *rate_src = NULL;
-        if (rate <= 0 && (rate = log_nic_rate(d)) > 0)
+        if (rate <= 0 && (rate = nt_log_nic_rate(d)) > 0)
             rate_src = "NIC rate from the log's NET/IB device lines (speed=, NCCL 2.27+)";
         if (rate <= 0) {
             t->not_judged = "NIC rate unknown: give --expect nic_rate_Gbps=N or --report";
-            set_basis(t,
+            nt_set_basis(t,
                       "not judged: NIC rate unknown (give --expect nic_rate_Gbps=N or --report)");
             return;
         }
         int lanes = nics > 0 && gpn > 0 ? (nics < gpn ? nics : gpn) : nics > 0 ? nics : gpn;
         if (lanes <= 0) {
             t->not_judged = "NICs per node unknown: give --expect nics_per_node=N or --report";
-            set_basis(t, "not judged: NICs per node unknown (give --expect nics_per_node=N)");
+            nt_set_basis(t, "not judged: NICs per node unknown (give --expect nics_per_node=N)");
             return;
         }
         t->network_GBps = lanes * rate / 8.0;
@@ -981,47 +981,47 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
          * node's NIC bandwidth; sendrecv and alltoall report per-rank figures. */
         if (strcmp(coll, "sendrecv") == 0 && gpn > 0) {
             t->expected = t->network_GBps / gpn;
-            set_basis(t, "%s; sendrecv: shared by %d rank%s per node = %.1f GB/s per rank", node,
+            nt_set_basis(t, "%s; sendrecv: shared by %d rank%s per node = %.1f GB/s per rank", node,
                       gpn, gpn == 1 ? "" : "s", t->expected);
         } else if (strcmp(coll, "alltoall") == 0 && gpn > 0 && t->nranks > gpn) {
             t->expected = t->network_GBps / gpn * (t->nranks - 1) / (double)(t->nranks - gpn);
-            set_basis(t,
+            nt_set_basis(t,
                       "%s; alltoall share per rank: %.0f GB/s / %d rank%s per node x (n-1)/(n-%d) "
                       "with n = %d ranks = %.1f GB/s",
                       node, t->network_GBps, gpn, gpn == 1 ? "" : "s", gpn, t->nranks, t->expected);
         } else {
-            set_basis(t, "%s", node);
+            nt_set_basis(t, "%s", node);
         }
         if (rate_src) {
             char *b = strdup(t->basis ? t->basis : "");
             if (b)
-                set_basis(t, "%s; %s", b, rate_src);
+                nt_set_basis(t, "%s; %s", b, rate_src);
             free(b);
         }
     } else if (nnodes == 1) {
-        const nt_kb_gpu_t *g = kb_gpu(d, model);
+        const nt_kb_gpu_t *g = nt_kb_gpu(d, model);
         if (!g) {
             t->not_judged = "single node, GPU model not in the knowledge base: give --expect "
                             "min_busbw_GBps=N";
-            set_basis(t, "not judged: single node, GPU model %s%s%s not in the knowledge base",
+            nt_set_basis(t, "not judged: single node, GPU model %s%s%s not in the knowledge base",
                       model ? "'" : "unknown", model ? model : "", model ? "'" : "");
             return;
         }
         if (gpn != g->gpus_per_node) {
             t->not_judged = "single node, no knowledge-base figure for this GPU count: give "
                             "--expect min_busbw_GBps=N";
-            set_basis(t,
+            nt_set_basis(t,
                       "not judged: the knowledge base has %s figures for %d GPUs per node, this "
                       "run has %d",
                       g->match, g->gpus_per_node, gpn);
             return;
         }
         t->expected = g->busbw_GBps;
-        set_basis(t, "single node, %d x %s: %s", gpn, g->match,
+        nt_set_basis(t, "single node, %d x %s: %s", gpn, g->match,
                   g->note ? g->note : "knowledge base figure");
     } else {
         t->not_judged = "number of nodes unknown: give --expect min_busbw_GBps=N";
-        set_basis(t, "not judged: number of nodes unknown");
+        nt_set_basis(t, "not judged: number of nodes unknown");
         return;
     }
     t->ratio = t->plateau / t->expected;
@@ -1037,8 +1037,8 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
                      "busbw %.1f GB/s at the largest sizes is above the %.0f GB/s the NICs can "
                      "carry: %s.",
                      t->plateau, t->network_GBps, t->basis);
-            f_value(f, "plateau_busbw_GBps", t->plateau);
-            f_value(f, "network_busbw_GBps", t->network_GBps);
+            nt_f_value(f, "plateau_busbw_GBps", t->plateau);
+            nt_f_value(f, "network_busbw_GBps", t->network_GBps);
         }
         return;
     }
@@ -1062,8 +1062,9 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
                 ? "On 2 nodes rerun with NCCL_ALGO=Ring for a network figure; "
                 : NULL,
             info ? "rerun with NCCL_DEBUG=INFO and check NIC selection" : NULL,
-            env(d, "NCCL_MIN_CTAS") ? "try NCCL_MIN_CTAS=16..32 and NCCL_IB_QPS_PER_CONNECTION=2; "
-                                    : NULL};
+            nt_env(d, "NCCL_MIN_CTAS")
+                ? "try NCCL_MIN_CTAS=16..32 and NCCL_IB_QPS_PER_CONNECTION=2; "
+                : NULL};
         char *fx = strdup(f->kb->fix);
         for (size_t k = 0; fx && k < sizeof(drop) / sizeof(drop[0]); k++) {
             char *at = drop[k] ? strstr(fx, drop[k]) : NULL;
@@ -1096,24 +1097,24 @@ static void judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         f_detail(
             f, "This was a 2-node run without NCCL_ALGO=Ring: rerun with it for a network figure.");
     if (!f->values || t->ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
-        f_value(f, "plateau_busbw_GBps", t->plateau);
-        f_value(f, "expected_busbw_GBps", t->expected);
-        f_value(f, "ratio", t->ratio);
+        nt_f_value(f, "plateau_busbw_GBps", t->plateau);
+        nt_f_value(f, "expected_busbw_GBps", t->expected);
+        nt_f_value(f, "ratio", t->ratio);
     }
     for (size_t h = 0; h < d->run_hosts.n && h < 64; h++)
-        f_host(f, d->run_hosts.keys[h]);
+        nt_f_host(f, d->run_hosts.keys[h]);
 }
 
-static const nt_ncclt_row_t *sweep_row(const nt_ncclt_table_t *t, size_t i)
+static const nt_ncclt_row_t *nt_sweep_row(const nt_ncclt_table_t *t, size_t i)
 {
     return i < t->nrows ? &t->rows[i] : NULL;
 }
 
 /* The row's own line as evidence (the doctor keeps the first NT_ROW_TEXTS row lines of each
  * table); past those, the figures as read, marked so. */
-static void row_ev(nt_doctor_t *d, nt_finding_t *f, const nt_ncclt_table_t *t, size_t i)
+static void nt_row_ev(nt_doctor_t *d, nt_finding_t *f, const nt_ncclt_table_t *t, size_t i)
 {
-    const nt_ncclt_row_t *r = sweep_row(t, i);
+    const nt_ncclt_row_t *r = nt_sweep_row(t, i);
     if (!r || !r->line)
         return;
     for (size_t k = 0; k < d->ntables; k++) {
@@ -1134,7 +1135,7 @@ static void row_ev(nt_doctor_t *d, nt_finding_t *f, const nt_ncclt_table_t *t, s
 }
 
 /* Mid-sweep drops and outliers of every table (lib/nccl/anomaly.c: the one rule). */
-static void diagnose_sweeps(nt_doctor_t *d)
+static void nt_diagnose_sweeps(nt_doctor_t *d)
 {
     for (size_t i = 0; i < d->ntables; i++) {
         const nt_ncclt_table_t *t = nt_ncclt_reader_table(d->ncclt, d->tables[i].sweep);
@@ -1150,7 +1151,7 @@ static void diagnose_sweeps(nt_doctor_t *d)
             if (!f)
                 continue;
             for (size_t r = a[k].first; r <= a[k].last && r < t->nrows; r++)
-                row_ev(d, f, t, r);
+                nt_row_ev(d, f, t, r);
             f_detail(f,
                      "%s:%lu %s: busbw %.2f GB/s is %.0f%% of the %.2f GB/s reached at a smaller "
                      "size, at %llu%s%.0llu bytes (%zu size%s).",
@@ -1161,16 +1162,16 @@ static void diagnose_sweeps(nt_doctor_t *d)
                      a[k].last - a[k].first + 1, a[k].last > a[k].first ? "s" : "");
             if (!f->values ||
                 a[k].ratio < cJSON_GetNumberValue(cJSON_GetObjectItem(f->values, "ratio"))) {
-                f_value(f, "busbw_GBps", a[k].busbw_GBps);
-                f_value(f, "ref_busbw_GBps", a[k].ref_GBps);
-                f_value(f, "ratio", a[k].ratio);
+                nt_f_value(f, "busbw_GBps", a[k].busbw_GBps);
+                nt_f_value(f, "ref_busbw_GBps", a[k].ref_GBps);
+                nt_f_value(f, "ratio", a[k].ratio);
             }
         }
     }
 }
 
 /* The NCCL_* settings echoed in an input, as "NAME=VALUE" (pointers into d->env). */
-static size_t input_env(const nt_doctor_t *d, unsigned input, char **out, size_t max)
+static size_t nt_input_env(const nt_doctor_t *d, unsigned input, char **out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < d->nenv && n < max; i++) {
@@ -1191,13 +1192,13 @@ static size_t input_env(const nt_doctor_t *d, unsigned input, char **out, size_t
 
 /* Per-call TUNING lines of an input (lib/nccl/nccllog.c), so that a moved switch point is only claimed
  * when they show it. */
-static size_t input_calls(const nt_doctor_t *d, unsigned input)
+static size_t nt_input_calls(const nt_doctor_t *d, unsigned input)
 {
     return input < d->ninputs && d->inputs[input].log ? d->inputs[input].log->ncalls : 0;
 }
 
 /* Runs of the same test and shape that differ (lib/nccl/anomaly.c). */
-static void diagnose_runs(nt_doctor_t *d)
+static void nt_diagnose_runs(nt_doctor_t *d)
 {
     size_t nt = nt_ncclt_reader_ntables(d->ncclt);
     for (size_t i = 0; i < nt; i++) {
@@ -1218,12 +1219,12 @@ static void diagnose_runs(nt_doctor_t *d)
                 /* the first differing size in both runs, then the rest of the run of sizes */
                 for (size_t r = 0; r < b->nrows; r++)
                     if (b->rows[r].bytes == an[k].bytes_first) {
-                        row_ev(d, f, a, an[k].first);
-                        row_ev(d, f, b, r);
+                        nt_row_ev(d, f, a, an[k].first);
+                        nt_row_ev(d, f, b, r);
                         break;
                     }
                 for (size_t r = an[k].first; r <= an[k].last && r < a->nrows; r++)
-                    row_ev(d, f, a, r);
+                    nt_row_ev(d, f, a, r);
                 f_detail(f,
                          "%s: the run at %s:%lu is slower than the one at %s:%lu at %llu..%llu "
                          "bytes (%zu sizes; at worst %.2f vs %.2f GB/s, %.0f%%).",
@@ -1233,7 +1234,7 @@ static void diagnose_runs(nt_doctor_t *d)
                          an[k].busbw_GBps, an[k].ref_GBps, 100 * an[k].ratio);
                 f_detail(f, "They start to differ at %llu bytes: the slope changes there.",
                          an[k].bytes_first);
-                if (input_calls(d, slow->input) && input_calls(d, fast->input))
+                if (nt_input_calls(d, slow->input) && nt_input_calls(d, fast->input))
                     f_detail(f, "Both logs have per-call TUNING lines: compare the algorithm and "
                                 "protocol NCCL chose at that size in each.");
                 else
@@ -1241,8 +1242,8 @@ static void diagnose_runs(nt_doctor_t *d)
                                 "shown (no per-call TUNING lines: rerun with NCCL_DEBUG=INFO "
                                 "NCCL_DEBUG_SUBSYS=TUNING).");
                 char *ea[256], *eb[256], name[128];
-                size_t na = input_env(d, slow->input, ea, 256),
-                       nb = input_env(d, fast->input, eb, 256);
+                size_t na = nt_input_env(d, slow->input, ea, 256),
+                       nb = nt_input_env(d, fast->input, eb, 256);
                 if (slow->input == fast->input)
                     f_detail(f,
                              "Both runs are in one file: the environment NCCL echoed is the same.");
@@ -1257,16 +1258,16 @@ static void diagnose_runs(nt_doctor_t *d)
                     free(ea[x]);
                 for (size_t x = 0; x < nb; x++)
                     free(eb[x]);
-                f_value(f, "ratio", an[k].ratio);
+                nt_f_value(f, "ratio", an[k].ratio);
             }
         }
     }
 }
 
-static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
+static void nt_diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
 {
     for (size_t i = 0; i < d->ntables; i++) {
-        judge_table(d, &d->tables[i], hw);
+        nt_judge_table(d, &d->tables[i], hw);
         nt_table_t *t = &d->tables[i];
         if (t->not_judged) {
             char buf[300];
@@ -1274,17 +1275,17 @@ static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
             nt_not_judged_add(d, buf);
         }
     }
-    diagnose_sweeps(d);
-    diagnose_runs(d);
-    nt_finding_t *b = find(d, "busbw_below_expected");
+    nt_diagnose_sweeps(d);
+    nt_diagnose_runs(d);
+    nt_finding_t *b = nt_find(d, "busbw_below_expected");
     /* GPUDirect RDMA off because GPU and NIC are across the CPU interconnect: with low busbw
      * (or a drop), the GPU/NIC locality is the lead */
-    nt_finding_t *far = find(d, "gpu_nic_far");
-    nt_finding_t *dist = find(d, "gdr_disabled_distance");
+    nt_finding_t *far = nt_find(d, "gpu_nic_far");
+    nt_finding_t *dist = nt_find(d, "gdr_disabled_distance");
     int sys = far != NULL || (dist && dist->detail && strstr(dist->detail, "= SYS"));
     if (b && sys) {
         nt_finding_t *c = far ? far : dist;
-        link_cause(b, c);
+        nt_link_cause(b, c);
         f_detail(b,
                  "GPUDirect RDMA is off across the CPU interconnect (%s): GPU/NIC locality is the "
                  "likely cause; put each GPU's traffic on a NIC of its own socket.",
@@ -1292,25 +1293,25 @@ static void diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
     }
     if (!b)
         return;
-    nt_finding_t *g = find(d, "gdr_not_used");
+    nt_finding_t *g = nt_find(d, "gdr_not_used");
     if (g)
-        link_related(b, g);
-    nt_finding_t *s = find(d, "socket_fallback");
+        nt_link_related(b, g);
+    nt_finding_t *s = nt_find(d, "socket_fallback");
     if (s)
-        link_cause(b, s);
-    nt_finding_t *n = find(d, "nic_shared");
+        nt_link_cause(b, s);
+    nt_finding_t *n = nt_find(d, "nic_shared");
     if (n)
-        link_related(b, n);
+        nt_link_related(b, n);
 }
 
 /* ---- warnings and errors nobody explained --------------------------------------------------- */
 
-static void diagnose_leftovers(nt_doctor_t *d)
+static void nt_diagnose_leftovers(nt_doctor_t *d)
 {
     if (d->warn_unexplained.n) {
         nt_finding_t *f = nt_finding_add(d, "nccl_warning");
         if (f) {
-            f_evlist(f, &d->warn_unexplained);
+            nt_f_evlist(f, &d->warn_unexplained);
             for (size_t i = 0; i < d->warn_unexplained.n; i++) {
                 nt_logline_t l;
                 nt_line_parse(d->warn_unexplained.ev[i].text, &l);
@@ -1319,21 +1320,21 @@ static void diagnose_leftovers(nt_doctor_t *d)
             }
         }
     }
-    const nt_sighit_t *fail = sig(d, "nccl_failure");
+    const nt_sighit_t *fail = nt_sig(d, "nccl_failure");
     if (!fail)
         return;
     for (size_t i = 0; i < d->nfindings; i++)
         if (d->findings[i].severity == NT_SEV_ERROR)
             return;
-    nt_finding_t *f = from_sig(d, "nccl_error", "nccl_failure");
+    nt_finding_t *f = nt_from_sig(d, "nccl_error", "nccl_failure");
     (void)f;
 }
 
-static const char *job_version(const nt_doctor_t *d);
+static const char *nt_job_version(const nt_doctor_t *d);
 
 /* ---- jobs that fail without an NCCL error ---------------------------------------------------- */
 
-static int cmp_long(const void *a, const void *b)
+static int nt_cmp_long(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
     return x < y ? -1 : x > y;
@@ -1342,7 +1343,7 @@ static int cmp_long(const void *a, const void *b)
 /* PyTorch watchdog timeouts: the ranks that timed out, their collective and sequence numbers, and
  * the ranks the job names (process groups initialized) that printed no timeout: those never
  * joined the collective the others wait in, which is the application's doing. */
-static void diagnose_timeouts(nt_doctor_t *d)
+static void nt_diagnose_timeouts(nt_doctor_t *d)
 {
     if (!d->ntimeouts)
         return;
@@ -1356,7 +1357,7 @@ static void diagnose_timeouts(nt_doctor_t *d)
         const nt_timeout_t *t = &d->timeouts[i];
         nt_evlist_add_ev(&f->ev, &t->ev);
         if (t->rank >= 0)
-            f_rank(d, f, t->rank);
+            nt_f_rank(d, f, t->rank);
         if (t->op[0] && !strstr(ops, t->op) && no + strlen(t->op) + 3 < sizeof(ops))
             no += (size_t)snprintf(ops + no, sizeof(ops) - no, "%s%s", no ? ", " : "", t->op);
         if (t->seq >= 0) {
@@ -1377,8 +1378,8 @@ static void diagnose_timeouts(nt_doctor_t *d)
         if (s) {
             nt_evlist_add_ev(&s->ev, &d->timeouts[0].ev);
             f_detail(s, "The process group's timeout is %ld ms.", tmin);
-            f_value(s, "timeout_ms", (double)tmin);
-            link_cause(f, s);
+            nt_f_value(s, "timeout_ms", (double)tmin);
+            nt_link_cause(f, s);
             s->severity = f->severity;
         }
     }
@@ -1389,11 +1390,11 @@ static void diagnose_timeouts(nt_doctor_t *d)
             if (d->timeouts[i].seq >= 0)
                 f_detail(f, "rank %ld at %ld%s", d->timeouts[i].rank, d->timeouts[i].seq,
                          i + 1 < d->ntimeouts && i < 7 ? "," : ".");
-        f_value(f, "seq_min", (double)minseq);
-        f_value(f, "seq_max", (double)maxseq);
+        nt_f_value(f, "seq_min", (double)minseq);
+        nt_f_value(f, "seq_max", (double)maxseq);
     } else if (minseq >= 0) {
         f_detail(f, "Every rank that timed out waits at SeqNum %ld.", minseq);
-        f_value(f, "seq", (double)minseq);
+        nt_f_value(f, "seq", (double)minseq);
     }
     /* the ranks the job names without a timeout */
     long missing[16];
@@ -1407,7 +1408,7 @@ static void diagnose_timeouts(nt_doctor_t *d)
             missing[nm++] = r;
     }
     if (nm) {
-        qsort(missing, nm, sizeof(missing[0]), cmp_long);
+        qsort(missing, nm, sizeof(missing[0]), nt_cmp_long);
         char lst[160] = "";
         size_t n = 0;
         for (size_t i = 0; i < nm && n + 24 < sizeof(lst); i++)
@@ -1416,14 +1417,14 @@ static void diagnose_timeouts(nt_doctor_t *d)
                  "Rank(s) %s started their process group but printed no timeout: the rank(s) "
                  "that never joined.",
                  lst);
-        f_value(f, "ranks_not_joined", (double)nm);
+        nt_f_value(f, "ranks_not_joined", (double)nm);
     }
 }
 
 /* A whole log (it starts at NCCL's banner or the launcher's start) that stops before Init
  * COMPLETE for the ranks it names, or before any result or error, is incomplete: the job hung or
  * was killed, and the log's last line is where. An excerpt is not judged (the summary says so). */
-static void diagnose_completeness(nt_doctor_t *d)
+static void nt_diagnose_completeness(nt_doctor_t *d)
 {
     for (size_t i = 0; i < d->ninputs; i++) {
         const nt_input_t *in = &d->inputs[i];
@@ -1451,7 +1452,7 @@ static void diagnose_completeness(nt_doctor_t *d)
         else
             f_detail(f, "The log shows no result and no error.");
         f_detail(f, "Incomplete: the last line was %s:%lu: %s", in->path, in->last_no, in->last);
-        f_value(f, "last_line", (double)in->last_no);
+        nt_f_value(f, "last_line", (double)in->last_no);
         /* what else the log shows wrong is the likely cause of the stop (a loopback bootstrap
          * interface, a wrong setting): the stop is listed under it */
         nt_finding_t *why = NULL;
@@ -1462,7 +1463,7 @@ static void diagnose_completeness(nt_doctor_t *d)
                 why = g;
         }
         if (why)
-            link_cause(f, why);
+            nt_link_cause(f, why);
         /* PyTorch created its process groups and NCCL printed nothing after: the ranks wait in
          * their first collective, which some rank did not enter (the watchdog of older PyTorch
          * releases never fired for it) */
@@ -1474,7 +1475,7 @@ static void diagnose_completeness(nt_doctor_t *d)
                          "%zu rank(s) initialized their process group and the log stops: they "
                          "wait in a collective that some rank did not enter.",
                          d->pg_ranks.n);
-                link_cause(f, c);
+                nt_link_cause(f, c);
                 c->severity = f->severity;
             }
         }
@@ -1485,7 +1486,7 @@ static void diagnose_completeness(nt_doctor_t *d)
 
 /* Every catalogue cause whose lines the inputs show (and its "also" lines, and none of its
  * "unless" lines) is a finding with those lines as evidence: the rule is the entry's data. */
-static void diagnose_catalogue(nt_doctor_t *d)
+static void nt_diagnose_catalogue(nt_doctor_t *d)
 {
     for (size_t i = 0; i < d->kb->ncauses; i++) {
         const nt_kb_cause_t *c = &d->kb->causes[i];
@@ -1497,16 +1498,16 @@ static void diagnose_catalogue(nt_doctor_t *d)
             continue;
         /* only for the NCCL versions it names; where the log does not print the version the
          * cause is reported with that said, since the lines alone fit it */
-        long v = c->first >= 0 ? nt_kb_version_code(job_version(d)) : -1;
+        long v = c->first >= 0 ? nt_kb_version_code(nt_job_version(d)) : -1;
         if (c->first >= 0 && v >= 0 && (v < c->first || v > c->last))
             continue;
         nt_finding_t *f = nt_finding_add(d, c->finding->key);
         if (!f)
             continue;
-        f_evlist(f, &h->ev);
-        f_hosts(f, &h->hosts);
+        nt_f_evlist(f, &h->ev);
+        nt_f_hosts(f, &h->hosts);
         if (c->also >= 0)
-            f_evlist(f, &d->sig[c->also].ev);
+            nt_f_evlist(f, &d->sig[c->also].ev);
         if (c->first >= 0 && v < 0)
             f_detail(f,
                      "Assumed: the log does not print the NCCL version (or prints several); this "
@@ -1518,18 +1519,18 @@ static void diagnose_catalogue(nt_doctor_t *d)
 
 /* Links each catalogue cause found to the findings it explains, and gives the cause the
  * severity of the worst of them: a cause that explains an error is the error's root. */
-static void link_catalogue(nt_doctor_t *d)
+static void nt_link_catalogue(nt_doctor_t *d)
 {
     for (size_t i = 0; i < d->kb->ncauses; i++) {
         const nt_kb_cause_t *c = &d->kb->causes[i];
-        nt_finding_t *f = find(d, c->finding->key);
+        nt_finding_t *f = nt_find(d, c->finding->key);
         if (!f)
             continue;
         for (int e = 0; e < c->nexplains; e++) {
-            nt_finding_t *x = find(d, c->explains[e]);
+            nt_finding_t *x = nt_find(d, c->explains[e]);
             if (!x || x == f)
                 continue;
-            link_cause(x, f);
+            nt_link_cause(x, f);
             if (x->severity > f->severity)
                 f->severity = x->severity;
         }
@@ -1540,12 +1541,12 @@ static void link_catalogue(nt_doctor_t *d)
  * found here explains; roots come first by rank (NCCL versions that differ across ranks first:
  * every other finding may be its effect), then by severity, stable otherwise; each finding that
  * a root explains follows it (listed under it), depth first. The top finding is the first root. */
-static int root_rank(const nt_finding_t *f)
+static int nt_root_rank(const nt_finding_t *f)
 {
     return strcmp(f->kb->key, "nccl_version_mismatch") == 0 ? 3 : (int)f->severity;
 }
 
-static int is_root(const nt_finding_t *all, size_t n, const nt_finding_t *f)
+static int nt_is_root(const nt_finding_t *all, size_t n, const nt_finding_t *f)
 {
     for (size_t c = 0; c < f->ncaused_by; c++)
         for (size_t i = 0; i < n; i++)
@@ -1554,7 +1555,7 @@ static int is_root(const nt_finding_t *all, size_t n, const nt_finding_t *f)
     return 1;
 }
 
-static void place(nt_finding_t *all, size_t n, size_t i, unsigned char *done, size_t *order,
+static void nt_place(nt_finding_t *all, size_t n, size_t i, unsigned char *done, size_t *order,
                   size_t *k)
 {
     if (done[i])
@@ -1567,10 +1568,10 @@ static void place(nt_finding_t *all, size_t n, size_t i, unsigned char *done, si
             for (size_t j = 0; j < n; j++)
                 if (!done[j] && (int)all[j].severity == sev &&
                     strcmp(all[j].kb->key, all[i].causes[c]) == 0)
-                    place(all, n, j, done, order, k);
+                    nt_place(all, n, j, done, order, k);
 }
 
-static void sort_findings(nt_finding_t *f, size_t n)
+static void nt_sort_findings(nt_finding_t *f, size_t n)
 {
     if (n < 2)
         return;
@@ -1586,12 +1587,12 @@ static void sort_findings(nt_finding_t *f, size_t n)
     size_t k = 0;
     for (int rank = 3; rank >= 0; rank--)
         for (size_t i = 0; i < n; i++)
-            if (!done[i] && root_rank(&f[i]) == rank && is_root(f, n, &f[i]))
-                place(f, n, i, done, order, &k);
+            if (!done[i] && nt_root_rank(&f[i]) == rank && nt_is_root(f, n, &f[i]))
+                nt_place(f, n, i, done, order, &k);
     for (int rank = 3; rank >= 0; rank--) /* a cycle of causes: what is left, by rank */
         for (size_t i = 0; i < n; i++)
-            if (!done[i] && root_rank(&f[i]) == rank)
-                place(f, n, i, done, order, &k);
+            if (!done[i] && nt_root_rank(&f[i]) == rank)
+                nt_place(f, n, i, done, order, &k);
     for (size_t i = 0; i < n; i++)
         tmp[i] = f[order[i]];
     memcpy(f, tmp, n * sizeof(*f));
@@ -1619,33 +1620,33 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     }
     for (size_t i = 0; i < sizeof(direct_sigs) / sizeof(direct_sigs[0]); i++) {
         if (strcmp(direct_sigs[i], "gdr_disabled_distance") == 0)
-            continue; /* diagnose_gdr */
-        nt_finding_t *f = from_sig(d, direct_sigs[i], direct_sigs[i]);
+            continue; /* nt_diagnose_gdr */
+        nt_finding_t *f = nt_from_sig(d, direct_sigs[i], direct_sigs[i]);
         if (f && strcmp(direct_sigs[i], "ib_wrong_hca") == 0) {
-            f_evlist(f, &d->netib_ev);
-            f->fix = fill_fix(f->kb->fix, d->nic_names);
+            nt_f_evlist(f, &d->netib_ev);
+            f->fix = nt_fill_fix(f->kb->fix, d->nic_names);
             if (d->nic_names)
                 f_detail(f, "NCCL listed: %s.", d->nic_names);
         }
     }
-    diagnose_catalogue(d);
-    diagnose_messages(d);
+    nt_diagnose_catalogue(d);
+    nt_diagnose_messages(d);
     nt_op_diagnose(d);
-    diagnose_network(d);
-    diagnose_wc(d);
-    diagnose_gdr(d);
-    diagnose_nic_shared(d);
-    diagnose_p2p(d);
-    diagnose_tuner(d);
-    diagnose_tuning_files(d);
-    diagnose_versions_env(d);
-    diagnose_tests(d, hw);
-    diagnose_timeouts(d);
-    diagnose_completeness(d);
-    diagnose_leftovers(d);
-    link_catalogue(d);
+    nt_diagnose_network(d);
+    nt_diagnose_wc(d);
+    nt_diagnose_gdr(d);
+    nt_diagnose_nic_shared(d);
+    nt_diagnose_p2p(d);
+    nt_diagnose_tuner(d);
+    nt_diagnose_tuning_files(d);
+    nt_diagnose_versions_env(d);
+    nt_diagnose_tests(d, hw);
+    nt_diagnose_timeouts(d);
+    nt_diagnose_completeness(d);
+    nt_diagnose_leftovers(d);
+    nt_link_catalogue(d);
     /* sorting moves findings, so the causal links are stored as keys, not pointers */
-    sort_findings(d->findings, d->nfindings);
+    nt_sort_findings(d->findings, d->nfindings);
 }
 
 int nt_doctor_worst(const nt_doctor_t *d)
@@ -1670,7 +1671,7 @@ void nt_doctor_compare_single(nt_doctor_t *d, unsigned input, const nt_doctor_t 
 {
     for (size_t i = 0; i < single->nfindings; i++) {
         const nt_finding_t *sf = &single->findings[i];
-        if (find(d, sf->kb->key))
+        if (nt_find(d, sf->kb->key))
             continue; /* the joint diagnosis has it (with this file's lines among its evidence) */
         if (!d->per_file && !(d->per_file = cJSON_CreateArray()))
             return;

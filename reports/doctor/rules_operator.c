@@ -15,7 +15,7 @@
 #define f_detail nt_finding_detail
 #define f_value nt_finding_value
 
-static const char *nth_line(const char *buf, size_t len, long n, size_t *out_len)
+static const char *nt_nth_line(const char *buf, size_t len, long n, size_t *out_len)
 {
     long k = 1;
     const char *p = buf, *end = buf + len;
@@ -31,7 +31,7 @@ static const char *nth_line(const char *buf, size_t len, long n, size_t *out_len
     return p;
 }
 
-static nt_finding_t *add(nt_doctor_t *d, const char *key, nt_severity_t sev, const char *host)
+static nt_finding_t *nt_add(nt_doctor_t *d, const char *key, nt_severity_t sev, const char *host)
 {
     nt_finding_t *f = NULL;
     int fresh = 1;
@@ -49,34 +49,34 @@ static nt_finding_t *add(nt_doctor_t *d, const char *key, nt_severity_t sev, con
     return f;
 }
 
-static int is_down(const nt_opport_t *p)
+static int nt_is_down(const nt_opport_t *p)
 {
     return p->state[0] && strcasecmp(p->state, "PORT_ACTIVE") != 0 &&
            strcasecmp(p->state, "Active") != 0;
 }
 
-static int is_disabled(const nt_opport_t *p)
+static int nt_is_disabled(const nt_opport_t *p)
 {
     return strcasecmp(p->phys, "DISABLED") == 0;
 }
 
 /* Ports of the same node: same host, or the same input when the host is unknown. */
-static int same_node(const nt_opport_t *a, const nt_opport_t *b)
+static int nt_same_node(const nt_opport_t *a, const nt_opport_t *b)
 {
     if (a->host || b->host)
         return nt_host_eq(a->host, b->host);
     return a->input == b->input;
 }
 
-static void diagnose_ports(nt_doctor_t *d)
+static void nt_diagnose_ports(nt_doctor_t *d)
 {
     nt_op_t *o = &d->op;
     for (size_t i = 0; i < o->nports; i++) {
         nt_opport_t *p = &o->ports[i];
-        if (!is_down(p))
+        if (!nt_is_down(p))
             continue;
-        int dis = is_disabled(p);
-        nt_finding_t *f = add(d, "port_down", dis ? NT_SEV_INFO : NT_SEV_WARN, p->host);
+        int dis = nt_is_disabled(p);
+        nt_finding_t *f = nt_add(d, "port_down", dis ? NT_SEV_INFO : NT_SEV_WARN, p->host);
         if (!f)
             continue;
         nt_evlist_add_ev(&f->ev, &p->ev_state);
@@ -91,11 +91,11 @@ static void diagnose_ports(nt_doctor_t *d)
     /* rates and subnet managers of the ACTIVE ports of each node */
     for (size_t i = 0; i < o->nports; i++) {
         nt_opport_t *p = &o->ports[i];
-        if (is_down(p) || !p->state[0])
+        if (nt_is_down(p) || !p->state[0])
             continue;
         int first = 1;
         for (size_t j = 0; j < i; j++)
-            if (same_node(&o->ports[j], p) && !is_down(&o->ports[j]) && o->ports[j].state[0])
+            if (nt_same_node(&o->ports[j], p) && !nt_is_down(&o->ports[j]) && o->ports[j].state[0])
                 first = 0;
         if (!first)
             continue;
@@ -104,7 +104,8 @@ static void diagnose_ports(nt_doctor_t *d)
         int smdiff = 0, n = 0;
         for (size_t j = i; j < o->nports; j++) {
             nt_opport_t *q = &o->ports[j];
-            if (!same_node(q, p) || is_down(q) || !q->state[0] || strcmp(q->layer, p->layer) != 0)
+            if (!nt_same_node(q, p) || nt_is_down(q) || !q->state[0] ||
+                strcmp(q->layer, p->layer) != 0)
                 continue;
             n++;
             if (q->rate_Gbps > 0) {
@@ -121,10 +122,10 @@ static void diagnose_ports(nt_doctor_t *d)
             }
         }
         if (n > 1 && lo > 0 && hi > lo) {
-            nt_finding_t *f = add(d, "port_rate_differs", NT_SEV_WARN, p->host);
+            nt_finding_t *f = nt_add(d, "port_rate_differs", NT_SEV_WARN, p->host);
             for (size_t j = i; f && j < o->nports; j++) {
                 nt_opport_t *q = &o->ports[j];
-                if (same_node(q, p) && !is_down(q) && q->rate_Gbps > 0 &&
+                if (nt_same_node(q, p) && !nt_is_down(q) && q->rate_Gbps > 0 &&
                     strcmp(q->layer, p->layer) == 0) {
                     nt_evlist_add_ev(&f->ev, q->ev_rate.text ? &q->ev_rate : &q->ev_state);
                     f_detail(f, "%s %s port %d: %g Gb/s.", nt_host_name(q->host), q->hca, q->port,
@@ -137,10 +138,10 @@ static void diagnose_ports(nt_doctor_t *d)
             }
         }
         if (smdiff) {
-            nt_finding_t *f = add(d, "sm_differs", NT_SEV_INFO, p->host);
+            nt_finding_t *f = nt_add(d, "sm_differs", NT_SEV_INFO, p->host);
             for (size_t j = i; f && j < o->nports; j++) {
                 nt_opport_t *q = &o->ports[j];
-                if (same_node(q, p) && !is_down(q) && q->sm_lid > 0) {
+                if (nt_same_node(q, p) && !nt_is_down(q) && q->sm_lid > 0) {
                     nt_evlist_add_ev(&f->ev, &q->ev_state);
                     f_detail(f, "%s %s port %d: SM LID %ld.", nt_host_name(q->host), q->hca, q->port,
                              q->sm_lid);
@@ -151,7 +152,7 @@ static void diagnose_ports(nt_doctor_t *d)
 }
 
 /* nvidia-smi's path types, nearest first; -1 for anything else. */
-static int path_rank(const char *p)
+static int nt_path_rank(const char *p)
 {
     static const char *const order[] = {"X", "PIX", "PXB", "PHB", "NODE", "SYS"};
     if (p[0] == 'N' && p[1] == 'V' && isdigit((unsigned char)p[2]))
@@ -162,13 +163,13 @@ static int path_rank(const char *p)
     return -1;
 }
 
-static const char *nic_label(const nt_optopo_t *tp, int c)
+static const char *nt_nic_label(const nt_optopo_t *tp, int c)
 {
     return tp->nicname[c][0] ? tp->nicname[c] : tp->col[c];
 }
 
 /* The NCCL version all inputs printed (NCCL_VERSION_CODE), or -1 when none or several. */
-static long topo_version(const nt_doctor_t *d)
+static long nt_topo_version(const nt_doctor_t *d)
 {
     return d->versions.n == 1 ? nt_kb_version_code(d->versions.keys[0]) : -1;
 }
@@ -181,12 +182,12 @@ static long topo_version(const nt_doctor_t *d)
  *    and the CPU: before 2.23 PATH_SYS, but PATH_PXB on Intel, Arm and Zhaoxin CPUs (v2.22.3-1
  *    src/graph/paths.cc:281-299); from 2.23 PATH_PXB, but PATH_SYS on AMD with 2 GPUs or fewer
  *    (v2.23.4-1 :277, :282). nvidia-smi topo -m does not show the CPU vendor. */
-static void topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
+static void nt_topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
 {
     int ngpu = 0;
     for (int r = 0; r < tp->nrows; r++)
         ngpu += nt_topo_col_is_gpu(tp->row[r]);
-    nt_finding_t *info = add(d, "topo_gpu_nic", NT_SEV_INFO, tp->host);
+    nt_finding_t *info = nt_add(d, "topo_gpu_nic", NT_SEV_INFO, tp->host);
     if (!info)
         return;
     int gdr = 0, far = 0;
@@ -196,7 +197,7 @@ static void topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
         int best = 99, bc = -1;
         for (int c = 0; c < tp->ncols; c++)
             if (!nt_topo_col_is_gpu(tp->col[c])) {
-                int k = path_rank(tp->path[r][c]);
+                int k = nt_path_rank(tp->path[r][c]);
                 if (k >= 0 && k < best)
                     best = k, bc = c;
             }
@@ -206,18 +207,18 @@ static void topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
         gdr += yes;
         nt_evlist_add(&info->ev, tp->input, tp->line[r], tp->text[r]);
         f_detail(info, "%s%s%s: nearest NIC %s at %s, GPUDirect RDMA %s by default.",
-                 tp->host ? tp->host : "", tp->host ? " " : "", tp->row[r], nic_label(tp, bc),
+                 tp->host ? tp->host : "", tp->host ? " " : "", tp->row[r], nt_nic_label(tp, bc),
                  tp->path[r][bc],
                  yes ? "used" : "not used (beyond PXB)");
         if (!yes) {
             far++;
-            nt_finding_t *w = add(d, "topo_gpu_no_gdr_nic", NT_SEV_WARN, tp->host);
+            nt_finding_t *w = nt_add(d, "topo_gpu_no_gdr_nic", NT_SEV_WARN, tp->host);
             if (w) {
                 nt_evlist_add(&w->ev, tp->input, tp->line[r], tp->text[r]);
                 f_detail(w, "%s%s%s: its nearest NIC %s is at %s, beyond PXB: NCCL stages its network "
                             "traffic through host memory.",
                          tp->host ? tp->host : "", tp->host ? " " : "", tp->row[r],
-                         nic_label(tp, bc), tp->path[r][bc]);
+                         nt_nic_label(tp, bc), tp->path[r][bc]);
                 f_value(w, "gpus", (double)far);
             }
         }
@@ -232,7 +233,7 @@ static void topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
     for (int r = 0; r < tp->nrows; r++)
         for (int c = 0; c < tp->ncols; c++)
             if (nt_topo_col_is_gpu(tp->row[r]) && nt_topo_col_is_gpu(tp->col[c]) &&
-                strcmp(tp->row[r], tp->col[c]) < 0 && path_rank(tp->path[r][c]) >= 3) {
+                strcmp(tp->row[r], tp->col[c]) < 0 && nt_path_rank(tp->path[r][c]) >= 3) {
                 if (!pcie_far++)
                     snprintf(pair, sizeof(pair), "%s-%s at %s", tp->row[r], tp->col[c],
                              tp->path[r][c]);
@@ -242,7 +243,7 @@ static void topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
                        "release.");
         return;
     }
-    long v = topo_version(d);
+    long v = nt_topo_version(d);
     if (v >= 22300 && ngpu > 2) {
         f_detail(info,
                  "%d GPU pair(s) beyond PXB (%s): no P2P by default under NCCL %ld.%ld (PATH_PXB "
@@ -263,7 +264,7 @@ static void topo_gdr_p2p(nt_doctor_t *d, nt_optopo_t *tp)
              pcie_far, pair);
 }
 
-static void diagnose_topo(nt_doctor_t *d)
+static void nt_diagnose_topo(nt_doctor_t *d)
 {
     nt_op_t *o = &d->op;
     for (size_t i = 0; i < o->ntopos; i++) {
@@ -281,25 +282,27 @@ static void diagnose_topo(nt_doctor_t *d)
             for (int c = 0; c < tp->ncols; c++) {
                 if (nt_topo_col_is_gpu(tp->col[c]))
                     continue;
-                int k = path_rank(tp->path[r][c]);
+                int k = nt_path_rank(tp->path[r][c]);
                 if (k >= 0 && k < best)
                     best = k, bc = c;
             }
             for (int c = 0; c < tp->ncols; c++)
-                if (!nt_topo_col_is_gpu(tp->col[c]) && path_rank(tp->path[r][c]) == best && best < 5)
+                if (!nt_topo_col_is_gpu(tp->col[c]) && nt_path_rank(tp->path[r][c]) == best &&
+                    best < 5)
                     nic_near[c]++;
             if (best == 5) {
-                nt_finding_t *f = add(d, "gpu_nic_far", NT_SEV_WARN, tp->host);
+                nt_finding_t *f = nt_add(d, "gpu_nic_far", NT_SEV_WARN, tp->host);
                 if (f) {
                     nt_evlist_add(&f->ev, tp->input, tp->line[r], tp->text[r]);
                     f_detail(f, "%s %s: nearest NIC %s is SYS (across the CPU interconnect).",
-                             nt_host_name(tp->host), tp->row[r], bc >= 0 ? nic_label(tp, bc) : "?");
+                             nt_host_name(tp->host), tp->row[r],
+                             bc >= 0 ? nt_nic_label(tp, bc) : "?");
                 }
             }
         }
-        topo_gdr_p2p(d, tp);
+        nt_topo_gdr_p2p(d, tp);
         if (ngpu > nnic) {
-            nt_finding_t *f = add(d, "nic_shared", NT_SEV_INFO, tp->host);
+            nt_finding_t *f = nt_add(d, "nic_shared", NT_SEV_INFO, tp->host);
             if (f) {
                 for (int r = 0; r < tp->nrows; r++)
                     if (nt_topo_col_is_gpu(tp->row[r]))
@@ -324,22 +327,23 @@ static void diagnose_topo(nt_doctor_t *d)
             int best = 99;
             for (int c = 0; c < tp->ncols; c++)
                 if (nt_topo_col_is_gpu(tp->col[c])) {
-                    int k = path_rank(tp->path[r][c]);
+                    int k = nt_path_rank(tp->path[r][c]);
                     if (k >= 0 && k < best)
                         best = k;
                 }
             if (best < 5)
                 continue;
-            nt_finding_t *f = add(d, "nic_no_gpu", NT_SEV_INFO, tp->host);
+            nt_finding_t *f = nt_add(d, "nic_no_gpu", NT_SEV_INFO, tp->host);
             if (f) {
                 nt_evlist_add(&f->ev, tp->input, tp->line[r], tp->text[r]);
-                f_detail(f, "%s %s: no GPU nearer than SYS.", nt_host_name(tp->host), nic_label(tp, c0));
+                f_detail(f, "%s %s: no GPU nearer than SYS.", nt_host_name(tp->host),
+                         nt_nic_label(tp, c0));
             }
         }
     }
 }
 
-static void diagnose_nvlink(nt_doctor_t *d)
+static void nt_diagnose_nvlink(nt_doctor_t *d)
 {
     nt_op_t *o = &d->op;
     for (size_t i = 0; i < o->nnvl; i++) {
@@ -350,7 +354,7 @@ static void diagnose_nvlink(nt_doctor_t *d)
                 max = o->nvl[j].active;
         if (max == 0 || (n->active >= max && !n->inactive))
             continue;
-        nt_finding_t *f = add(d, "nvlink_inactive", NT_SEV_WARN, n->host);
+        nt_finding_t *f = nt_add(d, "nvlink_inactive", NT_SEV_WARN, n->host);
         if (!f)
             continue;
         nt_evlist_add_ev(&f->ev, &n->ev_gpu);
@@ -361,13 +365,13 @@ static void diagnose_nvlink(nt_doctor_t *d)
     }
 }
 
-static void diagnose_kernel(nt_doctor_t *d)
+static void nt_diagnose_kernel(nt_doctor_t *d)
 {
     nt_op_t *o = &d->op;
     for (size_t i = 0; i < o->nxids; i++) {
         nt_opxid_t *x = &o->xids[i];
         const nt_kb_xid_t *k = nt_kb_xid(d->kb, x->xid);
-        nt_finding_t *f = add(d, "gpu_xid", k ? k->severity : NT_SEV_WARN, x->host);
+        nt_finding_t *f = nt_add(d, "gpu_xid", k ? k->severity : NT_SEV_WARN, x->host);
         if (!f)
             continue;
         nt_evlist_add_ev(&f->ev, &x->ev);
@@ -384,7 +388,7 @@ static void diagnose_kernel(nt_doctor_t *d)
         nt_oplink_t *l = &o->links[i];
         if (!l->downs)
             continue;
-        nt_finding_t *f = add(d, "nic_link_down", NT_SEV_WARN, l->host);
+        nt_finding_t *f = nt_add(d, "nic_link_down", NT_SEV_WARN, l->host);
         if (!f)
             continue;
         nt_evlist_add_ev(&f->ev, &l->ev_down);
@@ -394,17 +398,17 @@ static void diagnose_kernel(nt_doctor_t *d)
     }
 }
 
-static void xml_ev(nt_finding_t *f, const nt_opxml_t *e, long line)
+static void nt_xml_ev(nt_finding_t *f, const nt_opxml_t *e, long line)
 {
     size_t n = 0;
-    const char *t = nth_line(e->buf, e->len, line, &n);
+    const char *t = nt_nth_line(e->buf, e->len, line, &n);
     char buf[NT_EVIDENCE_TEXT + 1];
     snprintf(buf, sizeof(buf), "%.*s", t ? (int)(n > NT_EVIDENCE_TEXT ? NT_EVIDENCE_TEXT : n) : 0,
              t ? t : "");
     nt_evlist_add(&f->ev, e->input, (unsigned long)line, buf);
 }
 
-static void diagnose_xml(nt_doctor_t *d)
+static void nt_diagnose_xml(nt_doctor_t *d)
 {
     nt_op_t *o = &d->op;
     for (size_t i = 0; i < o->nxmls; i++) {
@@ -438,11 +442,11 @@ static void diagnose_xml(nt_doctor_t *d)
             if (best != 3)
                 continue;
             int rdma = x->devs[bn].rdma != 0;
-            nt_finding_t *f = add(d, "gpu_nic_far", rdma ? NT_SEV_WARN : NT_SEV_INFO, e->host);
+            nt_finding_t *f = nt_add(d, "gpu_nic_far", rdma ? NT_SEV_WARN : NT_SEV_INFO, e->host);
             if (!f)
                 continue;
-            xml_ev(f, e, x->devs[a].line);
-            xml_ev(f, e, x->devs[bn].line);
+            nt_xml_ev(f, e, x->devs[a].line);
+            nt_xml_ev(f, e, x->devs[bn].line);
             f_detail(f, "%s GPU %s (CPU %d): nearest NIC %s%s%s is on CPU %d (SYS)%s.",
                      nt_host_name(e->host), x->devs[a].busid, x->devs[a].numaid,
                      x->devs[bn].name[0] ? x->devs[bn].name : x->devs[bn].busid, "", "",
@@ -451,11 +455,11 @@ static void diagnose_xml(nt_doctor_t *d)
                           : "; an Ethernet NIC without RDMA: GPUDirect RDMA does not apply (info)");
         }
         if (ngpu > nnic) {
-            nt_finding_t *f = add(d, "nic_shared", NT_SEV_INFO, e->host);
+            nt_finding_t *f = nt_add(d, "nic_shared", NT_SEV_INFO, e->host);
             if (f) {
                 for (size_t b = 0; b < x->ndevs; b++)
                     if (x->devs[b].kind == NT_XDEV_NIC)
-                        xml_ev(f, e, x->devs[b].line);
+                        nt_xml_ev(f, e, x->devs[b].line);
                 f_detail(f,
                          "%s: %d GPUs and %d NIC(s) in the topology file: GPUs share NICs by the "
                          "hardware's design.",
@@ -473,9 +477,9 @@ static void diagnose_xml(nt_doctor_t *d)
                     near = 1;
             if (near)
                 continue;
-            nt_finding_t *f = add(d, "nic_no_gpu", NT_SEV_INFO, e->host);
+            nt_finding_t *f = nt_add(d, "nic_no_gpu", NT_SEV_INFO, e->host);
             if (f) {
-                xml_ev(f, e, x->devs[b].line);
+                nt_xml_ev(f, e, x->devs[b].line);
                 f_detail(f, "%s NIC %s (CPU %d): no GPU on its CPU.", nt_host_name(e->host),
                          x->devs[b].name[0] ? x->devs[b].name : x->devs[b].busid,
                          x->devs[b].numaid);
@@ -486,9 +490,9 @@ static void diagnose_xml(nt_doctor_t *d)
 
 void nt_op_diagnose(nt_doctor_t *d)
 {
-    diagnose_ports(d);
-    diagnose_topo(d);
-    diagnose_nvlink(d);
-    diagnose_kernel(d);
-    diagnose_xml(d);
+    nt_diagnose_ports(d);
+    nt_diagnose_topo(d);
+    nt_diagnose_nvlink(d);
+    nt_diagnose_kernel(d);
+    nt_diagnose_xml(d);
 }

@@ -48,10 +48,18 @@ def statics(root, path):
     """(line, name) of every static function defined or declared at file scope in path."""
     found = []
     with open(os.path.join(root, path), encoding='utf-8', errors='replace') as f:
-        for n, line in enumerate(f, 1):
-            m = DEF.match(line)
-            if m:
-                found.append((n, m.group(1)))
+        lines = f.readlines()
+    for n, line in enumerate(lines, 1):
+        m = DEF.match(line)
+        if not m:
+            continue
+        if m.group(1) == '__attribute__':
+            # "static int __attribute__((format(printf, 3, 4)))" with the name on the next line
+            nxt = re.match(r'([A-Za-z_]\w*)\(', lines[n] if n < len(lines) else '')
+            if nxt:
+                found.append((n + 1, nxt.group(1)))
+            continue
+        found.append((n, m.group(1)))
     return found
 
 

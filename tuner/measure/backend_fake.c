@@ -13,7 +13,7 @@
 #include "nt_tuning.h"
 #include "tuner/model.h"
 
-static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t errlen)
+static nt_status_t nt_fake_init(void *self, nt_launcher_t *l, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -42,8 +42,8 @@ static nt_status_t fake_init(void *self, nt_launcher_t *l, char *err, size_t err
     return NT_OK;
 }
 
-static nt_status_t fake_comm_create(void *self, nt_launcher_t *l, const nt_measure_comm_cfg_t *cfg,
-                                    char *err, size_t errlen)
+static nt_status_t nt_fake_comm_create(void *self, nt_launcher_t *l,
+                                       const nt_measure_comm_cfg_t *cfg, char *err, size_t errlen)
 {
     (void)cfg;
     nt_measure_fake_t *f = self;
@@ -105,7 +105,7 @@ static double nt_fake_chunk_factor(const nt_measure_fake_t *f, unsigned chunk)
     return chunk == f->chunk_best ? 1 - f->chunk_gain : 1.02;
 }
 
-static double mono(void)
+static double nt_mono(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -113,8 +113,8 @@ static double mono(void)
 }
 
 /* The test hooks around one run: the defaults side's failure, the sleep, the trace line. */
-static nt_status_t fake_hooks(nt_measure_fake_t *f, int coll, unsigned long long bytes, char *err,
-                              size_t errlen)
+static nt_status_t nt_fake_hooks(nt_measure_fake_t *f, int coll, unsigned long long bytes,
+                                 char *err, size_t errlen)
 {
     if (f->fail_mode[0] && !f->plugin && f->rank == f->fail_rank && f->runs == f->fail_at) {
         if (!strcmp(f->fail_mode, "die"))
@@ -125,14 +125,14 @@ static nt_status_t fake_hooks(nt_measure_fake_t *f, int coll, unsigned long long
         snprintf(err, errlen, "fake: run %lu fails (test hook)", f->runs);
         return NT_ERR_SYSTEM;
     }
-    double t0 = mono();
+    double t0 = nt_mono();
     if (f->sleep_us > 0)
         usleep((useconds_t)f->sleep_us);
     if (f->trace[0]) {
         char line[256];
         int n = snprintf(line, sizeof(line), "%s %ld %d %d %llu %.6f %.6f\n",
                          f->file ? "tuned" : "defaults", (long)getpid(), f->rank, coll, bytes, t0,
-                         mono());
+                         nt_mono());
         int fd = open(f->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
         if (fd >= 0) {
             if (write(fd, line, (size_t)n) != n)
@@ -143,13 +143,13 @@ static nt_status_t fake_hooks(nt_measure_fake_t *f, int coll, unsigned long long
     return NT_OK;
 }
 
-static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
+static nt_status_t nt_fake_run(void *self, int coll, unsigned long long bytes,
                             const nt_measure_cand_t *c, int warmup, int iters, double *time_us,
                             nt_measure_ran_t *ran, char *err, size_t errlen)
 {
     nt_measure_fake_t *f = self;
     f->runs++;
-    nt_status_t st = fake_hooks(f, coll, bytes, err, errlen);
+    nt_status_t st = nt_fake_hooks(f, coll, bytes, err, errlen);
     if (st != NT_OK)
         return st;
     f->calls += (unsigned long)(warmup + iters);
@@ -181,7 +181,7 @@ static nt_status_t fake_run(void *self, int coll, unsigned long long bytes,
     return NT_OK;
 }
 
-static void fake_comm_destroy(void *self)
+static void nt_fake_comm_destroy(void *self)
 {
     nt_measure_fake_t *f = self;
     if (f->rules) {
@@ -191,22 +191,22 @@ static void fake_comm_destroy(void *self)
     }
 }
 
-static void fake_finalize(void *self)
+static void nt_fake_finalize(void *self)
 {
     (void)self;
 }
 
-static int fake_tuner_loaded(void *self)
+static int nt_fake_tuner_loaded(void *self)
 {
     return ((nt_measure_fake_t *)self)->plugin;
 }
 
 const nt_measure_backend_ops_t nt_measure_fake_ops = {
     .name = "fake",
-    .init = fake_init,
-    .comm_create = fake_comm_create,
-    .run = fake_run,
-    .comm_destroy = fake_comm_destroy,
-    .finalize = fake_finalize,
-    .tuner_loaded = fake_tuner_loaded,
+    .init = nt_fake_init,
+    .comm_create = nt_fake_comm_create,
+    .run = nt_fake_run,
+    .comm_destroy = nt_fake_comm_destroy,
+    .finalize = nt_fake_finalize,
+    .tuner_loaded = nt_fake_tuner_loaded,
 };

@@ -78,7 +78,7 @@ void nt_measure_nccl_free(void *self)
             return NT_ERR_UNSUPPORTED;                                                             \
         }                                                                                          \
     } while (0)
-static nt_status_t nccl_init(void *self, nt_launcher_t *l, char *err, size_t errlen)
+static nt_status_t nt_nccl_init(void *self, nt_launcher_t *l, char *err, size_t errlen)
 {
     nccl_be_t *b = self;
     b->rank = nt_launcher_rank(l);
@@ -138,7 +138,7 @@ static nt_status_t nccl_init(void *self, nt_launcher_t *l, char *err, size_t err
     return NT_OK;
 }
 
-static const nettune_tuner_control_v1_t *find_control(void)
+static const nettune_tuner_control_v1_t *nt_find_control(void)
 {
     const char *names[] = {getenv("NCCL_TUNER_PLUGIN"), "libnccl-tuner-nettune.so"};
     for (size_t i = 0; i < 2; i++) {
@@ -155,8 +155,8 @@ static const nettune_tuner_control_v1_t *find_control(void)
     return NULL;
 }
 
-static nt_status_t nccl_comm_create(void *self, nt_launcher_t *l, const nt_measure_comm_cfg_t *cfg,
-                                    char *err, size_t errlen)
+static nt_status_t nt_nccl_comm_create(void *self, nt_launcher_t *l,
+                                       const nt_measure_comm_cfg_t *cfg, char *err, size_t errlen)
 {
     nccl_be_t *b = self;
     ncclUniqueId id;
@@ -183,7 +183,7 @@ static nt_status_t nccl_comm_create(void *self, nt_launcher_t *l, const nt_measu
         snprintf(err, errlen, "ncclCommInitRankConfig: %s", b->ncclGetErrorString(r));
         return NT_ERR_SYSTEM;
     }
-    b->ctl = find_control();
+    b->ctl = nt_find_control();
     if (!b->ctl && b->want_plugin) {
         snprintf(err, errlen,
                  "NCCL did not load the nettune plugin (NCCL_TUNER_PLUGIN=%s): "
@@ -194,7 +194,7 @@ static nt_status_t nccl_comm_create(void *self, nt_launcher_t *l, const nt_measu
     return NT_OK;
 }
 
-static int enqueue(nccl_be_t *b, int coll, unsigned long long bytes)
+static int nt_enqueue(nccl_be_t *b, int coll, unsigned long long bytes)
 {
     size_t n = (size_t)(bytes / 4), per = n / (size_t)b->nranks;
     const void *s = (const void *)(uintptr_t)b->sendbuf;
@@ -213,7 +213,7 @@ static int enqueue(nccl_be_t *b, int coll, unsigned long long bytes)
     }
 }
 
-static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
+static nt_status_t nt_nccl_run(void *self, int coll, unsigned long long bytes,
                             const nt_measure_cand_t *c, int warmup, int iters, double *time_us,
                             nt_measure_ran_t *ran, char *err, size_t errlen)
 {
@@ -258,13 +258,13 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
     }
     int r = 0;
     for (int i = 0; i < warmup && !r; i++) /* NCCL connects lazily: the first calls connect */
-        r = enqueue(b, coll, bytes);
+        r = nt_enqueue(b, coll, bytes);
     if (!r && nt_cu_stream_synchronize(b->stream) != NT_OK)
         r = -1;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0); /* nccl-tests: host timer around the loop */
     for (int i = 0; i < iters && !r; i++)
-        r = enqueue(b, coll, bytes);
+        r = nt_enqueue(b, coll, bytes);
     if (!r && nt_cu_stream_synchronize(b->stream) != NT_OK)
         r = -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -290,7 +290,7 @@ static nt_status_t nccl_run(void *self, int coll, unsigned long long bytes,
     return NT_OK;
 }
 
-static void nccl_comm_destroy(void *self)
+static void nt_nccl_comm_destroy(void *self)
 {
     nccl_be_t *b = self;
     if (b->comm)
@@ -308,17 +308,17 @@ int nt_measure_nccl_sm(void *self)
     return major * 10 + minor;
 }
 
-static int nccl_tuner_loaded(void *self)
+static int nt_nccl_tuner_loaded(void *self)
 {
     nccl_be_t *b = self;
     /* looked up again: the defaults side has no b->ctl by design */
-    return b->ctl != NULL || find_control() != NULL;
+    return b->ctl != NULL || nt_find_control() != NULL;
 }
 
-static void nccl_finalize(void *self)
+static void nt_nccl_finalize(void *self)
 {
     nccl_be_t *b = self;
-    nccl_comm_destroy(b);
+    nt_nccl_comm_destroy(b);
     if (b->sendbuf)
         nt_cu_mem_free(b->sendbuf), nt_cu_mem_free(b->recvbuf);
     if (b->stream)
@@ -330,10 +330,10 @@ static void nccl_finalize(void *self)
 
 const nt_measure_backend_ops_t nt_measure_nccl_ops = {
     .name = "nccl",
-    .init = nccl_init,
-    .comm_create = nccl_comm_create,
-    .run = nccl_run,
-    .comm_destroy = nccl_comm_destroy,
-    .finalize = nccl_finalize,
-    .tuner_loaded = nccl_tuner_loaded,
+    .init = nt_nccl_init,
+    .comm_create = nt_nccl_comm_create,
+    .run = nt_nccl_run,
+    .comm_destroy = nt_nccl_comm_destroy,
+    .finalize = nt_nccl_finalize,
+    .tuner_loaded = nt_nccl_tuner_loaded,
 };

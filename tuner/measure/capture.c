@@ -29,7 +29,7 @@ void nt_measure_capture_setup(const char *path)
 /* The model against NCCL's table t for the log's communicator g: nettune tune --print-model's
  * JSON (the same input and the same printer: tuner/inputs.c nt_tune_log_input,
  * tuner/print_model.c), as "model_check" under o. */
-static void model_check(cJSON *o, const nt_nccllog_t *g, const nt_nccl_table_t *t, int sm,
+static void nt_model_check(cJSON *o, const nt_nccllog_t *g, const nt_nccl_table_t *t, int sm,
                         const nt_tune_shape_t *shape)
 {
     nt_model_input_t in;
@@ -61,7 +61,7 @@ static void model_check(cJSON *o, const nt_nccllog_t *g, const nt_nccl_table_t *
 
 /* Every line of the open NCCL log r fed to the one reader of NCCL's facts (lib/nccl/nccllog.c) into
  * g (initialised here; the caller cleans it up); r is closed. */
-static void log_read(nt_linereader_t *r, nt_nccllog_t *g)
+static void nt_log_read(nt_linereader_t *r, nt_nccllog_t *g)
 {
     const char *line;
     size_t len;
@@ -113,7 +113,7 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
         return NT_ERR_NOT_FOUND;
     }
     nt_nccllog_t g;
-    log_read(r, &g);
+    nt_log_read(r, &g);
     cJSON_AddNumberToObject(o, "version", g.version);
     cJSON_AddNumberToObject(o, "tuning_calls", (double)g.ncalls);
     cJSON *calls = cJSON_AddArrayToObject(o, "calls");
@@ -126,7 +126,7 @@ nt_status_t nt_measure_capture_attach(cJSON *doc, const char *path, size_t max_c
         cJSON_AddItemToArray(calls, e);
     }
     if (have_table)
-        model_check(o, &g, &t, sm, shape);
+        nt_model_check(o, &g, &t, sm, shape);
     nt_nccllog_cleanup(&g);
     return NT_OK;
 }
@@ -145,7 +145,7 @@ int nt_measure_side_evidence(cJSON *side, const char *path, int want_plugin,
         why = "NCCL wrote no debug file (NCCL_DEBUG_FILE set elsewhere?)";
     } else {
         nt_nccllog_t g;
-        log_read(r, &g);
+        nt_log_read(r, &g);
         const char *env = nt_nccllog_env_get(&g, "NCCL_TUNER_PLUGIN");
         if (env)
             cJSON_AddStringToObject(o, "NCCL_TUNER_PLUGIN", env);

@@ -10,7 +10,7 @@
 #include "measured_fmt.h"
 #include "nt_tuning.h"
 
-static double now_s(void)
+static double nt_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -30,7 +30,7 @@ typedef struct {
 
 /* Lockstep: every rank is at the same (shape, config, size, candidate) before anything is
  * enqueued (a mismatch would otherwise hang inside NCCL). NT_ERR_PEER on a mismatch. */
-static nt_status_t check_lockstep(nt_launcher_t *l, const nt_measure_opts_t *o,
+static nt_status_t nt_check_lockstep(nt_launcher_t *l, const nt_measure_opts_t *o,
                                   const rank_result_t *me, rank_result_t *all, char *err,
                                   size_t errlen)
 {
@@ -57,12 +57,12 @@ static nt_status_t check_lockstep(nt_launcher_t *l, const nt_measure_opts_t *o,
 }
 
 /* One candidate on every rank: lockstep check, trials, then the exchange of results. */
-static nt_status_t one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b,
+static nt_status_t nt_one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b,
                                  const nt_measure_opts_t *o, int coll, unsigned long long bytes,
                                  const nt_measure_cand_t *c, rank_result_t *me, rank_result_t *all,
                                  char *err, size_t errlen)
 {
-    nt_status_t st = check_lockstep(l, o, me, all, err, errlen);
+    nt_status_t st = nt_check_lockstep(l, o, me, all, err, errlen);
     if (st != NT_OK)
         return st;
     nt_measure_ran_t ran = {-1, -1, -1, 0, 0};
@@ -104,7 +104,7 @@ static nt_status_t one_candidate(nt_launcher_t *l, const nt_measure_backend_t *b
 }
 
 /* Add the rank-0 record of one candidate to doc. */
-static void record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *sh,
+static void nt_record(cJSON *points, cJSON *not_applied, const nt_measure_shape_t *sh,
                    const nt_measure_comm_cfg_t *cfg, int ncfg_varied, unsigned long long bytes,
                    const nt_measure_cand_t *c, const rank_result_t *all, int n)
 {
@@ -192,7 +192,7 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
         cJSON_Delete(d);
         return NT_ERR_NOMEM;
     }
-    double t0 = now_s();
+    double t0 = nt_now_s();
     nt_status_t st = NT_OK;
     for (size_t s = 0; s < plan->nshapes && st == NT_OK; s++) {
         const nt_measure_shape_t *sh = &plan->shape[s];
@@ -214,7 +214,7 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
                 const nt_measure_size_t *sz = &sh->size[z];
                 for (size_t c = 0; c < sz->ncand && st == NT_OK; c++) {
                     /* the budget is rank 0's clock, broadcast so that every rank stops at once */
-                    int32_t stop = o->budget_s > 0 && now_s() - t0 > o->budget_s;
+                    int32_t stop = o->budget_s > 0 && nt_now_s() - t0 > o->budget_s;
                     st = l->ops->bcast(l, &stop, sizeof(stop), 0, o->timeout_s);
                     if (st == NT_OK && stop)
                         st = NT_ERR_INTERRUPTED;
@@ -230,10 +230,10 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
                     me.want_algo = sz->cand[c].is_default ? -1 : sz->cand[c].algo;
                     me.want_proto = sz->cand[c].is_default ? -1 : sz->cand[c].proto;
                     me.want_chunk = sz->cand[c].chunk_bytes;
-                    st = one_candidate(l, b, o, sh->coll, sz->bytes, &sz->cand[c], &me, all, err,
+                    st = nt_one_candidate(l, b, o, sh->coll, sz->bytes, &sz->cand[c], &me, all, err,
                                        errlen);
                     if (st == NT_OK && rank == 0)
-                        record(points, not_applied, sh, &plan->cfg[k], plan->ncfg > 1, sz->bytes,
+                        nt_record(points, not_applied, sh, &plan->cfg[k], plan->ncfg > 1, sz->bytes,
                                &sz->cand[c], all, n);
                 }
             }
@@ -269,7 +269,7 @@ nt_status_t nt_measure_verify_run(nt_launcher_t *l, const nt_measure_backend_t *
     me.cand = round;
     me.bytes = bytes;
     me.want_algo = me.want_proto = -1;
-    nt_status_t st = one_candidate(l, b, &oo, coll, bytes, &def, &me, all, err, errlen);
+    nt_status_t st = nt_one_candidate(l, b, &oo, coll, bytes, &def, &me, all, err, errlen);
     if (st == NT_OK) {
         double sum = 0;
         for (int r = 0; r < n; r++)

@@ -22,7 +22,7 @@ void nt_measure_plan_free(nt_measure_plan_t *plan)
     memset(plan, 0, sizeof(*plan));
 }
 
-static nt_status_t bad(char *err, size_t errlen, const char *what)
+static nt_status_t nt_bad(char *err, size_t errlen, const char *what)
 {
     snprintf(err, errlen, "%s", what);
     return NT_ERR_INVALID;
@@ -43,7 +43,7 @@ static nt_status_t nt_plan_read_chunks(const cJSON *ck, int idx, size_t zi, nt_m
                  "plan: shapes[%d].sizes[%zu].chunks needs a known algo and proto and a "
                  "chunk_bytes array (write it with nettune tune --plan-chunks)",
                  idx, zi);
-        return bad(err, errlen, m);
+        return nt_bad(err, errlen, m);
     }
     double pred = nt_json_get_num(ck, "predicted_us", 0);
     int have = 0;
@@ -57,7 +57,7 @@ static nt_status_t nt_plan_read_chunks(const cJSON *ck, int idx, size_t zi, nt_m
                      "plan: shapes[%d].sizes[%zu].chunks: chunk size %.0f is not a positive "
                      "multiple of %s's grain of %u bytes",
                      idx, zi, b, nt_proto_name(q), grain);
-            return bad(err, errlen, m);
+            return nt_bad(err, errlen, m);
         }
         if (sz->ncand + 2 + !have >= NT_MEASURE_MAX_CANDS)
             break; /* slots stay for (algo, proto) itself and NCCL's own choice */
@@ -68,7 +68,7 @@ static nt_status_t nt_plan_read_chunks(const cJSON *ck, int idx, size_t zi, nt_m
     return NT_OK;
 }
 
-static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, char *err,
+static nt_status_t nt_read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, char *err,
                               size_t errlen)
 {
     char m[256];
@@ -80,21 +80,21 @@ static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, c
                  "plan: shapes[%d] needs coll, nnodes >= 1 and nranks >= nnodes (write the plan "
                  "with nettune tune --plan-out)",
                  idx);
-        return bad(err, errlen, m);
+        return nt_bad(err, errlen, m);
     }
     const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(s, "sizes"), *z;
     cJSON_ArrayForEach (z, sizes) {
         if (sh->nsizes == NT_MEASURE_MAX_SIZES) {
             snprintf(m, sizeof(m), "plan: shapes[%d] has more than %d sizes", idx,
                      NT_MEASURE_MAX_SIZES);
-            return bad(err, errlen, m);
+            return nt_bad(err, errlen, m);
         }
         nt_measure_size_t *sz = &sh->size[sh->nsizes];
         memset(sz, 0, sizeof(*sz));
         sz->bytes = nt_json_get_u64(z, "bytes", 0);
         if (!sz->bytes) {
             snprintf(m, sizeof(m), "plan: shapes[%d].sizes[%zu] needs bytes > 0", idx, sh->nsizes);
-            return bad(err, errlen, m);
+            return nt_bad(err, errlen, m);
         }
         const cJSON *cs = cJSON_GetObjectItemCaseSensitive(z, "candidates"), *c;
         cJSON_ArrayForEach (c, cs) {
@@ -111,7 +111,7 @@ static nt_status_t read_shape(const cJSON *s, int idx, nt_measure_shape_t *sh, c
                          "plan: shapes[%d].sizes[%zu].candidates[%zu] needs a known algo and "
                          "proto",
                          idx, sh->nsizes, sz->ncand);
-                return bad(err, errlen, m);
+                return nt_bad(err, errlen, m);
             }
             sz->ncand++;
         }
@@ -134,18 +134,18 @@ nt_status_t nt_measure_plan_from_json(const cJSON *doc, nt_measure_plan_t *plan,
     memset(plan, 0, sizeof(*plan));
     const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(doc, "shapes"), *s;
     if (strcmp(nt_json_get_str(doc, "schema", ""), "nettune.plan/1") || !cJSON_IsArray(shapes))
-        return bad(err, errlen,
+        return nt_bad(err, errlen,
                    "plan: not a nettune.plan/1 document (\"schema\" and a \"shapes\" array): "
                    "write it with nettune tune --plan-out");
     int n = cJSON_GetArraySize(shapes);
     if (n > NT_MEASURE_MAX_SHAPES)
-        return bad(err, errlen, "plan: more than 64 shapes");
+        return nt_bad(err, errlen, "plan: more than 64 shapes");
     plan->shape = calloc(n ? (size_t)n : 1, sizeof(*plan->shape));
     if (!plan->shape)
         return NT_ERR_NOMEM;
     int i = 0;
     cJSON_ArrayForEach (s, shapes) {
-        nt_status_t st = read_shape(s, i++, &plan->shape[plan->nshapes], err, errlen);
+        nt_status_t st = nt_read_shape(s, i++, &plan->shape[plan->nshapes], err, errlen);
         if (st != NT_OK) {
             nt_measure_plan_free(plan);
             return st;
@@ -163,7 +163,7 @@ nt_status_t nt_measure_plan_from_json(const cJSON *doc, nt_measure_plan_t *plan,
         if ((k->min_ctas == 0 || k->max_ctas == 0) ||
             (k->min_ctas > 0 && k->max_ctas > 0 && k->min_ctas > k->max_ctas)) {
             nt_measure_plan_free(plan);
-            return bad(err, errlen,
+            return nt_bad(err, errlen,
                        "plan: comm_configs needs min_ctas <= max_ctas, both >= 1 (or absent)");
         }
     }
@@ -192,7 +192,7 @@ nt_status_t nt_measure_plan_from_json(const cJSON *doc, nt_measure_plan_t *plan,
         cJSON_ArrayForEach (e, env) {
             if (!e->string || strncmp(e->string, "NCCL_", 5) || !cJSON_IsString(e)) {
                 nt_measure_plan_free(plan);
-                return bad(err, errlen,
+                return nt_bad(err, errlen,
                            "plan: launches[].env holds NCCL_* names with string values only");
             }
             size_t len = strlen(e->string) + strlen(e->valuestring) + 2;

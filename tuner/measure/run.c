@@ -19,7 +19,7 @@
 #include "nettune/exitcode.h"
 #include "nettune/report.h"
 
-static int env_int(const char *a, const char *b)
+static int nt_measure_env_int(const char *a, const char *b)
 {
     const char *v = getenv(a);
     if (!v || !*v)
@@ -28,8 +28,8 @@ static int env_int(const char *a, const char *b)
 }
 
 /* The backend named by --backend: the fake one in *fake, or a new NCCL one (free it with
- * backend_free). want_plugin: see nt_measure_nccl_create. 0 when out of memory. */
-static int backend_make(const char *name, int want_plugin, nt_measure_fake_t *fake,
+ * nt_backend_free). want_plugin: see nt_measure_nccl_create. 0 when out of memory. */
+static int nt_backend_make(const char *name, int want_plugin, nt_measure_fake_t *fake,
                         nt_measure_backend_t *b)
 {
     memset(fake, 0, sizeof(*fake));
@@ -45,7 +45,7 @@ static int backend_make(const char *name, int want_plugin, nt_measure_fake_t *fa
     return b->self != NULL;
 }
 
-static void backend_free(nt_measure_backend_t *b)
+static void nt_backend_free(nt_measure_backend_t *b)
 {
     if (b->ops == &nt_measure_nccl_ops)
         nt_measure_nccl_free(b->self);
@@ -53,9 +53,9 @@ static void backend_free(nt_measure_backend_t *b)
 
 /* --verify: start this rank's defaults process (the binary again, without the plugin or the
  * file), then the A/B; the evidence of what each side had loaded from NCCL's logs. */
-static nt_status_t verify_rank(nt_launcher_t *l, const nt_measure_params_t *a, const nt_measure_backend_t *b,
-                               const char *hub_host, const char *clog, cJSON **doc, char *err,
-                               size_t errlen)
+static nt_status_t nt_verify_rank(nt_launcher_t *l, const nt_measure_params_t *a,
+                                  const nt_measure_backend_t *b, const char *hub_host,
+                                  const char *clog, cJSON **doc, char *err, size_t errlen)
 {
     nt_measure_peer_t peer;
     nt_status_t st = nt_measure_peer_spawn(&peer, l, hub_host, "/proc/self/exe", clog, a->backend,
@@ -69,13 +69,13 @@ static nt_status_t verify_rank(nt_launcher_t *l, const nt_measure_params_t *a, c
 }
 
 /* One rank's whole run; rank 0 writes path. Returns an exit code. */
-static int do_rank(nt_launcher_t *l, const nt_measure_params_t *a, const nt_measure_plan_t *plan,
+static int nt_do_rank(nt_launcher_t *l, const nt_measure_params_t *a, const nt_measure_plan_t *plan,
                    const char *hub_host, const char *path)
 {
     char err[512] = "";
     nt_measure_fake_t fake;
     nt_measure_backend_t b;
-    if (!backend_make(a->backend, 1, &fake, &b))
+    if (!nt_backend_make(a->backend, 1, &fake, &b))
         return NT_EXIT_USAGE;
     int rank = nt_launcher_rank(l);
     char logpath[4096], clog[4096]; /* NCCL's debug files: ours, --verify's defaults side's */
@@ -92,12 +92,12 @@ static int do_rank(nt_launcher_t *l, const nt_measure_params_t *a, const nt_meas
         if (rank == 0)
             fprintf(stderr, "nettune-tune-measure: %s: %s\n",
                     st == NT_ERR_UNSUPPORTED ? "skipped" : "cannot start", err);
-        backend_free(&b);
+        nt_backend_free(&b);
         return NT_EXIT_USAGE;
     }
     cJSON *doc = NULL;
     if (a->verify)
-        st = verify_rank(l, a, &b, hub_host, clog, &doc, err, sizeof(err));
+        st = nt_verify_rank(l, a, &b, hub_host, clog, &doc, err, sizeof(err));
     else
         st = nt_measure_sweep(l, &b, plan, &a->o, &doc, err, sizeof(err));
     int sm = b.ops == &nt_measure_nccl_ops ? nt_measure_nccl_sm(b.self) : 0;
@@ -115,7 +115,7 @@ static int do_rank(nt_launcher_t *l, const nt_measure_params_t *a, const nt_meas
                                      NULL);
         }
     }
-    backend_free(&b);
+    nt_backend_free(&b);
     int rc = NT_EXIT_OK;
     if (st != NT_OK) {
         fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
@@ -160,7 +160,7 @@ static int do_rank(nt_launcher_t *l, const nt_measure_params_t *a, const nt_meas
     return rc;
 }
 
-static void apply_launch(const nt_measure_plan_t *plan, int k)
+static void nt_apply_launch(const nt_measure_plan_t *plan, int k)
 {
     if (k < 0 || (size_t)k >= plan->nlaunches)
         return;
@@ -173,7 +173,8 @@ static void apply_launch(const nt_measure_plan_t *plan, int k)
 
 /* Fork n local ranks meeting on a loopback socket; wait for all (a rank that fails ends the
  * others). Returns the worst exit code. */
-static int run_local(const nt_measure_params_t *a, const nt_measure_plan_t *plan, int launch, const char *path)
+static int nt_run_local(const nt_measure_params_t *a, const nt_measure_plan_t *plan, int launch,
+                        const char *path)
 {
     int lf = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET};
@@ -200,7 +201,7 @@ static int run_local(const nt_measure_params_t *a, const nt_measure_plan_t *plan
         if (pid[r] == 0) {
             if (r != 0)
                 close(lf);
-            apply_launch(plan, launch);
+            nt_apply_launch(plan, launch);
             char v[32];
             snprintf(v, sizeof(v), "%d", r);
             setenv("NETTUNE_LOCAL_RANK", v, 1);
@@ -218,7 +219,7 @@ static int run_local(const nt_measure_params_t *a, const nt_measure_plan_t *plan
                 fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", r, err);
                 _exit(NT_EXIT_INCOMPLETE);
             }
-            int rc = do_rank(l, a, plan, "127.0.0.1", path);
+            int rc = nt_do_rank(l, a, plan, "127.0.0.1", path);
             nt_launcher_tcp_destroy(l);
             fflush(NULL);
             _exit(rc);
@@ -271,7 +272,7 @@ static int run_local(const nt_measure_params_t *a, const nt_measure_plan_t *plan
 }
 
 /* Launches after the first: each one's document goes under "launches" of the first's. */
-static int merge_launch(const char *path, const char *part, const nt_measure_plan_t *plan, int k)
+static int nt_merge_launch(const char *path, const char *part, const nt_measure_plan_t *plan, int k)
 {
     cJSON *d = NULL, *p = NULL;
     if (nt_json_read_file(path, (size_t)1 << 30, &d) != NT_OK)
@@ -301,10 +302,10 @@ int nt_measure_child_run(int argc, char **argv)
         fprintf(stderr, "nettune-tune-measure: --verify-child is started by --verify itself\n");
         return NT_EXIT_USAGE;
     }
-    if (!backend_make(argv[5], 0, &fake, &b))
+    if (!nt_backend_make(argv[5], 0, &fake, &b))
         return NT_EXIT_USAGE;
     int rc = nt_measure_child_main(argc - 2, argv + 2, &b);
-    backend_free(&b);
+    nt_backend_free(&b);
     return rc;
 }
 
@@ -332,7 +333,7 @@ int nt_measure_run(const nt_measure_params_t *p)
         clock_gettime(CLOCK_MONOTONIC, &t0);
         int first = p->launch >= 0 ? p->launch : 0;
         int last = p->launch >= 0 ? p->launch : (int)plan.nlaunches - 1;
-        rc = run_local(p, &plan, plan.nlaunches ? first : -1, p->output);
+        rc = nt_run_local(p, &plan, plan.nlaunches ? first : -1, p->output);
         for (int k = first + 1; k <= last && rc == NT_EXIT_OK; k++) {
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double used = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -346,14 +347,14 @@ int nt_measure_run(const nt_measure_params_t *p)
             }
             char part[4096];
             snprintf(part, sizeof(part), "%s.launch%d", p->output, k);
-            rc = run_local(p, &plan, k, part);
-            if (merge_launch(p->output, part, &plan, k) != 0)
+            rc = nt_run_local(p, &plan, k, part);
+            if (nt_merge_launch(p->output, part, &plan, k) != 0)
                 rc = NT_EXIT_USAGE;
         }
     } else {
-        int rank = env_int("OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
-        int size = env_int("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS");
-        apply_launch(&plan, p->launch >= 0 ? p->launch : 0);
+        int rank = nt_measure_env_int("OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
+        int size = nt_measure_env_int("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS");
+        nt_apply_launch(&plan, p->launch >= 0 ? p->launch : 0);
         nt_launcher_t *l;
         const char *addr = NULL;
         char host[256] = "";
@@ -382,7 +383,7 @@ int nt_measure_run(const nt_measure_params_t *p)
             if (!l)
                 fprintf(stderr, "nettune-tune-measure: rank %d: %s\n", rank, err);
         }
-        rc = l ? do_rank(l, p, &plan, addr ? host : "127.0.0.1", p->output) : NT_EXIT_INCOMPLETE;
+        rc = l ? nt_do_rank(l, p, &plan, addr ? host : "127.0.0.1", p->output) : NT_EXIT_INCOMPLETE;
         if (l && !strcmp(l->ops->name, "tcp"))
             nt_launcher_tcp_destroy(l);
         else

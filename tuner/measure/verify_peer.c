@@ -37,7 +37,7 @@ typedef struct {
     char err[400];
 } token_t;
 
-static double mono_s(void)
+static double nt_mono_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -45,13 +45,13 @@ static double mono_s(void)
 }
 
 /* Send or receive the whole token before the deadline. NT_ERR_PEER: the other end closed. */
-static nt_status_t tok_xfer(int fd, token_t *t, int sending, double timeout_s)
+static nt_status_t nt_tok_xfer(int fd, token_t *t, int sending, double timeout_s)
 {
-    return nt_fd_xfer(fd, t, sizeof(*t), sending, mono_s() + timeout_s);
+    return nt_fd_xfer(fd, t, sizeof(*t), sending, nt_mono_s() + timeout_s);
 }
 
 /* The child ended (or the link broke): reap it if it did, say how, into err. */
-static nt_status_t child_gone(nt_measure_peer_t *p, nt_status_t st, const char *when, char *err,
+static nt_status_t nt_child_gone(nt_measure_peer_t *p, nt_status_t st, const char *when, char *err,
                               size_t errlen)
 {
     char how[64] = "its end of the link closed";
@@ -157,9 +157,9 @@ nt_status_t nt_measure_peer_ready(nt_measure_peer_t *p, int *plugin_loaded, char
 {
     token_t t;
     memset(&t, 0, sizeof(t));
-    nt_status_t st = tok_xfer(p->fd, &t, 0, NT_MEASURE_TURN_TIMEOUTS * p->timeout_s);
+    nt_status_t st = nt_tok_xfer(p->fd, &t, 0, NT_MEASURE_TURN_TIMEOUTS * p->timeout_s);
     if (st != NT_OK || t.kind != TOK_READY)
-        return child_gone(p, st != NT_OK ? st : NT_ERR_PEER, "did not start", err, errlen);
+        return nt_child_gone(p, st != NT_OK ? st : NT_ERR_PEER, "did not start", err, errlen);
     *plugin_loaded = t.plugin_loaded;
     if (t.status != NT_OK) {
         t.err[sizeof(t.err) - 1] = 0;
@@ -181,11 +181,12 @@ nt_status_t nt_measure_peer_step(nt_measure_peer_t *p, int coll, int z, unsigned
     t.warmup = warmup;
     t.iters = iters;
     t.bytes = bytes;
-    nt_status_t st = tok_xfer(p->fd, &t, 1, p->timeout_s);
+    nt_status_t st = nt_tok_xfer(p->fd, &t, 1, p->timeout_s);
     if (st == NT_OK)
-        st = tok_xfer(p->fd, &t, 0, NT_MEASURE_TURN_TIMEOUTS * p->timeout_s);
+        st = nt_tok_xfer(p->fd, &t, 0, NT_MEASURE_TURN_TIMEOUTS * p->timeout_s);
     if (st != NT_OK || t.kind != TOK_DONE)
-        return child_gone(p, st != NT_OK ? st : NT_ERR_PEER, "ended during its turn", err, errlen);
+        return nt_child_gone(p, st != NT_OK ? st : NT_ERR_PEER, "ended during its turn", err,
+                             errlen);
     if (t.status != NT_OK) { /* whatever failed there, for this side the peer failed */
         t.err[sizeof(t.err) - 1] = 0;
         snprintf(err, errlen, "the defaults process of rank %d: %s (%s)", p->rank, t.err,
@@ -202,15 +203,15 @@ void nt_measure_peer_close(nt_measure_peer_t *p)
         token_t t;
         memset(&t, 0, sizeof(t));
         t.kind = TOK_STOP;
-        (void)tok_xfer(p->fd, &t, 1, 1);
+        (void)nt_tok_xfer(p->fd, &t, 1, 1);
         close(p->fd);
         p->fd = -1;
     }
     if (p->pid > 0) {
-        double dl = mono_s() + p->timeout_s;
+        double dl = nt_mono_s() + p->timeout_s;
         int ws;
         while (waitpid(p->pid, &ws, WNOHANG) == 0) {
-            if (mono_s() > dl) {
+            if (nt_mono_s() > dl) {
                 kill(p->pid, SIGKILL);
                 waitpid(p->pid, &ws, 0);
                 break;
@@ -256,11 +257,11 @@ int nt_measure_child_main(int argc, char **argv, const nt_measure_backend_t *b)
     t.status = st;
     t.plugin_loaded = comm ? b->ops->tuner_loaded(b->self) : 0;
     snprintf(t.err, sizeof(t.err), "%s", err);
-    nt_status_t x = tok_xfer(fd, &t, 1, timeout);
+    nt_status_t x = nt_tok_xfer(fd, &t, 1, timeout);
     int rc = st == NT_OK && x == NT_OK ? NT_EXIT_OK : NT_EXIT_INCOMPLETE;
     nt_measure_opts_t o = {.trials = 1, .timeout_s = timeout};
     while (rc == NT_EXIT_OK) {
-        x = tok_xfer(fd, &t, 0, turn);
+        x = nt_tok_xfer(fd, &t, 0, turn);
         if (x != NT_OK) {
             fprintf(stderr,
                     "nettune-tune-measure: defaults process of rank %d: %s from the tuned "
@@ -285,7 +286,7 @@ int nt_measure_child_main(int argc, char **argv, const nt_measure_backend_t *b)
         t.status = st;
         t.mean_us = mean;
         snprintf(t.err, sizeof(t.err), "%s", err);
-        if (tok_xfer(fd, &t, 1, timeout) != NT_OK || st != NT_OK)
+        if (nt_tok_xfer(fd, &t, 1, timeout) != NT_OK || st != NT_OK)
             rc = NT_EXIT_INCOMPLETE;
     }
     if (comm)
@@ -328,7 +329,7 @@ void nt_measure_ab_stats(const double *default_us, const double *tuned_us, int r
 }
 
 /* Which collectives the file has a rule for at n ranks (bit per nt_coll_t), or -1. */
-static int file_colls(const char *path, int n, char *err, size_t errlen)
+static int nt_file_colls(const char *path, int n, char *err, size_t errlen)
 {
     nt_tuning_t t;
     char e[256] = "";
@@ -353,7 +354,7 @@ static int file_colls(const char *path, int n, char *err, size_t errlen)
  * (plugins/nccl-tuner/src/plugin.c init_common). Barriers around the environment: ranks that
  * share one (threads of the in-process launcher) all set it before any reads it, and all read
  * it before any clears it. */
-static nt_status_t make_tuned_comm(nt_launcher_t *l, const nt_measure_backend_t *b,
+static nt_status_t nt_make_tuned_comm(nt_launcher_t *l, const nt_measure_backend_t *b,
                                    const char *tuning, double timeout_s, char *err, size_t errlen)
 {
     static const nt_measure_comm_cfg_t cfg = {-1, -1, -1};
@@ -375,7 +376,7 @@ typedef struct {
     int32_t status, tuned_loaded, defaults_loaded, pid, child_pid;
 } side_state_t;
 
-static cJSON *side_json(const char *process, const char *plugin, const char *file, int loaded,
+static cJSON *nt_side_json(const char *process, const char *plugin, const char *file, int loaded,
                         const side_state_t *all, int n, int child)
 {
     cJSON *s = cJSON_CreateObject();
@@ -402,14 +403,14 @@ nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
 {
     *doc = NULL;
     int n = nt_launcher_size(l), rank = nt_launcher_rank(l);
-    int mask = file_colls(tuning_path, n, err, errlen);
+    int mask = nt_file_colls(tuning_path, n, err, errlen);
     if (mask <= 0)
         return NT_ERR_INVALID;
     const char *plugin_env = getenv("NCCL_TUNER_PLUGIN");
     char plugin[4096];
     snprintf(plugin, sizeof(plugin), "%s", plugin_env ? plugin_env : "");
     /* both sides start: ours with the plugin and the file, the child without either */
-    nt_status_t st = make_tuned_comm(l, b, tuning_path, o->timeout_s, err, errlen);
+    nt_status_t st = nt_make_tuned_comm(l, b, tuning_path, o->timeout_s, err, errlen);
     side_state_t me = {st, st == NT_OK ? b->ops->tuner_loaded(b->self) : 0, 0, (int32_t)getpid(),
                        peer->pid};
     char cerr[512] = "";
@@ -467,16 +468,16 @@ nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
                                 "on odd ones; one side on the GPU at a time");
         cJSON *sd = cJSON_AddObjectToObject(d, "sides");
         cJSON_AddItemToObject(sd, "tuned",
-                              side_json("this process (plugin and file)", plugin, tuning_path,
+                              nt_side_json("this process (plugin and file)", plugin, tuning_path,
                                         tuned_loaded, all, n, 0));
         cJSON_AddItemToObject(
             sd, "defaults",
-            side_json("a child per rank (neither)", "none", NULL, defaults_loaded, all, n, 1));
+            nt_side_json("a child per rank (neither)", "none", NULL, defaults_loaded, all, n, 1));
         sizes = cJSON_AddArrayToObject(d, "sizes");
     }
     free(all);
     int rounds = o->trials > 0 ? o->trials : 1, nfast = 0, nslow = 0, nsame = 0, nsz = 0;
-    double t0 = mono_s(), logsum = 0, *tdef = calloc((size_t)rounds, sizeof(double)),
+    double t0 = nt_mono_s(), logsum = 0, *tdef = calloc((size_t)rounds, sizeof(double)),
            *ttun = calloc((size_t)rounds, sizeof(double));
     if (!tdef || !ttun)
         st = st == NT_OK ? NT_ERR_NOMEM : st;
@@ -487,7 +488,7 @@ nt_status_t nt_measure_verify(nt_launcher_t *l, const nt_measure_backend_t *b,
         for (unsigned long long bytes = min_bytes; bytes && bytes <= max_bytes && st == NT_OK;
              bytes <<= 1, z++) {
             /* the budget is rank 0's clock, broadcast: every rank stops before the same size */
-            int32_t stop = o->budget_s > 0 && mono_s() - t0 > o->budget_s;
+            int32_t stop = o->budget_s > 0 && nt_mono_s() - t0 > o->budget_s;
             st = l->ops->bcast(l, &stop, sizeof(stop), 0, o->timeout_s);
             if (st == NT_OK && stop) {
                 snprintf(err, errlen,
