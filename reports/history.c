@@ -358,7 +358,8 @@ static nt_status_t nt_hist_expand(const char *path, char ***files, size_t *n, si
             snprintf((*files)[(*n)++], l, "%s/%s", path, e->d_name);
         }
         closedir(d);
-        qsort(*files + first, *n - first, sizeof(**files), nt_hcmp_str);
+        if (*n > first) /* an empty folder has no array to sort (qsort(NULL, 0) is UB) */
+            qsort(*files + first, *n - first, sizeof(**files), nt_hcmp_str);
         return NT_OK;
     }
     if (*n == *cap) {

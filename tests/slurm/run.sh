@@ -129,8 +129,9 @@ if want rate; then
     expect "rate: h2 alone blamed in the report" [ "$(rjson "$REP" "[f['host'] for f in r['summary']['failed_nodes']]")" = "['h2']" ]
     expect "rate: exactly sn2 drained ($st), no other node after any try" [ "$st" = "sn1=idle sn2=drained sn3=idle sn4=idle" ] && [ $others = 1 ]
     r2=$(nts_reason sn2)
-    expect "rate: sn2's reason is the report's ($r2)" [ "$r2" = "$(rjson "$REP" "r['summary']['failed_nodes'][0]['reason']")" ] &&
-        match "$r2" "nettune:*"
+    # Slurm's reason is the report's failed node reason with its code first (nt_failed_node_reason)
+    expect "rate: sn2's reason is the report's, code first ($r2)" [ "$r2" = "$(rjson "$REP" "'nettune:' + r['summary']['failed_nodes'][0]['code'] + ' ' + r['summary']['failed_nodes'][0]['reason'].removeprefix('nettune:')")" ] &&
+        match "$r2" "nettune:NT-*"
     echo "  sinfo -R after the rate-limited check job:"
     nts_run sinfo -R | sed 's/^/    /' | tee "$OUT/sinfo-R.txt"
     nts_run timeout -k 10 60 srun -N3 -t 1 hostname > "$OUT/after-rate.txt" 2>&1
