@@ -767,7 +767,9 @@ static void nt_diagnose_tuning_files(nt_doctor_t *d)
         const nt_proc_t *p = &d->procs[i];
         if (p->tuning || !p->init_seen)
             continue;
-        if (p->first_init.text)
+        if (p->tuning_none_ev.text) /* the plugin's own line saying it uses no file */
+            nt_evlist_add_ev(&f->ev, &p->tuning_none_ev);
+        else if (p->first_init.text)
             nt_evlist_add_ev(&f->ev, &p->first_init);
         else if (p->first_tuner.text)
             nt_evlist_add_ev(&f->ev, &p->first_tuner);
