@@ -80,6 +80,8 @@ typedef struct {
     char *tuning;         /* nettune's tuning file as the plugin logged it: "'path' fnv1a64 HASH" */
     char tuning_hash[17]; /* its fnv1a64 (16 hex digits): ranks compare on it, not on the path */
     nt_ev_t tuning_ev;    /* that line, text NULL if none */
+    nt_ev_t tuning_none_ev; /* nettune's plugin said it uses no file ("no tuning file",
+                               "ignoring tuning file", "cannot use tuning file"), text NULL if not */
     nt_ev_t first_init;
 } nt_proc_t;
 

@@ -315,6 +315,7 @@ void nt_doctor_destroy(nt_doctor_t *d)
         nt_ev_free(&d->procs[i].first_tuner);
         free(d->procs[i].tuning);
         nt_ev_free(&d->procs[i].tuning_ev);
+        nt_ev_free(&d->procs[i].tuning_none_ev);
         nt_ev_free(&d->procs[i].first_init);
     }
     free(d->procs);

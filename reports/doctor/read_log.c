@@ -573,6 +573,14 @@ static void nt_feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line
         }
         return;
     }
+    /* ... or says it uses none (plugin.c init_common): "no tuning file (...)" (INFO), "ignoring
+     * tuning file '%s': ..." and "cannot use tuning file '%s': ..." (WARN; those lines go on to
+     * the signatures) */
+    if (p && !p->tuning_none_ev.text &&
+        (strstr(m, "TUNER/nettune: no tuning file") ||
+         strstr(m, "TUNER/nettune: ignoring tuning file '") ||
+         strstr(m, "TUNER/nettune: cannot use tuning file '")))
+        nt_ev_set(&p->tuning_none_ev, d->cur, d->inputs[d->cur].lines, line);
     if (strstr(m, "TUNER/Plugin:") || strstr(m, "internal tuner")) {
         if (p) {
             p->tuner_internal = 1;

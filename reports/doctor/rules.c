@@ -674,55 +674,118 @@ static void nt_diagnose_tuner(nt_doctor_t *d)
     nt_f_value(f, "processes_without_plugin", (double)without);
 }
 
-/* Ranks whose nettune tuning files differ (their fnv1a64 hashes: the same contents at two paths
- * are the same file): each rank chooses from its own file, so they can run different algorithms for
- * one collective and hang (README, tuner plugin). Evidence: one line of the first file, then one
- * line per other file. */
+/* Appends to buf (size n, at offset *off) the ranks of p, or its id when it printed none:
+ * "rank 0,1 (node01)" or "node01:100". */
+static void nt_tuning_who(char *buf, size_t n, size_t *off, const nt_proc_t *p)
+{
+    if (*off >= n)
+        return;
+    size_t o = *off;
+    if (p->nranks > 0) {
+        o += (size_t)snprintf(buf + o, n - o, "%s ", p->nranks > 1 ? "ranks" : "rank");
+        for (int k = 0; k < p->nranks && o < n; k++)
+            o += (size_t)snprintf(buf + o, n - o, "%s%d", k ? "," : "", p->ranks[k]);
+        if (o < n)
+            o += (size_t)snprintf(buf + o, n - o, " (%s)", p->host ? p->host : p->id);
+    } else {
+        o += (size_t)snprintf(buf + o, n - o, "%s", p->id);
+    }
+    *off = o < n ? o : n;
+}
+
+/* Ranks of one job and nettune's tuning file (plugins/nccl-tuner/src/plugin.c init_common logs
+ * "TUNER/nettune: tuning file '%s' (%s) fnv1a64 %016llx: ..." on every rank at init):
+ *  - tuning_file_differs (error): two or more fnv1a64 hashes (the same contents at two paths are
+ *    the same file); each rank chooses from its own file, so they can run different algorithms
+ *    for one collective and hang. Evidence: the first line of each hash; the detail names each
+ *    hash with its ranks/hosts and that line.
+ *  - tuning_file_missing (warn): some processes logged the line, others that printed NCCL init
+ *    lines (init_seen) did not: those ran with NCCL's own choices or another tuner. */
 static void nt_diagnose_tuning_files(nt_doctor_t *d)
 {
-    const nt_proc_t *first = NULL;
-    int differ = 0;
+    enum { NT_TUNING_HASHES = 8 };
+    const nt_proc_t *first_of[NT_TUNING_HASHES]; /* the first process of each hash */
+    size_t nseen = 0, nfiles = 0, with = 0, without = 0;
     for (size_t i = 0; i < d->nprocs; i++) {
         const nt_proc_t *p = &d->procs[i];
-        if (!p->tuning)
+        if (!p->tuning) {
+            without += p->init_seen != 0;
             continue;
-        if (!first)
-            first = p;
-        else if (strcmp(first->tuning_hash, p->tuning_hash) != 0)
-            differ = 1;
+        }
+        with++;
+        size_t k = 0;
+        while (k < nseen && strcmp(first_of[k]->tuning_hash, p->tuning_hash) != 0)
+            k++;
+        if (k == nseen) {
+            nfiles++;
+            if (nseen < NT_TUNING_HASHES)
+                first_of[nseen++] = p;
+        }
     }
-    if (!differ)
+    if (nfiles > 1) {
+        nt_finding_t *f = nt_finding_add(d, "tuning_file_differs");
+        if (f) {
+            for (size_t k = 0; k < nseen; k++) {
+                const nt_proc_t *h = first_of[k];
+                char who[512];
+                size_t off = 0, nprocs = 0;
+                who[0] = '\0';
+                for (size_t i = 0; i < d->nprocs; i++) {
+                    const nt_proc_t *p = &d->procs[i];
+                    if (!p->tuning || strcmp(p->tuning_hash, h->tuning_hash) != 0)
+                        continue;
+                    if (nprocs++ && off < sizeof(who))
+                        off += (size_t)snprintf(who + off, sizeof(who) - off, "; ");
+                    nt_tuning_who(who, sizeof(who), &off, p);
+                    if (k > 0) { /* the ranks and hosts named: those not using the first file */
+                        nt_f_host(f, p->host);
+                        for (int r = 0; r < p->nranks; r++)
+                            nt_f_rank(d, f, p->ranks[r]);
+                    }
+                }
+                nt_evlist_add_ev(&f->ev, &h->tuning_ev);
+                f_detail(f, "%s: %s; read from %s:%lu.", h->tuning, who,
+                         d->inputs[h->tuning_ev.input].path, h->tuning_ev.line);
+            }
+            f_detail(f,
+                     "%zu different tuning files (by fnv1a64); the ranks and hosts named are those "
+                     "not using the first one.",
+                     nfiles);
+            nt_f_value(f, "files", (double)nfiles);
+        }
+    }
+    if (!with || !without)
         return;
-    nt_finding_t *f = nt_finding_add(d, "tuning_file_differs");
+    nt_finding_t *f = nt_finding_add(d, "tuning_file_missing");
     if (!f)
         return;
-    const char *seen[8]; /* hashes */
-    size_t nseen = 0, nfiles = 0;
+    nt_evlist_add_ev(&f->ev, &first_of[0]->tuning_ev);
+    char who[512];
+    size_t off = 0, n = 0;
+    who[0] = '\0';
     for (size_t i = 0; i < d->nprocs; i++) {
         const nt_proc_t *p = &d->procs[i];
-        if (!p->tuning)
+        if (p->tuning || !p->init_seen)
             continue;
-        int known = 0;
-        for (size_t k = 0; k < nseen; k++)
-            known |= strcmp(seen[k], p->tuning_hash) == 0;
-        if (!known) {
-            nfiles++;
-            if (nseen < sizeof(seen) / sizeof(seen[0]))
-                seen[nseen++] = p->tuning_hash;
-            nt_evlist_add_ev(&f->ev, &p->tuning_ev);
-            f_detail(f, "%s: %s.", p->id, p->tuning);
-        }
-        if (strcmp(p->tuning_hash, first->tuning_hash) != 0) {
-            nt_f_host(f, p->host);
-            for (int k = 0; k < p->nranks; k++)
-                nt_f_rank(d, f, p->ranks[k]);
-        }
+        if (p->tuning_none_ev.text) /* the plugin's own line saying it uses no file */
+            nt_evlist_add_ev(&f->ev, &p->tuning_none_ev);
+        else if (p->first_init.text)
+            nt_evlist_add_ev(&f->ev, &p->first_init);
+        else if (p->first_tuner.text)
+            nt_evlist_add_ev(&f->ev, &p->first_tuner);
+        nt_f_host(f, p->host);
+        for (int r = 0; r < p->nranks; r++)
+            nt_f_rank(d, f, p->ranks[r]);
+        if (n++ && off < sizeof(who))
+            off += (size_t)snprintf(who + off, sizeof(who) - off, "; ");
+        nt_tuning_who(who, sizeof(who), &off, p);
     }
     f_detail(f,
-             "%zu different tuning files (by fnv1a64); the ranks and hosts named are those "
-             "not using the first one.",
-             nfiles);
-    nt_f_value(f, "files", (double)nfiles);
+             "%zu process(es) logged nettune's tuning file (%s); %zu that printed NCCL init lines "
+             "did not: %s. The ranks and hosts named are those without the line.",
+             with, first_of[0]->tuning, without, who);
+    nt_f_value(f, "processes_with_file", (double)with);
+    nt_f_value(f, "processes_without_file", (double)without);
 }
 
 static void nt_diagnose_versions_env(nt_doctor_t *d)
