@@ -256,8 +256,9 @@ if command -v ldd >/dev/null 2>&1; then
   ldd "$DOCTOR" > "$T/ldd.out" 2>&1
   check "ldd: no MPI/CUDA/ibverbs/hwloc/NCCL" sh -c "! grep -Eiq 'libmpi|libcuda|libcudart|libibverbs|librdmacm|libhwloc|libnccl|libnvidia' '$T/ldd.out'"
   # libxml2 (NCCL topology XML, lib/nccl/ncclxml.c) brings its own: ICU, liblzma, libstdc++, libgcc_s.
-  # A SANITIZE=1 build (build-san/) also needs the sanitizer runtimes.
-  san=""; grep -q libasan "$T/ldd.out" && san='|libasan|libubsan'
+  # A SANITIZE=1 build (build-san/) also needs the sanitizer runtimes, and links libpciaccess into
+  # every binary so that leak checks see hwloc's PCI plugin's table freed (mk/sanitize.mk).
+  san=""; grep -q libasan "$T/ldd.out" && san='|libasan|libubsan|libpciaccess'
   check "ldd: only libc, libm, cJSON, libxml2 (and its own libraries), zlib and the loader" sh -c "! grep -Ev 'linux-vdso|ld-linux|libc\\.so|libm\\.so|libcjson|libxml2|libz\\.so|libicu|liblzma|libstdc\\+\\+|libgcc_s$san' '$T/ldd.out' | grep -q ."
 else
   bad "ldd not found"
