@@ -33,7 +33,11 @@ static void nt_stop_line_arm(const char *output, const char *progress)
     if (strncmp(progress, prefix, sizeof(prefix) - 1) == 0)
         progress += sizeof(prefix) - 1;
     nt_stop_armed = 0;
-    snprintf(nt_stop_tail, sizeof(nt_stop_tail), ": partial report '%s' (%s)\n", output, progress);
+    /* The stashed snapshot is what is on disk when the signal comes; rank 0 then writes the
+     * final report if it still can, which may hold more: say which the line describes. */
+    snprintf(nt_stop_tail, sizeof(nt_stop_tail),
+             ": partial report '%s' (its last snapshot: %s; the final write may add more)\n", output,
+             progress);
     nt_stop_armed = 1;
 }
 
@@ -710,8 +714,10 @@ static int nt_run_retest(nt_run_t *r)
         }
         if (!go) {
             r->stopped = 1;
+            /* a pair whose own step was cut short counts as not retested, as in the rounds */
             if (p->rank == 0)
-                nt_not_done(&r->c, "retest: %d of %d pairs not run (%s)", n - i - 1, n, why);
+                nt_not_done(&r->c, "retest: %d of %d pairs not run (%s)", n - i - 1 + (st != NT_OK),
+                            n, why);
             break;
         }
     }

@@ -279,7 +279,7 @@ for sig in INT TERM; do
        ! ls "$W"/r.json.tmp.* >/dev/null 2>&1; then good=$((good + 1)); fi
     # rank 0 says so in one line: the signal it got (mpirun forwards SIGTERM), the partial
     # report and the steps it holds
-    if [ "$(grep -cE "^nettune probe: stopped by SIG(INT|TERM): partial report '$W/r.json' \(.*(done|started)\)$" "$W/log")" = 1 ]; then
+    if [ "$(grep -cE "^nettune probe: stopped by SIG(INT|TERM): partial report '$W/r.json' \(its last snapshot: .*(done|started); the final write may add more\)$" "$W/log")" = 1 ]; then
       said=$((said + 1)); else sed -n 1,5p "$W/log"; fi
   done
   if [ $said -ge $((tries - 1)) ] && [ $said -ge 1 ]; then ok "SIG$sig to mpirun: rank 0 prints one line, the signal, the report, the steps done ($said of $tries)"
