@@ -3,7 +3,9 @@
 # the judge (the thresholds file, for --validate) and the NCCL readers (the doctor's knowledge
 # base names NCCL versions): cJSON and zlib, so the binary starts without MPI, CUDA, RDMA, hwloc
 # or libxml2.
-REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \
+# The command itself is main.c, params.c and run.c (REPORT_CMD_SRCS), outside the archive.
+REPORT_CMD_SRCS := reports/main.c reports/params.c reports/run.c
+REPORT_SRCS := $(REPORT_CMD_SRCS) reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c reports/render_diagnosis.c \
                reports/render_tuning.c reports/diff.c reports/history.c
@@ -11,12 +13,12 @@ REPORT_SRCS := reports/report_main.c reports/buf.c reports/table.c \
 # closing summary is the text renderer's).
 RENDER_LIB := $(LIBDIR)/libntrender.a
 ALL_TARGETS += $(RENDER_LIB)
-$(RENDER_LIB): $(patsubst %.c,$(OBJ)/%.o,$(filter-out reports/report_main.c,$(REPORT_SRCS)))
+$(RENDER_LIB): $(patsubst %.c,$(OBJ)/%.o,$(filter-out $(REPORT_CMD_SRCS),$(REPORT_SRCS)))
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
 # The tuning-file format is the plugin's (one definition): its parser is compiled in.
-REPORT_OBJS := $(OBJ)/reports/report_main.o $(RENDER_LIB) $(OBJ)/reports/schema_blob.o $(NT_TUNING_FMT_OBJ) \
+REPORT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(REPORT_CMD_SRCS)) $(RENDER_LIB) $(OBJ)/reports/schema_blob.o $(NT_TUNING_FMT_OBJ) \
                $(OBJ)/reports/doctor/kb.o $(OBJ)/reports/doctor/fmtmatch.o $(OBJ)/reports/doctor/kb_data.o
 $(OBJ)/reports/%.o: NT_CFLAGS += -I$(NTP_SRC)
 ALL_TARGETS += $(BIN)/nettune-report

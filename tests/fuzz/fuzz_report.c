@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&probs, 0, sizeof(probs));
     nt_validate(root, &probs, &id);
     nt_problems_cleanup(&probs);
-    /* A diagnosis (nettune doctor's output) is rendered from the JSON itself, as report_main
+    /* A diagnosis (nettune doctor's output) is rendered from the JSON itself, as reports/run.c
      * does, in both of its formats. */
     if (id && strcmp(id, NT_DIAGNOSIS_SCHEMA) == 0)
         for (int md = 0; md < 2; md++) {

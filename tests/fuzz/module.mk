@@ -51,7 +51,7 @@ endef
 
 ifeq ($(HAVE_CLANG),1)
 # The tuning format's parser is the plugin's (one definition), compiled into nettune report.
-$(eval $(call NT_FUZZ_TARGET,report,tests/fuzz/fuzz_report.c $(filter-out reports/report_main.c,$(REPORT_SRCS)) plugins/nccl-tuner/src/nt_tuning.c reports/doctor/kb.c reports/doctor/fmtmatch.c $(OBJ)/reports/doctor/kb_data.c,tests/fixtures/reports plugins/nccl-tuner/examples))
+$(eval $(call NT_FUZZ_TARGET,report,tests/fuzz/fuzz_report.c $(filter-out $(REPORT_CMD_SRCS),$(REPORT_SRCS)) plugins/nccl-tuner/src/nt_tuning.c reports/doctor/kb.c reports/doctor/fmtmatch.c $(OBJ)/reports/doctor/kb_data.c,tests/fixtures/reports plugins/nccl-tuner/examples))
 $(eval $(call NT_FUZZ_TARGET,thresholds,tests/fuzz/fuzz_thresholds.c,tests/fixtures/thresholds))
 $(eval $(call NT_FUZZ_TARGET,params,tests/fuzz/fuzz_params.c probes/params.c probes/registry.c,))
 $(eval $(call NT_FUZZ_TARGET,nccl,tests/fuzz/fuzz_nccl.c,tests/fixtures/nccl-debug-logs tests/fixtures/nccl-tests-logs tests/fixtures/nccl-tuning-tables))
