@@ -12,6 +12,9 @@ DOCTOR_DIR  := reports/doctor
 DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c facts.c read_log.c read_operator.c rules.c \
                  rules_operator.c output.c output_operator.c)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
+# The command itself (main.c, params.c, run.c) is linked into nettune-doctor only: nettune tune
+# links DOCTOR_OBJS and has its own main.
+DOCTOR_CMD_OBJS := $(addprefix $(OBJ)/$(DOCTOR_DIR)/,main.o params.o run.o)
 DOCTOR_PARTS := judge nccl core
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
@@ -33,9 +36,9 @@ $(OBJ)/$(DOCTOR_DIR)/kb_data.c: $(DOCTOR_DIR)/knowledge.json $(DOCTOR_DIR)/modul
 $(OBJ)/$(DOCTOR_DIR)/kb_data.o: $(OBJ)/$(DOCTOR_DIR)/kb_data.c
 	$(CC) $(NT_CFLAGS) -c $< -o $@
 
-$(DOCTOR_BIN): $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o $(call nt_archives,$(DOCTOR_PARTS))
+$(DOCTOR_BIN): $(DOCTOR_OBJS) $(DOCTOR_CMD_OBJS) $(call nt_archives,$(DOCTOR_PARTS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(DOCTOR_OBJS) $(OBJ)/$(DOCTOR_DIR)/main.o $(call nt_link,$(DOCTOR_PARTS))
+	$(CC) $(CFLAGS) -o $@ $(DOCTOR_OBJS) $(DOCTOR_CMD_OBJS) $(call nt_link,$(DOCTOR_PARTS))
 
 $(DOCTOR_TEST_BIN): tests/doctor/test_unit.c $(DOCTOR_OBJS) $(call nt_archives,$(DOCTOR_PARTS))
 	@mkdir -p $(dir $@)
