@@ -397,14 +397,8 @@ static nt_status_t nt_drain_exec(char *const argv[], double timeout_s, char *out
 nt_status_t nt_drain_run(const char *report_path, nt_drain_mode_t mode, int resume, int local,
                          FILE *out)
 {
-    static char sinfo_out[1 << 20];
-    static nt_slurm_node_t nodes[NT_DRAIN_MAX_ACTIONS];
-    static nt_drain_action_t acts[NT_DRAIN_MAX_ACTIONS];
-    char *sinfo_argv[] = {"sinfo", "-h", "-N", "-o", "%N|%n|%T|%E", NULL};
-    size_t n = 0, na = 0;
     cJSON *report = NULL;
-    nt_status_t st, first = NT_OK;
-    char why[256];
+    nt_status_t st;
 
     if (mode == NT_DRAIN_OFF && !resume)
         return NT_OK;
@@ -414,23 +408,38 @@ nt_status_t nt_drain_run(const char *report_path, nt_drain_mode_t mode, int resu
                 report_path, nt_status_string(st));
         return st;
     }
+    st = nt_drain_run_doc(report, report_path, "nettune probe", mode, resume, local, out);
+    cJSON_Delete(report);
+    return st;
+}
+
+nt_status_t nt_drain_run_doc(const cJSON *report, const char *what, const char *who,
+                             nt_drain_mode_t mode, int resume, int local, FILE *out)
+{
+    static char sinfo_out[1 << 20];
+    static nt_slurm_node_t nodes[NT_DRAIN_MAX_ACTIONS];
+    static nt_drain_action_t acts[NT_DRAIN_MAX_ACTIONS];
+    char *sinfo_argv[] = {"sinfo", "-h", "-N", "-o", "%N|%n|%T|%E", NULL};
+    size_t n = 0, na = 0;
+    nt_status_t st, first = NT_OK;
+    char why[256];
+
+    if (mode == NT_DRAIN_OFF && !resume)
+        return NT_OK;
     st = nt_drain_exec(sinfo_argv, NT_DRAIN_CMD_TIMEOUT_S, sinfo_out, sizeof(sinfo_out), why,
                        sizeof(why));
     if (st == NT_OK)
         n = nt_drain_parse_sinfo(sinfo_out, nodes, NT_DRAIN_MAX_ACTIONS);
     else
         fprintf(stderr,
-                "nettune probe: --drain: sinfo failed (%s%s%s): report hosts are used as Slurm "
+                "%s: --drain: sinfo failed (%s%s%s): report hosts are used as Slurm "
                 "node names and no node is resumed\n",
-                nt_status_string(st), why[0] ? ": " : "", why);
+                who, nt_status_string(st), why[0] ? ": " : "", why);
     st = nt_drain_plan(report, nodes, n, local ? getenv("SLURMD_NODENAME") : NULL, resume, acts,
                        NT_DRAIN_MAX_ACTIONS, &na);
-    cJSON_Delete(report);
     if (st != NT_OK) {
-        fprintf(stderr,
-                "nettune probe: --drain: the report %s has no summary.failed_nodes: "
-                "nothing drained\n",
-                report_path);
+        fprintf(stderr, "%s: --drain: %s has no summary.failed_nodes: nothing drained\n", who,
+                what);
         return st;
     }
     for (size_t i = 0; i < na; i++) {
@@ -455,7 +464,7 @@ nt_status_t nt_drain_run(const char *report_path, nt_drain_mode_t mode, int resu
         if (st == NT_OK) {
             fprintf(out, "drain: %s\n", line);
         } else {
-            fprintf(stderr, "nettune probe: --drain: '%s' failed (%s%s%s)\n", line,
+            fprintf(stderr, "%s: --drain: '%s' failed (%s%s%s)\n", who, line,
                     nt_status_string(st), why[0] ? ": " : "", why);
             if (first == NT_OK)
                 first = st;

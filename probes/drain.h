@@ -79,4 +79,12 @@ nt_status_t nt_drain_format(const nt_drain_action_t *a, char *buf, size_t len);
 nt_status_t nt_drain_run(const char *report_path, nt_drain_mode_t mode, int resume, int local,
                          FILE *out);
 
+/* nt_drain_run_doc - nt_drain_run on a document already in memory: `report` holds
+ * summary.failed_nodes[] (host, reason, code) and, for resume, nodes[] and checks[] as the
+ * probe's report does (nettune watch builds such a summary from its failing findings). `what`
+ * names the document and `who` the command in the lines on stderr ("nettune watch: --drain:
+ * ..."). The same steps, output and errors as nt_drain_run. */
+nt_status_t nt_drain_run_doc(const cJSON *report, const char *what, const char *who,
+                             nt_drain_mode_t mode, int resume, int local, FILE *out);
+
 #endif

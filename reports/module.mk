@@ -8,7 +8,8 @@ REPORT_CMD_SRCS := reports/main.c reports/params.c reports/run.c
 REPORT_SRCS := $(REPORT_CMD_SRCS) reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c reports/render_diagnosis.c \
-               reports/render_tuning.c reports/diff.c reports/history.c
+               reports/render_tuning.c reports/diff.c reports/history.c \
+               reports/render_watch.c
 # The renderers and readers are one archive, libntrender, that nettune-probe links too (its
 # closing summary is the text renderer's).
 RENDER_LIB := $(LIBDIR)/libntrender.a
@@ -27,7 +28,8 @@ ALL_TARGETS += $(BIN)/nettune-report
 # (nettune doctor's) is optional: without it --validate does not know nettune.diagnosis/1.
 REPORT_DIAG_SCHEMA := $(wildcard reports/schema/diagnosis.schema.json)
 $(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema.json \
-                              reports/schema/plugin-report.schema.json $(REPORT_DIAG_SCHEMA)
+                              reports/schema/plugin-report.schema.json reports/schema/watch.schema.json \
+                              $(REPORT_DIAG_SCHEMA)
 	@mkdir -p $(dir $@)
 	$(CC) $(if $(REPORT_DIAG_SCHEMA),-DNT_DIAGNOSIS_SCHEMA='"$(REPORT_DIAG_SCHEMA)"') -c $< -o $@
 
@@ -43,4 +45,5 @@ $(BIN)/nettune-report: $(REPORT_OBJS) $(call nt_archives,judge engine nccl core)
 test-report: $(BIN)/nettune-report $(BIN)/nettune-watch $(if $(wildcard reports/doctor/module.mk),$(BIN)/nettune-doctor)
 	@BUILD=$(BUILD) tests/report/run.sh $(REPORT_TEST_ARGS)
 	@BUILD=$(BUILD) $$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3) tests/report/test_watch.py
+	@BUILD=$(BUILD) $$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3) tests/report/test_watch_out.py
 TEST_TARGETS += test-report

@@ -14,7 +14,7 @@
 /* Most GPU matrices drawn (worst nodes first); the rest are summarised in one line. */
 #define NT_HTML_GPU_MATRICES 16
 
-static const char nt_html_css[] =
+const char nt_html_css[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d2327;"
     "background:#f6f7f9}"
     "header{background:#1d2327;color:#fff;padding:14px 24px}"

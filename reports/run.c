@@ -10,6 +10,7 @@
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
 #include "report_cmd.h"
+#include "render_watch.h"
 #include "rpt.h"
 
 
@@ -122,6 +123,30 @@ static void nt_node_not_found(const nt_rdoc_t *doc, const char *host)
     fprintf(stderr, ")\n");
 }
 
+/* A nettune.watch/1 document (nettune watch): text, html or prom, its own exit code. Takes
+ * root. */
+static int nt_report_render_watch(const nt_report_params_t *p, cJSON *root)
+{
+    nt_buf_t out;
+    nt_status_t st = NT_ERR_INVALID;
+    nt_buf_init(&out);
+    if (strcmp(p->format, "text") == 0)
+        st = nt_render_watch_text(root, &out);
+    else if (strcmp(p->format, "html") == 0)
+        st = nt_render_watch_html(root, &out);
+    else if (strcmp(p->format, "prom") == 0)
+        st = nt_render_watch_prom(root, &out);
+    else
+        fprintf(stderr, "nettune report: a watch document renders as --format text, html or "
+                        "prom\n");
+    if (st == NT_OK)
+        st = nt_buf_write(&out, p->output);
+    int rc = st != NT_OK ? NT_EXIT_USAGE : nt_render_watch_exit(root);
+    nt_buf_cleanup(&out);
+    cJSON_Delete(root);
+    return rc;
+}
+
 static int nt_report_render(const nt_report_params_t *p)
 {
     nt_render_opts_t o = {.color = 0, .node = p->node, .top = (size_t)p->top};
@@ -149,6 +174,8 @@ static int nt_report_render(const nt_report_params_t *p)
         cJSON_Delete(root);
         return st != NT_OK ? NT_EXIT_USAGE : bad ? NT_EXIT_FAIL : NT_EXIT_OK;
     }
+    if (sid && strcmp(sid, NT_WATCH_SCHEMA) == 0)
+        return nt_report_render_watch(p, root);
     if (nt_rdoc_from_json(root, p->files[0], &doc) != NT_OK) {
         nt_rdoc_close(&doc);
         return NT_EXIT_USAGE;

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "nettune/log.h"
+#include "render_watch.h"
 #include "rpt.h"
 #include "nt_tuning.h"     /* the plugin's definition of the rule format */
 #include "doctor/doctor.h" /* the doctor's knowledge-base loader (--validate) */
@@ -27,13 +28,15 @@
 extern const char nt_report_schema_json[];
 extern const char nt_diagnosis_schema_json[];
 extern const char nt_plugin_report_schema_json[];
+extern const char nt_watch_schema_json[];
 
-enum { NT_SCHEMA_REPORT = 0, NT_SCHEMA_DIAGNOSIS, NT_SCHEMA_PLUGIN_REPORT, NT_SCHEMA_COUNT };
+enum { NT_SCHEMA_REPORT = 0, NT_SCHEMA_DIAGNOSIS, NT_SCHEMA_PLUGIN_REPORT, NT_SCHEMA_WATCH,
+       NT_SCHEMA_COUNT };
 
 int nt_validate_known_schema(const char *id)
 {
     return id && (strcmp(id, NT_REPORT_SCHEMA) == 0 || strcmp(id, NT_TUNING_SCHEMA) == 0 ||
-                  strcmp(id, NT_PLUGIN_REPORT_SCHEMA) == 0 ||
+                  strcmp(id, NT_PLUGIN_REPORT_SCHEMA) == 0 || strcmp(id, NT_WATCH_SCHEMA) == 0 ||
                   (nt_diagnosis_schema_json[0] && strcmp(id, NT_DIAGNOSIS_SCHEMA) == 0));
 }
 
@@ -477,10 +480,11 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
 static nt_status_t nt_validate_schema(const cJSON *root, int which, nt_problems_t *out)
 {
     static const char *const texts_id[NT_SCHEMA_COUNT] = {NT_REPORT_SCHEMA, NT_DIAGNOSIS_SCHEMA,
-                                                          NT_PLUGIN_REPORT_SCHEMA};
+                                                          NT_PLUGIN_REPORT_SCHEMA, NT_WATCH_SCHEMA};
     static cJSON *schemas[NT_SCHEMA_COUNT]; /* parsed once per process */
     const char *text = which == NT_SCHEMA_REPORT      ? nt_report_schema_json
                        : which == NT_SCHEMA_DIAGNOSIS ? nt_diagnosis_schema_json
+                       : which == NT_SCHEMA_WATCH     ? nt_watch_schema_json
                                                       : nt_plugin_report_schema_json;
     cJSON *schema;
     nt_vctx_t cx;
@@ -925,6 +929,9 @@ nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **sche
     } else if (strcmp(schema->valuestring, NT_PLUGIN_REPORT_SCHEMA) == 0) {
         *schema_id = NT_PLUGIN_REPORT_SCHEMA;
         return nt_validate_schema(root, NT_SCHEMA_PLUGIN_REPORT, out);
+    } else if (strcmp(schema->valuestring, NT_WATCH_SCHEMA) == 0) {
+        *schema_id = NT_WATCH_SCHEMA;
+        return nt_validate_schema(root, NT_SCHEMA_WATCH, out);
     } else if (strcmp(schema->valuestring, NT_TUNING_SCHEMA) == 0) {
         *schema_id = NT_TUNING_SCHEMA;
         nt_vtuning(root, out);

@@ -19,8 +19,15 @@ void nt_watch_usage(FILE *f)
             "Prometheus textfiles nccl_inspector_metrics_<uuid>.prom): names a straggler rank and\n"
             "a hang. A DIR is read for its *.log and *.prom files.\n"
             "\n"
-            "  -f, --format FMT    what stdout shows: text (default) or json\n"
-            "  -o, --output FILE   write the nettune.watch/1 JSON document to FILE ('-' = stdout)\n"
+            "  -f, --format FMT    what stdout shows: text (default), json, or prom (a\n"
+            "                      Prometheus textfile, the probe's metric conventions)\n"
+            "  -o, --output FILE   write the nettune.watch/1 JSON document to FILE ('-' = stdout);\n"
+            "                      with --format prom the textfile instead\n"
+            "      --report R      the job's pre-job nettune probe report: busbw is compared with\n"
+            "                      what its measured links give through the tuner's model\n"
+            "      --drain         scontrol-drain the host of every failing finding, with its\n"
+            "                      reason (a node running a job drains after it)\n"
+            "      --drain=dry-run print the scontrol lines instead of running them\n"
             "      --follow        read on as Inspector writes, rewrite --output after each read;\n"
             "                      stop at SIGINT/SIGTERM (then the summary) or after --polls\n"
             "      --interval S    seconds between reads with --follow (default 5)\n"
@@ -36,7 +43,8 @@ void nt_watch_usage(FILE *f)
             NT_WATCH_WINDOW_DEFAULT);
 }
 
-enum { OPT_WINDOW = 256, OPT_STRICT, OPT_VERSION, OPT_FOLLOW, OPT_INTERVAL, OPT_POLLS };
+enum { OPT_WINDOW = 256, OPT_STRICT, OPT_VERSION, OPT_FOLLOW, OPT_INTERVAL, OPT_POLLS, OPT_REPORT,
+       OPT_DRAIN };
 
 static const struct option nt_watch_opts[] = {
     {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
@@ -44,7 +52,8 @@ static const struct option nt_watch_opts[] = {
     {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION}, {"follow", no_argument, NULL, OPT_FOLLOW},
     {"interval", required_argument, NULL, OPT_INTERVAL},
-    {"polls", required_argument, NULL, OPT_POLLS},   {NULL, 0, NULL, 0},
+    {"polls", required_argument, NULL, OPT_POLLS},   {"report", required_argument, NULL, OPT_REPORT},
+    {"drain", optional_argument, NULL, OPT_DRAIN},   {NULL, 0, NULL, 0},
 };
 
 nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
@@ -64,8 +73,10 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
                 p->format = NT_WATCH_TEXT;
             else if (strcmp(optarg, "json") == 0)
                 p->format = NT_WATCH_JSON;
+            else if (strcmp(optarg, "prom") == 0)
+                p->format = NT_WATCH_PROM;
             else {
-                snprintf(err, errlen, "unknown --format '%s': use text or json", optarg);
+                snprintf(err, errlen, "unknown --format '%s': use text, json or prom", optarg);
                 return NT_ERR_INVALID;
             }
             break;
@@ -105,6 +116,20 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
         }
         case OPT_FOLLOW:
             p->follow = 1;
+            break;
+        case OPT_REPORT:
+            p->report = optarg;
+            break;
+        case OPT_DRAIN:
+            if (!optarg)
+                p->drain = NT_WATCH_DRAIN_APPLY;
+            else if (strcmp(optarg, "dry-run") == 0)
+                p->drain = NT_WATCH_DRAIN_DRY_RUN;
+            else {
+                snprintf(err, errlen, "bad value '%s' for --drain: use --drain or --drain=dry-run",
+                         optarg);
+                return NT_ERR_INVALID;
+            }
             break;
         case OPT_STRICT:
             p->strict = 1;

@@ -12,6 +12,7 @@
 #include "nettune/exitcode.h"
 #include "nettune/report.h"
 #include "nettune/version.h"
+#include "render_watch.h"
 #include "watch.h"
 
 /* Calls of a communicator written into the document, the latest ones: the window may hold
@@ -304,34 +305,35 @@ static int nt_watch_comm_json(const nt_jobcomm_t *c, cJSON *arr)
     return 0;
 }
 
-static void nt_watch_summary_print(FILE *f, const cJSON *doc, const counts_t *tot, size_t ncomms)
+/* The prom textfile of doc written to path ("-" = stdout), replaced whole so that the
+ * collector never reads half of it. */
+static nt_status_t nt_watch_prom_write(const cJSON *doc, const char *path)
 {
-    fprintf(f, "nettune watch: %lu record(s) (%lu P2P, %lu Prometheus, %lu RAS), %zu communicator(s)",
-            tot->records, tot->p2p, tot->prom, tot->ras, ncomms);
-    if (tot->skipped || tot->partial)
-        fprintf(f, ", %lu skipped, %lu cut short at the end", tot->skipped, tot->partial);
-    fprintf(f, "\n");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
-    {
-        fprintf(f, "%s %s [%s, %s]: %s\n    %s\n",
-                cJSON_GetObjectItemCaseSensitive(it, "status")->valuestring,
-                cJSON_GetObjectItemCaseSensitive(it, "code")->valuestring,
-                cJSON_GetObjectItemCaseSensitive(it, "check")->valuestring,
-                cJSON_GetObjectItemCaseSensitive(it, "category")->valuestring,
-                cJSON_GetObjectItemCaseSensitive(it, "verdict")->valuestring,
-                cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
-    }
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "not_judged"))
-    {
-        const cJSON *comm = cJSON_GetObjectItemCaseSensitive(it, "comm_id");
-        fprintf(f, "not judged %s%s%s: %s\n",
-                cJSON_GetObjectItemCaseSensitive(it, "check")->valuestring,
-                cJSON_IsString(comm) ? " " : "", cJSON_IsString(comm) ? comm->valuestring : "",
-                cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
-    }
-    if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "findings")))
-        fprintf(f, "no finding\n");
+    nt_buf_t b;
+    nt_buf_init(&b);
+    nt_status_t st = nt_render_watch_prom(doc, &b);
+    if (st == NT_OK)
+        st = nt_buf_write(&b, path);
+    else
+        fprintf(stderr, "nettune watch: out of memory\n");
+    nt_buf_cleanup(&b);
+    return st;
+}
+
+/* --output: the textfile with --format prom, the JSON document otherwise. */
+static nt_status_t nt_watch_output_write(const nt_watch_params_t *p, const cJSON *doc)
+{
+    if (p->format == NT_WATCH_PROM)
+        return nt_watch_prom_write(doc, p->output);
+    return nt_output_write_fn(p->output, nt_json_fill, (void *)doc);
+}
+
+/* stdout at the end with --format json or prom, when --output did not go there. */
+static nt_status_t nt_watch_stdout_write(const nt_watch_params_t *p, const cJSON *doc)
+{
+    if (p->format == NT_WATCH_PROM)
+        return p->output ? NT_OK : nt_watch_prom_write(doc, "-");
+    return nt_output_write_fn("-", nt_json_fill, (void *)doc);
 }
 
 /* Set by SIGINT and SIGTERM in --follow: the loop ends after the current poll. */
@@ -461,8 +463,8 @@ int nt_watch_run(const nt_watch_params_t *p)
             code = NT_EXIT_USAGE;
             goto done;
         }
-        if (p->output && nt_output_write_fn(p->output, nt_json_fill, doc) != NT_OK) {
-            code = NT_EXIT_USAGE; /* nt_output_write_fn logged the path and the reason */
+        if (p->output && nt_watch_output_write(p, doc) != NT_OK) {
+            code = NT_EXIT_USAGE; /* the writer logged the path and the reason */
             goto done;
         }
         if (!p->follow || nt_watch_stop || (p->polls && poll >= p->polls))
@@ -470,12 +472,19 @@ int nt_watch_run(const nt_watch_params_t *p)
         for (unsigned s = 0; s < p->interval_s * 10 && !nt_watch_stop; s++)
             usleep(100000);
     }
-    if (!p->quiet && p->format == NT_WATCH_JSON && !(p->output && strcmp(p->output, "-") == 0) &&
-        nt_output_write_fn("-", nt_json_fill, doc) != NT_OK)
+    if (!p->quiet && p->format != NT_WATCH_TEXT && !(p->output && strcmp(p->output, "-") == 0) &&
+        nt_watch_stdout_write(p, doc) != NT_OK)
         code = NT_EXIT_USAGE;
-    else if (!p->quiet && p->format == NT_WATCH_TEXT)
-        nt_watch_summary_print(p->output && strcmp(p->output, "-") == 0 ? stderr : stdout, doc,
-                               &tot, nt_jobalign_ncomms(a));
+    else if (!p->quiet && p->format == NT_WATCH_TEXT) {
+        nt_buf_t b;
+        nt_buf_init(&b);
+        if (nt_render_watch_text(doc, &b) != NT_OK)
+            goto oom;
+        fputs(b.data ? b.data : "", p->output && strcmp(p->output, "-") == 0 ? stderr : stdout);
+        nt_buf_cleanup(&b);
+    }
+    if (nt_watch_drain(p, doc) < 0 && code == NT_EXIT_OK)
+        code = NT_EXIT_FAIL;
     goto done;
 oom:
     fprintf(stderr, "nettune watch: out of memory\n");

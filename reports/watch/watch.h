@@ -11,14 +11,20 @@
 #include "nettune/jobrec.h"
 #include "nettune/status.h"
 
-typedef enum nt_watch_format { NT_WATCH_TEXT, NT_WATCH_JSON } nt_watch_format_t;
+typedef enum nt_watch_format { NT_WATCH_TEXT, NT_WATCH_JSON, NT_WATCH_PROM } nt_watch_format_t;
+
+/* --drain: off, run scontrol, or print the scontrol lines (the probe's grammar, probes/drain.h). */
+typedef enum nt_watch_drain { NT_WATCH_DRAIN_OFF = 0, NT_WATCH_DRAIN_APPLY, NT_WATCH_DRAIN_DRY_RUN } nt_watch_drain_t;
 
 /* The command's options, parsed and checked once. */
 typedef struct nt_watch_params {
     char **inputs; /* directories or files, as given */
     int ninputs;
     nt_watch_format_t format; /* what stdout shows */
-    const char *output;       /* the nettune.watch/1 document's path, NULL = none, "-" = stdout */
+    const char *output;       /* the nettune.watch/1 document's path (with --format prom the
+                                 textfile's), NULL = none, "-" = stdout */
+    const char *report;       /* --report: the pre-job nettune.report/1, NULL = none */
+    nt_watch_drain_t drain;   /* --drain */
     size_t window;            /* calls kept per communicator */
     int strict;               /* warnings fail (the probe's --strict) */
     int follow;               /* re-read the inputs as they grow, judge after each read */
@@ -65,5 +71,26 @@ cJSON *nt_watch_settings(size_t window);
  * was appended, rewrites the document after each read, and writes the summary at the end. Returns the exit code
  * (include/nettune/exitcode.h): 2 when an input is unusable (one line says which and why). */
 int nt_watch_run(const nt_watch_params_t *p);
+
+/* nt_watch_drain_reason - the Slurm reason of a finding (drain.c), in the probe's format
+ * "nettune:watch <check> <observed>/<expected><unit> rank R pid P comm ID": the check without
+ * its "watch_" prefix, the figures where the check has them (hang: last and furthest call;
+ * straggler: calls it was fastest in, calls judged; onset and below-model: busbw in GB/s).
+ * nt_failed_node_reason puts the finding's code after the prefix, as for the probe's nodes.
+ * Written into buf (len bytes, cut to fit); returns buf. */
+char *nt_watch_drain_reason(const cJSON *finding, char *buf, size_t len);
+
+/* nt_watch_failed_nodes - a document {"summary": {"failed_nodes": [...], "completed": false}}
+ * in the probe report's shape: one entry (host, reason, code, category; "more_reasons" for a
+ * host's further failing findings) per host named by a finding of status fail, in finding
+ * order. A warning drains nothing. NULL when out of memory. */
+cJSON *nt_watch_failed_nodes(const cJSON *findings);
+
+/* nt_watch_drain - --drain: the hosts of nt_watch_failed_nodes through the probe's drain path
+ * (nt_drain_run_doc: sinfo's node names, an administrator's drain left alone, scontrol, or the
+ * lines printed with --drain=dry-run); nothing is resumed. A node running a job goes DRAINING
+ * and is DRAINED when its jobs end (scontrol(1), State=DRAIN). Lines go to stdout with
+ * --format text, else to stderr. Returns 0, or -1 when a drain failed (already said). */
+int nt_watch_drain(const nt_watch_params_t *p, const cJSON *doc);
 
 #endif
