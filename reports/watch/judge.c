@@ -65,20 +65,12 @@ static int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *co
     return 0;
 }
 
-/* Who a finding names. */
-typedef struct {
-    const char *comm_id, *comm_name, *host;
-    int rank;
-    long pid;
-} nt_watch_who_t;
-
 static nt_watch_who_t nt_watch_who_rank(const nt_jobcomm_t *c, int rank)
 {
     return (nt_watch_who_t){c->id, c->name, c->ranks[rank].host, rank, c->ranks[rank].pid};
 }
 
-/* One finding: the check table's row for `code` gives check name and category. */
-static cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status,
+cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status,
                                    nt_watch_who_t w, const char *verdict, const char *reason)
 {
     const nt_check_row_t *row = nt_check_by_code(code);

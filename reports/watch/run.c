@@ -347,7 +347,8 @@ static void nt_watch_on_signal(int sig)
 /* One judgement of everything read so far: the document, its exit code in *code. Returns the
  * document, NULL when out of memory. */
 static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *ins, size_t nins,
-                                const nt_jobalign_t *a, counts_t *tot, int *code)
+                                const nt_jobalign_t *a, const nt_watch_model_t *model,
+                                counts_t *tot, int *code)
 {
     cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings;
     nt_watch_outcome_t out = tot->ras_out;
@@ -370,7 +371,8 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
     if (!(findings = cJSON_Duplicate(tot->ras_findings, 1)) ||
         !cJSON_AddItemToObject(doc, "findings", findings) ||
         !(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
-        nt_watch_judge(a, tot->prom, findings, nj, &out) < 0)
+        nt_watch_judge(a, tot->prom, findings, nj, &out) < 0 ||
+        nt_watch_model_judge(model, a, findings, nj, &out) < 0)
         goto oom;
     *code = nt_exit_code(0, out.fail > 0, 0, out.warn > 0, p->strict);
     if (!(sum = cJSON_AddObjectToObject(doc, "summary")) ||
@@ -433,8 +435,17 @@ int nt_watch_run(const nt_watch_params_t *p)
     cJSON *doc = NULL;
     tot.ras_findings = cJSON_CreateArray();
     nt_jobalign_t *a = nt_jobalign_create(p->window, NT_WATCH_MAX_RANKS);
+    nt_watch_model_t *model = NULL;
     if (!a || !tot.ras_findings)
         goto oom;
+    if (p->report) {
+        char err[512];
+        if (!(model = nt_watch_model_open(p->report, err, sizeof(err)))) {
+            if (err[0])
+                fprintf(stderr, "nettune watch: %s\n", err);
+            goto done;
+        }
+    }
     if (p->follow) {
         struct sigaction sa = {.sa_handler = nt_watch_on_signal};
         sigaction(SIGINT, &sa, NULL);
@@ -453,7 +464,7 @@ int nt_watch_run(const nt_watch_params_t *p)
         if (bad)
             goto done;
         cJSON_Delete(doc);
-        if (!(doc = nt_watch_document(p, ins, nins, a, &tot, &code)))
+        if (!(doc = nt_watch_document(p, ins, nins, a, model, &tot, &code)))
             goto oom;
         if (!p->follow && !tot.records) {
             fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): was the job run "
@@ -496,6 +507,7 @@ done:
     }
     free(ins);
     nt_jobalign_destroy(a);
+    nt_watch_model_close(model);
     cJSON_Delete(tot.ras_findings);
     cJSON_Delete(doc);
     return code;

@@ -62,6 +62,46 @@ int nt_watch_ras_judge(const nt_jobrec_t *rec, cJSON *findings, nt_watch_outcome
 int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *findings,
                    cJSON *not_judged, nt_watch_outcome_t *out);
 
+/* Who a finding names: host "" and rank/pid -1 when it names none. */
+typedef struct {
+    const char *comm_id, *comm_name, *host;
+    int rank;
+    long pid;
+} nt_watch_who_t;
+
+/* nt_watch_finding_add - appends one finding to arr: code, check and category from the check
+ * table's row for `code` (include/nettune/checks.def), status "warn" or "fail", who, the
+ * verdict (what and where), the reason (the evidence) and the row's action. Returns the
+ * object, for the caller's own figures, or NULL when out of memory or the code has no row. */
+cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status, nt_watch_who_t w,
+                            const char *verdict, const char *reason);
+
+/* The --report comparison (model.c). */
+typedef struct nt_watch_model nt_watch_model_t;
+
+/* nt_watch_model_open - reads the pre-job nettune probe report at path for the comparison.
+ * NULL with one line in err (naming the file and the fix) when it cannot be opened or is not a
+ * nettune.report/1; NULL with err "" when it does not parse (the reader said where, once). A report whose NCCL version the model lacks opens, and judges nothing:
+ * nt_watch_model_judge says why. */
+nt_watch_model_t *nt_watch_model_open(const char *path, char *err, size_t errlen);
+
+/* nt_watch_model_close - frees; NULL is fine. */
+void nt_watch_model_close(nt_watch_model_t *m);
+
+/* nt_watch_model_judge - for each communicator of `a` and each collective and size of its
+ * window: the median busbw of its calls against the busbw NCCL's cost model predicts for its
+ * shape (nodes x ranks per node, from its ranks' hosts) on the report's links (tuner/model.h
+ * through nt_tune_model_input; the report's slowest measured inter-node RDMA link between the
+ * communicator's hosts, as a share of its NICs' line rate, scales the inter-node bandwidth).
+ * At least 8 calls and a median below 70% of the prediction: finding NT-JOB-206
+ * (watch_below_model, warn) with coll, bytes, calls_judged, expected_busbw_GBps,
+ * observed_busbw_GBps, ratio, algo and proto. What cannot be judged is a not_judged entry with
+ * the reason: no report (m NULL), no modelled NCCL version, ranks without records, uneven or
+ * one-node shapes, hosts or links the report lacks, a collective the model has not. Returns 0,
+ * or -1 when out of memory. */
+int nt_watch_model_judge(const nt_watch_model_t *m, const nt_jobalign_t *a, cJSON *findings,
+                         cJSON *nj, nt_watch_outcome_t *out);
+
 /* nt_watch_settings - the rules of evidence as the document's "settings" object; NULL when out
  * of memory. */
 cJSON *nt_watch_settings(size_t window);

@@ -188,7 +188,68 @@ def report_renders_watch():
     check(v.returncode == 1 and "$.findings[0].code" in v.stdout, "a probe code in a watch finding: %s" % v.stdout)
 
 
-TESTS = [prom_textfile, drain_through_probe_path, report_renders_watch]
+PROBE_REPORT = os.path.join(ROOT, "tests", "fixtures", "reports", "gpu-rdma-pass.json")
+
+
+def below_model_with_report():
+    rep = json.load(open(PROBE_REPORT))
+    links = [l["peak_bw_GBps"] for l in rep["links"] if l["kind"] == "rdma" and l.get("scope") == "inter"
+             and {l["src"]["host"], l["dst"]["host"]} <= {"gpu01", "gpu02"}]
+    nics = min(sum(1 for n in x["nics"] if n["state"] == "ACTIVE") for x in rep["nodes"]
+               if x["hostname"] in ("gpu01", "gpu02"))
+    # 64 MiB AllReduce on 2 nodes: each node moves 2 (2 - 1) / 2 = 1 message across its NICs,
+    # so no call is faster than S / (slowest link x ports); busbw = S / t x 2 (8 - 1) / 8.
+    size = 64 << 20
+    bound = size / (size / (min(links) * nics * 1e9)) / 1e9 * 2 * 7 / 8
+    slow = job("model-slow", seed=22, calls=40, base_us=3000)
+    out = os.path.join(WORK, "model-slow.json")
+    r = run(WATCH, slow, "--report", PROBE_REPORT, "-o", out)
+    doc = json.load(open(out))
+    f = [x for x in doc["findings"] if x["code"] == "NT-JOB-206"]
+    check(r.returncode == 0 and len(f) == 1, "one below-model warning: %d %s" % (r.returncode, doc["findings"]))
+    f = f[0]
+    check(f["check"] == "watch_below_model" and f["category"] == "monitor" and f["status"] == "warn"
+          and f["coll"] == "AllReduce" and f["bytes"] == size and f["calls_judged"] == 40, f)
+    check(abs(f["expected_busbw_GBps"] - bound) < 0.05, "expected %s, the links' bound %.3f" % (f["expected_busbw_GBps"], bound))
+    observed = size / 3000e-6 / 1e9 * 2 * 7 / 8  # the generator's 3,000 us a call, 3% noise
+    check(abs(f["observed_busbw_GBps"] / observed - 1) < 0.03, "observed %s of %.1f" % (f["observed_busbw_GBps"], observed))
+    check(abs(f["ratio"] - f["observed_busbw_GBps"] / f["expected_busbw_GBps"]) < 1e-9, f)
+    pct = "%.0f%%" % (f["ratio"] * 100)
+    check("AllReduce of 64 MiB in comm %s runs at %s of what its measured links give" % (f["comm_id"], pct)
+          in f["verdict"], f["verdict"])
+    # a job at the links' speed is no finding, and nothing is left unjudged for it.
+    fast = job("model-fast", seed=21, calls=40, base_us=600)
+    out = os.path.join(WORK, "model-fast.json")
+    run(WATCH, fast, "--report", PROBE_REPORT, "-o", out)
+    doc = json.load(open(out))
+    check(not doc["findings"] and not [n for n in doc["not_judged"] if n["check"] == "watch_below_model"],
+          "at the links' speed: %s %s" % (doc["findings"], doc["not_judged"]))
+    # what the model cannot judge is not_judged with the reason.
+    def reasons(d, *extra):
+        out = os.path.join(WORK, "model-nj.json")
+        run(WATCH, d, "-o", out, *extra)
+        return [n["reason"] for n in json.load(open(out))["not_judged"] if n["check"] == "watch_below_model"]
+    nj = reasons(fast)
+    check(len(nj) == 1 and nj[0].startswith("no --report"), nj)
+    one = job("model-one-node", seed=23, calls=40, nranks=4, per_host=4)
+    nj = reasons(one, "--report", PROBE_REPORT)
+    check(len(nj) == 1 and nj[0].startswith("one node (gpu01)"), nj)
+    wide = job("model-wide", seed=24, calls=12, nranks=40, per_host=4)
+    nj = reasons(wide, "--report", PROBE_REPORT)
+    check(len(nj) == 1 and "host 'gpu09' is not in the report" in nj[0], nj)
+    nover = dict(rep)
+    nover["nodes"] = [dict(n, software={k: v for k, v in n.get("software", {}).items() if k != "nccl"})
+                      for n in rep["nodes"]]
+    nvp = os.path.join(WORK, "report-no-nccl.json")
+    json.dump(nover, open(nvp, "w"))
+    nj = reasons(fast, "--report", nvp)
+    check(len(nj) == 1 and "names no NCCL version" in nj[0], nj)
+    r = run(WATCH, fast, "--report", os.path.join(WORK, "no-such.json"))
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and len(lines) == 1 and "--report" in lines[0], "a missing report: %d %r" % (r.returncode, r.stderr))
+
+
+TESTS = [prom_textfile, drain_through_probe_path, report_renders_watch, below_model_with_report]
 
 
 def main():
