@@ -298,22 +298,9 @@ static int nt_watch_onset_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *n
     /* One series at a time: the first call not yet taken names it. */
     for (uint64_t s0 = lo; rc == 0 && c->any_seq && s0 <= c->max_seq; s0++) {
         const nt_jobcall_t *k0 = nt_jobcomm_call(c, s0);
-        if (!k0 || done[s0 % w])
+        int n = nt_watch_series_take(c, s0, done, bw, seq, ts);
+        if (n < 0)
             continue;
-        int n = 0;
-        for (uint64_t s = s0; s <= c->max_seq; s++) {
-            const nt_jobcall_t *k = nt_jobcomm_call(c, s);
-            if (!k || done[s % w] || strcmp(k->op, k0->op) != 0 ||
-                !(k->bytes == k0->bytes || (isnan(k->bytes) && isnan(k0->bytes))))
-                continue;
-            done[s % w] = 1;
-            double b = nt_jobcall_median_busbw(c, k);
-            if (!isfinite(b))
-                continue;
-            bw[n] = b;
-            seq[n] = s;
-            ts[n++] = k->dump_ts_us;
-        }
         double mu0, after;
         if (n <= nt_rules.onset_baseline) {
             rc = nt_watch_not_judged_add(nj, "watch_onset", c->id,

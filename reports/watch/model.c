@@ -381,19 +381,9 @@ static int nt_model_comm(const nt_watch_model_t *m, const nt_jobcomm_t *c, cJSON
     uint64_t lo = c->max_seq + 1 > w ? c->max_seq + 1 - w : 0;
     for (uint64_t s0 = lo; rc == 0 && c->any_seq && s0 <= c->max_seq; s0++) {
         const nt_jobcall_t *k0 = nt_jobcomm_call(c, s0);
-        if (!k0 || done[s0 % w])
+        int n = nt_watch_series_take(c, s0, done, bw, NULL, NULL);
+        if (n < 0)
             continue;
-        int n = 0;
-        for (uint64_t s = s0; s <= c->max_seq; s++) {
-            const nt_jobcall_t *k = nt_jobcomm_call(c, s);
-            if (!k || done[s % w] || strcmp(k->op, k0->op) != 0 ||
-                !(k->bytes == k0->bytes || (isnan(k->bytes) && isnan(k0->bytes))))
-                continue;
-            done[s % w] = 1;
-            double b = nt_jobcall_median_busbw(c, k);
-            if (isfinite(b))
-                bw[n++] = b;
-        }
         rc = nt_model_series(m, c, &in, &tab, k0->op, k0->bytes, bw, n, scale, measured * nics,
                              note, findings, nj, out);
     }

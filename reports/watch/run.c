@@ -94,12 +94,28 @@ static int nt_watch_input_collect(const char *input, path_list_t *l, int quiet_e
     return rc;
 }
 
-/* One input file and its reader, kept open between polls in --follow. */
+/* One input file and its reader, kept open between polls in --follow. Without --follow the
+ * reader is closed once the file is read, and what the document needs of it is kept here: a
+ * reader holds some 200 KiB of buffers, which at thousands of ranks' files would be the
+ * largest part of the memory. */
 typedef struct {
     char *path;
     nt_jobreader_t *r;
+    int read; /* read to its end and closed (without --follow) */
     unsigned long p2p, prom, ras;
+    nt_jobfmt_t fmt;
+    unsigned long records, skipped, partial, first_bad;
 } nt_watch_input_t;
+
+/* What the document says of the input, from its reader. */
+static void nt_watch_input_keep(nt_watch_input_t *in)
+{
+    in->fmt = nt_jobreader_format(in->r);
+    in->records = nt_jobreader_records(in->r);
+    in->skipped = nt_jobreader_skipped(in->r);
+    in->partial = nt_jobreader_partial(in->r) + nt_jobreader_pending(in->r);
+    in->first_bad = nt_jobreader_first_bad_line(in->r);
+}
 
 typedef struct {
     unsigned long records, p2p, prom, ras, skipped, partial;
@@ -111,6 +127,8 @@ typedef struct {
  * Inspector's or cannot be read (one line says so), -1 when out of memory. */
 static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow)
 {
+    if (in->read)
+        return 0;
     if (!in->r) {
         in->r = nt_jobreader_open(in->path);
         if (!in->r) {
@@ -144,33 +162,36 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
                 in->path, nt_jobreader_first_bad_line(in->r));
         return 1;
     }
+    nt_watch_input_keep(in);
+    if (!follow) {
+        nt_jobreader_close(in->r);
+        in->r = NULL;
+        in->read = 1;
+    }
     return 0;
 }
 
 /* The input's entry of the document, and its counts added to `tot`. */
 static int nt_watch_input_json(const nt_watch_input_t *in, cJSON *inputs, counts_t *tot)
 {
-    const nt_jobreader_t *r = in->r;
     cJSON *o = cJSON_CreateObject();
     if (!o || !cJSON_AddItemToArray(inputs, o))
         return cJSON_Delete(o), -1;
-    unsigned long bad = nt_jobreader_first_bad_line(r);
-    unsigned long partial = nt_jobreader_partial(r) + nt_jobreader_pending(r);
     if (!cJSON_AddStringToObject(o, "path", in->path) ||
-        !cJSON_AddStringToObject(o, "format", nt_jobfmt_name(nt_jobreader_format(r))) ||
-        !cJSON_AddNumberToObject(o, "records", (double)nt_jobreader_records(r)) ||
+        !cJSON_AddStringToObject(o, "format", nt_jobfmt_name(in->fmt)) ||
+        !cJSON_AddNumberToObject(o, "records", (double)in->records) ||
         !cJSON_AddNumberToObject(o, "p2p_records", (double)in->p2p) ||
-        !cJSON_AddNumberToObject(o, "skipped", (double)nt_jobreader_skipped(r)) ||
-        !cJSON_AddNumberToObject(o, "partial", (double)partial) ||
-        !(bad ? cJSON_AddNumberToObject(o, "first_bad_line", (double)bad)
-              : cJSON_AddNullToObject(o, "first_bad_line")))
+        !cJSON_AddNumberToObject(o, "skipped", (double)in->skipped) ||
+        !cJSON_AddNumberToObject(o, "partial", (double)in->partial) ||
+        !(in->first_bad ? cJSON_AddNumberToObject(o, "first_bad_line", (double)in->first_bad)
+                        : cJSON_AddNullToObject(o, "first_bad_line")))
         return -1;
-    tot->records += nt_jobreader_records(r);
+    tot->records += in->records;
     tot->p2p += in->p2p;
     tot->prom += in->prom;
     tot->ras += in->ras;
-    tot->skipped += nt_jobreader_skipped(r);
-    tot->partial += partial;
+    tot->skipped += in->skipped;
+    tot->partial += in->partial;
     return 0;
 }
 
@@ -361,7 +382,7 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         !(inputs = cJSON_AddArrayToObject(doc, "inputs")))
         goto oom;
     for (size_t i = 0; i < nins; i++)
-        if (ins[i].r && nt_watch_input_json(&ins[i], inputs, tot) < 0)
+        if ((ins[i].r || ins[i].read) && nt_watch_input_json(&ins[i], inputs, tot) < 0)
             goto oom;
     if (!(comms = cJSON_AddArrayToObject(doc, "communicators")))
         goto oom;

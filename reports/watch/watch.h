@@ -102,6 +102,15 @@ void nt_watch_model_close(nt_watch_model_t *m);
 int nt_watch_model_judge(const nt_watch_model_t *m, const nt_jobalign_t *a, cJSON *findings,
                          cJSON *nj, nt_watch_outcome_t *out);
 
+/* nt_watch_series_take - the series of the call at sequence number s0 of c's window: every
+ * call from s0 on of the same collective and bytes not yet taken (done[seq % window] is set for
+ * each taken), its median busbw (GB/s) into bw, its sequence number into seq and its dump time
+ * (us) into ts (seq, ts may be NULL), for the calls with a busbw; each array holds c->window
+ * entries. Returns how many, or -1 when s0 has no call or was taken by an earlier series (no
+ * new series starts there). Series: reports/watch/series.c. */
+int nt_watch_series_take(const nt_jobcomm_t *c, uint64_t s0, char *done, double *bw,
+                         uint64_t *seq, double *ts);
+
 /* nt_watch_settings - the rules of evidence as the document's "settings" object; NULL when out
  * of memory. */
 cJSON *nt_watch_settings(size_t window);

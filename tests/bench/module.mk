@@ -38,3 +38,13 @@ BENCH_TARGETS += bench-history
 .PHONY: bench-history
 bench-history: $(BUILD)/tests/bench_history $(BIN)/nettune-report
 	@tests/bench/bench_history.sh $(BUILD)/tests/bench_history $(BIN)/nettune
+
+# nettune watch on a generated 4,096-rank, 10-minute job against cJSON's parse of the same
+# records, on one core; prints records per second, their ratio and the watch's peak RSS.
+$(BUILD)/tests/bench_watch: tests/bench/bench_watch.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -o $@ $< $(CJSON_LIBS) -lm
+BENCH_TARGETS += bench-watch
+.PHONY: bench-watch
+bench-watch: $(BUILD)/tests/bench_watch $(BIN)/nettune-watch
+	@$(BUILD)/tests/bench_watch $(BIN)/nettune-watch
