@@ -240,7 +240,7 @@ static void nt_rw_html_chart(const cJSON *doc, const cJSON *c, nt_buf_t *out)
         nt_buf_printf(out,
                       "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>",
                       NT_RW_LEFT - 4, NT_RW_Y(ymax * t / 4) + 3,
-                      nt_fmt_bw(v, sizeof(v), ymax * t / 4));
+                      t ? nt_fmt_bw(v, sizeof(v), ymax * t / 4) : "0");
     }
     nt_buf_printf(out,
                   "<text x=\"12\" y=\"%.1f\" font-size=\"10\" transform=\"rotate(-90 12 %.1f)\" "

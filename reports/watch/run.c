@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "nettune/exitcode.h"
@@ -468,6 +469,12 @@ int nt_watch_run(const nt_watch_params_t *p)
         }
     }
     if (p->follow) {
+        /* --follow keeps every rank's file open: as many descriptors as the system allows. */
+        struct rlimit nofile;
+        if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+            nofile.rlim_cur = nofile.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &nofile);
+        }
         struct sigaction sa = {.sa_handler = nt_watch_on_signal};
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);

@@ -15,7 +15,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_watch import BUILD, ROOT, check, gen_inspector  # noqa: E402  (one set of helpers)
+from test_watch import BUILD, ROOT, check, gen_inspector, valid  # noqa: E402  (one set of helpers)
 
 WATCH = os.path.join(BUILD, "bin", "nettune-watch")
 REPORT = os.path.join(BUILD, "bin", "nettune-report")
@@ -198,6 +198,9 @@ def below_model_with_report():
     out = os.path.join(WORK, "model-slow.json")
     r = run(WATCH, slow, "--report", PROBE_REPORT, "-o", out)
     doc = json.load(open(out))
+    valid(doc)
+    v = run(REPORT, "--validate", out)
+    check(v.returncode == 0, "nettune report --validate: %s" % v.stdout)
     f = [x for x in doc["findings"] if x["code"] == "NT-JOB-206"]
     check(r.returncode == 0 and len(f) == 1, "one below-model warning: %d %s" % (r.returncode, doc["findings"]))
     f = f[0]
@@ -221,7 +224,9 @@ def below_model_with_report():
     def reasons(d, *extra):
         out = os.path.join(WORK, "model-nj.json")
         run(WATCH, d, "-o", out, *extra)
-        return [n["reason"] for n in json.load(open(out))["not_judged"] if n["check"] == "watch_below_model"]
+        doc = json.load(open(out))
+        valid(doc)
+        return [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_below_model"]
     nj = reasons(fast)
     check(len(nj) == 1 and nj[0].startswith("no --report"), nj)
     one = job("model-one-node", seed=23, calls=40, nranks=4, per_host=4)
