@@ -45,10 +45,7 @@ cJSON *nt_watch_settings(size_t window)
     return s;
 }
 
-static int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
+int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
 {
     char reason[512];
     va_list ap;

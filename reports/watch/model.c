@@ -11,7 +11,6 @@
  * Inspector uses (v2.30.7-1 plugins/profiler/inspector/inspector.cc:1450-1491). */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,27 +101,6 @@ void nt_watch_model_close(nt_watch_model_t *m)
         nt_rdoc_close(&m->t->report);
     free(m->t);
     free(m);
-}
-
-static int nt_model_nj(cJSON *nj, const char *comm, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int nt_model_nj(cJSON *nj, const char *comm, const char *fmt, ...)
-{
-    char reason[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
-    cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(nj, o))
-        return cJSON_Delete(o), -1;
-    return cJSON_AddStringToObject(o, "check", "watch_below_model") &&
-                   (comm ? cJSON_AddStringToObject(o, "comm_id", comm)
-                         : cJSON_AddNullToObject(o, "comm_id")) &&
-                   cJSON_AddStringToObject(o, "reason", reason)
-               ? 0
-               : -1;
 }
 
 static int nt_model_cmp_double(const void *a, const void *b)
@@ -238,11 +216,11 @@ static int nt_model_series(const nt_watch_model_t *m, const nt_jobcomm_t *c,
     char size[32];
     nt_bytes_str(size, sizeof(size), isfinite(bytes) && bytes > 0 ? (unsigned long long)bytes : 0);
     if (coll < 0 || !isfinite(bytes) || bytes <= 0)
-        return nt_model_nj(nj, c->id, "%s of %s: not a collective the model has (Broadcast, "
+        return nt_watch_not_judged_add(nj, "watch_below_model", c->id, "%s of %s: not a collective the model has (Broadcast, "
                                       "Reduce, AllGather, ReduceScatter, AllReduce)",
                            op, size);
     if (n < nt_model_rules.min_calls)
-        return nt_model_nj(nj, c->id, "%s of %s: %d call(s) with a busbw, at least %d are needed",
+        return nt_watch_not_judged_add(nj, "watch_below_model", c->id, "%s of %s: %d call(s) with a busbw, at least %d are needed",
                            op, size, n, nt_model_rules.min_calls);
     double traffic = bytes * (coll == NT_COLL_ALLGATHER || coll == NT_COLL_REDUCESCATTER ? c->nranks : 1);
     double best = -1;
@@ -262,7 +240,7 @@ static int nt_model_series(const nt_watch_model_t *m, const nt_jobcomm_t *c,
             }
         }
     if (best <= 0)
-        return nt_model_nj(nj, c->id, "%s of %s: the model offers no algorithm for shape %dx%d",
+        return nt_watch_not_judged_add(nj, "watch_below_model", c->id, "%s of %s: the model offers no algorithm for shape %dx%d",
                            op, size, in->nnodes, in->ppn);
     /* NCCL's model knows the links only through its graphs; the measured links bound it. */
     double model_us = best, cut_us = nt_model_cut_us(coll, in->nnodes, traffic, node_GBps);
@@ -319,25 +297,25 @@ static int nt_model_comm(const nt_watch_model_t *m, const nt_jobcomm_t *c, cJSON
         return -1;
     nnodes = nt_model_hosts(c, hosts, &ppn);
     if (nnodes < 0) {
-        rc = nt_model_nj(nj, c->id, "ranks without a record: the communicator's shape (nodes x "
+        rc = nt_watch_not_judged_add(nj, "watch_below_model", c->id, "ranks without a record: the communicator's shape (nodes x "
                                     "ranks per node) is unknown");
         goto out;
     }
     if (!ppn) {
-        rc = nt_model_nj(nj, c->id, "%d ranks on %d hosts, not the same number on each: the "
+        rc = nt_watch_not_judged_add(nj, "watch_below_model", c->id, "%d ranks on %d hosts, not the same number on each: the "
                                     "model takes one shape",
                          c->nranks, nnodes);
         goto out;
     }
     for (int k = 0; k < nnodes; k++)
         if (nt_rdoc_find_node(r, hosts[k]) < 0) {
-            rc = nt_model_nj(nj, c->id, "host '%s' is not in the report %s: its links were not "
+            rc = nt_watch_not_judged_add(nj, "watch_below_model", c->id, "host '%s' is not in the report %s: its links were not "
                                         "measured",
                              hosts[k], m->path);
             goto out;
         }
     if (nnodes < 2) {
-        rc = nt_model_nj(nj, c->id, "one node (%s): the report measures links between nodes, "
+        rc = nt_watch_not_judged_add(nj, "watch_below_model", c->id, "one node (%s): the report measures links between nodes, "
                                     "not the NVLink or PCIe paths inside one",
                          hosts[0]);
         goto out;
@@ -346,7 +324,7 @@ static int nt_model_comm(const nt_watch_model_t *m, const nt_jobcomm_t *c, cJSON
     int nlinks, nics;
     nt_model_links(r, hosts, nnodes, &measured, &nominal, &nlinks, &nics);
     if (!nlinks || !isfinite(nominal) || !nics) {
-        rc = nt_model_nj(nj, c->id, "%s between the communicator's %d hosts",
+        rc = nt_watch_not_judged_add(nj, "watch_below_model", c->id, "%s between the communicator's %d hosts",
                          nlinks ? "no ACTIVE RDMA port with a rate"
                                 : "the report measured no inter-node RDMA link",
                          nnodes);
@@ -360,7 +338,7 @@ static int nt_model_comm(const nt_watch_model_t *m, const nt_jobcomm_t *c, cJSON
     nt_model_input_t in;
     nt_model_table_t tab;
     if (nt_tune_model_input(m->t, &sh, &in, NULL, 0) != NT_OK) {
-        rc = nt_model_nj(nj, c->id, "the model takes no input for shape %dx%d", nnodes, ppn);
+        rc = nt_watch_not_judged_add(nj, "watch_below_model", c->id, "the model takes no input for shape %dx%d", nnodes, ppn);
         goto out;
     }
     for (int a = 0; a < NT_NUM_ALGOS; a++) {
@@ -368,7 +346,7 @@ static int nt_model_comm(const nt_watch_model_t *m, const nt_jobcomm_t *c, cJSON
         in.graph[a].label[NT_GF_BW_INTER] = NT_FACT_MEASURED;
     }
     if (nt_model_compute(&in, NULL, &tab) != NT_OK) {
-        rc = nt_model_nj(nj, c->id, "the model cannot compute shape %dx%d", nnodes, ppn);
+        rc = nt_watch_not_judged_add(nj, "watch_below_model", c->id, "the model cannot compute shape %dx%d", nnodes, ppn);
         goto out;
     }
     size_t w = c->window;
@@ -401,10 +379,10 @@ int nt_watch_model_judge(const nt_watch_model_t *m, const nt_jobalign_t *a, cJSO
     if (!n)
         return 0;
     if (!m)
-        return nt_model_nj(nj, NULL, "no --report: give the job's pre-job nettune probe report "
+        return nt_watch_not_judged_add(nj, "watch_below_model", NULL, "no --report: give the job's pre-job nettune probe report "
                                      "to compare busbw with what its measured links give");
     if (m->why_none[0])
-        return nt_model_nj(nj, NULL, "--report %s: %s", m->path, m->why_none);
+        return nt_watch_not_judged_add(nj, "watch_below_model", NULL, "--report %s: %s", m->path, m->why_none);
     for (size_t i = 0; i < n; i++)
         if (nt_model_comm(m, nt_jobalign_comm(a, i), findings, nj, out) < 0)
             return -1;

@@ -16,8 +16,9 @@ void nt_watch_usage(FILE *f)
     fprintf(f,
             "usage: nettune watch [options] DIR|FILE...\n"
             "Judges a job from NCCL Inspector's output (JSON logs <host>-pid<pid>.log, or\n"
-            "Prometheus textfiles nccl_inspector_metrics_<uuid>.prom): names a straggler rank and\n"
-            "a hang. A DIR is read for its *.log and *.prom files.\n"
+            "Prometheus textfiles nccl_inspector_metrics_<uuid>.prom): names a straggler rank, a\n"
+            "hang, the onset of a busbw drop and, with --report, busbw below what the measured\n"
+            "links give. A DIR is read for its *.log and *.prom files.\n"
             "\n"
             "  -f, --format FMT    what stdout shows: text (default), json, or prom (a\n"
             "                      Prometheus textfile, the probe's metric conventions)\n"
@@ -38,7 +39,8 @@ void nt_watch_usage(FILE *f)
             "  -h, --help          this help\n"
             "      --version       print the version\n"
             "\n"
-            "Exit status: 0 no failure, 1 a failure (a hang; a straggler too with --strict),\n"
+            "Exit status: 0 no failure, 1 a failure (a hang; a warning too with --strict; a\n"
+            "drain that scontrol refused),\n"
             "2 bad usage or an input that cannot be read or holds no Inspector record.\n",
             NT_WATCH_WINDOW_DEFAULT);
 }

@@ -76,6 +76,11 @@ typedef struct {
 cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status, nt_watch_who_t w,
                             const char *verdict, const char *reason);
 
+/* nt_watch_not_judged_add - appends {"check", "comm_id" (null when comm is NULL), "reason"}
+ * to arr, the reason printf-style (cut at 511 bytes). Returns 0, or -1 when out of memory. */
+int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* The --report comparison (model.c). */
 typedef struct nt_watch_model nt_watch_model_t;
 
