@@ -1,6 +1,6 @@
 # Unit tests of the libraries and of nettune-probe's pure parts (cmocka), and the symbol graph
 # of the built objects.
-UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_launcher test_core_bench \
+UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_fabsched test_core_launcher test_core_bench \
                    test_core_io test_checks test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain
 UNIT_CORE_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_CORE_TESTS))
 # nettune-probe sources without MPI, for test_probe_nodes.
