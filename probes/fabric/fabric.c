@@ -60,7 +60,7 @@ typedef struct nt_fab_conn {
     int state; /* 0 connecting / header, 1 data, 2 ack, 3 done, -1 failed */
     unsigned char hdr[12];
     size_t hdr_len;
-    double end_s;
+    double first_s, end_s; /* the first byte's send (sender), the ack's receipt */
 } nt_fab_conn_t;
 
 int nt_fabric_wanted(const nt_probe_params_t *params)
@@ -188,6 +188,13 @@ static void nt_fab_rails_open(nt_fab_ctx_t *c)
         c->mine.port[r] = sa.sin_port;
         c->mine.nrails = r + 1;
     }
+    if (c->mine.why[0]) /* every rail or none: the rails of a node are its rail indices */
+        for (int r = 0; r < c->mine.nrails; r++) {
+            close(c->lfd[r]);
+            c->lfd[r] = -1;
+        }
+    if (c->mine.why[0])
+        c->mine.nrails = 0;
     freeifaddrs(ifa);
 }
 
@@ -379,6 +386,8 @@ static void nt_fab_transfer(nt_fab_ctx_t *c, nt_fab_conn_t *k, size_t nk)
                 m = q->sender ? send(q->fd, c->buf, want, MSG_NOSIGNAL)
                               : recv(q->fd, c->buf, want, 0);
                 if (m > 0) {
+                    if (q->done == 0)
+                        q->first_s = now;
                     q->done += (size_t)m;
                     last = now;
                     if (q->done == q->bytes)
@@ -445,7 +454,7 @@ static nt_status_t nt_fab_round(nt_fab_ctx_t *c, uint32_t round, const nt_fab_fl
         recs[*nrecs] = (nt_fab_rec_t){.flow = k[i].flow,
                                       .ok = k[i].state == 3,
                                       .time_s = k[i].state == 3 ? k[i].end_s - t0 : 0,
-                                      .start_s = t0,
+                                      .start_s = k[i].first_s,
                                       .end_s = k[i].end_s};
         (*nrecs)++;
     }

@@ -32,7 +32,8 @@
 #define NT_FAB_DEFAULT_BUDGET_S 60.0
 
 /* One flow's outcome, as the sender measured it: seconds from the round's barrier to the ack,
- * and the sender's monotonic clock (nt_clock_s) at the start and the end. */
+ * and the sender's monotonic clock (nt_clock_s) when its first byte went out and when the ack
+ * came (0 for what did not happen). */
 typedef struct nt_fab_result {
     double time_s, start_s, end_s;
     int ok;
