@@ -20,7 +20,8 @@
  * uses rail s mod rails.
  *
  * K and the other round counts come from the budget: a round is estimated at
- * overhead_s + flow_s * (the most bytes one node sends on one rail / bytes) * (2 when loaded),
+ * overhead_s + (alone: flow_s; loaded: loaded_flow_s) * (the most bytes one node sends on one
+ * rail / bytes),
  * the loaded phases share what the alone rounds leave (table in fabsched.c), and the sum of
  * the estimates never exceeds budget_s. ClusterKit (HPC-X 2.20 documentation) runs ordered and
  * random rings and bisection bandwidth the same way. */
@@ -66,6 +67,8 @@ typedef struct nt_fab_sched_params {
     int nrails;              /* 1 .. NT_FAB_MAX_RAILS */
     double budget_s;         /* > 0: the sum of the rounds' estimates stays at or below */
     double flow_s;           /* > 0: estimated seconds of one flow of bytes, alone */
+    /* >= 0: estimated seconds of one flow of bytes while every node sends one (0: 2 * flow_s) */
+    double loaded_flow_s;
     double overhead_s;       /* >= 0: fixed seconds per round (connect, barrier, results) */
     size_t bytes;            /* bytes per flow, >= 1 */
     uint64_t seed;

@@ -151,7 +151,8 @@ static uint64_t nt_fab_cut_mask(const int *perm, int n)
 
 static double nt_fab_loaded_cost(const nt_fab_sched_params_t *p, double load_bytes)
 {
-    return p->overhead_s + 2.0 * p->flow_s * load_bytes / (double)p->bytes;
+    double loaded = p->loaded_flow_s > 0 ? p->loaded_flow_s : 2.0 * p->flow_s;
+    return p->overhead_s + loaded * load_bytes / (double)p->bytes;
 }
 
 static void nt_fab_drop(nt_fab_schedule_t *s, nt_fab_phase_t ph, double cost_s, double share_s)
@@ -412,7 +413,7 @@ nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *p, nt_fab_schedu
     memset(out, 0, sizeof(*out));
     if (!p || p->nnodes < 2 || p->nnodes > (1 << 20) || p->nrails < 1 ||
         p->nrails > NT_FAB_MAX_RAILS || !(p->budget_s > 0) || !(p->flow_s > 0) ||
-        !(p->overhead_s >= 0) || p->bytes < 1 || !isfinite(p->budget_s) || !isfinite(p->flow_s))
+        !(p->overhead_s >= 0) || !(p->loaded_flow_s >= 0) || p->bytes < 1 || !isfinite(p->budget_s) || !isfinite(p->flow_s))
         return NT_ERR_INVALID;
     alone_cost = p->overhead_s + p->flow_s;
     /* The largest share for the loaded phases whose pairs can all be measured alone in the

@@ -16,9 +16,9 @@
  * at once, each timed by its sender from the barrier to the receiver's one-byte ack. Every
  * wait has a deadline (--peer-timeout without progress): a peer that is gone makes its flows
  * "ok": false, never a hang. The serialization of one machine's pairs (run.serialized) does not
- * apply here: these flows run at once by design. Before the schedule, one calibration flow
- * (node 0 to node 1, rail 0) measures what a flow and a round cost; the schedule's estimates
- * use them. RDMA: not built (the section's transport is "tcp", and transport_reason says why). */
+ * apply here: these flows run at once by design. Before the schedule, a calibration (one flow
+ * alone, then a ring of every node at once) measures what a flow costs alone and under load
+ * and what a round costs; the schedule's estimates use them. RDMA: not built (the section's transport is "tcp", and transport_reason says why). */
 #ifndef NETTUNE_PROBES_FABRIC_H
 #define NETTUNE_PROBES_FABRIC_H
 

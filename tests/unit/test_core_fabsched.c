@@ -2,6 +2,7 @@
  * bisection round and across the cut, rings are single cycles (no fixed point), all-to-all
  * covers every ordered pair once, the rail phases pair up, the budget is respected, the alone
  * rounds cover the loaded pairs when they fit, and a seed gives one schedule. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -258,6 +259,29 @@ static void test_budget_too_small(void **state)
     nt_fab_schedule_destroy(&s);
 }
 
+/* The measured cost of a loaded flow (on one machine's loopback ten times an alone one) sets
+ * the loaded rounds' estimates: fewer rounds in the same budget, and their sum still within. */
+static void test_loaded_cost(void **state)
+{
+    nt_fab_sched_params_t p = params(40, 1, 3, 5);
+    nt_fab_schedule_t a, b;
+    (void)state;
+    assert_int_equal(nt_fab_schedule_create(&p, &a), NT_OK);
+    p.loaded_flow_s = 0.1;
+    assert_int_equal(nt_fab_schedule_create(&p, &b), NT_OK);
+    /* 0.025 s rounds hit the cap of 16 cuts; 0.105 s ones do not */
+    assert_int_equal(a.phase_rounds[NT_FAB_BISECTION], 16);
+    assert_true(b.phase_rounds[NT_FAB_BISECTION] < 16);
+    assert_true(b.phase_rounds[NT_FAB_BISECTION] >= 1);
+    /* every loaded round: the overhead and one loaded flow (all-to-all: 32 peers of 512K) */
+    for (size_t r = 0; r < b.nrounds; r++)
+        if (b.rounds[r].phase != NT_FAB_ALONE)
+            assert_true(fabs(b.rounds[r].est_s - 0.105) < 1e-9);
+    assert_true(b.est_s <= 3 + 1e-9);
+    nt_fab_schedule_destroy(&a);
+    nt_fab_schedule_destroy(&b);
+}
+
 static void test_deterministic(void **state)
 {
     nt_fab_sched_params_t p = params(37, 2, 30, 12345);
@@ -302,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_alltoall_covers),  cmocka_unit_test(test_rails),
         cmocka_unit_test(test_budget_and_alone), cmocka_unit_test(test_budget_too_small),
         cmocka_unit_test(test_deterministic),    cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_loaded_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
