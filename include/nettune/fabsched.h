@@ -10,8 +10,8 @@
  *              other half); distinct cuts only, so a small N gets at most all of its cuts;
  *   alltoall   every node sends to every other, with bounded bytes per pair: round j holds the
  *              shifts s of its window (W = min(N-1, 32) shifts), node i sends to (i+s) mod N;
- *              all rounds together cover every ordered pair once; when the budget holds fewer
- *              rounds, a random subset of the windows;
+ *              all rounds together cover every ordered pair once; when the budget or
+ *              NT_FAB_A2A_MAX_FLOWS holds fewer rounds, a random subset of the windows;
  *   ring       random rings: each node sends to the next of a random cyclic permutation (a
  *              single cycle: no fixed point), all at once; distinct rings only;
  *   rail_all   (rails > 1) a random ring on every rail at once;
@@ -37,6 +37,9 @@
 #define NT_FAB_MAX_RAILS 8
 /* Most peers one node sends to at once in an all-to-all round. */
 #define NT_FAB_A2A_WINDOW 32
+/* Most flows of the all-to-all phase (65,536: as many as 16 cuts of 4,096 nodes); past it the
+ * phase measures a random subset of its windows, at least one. */
+#define NT_FAB_A2A_MAX_FLOWS 65536
 /* The smallest flow of an all-to-all round (bytes per pair): below it a flow is latency. */
 #define NT_FAB_A2A_MIN_BYTES (64u * 1024u)
 
