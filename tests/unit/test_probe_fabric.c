@@ -1,0 +1,258 @@
+/* The fabric judge (probes/judge/fabric.c, fabric_doc.c) on synthetic fabrics of
+ * tests/unit/fabric_gen.c, and the switch topology readers (lib/node/ibtopo.c) on the captures
+ * of tests/fixtures/ibtopo/. Figures over seeds are printed: docs/fabric.md quotes them. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fabric_gen.h"
+#include "nettune/fabric.h"
+#include "nettune/ibtopo.h"
+
+#define SEEDS 20
+
+/* 1 when the groups are the model's leaves, exactly. */
+static int nt_groups_are_leaves(const nt_fabgen_t *g, const nt_fab_result_t *r)
+{
+    if (r->ngroups != g->leaves)
+        return 0;
+    for (int i = 0; i < g->nodes; i++)
+        for (int j = 0; j < g->nodes; j++) {
+            int same_leaf = i * g->leaves / g->nodes == j * g->leaves / g->nodes;
+            if ((r->group[i] == r->group[j]) != same_leaf)
+                return 0;
+        }
+    return 1;
+}
+
+static int nt_confirmed_cuts(const nt_fab_result_t *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->ncuts; i++)
+        n += r->cuts[i].confirmed;
+    return n;
+}
+
+/* A 4:1-ish spine: two leaves of 4 hosts at 2.8 GB/s, 3.6 GB/s each way between them. */
+static void test_cut_found_over_seeds(void **state)
+{
+    int right = 0, cut_right = 0;
+    (void)state;
+    for (unsigned s = 1; s <= SEEDS; s++) {
+        nt_fabgen_t g = nt_fabgen_default();
+        nt_fab_input_t in;
+        nt_fab_result_t r;
+        g.cut_GBps = 3.6;
+        g.seed = s;
+        nt_fabgen_input(&g, &in);
+        assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+        right += nt_groups_are_leaves(&g, &r);
+        if (nt_confirmed_cuts(&r) == 1 && r.cuts[0].confirmed &&
+            fabs(r.cuts[0].bottleneck - 3.6) < 0.25 * 3.6 &&
+            fabs(r.cuts[0].alone_bw - 2.8) < 0.2 * 2.8)
+            cut_right++;
+        nt_fab_result_free(&r);
+        nt_fabgen_input_free(&in);
+    }
+    print_message("fabric: 2 leaves x 4, 3.6 GB/s cut, 10%% noise: right groups in %d of %d "
+                  "seeds, the cut's bottleneck within 25%% in %d\n",
+                  right, SEEDS, cut_right);
+    assert_true(right >= SEEDS - 1);
+    assert_true(cut_right >= SEEDS - 1);
+}
+
+/* Four leaves of 8, every leaf pair 5 GB/s each way: the groups are the leaves. */
+static void test_four_leaves(void **state)
+{
+    int right = 0;
+    (void)state;
+    for (unsigned s = 1; s <= SEEDS; s++) {
+        nt_fabgen_t g = nt_fabgen_default();
+        nt_fab_input_t in;
+        nt_fab_result_t r;
+        g.nodes = 32;
+        g.leaves = 4;
+        g.cut_GBps = 1.5;
+        g.seed = s;
+        g.bisections = 6;
+        g.rings = 6;
+        nt_fabgen_input(&g, &in);
+        assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+        right += nt_groups_are_leaves(&g, &r);
+        nt_fab_result_free(&r);
+        nt_fabgen_input_free(&in);
+    }
+    print_message("fabric: 4 leaves x 8, 1.5 GB/s per leaf pair: right groups in %d of %d seeds\n",
+                  right, SEEDS);
+    assert_true(right >= SEEDS - 2);
+}
+
+/* Healthy fabrics with 10 % and 25 % noise: no confirmed cut, ever. */
+static void test_healthy_noisy_no_finding(void **state)
+{
+    static const double noise[] = {0.1, 0.25};
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        int false_cuts = 0, one_group = 0;
+        for (unsigned s = 1; s <= SEEDS; s++) {
+            nt_fabgen_t g = nt_fabgen_default();
+            nt_fab_input_t in;
+            nt_fab_result_t r;
+            g.noise = noise[k];
+            g.nodes = 16;
+            g.seed = s;
+            nt_fabgen_input(&g, &in);
+            assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+            false_cuts += nt_confirmed_cuts(&r) > 0;
+            one_group += r.ngroups == 1;
+            nt_fab_result_free(&r);
+            nt_fabgen_input_free(&in);
+        }
+        print_message("fabric: healthy 16 nodes, %.0f%% noise: false cut findings in %d of %d "
+                      "seeds, one group in %d\n",
+                      noise[k] * 100, false_cuts, SEEDS, one_group);
+        assert_int_equal(false_cuts, 0);
+    }
+}
+
+/* A slow node (its link at a third) is fine under load against itself alone: no cut. */
+static void test_slow_node_no_cut(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    nt_fab_input_t in;
+    nt_fab_result_t r;
+    (void)state;
+    g.rails = 2;
+    g.slow_rail = 0;
+    g.slow_rail_node = 2; /* rail 0 of h3 at 0.4: h3's alone figures are slow as well */
+    nt_fabgen_input(&g, &in);
+    assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+    assert_int_equal(nt_confirmed_cuts(&r), 0);
+    assert_int_equal(r.nrails, 2);
+    assert_true(r.rails[0].slow);
+    assert_int_equal(r.rails[0].slow_node, 2);
+    assert_false(r.rails[1].slow);
+    nt_fab_result_free(&r);
+    nt_fabgen_input_free(&in);
+}
+
+/* A rail slow on every node is named without a node. */
+static void test_slow_rail(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    nt_fab_input_t in;
+    nt_fab_result_t r;
+    (void)state;
+    g.rails = 2;
+    g.slow_rail = 1;
+    nt_fabgen_input(&g, &in);
+    assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+    assert_true(r.rails[1].slow);
+    assert_int_equal(r.rails[1].slow_node, -1);
+    assert_true(fabs(r.rails[1].one_bw - 0.4 * 2.8) < 0.3);
+    assert_false(r.rails[0].slow);
+    nt_fab_result_free(&r);
+    nt_fabgen_input_free(&in);
+}
+
+/* Loaded flows with no pair alone: not judged with the reason, no groups. */
+static void test_no_alone_not_judged(void **state)
+{
+    nt_fab_flow_t f[] = {{0, 1, 0, 2.0}, {1, 0, 0, 2.0}, {2, 3, 0, 2.0}, {3, 2, 0, 2.0}};
+    nt_fab_round_t rd[] = {{NT_FAB_BISECTION, 0, 4}};
+    nt_fab_input_t in = {4, 1, f, 4, rd, 1};
+    nt_fab_result_t r;
+    (void)state;
+    assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+    assert_non_null(strstr(r.why, "no alone reference"));
+    assert_int_equal(r.ngroups, 0);
+    assert_int_equal(r.group[0], -1);
+    nt_fab_result_free(&r);
+    f[0].src = 9; /* out of range */
+    assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_ERR_INVALID);
+}
+
+/* The report's section: cuts with the contract's fields, the detail line, checks with codes. */
+static void test_doc_cut(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    cJSON *fab, *cut, *chk;
+    const char *detail;
+    (void)state;
+    g.cut_GBps = 3.6;
+    fab = nt_fabgen_doc(&g);
+    assert_int_equal(nt_fabric_judge_doc(fab, NULL), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "groups")), 2);
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(fab, "groups"),
+                                                               1),
+                                           0)
+                            ->valuestring,
+                        "h5");
+    cut = cJSON_GetArrayItem(cJSON_GetObjectItem(fab, "cuts"), 0);
+    assert_non_null(cut);
+    assert_string_equal(cJSON_GetObjectItem(cut, "code")->valuestring, "NT-FAB-201");
+    assert_string_equal(cJSON_GetObjectItem(cut, "category")->valuestring, "monitor");
+    assert_string_equal(cJSON_GetObjectItem(cut, "status")->valuestring, "warn");
+    detail = cJSON_GetObjectItem(cut, "detail")->valuestring;
+    print_message("fabric: %s\n", detail);
+    assert_non_null(strstr(detail, "between {h1..h4} and {h5..h8}: "));
+    assert_non_null(strstr(detail, "a shared bottleneck of about 3."));
+    chk = cJSON_GetArrayItem(cJSON_GetObjectItem(fab, "checks"), 0);
+    assert_string_equal(cJSON_GetObjectItem(chk, "check")->valuestring, "fabric_cut");
+    cJSON_Delete(fab);
+}
+
+static void test_doc_skipped_and_healthy(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    cJSON *fab = cJSON_Parse("{\"status\":\"skipped\",\"reason\":\"one node\"}"), *chk;
+    (void)state;
+    assert_int_equal(nt_fabric_judge_doc(fab, NULL), NT_OK);
+    assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(
+                                                   cJSON_GetObjectItem(fab, "not_judged"), 0),
+                                               "reason")
+                               ->valuestring,
+                           "skipped: one node"));
+    cJSON_Delete(fab);
+    fab = nt_fabgen_doc(&g);
+    assert_int_equal(nt_fabric_judge_doc(fab, NULL), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "cuts")), 0);
+    chk = cJSON_GetArrayItem(cJSON_GetObjectItem(fab, "checks"), 0);
+    assert_string_equal(cJSON_GetObjectItem(chk, "status")->valuestring, "pass");
+    cJSON_Delete(fab);
+}
+
+static void test_group_name(void **state)
+{
+    const char *h[] = {"h1", "h2", "h3", "h4", "gpu07", "login", "x9", "x10"};
+    int a[] = {0, 1, 2, 3}, b[] = {0, 4, 5}, c[] = {0, 1, 4, 5, 6, 7}, d[] = {6, 7};
+    char buf[128];
+    (void)state;
+    assert_string_equal(nt_fab_group_name(h, a, 4, buf, sizeof(buf)), "{h1..h4}");
+    assert_string_equal(nt_fab_group_name(h, b, 3, buf, sizeof(buf)), "{h1, gpu07, login}");
+    assert_string_equal(nt_fab_group_name(h, c, 6, buf, sizeof(buf)),
+                        "{h1, h2, gpu07, +3 more}");
+    assert_string_equal(nt_fab_group_name(h, d, 2, buf, sizeof(buf)), "{x9..x10}");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cut_found_over_seeds),
+        cmocka_unit_test(test_four_leaves),
+        cmocka_unit_test(test_healthy_noisy_no_finding),
+        cmocka_unit_test(test_slow_node_no_cut),
+        cmocka_unit_test(test_slow_rail),
+        cmocka_unit_test(test_no_alone_not_judged),
+        cmocka_unit_test(test_doc_cut),
+        cmocka_unit_test(test_doc_skipped_and_healthy),
+        cmocka_unit_test(test_group_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
