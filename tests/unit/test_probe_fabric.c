@@ -241,6 +241,64 @@ static void test_group_name(void **state)
     assert_string_equal(nt_fab_group_name(h, d, 2, buf, sizeof(buf)), "{x9..x10}");
 }
 
+/* The X5 capture (tests/fixtures/ibtopo/MANIFEST): the switches without host ports are the 5
+ * spines its repository lists in X5.spine; every host port line is read. */
+static void test_ibnetdiscover_x5(void **state)
+{
+    static const char *const spines[] = {"0x0008f105001086a2", "0x0008f10500108098",
+                                         "0x0008f10500108c5c", "0x0008f10500108530",
+                                         "0x0008f1050010851e"};
+    nt_ibtopo_t t;
+    int nspine = 0;
+    (void)state;
+    assert_int_equal(nt_ibtopo_load("tests/fixtures/ibtopo/x5-psmn.ibnetdiscover", &t), NT_OK);
+    assert_string_equal(t.format, "ibnetdiscover");
+    assert_int_equal(t.nswitches, 11);
+    assert_int_equal(t.nhosts, 89);
+    for (size_t i = 0; i < t.nswitches; i++) {
+        int listed = 0;
+        for (size_t k = 0; k < 5; k++)
+            listed |= strcmp(t.switches[i].guid, spines[k]) == 0;
+        assert_int_equal(listed, t.switches[i].nhosts == 0);
+        nspine += listed;
+    }
+    assert_int_equal(nspine, 5);
+    /* the first host port of the first switch block, and its leaf */
+    assert_string_equal(t.hosts[0].name, "H-003048c749cd0000");
+    assert_string_equal(t.switches[t.hosts[0].leaf].guid, "0x0008f10500200b50");
+    assert_int_equal(nt_ibtopo_leaf_of(&t, "H-003048c749cd0000.x5"), t.hosts[0].leaf);
+    assert_int_equal(nt_ibtopo_leaf_of(&t, "nothere"), -1);
+    nt_ibtopo_free(&t);
+    assert_int_equal(nt_ibtopo_load("tests/fixtures/ibtopo/MANIFEST", &t), NT_ERR_PARSE);
+}
+
+/* The groups held against the switches: the model's leaves agree, a leaf split disagrees. */
+static void test_doc_topology(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    nt_ibtopo_host_t hosts[8];
+    nt_ibtopo_switch_t sw[2] = {{"0x1", "leaf01", 4}, {"0x2", "leaf02", 4}};
+    nt_ibtopo_t t = {"ibnetdiscover", hosts, 8, sw, 2};
+    cJSON *fab;
+    (void)state;
+    g.cut_GBps = 3.6;
+    for (int i = 0; i < 8; i++) {
+        snprintf(hosts[i].name, sizeof(hosts[i].name), "h%d", i + 1);
+        hosts[i].leaf = i / 4;
+    }
+    fab = nt_fabgen_doc(&g);
+    assert_int_equal(nt_fabric_judge_doc(fab, &t), NT_OK);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(fab, "topology"), "agree")
+                            ->valuestring,
+                        "yes");
+    hosts[3].leaf = 1; /* h4 cabled to leaf02: its group is leaf01's */
+    assert_int_equal(nt_fabric_judge_doc(fab, &t), NT_OK);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(fab, "topology"), "agree")
+                            ->valuestring,
+                        "no");
+    cJSON_Delete(fab);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +311,8 @@ int main(void)
         cmocka_unit_test(test_doc_cut),
         cmocka_unit_test(test_doc_skipped_and_healthy),
         cmocka_unit_test(test_group_name),
+        cmocka_unit_test(test_ibnetdiscover_x5),
+        cmocka_unit_test(test_doc_topology),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
