@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "nettune/log.h"
+#include "render_fabric.h"
 #include "rpt.h"
 
 static int nt_prom_verdict(nt_verdict_t v)
@@ -302,6 +303,8 @@ nt_status_t nt_render_prom(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_b
     nt_prom_nodes(doc, o, out);
     nt_prom_links(doc, o, li, doc->nlinks, out);
     nt_prom_checks(doc, o, ci, doc->nchecks, out);
+    if (!o->node) /* the fabric is no node's: not in a per-node export */
+        nt_render_fabric_prom(doc->root, out); /* render_fabric.c */
     nt_prom_doc = NULL;
     free(li);
     free(ci);
