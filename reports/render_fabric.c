@@ -248,3 +248,123 @@ void nt_render_fabric_prom(const cJSON *root, nt_buf_t *out)
         }
     }
 }
+
+/* ---- nettune report --diff ---- */
+
+/* A cut's key: its two groups' host names, each group joined with ',', the pair in order. */
+static void nt_fab_cut_key(const cJSON *fab, const cJSON *cut, char *buf, size_t len)
+{
+    const cJSON *cg = cJSON_GetObjectItemCaseSensitive(cut, "groups");
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(fab, "groups");
+    char side[2][1024];
+    for (int k = 0; k < 2; k++) {
+        const cJSON *grp = cJSON_GetArrayItem(groups, (int)cJSON_GetNumberValue(
+                                                          cJSON_GetArrayItem(cg, k))),
+                    *h;
+        size_t off = 0;
+        side[k][0] = '\0';
+        cJSON_ArrayForEach (h, grp) {
+            if (off < sizeof(side[k]))
+                off += (size_t)snprintf(side[k] + off, sizeof(side[k]) - off, "%s%s",
+                                        off ? "," : "", cJSON_IsString(h) ? h->valuestring : "?");
+        }
+    }
+    if (strcmp(side[0], side[1]) <= 0)
+        snprintf(buf, len, "{%s} | {%s}", side[0], side[1]);
+    else
+        snprintf(buf, len, "{%s} | {%s}", side[1], side[0]);
+}
+
+static const cJSON *nt_fab_find_cut(const cJSON *fab, const char *key)
+{
+    const cJSON *it;
+    char k[2100];
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "cuts")) {
+        nt_fab_cut_key(fab, it, k, sizeof(k));
+        if (strcmp(k, key) == 0)
+            return it;
+    }
+    return NULL;
+}
+
+/* One compared cut into out and json; returns 1 when it is a regression. */
+static int nt_diff_fabric_cut(const char *key, const cJSON *o, const cJSON *n, double thr,
+                              nt_table_style_t style, nt_buf_t *out, cJSON *arr)
+{
+    double ob = o ? nt_json_get_num(o, "bottleneck_GBps", NAN) : NAN;
+    double nb = n ? nt_json_get_num(n, "bottleneck_GBps", NAN) : NAN;
+    double pct = ob > 0 && nb >= 0 ? 100.0 * (nb - ob) / ob : NAN;
+    const char *status = !o ? "appeared" : !n ? "vanished"
+                         : pct < -thr     ? "regressed"
+                         : pct > thr      ? "improved"
+                                          : "same";
+    if (out) {
+        char a[32], b[32];
+        nt_buf_printf(out, "%scut %s: ", style == NT_TABLE_MD ? "- " : "  ", status);
+        nt_buf_put_plain(out, key);
+        nt_buf_printf(out, ": bottleneck %s -> %s GB/s\n", nt_fmt_bw(a, sizeof(a), ob),
+                      nt_fmt_bw(b, sizeof(b), nb));
+    }
+    if (arr) {
+        cJSON *c = cJSON_CreateObject();
+        if (c && cJSON_AddItemToArray(arr, c)) {
+            nt_json_add_str(c, "cut", key);
+            nt_json_add_str(c, "status", status);
+            if (o)
+                nt_json_add_num(c, "old_bottleneck_GBps", ob);
+            if (n)
+                nt_json_add_num(c, "new_bottleneck_GBps", nb);
+            if (isfinite(pct))
+                nt_json_add_num(c, "change_pct", pct);
+        } else {
+            cJSON_Delete(c);
+        }
+    }
+    return !o || strcmp(status, "regressed") == 0;
+}
+
+int nt_diff_fabric(const cJSON *old_root, const cJSON *new_root, double threshold_pct,
+                   nt_table_style_t style, nt_buf_t *out, cJSON *json)
+{
+    const cJSON *a = nt_fab_section(old_root), *b = nt_fab_section(new_root), *it;
+    cJSON *obj = NULL, *arr = NULL;
+    int regressed = 0;
+    char key[2100];
+
+    if (!a && !b)
+        return 0;
+    if (json && (obj = nt_json_add_obj(json, "fabric"))) {
+        nt_json_add_bool(obj, "old", a != NULL);
+        nt_json_add_bool(obj, "new", b != NULL);
+        arr = nt_json_add_arr(obj, "cuts");
+    }
+    if (out)
+        nt_buf_printf(out, "%sFabric%s\n", style == NT_TABLE_MD ? "\n## " : "\n",
+                      !a ? ": only the new run has a fabric section"
+                      : !b ? ": only the old run has a fabric section"
+                           : "");
+    if (!a || !b)
+        return 0;
+    if (obj) {
+        nt_json_add_num(obj, "old_groups",
+                        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "groups")));
+        nt_json_add_num(obj, "new_groups",
+                        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b, "groups")));
+    }
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(b, "cuts")) {
+        nt_fab_cut_key(b, it, key, sizeof(key));
+        regressed |= nt_diff_fabric_cut(key, nt_fab_find_cut(a, key), it, threshold_pct, style,
+                                        out, arr);
+    }
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(a, "cuts")) {
+        nt_fab_cut_key(a, it, key, sizeof(key));
+        if (!nt_fab_find_cut(b, key))
+            nt_diff_fabric_cut(key, it, NULL, threshold_pct, style, out, arr);
+    }
+    if (out && !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "cuts")) &&
+        !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b, "cuts")))
+        nt_buf_printf(out, "%sno cut in either run\n", style == NT_TABLE_MD ? "- " : "  ");
+    if (obj)
+        nt_json_add_bool(obj, "regression", regressed);
+    return regressed;
+}
