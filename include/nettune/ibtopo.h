@@ -53,6 +53,11 @@ nt_status_t nt_ibtopo_parse_iblinkinfo(const char *text, size_t len, nt_ibtopo_t
  * or NULL (neither). Reads at most the first 64 KiB. */
 const char *nt_ibtopo_sniff(const char *text, size_t len);
 
+/* nt_ibtopo_line - 1 when one line of text is a line of ibnetdiscover or iblinkinfo output (a
+ * node header, a port or link line), else 0: the doctor's operator-file reader stage counts
+ * such lines as read (reports/doctor/read_operator.c). */
+int nt_ibtopo_line(const char *line);
+
 /* nt_ibtopo_load - read the file at path (either format, told apart by nt_ibtopo_sniff) into
  * *out. A file that cannot be read or is neither format is logged as one line naming the file
  * and the fix; NT_ERR_NOT_FOUND / NT_ERR_IO / NT_ERR_PARSE then. */

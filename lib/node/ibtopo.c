@@ -291,6 +291,26 @@ const char *nt_ibtopo_sniff(const char *text, size_t len)
     return NULL;
 }
 
+int nt_ibtopo_line(const char *line)
+{
+    static const char *const heads[] = {"vendid=0x", "devid=0x", "sysimgguid=0x",
+                                        "switchguid=0x", "caguid=0x", "Switch: 0x", "CA: "};
+    const char *s = line;
+    if (!s)
+        return 0;
+    while (isspace((unsigned char)*s))
+        s++;
+    for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+        if (strncmp(s, heads[i], strlen(heads[i])) == 0)
+            return 1;
+    if ((strncmp(s, "Switch", 6) == 0 && strstr(s, "\"S-")) ||
+        (strncmp(s, "Ca", 2) == 0 && isspace((unsigned char)s[2]) && strstr(s, "\"H-")))
+        return 1;
+    if (*s == '[' && (strstr(s, "\"H-") || strstr(s, "\"S-")))
+        return 1; /* ibnetdiscover's port lines */
+    return strstr(s, "==(") && strstr(s, ")==>"); /* iblinkinfo's link lines */
+}
+
 nt_status_t nt_ibtopo_load(const char *path, nt_ibtopo_t *out)
 {
     FILE *f = fopen(path, "rb");
