@@ -233,9 +233,12 @@ nt_status_t nt_ibtopo_parse_iblinkinfo(const char *text, size_t len, nt_ibtopo_t
             cur = -1;
             continue;
         }
-        if (strncmp(s, "0x", 2) == 0 && strchr(s, '"') && strstr(s, "==>")) {
+        if (strncmp(s, "0x", 2) == 0 && strchr(s, '"') && strstr(s, "==(") &&
+            strchr(s, '"') < strstr(s, "==(")) {
             /* iblinkinfo -l: 0x<guid> "desc"  LID PORT[  ] ==( ... )==> 0x<guid> LID PORT[  ]
-             * "remote" ( ) -- a switch's line when its own description is no host's */
+             * "remote" ( ) -- a switch's line when its own description is no host's. Its own
+             * description comes before the link; a CA section's port line of the default
+             * layout also starts with a GUID, but its only quoted text is the remote's. */
             char guid[40], desc[128];
             size_t n = 0;
             int sw;

@@ -272,6 +272,28 @@ static void test_ibnetdiscover_x5(void **state)
     assert_int_equal(nt_ibtopo_load("tests/fixtures/ibtopo/MANIFEST", &t), NT_ERR_PARSE);
 }
 
+/* iblinkinfo, both layouts, on the fuzz target's hand-made seed (no public capture with its
+ * source was found: tests/fixtures/ibtopo/MANIFEST): switch sections, a one-line switch entry,
+ * a CA section whose switch is named by description only (not a leaf of its own). */
+static void test_iblinkinfo_layouts(void **state)
+{
+    nt_ibtopo_t t;
+    (void)state;
+    assert_int_equal(
+        nt_ibtopo_load("tests/fuzz/corpus/ibtopo/seed-iblinkinfo-both-layouts.txt", &t), NT_OK);
+    assert_string_equal(t.format, "iblinkinfo");
+    assert_int_equal(t.nswitches, 2);
+    assert_int_equal(t.nhosts, 2);
+    assert_string_equal(t.switches[0].desc, "MF0;leaf01:MQM9700/U1");
+    assert_string_equal(t.switches[nt_ibtopo_leaf_of(&t, "node01")].guid, "0x0000000000000001");
+    assert_string_equal(t.switches[nt_ibtopo_leaf_of(&t, "node02")].guid, "0x0000000000000002");
+    assert_int_equal(nt_ibtopo_line("           1    2[  ] ==(                Down/ Polling)==>  "
+                                    "           [  ] \"\" ( )"),
+                     1);
+    assert_int_equal(nt_ibtopo_line("NCCL INFO Channel 00/02 : 0 1"), 0);
+    nt_ibtopo_free(&t);
+}
+
 /* The groups held against the switches: the model's leaves agree, a leaf split disagrees. */
 static void test_doc_topology(void **state)
 {
@@ -313,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_group_name),
         cmocka_unit_test(test_ibnetdiscover_x5),
         cmocka_unit_test(test_doc_topology),
+        cmocka_unit_test(test_iblinkinfo_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
