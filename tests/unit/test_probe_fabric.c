@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include "fabric_gen.h"
+#include "judge/judge.h"
+#include "nettune/report.h"
 #include "nettune/fabric.h"
 #include "nettune/ibtopo.h"
 
@@ -272,6 +274,35 @@ static void test_ibnetdiscover_x5(void **state)
     assert_int_equal(nt_ibtopo_load("tests/fixtures/ibtopo/MANIFEST", &t), NT_ERR_PARSE);
 }
 
+/* The judge pass over a report with a fabric section: the cut is a warning of the run that
+ * fails and drains no node, counted with the checks; a topology file that is not there stops
+ * the judge before the run (exit 2). */
+static void test_judge_finish_fabric(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    nt_probe_params_t params = {0};
+    nt_judge_t *j;
+    cJSON *d = cJSON_CreateObject(), *sum, *w;
+    (void)state;
+    g.cut_GBps = 3.6;
+    nt_json_add_arr(d, "nodes");
+    nt_json_add_arr(d, "links");
+    nt_json_add_arr(d, "checks");
+    cJSON_AddItemToObject(d, "fabric", nt_fabgen_doc(&g));
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    sum = cJSON_GetObjectItem(d, "summary");
+    assert_string_equal(nt_json_get_str(sum, "verdict", ""), "warn");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sum, "failed_nodes")), 0);
+    assert_int_equal(nt_json_get_int(cJSON_GetObjectItem(sum, "counts"), "warn", -1), 1);
+    w = cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "warnings"), 0);
+    assert_non_null(strstr(w->valuestring, "fabric: between {h1..h4} and {h5..h8}"));
+    nt_judge_destroy(j);
+    cJSON_Delete(d);
+    params.fabric_topology = "tests/fixtures/ibtopo/absent.ibnetdiscover";
+    assert_int_equal(nt_judge_create(&params, &j), NT_ERR_NOT_FOUND);
+}
+
 /* iblinkinfo, both layouts, on the fuzz target's hand-made seed (no public capture with its
  * source was found: tests/fixtures/ibtopo/MANIFEST): switch sections, a one-line switch entry,
  * a CA section whose switch is named by description only (not a leaf of its own). */
@@ -336,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_ibnetdiscover_x5),
         cmocka_unit_test(test_doc_topology),
         cmocka_unit_test(test_iblinkinfo_layouts),
+        cmocka_unit_test(test_judge_finish_fabric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
