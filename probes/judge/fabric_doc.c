@@ -245,8 +245,9 @@ static void nt_fab_write_cuts(cJSON *fab, cJSON *checks, cJSON *nj, const nt_fab
     for (int g = 0; g < res->ngroups && res->ngroups > 1; g++) {
         if (nt_fab_members(res, rd->nnodes, g, m) == 1) {
             snprintf(d, sizeof(d),
-                     "%s: its flows under load are slow with the other groups' nodes; one node "
-                     "is no cut (the probe's node verdict judges a slow node)",
+                     "%s: a group of its own (none of its flows under load was at full speed "
+                     "to a node of another group); one node is no cut: a slow node is the "
+                     "probe's node verdict, too few flows a matter of more rounds",
                      rd->hosts[m[0]]);
             nt_fab_not_judged(nj, "group", d);
         }
