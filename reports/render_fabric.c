@@ -105,12 +105,13 @@ void nt_render_fabric_html(const cJSON *root, nt_buf_t *out)
             h = bh;
     }
     if (ng > 0) {
-        /* boxes in a row, 150 wide with 50 between; arcs below them */
+        /* boxes in a row, 150 wide with 50 between; arcs below them, the deepest (between the
+         * groups farthest apart) 30 + 40 per group between, its label under its lowest point */
         w = ng * 200;
         nt_buf_printf(out,
                       "<svg id=\"fabric-svg\" width=\"%d\" height=\"%d\" role=\"img\" "
                       "aria-label=\"groups and cuts\">\n",
-                      w, h + 30 + 40 * (ng > 1 ? ng - 1 : 0));
+                      w, h + 4 + 30 + 40 * (ng > 1 ? ng - 1 : 0) + 22);
         for (int i = 0; i < ng; i++) {
             const cJSON *grp = cJSON_GetArrayItem(groups, i);
             int n = cJSON_GetArraySize(grp), k = 0, x = 10 + 200 * i;
@@ -156,7 +157,7 @@ void nt_render_fabric_html(const cJSON *root, nt_buf_t *out)
                           "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#d63638\" "
                           "text-anchor=\"middle\">%.2g GB/s</text></g>\n",
                           xa, h + 4, (xa + xc) / 2, h + 4 + 2 * depth, xc, h + 4, (xa + xc) / 2,
-                          h + 4 + depth, nt_json_get_num(it, "bottleneck_GBps", NAN));
+                          h + 4 + depth + 16, nt_json_get_num(it, "bottleneck_GBps", NAN));
         }
         nt_buf_puts(out, "</svg>\n");
     }
