@@ -19,6 +19,7 @@ nt_fabgen_t nt_fabgen_default(void)
                      .slow_rail = -1,
                      .slow_rail_node = -1,
                      .slow_factor = 0.4,
+                     .shared_rail = -1,
                      .noise = 0.1,
                      .bisections = 4,
                      .rings = 4,
@@ -98,6 +99,8 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
             (g->slow_rail_node < 0 || f[i].src == g->slow_rail_node ||
              f[i].dst == g->slow_rail_node))
             rate *= g->slow_factor;
+        if (ph == NT_FAB_RAIL_ALL && f[i].rail == g->shared_rail)
+            rate *= 0.5;
         f[i].bw_GBps = rate;
         if (nt_leaf(g, f[i].src) != nt_leaf(g, f[i].dst))
             demand[(size_t)nt_leaf(g, f[i].src) * g->leaves + nt_leaf(g, f[i].dst)] += rate;

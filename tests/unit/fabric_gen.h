@@ -16,6 +16,8 @@ typedef struct nt_fabgen {
     int slow_rail;         /* a rail at slow_factor on every node, -1: none */
     int slow_rail_node;    /* or only on this node, -1: every node */
     double slow_factor;    /* 0.4 */
+    int shared_rail;       /* a rail at half its rate while all rails run (rail_all): it shares
+                            * a link with another rail; -1: none */
     double noise;          /* sigma of the log-normal noise of every figure (0.1: 10 %) */
     int bisections, rings; /* rounds of each loaded phase */
     int alltoall;          /* 1: one all-to-all round */

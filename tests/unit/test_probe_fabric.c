@@ -163,6 +163,33 @@ static void test_slow_rail(void **state)
     nt_fabgen_input_free(&in);
 }
 
+/* A rail fine on its own and at half while all rails run: it shares a link (NT-FAB-203). */
+static void test_shared_rail(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    cJSON *fab, *it;
+    int found = 0;
+    (void)state;
+    g.rails = 2;
+    g.shared_rail = 1;
+    g.noise = 0.05;
+    fab = nt_fabgen_doc(&g);
+    assert_int_equal(nt_fabric_judge_doc(fab, NULL), NT_OK);
+    cJSON_ArrayForEach (it, cJSON_GetObjectItem(fab, "checks")) {
+        const char *code = cJSON_GetObjectItem(it, "code")->valuestring;
+        if (strcmp(code, "NT-FAB-203") == 0) {
+            assert_string_equal(cJSON_GetObjectItem(it, "status")->valuestring, "warn");
+            assert_non_null(strstr(cJSON_GetObjectItem(it, "message")->valuestring,
+                                   "rail 1 slows when all rails run at once"));
+            found++;
+        }
+        if (strcmp(code, "NT-FAB-202") == 0) /* rail 0 judged, and fine */
+            assert_string_equal(cJSON_GetObjectItem(it, "status")->valuestring, "pass");
+    }
+    assert_int_equal(found, 1);
+    cJSON_Delete(fab);
+}
+
 /* Loaded flows with no pair alone: not judged with the reason, no groups. */
 static void test_no_alone_not_judged(void **state)
 {
@@ -360,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_healthy_noisy_no_finding),
         cmocka_unit_test(test_slow_node_no_cut),
         cmocka_unit_test(test_slow_rail),
+        cmocka_unit_test(test_shared_rail),
         cmocka_unit_test(test_no_alone_not_judged),
         cmocka_unit_test(test_doc_cut),
         cmocka_unit_test(test_doc_skipped_and_healthy),
