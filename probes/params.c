@@ -179,6 +179,8 @@ void nt_params_usage(FILE *f)
         "                        same one (fnv1a64) and it must load (tuning_file)\n"
         "  --require LIST        gpu,rdma: a missing part fails instead of being skipped\n"
         "  --strict              warnings exit 1 too\n"
+        "  --fabric-topology FILE  ibnetdiscover or iblinkinfo output: the fabric phases'\n"
+        "                        groups are checked against its leaf switches\n"
         "Inputs and outputs:\n"
         "  --topology FILE       hwloc XML export instead of the live machine\n"
         "  --output FILE         report path (default nettune-report.json; - = stdout)\n"
@@ -247,7 +249,8 @@ enum {
     OPT_FABRIC_IFACES,
     OPT_FABRIC_SEED,
     OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_FABRIC_TOPOLOGY
 };
 
 static const struct option nt_long_opts[] = {
@@ -264,6 +267,7 @@ static const struct option nt_long_opts[] = {
     {"print-thresholds", no_argument, NULL, OPT_PRINT_THRESHOLDS},
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"fabric-topology", required_argument, NULL, OPT_FABRIC_TOPOLOGY},
     {"tuning-file", required_argument, NULL, OPT_TUNING_FILE},
     {"require", required_argument, NULL, OPT_REQUIRE},
     {"strict", no_argument, NULL, OPT_STRICT},
@@ -378,6 +382,9 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
             break;
         case OPT_BASELINE:
             p->baseline = optarg;
+            break;
+        case OPT_FABRIC_TOPOLOGY:
+            p->fabric_topology = optarg;
             break;
         case OPT_TUNING_FILE:
             p->tuning_file = optarg;

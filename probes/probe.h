@@ -32,6 +32,7 @@ typedef struct nt_probe_params {
     const char *thresholds; /* --thresholds FILE */
     const char *expect;     /* --expect gpus=N,nics=N,nic_rate_Gbps=R,pcie=genXxW */
     const char *baseline;   /* --baseline REPORT: a known-good run (config_drift) */
+    const char *fabric_topology; /* --fabric-topology FILE: ibnetdiscover/iblinkinfo output */
     const char *tuning_file; /* --tuning-file F: the same loadable file on every node */
     unsigned require;       /* --require gpu,rdma: NT_REQUIRE_* bits */
     const char *topology;   /* --topology FILE: hwloc XML instead of the live machine */

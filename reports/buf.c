@@ -150,6 +150,29 @@ void nt_buf_put_prom_label(nt_buf_t *b, const char *s)
     }
 }
 
+/* The Prometheus text format's pieces: render_prom.c and render_fabric.c write with them. */
+/* A sample value: integers exactly, others with 15 significant digits so that GB/s x 1e9
+ * prints 15520000000 rather than 15519999999.999998. */
+void nt_prom_value(nt_buf_t *out, double v)
+{
+    if (fabs(v) < 1e15 && v == floor(v))
+        nt_buf_printf(out, " %.0f\n", v);
+    else
+        nt_buf_printf(out, " %.15g\n", v);
+}
+
+void nt_prom_family(nt_buf_t *out, const char *name, const char *help)
+{
+    nt_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+void nt_prom_label(nt_buf_t *out, int first, const char *name, const char *value)
+{
+    nt_buf_printf(out, "%s%s=\"", first ? "{" : ",", name);
+    nt_buf_put_prom_label(out, value ? value : "");
+    nt_buf_puts(out, "\"");
+}
+
 nt_status_t nt_buf_write(const nt_buf_t *b, const char *path)
 {
     if (b->oom) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nettune/schedule.h"
+#include "render_fabric.h"
 #include "rpt.h"
 
 typedef enum nt_dstatus {
@@ -1200,6 +1201,7 @@ static void nt_diff_human(const nt_diff_state_t *s, nt_table_style_t style, nt_b
                        "Links whose verdict changed, figures within threshold and noise", style,
                        out);
     nt_diff_check_table(s, style, out);
+    nt_diff_fabric(s->a->root, s->b->root, s->opt->threshold_pct, style, out, NULL);
 }
 
 static cJSON *nt_dlink_side(const nt_rlink_t *l)
@@ -1238,6 +1240,7 @@ static nt_status_t nt_diff_json(const nt_diff_state_t *s, nt_buf_t *out)
     bad |= nt_json_add_num(root, "threshold_pct", s->opt->threshold_pct) != NT_OK;
     bad |= nt_json_add_bool(root, "regression", s->regressed) != NT_OK;
     bad |= nt_json_add_num(root, "planned_vanished_links", (double)s->planned_vanished) != NT_OK;
+    nt_diff_fabric(s->a->root, s->b->root, s->opt->threshold_pct, NT_TABLE_TEXT, NULL, root);
     bad |= nt_json_add_bool(root, "verdict_worse", s->verdict_worse) != NT_OK;
     {
         cJSON *pops = nt_json_add_arr(root, "populations");
@@ -1439,6 +1442,8 @@ nt_status_t nt_diff(const nt_rdoc_t *old_doc, const nt_rdoc_t *new_doc, const nt
     s.regressed |= s.planned_vanished > 0 && s.b->completed;
     if (o->fail_on_vanished)
         s.regressed |= s.lcount[NT_D_VANISHED] || s.ccount[NT_D_VANISHED];
+    /* a new or narrower shared bottleneck between groups (render_fabric.c) */
+    s.regressed |= nt_diff_fabric(s.a->root, s.b->root, o->threshold_pct, NT_TABLE_TEXT, NULL, NULL);
     *regressed = s.regressed;
     if (strcmp(format, "json") == 0)
         st = nt_diff_json(&s, out);

@@ -9,7 +9,7 @@ REPORT_SRCS := $(REPORT_CMD_SRCS) reports/buf.c reports/table.c \
                reports/validate.c reports/render_text.c reports/render_md.c \
                reports/render_html.c reports/render_prom.c reports/render_csv.c reports/render_diagnosis.c \
                reports/render_tuning.c reports/diff.c reports/history.c \
-               reports/render_watch.c
+               reports/render_watch.c reports/render_fabric.c
 # The renderers and readers are one archive, libntrender, that nettune-probe links too (its
 # closing summary is the text renderer's).
 RENDER_LIB := $(LIBDIR)/libntrender.a

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nettune/version.h"
+#include "render_fabric.h"
 #include "rpt.h"
 
 /* Most GPU matrices drawn (worst nodes first); the rest are summarised in one line. */
@@ -1045,6 +1046,7 @@ nt_status_t nt_render_html(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_b
     nt_html_nodes(doc, o, out);
     nt_html_node_details(doc, o, out);
     nt_html_skipped(doc, out);
+    nt_render_fabric_html(doc->root, out); /* render_fabric.c */
     nt_buf_puts(out, "</main>\n<footer class=\"note\" style=\"padding:0 24px 16px\">nettune "
                      "report ");
     nt_h(out, nt_version());

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "nettune/log.h"
+#include "render_fabric.h"
 #include "rpt.h"
 
 static int nt_prom_verdict(nt_verdict_t v)
@@ -21,28 +22,6 @@ static int nt_prom_verdict(nt_verdict_t v)
     case NT_NOT_JUDGED: return -2;
     default: return -1;
     }
-}
-
-/* A sample value: integers exactly, others with 15 significant digits so that GB/s x 1e9
- * prints 15520000000 rather than 15519999999.999998. */
-void nt_prom_value(nt_buf_t *out, double v)
-{
-    if (fabs(v) < 1e15 && v == floor(v))
-        nt_buf_printf(out, " %.0f\n", v);
-    else
-        nt_buf_printf(out, " %.15g\n", v);
-}
-
-void nt_prom_family(nt_buf_t *out, const char *name, const char *help)
-{
-    nt_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
-}
-
-void nt_prom_label(nt_buf_t *out, int first, const char *name, const char *value)
-{
-    nt_buf_printf(out, "%s%s=\"", first ? "{" : ",", name);
-    nt_buf_put_prom_label(out, value ? value : "");
-    nt_buf_puts(out, "\"");
 }
 
 /* RFC 3339 UTC "2026-11-29T17:47:34Z" or with a fraction, as seconds since the epoch. */
@@ -302,6 +281,8 @@ nt_status_t nt_render_prom(const nt_rdoc_t *doc, const nt_render_opts_t *o, nt_b
     nt_prom_nodes(doc, o, out);
     nt_prom_links(doc, o, li, doc->nlinks, out);
     nt_prom_checks(doc, o, ci, doc->nchecks, out);
+    if (!o->node) /* the fabric is no node's: not in a per-node export */
+        nt_render_fabric_prom(doc->root, out); /* render_fabric.c */
     nt_prom_doc = NULL;
     free(li);
     free(ci);

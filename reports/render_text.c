@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render_fabric.h"
 #include "rpt.h"
 
 const char *nt_check_value(const cJSON *check, const char *key, char *buf, size_t len)
@@ -475,6 +476,7 @@ nt_status_t nt_render_summary(const nt_rdoc_t *doc, const nt_render_opts_t *o,
     nt_summary_populations(doc, &oo, style, out);
     nt_summary_nodes(doc, &oo, style, out);
     nt_summary_skipped(doc, &oo, style, out);
+    nt_render_fabric_text(doc->root, style, color, out); /* render_fabric.c */
     return out->oom ? NT_ERR_NOMEM : NT_OK;
 }
 

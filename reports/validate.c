@@ -598,7 +598,8 @@ static int nt_verdict_of(const cJSON *v)
 }
 
 /* summary.verdict is the worst verdict of the links and checks (skipped aside), fail when
- * summary.failed_nodes names a node; summary.counts counts the links and checks by verdict
+ * summary.failed_nodes names a node; summary.counts counts the links and checks (the fabric
+ * section's checks too) by verdict
  * (probes/judge/). Checked only where the values have their schema types. */
 static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
 {
@@ -629,6 +630,20 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
                 tally[v]++;
                 if (!first[v][0])
                     snprintf(first[v], sizeof(first[v]), "$.%s[%d].verdict", lists[k], i);
+            }
+            i++;
+        }
+    }
+    /* the fabric judge's checks count as the others do (probes/judge/fabric_doc.c) */
+    {
+        const cJSON *fab = cJSON_GetObjectItemCaseSensitive(root, "fabric"), *it;
+        int i = 0;
+        cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "checks")) {
+            int v = nt_verdict_of(cJSON_GetObjectItemCaseSensitive(it, "status"));
+            if (v >= 0) {
+                tally[v]++;
+                if (!first[v][0])
+                    snprintf(first[v], sizeof(first[v]), "$.fabric.checks[%d].status", i);
             }
             i++;
         }

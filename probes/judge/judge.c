@@ -86,6 +86,15 @@ nt_status_t nt_judge_create(const nt_probe_params_t *params, nt_judge_t **out)
         nt_judge_destroy(j);
         return st;
     }
+    if (params->fabric_topology) {
+        st = (j->fabric_topo = calloc(1, sizeof(*j->fabric_topo)))
+                 ? nt_ibtopo_load(params->fabric_topology, j->fabric_topo)
+                 : NT_ERR_NOMEM;
+        if (st != NT_OK) { /* nt_ibtopo_load said why, naming the file */
+            nt_judge_destroy(j);
+            return st;
+        }
+    }
     *out = j;
     return NT_OK;
 }
@@ -100,6 +109,8 @@ void nt_judge_destroy(nt_judge_t *j)
     free(j->silent);
     nt_idset_free(&j->ctl);
     nt_idset_free(&j->target);
+    nt_ibtopo_free(j->fabric_topo);
+    free(j->fabric_topo);
     free(j);
 }
 
@@ -264,6 +275,8 @@ int nt_judge_finish(nt_judge_t *j, const nt_probe_t *p, cJSON *doc, int stopped_
         goto cleanup;
     nt_finish_links_summary(&f);
     nt_finish_checks(&f);
+    if (nt_finish_fabric(&f) != NT_OK) /* the fabric section's groups and cuts (fabric_doc.c) */
+        goto cleanup;
     nt_finish_verdict(&f);
     code = nt_exit_code(f.usage, f.overall == NT_FAIL, stopped_early, f.overall == NT_WARN,
                         params->strict);

@@ -9,6 +9,7 @@
 
 #include "judge.h"
 #include "nettune/checks.h"
+#include "nettune/ibtopo.h"
 #include "nettune/report.h"
 #include "nettune/thresholds.h"
 #include "nettune/verdict.h"
@@ -35,6 +36,7 @@ struct nt_judge {
     int nsilent;
     nt_idset_t ctl;    /* ids of the control links of the last retest (nt_judge_retest_pairs) */
     nt_idset_t target; /* ids of the links that the last retest is for */
+    nt_ibtopo_t *fabric_topo; /* --fabric-topology: the switches' view (NULL: none) */
 };
 
 typedef struct nt_strmap {
@@ -190,6 +192,8 @@ nt_status_t nt_finish_nodes(nt_finish_t *f);
 void nt_finish_check_codes(cJSON *checks);
 const char *nt_link_code(const char *kind, int metric, int flaky);
 const char *nt_link_error_code(const char *kind);
+/* fabric_doc.c: the report's fabric section judged, its checks in the summary */
+nt_status_t nt_finish_fabric(nt_finish_t *f);
 
 
 #endif

@@ -3,7 +3,8 @@
 # and scale tests link it the same way, above the engine, node and core archives it calls.
 NT_SRCS_judge := probes/judge/verdict.c probes/judge/gpu_rules.c probes/judge/expect.c \
                  probes/judge/index.c probes/judge/links.c probes/judge/retest.c probes/judge/nodes.c \
-                 probes/judge/gpu.c probes/judge/codes.c probes/judge/fields.c probes/judge/judge.c
+                 probes/judge/gpu.c probes/judge/codes.c probes/judge/fields.c probes/judge/judge.c \
+                 probes/judge/fabric.c probes/judge/fabric_doc.c
 NT_LDLIBS_judge = -lm
 $(eval $(call NT_ARCHIVE,judge))
 

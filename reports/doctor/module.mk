@@ -12,6 +12,8 @@ DOCTOR_DIR  := reports/doctor
 DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c facts.c read_log.c read_operator.c rules.c \
                  rules_operator.c output.c output_operator.c)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
+# The ibnetdiscover/iblinkinfo reader (libc and the core's log only), not all of libntnode.
+DOCTOR_OBJS += $(OBJ)/lib/node/ibtopo.o
 # The command itself (main.c, params.c, run.c) is linked into nettune-doctor only: nettune tune
 # links DOCTOR_OBJS and has its own main.
 DOCTOR_CMD_OBJS := $(addprefix $(OBJ)/$(DOCTOR_DIR)/,main.o params.o run.o)

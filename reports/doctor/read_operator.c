@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "analyze_int.h"
+#include "nettune/ibtopo.h"
 #include "nettune/ncclxml.h"
 
 enum { OP_NONE = 0, OP_IBV, OP_IBSTAT, OP_TOPO, OP_NVLINK };
@@ -593,7 +594,8 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
         return 0;
     int used = nt_feed_ibv(d, st, h, b, line) || nt_feed_ibstat(d, st, h, b, line) ||
                nt_feed_topo(d, st, h, b, line) || nt_feed_nvlink(d, st, h, b, line) ||
-               nt_feed_kernel(d, h, b, line);
+               nt_feed_kernel(d, h, b, line) ||
+               nt_ibtopo_line(b); /* the switches' view: lib/node/ibtopo.c reads it whole */
     if (!used && st->mode != OP_NONE && !*nt_skip_ws(b))
         used = 1; /* blank lines inside a block */
     if (!used && st->mode != OP_NONE && (b[0] == '\t' || b[0] == ' ') && st->mode != OP_TOPO &&

@@ -31,4 +31,17 @@ echo "the bad link at 35%. cpu_s: the process (every rank). judge_s/judge_cpu: w
 echo "final nt_judge_finish; snaps/snap_s: progress snapshots (their judge, wall). rss_MB: the process"
 echo "peak, every rank's thread and messages in flight together (topology, node table, steps shared);"
 echo "heap_MB: bytes malloc'ed at the end of a judge (rank 0's document, a snapshot's copy), at most."
+# The fabric judge (tests/bench/bench_fabric.c), beside the engine: its inference and the
+# report glue at 1,000 and 4,096 nodes. BENCH_FABRIC="NODES:LEAVES:ROUNDS ..." overrides the
+# runs (ROUNDS bisection and as many ring rounds).
+printf "\n%6s %6s %6s %8s %8s %8s %7s %5s %-5s %5s %8s %8s\n" nodes leaves rounds flows judge_s \
+  judge_MB groups cuts right mixed doc_s doc_MB
+for r in ${BENCH_FABRIC:-"1000:8:4 1000:8:20 4096:8:4 4096:8:20"}; do
+  "$(dirname "$bin")/bench_fabric" $(echo "$r" | tr : ' ') || rc=1
+done
+echo "fabric model: 2.8 GB/s hosts, each leaf pair's direction a cut at a quarter of a bisection"
+echo "round's demand, 10% noise, ROUNDS bisection + ROUNDS ring rounds, loaded pairs sampled alone."
+echo "right: the groups are the leaves (few rounds leave a leaf's nodes without flows between them:"
+echo "more, smaller groups; mixed: groups holding two leaves' nodes, a wrong merge, exit 1). judge_s/MB:"
+echo "nt_fab_judge's wall time and peak RSS growth; doc_s/MB: nt_fabric_judge_doc on the JSON section."
 exit $rc

@@ -20,9 +20,14 @@ $(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(REND
 	    -o $@ tests/bench/bench_scale.c \
 	    $(BENCH_SCALE_OBJS) $(RENDER_LIB) $(call nt_link,judge engine node core)
 
+# The fabric judge at scale on synthetic fabrics (tests/bench/bench_fabric.c; no MPI).
+$(BUILD)/tests/bench_fabric: tests/bench/bench_fabric.c $(OBJ)/tests/unit/fabric_gen.o $(call nt_archives,judge engine node core)
+	@mkdir -p $(dir $@)
+	$(CC) $(NT_CFLAGS) -Itests/unit -o $@ tests/bench/bench_fabric.c $(OBJ)/tests/unit/fabric_gen.o \
+	    $(call nt_link,judge engine node core)
 BENCH_TARGETS += bench-mpi bench-schedule bench-scale
 .PHONY: bench-mpi bench-schedule bench-scale
-bench-scale: $(BUILD)/tests/bench_scale
+bench-scale: $(BUILD)/tests/bench_scale $(BUILD)/tests/bench_fabric
 	@tests/bench/bench_scale.sh $<
 bench-mpi: $(BUILD)/tests/bench_mpi
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 $<

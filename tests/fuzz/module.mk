@@ -58,6 +58,8 @@ $(eval $(call NT_FUZZ_TARGET,nccl,tests/fuzz/fuzz_nccl.c,tests/fixtures/nccl-deb
 # NCCL Inspector's JSON logs and its Prometheus textfiles, seeded with its README's records.
 $(eval $(call NT_FUZZ_TARGET,inspector,tests/fuzz/fuzz_inspector.c,tests/fixtures/inspector))
 $(eval $(call NT_FUZZ_TARGET,inspector-prom,tests/fuzz/fuzz_inspector_prom.c,tests/fixtures/inspector))
+# ibnetdiscover and iblinkinfo output (--fabric-topology), seeded with the captures.
+$(eval $(call NT_FUZZ_TARGET,ibtopo,tests/fuzz/fuzz_ibtopo.c,tests/fixtures/ibtopo))
 # ncclras -f json, seeded with a report in its writer's layout.
 $(eval $(call NT_FUZZ_TARGET,ras,tests/fuzz/fuzz_ras.c,tests/fixtures/inspector))
 # hwloc parses XML in a plugin it unloads again (hwloc_xml_libxml.so): libxml2 linked in stays

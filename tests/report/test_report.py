@@ -2245,6 +2245,46 @@ def codes_shown_by_every_renderer():
           "prom: a passing series has no code label")
 
 
+@test
+def fabric_section_rendered_and_diffed():
+    """The fabric section (docs/fabric.md) in text, HTML (the groups and the cut drawn) and
+    Prometheus, and --diff on its cut: a narrower bottleneck and a new cut are regressions."""
+    f = fx("fabric-cut-8n.json")
+    doc = load(f)
+    cut = doc["fabric"]["cuts"][0]
+    text = render_bytes(f, "text").decode()
+    check("warn NT-FAB-201 fabric_cut: between {fake0..fake3} and {fake4..fake7}: " in text,
+          "text: the cut's line:\n" + text[-1500:])
+    check("group 1: {fake4, fake5, fake6, fake7}" in text, "text: the groups")
+    html = render_bytes(f, "html").decode()
+    check('<svg id="fabric-svg"' in html and html.count("<rect") >= 2, "html: one box per group")
+    check('stroke="#d63638"' in html and "%.2g GB/s</text>" % cut["bottleneck_GBps"] in html,
+          "html: the cut's arc with its bottleneck")
+    prom = render_bytes(f, "prom").decode()
+    m = re.search(r'^nettune_fabric_cut_bottleneck_bytes_per_second\{.*code="NT-FAB-201"\} (\S+)$',
+                  prom, re.M)
+    check(m and abs(float(m.group(1)) - cut["bottleneck_GBps"] * 1e9) < 1, "prom: the bottleneck in B/s")
+    check("nettune_fabric_groups 2\n" in prom, "prom: the groups")
+    path = os.path.join(WORK, "fabric.prom")
+    with open(path, "wb") as out:
+        out.write(prom.encode())
+    promtool_ok(path)
+    same = run(["--diff", f, f])
+    check(same.returncode == 0 and "cut same: " in same.stdout, "diff with itself: " + same.stdout[-800:])
+    narrower = copy.deepcopy(doc)
+    narrower["fabric"]["cuts"][0]["bottleneck_GBps"] = cut["bottleneck_GBps"] / 2
+    r = run(["--diff", f, dump(narrower, "fabric-narrower.json")])
+    check(r.returncode == 1 and "cut regressed: " in r.stdout, "narrower cut: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    healthy = copy.deepcopy(doc)
+    healthy["fabric"]["cuts"] = []
+    r = run(["--diff", dump(healthy, "fabric-nocut.json"), f, "--format", "json"])
+    j = json.loads(r.stdout)
+    check(r.returncode == 1 and j["fabric"]["cuts"][0]["status"] == "appeared"
+          and j["fabric"]["regression"] is True, "a new cut: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", f, dump(healthy, "fabric-nocut.json")])
+    check(r.returncode == 0 and "cut vanished: " in r.stdout, "a cut gone is no regression: " + r.stdout[-800:])
+
+
 def main():
     import argparse
     ap = argparse.ArgumentParser()

@@ -30,6 +30,13 @@ $(BUILD)/tests/test_probe_judge_index: $(OBJ)/tests/unit/test_probe_judge_index.
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
+# The fabric judge on synthetic fabrics (tests/unit/fabric_gen.c) and the switch topology readers.
+UNIT_CORE_TESTS += test_probe_fabjudge
+UNIT_CORE_BINS += $(BUILD)/tests/test_probe_fabjudge
+$(BUILD)/tests/test_probe_fabjudge: $(OBJ)/tests/unit/test_probe_fabjudge.o $(OBJ)/tests/unit/fabric_gen.o $(call nt_archives,judge engine node core)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
+
 $(BUILD)/tests/test_probe_drain: $(OBJ)/tests/unit/test_probe_drain.o $(OBJ)/probes/drain.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
