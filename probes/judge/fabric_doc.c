@@ -233,6 +233,23 @@ static void nt_fab_write_cuts(cJSON *fab, cJSON *checks, cJSON *nj, const nt_fab
                  unconfirmed - NT_FAB_UNCONFIRMED_SHOWN);
         nt_fab_not_judged(nj, "cut", d);
     }
+    /* Every node a group of its own: every flow under load shares one bottleneck (one
+     * switch, or the one machine's CPU where the nodes share a machine), so there is no cut
+     * between groups to draw, and "no shared bottleneck" would be untrue. One line, not one a
+     * node. */
+    int singletons = 0;
+    for (int g = 0; g < res->ngroups; g++)
+        singletons += nt_fab_members(res, rd->nnodes, g, m) == 1;
+    if (!found && res->ngroups > 1 && singletons == res->ngroups && !res->why[0]) {
+        snprintf(d, sizeof(d),
+                 "every node is a group of its own: %d of %d flows under load slowed below "
+                 "%.2f of their pair alone, as when every flow shares one bottleneck (one "
+                 "switch, or one machine's CPU where the nodes share a machine); no cut "
+                 "between groups can be drawn",
+                 res->nslowed, res->nloaded, res->slow_limit);
+        nt_fab_not_judged(nj, "cut", d);
+        return;
+    }
     if (!found && res->ngroups >= 1 && !res->why[0]) {
         snprintf(d, sizeof(d),
                  "no shared bottleneck: %d flows under load, %d slowed below %.2f of their "
