@@ -105,11 +105,17 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
         if (nt_leaf(g, f[i].src) != nt_leaf(g, f[i].dst))
             demand[(size_t)nt_leaf(g, f[i].src) * g->leaves + nt_leaf(g, f[i].dst)] += rate;
     }
+    double total = 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = (size_t)nt_leaf(g, f[i].src) * g->leaves + nt_leaf(g, f[i].dst);
         if (g->cut_GBps > 0 && nt_leaf(g, f[i].src) != nt_leaf(g, f[i].dst) &&
             demand[k] > g->cut_GBps)
             f[i].bw_GBps *= g->cut_GBps / demand[k];
+        total += f[i].bw_GBps;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (g->total_GBps > 0 && total > g->total_GBps)
+            f[i].bw_GBps *= g->total_GBps / total;
         f[i].bw_GBps *= exp(g->noise * nt_gen_normal(s));
     }
     if (b->nr == b->capr) {

@@ -13,6 +13,8 @@ typedef struct nt_fabgen {
     int rails;             /* rails per node (1: no rail phases) */
     double host_GBps;      /* a host's rail alone, GB/s */
     double cut_GBps;       /* each direction between two leaves, GB/s; 0: no bottleneck */
+    double total_GBps;     /* every flow of a round shares this aggregate (one switch's
+                            * backplane, or one machine's CPU under fake nodes); 0: none */
     int slow_rail;         /* a rail at slow_factor on every node, -1: none */
     int slow_rail_node;    /* or only on this node, -1: every node */
     double slow_factor;    /* 0.4 */

@@ -257,6 +257,35 @@ static void test_doc_skipped_and_healthy(void **state)
     cJSON_Delete(fab);
 }
 
+/* Every flow under load slowed, as when every flow shares one aggregate (fake nodes on one
+ * machine's CPU): no group holds two nodes, so there is no cut to name, and the judge says so
+ * once instead of passing "no shared bottleneck". */
+static void test_doc_every_flow_slowed(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    cJSON *fab, *nj, *chk;
+    int cuts_named = 0, said = 0;
+    (void)state;
+    g.total_GBps = g.host_GBps;
+    fab = nt_fabgen_doc(&g);
+    assert_int_equal(nt_fabric_judge_doc(fab, NULL), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "groups")), g.nodes);
+    cJSON_ArrayForEach(chk, cJSON_GetObjectItem(fab, "checks"))
+    {
+        assert_string_not_equal(cJSON_GetObjectItem(chk, "status")->valuestring, "pass");
+        cuts_named++;
+    }
+    assert_int_equal(cuts_named, 0);
+    cJSON_ArrayForEach(nj, cJSON_GetObjectItem(fab, "not_judged"))
+    {
+        const char *r = cJSON_GetObjectItem(nj, "reason")->valuestring;
+        assert_null(strstr(r, ": a group of its own ("));
+        said += strstr(r, "every node is a group of its own") != NULL;
+    }
+    assert_int_equal(said, 1);
+    cJSON_Delete(fab);
+}
+
 static void test_group_name(void **state)
 {
     const char *h[] = {"h1", "h2", "h3", "h4", "gpu07", "login", "x9", "x10"};
@@ -391,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_no_alone_not_judged),
         cmocka_unit_test(test_doc_cut),
         cmocka_unit_test(test_doc_skipped_and_healthy),
+        cmocka_unit_test(test_doc_every_flow_slowed),
         cmocka_unit_test(test_group_name),
         cmocka_unit_test(test_ibnetdiscover_x5),
         cmocka_unit_test(test_doc_topology),
