@@ -5,7 +5,8 @@
  *   lib/node/pcie_acs.c  ACS on the bridges between a GPU and its NIC, IOMMU mode, AER counters;
  *   lib/node/limits.c    RLIMIT_MEMLOCK, /dev/shm against NCCL's shm transport buffers;
  *   lib/node/modules.c   peer-memory modules against what the NCCL found looks for, nvidia_fs;
- *   lib/node/gpu_health.c  ECC, row remapping, clock slowdowns, persistence, reset (NVML).
+ *   lib/node/gpu_health.c  ECC, row remapping, clock slowdowns, persistence, reset (NVML);
+ *   lib/node/xid.c       Xid events of the kernel log against NVIDIA's Xid catalogue.
  * Each verdict names its row of include/nettune/checks.def by code. Unknown facts give
  * NT_NOT_JUDGED with the reason in message, never a failure. */
 #ifndef NETTUNE_NODECHECK_H
@@ -13,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "nettune/checks.h"
 #include "nettune/report.h"
 #include "nettune/status.h"
 
@@ -268,6 +270,62 @@ void nt_gpu_retired_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
 /* nt_gpu_retired_applies - 0 when the GPU remaps rows and gives no page retirement status
  * (Ampere and later: the retired-pages rule does not apply and is left out), else 1. */
 int nt_gpu_retired_applies(const nt_gpu_health_t *h);
+
+/* ---- Xid events in the kernel log (lib/node/xid.c) ---- */
+
+/* What NVIDIA's Xid catalogue tells an operator to do about one Xid ("Analyzing Xid Errors
+ * with the Xid Catalog", docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, its
+ * "Resolution Bucket (Immediate Action)" column): NT_CAT_DRAIN (RESTART_BM, CHECK_MECHANICALS,
+ * a GPU out of spare rows), NT_CAT_RESET (RESET_GPU), NT_CAT_MONITOR (RESTART_APP, IGNORE:
+ * the application's fault or a corrected event; the GPU is fine). */
+typedef struct nt_xid_row {
+    int xid;
+    nt_category_t category;
+    const char *meaning; /* one phrase, what the driver reported and what it means */
+} nt_xid_row_t;
+
+/* nt_xid_lookup - the catalogue's row of xid (the table in lib/node/xid.c, the one Xid table of
+ * the tree: the probe's gpu_xid check and the doctor's gpu_xid finding read it), NULL when it
+ * is not in the table. */
+const nt_xid_row_t *nt_xid_lookup(int xid);
+
+/* One Xid line of the kernel log. */
+typedef struct nt_xid_event {
+    char pci[32]; /* the GPU's address as the driver prints it: "0000:3b:00" (domain:bus:device) */
+    int xid;      /* -1 when the number does not parse */
+} nt_xid_event_t;
+
+/* nt_xid_parse_line - 1 when line holds the NVIDIA driver's Xid report, "NVRM: Xid
+ * (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." (anywhere in the line: dmesg,
+ * journalctl and /dev/kmsg records prefix it differently; "(0000:01:00)" without "PCI:" too),
+ * with out filled; 0 otherwise. The one reader of this line: the probe (nt_xid_read) and the
+ * doctor's kernel-log reader call it. Pure. */
+int nt_xid_parse_line(const char *line, nt_xid_event_t *out);
+
+#define NT_XID_MAX 64
+/* The Xid events of a node's kernel log. */
+typedef struct nt_xid_log {
+    int readable;              /* 1: the log was read */
+    char source[64];           /* "/dev/kmsg" or why it was not read ("/dev/kmsg: Operation not
+                                * permitted") */
+    size_t n;                  /* events kept (at most NT_XID_MAX, in log order) */
+    unsigned long total;       /* Xid lines seen, kept or not */
+    nt_xid_event_t ev[NT_XID_MAX];
+} nt_xid_log_t;
+
+/* nt_xid_read - the Xid lines of root+/dev/kmsg: the kernel's ring buffer since boot (as far as
+ * it holds; Documentation/ABI/testing/dev-kmsg: one record per read, EAGAIN at its end, EPIPE
+ * for a record overwritten while reading), or under a captured root a file of kmsg records or of
+ * dmesg/journalctl lines. Never fails: readable = 0 with the reason in source when the log
+ * cannot be opened (kernel.dmesg_restrict=1 without CAP_SYSLOG). */
+nt_status_t nt_xid_read(nt_xid_log_t *out);
+/* nt_xid_judge - "gpu_xid" for the events of one GPU (those whose pci starts with the GPU's
+ * "dddd:bb:dd" address; pci NULL: every event, target "node"): fail NT-GPU-020 (drain) when one
+ * is of the catalogue's drain class, else fail NT-GPU-021 (reset) for a reset-class one, else
+ * warn NT-GPU-022 (monitor) for application-class or unknown numbers; pass NT-GPU-020 with none;
+ * not_judged when the log was not readable. observed lists each number with its count. */
+void nt_xid_judge(const nt_xid_log_t *log, const char *pci, const char *target,
+                  nt_nodecheck_t *out);
 
 /* nt_nodecheck_set - fill out (used by every rule): check, code, verdict, target, and the
  * printf-formatted message; observed and expected are copied (NULL = ""). */

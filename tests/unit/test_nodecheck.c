@@ -50,6 +50,29 @@ static const char *const devname[] = {ROOTPORT, UP, DOWN_GPU, DOWN_NIC, GPU, NIC
     "MalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"                     \
     "AtomicOpBlocked 0\nTLPBlockedErr 0\nTOTAL_ERR_" tag " 0\n"
 
+/* /dev/kmsg records ("prio,seq,usec,flags;text", Documentation/ABI/testing/dev-kmsg) of a
+ * healthy node: the mlx5 lines of leptonai/gpud #1209's journal (2026-02-14), no Xid. */
+#define KMSG_HEALTHY                                                                               \
+    "6,1201,5400000,-;mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link INIT\n"                          \
+    "4,1202,5400100,-;workqueue: ib_cache_event_task [ib_core] hogged CPU for >10000us 4 "        \
+    "times, consider switching to WQ_UNBOUND\n"                                                   \
+    "6,1203,5400900,-;mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE\n"
+/* Captured Xid lines, the address turned into this tree's GPU (0000:05:00): */
+/* NVIDIA/NVSentinel #155 (2025-10-25), from 0000:44:00 */
+#define XID_79 "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 79, GPU has fallen off the bus\n"
+/* stas00/ml-engineering compute/accelerator/nvidia/debug.md, from 0000:10:1c */
+#define XID_63                                                                                     \
+    "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 63, pid=1896, Row Remapper: New row marked "   \
+    "for remapping, reset gpu to activate.\n"
+/* NVIDIA/open-gpu-kernel-modules #1150 (2026-05-18), from 0000:dc:00 */
+#define XID_45                                                                                     \
+    "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 45, pid=1818990, name=python3, Ch 00000001 "   \
+    "caused by previous Xid 149\n"
+/* leptonai/gpud #1174 (2025-12-08), from 0000:18:01:00 and 0000:9b:00 */
+#define XID_145                                                                                    \
+    "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 "      \
+    "(0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)\n"
+
 static char root[128];
 
 /* A config space image: AER at 0x100 pointing to ACS at 0x2a0 (NVIDIA/nccl #606: "ecap 000d
@@ -105,6 +128,7 @@ static int tree_setup(void **state)
              "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
              "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n"
              "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n");
+    tree_put(root, "/dev/kmsg", KMSG_HEALTHY);
     nt_sysfs_set_root(root);
     return 0;
 }
@@ -146,6 +170,9 @@ static int judge_all(nt_nodecheck_t *out, size_t *n)
     nt_peermem_judge(&p, &out[(*n)++]);
     nt_nvidia_fs_judge(&p, &out[(*n)++]);
     nt_dmabuf_judge(&p, &out[(*n)++]);
+    nt_xid_log_t log;
+    nt_xid_read(&log);
+    nt_xid_judge(&log, GPU, "gpu0", &out[(*n)++]);
     for (size_t i = 0; i < *n; i++)
         bad += out[i].verdict != NT_PASS;
     return bad;
@@ -181,8 +208,10 @@ static void test_healthy_passes_everything(void **state)
     size_t n;
     (void)state;
     assert_int_equal(judge_all(out, &n), 0);
-    assert_int_equal(n, 3 + 4 + 3);
+    assert_int_equal(n, 3 + 4 + 3 + 1);
     assert_string_equal(out[0].observed, "ACSCtl 0x0000 (ReqRedir- CmpltRedir-)");
+    assert_string_equal(out[10].check, "gpu_xid");
+    assert_string_equal(out[10].observed, "none");
     assert_string_equal(out[3].observed, "identity");
     assert_string_equal(out[4].observed, "correctable 0, fatal 0, non-fatal 0");
     assert_string_equal(out[9].observed, "kernel 6.8, NVIDIA open kernel module, NCCL 2.23.4");
@@ -389,6 +418,83 @@ static void test_iommu_cmdline(void **state)
     assert_int_equal(o.verdict, NT_NOT_JUDGED);
 }
 
+/* Each captured Xid on the tree's GPU fails (or warns) gpu_xid alone, with the code of its class
+ * in NVIDIA's catalogue; an application-class Xid 45 passes. */
+static void test_xid_fails_alone(void **state)
+{
+    static const struct {
+        const char *line, *code, *observed;
+        nt_verdict_t v;
+    } cases[] = {
+        {XID_79, "NT-GPU-020", "Xid 79 x1", NT_FAIL},
+        {XID_63, "NT-GPU-021", "Xid 63 x1", NT_FAIL},
+        {XID_145, "NT-GPU-022", "Xid 145 x1", NT_WARN},
+    };
+    nt_nodecheck_t out[16];
+    char kmsg[1024];
+    size_t n;
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const nt_nodecheck_t *b;
+        snprintf(kmsg, sizeof(kmsg), "%s%s", KMSG_HEALTHY, cases[i].line);
+        tree_put(root, "/dev/kmsg", kmsg);
+        assert_int_equal(judge_all(out, &n), 1);
+        b = the_bad_one(out, n);
+        assert_string_equal(b->check, "gpu_xid");
+        assert_string_equal(b->code, cases[i].code);
+        assert_int_equal(b->verdict, cases[i].v);
+        assert_string_equal(b->observed, cases[i].observed);
+    }
+    snprintf(kmsg, sizeof(kmsg), "%s%s%s", KMSG_HEALTHY, XID_45, XID_45);
+    tree_put(root, "/dev/kmsg", kmsg);
+    assert_int_equal(judge_all(out, &n), 0);
+    assert_string_equal(out[10].observed, "Xid 45 x2");
+    tree_put(root, "/dev/kmsg", KMSG_HEALTHY);
+}
+
+/* The line reader: the forms dmesg, journalctl and kmsg give, the old form without "PCI:"
+ * (pastebin xJaypMZt, 2012), and an Xid of another GPU left out of this GPU's verdict. */
+static void test_xid_lines(void **state)
+{
+    nt_xid_event_t e;
+    nt_xid_log_t log = {.readable = 1};
+    nt_nodecheck_t c;
+    (void)state;
+    assert_int_equal(nt_xid_parse_line("Feb 14 05:03:41 gpu-1 kernel: [ 1936.51] NVRM: Xid "
+                                       "(PCI:0000:44:00): 79, GPU has fallen off the bus",
+                                       &e),
+                     1);
+    assert_string_equal(e.pci, "0000:44:00");
+    assert_int_equal(e.xid, 79);
+    assert_int_equal(nt_xid_parse_line("[ 269.517039] NVRM: Xid (0000:01:00): 3, C 00000005 SC "
+                                       "00000007 M 00001ffc Data ffffffff",
+                                       &e),
+                     1);
+    assert_string_equal(e.pci, "0000:01:00");
+    assert_int_equal(e.xid, 3);
+    assert_int_equal(nt_xid_parse_line("NVRM: GPU at 0000:01:00.0 has fallen off the bus.", &e), 0);
+    assert_non_null(nt_xid_lookup(48));
+    assert_int_equal(nt_xid_lookup(48)->category, NT_CAT_RESET);
+    assert_null(nt_xid_lookup(149));
+    log.n = 1;
+    log.total = 1;
+    assert_int_equal(nt_xid_parse_line("NVRM: Xid (PCI:0000:9b:00): 94, pid=1234, name=python3, "
+                                       "Contained ECC error", /* leptonai/gpud #1174 */
+                                       &log.ev[0]),
+                     1);
+    nt_xid_judge(&log, "0000:05:00.0", "gpu0", &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    nt_xid_judge(&log, "0000:9B:00.0", "gpu1", &c);
+    assert_string_equal(c.code, "NT-GPU-021");
+    nt_xid_judge(&log, NULL, "node", &c);
+    assert_string_equal(c.code, "NT-GPU-021");
+    log.readable = 0;
+    snprintf(log.source, sizeof(log.source), "/dev/kmsg: Operation not permitted");
+    nt_xid_judge(&log, NULL, "node", &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
+    assert_non_null(strstr(c.message, "dmesg_restrict"));
+}
+
 /* The probe's glue (probes/nodechecks.c) on the same tree: one GPU and one NIC, the checks that
  * apply, each with code and category; NCCL 2.22.3 with nvidia_peermem (nccl #1676) fails. */
 static void test_probe_glue(void **state)
@@ -415,8 +521,9 @@ static void test_probe_glue(void **state)
             assert_string_equal(cJSON_GetObjectItem(c, "category")->valuestring, "config");
         }
     }
-    assert_int_equal(n, 3 + 4 + 1 + 3); /* ACS x3, IOMMU and AER x2, memlock, peer memory,
-                                         * nvidia_fs and dma-buf; no /dev/shm for one GPU */
+    assert_int_equal(n, 3 + 1 + 4 + 1 + 3); /* ACS x3, gpu_xid, IOMMU and AER x2, memlock,
+                                             * peer memory, nvidia_fs and dma-buf; no /dev/shm
+                                             * for one GPU */
     assert_int_equal(bad, 1);
     cJSON_Delete(checks);
 }
@@ -435,6 +542,8 @@ int main(void)
         cmocka_unit_test(test_memlock),
         cmocka_unit_test(test_aer_rules),
         cmocka_unit_test(test_iommu_cmdline),
+        cmocka_unit_test(test_xid_fails_alone),
+        cmocka_unit_test(test_xid_lines),
         cmocka_unit_test(test_probe_glue),
     };
     return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
