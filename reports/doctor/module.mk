@@ -15,7 +15,7 @@ DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
 # The command itself (main.c, params.c, run.c) is linked into nettune-doctor only: nettune tune
 # links DOCTOR_OBJS and has its own main.
 DOCTOR_CMD_OBJS := $(addprefix $(OBJ)/$(DOCTOR_DIR)/,main.o params.o run.o)
-DOCTOR_PARTS := judge nccl core
+DOCTOR_PARTS := judge node nccl core
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
 

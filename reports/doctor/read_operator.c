@@ -13,6 +13,7 @@
 
 #include "analyze_int.h"
 #include "nettune/ncclxml.h"
+#include "nettune/nodecheck.h"
 
 enum { OP_NONE = 0, OP_IBV, OP_IBSTAT, OP_TOPO, OP_NVLINK };
 
@@ -417,19 +418,15 @@ static char *nt_journal_host(const char *line)
 static int nt_feed_kernel(nt_doctor_t *d, const char *host, const char *b, const char *line)
 {
     nt_op_t *o = &d->op;
-    const char *x = strstr(b, "NVRM: Xid (");
-    if (x) { /* "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." */
+    nt_xid_event_t xe;
+    if (nt_xid_parse_line(b, &xe)) { /* the one reader of the line: lib/node/xid.c */
         char *jh = host ? NULL : nt_journal_host(b);
         o->xids_total++;
         nt_opxid_t *e =
             nt_read_operator_grow((void **)&o->xids, &o->nxids, &o->cap_xids, sizeof(*e));
         if (e) {
-            const char *p = x + 11;
-            const char *q = strstr(p, "): ");
-            if (nt_starts(p, "PCI:"))
-                p += 4;
-            snprintf(e->pci, sizeof(e->pci), "%.*s", q ? (int)(q - p) : 0, p);
-            e->xid = q ? atoi(q + 3) : -1;
+            snprintf(e->pci, sizeof(e->pci), "%s", xe.pci);
+            e->xid = xe.xid;
             e->host = nt_dup0(host ? host : jh);
             nt_ev_set(&e->ev, d->cur, nt_cur_line(d), line);
         }

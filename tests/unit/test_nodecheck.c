@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "nettune/checks.h"
 #include "nettune/nodecheck.h"
 #include "nettune/sysfs.h"
 #include "nodechecks.h"
@@ -495,6 +496,28 @@ static void test_xid_lines(void **state)
     assert_non_null(strstr(c.message, "dmesg_restrict"));
 }
 
+/* One rule, two sides: every pair of checks_same.def joins a doctor's cause (NT-*-1NN) and a
+ * probe check (NT-*-0NN), both rows of the check table. */
+static void test_same_rows(void **state)
+{
+    const char *cause, *probe;
+    char buf[128];
+    (void)state;
+    assert_true(nt_check_same_count() >= 17);
+    for (size_t i = 0; nt_check_same_at(i, &cause, &probe); i++) {
+        assert_non_null(nt_check_by_code(cause));
+        assert_non_null(nt_check_by_code(probe));
+        assert_true(atoi(strrchr(cause, '-') + 1) >= 101);
+        assert_true(atoi(strrchr(probe, '-') + 1) < 101);
+    }
+    assert_int_equal(nt_check_probe_codes("NT-GPU-101", buf, sizeof(buf)), 3);
+    assert_string_equal(buf, "NT-GPU-020, NT-GPU-021, NT-GPU-022");
+    assert_int_equal(nt_check_probe_codes("NT-CFG-121", buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "NT-CFG-001");
+    assert_int_equal(nt_check_probe_codes("NT-JOB-103", buf, sizeof(buf)), 0);
+    assert_string_equal(buf, "");
+}
+
 /* The probe's glue (probes/nodechecks.c) on the same tree: one GPU and one NIC, the checks that
  * apply, each with code and category; NCCL 2.22.3 with nvidia_peermem (nccl #1676) fails. */
 static void test_probe_glue(void **state)
@@ -544,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_iommu_cmdline),
         cmocka_unit_test(test_xid_fails_alone),
         cmocka_unit_test(test_xid_lines),
+        cmocka_unit_test(test_same_rows),
         cmocka_unit_test(test_probe_glue),
     };
     return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
