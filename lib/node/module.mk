@@ -4,6 +4,6 @@
 # libraries are linked --as-needed: nettune doctor calls only the rules and the text readers,
 # so it loads no hwloc.
 NT_SRCS_node := $(addprefix lib/node/,topo.c pcie.c sysfs.c gpu.c cuda.c nvml.c software.c \
-                  nodecheck.c pcie_acs.c limits.c modules.c gpu_health.c xid.c)
+                  nodecheck.c pcie_acs.c limits.c modules.c gpu_health.c xid.c opfiles.c)
 NT_LDLIBS_node = -Wl,--push-state,--as-needed $(HWLOC_LIBS) -ldl -lpthread -Wl,--pop-state
 $(eval $(call NT_ARCHIVE,node))

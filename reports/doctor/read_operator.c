@@ -590,7 +590,7 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
         return 0;
     int used = nt_feed_ibv(d, st, h, b, line) || nt_feed_ibstat(d, st, h, b, line) ||
                nt_feed_topo(d, st, h, b, line) || nt_feed_nvlink(d, st, h, b, line) ||
-               nt_feed_kernel(d, h, b, line);
+               nt_feed_kernel(d, h, b, line) || nt_nodefiles_line(d, h, b, line);
     if (!used && st->mode != OP_NONE && !*nt_skip_ws(b))
         used = 1; /* blank lines inside a block */
     if (!used && st->mode != OP_NONE && (b[0] == '\t' || b[0] == ' ') && st->mode != OP_TOPO &&

@@ -500,5 +500,6 @@ void nt_op_diagnose(nt_doctor_t *d)
     nt_diagnose_topo(d);
     nt_diagnose_nvlink(d);
     nt_diagnose_kernel(d);
+    nt_nodefiles_diagnose(d);
     nt_diagnose_xml(d);
 }

@@ -518,6 +518,137 @@ static void test_same_rows(void **state)
     assert_string_equal(buf, "");
 }
 
+/* Feeds every line of a capture in tests/fixtures/nodecheck/opfiles to fn(state, line); returns
+ * how many lines fn took. */
+static int feed_file(const char *name, int (*fn)(void *, const char *), void *st)
+{
+    char path[256], line[512];
+    int took = 0;
+    FILE *f;
+    snprintf(path, sizeof(path), "tests/fixtures/nodecheck/opfiles/%s", name);
+    assert_non_null(f = fopen(path, "r"));
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        took += fn(st, line);
+    }
+    fclose(f);
+    return took;
+}
+static int feed_ulimit(void *st, const char *l) { return nt_ulimit_line(l, st); }
+static int feed_smi(void *st, const char *l) { return nt_smi_q_line(st, l); }
+static int feed_lspci(void *st, const char *l) { return nt_lspci_line(st, l); }
+typedef struct { nt_df_state_t df; nt_shm_t shm; } df_feed_t;
+static int feed_df(void *st, const char *l) { df_feed_t *d = st; return nt_df_line(&d->df, l, &d->shm); }
+typedef struct { int in; nt_peermem_t p; } lsmod_feed_t;
+static int feed_lsmod(void *st, const char *l) { lsmod_feed_t *m = st; return nt_lsmod_line(&m->in, l, &m->p); }
+
+/* The operator files' readers (lib/node/opfiles.c) on the captures of opfiles/MANIFEST.md, and
+ * the probe's rules on what they read: the healthy file passes, the fault file fails. */
+static void test_opfiles(void **state)
+{
+    nt_memlock_t m = {0};
+    df_feed_t df = {0};
+    lsmod_feed_t lm = {0};
+    nt_nodecheck_t c;
+    static nt_smi_q_t smi;
+    static nt_lspci_t pci;
+    (void)state;
+
+    assert_int_equal(feed_file("ulimit-a-container-64k.txt", feed_ulimit, &m), 16);
+    assert_true(m.known && !m.unlimited);
+    assert_int_equal(m.soft_bytes, 65536);
+    nt_memlock_judge(&m, &c);
+    assert_string_equal(c.code, "NT-CFG-001");
+    assert_int_equal(c.verdict, NT_FAIL);
+    memset(&m, 0, sizeof(m));
+    feed_file("ulimit-Ha-unlimited.txt", feed_ulimit, &m);
+    assert_true(m.known && m.unlimited);
+    nt_memlock_judge(&m, &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    memset(&m, 0, sizeof(m));
+    assert_int_equal(nt_ulimit_line("-l: max locked memory (kb)        8192", &m), 1); /* busybox */
+    assert_int_equal(m.soft_bytes, 8192ull * 1024);
+    assert_int_equal(nt_ulimit_line("NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>", &m), 0);
+
+    assert_int_equal(feed_file("df-h-docker-shm-64m.txt", feed_df, &df), 4);
+    assert_true(df.shm.known && df.shm.container);
+    assert_int_equal(df.shm.size_bytes, 64ull << 20);
+    df.shm.gpus = 4;
+    nt_shm_judge(&df.shm, &c);
+    assert_string_equal(c.code, "NT-CFG-002");
+    assert_int_equal(c.verdict, NT_FAIL);
+    memset(&df, 0, sizeof(df));
+    feed_file("df-h-host-shm.txt", feed_df, &df);
+    assert_int_equal(df.shm.size_bytes, (unsigned long long)(7.9 * 1024 * 1024 * 1024));
+    assert_false(df.shm.container);
+    df.shm.gpus = 8;
+    nt_shm_judge(&df.shm, &c);
+    assert_int_equal(c.verdict, NT_PASS);
+
+    assert_int_equal(feed_file("lsmod-nvidia-peermem.txt", feed_lsmod, &lm), 8);
+    assert_true(lm.p.nvidia_peermem && lm.p.peers_unknown && !lm.p.nv_peer_mem);
+    lm.p.nccl_code = 22203; /* NVIDIA/nccl #1676 */
+    nt_peermem_judge(&lm.p, &c);
+    assert_string_equal(c.code, "NT-CFG-004");
+    assert_int_equal(c.verdict, NT_FAIL);
+    lm.p.nccl_code = 22304;
+    nt_peermem_judge(&lm.p, &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    lm.p.nccl_code = 21903; /* would find memory_peers/nvidia-peermem, which lsmod cannot show */
+    nt_peermem_judge(&lm.p, &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
+
+    assert_int_equal(feed_file("nvidia-smi-q-a100-healthy.txt", feed_smi, &smi), 78);
+    assert_int_equal(smi.ngpus, 1);
+    assert_string_equal(smi.bus[0], "00000000:0A:00.0");
+    assert_true(smi.gpu[0].persistence_ok && smi.gpu[0].persistence);
+    assert_true(smi.gpu[0].throttle_ok && smi.gpu[0].throttle == 0);
+    assert_true(smi.gpu[0].ecc_ok && smi.gpu[0].remap_ok && smi.gpu[0].reset_ok);
+    assert_false(smi.gpu[0].retired_ok); /* N/A on A100: the retired-pages rule does not apply */
+    assert_false(nt_gpu_retired_applies(&smi.gpu[0]));
+    nt_gpu_remap_judge(&smi.gpu[0], &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    memset(&smi, 0, sizeof(smi));
+    feed_file("nvidia-smi-q-a100-remap-pending.txt", feed_smi, &smi);
+    assert_int_equal(smi.gpu[0].remap_pending, 1);
+    assert_int_equal(smi.gpu[0].remap_uncorr_rows, 4);
+    nt_gpu_remap_judge(&smi.gpu[0], &c);
+    assert_string_equal(c.code, "NT-GPU-014");
+    /* the layout before Ampere: ECC Errors > Volatile > Double Bit > Total, an active slowdown */
+    memset(&smi, 0, sizeof(smi));
+    static const char *const old[] = {
+        "GPU 00000000:3B:00.0", "    Persistence Mode                      : Disabled",
+        "    Clocks Throttle Reasons", "        HW Slowdown                       : Active",
+        "    ECC Errors", "        Volatile", "            Double Bit",
+        "                Device Memory             : 2", "                Total                     : 2",
+        "        Aggregate", "            Double Bit", "                Total                     : 5",
+        "    Retired Pages", "        Pending                           : Yes", "NCCL INFO not smi"};
+    for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++)
+        assert_int_equal(nt_smi_q_line(&smi, old[i]), i + 1 < sizeof(old) / sizeof(old[0]));
+    assert_int_equal(smi.gpu[0].ecc_uncorr_volatile, 2);
+    assert_int_equal(smi.gpu[0].ecc_uncorr_aggregate, 5);
+    assert_int_equal(smi.gpu[0].throttle, NT_THROTTLE_HW_SLOWDOWN);
+    assert_true(smi.gpu[0].retired_ok && smi.gpu[0].retired_pending);
+    assert_true(smi.gpu[0].persistence_ok && !smi.gpu[0].persistence);
+
+    assert_int_equal(feed_file("lspci-vvv-pex8747-acs-off.txt", feed_lspci, &pci), 14);
+    assert_int_equal(pci.n, 2);
+    assert_string_equal(pci.acs[0].bdf, "0000:04:08.0");
+    nt_acs_judge(&pci.acs[1], &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    memset(&pci, 0, sizeof(pci));
+    feed_file("lspci-vvv-pex8747-acs-redirect.txt", feed_lspci, &pci);
+    assert_int_equal(pci.acs[0].ctl, 0x001d); /* NVIDIA/nccl #523 */
+    nt_acs_judge(&pci.acs[0], &c);
+    assert_string_equal(c.code, "NT-PCIE-005");
+    assert_int_equal(c.verdict, NT_FAIL);
+    memset(&pci, 0, sizeof(pci));
+    assert_int_equal(nt_lspci_line(&pci, "0000:04:08.0 PCI bridge: PLX Technology, Inc. PEX 8747"), 1);
+    assert_int_equal(nt_lspci_line(&pci, "\tCapabilities: <access denied>"), 1);
+    nt_acs_judge(&pci.acs[0], &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
+}
+
 /* The probe's glue (probes/nodechecks.c) on the same tree: one GPU and one NIC, the checks that
  * apply, each with code and category; NCCL 2.22.3 with nvidia_peermem (nccl #1676) fails. */
 static void test_probe_glue(void **state)
@@ -535,8 +666,8 @@ static void test_probe_glue(void **state)
         n++;
         assert_non_null(cJSON_GetObjectItem(c, "code"));
         assert_non_null(cJSON_GetObjectItem(c, "category"));
-        if (strcmp(name, "memlock") == 0) /* this process's limit, MemTotal not in the tree */
-            assert_true(strcmp(v, "pass") == 0 || strcmp(v, "not_judged") == 0);
+        if (strcmp(name, "memlock") == 0) /* this process's own limit: any verdict, its code */
+            assert_string_equal(cJSON_GetObjectItem(c, "code")->valuestring, "NT-CFG-001");
         else if (strcmp(v, "pass") != 0) {
             bad++;
             assert_string_equal(name, "peer_memory");
@@ -568,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_xid_fails_alone),
         cmocka_unit_test(test_xid_lines),
         cmocka_unit_test(test_same_rows),
+        cmocka_unit_test(test_opfiles),
         cmocka_unit_test(test_probe_glue),
     };
     return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
