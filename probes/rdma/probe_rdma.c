@@ -268,7 +268,8 @@ static void nt_rails_node_checks(nt_rdma_state_t *s, cJSON *checks)
             nt_rdma_roce_v2_judge(&rails[r], &gid);
             if ((c = nt_nodechecks_json(&gid, s->host)))
                 cJSON_AddItemToArray(checks, c);
-            if ((c = nt_nodechecks_json(&fw[r], s->host)))
+            /* a virtual device (rxe, no PCI function) has no firmware to compare */
+            if (rails[r].pci_bus_id[0] && (c = nt_nodechecks_json(&fw[r], s->host)))
                 cJSON_AddItemToArray(checks, c);
         }
     }

@@ -431,6 +431,9 @@ void nt_op_begin(nt_doctor_t *d, const char *host);
  * node-check rules on them, as findings (the op's nodefiles_free frees what they hold). */
 int nt_nodefiles_line(nt_doctor_t *d, const char *host, const char *b, const char *line);
 void nt_nodefiles_diagnose(nt_doctor_t *d);
+/* nt_nodefiles_text - one line per host of the operator-file summary: checks judged, passed
+ * and not judged (with the first reason). */
+void nt_nodefiles_text(const nt_doctor_t *d, FILE *out);
 int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char **host);
 /* Ends the input; returns 1 if it held operator content (so it is usable), with a message in msg
  * when the content could not be read (bad XML). */

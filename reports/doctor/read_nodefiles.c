@@ -23,6 +23,9 @@ typedef struct {
     nt_ev_t ev_gpu[NT_SMI_GPUS];
     nt_lspci_t *pci;
     nt_ev_t ev_pci[NT_LSPCI_DEVS];
+    /* what the diagnosis judged, for the text summary: nothing passes silently */
+    int judged, passed, not_judged;
+    char why[400]; /* the first reason a check was not judged */
 } nt_nfhost_t;
 
 struct nt_nodefiles {
@@ -146,13 +149,21 @@ static const char *nt_nodefiles_key(const nt_doctor_t *d, const char *code)
     return NULL;
 }
 
-/* One verdict of the probe's rule: a finding when it warns or fails. */
-static void nt_nodefiles_put(nt_doctor_t *d, const char *host, const char *what,
+/* One verdict of the probe's rule: counted for host h, a finding when it warns or fails. */
+static void nt_nodefiles_put(nt_doctor_t *d, nt_nfhost_t *h, const char *what,
                              const nt_nodecheck_t *c, const nt_ev_t *ev)
 {
+    const char *host = h->host;
     const char *key;
     nt_finding_t *f;
 
+    if (c->verdict == NT_NOT_JUDGED) {
+        if (!h->not_judged++)
+            snprintf(h->why, sizeof(h->why), "%s %s: %s", c->check, c->target, c->message);
+        return;
+    }
+    h->judged++;
+    h->passed += c->verdict == NT_PASS;
     if (c->verdict != NT_WARN && c->verdict != NT_FAIL)
         return;
     if (!(key = nt_nodefiles_key(d, c->code)) || !(f = nt_finding_add(d, key)))
@@ -188,7 +199,7 @@ void nt_nodefiles_diagnose(nt_doctor_t *d)
         nt_nfhost_t *h = &nf->h[i];
         if (h->has_ml) {
             nt_memlock_judge(&h->ml, &c);
-            nt_nodefiles_put(d, h->host, "ulimit -a", &c, &h->ev_ml);
+            nt_nodefiles_put(d, h, "ulimit -a", &c, &h->ev_ml);
         }
         /* --expect gpus_per_node, else the GPUs of the host's nvidia-smi -q, else the job's
          * ranks per node */
@@ -198,12 +209,12 @@ void nt_nodefiles_diagnose(nt_doctor_t *d)
         if (h->has_shm && gpus >= 2) {
             h->shm.gpus = gpus;
             nt_shm_judge(&h->shm, &c);
-            nt_nodefiles_put(d, h->host, "df /dev/shm", &c, &h->ev_shm);
+            nt_nodefiles_put(d, h, "df /dev/shm", &c, &h->ev_shm);
         }
         if (h->has_pm) {
             h->pm.nccl_code = nt_nodefiles_nccl(d);
             nt_peermem_judge(&h->pm, &c);
-            nt_nodefiles_put(d, h->host, "lsmod", &c, &h->ev_pm);
+            nt_nodefiles_put(d, h, "lsmod", &c, &h->ev_pm);
         }
         for (int g = 0; h->smi && g < h->smi->ngpus; g++)
             for (size_t r = 0; r < sizeof(gpu_rules) / sizeof(gpu_rules[0]); r++) {
@@ -212,12 +223,26 @@ void nt_nodefiles_diagnose(nt_doctor_t *d)
                     continue;
                 gpu_rules[r](gh, &c);
                 snprintf(c.target, sizeof(c.target), "GPU %s", h->smi->bus[g]);
-                nt_nodefiles_put(d, h->host, "nvidia-smi -q", &c, &h->ev_gpu[g]);
+                nt_nodefiles_put(d, h, "nvidia-smi -q", &c, &h->ev_gpu[g]);
             }
         for (size_t a = 0; h->pci && a < h->pci->n; a++) {
             nt_acs_judge(&h->pci->acs[a], &c);
-            nt_nodefiles_put(d, h->host, "lspci -vvv, a PCI bridge", &c, &h->ev_pci[a]);
+            nt_nodefiles_put(d, h, "lspci -vvv, a PCI bridge", &c, &h->ev_pci[a]);
         }
+    }
+}
+
+void nt_nodefiles_text(const nt_doctor_t *d, FILE *out)
+{
+    const struct nt_nodefiles *nf = d->op.nodefiles;
+    for (size_t i = 0; nf && i < nf->nh; i++) {
+        const nt_nfhost_t *h = &nf->h[i];
+        if (!h->judged && !h->not_judged)
+            continue;
+        fprintf(out, "    node checks (%s; ulimit -a, df, lsmod, nvidia-smi -q, lspci -vvv): %d judged, "
+                "%d passed, %d not judged%s%s\n",
+                nt_host_name(h->host), h->judged, h->passed, h->not_judged,
+                h->not_judged ? ": " : "", h->why);
     }
 }
 
