@@ -614,6 +614,15 @@ static void test_opfiles(void **state)
     assert_int_equal(smi.gpu[0].remap_uncorr_rows, 4);
     nt_gpu_remap_judge(&smi.gpu[0], &c);
     assert_string_equal(c.code, "NT-GPU-014");
+    /* driver 495's section name (MangoHud #636, as posted): throttle judged, nothing active */
+    memset(&smi, 0, sizeof(smi));
+    assert_int_equal(feed_file("nvidia-smi-q-d-performance-495.txt", feed_smi, &smi), 20); /* not the blank line before the banner */
+    assert_true(smi.gpu[0].throttle_ok && smi.gpu[0].throttle == 0);
+    assert_false(smi.gpu[0].ecc_ok || smi.gpu[0].persistence_ok); /* -d PERFORMANCE only */
+    nt_gpu_throttle_judge(&smi.gpu[0], &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    nt_gpu_ecc_judge(&smi.gpu[0], &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
     /* the layout before Ampere: ECC Errors > Volatile > Double Bit > Total, an active slowdown */
     memset(&smi, 0, sizeof(smi));
     static const char *const old[] = {
