@@ -1,5 +1,6 @@
 /* The node checks as report checks (nodechecks.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "judge/judge.h"
@@ -79,6 +80,29 @@ static void nt_nodechecks_device(const char *bdf, const char *host, cJSON *check
     nt_nodechecks_put(checks, &c, host);
 }
 
+/* Xid events of the kernel log: one verdict per GPU of topo; without GPUs in topo (a node whose
+ * GPUs only NVML sees) one for the node, and only when the log holds Xid lines. */
+static void nt_nodechecks_xid(const nt_topo_t *topo, const char *host, cJSON *checks)
+{
+    nt_xid_log_t *log = malloc(sizeof(*log));
+    nt_nodecheck_t c;
+
+    if (!log)
+        return;
+    nt_xid_read(log);
+    for (int g = 0; g < topo->ngpus; g++) {
+        char t[16];
+        snprintf(t, sizeof(t), "gpu%d", g);
+        nt_xid_judge(log, topo->gpus[g].pci_bus_id, t, &c);
+        nt_nodechecks_put(checks, &c, host);
+    }
+    if (topo->ngpus == 0 && log->total) {
+        nt_xid_judge(log, NULL, "node", &c);
+        nt_nodechecks_put(checks, &c, host);
+    }
+    free(log);
+}
+
 void nt_nodechecks_node(const nt_topo_t *topo, const char *host, const char *nccl_version,
                         cJSON *checks)
 {
@@ -87,6 +111,7 @@ void nt_nodechecks_node(const nt_topo_t *topo, const char *host, const char *ncc
     if (!topo || !checks)
         return;
     nt_nodechecks_acs(topo, host, checks);
+    nt_nodechecks_xid(topo, host, checks);
     for (int g = 0; g < topo->ngpus; g++)
         nt_nodechecks_device(topo->gpus[g].pci_bus_id, host, checks);
     for (int n = 0; n < topo->nnics; n++)

@@ -14,7 +14,8 @@
 cJSON *nt_nodechecks_json(const nt_nodecheck_t *c, const char *host);
 
 /* nt_nodechecks_node - the sysfs and limits checks of this node into checks, each only where it
- * applies: ACS on the bridges between every GPU and NIC of topo (once a bridge), IOMMU and AER
+ * applies: ACS on the bridges between every GPU and NIC of topo (once a bridge), Xid events of
+ * the kernel log per GPU (for the node when topo has no GPU and the log has Xids), IOMMU and AER
  * of every GPU and NIC; with a NIC, memlock; with 2 GPUs or more, /dev/shm; with a GPU and a
  * NIC, peer memory against nccl_version ("2.19.3", "" unknown), nvidia_fs and dma-buf. topo NULL: only
  * what needs no device list (none). Never fails: a failed allocation drops that entry. */

@@ -62,24 +62,24 @@ TUNE_BIN  := $(BIN)/nettune-tune
 ALL_TARGETS += $(TUNE_BIN)
 $(OBJ)/tuner/%.o $(OBJ)/tests/tuner/%.o: NT_CFLAGS += -I$(NTP_SRC)
 
-$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge nccl core)
+$(TUNE_BIN): $(OBJ)/tuner/main.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge node nccl core)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wl,--as-needed -o $@ $(OBJ)/tuner/main.o $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) \
-	  $(TUNER_MODEL_LIB) $(call nt_link,judge nccl core)
+	  $(TUNER_MODEL_LIB) $(call nt_link,judge node nccl core)
 
 # Tests of the CLI parts (cmocka, tests/tuner/test_tune.c) and the command end to end
 # (tests/tuner/run-cli.sh: exit codes, byte-identical files, ldd, the plugin driven as NCCL drives
 # it on the written file).
 TUNE_TEST_BIN := $(BUILD)/tests/test_tune
 TUNE_E2E_BIN  := $(BUILD)/tests/test_tune_e2e
-$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge nccl core)
+$(TUNE_TEST_BIN): $(OBJ)/tests/tuner/test_tune.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge node nccl core)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) \
-	  $(call nt_link,judge nccl core) $(CMOCKA_LIBS)
-$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge nccl core)
+	  $(call nt_link,judge node nccl core) $(CMOCKA_LIBS)
+$(TUNE_E2E_BIN): $(OBJ)/tests/tuner/test_tune_e2e.o $(TUNE_OBJS) $$(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) $(call nt_archives,judge node nccl core)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TUNE_OBJS) $(TUNE_DOCTOR_OBJS) $(TUNER_MODEL_LIB) \
-	  $(call nt_link,judge nccl core) $(CMOCKA_LIBS) -ldl
+	  $(call nt_link,judge node nccl core) $(CMOCKA_LIBS) -ldl
 
 TEST_TARGETS += test-tune
 .PHONY: test-tune

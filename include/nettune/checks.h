@@ -43,4 +43,13 @@ const nt_check_row_t *nt_check_by_code(const char *code);
  * written into buf of len bytes; returns buf (empty string when row is NULL). */
 char *nt_check_anchor(const nt_check_row_t *row, char *buf, size_t len);
 
+/* The probe's checks that see the fact a doctor's cause names (include/nettune/checks_same.def,
+ * lib/core/checks_same.c):
+ * nt_check_probe_codes - the probe codes paired with cause ("NT-CFG-121"), ", "-joined into buf
+ *   of len bytes ("NT-CFG-001"; "" when none); returns how many;
+ * nt_check_same_count / nt_check_same_at - the pairs in table order (0 past the end). */
+size_t nt_check_probe_codes(const char *cause, char *buf, size_t len);
+size_t nt_check_same_count(void);
+int nt_check_same_at(size_t i, const char **cause, const char **probe);
+
 #endif

@@ -5,7 +5,10 @@
  *   lib/node/pcie_acs.c  ACS on the bridges between a GPU and its NIC, IOMMU mode, AER counters;
  *   lib/node/limits.c    RLIMIT_MEMLOCK, /dev/shm against NCCL's shm transport buffers;
  *   lib/node/modules.c   peer-memory modules against what the NCCL found looks for, nvidia_fs;
- *   lib/node/gpu_health.c  ECC, row remapping, clock slowdowns, persistence, reset (NVML).
+ *   lib/node/gpu_health.c  ECC, row remapping, clock slowdowns, persistence, reset (NVML);
+ *   lib/node/xid.c       Xid events of the kernel log against NVIDIA's Xid catalogue;
+ *   lib/node/opfiles.c   the same facts from operators' files (ulimit -a, df, lsmod,
+ *                        nvidia-smi -q, lspci -vvv) for the doctor.
  * Each verdict names its row of include/nettune/checks.def by code. Unknown facts give
  * NT_NOT_JUDGED with the reason in message, never a failure. */
 #ifndef NETTUNE_NODECHECK_H
@@ -13,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "nettune/checks.h"
 #include "nettune/report.h"
 #include "nettune/status.h"
 
@@ -121,13 +125,19 @@ typedef struct nt_memlock {
     int slurm;                          /* SLURM_JOB_ID is set: the step's limit is ours */
 } nt_memlock_t;
 
+/* The largest limit ibv_reg_mr was seen failing under (the doctor's cause NT-CFG-121: Docker's
+ * 64 KiB, systemd's and Slurm's 8 MiB; NVIDIA/nccl#1173, aws/aws-ofi-nccl#56): a limit at or
+ * below it fails even where MemTotal is unknown (an operator's `ulimit -a`). */
+#define NT_MEMLOCK_SEEN_FAILING (8ull << 20)
+
 /* nt_memlock_read - getrlimit(RLIMIT_MEMLOCK) of this process (under Slurm, the step's own
  * limit: slurmd sets it from PropagateResourceLimits before exec), MemTotal through the root. */
 nt_status_t nt_memlock_read(nt_memlock_t *out);
 /* nt_memlock_judge - "memlock": pass when unlimited or at least MemTotal; fail (NT-CFG-001)
  * below it: ibv_reg_mr pins host memory against RLIMIT_MEMLOCK (man 3 ibv_reg_mr, rdma-core
- * libibverbs/man/ibv_reg_mr.3: ENOMEM) and NCCL registers its host buffers; not_judged when
- * the limit is unknown, or finite with MemTotal unknown. */
+ * libibverbs/man/ibv_reg_mr.3: ENOMEM) and NCCL registers its host buffers; with MemTotal
+ * unknown, fail at or below NT_MEMLOCK_SEEN_FAILING, else not_judged; not_judged when the
+ * limit is unknown. */
 void nt_memlock_judge(const nt_memlock_t *m, nt_nodecheck_t *out);
 
 typedef struct nt_shm {
@@ -169,6 +179,8 @@ typedef struct nt_peermem {
     int nvidia_peermem;  /* /sys/module/nvidia_peermem/version */
     int nv_peer_mem;     /* /sys/module/nv_peer_mem */
     int nvidia_fs;       /* /sys/module/nvidia_fs (GPUDirect Storage) */
+    int peers_unknown;   /* 1: the memory_peers files were not read (facts from lsmod):
+                          * memory_peers/nvidia-peermem may exist where nvidia_peermem is loaded */
     /* dma-buf, GPUDirect RDMA without a peer-memory module: */
     int kernel_major, kernel_minor; /* /proc/sys/kernel/osrelease; 0.0 unknown */
     int nvidia_open;     /* /proc/driver/nvidia/version names the "Open Kernel Module": 1,
@@ -200,7 +212,7 @@ int nt_peermem_looks_for(int nccl_code, char *buf, size_t len);
  * (NT-CFG-004) when a peer-memory module is loaded but none of those files exists (NCCL runs
  * without GPUDirect RDMA); with no peer-memory module loaded, pass when nt_dmabuf_possible
  * (GPUDirect RDMA through dma-buf), else warn (NT-CFG-005); not_judged without an NCCL
- * version. */
+ * version, or when the answer hangs on memory_peers/nvidia-peermem and peers_unknown. */
 void nt_peermem_judge(const nt_peermem_t *p, nt_nodecheck_t *out);
 /* nt_nvidia_fs_judge - "nvidia_fs" (NT-CFG-006, information): pass, observed "loaded" or
  * "not loaded". */
@@ -268,6 +280,126 @@ void nt_gpu_retired_judge(const nt_gpu_health_t *h, nt_nodecheck_t *out);
 /* nt_gpu_retired_applies - 0 when the GPU remaps rows and gives no page retirement status
  * (Ampere and later: the retired-pages rule does not apply and is left out), else 1. */
 int nt_gpu_retired_applies(const nt_gpu_health_t *h);
+
+/* ---- Xid events in the kernel log (lib/node/xid.c) ---- */
+
+/* What NVIDIA's Xid catalogue tells an operator to do about one Xid ("Analyzing Xid Errors
+ * with the Xid Catalog", docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, its
+ * "Resolution Bucket (Immediate Action)" column): NT_CAT_DRAIN (RESTART_BM, CHECK_MECHANICALS,
+ * a GPU out of spare rows), NT_CAT_RESET (RESET_GPU), NT_CAT_MONITOR (RESTART_APP, IGNORE:
+ * the application's fault or a corrected event; the GPU is fine). */
+typedef struct nt_xid_row {
+    int xid;
+    nt_category_t category;
+    const char *meaning; /* one phrase, what the driver reported and what it means */
+} nt_xid_row_t;
+
+/* nt_xid_lookup - the catalogue's row of xid (the table in lib/node/xid.c, the one Xid table of
+ * the tree: the probe's gpu_xid check and the doctor's gpu_xid finding read it), NULL when it
+ * is not in the table. */
+const nt_xid_row_t *nt_xid_lookup(int xid);
+
+/* One Xid line of the kernel log. */
+typedef struct nt_xid_event {
+    char pci[32]; /* the GPU's address as the driver prints it: "0000:3b:00" (domain:bus:device) */
+    int xid;      /* -1 when the number does not parse */
+} nt_xid_event_t;
+
+/* nt_xid_parse_line - 1 when line holds the NVIDIA driver's Xid report, "NVRM: Xid
+ * (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." (anywhere in the line: dmesg,
+ * journalctl and /dev/kmsg records prefix it differently; "(0000:01:00)" without "PCI:" too),
+ * with out filled; 0 otherwise. The one reader of this line: the probe (nt_xid_read) and the
+ * doctor's kernel-log reader call it. Pure. */
+int nt_xid_parse_line(const char *line, nt_xid_event_t *out);
+
+#define NT_XID_MAX 64
+/* The Xid events of a node's kernel log. */
+typedef struct nt_xid_log {
+    int readable;              /* 1: the log was read */
+    char source[64];           /* "/dev/kmsg" or why it was not read ("/dev/kmsg: Operation not
+                                * permitted") */
+    size_t n;                  /* events kept (at most NT_XID_MAX, in log order) */
+    unsigned long total;       /* Xid lines seen, kept or not */
+    nt_xid_event_t ev[NT_XID_MAX];
+} nt_xid_log_t;
+
+/* nt_xid_read - the Xid lines of root+/dev/kmsg: the kernel's ring buffer since boot (as far as
+ * it holds; Documentation/ABI/testing/dev-kmsg: one record per read, EAGAIN at its end, EPIPE
+ * for a record overwritten while reading), or under a captured root a file of kmsg records or of
+ * dmesg/journalctl lines. Never fails: readable = 0 with the reason in source when the log
+ * cannot be opened (kernel.dmesg_restrict=1 without CAP_SYSLOG). */
+nt_status_t nt_xid_read(nt_xid_log_t *out);
+/* nt_xid_judge - "gpu_xid" for the events of one GPU (those whose pci starts with the GPU's
+ * "dddd:bb:dd" address; pci NULL: every event, target "node"): fail NT-GPU-020 (drain) when one
+ * is of the catalogue's drain class, else fail NT-GPU-021 (reset) for a reset-class one, else
+ * warn NT-GPU-022 (monitor) for application-class or unknown numbers; pass NT-GPU-020 with none;
+ * not_judged when the log was not readable. observed lists each number with its count. */
+void nt_xid_judge(const nt_xid_log_t *log, const char *pci, const char *target,
+                  nt_nodecheck_t *out);
+
+/* ---- the same facts from the files operators collect (lib/node/opfiles.c) ---- */
+/* One reader per format, fed line by line (the doctor's reader stage feeds them; tests feed
+ * captures), filling the facts the rules above judge: the doctor's finding and the probe's
+ * check come from one rule. Each *_line returns 1 when the line belongs to the format (so the
+ * caller counts it as read), else 0. Pure. */
+
+/* nt_ulimit_line - `ulimit -a` of bash ("max locked memory   (kbytes, -l) 8192") or dash/busybox
+ * ("-l: locked-memory size (kb)   64", "locked memory (kbytes)  64"): the locked-memory limit
+ * into m (known = 1; "unlimited" sets unlimited). 1 for any ulimit -a line of these shapes. */
+int nt_ulimit_line(const char *line, nt_memlock_t *m);
+
+/* df of /dev/shm: the header says the unit ("1K-blocks", "1M-blocks", "1B-blocks", "Size" of
+ * df -h in powers of 1024, of df -H in powers of 1000 when si is set by the caller). */
+typedef struct nt_df_state {
+    int in;             /* a df header was seen */
+    unsigned long long unit; /* bytes per block; 0 = human sizes ("64M") */
+    int si;             /* human sizes in powers of 1000 (df -H) */
+} nt_df_state_t;
+/* nt_df_line - a df header starts the table; a row mounted on /dev/shm fills s (known, size,
+ * free; container = 1 when its file system is named "shm", the name Docker gives the
+ * container's own /dev/shm mount); gpus is left as it is. 1 for the header and its rows. */
+int nt_df_line(nt_df_state_t *st, const char *line, nt_shm_t *s);
+
+/* nt_lsmod_line - lsmod's header ("Module  Size  Used by") sets *in; then each "name size
+ * used [by]" row of nvidia_peermem, nv_peer_mem (which registers memory_peers/nv_mem) and
+ * nvidia_fs sets its fact in p, with peers_unknown = 1 (lsmod does not show memory_peers).
+ * 1 for the header and every module row after it. */
+int nt_lsmod_line(int *in, const char *line, nt_peermem_t *p);
+
+#define NT_SMI_GPUS 64
+/* nvidia-smi -q (the text query; nvidia-smi(1) "GPU ATTRIBUTES"), its GPU blocks. */
+typedef struct nt_smi_q {
+    int in;                         /* the "==NVSMI LOG==" banner or a "GPU 0000..." block seen */
+    int ngpus;
+    char bus[NT_SMI_GPUS][32];      /* "00000000:18:00.0" as printed */
+    nt_gpu_health_t gpu[NT_SMI_GPUS];
+    char section[6][48];            /* the headers above the current line, by indent / 4 */
+    unsigned long long sram_unc[2], dram_unc[2]; /* [0] volatile, [1] aggregate, this GPU */
+} nt_smi_q_t;
+/* nt_smi_q_line - one line of nvidia-smi -q: "Persistence Mode : Enabled"; under "Clocks Event
+ * Reasons" (or "Clocks Throttle Reasons") HW Slowdown, HW Thermal Slowdown, HW Power Brake
+ * Slowdown, SW Thermal Slowdown "Active"; under "ECC Errors" > "Volatile"/"Aggregate" the DRAM
+ * and SRAM "Uncorrectable" counts (or "Double Bit" > "Total" before Ampere); under "Retired
+ * Pages" "Pending Page Blacklist" / "Pending"; under "Remapped Rows" "Pending", "Remapping
+ * Failure Occurred", "Uncorrectable Error"; under "GPU Reset Status" "Reset Required". "N/A"
+ * leaves a fact unknown. index of each GPU is its order in the file. */
+int nt_smi_q_line(nt_smi_q_t *st, const char *line);
+
+#define NT_LSPCI_DEVS 128
+/* lspci -vvv: the ACS control of every function that shows one. */
+typedef struct nt_lspci {
+    int in;                   /* a device line ("18:00.0 PCI bridge: ...") was seen */
+    size_t n;
+    nt_acs_t acs[NT_LSPCI_DEVS]; /* readable = 0 for a function whose capabilities lspci could
+                                  * not read ("Capabilities: <access denied>", not root) */
+    int denied;               /* the current function's capabilities were denied */
+    char cur[16];             /* the current function ("0000:18:00.0") */
+} nt_lspci_t;
+/* nt_lspci_line - a device line starts a function (the domain "0000:" added when lspci leaves
+ * it out); "ACSCtl:" with SrcValid, TransBlk, ReqRedir, CmpltRedir, UpstreamFwd, EgressCtrl,
+ * DirectTrans each + or - gives its ctl bits (present, readable); "<access denied>" marks the
+ * function not readable. 1 for every line of a device block. */
+int nt_lspci_line(nt_lspci_t *st, const char *line);
 
 /* nt_nodecheck_set - fill out (used by every rule): check, code, verdict, target, and the
  * printf-formatted message; observed and expected are copied (NULL = ""). */

@@ -3,7 +3,7 @@
 # JSON helpers and check objects of every nettune document, the bounded line reader (gzip
 # through zlib), the one reader of the probe report (nettune.report/1) and of the thresholds
 # file (nettune.thresholds/1, --expect, --require).
-NT_SRCS_core := $(addprefix lib/core/,status.c log.c clock.c units.c exitcode.c checks.c \
+NT_SRCS_core := $(addprefix lib/core/,status.c log.c clock.c units.c exitcode.c checks.c checks_same.c \
                   version.c json_text.c output.c report.c linereader.c rdoc.c thresholds.c)
 NT_LDLIBS_core = $(CJSON_LIBS) $(ZLIB_LIBS) -lm
 $(eval $(call NT_ARCHIVE,core))

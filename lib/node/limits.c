@@ -59,7 +59,12 @@ void nt_memlock_judge(const nt_memlock_t *m, nt_nodecheck_t *out)
         return;
     }
     snprintf(obs, sizeof(obs), "%llu KiB", m->soft_bytes / 1024);
-    if (!m->mem_total_bytes)
+    if (!m->mem_total_bytes && m->soft_bytes <= NT_MEMLOCK_SEEN_FAILING)
+        nt_nodecheck_set(out, "memlock", "NT-CFG-001", NT_FAIL, "node", obs, "unlimited",
+                         "%s locked-memory limit is at most 8 MiB, where ibv_reg_mr of NCCL's "
+                         "buffers was seen failing with ENOMEM (MemTotal unknown)",
+                         who);
+    else if (!m->mem_total_bytes)
         nt_nodecheck_set(out, "memlock", "NT-CFG-001", NT_NOT_JUDGED, "node", obs, "unlimited",
                          "the limit is finite and MemTotal is unknown");
     else if (m->soft_bytes < m->mem_total_bytes)

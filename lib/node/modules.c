@@ -167,6 +167,13 @@ void nt_peermem_judge(const nt_peermem_t *p, nt_nodecheck_t *out)
                          "no peer-memory module: NCCL %s can use dma-buf for GPUDirect RDMA "
                          "(kernel, open kernel module and NCCL allow it)",
                          ver);
+    else if (loaded && p->peers_unknown && p->nvidia_peermem &&
+             nt_peermem_table[row].files[1] &&
+             strcmp(nt_peermem_table[row].files[1], NT_PEERS_NVIDIA_PEERMEM) == 0)
+        nt_nodecheck_set(out, "peer_memory", "NT-CFG-004", NT_NOT_JUDGED, "node", obs, want,
+                         "NCCL %s would find nvidia_peermem through %s, which lsmod does not "
+                         "show: list /sys/kernel/mm/memory_peers",
+                         ver, NT_PEERS_NVIDIA_PEERMEM);
     else if (loaded)
         nt_nodecheck_set(out, "peer_memory", "NT-CFG-004", NT_FAIL, "node", obs, want,
                          "a peer-memory module is loaded but NCCL %s looks only for %s (%s): "

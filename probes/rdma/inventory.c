@@ -195,7 +195,7 @@ nt_status_t nt_rdma_inventory_read(nt_rdma_inv_t *inv, char *why, size_t whylen)
     }
     for (size_t d = 0; d < ndevs && st == NT_OK; d++) {
         char path[512], ddir[256], dev_guid[32] = "", fw[64] = "", nt[32] = "", bdf[64] = "";
-        char parent[32] = "", **ports = NULL;
+        char parent[32] = "", hca[32] = "", **ports = NULL;
         size_t nports = 0;
         long long numa = -1;
 
@@ -206,6 +206,8 @@ nt_status_t nt_rdma_inventory_read(nt_rdma_inv_t *inv, char *why, size_t whylen)
         nt_rd_str(path, fw, sizeof(fw));
         snprintf(path, sizeof(path), "%s/node_type", ddir);
         nt_rd_str(path, nt, sizeof(nt));
+        snprintf(path, sizeof(path), "%s/hca_type", ddir);
+        nt_rd_str(path, hca, sizeof(hca));
         snprintf(path, sizeof(path), "%s/parent", ddir);
         nt_rd_str(path, parent, sizeof(parent));
         snprintf(path, sizeof(path), "%s/device", ddir);
@@ -229,6 +231,7 @@ nt_status_t nt_rdma_inventory_read(nt_rdma_inv_t *inv, char *why, size_t whylen)
             snprintf(pt->dev, sizeof(pt->dev), "%s", devs[d]);
             snprintf(pt->node_guid, sizeof(pt->node_guid), "%s", dev_guid);
             snprintf(pt->fw_ver, sizeof(pt->fw_ver), "%s", fw);
+            snprintf(pt->hca_type, sizeof(pt->hca_type), "%s", hca);
             snprintf(pt->node_type, sizeof(pt->node_type), "%s", nt);
             snprintf(pt->pci_bus_id, sizeof(pt->pci_bus_id), "%s", bdf);
             snprintf(pt->netdev, sizeof(pt->netdev), "%s", parent);

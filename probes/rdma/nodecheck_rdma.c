@@ -1,5 +1,5 @@
-/* RDMA node checks (probes/rdma/rdma.h "nodecheck_rdma.c"): MTU across a node's ports, RoCE v2
- * GIDs present. Pure: the inventory (inventory.c) reads the facts. */
+/* RDMA node checks (probes/rdma/rdma.h "nodecheck_rdma.c"): MTU and firmware across a node's
+ * ports, RoCE v2 GIDs present. Pure: the inventory (inventory.c) reads the facts. */
 #include <stdio.h>
 #include <string.h>
 
@@ -99,4 +99,60 @@ void nt_rdma_roce_v2_judge(const nt_rdma_port_t *p, struct nt_nodecheck *out)
                      "a RoCE v2 GID",
                      "no valid RoCE v2 GID: NCCL (NCCL_IB_ROCE_VERSION_NUM=2) falls back to a "
                      "RoCE v1 or link-local GID, which does not cross an IP router");
+}
+
+/* Ports of the same HCA type as p whose firmware is fw. */
+static int nt_rdma_fw_count(const nt_rdma_port_t *ports, int n, const nt_rdma_port_t *p,
+                            const char *fw)
+{
+    int c = 0;
+    for (int j = 0; j < n; j++)
+        c += strcmp(ports[j].hca_type, p->hca_type) == 0 && strcmp(ports[j].fw_ver, fw) == 0;
+    return c;
+}
+
+int nt_rdma_firmware_judge(const nt_rdma_port_t *ports, int n, struct nt_nodecheck *out)
+{
+    int judged = 0;
+    for (int i = 0; i < n; i++) {
+        const nt_rdma_port_t *p = &ports[i];
+        int same = 0, mine = nt_rdma_fw_count(ports, n, p, p->fw_ver), best = 0;
+        const char *ref = "";
+        char t[80], exp[96];
+
+        nt_rdma_target(p, t, sizeof(t));
+        if (!p->fw_ver[0]) {
+            nt_nodecheck_set(&out[i], "rdma_firmware", "NT-RDMA-016", NT_NOT_JUDGED, t, "", "",
+                             "the device's fw_ver could not be read");
+            continue;
+        }
+        judged++;
+        for (int j = 0; j < n; j++) {
+            if (strcmp(ports[j].hca_type, p->hca_type) != 0 || !ports[j].fw_ver[0])
+                continue;
+            same++;
+            int c = nt_rdma_fw_count(ports, n, p, ports[j].fw_ver);
+            if (c > best)
+                best = c, ref = ports[j].fw_ver;
+        }
+        snprintf(exp, sizeof(exp), "%s (%d of the node's %d %s ports)", ref, best, same,
+                 p->hca_type[0] ? p->hca_type : "RDMA");
+        if (mine == same)
+            nt_nodecheck_set(&out[i], "rdma_firmware", "NT-RDMA-016", NT_PASS, t, p->fw_ver, exp,
+                             "the device runs the firmware of the node's other ports of its type");
+        else if (2 * best > same && mine < best)
+            nt_nodecheck_set(&out[i], "rdma_firmware", "NT-RDMA-016", NT_WARN, t, p->fw_ver, exp,
+                             "the device runs other firmware than most of the node's ports of its "
+                             "type: its rail may behave differently (link training, RoCE and "
+                             "congestion defaults come with the firmware)");
+        else if (2 * best > same)
+            nt_nodecheck_set(&out[i], "rdma_firmware", "NT-RDMA-016", NT_PASS, t, p->fw_ver, exp,
+                             "the device runs the firmware most of the node's ports of its type "
+                             "run (others differ)");
+        else
+            nt_nodecheck_set(&out[i], "rdma_firmware", "NT-RDMA-016", NT_WARN, t, p->fw_ver, "",
+                             "the node's ports of this type run several firmware versions and "
+                             "none is held by most: update them to one");
+    }
+    return judged;
 }

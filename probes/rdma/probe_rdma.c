@@ -246,16 +246,19 @@ static void nt_port_checks(nt_rdma_state_t *s, const nt_rdma_port_t *pt, cJSON *
 }
 
 /* The node checks of the rails (docs/node-checks.md): each ACTIVE rail's MTU against the node's
- * other rails, and a RoCE v2 GID on each RoCE rail. */
+ * other rails, a RoCE v2 GID on each RoCE rail, each rail's firmware against the node's other
+ * rails of its HCA type. */
 static void nt_rails_node_checks(nt_rdma_state_t *s, cJSON *checks)
 {
     nt_rdma_port_t *rails = calloc((size_t)s->nrails + 1, sizeof(*rails));
     nt_nodecheck_t *mtu = calloc((size_t)s->nrails + 1, sizeof(*mtu));
+    nt_nodecheck_t *fw = calloc((size_t)s->nrails + 1, sizeof(*fw));
 
-    if (rails && mtu) {
+    if (rails && mtu && fw) {
         for (int r = 0; r < s->nrails; r++)
             rails[r] = s->inv.ports[s->rails[r]];
         nt_rdma_mtu_judge(rails, s->nrails, mtu);
+        nt_rdma_firmware_judge(rails, s->nrails, fw);
         for (int r = 0; r < s->nrails; r++) {
             nt_nodecheck_t gid;
             /* A port that is not ACTIVE fails (or is not judged by) port_state already. */
@@ -265,10 +268,14 @@ static void nt_rails_node_checks(nt_rdma_state_t *s, cJSON *checks)
             nt_rdma_roce_v2_judge(&rails[r], &gid);
             if ((c = nt_nodechecks_json(&gid, s->host)))
                 cJSON_AddItemToArray(checks, c);
+            /* a virtual device (rxe, no PCI function) has no firmware to compare */
+            if (rails[r].pci_bus_id[0] && (c = nt_nodechecks_json(&fw[r], s->host)))
+                cJSON_AddItemToArray(checks, c);
         }
     }
     free(rails);
     free(mtu);
+    free(fw);
 }
 
 /* GPUDirect RDMA on a node with GPUs: register memory of the GPU nearest the first ACTIVE

@@ -316,6 +316,7 @@ typedef struct nt_rdma_port {
     int port;
     char node_type[32]; /* "1: CA" */
     char fw_ver[64];
+    char hca_type[32];  /* /sys/class/infiniband/<dev>/hca_type ("MT4123"); "" unknown */
     char node_guid[32];
     char pci_bus_id[16]; /* "" for a virtual device (rxe) */
     int numa_node;       /* -1 unknown */
@@ -481,5 +482,13 @@ int nt_rdma_mtu_judge(const nt_rdma_port_t *ports, int n, struct nt_nodecheck *o
  * NVIDIA/nccl v2.28.9-1 src/transport/net_ib.cc:123) and falls back to another GID, whose
  * traffic does not cross an IP router; not judged when the port has no GID table. */
 void nt_rdma_roce_v2_judge(const nt_rdma_port_t *p, struct nt_nodecheck *out);
+
+/* nt_rdma_firmware_judge - "rdma_firmware" for every port of ports (n) into out[i]: its
+ * device's firmware (/sys/class/infiniband/<dev>/fw_ver) against the firmware most of the
+ * node's ports of the same hca_type run; a port whose firmware differs warns (NT-RDMA-016), and
+ * when no version is held by most, every port warns; no fw_ver: not judged. The ports of one
+ * rail across nodes are compared by rank 0 (software "nic_firmware", software_consistency and
+ * config_drift). Returns the number of ports judged. */
+int nt_rdma_firmware_judge(const nt_rdma_port_t *ports, int n, struct nt_nodecheck *out);
 
 #endif

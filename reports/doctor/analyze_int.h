@@ -280,6 +280,9 @@ typedef struct {
     size_t xml_len, xml_cap;
     int seen_content;
     unsigned long op_lines;
+    struct nt_nodefiles *nodefiles; /* ulimit -a, df, lsmod, nvidia-smi -q, lspci -vvv facts
+                                     * (read_nodefiles.c), freed by nodefiles_free */
+    void (*nodefiles_free)(nt_doctor_t *d);
 } nt_op_t;
 
 struct nt_doctor {
@@ -423,6 +426,14 @@ nt_finding_t *nt_finding_add(nt_doctor_t *d, const char *key);
  * (then it is not read further), and may replace *body with the line without a pdsh prefix, and
  * *host with the host the line belongs to. */
 void nt_op_begin(nt_doctor_t *d, const char *host);
+/* read_nodefiles.c: nt_nodefiles_line - 1 when line (body b) is a line of ulimit -a, df, lsmod,
+ * nvidia-smi -q or lspci -vvv, its facts kept for host; nt_nodefiles_diagnose - the probe's
+ * node-check rules on them, as findings (the op's nodefiles_free frees what they hold). */
+int nt_nodefiles_line(nt_doctor_t *d, const char *host, const char *b, const char *line);
+void nt_nodefiles_diagnose(nt_doctor_t *d);
+/* nt_nodefiles_text - one line per host of the operator-file summary: checks judged, passed
+ * and not judged (with the first reason). */
+void nt_nodefiles_text(const nt_doctor_t *d, FILE *out);
 int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char **host);
 /* Ends the input; returns 1 if it held operator content (so it is usable), with a message in msg
  * when the content could not be read (bad XML). */

@@ -113,13 +113,6 @@ typedef struct {
     int nnames;
 } nt_kb_pathtypes_t;
 
-/* An NVIDIA Xid number ("NVRM: Xid (PCI:...): N, ..." in the kernel log). */
-typedef struct {
-    int xid;
-    nt_severity_t severity;
-    char *meaning;
-} nt_kb_xid_t;
-
 /* A cause of the catalogue ($.catalogue): its finding and the signatures that show it. */
 typedef struct {
     const nt_kb_finding_t *finding;
@@ -177,15 +170,10 @@ typedef struct {
     size_t nmsgs;
     nt_kb_pathtypes_t *paths;
     size_t npaths;
-    nt_kb_xid_t *xids;
-    size_t nxids;
     nt_kb_cause_t *causes;
     size_t ncauses;
     nt_kb_index_t *index;
 } nt_kb_t;
-
-/* The knowledge base's entry for Xid `xid`, or NULL. */
-const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid);
 
 /* nt_kb_version_code - an NCCL version as the knowledge base writes it ("v2.28.9-1", a tag) or
  * as a log prints it ("2.28.9") -> NCCL_VERSION_CODE (22809) by nt_nccllog_version_parse (the

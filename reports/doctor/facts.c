@@ -436,6 +436,8 @@ void nt_op_free(nt_doctor_t *d)
     free(o->input_host);
     free(o->prompt_host);
     free(o->xml_buf);
+    if (o->nodefiles_free)
+        o->nodefiles_free(d); /* read_nodefiles.c's, registered when it allocated */
 }
 
 /* ---- findings ------------------------------------------------------------------------------ */

@@ -56,6 +56,24 @@ static char **nt_str_array(const cJSON *a, int *n)
     return out;
 }
 
+/* A cause the probe checks before the job (include/nettune/checks_same.def) says so in its fix:
+ * one rule, two sides. */
+static int nt_kb_fix_probe(nt_kb_finding_t *f, char *err, size_t errlen)
+{
+    char codes[128], *fix;
+    size_t n = nt_check_probe_codes(f->check->code, codes, sizeof(codes));
+    if (!n || !f->fix)
+        return 0;
+    if (asprintf(&fix, "%s nettune probe checks this before the job: code%s %s.", f->fix,
+                 n > 1 ? "s" : "", codes) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    free(f->fix);
+    f->fix = fix;
+    return 0;
+}
+
 /* $.messages (NCCL format strings) and $.path_types; both optional. */
 /* A finding takes its code and category from the check table: its "code" must name a row whose
  * check is the finding's key. */
@@ -71,7 +89,7 @@ static int nt_check_code(nt_kb_finding_t *f, const char *code, const char *name,
         return -1;
     }
     f->check = row;
-    return 0;
+    return nt_kb_fix_probe(f, err, errlen);
 }
 
 static int nt_parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, char *err,
@@ -151,30 +169,6 @@ static int nt_parse_messages(const cJSON *root, nt_kb_t *kb, const char *name, c
             if (!(m->path_values = nt_str_array(cJSON_GetObjectItemCaseSensitive(it, "path_values"),
                                              &m->npath_values)))
                 goto oom;
-        }
-    }
-    const cJSON *xids = cJSON_GetObjectItemCaseSensitive(root, "xids");
-    if (cJSON_IsArray(xids)) {
-        size_t n = (size_t)cJSON_GetArraySize(xids);
-        kb->xids = calloc(n ? n : 1, sizeof(*kb->xids));
-        if (!kb->xids)
-            goto oom;
-        i = 0;
-        cJSON_ArrayForEach (it, xids) {
-            const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, "xid");
-            int sev = nt_severity_parse(nt_get_str(it, "severity"));
-            const char *m = nt_get_str(it, "meaning");
-            if (!cJSON_IsNumber(x) || sev < 0 || !m) {
-                snprintf(err, errlen,
-                         "knowledge base '%s': $.xids[%zu] needs xid, severity and meaning", name,
-                         i);
-                return -1;
-            }
-            kb->xids[i].xid = x->valueint;
-            kb->xids[i].severity = (nt_severity_t)sev;
-            if (!(kb->xids[i].meaning = strdup(m)))
-                goto oom;
-            kb->nxids = ++i;
         }
     }
     const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "path_types");
@@ -762,9 +756,6 @@ void nt_kb_destroy(nt_kb_t *kb)
         free(kb->paths[i].last);
         free(kb->paths[i].at);
     }
-    for (size_t i = 0; i < kb->nxids; i++)
-        free(kb->xids[i].meaning);
-    free(kb->xids);
     free(kb->msgs);
     free(kb->paths);
     free(kb->sigs);
@@ -803,13 +794,6 @@ int nt_kb_signature_index(const nt_kb_t *kb, const char *id)
     return -1;
 }
 
-const nt_kb_xid_t *nt_kb_xid(const nt_kb_t *kb, int xid)
-{
-    for (size_t i = 0; i < kb->nxids; i++)
-        if (kb->xids[i].xid == xid)
-            return &kb->xids[i];
-    return NULL;
-}
 
 int nt_kb_check_json(const cJSON *root, const char *name, char *err, size_t errlen)
 {

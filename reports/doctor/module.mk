@@ -9,7 +9,7 @@ DOCTOR_DIR  := reports/doctor
 # readers (log lines and prefixes, nccl-tests, the anomaly rule, NCCL's topology XML through
 # libxml2), the thresholds' expectations and the core (the line reader through zlib, the report
 # reader, JSON): libc, cJSON, libxml2 and zlib.
-DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c facts.c read_log.c read_operator.c rules.c \
+DOCTOR_SRCS := $(addprefix $(DOCTOR_DIR)/,fmtmatch.c kb.c facts.c read_log.c read_operator.c read_nodefiles.c rules.c \
                  rules_operator.c output.c output_operator.c)
 DOCTOR_OBJS := $(DOCTOR_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(DOCTOR_DIR)/kb_data.o
 # The ibnetdiscover/iblinkinfo reader (libc and the core's log only), not all of libntnode.
@@ -17,7 +17,7 @@ DOCTOR_OBJS += $(OBJ)/lib/node/ibtopo.o
 # The command itself (main.c, params.c, run.c) is linked into nettune-doctor only: nettune tune
 # links DOCTOR_OBJS and has its own main.
 DOCTOR_CMD_OBJS := $(addprefix $(OBJ)/$(DOCTOR_DIR)/,main.o params.o run.o)
-DOCTOR_PARTS := judge nccl core
+DOCTOR_PARTS := judge node nccl core
 DOCTOR_BIN  := $(BIN)/nettune-doctor
 DOCTOR_TEST_BIN := $(BUILD)/tests/doctor/test-doctor-unit
 

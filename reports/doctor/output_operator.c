@@ -126,7 +126,8 @@ static const char *nt_ib_gen(const char *speed)
 void nt_op_text(const nt_doctor_t *d, FILE *out)
 {
     const nt_op_t *o = &d->op;
-    if (!o->nports && !o->ntopos && !o->nxmls && !o->nnvl && !o->xids_total && !o->nlinks)
+    if (!o->nports && !o->ntopos && !o->nxmls && !o->nnvl && !o->xids_total && !o->nlinks &&
+        !o->nodefiles)
         return;
     fprintf(out, "  operator files:\n");
     for (size_t i = 0; i < o->nports; i++) {
@@ -169,4 +170,5 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
         fprintf(out, "    kernel log: %lu NVIDIA Xid line(s)\n", o->xids_total);
     if (o->nlinks)
         fprintf(out, "    kernel log: %zu mlx5 device(s) with link events\n", o->nlinks);
+    nt_nodefiles_text(d, out);
 }

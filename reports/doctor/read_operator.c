@@ -14,6 +14,7 @@
 #include "analyze_int.h"
 #include "nettune/ibtopo.h"
 #include "nettune/ncclxml.h"
+#include "nettune/nodecheck.h"
 
 enum { OP_NONE = 0, OP_IBV, OP_IBSTAT, OP_TOPO, OP_NVLINK };
 
@@ -418,19 +419,15 @@ static char *nt_journal_host(const char *line)
 static int nt_feed_kernel(nt_doctor_t *d, const char *host, const char *b, const char *line)
 {
     nt_op_t *o = &d->op;
-    const char *x = strstr(b, "NVRM: Xid (");
-    if (x) { /* "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." */
+    nt_xid_event_t xe;
+    if (nt_xid_parse_line(b, &xe)) { /* the one reader of the line: lib/node/xid.c */
         char *jh = host ? NULL : nt_journal_host(b);
         o->xids_total++;
         nt_opxid_t *e =
             nt_read_operator_grow((void **)&o->xids, &o->nxids, &o->cap_xids, sizeof(*e));
         if (e) {
-            const char *p = x + 11;
-            const char *q = strstr(p, "): ");
-            if (nt_starts(p, "PCI:"))
-                p += 4;
-            snprintf(e->pci, sizeof(e->pci), "%.*s", q ? (int)(q - p) : 0, p);
-            e->xid = q ? atoi(q + 3) : -1;
+            snprintf(e->pci, sizeof(e->pci), "%s", xe.pci);
+            e->xid = xe.xid;
             e->host = nt_dup0(host ? host : jh);
             nt_ev_set(&e->ev, d->cur, nt_cur_line(d), line);
         }
@@ -594,7 +591,7 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
         return 0;
     int used = nt_feed_ibv(d, st, h, b, line) || nt_feed_ibstat(d, st, h, b, line) ||
                nt_feed_topo(d, st, h, b, line) || nt_feed_nvlink(d, st, h, b, line) ||
-               nt_feed_kernel(d, h, b, line) ||
+               nt_feed_kernel(d, h, b, line) || nt_nodefiles_line(d, h, b, line) ||
                nt_ibtopo_line(b); /* the switches' view: lib/node/ibtopo.c reads it whole */
     if (!used && st->mode != OP_NONE && !*nt_skip_ws(b))
         used = 1; /* blank lines inside a block */

@@ -9,6 +9,7 @@
 
 #include "analyze_int.h"
 #include "nettune/ncclxml.h"
+#include "nettune/nodecheck.h"
 
 /* ---- diagnosis ------------------------------------------------------------------------------ */
 
@@ -370,8 +371,13 @@ static void nt_diagnose_kernel(nt_doctor_t *d)
     nt_op_t *o = &d->op;
     for (size_t i = 0; i < o->nxids; i++) {
         nt_opxid_t *x = &o->xids[i];
-        const nt_kb_xid_t *k = nt_kb_xid(d->kb, x->xid);
-        nt_finding_t *f = nt_add(d, "gpu_xid", k ? k->severity : NT_SEV_WARN, x->host);
+        /* the one Xid table (lib/node/xid.c): drain and reset classes are errors */
+        const nt_xid_row_t *k = nt_xid_lookup(x->xid);
+        nt_severity_t sev = !k                              ? NT_SEV_WARN
+                            : k->category == NT_CAT_INFO    ? NT_SEV_INFO
+                            : k->category == NT_CAT_MONITOR ? NT_SEV_WARN
+                                                            : NT_SEV_ERROR;
+        nt_finding_t *f = nt_add(d, "gpu_xid", sev, x->host);
         if (!f)
             continue;
         nt_evlist_add_ev(&f->ev, &x->ev);
@@ -382,7 +388,7 @@ static void nt_diagnose_kernel(nt_doctor_t *d)
                 seen = 1;
         if (!seen)
             f_detail(f, "%s GPU %s: Xid %d (%s).", nt_host_name(x->host), x->pci, x->xid,
-                     k ? k->meaning : "not in the knowledge base: see NVIDIA's Xid catalog");
+                     k ? k->meaning : "not in the Xid table: see NVIDIA's Xid catalog");
     }
     for (size_t i = 0; i < o->nlinks; i++) {
         nt_oplink_t *l = &o->links[i];
@@ -494,5 +500,6 @@ void nt_op_diagnose(nt_doctor_t *d)
     nt_diagnose_topo(d);
     nt_diagnose_nvlink(d);
     nt_diagnose_kernel(d);
+    nt_nodefiles_diagnose(d);
     nt_diagnose_xml(d);
 }

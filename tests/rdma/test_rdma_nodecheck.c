@@ -79,12 +79,53 @@ static void test_mlx5_infiniband(void **state)
     nt_sysfs_set_root(NULL);
 }
 
+/* The ConnectX-6 HDR tree's two devices (sysfs-mlx5-hdr: the same fw_ver) pass; a node with one
+ * device left at an older firmware (hand-built: 28.39.1002 x3, 28.36.1010 x1) warns on it. */
+static void test_firmware(void **state)
+{
+    nt_rdma_inv_t inv;
+    nt_rdma_port_t p[4];
+    nt_nodecheck_t o[8];
+    char why[256];
+    (void)state;
+    nt_sysfs_set_root(NT_TEST_FIXTURES "/sysfs-mlx5-hdr");
+    assert_int_equal(nt_rdma_inventory_read(&inv, why, sizeof(why)), NT_OK);
+    assert_true(inv.nports >= 2 && inv.nports <= 8);
+    assert_int_equal(nt_rdma_firmware_judge(inv.ports, (int)inv.nports, o), (int)inv.nports);
+    for (int i = 0; i < (int)inv.nports; i++)
+        assert_int_equal(o[i].verdict, NT_PASS);
+    nt_rdma_inventory_free(&inv);
+    nt_sysfs_set_root(NULL);
+    memset(p, 0, sizeof(p));
+    for (int i = 0; i < 4; i++) {
+        snprintf(p[i].dev, sizeof(p[i].dev), "mlx5_%d", i);
+        snprintf(p[i].hca_type, sizeof(p[i].hca_type), "MT4129");
+        snprintf(p[i].fw_ver, sizeof(p[i].fw_ver), "%s", i == 3 ? "28.36.1010" : "28.39.1002");
+        p[i].port = 1;
+    }
+    nt_rdma_firmware_judge(p, 4, o);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(o[i].verdict, i == 3 ? NT_WARN : NT_PASS);
+    assert_string_equal(o[3].code, "NT-RDMA-016");
+    assert_string_equal(o[3].expected, "28.39.1002 (3 of the node's 4 MT4129 ports)");
+    snprintf(p[2].fw_ver, sizeof(p[2].fw_ver), "28.36.1010"); /* 2 and 2: no majority */
+    nt_rdma_firmware_judge(p, 4, o);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(o[i].verdict, NT_WARN);
+    snprintf(p[3].hca_type, sizeof(p[3].hca_type), "MT41692"); /* another type: its own group */
+    snprintf(p[2].fw_ver, sizeof(p[2].fw_ver), "28.39.1002");
+    nt_rdma_firmware_judge(p, 4, o);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(o[i].verdict, NT_PASS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rxe_roce_v2),
         cmocka_unit_test(test_mtu_odd_port_warns),
         cmocka_unit_test(test_mlx5_infiniband),
+        cmocka_unit_test(test_firmware),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "nettune/checks.h"
 #include "nettune/nodecheck.h"
 #include "nettune/sysfs.h"
 #include "nodechecks.h"
@@ -49,6 +50,29 @@ static const char *const devname[] = {ROOTPORT, UP, DOWN_GPU, DOWN_NIC, GPU, NIC
     "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nCmpltAbrt 0\nUnxCmplt 0\nRxOF 0\n"       \
     "MalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"                     \
     "AtomicOpBlocked 0\nTLPBlockedErr 0\nTOTAL_ERR_" tag " 0\n"
+
+/* /dev/kmsg records ("prio,seq,usec,flags;text", Documentation/ABI/testing/dev-kmsg) of a
+ * healthy node: the mlx5 lines of leptonai/gpud #1209's journal (2026-02-14), no Xid. */
+#define KMSG_HEALTHY                                                                               \
+    "6,1201,5400000,-;mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link INIT\n"                          \
+    "4,1202,5400100,-;workqueue: ib_cache_event_task [ib_core] hogged CPU for >10000us 4 "        \
+    "times, consider switching to WQ_UNBOUND\n"                                                   \
+    "6,1203,5400900,-;mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE\n"
+/* Captured Xid lines, the address turned into this tree's GPU (0000:05:00): */
+/* NVIDIA/NVSentinel #155 (2025-10-25), from 0000:44:00 */
+#define XID_79 "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 79, GPU has fallen off the bus\n"
+/* stas00/ml-engineering compute/accelerator/nvidia/debug.md, from 0000:10:1c */
+#define XID_63                                                                                     \
+    "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 63, pid=1896, Row Remapper: New row marked "   \
+    "for remapping, reset gpu to activate.\n"
+/* NVIDIA/open-gpu-kernel-modules #1150 (2026-05-18), from 0000:dc:00 */
+#define XID_45                                                                                     \
+    "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 45, pid=1818990, name=python3, Ch 00000001 "   \
+    "caused by previous Xid 149\n"
+/* leptonai/gpud #1174 (2025-12-08), from 0000:18:01:00 and 0000:9b:00 */
+#define XID_145                                                                                    \
+    "4,1300,9000000,-;NVRM: Xid (PCI:0000:05:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 "      \
+    "(0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)\n"
 
 static char root[128];
 
@@ -105,6 +129,7 @@ static int tree_setup(void **state)
              "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
              "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n"
              "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n");
+    tree_put(root, "/dev/kmsg", KMSG_HEALTHY);
     nt_sysfs_set_root(root);
     return 0;
 }
@@ -146,6 +171,9 @@ static int judge_all(nt_nodecheck_t *out, size_t *n)
     nt_peermem_judge(&p, &out[(*n)++]);
     nt_nvidia_fs_judge(&p, &out[(*n)++]);
     nt_dmabuf_judge(&p, &out[(*n)++]);
+    nt_xid_log_t log;
+    nt_xid_read(&log);
+    nt_xid_judge(&log, GPU, "gpu0", &out[(*n)++]);
     for (size_t i = 0; i < *n; i++)
         bad += out[i].verdict != NT_PASS;
     return bad;
@@ -181,8 +209,10 @@ static void test_healthy_passes_everything(void **state)
     size_t n;
     (void)state;
     assert_int_equal(judge_all(out, &n), 0);
-    assert_int_equal(n, 3 + 4 + 3);
+    assert_int_equal(n, 3 + 4 + 3 + 1);
     assert_string_equal(out[0].observed, "ACSCtl 0x0000 (ReqRedir- CmpltRedir-)");
+    assert_string_equal(out[10].check, "gpu_xid");
+    assert_string_equal(out[10].observed, "none");
     assert_string_equal(out[3].observed, "identity");
     assert_string_equal(out[4].observed, "correctable 0, fatal 0, non-fatal 0");
     assert_string_equal(out[9].observed, "kernel 6.8, NVIDIA open kernel module, NCCL 2.23.4");
@@ -389,6 +419,245 @@ static void test_iommu_cmdline(void **state)
     assert_int_equal(o.verdict, NT_NOT_JUDGED);
 }
 
+/* Each captured Xid on the tree's GPU fails (or warns) gpu_xid alone, with the code of its class
+ * in NVIDIA's catalogue; an application-class Xid 45 passes. */
+static void test_xid_fails_alone(void **state)
+{
+    static const struct {
+        const char *line, *code, *observed;
+        nt_verdict_t v;
+    } cases[] = {
+        {XID_79, "NT-GPU-020", "Xid 79 x1", NT_FAIL},
+        {XID_63, "NT-GPU-021", "Xid 63 x1", NT_FAIL},
+        {XID_145, "NT-GPU-022", "Xid 145 x1", NT_WARN},
+    };
+    nt_nodecheck_t out[16];
+    char kmsg[1024];
+    size_t n;
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const nt_nodecheck_t *b;
+        snprintf(kmsg, sizeof(kmsg), "%s%s", KMSG_HEALTHY, cases[i].line);
+        tree_put(root, "/dev/kmsg", kmsg);
+        assert_int_equal(judge_all(out, &n), 1);
+        b = the_bad_one(out, n);
+        assert_string_equal(b->check, "gpu_xid");
+        assert_string_equal(b->code, cases[i].code);
+        assert_int_equal(b->verdict, cases[i].v);
+        assert_string_equal(b->observed, cases[i].observed);
+    }
+    snprintf(kmsg, sizeof(kmsg), "%s%s%s", KMSG_HEALTHY, XID_45, XID_45);
+    tree_put(root, "/dev/kmsg", kmsg);
+    assert_int_equal(judge_all(out, &n), 0);
+    assert_string_equal(out[10].observed, "Xid 45 x2");
+    tree_put(root, "/dev/kmsg", KMSG_HEALTHY);
+}
+
+/* The line reader: the forms dmesg, journalctl and kmsg give, the old form without "PCI:"
+ * (pastebin xJaypMZt, 2012), and an Xid of another GPU left out of this GPU's verdict. */
+static void test_xid_lines(void **state)
+{
+    nt_xid_event_t e;
+    nt_xid_log_t log = {.readable = 1};
+    nt_nodecheck_t c;
+    (void)state;
+    assert_int_equal(nt_xid_parse_line("Feb 14 05:03:41 gpu-1 kernel: [ 1936.51] NVRM: Xid "
+                                       "(PCI:0000:44:00): 79, GPU has fallen off the bus",
+                                       &e),
+                     1);
+    assert_string_equal(e.pci, "0000:44:00");
+    assert_int_equal(e.xid, 79);
+    assert_int_equal(nt_xid_parse_line("[ 269.517039] NVRM: Xid (0000:01:00): 3, C 00000005 SC "
+                                       "00000007 M 00001ffc Data ffffffff",
+                                       &e),
+                     1);
+    assert_string_equal(e.pci, "0000:01:00");
+    assert_int_equal(e.xid, 3);
+    assert_int_equal(nt_xid_parse_line("NVRM: GPU at 0000:01:00.0 has fallen off the bus.", &e), 0);
+    assert_non_null(nt_xid_lookup(48));
+    assert_int_equal(nt_xid_lookup(48)->category, NT_CAT_RESET);
+    assert_null(nt_xid_lookup(149));
+    log.n = 1;
+    log.total = 1;
+    assert_int_equal(nt_xid_parse_line("NVRM: Xid (PCI:0000:9b:00): 94, pid=1234, name=python3, "
+                                       "Contained ECC error", /* leptonai/gpud #1174 */
+                                       &log.ev[0]),
+                     1);
+    nt_xid_judge(&log, "0000:05:00.0", "gpu0", &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    nt_xid_judge(&log, "0000:9B:00.0", "gpu1", &c);
+    assert_string_equal(c.code, "NT-GPU-021");
+    nt_xid_judge(&log, NULL, "node", &c);
+    assert_string_equal(c.code, "NT-GPU-021");
+    log.readable = 0;
+    snprintf(log.source, sizeof(log.source), "/dev/kmsg: Operation not permitted");
+    nt_xid_judge(&log, NULL, "node", &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
+    assert_non_null(strstr(c.message, "dmesg_restrict"));
+}
+
+/* One rule, two sides: every pair of checks_same.def joins a doctor's cause (NT-*-1NN) and a
+ * probe check (NT-*-0NN), both rows of the check table. */
+static void test_same_rows(void **state)
+{
+    const char *cause, *probe;
+    char buf[128];
+    (void)state;
+    assert_true(nt_check_same_count() >= 17);
+    for (size_t i = 0; nt_check_same_at(i, &cause, &probe); i++) {
+        assert_non_null(nt_check_by_code(cause));
+        assert_non_null(nt_check_by_code(probe));
+        assert_true(atoi(strrchr(cause, '-') + 1) >= 101);
+        assert_true(atoi(strrchr(probe, '-') + 1) < 101);
+    }
+    assert_int_equal(nt_check_probe_codes("NT-GPU-101", buf, sizeof(buf)), 3);
+    assert_string_equal(buf, "NT-GPU-020, NT-GPU-021, NT-GPU-022");
+    assert_int_equal(nt_check_probe_codes("NT-CFG-121", buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "NT-CFG-001");
+    assert_int_equal(nt_check_probe_codes("NT-JOB-103", buf, sizeof(buf)), 0);
+    assert_string_equal(buf, "");
+}
+
+/* Feeds every line of a capture in tests/fixtures/nodecheck/opfiles to fn(state, line); returns
+ * how many lines fn took. */
+static int feed_file(const char *name, int (*fn)(void *, const char *), void *st)
+{
+    char path[256], line[512];
+    int took = 0;
+    FILE *f;
+    snprintf(path, sizeof(path), "tests/fixtures/nodecheck/opfiles/%s", name);
+    assert_non_null(f = fopen(path, "r"));
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        took += fn(st, line);
+    }
+    fclose(f);
+    return took;
+}
+static int feed_ulimit(void *st, const char *l) { return nt_ulimit_line(l, st); }
+static int feed_smi(void *st, const char *l) { return nt_smi_q_line(st, l); }
+static int feed_lspci(void *st, const char *l) { return nt_lspci_line(st, l); }
+typedef struct { nt_df_state_t df; nt_shm_t shm; } df_feed_t;
+static int feed_df(void *st, const char *l) { df_feed_t *d = st; return nt_df_line(&d->df, l, &d->shm); }
+typedef struct { int in; nt_peermem_t p; } lsmod_feed_t;
+static int feed_lsmod(void *st, const char *l) { lsmod_feed_t *m = st; return nt_lsmod_line(&m->in, l, &m->p); }
+
+/* The operator files' readers (lib/node/opfiles.c) on the captures of opfiles/MANIFEST.md, and
+ * the probe's rules on what they read: the healthy file passes, the fault file fails. */
+static void test_opfiles(void **state)
+{
+    nt_memlock_t m = {0};
+    df_feed_t df = {0};
+    lsmod_feed_t lm = {0};
+    nt_nodecheck_t c;
+    static nt_smi_q_t smi;
+    static nt_lspci_t pci;
+    (void)state;
+
+    assert_int_equal(feed_file("ulimit-a-container-64k.txt", feed_ulimit, &m), 16);
+    assert_true(m.known && !m.unlimited);
+    assert_int_equal(m.soft_bytes, 65536);
+    nt_memlock_judge(&m, &c);
+    assert_string_equal(c.code, "NT-CFG-001");
+    assert_int_equal(c.verdict, NT_FAIL);
+    memset(&m, 0, sizeof(m));
+    feed_file("ulimit-Ha-unlimited.txt", feed_ulimit, &m);
+    assert_true(m.known && m.unlimited);
+    nt_memlock_judge(&m, &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    memset(&m, 0, sizeof(m));
+    assert_int_equal(nt_ulimit_line("-l: max locked memory (kb)        8192", &m), 1); /* busybox */
+    assert_int_equal(m.soft_bytes, 8192ull * 1024);
+    assert_int_equal(nt_ulimit_line("NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>", &m), 0);
+
+    assert_int_equal(feed_file("df-h-docker-shm-64m.txt", feed_df, &df), 4);
+    assert_true(df.shm.known && df.shm.container);
+    assert_int_equal(df.shm.size_bytes, 64ull << 20);
+    df.shm.gpus = 4;
+    nt_shm_judge(&df.shm, &c);
+    assert_string_equal(c.code, "NT-CFG-002");
+    assert_int_equal(c.verdict, NT_FAIL);
+    memset(&df, 0, sizeof(df));
+    feed_file("df-h-host-shm.txt", feed_df, &df);
+    assert_int_equal(df.shm.size_bytes, (unsigned long long)(7.9 * 1024 * 1024 * 1024));
+    assert_false(df.shm.container);
+    df.shm.gpus = 8;
+    nt_shm_judge(&df.shm, &c);
+    assert_int_equal(c.verdict, NT_PASS);
+
+    assert_int_equal(feed_file("lsmod-nvidia-peermem.txt", feed_lsmod, &lm), 8);
+    assert_true(lm.p.nvidia_peermem && lm.p.peers_unknown && !lm.p.nv_peer_mem);
+    lm.p.nccl_code = 22203; /* NVIDIA/nccl #1676 */
+    nt_peermem_judge(&lm.p, &c);
+    assert_string_equal(c.code, "NT-CFG-004");
+    assert_int_equal(c.verdict, NT_FAIL);
+    lm.p.nccl_code = 22304;
+    nt_peermem_judge(&lm.p, &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    lm.p.nccl_code = 21903; /* would find memory_peers/nvidia-peermem, which lsmod cannot show */
+    nt_peermem_judge(&lm.p, &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
+
+    assert_int_equal(feed_file("nvidia-smi-q-a100-healthy.txt", feed_smi, &smi), 78);
+    assert_int_equal(smi.ngpus, 1);
+    assert_string_equal(smi.bus[0], "00000000:0A:00.0");
+    assert_true(smi.gpu[0].persistence_ok && smi.gpu[0].persistence);
+    assert_true(smi.gpu[0].throttle_ok && smi.gpu[0].throttle == 0);
+    assert_true(smi.gpu[0].ecc_ok && smi.gpu[0].remap_ok && smi.gpu[0].reset_ok);
+    assert_false(smi.gpu[0].retired_ok); /* N/A on A100: the retired-pages rule does not apply */
+    assert_false(nt_gpu_retired_applies(&smi.gpu[0]));
+    nt_gpu_remap_judge(&smi.gpu[0], &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    memset(&smi, 0, sizeof(smi));
+    feed_file("nvidia-smi-q-a100-remap-pending.txt", feed_smi, &smi);
+    assert_int_equal(smi.gpu[0].remap_pending, 1);
+    assert_int_equal(smi.gpu[0].remap_uncorr_rows, 4);
+    nt_gpu_remap_judge(&smi.gpu[0], &c);
+    assert_string_equal(c.code, "NT-GPU-014");
+    /* driver 495's section name (MangoHud #636, as posted): throttle judged, nothing active */
+    memset(&smi, 0, sizeof(smi));
+    assert_int_equal(feed_file("nvidia-smi-q-d-performance-495.txt", feed_smi, &smi), 20); /* not the blank line before the banner */
+    assert_true(smi.gpu[0].throttle_ok && smi.gpu[0].throttle == 0);
+    assert_false(smi.gpu[0].ecc_ok || smi.gpu[0].persistence_ok); /* -d PERFORMANCE only */
+    nt_gpu_throttle_judge(&smi.gpu[0], &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    nt_gpu_ecc_judge(&smi.gpu[0], &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
+    /* the layout before Ampere: ECC Errors > Volatile > Double Bit > Total, an active slowdown */
+    memset(&smi, 0, sizeof(smi));
+    static const char *const old[] = {
+        "GPU 00000000:3B:00.0", "    Persistence Mode                      : Disabled",
+        "    Clocks Throttle Reasons", "        HW Slowdown                       : Active",
+        "    ECC Errors", "        Volatile", "            Double Bit",
+        "                Device Memory             : 2", "                Total                     : 2",
+        "        Aggregate", "            Double Bit", "                Total                     : 5",
+        "    Retired Pages", "        Pending                           : Yes", "NCCL INFO not smi"};
+    for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++)
+        assert_int_equal(nt_smi_q_line(&smi, old[i]), i + 1 < sizeof(old) / sizeof(old[0]));
+    assert_int_equal(smi.gpu[0].ecc_uncorr_volatile, 2);
+    assert_int_equal(smi.gpu[0].ecc_uncorr_aggregate, 5);
+    assert_int_equal(smi.gpu[0].throttle, NT_THROTTLE_HW_SLOWDOWN);
+    assert_true(smi.gpu[0].retired_ok && smi.gpu[0].retired_pending);
+    assert_true(smi.gpu[0].persistence_ok && !smi.gpu[0].persistence);
+
+    assert_int_equal(feed_file("lspci-vvv-pex8747-acs-off.txt", feed_lspci, &pci), 14);
+    assert_int_equal(pci.n, 2);
+    assert_string_equal(pci.acs[0].bdf, "0000:04:08.0");
+    nt_acs_judge(&pci.acs[1], &c);
+    assert_int_equal(c.verdict, NT_PASS);
+    memset(&pci, 0, sizeof(pci));
+    feed_file("lspci-vvv-pex8747-acs-redirect.txt", feed_lspci, &pci);
+    assert_int_equal(pci.acs[0].ctl, 0x001d); /* NVIDIA/nccl #523 */
+    nt_acs_judge(&pci.acs[0], &c);
+    assert_string_equal(c.code, "NT-PCIE-005");
+    assert_int_equal(c.verdict, NT_FAIL);
+    memset(&pci, 0, sizeof(pci));
+    assert_int_equal(nt_lspci_line(&pci, "0000:04:08.0 PCI bridge: PLX Technology, Inc. PEX 8747"), 1);
+    assert_int_equal(nt_lspci_line(&pci, "\tCapabilities: <access denied>"), 1);
+    nt_acs_judge(&pci.acs[0], &c);
+    assert_int_equal(c.verdict, NT_NOT_JUDGED);
+}
+
 /* The probe's glue (probes/nodechecks.c) on the same tree: one GPU and one NIC, the checks that
  * apply, each with code and category; NCCL 2.22.3 with nvidia_peermem (nccl #1676) fails. */
 static void test_probe_glue(void **state)
@@ -406,8 +675,8 @@ static void test_probe_glue(void **state)
         n++;
         assert_non_null(cJSON_GetObjectItem(c, "code"));
         assert_non_null(cJSON_GetObjectItem(c, "category"));
-        if (strcmp(name, "memlock") == 0) /* this process's limit, MemTotal not in the tree */
-            assert_true(strcmp(v, "pass") == 0 || strcmp(v, "not_judged") == 0);
+        if (strcmp(name, "memlock") == 0) /* this process's own limit: any verdict, its code */
+            assert_string_equal(cJSON_GetObjectItem(c, "code")->valuestring, "NT-CFG-001");
         else if (strcmp(v, "pass") != 0) {
             bad++;
             assert_string_equal(name, "peer_memory");
@@ -415,8 +684,9 @@ static void test_probe_glue(void **state)
             assert_string_equal(cJSON_GetObjectItem(c, "category")->valuestring, "config");
         }
     }
-    assert_int_equal(n, 3 + 4 + 1 + 3); /* ACS x3, IOMMU and AER x2, memlock, peer memory,
-                                         * nvidia_fs and dma-buf; no /dev/shm for one GPU */
+    assert_int_equal(n, 3 + 1 + 4 + 1 + 3); /* ACS x3, gpu_xid, IOMMU and AER x2, memlock,
+                                             * peer memory, nvidia_fs and dma-buf; no /dev/shm
+                                             * for one GPU */
     assert_int_equal(bad, 1);
     cJSON_Delete(checks);
 }
@@ -435,6 +705,10 @@ int main(void)
         cmocka_unit_test(test_memlock),
         cmocka_unit_test(test_aer_rules),
         cmocka_unit_test(test_iommu_cmdline),
+        cmocka_unit_test(test_xid_fails_alone),
+        cmocka_unit_test(test_xid_lines),
+        cmocka_unit_test(test_same_rows),
+        cmocka_unit_test(test_opfiles),
         cmocka_unit_test(test_probe_glue),
     };
     return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
