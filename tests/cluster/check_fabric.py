@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""Assertions of the two-level fabric scenarios (tests/cluster/fabric.sh).
+
+check_fabric.py flows FILE --shaped GBPS [--min F] [--max F] [--only SRC:DST,...]
+    FILE: ntc_flows' JSON lines. Every flow (or those named) ran at >= F and <= F times the
+    shaped rate; prints the flows' rates as fractions of it.
+check_fabric.py split FILE --shaped GBPS --slow DST,... [--ratio 0.7]
+    the flows to the hosts named in --slow (those whose route takes the slow spine link) got,
+    on average, at most RATIO times what the others got; prints both means.
+check_fabric.py report REPORT --leaves FILE (--no-finding | --cut A,B | --rail HOST:RAIL)
+    on a probe report (nettune.report/1 with the "fabric" section): every pairwise link passes
+    (links[].verdict), fabric.status is "ran", fabric.groups are the harness's leaves (FILE,
+    from ntc_leaves_file; as sets), and:
+      --no-finding  no cut and no fabric check warns or fails;
+      --cut A,B     a cut that warns or fails lies between the groups of leaves A and B (1-based)
+                    and no other cut does;
+      --rail H:R    a fabric check that warns or fails names rail R (its "rail" key or its
+                    detail) and host H (its "nodes"/"node" key or its detail), and no cut does.
+One line per failed assertion on stderr, exit 1 when any failed; one summary line on stdout.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+BAD = ("warn", "fail")
+
+
+def load_flows(path):
+    return [json.loads(l) for l in open(path) if l.strip()]
+
+
+def cmd_flows(a):
+    flows = load_flows(a.file)
+    only = set(a.only.split(",")) if a.only else None
+    problems, shown = [], []
+    for f in flows:
+        key = "%s:%s" % (f["src"], f["dst_host"])
+        if only is not None and key not in only:
+            continue
+        x = f["bw_GBps"] / a.shaped
+        shown.append("%s %.2f" % (key, x))
+        if a.min is not None and x < a.min:
+            problems.append("flow %s at %.4f GB/s = %.2f of the shaped %.4f, want >= %.2f" % (key, f["bw_GBps"], x, a.shaped, a.min))
+        if a.max is not None and x > a.max:
+            problems.append("flow %s at %.4f GB/s = %.2f of the shaped %.4f, want <= %.2f" % (key, f["bw_GBps"], x, a.shaped, a.max))
+    if only is not None and len(shown) != len(only):
+        problems.append("%d flows of %d named ran" % (len(shown), len(only)))
+    print("flows (x shaped %.4f GB/s): %s" % (a.shaped, ", ".join(shown)))
+    return problems
+
+
+def cmd_split(a):
+    flows = load_flows(a.file)
+    slow = set(a.slow.split(","))
+    s = [f["bw_GBps"] for f in flows if f["dst_host"] in slow]
+    o = [f["bw_GBps"] for f in flows if f["dst_host"] not in slow]
+    if not s or not o:
+        return ["the flows do not split into slow-link and other flows (%d, %d)" % (len(s), len(o))]
+    ms, mo = statistics.mean(s), statistics.mean(o)
+    print("slow-link flows %.2f, other flows %.2f of the shaped %.4f GB/s (ratio %.2f)"
+          % (ms / a.shaped, mo / a.shaped, a.shaped, ms / mo))
+    return [] if ms <= a.ratio * mo else ["slow-link flows got %.2f of the others' rate, want <= %.2f" % (ms / mo, a.ratio)]
+
+
+def names(group, nodes):
+    """A group as a set of host names (the judge writes names; indices into nodes also count)."""
+    return frozenset(nodes[g] if isinstance(g, int) else g for g in group)
+
+
+def cmd_report(a):
+    doc = json.load(open(a.report))
+    leaves = [frozenset(l) for l in json.load(open(a.leaves))]
+    problems = []
+    bad_links = [l["id"] for l in doc.get("links", []) if l.get("verdict") != "pass"]
+    if bad_links:
+        problems.append("pairwise links not passing: %s" % ", ".join(bad_links[:8]))
+    fab = doc.get("fabric")
+    if not isinstance(fab, dict):
+        return problems + ["the report has no fabric section"]
+    if fab.get("status") != "ran":
+        problems.append("fabric.status %r (%s), want 'ran'" % (fab.get("status"), fab.get("reason", "")))
+    nodes = fab.get("nodes", [])
+    groups = [names(g, nodes) for g in fab.get("groups", [])]
+    if sorted(map(sorted, groups)) != sorted(map(sorted, leaves)):
+        problems.append("fabric.groups %s, want the leaves %s" % ([sorted(g) for g in groups], [sorted(l) for l in leaves]))
+    cuts = [c for c in fab.get("cuts", []) if c.get("status") in BAD]
+    checks = [c for c in fab.get("checks", []) if c.get("status") in BAD]
+    leaf_of_group = {i: leaves.index(g) + 1 for i, g in enumerate(groups) if g in leaves}
+    if a.no_finding:
+        for c in cuts + checks:
+            problems.append("fabric finding on a healthy fabric: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+    elif a.cut:
+        want = frozenset(int(x) for x in a.cut.split(","))
+        hit = [c for c in cuts if frozenset(leaf_of_group.get(g) for g in c.get("groups", [])) == want]
+        if not hit:
+            problems.append("no warning or failing cut between leaves %s; cuts: %s" % (a.cut, json.dumps(fab.get("cuts", []))[:400]))
+        for c in cuts:
+            if c not in hit:
+                problems.append("a cut elsewhere: %s" % c.get("detail", c.get("groups")))
+        for c in hit:
+            print("cut: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+    elif a.rail:
+        host, rail = a.rail.split(":")
+        def names_rail(c):
+            d = str(c.get("detail", ""))
+            return str(c.get("rail")) == rail or ("rail %s" % rail) in d
+        def names_host(c):
+            n = c.get("nodes", c.get("node", []))
+            n = [n] if isinstance(n, (str, int)) else n
+            return host in names(n, nodes) or host in str(c.get("detail", ""))
+        hit = [c for c in checks if names_rail(c) and names_host(c)]
+        if not hit:
+            problems.append("no warning or failing fabric check names rail %s of %s; checks: %s" % (rail, host, json.dumps(fab.get("checks", []))[:400]))
+        for c in cuts:
+            problems.append("a cut on a fabric whose only fault is a rail: %s" % c.get("detail", c.get("groups")))
+        for c in hit:
+            print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+    print("%d links, %d pass; fabric %s, %d phases, groups %s" % (
+        len(doc.get("links", [])), len(doc.get("links", [])) - len(bad_links), fab.get("status"),
+        len(fab.get("phases", [])), [sorted(g) for g in groups]))
+    return problems
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("flows")
+    f.add_argument("file")
+    f.add_argument("--shaped", type=float, required=True)
+    f.add_argument("--min", type=float)
+    f.add_argument("--max", type=float)
+    f.add_argument("--only")
+    s = sub.add_parser("split")
+    s.add_argument("file")
+    s.add_argument("--shaped", type=float, required=True)
+    s.add_argument("--slow", required=True)
+    s.add_argument("--ratio", type=float, default=0.7)
+    r = sub.add_parser("report")
+    r.add_argument("report")
+    r.add_argument("--leaves", required=True)
+    m = r.add_mutually_exclusive_group(required=True)
+    m.add_argument("--no-finding", action="store_true")
+    m.add_argument("--cut")
+    m.add_argument("--rail")
+    a = p.parse_args()
+    problems = {"flows": cmd_flows, "split": cmd_split, "report": cmd_report}[a.cmd](a)
+    for x in problems:
+        print(x, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

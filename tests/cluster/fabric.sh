@@ -1,0 +1,206 @@
+#!/bin/bash
+# nettune's two-level fabric scenarios on the namespace cluster (tests/cluster/lib.sh,
+# README "Two-level layout"): 8 hosts under 2 leaves, 2 spines, 2 rails per host, every host
+# link shaped to a third of the ceiling measured first. Ends with "fabric: N passed, N failed".
+#
+#   tests/cluster/fabric.sh          each scenario once (make test-fabric)
+#   tests/cluster/fabric.sh --long   the healthy scenario NTC_FABRIC_HEALTHY times (default 10),
+#                                    then the false-alarm count (make test-cluster-long)
+#   tests/cluster/fabric.sh NAME...  only these scenarios: healthy, spine-faults, spine-4to1,
+#                                    spine-one-slow, rail-slow
+#
+# Each scenario first checks the harness with its own traffic (ntc_flows: the fault is where
+# the layout says, at the rate it says), then runs the probe's pairwise and fabric phases
+# (`nettune probe --full`, one rank per host) and asserts on the report: every pairwise link
+# passes, the fabric's groups are the leaves, and the fabric section names the right cut or
+# rail (check_fabric.py). Where the probe has no fabric phases the probe part skips with
+# that reason and the harness part still runs. Skips (exit 0, one line) where the cluster
+# cannot run.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+LONG=0
+ONLY=" "
+for a in "$@"; do
+    case $a in
+    --long) LONG=1 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) ONLY="$ONLY$a " ;;
+    esac
+done
+# shellcheck source=tests/cluster/lib.sh
+. tests/cluster/lib.sh
+NT=${NTC_BIN:-$ROOT/build/bin}/nettune
+CHECK="/usr/bin/python3 $ROOT/tests/cluster/check_fabric.py"
+CHECK_REPORT="/usr/bin/python3 $ROOT/tests/integration/check_report.py"
+N_HEALTHY=1
+[ $LONG = 1 ] && N_HEALTHY=${NTC_FABRIC_HEALTHY:-10}
+
+skip() { echo "fabric: skipped: $*"; exit 0; }
+reason=$(ntc_skip_reason)
+[ -z "$reason" ] || skip "$reason"
+command -v mpirun >/dev/null || skip "no mpirun (apt-get install openmpi-bin)"
+[ -x "$(dirname "$NT")/nettune-probe" ] || skip "nettune-probe is not built (no MPI at build time)"
+
+# The probe part needs the probe's fabric phases (--fabric-ifaces: the rails by interface).
+PROBE_SKIP=
+"$NT" probe --help 2>&1 | grep -q -- '--fabric-ifaces' ||
+    PROBE_SKIP="this nettune probe has no fabric phases (--fabric-ifaces): the probe part is not run"
+
+pass=0; fail=0; failed=""; skipped=0
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+ok() { pass=$((pass + 1)); echo "ok   [$(since "$T_ALL")] $1"; }
+bad()
+{
+    fail=$((fail + 1)); failed="$failed|$1"; echo "FAIL [$(since "$T_ALL")] $1"
+    [ -n "${2:-}" ] && [ -s "$2" ] && sed 's/^/     /' "$2"
+}
+want() { [ "$ONLY" = " " ] || [[ $ONLY == *" $1 "* ]]; }
+
+# flows NAME BYTES [rail=R] SRC:DST...: the flows at once, kept as out/NAME.flows.
+flows()
+{
+    local name=$1
+    shift
+    FLOWS=$OUTD/$name.flows
+    ntc_flows "$@" > "$FLOWS" 2> "$OUTD/check"
+}
+
+# hcheck NAME CHECK-ARGS...: one check_fabric.py assertion on the last flows; ok/bad.
+hcheck()
+{
+    local name=$1 line
+    shift
+    if line=$($CHECK "$@" 2> "$OUTD/check"); then ok "$name: $line"; else bad "$name: $line" "$OUTD/check"; fi
+}
+
+# probe NAME CHECK-ARGS...: nettune probe --full on every host (one rank each, the fabric
+# phases on both rails), then check_report.py and check_fabric.py report.
+probe()
+{
+    local name=$1 out=$OUTD/$1.json log=$OUTD/$1.log rc t0 line
+    shift
+    if [ -n "$PROBE_SKIP" ]; then
+        skipped=$((skipped + 1))
+        echo "skip [$(since "$T_ALL")] $name: $PROBE_SKIP"
+        return
+    fi
+    t0=$(now)
+    ntc_exec h1 env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        timeout 150 mpirun "${MPI_OPTS[@]}" --hostfile "$HF" -np "$NTC_N" --map-by ppr:1:node \
+        --bind-to none --mca odls_base_sigkill_timeout 0 "$NT" probe --full --sizes 8,1M \
+        --budget 0.05 --fabric-ifaces eth0,eth1 --fabric-budget "${NTC_FABRIC_BUDGET:-20}" \
+        --output "$out" > "$log" 2>&1
+    rc=$?
+    : > "$OUTD/check"
+    [ -f "$out" ] || echo "no report (mpirun exit $rc)" >> "$OUTD/check"
+    [ -f "$out" ] && $CHECK_REPORT "$out" >> "$OUTD/check" 2>&1
+    [ -f "$out" ] && line=$($CHECK report "$out" --leaves "$LEAVES" "$@" 2>> "$OUTD/check")
+    if [ -s "$OUTD/check" ]; then
+        tail -n 5 "$log" >> "$OUTD/check"
+        bad "$name: probe (exit $rc, $(since "$t0") s)" "$OUTD/check"
+        return 1
+    fi
+    ok "$name: probe (exit $rc, $(since "$t0") s): ${line//$'\n'/; }"
+}
+
+T_ALL=$(now)
+NTC_LEAVES=2 NTC_SPINES=2 NTC_RAILS=2 ntc_up 8 || { echo "FAIL the two-level cluster did not come up"; exit 1; }
+OUTD=$NTC_DIR/out
+mkdir -p "$OUTD"
+HF=$(ntc_hostfile 1)
+mapfile -t MPI_OPTS < <(ntc_mpi_options)
+LEAVES=$(ntc_leaves_file)
+# The ceiling: every host sends to the host half the list away (across the leaves), unshaped;
+# every host link is then shaped so that 8 hosts x 2 rails together use a third of it.
+ntc_shape_to_ceiling 3 || { bad "the ceiling could not be measured"; exit 1; }
+R=$NTC_SHAPE_BITS
+RG=$(awk -v r="$R" 'BEGIN { printf "%.5f", r / 8e9 }')    # the shaped rate, GB/s
+echo "     ceiling $NTC_CEILING_GBPS GB/s (8 flows at once, unshaped); every host link shaped to $RG GB/s ($R bit/s)"
+ALONE=$((4 << 20))     # one flow alone: 0.15 s at 26 MB/s
+TOGETHER=$((8 << 20))  # flows at once
+CROSS=(h1:h5 h2:h6 h3:h7 h4:h8)
+
+FA=0  # healthy runs with a failed assertion (false alarms)
+for i in $(seq 1 "$N_HEALTHY"); do
+    want healthy || break
+    f0=$fail
+    # Healthy: the cross flows of leaf 1 at once each get the shaped rate (the spines have
+    # 2 x the leaf's aggregate); no fabric finding.
+    flows healthy "$TOGETHER" "${CROSS[@]}" && hcheck "healthy run $i: 4 cross flows at once" flows "$FLOWS" --shaped "$RG" --min 0.6 --max 1.15 ||
+        bad "healthy run $i: flows failed" "$OUTD/check"
+    probe "healthy$i" --no-finding
+    [ $fail = "$f0" ] || FA=$((FA + 1))
+done
+
+if want spine-faults; then
+    # The spine link functions themselves: half of the cross pairs on each spine, delay and cut.
+    n1=0; n=0
+    for s in "${NTC_HOST_LIST[@]}"; do
+        for d in "${NTC_HOST_LIST[@]}"; do
+            [ "$(ntc_leaf_of "$s")" = "$(ntc_leaf_of "$d")" ] && continue
+            n=$((n + 1)); [ "$(ntc_spine_of "$s" "$d")" = 1 ] && n1=$((n1 + 1))
+        done
+    done
+    [ $((2 * n1)) = $n ] && ok "spine routes: $n1 of $n cross pairs through spine 1" ||
+        bad "spine routes: $n1 of $n cross pairs through spine 1, want half"
+    rtt() { ntc_exec "$1" busybox ping -c 3 -i 0.2 -W 1 "$(ntc_ip "$2")" 2>/dev/null | awk -F/ '/min\/avg/ { print $4 }'; }
+    # h1 and h5 are first in their leaves, h2 and h6 second: h1 <-> h5 takes spine 1 both
+    # ways, h2 <-> h6 spine 2 both ways.
+    base=$(rtt h1 h5)
+    ntc_spine_fault 1 1 delay 2000 && d=$(rtt h1 h5) && d6=$(rtt h2 h6)
+    ntc_spine_fault 1 1 clear
+    awk -v b="${base:-0}" -v d="${d:-0}" -v e="${d6:-99}" 'BEGIN { exit !(d >= b + 3.5 && e < b + 2) }' &&
+        ok "spine delay 2 ms each way on leaf1-spine1: h1-h5 rtt $base -> $d ms, h2-h6 (spine 2) $d6 ms" ||
+        bad "spine delay 2 ms each way on leaf1-spine1: h1-h5 rtt $base -> ${d:-none} ms, h2-h6 ${d6:-none} ms"
+    ntc_spine_fault 1 1 down
+    c5=$(rtt h1 h5); c6=$(rtt h2 h6)
+    ntc_spine_fault 1 1 up
+    u5=$(rtt h1 h5)
+    [ -z "$c5" ] && [ -n "$c6" ] && [ -n "$u5" ] &&
+        ok "spine cut leaf1-spine1: h1-h5 unreachable, h2-h6 (spine 2) $c6 ms; up again: h1-h5 $u5 ms" ||
+        bad "spine cut leaf1-spine1: h1-h5 '${c5:-none}' (want none), h2-h6 '${c6:-none}', after up '${u5:-none}'"
+fi
+
+if want spine-4to1; then
+    # Every cross route through spine 1, its link to leaf 1 at the shaped rate: a quarter of
+    # the leaf's aggregate (4 hosts x the shaped rate), 4:1. A pair alone gets the full rate;
+    # 4 at once a quarter each.
+    ntc_spine_pin 1 && ntc_spine_fault 1 1 rate "$R" || bad "spine-4to1: set-up failed"
+    flows 4to1-alone "$ALONE" h1:h5 && hcheck "spine-4to1: one pair alone" flows "$FLOWS" --shaped "$RG" --min 0.6
+    flows 4to1-together "$TOGETHER" "${CROSS[@]}" && hcheck "spine-4to1: 4 cross flows at once" flows "$FLOWS" --shaped "$RG" --max 0.4
+    probe spine-4to1 --cut 1,2
+    ntc_spine_fault 1 1 clear; ntc_spine_pin half
+fi
+
+if want spine-one-slow; then
+    # Two parallel spine links, routes pinned half and half; leaf1-spine1 at the shaped rate:
+    # a pair alone on it passes, the 2 flows of leaf 1 that share it at once get half each.
+    ntc_spine_fault 1 1 rate "$R" || bad "spine-one-slow: set-up failed"
+    flows slow-alone "$ALONE" h1:h5 && hcheck "spine-one-slow: one pair alone on the slow link" flows "$FLOWS" --shaped "$RG" --min 0.6
+    flows slow-together "$TOGETHER" "${CROSS[@]}" &&
+        hcheck "spine-one-slow: 4 cross flows at once, to h5 and h7 through spine 1" split "$FLOWS" --shaped "$RG" --slow h5,h7 --ratio 0.75
+    probe spine-one-slow --cut 1,2
+    ntc_spine_fault 1 1 clear
+fi
+
+if want rail-slow; then
+    # h3's rail 1 at a quarter of the shaped rate (both directions); rail 0 untouched, so the
+    # pairwise rounds (MPI on rail 0) pass.
+    RQ=$((R / 4))
+    ntc_rail_fault h3 1 rate "$RQ" both || bad "rail-slow: set-up failed"
+    flows rail1-alone "$ALONE" rail=1 h3:h7 && hcheck "rail-slow: h3 -> h7 on rail 1" flows "$FLOWS" --shaped "$RG" --max 0.35
+    flows rail0-alone "$ALONE" rail=0 h3:h7 && hcheck "rail-slow: h3 -> h7 on rail 0" flows "$FLOWS" --shaped "$RG" --min 0.6
+    probe rail-slow --rail h3:1
+    ntc_rail_fault h3 1 clear
+fi
+
+rm -rf "$NTC_BUILD/out-fabric"
+mkdir -p "$NTC_BUILD"
+cp -r "$OUTD" "$NTC_BUILD/out-fabric"
+ntc_down
+[ $LONG = 1 ] && echo "fabric false alarms: $FA of $N_HEALTHY healthy runs"
+echo "fabric: $pass passed, $fail failed, $skipped skipped ($(since "$T_ALL") s)"
+[ -n "$failed" ] && echo "failed:${failed//|/$'\n'  }"
+[ $fail = 0 ]
