@@ -145,6 +145,10 @@ if want spine-faults; then
     done
     [ $((2 * n1)) = $n ] && ok "spine routes: $n1 of $n cross pairs through spine 1" ||
         bad "spine routes: $n1 of $n cross pairs through spine 1, want half"
+    ntc_spine_pin ecmp && e=$(ntc_spine_of h1 h5) && flows ecmp "$ALONE" h1:h5 h2:h6 h3:h7 h4:h8 &&
+        ok "spine routes ecmp (layer 3+4 hash): h1 -> h5 '$e', 4 flows through them: $(wc -l < "$FLOWS") done" ||
+        bad "spine routes ecmp: h1 -> h5 '${e:-}'" "$OUTD/check"
+    ntc_spine_pin half
     rtt() { ntc_exec "$1" busybox ping -c 3 -i 0.2 -W 1 "$(ntc_ip "$2")" 2>/dev/null | awk -F/ '/min\/avg/ { print $4 }'; }
     # h1 and h5 are first in their leaves, h2 and h6 second: h1 <-> h5 takes spine 1 both
     # ways, h2 <-> h6 spine 2 both ways.

@@ -107,7 +107,9 @@ ntc__kill_netns()
     for p in /proc/[0-9]*; do
         p=${p#/proc/}
         [ "$p" = "$holder" ] && continue
-        [ "$(ntc__netns "$p")" = "$ns" ] && kill -KILL "$p" 2>/dev/null
+        # -ef (same device and inode) is a builtin test: a stat process per /proc entry made a
+        # teardown of 12 namespaces take about 10 s on a loaded machine.
+        [ "/proc/$p/ns/net" -ef "/proc/$holder/ns/net" ] && kill -KILL "$p" 2>/dev/null
     done
     kill -KILL "$holder" 2>/dev/null
     for _ in $(seq 1 50); do [ -d "/proc/$holder" ] || break; sleep 0.05; done
