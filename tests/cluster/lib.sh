@@ -430,6 +430,8 @@ ntc_fault()
 {
     local h=$1 kind=$2 val=${3:-} dir=${4:-egress} i ppm burst limit o fwdpid back
     [ "$NTC_UP" = 1 ] || { ntc_log "no cluster is up"; return 1; }
+    [ "$(cat "$NTC_DIR/leaves" 2>/dev/null || echo 1)" = 1 ] ||
+        { ntc_log "ntc_fault: under leaves a host link's far end is in its leaf: use ntc_rail_fault HOST 0"; return 1; }
     i=$(ntc__index "$h") || return 1
     case $dir in egress|both) ;; *) ntc_log "direction '$dir': egress or both"; return 1 ;; esac
     case $kind in
