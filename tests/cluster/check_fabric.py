@@ -16,6 +16,10 @@ check_fabric.py report REPORT --leaves FILE (--no-finding | --cut A,B | --rail H
                     and no other cut does;
       --rail H:R    a fabric check that warns or fails names rail R (its "rail" key or its
                     detail) and host H (its "nodes"/"node" key or its detail), and no cut does.
+check_fabric.py selftest
+    the report assertions on contract-shaped documents made here: each must pass on the right
+    document and fail on a wrong one (wrong groups, a failing link, a cut elsewhere, no rail
+    check, a finding on a healthy fabric).
 One line per failed assertion on stderr, exit 1 when any failed; one summary line on stdout.
 """
 import argparse
@@ -122,6 +126,52 @@ def cmd_report(a):
     return problems
 
 
+def selftest_doc(groups, cuts=(), checks=(), link_verdict="pass"):
+    nodes = ["h%d" % i for i in range(1, 9)]
+    return {"links": [{"id": "h1-h5", "verdict": link_verdict}],
+            "fabric": {"status": "ran", "nodes": nodes, "rails": 2, "phases": [{"phase": "bisection", "rounds": []}],
+                       "groups": groups, "cuts": list(cuts), "checks": list(checks)}}
+
+
+def cmd_selftest(a):
+    import contextlib, io, os, tempfile
+    leaves = [["h1", "h2", "h3", "h4"], ["h5", "h6", "h7", "h8"]]
+    cut = {"groups": [0, 1], "status": "warn", "code": "NT-FAB-201", "detail": "between {h1..h4} and {h5..h8}"}
+    rail = {"check": "rail", "status": "warn", "rail": 1, "nodes": ["h3"], "detail": "h3 rail 1"}
+    swapped = [leaves[1], leaves[0]]
+    wrong = [["h1", "h2", "h3", "h5"], ["h4", "h6", "h7", "h8"]]
+    cases = [  # (document, options, must pass)
+        (selftest_doc(leaves), ["--no-finding"], True),
+        (selftest_doc(wrong), ["--no-finding"], False),
+        (selftest_doc(leaves, [cut]), ["--no-finding"], False),
+        (selftest_doc(leaves, link_verdict="warn"), ["--no-finding"], False),
+        (selftest_doc(swapped, [cut]), ["--cut", "1,2"], True),
+        (selftest_doc(leaves, [dict(cut, status="pass")]), ["--cut", "1,2"], False),
+        (selftest_doc(leaves, [cut, dict(cut, groups=[0, 0])]), ["--cut", "1,2"], False),
+        (selftest_doc([["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8"]], [dict(cut, groups=[0])]), ["--cut", "1,2"], False),
+        (selftest_doc(leaves, checks=[rail]), ["--rail", "h3:1"], True),
+        (selftest_doc(leaves, checks=[dict(rail, nodes=["h4"], detail="h4 rail 1")]), ["--rail", "h3:1"], False),
+        (selftest_doc(leaves, [cut], [rail]), ["--rail", "h3:1"], False),
+        (dict(selftest_doc(leaves), fabric={"status": "skipped", "reason": "x"}), ["--no-finding"], False),
+    ]
+    problems = []
+    with tempfile.TemporaryDirectory() as d:
+        lf = os.path.join(d, "leaves.json")
+        json.dump(leaves, open(lf, "w"))
+        for k, (doc, opts, good) in enumerate(cases):
+            rf = os.path.join(d, "r%d.json" % k)
+            json.dump(doc, open(rf, "w"))
+            p = argparse.ArgumentParser()
+            p.add_argument("report"); p.add_argument("--leaves"); p.add_argument("--no-finding", action="store_true")
+            p.add_argument("--cut"); p.add_argument("--rail")
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = cmd_report(p.parse_args([rf, "--leaves", lf] + opts))
+            if bool(got) == good:
+                problems.append("selftest case %d (%s): %s" % (k, " ".join(opts), "failed: %s" % got if good else "passed, must fail"))
+    print("check_fabric.py: %d report cases, %d as expected" % (len(cases), len(cases) - len(problems)))
+    return problems
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -143,8 +193,9 @@ def main():
     m.add_argument("--no-finding", action="store_true")
     m.add_argument("--cut")
     m.add_argument("--rail")
+    sub.add_parser("selftest")
     a = p.parse_args()
-    problems = {"flows": cmd_flows, "split": cmd_split, "report": cmd_report}[a.cmd](a)
+    problems = {"flows": cmd_flows, "split": cmd_split, "report": cmd_report, "selftest": cmd_selftest}[a.cmd](a)
     for x in problems:
         print(x, file=sys.stderr)
     return 1 if problems else 0

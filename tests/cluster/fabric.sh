@@ -106,6 +106,10 @@ probe()
 }
 
 T_ALL=$(now)
+# The report assertions themselves, on documents that must pass and documents that must fail.
+ST=$(mktemp)
+if line=$($CHECK selftest 2> "$ST"); then ok "$line"; else bad "$line" "$ST"; fi
+rm -f "$ST"
 NTC_LEAVES=2 NTC_SPINES=2 NTC_RAILS=2 ntc_up 8 || { echo "FAIL the two-level cluster did not come up"; exit 1; }
 OUTD=$NTC_DIR/out
 mkdir -p "$OUTD"
