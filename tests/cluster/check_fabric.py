@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Assertions of the two-level fabric scenarios (tests/cluster/fabric.sh).
 
-check_fabric.py flows FILE --shaped GBPS [--min F] [--max F] [--only SRC:DST,...]
+check_fabric.py flows FILE|--file FILE --shaped GBPS [--min F] [--max F] [--only SRC:DST,...]
     FILE: ntc_flows' JSON lines. Every flow (or those named) ran at >= F and <= F times the
     shaped rate; prints the flows' rates as fractions of it.
 check_fabric.py split FILE --shaped GBPS --slow DST,... [--ratio 0.7]
@@ -35,7 +35,7 @@ def load_flows(path):
 
 
 def cmd_flows(a):
-    flows = load_flows(a.file)
+    flows = load_flows(a.file or a.file_opt)
     only = set(a.only.split(",")) if a.only else None
     problems, shown = [], []
     for f in flows:
@@ -176,7 +176,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("flows")
-    f.add_argument("file")
+    f.add_argument("file", nargs="?")
+    f.add_argument("--file", dest="file_opt")
     f.add_argument("--shaped", type=float, required=True)
     f.add_argument("--min", type=float)
     f.add_argument("--max", type=float)
