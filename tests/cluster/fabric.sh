@@ -91,12 +91,15 @@ alone()
     hcheck "$title" "$@" --file "$FLOWS"
 }
 
-# probe NAME CHECK-ARGS...: nettune probe --full on every host (one rank each, the fabric
-# phases on both rails), then check_report.py and check_fabric.py report.
+# probe NAME IFACES CHECK-ARGS...: nettune probe --full on every host (one rank each, the
+# fabric phases on the rails IFACES), then check_report.py and check_fabric.py report.
+# The pairwise rounds measure 1 MiB only: the faults here are bandwidth, and the 8 B latency of
+# a cross-leaf pair on the loaded 2 cores had a first measurement of 65-472 us against 15 us
+# (retest passing: a "flaky" warning) in 3 of 4 runs.
 probe()
 {
-    local name=$1 out=$OUTD/$1.json log=$OUTD/$1.log rc t0 line
-    shift
+    local name=$1 ifaces=$2 out=$OUTD/$1.json log=$OUTD/$1.log rc t0 line
+    shift 2
     if [ -n "$PROBE_SKIP" ]; then
         skipped=$((skipped + 1))
         echo "skip [$(since "$T_ALL")] $name: $PROBE_SKIP"
@@ -105,8 +108,8 @@ probe()
     t0=$(now)
     ntc_exec h1 env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         timeout 150 mpirun "${MPI_OPTS[@]}" --hostfile "$HF" -np "$NTC_N" --map-by ppr:1:node \
-        --bind-to none --mca odls_base_sigkill_timeout 0 "$NT" probe --full --sizes 8,1M \
-        --budget 0.05 --fabric-ifaces eth0,eth1 --fabric-budget "${NTC_FABRIC_BUDGET:-20}" \
+        --bind-to none --mca odls_base_sigkill_timeout 0 "$NT" probe --full --sizes 1M \
+        --budget 0.05 --fabric-ifaces "$ifaces" --fabric-budget "${NTC_FABRIC_BUDGET:-10}" --fabric-bytes "$FABRIC_BYTES" \
         --output "$out" > "$log" 2>&1
     rc=$?
     : > "$OUTD/check"
@@ -117,6 +120,11 @@ probe()
         tail -n 5 "$log" >> "$OUTD/check"
         bad "$name: probe (exit $rc, $(since "$t0") s)" "$OUTD/check"
         return 1
+    fi
+    if [[ $line == *JUDGE-SKIP* ]]; then
+        skipped=$((skipped + 1))
+        echo "skip [$(since "$T_ALL")] $name: probe (exit $rc, $(since "$t0") s): pairwise and fabric phases as asserted, the cut or rail not judged: ${line//$'\n'/; }"
+        return
     fi
     ok "$name: probe (exit $rc, $(since "$t0") s): ${line//$'\n'/; }"
 }
@@ -142,6 +150,9 @@ echo "     ceiling $NTC_CEILING_GBPS GB/s (8 flows at once, unshaped); every hos
 # measured): a flow alone lasts about 0.25 s at it, flows at once 0.4 s each at full rate
 # (1.6 s at the 4:1 spine's quarter); at least 1 MiB.
 ALONE=$(awk -v r="$R" 'BEGIN { b = r / 8 * 0.25; printf "%.0f", b < 1048576 ? 1048576 : b }')
+# The probe's flows: 0.12 s each alone at the shaped rate (16 MiB, the default, took 0.5 s and
+# the alone sample 13 s of a 20 s budget, leaving the rail phases none).
+FABRIC_BYTES=$(awk -v r="$R" 'BEGIN { b = r / 8 * 0.12; printf "%.0f", b < 1048576 ? 1048576 : b }')
 TOGETHER=$(awk -v r="$R" 'BEGIN { b = r / 8 * 0.4; printf "%.0f", b < 1048576 ? 1048576 : b }')
 CROSS=(h1:h5 h2:h6 h3:h7 h4:h8)
 
@@ -153,7 +164,7 @@ for i in $(seq 1 "$N_HEALTHY"); do
     # 2 x the leaf's aggregate); no fabric finding.
     flows healthy "$TOGETHER" "${CROSS[@]}" && hcheck "healthy run $i: 4 cross flows at once" flows "$FLOWS" --shaped "$RG" --min 0.6 --max 1.15 ||
         bad "healthy run $i: flows failed" "$OUTD/check"
-    probe "healthy$i" --no-finding
+    probe "healthy$i" eth0,eth1 --no-finding
     [ $fail = "$f0" ] || FA=$((FA + 1))
 done
 
@@ -193,11 +204,12 @@ fi
 if want spine-4to1; then
     # Every cross route through spine 1, its link to leaf 1 at the shaped rate: a quarter of
     # the leaf's aggregate (4 hosts x the shaped rate), 4:1. A pair alone gets the full rate;
-    # 4 at once a quarter each.
+    # 4 at once a quarter each. The probe's fabric phases run on rail 0 only: rail 1 is one
+    # flat network, whose flows would only dilute the leaves' cut.
     ntc_spine_pin 1 && ntc_spine_fault 1 1 rate "$R" || bad "spine-4to1: set-up failed"
     alone 4to1-alone "spine-4to1: one pair alone" "$ALONE" h1:h5 -- flows --shaped "$RG" --min 0.6
     flows 4to1-together "$TOGETHER" "${CROSS[@]}" && hcheck "spine-4to1: 4 cross flows at once" flows "$FLOWS" --shaped "$RG" --max 0.45
-    probe spine-4to1 --cut 1,2
+    probe spine-4to1 eth0 --cut 1,2
     ntc_spine_fault 1 1 clear; ntc_spine_pin half
 fi
 
@@ -208,7 +220,7 @@ if want spine-one-slow; then
     alone slow-alone "spine-one-slow: one pair alone on the slow link" "$ALONE" h1:h5 -- flows --shaped "$RG" --min 0.6
     flows slow-together "$TOGETHER" "${CROSS[@]}" &&
         hcheck "spine-one-slow: 4 cross flows at once, to h5 and h7 through spine 1" split "$FLOWS" --shaped "$RG" --slow h5,h7 --ratio 0.75
-    probe spine-one-slow --cut 1,2
+    probe spine-one-slow eth0 --cut 1,2
     ntc_spine_fault 1 1 clear
 fi
 
@@ -219,7 +231,7 @@ if want rail-slow; then
     ntc_rail_fault h3 1 rate "$RQ" both || bad "rail-slow: set-up failed"
     flows rail1-alone "$ALONE" rail=1 h3:h7 && hcheck "rail-slow: h3 -> h7 on rail 1" flows "$FLOWS" --shaped "$RG" --max 0.35
     alone rail0-alone "rail-slow: h3 -> h7 on rail 0" "$ALONE" rail=0 h3:h7 -- flows --shaped "$RG" --min 0.6
-    probe rail-slow --rail h3:1
+    probe rail-slow eth0,eth1 --rail h3:1
     ntc_rail_fault h3 1 clear
 fi
 

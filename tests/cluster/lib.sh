@@ -616,8 +616,8 @@ ntc_rail_ip()
 
 ntc_leaves_file()
 {
-    local l
-    python3 - "$NTC_DIR" "${NTC_LEAVES:-1}" "${NTC_HOST_LIST[@]}" > "$NTC_DIR/leaves.json" <<'PY' || return 1
+    # The layout's own record (NTC_LEAVES may have been set for ntc_up's command only).
+    python3 - "$NTC_DIR" "$(cat "$NTC_DIR/leaves" 2>/dev/null || echo 1)" "${NTC_HOST_LIST[@]}" > "$NTC_DIR/leaves.json" <<'PY' || return 1
 import json, sys
 d, n, hosts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 leaf = lambda h: int(open("%s/hosts/%s/leaf" % (d, h)).read()) if n > 1 else 1
