@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "nettune/fabsched.h"
 #include "nettune/gpu.h"
 #include "nettune/log.h"
 #include "params.h"
@@ -96,6 +98,35 @@ static nt_status_t nt_parse_int(const char *opt, const char *s, long min, long m
     return NT_OK;
 }
 
+/* --fabric-ifaces: 1 to NT_FAB_MAX_RAILS interface names, comma-separated, no empty item. */
+static nt_status_t nt_parse_ifaces(const char *list, char *err, size_t len)
+{
+    size_t n = 1, ll = strlen(list), item = 0;
+    if (!ll || list[0] == ',' || list[ll - 1] == ',' || strstr(list, ",,")) {
+        snprintf(err, len, "empty item in --fabric-ifaces '%s': give e.g. --fabric-ifaces eth0,eth1",
+                 list);
+        return NT_ERR_INVALID;
+    }
+    for (const char *c = list; *c; c++) {
+        if (*c == ',') {
+            n++;
+            item = 0;
+        } else if (++item >= IF_NAMESIZE || isspace((unsigned char)*c) || *c == '/') {
+            snprintf(err, len,
+                     "bad interface name in --fabric-ifaces '%s': names have at most %d "
+                     "characters, no spaces or '/'",
+                     list, IF_NAMESIZE - 1);
+            return NT_ERR_INVALID;
+        }
+    }
+    if (n > NT_FAB_MAX_RAILS) {
+        snprintf(err, len, "too many interfaces in --fabric-ifaces: at most %d rails",
+                 NT_FAB_MAX_RAILS);
+        return NT_ERR_INVALID;
+    }
+    return NT_OK;
+}
+
 void nt_params_usage(FILE *f)
 {
     fputs(
@@ -127,6 +158,16 @@ void nt_params_usage(FILE *f)
         "  --time-limit SECONDS  stop, write the partial report, exit 3 (or 1) (default none)\n"
         "  --peer-timeout SECONDS  a peer without progress this long is dead (default 30)\n"
         "  --no-retest           do not measure failing pairs a second time\n"
+        "Fabric phases under load (docs/fabric.md; after the pairwise rounds of --full):\n"
+        "  --fabric              the fabric phases only: every node sends at once (bisection,\n"
+        "                        all-to-all, random rings, rails), compared with the same pairs\n"
+        "                        alone; one rank per node takes part\n"
+        "  --fabric-budget SECONDS  time for all the fabric phases (default 60; 0: none after\n"
+        "                        --full); separate from --budget\n"
+        "  --fabric-bytes SIZE   bytes per flow (default 16M)\n"
+        "  --fabric-ifaces LIST  the rails, e.g. eth0,eth1 (default: the interface of the\n"
+        "                        default route)\n"
+        "  --fabric-seed N       the schedule's seed (default: drawn; the report has it)\n"
         "Judge:\n"
         "  --thresholds FILE     nettune.thresholds/1 file (per node class expectations)\n"
         "  --print-thresholds    print the built-in thresholds as a file and exit\n"
@@ -200,6 +241,11 @@ enum {
     OPT_CHECKS_ONLY,
     OPT_DRAIN,
     OPT_RESUME_PASSING,
+    OPT_FABRIC,
+    OPT_FABRIC_BUDGET,
+    OPT_FABRIC_BYTES,
+    OPT_FABRIC_IFACES,
+    OPT_FABRIC_SEED,
     OPT_HELP,
     OPT_VERSION
 };
@@ -234,6 +280,11 @@ static const struct option nt_long_opts[] = {
     {"checks-only", no_argument, NULL, OPT_CHECKS_ONLY},
     {"drain", optional_argument, NULL, OPT_DRAIN},
     {"resume-passing", no_argument, NULL, OPT_RESUME_PASSING},
+    {"fabric", no_argument, NULL, OPT_FABRIC},
+    {"fabric-budget", required_argument, NULL, OPT_FABRIC_BUDGET},
+    {"fabric-bytes", required_argument, NULL, OPT_FABRIC_BYTES},
+    {"fabric-ifaces", required_argument, NULL, OPT_FABRIC_IFACES},
+    {"fabric-seed", required_argument, NULL, OPT_FABRIC_SEED},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -246,6 +297,9 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
     nt_status_t st = NT_OK;
     /* The last option given that configures one probe: a probe --probes leaves out. */
     const char *rdma_opt = NULL, *gpu_opt = NULL;
+    /* The last option given that configures the fabric phases: nothing to configure unless
+     * they run (--fabric or --full). */
+    const char *fabric_opt = NULL;
 
     memset(p, 0, sizeof(*p));
     p->mode = NT_SCHED_QUICK;
@@ -256,6 +310,8 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
     p->rdma_qps = 1;
     p->gid_index = -1;
     p->rdma_max_bytes = 8u << 20;
+    p->fabric_budget_s = 60.0;
+    p->fabric_bytes = 16u << 20;
     *action = NT_ACTION_RUN;
     err[0] = '\0';
 
@@ -401,6 +457,43 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
         case OPT_RESUME_PASSING:
             p->resume_passing = 1;
             break;
+        case OPT_FABRIC:
+            p->fabric = 1;
+            break;
+        case OPT_FABRIC_BUDGET:
+            fabric_opt = "fabric-budget";
+            st = nt_parse_seconds("--fabric-budget", optarg, 0, 86400, &p->fabric_budget_s, err,
+                                  errlen);
+            break;
+        case OPT_FABRIC_BYTES:
+            fabric_opt = "fabric-bytes";
+            if (nt_parse_size(optarg, &p->fabric_bytes) != NT_OK || p->fabric_bytes < 4096 ||
+                p->fabric_bytes > (1u << 30)) {
+                snprintf(err, errlen, "bad size '%s' for --fabric-bytes: give 4K to 1G", optarg);
+                st = NT_ERR_INVALID;
+            }
+            break;
+        case OPT_FABRIC_IFACES:
+            fabric_opt = "fabric-ifaces";
+            st = nt_parse_ifaces(optarg, err, errlen);
+            p->fabric_ifaces = optarg;
+            break;
+        case OPT_FABRIC_SEED: {
+            char *end;
+            unsigned long long v;
+            fabric_opt = "fabric-seed";
+            errno = 0;
+            v = strtoull(optarg, &end, 10);
+            if (end == optarg || *end || errno || optarg[0] == '-' || v >= (1ull << 53)) {
+                snprintf(err, errlen,
+                         "bad value '%s' for --fabric-seed: give an integer from 0 to 2^53-1",
+                         optarg);
+                st = NT_ERR_INVALID;
+            }
+            p->fabric_seed = v;
+            p->fabric_seed_set = 1;
+            break;
+        }
         case 'h':
         case OPT_HELP:
             *action = NT_ACTION_HELP;
@@ -448,6 +541,24 @@ nt_status_t nt_params_parse(int argc, char **argv, nt_probe_params_t *p, nt_para
                      opt, kind, p->probes, kind, opt);
             st = NT_ERR_INVALID;
         }
+    }
+    if (st == NT_OK && fabric_opt && !p->fabric && p->mode != NT_SCHED_FULL) {
+        snprintf(err, errlen,
+                 "--%s configures the fabric phases, which run with --fabric or --full: add "
+                 "one of them, or drop --%s",
+                 fabric_opt, fabric_opt);
+        st = NT_ERR_INVALID;
+    }
+    if (st == NT_OK && p->fabric && p->fabric_budget_s <= 0) {
+        snprintf(err, errlen,
+                 "--fabric with --fabric-budget 0 runs nothing: give a budget in seconds "
+                 "(e.g. --fabric-budget 60)");
+        st = NT_ERR_INVALID;
+    }
+    if (st == NT_OK && p->fabric && p->checks_only) {
+        snprintf(err, errlen,
+                 "--checks-only sends no traffic and --fabric is traffic: drop one of them");
+        st = NT_ERR_INVALID;
     }
     if (st == NT_OK && optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s' (see nettune probe --help)", argv[optind]);

@@ -51,6 +51,13 @@ typedef struct nt_probe_params {
     unsigned gpu_probes; /* --gpu-probes: NT_GPU_PROBE_* bits (0 = all) */
     size_t gpu_bytes;    /* --gpu-buffer-size (0 = 256 MiB) */
     int checks_only;     /* --checks-only: no traffic, no GPU memory */
+    /* Fabric phases under load (probes/fabric) */
+    int fabric;                /* --fabric: the fabric phases only, no pairwise rounds */
+    double fabric_budget_s;    /* --fabric-budget (default 60; 0: none after --full) */
+    size_t fabric_bytes;       /* --fabric-bytes: bytes per flow (default 16M) */
+    const char *fabric_ifaces; /* --fabric-ifaces eth0,eth1: the rails (NULL: see fabric.h) */
+    unsigned long long fabric_seed; /* --fabric-seed */
+    int fabric_seed_set;            /* 0: the seed is drawn from the clock by rank 0 */
 } nt_probe_params_t;
 
 /* A node of the job, in hostname order. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fabric/fabric.h"
 #include "inventory.h"
 #include "judge/judge.h"
 #include "rpt.h"
@@ -1002,6 +1003,26 @@ static nt_status_t nt_run_rounds(nt_run_t *r, int k)
     return NT_OK;
 }
 
+/* Phase: the fabric phases under load (probes/fabric): every rank takes part, rank 0 files
+ * the "fabric" section. A rank lost on the way ends the run as in the rounds. */
+static void nt_run_fabric(nt_run_t *r)
+{
+    cJSON *sec = NULL;
+    nt_status_t st;
+
+    if (r->p.rank == 0)
+        nt_collect_write(&r->c, 0, 1, "run in progress: fabric phases started");
+    st = nt_fabric_run(&r->p, &sec, NULL);
+    if (r->p.rank == 0 && sec && !cJSON_AddItemToObject(r->c.doc, "fabric", sec))
+        cJSON_Delete(sec);
+    if (st == NT_ERR_PEER) {
+        r->aborted = 1;
+        nt_name_lost(&r->p, &r->c);
+    } else if (st != NT_OK && r->p.rank == 0) {
+        nt_not_done(&r->c, "fabric: %s", nt_status_string(st));
+    }
+}
+
 /* Phase: the probes' final per-node checks (error counters after the traffic), reported again. */
 static void nt_run_finish_probes(nt_run_t *r)
 {
@@ -1133,8 +1154,10 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
             p->pair_budget_s = nt_pair_budget(p, r.probes[k]);
     /* The rounds of every probe, in registry order. */
     /* --checks-only: inventory, states and counters; no probe step runs (no traffic). */
-    for (int k = 0;
-         st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted && !params->checks_only; k++)
+    /* --fabric: the fabric phases only, no pairwise rounds. */
+    for (int k = 0; st == NT_OK && k < r.nprobes && !r.stopped && !r.aborted &&
+                    !params->checks_only && !params->fabric;
+         k++)
         st = nt_run_rounds(&r, k);
     if (st == NT_ERR_NOMEM) {
         /* Out of memory: nothing sensible is left to do, and rank 0 cannot be followed. */
@@ -1150,6 +1173,11 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     for (int round = 0; round < 3 && !r.aborted && !r.stopped && !params->no_retest; round++)
         if (nt_run_retest(&r) == 0)
             break;
+    /* The fabric phases after the pairwise ones (--full), or alone (--fabric). */
+    if (nt_fabric_wanted(params) && !r.aborted && !r.stopped)
+        nt_run_fabric(&r);
+    else if (nt_fabric_wanted(params) && p->rank == 0)
+        nt_not_done(&r.c, "fabric: not started (the run ended early)");
     code = nt_run_conclude(&r);
     nt_run_free(&r);
     return code;

@@ -9,7 +9,8 @@
  * of the process (every rank's thread included; the topology, the node table and the steps
  * are built once for all, see below), and the report's size. Then it checks that
  * the bad node and the bad link are what the report blames, and counts anything else failed.
- * Usage: bench_scale --quick|--full NODES [--topology XML] (the output goes under $TMPDIR). */
+ * Usage: bench_scale --quick|--full NODES [--topology XML] (the output goes under $TMPDIR);
+ * bench_scale --fabric-schedule NODES [RAILS]: the fabric phases' schedule alone (below). */
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -23,6 +24,7 @@
 
 #include "judge/judge.h"
 #include "nettune/clock.h"
+#include "nettune/fabsched.h"
 #include "nettune/launcher.h"
 #include "params.h"
 #include "probe_util.h"
@@ -329,13 +331,60 @@ static int nt_sb_count_failed(const cJSON *arr)
     return n;
 }
 
+/* The fabric phases' schedule at nnodes nodes and rails rails (include/nettune/fabsched.h):
+ * the time to build it (best of 5: on a shared machine the others' load is noise), the heap it
+ * holds (mallinfo2 before and after), its rounds and flows per phase, the bytes it moves and
+ * its estimate against the budget. The model: 16 MiB flows at 24 GB/s alone (0.70 ms), twice
+ * that under load, 20 ms per round beside its flows (barrier, connect, results to rank 0),
+ * 60 s of budget. One line; exit 1 when the estimate exceeds the budget. */
+static int nt_sb_fabric_schedule(int nnodes, int rails)
+{
+    nt_fab_sched_params_t sp = {.nnodes = nnodes,
+                                .nrails = rails,
+                                .budget_s = 60,
+                                .flow_s = 16777216.0 / 24e9,
+                                .loaded_flow_s = 2 * 16777216.0 / 24e9,
+                                .overhead_s = 0.02,
+                                .bytes = 16u << 20,
+                                .seed = 12345};
+    nt_fab_schedule_t s;
+    double best = 1e300, bytes = 0;
+    size_t heap = 0;
+
+    for (int i = 0; i < 5; i++) {
+        struct mallinfo2 a = mallinfo2(), b;
+        double t0 = nt_clock_s(), t;
+        if (nt_fab_schedule_create(&sp, &s) != NT_OK) {
+            fprintf(stderr, "bench_scale: cannot build the fabric schedule of %d nodes\n", nnodes);
+            return 2;
+        }
+        t = nt_clock_s() - t0;
+        b = mallinfo2();
+        best = t < best ? t : best;
+        heap = (b.uordblks + b.hblkhd) - (a.uordblks + a.hblkhd);
+        if (i < 4)
+            nt_fab_schedule_destroy(&s);
+    }
+    for (size_t f = 0; f < s.nflows; f++)
+        bytes += (double)s.flows[f].bytes;
+    printf("fabric %6d %5d %7zu %9zu %7zu %7zu %7zu %7zu %7zu %7zu %9.1f %8.1f %8.4f %8.2f\n",
+           nnodes, rails, s.nrounds, s.nflows, s.phase_rounds[NT_FAB_ALONE],
+           s.phase_rounds[NT_FAB_BISECTION], s.phase_rounds[NT_FAB_ALLTOALL],
+           s.phase_rounds[NT_FAB_RING], s.phase_rounds[NT_FAB_RAIL_ALL],
+           s.phase_rounds[NT_FAB_RAIL_ONE], bytes / 1e9, s.est_s, best, (double)heap / 1048576.0);
+    nt_fab_schedule_destroy(&s);
+    return s.est_s <= sp.budget_s ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--fabric-schedule") == 0)
+        return nt_sb_fabric_schedule(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 1);
     const char *mode = argc > 1 ? argv[1] : "--quick";
     int nnodes = argc > 2 ? atoi(argv[2]) : 64;
     const char *topology = argc > 4 && strcmp(argv[3], "--topology") == 0 ? argv[4] : NULL;
     char out[256], nodes_env[16], bad[3][32];
-    char *pargv[16];
+    char *pargv[20];
     int pargc = 0, abort_code = -1, other_nodes = 0, bad_link_failed = 0, other_links = 0;
     int node_blamed = 0;
     nt_sb_run_t run;
@@ -361,6 +410,13 @@ int main(int argc, char **argv)
     pargv[pargc++] = "--peer-timeout";
     pargv[pargc++] = "300";
     pargv[pargc++] = "--quiet";
+    /* The engine of the pairwise rounds: the fabric phases after --full move real bytes over
+     * sockets, which threads of one process cannot stand in for at 1,000 nodes (their schedule
+     * is measured on its own: --fabric-schedule). */
+    if (strcmp(mode, "--full") == 0) {
+        pargv[pargc++] = "--fabric-budget";
+        pargv[pargc++] = "0";
+    }
     pargv[pargc++] = "--output";
     pargv[pargc++] = out;
     if (topology) {

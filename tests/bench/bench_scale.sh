@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench-scale: nettune-probe's engine at 1,000 nodes --full and 4,096 nodes --quick (and
-# small reference runs) through the in-process launcher with synthetic links: one bad node,
-# one bad link, 5% noise (tests/bench/bench_scale.c). BENCH_SCALE="MODE:NODES ..." overrides
+# small reference runs; --full without its fabric phases) through the in-process launcher with
+# synthetic links: one bad node, one bad link, 5% noise (tests/bench/bench_scale.c); then the
+# fabric phases' schedule at 1,000 and 4,096 nodes. BENCH_SCALE="MODE:NODES ..." overrides
 # the runs. Exit 1 when a run does not blame exactly the bad node or misses the bad link.
 bin=$1
 cd "$(dirname "$0")/../.."
@@ -14,6 +15,17 @@ rc=0
 for r in $runs; do
   "$bin" "--${r%%:*}" "${r##*:}" --topology "$topo" || rc=1
 done
+# The fabric phases' schedule (include/nettune/fabsched.h) at 1,000 and 4,096 nodes, one rail
+# and eight. BENCH_SCALE_FABRIC="NODES:RAILS ..." overrides.
+printf "\n%-6s %6s %5s %7s %9s %7s %7s %7s %7s %7s %7s %9s %8s %8s %8s\n" phases nodes rails rounds \
+  flows alone bisect a2a ring rail_all rail_one moved_GB est_s build_s heap_MB
+fabric=${BENCH_SCALE_FABRIC:-"1000:1 4096:1 1000:8 4096:8"}
+for r in $fabric; do
+  "$bin" --fabric-schedule "${r%%:*}" "${r##*:}" || rc=1
+done
+echo "fabric model: 16 MiB flows at 24 GB/s alone, twice as long under load, 20 ms per round beside"
+echo "its flows, a 60 s budget; est_s: the schedule's estimate (never above the budget); build_s: the"
+echo "best of 5 builds; heap_MB: what the schedule holds."
 echo "model: 24 GB/s and 2.0 us per link, 5% Gaussian noise per sample; the bad node's links at 40%,"
 echo "the bad link at 35%. cpu_s: the process (every rank). judge_s/judge_cpu: wall and CPU time of the"
 echo "final nt_judge_finish; snaps/snap_s: progress snapshots (their judge, wall). rss_MB: the process"

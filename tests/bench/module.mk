@@ -11,7 +11,7 @@ $(BUILD)/tests/bench_mpi: tests/bench/bench_mpi.c $(OBJ)/mpi/probes/mpi/probe_mp
 # the in-process launcher. --wrap times the judge, and builds the topology, the node table and
 # the steps once for all ranks (threads of one process).
 BENCH_SCALE_OBJS := $(addprefix $(OBJ)/mpi/probes/,registry.o run.o inventory.o nodes.o identify.o \
-                    nodechecks.o params.o probe_util.o) $(NT_TUNING_FMT_OBJ)
+                    nodechecks.o params.o probe_util.o fabric/fabric.o) $(NT_TUNING_FMT_OBJ)
 $(BUILD)/tests/bench_scale: tests/bench/bench_scale.c $(BENCH_SCALE_OBJS) $(RENDER_LIB) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(NT_CFLAGS) -Iprobes -Wl,--wrap=nt_judge_finish,--wrap=nt_topo_load,--wrap=nt_topo_destroy \

@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--both-directions", action="store_true",
                     help="every pair's bandwidth is measured both ways: each link with bandwidth "
                          "samples has its reverse (src and dst swapped) with bandwidth samples")
+    ap.add_argument("--fabric", choices=["ran", "skipped", "partial"],
+                    help="the fabric section's status; with ran, every flow completed")
     ap.add_argument("--silent", help="host that stopped answering: in failed_nodes with cause no_answer")
     a = ap.parse_args()
     problems = []
@@ -90,6 +92,19 @@ def main():
         want = sorted(h for h in a.blamed.split(",") if h)
         if got != want:
             problems.append("failed nodes %s, want %s" % (got, want))
+    if a.fabric:
+        fab = doc.get("fabric")
+        if not fab or fab.get("status") != a.fabric:
+            problems.append("fabric: want status %s, got %s"
+                            % (a.fabric, fab and fab.get("status")))
+        elif a.fabric == "ran":
+            flows = [f for ph in fab["phases"] for r in ph["rounds"] for f in r["flows"]]
+            loaded = [ph["phase"] for ph in fab["phases"] if ph["rounds"] and ph["phase"] != "alone"]
+            if not flows or "bisection" not in loaded or "ring" not in loaded:
+                problems.append("fabric: no bisection or ring round ran (%s)" % loaded)
+            for f in flows:
+                if not f["ok"] or f["src"] >= len(fab["nodes"]) or f["dst"] >= len(fab["nodes"]):
+                    problems.append("fabric: flow %s" % f)
     if a.retested and not any(l.get("retested") for l in doc.get("links", [])):
         problems.append("no link was retested")
     if a.both_directions:

@@ -40,8 +40,11 @@ run_case "np4: one node, four ranks: intra pairs only" any --nodes 1 --completed
   $MPIRUN -np 4 $P --samples all --output "$W/r.json"
 # Fake nodes share this 2-core host: their figures are real but noisy, so a healthy-looking
 # run may still flag a link; the exit code must match the verdict either way.
-run_case "np4: 4 fake nodes --full: every node pair, both directions" any --links 12 --nodes 4 --samples --both-directions -- \
-  env NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --samples all --sizes 8,1M --output "$W/r.json"
+run_case "np4: 4 fake nodes --full: every node pair, both directions, then the fabric phases" any --links 12 --nodes 4 --samples --both-directions --fabric ran -- \
+  env NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --samples all --sizes 8,1M --fabric-ifaces lo --fabric-bytes 4M --output "$W/r.json"
+# The fabric phases alone, over the probe's own sockets on loopback: no pairwise links.
+run_case "np4: 4 fake nodes --fabric: bisection, all-to-all, rings, every flow ok" any --links 0 --nodes 4 --fabric ran -- \
+  env NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --fabric --fabric-ifaces lo --fabric-bytes 4M --fabric-budget 10 --output "$W/r.json"
 run_case "np8: 8 fake nodes --quick: ring + shifted ring = 12 pairs, 24 links" any --links 24 --nodes 8 --both-directions -- \
   env NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --quick --sizes 8,1M --budget 0.01 --output "$W/r.json"
 run_case "np8: 4 fake nodes x 2 ranks --full: 12 inter lanes + 4 intra, both ways" any --links 32 --nodes 4 --both-directions -- \
@@ -54,13 +57,13 @@ else bad "8 ranks on $(nproc) cores: run.serialized true"; fi
 # A slow node (test hook: every iteration of its rank waits 1 ms) is blamed alone, after
 # its failing pairs were measured again.
 run_case "blame: slow node among 4 fake nodes, blamed alone" 1 --blamed fake2 --retested -- \
-  env NETTUNE_TEST_SLOW_RANK=2 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --sizes 8 --budget 0.02 --output "$W/r.json"
+  env NETTUNE_TEST_SLOW_RANK=2 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --fabric-budget 0 --sizes 8 --budget 0.02 --output "$W/r.json"
 run_case "blame: slow node among 8 fake nodes, blamed alone" 1 --blamed fake5 -- \
-  env NETTUNE_TEST_SLOW_RANK=5 NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --sizes 8 --budget 0.02 --output "$W/r.json"
+  env NETTUNE_TEST_SLOW_RANK=5 NETTUNE_FAKE_NODES=8 $MPIRUN -np 8 $P --full --fabric-budget 0 --sizes 8 --budget 0.02 --output "$W/r.json"
 # One slow rank of a node (rank 3 = fake1's local rank 1): its node is not blamed for one
 # endpoint, and the summary names the endpoint the failed or warned links share.
 run_case "one slow rank: the shared endpoint named, its node not blamed" any --completed true -- \
-  env NETTUNE_TEST_SLOW_RANK=3 NETTUNE_TEST_SLOW_FACTOR=10 NETTUNE_FAKE_NODES=4 $MPIRUN -np 8 $P --full --sizes 8,1M --budget 0.02 --output "$W/r.json"
+  env NETTUNE_TEST_SLOW_RANK=3 NETTUNE_TEST_SLOW_FACTOR=10 NETTUNE_FAKE_NODES=4 $MPIRUN -np 8 $P --full --fabric-budget 0 --sizes 8,1M --budget 0.02 --output "$W/r.json"
 if /usr/bin/python3 -c "import json,sys; s=json.load(open('$W/r.json'))['summary']; w=[x for x in s['warnings'] if 'share the endpoint' in x]; sys.exit(0 if len(w)==1 and 'endpoint fake1/lr1:' in w[0] and 'fake1' not in [n['host'] for n in s['failed_nodes']] else 1)"; then
   ok "one slow rank: the warning names fake1/lr1"
 else bad "one slow rank: the warning names fake1/lr1 ($(grep -c . "$W/r.json") lines)"; fi
@@ -69,7 +72,7 @@ else bad "one slow rank: the warning names fake1/lr1 ($(grep -c . "$W/r.json") l
 # (Exactly one blamed node is the verdicts' business; on this shared 2-core host other agents'
 # load can make a second node look slow, so the test asks for fake2 among the blamed.)
 run_case "slow link 100x: measured, blamed, not called dead" 1 --completed true -- \
-  env NETTUNE_TEST_SLOW_RANK=2 NETTUNE_TEST_SLOW_FACTOR=100 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --peer-timeout 5 --budget 0.05 --output "$W/r.json"
+  env NETTUNE_TEST_SLOW_RANK=2 NETTUNE_TEST_SLOW_FACTOR=100 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --fabric-budget 0 --peer-timeout 5 --budget 0.05 --output "$W/r.json"
 if /usr/bin/python3 - "$W/r.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); bad = []

@@ -25,7 +25,8 @@ for spec in "quick 4 64" "full 16 256"; do
   rm -f "$W/r.json"
   t0=$(date +%s)
   NETTUNE_FAKE_NODES=16 timeout 300 mpirun --oversubscribe --bind-to none -np 32 \
-    "$BIN/nettune" probe --$mode --sizes 8,1M --budget 0.01 --output "$W/r.json" > "$W/log" 2>&1
+    "$BIN/nettune" probe --$mode $([ $mode = full ] && echo --fabric-budget 0) --sizes 8,1M --budget 0.01 \
+    --output "$W/r.json" > "$W/log" 2>&1
   rc=$?; dt=$(( $(date +%s) - t0 ))
   if [ ! -f "$W/r.json" ]; then tail -n 20 "$W/log"; bad "np32 --$mode: no report (exit $rc)"; continue; fi
   /usr/bin/python3 - "$W/r.json" "$mode" "$rc" "$dt" <<'PY' > "$W/figures"

@@ -1,7 +1,8 @@
 # Unit tests of the libraries and of nettune-probe's pure parts (cmocka), and the symbol graph
 # of the built objects.
-UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_launcher test_core_bench \
-                   test_core_io test_checks test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain
+UNIT_CORE_TESTS := test_core_stats test_core_schedule test_core_fabsched test_core_launcher test_core_bench \
+                   test_core_io test_checks test_probe_nodes test_probe_judge test_probe_judge_index test_probe_drain \
+                   test_probe_fabric
 UNIT_CORE_BINS := $(addprefix $(BUILD)/tests/,$(UNIT_CORE_TESTS))
 # nettune-probe sources without MPI, for test_probe_nodes.
 UNIT_PROBE_OBJS := $(OBJ)/probes/nodes.o $(OBJ)/probes/identify.o $(OBJ)/probes/params.o $(OBJ)/probes/probe_util.o \
@@ -32,6 +33,11 @@ $(BUILD)/tests/test_probe_judge_index: $(OBJ)/tests/unit/test_probe_judge_index.
 $(BUILD)/tests/test_probe_drain: $(OBJ)/tests/unit/test_probe_drain.o $(OBJ)/probes/drain.o $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
+
+# The fabric phases over loopback sockets, with the in-process launcher (threads as nodes).
+$(BUILD)/tests/test_probe_fabric: $(OBJ)/tests/unit/test_probe_fabric.o $(OBJ)/probes/fabric/fabric.o $(call nt_archives,engine core)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(call nt_ldlibs,engine core) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test_checks: $(OBJ)/tests/unit/test_checks.o $(call nt_archives,core)
 	@mkdir -p $(dir $@)

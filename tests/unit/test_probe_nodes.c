@@ -351,6 +351,60 @@ static void test_sizes_and_options(void **state)
 
 /* The machine's CPUs for the job, not one rank's binding: hwloc's allowed PUs (or the online
  * CPUs), bounded by the cgroup v2 quota of the process's cgroup and its parents. */
+/* The fabric phases' options: defaults, values, and options that configure nothing. */
+static void test_fabric_options(void **state)
+{
+    nt_probe_params_t p;
+    nt_params_action_t a;
+    char err[256];
+    (void)state;
+
+    char *dflt[] = {"nettune-probe", NULL};
+    assert_int_equal(nt_params_parse(1, dflt, &p, &a, err, sizeof(err)), NT_OK);
+    assert_int_equal(p.fabric, 0);
+    assert_true(p.fabric_budget_s == 60.0);
+    assert_int_equal(p.fabric_bytes, 16u << 20);
+    assert_null(p.fabric_ifaces);
+    assert_int_equal(p.fabric_seed_set, 0);
+    char *ok[] = {"nettune-probe", "--fabric", "--fabric-budget", "12.5", "--fabric-bytes", "4M",
+                  "--fabric-ifaces", "eth0,eth1", "--fabric-seed", "42", NULL};
+    assert_int_equal(nt_params_parse(10, ok, &p, &a, err, sizeof(err)), NT_OK);
+    assert_int_equal(p.fabric, 1);
+    assert_true(p.fabric_budget_s == 12.5);
+    assert_int_equal(p.fabric_bytes, 4u << 20);
+    assert_string_equal(p.fabric_ifaces, "eth0,eth1");
+    assert_true(p.fabric_seed == 42 && p.fabric_seed_set);
+    /* --full runs them too; --fabric-budget 0 turns them off there */
+    char *full0[] = {"nettune-probe", "--full", "--fabric-budget", "0", NULL};
+    assert_int_equal(nt_params_parse(4, full0, &p, &a, err, sizeof(err)), NT_OK);
+    assert_true(p.fabric_budget_s == 0);
+    char *b1[] = {"nettune-probe", "--fabric-budget", "10", NULL};
+    assert_int_equal(nt_params_parse(3, b1, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "--fabric-budget configures the fabric phases, which run with "
+                             "--fabric or --full: add one of them, or drop --fabric-budget");
+    char *b2[] = {"nettune-probe", "--fabric", "--fabric-budget", "0", NULL};
+    assert_int_equal(nt_params_parse(4, b2, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--fabric with --fabric-budget 0 runs nothing"));
+    char *b3[] = {"nettune-probe", "--fabric", "--fabric-ifaces", "eth0,,eth1", NULL};
+    assert_int_equal(nt_params_parse(4, b3, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "empty item in --fabric-ifaces 'eth0,,eth1'"));
+    char *b4[] = {"nettune-probe", "--fabric", "--fabric-ifaces", "a,b,c,d,e,f,g,h,i", NULL};
+    assert_int_equal(nt_params_parse(4, b4, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "at most 8 rails"));
+    char *b5[] = {"nettune-probe", "--fabric", "--fabric-ifaces", "averyveryverylongname0", NULL};
+    assert_int_equal(nt_params_parse(4, b5, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "bad interface name"));
+    char *b6[] = {"nettune-probe", "--fabric", "--fabric-seed", "-1", NULL};
+    assert_int_equal(nt_params_parse(4, b6, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--fabric-seed: give an integer from 0 to 2^53-1"));
+    char *b7[] = {"nettune-probe", "--fabric", "--fabric-bytes", "1K", NULL};
+    assert_int_equal(nt_params_parse(4, b7, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--fabric-bytes: give 4K to 1G"));
+    char *b8[] = {"nettune-probe", "--fabric", "--checks-only", NULL};
+    assert_int_equal(nt_params_parse(3, b8, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--checks-only sends no traffic"));
+}
+
 static void test_machine_cpus(void **state)
 {
     char root[] = "/tmp/nt-cpus-XXXXXX";
@@ -427,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_steps_full),
         cmocka_unit_test(test_steps_uneven),
         cmocka_unit_test(test_sizes_and_options),
+        cmocka_unit_test(test_fabric_options),
     };
     return cmocka_run_group_tests_name("probe_nodes", tests, NULL, NULL);
 }
