@@ -551,7 +551,9 @@ ntc_mpirun()
 #                             SRC's leaf; "ecmp" for a multipath route, "-" on one leaf)
 #   ntc_spine_fault LEAF SPINE rate BITS | delay US | down | up | clear
 #                             on the link between leaf LEAF and spine SPINE, both directions
-#   ntc_shape BITS|off        tbf at BITS bit/s on every host link, every rail, both directions
+#   ntc_shape BITS|off        tbf at BITS bit/s on what every host sends, every rail, and at
+#                             NTC_SHAPE_NET_PCT (default 110) % of it on what it receives (the
+#                             network side: NTC_NET_BITS); faults are set relative to that
 #   ntc_rail_fault HOST RAIL rate BITS [egress|both] | clear
 #                             one host link (rail 0 = eth0, 1 = eth1) below the shaped rate;
 #                             clear restores the shaping
@@ -564,7 +566,7 @@ ntc_mpirun()
 #                             the list away, all at once, unshaped: the sum of the flows' rates)
 #                             and shapes every host link so that all hosts sending on all rails
 #                             at once stay at 1/FRACTION (default 3) of it; sets NTC_CEILING_GBPS,
-#                             NTC_SHAPE_BITS (per host link and direction)
+#                             NTC_SHAPE_BITS (what a host sends), NTC_NET_BITS
 
 ntc__rpid()
 {
@@ -801,10 +803,11 @@ ntc__far()
     else echo "- ${NTC_ID}h$i"; fi
 }
 
-# tbf at BITS bit/s (or none: "off") on HOST's link on RAIL, what it sends (egress) or both.
+# tbf at BITS bit/s (or none: "off") on HOST's link on RAIL, what it sends (egress) or both;
+# with both, what it receives at FAR bit/s (default BITS).
 ntc__link_rate()
 {
-    local h=$1 r=$2 bits=$3 dir=$4 fpid fdev
+    local h=$1 r=$2 bits=$3 dir=$4 farbits=${5:-$3} fpid fdev
     read -r fpid fdev <<< "$(ntc__far "$h" "$r")" || return 1
     local near=(nsenter -t "$(ntc_pid "$h")" -n) far=()
     [ "$fpid" = - ] || far=(nsenter -t "$fpid" -n)
@@ -817,7 +820,7 @@ ntc__link_rate()
     "${near[@]}" tc qdisc replace dev "eth$r" root $(ntc__tbf "$bits") || return 1
     [ "$dir" = both ] || return 0
     # shellcheck disable=SC2046
-    "${far[@]}" tc qdisc replace dev "$fdev" root $(ntc__tbf "$bits")
+    "${far[@]}" tc qdisc replace dev "$fdev" root $(ntc__tbf "$farbits")
 }
 
 ntc_shape()
@@ -826,10 +829,18 @@ ntc_shape()
     [ "$bits" = off ] || { [[ $bits =~ ^[0-9]+$ ]] && [ "$bits" -ge 8000 ]; } ||
         { ntc_log "shape '$bits': bits per second (>= 8000) or off"; return 1; }
     R=$(cat "$NTC_DIR/rails" 2>/dev/null || echo 1)
+    # The network side (what a host receives) runs NTC_SHAPE_NET_PCT % of the host's sending
+    # rate: a flow alone then queues at its sender only. Two tbf at one rate in series queue
+    # at the second, whose drops cost a pair alone 7-13% (the probe's pairwise rule warns at 93%
+    # of the median) and once in a while a 200 ms retransmission timeout.
+    NTC_NET_BITS=$bits
+    [ "$bits" = off ] || NTC_NET_BITS=$((bits * ${NTC_SHAPE_NET_PCT:-110} / 100))
     for h in "${NTC_HOST_LIST[@]}"; do
-        for r in $(seq 0 $((R - 1))); do ntc__link_rate "$h" "$r" "$bits" both || { ntc_log "shaping $h rail $r failed"; return 1; }; done
+        for r in $(seq 0 $((R - 1))); do
+            ntc__link_rate "$h" "$r" "$bits" both "$NTC_NET_BITS" || { ntc_log "shaping $h rail $r failed"; return 1; }
+        done
     done
-    echo "$bits" > "$NTC_DIR/shape"
+    echo "$bits $NTC_NET_BITS" > "$NTC_DIR/shape"
 }
 
 ntc_rail_fault()
@@ -838,9 +849,10 @@ ntc_rail_fault()
     R=$(cat "$NTC_DIR/rails" 2>/dev/null || echo 1)
     [[ $r =~ ^[0-9]$ ]] && [ "$r" -lt "$R" ] || { ntc_log "rail '$r': 0..$((R - 1)) (NTC_RAILS)"; return 1; }
     case $dir in egress|both) ;; *) ntc_log "direction '$dir': egress or both"; return 1 ;; esac
-    shape=$(cat "$NTC_DIR/shape" 2>/dev/null || echo off)
+    local net
+    read -r shape net < "$NTC_DIR/shape" 2>/dev/null || shape=off
     case $kind in
-    clear) ntc__link_rate "$h" "$r" off both && { [ "$shape" = off ] || ntc__link_rate "$h" "$r" "$shape" both; } ;;
+    clear) ntc__link_rate "$h" "$r" off both && { [ "$shape" = off ] || ntc__link_rate "$h" "$r" "$shape" both "$net"; } ;;
     rate)
         [[ $val =~ ^[0-9]+$ ]] && [ "$val" -ge 8000 ] || { ntc_log "rate '$val': bits per second, >= 8000"; return 1; }
         ntc__link_rate "$h" "$r" "$val" "$dir" ;;
