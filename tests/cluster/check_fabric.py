@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Assertions of the two-level fabric scenarios (tests/cluster/fabric.sh).
 
-check_fabric.py flows FILE|--file FILE --shaped GBPS [--min F] [--max F] [--only SRC:DST,...]
+check_fabric.py flows FILE|--file FILE --shaped GBPS [--min F] [--max F] [--median-max F]
+                                         [--only SRC:DST,...]
     FILE: ntc_flows' JSON lines. Every flow (or those named) ran at >= F and <= F times the
-    shaped rate; prints the flows' rates as fractions of it.
+    shaped rate, their median at <= F; prints the flows' rates as fractions of it.
 check_fabric.py split FILE --shaped GBPS --slow DST,... [--ratio 0.7]
     the flows to the hosts named in --slow (those whose route takes the slow spine link) got,
     on average, at most RATIO times what the others got; prints both means.
@@ -50,6 +51,9 @@ def cmd_flows(a):
             problems.append("flow %s at %.4f GB/s = %.2f of the shaped %.4f, want >= %.2f" % (key, f["bw_GBps"], x, a.shaped, a.min))
         if a.max is not None and x > a.max:
             problems.append("flow %s at %.4f GB/s = %.2f of the shaped %.4f, want <= %.2f" % (key, f["bw_GBps"], x, a.shaped, a.max))
+    rates = [f["bw_GBps"] / a.shaped for f in flows if only is None or "%s:%s" % (f["src"], f["dst_host"]) in only]
+    if a.median_max is not None and rates and statistics.median(rates) > a.median_max:
+        problems.append("the flows' median %.2f of the shaped rate, want <= %.2f" % (statistics.median(rates), a.median_max))
     if only is not None and len(shown) != len(only):
         problems.append("%d flows of %d named ran" % (len(shown), len(only)))
     print("flows (x shaped %.4f GB/s): %s" % (a.shaped, ", ".join(shown)))
@@ -191,6 +195,7 @@ def main():
     f.add_argument("--min", type=float)
     f.add_argument("--max", type=float)
     f.add_argument("--only")
+    f.add_argument("--median-max", type=float)
     s = sub.add_parser("split")
     s.add_argument("file")
     s.add_argument("--shaped", type=float, required=True)
