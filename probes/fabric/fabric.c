@@ -343,10 +343,11 @@ static void nt_fab_accept(nt_fab_ctx_t *c, uint32_t round, const nt_fab_flow_t *
 }
 
 /* Every flow of the round at once: senders send their bytes and wait for the ack, receivers
- * take the bytes and ack. A round without progress for --peer-timeout fails what is left. */
-static void nt_fab_transfer(nt_fab_ctx_t *c, nt_fab_conn_t *k, size_t nk)
+ * take the bytes and ack. A round without progress for --peer-timeout, or still going after
+ * cap_s, fails what is left (the other ranks wait for rank 0 that long, no longer). */
+static void nt_fab_transfer(nt_fab_ctx_t *c, nt_fab_conn_t *k, size_t nk, double cap_s)
 {
-    double last = nt_clock_s();
+    double last = nt_clock_s(), end = last + cap_s;
     size_t active = 0;
     struct pollfd *pf = malloc((nk ? nk : 1) * sizeof(*pf));
     size_t *idx = malloc((nk ? nk : 1) * sizeof(*idx));
@@ -410,7 +411,7 @@ static void nt_fab_transfer(nt_fab_ctx_t *c, nt_fab_conn_t *k, size_t nk)
                 active--;
             }
         }
-        if (now - last > c->timeout_s || *c->p->stop)
+        if (now - last > c->timeout_s || now > end || *c->p->stop)
             break;
     }
     for (size_t i = 0; i < nk; i++)
@@ -420,11 +421,27 @@ static void nt_fab_transfer(nt_fab_ctx_t *c, nt_fab_conn_t *k, size_t nk)
     free(idx);
 }
 
+/* How long the flows of a round estimated at est_s may take: one --peer-timeout, and four
+ * times the estimate (a loaded fabric is slower than the calibration said, a broken one much
+ * slower: its flows fail). */
+static double nt_fab_transfer_cap(const nt_fab_ctx_t *c, double est_s)
+{
+    return c->timeout_s + 4.0 * est_s;
+}
+
+/* How long a rank that follows rank 0 waits for its next word in a round estimated at est_s:
+ * the connects, the accepts, the transfer's cap and the results, each within their deadline. */
+static double nt_fab_follow_s(const nt_fab_ctx_t *c, double est_s)
+{
+    return 3.0 * c->timeout_s + nt_fab_transfer_cap(c, est_s) + 15.0;
+}
+
 /* One round on this rank (every rank calls it: it holds a barrier): flows[0..n) are the
- * schedule's flows first.. . This rank's sent flows' outcomes go to recs (*nrecs of them).
- * NT_ERR_PEER when the barrier failed. */
+ * schedule's flows first.. ., estimated at est_s. This rank's sent flows' outcomes go to recs
+ * (*nrecs of them). NT_ERR_PEER when the barrier failed. */
 static nt_status_t nt_fab_round(nt_fab_ctx_t *c, uint32_t round, const nt_fab_flow_t *flows,
-                                size_t first, size_t n, nt_fab_rec_t *recs, size_t *nrecs)
+                                size_t first, size_t n, double est_s, nt_fab_rec_t *recs,
+                                size_t *nrecs)
 {
     nt_probe_t *p = c->p;
     nt_launcher_t *l = p->launcher;
@@ -447,7 +464,7 @@ static nt_status_t nt_fab_round(nt_fab_ctx_t *c, uint32_t round, const nt_fab_fl
     st = l->ops->barrier(l, 2.0 * c->timeout_s + 5.0);
     t0 = nt_clock_s();
     if (st == NT_OK && c->leader)
-        nt_fab_transfer(c, k, nk);
+        nt_fab_transfer(c, k, nk, nt_fab_transfer_cap(c, est_s));
     for (size_t i = 0; i < nk; i++) {
         if (!k[i].sender)
             continue;
@@ -627,9 +644,10 @@ static nt_status_t nt_fab_calibrate(nt_fab_ctx_t *c, nt_fab_plan_t *plan, double
     for (size_t i = 0; i < n; i++)
         f[i] = (nt_fab_flow_t){.src = (int)i, .dst = (int)((i + 1) % n), .rail = 0,
                                .bytes = p->params->fabric_bytes};
-    st = nt_fab_round(c, 0, f, 0, 1, recs, &nrecs);
+    /* not yet estimated: a flow may take --peer-timeout */
+    st = nt_fab_round(c, 0, f, 0, 1, c->timeout_s, recs, &nrecs);
     if (st == NT_OK)
-        st = nt_fab_collect(c, recs, nrecs, res, 1, 3.0 * c->timeout_s + 5.0);
+        st = nt_fab_collect(c, recs, nrecs, res, 1, nt_fab_follow_s(c, c->timeout_s));
     if (p->rank == 0) {
         t1 = nt_clock_s();
         plan->flow_s = res[0].ok && res[0].time_s > 0 ? res[0].time_s : c->timeout_s;
@@ -637,9 +655,9 @@ static nt_status_t nt_fab_calibrate(nt_fab_ctx_t *c, nt_fab_plan_t *plan, double
     }
     memset(res, 0, n * sizeof(*res));
     if (st == NT_OK)
-        st = nt_fab_round(c, 1, f, 0, n, recs, &nrecs);
+        st = nt_fab_round(c, 1, f, 0, n, c->timeout_s, recs, &nrecs);
     if (st == NT_OK)
-        st = nt_fab_collect(c, recs, nrecs, res, n, 3.0 * c->timeout_s + 5.0);
+        st = nt_fab_collect(c, recs, nrecs, res, n, nt_fab_follow_s(c, c->timeout_s));
     if (p->rank == 0) {
         t2 = nt_clock_s();
         plan->loaded_flow_s = 0;
@@ -658,7 +676,8 @@ static nt_status_t nt_fab_calibrate(nt_fab_ctx_t *c, nt_fab_plan_t *plan, double
     if (st != NT_OK)
         return st;
     return p->launcher->ops->bcast(p->launcher, plan, sizeof(*plan), 0,
-                                   p->rank == 0 ? c->timeout_s : 4.0 * c->timeout_s + 15.0);
+                                   p->rank == 0 ? c->timeout_s
+                                                : 2.0 * nt_fab_follow_s(c, c->timeout_s));
 }
 
 nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
@@ -765,17 +784,16 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
         }
         if (p->launcher->ops->bcast(p->launcher, &go, sizeof(go), 0,
                                     p->rank == 0 ? c.timeout_s
-                                                 : 4.0 * c.timeout_s + rd->est_s + 15.0) != NT_OK) {
+                                                 : nt_fab_follow_s(&c, rd->est_s)) != NT_OK) {
             st = NT_ERR_PEER;
             break;
         }
         if (!go)
             break;
-        st = nt_fab_round(&c, (uint32_t)run + 2, s.flows + rd->first, rd->first, rd->nflows, recs,
-                          &nrecs);
+        st = nt_fab_round(&c, (uint32_t)run + 2, s.flows + rd->first, rd->first, rd->nflows,
+                          rd->est_s, recs, &nrecs);
         if (st == NT_OK)
-            st = nt_fab_collect(&c, recs, nrecs, results, s.nflows,
-                                3.0 * c.timeout_s + rd->est_s + 5.0);
+            st = nt_fab_collect(&c, recs, nrecs, results, s.nflows, nt_fab_follow_s(&c, rd->est_s));
         if (st != NT_OK)
             break;
     }

@@ -43,8 +43,9 @@ match() { [[ $1 == $2 ]]; }
 # expect DESCRIPTION CONDITION...: PASS when the command succeeds.
 expect() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 
-# Probe options of every check job: small budgets (the machine is loaded), a 10 s peer timeout.
-POPTS=(--sizes 8,1M --budget 0.05 --peer-timeout 10 --quiet)
+# Probe options of every check job: small budgets (the machine is loaded), a 10 s peer timeout;
+# the drain and resume checks are about the pairwise verdicts: no fabric phases after --full.
+POPTS=(--sizes 8,1M --budget 0.05 --peer-timeout 10 --quiet --fabric-budget 0)
 
 # The last run's Slurm files (config, logs, reports) are kept for a look after a failure.
 KEEP=${NTS_KEEP:-/var/tmp/nettune-slurm-last}
