@@ -23,7 +23,8 @@ check_fabric.py selftest
     the report assertions on contract-shaped documents made here: each must pass on the right
     document and fail on a wrong one (wrong groups, a failing link, a cut elsewhere, no rail
     check, a finding on a healthy fabric).
-One line per failed assertion on stderr, exit 1 when any failed; one summary line on stdout.
+One line per failed assertion on stderr (those of the fabric judge's fields start "judge: "),
+exit 1 when any failed; one summary line on stdout.
 """
 import argparse
 import json
@@ -99,21 +100,21 @@ def cmd_report(a):
     groups = [names(g, nodes) for g in fab.get("groups", [])]
     # A healthy fabric slows no cross traffic: nothing tells the leaves apart there.
     if not a.no_finding and sorted(map(sorted, groups)) != sorted(map(sorted, leaves)):
-        problems.append("fabric.groups %s, want the leaves %s" % ([sorted(g) for g in groups], [sorted(l) for l in leaves]))
+        problems.append("judge: fabric.groups %s, want the leaves %s" % ([sorted(g) for g in groups], [sorted(l) for l in leaves]))
     cuts = [c for c in fab.get("cuts", []) if c.get("status") in BAD]
     checks = [c for c in fab.get("checks", []) if c.get("status") in BAD]
     leaf_of_group = {i: leaves.index(g) + 1 for i, g in enumerate(groups) if g in leaves}
     if a.no_finding:
         for c in cuts + checks:
-            problems.append("fabric finding on a healthy fabric: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+            problems.append("judge: fabric finding on a healthy fabric: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
     elif a.cut:
         want = frozenset(int(x) for x in a.cut.split(","))
         hit = [c for c in cuts if frozenset(leaf_of_group.get(g) for g in c.get("groups", [])) == want]
         if not hit:
-            problems.append("no warning or failing cut between leaves %s; cuts: %s" % (a.cut, json.dumps(fab.get("cuts", []))[:400]))
+            problems.append("judge: no warning or failing cut between leaves %s; cuts: %s" % (a.cut, json.dumps(fab.get("cuts", []))[:400]))
         for c in cuts:
             if c not in hit:
-                problems.append("a cut elsewhere: %s" % c.get("detail", c.get("groups")))
+                problems.append("judge: a cut elsewhere: %s" % c.get("detail", c.get("groups")))
         for c in hit:
             print("cut: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
     elif a.rail:
@@ -127,9 +128,9 @@ def cmd_report(a):
             return host in names(n, nodes) or host in str(c.get("detail", ""))
         hit = [c for c in checks if names_rail(c) and names_host(c)]
         if not hit:
-            problems.append("no warning or failing fabric check names rail %s of %s; checks: %s" % (rail, host, json.dumps(fab.get("checks", []))[:400]))
+            problems.append("judge: no warning or failing fabric check names rail %s of %s; checks: %s" % (rail, host, json.dumps(fab.get("checks", []))[:400]))
         for c in cuts:
-            problems.append("a cut on a fabric whose only fault is a rail: %s" % c.get("detail", c.get("groups")))
+            problems.append("judge: a cut on a fabric whose only fault is a rail: %s" % c.get("detail", c.get("groups")))
         for c in hit:
             print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
     ran = ["%s %d" % (p.get("phase"), len(p.get("rounds", []))) for p in fab.get("phases", [])]
