@@ -553,7 +553,8 @@ ntc_mpirun()
 #                             on the link between leaf LEAF and spine SPINE, both directions
 #   ntc_shape BITS|off        tbf at BITS bit/s on what every host sends, every rail, and at
 #                             NTC_SHAPE_NET_PCT (default 110) % of it on what it receives (the
-#                             network side: NTC_NET_BITS); faults are set relative to that
+#                             network side: NTC_NET_BITS); faults are set relative to that; the hosts'
+#                             net.ipv4.tcp_limit_output_bytes at NTC_SHAPE_TSQ_BYTES (65536)
 #   ntc_rail_fault HOST RAIL rate BITS [egress|both] | clear
 #                             one host link (rail 0 = eth0, 1 = eth1) below the shaped rate;
 #                             clear restores the shaping
@@ -835,10 +836,20 @@ ntc_shape()
     # of the median) and once in a while a 200 ms retransmission timeout.
     NTC_NET_BITS=$bits
     [ "$bits" = off ] || NTC_NET_BITS=$((bits * ${NTC_SHAPE_NET_PCT:-110} / 100))
+    local tsq=${NTC_SHAPE_TSQ_BYTES:-65536} f pid
     for h in "${NTC_HOST_LIST[@]}"; do
         for r in $(seq 0 $((R - 1))); do
             ntc__link_rate "$h" "$r" "$bits" both "$NTC_NET_BITS" || { ntc_log "shaping $h rail $r failed"; return 1; }
         done
+        # TCP small queues: a socket may keep net.ipv4.tcp_limit_output_bytes in the qdisc (4 MiB
+        # here), so the tbf queue holds up to its limit of one flow's data, and the ACKs of the
+        # flow the host receives wait behind it (70 ms at 14 MB/s): of two flows in opposite
+        # directions one got 0.50-0.75 of the rate. At 64 KiB, 0.70-1.03.
+        f=$NTC_DIR/hosts/$h/tsq
+        pid=$(ntc_pid "$h")
+        [ -f "$f" ] || nsenter -t "$pid" -n sysctl -n net.ipv4.tcp_limit_output_bytes > "$f"
+        if [ "$bits" = off ]; then nsenter -t "$pid" -n sysctl -qw net.ipv4.tcp_limit_output_bytes="$(cat "$f")"
+        else nsenter -t "$pid" -n sysctl -qw net.ipv4.tcp_limit_output_bytes="$tsq"; fi
     done
     echo "$bits $NTC_NET_BITS" > "$NTC_DIR/shape"
 }
