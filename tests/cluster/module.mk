@@ -7,3 +7,10 @@ test-cluster: all
 	@tests/cluster/run.sh
 test-cluster-long: all
 	@tests/cluster/run.sh --long
+	@tests/cluster/fabric.sh --long
+# The two-level fabric scenarios (tests/cluster/fabric.sh): once each in make test, the healthy
+# one 10 times in test-cluster-long.
+TEST_TARGETS += test-fabric
+.PHONY: test-fabric
+test-fabric: all
+	@tests/cluster/fabric.sh

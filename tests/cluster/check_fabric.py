@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""Assertions of the two-level fabric scenarios (tests/cluster/fabric.sh).
+
+check_fabric.py flows FILE|--file FILE --shaped GBPS [--min F] [--max F] [--median-max F]
+                                         [--only SRC:DST,...]
+    FILE: ntc_flows' JSON lines. Every flow (or those named) ran at >= F and <= F times the
+    shaped rate, their median at <= F; prints the flows' rates as fractions of it.
+check_fabric.py split FILE --shaped GBPS --slow DST,... [--ratio 0.7]
+    the flows to the hosts named in --slow (those whose route takes the slow spine link) got,
+    on average, at most RATIO times what the others got; prints both means.
+check_fabric.py report REPORT --leaves FILE (--no-finding | --cut A,B | --rail HOST:RAIL)
+    on a probe report (nettune.report/1 with the "fabric" section): every pairwise link passes
+    (links[].verdict), fabric.status is "ran" or "partial" (the budget ended the phases early:
+    what ran is judged), and:
+      --no-finding  no cut and no fabric check warns or fails (the groups are not compared:
+                    a healthy fabric slows nothing, so nothing tells its leaves apart);
+    with a fault, fabric.groups are the harness's leaves (FILE, from ntc_leaves_file; as sets), and:
+      --cut A,B     a cut that warns or fails lies between the groups of leaves A and B (1-based)
+                    and no other cut does;
+      --rail H:R    a fabric check that warns or fails names rail R (its "rail" key or its
+                    detail) and host H (its "nodes"/"node" key or its detail), and no cut does.
+check_fabric.py selftest
+    the report assertions on contract-shaped documents made here: each must pass on the right
+    document and fail on a wrong one (wrong groups, a failing link, a cut elsewhere, no rail
+    check, a finding on a healthy fabric).
+One line per failed assertion on stderr (those of the fabric judge's fields start "judge: "),
+exit 1 when any failed; one summary line on stdout.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+BAD = ("warn", "fail")
+
+
+def load_flows(path):
+    return [json.loads(l) for l in open(path) if l.strip()]
+
+
+def cmd_flows(a):
+    flows = load_flows(a.file or a.file_opt)
+    only = set(a.only.split(",")) if a.only else None
+    problems, shown = [], []
+    for f in flows:
+        key = "%s:%s" % (f["src"], f["dst_host"])
+        if only is not None and key not in only:
+            continue
+        x = f["bw_GBps"] / a.shaped
+        shown.append("%s %.2f" % (key, x))
+        if a.min is not None and x < a.min:
+            problems.append("flow %s at %.4f GB/s = %.2f of the shaped %.4f, want >= %.2f" % (key, f["bw_GBps"], x, a.shaped, a.min))
+        if a.max is not None and x > a.max:
+            problems.append("flow %s at %.4f GB/s = %.2f of the shaped %.4f, want <= %.2f" % (key, f["bw_GBps"], x, a.shaped, a.max))
+    rates = [f["bw_GBps"] / a.shaped for f in flows if only is None or "%s:%s" % (f["src"], f["dst_host"]) in only]
+    if a.median_max is not None and rates and statistics.median(rates) > a.median_max:
+        problems.append("the flows' median %.2f of the shaped rate, want <= %.2f" % (statistics.median(rates), a.median_max))
+    if only is not None and len(shown) != len(only):
+        problems.append("%d flows of %d named ran" % (len(shown), len(only)))
+    print("flows (x shaped %.4f GB/s): %s" % (a.shaped, ", ".join(shown)))
+    return problems
+
+
+def cmd_split(a):
+    flows = load_flows(a.file)
+    slow = set(a.slow.split(","))
+    s = [f["bw_GBps"] for f in flows if f["dst_host"] in slow]
+    o = [f["bw_GBps"] for f in flows if f["dst_host"] not in slow]
+    if not s or not o:
+        return ["the flows do not split into slow-link and other flows (%d, %d)" % (len(s), len(o))]
+    ms, mo = statistics.mean(s), statistics.mean(o)
+    print("slow-link flows %.2f, other flows %.2f of the shaped %.4f GB/s (ratio %.2f)"
+          % (ms / a.shaped, mo / a.shaped, a.shaped, ms / mo))
+    return [] if ms <= a.ratio * mo else ["slow-link flows got %.2f of the others' rate, want <= %.2f" % (ms / mo, a.ratio)]
+
+
+def names(group, nodes):
+    """A group as a set of host names (the judge writes names; indices into nodes also count)."""
+    return frozenset(nodes[g] if isinstance(g, int) else g for g in group)
+
+
+def cmd_report(a):
+    doc = json.load(open(a.report))
+    leaves = [frozenset(l) for l in json.load(open(a.leaves))]
+    problems = []
+    bad_links = [l["id"] for l in doc.get("links", []) if l.get("verdict") != "pass"]
+    if bad_links:
+        problems.append("pairwise links not passing: %s" % ", ".join(bad_links[:8]))
+    fab = doc.get("fabric")
+    if not isinstance(fab, dict):
+        return problems + ["the report has no fabric section"]
+    # "partial": the budget ended the phases early; what ran is judged (and asserted below).
+    if fab.get("status") not in ("ran", "partial"):
+        problems.append("fabric.status %r (%s), want 'ran' or 'partial'" % (fab.get("status"), fab.get("reason", "")))
+    if "groups" not in fab and "cuts" not in fab and "checks" not in fab:
+        # The probe's phases ran but no fabric judge is in this build: say so, judge nothing.
+        print("JUDGE-SKIP: the report's fabric section has no groups, cuts or checks (no fabric judge in this build)")
+        return problems
+    nodes = fab.get("nodes", [])
+    groups = [names(g, nodes) for g in fab.get("groups", [])]
+    # A healthy fabric slows no cross traffic: nothing tells the leaves apart there.
+    if not a.no_finding and sorted(map(sorted, groups)) != sorted(map(sorted, leaves)):
+        problems.append("judge: fabric.groups %s, want the leaves %s" % ([sorted(g) for g in groups], [sorted(l) for l in leaves]))
+    cuts = [c for c in fab.get("cuts", []) if c.get("status") in BAD]
+    checks = [c for c in fab.get("checks", []) if c.get("status") in BAD]
+    leaf_of_group = {i: leaves.index(g) + 1 for i, g in enumerate(groups) if g in leaves}
+    if a.no_finding:
+        for c in cuts + checks:
+            problems.append("judge: fabric finding on a healthy fabric: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+    elif a.cut:
+        want = frozenset(int(x) for x in a.cut.split(","))
+        hit = [c for c in cuts if frozenset(leaf_of_group.get(g) for g in c.get("groups", [])) == want]
+        if not hit:
+            problems.append("judge: no warning or failing cut between leaves %s; cuts: %s" % (a.cut, json.dumps(fab.get("cuts", []))[:400]))
+        for c in cuts:
+            if c not in hit:
+                problems.append("judge: a cut elsewhere: %s" % c.get("detail", c.get("groups")))
+        for c in hit:
+            print("cut: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+    elif a.rail:
+        host, rail = a.rail.split(":")
+        def names_rail(c):
+            d = str(c.get("detail", ""))
+            return str(c.get("rail")) == rail or ("rail %s" % rail) in d
+        def names_host(c):
+            n = c.get("nodes", c.get("node", []))
+            n = [n] if isinstance(n, (str, int)) else n
+            return host in names(n, nodes) or host in str(c.get("detail", ""))
+        hit = [c for c in checks if names_rail(c) and names_host(c)]
+        if not hit:
+            problems.append("judge: no warning or failing fabric check names rail %s of %s; checks: %s" % (rail, host, json.dumps(fab.get("checks", []))[:400]))
+        for c in cuts:
+            problems.append("judge: a cut on a fabric whose only fault is a rail: %s" % c.get("detail", c.get("groups")))
+        for c in hit:
+            print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+    ran = ["%s %d" % (p.get("phase"), len(p.get("rounds", []))) for p in fab.get("phases", [])]
+    print("%d links, %d pass; fabric %s in %ss (rounds: %s), groups %s" % (
+        len(doc.get("links", [])), len(doc.get("links", [])) - len(bad_links), fab.get("status"),
+        fab.get("elapsed_s"), ", ".join(ran), [sorted(g) for g in groups]))
+    return problems
+
+
+def selftest_doc(groups, cuts=(), checks=(), link_verdict="pass"):
+    nodes = ["h%d" % i for i in range(1, 9)]
+    return {"links": [{"id": "h1-h5", "verdict": link_verdict}],
+            "fabric": {"status": "ran", "nodes": nodes, "rails": 2, "phases": [{"phase": "bisection", "rounds": []}],
+                       "groups": groups, "cuts": list(cuts), "checks": list(checks)}}
+
+
+def cmd_selftest(a):
+    import contextlib, io, os, tempfile
+    leaves = [["h1", "h2", "h3", "h4"], ["h5", "h6", "h7", "h8"]]
+    cut = {"groups": [0, 1], "status": "warn", "code": "NT-FAB-201", "detail": "between {h1..h4} and {h5..h8}"}
+    rail = {"check": "rail", "status": "warn", "rail": 1, "nodes": ["h3"], "detail": "h3 rail 1"}
+    swapped = [leaves[1], leaves[0]]
+    wrong = [["h1", "h2", "h3", "h5"], ["h4", "h6", "h7", "h8"]]
+    cases = [  # (document, options, must pass)
+        (selftest_doc(leaves), ["--no-finding"], True),
+        (selftest_doc(wrong, [cut]), ["--cut", "1,2"], False),
+        (selftest_doc(leaves, [cut]), ["--no-finding"], False),
+        (selftest_doc(leaves, link_verdict="warn"), ["--no-finding"], False),
+        (selftest_doc(swapped, [cut]), ["--cut", "1,2"], True),
+        (selftest_doc(leaves, [dict(cut, status="pass")]), ["--cut", "1,2"], False),
+        (selftest_doc(leaves, [cut, dict(cut, groups=[0, 0])]), ["--cut", "1,2"], False),
+        (selftest_doc([["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8"]], [dict(cut, groups=[0])]), ["--cut", "1,2"], False),
+        (selftest_doc(leaves, checks=[rail]), ["--rail", "h3:1"], True),
+        (selftest_doc(leaves, checks=[dict(rail, nodes=["h4"], detail="h4 rail 1")]), ["--rail", "h3:1"], False),
+        (selftest_doc(leaves, [cut], [rail]), ["--rail", "h3:1"], False),
+        (dict(selftest_doc(leaves), fabric={"status": "skipped", "reason": "x"}), ["--no-finding"], False),
+    ]
+    problems = []
+    with tempfile.TemporaryDirectory() as d:
+        lf = os.path.join(d, "leaves.json")
+        json.dump(leaves, open(lf, "w"))
+        for k, (doc, opts, good) in enumerate(cases):
+            rf = os.path.join(d, "r%d.json" % k)
+            json.dump(doc, open(rf, "w"))
+            p = argparse.ArgumentParser()
+            p.add_argument("report"); p.add_argument("--leaves"); p.add_argument("--no-finding", action="store_true")
+            p.add_argument("--cut"); p.add_argument("--rail")
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = cmd_report(p.parse_args([rf, "--leaves", lf] + opts))
+            if bool(got) == good:
+                problems.append("selftest case %d (%s): %s" % (k, " ".join(opts), "failed: %s" % got if good else "passed, must fail"))
+    print("check_fabric.py: %d report cases, %d as expected" % (len(cases), len(cases) - len(problems)))
+    return problems
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("flows")
+    f.add_argument("file", nargs="?")
+    f.add_argument("--file", dest="file_opt")
+    f.add_argument("--shaped", type=float, required=True)
+    f.add_argument("--min", type=float)
+    f.add_argument("--max", type=float)
+    f.add_argument("--only")
+    f.add_argument("--median-max", type=float)
+    s = sub.add_parser("split")
+    s.add_argument("file")
+    s.add_argument("--shaped", type=float, required=True)
+    s.add_argument("--slow", required=True)
+    s.add_argument("--ratio", type=float, default=0.7)
+    r = sub.add_parser("report")
+    r.add_argument("report")
+    r.add_argument("--leaves", required=True)
+    m = r.add_mutually_exclusive_group(required=True)
+    m.add_argument("--no-finding", action="store_true")
+    m.add_argument("--cut")
+    m.add_argument("--rail")
+    sub.add_parser("selftest")
+    a = p.parse_args()
+    problems = {"flows": cmd_flows, "split": cmd_split, "report": cmd_report, "selftest": cmd_selftest}[a.cmd](a)
+    for x in problems:
+        print(x, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
