@@ -677,9 +677,15 @@ int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen)
     err[0] = '\0';
     *out = NULL;
     if (path) { /* the one JSON file reader (lib/core/report.c); a knowledge base is tens of KB */
-        nt_status_t st = nt_json_read_file(path, 4u << 20, &root);
-        if (st != NT_OK) /* the reader said why, naming the file: one line */
+        char why[160];
+        if (nt_json_read_file_why(path, 4u << 20, &root, why, sizeof(why)) != NT_OK) {
+            /* one line naming the option, the file and the fix */
+            snprintf(err, errlen,
+                     "--kb '%s': %s: give a knowledge base file (nettune-doctor --print-kb "
+                     "writes the built-in one)",
+                     path, why);
             return -1;
+        }
     } else {
         root = cJSON_Parse((const char *)nt_doctor_kb_data);
     }

@@ -133,6 +133,9 @@ check "--print-kb is the embedded knowledge base" cmp -s "$T/print-kb.out" repor
 expect_exit kb-file 1 "$DOCTOR" --kb reports/doctor/knowledge.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 expect_exit kb-missing 2 "$DOCTOR" --kb /nonexistent/kb.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "missing kb names the file" has "$T/kb-missing.err" "/nonexistent/kb.json"
+: > "$T/empty-kb.json"
+expect_exit kb-empty 2 "$DOCTOR" --kb "$T/empty-kb.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "empty kb: one line naming --kb, the file and the fix" sh -c "test \$(wc -l < '$T/kb-empty.err') = 1 && grep -q \"^nettune-doctor: --kb '$T/empty-kb.json': empty (0 bytes), not JSON: give a knowledge base file\" '$T/kb-empty.err'"
 $PY -c "import json; d=json.load(open('reports/doctor/knowledge.json')); del d['findings']['shm_too_small']; json.dump(d, open('$T/kb-incomplete.json','w'))"
 expect_exit kb-incomplete 2 "$DOCTOR" --kb "$T/kb-incomplete.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "incomplete kb names the missing finding" has "$T/kb-incomplete.err" shm_too_small

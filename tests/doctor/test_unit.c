@@ -289,8 +289,9 @@ static void test_kb(const nt_kb_t *kb)
     CHECK(nt_doctor_kb_missing(kb) == NULL, "embedded kb complete");
     CHECK(nt_kb_signature_index(kb, "libibverbs_missing") >= 0, "signature present");
     CHECK(nt_kb_finding(kb, "socket_fallback")->severity == NT_SEV_ERROR, "severity");
-    /* the JSON reader logs the missing file itself (naming it); err stays empty then */
-    CHECK(nt_kb_load("/nonexistent.json", &k, err, sizeof(err)) != 0 && k == NULL && !err[0],
+    /* a file the JSON reader cannot read comes back in err, naming --kb and the file */
+    CHECK(nt_kb_load("/nonexistent.json", &k, err, sizeof(err)) != 0 && k == NULL &&
+              strstr(err, "--kb '/nonexistent.json': cannot open"),
           "missing kb: %s", err);
     char path[] = "/tmp/nt-doctor-kb-XXXXXX";
     int fd = mkstemp(path);
