@@ -120,6 +120,13 @@ static void test_parse(void)
     CHECK(!l.host && l.nprefix == 0, "an exception's name is not a pdsh host");
     nt_line_parse("error: unrecognized arguments", &l);
     CHECK(!l.host && l.nprefix == 0, "a plain word is not a pdsh host");
+    /* the one pdsh rule, as the operator-file reader asks it */
+    CHECK(nt_line_pdsh_host("node01: hca_id:\tmlx5_0") == 6, "pdsh host length");
+    CHECK(nt_line_pdsh_host("gpu-a: GPU0 X") == 5, "pdsh host with '-'");
+    CHECK(nt_line_pdsh_host("12: node01:5:6 [3] NCCL INFO x") == 0, "srun's task number is no host");
+    CHECK(nt_line_pdsh_host("hca_id:\tmlx5_0") == 0 && nt_line_pdsh_host("NVRM: Xid") == 0 &&
+              nt_line_pdsh_host("Legend: ") == 0 && nt_line_pdsh_host(NULL) == 0,
+          "format words are no host");
 }
 
 static void test_reader(void)
