@@ -321,6 +321,10 @@ struct nt_doctor {
     size_t nenv, cap_env;
 
     int nranks, nnodes, local_ranks;
+    /* communicator lines naming a rank already seen on another host (separate jobs, or
+     * sub-communicators whose ranks restart at 0) */
+    nt_evlist_t rank_other_host_ev;
+    nt_evlist_t footer_ev; /* nccl-tests' "# Avg bus bandwidth" lines, one per test run */
     nt_ev_t comm_ev;
     nt_ev_t nranks_ev; /* the first line naming nranks ("... nranks 16 ... Init COMPLETE") */
 

@@ -342,6 +342,8 @@ void nt_doctor_destroy(nt_doctor_t *d)
     nt_evlist_free(&d->gdr_yes_ev);
     nt_evlist_free(&d->gdr_no_ev);
     nt_evlist_free(&d->gdr0_ev);
+    nt_evlist_free(&d->rank_other_host_ev);
+    nt_evlist_free(&d->footer_ev);
     nt_evlist_free(&d->shared_ev);
     nt_ev_free(&d->last_p2p);
     nt_evlist_free(&d->warn_unexplained);

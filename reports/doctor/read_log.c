@@ -614,6 +614,9 @@ static void nt_feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line
             nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
         if (nr >= 0 && !d->nranks_ev.text)
             nt_ev_set(&d->nranks_ev, d->cur, d->inputs[d->cur].lines, line);
+        if (rank >= 0 && hi >= 0 && (size_t)rank < d->cap_rank_host && d->rank_host[rank] &&
+            d->rank_host[rank] != (int)hi + 1)
+            nt_evlist_add(&d->rank_other_host_ev, d->cur, d->inputs[d->cur].lines, line);
         nt_set_rank_host(d, rank, hi);
         if (p) {
             nt_proc_add_rank(p, rank);
@@ -959,6 +962,8 @@ static void nt_feed_line(nt_doctor_t *d, const char *line)
         nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
     if (nt_is_comment(l.body))
         return;
+    if (l.body[0] == '#' && nt_starts(l.body + 1 + strspn(l.body + 1, " "), "Avg bus bandwidth"))
+        nt_evlist_add(&d->footer_ev, d->cur, d->inputs[d->cur].lines, line);
     if (nt_feed_tests(d, l.body, line)) {
         d->inputs[d->cur].nccl_lines++;
         if (d->open_table)

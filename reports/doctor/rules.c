@@ -590,6 +590,27 @@ static void nt_diagnose_wc(nt_doctor_t *d)
     }
 }
 
+/* ---- nccl-tests without MPI ---------------------------------------------------------------- */
+
+/* nccl-tests built without MPI=1 and started by mpirun: every process is a job of its own, so
+ * the log holds several "# Avg bus bandwidth" footers and the same communicator rank on more
+ * than one host (a single job has one footer per test and each rank on one host). */
+static void nt_diagnose_ncclt_no_mpi(nt_doctor_t *d)
+{
+    if (d->footer_ev.total < 2 || !d->rank_other_host_ev.n)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "nccl_tests_built_without_mpi");
+    if (!f)
+        return;
+    nt_f_evlist(f, &d->rank_other_host_ev);
+    nt_f_evlist(f, &d->footer_ev);
+    nt_f_hosts(f, &d->hosts);
+    f_detail(f,
+             "%lu \"# Avg bus bandwidth\" footers in one log, and %lu communicator line(s) naming "
+             "a rank already seen on another host: separate runs, not one job across the nodes.",
+             d->footer_ev.total, d->rank_other_host_ev.total);
+}
+
 /* ---- P2P hang ------------------------------------------------------------------------------- */
 
 static void nt_diagnose_p2p(nt_doctor_t *d)
@@ -1700,6 +1721,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     nt_diagnose_gdr(d);
     nt_diagnose_nic_shared(d);
     nt_diagnose_p2p(d);
+    nt_diagnose_ncclt_no_mpi(d);
     nt_diagnose_tuner(d);
     nt_diagnose_tuning_files(d);
     nt_diagnose_versions_env(d);

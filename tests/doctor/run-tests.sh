@@ -33,11 +33,23 @@ else
 fi
 
 # 1.1 the corpus of real logs (tests/doctor/corpus): the figures reached must not be lost
-if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 62 --expect A=53/61 --expect B=47/51 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
+if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 64 --expect A=53/61 --expect B=47/51 --expect C=17/18 --expect C-healthy=12/12 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
   ok "corpus: $(tail -n 1 "$T/corpus.log")"
 else
   grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
 fi
+
+# 1.2 a catalogue entry's extra lines with an NCCL version range of their own ("extends" with
+# "nccl_versions"): 2.18's "internal error" is the release's mislabel, another release's is not
+for v in 2.18.3 2.21.5; do
+  printf 'node1:1:1 [0] NCCL INFO NCCL version %s+cuda12.2\nRuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1275, internal error - please report this issue to the NCCL developers, NCCL version %s\n' "$v" "$v" > "$T/internal-$v.log"
+  "$DOCTOR" -q -o "$T/internal-$v.json" "$T/internal-$v.log"
+done
+check "2.18 internal error: nccl_bug_fixed_by_upgrade; 2.21.5: not" $PY -c "
+import json
+k = lambda v: [f['key'] for f in json.load(open('$T/internal-%s.json' % v))['findings']]
+assert 'nccl_bug_fixed_by_upgrade' in k('2.18.3'), k('2.18.3')
+assert 'nccl_bug_fixed_by_upgrade' not in k('2.21.5'), k('2.21.5')"
 
 # 1a. claims only from evidence: the golden documents walked, doctor A B against A and B
 if $PY tests/doctor/test_claims.py "$DOCTOR" "$T/golden" "$T/claims" >"$T/claims.log" 2>&1; then
