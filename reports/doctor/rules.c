@@ -1424,6 +1424,76 @@ static int nt_cmp_long(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* What PyTorch's flight recorder said about a timeout (the facts: analyze_int.h, read from
+ * torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp's lines): which ranks' own watchdog signalled
+ * the dump first (the ranks stuck in the collective, against those that only observed the
+ * signal), and whether a dump of each rank's last collectives exists or how to get one next
+ * time: TORCH_NCCL_TRACE_BUFFER_SIZE (0: nothing recorded) and TORCH_NCCL_DUMP_ON_TIMEOUT (0:
+ * recorded, not dumped), dumped to TORCH_NCCL_DEBUG_INFO_TEMP_FILE's prefix and the rank
+ * (/tmp/nccl_trace_rank_ by default, DebugInfoWriter). */
+static void nt_map_list(const nt_map_t *m, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < m->n && n + 24 < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", m->keys[i]);
+    if (m->n && n + 24 >= cap)
+        snprintf(out + n, cap - n, ", ...");
+}
+
+static void nt_timeouts_flight_recorder(nt_doctor_t *d, nt_finding_t *f)
+{
+    if (d->fr_env_ev.text)
+        nt_evlist_add_ev(&f->ev, &d->fr_env_ev);
+    char lst[160] = "";
+    if (d->fr_first_ranks.n) {
+        nt_map_list(&d->fr_first_ranks, lst, sizeof(lst));
+        nt_f_evlist(f, &d->fr_first_ev);
+        f_detail(f, "Flight recorder: rank(s) %s signalled the dump first (\"First PG on this rank "
+                    "to signal dumping\": their own watchdog fired).",
+                 lst);
+        nt_f_value(f, "fr_first_ranks", (double)d->fr_first_ranks.n);
+    }
+    /* a rank's monitor can observe the signal before its own watchdog fires: listed, not judged */
+    if (d->fr_observed_ranks.n) {
+        nt_map_list(&d->fr_observed_ranks, lst, sizeof(lst));
+        nt_f_evlist(f, &d->fr_observed_ev);
+        f_detail(f, "Rank(s) %s only observed another rank's dump signal (\"Observed flight "
+                    "recorder dump signal from another rank\").",
+                 lst);
+        nt_f_value(f, "fr_observed_ranks", (double)d->fr_observed_ranks.n);
+    } else if (d->fr_observed_ev.total)
+        nt_f_evlist(f, &d->fr_observed_ev);
+    if (d->fr_src_rank >= 0)
+        f_detail(f, "The dump signal came from rank %ld.", d->fr_src_rank);
+    if (d->fr_off_ev.total || d->fr_buffer == 0) {
+        nt_f_evlist(f, &d->fr_off_ev);
+        f_detail(f, "The flight recorder was off (%s): no dump of the ranks' last collectives; "
+                    "run again with TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
+                    "(each rank writes TORCH_NCCL_DEBUG_INFO_TEMP_FILE<rank>, "
+                    "/tmp/nccl_trace_rank_<rank> by default).",
+                 d->fr_buffer == 0 ? "TORCH_NCCL_TRACE_BUFFER_SIZE: 0"
+                                   : "\"Stack trace of the failed collective not found\"");
+        nt_f_value(f, "fr_buffer", 0);
+    } else if (d->fr_buffer > 0 && d->fr_dump == 0) {
+        f_detail(f, "The flight recorder recorded (TORCH_NCCL_TRACE_BUFFER_SIZE: %ld) but did not "
+                    "dump (TORCH_NCCL_DUMP_ON_TIMEOUT: 0): set TORCH_NCCL_DUMP_ON_TIMEOUT=1 for "
+                    "each rank's dump next time.",
+                 d->fr_buffer);
+        nt_f_value(f, "fr_buffer", (double)d->fr_buffer);
+    } else if (d->fr_buffer > 0 || d->fr_on_ev.total) {
+        char why[64] = "";
+        if (d->fr_buffer > 0)
+            snprintf(why, sizeof(why), " (TORCH_NCCL_TRACE_BUFFER_SIZE: %ld)", d->fr_buffer);
+        nt_f_evlist(f, &d->fr_on_ev);
+        f_detail(f, "The flight recorder was on%s: each rank's dump (TORCH_NCCL_DEBUG_INFO_TEMP_FILE"
+                    "<rank>, /tmp/nccl_trace_rank_<rank> by default) holds its last collectives.",
+                 why);
+        if (d->fr_buffer > 0)
+            nt_f_value(f, "fr_buffer", (double)d->fr_buffer);
+    }
+}
+
 /* PyTorch watchdog timeouts: the ranks that timed out, their collective and sequence numbers, and
  * the ranks the job names (process groups initialized) that printed no timeout: those never
  * joined the collective the others wait in, which is the application's doing. */
@@ -1503,6 +1573,7 @@ static void nt_diagnose_timeouts(nt_doctor_t *d)
                  lst);
         nt_f_value(f, "ranks_not_joined", (double)nm);
     }
+    nt_timeouts_flight_recorder(d, f);
 }
 
 /* A whole log (it starts at NCCL's banner or the launcher's start) that stops before Init

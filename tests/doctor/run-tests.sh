@@ -51,6 +51,41 @@ k = lambda v: [f['key'] for f in json.load(open('$T/internal-%s.json' % v))['fin
 assert 'nccl_bug_fixed_by_upgrade' in k('2.18.3'), k('2.18.3')
 assert 'nccl_bug_fixed_by_upgrade' not in k('2.21.5'), k('2.21.5')"
 
+# 1.3 PyTorch's flight recorder lines as facts of a watchdog timeout (ProcessGroupNCCL.cpp's own
+# lines: the environments line, printTraceback, broadcastDumpSignal, the heartbeat monitor's,
+# DebugInfoWriter's): who signalled the dump, who only observed it, and whether a dump exists
+fr_log() { # fr_log BUFFER DUMP: a two-rank timeout as PyTorch 2.4 prints it
+  cat <<EOF
+[rank0]:[I813 12:15:29.000000000 ProcessGroupNCCL.cpp:914] [PG ID 0 PG GUID 0 Rank 0] ProcessGroupNCCL environments: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: $2, TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC: 60000, TORCH_NCCL_DESYNC_DEBUG: 0, TORCH_NCCL_TRACE_BUFFER_SIZE: $1, TORCH_NCCL_COORD_CHECK_MILSEC: 1000
+[rank0]:[E813 12:25:30.947799196 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=57, OpType=ALLGATHER, NumelIn=1, NumelOut=4, Timeout(ms)=600000) ran for 600096 milliseconds before timing out.
+EOF
+  [ "$1" = 0 ] && echo '[rank0]:[E813 12:25:30.948386260 ProcessGroupNCCL.cpp:670] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.'
+  cat <<'EOF'
+[rank0]:[E813 12:25:30.948459379 ProcessGroupNCCL.cpp:2106] [PG ID 1 PG GUID 1 Rank 0] First PG on this rank to signal dumping.
+[rank1]:[E813 12:25:31.062447118 ProcessGroupNCCL.cpp:1794] [PG ID 0 PG GUID 0(default_pg) Rank 1] Observed flight recorder dump signal from another rank via TCPStore.
+[rank1]:[E813 12:25:31.062692551 ProcessGroupNCCL.cpp:1858] [PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from  rank 0 and we will try our best to dump the debug info. Last enqueued NCCL work: 56, last completed NCCL work: 56.
+EOF
+  [ "$2" = 1 ] && echo '[rank0]:[I813 12:25:31.500000000 NCCLUtils.cpp:347] Finished writing NCCLPG debug info to /tmp/nccl_trace_rank_0'
+  return 0
+}
+for c in "0 0" "2000 0" "2000 1"; do
+  fr_log $c | "$DOCTOR" -q -o "$T/fr-${c% *}-${c#* }.json" -
+done
+check "flight recorder: first and observing ranks, the signal's rank, off / not dumped / on" $PY -c "
+import json
+def f(n):
+    d = json.load(open('$T/fr-%s.json' % n))
+    t = [x for x in d['findings'] if x['key'] == 'rank_skipped_collective'][0]
+    return ' '.join(t['detail']) if isinstance(t['detail'], list) else t['detail'], t['values'], len(t['evidence'])
+t, v, n = f('0-0')
+assert 'rank(s) 0 signalled the dump first' in t and 'Rank(s) 1 only observed' in t, t
+assert 'came from rank 0' in t and 'was off (TORCH_NCCL_TRACE_BUFFER_SIZE: 0)' in t, t
+assert v['fr_buffer'] == 0 and v['fr_first_ranks'] == 1 and v['fr_observed_ranks'] == 1 and n == 5, (v, n)
+t, v, n = f('2000-0')
+assert 'did not dump (TORCH_NCCL_DUMP_ON_TIMEOUT: 0)' in t and v['fr_buffer'] == 2000, t
+t, v, n = f('2000-1')
+assert 'was on (TORCH_NCCL_TRACE_BUFFER_SIZE: 2000)' in t and n == 5, (t, n)"
+
 # 1a. claims only from evidence: the golden documents walked, doctor A B against A and B
 if $PY tests/doctor/test_claims.py "$DOCTOR" "$T/golden" "$T/claims" >"$T/claims.log" 2>&1; then
   ok "claims: $(tail -n 1 "$T/claims.log")"
