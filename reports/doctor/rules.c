@@ -1441,29 +1441,32 @@ static void nt_map_list(const nt_map_t *m, char *out, size_t cap)
         snprintf(out + n, cap - n, ", ...");
 }
 
+/* "Rank(s) 0, 3 <what>." with the lines as evidence and the count as values.<value> */
+static void nt_fr_ranks(nt_finding_t *f, const nt_map_t *ranks, const nt_evlist_t *ev,
+                        const char *what, const char *value)
+{
+    char lst[160];
+    nt_f_evlist(f, ev);
+    if (!ranks->n)
+        return;
+    nt_map_list(ranks, lst, sizeof(lst));
+    f_detail(f, "Rank(s) %s %s.", lst, what);
+    nt_f_value(f, value, (double)ranks->n);
+}
+
 static void nt_timeouts_flight_recorder(nt_doctor_t *d, nt_finding_t *f)
 {
     if (d->fr_env_ev.text)
         nt_evlist_add_ev(&f->ev, &d->fr_env_ev);
-    char lst[160] = "";
-    if (d->fr_first_ranks.n) {
-        nt_map_list(&d->fr_first_ranks, lst, sizeof(lst));
-        nt_f_evlist(f, &d->fr_first_ev);
-        f_detail(f, "Flight recorder: rank(s) %s signalled the dump first (\"First PG on this rank "
-                    "to signal dumping\": their own watchdog fired).",
-                 lst);
-        nt_f_value(f, "fr_first_ranks", (double)d->fr_first_ranks.n);
-    }
+    nt_fr_ranks(f, &d->fr_first_ranks, &d->fr_first_ev,
+                "signalled the flight recorder's dump first (\"First PG on this rank to signal "
+                "dumping\": their own watchdog fired)",
+                "fr_first_ranks");
     /* a rank's monitor can observe the signal before its own watchdog fires: listed, not judged */
-    if (d->fr_observed_ranks.n) {
-        nt_map_list(&d->fr_observed_ranks, lst, sizeof(lst));
-        nt_f_evlist(f, &d->fr_observed_ev);
-        f_detail(f, "Rank(s) %s only observed another rank's dump signal (\"Observed flight "
-                    "recorder dump signal from another rank\").",
-                 lst);
-        nt_f_value(f, "fr_observed_ranks", (double)d->fr_observed_ranks.n);
-    } else if (d->fr_observed_ev.total)
-        nt_f_evlist(f, &d->fr_observed_ev);
+    nt_fr_ranks(f, &d->fr_observed_ranks, &d->fr_observed_ev,
+                "only observed another rank's dump signal (\"Observed flight recorder dump signal "
+                "from another rank\")",
+                "fr_observed_ranks");
     if (d->fr_src_rank >= 0)
         f_detail(f, "The dump signal came from rank %ld.", d->fr_src_rank);
     if (d->fr_off_ev.total || d->fr_buffer == 0) {

@@ -86,7 +86,7 @@ def f(n):
     t = [x for x in d['findings'] if x['key'] == 'rank_skipped_collective'][0]
     return ' '.join(t['detail']) if isinstance(t['detail'], list) else t['detail'], t['values'], len(t['evidence'])
 t, v, n = f('0-0')
-assert 'rank(s) 0 signalled the dump first' in t and 'Rank(s) 1 only observed' in t, t
+assert 'Rank(s) 0 signalled the flight recorder\\'s dump first' in t and 'Rank(s) 1 only observed' in t, t
 assert 'came from rank 0' in t and 'was off (TORCH_NCCL_TRACE_BUFFER_SIZE: 0)' in t, t
 assert v['fr_buffer'] == 0 and v['fr_first_ranks'] == 1 and v['fr_observed_ranks'] == 1 and n == 5, (v, n)
 t, v, n = f('2000-0')
