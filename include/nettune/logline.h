@@ -106,6 +106,13 @@ typedef struct {
  * Never fails: unknown lines come back with level NONE. */
 void nt_line_parse(const char *line, nt_logline_t *out);
 
+/* The length of the host name of a pdsh/clush "host: " label at the start of `s` (the prefix
+ * table's pdsh row, lib/nccl/logline.c nt_m_pdsh: lowercase letters, digits, '.', '-', '_', with a
+ * digit or '-', at most 64 characters, then ": "), or 0 when `s` (NULL is fine) has none or the
+ * name is digits only (srun's "12: "). The operator-file reader uses it for "node01: " prefixes,
+ * so that one rule decides what a host label is. */
+size_t nt_line_pdsh_host(const char *s);
+
 /* The prefix table: row count, and row i's name with an example and its source (NULL past the
  * end). */
 size_t nt_line_prefix_count(void);

@@ -322,6 +322,17 @@ static const nt_prefix_row_t nt_prefixes[] = {
      nt_m_pdsh},
 };
 
+size_t nt_line_pdsh_host(const char *s)
+{
+    nt_prefix_out_t o = {-1, NULL, 0};
+    if (!s || !nt_m_pdsh(s, &o))
+        return 0;
+    for (size_t i = 0; i < o.host_len; i++)
+        if (!nt_is_digit(s[i]))
+            return o.host_len;
+    return 0; /* digits only: srun's task label ("12: "), not a host */
+}
+
 size_t nt_line_prefix_count(void)
 {
     return sizeof(nt_prefixes) / sizeof(nt_prefixes[0]);

@@ -324,6 +324,10 @@ struct nt_doctor {
     size_t nenv, cap_env;
 
     int nranks, nnodes, local_ranks;
+    /* communicator lines naming a rank already seen on another host (separate jobs, or
+     * sub-communicators whose ranks restart at 0) */
+    nt_evlist_t rank_other_host_ev;
+    nt_evlist_t footer_ev; /* nccl-tests' "# Avg bus bandwidth" lines, one per test run */
     nt_ev_t comm_ev;
     nt_ev_t nranks_ev; /* the first line naming nranks ("... nranks 16 ... Init COMPLETE") */
 
@@ -347,6 +351,21 @@ struct nt_doctor {
     unsigned long timeout_line; /* the line of the last timeout (its WorkNCCL may follow) */
     nt_map_t pg_ranks;
     nt_ev_t pg_ev;
+    /* PyTorch's flight recorder (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): the
+     * smallest TORCH_NCCL_TRACE_BUFFER_SIZE and TORCH_NCCL_DUMP_ON_TIMEOUT the "ProcessGroupNCCL
+     * environments:" lines print (-1: no line, or the version does not print it) and the first
+     * such line; "Stack trace of the failed collective not found, potentially because
+     * FlightRecorder is disabled" (WorkNCCL::printTraceback); the ranks whose own watchdog
+     * signalled the dump, "First PG on this rank to signal dumping." (broadcastDumpSignal), and
+     * the lines of ranks that only observed another rank's signal ("Observed flight recorder
+     * dump signal from another rank via TCPStore."); the rank a "Received a dump signal due to a
+     * collective timeout from  rank N" names (-1 none; "from this local rank": the line's own);
+     * and lines showing the recorder on (a stack trace of the failed collective, a dump made) */
+    long fr_buffer, fr_dump;
+    nt_ev_t fr_env_ev;
+    nt_evlist_t fr_off_ev, fr_first_ev, fr_observed_ev, fr_on_ev;
+    nt_map_t fr_first_ranks, fr_observed_ranks;
+    long fr_src_rank;
 
     /* nccl-tests: lib/nccltests.c reads the tables; the doctor keeps its judgement per table */
     nt_ncclt_reader_t *ncclt;

@@ -186,8 +186,8 @@ long nt_kb_version_code(const char *v);
 const char *nt_kb_path_type(const nt_kb_t *kb, const char *version, long value);
 
 /* Loads the knowledge base: from `path` if not NULL (through the one JSON file reader,
- * nt_json_read_file, which logs a file it cannot read or parse: then `err` is empty), else the
- * copy embedded at build time. Checks the schema id and that every entry has its fields. Returns
+ * nt_json_read_file_why; a file it cannot read or parse gives "--kb '<path>': <why>: ..." in
+ * `err`), else the copy embedded at build time. Checks the schema id and that every entry has its fields. Returns
  * 0, or -1 with a message (lowercase, naming the file and the JSON path of the problem) in
  * `err`. */
 int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen);

@@ -238,6 +238,7 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
     d->nnodes = d->nranks = d->local_ranks = -1;
     d->nics_min = d->nics_max = -1;
     d->run_ranks = -1;
+    d->fr_buffer = d->fr_dump = d->fr_src_rank = -1;
     d->ncclt = nt_ncclt_reader_create();
     if (!d->ncclt) {
         free(d->sig);
@@ -342,6 +343,8 @@ void nt_doctor_destroy(nt_doctor_t *d)
     nt_evlist_free(&d->gdr_yes_ev);
     nt_evlist_free(&d->gdr_no_ev);
     nt_evlist_free(&d->gdr0_ev);
+    nt_evlist_free(&d->rank_other_host_ev);
+    nt_evlist_free(&d->footer_ev);
     nt_evlist_free(&d->shared_ev);
     nt_ev_free(&d->last_p2p);
     nt_evlist_free(&d->warn_unexplained);
@@ -349,6 +352,13 @@ void nt_doctor_destroy(nt_doctor_t *d)
         nt_ev_free(&d->timeouts[i].ev);
     nt_map_cleanup(&d->pg_ranks);
     nt_ev_free(&d->pg_ev);
+    nt_ev_free(&d->fr_env_ev);
+    nt_evlist_free(&d->fr_off_ev);
+    nt_evlist_free(&d->fr_first_ev);
+    nt_evlist_free(&d->fr_observed_ev);
+    nt_evlist_free(&d->fr_on_ev);
+    nt_map_cleanup(&d->fr_first_ranks);
+    nt_map_cleanup(&d->fr_observed_ranks);
     for (size_t i = 0; i < d->ntables; i++)
         nt_table_free(&d->tables[i]);
     free(d->tables);

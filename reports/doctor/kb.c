@@ -303,6 +303,27 @@ oom:
     return -1;
 }
 
+/* An entry's "nccl_versions": [first, last] as version codes into c->first/last (-1 both when
+ * absent); -1 with a message when it is not two NCCL versions. */
+static int nt_cat_versions(const cJSON *it, nt_kb_cause_t *c, const char *name, size_t i,
+                           char *err, size_t errlen)
+{
+    const cJSON *vr = cJSON_GetObjectItemCaseSensitive(it, "nccl_versions");
+    c->first = c->last = -1;
+    if (!vr)
+        return 0;
+    c->first = nt_kb_version_code(cJSON_GetStringValue(cJSON_GetArrayItem(vr, 0)));
+    c->last = nt_kb_version_code(cJSON_GetStringValue(cJSON_GetArrayItem(vr, 1)));
+    if (!cJSON_IsArray(vr) || cJSON_GetArraySize(vr) != 2 || c->first < 0 || c->last < 0) {
+        snprintf(err, errlen,
+                 "knowledge base '%s': $.catalogue[%zu].nccl_versions is not [first, last] NCCL "
+                 "versions",
+                 name, i);
+        return -1;
+    }
+    return 0;
+}
+
 /* $.catalogue: the causes from the field, one entry each (docs/doctor-catalogue.md). An entry is a
  * finding (key, code, severity, title, cause, fix, confirm, thread) and the lines that show it:
  * "lines" (any of them), "also" (and one of these in the same input), "unless" (and none of
@@ -321,7 +342,8 @@ static int nt_parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, c
             snprintf(err, errlen, "knowledge base '%s': $.catalogue[%zu] needs a key", name, i);
             return -1;
         }
-        /* "extends": more lines for a finding the base already has (its text stays the base's) */
+        /* "extends": more lines for a finding the base already has (its text stays the base's),
+         * with an "nccl_versions" range of their own where they hold for some releases only */
         const cJSON *ext = cJSON_GetObjectItemCaseSensitive(it, "extends");
         if (cJSON_IsTrue(ext)) {
             nt_kb_cause_t *c = &kb->causes[i];
@@ -337,7 +359,9 @@ static int nt_parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, c
                                      name, where, err, errlen)) < 0)
                 return -1;
             c->also = c->unless = -2;
-            c->first = c->last = -1;
+            /* more lines of a finding may hold for some NCCL releases only */
+            if (nt_cat_versions(it, c, name, i, err, errlen) < 0)
+                return -1;
             if (!(c->explains = nt_str_array(NULL, &c->nexplains)))
                 goto oom_cat;
             kb->ncauses = ++i;
@@ -392,19 +416,8 @@ static int nt_parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, c
         if ((c->unless = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "unless"), id, 1, name,
                                  where, err, errlen)) == -1)
             return -1;
-        const cJSON *vr = cJSON_GetObjectItemCaseSensitive(it, "nccl_versions");
-        c->first = c->last = -1;
-        if (vr) {
-            c->first = nt_kb_version_code(cJSON_GetStringValue(cJSON_GetArrayItem(vr, 0)));
-            c->last = nt_kb_version_code(cJSON_GetStringValue(cJSON_GetArrayItem(vr, 1)));
-            if (!cJSON_IsArray(vr) || cJSON_GetArraySize(vr) != 2 || c->first < 0 || c->last < 0) {
-                snprintf(err, errlen,
-                         "knowledge base '%s': $.catalogue[%zu].nccl_versions is not [first, "
-                         "last] NCCL versions",
-                         name, i);
-                return -1;
-            }
-        }
+        if (nt_cat_versions(it, c, name, i, err, errlen) < 0)
+            return -1;
         c->by_rule = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "by_rule"));
         c->explains = nt_str_array(cJSON_GetObjectItemCaseSensitive(it, "explains"), &c->nexplains);
         if (!c->explains) {
@@ -671,9 +684,15 @@ int nt_kb_load(const char *path, nt_kb_t **out, char *err, size_t errlen)
     err[0] = '\0';
     *out = NULL;
     if (path) { /* the one JSON file reader (lib/core/report.c); a knowledge base is tens of KB */
-        nt_status_t st = nt_json_read_file(path, 4u << 20, &root);
-        if (st != NT_OK) /* the reader said why, naming the file: one line */
+        char why[160];
+        if (nt_json_read_file_why(path, 4u << 20, &root, why, sizeof(why)) != NT_OK) {
+            /* one line naming the option, the file and the fix */
+            snprintf(err, errlen,
+                     "--kb '%s': %s: give a knowledge base file (nettune-doctor --print-kb "
+                     "writes the built-in one)",
+                     path, why);
             return -1;
+        }
     } else {
         root = cJSON_Parse((const char *)nt_doctor_kb_data);
     }

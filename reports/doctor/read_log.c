@@ -614,6 +614,9 @@ static void nt_feed_nccl(nt_doctor_t *d, const nt_logline_t *l, const char *line
             nt_ev_set(&d->comm_ev, d->cur, d->inputs[d->cur].lines, line);
         if (nr >= 0 && !d->nranks_ev.text)
             nt_ev_set(&d->nranks_ev, d->cur, d->inputs[d->cur].lines, line);
+        if (rank >= 0 && hi >= 0 && (size_t)rank < d->cap_rank_host && d->rank_host[rank] &&
+            d->rank_host[rank] != (int)hi + 1)
+            nt_evlist_add(&d->rank_other_host_ev, d->cur, d->inputs[d->cur].lines, line);
         nt_set_rank_host(d, rank, hi);
         if (p) {
             nt_proc_add_rank(p, rank);
@@ -881,10 +884,60 @@ static void nt_timeout_work(nt_timeout_t *t, const char *w)
     }
 }
 
+/* PyTorch's flight recorder, from ProcessGroupNCCL.cpp's own lines (torch/csrc/distributed/c10d/
+ * ProcessGroupNCCL.cpp: the constructor's "ProcessGroupNCCL environments: ...,
+ * TORCH_NCCL_DUMP_ON_TIMEOUT: %d, ..., TORCH_NCCL_TRACE_BUFFER_SIZE: %d"; WorkNCCL::
+ * printTraceback; broadcastDumpSignal; the heartbeat monitor's "Observed flight recorder dump
+ * signal from another rank via TCPStore." and "Received a dump signal due to a collective timeout
+ * from %s and we will try our best to dump the debug info."); DebugInfoWriter::write's
+ * "Finished writing NCCLPG debug info to %s" when a rank wrote its dump. */
+static void nt_feed_flight_recorder(nt_doctor_t *d, const nt_logline_t *l, const char *line)
+{
+    nt_input_t *in = &d->inputs[d->cur];
+    const char *b = l->body;
+    if (strstr(b, "ProcessGroupNCCL environments:")) {
+        long buf = nt_num_after(b, "TORCH_NCCL_TRACE_BUFFER_SIZE: ");
+        long dump = nt_num_after(b, "TORCH_NCCL_DUMP_ON_TIMEOUT: ");
+        if (buf >= 0 && (d->fr_buffer < 0 || buf < d->fr_buffer))
+            d->fr_buffer = buf;
+        if (dump >= 0 && (d->fr_dump < 0 || dump < d->fr_dump))
+            d->fr_dump = dump;
+        if (!d->fr_env_ev.text && (buf >= 0 || dump >= 0))
+            nt_ev_set(&d->fr_env_ev, d->cur, in->lines, line);
+    } else if (strstr(b, "Stack trace of the failed collective not found")) {
+        nt_evlist_add(&d->fr_off_ev, d->cur, in->lines, line);
+    } else if (strstr(b, "Stack trace of the failed collective:") ||
+               strstr(b, "Flight Recorder trace successfully dumped") ||
+               strstr(b, "Finished writing NCCLPG debug info to")) {
+        nt_evlist_add(&d->fr_on_ev, d->cur, in->lines, line);
+    } else if (strstr(b, "First PG on this rank to signal dumping") ||
+               strstr(b, "Observed flight recorder dump signal from another rank")) {
+        int first = strstr(b, "First PG on this rank") != NULL;
+        long r = l->task >= 0 ? l->task : nt_pg_rank(l); /* the launcher's is the global rank */
+        nt_evlist_add(first ? &d->fr_first_ev : &d->fr_observed_ev, d->cur, in->lines, line);
+        if (r >= 0 && r < NT_MAX_RANK) {
+            char k[24];
+            int n = snprintf(k, sizeof(k), "%ld", r);
+            nt_map_put(first ? &d->fr_first_ranks : &d->fr_observed_ranks, k, (size_t)n);
+        }
+    } else if (d->fr_src_rank < 0) {
+        const char *p = strstr(b, "Received a dump signal due to a collective timeout from");
+        if (!p)
+            return;
+        p += strlen("Received a dump signal due to a collective timeout from");
+        p += strspn(p, " ");
+        if (nt_starts(p, "rank ") && isdigit((unsigned char)p[5]))
+            d->fr_src_rank = strtol(p + 5, NULL, 10);
+        else if (nt_starts(p, "this local rank"))
+            d->fr_src_rank = l->task >= 0 ? l->task : nt_pg_rank(l);
+    }
+}
+
 static void nt_feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *line)
 {
     nt_input_t *in = &d->inputs[d->cur];
     const char *b = l->body;
+    nt_feed_flight_recorder(d, l, line);
     if (strstr(b, "ProcessGroupNCCL initialized") || strstr(b, "NCCL watchdog thread started")) {
         long r = nt_pg_rank(l);
         in->pg_inits++;
@@ -952,13 +1005,18 @@ static void nt_feed_line(nt_doctor_t *d, const char *line)
     }
     if (l.level == NT_LVL_WARN)
         in->outcomes++;
-    if (l.level == NT_LVL_NONE && (strstr(l.body, "ProcessGroupNCCL") || strstr(l.body, "Watchdog") ||
-                                   (d->ntimeouts && strstr(l.body, "WorkNCCL("))))
+    if (l.level == NT_LVL_NONE &&
+        (strstr(l.body, "ProcessGroupNCCL") || strstr(l.body, "Watchdog") ||
+         strstr(l.body, "light recorder") || strstr(l.body, "FlightRecorder") ||
+         strstr(l.body, "NCCLPG debug info") ||
+         (d->ntimeouts && strstr(l.body, "WorkNCCL("))))
         nt_feed_pytorch(d, &l, line);
     if (l.level != NT_LVL_NONE && d->inputs[d->cur].log)
         nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
     if (nt_is_comment(l.body))
         return;
+    if (l.body[0] == '#' && nt_starts(l.body + 1 + strspn(l.body + 1, " "), "Avg bus bandwidth"))
+        nt_evlist_add(&d->footer_ev, d->cur, d->inputs[d->cur].lines, line);
     if (nt_feed_tests(d, l.body, line)) {
         d->inputs[d->cur].nccl_lines++;
         if (d->open_table)

@@ -105,34 +105,6 @@ static unsigned long nt_cur_line(const nt_doctor_t *d)
     return d->inputs[d->cur].lines;
 }
 
-/* A host name as pdsh/clush prints it before ": " (letters, digits, '.', '-', '_'). */
-static size_t nt_host_prefix(const char *s)
-{
-    size_t n = 0;
-    if (!isalnum((unsigned char)s[0]))
-        return 0;
-    while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '_')
-        n++;
-    if (n == 0 || n > 63 || s[n] != ':' || s[n + 1] != ' ')
-        return 0;
-    /* words that start lines of the formats themselves, not host names */
-    static const char *const words[] = {"NVRM", "Legend", "Warning", "Error", "WARNING", "ERROR",
-                                        "Note", "hca_id", "port",    "CA",    "Port",    "GPU"};
-    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-        if (strlen(words[i]) == n && strncmp(s, words[i], n) == 0)
-            return 0;
-    int digits = 1, mark = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            digits = 0;
-        if (isdigit((unsigned char)s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_')
-            mark = 1;
-    }
-    /* srun --label " 0: " is a task number; a host name has a digit, '.', '-' or '_' ("node01",
-     * "gpu-a"), which words like "INFO: " do not */
-    return digits || !mark ? 0 : n;
-}
-
 static int nt_is_rule(const char *s)
 {
     size_t n = 0;
@@ -561,7 +533,7 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
     if (o->block_host)
         h = o->block_host;
     /* pdsh / clush: "node01: text" on every line; decided on the first line that has one */
-    size_t hp = nt_host_prefix(line);
+    size_t hp = nt_line_pdsh_host(line);
     if (o->pdsh < 0 && *nt_skip_ws(line))
         o->pdsh = hp > 0;
     static char hostbuf[64];

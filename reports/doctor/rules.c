@@ -590,6 +590,27 @@ static void nt_diagnose_wc(nt_doctor_t *d)
     }
 }
 
+/* ---- nccl-tests without MPI ---------------------------------------------------------------- */
+
+/* nccl-tests built without MPI=1 and started by mpirun: every process is a job of its own, so
+ * the log holds several "# Avg bus bandwidth" footers and the same communicator rank on more
+ * than one host (a single job has one footer per test and each rank on one host). */
+static void nt_diagnose_ncclt_no_mpi(nt_doctor_t *d)
+{
+    if (d->footer_ev.total < 2 || !d->rank_other_host_ev.n)
+        return;
+    nt_finding_t *f = nt_finding_add(d, "nccl_tests_built_without_mpi");
+    if (!f)
+        return;
+    nt_f_evlist(f, &d->rank_other_host_ev);
+    nt_f_evlist(f, &d->footer_ev);
+    nt_f_hosts(f, &d->hosts);
+    f_detail(f,
+             "%lu \"# Avg bus bandwidth\" footers in one log, and %lu communicator line(s) naming "
+             "a rank already seen on another host: separate runs, not one job across the nodes.",
+             d->footer_ev.total, d->rank_other_host_ev.total);
+}
+
 /* ---- P2P hang ------------------------------------------------------------------------------- */
 
 static void nt_diagnose_p2p(nt_doctor_t *d)
@@ -1403,6 +1424,79 @@ static int nt_cmp_long(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* What PyTorch's flight recorder said about a timeout (the facts: analyze_int.h, read from
+ * torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp's lines): which ranks' own watchdog signalled
+ * the dump first (the ranks stuck in the collective, against those that only observed the
+ * signal), and whether a dump of each rank's last collectives exists or how to get one next
+ * time: TORCH_NCCL_TRACE_BUFFER_SIZE (0: nothing recorded) and TORCH_NCCL_DUMP_ON_TIMEOUT (0:
+ * recorded, not dumped), dumped to TORCH_NCCL_DEBUG_INFO_TEMP_FILE's prefix and the rank
+ * (/tmp/nccl_trace_rank_ by default, DebugInfoWriter). */
+static void nt_map_list(const nt_map_t *m, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < m->n && n + 24 < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", m->keys[i]);
+    if (m->n && n + 24 >= cap)
+        snprintf(out + n, cap - n, ", ...");
+}
+
+/* "Rank(s) 0, 3 <what>." with the lines as evidence and the count as values.<value> */
+static void nt_fr_ranks(nt_finding_t *f, const nt_map_t *ranks, const nt_evlist_t *ev,
+                        const char *what, const char *value)
+{
+    char lst[160];
+    nt_f_evlist(f, ev);
+    if (!ranks->n)
+        return;
+    nt_map_list(ranks, lst, sizeof(lst));
+    f_detail(f, "Rank(s) %s %s.", lst, what);
+    nt_f_value(f, value, (double)ranks->n);
+}
+
+static void nt_timeouts_flight_recorder(nt_doctor_t *d, nt_finding_t *f)
+{
+    if (d->fr_env_ev.text)
+        nt_evlist_add_ev(&f->ev, &d->fr_env_ev);
+    nt_fr_ranks(f, &d->fr_first_ranks, &d->fr_first_ev,
+                "signalled the flight recorder's dump first (\"First PG on this rank to signal "
+                "dumping\": their own watchdog fired)",
+                "fr_first_ranks");
+    /* a rank's monitor can observe the signal before its own watchdog fires: listed, not judged */
+    nt_fr_ranks(f, &d->fr_observed_ranks, &d->fr_observed_ev,
+                "only observed another rank's dump signal (\"Observed flight recorder dump signal "
+                "from another rank\")",
+                "fr_observed_ranks");
+    if (d->fr_src_rank >= 0)
+        f_detail(f, "The dump signal came from rank %ld.", d->fr_src_rank);
+    if (d->fr_off_ev.total || d->fr_buffer == 0) {
+        nt_f_evlist(f, &d->fr_off_ev);
+        f_detail(f, "The flight recorder was off (%s): no dump of the ranks' last collectives; "
+                    "run again with TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
+                    "(each rank writes TORCH_NCCL_DEBUG_INFO_TEMP_FILE<rank>, "
+                    "/tmp/nccl_trace_rank_<rank> by default).",
+                 d->fr_buffer == 0 ? "TORCH_NCCL_TRACE_BUFFER_SIZE: 0"
+                                   : "\"Stack trace of the failed collective not found\"");
+        nt_f_value(f, "fr_buffer", 0);
+    } else if (d->fr_buffer > 0 && d->fr_dump == 0) {
+        f_detail(f, "The flight recorder recorded (TORCH_NCCL_TRACE_BUFFER_SIZE: %ld) but did not "
+                    "dump (TORCH_NCCL_DUMP_ON_TIMEOUT: 0): set TORCH_NCCL_DUMP_ON_TIMEOUT=1 for "
+                    "each rank's dump next time.",
+                 d->fr_buffer);
+        nt_f_value(f, "fr_buffer", (double)d->fr_buffer);
+    } else if (d->fr_buffer > 0 || d->fr_on_ev.total) {
+        char why[64] = "";
+        if (d->fr_buffer > 0)
+            snprintf(why, sizeof(why), " (TORCH_NCCL_TRACE_BUFFER_SIZE: %ld)", d->fr_buffer);
+        nt_f_evlist(f, &d->fr_on_ev);
+        f_detail(f, "The flight recorder was on%s: each rank's dump (TORCH_NCCL_DEBUG_INFO_TEMP_FILE"
+                    "<rank>, /tmp/nccl_trace_rank_<rank> by default) holds its last collectives.",
+                 why);
+        if (d->fr_buffer > 0)
+            nt_f_value(f, "fr_buffer", (double)d->fr_buffer);
+    }
+}
+
 /* PyTorch watchdog timeouts: the ranks that timed out, their collective and sequence numbers, and
  * the ranks the job names (process groups initialized) that printed no timeout: those never
  * joined the collective the others wait in, which is the application's doing. */
@@ -1482,6 +1576,7 @@ static void nt_diagnose_timeouts(nt_doctor_t *d)
                  lst);
         nt_f_value(f, "ranks_not_joined", (double)nm);
     }
+    nt_timeouts_flight_recorder(d, f);
 }
 
 /* A whole log (it starts at NCCL's banner or the launcher's start) that stops before Init
@@ -1700,6 +1795,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     nt_diagnose_gdr(d);
     nt_diagnose_nic_shared(d);
     nt_diagnose_p2p(d);
+    nt_diagnose_ncclt_no_mpi(d);
     nt_diagnose_tuner(d);
     nt_diagnose_tuning_files(d);
     nt_diagnose_versions_env(d);

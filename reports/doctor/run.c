@@ -31,8 +31,7 @@ int nt_doctor_run(nt_doctor_params_t *p)
     }
     rc = NT_EXIT_USAGE;
     if (nt_kb_load(p->kb, &kb, msg, sizeof(msg)) != 0) {
-        if (msg[0]) /* empty when the JSON reader already said why */
-            fprintf(stderr, "nettune-doctor: %s\n", msg);
+        fprintf(stderr, "nettune-doctor: %s\n", msg);
         return rc;
     }
     const char *missing = nt_doctor_kb_missing(kb);

@@ -120,6 +120,13 @@ static void test_parse(void)
     CHECK(!l.host && l.nprefix == 0, "an exception's name is not a pdsh host");
     nt_line_parse("error: unrecognized arguments", &l);
     CHECK(!l.host && l.nprefix == 0, "a plain word is not a pdsh host");
+    /* the one pdsh rule, as the operator-file reader asks it */
+    CHECK(nt_line_pdsh_host("node01: hca_id:\tmlx5_0") == 6, "pdsh host length");
+    CHECK(nt_line_pdsh_host("gpu-a: GPU0 X") == 5, "pdsh host with '-'");
+    CHECK(nt_line_pdsh_host("12: node01:5:6 [3] NCCL INFO x") == 0, "srun's task number is no host");
+    CHECK(nt_line_pdsh_host("hca_id:\tmlx5_0") == 0 && nt_line_pdsh_host("NVRM: Xid") == 0 &&
+              nt_line_pdsh_host("Legend: ") == 0 && nt_line_pdsh_host(NULL) == 0,
+          "format words are no host");
 }
 
 static void test_reader(void)
@@ -289,8 +296,9 @@ static void test_kb(const nt_kb_t *kb)
     CHECK(nt_doctor_kb_missing(kb) == NULL, "embedded kb complete");
     CHECK(nt_kb_signature_index(kb, "libibverbs_missing") >= 0, "signature present");
     CHECK(nt_kb_finding(kb, "socket_fallback")->severity == NT_SEV_ERROR, "severity");
-    /* the JSON reader logs the missing file itself (naming it); err stays empty then */
-    CHECK(nt_kb_load("/nonexistent.json", &k, err, sizeof(err)) != 0 && k == NULL && !err[0],
+    /* a file the JSON reader cannot read comes back in err, naming --kb and the file */
+    CHECK(nt_kb_load("/nonexistent.json", &k, err, sizeof(err)) != 0 && k == NULL &&
+              strstr(err, "--kb '/nonexistent.json': cannot open"),
           "missing kb: %s", err);
     char path[] = "/tmp/nt-doctor-kb-XXXXXX";
     int fd = mkstemp(path);
