@@ -47,17 +47,17 @@ cJSON *nt_tune_tuning_json(const nt_tune_t *t)
              t->target_version % 100);
     cJSON_AddStringToObject(gb, "nccl_modelled", v);
     cJSON_AddStringToObject(gb, "objective",
-                            t->objective == NT_OBJ_TOTAL     ? "total"
-                            : t->objective == NT_OBJ_GEOMEAN ? "geomean"
+                            t->p.objective == NT_OBJ_TOTAL     ? "total"
+                            : t->p.objective == NT_OBJ_GEOMEAN ? "geomean"
                                                              : "no-regress");
     cJSON *inputs = cJSON_AddArrayToObject(gb, "inputs");
     if (t->have_report)
         nt_add_input(inputs, "report", t->report_hash);
     for (size_t i = 0; i < t->nsources; i++)
         nt_add_input(inputs, "replay", t->sources[i].hash);
-    for (size_t i = 0; i < t->nlogs; i++)
+    for (size_t i = 0; i < t->p.nlogs; i++)
         nt_add_input(inputs, "nccl_log", t->log_hash[i]);
-    for (size_t i = 0; i < t->nmeasured; i++)
+    for (size_t i = 0; i < t->p.nmeasured; i++)
         nt_add_input(inputs, "measured", t->measured_hash[i]);
     cJSON_AddBoolToObject(doc, "completed", t->completed);
     cJSON *rules = cJSON_AddArrayToObject(doc, "rules");

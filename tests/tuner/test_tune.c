@@ -110,12 +110,12 @@ static void test_alltoall_sendrecv_no_rules(void **state)
         assert_int_equal(nt_tune_source_read(&t.sources[0], path, err, sizeof(err)), NT_OK);
         t.nsources = 1;
         t.target_version = 22809;
-        t.min_bytes = 1;
-        t.max_bytes = 1ull << 34;
+        t.p.min_bytes = 1;
+        t.p.max_bytes = 1ull << 34;
         for (int c = 0; c < NT_NUM_COLLS; c++)
-            t.colls[c] = 1;
-        t.shapes[0] = (nt_tune_shape_t){2, 4, 8};
-        t.nshapes = 1;
+            t.p.colls[c] = 1;
+        t.p.shapes[0] = (nt_tune_shape_t){2, 4, 8};
+        t.p.nshapes = 1;
         assert_int_equal(nt_tune_replay(&t), NT_OK);
         assert_int_equal(t.npoints, 0);
         nt_tune_search(&t);
@@ -220,8 +220,8 @@ static void test_report_pcie_width_out_of_range(void **state)
         t.have_report = 1;
         t.target_version = 22809;
         t.version_label = NT_FACT_MEASURED;
-        t.cpu_vendor = -1;
-        t.sm = 90;
+        t.p.cpu_vendor = -1;
+        t.p.sm = 90;
         nt_tune_shape_t sh = {1, 8, 8};
         nt_model_input_t in;
         assert_int_equal(nt_tune_model_input(&t, &sh, &in, NULL, 0), NT_OK);
@@ -563,7 +563,7 @@ static void test_search_synthetic(void **state)
     (void)state;
     static nt_tune_t t;
     memset(&t, 0, sizeof(t));
-    t.objective = NT_OBJ_NO_REGRESS;
+    t.p.objective = NT_OBJ_NO_REGRESS;
     t.target_version = 22809;
     nt_tune_shape_t sh = {2, 8, 16};
     rng_state = 42;
@@ -662,11 +662,11 @@ static void test_objectives(void **state)
     nt_tune_choice_t ch;
     static nt_model_input_t in;
     static nt_model_table_t tab;
-    t.objective = NT_OBJ_NO_REGRESS;
+    t.p.objective = NT_OBJ_NO_REGRESS;
     nt_tune_choose(&t, NT_COLL_ALLREDUCE, &sh, 1 << 20, &in, &tab, 0, 0, &ch);
     assert_true(ch.basis < 0);
     assert_non_null(strstr(ch.tradeoff, "no-regress"));
-    t.objective = NT_OBJ_TOTAL;
+    t.p.objective = NT_OBJ_TOTAL;
     nt_tune_choose(&t, NT_COLL_ALLREDUCE, &sh, 1 << 20, &in, &tab, 0, 0, &ch);
     assert_int_equal(ch.basis, NT_BASIS_MEASURED);
     assert_int_equal(ch.algo, NT_ALGO_RING);
@@ -705,12 +705,12 @@ static void replay_log(nt_tune_t *t, const char *path, unsigned long long min,
     assert_int_equal(nt_tune_source_read(&t->sources[0], path, err, sizeof(err)), NT_OK);
     t->nsources = 1;
     t->target_version = 22809;
-    t->cpu_vendor = -1;
-    t->min_bytes = min;
-    t->max_bytes = max;
-    t->colls[NT_COLL_ALLREDUCE] = 1;
-    t->shapes[0] = (nt_tune_shape_t){2, 8, 16};
-    t->nshapes = 1;
+    t->p.cpu_vendor = -1;
+    t->p.min_bytes = min;
+    t->p.max_bytes = max;
+    t->p.colls[NT_COLL_ALLREDUCE] = 1;
+    t->p.shapes[0] = (nt_tune_shape_t){2, 8, 16};
+    t->p.nshapes = 1;
     assert_int_equal(nt_tune_replay(t), NT_OK);
 }
 
