@@ -476,6 +476,13 @@ def validate_exit_codes():
     # Unreadable: still 2.
     check(run(["--validate", os.path.join(WORK, "nope.json")]).returncode == 2, "missing file")
     check(run(["--validate", WORK]).returncode == 2, "a directory")
+    # --format json holds the reason too (it was only on stderr)
+    for target, reason in ((os.path.join(WORK, "nope.json"), "No such file or directory"),
+                           (WORK, "Is a directory")):
+        rj = run(["--validate", "--format", "json", target])
+        f0 = json.loads(rj.stdout)["files"][0]
+        check(rj.returncode == 2 and f0["result"] == "unreadable" and reason in f0.get("reason", ""),
+              "--validate --format json of %s: %s" % (target, rj.stdout))
     if os.geteuid() != 0:
         locked = os.path.join(WORK, "locked.json")
         shutil.copy(good, locked)
