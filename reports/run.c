@@ -199,10 +199,11 @@ static int nt_report_render(const nt_report_params_t *p)
         rc = nt_report_exit(0, doc.verdict == NT_FAIL, !doc.completed);
     }
     if (nt_want_summary(p))
-        printf("nettune report: %s written to %s (%s, %zu nodes, %zu links, %zu checks)\n",
+        printf("nettune report: %s written to %s (%s, %zu node%s, %zu link%s, %zu check%s)\n",
                p->format, p->output,
                doc.kind == NT_DOC_TUNING ? "tuning file" : nt_verdict_string(doc.verdict),
-               doc.nnodes, doc.nlinks, doc.nchecks);
+               doc.nnodes, doc.nnodes == 1 ? "" : "s", doc.nlinks, doc.nlinks == 1 ? "" : "s",
+               doc.nchecks, doc.nchecks == 1 ? "" : "s");
 out:
     nt_buf_cleanup(&out);
     nt_rdoc_close(&doc);

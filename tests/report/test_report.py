@@ -2190,6 +2190,8 @@ def renderers_unchanged_apart_from_codes():
             got = render_bytes(stripped, fmt)
             # a run that stopped early leads with it now, before any verdict (nothing else moved)
             got = got.replace(b"nettune report: STOPPED EARLY: ", b"nettune report: ")
+            # one node and one rank are singular now ("1 nodes, 1 ranks" before)
+            got = re.sub(rb"\b1 node, 1 rank,", b"1 nodes, 1 ranks,", got)
             if fmt == "prom":
                 got = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", got)
             if fmt == "html":
@@ -2207,6 +2209,20 @@ def renderers_unchanged_apart_from_codes():
         prom = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", prom)
         check(re.sub(rb',code="NT-[A-Z]+-[0-9]{3}"(,category="[a-z]+")?', b"", prom) == want,
               "%s: prom export apart from code labels differs" % name)
+
+
+@test
+def one_node_one_rank_singular():
+    f = fx("real-local-dgx2.json")
+    text = render_bytes(f, "text").decode()
+    check("(1 node, 1 rank, local," in text.split("\n")[0], "text header: " + text[:200])
+    md = render_bytes(f, "md").decode()
+    check("\n- 1 node, 1 rank, local," in md, "md header: " + md[:300])
+    out = os.path.join(WORK, "one-node.html")
+    r = run([f, "--format", "html", "--output", out])
+    check("(pass, 1 node, " in r.stdout or "1 node, " in r.stdout, "summary line: " + r.stdout)
+    d = run(["--diff", f, f])
+    check("1 node, " in d.stdout and "1 nodes" not in d.stdout, "diff sides: " + d.stdout[:400])
 
 
 @test
