@@ -17,10 +17,7 @@ int main(int argc, char **argv)
 
     nt_log_init(NULL, -1);
     if (nt_tune_params_parse(argc, argv, &p, &action, err, sizeof(err)) != NT_OK) {
-        if (err[0])
-            fprintf(stderr, "nettune tune: %s\n", err);
-        else
-            nt_tune_params_usage(stderr);
+        fprintf(stderr, "nettune tune: %s\n", err);
         return NT_EXIT_USAGE;
     }
     switch (action) {

@@ -140,7 +140,8 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
     for (int i = 0; i < NT_NUM_COLLS; i++)
         p->colls[i] = 1;
     int last_replay = -1;
-    while ((c = getopt_long(argc, argv, "o:hq", opts, NULL)) != -1) {
+    opterr = 0; /* one line of ours instead of getopt's and the usage */
+    while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
         switch (c) {
         case OPT_REPORT:
             if (p->report_path)
@@ -315,10 +316,11 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
         case OPT_TOOL_VERSION:
             *action = NT_TUNE_ACTION_VERSION;
             return NT_OK;
+        case ':':
+            return BAD("option '%s' needs a value (see nettune tune --help)%s", argv[optind - 1],
+                       "");
         default:
-            /* getopt_long has said what is wrong; the caller adds the usage */
-            err[0] = '\0';
-            return NT_ERR_INVALID;
+            return BAD("unknown option '%s' (see nettune tune --help)%s", argv[optind - 1], "");
         }
     }
     if (optind < argc) {

@@ -228,7 +228,22 @@ static int nt_read_inputs(nt_tune_t *t)
 {
     char err[512];
     if (t->p.report_path) {
-        nt_status_t st = nt_rdoc_open(t->p.report_path, &t->report);
+        /* read here, so that the reason is in the one line below (nt_rdoc_open logs its own) */
+        cJSON *root = NULL;
+        char why[160];
+        nt_status_t st =
+            nt_json_read_file_why(t->p.report_path, NT_RDOC_MAX_BYTES, &root, why, sizeof(why));
+        if (st != NT_OK)
+            return nt_bad("the report '%s': %s (give nettune probe's output, a "
+                          "nettune.report/1)",
+                          t->p.report_path, why);
+        const char *schema = cJSON_IsObject(root) ? nt_json_get_str(root, "schema", NULL) : NULL;
+        if (!schema || strcmp(schema, NT_REPORT_SCHEMA) != 0) {
+            cJSON_Delete(root);
+            return nt_bad("'%s' is not a nettune.report/1 (give nettune probe's output)%s",
+                          t->p.report_path, "");
+        }
+        st = nt_rdoc_from_json(root, t->p.report_path, &t->report);
         if (st != NT_OK || t->report.kind != NT_DOC_REPORT) {
             if (st == NT_OK)
                 nt_rdoc_close(&t->report);

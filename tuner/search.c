@@ -633,9 +633,13 @@ nt_status_t nt_tune_search(nt_tune_t *t)
 nt_status_t nt_tune_measured_read(nt_tune_t *t, const char *path, char *err, size_t errlen)
 {
     cJSON *doc = NULL;
-    nt_status_t st = nt_json_read_file(path, (size_t)1 << 30, &doc);
+    char why[160];
+    nt_status_t st = nt_json_read_file_why(path, (size_t)1 << 30, &doc, why, sizeof(why));
     if (st != NT_OK) {
-        snprintf(err, errlen, "cannot read --measured '%s': %s", path, nt_status_string(st));
+        snprintf(err, errlen,
+                 "--measured '%s': %s (give nettune-tune-measure's output, "
+                 "nettune.measured/1)",
+                 path, why);
         return st;
     }
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(doc, "points"), *p;

@@ -413,9 +413,8 @@ typedef enum nt_tune_action {
 
 /* nt_tune_params_parse - argv into the options p (zeroed by the caller), defaults first, every
  * value checked; the files are only named here (run.c reads them; a --label applies to the
- * --replay before it). *action says what to do next. On a bad option: NT_ERR_INVALID with one
- * line naming the option and the fix in err, or err empty when getopt_long has already printed
- * why (the caller adds the usage). */
+ * --replay before it). *action says what to do next. On a bad option (an unknown one too):
+ * NT_ERR_INVALID with one line naming the option and the fix in err. */
 nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
                                  nt_tune_action_t *action, char *err, size_t errlen);
 
