@@ -403,6 +403,11 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max);
  * only reported (site settings) are comment lines. Caller frees; NULL when out of memory. */
 char *nt_tune_env_text(const nt_tune_t *t);
 
+/* nt_tune_finding_code - the check-table code of a kind of finding ("NT-RUN-203" for
+ * confounded; the busbw kinds are the doctor's rows), written with its category beside each
+ * finding of tuning.json. NULL for a kind outside the table. */
+const char *nt_tune_finding_code(nt_anomaly_kind_t kind);
+
 /* ---- params.c ---- */
 
 typedef enum nt_tune_action {

@@ -19,6 +19,7 @@
 #include "nettune/anomaly.h"
 #include "nettune/nccllog.h"
 #include "nettune/nccltests.h"
+#include "nettune/checks.h"
 #include "nt_tuning.h"
 #include "tuner/tune.h"
 
@@ -831,6 +832,22 @@ static void test_schema_keys(void **state)
     cJSON_Delete(s);
 }
 
+/* Every kind of finding has its row of the check table (tuning.json carries code and category
+ * beside each finding); a kind the table lacks has none. */
+static void test_finding_codes(void **state)
+{
+    (void)state;
+    for (int k = NT_ANOMALY_MID_SWEEP_DROP; k <= NT_ANOMALY_BASELINE_DEGRADED; k++) {
+        const char *code = nt_tune_finding_code((nt_anomaly_kind_t)k);
+        assert_non_null(code);
+        assert_non_null(nt_check_by_code(code));
+    }
+    assert_string_equal(nt_tune_finding_code(NT_ANOMALY_CONFOUNDED), "NT-RUN-203");
+    assert_string_equal(nt_category_name(nt_check_by_code("NT-RUN-203")->category), "config");
+    assert_string_equal(nt_tune_finding_code(NT_ANOMALY_BASELINE_DEGRADED), "NT-RUN-101");
+    assert_null(nt_tune_finding_code((nt_anomaly_kind_t)(NT_ANOMALY_BASELINE_DEGRADED + 1)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -851,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_tuning_line_index_range),
         cmocka_unit_test(test_schema_keys),
         cmocka_unit_test(test_nccl_chunk_and_noise),
+        cmocka_unit_test(test_finding_codes),
     };
     return cmocka_run_group_tests_name("nettune tune", tests, NULL, NULL);
 }
