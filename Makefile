@@ -73,8 +73,8 @@ deps-test:
 # `make test` installs what is missing (as root), builds, then runs every suite and ends with
 # one summary line "N passed, N failed" (tests/run-suites.sh).
 test: deps-test
-	@$(MAKE) --no-print-directory all
-	@tests/run-suites.sh $(TEST_TARGETS)
+	@$(MAKE) --no-print-directory $(NT_SUBJOBS) all
+	@+tests/run-suites.sh $(TEST_TARGETS)
 
 # Internal: the suites themselves; tests/run-suites.sh calls `make test-<name>` one by one.
 bench: all $(BENCH_TARGETS)

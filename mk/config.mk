@@ -17,6 +17,12 @@ HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1 || echo 0)
 # nettune-probe builds with MPI and rdma-core's headers (libibverbs itself is opened at run time).
 HAVE_PROBE := $(if $(filter 11,$(HAVE_MPI)$(HAVE_IBVERBS)),1,0)
 HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && echo 1 || echo 0)
+# The builds inside `make test` (the tree, the sanitized tree, the fuzz targets) and the fuzz
+# smoke runs use every core: CI runs plain `make test`, whose sub-makes would otherwise build one
+# file at a time. The suites themselves still run one after another (tests/run-suites.sh): some
+# measure time. A -j given to the top make is kept as it is (its jobserver reaches the sub-makes).
+NT_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+NT_SUBJOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NT_JOBS))
 
 CJSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
 CJSON_LIBS   := $(or $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null),-lcjson)

@@ -1,4 +1,6 @@
 /* Node identification and the steps of a run (pure: tested with cmocka). */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,30 @@ void nt_nodes_free(nt_node_t *nodes, int nnodes)
     for (int i = 0; i < nnodes; i++)
         free(nodes[i].ranks);
     free(nodes);
+}
+
+int nt_fake_nodes_parse(const char *text, int size, char *why, size_t whylen)
+{
+    char *end;
+    long long v;
+
+    why[0] = '\0';
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (end == text || *end || v < 1) {
+        snprintf(why, whylen, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", text);
+        return 0;
+    }
+    /* a count above the ranks is one rank per node (nt_nodes_build): one beyond an int is that
+     * too, said with the limit */
+    if (errno == ERANGE || v > INT_MAX) {
+        snprintf(why, whylen,
+                 "NETTUNE_FAKE_NODES='%s' is too large: at most %d here, one fake node per rank "
+                 "of this run; using %d",
+                 text, size, size);
+        return size;
+    }
+    return (int)v;
 }
 
 static int nt_node_cmp(const void *a, const void *b)

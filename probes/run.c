@@ -128,12 +128,10 @@ static nt_status_t nt_identify(nt_probe_t *p)
     nt_boot_id(boot, sizeof(boot));
     p->launcher->ops->local_group(p->launcher, &lr, &ls);
     if (fk && *fk) {
-        fake = atoi(fk);
-        if (fake < 1) {
-            if (p->rank == 0)
-                NT_WARN(INIT, "ignoring NETTUNE_FAKE_NODES='%s': give a count >= 1", fk);
-            fake = 0;
-        }
+        char why[200];
+        fake = nt_fake_nodes_parse(fk, p->size, why, sizeof(why));
+        if (why[0] && p->rank == 0)
+            NT_WARN(INIT, "%s", why);
     }
     st = nt_nodes_identify(p->launcher, me, boot, fake, p->params->peer_timeout_s, &p->nodes,
                            &p->nnodes, &machine);

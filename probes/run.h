@@ -26,6 +26,11 @@ void nt_probe_stop_line(int sig);
  * "Exit codes"): rank 0 decides and broadcasts it. */
 int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, char **argv);
 
+/* nt_fake_nodes_parse - the fake node count of NETTUNE_FAKE_NODES's text for a run of size
+ * ranks: the count, or 0 (not faked) for text that is not a count >= 1; a count too large for
+ * an int is size (as any count above the ranks is, nt_nodes_build). why gets one line for the
+ * log when the text was refused or taken as size, else "". */
+int nt_fake_nodes_parse(const char *text, int size, char *why, size_t whylen);
 /* nt_nodes_build - group ranks into nodes. hosts: size entries of NT_HOST_MAX bytes (each
  * rank's node name), leaders: each rank's node-leader key (ranks with the same host and key
  * share a node). fake_nodes > 0 splits the ranks in rank order into that many nodes named

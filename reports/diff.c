@@ -1009,10 +1009,11 @@ static void nt_diff_check_table(const nt_diff_state_t *s, nt_table_style_t style
 static void nt_diff_side(nt_buf_t *out, const char *label, const nt_rdoc_t *d, int md)
 {
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(d->root, "run");
-    nt_buf_printf(out, "%s%s: %s, run %s, started %s, %s, %zu nodes, %zu links, %zu checks\n",
+    nt_buf_printf(out, "%s%s: %s, run %s, started %s, %s, %zu node%s, %zu link%s, %zu check%s\n",
                   md ? "- " : "  ", label, d->path, nt_json_get_str(run, "id", "?"),
                   nt_json_get_str(run, "started_at", "?"), nt_verdict_string(d->verdict), d->nnodes,
-                  d->nlinks, d->nchecks);
+                  d->nnodes == 1 ? "" : "s", d->nlinks, d->nlinks == 1 ? "" : "s", d->nchecks,
+                  d->nchecks == 1 ? "" : "s");
 }
 
 /* The note on vanished links that NEW's plan did not hold: how many, why, and the ends NEW

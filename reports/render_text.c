@@ -138,9 +138,10 @@ static void nt_summary_header(const nt_rdoc_t *doc, nt_table_style_t style, int 
                       !doc->completed && color ? nt_ansi_reset : "",
                       color ? nt_ansi_verdict(doc->verdict) : "", vword, color ? nt_ansi_reset : "",
                       note);
-    nt_buf_printf(out, "%s%zu nodes, %g ranks, %s, %s s%s\n", md ? "- " : "  (", doc->nnodes,
-                  nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"), dur,
-                  md ? "" : ")");
+    double nranks = nt_json_get_num(run, "nranks", 0);
+    nt_buf_printf(out, "%s%zu node%s, %g rank%s, %s, %s s%s\n", md ? "- " : "  (", doc->nnodes,
+                  doc->nnodes == 1 ? "" : "s", nranks, nranks == 1 ? "" : "s",
+                  nt_json_get_str(run, "mode", "?"), dur, md ? "" : ")");
     nt_buf_printf(out, "%srun ", md ? "- " : "  ");
     if (md)
         nt_buf_put_md(out, nt_json_get_str(run, "id", "?"));
@@ -606,13 +607,14 @@ void nt_render_probe_summary(const cJSON *doc, const char *output, nt_buf_t *out
         also[0] = '\0';
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
         nskip += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(it, "skipped"));
-    nt_buf_printf(out, "nettune probe: %s%s%s  (%d nodes, %d ranks, %s, %.1f s%s)\n",
+    int nnodes = (int)nt_json_get_num(run, "nnodes", 0), nranks = (int)nt_json_get_num(run, "nranks", 0);
+    nt_buf_printf(out, "nettune probe: %s%s%s  (%d node%s, %d rank%s, %s, %.1f s%s)\n",
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : "STOPPED EARLY: ",
             strcmp(nt_json_get_str(sum, "verdict", "?"), "not_judged") == 0
                 ? "nothing judged"
                 : nt_json_get_str(sum, "verdict", "?"),
-            also, (int)nt_json_get_num(run, "nnodes", 0),
-            (int)nt_json_get_num(run, "nranks", 0), nt_json_get_str(run, "mode", "?"),
+            also, nnodes, nnodes == 1 ? "" : "s", nranks, nranks == 1 ? "" : "s",
+            nt_json_get_str(run, "mode", "?"),
             nt_json_get_num(run, "duration_s", 0),
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "completed")) ? "" : ", INCOMPLETE");
     /* the skipped count counts checks and links; the "skipped <probe>" lines below are probes */

@@ -226,10 +226,11 @@ static int nt_report_render(const nt_report_params_t *p)
         rc = nt_report_exit(0, doc.verdict == NT_FAIL, !doc.completed);
     }
     if (nt_want_summary(p))
-        printf("nettune report: %s written to %s (%s, %zu nodes, %zu links, %zu checks)\n",
+        printf("nettune report: %s written to %s (%s, %zu node%s, %zu link%s, %zu check%s)\n",
                p->format, p->output,
                doc.kind == NT_DOC_TUNING ? "tuning file" : nt_verdict_string(doc.verdict),
-               doc.nnodes, doc.nlinks, doc.nchecks);
+               doc.nnodes, doc.nnodes == 1 ? "" : "s", doc.nlinks, doc.nlinks == 1 ? "" : "s",
+               doc.nchecks, doc.nchecks == 1 ? "" : "s");
 out:
     nt_buf_cleanup(&out);
     nt_rdoc_close(&doc);
@@ -305,18 +306,21 @@ static void nt_json_problems(cJSON *arr, const nt_problems_t *probs)
     }
 }
 
-/* Read and parse a file for --validate. NT_ERR_NOT_FOUND/NT_ERR_IO/NT_ERR_INVALID (logged):
- * it cannot be read (missing, no permission, a directory, too large): exit 2. NT_ERR_PARSE:
- * it was read but is not JSON, or is cut short; why says which, and the file is "not a valid
- * nettune document" (exit 1). */
-static nt_status_t nt_validate_read(const char *path, cJSON **root, char *why, size_t whylen)
+/* Read and parse a file for --validate. NT_ERR_NOT_FOUND/NT_ERR_IO/NT_ERR_INVALID (logged, and
+ * the reason in unreadable): it cannot be read (missing, no permission, a directory, too
+ * large): exit 2. NT_ERR_PARSE: it was read but is not JSON, or is cut short; why says which,
+ * and the file is "not a valid nettune document" (exit 1). */
+static nt_status_t nt_validate_read(const char *path, cJSON **root, char *why, size_t whylen,
+                                    char *unreadable, size_t unreadable_len)
 {
     char what[120];
     nt_status_t st = nt_json_read_file_why(path, NT_RPT_MAX_BYTES, root, what, sizeof(what));
     if (st == NT_ERR_PARSE)
         snprintf(why, whylen, "not a valid nettune document: %s", what);
-    else if (st != NT_OK)
+    else if (st != NT_OK) {
         NT_ERROR(REPORT, "'%s': %s", path, what);
+        snprintf(unreadable, unreadable_len, "%s", what);
+    }
     return st;
 }
 
@@ -338,8 +342,9 @@ static int nt_report_validate(const nt_report_params_t *p)
         cJSON *root = NULL, *f = NULL;
         nt_problems_t probs = {0};
         const char *id = NULL;
-        char why[160] = "";
-        nt_status_t st = nt_validate_read(path, &root, why, sizeof(why));
+        char why[160] = "", unreadable[120] = "";
+        nt_status_t st = nt_validate_read(path, &root, why, sizeof(why), unreadable,
+                                          sizeof(unreadable));
         const char *state;
 
         if (st == NT_OK)
@@ -368,6 +373,9 @@ static int nt_report_validate(const nt_report_params_t *p)
                 nt_json_add_str(f, "file", path);
                 nt_json_add_str(f, "schema", id);
                 nt_json_add_str(f, "result", state);
+                /* why it could not be read, beside the result (stderr says it too) */
+                if (unreadable[0])
+                    nt_json_add_str(f, "reason", unreadable);
                 nt_json_problems(nt_json_add_arr(f, "problems"), &probs);
                 cJSON_AddItemToArray(files, f);
             }

@@ -5,7 +5,14 @@
 # (what `git status` shows now and did not before) fails the run as the suite "clean-checkout",
 # each such file named. Outside a git checkout that check says it did not run.
 # Usage: tests/run-suites.sh test-unit test-plugin ...
+# A suite's prerequisites (its test binaries) build NT_JOBS at a time (default: every core);
+# its recipe, the tests, still runs alone. Under a make that passes its jobserver (a -j of the
+# caller, test-sanitize's lanes) that jobserver decides instead.
 pass=0; fail=0; failed=""
+case " ${MAKEFLAGS:-} " in
+  *jobserver*) jobs="" ;;
+  *) jobs="-j${NT_JOBS:-$(nproc 2>/dev/null || echo 1)}" ;;
+esac
 git_status() { git status --porcelain --untracked-files=all 2>/dev/null; }
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   before=$(git_status)
@@ -16,7 +23,7 @@ fi
 for t in "$@"; do
   echo "=== $t"
   start=$(date +%s)
-  if ${MAKE:-make} --no-print-directory "$t"; then
+  if ${MAKE:-make} --no-print-directory $jobs "$t"; then
     pass=$((pass + 1)); echo "=== $t: ok ($(( $(date +%s) - start )) s)"
   else
     fail=$((fail + 1)); failed="$failed $t"; echo "=== $t: FAILED ($(( $(date +%s) - start )) s)"

@@ -221,7 +221,7 @@ static void nt_input_from_report(const nt_tune_t *t, const nt_tune_shape_t *sh,
     size_t log_n = 0;
     const nt_nccllog_t *logs[2 * NT_TUNE_MAX_SOURCES];
     size_t nl = 0;
-    for (size_t i = 0; i < t->nlogs; i++)
+    for (size_t i = 0; i < t->p.nlogs; i++)
         logs[nl++] = &t->logs[i];
     for (size_t i = 0; i < t->nsources; i++)
         logs[nl++] = &t->sources[i].log;
@@ -305,7 +305,7 @@ static const char *nt_gpu_name(const nt_tune_t *t)
 /* A log (--nccl-log or a replay source's interleaved lines) whose comm shape is `sh`. */
 static const nt_nccllog_t *nt_log_for_shape(const nt_tune_t *t, const nt_tune_shape_t *sh)
 {
-    for (size_t i = 0; i < t->nlogs; i++)
+    for (size_t i = 0; i < t->p.nlogs; i++)
         if (t->logs[i].nranks == sh->nranks && t->logs[i].nnodes == sh->nnodes)
             return &t->logs[i];
     for (size_t s = 0; s < t->nsources; s++) {
@@ -326,12 +326,12 @@ nt_status_t nt_tune_model_input(const nt_tune_t *t, const nt_tune_shape_t *sh, n
     in->ppn = sh->ppn;
     in->label[NT_CF_VERSION] = t->version_label;
     /* SM: --sm, else the GPU name (report or nccl-tests device lines) */
-    int sm = t->sm ? t->sm : nt_tune_sm_from_gpu_name(nt_gpu_name(t));
+    int sm = t->p.sm ? t->p.sm : nt_tune_sm_from_gpu_name(nt_gpu_name(t));
     if (sm) {
         in->min_sm = in->max_sm = sm;
-        in->label[NT_CF_SM] = t->sm ? NT_FACT_MEASURED : NT_FACT_INFERRED;
+        in->label[NT_CF_SM] = t->p.sm ? NT_FACT_MEASURED : NT_FACT_INFERRED;
     }
-    int vendor = t->cpu_vendor;
+    int vendor = t->p.cpu_vendor;
     if (vendor < 0 && t->have_report)
         for (size_t i = 0; i < t->report.nnodes && vendor < 0; i++)
             vendor = nt_tune_cpu_vendor_from_model(t->report.nodes[i].cpu_model);

@@ -11,16 +11,13 @@
 
 int main(int argc, char **argv)
 {
-    static nt_tune_t t; /* large (the sources and logs are arrays): not on the stack */
+    nt_tune_params_t p = {0};
     nt_tune_action_t action;
     char err[512];
 
     nt_log_init(NULL, -1);
-    if (nt_tune_params_parse(argc, argv, &t, &action, err, sizeof(err)) != NT_OK) {
-        if (err[0])
-            fprintf(stderr, "nettune tune: %s\n", err);
-        else
-            nt_tune_params_usage(stderr);
+    if (nt_tune_params_parse(argc, argv, &p, &action, err, sizeof(err)) != NT_OK) {
+        fprintf(stderr, "nettune tune: %s\n", err);
         return NT_EXIT_USAGE;
     }
     switch (action) {
@@ -33,5 +30,5 @@ int main(int argc, char **argv)
     case NT_TUNE_ACTION_RUN:
         break;
     }
-    return nt_tune_run(&t);
+    return nt_tune_run(&p);
 }

@@ -87,6 +87,7 @@ test-tune: $(TUNE_TEST_BIN) $(TUNE_BIN) $(wildcard tests/tuner/test_tune_e2e.c) 
 	@$(TUNE_TEST_BIN)
 	@if [ -x $(TUNE_E2E_BIN) ]; then $(TUNE_E2E_BIN) $(TUNE_BIN) $(NTP_LIB); fi
 	@if [ -f tests/tuner/run-cli.sh ]; then BUILD=$(BUILD) sh tests/tuner/run-cli.sh; fi
+	@BUILD=$(BUILD) sh tests/tuner/golden.sh
 
 BENCH_TARGETS += bench-tune
 .PHONY: bench-tune

@@ -1,13 +1,12 @@
-/* nettune tune's command line: argv into the options of nt_tune_t (tune.h), checked, then
- * adjusted to the defaults. What the options name is read by run.c, except the --replay
- * sources, which are read here because each --label applies to the --replay before it. */
+/* nettune tune's command line: argv into nt_tune_params_t (tune.h), checked, then adjusted to
+ * the defaults. What the options name (the report, --replay files and their labels, logs,
+ * --measured files) is read by run.c. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "nettune/units.h"
 #include "reports/doctor/doctor.h"
@@ -96,8 +95,8 @@ nt_params_fail(char *err, size_t errlen, const char *fmt, ...)
 }
 #define BAD(...) nt_params_fail(err, errlen, __VA_ARGS__)
 
-nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_action_t *action,
-                                 char *err, size_t errlen)
+nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
+                                 nt_tune_action_t *action, char *err, size_t errlen)
 {
     static const struct option opts[] = {{"report", required_argument, NULL, OPT_REPORT},
                                          {"replay", required_argument, NULL, OPT_REPLAY},
@@ -130,52 +129,51 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
     char e[512];
     nt_status_t st = NT_OK;
     int c;
-    struct timespec ts;
 
     *action = NT_TUNE_ACTION_RUN;
     err[0] = '\0';
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    t->t_start = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-    t->cpu_vendor = -1;
-    t->min_bytes = 1024;
-    t->max_bytes = 8ull << 30;
-    t->output = "tuning.json";
+    p->cpu_vendor = -1;
+    p->min_bytes = 1024;
+    p->max_bytes = 8ull << 30;
+    p->output = "tuning.json";
     /* the environment advice and the CSV only when asked: a run writes one file by default */
-    t->completed = 1;
     for (int i = 0; i < NT_NUM_COLLS; i++)
-        t->colls[i] = 1;
+        p->colls[i] = 1;
     int last_replay = -1;
-    while ((c = getopt_long(argc, argv, "o:hq", opts, NULL)) != -1) {
+    opterr = 0; /* one line of ours instead of getopt's and the usage */
+    while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
         switch (c) {
         case OPT_REPORT:
-            if (t->report_path)
-                return BAD("the report is given twice ('%s' and '%s'): give one", t->report_path,
+            if (p->report_path)
+                return BAD("the report is given twice ('%s' and '%s'): give one", p->report_path,
                            optarg);
-            t->report_path = optarg;
+            p->report_path = optarg;
             break;
         case OPT_REPLAY:
-            if (t->nsources >= NT_TUNE_MAX_SOURCES)
+            if (p->nreplays >= NT_TUNE_MAX_SOURCES)
                 return BAD("more than %s --replay sources%s", "64", "");
-            if (nt_tune_source_read(&t->sources[t->nsources], optarg, e, sizeof(e)) != NT_OK)
-                return BAD("%s%s", e, "");
-            last_replay = (int)t->nsources++;
+            p->replays[p->nreplays].path = optarg;
+            last_replay = (int)p->nreplays++;
             break;
-        case OPT_LABEL:
+        case OPT_LABEL: {
             if (last_replay < 0)
                 return BAD("--label '%s' comes before any --replay: put it after the file it "
                            "describes%s",
                            optarg, "");
-            if (nt_tune_source_label(&t->sources[last_replay], optarg, e, sizeof(e)) != NT_OK)
-                return BAD("%s%s", e, "");
+            /* a second one is refused where the labels are applied; later ones are not reached */
+            nt_tune_replay_t *r = &p->replays[last_replay];
+            if (r->nlabels < NT_TUNE_MAX_LABELS)
+                r->labels[r->nlabels++] = optarg;
             break;
+        }
         case OPT_LOG:
-            if (t->nlogs >= NT_TUNE_MAX_SOURCES)
+            if (p->nlogs >= NT_TUNE_MAX_SOURCES)
                 return BAD("more than %s --nccl-log files%s", "64", "");
-            t->nccl_logs[t->nlogs++] = optarg;
+            p->nccl_logs[p->nlogs++] = optarg;
             break;
         case OPT_VERSION:
-            t->version = nt_nccllog_version_parse(optarg);
-            if (t->version <= 0)
+            p->version = nt_nccllog_version_parse(optarg);
+            if (p->version <= 0)
                 return BAD("--nccl-version '%s': give X.Y or X.Y.Z (e.g. 2.28)%s", optarg, "");
             break;
         case OPT_SM: {
@@ -184,29 +182,29 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
             if (*end || v < 30 || v > 200)
                 return BAD("--sm '%s': give the compute capability x 10 (e.g. 90 for H100)%s",
                            optarg, "");
-            t->sm = (int)v;
+            p->sm = (int)v;
             break;
         }
         case OPT_CPU:
             if (strcasecmp(optarg, "intel") == 0)
-                t->cpu_vendor = NT_CPU_VENDOR_INTEL;
+                p->cpu_vendor = NT_CPU_VENDOR_INTEL;
             else if (strcasecmp(optarg, "amd") == 0)
-                t->cpu_vendor = NT_CPU_VENDOR_AMD;
+                p->cpu_vendor = NT_CPU_VENDOR_AMD;
             else if (strcasecmp(optarg, "other") == 0)
-                t->cpu_vendor = NT_CPU_VENDOR_OTHER;
+                p->cpu_vendor = NT_CPU_VENDOR_OTHER;
             else
                 return BAD("--cpu-vendor '%s': give intel, amd or other%s", optarg, "");
             break;
         case OPT_SHAPE:
-            if (t->nshapes >= NT_TUNE_MAX_SHAPES)
+            if (p->nshapes >= NT_TUNE_MAX_SHAPES)
                 return BAD("more than %s --shape%s", "16", "");
-            if (nt_tune_shape_parse(optarg, &t->shapes[t->nshapes]) != NT_OK)
+            if (nt_tune_shape_parse(optarg, &p->shapes[p->nshapes]) != NT_OK)
                 return BAD("--shape '%s': give NNODESxPPN, e.g. 2x8%s", optarg, "");
-            t->nshapes++;
+            p->nshapes++;
             break;
         case OPT_COLLS: {
             char *copy = strdup(optarg), *save = NULL;
-            memset(t->colls, 0, sizeof(t->colls));
+            memset(p->colls, 0, sizeof(p->colls));
             for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
                 int k = nt_model_coll_parse(w);
                 if (k < 0) {
@@ -216,7 +214,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
                     free(copy);
                     return st;
                 }
-                t->colls[k] = 1;
+                p->colls[k] = 1;
             }
             free(copy);
             break;
@@ -229,18 +227,18 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
                     "--%s '%s': give a size in bytes, at most 1024G (K, M, G suffixes allowed)",
                     c == OPT_MIN ? "min-bytes" : "max-bytes", optarg);
             if (c == OPT_MIN)
-                t->min_bytes = v;
+                p->min_bytes = v;
             else
-                t->max_bytes = v;
+                p->max_bytes = v;
             break;
         }
         case OPT_OBJ:
             if (strcmp(optarg, "total") == 0)
-                t->objective = NT_OBJ_TOTAL;
+                p->objective = NT_OBJ_TOTAL;
             else if (strcmp(optarg, "geomean") == 0)
-                t->objective = NT_OBJ_GEOMEAN;
+                p->objective = NT_OBJ_GEOMEAN;
             else if (strcmp(optarg, "no-regress") == 0)
-                t->objective = NT_OBJ_NO_REGRESS;
+                p->objective = NT_OBJ_NO_REGRESS;
             else
                 return BAD("--objective '%s': give total, geomean or no-regress%s", optarg, "");
             break;
@@ -249,35 +247,35 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
             double v = strtod(optarg, &end);
             if (*end || !(v > 0))
                 return BAD("--time-limit '%s': give seconds > 0%s", optarg, "");
-            t->time_limit_s = v;
+            p->time_limit_s = v;
             break;
         }
         case OPT_PLAN:
-            t->plan_out = optarg;
+            p->plan_out = optarg;
             break;
         case OPT_PLAN_CHUNKS:
-            t->plan_chunks = 1;
+            p->plan_chunks = 1;
             break;
         case OPT_MEASURED:
-            if (t->nmeasured >= NT_TUNE_MAX_SOURCES)
+            if (p->nmeasured >= NT_TUNE_MAX_SOURCES)
                 return BAD("more than %s --measured files%s", "64", "");
-            t->measured[t->nmeasured++] = optarg;
+            p->measured[p->nmeasured++] = optarg;
             break;
         case 'o':
-            t->output = optarg;
+            p->output = optarg;
             break;
         case OPT_ENV:
-            t->env_out = optarg;
+            p->env_out = optarg;
             break;
         case OPT_CSV:
-            t->csv_out = optarg;
+            p->csv_out = optarg;
             break;
         case OPT_PRINT:
-            t->print_model = 1;
+            p->print_model = 1;
             break;
         case OPT_FORMAT:
             if (strcmp(optarg, "json") == 0)
-                t->json = 1;
+                p->json = 1;
             else if (strcmp(optarg, "text") != 0)
                 return BAD("--format '%s': give text or json%s", optarg, "");
             break;
@@ -289,11 +287,11 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
             nt_hw_cleanup(&hw);
             if (bad_expect)
                 return BAD("%s%s", e, "");
-            t->expect = optarg;
+            p->expect = optarg;
             break;
         }
         case OPT_PIN:
-            t->pin_predicted = 1;
+            p->pin_predicted = 1;
             break;
         case OPT_COLL: {
             /* nccl-tests' name (all_reduce) or NCCL's (allreduce) */
@@ -304,12 +302,12 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
                 return BAD("--coll '%s': give the test's collective (all_reduce, all_gather, "
                            "reduce_scatter, broadcast, reduce)%s",
                            optarg, "");
-            t->coll_named = k + 1;
+            p->coll_named = k + 1;
             break;
         }
         case 'q':
         case OPT_QUIET:
-            t->quiet = 1;
+            p->quiet = 1;
             break;
         case 'h':
         case OPT_HELP:
@@ -318,22 +316,23 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_ac
         case OPT_TOOL_VERSION:
             *action = NT_TUNE_ACTION_VERSION;
             return NT_OK;
+        case ':':
+            return BAD("option '%s' needs a value (see nettune tune --help)%s", argv[optind - 1],
+                       "");
         default:
-            /* getopt_long has said what is wrong; the caller adds the usage */
-            err[0] = '\0';
-            return NT_ERR_INVALID;
+            return BAD("unknown option '%s' (see nettune tune --help)%s", argv[optind - 1], "");
         }
     }
     if (optind < argc) {
-        if (t->report_path || optind + 1 < argc)
+        if (p->report_path || optind + 1 < argc)
             return BAD("one report only ('%s' is extra): give the others with --replay or "
                        "--nccl-log%s",
                        argv[argc - 1], "");
-        t->report_path = argv[optind];
+        p->report_path = argv[optind];
     }
-    if (t->min_bytes > t->max_bytes)
+    if (p->min_bytes > p->max_bytes)
         return BAD("--min-bytes is above --max-bytes%s%s", "", "");
-    if (t->plan_chunks && !t->plan_out)
+    if (p->plan_chunks && !p->plan_out)
         return BAD("--plan-chunks adds chunk sizes to a plan: give --plan-out F too%s%s", "", "");
     return NT_OK;
 }

@@ -65,7 +65,7 @@ const char *nt_tune_nccltests_name(int coll)
 const char *nt_tune_table_coll(const nt_tune_t *t, const nt_ncclt_table_t *tab)
 {
     const char *c = tab->coll ? tab->coll : nt_ncclt_infer_coll(tab, 0, NULL, 0);
-    return c ? c : t->coll_named > 0 ? nt_tune_nccltests_name(t->coll_named - 1) : NULL;
+    return c ? c : t->p.coll_named > 0 ? nt_tune_nccltests_name(t->p.coll_named - 1) : NULL;
 }
 
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nccl_versions.h"
 #include "nettune/exitcode.h"
@@ -47,32 +48,32 @@ static int nt_write_text(const char *path, const char *text)
 /* --print-model: the model's table for the log's communicator beside NCCL's own. */
 static int nt_print_model(nt_tune_t *t)
 {
-    if (!t->nlogs) {
+    if (!t->p.nlogs) {
         fprintf(stderr, "nettune tune: --print-model needs --nccl-log LOG (a log with NCCL's "
                         "TUNING table or graph lines)\n");
         return NT_EXIT_USAGE;
     }
     nt_nccl_table_t table;
     char err[256] = "";
-    int have_table = nt_nccl_table_read(t->nccl_logs[0], &table, err, sizeof(err)) == NT_OK;
+    int have_table = nt_nccl_table_read(t->p.nccl_logs[0], &table, err, sizeof(err)) == NT_OK;
     const nt_nccllog_t *g = &t->logs[0];
-    int version = t->version ? t->version : g->version ? g->version : table.version;
+    int version = t->p.version ? t->p.version : g->version ? g->version : table.version;
     if (!version) {
         fprintf(stderr,
                 "nettune tune: '%s' has no \"NCCL version\" line: give --nccl-version X.Y\n",
-                t->nccl_logs[0]);
+                t->p.nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
     nt_model_input_t in;
-    if (nt_tune_log_input(g, version, t->nshapes ? &t->shapes[0] : NULL, t->sm, t->cpu_vendor,
+    if (nt_tune_log_input(g, version, t->p.nshapes ? &t->p.shapes[0] : NULL, t->p.sm, t->p.cpu_vendor,
                           &in) != NT_OK) {
-        fprintf(stderr, "nettune tune: '%s': bad communicator shape\n", t->nccl_logs[0]);
+        fprintf(stderr, "nettune tune: '%s': bad communicator shape\n", t->p.nccl_logs[0]);
         return NT_EXIT_USAGE;
     }
     nt_model_fit_t fit;
     nt_status_t st = nt_tune_print_model(stdout, &in, have_table ? &table : NULL,
                                          nt_nccllog_env_get(g, "NCCL_ALGO"),
-                                         nt_nccllog_env_get(g, "NCCL_PROTO"), t->json, &fit);
+                                         nt_nccllog_env_get(g, "NCCL_PROTO"), t->p.json, &fit);
     if (st != NT_OK) {
         fprintf(stderr, "nettune tune: --print-model: %s\n", nt_status_string(st));
         return NT_EXIT_USAGE;
@@ -87,7 +88,7 @@ void nt_tune_free(nt_tune_t *t)
         nt_rdoc_close(&t->report);
     for (size_t i = 0; i < t->nsources; i++)
         nt_tune_source_free(&t->sources[i]);
-    for (size_t i = 0; i < t->nlogs; i++)
+    for (size_t i = 0; i < t->p.nlogs; i++)
         nt_nccllog_cleanup(&t->logs[i]);
     for (size_t i = 0; i < t->nfindings; i++)
         free(t->findings[i].text);
@@ -113,18 +114,18 @@ static void nt_default_shapes(nt_tune_t *t)
             int nn = tab->nhosts > 0 ? tab->nhosts : 1;
             nt_tune_shape_t sh = {nn, tab->nranks / nn, tab->nranks};
             int dup = 0;
-            for (size_t i = 0; i < t->nshapes; i++)
-                dup |= t->shapes[i].nnodes == sh.nnodes && t->shapes[i].nranks == sh.nranks;
-            if (!dup && t->nshapes < NT_TUNE_MAX_SHAPES)
-                t->shapes[t->nshapes++] = sh;
+            for (size_t i = 0; i < t->p.nshapes; i++)
+                dup |= t->p.shapes[i].nnodes == sh.nnodes && t->p.shapes[i].nranks == sh.nranks;
+            if (!dup && t->p.nshapes < NT_TUNE_MAX_SHAPES)
+                t->p.shapes[t->p.nshapes++] = sh;
         }
-    for (size_t i = 0; i < t->nlogs && !t->nshapes; i++)
+    for (size_t i = 0; i < t->p.nlogs && !t->p.nshapes; i++)
         if (t->logs[i].nranks > 1 && t->logs[i].nnodes > 0) {
             nt_tune_shape_t sh = {t->logs[i].nnodes, t->logs[i].nranks / t->logs[i].nnodes,
                                   t->logs[i].nranks};
-            t->shapes[t->nshapes++] = sh;
+            t->p.shapes[t->p.nshapes++] = sh;
         }
-    if (!t->nshapes && t->have_report) {
+    if (!t->p.nshapes && t->have_report) {
         int nodes = 0, gpus = 0;
         for (size_t i = 0; i < t->report.nnodes; i++)
             if (t->report.nodes[i].j) {
@@ -135,10 +136,10 @@ static void nt_default_shapes(nt_tune_t *t)
         /* nodes x GPUs in long long: an int product of two large counts overflows */
         if (nodes > 0 && gpus > 0 && (long long)nodes * gpus <= NT_MODEL_MAX_RANKS) {
             nt_tune_shape_t all = {nodes, gpus, nodes * gpus};
-            t->shapes[t->nshapes++] = all;
+            t->p.shapes[t->p.nshapes++] = all;
             if (nodes > 1 && gpus > 1) {
                 nt_tune_shape_t one = {1, gpus, gpus};
-                t->shapes[t->nshapes++] = one;
+                t->p.shapes[t->p.nshapes++] = one;
             }
         }
     }
@@ -148,9 +149,9 @@ static void nt_default_shapes(nt_tune_t *t)
  * version that is not modelled is taken to the nearest modelled one (labelled assumed). */
 static void nt_pick_version(nt_tune_t *t)
 {
-    int v = t->version;
+    int v = t->p.version;
     t->version_label = NT_FACT_MEASURED;
-    for (size_t i = 0; i < t->nlogs && !v; i++)
+    for (size_t i = 0; i < t->p.nlogs && !v; i++)
         v = t->logs[i].version;
     for (size_t i = 0; i < t->nsources && !v; i++)
         v = t->sources[i].log.version;
@@ -169,7 +170,7 @@ static void nt_pick_version(nt_tune_t *t)
         /* The nearest version the model has (its own table: nt_model_version_supported). Below
          * NT_TUNE_MIN_RULE_VERSION only versions below it are candidates, so that the run stays
          * environment advice only: tuner rules do not reach NCCL before 2.21. */
-        int best = 0, given = t->version != 0;
+        int best = 0, given = t->p.version != 0;
         for (int c = 21400; c < 24000; c++)
             if (nt_model_version_supported(c) &&
                 (v >= NT_TUNE_MIN_RULE_VERSION || c < NT_TUNE_MIN_RULE_VERSION) &&
@@ -181,7 +182,7 @@ static void nt_pick_version(nt_tune_t *t)
             mv && mv->tag && mv->tag[0] == 'v' ? nt_nccllog_version_parse(mv->tag + 1) : -1;
         if (tagged > 0)
             best = tagged;
-        if (!t->quiet)
+        if (!t->p.quiet)
             fprintf(stderr,
                     "nettune tune: NCCL %d.%d.%d is not modelled: modelling %d.%d.%d, the nearest "
                     "modelled version%s%s\n",
@@ -199,11 +200,11 @@ static void nt_pick_version(nt_tune_t *t)
 /* The --nccl-log files, each fed line by line to the NCCL log reader. */
 static int nt_read_logs(nt_tune_t *t)
 {
-    for (size_t i = 0; i < t->nlogs; i++) {
-        nt_linereader_t *r = nt_linereader_open(t->nccl_logs[i]);
+    for (size_t i = 0; i < t->p.nlogs; i++) {
+        nt_linereader_t *r = nt_linereader_open(t->p.nccl_logs[i]);
         if (!r) {
-            t->nlogs = i; /* those read are freed */
-            return nt_bad("cannot open --nccl-log '%s': %s", t->nccl_logs[i], strerror(errno));
+            t->p.nlogs = i; /* those read are freed */
+            return nt_bad("cannot open --nccl-log '%s': %s", t->p.nccl_logs[i], strerror(errno));
         }
         nt_nccllog_t *g = &t->logs[i];
         nt_nccllog_init(g);
@@ -216,7 +217,7 @@ static int nt_read_logs(nt_tune_t *t)
         }
         nt_linereader_close(r);
         int ok;
-        t->log_hash[i] = nt_file_hash(t->nccl_logs[i], &ok);
+        t->log_hash[i] = nt_file_hash(t->p.nccl_logs[i], &ok);
     }
     return NT_EXIT_OK;
 }
@@ -226,31 +227,46 @@ static int nt_read_logs(nt_tune_t *t)
 static int nt_read_inputs(nt_tune_t *t)
 {
     char err[512];
-    if (t->report_path) {
-        nt_status_t st = nt_rdoc_open(t->report_path, &t->report);
+    if (t->p.report_path) {
+        /* read here, so that the reason is in the one line below (nt_rdoc_open logs its own) */
+        cJSON *root = NULL;
+        char why[160];
+        nt_status_t st =
+            nt_json_read_file_why(t->p.report_path, NT_RDOC_MAX_BYTES, &root, why, sizeof(why));
+        if (st != NT_OK)
+            return nt_bad("the report '%s': %s (give nettune probe's output, a "
+                          "nettune.report/1)",
+                          t->p.report_path, why);
+        const char *schema = cJSON_IsObject(root) ? nt_json_get_str(root, "schema", NULL) : NULL;
+        if (!schema || strcmp(schema, NT_REPORT_SCHEMA) != 0) {
+            cJSON_Delete(root);
+            return nt_bad("'%s' is not a nettune.report/1 (give nettune probe's output)%s",
+                          t->p.report_path, "");
+        }
+        st = nt_rdoc_from_json(root, t->p.report_path, &t->report);
         if (st != NT_OK || t->report.kind != NT_DOC_REPORT) {
             if (st == NT_OK)
                 nt_rdoc_close(&t->report);
             return nt_bad("'%s' is not a readable nettune.report/1 (nettune probe's output)%s",
-                       t->report_path, "");
+                       t->p.report_path, "");
         }
         int ok;
         t->have_report = 1;
-        t->report_hash = nt_file_hash(t->report_path, &ok);
+        t->report_hash = nt_file_hash(t->p.report_path, &ok);
     }
-    for (size_t i = 0; i < t->nmeasured; i++) {
+    for (size_t i = 0; i < t->p.nmeasured; i++) {
         int ok;
-        t->measured_hash[i] = nt_file_hash(t->measured[i], &ok);
-        if (nt_tune_measured_read(t, t->measured[i], err, sizeof(err)) != NT_OK)
+        t->measured_hash[i] = nt_file_hash(t->p.measured[i], &ok);
+        if (nt_tune_measured_read(t, t->p.measured[i], err, sizeof(err)) != NT_OK)
             return nt_bad("%s%s", err, "");
     }
-    if (!t->have_report && !t->nsources && !t->nlogs && !t->nmeasured) {
+    if (!t->have_report && !t->nsources && !t->p.nlogs && !t->p.nmeasured) {
         nt_tune_params_usage(stderr);
         return nt_bad(
             "nothing to tune: give a probe report, --replay, --nccl-log or --measured%s%s", "", "");
     }
     /* the job's NCCL_ALGO / NCCL_PROTO (layer 3 of eligibility; they override the plugin) */
-    for (size_t i = 0; i < t->nlogs; i++) {
+    for (size_t i = 0; i < t->p.nlogs; i++) {
         if (!t->env_job_algo)
             t->env_job_algo = (char *)nt_nccllog_env_get(&t->logs[i], "NCCL_ALGO");
         if (!t->env_job_proto)
@@ -280,7 +296,7 @@ static int nt_no_gpus(const nt_tune_t *t)
 {
     return nt_bad("nothing to tune: the report '%s' has no GPUs, so there is nothing for NCCL to "
                    "run (probe the GPU nodes, or give --nccl-log with NCCL's graph lines)%s",
-                   t->report_path, "");
+                   t->p.report_path, "");
 }
 
 /* No shape to tune: why, in the order a user fixes it (the hardware, the test, the shape). */
@@ -289,7 +305,7 @@ static int nt_no_shape(const nt_tune_t *t)
     int rows = 0;
     for (size_t s = 0; s < t->nsources; s++)
         rows |= t->sources[s].rows > 0;
-    if (t->have_report && !nt_report_has_gpus(t) && !t->nlogs)
+    if (t->have_report && !nt_report_has_gpus(t) && !t->p.nlogs)
         return nt_no_gpus(t);
     if (rows)
         return nt_bad("nothing to tune: the replayed tables are of tests NCCL's tuner never sees "
@@ -339,20 +355,20 @@ static void nt_count_evidence(const nt_tune_t *t, int stopped, evidence_t *ev)
 static int nt_something_to_write(const nt_tune_t *t, const evidence_t *ev)
 {
     return t->nrules || ev->stopped || t->nsummary || ev->advice_only || ev->alternatives ||
-           ev->confounded || ev->advice_set || t->plan_out;
+           ev->confounded || ev->advice_set || t->p.plan_out;
 }
 
 /* Nothing to write: the first reason that holds, in one line (docs/tuner-cli.md). */
 static int nt_nothing_to_tune(const nt_tune_t *t, const evidence_t *ev)
 {
     int steerable = t->npoints > 0;
-    if (!t->quiet)
+    if (!t->p.quiet)
         nt_tune_print_summary(t, stderr);
     if (t->have_report && !nt_report_has_gpus(t) && !t->nmodelled)
         return nt_no_gpus(t);
     if (t->target_version < NT_TUNE_MIN_RULE_VERSION) {
         char vers[96];
-        int v = t->version ? t->version : t->target_version; /* the one asked, not modelled */
+        int v = t->p.version ? t->p.version : t->target_version; /* the one asked, not modelled */
         snprintf(vers, sizeof(vers), "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
         return nt_bad(
             "nothing to tune for %s: tuner rules reach NCCL from 2.21 (below: environment "
@@ -360,7 +376,7 @@ static int nt_nothing_to_tune(const nt_tune_t *t, const evidence_t *ev)
             "--replay runs whose NCCL_ settings differ)%s",
             vers, "");
     }
-    const char *log = t->nlogs ? t->nccl_logs[0] : "";
+    const char *log = t->p.nlogs ? t->p.nccl_logs[0] : "";
     if (!steerable && !t->nmodelled)
         return nt_bad(
             "nothing to tune: the model has no facts for the shapes asked: no probe report "
@@ -397,8 +413,8 @@ static int nt_write_outputs(const nt_tune_t *t)
             memcpy(withnl, text, n);
             withnl[n] = '\n';
             withnl[n + 1] = '\0';
-            if (nt_write_text(t->output, withnl)) {
-                fprintf(stderr, "nettune tune: cannot write '%s'\n", t->output);
+            if (nt_write_text(t->p.output, withnl)) {
+                fprintf(stderr, "nettune tune: cannot write '%s'\n", t->p.output);
                 rc = NT_EXIT_USAGE;
             }
             free(withnl);
@@ -408,17 +424,17 @@ static int nt_write_outputs(const nt_tune_t *t)
     cJSON_Delete(doc);
     if (rc != NT_EXIT_OK)
         return rc;
-    char *env = t->env_out ? nt_tune_env_text(t) : NULL;
-    if (env && nt_write_text(t->env_out, env))
+    char *env = t->p.env_out ? nt_tune_env_text(t) : NULL;
+    if (env && nt_write_text(t->p.env_out, env))
         rc = NT_EXIT_USAGE;
     free(env);
-    char *csv = t->csv_out ? nt_tune_csv(t) : NULL;
-    if (csv && nt_write_text(t->csv_out, csv))
+    char *csv = t->p.csv_out ? nt_tune_csv(t) : NULL;
+    if (csv && nt_write_text(t->p.csv_out, csv))
         rc = NT_EXIT_USAGE;
     free(csv);
     if (t->plan) {
         char *p = cJSON_Print(t->plan);
-        if (!p || nt_write_text(t->plan_out, p))
+        if (!p || nt_write_text(t->p.plan_out, p))
             rc = NT_EXIT_USAGE;
         free(p);
     }
@@ -428,8 +444,8 @@ static int nt_write_outputs(const nt_tune_t *t)
 /* The summary on stdout (stderr when the tuning file went to stdout). */
 static void nt_print_result(const nt_tune_t *t, const evidence_t *ev)
 {
-    FILE *out = strcmp(t->output, "-") == 0 ? stderr : stdout;
-    if (t->json) {
+    FILE *out = strcmp(t->p.output, "-") == 0 ? stderr : stdout;
+    if (t->p.json) {
         cJSON *s = nt_tune_summary_json(t);
         char *p = s ? cJSON_Print(s) : NULL;
         if (p)
@@ -445,7 +461,7 @@ static void nt_print_result(const nt_tune_t *t, const evidence_t *ev)
             t->target_version / 10000, t->target_version / 100 % 100, t->target_version % 100,
             t->target_version < NT_TUNE_MIN_RULE_VERSION ? " (below 2.21: environment advice only)"
                                                          : "",
-            t->output);
+            t->p.output);
 }
 
 /* The phases; every one returns an exit code, and t is freed once, here. */
@@ -454,14 +470,14 @@ static int nt_run_phases(nt_tune_t *t)
     int rc = nt_read_logs(t);
     if (rc != NT_EXIT_OK)
         return rc;
-    if (t->print_model)
+    if (t->p.print_model)
         return nt_print_model(t);
     if ((rc = nt_read_inputs(t)) != NT_EXIT_OK)
         return rc;
     nt_default_shapes(t);
-    if (!t->nshapes)
+    if (!t->p.nshapes)
         return nt_no_shape(t);
-    if (t->plan_out) {
+    if (t->p.plan_out) {
         t->plan = cJSON_CreateObject();
         cJSON_AddStringToObject(t->plan, "schema", "nettune.plan/1");
         cJSON_AddArrayToObject(t->plan, "shapes");
@@ -472,7 +488,7 @@ static int nt_run_phases(nt_tune_t *t)
         return nt_nothing_to_tune(t, &ev);
     if ((rc = nt_write_outputs(t)) != NT_EXIT_OK)
         return rc; /* and no success line */
-    if (!t->quiet)
+    if (!t->p.quiet)
         nt_print_result(t, &ev);
     int warn = 0;
     for (size_t i = 0; i < t->nfindings; i++)
@@ -480,9 +496,41 @@ static int nt_run_phases(nt_tune_t *t)
     return nt_exit_code(0, warn, ev.stopped, 0, 0);
 }
 
-int nt_tune_run(nt_tune_t *t)
+/* The --replay files, each read and then labelled by the --label lines after it, in the order
+ * given. Returns an exit code. */
+static int nt_read_replays(nt_tune_t *t)
 {
-    int rc = nt_run_phases(t);
+    char e[512];
+    for (size_t i = 0; i < t->p.nreplays; i++) {
+        const nt_tune_replay_t *r = &t->p.replays[i];
+        if (nt_tune_source_read(&t->sources[t->nsources], r->path, e, sizeof(e)) != NT_OK)
+            return nt_bad("%s%s", e, "");
+        t->nsources++;
+        for (size_t k = 0; k < r->nlabels; k++)
+            if (nt_tune_source_label(&t->sources[i], r->labels[k], e, sizeof(e)) != NT_OK)
+                return nt_bad("%s%s", e, "");
+    }
+    return NT_EXIT_OK;
+}
+
+int nt_tune_run(const nt_tune_params_t *p)
+{
+    nt_tune_t *t = calloc(1, sizeof(*t)); /* large (the sources and logs): not on the stack */
+    struct timespec ts;
+    int rc;
+
+    if (!t) {
+        fprintf(stderr, "nettune tune: out of memory\n");
+        return NT_EXIT_USAGE;
+    }
+    t->p = *p;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t->t_start = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    t->completed = 1;
+    rc = nt_read_replays(t);
+    if (rc == NT_EXIT_OK)
+        rc = nt_run_phases(t);
     nt_tune_free(t);
+    free(t);
     return rc;
 }

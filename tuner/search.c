@@ -171,7 +171,7 @@ static void nt_choose_chunk(const nt_tune_t *t, int coll, const nt_tune_shape_t 
     int best = -1;
     double bt = INFINITY;
     for (size_t k = 0; k < nk; k++) {
-        double tc = nt_agg(tm[k], n[k], t->objective, t->objective == NT_OBJ_NO_REGRESS);
+        double tc = nt_agg(tm[k], n[k], t->p.objective, t->p.objective == NT_OBJ_NO_REGRESS);
         if (tc < bt) {
             bt = tc;
             best = (int)k;
@@ -257,14 +257,14 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
         ch->def_proto = def_ran_p;
     }
     if (ndef) {
-        double td = nt_agg(def_t, ndef, t->objective, 0);
+        double td = nt_agg(def_t, ndef, t->p.objective, 0);
         ch->def_time_us = td;
         ch->measured_us = td;
         /* the best measured candidate that beats the default by more than the noise */
         int best = -1;
         double bt = INFINITY;
         for (size_t k = 0; k < nm; k++) {
-            double tc = nt_agg(m[k].t, m[k].n, t->objective, t->objective == NT_OBJ_NO_REGRESS);
+            double tc = nt_agg(m[k].t, m[k].n, t->p.objective, t->p.objective == NT_OBJ_NO_REGRESS);
             if (tc < bt) {
                 bt = tc;
                 best = (int)k;
@@ -279,15 +279,15 @@ int nt_tune_choose(const nt_tune_t *t, int coll, const nt_tune_shape_t *sh,
             ch->basis = NT_BASIS_MEASURED;
             double worst = nt_agg(m[best].t, m[best].n, NT_OBJ_NO_REGRESS, 1);
             double mean = nt_agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0);
-            if (t->objective != NT_OBJ_NO_REGRESS &&
+            if (t->p.objective != NT_OBJ_NO_REGRESS &&
                 worst >= nt_agg(def_t, ndef, NT_OBJ_NO_REGRESS, 0))
                 snprintf(ch->tradeoff, sizeof(ch->tradeoff),
                          "%s %s wins on the %s (%.1f vs %.1f us) but is slower in one run "
                          "(%.1f us)",
                          nt_model_algo_name(ch->algo), nt_model_proto_name(ch->proto),
-                         t->objective == NT_OBJ_TOTAL ? "total" : "geometric mean", mean, td,
+                         t->p.objective == NT_OBJ_TOTAL ? "total" : "geometric mean", mean, td,
                          worst);
-        } else if (best >= 0 && t->objective == NT_OBJ_NO_REGRESS &&
+        } else if (best >= 0 && t->p.objective == NT_OBJ_NO_REGRESS &&
                    nt_tune_beats(nt_agg(m[best].t, m[best].n, NT_OBJ_TOTAL, 0), td, spread) &&
                    !(m[best].algo == ch->def_algo && m[best].proto == ch->def_proto)) {
             snprintf(ch->tradeoff, sizeof(ch->tradeoff),
@@ -440,8 +440,8 @@ static nt_status_t nt_search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *
         t->nmodelled++;
     unsigned long long grid[NT_TUNE_MAX_SIZES];
     size_t ng = 0;
-    for (unsigned long long b = 1; b && b <= t->max_bytes && ng < NT_TUNE_MAX_SIZES; b <<= 1)
-        if (b >= t->min_bytes)
+    for (unsigned long long b = 1; b && b <= t->p.max_bytes && ng < NT_TUNE_MAX_SIZES; b <<= 1)
+        if (b >= t->p.min_bytes)
             grid[ng++] = b;
     nt_tune_choice_t ch[NT_TUNE_MAX_SIZES];
     int have[NT_TUNE_MAX_SIZES];
@@ -455,7 +455,7 @@ static nt_status_t nt_search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(t->plan, "shapes"), e);
     }
     for (size_t g = 0; g < ng; g++) {
-        if (t->time_limit_s > 0 && nt_now_s() - t->t_start > t->time_limit_s) {
+        if (t->p.time_limit_s > 0 && nt_now_s() - t->t_start > t->p.time_limit_s) {
             t->completed = 0;
             ng = g; /* the sizes decided so far are kept: every rule below stands on its own */
             break;
@@ -475,7 +475,7 @@ static nt_status_t nt_search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *
                 cJSON_AddBoolToObject(o, "default", i == 0);
                 cJSON_AddItemToArray(arr, o);
             }
-            if (t->plan_chunks && nc)
+            if (t->p.plan_chunks && nc)
                 nt_plan_chunks(s, coll, have[g] ? &ch[g] : NULL, c, nc);
             cJSON_AddItemToArray(plan_sizes, s);
         }
@@ -484,7 +484,7 @@ static nt_status_t nt_search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *
     /* a predicted choice only restates NCCL's modelled one: if the facts are right it changes
      * nothing, if they are wrong it overrides NCCL's better choice. Those sizes stay NCCL's
      * unless --pin-predicted asks for every rank to choose alike. */
-    for (size_t g = 0; g < ng && !t->pin_predicted; g++)
+    for (size_t g = 0; g < ng && !t->p.pin_predicted; g++)
         if (have[g] && ch[g].basis == NT_BASIS_PREDICTED)
             have[g] = 0;
     /* a predicted choice ends where the model's own choice changes, found by bisection between
@@ -617,13 +617,13 @@ static nt_status_t nt_search_one(nt_tune_t *t, int coll, const nt_tune_shape_t *
 nt_status_t nt_tune_search(nt_tune_t *t)
 {
     t->completed = 1;
-    for (size_t s = 0; s < t->nshapes; s++)
+    for (size_t s = 0; s < t->p.nshapes; s++)
         for (int c = 0; c < NT_NUM_COLLS; c++) {
-            if (!t->colls[c])
+            if (!t->p.colls[c])
                 continue;
-            if (t->shapes[s].nranks < 2)
+            if (t->p.shapes[s].nranks < 2)
                 continue; /* one rank: NCCL never asks the tuner */
-            nt_search_one(t, c, &t->shapes[s]);
+            nt_search_one(t, c, &t->p.shapes[s]);
             if (!t->completed)
                 return NT_ERR_INTERRUPTED;
         }
@@ -633,9 +633,13 @@ nt_status_t nt_tune_search(nt_tune_t *t)
 nt_status_t nt_tune_measured_read(nt_tune_t *t, const char *path, char *err, size_t errlen)
 {
     cJSON *doc = NULL;
-    nt_status_t st = nt_json_read_file(path, (size_t)1 << 30, &doc);
+    char why[160];
+    nt_status_t st = nt_json_read_file_why(path, (size_t)1 << 30, &doc, why, sizeof(why));
     if (st != NT_OK) {
-        snprintf(err, errlen, "cannot read --measured '%s': %s", path, nt_status_string(st));
+        snprintf(err, errlen,
+                 "--measured '%s': %s (give nettune-tune-measure's output, "
+                 "nettune.measured/1)",
+                 path, why);
         return st;
     }
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(doc, "points"), *p;

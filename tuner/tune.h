@@ -134,8 +134,17 @@ typedef struct nt_tune_summary {
 int nt_tune_gain_stats(const nt_tune_summary_t *s, double *first, double *last, double *min,
                        double *geomean);
 
-typedef struct nt_tune {
-    /* options: set by nt_tune_params_parse (params.c) and only read afterwards */
+/* A --replay source as given: the file and the --label that follows it. A second --label for one
+ * file is refused when the labels are applied (nt_tune_source_label), so two are kept. */
+#define NT_TUNE_MAX_LABELS 2
+typedef struct nt_tune_replay {
+    const char *path;
+    const char *labels[NT_TUNE_MAX_LABELS];
+    size_t nlabels;
+} nt_tune_replay_t;
+
+/* nettune tune's options: set by nt_tune_params_parse (params.c), then read by the run. */
+typedef struct nt_tune_params {
     const char *report_path;
     const char *nccl_logs[NT_TUNE_MAX_SOURCES];
     size_t nlogs;
@@ -158,6 +167,14 @@ typedef struct nt_tune {
     int plan_chunks;   /* --plan-chunks: the plan asks for chunk sizes too */
     int coll_named; /* --coll: 1 + the nt_coll_t of tables that do not name their test; 0 none */
     const char *expect; /* --expect K=V,...: the hardware for judging baselines, NULL none */
+
+    nt_tune_replay_t replays[NT_TUNE_MAX_SOURCES]; /* --replay [--label], in order */
+    size_t nreplays;
+} nt_tune_params_t;
+
+typedef struct nt_tune {
+    /* the options, the run's own copy (run.c adds the default shapes when none was given) */
+    nt_tune_params_t p;
 
     /* inputs */
     nt_rdoc_t report;
@@ -386,6 +403,11 @@ size_t nt_tune_env_advice(const nt_tune_t *t, nt_env_advice_t *out, size_t max);
  * only reported (site settings) are comment lines. Caller frees; NULL when out of memory. */
 char *nt_tune_env_text(const nt_tune_t *t);
 
+/* nt_tune_finding_code - the check-table code of a kind of finding ("NT-RUN-203" for
+ * confounded; the busbw kinds are the doctor's rows), written with its category beside each
+ * finding of tuning.json. NULL for a kind outside the table. */
+const char *nt_tune_finding_code(nt_anomaly_kind_t kind);
+
 /* ---- params.c ---- */
 
 typedef enum nt_tune_action {
@@ -394,24 +416,23 @@ typedef enum nt_tune_action {
     NT_TUNE_ACTION_VERSION
 } nt_tune_action_t;
 
-/* nt_tune_params_parse - argv into the options of t (zeroed by the caller), defaults first,
- * every value checked; the --replay sources are read and labelled here (a --label applies to
- * the --replay before it). *action says what to do next. On a bad option: NT_ERR_INVALID with
- * one line naming the option and the fix in err, or err empty when getopt_long has already
- * printed why (the caller adds the usage). */
-nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_t *t, nt_tune_action_t *action,
-                                 char *err, size_t errlen);
+/* nt_tune_params_parse - argv into the options p (zeroed by the caller), defaults first, every
+ * value checked; the files are only named here (run.c reads them; a --label applies to the
+ * --replay before it). *action says what to do next. On a bad option (an unknown one too):
+ * NT_ERR_INVALID with one line naming the option and the fix in err. */
+nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
+                                 nt_tune_action_t *action, char *err, size_t errlen);
 
 /* nt_tune_params_usage - the --help text. */
 void nt_tune_params_usage(FILE *out);
 
 /* ---- run.c ---- */
 
-/* nt_tune_run - the run of parsed options: read the logs, the report and the --measured files,
- * replay, search, write the outputs and the summary; frees t. Returns the exit code (0
- * written, 1 written with warn findings, 2 bad input or nothing to tune with one line on
- * stderr, 3 stopped by --time-limit). */
-int nt_tune_run(nt_tune_t *t);
+/* nt_tune_run - the run of parsed options p: read the --replay files (with their labels), the
+ * logs, the report and the --measured files, replay, search, write the outputs and the summary.
+ * Returns the exit code (0 written, 1 written with warn findings, 2 bad input or nothing to tune
+ * with one line on stderr, 3 stopped by --time-limit). */
+int nt_tune_run(const nt_tune_params_t *p);
 
 /* nt_tune_free - frees what the run read and derived (the report, sources, logs, findings,
  * summary, rules, points and plan). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettune/checks.h"
 #include "nettune/version.h"
 #include "nettune/report.h"
 #include "nt_tuning.h"
@@ -33,6 +34,22 @@ static void nt_add_input(cJSON *arr, const char *kind, uint64_t h)
     cJSON_AddItemToArray(arr, o);
 }
 
+/* The check-table row of each kind of finding (include/nettune/checks.def): the busbw ones are
+ * the doctor's rows, judged by the same rules (lib/nccl/anomaly.c), the others nettune tune's. */
+static const char *const nt_finding_codes[] = {
+    [NT_ANOMALY_MID_SWEEP_DROP] = "NT-RUN-104",  [NT_ANOMALY_OUTLIER] = "NT-RUN-105",
+    [NT_ANOMALY_RUNS_DIFFER] = "NT-RUN-106",     [NT_ANOMALY_ENV_DIFFERS] = "NT-RUN-201",
+    [NT_ANOMALY_MODEL_FAR] = "NT-RUN-202",       [NT_ANOMALY_CONFOUNDED] = "NT-RUN-203",
+    [NT_ANOMALY_BASELINE_DEGRADED] = "NT-RUN-101",
+};
+
+const char *nt_tune_finding_code(nt_anomaly_kind_t kind)
+{
+    if ((unsigned)kind >= sizeof(nt_finding_codes) / sizeof(nt_finding_codes[0]))
+        return NULL;
+    return nt_finding_codes[kind];
+}
+
 cJSON *nt_tune_tuning_json(const nt_tune_t *t)
 {
     cJSON *doc = cJSON_CreateObject();
@@ -47,17 +64,17 @@ cJSON *nt_tune_tuning_json(const nt_tune_t *t)
              t->target_version % 100);
     cJSON_AddStringToObject(gb, "nccl_modelled", v);
     cJSON_AddStringToObject(gb, "objective",
-                            t->objective == NT_OBJ_TOTAL     ? "total"
-                            : t->objective == NT_OBJ_GEOMEAN ? "geomean"
+                            t->p.objective == NT_OBJ_TOTAL     ? "total"
+                            : t->p.objective == NT_OBJ_GEOMEAN ? "geomean"
                                                              : "no-regress");
     cJSON *inputs = cJSON_AddArrayToObject(gb, "inputs");
     if (t->have_report)
         nt_add_input(inputs, "report", t->report_hash);
     for (size_t i = 0; i < t->nsources; i++)
         nt_add_input(inputs, "replay", t->sources[i].hash);
-    for (size_t i = 0; i < t->nlogs; i++)
+    for (size_t i = 0; i < t->p.nlogs; i++)
         nt_add_input(inputs, "nccl_log", t->log_hash[i]);
-    for (size_t i = 0; i < t->nmeasured; i++)
+    for (size_t i = 0; i < t->p.nmeasured; i++)
         nt_add_input(inputs, "measured", t->measured_hash[i]);
     cJSON_AddBoolToObject(doc, "completed", t->completed);
     cJSON *rules = cJSON_AddArrayToObject(doc, "rules");
@@ -130,9 +147,14 @@ cJSON *nt_tune_tuning_json(const nt_tune_t *t)
     cJSON *f = cJSON_AddArrayToObject(doc, "findings");
     for (size_t i = 0; i < t->nfindings; i++) {
         cJSON *o = cJSON_CreateObject();
+        const nt_check_row_t *row = nt_check_by_code(nt_tune_finding_code(t->findings[i].kind));
         cJSON_AddStringToObject(o, "kind", nt_anomaly_kind_string(t->findings[i].kind));
         cJSON_AddStringToObject(o, "severity",
                                 t->findings[i].severity == NT_ANOMALY_SEV_WARN ? "warn" : "info");
+        if (row) { /* every kind has its row (test_tune); additive, as in the probe's report */
+            cJSON_AddStringToObject(o, "code", row->code);
+            cJSON_AddStringToObject(o, "category", nt_category_name(row->category));
+        }
         cJSON_AddStringToObject(o, "message", t->findings[i].text ? t->findings[i].text : "");
         cJSON_AddItemToArray(f, o);
     }

@@ -10,16 +10,18 @@ RDMA_PROBE_SRCS := $(RDMA_PURE_SRCS) probes/rdma/ibv.c probes/rdma/verbs_path.c 
                    probes/rdma/numa_bind.c probes/rdma/probe_rdma.c
 PROBE_SRCS += $(RDMA_PROBE_SRCS)
 
-# Unit tests (cmocka): compiled straight from the sources, linked with the libraries they call.
+# Unit tests (cmocka): each test compiled from its source, linked with the pure sources' objects
+# (built once, without MPI, for every test) and the libraries they call.
 RDMA_UNIT_TESTS := test_rdma_rates test_rdma_gid test_rdma_hca test_rdma_counters \
                    test_rdma_inventory test_rdma_portcap test_rdma_gpu test_rdma_nodecheck
 RDMA_UNIT_BINS := $(addprefix $(BUILD)/tests/,$(RDMA_UNIT_TESTS))
-RDMA_UNIT_CFLAGS = $(filter-out -MMD -MP,$(NT_CFLAGS)) -Iprobes -Iprobes/rdma \
-                   -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"
+RDMA_PURE_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(RDMA_PURE_SRCS))
+$(RDMA_PURE_OBJS) $(patsubst %,$(OBJ)/tests/rdma/%.o,$(RDMA_UNIT_TESTS)): NT_CFLAGS += -Iprobes -Iprobes/rdma
+$(OBJ)/tests/rdma/%.o: NT_CFLAGS += -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"
 
-$(RDMA_UNIT_BINS): $(BUILD)/tests/%: tests/rdma/%.c $(RDMA_PURE_SRCS) probes/rdma/rdma.h $(call nt_archives,judge engine node core)
+$(RDMA_UNIT_BINS): $(BUILD)/tests/%: $(OBJ)/tests/rdma/%.o $(RDMA_PURE_OBJS) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) $(RDMA_UNIT_CFLAGS) -o $@ $< $(RDMA_PURE_SRCS) $(call nt_link,judge engine node core) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(RDMA_PURE_OBJS) $(call nt_link,judge engine node core) $(CMOCKA_LIBS)
 
 .PHONY: test-rdma-unit test-rdma-vm
 test-rdma-unit: $(RDMA_UNIT_BINS)

@@ -73,11 +73,14 @@ endif
 
 # The CI smoke run: every target here for FUZZ_SMOKE_SECONDS after replaying its corpus (the
 # plugin's runs in its own suite, from its own Makefile, since the plugin builds alone).
+# The instrumented build and the runs go NT_JOBS at a time (mk/config.mk): a run is one
+# single-threaded process fuzzing for a fixed wall time, so on N free cores N of them at once
+# each execute what they would alone; each run's lines come out together (--output-sync).
 TEST_TARGETS += test-fuzz
 .PHONY: test-fuzz
 ifeq ($(HAVE_CLANG),1)
 test-fuzz: all
-	@$(MAKE) --no-print-directory $(NT_FUZZ_SMOKE)
+	@$(MAKE) --no-print-directory $(NT_SUBJOBS) --output-sync=target $(NT_FUZZ_SMOKE)
 else
 test-fuzz:
 	@echo "test-fuzz: skipped: clang is not installed (apt-get install clang)"

@@ -476,6 +476,13 @@ def validate_exit_codes():
     # Unreadable: still 2.
     check(run(["--validate", os.path.join(WORK, "nope.json")]).returncode == 2, "missing file")
     check(run(["--validate", WORK]).returncode == 2, "a directory")
+    # --format json holds the reason too (it was only on stderr)
+    for target, reason in ((os.path.join(WORK, "nope.json"), "No such file or directory"),
+                           (WORK, "Is a directory")):
+        rj = run(["--validate", "--format", "json", target])
+        f0 = json.loads(rj.stdout)["files"][0]
+        check(rj.returncode == 2 and f0["result"] == "unreadable" and reason in f0.get("reason", ""),
+              "--validate --format json of %s: %s" % (target, rj.stdout))
     if os.geteuid() != 0:
         locked = os.path.join(WORK, "locked.json")
         shutil.copy(good, locked)
@@ -1056,6 +1063,18 @@ def chromium():
     raise Skip("chromium is not installed (apt-get install chromium)")
 
 
+def sanitized_renders_only(files, fmt, checker):
+    """Under SANITIZE=1: each file rendered in fmt (the sanitized binary runs every path), then
+    the test skips its external checker, which reads the same bytes as in the plain run."""
+    if not SANITIZED:
+        return
+    for f in files:
+        r = run([f, "--format", fmt, "--output", os.path.join(WORK, "sanitized." + fmt), "-q"])
+        check(r.returncode in (0, 1, 3), "%s --format %s: rc %d %s" % (f, fmt, r.returncode, r.stderr))
+    raise Skip("SANITIZE=1: %d files rendered under ASan; %s checks the same bytes in the plain run"
+               % (len(files), checker))
+
+
 def chromium_run(url, *args):
     prof = tempfile.mkdtemp(prefix="nt-chromium-", dir=WORK)
     try:
@@ -1123,6 +1142,8 @@ def png_pixels(path):
 @test
 def html_loads_in_chromium_without_console_errors():
     chromium()
+    sanitized_renders_only([fx("gpu-rdma-fail.json"), fx("real-full-4n.json"), fx("real-local-dgx2.json"),
+                            fx("escapes.json"), make_big()], "html", "chromium")
     # The checker must see errors when there are some: a page that logs and fetches.
     neg = os.path.join(WORK, "negative.html")
     with open(neg, "w") as f:
@@ -1145,6 +1166,7 @@ def html_loads_in_chromium_without_console_errors():
 @test
 def html_screenshot_is_not_blank():
     chromium()
+    sanitized_renders_only([fx("gpu-rdma-fail.json"), make_big()], "html", "chromium")
     for f in [fx("gpu-rdma-fail.json"), make_big()]:
         out, _ = html_of(f)
         png = out.replace(".html", ".png")
@@ -1205,6 +1227,7 @@ def promtool_ok(path):
 def prom_promtool_accepts_every_export():
     if not shutil.which("promtool"):
         raise Skip("promtool is not installed (apt-get install prometheus)")
+    sanitized_renders_only(fixtures() + [make_big()], "prom", "promtool")
     for f in fixtures() + [make_big()]:
         doc = load(f)
         out = os.path.join(WORK, "all.prom")
@@ -2183,6 +2206,8 @@ def renderers_unchanged_apart_from_codes():
             got = render_bytes(stripped, fmt)
             # a run that stopped early leads with it now, before any verdict (nothing else moved)
             got = got.replace(b"nettune report: STOPPED EARLY: ", b"nettune report: ")
+            # one node and one rank are singular now ("1 nodes, 1 ranks" before)
+            got = re.sub(rb"\b1 node, 1 rank,", b"1 nodes, 1 ranks,", got)
             if fmt == "prom":
                 got = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", got)
             if fmt == "html":
@@ -2200,6 +2225,20 @@ def renderers_unchanged_apart_from_codes():
         prom = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", prom)
         check(re.sub(rb',code="NT-[A-Z]+-[0-9]{3}"(,category="[a-z]+")?', b"", prom) == want,
               "%s: prom export apart from code labels differs" % name)
+
+
+@test
+def one_node_one_rank_singular():
+    f = fx("real-local-dgx2.json")
+    text = render_bytes(f, "text").decode()
+    check("(1 node, 1 rank, local," in text.split("\n")[0], "text header: " + text[:200])
+    md = render_bytes(f, "md").decode()
+    check("\n- 1 node, 1 rank, local," in md, "md header: " + md[:300])
+    out = os.path.join(WORK, "one-node.html")
+    r = run([f, "--format", "html", "--output", out])
+    check("(pass, 1 node, " in r.stdout or "1 node, " in r.stdout, "summary line: " + r.stdout)
+    d = run(["--diff", f, f])
+    check("1 node, " in d.stdout and "1 nodes" not in d.stdout, "diff sides: " + d.stdout[:400])
 
 
 @test

@@ -16,7 +16,7 @@ test-sanitize:
 	@echo "test-sanitize: this build is the sanitized one already"
 else
 test-sanitize:
-	@+$(MAKE) --no-print-directory SANITIZE=1 all
+	@+$(MAKE) --no-print-directory $(NT_SUBJOBS) SANITIZE=1 all
 	@+MAKE="$(MAKE) SANITIZE=1" tests/sanitize/run.sh "$(SANITIZE_LANE1)" "$(SANITIZE_LANE2)" \
 	    "$(SANITIZE_LAST)"
 endif

@@ -112,6 +112,25 @@ check "--replay of an empty file: one line saying it is empty" sh -c "[ \$(wc -l
 expect_exit bad-shape 2 $TUNE $R --shape 2by8
 expect_exit bad-objective 2 $TUNE $R --objective fastest
 expect_exit not-a-report 2 $TUNE $F/tuner/README.md
+# bad input is one line naming the thing and the fix (these were two: the reader's log line or
+# getopt's, then ours or the whole usage)
+one_line() { # NAME PATTERN: the case's stderr is one line holding PATTERN
+  check "$1: one line ($2)" sh -c "[ \$(wc -l <'$T/$1.err') = 1 ] && grep -q -- \"$2\" '$T/$1.err'"
+}
+one_line not-a-report "nettune tune: the report 'tests/fixtures/tuner/README.md': not valid JSON.*give nettune probe's output"
+expect_exit report-missing 2 $TUNE "$T/no-such-report.json"
+one_line report-missing "the report '$T/no-such-report.json': cannot open: No such file or directory (give nettune probe's output"
+expect_exit report-dir 2 $TUNE --report "$T/adir"
+one_line report-dir "the report '$T/adir': cannot read: Is a directory"
+expect_exit report-foreign 2 $TUNE $F/tuner/nccl_tuner.csv
+expect_exit report-other-schema 2 $TUNE tests/fixtures/reports/tuning.json
+one_line report-other-schema "'tests/fixtures/reports/tuning.json' is not a nettune.report/1 (give nettune probe's output)"
+expect_exit measured-missing 2 $TUNE $R --measured "$T/no-such-measured.json"
+one_line measured-missing "--measured '$T/no-such-measured.json': cannot open: No such file or directory (give nettune-tune-measure's output"
+expect_exit unknown-option 2 $TUNE --bogus
+one_line unknown-option "nettune tune: unknown option '--bogus' (see nettune tune --help)"
+expect_exit option-no-value 2 $TUNE $R --replay
+one_line option-no-value "nettune tune: option '--replay' needs a value (see nettune tune --help)"
 expect_exit nothing-alltoall 2 $TUNE --replay $F/nccl-tests-logs/alltoall-8xA100-sxm4-single-node-nvswitch-c0.log $(out e)
 check "nothing to tune says why" has "$T/nothing-alltoall.err" "never sees"
 # the real reason, in one line: a report without GPUs; a log without NCCL's graph lines; NCCL

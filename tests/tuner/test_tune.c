@@ -19,6 +19,7 @@
 #include "nettune/anomaly.h"
 #include "nettune/nccllog.h"
 #include "nettune/nccltests.h"
+#include "nettune/checks.h"
 #include "nt_tuning.h"
 #include "tuner/tune.h"
 
@@ -110,12 +111,12 @@ static void test_alltoall_sendrecv_no_rules(void **state)
         assert_int_equal(nt_tune_source_read(&t.sources[0], path, err, sizeof(err)), NT_OK);
         t.nsources = 1;
         t.target_version = 22809;
-        t.min_bytes = 1;
-        t.max_bytes = 1ull << 34;
+        t.p.min_bytes = 1;
+        t.p.max_bytes = 1ull << 34;
         for (int c = 0; c < NT_NUM_COLLS; c++)
-            t.colls[c] = 1;
-        t.shapes[0] = (nt_tune_shape_t){2, 4, 8};
-        t.nshapes = 1;
+            t.p.colls[c] = 1;
+        t.p.shapes[0] = (nt_tune_shape_t){2, 4, 8};
+        t.p.nshapes = 1;
         assert_int_equal(nt_tune_replay(&t), NT_OK);
         assert_int_equal(t.npoints, 0);
         nt_tune_search(&t);
@@ -220,8 +221,8 @@ static void test_report_pcie_width_out_of_range(void **state)
         t.have_report = 1;
         t.target_version = 22809;
         t.version_label = NT_FACT_MEASURED;
-        t.cpu_vendor = -1;
-        t.sm = 90;
+        t.p.cpu_vendor = -1;
+        t.p.sm = 90;
         nt_tune_shape_t sh = {1, 8, 8};
         nt_model_input_t in;
         assert_int_equal(nt_tune_model_input(&t, &sh, &in, NULL, 0), NT_OK);
@@ -563,7 +564,7 @@ static void test_search_synthetic(void **state)
     (void)state;
     static nt_tune_t t;
     memset(&t, 0, sizeof(t));
-    t.objective = NT_OBJ_NO_REGRESS;
+    t.p.objective = NT_OBJ_NO_REGRESS;
     t.target_version = 22809;
     nt_tune_shape_t sh = {2, 8, 16};
     rng_state = 42;
@@ -662,11 +663,11 @@ static void test_objectives(void **state)
     nt_tune_choice_t ch;
     static nt_model_input_t in;
     static nt_model_table_t tab;
-    t.objective = NT_OBJ_NO_REGRESS;
+    t.p.objective = NT_OBJ_NO_REGRESS;
     nt_tune_choose(&t, NT_COLL_ALLREDUCE, &sh, 1 << 20, &in, &tab, 0, 0, &ch);
     assert_true(ch.basis < 0);
     assert_non_null(strstr(ch.tradeoff, "no-regress"));
-    t.objective = NT_OBJ_TOTAL;
+    t.p.objective = NT_OBJ_TOTAL;
     nt_tune_choose(&t, NT_COLL_ALLREDUCE, &sh, 1 << 20, &in, &tab, 0, 0, &ch);
     assert_int_equal(ch.basis, NT_BASIS_MEASURED);
     assert_int_equal(ch.algo, NT_ALGO_RING);
@@ -705,12 +706,12 @@ static void replay_log(nt_tune_t *t, const char *path, unsigned long long min,
     assert_int_equal(nt_tune_source_read(&t->sources[0], path, err, sizeof(err)), NT_OK);
     t->nsources = 1;
     t->target_version = 22809;
-    t->cpu_vendor = -1;
-    t->min_bytes = min;
-    t->max_bytes = max;
-    t->colls[NT_COLL_ALLREDUCE] = 1;
-    t->shapes[0] = (nt_tune_shape_t){2, 8, 16};
-    t->nshapes = 1;
+    t->p.cpu_vendor = -1;
+    t->p.min_bytes = min;
+    t->p.max_bytes = max;
+    t->p.colls[NT_COLL_ALLREDUCE] = 1;
+    t->p.shapes[0] = (nt_tune_shape_t){2, 8, 16};
+    t->p.nshapes = 1;
     assert_int_equal(nt_tune_replay(t), NT_OK);
 }
 
@@ -831,6 +832,22 @@ static void test_schema_keys(void **state)
     cJSON_Delete(s);
 }
 
+/* Every kind of finding has its row of the check table (tuning.json carries code and category
+ * beside each finding); a kind the table lacks has none. */
+static void test_finding_codes(void **state)
+{
+    (void)state;
+    for (int k = NT_ANOMALY_MID_SWEEP_DROP; k <= NT_ANOMALY_BASELINE_DEGRADED; k++) {
+        const char *code = nt_tune_finding_code((nt_anomaly_kind_t)k);
+        assert_non_null(code);
+        assert_non_null(nt_check_by_code(code));
+    }
+    assert_string_equal(nt_tune_finding_code(NT_ANOMALY_CONFOUNDED), "NT-RUN-203");
+    assert_string_equal(nt_category_name(nt_check_by_code("NT-RUN-203")->category), "config");
+    assert_string_equal(nt_tune_finding_code(NT_ANOMALY_BASELINE_DEGRADED), "NT-RUN-101");
+    assert_null(nt_tune_finding_code((nt_anomaly_kind_t)(NT_ANOMALY_BASELINE_DEGRADED + 1)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -851,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_tuning_line_index_range),
         cmocka_unit_test(test_schema_keys),
         cmocka_unit_test(test_nccl_chunk_and_noise),
+        cmocka_unit_test(test_finding_codes),
     };
     return cmocka_run_group_tests_name("nettune tune", tests, NULL, NULL);
 }

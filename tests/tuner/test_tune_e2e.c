@@ -61,7 +61,7 @@ static void model_for_shape(nt_model_input_t *in, nt_model_table_t *tab)
     t.have_report = 1;
     t.target_version = 22809;
     t.version_label = NT_FACT_MEASURED;
-    t.cpu_vendor = -1;
+    t.p.cpu_vendor = -1;
     nt_tune_shape_t sh = {2, 8, 16};
     assert_int_equal(nt_tune_model_input(&t, &sh, in, NULL, 0), NT_OK);
     assert_int_equal(nt_model_compute(in, NULL, tab), NT_OK);

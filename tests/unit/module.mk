@@ -125,7 +125,8 @@ test-unit: $(UNIT_CORE_BINS) $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS) $(VERDICT_TEST_
 	 $(CODES_GEN) | cmp -s - docs/codes.md || \
 	   { echo "test-unit: docs/codes.md differs from the check table: run make docs-codes"; rc=1; }; \
 	 tests/unit/symbol_graph.py $(OBJ) tests/unit/symbol_graph.allow || rc=1; \
-	 tests/lint/check-docs.sh || rc=1; python3 tests/lint/static-names.py || rc=1; exit $$rc
+	 tests/lint/check-docs.sh || rc=1; python3 tests/lint/static-names.py || rc=1; \
+	 python3 tests/lint/golden-codes.py || rc=1; exit $$rc
 test-topo: $(TOPO_TEST_BINS) $(TOPO_FAKE_LIBS)
 	@fail=0; for t in $(TOPO_TEST_BINS); do $$t || fail=1; done; exit $$fail
 test-verdict: $(VERDICT_TEST_BINS)

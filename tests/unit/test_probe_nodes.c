@@ -69,6 +69,28 @@ static void test_fake_nodes(void **state)
     free(h);
 }
 
+/* NETTUNE_FAKE_NODES: 20 digits said "give a count >= 1" (atoi overflowed); now too large,
+ * with the limit, and taken as one node per rank. */
+static void test_fake_nodes_parse(void **state)
+{
+    char why[200];
+    (void)state;
+    assert_int_equal(nt_fake_nodes_parse("4", 8, why, sizeof(why)), 4);
+    assert_string_equal(why, "");
+    assert_int_equal(nt_fake_nodes_parse("10", 3, why, sizeof(why)), 10);
+    assert_string_equal(why, "");
+    assert_int_equal(nt_fake_nodes_parse("99999999999999999999", 8, why, sizeof(why)), 8);
+    assert_string_equal(why, "NETTUNE_FAKE_NODES='99999999999999999999' is too large: at most 8 "
+                             "here, one fake node per rank of this run; using 8");
+    assert_int_equal(nt_fake_nodes_parse("4294967296", 2, why, sizeof(why)), 2);
+    assert_non_null(strstr(why, "too large: at most 2"));
+    const char *bad[] = {"0", "-3", "x", "4x", "-99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(nt_fake_nodes_parse(bad[i], 8, why, sizeof(why)), 0);
+        assert_non_null(strstr(why, "give a count >= 1"));
+    }
+}
+
 static void test_same_name_two_domains(void **state)
 {
     const char *names[] = {"box", "box", "box", "box"};
@@ -471,6 +493,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_natural_order),
         cmocka_unit_test(test_fake_nodes),
+        cmocka_unit_test(test_fake_nodes_parse),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_machine_ranks),
         cmocka_unit_test(test_machine_cpus),

@@ -18,10 +18,7 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--verify-child"))
         return nt_measure_child_run(argc, argv);
     if (nt_measure_params_parse(argc, argv, &p, &action, err, sizeof(err)) != NT_OK) {
-        if (err[0])
-            fprintf(stderr, "nettune-tune-measure: %s\n", err);
-        else
-            nt_measure_params_usage(stderr);
+        fprintf(stderr, "nettune-tune-measure: %s\n", err);
         return NT_EXIT_USAGE;
     }
     switch (action) {

@@ -200,8 +200,10 @@ nt_status_t nt_measure_sweep(nt_launcher_t *l, const nt_measure_backend_t *b,
             if (rank == 0) {
                 char m[200];
                 snprintf(m, sizeof(m),
-                         "%s %d ranks on %d nodes: this launch has %d ranks (launch one with %d)",
-                         nt_coll_name(sh->coll), sh->nranks, sh->nnodes, n, sh->nranks);
+                         "%s %d rank%s on %d node%s: this launch has %d rank%s (launch one with "
+                         "%d)",
+                         nt_coll_name(sh->coll), sh->nranks, sh->nranks == 1 ? "" : "s",
+                         sh->nnodes, sh->nnodes == 1 ? "" : "s", n, n == 1 ? "" : "s", sh->nranks);
                 cJSON_AddItemToArray(notes, cJSON_CreateString(m));
             }
             continue;

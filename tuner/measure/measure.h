@@ -362,8 +362,7 @@ typedef enum nt_measure_action {
 /* nt_measure_params_parse - argv into p, defaults first (measured.json, backend nccl, -w 5
  * -n 20, 3 trials, --timeout 120 s, --verify sizes 1024..268435456; --verify writes
  * verify.json unless --output is given), each value checked. NT_ERR_INVALID with one line
- * naming the option and the fix in err, or err empty when getopt_long has already printed why
- * (the caller adds the usage). */
+ * naming the option (an unknown one too) and the fix in err. */
 nt_status_t nt_measure_params_parse(int argc, char **argv, nt_measure_params_t *p,
                                     nt_measure_action_t *action, char *err, size_t errlen);
 

@@ -212,9 +212,11 @@ nt_status_t nt_measure_plan_read(const char *path, nt_measure_plan_t *plan, char
                                  size_t errlen)
 {
     cJSON *doc = NULL;
-    nt_status_t st = nt_json_read_file(path, (size_t)64 << 20, &doc);
+    char why[160];
+    nt_status_t st = nt_json_read_file_why(path, (size_t)64 << 20, &doc, why, sizeof(why));
     if (st != NT_OK) {
-        snprintf(err, errlen, "cannot read --plan '%s': %s", path, nt_status_string(st));
+        snprintf(err, errlen, "--plan '%s': %s (give nettune tune --plan-out's file)",
+                 path, why);
         return st;
     }
     st = nt_measure_plan_from_json(doc, plan, err, errlen);

@@ -89,7 +89,8 @@ nt_status_t nt_measure_params_parse(int argc, char **argv, nt_measure_params_t *
                 .o = {.warmup = 5, .iters = 20, .trials = 3, .timeout_s = 120, .budget_s = 0}};
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    opterr = 0; /* one line of ours instead of getopt's and the usage */
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         double v = optarg ? strtod(optarg, &end) : 0;
         /* at most INT_MAX: the counts below are ints and a cast of a double beyond one (1e300,
          * inf) is UB; seconds that large are no limit either */
@@ -173,9 +174,13 @@ nt_status_t nt_measure_params_parse(int argc, char **argv, nt_measure_params_t *
             if (c == O_TIMEOUT)
                 p->o.timeout_s = v;
             continue;
+        case ':':
+            snprintf(err, errlen, "option '%s' needs a value (see nettune tune-measure --help)",
+                     argv[optind - 1]);
+            return NT_ERR_INVALID;
         default:
-            /* getopt_long has said what is wrong; the caller adds the usage */
-            err[0] = '\0';
+            snprintf(err, errlen, "unknown option '%s' (see nettune tune-measure --help)",
+                     argv[optind - 1]);
             return NT_ERR_INVALID;
         }
     }

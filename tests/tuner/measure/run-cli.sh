@@ -204,6 +204,15 @@ expect_exit no-plan 2 $MEAS --output "$T/x.json"
 expect_exit bad-plan 2 $MEAS --plan "$T/t.json" --backend fake
 check "bad plan: one line naming the fix" grep -q "plan-out" "$T/bad-plan.err"
 expect_exit bad-number 2 $MEAS --plan "$T/plan.json" --iters many
+# one line naming the thing and the fix (these were two: getopt's or the reader's, then the
+# usage or ours)
+for c in "unknown-option|unknown option '--bogus' (see nettune tune-measure --help)|--bogus" \
+         "option-no-value|option '--plan' needs a value (see nettune tune-measure --help)|--plan" \
+         "plan-missing|--plan '$T/no-plan.json': cannot open: No such file or directory (give nettune tune --plan-out's file)|--plan $T/no-plan.json"; do
+  name=${c%%|*}; rest=${c#*|}; want=${rest%%|*}; args=${rest#*|}
+  expect_exit "$name" 2 $MEAS $args
+  check "$name: one line naming the thing and the fix" sh -c "[ \$(wc -l <'$T/$name.err') = 1 ] && grep -qF -- \"$want\" '$T/$name.err'"
+done
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   expect_exit nccl-no-gpu 2 $MEAS --plan "$T/plan.json" --output "$T/n.json"
   check "no GPU: 'skipped:' with the reason, no output file" sh -c "grep -q 'skipped:' '$T/nccl-no-gpu.err' && test ! -e '$T/n.json'"
