@@ -79,8 +79,8 @@ nt_watch_model_t *nt_watch_model_open(const char *path, char *err, size_t errlen
         goto fail;
     }
     m->t->have_report = 1;
-    m->t->cpu_vendor = -1;
-    m->t->quiet = 1;
+    m->t->p.cpu_vendor = -1;
+    m->t->p.quiet = 1;
     m->t->target_version = nt_watch_model_version(&m->t->report, m->why_none, sizeof(m->why_none));
     m->t->version_label = NT_FACT_MEASURED;
     if (m->t->target_version)
