@@ -7,3 +7,4 @@ test-cluster: all
 	@tests/cluster/run.sh
 test-cluster-long: all
 	@tests/cluster/run.sh --long
+	@BUILD=$(BUILD) tests/watch-cluster/run.sh --long
