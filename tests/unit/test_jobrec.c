@@ -412,7 +412,7 @@ static cJSON *first_record(const char *path)
 static void test_trainer_record(void **state)
 {
     (void)state;
-    nt_jobreader_t *r = nt_jobreader_open(FIX "trainer-collective-cpu.log");
+    nt_jobreader_t *r = nt_jobreader_open(FIX "trainer-collective-cpu.json");
     assert_non_null(r);
     nt_jobrec_t rec;
     assert_int_equal(nt_jobreader_next(r, &rec), 1);
@@ -441,7 +441,7 @@ static void test_trainer_record(void **state)
     nt_jobreader_close(r);
 
     char mine[2048] = "", readme[2048] = "", verbose[4096] = "";
-    cJSON *a = first_record(FIX "trainer-collective-cpu.log");
+    cJSON *a = first_record(FIX "trainer-collective-cpu.json");
     cJSON *b = first_record(FIX "readme-v2.30.7-record.json");
     cJSON *c = first_record(FIX "readme-v2.30.7-verbose.json");
     assert_non_null(a);
