@@ -28,7 +28,7 @@ static const struct {
     double onset_clip;           /* one call moves the sum by at most this many sigmas */
     double onset_min_sigma;      /* the sigma used is at least this share of the baseline */
     double onset_min_drop;       /* the mean after the onset is at least this share lower */
-} nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 2, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10};
+} nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10};
 
 cJSON *nt_watch_settings(size_t window)
 {
