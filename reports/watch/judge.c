@@ -13,17 +13,22 @@
 /* The rules of evidence. */
 static const struct {
     int straggler_min_ranks;     /* a rank is "fastest" only among at least this many */
-    int straggler_min_calls;     /* complete calls needed, and calls that must blame the rank */
+    int straggler_min_calls;     /* calls that must blame the rank */
+    int straggler_min_complete;  /* complete calls needed: a job's first steps start unevenly */
     double straggler_min_spread; /* a call votes when (max - min) / max reaches this */
-    double straggler_share;      /* the rank must be fastest in more than this share of votes */
+    double straggler_share;      /* the rank must hold more than this share of the others' wait */
+    int straggler_recent;        /* the latest calls of the window a straggler is judged on */
+    int straggler_cross_ranks;   /* communicators up to this size are checked across the others */
+    int straggler_fresh;         /* of the latest this many calls... */
+    int straggler_fresh_votes;   /* ...at least this many must still blame the rank */
     int hang_min_lag;            /* calls the others must be ahead before a rank is behind */
-    int hang_min_dumps;          /* dumps the others wrote since the rank's last one */
+    double hang_min_dumps;       /* the rank's dump intervals since its last dump */
     int onset_baseline;          /* calls of a series that set its expected busbw */
     double onset_k, onset_h;     /* CUSUM reference value and decision interval, in sigmas */
     double onset_clip;           /* one call moves the sum by at most this many sigmas */
     double onset_min_sigma;      /* the sigma used is at least this share of the baseline */
     double onset_min_drop;       /* the mean after the onset is at least this share lower */
-} nt_rules = {3, 8, 0.20, 0.50, 2, 2, 16, 0.5, 5.0, 3.0, 0.01, 0.10};
+} nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10};
 
 cJSON *nt_watch_settings(size_t window)
 {
@@ -31,35 +36,23 @@ cJSON *nt_watch_settings(size_t window)
     if (!s || !cJSON_AddNumberToObject(s, "window_calls", (double)window) ||
         !cJSON_AddNumberToObject(s, "straggler_min_ranks", nt_rules.straggler_min_ranks) ||
         !cJSON_AddNumberToObject(s, "straggler_min_calls", nt_rules.straggler_min_calls) ||
+        !cJSON_AddNumberToObject(s, "straggler_min_complete_calls", nt_rules.straggler_min_complete) ||
         !cJSON_AddNumberToObject(s, "straggler_min_spread", nt_rules.straggler_min_spread) ||
         !cJSON_AddNumberToObject(s, "straggler_share", nt_rules.straggler_share) ||
+        !cJSON_AddNumberToObject(s, "straggler_recent_calls", nt_rules.straggler_recent) ||
+        !cJSON_AddNumberToObject(s, "straggler_fresh_calls", nt_rules.straggler_fresh) ||
+        !cJSON_AddNumberToObject(s, "straggler_fresh_votes", nt_rules.straggler_fresh_votes) ||
         !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_rules.hang_min_lag) ||
         !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_rules.hang_min_dumps) ||
         !cJSON_AddNumberToObject(s, "onset_baseline_calls", nt_rules.onset_baseline) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_k", nt_rules.onset_k) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_h", nt_rules.onset_h) ||
-        !cJSON_AddNumberToObject(s, "onset_min_drop", nt_rules.onset_min_drop)) {
+        !cJSON_AddNumberToObject(s, "onset_min_drop", nt_rules.onset_min_drop) ||
+        nt_watch_node_settings(s) < 0) {
         cJSON_Delete(s);
         return NULL;
     }
     return s;
-}
-
-int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
-{
-    char reason[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
-    cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(arr, o))
-        return cJSON_Delete(o), -1;
-    if (!cJSON_AddStringToObject(o, "check", check) ||
-        !(comm ? cJSON_AddStringToObject(o, "comm_id", comm) : cJSON_AddNullToObject(o, "comm_id")) ||
-        !cJSON_AddStringToObject(o, "reason", reason))
-        return -1;
-    return 0;
 }
 
 static nt_watch_who_t nt_watch_who_rank(const nt_jobcomm_t *c, int rank)
@@ -67,48 +60,92 @@ static nt_watch_who_t nt_watch_who_rank(const nt_jobcomm_t *c, int rank)
     return (nt_watch_who_t){c->id, c->name, c->ranks[rank].host, rank, c->ranks[rank].pid};
 }
 
-cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status,
-                                   nt_watch_who_t w, const char *verdict, const char *reason)
-{
-    const nt_check_row_t *row = nt_check_by_code(code);
-    cJSON *o = cJSON_CreateObject();
-    if (!row || !o || !cJSON_AddItemToArray(arr, o))
-        return cJSON_Delete(o), NULL;
-    if (!cJSON_AddStringToObject(o, "code", row->code) ||
-        !cJSON_AddStringToObject(o, "check", row->check) ||
-        !cJSON_AddStringToObject(o, "category", nt_category_name(row->category)) ||
-        !cJSON_AddStringToObject(o, "status", status) ||
-        !cJSON_AddStringToObject(o, "comm_id", w.comm_id) ||
-        !cJSON_AddStringToObject(o, "comm_name", w.comm_name) ||
-        !(w.rank >= 0 ? cJSON_AddNumberToObject(o, "rank", w.rank)
-                      : cJSON_AddNullToObject(o, "rank")) ||
-        !(w.host[0] ? cJSON_AddStringToObject(o, "host", w.host)
-                    : cJSON_AddNullToObject(o, "host")) ||
-        !(w.pid >= 0 ? cJSON_AddNumberToObject(o, "pid", (double)w.pid)
-                     : cJSON_AddNullToObject(o, "pid")) ||
-        !cJSON_AddStringToObject(o, "verdict", verdict) ||
-        !cJSON_AddStringToObject(o, "reason", reason) ||
-        !cJSON_AddStringToObject(o, "action", row->action))
-        return NULL;
-    return o;
-}
-
 /* A straggler: the rank that arrives last at a collective spends the least time in it, because
  * the others have been waiting for it inside the call. Its exec time is the shortest in most
  * calls; that is the compute side of that rank (GPU, CPU, data loader), not the network. */
-static int nt_watch_straggler_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj,
+/* A process's time inside the calls of every communicator of `a` it is a rank of (by host and
+ * pid), over the calls seen from `since_us` on (their earliest dump time); NAN when the
+ * process is not known. */
+static double nt_watch_process_inside_us(const nt_jobalign_t *a, const nt_jobrank_t *who,
+                                         double since_us)
+{
+    if (!who->seen || who->pid < 0)
+        return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < nt_jobalign_ncomms(a); i++) {
+        const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
+        int r = 0;
+        while (r < c->nranks && !(c->ranks[r].seen && c->ranks[r].pid == who->pid &&
+                                  strcmp(c->ranks[r].host, who->host) == 0))
+            r++;
+        if (r == c->nranks)
+            continue;
+        uint64_t lo = c->max_seq + 1 > c->window ? c->max_seq + 1 - c->window : 0;
+        for (uint64_t s = lo; c->any_seq && s <= c->max_seq; s++) {
+            const nt_jobcall_t *k = nt_jobcomm_call(c, s);
+            if (k && k->dump_ts_us >= since_us && isfinite(k->exec_us[r]))
+                sum += k->exec_us[r];
+        }
+    }
+    return sum;
+}
+
+/* The same test over all of each process's communicators: a rank late here because it waited in
+ * another communicator (its data-parallel peer's slow link, say) spends more time inside calls
+ * there. Every rank of `c` is compared over the calls dumped from `since_us` on; a
+ * communicator of more than straggler_cross_ranks ranks keeps its own test (the cost is its
+ * ranks times every communicator's window). */
+static int nt_watch_least_everywhere(const nt_jobalign_t *a, const nt_jobcomm_t *c, int best,
+                                     double since_us)
+{
+    if (c->nranks > nt_rules.straggler_cross_ranks || !isfinite(since_us))
+        return 1;
+    double mine = nt_watch_process_inside_us(a, &c->ranks[best], since_us);
+    for (int i = 0; isfinite(mine) && i < c->nranks; i++)
+        if (i != best && nt_watch_process_inside_us(a, &c->ranks[i], since_us) <= mine)
+            return 0;
+    return 1;
+}
+
+/* The first communicator of `a` flagged in `slow` that process `who` is a rank of; NULL if none. */
+static const nt_jobcomm_t *nt_watch_slow_comm_of(const nt_jobalign_t *a, const char *slow,
+                                                 const nt_jobrank_t *who)
+{
+    for (size_t i = 0; who->seen && i < nt_jobalign_ncomms(a); i++) {
+        const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
+        for (int r = 0; slow[i] && r < c->nranks; r++)
+            if (c->ranks[r].seen && c->ranks[r].pid == who->pid &&
+                strcmp(c->ranks[r].host, who->host) == 0)
+                return c;
+    }
+    return NULL;
+}
+
+static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *c,
+                                    const char *slow, cJSON *findings, cJSON *nj,
                            nt_watch_outcome_t *out)
 {
     if (c->nranks < nt_rules.straggler_min_ranks)
         return nt_watch_not_judged_add(nj, "watch_straggler", c->id,
                               "%d rank(s): a straggler is named among at least %d", c->nranks,
                               nt_rules.straggler_min_ranks);
-    int *votes = calloc((size_t)c->nranks, sizeof(int));
-    if (!votes)
+    int *votes = calloc((size_t)c->nranks, sizeof(int)), *fresh = calloc((size_t)c->nranks, sizeof(int));
+    double *wait = calloc((size_t)c->nranks, sizeof(double));
+    double *inside = calloc((size_t)c->nranks, sizeof(double)); /* time spent in the calls */
+    if (!votes || !wait || !inside || !fresh) {
+        free(votes);
+        free(fresh);
+        free(wait);
+        free(inside);
         return -1;
+    }
     int complete = 0, voting = 0;
-    double spread_sum = 0;
-    uint64_t lo = c->max_seq + 1 > c->window ? c->max_seq + 1 - c->window : 0;
+    double spread_sum = 0, wait_sum = 0, since_us = INFINITY;
+    /* The latest calls only: a rank that became a straggler mid-job is named within a few
+     * steps, and one that stopped being one is no longer named. */
+    size_t span = c->window < (size_t)nt_rules.straggler_recent ? c->window
+                                                                 : (size_t)nt_rules.straggler_recent;
+    uint64_t lo = c->max_seq + 1 > span ? c->max_seq + 1 - span : 0;
     for (uint64_t s = lo; c->any_seq && s <= c->max_seq; s++) {
         const nt_jobcall_t *k = nt_jobcomm_call(c, s);
         double mn, mx;
@@ -117,23 +154,54 @@ static int nt_watch_straggler_judge(const nt_jobcomm_t *c, cJSON *findings, cJSO
             !isfinite(mx) || mx <= 0)
             continue;
         complete++;
+        if (k->dump_ts_us < since_us)
+            since_us = k->dump_ts_us;
+        for (int i = 0; i < c->nranks; i++)
+            inside[i] += k->exec_us[i];
         if ((mx - mn) / mx >= nt_rules.straggler_min_spread) {
             votes[arg]++;
             voting++;
             spread_sum += (mx - mn) / mx;
+            wait[arg] += mx - mn;
+            wait_sum += mx - mn;
+            fresh[arg] += s + (uint64_t)nt_rules.straggler_fresh > c->max_seq;
         }
     }
-    int best = 0;
-    for (int i = 1; i < c->nranks; i++)
-        if (votes[i] > votes[best])
+    /* Blame goes by the others' wait, not by the count of calls: a straggler's compute delays
+     * the first call after it by its whole excess, the calls after that start together and
+     * their spread is noise that falls on any rank. */
+    int best = 0, least = 0;
+    const nt_jobcomm_t *slowc;
+    for (int i = 1; i < c->nranks; i++) {
+        if (wait[i] > wait[best])
             best = i;
+        if (inside[i] < inside[least])
+            least = i;
+    }
     int rc = 0;
-    if (complete < nt_rules.straggler_min_calls)
+    if (complete < nt_rules.straggler_min_complete)
         rc = nt_watch_not_judged_add(nj, "watch_straggler", c->id,
                             "%d call(s) with every rank's record: at least %d are needed",
-                            complete, nt_rules.straggler_min_calls);
+                            complete, nt_rules.straggler_min_complete);
+    /* A rank that arrives last because it waited longest in the call before (a slow link next
+     * to it) spends no less time inside the calls than the others; one that arrives last
+     * because it computed longer spends the least: the last test tells compute from network. */
+    /* A rank that stopped being waited for (a slow link nearby that was repaired) is not named
+     * on what the older calls of the span say. */
+    else if (fresh[best] < nt_rules.straggler_fresh_votes)
+        ;
     else if (votes[best] >= nt_rules.straggler_min_calls &&
-             votes[best] > nt_rules.straggler_share * voting) {
+             wait[best] > nt_rules.straggler_share * wait_sum && least == best &&
+             (slowc = nt_watch_slow_comm_of(a, slow, &c->ranks[best])) != NULL)
+        rc = nt_watch_not_judged_add(nj, "watch_straggler", c->id,
+                                     "the others wait for rank %d, but its communicator %s is "
+                                     "slower than others of its shape even for the rank that "
+                                     "arrives last (watch_slow_node's rule): a link delays it, "
+                                     "not its compute",
+                                     best, slowc->id);
+    else if (votes[best] >= nt_rules.straggler_min_calls &&
+             wait[best] > nt_rules.straggler_share * wait_sum && least == best &&
+             nt_watch_least_everywhere(a, c, best, since_us)) {
         char verdict[512], reason[512];
         const nt_jobrank_t *r = &c->ranks[best];
         snprintf(verdict, sizeof(verdict),
@@ -141,28 +209,52 @@ static int nt_watch_straggler_judge(const nt_jobcomm_t *c, cJSON *findings, cJSO
                  "loader), not the network",
                  best, r->host[0] ? r->host : "unknown", r->pid);
         snprintf(reason, sizeof(reason),
-                 "its exec time is the shortest in %d of %d calls of communicator %s whose "
-                 "ranks differ by %.0f%% or more (mean spread %.0f%%): the other ranks wait "
-                 "for it inside the call",
+                 "its exec time is the shortest in %d of the latest %d calls of communicator %s "
+                 "whose ranks differ by %.0f%% or more (mean spread %.0f%%), and those calls "
+                 "hold %.0f%% of the others' wait (%.1f ms); its time inside the calls, of this "
+                 "and of its other communicators, is the least of the ranks: the other ranks "
+                 "wait for it inside the call",
                  votes[best], complete, c->id, nt_rules.straggler_min_spread * 100,
-                 voting ? spread_sum / voting * 100 : 0.0);
+                 voting ? spread_sum / voting * 100 : 0.0, wait[best] / wait_sum * 100,
+                 wait[best] / 1e3);
         cJSON *f = nt_watch_finding_add(findings, "NT-JOB-201", "warn", nt_watch_who_rank(c, best),
                                          verdict, reason);
-        if (!f || !cJSON_AddNumberToObject(f, "calls_fastest", votes[best]) ||
+        if (!f || !cJSON_AddStringToObject(f, "side", "compute") ||
+            !cJSON_AddNumberToObject(f, "calls_fastest", votes[best]) ||
             !cJSON_AddNumberToObject(f, "calls_judged", complete))
             rc = -1;
         out->warn++;
     }
     free(votes);
+    free(fresh);
+    free(wait);
+    free(inside);
     return rc;
+}
+
+/* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
+ * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
+static double nt_watch_dump_interval_us(const nt_jobrank_t *r)
+{
+    double every = NAN;
+    for (int i = 1; i < r->ndumps; i++)
+        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every))
+            every = r->dumps_us[i - 1] - r->dumps_us[i];
+    return every;
 }
 
 /* A hang: a rank whose sequence numbers stopped while the others went on. NCCL numbers a
  * communicator's collectives alike on every rank, so the others cannot be ahead by more than
  * what was dumped before the rank behind stopped writing. Ranks dump on their own timers, so a
- * live rank may be behind by one dump interval: it is blamed only when the others have dumped
- * hang_min_dumps times since its own last dump (a rank with new records dumps them too). */
-static int nt_watch_hang_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj, nt_watch_outcome_t *out)
+ * live rank may be behind by one dump interval, and a rank in one slow call (a slow network)
+ * skips a dump, since Inspector dumps only what completed (v2.30.7-1 inspector_json.cc:298-305).
+ * So it is blamed only when hang_min_dumps of its own dump intervals have passed since its last
+ * dump: by the wall clock while following a running job (now_us finite), else by the latest
+ * dump of the ranks ahead. In a real hang the ranks blocked behind the stopped one dump nothing
+ * more either, so without --follow a hang is confirmed only when the others went on for that
+ * long (a rank stopped while the others run other calls, or a job ended around it). */
+static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *findings, cJSON *nj,
+                               nt_watch_outcome_t *out)
 {
     int seen = 0, missing = 0;
     for (int i = 0; i < c->nranks; i++)
@@ -189,22 +281,33 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj
         const nt_jobrank_t *r = &c->ranks[i];
         if (!r->seen || c->max_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
             continue;
-        int ahead = 0, confirmed = 0;
+        int ahead = 0;
+        double latest = NAN; /* the latest dump of the ranks ahead */
         for (int j = 0; j < c->nranks; j++) {
             const nt_jobrank_t *o = &c->ranks[j];
             if (!o->seen || o->last_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
                 continue;
             ahead++;
-            confirmed += !isfinite(r->last_dump_ts_us) ||
-                         nt_jobrank_dumps_after(o, r->last_dump_ts_us) >= nt_rules.hang_min_dumps;
+            if (!(o->last_dump_ts_us <= latest))
+                latest = o->last_dump_ts_us;
         }
         if (ahead * 2 < seen - 1) /* most of the others, not one fast dumper */
             continue;
-        if (confirmed * 2 < seen - 1) {
+        double every = nt_watch_dump_interval_us(r);
+        for (int j = 0; !(every > 0) && j < c->nranks; j++)
+            every = nt_watch_dump_interval_us(&c->ranks[j]);
+        double ref = isfinite(now_us) ? now_us : latest;
+        double missed = every > 0 && isfinite(ref) ? (ref - r->last_dump_ts_us) / every : NAN;
+        /* Without dump times (none recorded) the lag alone decides, as before they existed. */
+        int overdue = !isfinite(r->last_dump_ts_us) || missed >= nt_rules.hang_min_dumps;
+        if (!overdue) {
             if (nt_watch_not_judged_add(nj, "watch_hang", c->id,
-                                        "rank %d is %llu call(s) behind, but the others have not "
-                                        "dumped %d times since its last dump: not yet confirmed",
+                                        "rank %d is %llu call(s) behind, but its last dump is %.1f "
+                                        "of its dump intervals old (%s), %.1f are needed: not yet "
+                                        "confirmed",
                                         i, (unsigned long long)(c->max_seq - r->last_seq),
+                                        isfinite(missed) ? missed : 0.0,
+                                        isfinite(now_us) ? "by the clock" : "by the others' dumps",
                                         nt_rules.hang_min_dumps) < 0)
                 return -1;
             continue;
@@ -217,10 +320,15 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj
                  c->id);
         snprintf(reason, sizeof(reason),
                  "its last call is %llu; %d of the %d other rank(s) seen reached call %llu or "
-                 "more (the furthest %llu)",
+                 "more (the furthest %llu); %s",
                  (unsigned long long)r->last_seq, ahead, seen - 1,
                  (unsigned long long)(r->last_seq + (uint64_t)nt_rules.hang_min_lag),
-                 (unsigned long long)c->max_seq);
+                 (unsigned long long)c->max_seq,
+                 isfinite(missed) ? "" : "no dump times");
+        if (isfinite(missed))
+            snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+                     "its last dump is %.1f of its dump intervals (%.2f s) old %s", missed,
+                     every / 1e6, isfinite(now_us) ? "by the clock" : "by the others' dumps");
         cJSON *f = nt_watch_finding_add(findings, "NT-JOB-202", "fail", nt_watch_who_rank(c, i),
                                          verdict, reason);
         if (!f || !cJSON_AddNumberToObject(f, "last_seq", (double)r->last_seq) ||
@@ -361,8 +469,8 @@ int nt_watch_ras_judge(const nt_jobrec_t *rec, cJSON *findings, nt_watch_outcome
     return 0;
 }
 
-int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *findings,
-                   cJSON *not_judged, nt_watch_outcome_t *out)
+int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double now_us,
+                   cJSON *findings, cJSON *not_judged, nt_watch_outcome_t *out)
 {
     if (prom_records &&
         nt_watch_not_judged_add(not_judged, "watch_straggler", NULL,
@@ -375,12 +483,28 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *fi
                                        "Prometheus aggregates carry no sequence number "
                                        "(inspector_prom.cc:246-249)") < 0)
         return -1;
+    /* The slow node first: a rank behind a slow link arrives late at its other calls as a
+     * straggler does, and the straggler judgement leaves the ranks of a named host alone. */
+    char *slow = calloc(nt_jobalign_ncomms(a) + 1, 1);
+    if (!slow || (!(prom_records && !nt_jobalign_ncomms(a)) &&
+                  nt_watch_node_judge(a, findings, not_judged, out, slow) < 0)) {
+        free(slow);
+        return -1;
+    }
     for (size_t i = 0; i < nt_jobalign_ncomms(a); i++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
-        if (nt_watch_straggler_judge(c, findings, not_judged, out) < 0 ||
-            nt_watch_hang_judge(c, findings, not_judged, out) < 0 ||
-            nt_watch_onset_judge(c, findings, not_judged, out) < 0)
+        if (nt_watch_straggler_judge(a, c, slow, findings, not_judged, out) < 0 ||
+            nt_watch_hang_judge(c, now_us, findings, not_judged, out) < 0 ||
+            nt_watch_onset_judge(c, findings, not_judged, out) < 0) {
+            free(slow);
             return -1;
+        }
     }
+    free(slow);
+    if (prom_records && !nt_jobalign_ncomms(a))
+        return nt_watch_not_judged_add(not_judged, "watch_slow_node", NULL,
+                                       "Prometheus aggregates name no communicator or rank "
+                                       "(inspector_prom.cc:246-249): the communicators with a "
+                                       "node cannot be told from those without it");
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "nettune/exitcode.h"
 #include "nettune/report.h"
@@ -366,6 +367,13 @@ static void nt_watch_on_signal(int sig)
     nt_watch_stop = sig;
 }
 
+static double nt_watch_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts); /* the writers' clock: Inspector's gettimeofday */
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
 /* One judgement of everything read so far: the document, its exit code in *code. Returns the
  * document, NULL when out of memory. */
 static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *ins, size_t nins,
@@ -393,7 +401,7 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
     if (!(findings = cJSON_Duplicate(tot->ras_findings, 1)) ||
         !cJSON_AddItemToObject(doc, "findings", findings) ||
         !(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
-        nt_watch_judge(a, tot->prom, findings, nj, &out) < 0 ||
+        nt_watch_judge(a, tot->prom, p->follow ? nt_watch_now_us() : NAN, findings, nj, &out) < 0 ||
         nt_watch_model_judge(model, a, findings, nj, &out) < 0)
         goto oom;
     *code = nt_exit_code(0, out.fail > 0, 0, out.warn > 0, p->strict);

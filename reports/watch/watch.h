@@ -57,10 +57,44 @@ int nt_watch_ras_judge(const nt_jobrec_t *rec, cJSON *findings, nt_watch_outcome
  * (array "findings") and what could not be judged with the reason (array "not_judged"). The
  * counts are added to `out` (zero it first).
  * `prom_records` is the number of Prometheus aggregates read: they carry no rank, communicator
- * id or sequence number, so their own not_judged entry says what they cannot show. Returns 0,
- * or -1 when out of memory (a cJSON_Add failed). */
-int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, cJSON *findings,
-                   cJSON *not_judged, nt_watch_outcome_t *out);
+ * id or sequence number, so their own not_judged entry says what they cannot show. `now_us`
+ * is the wall clock (us since the epoch) while following a running job, NAN otherwise: a rank
+ * behind that has missed two of its own dumps by then is hung. Returns 0, or -1 when out of
+ * memory (a cJSON_Add failed). */
+int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double now_us,
+                   cJSON *findings, cJSON *not_judged, nt_watch_outcome_t *out);
+
+/* Who a finding names: host "" and rank or pid -1 when it names none. */
+typedef struct nt_watch_who {
+    const char *comm_id, *comm_name, *host;
+    int rank;
+    long pid;
+} nt_watch_who_t;
+
+/* nt_watch_finding_add - appends a finding to `arr`: the check table's row for `code` gives its
+ * check name, category and action; status "warn" or "fail"; verdict and reason as given.
+ * Returns the finding (to add keys to), NULL when out of memory or the code is not a row. */
+cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status, nt_watch_who_t w,
+                            const char *verdict, const char *reason);
+
+/* nt_watch_not_judged_add - appends {check, comm_id (null when `comm` is NULL), reason} to
+ * `arr`, the reason from printf-style `fmt`. Returns 0, -1 when out of memory. */
+int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* nt_watch_node_settings - adds the slow-node rules of evidence to the "settings" object `s`
+ * (keys slow_node_*). Returns 0, -1 when out of memory. */
+int nt_watch_node_settings(cJSON *s);
+
+/* nt_watch_node_judge - the slow node, NIC or link (NT-JOB-205, reports/watch/judge_node.c):
+ * the communicators that contain a host are slower than those of the same shape (ranks, nodes)
+ * and calls without it, in the shortest exec time of each call (the rank that arrives last),
+ * the median of each communicator's latest calls. One finding naming the host (or the two
+ * hosts of a link), or a not_judged entry with the reason. `slow_comms` (NULL, or one flag per
+ * communicator of `a`, in its order) is set for each communicator slower than the typical one
+ * of its shape by the same rule, whichever node it blames. Returns 0, -1 when out of memory. */
+int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *not_judged,
+                        nt_watch_outcome_t *out, char *slow_comms);
 
 /* Who a finding names: host "" and rank/pid -1 when it names none. */
 typedef struct {

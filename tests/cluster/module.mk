@@ -8,6 +8,7 @@ test-cluster: all
 test-cluster-long: all
 	@tests/cluster/run.sh --long
 	@tests/cluster/fabric.sh --long
+	@BUILD=$(BUILD) tests/watch-cluster/run.sh --long
 # The two-level fabric scenarios (tests/cluster/fabric.sh): once each in make test, the healthy
 # one 10 times in test-cluster-long.
 TEST_TARGETS += test-fabric

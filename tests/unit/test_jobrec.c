@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
+
 #include "nettune/jobrec.h"
 #include "nettune/logline.h"
 #include "nettune/nccltests.h"
@@ -372,6 +374,99 @@ static void test_ncclt_per_iter(void **state)
     cJSON_Delete(j);
 }
 
+/* Every key path ("header.id") of a JSON object tree, each as " path " into `out`; returns
+ * their number. */
+static int keys_of(const cJSON *o, const char *prefix, char *out, size_t cap)
+{
+    const cJSON *it;
+    int n = 0;
+    cJSON_ArrayForEach(it, o)
+    {
+        char path[128];
+        snprintf(path, sizeof(path), "%s%s%s", prefix, prefix[0] ? "." : "", it->string);
+        if (cJSON_IsObject(it))
+            n += keys_of(it, path, out, cap);
+        else {
+            snprintf(out + strlen(out), cap - strlen(out), " %s ", path);
+            n++;
+        }
+    }
+    return n;
+}
+
+static cJSON *first_record(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char buf[8192];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return cJSON_ParseWithOpts(buf, NULL, 0);
+}
+
+/* The trainer of the namespace-cluster scenarios (tests/watch-cluster/trainer.c) writes what
+ * Inspector writes: its records go through the same reader as NCCL's README records, and its
+ * keys are theirs (the README's record is older: comm_name and coll_timing_source are
+ * 2.30.3's, and the README's verbose record has the latter). */
+static void test_trainer_record(void **state)
+{
+    (void)state;
+    nt_jobreader_t *r = nt_jobreader_open(FIX "trainer-collective-cpu.json");
+    assert_non_null(r);
+    nt_jobrec_t rec;
+    assert_int_equal(nt_jobreader_next(r, &rec), 1);
+    assert_int_equal(nt_jobreader_format(r), NT_JOBFMT_INSPECTOR_JSON);
+    assert_int_equal(rec.kind, NT_JOBREC_COLL);
+    assert_string_equal(rec.comm_id, "0x2ebed08957df1fd9");
+    assert_string_equal(rec.comm_name, "tp0");
+    assert_int_equal(rec.rank, 0);
+    assert_int_equal(rec.nranks, 4);
+    assert_int_equal(rec.nnodes, 4);
+    assert_string_equal(rec.host, "h2");
+    assert_int_equal(rec.pid, 14652);
+    assert_string_equal(rec.op, "AllReduce");
+    assert_int_equal(rec.seq, 0);
+    assert_true(rec.bytes == 16384.0);
+    assert_true(rec.exec_us == 2999.0);
+    assert_int_equal(rec.timing, NT_TIMING_COLLECTIVE_CPU);
+    assert_true(fabs(rec.algbw_GBps - 0.005463) < 1e-12);
+    assert_true(fabs(rec.busbw_GBps - 0.008195) < 1e-12);
+    assert_true(rec.dump_ts_us == 1796185489487424.0);
+    int n = 1;
+    while (nt_jobreader_next(r, &rec) == 1)
+        n++;
+    assert_int_equal(n, 3);
+    assert_int_equal(nt_jobreader_skipped(r), 0);
+    nt_jobreader_close(r);
+
+    char mine[2048] = "", readme[2048] = "", verbose[4096] = "";
+    cJSON *a = first_record(FIX "trainer-collective-cpu.json");
+    cJSON *b = first_record(FIX "readme-v2.30.7-record.json");
+    cJSON *c = first_record(FIX "readme-v2.30.7-verbose.json");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    int nmine = keys_of(a, "", mine, sizeof(mine));
+    assert_int_equal(keys_of(b, "", readme, sizeof(readme)), 16);
+    keys_of(c, "", verbose, sizeof(verbose));
+    /* Every key of the README's record is the trainer's... */
+    for (char *k = strtok(readme, " "); k; k = strtok(NULL, " ")) {
+        char pat[160];
+        snprintf(pat, sizeof(pat), " %s ", k);
+        assert_non_null(strstr(mine, pat));
+    }
+    /* ...and the trainer's two more are 2.30.3's: comm_name, and the timing source that the
+     * README's verbose record carries. */
+    assert_non_null(strstr(mine, " header.comm_name "));
+    assert_non_null(strstr(mine, " coll_perf.coll_timing_source "));
+    assert_non_null(strstr(verbose, " coll_perf.coll_timing_source "));
+    assert_int_equal(nmine, 18); /* the README record's 16 and those two */
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cJSON_Delete(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_bad_records_counted), cmocka_unit_test(test_sniff),
         cmocka_unit_test(test_align),             cmocka_unit_test(test_ncclt_per_iter),
         cmocka_unit_test(test_ras),               cmocka_unit_test(test_follow_completes_cut_record),
+        cmocka_unit_test(test_trainer_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
