@@ -10,7 +10,8 @@ check_fabric.py split FILE --shaped GBPS --slow DST,... [--ratio 0.7]
     on average, at most RATIO times what the others got; prints both means.
 check_fabric.py report REPORT --leaves FILE (--no-finding | --cut A,B | --rail HOST:RAIL)
     on a probe report (nettune.report/1 with the "fabric" section): every pairwise link passes
-    (links[].verdict), fabric.status is "ran" or "partial" (the budget ended the phases early:
+    (links[].verdict; a "flaky" warning, first measurement failed and retest passed, is counted
+    and tolerated: a stall of the loaded host), fabric.status is "ran" or "partial" (the budget ended the phases early:
     what ran is judged), and:
       --no-finding  no cut and no fabric check warns or fails (the groups are not compared:
                     a healthy fabric slows nothing, so nothing tells its leaves apart);
@@ -84,7 +85,15 @@ def cmd_report(a):
     doc = json.load(open(a.report))
     leaves = [frozenset(l) for l in json.load(open(a.leaves))]
     problems = []
-    bad_links = [l["id"] for l in doc.get("links", []) if l.get("verdict") != "pass"]
+    # A link that failed its first measurement and passed its retest warns "flaky": on the
+    # loaded shared cores that is a stall of the host (the first measurement ran 0.17-0.51 s
+    # against 0.16 s for its retest, 1-4 links of 56 in a fault run), which a longer budget
+    # does not absorb. Tolerated and counted; any other warning and every failure is not.
+    def flaky(l):
+        r = l.get("reasons") or []
+        return l.get("verdict") == "warn" and l.get("retested") and r and all(x.startswith("flaky at ") and "passed retest" in x for x in r)
+    flaky_links = [l["id"] for l in doc.get("links", []) if flaky(l)]
+    bad_links = [l["id"] for l in doc.get("links", []) if l.get("verdict") != "pass" and not flaky(l)]
     if bad_links:
         problems.append("pairwise links not passing: %s" % ", ".join(bad_links[:8]))
     fab = doc.get("fabric")
@@ -142,15 +151,17 @@ def cmd_report(a):
         for c in hit:
             print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
     ran = ["%s %d" % (p.get("phase"), len(p.get("rounds", []))) for p in fab.get("phases", [])]
-    print("%d links, %d pass; fabric %s in %ss (rounds: %s), groups %s" % (
-        len(doc.get("links", [])), len(doc.get("links", [])) - len(bad_links), fab.get("status"),
+    print("%d links, %d pass%s; fabric %s in %ss (rounds: %s), groups %s" % (
+        len(doc.get("links", [])), len(doc.get("links", [])) - len(bad_links) - len(flaky_links),
+        ", %d flaky (first measurement failed, retest passed: %s)" % (len(flaky_links), ", ".join(flaky_links[:4])) if flaky_links else "",
+        fab.get("status"),
         fab.get("elapsed_s"), ", ".join(ran), [sorted(g) for g in groups]))
     return problems
 
 
-def selftest_doc(groups, cuts=(), checks=(), link_verdict="pass"):
+def selftest_doc(groups, cuts=(), checks=(), link_verdict="pass", reasons=()):
     nodes = ["h%d" % i for i in range(1, 9)]
-    return {"links": [{"id": "h1-h5", "verdict": link_verdict}],
+    return {"links": [{"id": "h1-h5", "verdict": link_verdict, "retested": bool(reasons), "reasons": list(reasons)}],
             "fabric": {"status": "ran", "nodes": nodes, "rails": 2, "phases": [{"phase": "bisection", "rounds": []}],
                        "groups": groups, "cuts": list(cuts), "checks": list(checks)}}
 
@@ -167,6 +178,9 @@ def cmd_selftest(a):
         (selftest_doc(wrong, [cut]), ["--cut", "1,2"], False),
         (selftest_doc(leaves, [cut]), ["--no-finding"], False),
         (selftest_doc(leaves, link_verdict="warn"), ["--no-finding"], False),
+        (selftest_doc(leaves, link_verdict="warn", reasons=["flaky at 1 MiB: failed first measurement 0.009 GB/s, passed retest 0.025 GB/s"]), ["--no-finding"], True),
+        (selftest_doc(leaves, link_verdict="warn", reasons=["bandwidth 0.009 GB/s at 1 MiB below peers"]), ["--no-finding"], False),
+        (selftest_doc(leaves, link_verdict="fail", reasons=["flaky at 1 MiB: failed first measurement 0.009 GB/s, passed retest 0.025 GB/s"]), ["--no-finding"], False),
         (selftest_doc(swapped, [cut]), ["--cut", "1,2"], True),
         (selftest_doc(leaves, [dict(cut, status="pass")]), ["--cut", "1,2"], False),
         (selftest_doc(leaves, [cut, dict(cut, groups=[0, 0])]), ["--cut", "1,2"], False),
