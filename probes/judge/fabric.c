@@ -608,16 +608,67 @@ static void nt_rail_nodes(const nt_fab_input_t *in, const nt_alone_t *alone,
                           const nt_lflow_t *one, size_t none, const nt_fab_rules_t *ru,
                           double *v, nt_fab_result_t *res)
 {
+    /* per (rail, node) the median of its flows, by one sort: (rail, node) -> bw entries, two
+     * a flow; then the exact figures (without the node's flows) for the few candidates only */
+    size_t cells = (size_t)in->nnodes * (size_t)in->nrails, ne = 0;
+    nt_kv_t *ent = malloc((2 * (alone->n + none) + 1) * sizeof(*ent));
+    double *med = malloc((cells + 1) * sizeof(double));
+    double *all = malloc((alone->n + none + 1) * sizeof(double)); /* one rail's flows, sorted */
+    int *cnt = calloc(cells + 1, sizeof(int)), k;
+
+    for (int r = 0; r < in->nrails; r++) {
+        res->rails[r].node = -1;
+        res->rails[r].node_bw = res->rails[r].others_bw = NAN;
+    }
+    if (!ent || !med || !all || !cnt)
+        goto out;
+    for (size_t i = 0; i < alone->n; i++) {
+        uint64_t key = alone->kv[i].key;
+        uint64_t rail = key % (uint64_t)in->nrails;
+        uint64_t dst = key / (uint64_t)in->nrails % (uint64_t)in->nnodes;
+        uint64_t src = key / (uint64_t)in->nrails / (uint64_t)in->nnodes;
+        if (src == dst)
+            continue;
+        ent[ne++] = (nt_kv_t){rail * (uint64_t)in->nnodes + src, alone->kv[i].bw};
+        ent[ne++] = (nt_kv_t){rail * (uint64_t)in->nnodes + dst, alone->kv[i].bw};
+    }
+    for (size_t i = 0; i < none; i++) {
+        if (one[i].src == one[i].dst)
+            continue;
+        ent[ne++] = (nt_kv_t){(uint64_t)one[i].rail * (uint64_t)in->nnodes + (uint64_t)one[i].src,
+                              one[i].share};
+        ent[ne++] = (nt_kv_t){(uint64_t)one[i].rail * (uint64_t)in->nnodes + (uint64_t)one[i].dst,
+                              one[i].share};
+    }
+    qsort(ent, ne, sizeof(*ent), nt_cmp_kv);
+    for (size_t c = 0; c < cells; c++)
+        med[c] = NAN;
+    for (size_t i = 0; i < ne;) {
+        size_t j = i;
+        while (j < ne && ent[j].key == ent[i].key)
+            j++;
+        med[ent[i].key] = (j - i) % 2 ? ent[i + (j - i) / 2].bw
+                                      : 0.5 * (ent[i + (j - i) / 2 - 1].bw + ent[i + (j - i) / 2].bw);
+        cnt[ent[i].key] = (int)(j - i);
+        i = j;
+    }
     for (int r = 0; r < in->nrails; r++) {
         nt_fab_rail_t *rl = &res->rails[r];
         double worst = INFINITY;
-        rl->node = -1;
-        rl->node_bw = rl->others_bw = NAN;
+        nt_rail_node_median(in, alone, one, none, r, -1, 0, all, &k); /* sorts what it takes */
         for (int n = 0; n < in->nnodes; n++) {
-            int k, ko, fine = 1, other = 0;
-            double mine = nt_rail_node_median(in, alone, one, none, r, n, 1, v, &k);
-            double rest = nt_rail_node_median(in, alone, one, none, r, n, 0, v, &ko);
-            if (k < ru->min_rounds || ko < ru->min_rounds || !(mine < ru->slow_ratio * rest))
+            size_t c = (size_t)r * in->nnodes + n;
+            int ko, fine = 1, other = 0;
+            double rest;
+            /* without the node's cnt flows the median is at most the rail's value of rank
+             * (k + cnt) / 2: below the limit against that bound, or not a candidate */
+            if (cnt[c] < ru->min_rounds || !k ||
+                !(med[c] < ru->slow_ratio * all[((size_t)k + cnt[c]) / 2 < (size_t)k
+                                                   ? ((size_t)k + cnt[c]) / 2
+                                                   : (size_t)k - 1]))
+                continue;
+            rest = nt_rail_node_median(in, alone, one, none, r, n, 0, v, &ko);
+            if (ko < ru->min_rounds || !(med[c] < ru->slow_ratio * rest))
                 continue;
             for (int q = 0; q < in->nrails; q++) {
                 int kq, kqo;
@@ -631,15 +682,20 @@ static void nt_rail_nodes(const nt_fab_input_t *in, const nt_alone_t *alone,
                     fine &= mq >= ru->fast_ratio * rq;
                 }
             }
-            if (!other || !fine || !(mine / rest < worst))
+            if (!other || !fine || !(med[c] / rest < worst))
                 continue;
-            worst = mine / rest;
+            worst = med[c] / rest;
             rl->node = n;
-            rl->node_flows = k;
-            rl->node_bw = mine;
+            rl->node_flows = cnt[c];
+            rl->node_bw = med[c];
             rl->others_bw = rest;
         }
     }
+out:
+    free(ent);
+    free(med);
+    free(all);
+    free(cnt);
 }
 
 /* Each rail alone (rail_one) against the best rail, and with all rails at once (rail_all)

@@ -149,7 +149,7 @@ def cmd_report(a):
         for c in cuts:
             problems.append("judge: a cut on a fabric whose only fault is a rail: %s" % c.get("detail", c.get("groups")))
         for c in hit:
-            print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+            print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", c.get("message", ""))))
     ran = ["%s %d" % (p.get("phase"), len(p.get("rounds", []))) for p in fab.get("phases", [])]
     print("%d links, %d pass%s; fabric %s in %ss (rounds: %s), groups %s" % (
         len(doc.get("links", [])), len(doc.get("links", [])) - len(bad_links) - len(flaky_links),
