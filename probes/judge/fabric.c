@@ -775,16 +775,18 @@ out:
 /* One of several parallel links slow between groups ga and gb: a node whose own cross pairs
  * all hashed onto the fast links shows no slowed flow to the other group, and its fast votes
  * may have put it on the wrong side. A slowed flow never runs inside a group, so a node of ga
- * or gb with slowed flows to members of its own group and none to the other moves across, one
- * at a time, until none does (a group keeps at least 2 nodes). Returns the moves made. */
+ * or gb with slowed flows to members of its own group and none to the other moves across, in
+ * passes of one scan of the flows each, until none does or NT_FAB_REFINE_PASSES passes (a
+ * group keeps at least 2 nodes). Returns the moves made. */
+#define NT_FAB_REFINE_PASSES 8
 static int nt_parallel_refine(const nt_lflow_t *lf, size_t nlf, double slow, int n, int ga,
                               int gb, int *group)
 {
     int *own = malloc((size_t)n * sizeof(int)), *oth = malloc((size_t)n * sizeof(int));
     int moves = 0;
 
-    for (int pass = 0; own && oth && pass < n; pass++) {
-        int na = 0, nb = 0, x = -1;
+    for (int pass = 0; own && oth && pass < NT_FAB_REFINE_PASSES; pass++) {
+        int na = 0, nb = 0, moved = 0;
         memset(own, 0, (size_t)n * sizeof(int));
         memset(oth, 0, (size_t)n * sizeof(int));
         for (size_t i = 0; i < nlf; i++) {
@@ -800,14 +802,22 @@ static int nt_parallel_refine(const nt_lflow_t *lf, size_t nlf, double slow, int
             na += group[i] == ga;
             nb += group[i] == gb;
         }
-        for (int i = 0; i < n && x < 0; i++)
+        for (int i = 0; i < n; i++)
             if ((group[i] == ga || group[i] == gb) && own[i] > 0 && oth[i] == 0 &&
-                (group[i] == ga ? na : nb) > 2)
-                x = i;
-        if (x < 0)
+                (group[i] == ga ? na : nb) > 2) {
+                /* every such node of this pass at once: a pass costs one scan of the flows */
+                if (group[i] == ga) {
+                    na--;
+                    group[i] = gb;
+                } else {
+                    nb--;
+                    group[i] = ga;
+                }
+                moved++;
+            }
+        if (!moved)
             break;
-        group[x] = group[x] == ga ? gb : ga;
-        moves++;
+        moves += moved;
     }
     free(own);
     free(oth);
