@@ -15,9 +15,8 @@ check_fabric.py report REPORT --leaves FILE (--no-finding | --cut A,B | --rail H
     what ran is judged), and:
       --no-finding  no cut and no fabric check warns or fails (the groups are not compared:
                     a healthy fabric slows nothing, so nothing tells its leaves apart);
-    with a cut, fabric.groups are the harness's leaves (FILE, from ntc_leaves_file; as sets), with
-    a rail no group splits a leaf (a slow rail is no cut: nothing tells the leaves apart; the
-    rail's host may be a group of its own), and:
+    with a cut, fabric.groups are the harness's leaves (FILE, from ntc_leaves_file; as sets; with
+    a rail they are not compared: a slow rail is no cut, nothing tells the leaves apart), and:
       --cut A,B     a cut that warns or fails lies between the groups of leaves A and B (1-based)
                     and no other cut does;
       --rail H:R    a fabric check that warns or fails names rail R (its "rail" key or its
@@ -113,20 +112,11 @@ def cmd_report(a):
     nodes = fab.get("nodes", [])
     groups = [names(g, nodes) for g in fab.get("groups", [])]
     # A healthy fabric slows no cross traffic: nothing tells the leaves apart there; nor does
-    # a slow rail of one node (no cut): then no group may split a leaf (each group a union
-    # of leaves, as the judge's topology check has it).
-    if a.rail:
-        # the slow rail's host may be a group of its own (its flows on that rail slow against
-        # the pair's other rail alone, where the rail was not measured alone: the node's
-        # matter, listed under not judged); the other groups are taken without it
-        h = a.rail.split(":")[0]
-        for g in groups:
-            if g == frozenset([h]):
-                continue
-            for l in leaves:
-                if g & (l - {h}) and not (l - {h}) <= g:
-                    problems.append("judge: fabric.groups %s split the leaf %s" % ([sorted(x) for x in groups], sorted(l)))
-    elif not a.no_finding and sorted(map(sorted, groups)) != sorted(map(sorted, leaves)):
+    # a slow rail of one node (no cut: the spine is healthy): there the groups are what the
+    # noise of the few loaded rounds drew (with 2 rails the alone rounds took most of the 8 s:
+    # [[h1, h5], [h2, h6], [h3, h8], [h4, h7]] from 2 cuts, or one host alone), and are not
+    # compared either.
+    if not a.no_finding and not a.rail and sorted(map(sorted, groups)) != sorted(map(sorted, leaves)):
         problems.append("judge: fabric.groups %s, want the leaves %s" % ([sorted(g) for g in groups], [sorted(l) for l in leaves]))
     cuts = [c for c in fab.get("cuts", []) if c.get("status") in BAD]
     checks = [c for c in fab.get("checks", []) if c.get("status") in BAD]
@@ -201,9 +191,8 @@ def cmd_selftest(a):
         (selftest_doc(leaves, checks=[dict(rail, nodes=["h4"], detail="h4 rail 1")]), ["--rail", "h3:1"], False),
         (selftest_doc(leaves, [cut], [rail]), ["--rail", "h3:1"], False),
         (selftest_doc([leaves[0] + leaves[1]], checks=[rail]), ["--rail", "h3:1"], True),
-        (selftest_doc(wrong, checks=[rail]), ["--rail", "h3:1"], False),
-        (selftest_doc([["h1", "h2", "h4", "h5", "h6", "h7", "h8"], ["h3"]], checks=[rail]), ["--rail", "h3:1"], True),
-        (selftest_doc([["h1", "h2", "h3", "h5", "h6", "h7", "h8"], ["h4"]], checks=[rail]), ["--rail", "h3:1"], False),
+        (selftest_doc(wrong, checks=[rail]), ["--rail", "h3:1"], True),
+        (selftest_doc(wrong, checks=[dict(rail, rail=0, detail="h3 rail 0")]), ["--rail", "h3:1"], False),
         (dict(selftest_doc(leaves), fabric={"status": "skipped", "reason": "x"}), ["--no-finding"], False),
     ]
     problems = []
