@@ -71,6 +71,13 @@ typedef struct nt_fab_cut {
     double alone_bw;   /* GB/s of the same pairs alone (median) */
     double bottleneck; /* GB/s of the cross flows of one slowed round together (median) */
     int confirmed;     /* 1: a finding (the rules' min_flows and min_rounds met) */
+    /* The cross pairs (directed) measured under load in >= min_rounds rounds: those slowed in
+     * >= min_rounds rounds, and those never slowed (at full speed every time). Both sets
+     * non-empty: one of several parallel links between the groups is slow (the pairs hashed
+     * onto it), not the whole cut. */
+    int pairs, pairs_slow, pairs_fast;
+    double slow_pairs_ratio; /* the slow pairs' slowed flows: median ratio to their pair alone */
+    int parallel;            /* 1: the bimodal split above */
 } nt_fab_cut_t;
 
 /* A rail's judgement, for nodes with several rails. */
@@ -83,6 +90,12 @@ typedef struct nt_fab_rail {
     int shared;      /* 1: this rail slows only when the others run (rail_all vs rail_one) */
     int nflows;      /* its rail_one flows */
     int slow_node;   /* the node every slow flow of the rail touches, -1: none (several) */
+    /* The rail's slowest node against the same rail's other nodes, from the flows one at a
+     * time on a node's link (alone and rail_one): */
+    int node;         /* that node, -1: none judged (too few flows, or no node stands out) */
+    int node_flows;   /* its flows on this rail */
+    double node_bw;   /* GB/s, their median */
+    double others_bw; /* GB/s, the median of this rail's flows that do not touch it */
 } nt_fab_rail_t;
 
 typedef struct nt_fab_result {

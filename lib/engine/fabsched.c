@@ -405,6 +405,65 @@ static nt_status_t nt_fab_distinct(const nt_fab_schedule_t *s, uint64_t **keys, 
     return NT_OK;
 }
 
+static void nt_fab_copy_round(nt_fab_build_t *b, const nt_fab_schedule_t *from, size_t r)
+{
+    const nt_fab_round_t *lr = &from->rounds[r];
+    nt_fab_round_open(b, lr->phase, lr->est_s);
+    for (size_t f = 0; f < lr->nflows; f++) {
+        const nt_fab_flow_t *fl = &from->flows[lr->first + f];
+        nt_fab_flow_add(b, fl->src, fl->dst, fl->rail, fl->bytes);
+    }
+}
+
+/* The loaded phases' rounds into b, interleaved: each next unit from the phase that has run
+ * the smallest part of its own (ties: rails, bisection, ring, all-to-all), so that when the
+ * rounds take longer than estimated and the budget ends the run early, every phase has had
+ * its part, not the first phases all of theirs and the last none (one host's slow rail makes
+ * its alone rounds 4 times the estimate). A rail unit is a rail_all round with its rail_one
+ * rounds, one per rail (the same ring; the rail judgement compares them). */
+static nt_status_t nt_fab_interleave(const nt_fab_schedule_t *loaded, nt_fab_build_t *b)
+{
+    static const nt_fab_phase_t order[] = {NT_FAB_RAIL_ALL, NT_FAB_BISECTION, NT_FAB_RING,
+                                           NT_FAB_ALLTOALL};
+    enum { K = sizeof(order) / sizeof(order[0]) };
+    size_t total[K] = {0}, done[K] = {0}, next[K] = {0}, next_one = 0;
+    size_t nrails = loaded->phase_rounds[NT_FAB_RAIL_ALL]
+                        ? loaded->phase_rounds[NT_FAB_RAIL_ONE] /
+                              loaded->phase_rounds[NT_FAB_RAIL_ALL]
+                        : 0;
+
+    for (int k = 0; k < K; k++)
+        total[k] = loaded->phase_rounds[order[k]];
+    for (;;) {
+        int best = -1;
+        for (int k = 0; k < K; k++)
+            if (done[k] < total[k] &&
+                (best < 0 || done[k] * total[best] < done[best] * total[k]))
+                best = k;
+        if (best < 0)
+            break;
+        while (next[best] < loaded->nrounds && loaded->rounds[next[best]].phase != order[best])
+            next[best]++;
+        if (next[best] >= loaded->nrounds)
+            return NT_ERR_INVALID;
+        nt_fab_copy_round(b, loaded, next[best]++);
+        if (order[best] == NT_FAB_RAIL_ALL)
+            for (size_t r = 0; r < nrails; r++) {
+                while (next_one < loaded->nrounds &&
+                       loaded->rounds[next_one].phase != NT_FAB_RAIL_ONE)
+                    next_one++;
+                if (next_one < loaded->nrounds)
+                    nt_fab_copy_round(b, loaded, next_one++);
+            }
+        done[best]++;
+    }
+    /* rail_one rounds without their rail_all (none are built so): kept, at the end */
+    for (; next_one < loaded->nrounds; next_one++)
+        if (loaded->rounds[next_one].phase == NT_FAB_RAIL_ONE)
+            nt_fab_copy_round(b, loaded, next_one);
+    return NT_OK;
+}
+
 nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *p, nt_fab_schedule_t *out)
 {
     nt_fab_schedule_t loaded;
@@ -459,14 +518,8 @@ nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *p, nt_fab_schedu
         nt_fab_flow_add(&b, (int)(keys[i] >> 23), (int)((keys[i] >> 3) & 0xfffff),
                         (int)(keys[i] & 7), p->bytes);
     }
-    for (size_t r = 0; r < loaded.nrounds; r++) {
-        const nt_fab_round_t *lr = &loaded.rounds[r];
-        nt_fab_round_open(&b, lr->phase, lr->est_s);
-        for (size_t f = 0; f < lr->nflows; f++) {
-            const nt_fab_flow_t *fl = &loaded.flows[lr->first + f];
-            nt_fab_flow_add(&b, fl->src, fl->dst, fl->rail, fl->bytes);
-        }
-    }
+    if (nt_fab_interleave(&loaded, &b) != NT_OK)
+        b.oom = 1;
     out->loaded_pairs = nkeys;
     for (int ph = 1; ph < NT_FAB_NPHASES; ph++)
         memcpy(out->dropped[ph], loaded.dropped[ph], sizeof(out->dropped[ph]));

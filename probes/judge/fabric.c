@@ -245,6 +245,15 @@ static int nt_cmp_edge(const void *a, const void *b)
     return (x->key > y->key) - (x->key < y->key);
 }
 
+/* By key, then weight (a round index where the weight holds one). */
+static int nt_cmp_edge_w(const void *a, const void *b)
+{
+    const nt_edge_t *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->w > y->w) - (x->w < y->w);
+}
+
 /* Sort and merge edges with the same key; returns the new count. */
 static size_t nt_edges_merge(nt_edge_t *e, size_t n)
 {
@@ -392,10 +401,74 @@ static nt_status_t nt_cluster(nt_edge_t *e, size_t ne, int n, int *group)
 /* ---- cuts ---- */
 
 typedef struct {
-    int ga, gb, dir, alltoall;
+    int ga, gb, dir, alltoall, src, dst;
     size_t round;
     double bw, alone, ratio;
+    int beside; /* 1: a cross flow of its round and direction was slowed */
 } nt_xflow_t;
+
+static int nt_cmp_xpair(const void *a, const void *b)
+{
+    const nt_xflow_t *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src - y->src;
+    if (x->dst != y->dst)
+        return x->dst - y->dst;
+    return (x->round > y->round) - (x->round < y->round);
+}
+
+/* The directed cross pairs of one cut's flows p[0..n) (in round and direction order, then
+ * reordered): measured in >= min_rounds rounds; of them slowed (below slow) in >= min_rounds
+ * rounds; or never below fast and at full speed beside a slowed cross flow of the same round
+ * and direction at least once. The bimodal split of parallel links: at least min_rounds pairs
+ * of each (one bottleneck for the whole cut slows every cross flow of a round and direction
+ * alike: no pair is at full speed beside a slowed one). v has room for n. */
+static void nt_cut_pairs(nt_xflow_t *p, size_t n, const nt_fab_rules_t *ru, double slow,
+                         double fast, double *v, nt_fab_cut_t *c)
+{
+    size_t nv = 0;
+    c->pairs = c->pairs_slow = c->pairs_fast = c->parallel = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int any = 0;
+        while (j < n && p[j].round == p[i].round && p[j].dir == p[i].dir)
+            any |= p[j++].ratio < slow;
+        for (size_t q = i; q < j; q++)
+            p[q].beside = any;
+        i = j;
+    }
+    qsort(p, n, sizeof(*p), nt_cmp_xpair);
+    for (size_t i = 0; i < n;) {
+        size_t j = i, k0 = nv;
+        int rounds = 0, slowed = 0, below_fast = 0, beside = 0;
+        while (j < n && p[j].src == p[i].src && p[j].dst == p[i].dst)
+            j++;
+        for (size_t q = i; q < j; q++) {
+            int first = q == i || p[q].round != p[q - 1].round;
+            rounds += first;
+            if (p[q].ratio < slow && (first || !(p[q - 1].ratio < slow))) {
+                slowed++;
+                v[nv++] = p[q].ratio;
+            }
+            below_fast |= !(p[q].ratio >= fast);
+            beside |= p[q].beside;
+        }
+        if (rounds >= ru->min_rounds) {
+            c->pairs++;
+            if (slowed >= ru->min_rounds)
+                c->pairs_slow++;
+            else if (!below_fast && beside)
+                c->pairs_fast++;
+            if (slowed < ru->min_rounds)
+                nv = k0;
+        } else {
+            nv = k0;
+        }
+        i = j;
+    }
+    c->slow_pairs_ratio = nt_fab_median(v, nv);
+    c->parallel = c->pairs_slow >= ru->min_rounds && c->pairs_fast >= ru->min_rounds;
+}
 
 static int nt_cmp_xflow(const void *a, const void *b)
 {
@@ -410,23 +483,25 @@ static int nt_cmp_xflow(const void *a, const void *b)
 }
 
 static nt_status_t nt_cuts(const nt_lflow_t *lf, size_t n, const int *gsize,
-                           const nt_fab_rules_t *ru, double slow, nt_fab_result_t *res)
+                           const nt_fab_rules_t *ru, double slow, double fast,
+                           nt_fab_result_t *res)
 {
-    nt_xflow_t *x = malloc((n ? n : 1) * sizeof(*x));
+    nt_xflow_t *x = malloc((n ? n : 1) * sizeof(*x)), *xp = malloc((n ? n : 1) * sizeof(*xp));
     double *v1 = malloc((n ? n : 1) * sizeof(double)), *v2 = malloc((n ? n : 1) * sizeof(double));
     double *v3 = malloc((n ? n : 1) * sizeof(double)), *v4 = malloc((n ? n : 1) * sizeof(double));
     double *v5 = malloc((n ? n : 1) * sizeof(double));
     size_t nx = 0, cap = 0;
     nt_status_t st = NT_ERR_NOMEM;
 
-    if (!x || !v1 || !v2 || !v3 || !v4 || !v5)
+    if (!x || !xp || !v1 || !v2 || !v3 || !v4 || !v5)
         goto out;
     for (size_t i = 0; i < n; i++) {
         int a = res->group[lf[i].src], b = res->group[lf[i].dst];
         if (a < 0 || b < 0 || a == b || gsize[a] < 2 || gsize[b] < 2 || !isfinite(lf[i].ratio))
             continue;
-        x[nx++] = (nt_xflow_t){a < b ? a : b, a < b ? b : a, a > b, lf[i].alltoall, lf[i].round,
-                               lf[i].bw, lf[i].alone, lf[i].ratio};
+        x[nx++] = (nt_xflow_t){a < b ? a : b, a < b ? b : a, a > b, lf[i].alltoall,
+                               lf[i].src, lf[i].dst, lf[i].round, lf[i].bw, lf[i].alone,
+                               lf[i].ratio, 0};
     }
     qsort(x, nx, sizeof(*x), nt_cmp_xflow);
     for (size_t i = 0; i < nx;) {
@@ -469,7 +544,14 @@ static nt_status_t nt_cuts(const nt_lflow_t *lf, size_t n, const int *gsize,
         } else {
             c.loaded_bw = c.alone_bw = c.bottleneck = NAN;
         }
-        c.confirmed = c.nflows >= ru->min_flows && c.rounds >= ru->min_rounds;
+        memcpy(xp, x + i, (j - i) * sizeof(*xp));
+        nt_cut_pairs(xp, j - i, ru, slow, fast, v1, &c);
+        c.confirmed = c.nflows >= ru->min_flows &&
+                      (c.rounds >= ru->min_rounds || c.parallel);
+        if (c.parallel && !ns) {
+            c.loaded_bw = c.alone_bw = c.bottleneck = NAN;
+            c.flows = 0;
+        }
         if (res->ncuts == (int)cap) {
             size_t nc = cap ? 2 * cap : 4;
             nt_fab_cut_t *g = realloc(res->cuts, nc * sizeof(*g));
@@ -484,6 +566,7 @@ static nt_status_t nt_cuts(const nt_lflow_t *lf, size_t n, const int *gsize,
     st = NT_OK;
 out:
     free(x);
+    free(xp);
     free(v1);
     free(v2);
     free(v3);
@@ -493,6 +576,127 @@ out:
 }
 
 /* ---- rails ---- */
+
+/* The median of the flows of rail r (alone figures, one per pair, and rail_one flows at their
+ * fair share) that touch node (touch 1) or do not (touch 0); *k gets their count. */
+static double nt_rail_node_median(const nt_fab_input_t *in, const nt_alone_t *alone,
+                                  const nt_lflow_t *one, size_t none, int r, int node, int touch,
+                                  double *v, int *k)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < alone->n; i++) {
+        uint64_t key = alone->kv[i].key;
+        int rail = (int)(key % (uint64_t)in->nrails);
+        int dst = (int)(key / (uint64_t)in->nrails % (uint64_t)in->nnodes);
+        int src = (int)(key / (uint64_t)in->nrails / (uint64_t)in->nnodes);
+        if (rail == r && src != dst && (src == node || dst == node) == touch)
+            v[m++] = alone->kv[i].bw;
+    }
+    for (size_t i = 0; i < none; i++)
+        if (one[i].rail == r && one[i].src != one[i].dst &&
+            (one[i].src == node || one[i].dst == node) == touch)
+            v[m++] = one[i].share;
+    *k = (int)m;
+    return nt_fab_median(v, m);
+}
+
+/* Per (node, rail): a node whose flows on rail r, one at a time on its link, are slow against
+ * the same rail's other nodes (below slow_ratio of them, in >= min_rounds flows), while its
+ * other rails are at full speed against theirs (a node slow on every rail is the node's
+ * matter: the probe's node verdict), is named on rl: its rail-r NIC, cable or port. */
+static void nt_rail_nodes(const nt_fab_input_t *in, const nt_alone_t *alone,
+                          const nt_lflow_t *one, size_t none, const nt_fab_rules_t *ru,
+                          double *v, nt_fab_result_t *res)
+{
+    /* per (rail, node) the median of its flows, by one sort: (rail, node) -> bw entries, two
+     * a flow; then the exact figures (without the node's flows) for the few candidates only */
+    size_t cells = (size_t)in->nnodes * (size_t)in->nrails, ne = 0;
+    nt_kv_t *ent = malloc((2 * (alone->n + none) + 1) * sizeof(*ent));
+    double *med = malloc((cells + 1) * sizeof(double));
+    double *all = malloc((alone->n + none + 1) * sizeof(double)); /* one rail's flows, sorted */
+    int *cnt = calloc(cells + 1, sizeof(int)), k;
+
+    for (int r = 0; r < in->nrails; r++) {
+        res->rails[r].node = -1;
+        res->rails[r].node_bw = res->rails[r].others_bw = NAN;
+    }
+    if (!ent || !med || !all || !cnt)
+        goto out;
+    for (size_t i = 0; i < alone->n; i++) {
+        uint64_t key = alone->kv[i].key;
+        uint64_t rail = key % (uint64_t)in->nrails;
+        uint64_t dst = key / (uint64_t)in->nrails % (uint64_t)in->nnodes;
+        uint64_t src = key / (uint64_t)in->nrails / (uint64_t)in->nnodes;
+        if (src == dst)
+            continue;
+        ent[ne++] = (nt_kv_t){rail * (uint64_t)in->nnodes + src, alone->kv[i].bw};
+        ent[ne++] = (nt_kv_t){rail * (uint64_t)in->nnodes + dst, alone->kv[i].bw};
+    }
+    for (size_t i = 0; i < none; i++) {
+        if (one[i].src == one[i].dst)
+            continue;
+        ent[ne++] = (nt_kv_t){(uint64_t)one[i].rail * (uint64_t)in->nnodes + (uint64_t)one[i].src,
+                              one[i].share};
+        ent[ne++] = (nt_kv_t){(uint64_t)one[i].rail * (uint64_t)in->nnodes + (uint64_t)one[i].dst,
+                              one[i].share};
+    }
+    qsort(ent, ne, sizeof(*ent), nt_cmp_kv);
+    for (size_t c = 0; c < cells; c++)
+        med[c] = NAN;
+    for (size_t i = 0; i < ne;) {
+        size_t j = i;
+        while (j < ne && ent[j].key == ent[i].key)
+            j++;
+        med[ent[i].key] = (j - i) % 2 ? ent[i + (j - i) / 2].bw
+                                      : 0.5 * (ent[i + (j - i) / 2 - 1].bw + ent[i + (j - i) / 2].bw);
+        cnt[ent[i].key] = (int)(j - i);
+        i = j;
+    }
+    for (int r = 0; r < in->nrails; r++) {
+        nt_fab_rail_t *rl = &res->rails[r];
+        double worst = INFINITY;
+        nt_rail_node_median(in, alone, one, none, r, -1, 0, all, &k); /* sorts what it takes */
+        for (int n = 0; n < in->nnodes; n++) {
+            size_t c = (size_t)r * in->nnodes + n;
+            int ko, fine = 1, other = 0;
+            double rest;
+            /* without the node's cnt flows the median is at most the rail's value of rank
+             * (k + cnt) / 2: below the limit against that bound, or not a candidate */
+            if (cnt[c] < ru->min_rounds || !k ||
+                !(med[c] < ru->slow_ratio * all[((size_t)k + cnt[c]) / 2 < (size_t)k
+                                                   ? ((size_t)k + cnt[c]) / 2
+                                                   : (size_t)k - 1]))
+                continue;
+            rest = nt_rail_node_median(in, alone, one, none, r, n, 0, v, &ko);
+            if (ko < ru->min_rounds || !(med[c] < ru->slow_ratio * rest))
+                continue;
+            for (int q = 0; q < in->nrails; q++) {
+                int kq, kqo;
+                double mq, rq;
+                if (q == r)
+                    continue;
+                mq = nt_rail_node_median(in, alone, one, none, q, n, 1, v, &kq);
+                rq = nt_rail_node_median(in, alone, one, none, q, n, 0, v, &kqo);
+                if (kq && kqo) {
+                    other = 1;
+                    fine &= mq >= ru->fast_ratio * rq;
+                }
+            }
+            if (!other || !fine || !(med[c] / rest < worst))
+                continue;
+            worst = med[c] / rest;
+            rl->node = n;
+            rl->node_flows = cnt[c];
+            rl->node_bw = med[c];
+            rl->others_bw = rest;
+        }
+    }
+out:
+    free(ent);
+    free(med);
+    free(all);
+    free(cnt);
+}
 
 /* Each rail alone (rail_one) against the best rail, and with all rails at once (rail_all)
  * against itself alone. Figures are per flow at its fair share (share). */
@@ -511,7 +715,7 @@ static nt_status_t nt_rails(const nt_fab_input_t *in, const nt_alone_t *alone,
         goto out;
     st = NT_ERR_NOMEM;
     if (!(res->rails = calloc((size_t)in->nrails, sizeof(*res->rails))) ||
-        !(v = malloc((none + nall + 1) * sizeof(double))))
+        !(v = malloc((none + nall + alone->n + 1) * sizeof(double))))
         goto out;
     res->nrails = in->nrails;
     for (int r = 0; r < in->nrails; r++) {
@@ -559,12 +763,65 @@ static nt_status_t nt_rails(const nt_fab_input_t *in, const nt_alone_t *alone,
             rl->all_bw < ru->slow_ratio * rl->one_bw)
             rl->shared = 1;
     }
+    nt_rail_nodes(in, alone, one, none, ru, v, res);
     st = NT_OK;
 out:
     free(one);
     free(all);
     free(v);
     return st;
+}
+
+/* One of several parallel links slow between groups ga and gb: a node whose own cross pairs
+ * all hashed onto the fast links shows no slowed flow to the other group, and its fast votes
+ * may have put it on the wrong side. A slowed flow never runs inside a group, so a node of ga
+ * or gb with slowed flows to members of its own group and none to the other moves across, in
+ * passes of one scan of the flows each, until none does or NT_FAB_REFINE_PASSES passes (a
+ * group keeps at least 2 nodes). Returns the moves made. */
+#define NT_FAB_REFINE_PASSES 8
+static int nt_parallel_refine(const nt_lflow_t *lf, size_t nlf, double slow, int n, int ga,
+                              int gb, int *group)
+{
+    int *own = malloc((size_t)n * sizeof(int)), *oth = malloc((size_t)n * sizeof(int));
+    int moves = 0;
+
+    for (int pass = 0; own && oth && pass < NT_FAB_REFINE_PASSES; pass++) {
+        int na = 0, nb = 0, moved = 0;
+        memset(own, 0, (size_t)n * sizeof(int));
+        memset(oth, 0, (size_t)n * sizeof(int));
+        for (size_t i = 0; i < nlf; i++) {
+            int a = lf[i].src, b = lf[i].dst;
+            if (a == b || !(lf[i].ratio < slow))
+                continue;
+            if (group[b] == ga || group[b] == gb)
+                (group[b] == group[a] ? own : oth)[a]++;
+            if (group[a] == ga || group[a] == gb)
+                (group[a] == group[b] ? own : oth)[b]++;
+        }
+        for (int i = 0; i < n; i++) {
+            na += group[i] == ga;
+            nb += group[i] == gb;
+        }
+        for (int i = 0; i < n; i++)
+            if ((group[i] == ga || group[i] == gb) && own[i] > 0 && oth[i] == 0 &&
+                (group[i] == ga ? na : nb) > 2) {
+                /* every such node of this pass at once: a pass costs one scan of the flows */
+                if (group[i] == ga) {
+                    na--;
+                    group[i] = gb;
+                } else {
+                    nb--;
+                    group[i] = ga;
+                }
+                moved++;
+            }
+        if (!moved)
+            break;
+        moves += moved;
+    }
+    free(own);
+    free(oth);
+    return moves;
 }
 
 /* The votes of the loaded flows under the limits slow and fast, clustered: out->group (nodes
@@ -575,10 +832,12 @@ static nt_status_t nt_fab_groups(const nt_lflow_t *lf, size_t nlf, double slow, 
                                  nt_fab_result_t *out)
 {
     int *g = malloc((size_t)n * sizeof(int)), *ren = malloc((size_t)n * sizeof(int));
-    size_t ne = 0;
+    nt_edge_t *sl = malloc((nlf ? nlf : 1) * sizeof(*sl));
+    size_t ne = 0, nsl = 0;
+    double total = 1.0;
     nt_status_t st = NT_ERR_NOMEM;
 
-    if (!g || !ren)
+    if (!g || !ren || !sl)
         goto out;
     for (size_t i = 0; i < nlf; i++) {
         uint64_t a = (uint64_t)lf[i].src, b = (uint64_t)lf[i].dst;
@@ -587,8 +846,34 @@ static nt_status_t nt_fab_groups(const nt_lflow_t *lf, size_t nlf, double slow, 
             continue;
         w = lf[i].ratio < slow ? ru->slow_weight : lf[i].ratio >= fast ? 1.0 : 0.0;
         e[ne++] = (nt_edge_t){a < b ? a << 32 | b : b << 32 | a, w};
+        if (lf[i].ratio < slow)
+            sl[nsl++] = (nt_edge_t){a < b ? a << 32 | b : b << 32 | a, (double)lf[i].round};
     }
     ne = nt_edges_merge(e, ne);
+    /* A pair slowed in min_rounds rounds or more is never inside a group, however often it
+     * was also at full speed: with parallel links between two groups only the rounds that put
+     * two of its flows on the slow link slow it, and its fast rounds would otherwise outvote
+     * them (every pair of the groups at full speed some of the time). */
+    for (size_t i = 0; i < ne; i++)
+        total += fabs(e[i].w);
+    qsort(sl, nsl, sizeof(*sl), nt_cmp_edge_w);
+    for (size_t i = 0, q = 0; i < nsl;) {
+        size_t j = i;
+        int rounds = 0;
+        double last = -1;
+        for (; j < nsl && sl[j].key == sl[i].key; j++)
+            if (sl[j].w != last) {
+                rounds++;
+                last = sl[j].w;
+            }
+        if (rounds >= ru->min_rounds) {
+            while (q < ne && e[q].key < sl[i].key)
+                q++;
+            if (q < ne && e[q].key == sl[i].key)
+                e[q].w = -total;
+        }
+        i = j;
+    }
     if ((st = nt_cluster(e, ne, n, g)) != NT_OK)
         goto out;
     for (int i = 0; i < n; i++)
@@ -605,6 +890,7 @@ static nt_status_t nt_fab_groups(const nt_lflow_t *lf, size_t nlf, double slow, 
 out:
     free(g);
     free(ren);
+    free(sl);
     return st;
 }
 
@@ -685,8 +971,25 @@ nt_status_t nt_fab_judge(const nt_fab_input_t *in, const nt_fab_rules_t *rules,
         for (int i = 0; i < in->nnodes; i++)
             if (out->group[i] >= 0)
                 gsize[out->group[i]]++;
-        if ((st = nt_cuts(lf, nlf, gsize, &ru, slow, out)) != NT_OK)
+        if ((st = nt_cuts(lf, nlf, gsize, &ru, slow, fast, out)) != NT_OK)
             goto out;
+        for (int c = 0; c < out->ncuts; c++) {
+            if (!out->cuts[c].confirmed || !out->cuts[c].parallel ||
+                !nt_parallel_refine(lf, nlf, slow, in->nnodes, out->cuts[c].ga,
+                                    out->cuts[c].gb, out->group))
+                continue;
+            /* the sides moved: the cuts again */
+            memset(gsize, 0, (size_t)out->ngroups * sizeof(int));
+            for (int i = 0; i < in->nnodes; i++)
+                if (out->group[i] >= 0)
+                    gsize[out->group[i]]++;
+            free(out->cuts);
+            out->cuts = NULL;
+            out->ncuts = 0;
+            if ((st = nt_cuts(lf, nlf, gsize, &ru, slow, fast, out)) != NT_OK)
+                goto out;
+            break;
+        }
     }
     st = nt_rails(in, &alone, &ru, out);
 out:

@@ -158,7 +158,14 @@ static void nt_fab_cut_detail(const nt_fab_read_t *rd, const nt_fab_result_t *re
     nt_fab_group_name(rd->hosts, m, na, a, sizeof(a));
     int nb = nt_fab_members(res, rd->nnodes, c->gb, m);
     nt_fab_group_name(rd->hosts, m, nb, b, sizeof(b));
-    if (c->confirmed)
+    if (c->confirmed && c->parallel)
+        snprintf(buf, len,
+                 "between %s and %s: %d of %d cross pairs slow (%.2f of alone, slowed in %d "
+                 "rounds or more each), %d at full speed every time: one of the parallel links "
+                 "between them is slow (the pairs hashed onto it)",
+                 a, b, c->pairs_slow, c->pairs, c->slow_pairs_ratio,
+                 nt_fab_rules_default().min_rounds, c->pairs_fast);
+    else if (c->confirmed)
         snprintf(buf, len,
                  "between %s and %s: %d flow%s at once get %.2g GB/s each, %.2g alone: a shared "
                  "bottleneck of about %.2g GB/s (slowed in %d rounds, %d cross flows)",
@@ -222,6 +229,10 @@ static void nt_fab_write_cuts(cJSON *fab, cJSON *checks, cJSON *nj, const nt_fab
         nt_json_add_num(o, "loaded_bw_GBps", c->loaded_bw);
         nt_json_add_num(o, "alone_bw_GBps", c->alone_bw);
         nt_json_add_num(o, "bottleneck_GBps", c->bottleneck);
+        nt_json_add_num(o, "cross_pairs", c->pairs);
+        nt_json_add_num(o, "slow_pairs", c->pairs_slow);
+        nt_json_add_num(o, "fast_pairs", c->pairs_fast);
+        nt_json_add_bool(o, "parallel", c->parallel);
         nt_json_add_str(o, "status", "warn");
         nt_json_add_str(o, "detail", d);
         nt_judge_code_add(o, NT_FAB_CODE_CUT);
@@ -277,12 +288,31 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
     char d[400];
     if (rd->nrails < 2)
         return;
+    /* a node's slow rail, from its flows one at a time (alone rounds and rail_one) */
+    for (int r = 0; r < res->nrails; r++) {
+        const nt_fab_rail_t *rl = &res->rails[r];
+        cJSON *o;
+        if (rl->node < 0)
+            continue;
+        snprintf(d, sizeof(d),
+                 "rail %d of %s: its flows on rail %d get %.2g GB/s (median of %d, one flow at "
+                 "a time on its link), the other nodes' rail-%d flows %.2g, its other rails at "
+                 "full speed: that node's rail-%d NIC, cable or switch port",
+                 r, rd->hosts[rl->node], r, rl->node_bw, rl->node_flows, r, rl->others_bw, r);
+        if ((o = nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d))) {
+            nt_json_add_num(o, "rail", r);
+            nt_json_add_str(o, "node", rd->hosts[rl->node]);
+        }
+    }
     if (!have_rail_phases) {
         nt_fab_not_judged(nj, "rails", "no rail_all or rail_one phase in this run");
         return;
     }
     for (int r = 0; r < res->nrails; r++) {
         const nt_fab_rail_t *rl = &res->rails[r];
+        if (rl->node >= 0 && (rl->slow_node == rl->node || rl->slow_node < 0) &&
+            !(rl->one_bw < nt_fab_rules_default().slow_ratio * rl->best_bw))
+            continue; /* named above: the rail itself is not slow */
         if (!isfinite(rl->one_bw)) {
             snprintf(d, sizeof(d), "rail %d: no flow of its own (rail_one)", r);
             nt_fab_not_judged(nj, "rail", d);

@@ -10,11 +10,13 @@ check_fabric.py split FILE --shaped GBPS --slow DST,... [--ratio 0.7]
     on average, at most RATIO times what the others got; prints both means.
 check_fabric.py report REPORT --leaves FILE (--no-finding | --cut A,B | --rail HOST:RAIL)
     on a probe report (nettune.report/1 with the "fabric" section): every pairwise link passes
-    (links[].verdict), fabric.status is "ran" or "partial" (the budget ended the phases early:
+    (links[].verdict; a warning the probe calls unconfirmed, "flaky" or "not confirmed: not
+    retested", is counted and tolerated: a stall of the loaded host), fabric.status is "ran" or "partial" (the budget ended the phases early:
     what ran is judged), and:
       --no-finding  no cut and no fabric check warns or fails (the groups are not compared:
                     a healthy fabric slows nothing, so nothing tells its leaves apart);
-    with a fault, fabric.groups are the harness's leaves (FILE, from ntc_leaves_file; as sets), and:
+    with a cut, fabric.groups are the harness's leaves (FILE, from ntc_leaves_file; as sets; with
+    a rail they are not compared: a slow rail is no cut, nothing tells the leaves apart), and:
       --cut A,B     a cut that warns or fails lies between the groups of leaves A and B (1-based)
                     and no other cut does;
       --rail H:R    a fabric check that warns or fails names rail R (its "rail" key or its
@@ -83,7 +85,18 @@ def cmd_report(a):
     doc = json.load(open(a.report))
     leaves = [frozenset(l) for l in json.load(open(a.leaves))]
     problems = []
-    bad_links = [l["id"] for l in doc.get("links", []) if l.get("verdict") != "pass"]
+    # A pairwise warning the probe itself calls unconfirmed: "flaky" (failed its first
+    # measurement, passed its retest: on the loaded shared cores a stall of the host, the first
+    # measurement running 0.17-0.51 s against 0.16 s for its retest, 1-4 links of 56 in 4 of 7
+    # fault runs, which a longer budget does not absorb), or "not confirmed: not retested".
+    # Tolerated and counted; a confirmed warning (marginal again on retest) and every failure
+    # are not.
+    def flaky(l):
+        r = l.get("reasons") or []
+        return l.get("verdict") == "warn" and r and all(
+            (x.startswith("flaky at ") and "passed retest" in x) or "not confirmed: not retested" in x for x in r)
+    flaky_links = [l["id"] for l in doc.get("links", []) if flaky(l)]
+    bad_links = [l["id"] for l in doc.get("links", []) if l.get("verdict") != "pass" and not flaky(l)]
     if bad_links:
         problems.append("pairwise links not passing: %s" % ", ".join(bad_links[:8]))
     fab = doc.get("fabric")
@@ -98,8 +111,12 @@ def cmd_report(a):
         return problems
     nodes = fab.get("nodes", [])
     groups = [names(g, nodes) for g in fab.get("groups", [])]
-    # A healthy fabric slows no cross traffic: nothing tells the leaves apart there.
-    if not a.no_finding and sorted(map(sorted, groups)) != sorted(map(sorted, leaves)):
+    # A healthy fabric slows no cross traffic: nothing tells the leaves apart there; nor does
+    # a slow rail of one node (no cut: the spine is healthy): there the groups are what the
+    # noise of the few loaded rounds drew (with 2 rails the alone rounds took most of the 8 s:
+    # [[h1, h5], [h2, h6], [h3, h8], [h4, h7]] from 2 cuts, or one host alone), and are not
+    # compared either.
+    if not a.no_finding and not a.rail and sorted(map(sorted, groups)) != sorted(map(sorted, leaves)):
         problems.append("judge: fabric.groups %s, want the leaves %s" % ([sorted(g) for g in groups], [sorted(l) for l in leaves]))
     cuts = [c for c in fab.get("cuts", []) if c.get("status") in BAD]
     checks = [c for c in fab.get("checks", []) if c.get("status") in BAD]
@@ -132,17 +149,19 @@ def cmd_report(a):
         for c in cuts:
             problems.append("judge: a cut on a fabric whose only fault is a rail: %s" % c.get("detail", c.get("groups")))
         for c in hit:
-            print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", "")))
+            print("rail: %s %s %s" % (c.get("code"), c.get("status"), c.get("detail", c.get("message", ""))))
     ran = ["%s %d" % (p.get("phase"), len(p.get("rounds", []))) for p in fab.get("phases", [])]
-    print("%d links, %d pass; fabric %s in %ss (rounds: %s), groups %s" % (
-        len(doc.get("links", [])), len(doc.get("links", [])) - len(bad_links), fab.get("status"),
+    print("%d links, %d pass%s; fabric %s in %ss (rounds: %s), groups %s" % (
+        len(doc.get("links", [])), len(doc.get("links", [])) - len(bad_links) - len(flaky_links),
+        ", %d unconfirmed warnings (flaky or not retested: %s)" % (len(flaky_links), ", ".join(flaky_links[:4])) if flaky_links else "",
+        fab.get("status"),
         fab.get("elapsed_s"), ", ".join(ran), [sorted(g) for g in groups]))
     return problems
 
 
-def selftest_doc(groups, cuts=(), checks=(), link_verdict="pass"):
+def selftest_doc(groups, cuts=(), checks=(), link_verdict="pass", reasons=()):
     nodes = ["h%d" % i for i in range(1, 9)]
-    return {"links": [{"id": "h1-h5", "verdict": link_verdict}],
+    return {"links": [{"id": "h1-h5", "verdict": link_verdict, "retested": bool(reasons), "reasons": list(reasons)}],
             "fabric": {"status": "ran", "nodes": nodes, "rails": 2, "phases": [{"phase": "bisection", "rounds": []}],
                        "groups": groups, "cuts": list(cuts), "checks": list(checks)}}
 
@@ -159,6 +178,11 @@ def cmd_selftest(a):
         (selftest_doc(wrong, [cut]), ["--cut", "1,2"], False),
         (selftest_doc(leaves, [cut]), ["--no-finding"], False),
         (selftest_doc(leaves, link_verdict="warn"), ["--no-finding"], False),
+        (selftest_doc(leaves, link_verdict="warn", reasons=["flaky at 1 MiB: failed first measurement 0.009 GB/s, passed retest 0.025 GB/s"]), ["--no-finding"], True),
+        (selftest_doc(leaves, link_verdict="warn", reasons=["bandwidth 0.009 GB/s at 1 MiB below peers"]), ["--no-finding"], False),
+        (selftest_doc(leaves, link_verdict="warn", reasons=["at 1 MiB: 0.0243 GB/s, below 93% of the population median 0.0265 GB/s (56 links); not confirmed: not retested"]), ["--no-finding"], True),
+        (selftest_doc(leaves, link_verdict="warn", reasons=["at 1 MiB: 0.0214 GB/s, below 93% of the population median 0.0253 GB/s (56 links); marginal, again on retest (0.0214 then 0.0215 GB/s)"]), ["--no-finding"], False),
+        (selftest_doc(leaves, link_verdict="fail", reasons=["flaky at 1 MiB: failed first measurement 0.009 GB/s, passed retest 0.025 GB/s"]), ["--no-finding"], False),
         (selftest_doc(swapped, [cut]), ["--cut", "1,2"], True),
         (selftest_doc(leaves, [dict(cut, status="pass")]), ["--cut", "1,2"], False),
         (selftest_doc(leaves, [cut, dict(cut, groups=[0, 0])]), ["--cut", "1,2"], False),
@@ -166,6 +190,9 @@ def cmd_selftest(a):
         (selftest_doc(leaves, checks=[rail]), ["--rail", "h3:1"], True),
         (selftest_doc(leaves, checks=[dict(rail, nodes=["h4"], detail="h4 rail 1")]), ["--rail", "h3:1"], False),
         (selftest_doc(leaves, [cut], [rail]), ["--rail", "h3:1"], False),
+        (selftest_doc([leaves[0] + leaves[1]], checks=[rail]), ["--rail", "h3:1"], True),
+        (selftest_doc(wrong, checks=[rail]), ["--rail", "h3:1"], True),
+        (selftest_doc(wrong, checks=[dict(rail, rail=0, detail="h3 rail 0")]), ["--rail", "h3:1"], False),
         (dict(selftest_doc(leaves), fabric={"status": "skipped", "reason": "x"}), ["--no-finding"], False),
     ]
     problems = []

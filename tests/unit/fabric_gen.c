@@ -84,7 +84,7 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
     size_t n = b->n - first, cells = (size_t)g->nodes * g->rails;
     int *od = calloc(cells, sizeof(int)), *id = calloc(cells, sizeof(int));
     size_t lp = (size_t)g->leaves * g->leaves;
-    double *demand = calloc(lp, sizeof(double));
+    double *demand = calloc(lp, sizeof(double)), *pdemand = calloc(lp, sizeof(double));
     nt_fab_flow_t *f = b->f + first;
 
     for (size_t i = 0; i < n; i++) {
@@ -102,8 +102,11 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
         if (ph == NT_FAB_RAIL_ALL && f[i].rail == g->shared_rail)
             rate *= 0.5;
         f[i].bw_GBps = rate;
-        if (nt_leaf(g, f[i].src) != nt_leaf(g, f[i].dst))
+        if (nt_leaf(g, f[i].src) != nt_leaf(g, f[i].dst)) {
             demand[(size_t)nt_leaf(g, f[i].src) * g->leaves + nt_leaf(g, f[i].dst)] += rate;
+            if (f[i].dst % 2 == 0)
+                pdemand[(size_t)nt_leaf(g, f[i].src) * g->leaves + nt_leaf(g, f[i].dst)] += rate;
+        }
     }
     double total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -111,6 +114,9 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
         if (g->cut_GBps > 0 && nt_leaf(g, f[i].src) != nt_leaf(g, f[i].dst) &&
             demand[k] > g->cut_GBps)
             f[i].bw_GBps *= g->cut_GBps / demand[k];
+        if (g->parallel_GBps > 0 && nt_leaf(g, f[i].src) != nt_leaf(g, f[i].dst) &&
+            f[i].dst % 2 == 0 && pdemand[k] > g->parallel_GBps)
+            f[i].bw_GBps *= g->parallel_GBps / pdemand[k];
         total += f[i].bw_GBps;
     }
     for (size_t i = 0; i < n; i++) {
@@ -126,6 +132,7 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
     free(od);
     free(id);
     free(demand);
+    free(pdemand);
 }
 
 int nt_fabgen_input(const nt_fabgen_t *g, nt_fab_input_t *in)

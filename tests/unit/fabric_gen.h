@@ -20,6 +20,9 @@ typedef struct nt_fabgen {
     double slow_factor;    /* 0.4 */
     int shared_rail;       /* a rail at half its rate while all rails run (rail_all): it shares
                             * a link with another rail; -1: none */
+    double parallel_GBps;  /* two parallel links each direction between two leaves, one of
+                            * them at this rate (the other unlimited); the pairs to an even
+                            * node index are hashed onto it; 0: none */
     double noise;          /* sigma of the log-normal noise of every figure (0.1: 10 %) */
     int bisections, rings; /* rounds of each loaded phase */
     int alltoall;          /* 1: one all-to-all round */

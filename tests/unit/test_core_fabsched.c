@@ -87,6 +87,35 @@ static void check_rings(const nt_fab_schedule_t *s, int n, nt_fab_phase_t ph)
     free(succ);
 }
 
+/* Alone rounds first; then the loaded phases interleaved: each of them starts within the
+ * first four rounds, and half way through the loaded rounds each phase of 4 rounds or more has
+ * run between a quarter and three quarters of its own (a budget that ends the run early
+ * leaves every phase its part). */
+static void check_interleaved(const nt_fab_schedule_t *s)
+{
+    size_t first_loaded = 0, seen[NT_FAB_NPHASES] = {0}, start[NT_FAB_NPHASES];
+    for (int ph = 0; ph < NT_FAB_NPHASES; ph++)
+        start[ph] = SIZE_MAX;
+    while (first_loaded < s->nrounds && s->rounds[first_loaded].phase == NT_FAB_ALONE)
+        first_loaded++;
+    for (size_t r = first_loaded; r < s->nrounds; r++) {
+        assert_int_not_equal(s->rounds[r].phase, NT_FAB_ALONE);
+        if (start[s->rounds[r].phase] == SIZE_MAX)
+            start[s->rounds[r].phase] = r - first_loaded;
+        if (r - first_loaded < (s->nrounds - first_loaded) / 2)
+            seen[s->rounds[r].phase]++;
+    }
+    for (int ph = NT_FAB_BISECTION; ph <= NT_FAB_RAIL_ALL; ph++) {
+        if (!s->phase_rounds[ph])
+            continue;
+        assert_true(start[ph] < 4 + (size_t)NT_FAB_MAX_RAILS);
+        if (s->phase_rounds[ph] >= 4) {
+            assert_true(4 * seen[ph] >= s->phase_rounds[ph]);
+            assert_true(4 * seen[ph] <= 3 * s->phase_rounds[ph]);
+        }
+    }
+}
+
 static void test_shapes(void **state)
 {
     (void)state;
@@ -101,9 +130,7 @@ static void test_shapes(void **state)
         assert_string_equal(s.dropped[NT_FAB_RAIL_ALL], "one rail per node");
         check_bisection(&s, n);
         check_rings(&s, n, NT_FAB_RING);
-        /* Phases come in order, alone first. */
-        for (size_t r = 1; r < s.nrounds; r++)
-            assert_true(s.rounds[r - 1].phase <= s.rounds[r].phase);
+        check_interleaved(&s);
         nt_fab_schedule_destroy(&s);
     }
 }
@@ -164,24 +191,26 @@ static void test_rails(void **state)
 {
     nt_fab_sched_params_t p = params(6, 2, 60, 11);
     nt_fab_schedule_t s;
-    size_t all_first = 0, one = 0;
+    size_t last_all = 0, one = 0;
     (void)state;
     assert_int_equal(nt_fab_schedule_create(&p, &s), NT_OK);
     assert_int_equal(s.phase_rounds[NT_FAB_RAIL_ALL], 4);
     assert_int_equal(s.phase_rounds[NT_FAB_RAIL_ONE], 8);
     check_rings(&s, 6, NT_FAB_RAIL_ONE);
-    for (size_t r = 0; r < s.nrounds; r++)
-        if (s.rounds[r].phase == NT_FAB_RAIL_ALL) {
-            assert_int_equal(s.rounds[r].nflows, 12);
-            if (!all_first)
-                all_first = r;
-        }
+    check_interleaved(&s);
+    /* each rail_all round is followed by its ring on each rail alone, rail 0 first */
     for (size_t r = 0; r < s.nrounds; r++) {
         const nt_fab_round_t *rd = &s.rounds[r];
         const nt_fab_round_t *ra;
+        if (rd->phase == NT_FAB_RAIL_ALL) {
+            assert_int_equal(rd->nflows, 12);
+            assert_int_equal(one % 2, 0);
+            last_all = r;
+        }
         if (rd->phase != NT_FAB_RAIL_ONE)
             continue;
-        ra = &s.rounds[all_first + one / 2];
+        assert_true(r == last_all + 1 + one % 2);
+        ra = &s.rounds[last_all];
         for (size_t f = 0; f < rd->nflows; f++) {
             const nt_fab_flow_t *fl = &s.flows[rd->first + f];
             int found = 0;
