@@ -53,7 +53,10 @@ pass=0; fail=0; failed=""; skipped=0; xfail=0; xfailed=""
 # of the judge, measured with the fabric judge merged in, not of the harness). Such a case
 # whose only failed assertions are the judge's prints XFAIL with its findings and does not fail
 # the suite; NTC_STRICT=1 makes it fail.
-declare -A KNOWN=()
+declare -A KNOWN=(
+    [spine-one-slow]="the judge's grouping found the leaves in 7 of 9 runs here (one run stuck in a local optimum of its search, one with too few cuts on a loaded machine); test-cluster-long (--long) runs it strict"
+)
+[ $LONG = 1 ] && NTC_STRICT=${NTC_STRICT:-1}
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 ok() { pass=$((pass + 1)); echo "ok   [$(since "$T_ALL")] $1"; }
