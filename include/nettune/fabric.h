@@ -11,38 +11,28 @@
 
 #include <cjson/cJSON.h>
 
+#include "nettune/fabsched.h" /* nt_fab_phase_t and its names: one table for writer and judge */
 #include "nettune/ibtopo.h"
 #include "nettune/status.h"
 
-/* The phases of the fabric section ("phase" of a phases[] entry). */
-typedef enum nt_fab_phase {
-    NT_FAB_ALONE = 0,
-    NT_FAB_BISECTION,
-    NT_FAB_ALLTOALL,
-    NT_FAB_RING,
-    NT_FAB_RAIL_ALL,
-    NT_FAB_RAIL_ONE,
-    NT_FAB_NPHASES
-} nt_fab_phase_t;
-
-/* One flow: src and dst are node indices, rail a rail index; bw in GB/s (1e9 B/s), NaN when
- * the flow failed (no figure). */
-typedef struct nt_fab_flow {
+/* One measured flow (the scheduled one is fabsched.h's nt_fab_flow_t): src and dst are node
+ * indices, rail a rail index; bw in GB/s (1e9 B/s), NaN when the flow failed (no figure). */
+typedef struct nt_fab_mflow {
     int src, dst, rail;
     double bw_GBps;
-} nt_fab_flow_t;
+} nt_fab_mflow_t;
 
-/* One round: the flows [first, first + n) of the flow array, run at the same time. */
-typedef struct nt_fab_round {
+/* One measured round: the flows [first, first + n) of the flow array, run at the same time. */
+typedef struct nt_fab_mround {
     nt_fab_phase_t phase;
     size_t first, n;
-} nt_fab_round_t;
+} nt_fab_mround_t;
 
 typedef struct nt_fab_input {
     int nnodes, nrails;
-    const nt_fab_flow_t *flows;
+    const nt_fab_mflow_t *flows;
     size_t nflows;
-    const nt_fab_round_t *rounds;
+    const nt_fab_mround_t *rounds;
     size_t nrounds;
 } nt_fab_input_t;
 

@@ -88,7 +88,7 @@ static nt_status_t nt_alone_build(const nt_fab_input_t *in, nt_alone_t *a)
         if (in->rounds[r].phase != NT_FAB_ALONE)
             continue;
         for (size_t i = 0; i < in->rounds[r].n; i++) {
-            const nt_fab_flow_t *f = &in->flows[in->rounds[r].first + i];
+            const nt_fab_mflow_t *f = &in->flows[in->rounds[r].first + i];
             if (isfinite(f->bw_GBps) && f->bw_GBps > 0)
                 a->kv[n++] = (nt_kv_t){nt_fab_key(in, f->src, f->dst, f->rail), f->bw_GBps};
         }
@@ -169,8 +169,8 @@ static nt_status_t nt_lflows_build(const nt_fab_input_t *in, const nt_alone_t *a
         return NT_ERR_NOMEM;
     }
     for (size_t r = 0; r < in->nrounds; r++) {
-        const nt_fab_round_t *rd = &in->rounds[r];
-        const nt_fab_flow_t *f = in->flows + rd->first;
+        const nt_fab_mround_t *rd = &in->rounds[r];
+        const nt_fab_mflow_t *f = in->flows + rd->first;
         if (!(mask & (1u << rd->phase)))
             continue;
         for (size_t i = 0; i < rd->n; i++) {
@@ -918,7 +918,7 @@ nt_status_t nt_fab_judge(const nt_fab_input_t *in, const nt_fab_rules_t *rules,
             return NT_ERR_INVALID;
     }
     for (size_t i = 0; i < in->nflows; i++) {
-        const nt_fab_flow_t *f = &in->flows[i];
+        const nt_fab_mflow_t *f = &in->flows[i];
         if (f->src < 0 || f->src >= in->nnodes || f->dst < 0 || f->dst >= in->nnodes ||
             f->rail < 0 || f->rail >= in->nrails)
             return NT_ERR_INVALID;

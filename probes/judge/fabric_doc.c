@@ -9,12 +9,6 @@
 #include "judge_int.h"
 #include "nettune/fabric.h"
 
-/* The phase names of the contract, by nt_fab_phase_t. */
-static const char *const nt_fab_phase_names[NT_FAB_NPHASES] = {
-    [NT_FAB_ALONE] = "alone",         [NT_FAB_BISECTION] = "bisection",
-    [NT_FAB_ALLTOALL] = "alltoall",   [NT_FAB_RING] = "ring",
-    [NT_FAB_RAIL_ALL] = "rail_all",   [NT_FAB_RAIL_ONE] = "rail_one"};
-
 /* The check table rows of the fabric judge (include/nettune/checks.def). */
 #define NT_FAB_CODE_CUT "NT-FAB-201"
 #define NT_FAB_CODE_RAIL_SLOW "NT-FAB-202"
@@ -26,15 +20,15 @@ static const char *const nt_fab_phase_names[NT_FAB_NPHASES] = {
 static int nt_fab_phase_of(const char *s)
 {
     for (int i = 0; s && i < NT_FAB_NPHASES; i++)
-        if (strcmp(s, nt_fab_phase_names[i]) == 0)
+        if (strcmp(s, nt_fab_phase_name((nt_fab_phase_t)i)) == 0)
             return i;
     return -1;
 }
 
 typedef struct {
-    nt_fab_flow_t *flows;
+    nt_fab_mflow_t *flows;
     size_t nflows, capf;
-    nt_fab_round_t *rounds;
+    nt_fab_mround_t *rounds;
     size_t nrounds, capr;
     const char **hosts;
     int nnodes, nrails;
@@ -88,24 +82,24 @@ static nt_status_t nt_fab_read(const cJSON *fab, nt_fab_read_t *r)
                     bw = NAN;
                 if (r->nflows == r->capf) {
                     size_t n = r->capf ? 2 * r->capf : 64;
-                    nt_fab_flow_t *g = realloc(r->flows, n * sizeof(*g));
+                    nt_fab_mflow_t *g = realloc(r->flows, n * sizeof(*g));
                     if (!g)
                         return NT_ERR_NOMEM;
                     r->flows = g;
                     r->capf = n;
                 }
-                r->flows[r->nflows++] = (nt_fab_flow_t){src, dst, rail, bw};
+                r->flows[r->nflows++] = (nt_fab_mflow_t){src, dst, rail, bw};
             }
             if (r->nrounds == r->capr) {
                 size_t n = r->capr ? 2 * r->capr : 16;
-                nt_fab_round_t *g = realloc(r->rounds, n * sizeof(*g));
+                nt_fab_mround_t *g = realloc(r->rounds, n * sizeof(*g));
                 if (!g)
                     return NT_ERR_NOMEM;
                 r->rounds = g;
                 r->capr = n;
             }
             r->rounds[r->nrounds++] =
-                (nt_fab_round_t){(nt_fab_phase_t)phase, first, r->nflows - first};
+                (nt_fab_mround_t){(nt_fab_phase_t)phase, first, r->nflows - first};
         }
     }
     return NT_OK;

@@ -57,9 +57,9 @@ static void nt_gen_perm(int *p, int n, unsigned *s)
 }
 
 typedef struct {
-    nt_fab_flow_t *f;
+    nt_fab_mflow_t *f;
     size_t n, cap;
-    nt_fab_round_t *r;
+    nt_fab_mround_t *r;
     size_t nr, capr;
 } nt_gen_buf_t;
 
@@ -69,7 +69,7 @@ static void nt_gen_flow(nt_gen_buf_t *b, int src, int dst, int rail)
         b->cap = b->cap ? 2 * b->cap : 256;
         b->f = realloc(b->f, b->cap * sizeof(*b->f));
     }
-    b->f[b->n++] = (nt_fab_flow_t){src, dst, rail, 0};
+    b->f[b->n++] = (nt_fab_mflow_t){src, dst, rail, 0};
 }
 
 static int nt_leaf(const nt_fabgen_t *g, int i)
@@ -85,7 +85,7 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
     int *od = calloc(cells, sizeof(int)), *id = calloc(cells, sizeof(int));
     size_t lp = (size_t)g->leaves * g->leaves;
     double *demand = calloc(lp, sizeof(double)), *pdemand = calloc(lp, sizeof(double));
-    nt_fab_flow_t *f = b->f + first;
+    nt_fab_mflow_t *f = b->f + first;
 
     for (size_t i = 0; i < n; i++) {
         od[(size_t)f[i].src * g->rails + f[i].rail]++;
@@ -128,7 +128,7 @@ static void nt_gen_round(const nt_fabgen_t *g, nt_gen_buf_t *b, size_t first, nt
         b->capr = b->capr ? 2 * b->capr : 32;
         b->r = realloc(b->r, b->capr * sizeof(*b->r));
     }
-    b->r[b->nr++] = (nt_fab_round_t){ph, first, n};
+    b->r[b->nr++] = (nt_fab_mround_t){ph, first, n};
     free(od);
     free(id);
     free(demand);
@@ -248,7 +248,7 @@ cJSON *nt_fabgen_doc(const nt_fabgen_t *g)
         rd = cJSON_CreateObject();
         flows = cJSON_AddArrayToObject(rd, "flows");
         for (size_t i = 0; i < in.rounds[r].n; i++) {
-            const nt_fab_flow_t *f = &in.flows[in.rounds[r].first + i];
+            const nt_fab_mflow_t *f = &in.flows[in.rounds[r].first + i];
             cJSON *o = cJSON_CreateObject();
             cJSON_AddNumberToObject(o, "src", f->src);
             cJSON_AddNumberToObject(o, "dst", f->dst);

@@ -286,8 +286,8 @@ static void test_shared_rail(void **state)
 /* Loaded flows with no pair alone: not judged with the reason, no groups. */
 static void test_no_alone_not_judged(void **state)
 {
-    nt_fab_flow_t f[] = {{0, 1, 0, 2.0}, {1, 0, 0, 2.0}, {2, 3, 0, 2.0}, {3, 2, 0, 2.0}};
-    nt_fab_round_t rd[] = {{NT_FAB_BISECTION, 0, 4}};
+    nt_fab_mflow_t f[] = {{0, 1, 0, 2.0}, {1, 0, 0, 2.0}, {2, 3, 0, 2.0}, {3, 2, 0, 2.0}};
+    nt_fab_mround_t rd[] = {{NT_FAB_BISECTION, 0, 4}};
     nt_fab_input_t in = {4, 1, f, 4, rd, 1};
     nt_fab_result_t r;
     (void)state;
