@@ -96,25 +96,6 @@ int nt_watch_node_settings(cJSON *s);
 int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *not_judged,
                         nt_watch_outcome_t *out, char *slow_comms);
 
-/* Who a finding names: host "" and rank/pid -1 when it names none. */
-typedef struct {
-    const char *comm_id, *comm_name, *host;
-    int rank;
-    long pid;
-} nt_watch_who_t;
-
-/* nt_watch_finding_add - appends one finding to arr: code, check and category from the check
- * table's row for `code` (include/nettune/checks.def), status "warn" or "fail", who, the
- * verdict (what and where), the reason (the evidence) and the row's action. Returns the
- * object, for the caller's own figures, or NULL when out of memory or the code has no row. */
-cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status, nt_watch_who_t w,
-                            const char *verdict, const char *reason);
-
-/* nt_watch_not_judged_add - appends {"check", "comm_id" (null when comm is NULL), "reason"}
- * to arr, the reason printf-style (cut at 511 bytes). Returns 0, or -1 when out of memory. */
-int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 /* The --report comparison (model.c). */
 typedef struct nt_watch_model nt_watch_model_t;
 
