@@ -37,7 +37,7 @@ static const struct {
     int onset_tries;             /* alarms of a series tested against its peers */
     double onset_min_excess_us;  /* a drop costs each call at least this much time */
 } nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10,
-              3, 12, 0.50, 1000, 0.50, 8, 4, 2000};
+              3, 12, 0.50, 1000, 0.33, 8, 4, 2000};
 
 cJSON *nt_watch_settings(size_t window)
 {
