@@ -14,8 +14,8 @@ endif
 # test-cluster-long (tests/cluster/module.mk) runs the --long variant: it needs the trainer.
 test-cluster-long: $(if $(filter 1,$(HAVE_MPI)),$(WATCH_CLUSTER_TRAINER))
 
-# In make test (about 55-75 s): healthy stretches name nobody since the straggler needs the
-# others' wait in each of its latest blocks of calls (0 alarms in 5 suite runs and in 142
+# In make test (about 50-75 s): healthy stretches name nobody since the straggler needs the
+# others' wait in each of its latest blocks of calls (0 alarms in 7 suite runs and in 142
 # documents judged again from 10 healthy recordings; before, 2 of 13 stretches of a --long
 # run and 1 of those documents named a healthy rank).
 TEST_TARGETS += test-watch-cluster
