@@ -28,7 +28,16 @@ static const struct {
     double onset_clip;           /* one call moves the sum by at most this many sigmas */
     double onset_min_sigma;      /* the sigma used is at least this share of the baseline */
     double onset_min_drop;       /* the mean after the onset is at least this share lower */
-} nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10};
+    int straggler_blocks;        /* the latest complete calls cut into this many blocks... */
+    int straggler_block_calls;   /* ...of this many calls: the rank holds the others' wait... */
+    double straggler_block_share; /* ...by more than this share in every block... */
+    double straggler_block_wait_us; /* ...and at least this much of it in every block */
+    double onset_peer_ratio;     /* its level after / before is at most this share of its peers' */
+    int onset_persist_calls;     /* the latest this many calls are below the baseline too */
+    int onset_tries;             /* alarms of a series tested against its peers */
+    double onset_min_excess_us;  /* a drop costs each call at least this much time */
+} nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10,
+              3, 12, 0.50, 1000, 0.33, 8, 4, 2000};
 
 cJSON *nt_watch_settings(size_t window)
 {
@@ -42,17 +51,35 @@ cJSON *nt_watch_settings(size_t window)
         !cJSON_AddNumberToObject(s, "straggler_recent_calls", nt_rules.straggler_recent) ||
         !cJSON_AddNumberToObject(s, "straggler_fresh_calls", nt_rules.straggler_fresh) ||
         !cJSON_AddNumberToObject(s, "straggler_fresh_votes", nt_rules.straggler_fresh_votes) ||
+        !cJSON_AddNumberToObject(s, "straggler_blocks", nt_rules.straggler_blocks) ||
+        !cJSON_AddNumberToObject(s, "straggler_block_calls", nt_rules.straggler_block_calls) ||
+        !cJSON_AddNumberToObject(s, "straggler_block_share", nt_rules.straggler_block_share) ||
+        !cJSON_AddNumberToObject(s, "straggler_block_wait_us", nt_rules.straggler_block_wait_us) ||
         !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_rules.hang_min_lag) ||
         !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_rules.hang_min_dumps) ||
         !cJSON_AddNumberToObject(s, "onset_baseline_calls", nt_rules.onset_baseline) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_k", nt_rules.onset_k) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_h", nt_rules.onset_h) ||
         !cJSON_AddNumberToObject(s, "onset_min_drop", nt_rules.onset_min_drop) ||
+        !cJSON_AddNumberToObject(s, "onset_peer_ratio", nt_rules.onset_peer_ratio) ||
+        !cJSON_AddNumberToObject(s, "onset_persist_calls", nt_rules.onset_persist_calls) ||
+        !cJSON_AddNumberToObject(s, "onset_min_excess_us", nt_rules.onset_min_excess_us) ||
         nt_watch_node_settings(s) < 0) {
         cJSON_Delete(s);
         return NULL;
     }
     return s;
+}
+
+/* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
+ * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
+static double nt_watch_dump_interval_us(const nt_jobrank_t *r)
+{
+    double every = NAN;
+    for (int i = 1; i < r->ndumps; i++)
+        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every))
+            every = r->dumps_us[i - 1] - r->dumps_us[i];
+    return every;
 }
 
 static nt_watch_who_t nt_watch_who_rank(const nt_jobcomm_t *c, int rank)
@@ -121,6 +148,33 @@ static const nt_jobcomm_t *nt_watch_slow_comm_of(const nt_jobalign_t *a, const c
     return NULL;
 }
 
+/* The confirmation of a straggler: the latest straggler_blocks blocks of straggler_block_calls
+ * complete calls each (of the n in `arg`/`wait`, oldest first: the rank that arrived last in
+ * each call, -1 when the call did not vote, and the others' wait in us) must each give rank
+ * `best` more than straggler_block_share of their wait and at least straggler_block_wait_us of
+ * it. A rank that computes longer delays every step by its excess; on shared cores a healthy
+ * rank woken late now and then collects the wait of a few steps (measured on the namespace
+ * cluster: 51% of the others' wait over 16 steps, 453 ms, held by a healthy rank, the wait
+ * falling in a few calls). Returns -1 when every block confirms, else the index (0 = the
+ * latest) of the first block that does not, or that is missing. */
+static int nt_watch_straggler_blocks(const int *arg, const double *wait, int n, int best)
+{
+    for (int b = 0; b < nt_rules.straggler_blocks; b++) {
+        int hi = n - b * nt_rules.straggler_block_calls, lo = hi - nt_rules.straggler_block_calls;
+        if (lo < 0)
+            return b;
+        double mine = 0, all = 0;
+        for (int i = lo; i < hi; i++) {
+            all += wait[i];
+            mine += arg[i] == best ? wait[i] : 0;
+        }
+        if (!(mine > nt_rules.straggler_block_share * all) ||
+            mine < nt_rules.straggler_block_wait_us)
+            return b;
+    }
+    return -1;
+}
+
 static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *c,
                                     const char *slow, cJSON *findings, cJSON *nj,
                            nt_watch_outcome_t *out)
@@ -132,19 +186,24 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
     int *votes = calloc((size_t)c->nranks, sizeof(int)), *fresh = calloc((size_t)c->nranks, sizeof(int));
     double *wait = calloc((size_t)c->nranks, sizeof(double));
     double *inside = calloc((size_t)c->nranks, sizeof(double)); /* time spent in the calls */
-    if (!votes || !wait || !inside || !fresh) {
+    /* Span sized: each complete call's rank that arrived last (-1: no vote) and its wait. */
+    size_t span = c->window < (size_t)nt_rules.straggler_recent ? c->window
+                                                                 : (size_t)nt_rules.straggler_recent;
+    int *call_arg = malloc(span * sizeof(int));
+    double *call_wait = malloc(span * sizeof(double));
+    if (!votes || !wait || !inside || !fresh || !call_arg || !call_wait) {
         free(votes);
         free(fresh);
         free(wait);
         free(inside);
+        free(call_arg);
+        free(call_wait);
         return -1;
     }
     int complete = 0, voting = 0;
     double spread_sum = 0, wait_sum = 0, since_us = INFINITY;
     /* The latest calls only: a rank that became a straggler mid-job is named within a few
      * steps, and one that stopped being one is no longer named. */
-    size_t span = c->window < (size_t)nt_rules.straggler_recent ? c->window
-                                                                 : (size_t)nt_rules.straggler_recent;
     uint64_t lo = c->max_seq + 1 > span ? c->max_seq + 1 - span : 0;
     for (uint64_t s = lo; c->any_seq && s <= c->max_seq; s++) {
         const nt_jobcall_t *k = nt_jobcomm_call(c, s);
@@ -153,6 +212,8 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
         if (!k || k->nseen < c->nranks || nt_jobcall_spread(c, k, &mn, &mx, &arg) < c->nranks ||
             !isfinite(mx) || mx <= 0)
             continue;
+        call_arg[complete] = -1;
+        call_wait[complete] = 0;
         complete++;
         if (k->dump_ts_us < since_us)
             since_us = k->dump_ts_us;
@@ -164,6 +225,8 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
             spread_sum += (mx - mn) / mx;
             wait[arg] += mx - mn;
             wait_sum += mx - mn;
+            call_arg[complete - 1] = arg;
+            call_wait[complete - 1] = mx - mn;
             fresh[arg] += s + (uint64_t)nt_rules.straggler_fresh > c->max_seq;
         }
     }
@@ -178,6 +241,7 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
         if (inside[i] < inside[least])
             least = i;
     }
+    int weak = nt_watch_straggler_blocks(call_arg, call_wait, complete, best);
     int rc = 0;
     if (complete < nt_rules.straggler_min_complete)
         rc = nt_watch_not_judged_add(nj, "watch_straggler", c->id,
@@ -188,7 +252,7 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
      * because it computed longer spends the least: the last test tells compute from network. */
     /* A rank that stopped being waited for (a slow link nearby that was repaired) is not named
      * on what the older calls of the span say. */
-    else if (fresh[best] < nt_rules.straggler_fresh_votes)
+    else if (fresh[best] < nt_rules.straggler_fresh_votes || weak >= 0)
         ;
     else if (votes[best] >= nt_rules.straggler_min_calls &&
              wait[best] > nt_rules.straggler_share * wait_sum && least == best &&
@@ -202,7 +266,7 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
     else if (votes[best] >= nt_rules.straggler_min_calls &&
              wait[best] > nt_rules.straggler_share * wait_sum && least == best &&
              nt_watch_least_everywhere(a, c, best, since_us)) {
-        char verdict[512], reason[512];
+        char verdict[512], reason[1024];
         const nt_jobrank_t *r = &c->ranks[best];
         snprintf(verdict, sizeof(verdict),
                  "rank %d (host %s, pid %ld) is a straggler: compute side (GPU, CPU or data "
@@ -211,12 +275,14 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
         snprintf(reason, sizeof(reason),
                  "its exec time is the shortest in %d of the latest %d calls of communicator %s "
                  "whose ranks differ by %.0f%% or more (mean spread %.0f%%), and those calls "
-                 "hold %.0f%% of the others' wait (%.1f ms); its time inside the calls, of this "
+                 "hold %.0f%% of the others' wait (%.1f ms), more than %.0f%% in each of the "
+                 "latest %d blocks of %d calls; its time inside the calls, of this "
                  "and of its other communicators, is the least of the ranks: the other ranks "
                  "wait for it inside the call",
                  votes[best], complete, c->id, nt_rules.straggler_min_spread * 100,
                  voting ? spread_sum / voting * 100 : 0.0, wait[best] / wait_sum * 100,
-                 wait[best] / 1e3);
+                 wait[best] / 1e3, nt_rules.straggler_block_share * 100, nt_rules.straggler_blocks,
+                 nt_rules.straggler_block_calls);
         cJSON *f = nt_watch_finding_add(findings, "NT-JOB-201", "warn", nt_watch_who_rank(c, best),
                                          verdict, reason);
         if (!f || !cJSON_AddStringToObject(f, "side", "compute") ||
@@ -229,18 +295,9 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
     free(fresh);
     free(wait);
     free(inside);
+    free(call_arg);
+    free(call_wait);
     return rc;
-}
-
-/* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
- * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
-static double nt_watch_dump_interval_us(const nt_jobrank_t *r)
-{
-    double every = NAN;
-    for (int i = 1; i < r->ndumps; i++)
-        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every))
-            every = r->dumps_us[i - 1] - r->dumps_us[i];
-    return every;
 }
 
 /* A hang: a rank whose sequence numbers stopped while the others went on. NCCL numbers a
@@ -348,7 +405,8 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
  * confirmation window: one call adds at most onset_clip - k, so no single slow call reaches h;
  * at least two in a row, or a sustained drop, must. Returns the index of the onset in bw[] or -1;
  * mu0 and the mean after the onset in *mu0, *after. */
-static int nt_watch_cusum_onset(const double *bw, int n, double *mu0, double *after)
+static int nt_watch_cusum_onset(const double *bw, int n, int from, int *alarm, double *mu0,
+                                double *after)
 {
     int b = nt_rules.onset_baseline;
     if (n <= b)
@@ -365,8 +423,8 @@ static int nt_watch_cusum_onset(const double *bw, int n, double *mu0, double *af
     if (!(m > 0) || !(sd > 0))
         return -1;
     double S = 0;
-    int start = b;
-    for (int i = b; i < n; i++) {
+    int start = from > b ? from : b;
+    for (int i = start; i < n; i++) {
         double z = (m - bw[i]) / sd;
         if (z > nt_rules.onset_clip)
             z = nt_rules.onset_clip;
@@ -380,16 +438,110 @@ static int nt_watch_cusum_onset(const double *bw, int n, double *mu0, double *af
                 sum += bw[j];
             *mu0 = m;
             *after = sum / (n - start);
-            return *after <= (1 - nt_rules.onset_min_drop) * m ? start : -1;
+            *alarm = i;
+            /* Persistent: the latest calls are still that much lower (a burst of slow calls
+             * that is over is no onset, and the test goes on after it). */
+            if (n - start < nt_rules.onset_persist_calls)
+                return -1; /* not yet confirmed: too few calls since */
+            int p = nt_rules.onset_persist_calls;
+            double last = 0;
+            for (int j = n - p; j < n; j++)
+                last += bw[j];
+            last /= p;
+            if (*after <= (1 - nt_rules.onset_min_drop) * m &&
+                last <= (1 - nt_rules.onset_min_drop) * m)
+                return start;
+            S = 0;
+            start = i + 1;
         }
     }
     return -1;
 }
 
+static int nt_watch_cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of v[0..n) (sorted in place); NAN when n is 0. */
+static double nt_watch_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof(double), nt_watch_cmp_double);
+    return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The level of the series `op`/`bytes` of communicator `c` from `from_us` on (dump time): the
+ * median shortest exec time of its first onset_baseline calls over that of the calls from
+ * then on (1: as fast, 0.5: twice as slow). The shortest exec time is the rank that arrives
+ * last, which waits for no one: the network's part of the call, where the median busbw also
+ * holds the ranks' wait for a late one. Medians: on shared cores a few calls run 10x faster or
+ * slower than the rest, and a mean follows them. With `excess_us` (or NULL), how much longer
+ * that median is than the baseline's, in us. NAN when it has no baseline or no call from then
+ * on, or out of memory. */
+static double nt_watch_series_level(const nt_jobcomm_t *c, const char *op, double bytes,
+                                    double from_us, double *excess_us)
+{
+    size_t w = c->window;
+    double *v = malloc(2 * w * sizeof(double));
+    double *base = v, *after = v + w;
+    size_t nb = 0, na = 0;
+    uint64_t lo = c->max_seq + 1 > w ? c->max_seq + 1 - w : 0;
+    for (uint64_t s = lo; v && c->any_seq && s <= c->max_seq; s++) {
+        const nt_jobcall_t *k = nt_jobcomm_call(c, s);
+        double mn, mx;
+        int arg;
+        if (!k || strcmp(k->op, op) != 0 || !(k->bytes == bytes) ||
+            !isfinite(nt_jobcall_median_busbw(c, k)) || nt_jobcall_spread(c, k, &mn, &mx, &arg) < 1)
+            continue;
+        if (nb < (size_t)nt_rules.onset_baseline)
+            base[nb++] = mn;
+        else if (k->dump_ts_us >= from_us)
+            after[na++] = mn;
+    }
+    int ok = v && nb == (size_t)nt_rules.onset_baseline && na > 0;
+    double tb = ok ? nt_watch_median(base, nb) : NAN, ta = ok ? nt_watch_median(after, na) : NAN;
+    if (excess_us)
+        *excess_us = ta - tb;
+    free(v);
+    return ta > 0 ? tb / ta : NAN;
+}
+
+/* The median level (nt_watch_series_level) of the same series in the other communicators of
+ * `a` with as many ranks as `c`, from `from_us` on; NAN when none has one. How many in *npeers. */
+static double nt_watch_peer_level(const nt_jobalign_t *a, const nt_jobcomm_t *c, const char *op,
+                                  double bytes, double from_us, int *npeers)
+{
+    size_t n = nt_jobalign_ncomms(a), m = 0;
+    double *v = malloc((n ? n : 1) * sizeof(double));
+    *npeers = 0;
+    if (!v)
+        return NAN;
+    for (size_t i = 0; i < n; i++) {
+        const nt_jobcomm_t *o = nt_jobalign_comm(a, i);
+        double l;
+        /* Each rank dumps on its own timer: the peers' calls of the same time may be dumped
+         * up to one of their dump intervals earlier. */
+        double every = o->nranks > 0 ? nt_watch_dump_interval_us(&o->ranks[0]) : NAN;
+        if (o != c && o->nranks == c->nranks &&
+            isfinite(l = nt_watch_series_level(o, op, bytes,
+                                               from_us - (every > 0 ? every : 0), NULL)))
+            v[m++] = l;
+    }
+    double med = nt_watch_median(v, m);
+    free(v);
+    *npeers = (int)m;
+    return med;
+}
+
 /* Every series of a communicator's window through nt_watch_cusum_onset: a finding for each drop,
- * a not_judged entry for a series too short for its baseline. */
-static int nt_watch_onset_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *nj,
-                                nt_watch_outcome_t *out)
+ * a not_judged entry for a series too short for its baseline. A drop that the same series of
+ * the communicators of the same size show too (their median level from the onset on, against
+ * their own baseline) is the whole job's, not this communicator's network: on shared cores
+ * every communicator's small calls got 1.5-4x slower together in healthy runs (measured on the
+ * namespace cluster), so the drop must leave it at most onset_peer_ratio of its peers' level. */
+static int nt_watch_onset_judge(const nt_jobalign_t *a, const nt_jobcomm_t *c, cJSON *findings,
+                                cJSON *nj, nt_watch_outcome_t *out)
 {
     size_t w = c->window;
     double *bw = malloc(w * sizeof(double));
@@ -406,7 +558,7 @@ static int nt_watch_onset_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *n
         int n = nt_watch_series_take(c, s0, done, bw, seq, ts);
         if (n < 0)
             continue;
-        double mu0, after;
+        double mu0 = NAN, after = NAN;
         if (n <= nt_rules.onset_baseline) {
             rc = nt_watch_not_judged_add(nj, "watch_onset", c->id,
                                          "%s of %.0f B: %d call(s) with a busbw, more than %d "
@@ -415,7 +567,48 @@ static int nt_watch_onset_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *n
                                          nt_rules.onset_baseline);
             continue;
         }
-        int at = nt_watch_cusum_onset(bw, n, &mu0, &after);
+        /* An alarm that costs each call little, or that the peers show too, is passed over,
+         * and the test goes on after it (a communicator's own drop may follow the job's), at
+         * most onset_tries times. why: 1 too cheap, 2 the peers' too. */
+        int at = -1, alarm = -1, npeers = 0, tries = 0, passed = 0, why = 0;
+        double peer = NAN, self = NAN, excess = NAN;
+        while (tries++ < nt_rules.onset_tries &&
+               (at = nt_watch_cusum_onset(bw, n, alarm + 1, &alarm, &mu0, &after)) >= 0) {
+            peer = nt_watch_peer_level(a, c, k0->op, k0->bytes, ts[at], &npeers);
+            self = nt_watch_series_level(c, k0->op, k0->bytes, ts[at], &excess);
+            why = isfinite(peer) && !(self <= nt_rules.onset_peer_ratio * peer) ? 2
+                  : excess < nt_rules.onset_min_excess_us                      ? 1
+                                                                               : 0;
+            if (!why)
+                break;
+            passed = at;
+            at = -1;
+        }
+        if (at < 0 && why == 1) {
+            rc = nt_watch_not_judged_add(nj, "watch_onset", c->id,
+                                         "%s of %.0f B runs at %.0f%% of its baseline's speed "
+                                         "from call %llu on, but its shortest exec time "
+                                         "is %.0f us longer than the baseline's, under the "
+                                         "%.0f us a drop must cost each call",
+                                         k0->op, k0->bytes, self * 100,
+                                         (unsigned long long)seq[passed], excess,
+                                         nt_rules.onset_min_excess_us);
+            continue;
+        }
+        if (at < 0 && why == 2) {
+            rc = nt_watch_not_judged_add(nj, "watch_onset", c->id,
+                                         "%s of %.0f B runs at %.0f%% of its baseline's speed "
+                                         "(median shortest exec time) from call %llu on, the "
+                                         "same calls of %d other "
+                                         "communicator(s) of %d ranks at %.0f%% of theirs: the "
+                                         "job's own change (shared cores, load), not this "
+                                         "communicator's (a drop leaves it at most %.0f%% of "
+                                         "its peers' level)",
+                                         k0->op, k0->bytes, self * 100,
+                                         (unsigned long long)seq[passed], npeers, c->nranks,
+                                         peer * 100, nt_rules.onset_peer_ratio * 100);
+            continue;
+        }
         if (at < 0)
             continue;
         char verdict[512], reason[512];
@@ -430,6 +623,12 @@ static int nt_watch_onset_judge(const nt_jobcomm_t *c, cJSON *findings, cJSON *n
                  "crossed h; onset at call %llu",
                  n, nt_rules.onset_baseline, nt_rules.onset_k, nt_rules.onset_h,
                  (unsigned long long)seq[at]);
+        if (isfinite(peer))
+            snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+                     "; it runs at %.0f%% of its baseline's speed since (median shortest exec "
+                     "time), the same calls of %d other communicator(s) of its size at %.0f%% "
+                     "of theirs",
+                     self * 100, npeers, peer * 100);
         nt_watch_who_t who = {c->id, c->name, "", -1, -1};
         cJSON *f = nt_watch_finding_add(findings, "NT-JOB-204", "warn", who, verdict, reason);
         if (!f || !cJSON_AddNumberToObject(f, "onset_seq", (double)seq[at]) ||
@@ -495,7 +694,7 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double no
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
         if (nt_watch_straggler_judge(a, c, slow, findings, not_judged, out) < 0 ||
             nt_watch_hang_judge(c, now_us, findings, not_judged, out) < 0 ||
-            nt_watch_onset_judge(c, findings, not_judged, out) < 0) {
+            nt_watch_onset_judge(a, c, findings, not_judged, out) < 0) {
             free(slow);
             return -1;
         }

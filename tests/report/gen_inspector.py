@@ -8,7 +8,9 @@ arrives `late_us` late (a straggler) makes every other rank wait inside the call
 is base + late, its own is base. A hung rank's records stop at `hang_at`; the others go on for
 `after` more calls (what they dumped before they blocked). Each rank dumps every `dump_every`
 calls (100 ms a call): the calls since its last dump share the next dump's timestamp. From call
-`slow_from` every call takes `slow_factor` times as long (a link or NIC of the ring got slow)."""
+`slow_from` every call takes `slow_factor` times as long (a link or NIC of the ring got slow).
+The straggler is late in calls `late_from` to `late_to` (all calls by default): a rank woken
+late for a few calls on a loaded host, not one that computes longer every step."""
 import argparse
 import json
 import os
@@ -28,7 +30,7 @@ def record(comm, name, rank, nranks, nnodes, host, pid, sn, size, us, ts):
 
 def generate(out, nranks=8, per_host=4, calls=40, straggler=None, late_us=800.0, hang=None,
              hang_at=30, after=6, noise=0.03, seed=1, base_us=1000.0, half_line=False, dump_every=1,
-             slow_from=None, slow_factor=1.6):
+             slow_from=None, slow_factor=1.6, late_from=1, late_to=None):
     rnd = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     comm, nnodes = "0x5eed%010x" % seed, (nranks + per_host - 1) // per_host
@@ -45,7 +47,7 @@ def generate(out, nranks=8, per_host=4, calls=40, straggler=None, late_us=800.0,
             if hang is not None and r == hang and sn > hang_at:
                 continue
             us = base * (1 + rnd.uniform(-noise, noise))
-            if straggler is not None and r != straggler:
+            if straggler is not None and r != straggler and late_from <= sn <= (late_to or last):
                 us += late_us * (1 + rnd.uniform(-noise, noise))
             f, host, pid = files[r]
             rec = record(comm, "DP Group 0", r, nranks, nnodes, host, pid, sn, 64 << 20, us,

@@ -78,6 +78,23 @@ def straggler_named_compute_side():
     check(r2.returncode == 1, "--strict makes the warning fail: %d" % r2.returncode)
 
 
+def straggler_needs_every_block():
+    # Late for the latest 20 calls only, as a healthy rank woken late on a loaded host: the
+    # others' wait is all its own (100% share, 20 votes), but the block of calls before holds
+    # none: no straggler.
+    d = job("straggler-burst", straggler=5, seed=4, calls=100, late_from=81)
+    _, doc = run_json(d)
+    check(not [f for f in doc["findings"] if f["check"] == "watch_straggler"], doc["findings"])
+    check(doc["settings"]["straggler_blocks"] == 3 and doc["settings"]["straggler_block_calls"] == 12,
+          doc["settings"])
+    # Late from call 65 on: every one of the latest 3 blocks of 12 calls holds its wait.
+    d = job("straggler-blocks", straggler=5, seed=4, calls=100, late_from=65)
+    _, doc = run_json(d)
+    f = [x for x in doc["findings"] if x["check"] == "watch_straggler"]
+    check(len(f) == 1 and f[0]["rank"] == 5 and "each of the latest 3 blocks of 12 calls" in f[0]["reason"],
+          doc["findings"])
+
+
 def hang_names_rank_behind():
     d = job("hang", hang=2, hang_at=30, after=6, seed=4, dump_every=2)
     r, doc = run_json(d)
@@ -130,11 +147,12 @@ def too_few_calls_not_judged():
     check(nj and "5 call(s)" in nj[0]["reason"] and "at least 64" in nj[0]["reason"], doc["not_judged"])
 
 
-def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21):
+def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, job_wide=False):
     """8 hosts, one rank each: tensor-parallel communicators of 4 consecutive ranks, data-parallel
     ones of ranks r and r + 4, so each host is the only one its two communicators share. From
     call `slow_from` on, the communicators holding `slow_host` take `factor` times longer for
-    every rank (a slow link: even the rank that arrives last)."""
+    every rank (a slow link: even the rank that arrives last); with `job_wide`, every
+    communicator does (the whole job slowed: load on shared cores)."""
     import random
     rnd = random.Random(seed)
     d = os.path.join(WORK, name)
@@ -147,7 +165,7 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21):
         hosts = ["h%d" % (r + 1) for r in ranks]
         for sn in range(1, calls + 1):
             base = 1000.0 * (1 + rnd.uniform(-0.05, 0.05))
-            if slow_host in hosts and sn >= slow_from:
+            if (job_wide or slow_host in hosts) and sn >= slow_from:
                 base *= factor
             for i, r in enumerate(ranks):
                 us = base * (1 + rnd.uniform(0, 0.05))
@@ -197,8 +215,38 @@ def readme_records_and_prometheus():
           doc["not_judged"])
 
 
+def onset_against_peers():
+    # Every communicator 6x slower from call 20 on: the job's change, no onset, each series not
+    # judged with the peers' figure.
+    _, doc = run_json(node_job("onset-job-wide", calls=40, slow_from=20, job_wide=True))
+    check(not [f for f in doc["findings"] if f["check"] == "watch_onset"], doc["findings"])
+    nj = [n for n in doc["not_judged"] if n["check"] == "watch_onset"]
+    check(len(nj) == 6 and all("the job's own change" in n["reason"] for n in nj), nj)
+    # Only h6's two communicators: an onset in each, none in the other four.
+    _, doc = run_json(node_job("onset-one-host", slow_host="h6", calls=40, slow_from=20))
+    f = sorted(x["comm_name"] for x in doc["findings"] if x["check"] == "watch_onset")
+    check(f == ["dp1", "tp1"], doc["findings"])
+    # Over before the latest onset_persist_calls calls: no onset.
+    d = job("onset-burst", calls=120, slow_from=60, seed=11, base_us=10000.0)
+    for name in os.listdir(d):
+        p = os.path.join(d, name)
+        recs = [json.loads(x) for x in open(p).read().splitlines()]
+        for rec in recs:
+            if rec["coll_perf"]["coll_sn"] > 110:
+                rec["coll_perf"]["coll_exec_time_us"] /= 1.6
+                rec["coll_perf"]["coll_busbw_gbs"] *= 1.6
+        open(p, "w").write("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in recs))
+    _, doc = run_json(d)
+    check(not [f for f in doc["findings"] if f["check"] == "watch_onset"], doc["findings"])
+    # 1.6x of a 1 ms call: 600 us more per call, under onset_min_excess_us: not judged, why.
+    _, doc = run_json(job("onset-cheap", calls=120, slow_from=60, seed=11))
+    nj = [n for n in doc["not_judged"] if n["check"] == "watch_onset"]
+    check(not doc["findings"] and len(nj) == 1 and "under the 2000 us" in nj[0]["reason"], (doc["findings"], nj))
+
+
 def busbw_drop_onset():
-    d = job("onset", calls=120, slow_from=60, seed=11)
+    # A 64 MiB allreduce of 10 ms that takes 1.6x as long from call 60 on.
+    d = job("onset", calls=120, slow_from=60, seed=11, base_us=10000.0)
     r, doc = run_json(d)
     f = [x for x in doc["findings"] if x["check"] == "watch_onset"]
     check(len(f) == 1 and f[0]["code"] == "NT-JOB-204" and f[0]["rank"] is None, doc["findings"])
@@ -297,7 +345,8 @@ def schema_checked():
     raise AssertionError("a watch finding with a probe code is valid: the schema checks nothing")
 
 
-TESTS = [straggler_named_compute_side, hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
+TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_against_peers,
+         hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
          too_few_calls_not_judged, slow_node_named_network_side, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, ras_missing_rank_named, bad_inputs_one_line, schema_checked]

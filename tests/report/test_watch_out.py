@@ -144,7 +144,7 @@ def drain_through_probe_path():
 
 
 def report_renders_watch():
-    d = job("onset", calls=120, slow_from=60, seed=11)
+    d = job("onset", calls=120, slow_from=60, seed=11, base_us=10000.0)
     doc = os.path.join(WORK, "onset.json")
     w = run(WATCH, d, "-o", doc)
     check(w.returncode == 0 and "NT-JOB-204" in w.stdout, "onset job: %d %s" % (w.returncode, w.stdout))
