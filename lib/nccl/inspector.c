@@ -285,6 +285,7 @@ struct nt_jobreader {
     unsigned long start_line, first_bad, records, skipped, partial;
     int lines;               /* lines read: RAS is told by its second */
     int follow;              /* the end of the file is not the end of the input */
+    int continues;           /* the last chunk read was a piece: the next one is mid-line */
     int ras_section;         /* 1 in a "ranks" list, 2 in "missing_ranks", 0 elsewhere */
     char ras_comm[NT_JOBREC_ID_MAX];
     int ras_size;
@@ -496,6 +497,15 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
             continue;
         }
         size_t off = 0;
+        /* A record open since an earlier line, and a line that starts a new one at column 0
+         * (the writer starts every record there; inside a pretty-printed record lines are
+         * indented): the open one was broken mid-file (a torn write). It is counted as skipped
+         * and dropped here, so that it does not swallow every record after it. */
+        if (r->depth > 0 && !r->continues && n && line[0] == '{') {
+            nt_jobreader_bad(r, r->start_line);
+            nt_jobreader_json_reset(r);
+        }
+        r->continues = nt_linereader_piece(r->lr);
         while (off < n) {
             if (r->depth == 0)
                 r->start_line = nt_linereader_lineno(r->lr);

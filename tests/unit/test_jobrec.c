@@ -165,6 +165,38 @@ static void test_half_written_and_long(void **state)
     free(p);
 }
 
+/* A record torn mid-file (a line cut short, then the next record at column 0) is counted as
+ * skipped, and every record after it is read: before, it swallowed the rest of the file, and
+ * the rank looked stopped at that call (a false hang, and a drain with --drain). */
+static void test_torn_record_mid_file(void **state)
+{
+    (void)state;
+    char *p = tmpfile_path();
+    FILE *f = fopen(p, "w");
+    put_rec(f, "0xabc", 0, 4, 1, 500, 0);
+    fprintf(f, "{\"header\":{\"id\":\n");
+    put_rec(f, "0xabc", 0, 4, 3, 500, 0);
+    put_rec(f, "0xabc", 0, 4, 4, 510, 64); /* longer than NT_LINE_MAX: read in pieces */
+    put_rec(f, "0xabc", 0, 4, 5, 500, 0);
+    fclose(f);
+    nt_jobreader_t *r = nt_jobreader_open(p);
+    nt_jobrec_t rec;
+    unsigned long seqs[8];
+    int n = 0;
+    while (n < 8 && nt_jobreader_next(r, &rec) == 1)
+        seqs[n++] = (unsigned long)rec.seq;
+    assert_int_equal(n, 4);
+    assert_int_equal(seqs[0], 1);
+    assert_int_equal(seqs[1], 3);
+    assert_int_equal(seqs[2], 4);
+    assert_int_equal(seqs[3], 5);
+    assert_int_equal(nt_jobreader_skipped(r), 1);
+    assert_int_equal(nt_jobreader_partial(r), 0);
+    nt_jobreader_close(r);
+    unlink(p);
+    free(p);
+}
+
 /* Follow mode: a record cut at the end of the file is held, and completed by what the writer
  * appends later; its bytes are not changed by the cut (no newline inserted). */
 static void test_follow_completes_cut_record(void **state)
@@ -472,6 +504,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_readme_record),     cmocka_unit_test(test_readme_verbose),
         cmocka_unit_test(test_readme_prom),       cmocka_unit_test(test_half_written_and_long),
+        cmocka_unit_test(test_torn_record_mid_file),
         cmocka_unit_test(test_bad_records_counted), cmocka_unit_test(test_sniff),
         cmocka_unit_test(test_align),             cmocka_unit_test(test_ncclt_per_iter),
         cmocka_unit_test(test_ras),               cmocka_unit_test(test_follow_completes_cut_record),
