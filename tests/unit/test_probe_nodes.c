@@ -425,6 +425,14 @@ static void test_fabric_options(void **state)
     char *b8[] = {"nettune-probe", "--fabric", "--checks-only", NULL};
     assert_int_equal(nt_params_parse(3, b8, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
     assert_non_null(strstr(err, "--checks-only sends no traffic"));
+    /* one interface twice would be one rail measured as two ("cross-wired" to the judge) */
+    char *b9[] = {"nettune-probe", "--fabric", "--fabric-ifaces", "eth0,lo,eth0", NULL};
+    assert_int_equal(nt_params_parse(4, b9, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_string_equal(err, "interface 'eth0' twice in --fabric-ifaces 'eth0,lo,eth0': name "
+                             "each rail once");
+    char *b10[] = {"nettune-probe", "--fabric-topology", "x.ibnetdiscover", NULL};
+    assert_int_equal(nt_params_parse(3, b10, &p, &a, err, sizeof(err)), NT_ERR_INVALID);
+    assert_non_null(strstr(err, "--fabric-topology configures the fabric phases"));
 }
 
 static void test_machine_cpus(void **state)
