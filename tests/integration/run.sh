@@ -90,9 +90,10 @@ for l in d["links"]:
         for s in m.get("samples", []) or []:
             fig = s.get("bw_GBps", {}).get("min")
             one += 0.05 + (s["bytes"] / (fig * 1e9) if fig else 2 * s["lat_us"]["max"] * 1e-6)
-    # (3x and a second of slack: other agents' load on this shared host delays the sleeps of
-    # the test hook; without the time bound a slow pair costs its windows: 64 x 100x.)
-    if one and l["elapsed_s"] > 3 * one + 1.0:
+    # (5x and two seconds of slack: the test hook's sleeps stretch with the machine's load, and
+    # 3x + 1 s was exceeded on an idle CI-style run, 3.39 s against 2.42; without the time bound
+    # a slow pair costs its windows, 64 x 100x, tens of seconds, which this still catches.)
+    if one and l["elapsed_s"] > 5 * one + 2.0:
         bad.append("%s took %.3f s, budget + one message each %.3f s" % (l["id"], l["elapsed_s"], one))
     if not l.get("samples"):
         bad.append("%s: no samples kept" % l["id"])
