@@ -400,7 +400,7 @@ static void test_ibnetdiscover_x5(void **state)
                                          "0x0008f10500108c5c", "0x0008f10500108530",
                                          "0x0008f1050010851e"};
     nt_ibtopo_t t;
-    int nspine = 0;
+    int nspine = 0, nleaf = 0;
     (void)state;
     assert_int_equal(nt_ibtopo_load("tests/fixtures/ibtopo/x5-psmn.ibnetdiscover", &t), NT_OK);
     assert_string_equal(t.format, "ibnetdiscover");
@@ -412,8 +412,11 @@ static void test_ibnetdiscover_x5(void **state)
             listed |= strcmp(t.switches[i].guid, spines[k]) == 0;
         assert_int_equal(listed, t.switches[i].nhosts == 0);
         nspine += listed;
+        nleaf += t.switches[i].nhosts > 0;
     }
     assert_int_equal(nspine, 5);
+    /* the MANIFEST's figure: the 89 host ports hang off the 6 switches that are not spines */
+    assert_int_equal(nleaf, 6);
     /* the first host port of the first switch block, and its leaf */
     assert_string_equal(t.hosts[0].name, "H-003048c749cd0000");
     assert_string_equal(t.switches[t.hosts[0].leaf].guid, "0x0008f10500200b50");
