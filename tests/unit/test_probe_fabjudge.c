@@ -477,6 +477,37 @@ static void test_iblinkinfo_layouts(void **state)
     nt_ibtopo_free(&t);
 }
 
+/* iblinkinfo on a real capture (tests/fixtures/ibtopo/MANIFEST: an 8-host QDR cluster under one
+ * Infiniscale-IV switch): the default layout with CA sections before and after the switch
+ * section. The switch section has 9 active host ports: teaker-4..11, teaker-9 on two (ports 3
+ * and 14), which is one host of that leaf, not two; the CA sections name the switch by
+ * description only and add no switch of their own. */
+static void test_iblinkinfo_real(void **state)
+{
+    nt_ibtopo_t t;
+    int leaf;
+    (void)state;
+    assert_int_equal(nt_ibtopo_load("tests/fixtures/ibtopo/teaker-madsys.iblinkinfo", &t), NT_OK);
+    assert_string_equal(t.format, "iblinkinfo");
+    assert_int_equal(t.nswitches, 1);
+    assert_string_equal(t.switches[0].guid, "0x0002c902004b2678");
+    assert_string_equal(t.switches[0].desc, "Infiniscale-IV Mellanox Technologies");
+    assert_int_equal(t.switches[0].nhosts, 8);
+    assert_int_equal(t.nhosts, 8);
+    leaf = nt_ibtopo_leaf_of(&t, "teaker-10");
+    assert_int_equal(leaf, 0);
+    assert_int_equal(nt_ibtopo_leaf_of(&t, "teaker-4"), 0);
+    assert_int_equal(nt_ibtopo_leaf_of(&t, "teaker-9"), 0);
+    assert_int_equal(nt_ibtopo_leaf_of(&t, "teaker-3"), -1);
+    {
+        const char *head = "CA: teaker-4 HCA-1:\n      0xf45214030091b9f1      1    1[  ] ==( 4X  "
+                           "        10.0 Gbps Active/  LinkUp)==>       2    9[  ] "
+                           "\"Infiniscale-IV Mellanox Technologies\" ( )\n";
+        assert_string_equal(nt_ibtopo_sniff(head, strlen(head)), "iblinkinfo");
+    }
+    nt_ibtopo_free(&t);
+}
+
 /* The groups held against the switches: the model's leaves agree, a leaf split disagrees. */
 static void test_doc_topology(void **state)
 {
@@ -523,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_ibnetdiscover_x5),
         cmocka_unit_test(test_doc_topology),
         cmocka_unit_test(test_iblinkinfo_layouts),
+        cmocka_unit_test(test_iblinkinfo_real),
         cmocka_unit_test(test_judge_finish_fabric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
