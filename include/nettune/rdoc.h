@@ -98,9 +98,15 @@ typedef struct nt_rdoc {
  * without one (a host only named by links or failed_nodes, or a report of an older version) is
  * fail when summary.failed_nodes names it, else skipped. */
 nt_status_t nt_rdoc_open(const char *path, nt_rdoc_t *doc);
+/* nt_rdoc_open_why - nt_rdoc_open with the reason written to why ("'<path>': <reason>", at most
+ * whylen bytes) instead of logged, for a caller that prints one line of its own. */
+nt_status_t nt_rdoc_open_why(const char *path, nt_rdoc_t *doc, char *why, size_t whylen);
 /* nt_rdoc_from_json - index an already parsed root (the document takes ownership of it, also
  * on error). Same rules as nt_rdoc_open. */
 nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc);
+/* nt_rdoc_from_json_why - nt_rdoc_from_json with the reason written to why instead of logged. */
+nt_status_t nt_rdoc_from_json_why(cJSON *root, const char *path, nt_rdoc_t *doc, char *why,
+                                  size_t whylen);
 /* nt_rdoc_close - free everything; accepts a zeroed or partly built document. */
 void nt_rdoc_close(nt_rdoc_t *doc);
 /* nt_rdoc_find_node - index of host in doc->nodes (binary search), -1 when absent. */

@@ -341,7 +341,18 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
     }
 }
 
-nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc)
+/* Why a document is refused: into why when the caller gives a buffer (it prints one line of its
+ * own), else logged. */
+#define NT_RDOC_REFUSE(...)                                                                        \
+    do {                                                                                           \
+        if (why && whylen)                                                                         \
+            snprintf(why, whylen, __VA_ARGS__);                                                    \
+        else                                                                                       \
+            NT_ERROR(REPORT, __VA_ARGS__);                                                         \
+    } while (0)
+
+nt_status_t nt_rdoc_from_json_why(cJSON *root, const char *path, nt_rdoc_t *doc, char *why,
+                                  size_t whylen)
 {
     const cJSON *links, *checks, *run, *it;
     nt_status_t st;
@@ -353,12 +364,12 @@ nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc)
     doc->completed = 1;
     doc->inter_kind = "mpi";
     if (!cJSON_IsObject(root)) {
-        NT_ERROR(REPORT, "'%s' is not a nettune document: the top level is not an object", path);
+        NT_RDOC_REFUSE("'%s' is not a nettune document: the top level is not an object", path);
         return NT_ERR_INVALID;
     }
     doc->schema = nt_json_get_str(root, "schema", NULL);
     if (!doc->schema) {
-        NT_ERROR(REPORT, "'%s' is not a nettune document: it has no \"schema\" key", path);
+        NT_RDOC_REFUSE("'%s' is not a nettune document: it has no \"schema\" key", path);
         return NT_ERR_INVALID;
     }
     if (strcmp(doc->schema, NT_TUNING_SCHEMA) == 0) {
@@ -367,13 +378,13 @@ nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc)
         return NT_OK;
     }
     if (strcmp(doc->schema, NT_DIAGNOSIS_SCHEMA) == 0) {
-        NT_ERROR(REPORT, "'%s' is a nettune doctor diagnosis: nettune report FILE renders it; "
-                         "this command reads %s and %s files",
+        NT_RDOC_REFUSE("'%s' is a nettune doctor diagnosis: nettune report FILE renders it; "
+                       "this command reads %s and %s files",
                  path, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA);
         return NT_ERR_INVALID;
     }
     if (strcmp(doc->schema, NT_REPORT_SCHEMA) != 0) {
-        NT_ERROR(REPORT, "'%s' is not a document this command reads: schema '%s' (known: %s, %s)",
+        NT_RDOC_REFUSE("'%s' is not a document this command reads: schema '%s' (known: %s, %s)",
                  path, doc->schema, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA);
         return NT_ERR_INVALID;
     }
@@ -425,16 +436,32 @@ nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc)
     return nt_rdoc_node_bw(doc);
 }
 
-nt_status_t nt_rdoc_open(const char *path, nt_rdoc_t *doc)
+nt_status_t nt_rdoc_from_json(cJSON *root, const char *path, nt_rdoc_t *doc)
+{
+    return nt_rdoc_from_json_why(root, path, doc, NULL, 0);
+}
+
+nt_status_t nt_rdoc_open_why(const char *path, nt_rdoc_t *doc, char *why, size_t whylen)
 {
     cJSON *root = NULL;
     nt_status_t st;
+    char reason[160];
 
     memset(doc, 0, sizeof(*doc));
-    st = nt_json_read_file(path, NT_RDOC_MAX_BYTES, &root);
-    if (st != NT_OK)
+    st = nt_json_read_file_why(path, NT_RDOC_MAX_BYTES, &root, reason, sizeof(reason));
+    if (st != NT_OK) {
+        if (why && whylen)
+            snprintf(why, whylen, "'%s': %s", path, reason);
+        else
+            NT_ERROR(REPORT, "'%s': %s", path, reason);
         return st;
-    return nt_rdoc_from_json(root, path, doc);
+    }
+    return nt_rdoc_from_json_why(root, path, doc, why, whylen);
+}
+
+nt_status_t nt_rdoc_open(const char *path, nt_rdoc_t *doc)
+{
+    return nt_rdoc_open_why(path, doc, NULL, 0);
 }
 
 void nt_rdoc_close(nt_rdoc_t *doc)

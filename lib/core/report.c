@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nettune/log.h"
@@ -238,6 +239,12 @@ nt_status_t nt_json_read_file_why(const char *path, size_t max_bytes, cJSON **ou
         int err = errno;
         snprintf(why, whylen, "cannot open: %s", strerror(err));
         return err == ENOENT ? NT_ERR_NOT_FOUND : NT_ERR_IO;
+    }
+    struct stat sb;
+    if (!is_stdin && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(why, whylen, "cannot read: %s", strerror(EISDIR));
+        fclose(f);
+        return NT_ERR_IO;
     }
     /* Grown as read (a pipe delivers in pieces), up to max_bytes + 1 to see a larger file. */
     for (size_t got = 1; got > 0 && n <= max_bytes;) {

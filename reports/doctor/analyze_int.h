@@ -241,6 +241,15 @@ typedef struct {
     size_t len;
 } nt_opxml_t;
 
+/* An input that is the switches' view of the fabric (ibnetdiscover or iblinkinfo output, read
+ * whole by lib/node/ibtopo.c at the end of the input): what it holds, for the summary. */
+typedef struct {
+    unsigned input;
+    const char *format; /* "ibnetdiscover" or "iblinkinfo" */
+    size_t switches, leaves, hosts;
+    char why[160]; /* "" when read, else why it could not be (no switch section, ...) */
+} nt_opibt_t;
+
 /* Parser state of one host within one input (pdsh interleaves hosts line by line). */
 typedef struct {
     char *host;
@@ -266,6 +275,8 @@ typedef struct {
     size_t nlinks, cap_links;
     nt_opxml_t *xmls;
     size_t nxmls, cap_xmls;
+    nt_opibt_t *ibts;
+    size_t nibts, cap_ibts;
     /* the input being read */
     nt_opstate_t *st;
     size_t nst, cap_st;
@@ -278,6 +289,8 @@ typedef struct {
     int xml;           /* the input is XML: collected in xml_buf */
     char *xml_buf;
     size_t xml_len, xml_cap;
+    char *ibt_buf; /* the input's ibnetdiscover / iblinkinfo lines, read whole at its end */
+    size_t ibt_len, ibt_cap;
     int seen_content;
     unsigned long op_lines;
     struct nt_nodefiles *nodefiles; /* ulimit -a, df, lsmod, nvidia-smi -q, lspci -vvv facts

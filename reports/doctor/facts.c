@@ -440,6 +440,8 @@ void nt_op_free(nt_doctor_t *d)
     free(o->xids);
     free(o->links);
     free(o->xmls);
+    free(o->ibts);
+    free(o->ibt_buf);
     free(o->st);
     free(o->block_host);
     free(o->dsh_pending);

@@ -104,6 +104,27 @@ cJSON *nt_op_json(const nt_doctor_t *d)
         cJSON_AddItemToObject(e, "evidence", ev);
         cJSON_AddItemToArray(topos, e);
     }
+    for (size_t i = 0; topos && i < o->nibts; i++) {
+        const nt_opibt_t *b = &o->ibts[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        nt_add_host(e, NULL); /* the fabric's view, of no one host */
+        cJSON_AddStringToObject(e, "source", b->format);
+        if (b->why[0]) {
+            cJSON_AddStringToObject(e, "not_read", b->why);
+        } else {
+            cJSON_AddNumberToObject(e, "switches", (double)b->switches);
+            cJSON_AddNumberToObject(e, "leaves", (double)b->leaves);
+            cJSON_AddNumberToObject(e, "hosts", (double)b->hosts);
+        }
+        cJSON *ev = cJSON_CreateObject();
+        cJSON_AddStringToObject(ev, "file", d->inputs[b->input].path);
+        cJSON_AddNumberToObject(ev, "line", 1);
+        cJSON_AddStringToObject(ev, "text", b->format);
+        cJSON_AddItemToObject(e, "evidence", ev);
+        cJSON_AddItemToArray(topos, e);
+    }
     cJSON_AddNumberToObject(j, "xid_events", (double)o->xids_total);
     return j;
 }
@@ -127,7 +148,7 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
 {
     const nt_op_t *o = &d->op;
     if (!o->nports && !o->ntopos && !o->nxmls && !o->nnvl && !o->xids_total && !o->nlinks &&
-        !o->nodefiles)
+        !o->nodefiles && !o->nibts)
         return;
     fprintf(out, "  operator files:\n");
     for (size_t i = 0; i < o->nports; i++) {
@@ -163,6 +184,18 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
                 out,
                 "    NCCL graph file (%s): %zu graph(s); a graph file has no hardware to judge\n",
                 d->inputs[o->xmls[i].input].path, t->ngraphs);
+    }
+    for (size_t i = 0; i < o->nibts; i++) {
+        const nt_opibt_t *b = &o->ibts[i];
+        if (b->why[0])
+            fprintf(out, "    %s (%s): not read: %s\n", b->format, d->inputs[b->input].path,
+                    b->why);
+        else
+            fprintf(out,
+                    "    %s (%s): %zu switch(es), %zu with host ports (leaves), %zu host(s); "
+                    "the fabric phases hold their groups against it (nettune probe "
+                    "--fabric-topology FILE)\n",
+                    b->format, d->inputs[b->input].path, b->switches, b->leaves, b->hosts);
     }
     if (o->nnvl)
         fprintf(out, "    nvidia-smi nvlink -s: %zu GPU(s)\n", o->nnvl);

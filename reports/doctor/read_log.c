@@ -1205,15 +1205,15 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
 int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen)
 {
     nt_rdoc_t doc;
-    nt_status_t st = nt_rdoc_open(path, &doc); /* lib/rdoc.c: the one report reader */
+    char why[256] = "";
+    /* lib/rdoc.c: the one report reader; its reason and the fix make one line */
+    nt_status_t st = nt_rdoc_open_why(path, &doc, why, sizeof(why));
     if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
-        if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
-            snprintf(err, errlen, "cannot open report '%s': %s", path, nt_status_string(st));
-        else
-            snprintf(err, errlen,
-                     "report '%s' is not a nettune.report/1 document (JSON with \"schema\": "
-                     "\"nettune.report/1\")",
-                     path);
+        if (st == NT_OK) /* a nettune.tuning/1 file */
+            snprintf(why, sizeof(why), "'%s' is a %s file", path, doc.schema);
+        snprintf(err, errlen,
+                 "--report %s; give the nettune.report/1 JSON that nettune probe --output wrote",
+                 why);
         nt_rdoc_close(&doc);
         return -1;
     }

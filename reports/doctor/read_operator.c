@@ -82,6 +82,7 @@ void nt_op_begin(nt_doctor_t *d, const char *host)
     o->input_host = nt_dup0(host);
     o->xml = 0;
     o->xml_len = 0;
+    o->ibt_len = 0;
     o->seen_content = 0;
     o->op_lines = 0;
 }
@@ -461,24 +462,41 @@ static int nt_looks_xml(const char *s)
            (s[0] == '<' && isalpha((unsigned char)s[1]));
 }
 
-static void nt_xml_append(nt_op_t *o, const char *line)
+/* Append line and a newline to a growing buffer of at most XML_MAX bytes (lines past it are
+ * dropped: what is kept is still read). */
+static void nt_buf_append(char **buf, size_t *len, size_t *cap, const char *line)
 {
     size_t n = strlen(line);
-    if (o->xml_len + n + 2 > XML_MAX)
+    if (*len + n + 2 > XML_MAX)
         return;
-    if (o->xml_len + n + 2 > o->xml_cap) {
-        size_t nc = o->xml_cap ? o->xml_cap : 65536;
-        while (nc < o->xml_len + n + 2)
+    if (*len + n + 2 > *cap) {
+        size_t nc = *cap ? *cap : 65536;
+        while (nc < *len + n + 2)
             nc *= 2;
-        char *b = realloc(o->xml_buf, nc);
+        char *b = realloc(*buf, nc);
         if (!b)
             return;
-        o->xml_buf = b;
-        o->xml_cap = nc;
+        *buf = b;
+        *cap = nc;
     }
-    memcpy(o->xml_buf + o->xml_len, line, n);
-    o->xml_len += n;
-    o->xml_buf[o->xml_len++] = '\n';
+    memcpy(*buf + *len, line, n);
+    *len += n;
+    (*buf)[(*len)++] = '\n';
+}
+
+static void nt_xml_append(nt_op_t *o, const char *line)
+{
+    nt_buf_append(&o->xml_buf, &o->xml_len, &o->xml_cap, line);
+}
+
+/* A line of the switches' view: kept for lib/node/ibtopo.c, which reads the input's lines whole
+ * at its end (a switch section spans many lines). */
+static int nt_feed_ibtopo(nt_op_t *o, const char *b)
+{
+    if (!nt_ibtopo_line(b))
+        return 0;
+    nt_buf_append(&o->ibt_buf, &o->ibt_len, &o->ibt_cap, b);
+    return 1;
 }
 
 int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char **host)
@@ -564,7 +582,7 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
     int used = nt_feed_ibv(d, st, h, b, line) || nt_feed_ibstat(d, st, h, b, line) ||
                nt_feed_topo(d, st, h, b, line) || nt_feed_nvlink(d, st, h, b, line) ||
                nt_feed_kernel(d, h, b, line) || nt_nodefiles_line(d, h, b, line) ||
-               nt_ibtopo_line(b); /* the switches' view: lib/node/ibtopo.c reads it whole */
+               nt_feed_ibtopo(o, b);
     if (!used && st->mode != OP_NONE && !*nt_skip_ws(b))
         used = 1; /* blank lines inside a block */
     if (!used && st->mode != OP_NONE && (b[0] == '\t' || b[0] == ' ') && st->mode != OP_TOPO &&
@@ -576,10 +594,45 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
 }
 
 
+/* The input's switch-view lines, read whole: how many switches, leaves (switches with host
+ * ports) and hosts it shows, or why it could not be read (kept as a note, never an error: the
+ * file is the operator's, and the rest of the input is still read). */
+static void nt_ibtopo_end(nt_doctor_t *d)
+{
+    nt_op_t *o = &d->op;
+    if (!o->ibt_len)
+        return;
+    const char *fmt = nt_ibtopo_sniff(o->ibt_buf, o->ibt_len);
+    nt_opibt_t *e = nt_read_operator_grow((void **)&o->ibts, &o->nibts, &o->cap_ibts, sizeof(*e));
+    if (!e)
+        return;
+    e->input = d->cur;
+    e->format = fmt ? fmt : "iblinkinfo";
+    nt_ibtopo_t t;
+    memset(&t, 0, sizeof(t));
+    nt_status_t st = fmt && strcmp(fmt, "ibnetdiscover") == 0
+                         ? nt_ibtopo_parse_ibnetdiscover(o->ibt_buf, o->ibt_len, &t, e->why,
+                                                         sizeof(e->why))
+                         : nt_ibtopo_parse_iblinkinfo(o->ibt_buf, o->ibt_len, &t, e->why,
+                                                      sizeof(e->why));
+    if (st == NT_OK) {
+        e->why[0] = '\0';
+        e->switches = t.nswitches;
+        e->hosts = t.nhosts;
+        for (size_t i = 0; i < t.nswitches; i++)
+            e->leaves += t.switches[i].nhosts > 0;
+    } else if (!e->why[0]) {
+        snprintf(e->why, sizeof(e->why), "%s", nt_status_string(st));
+    }
+    nt_ibtopo_free(&t);
+    o->ibt_len = 0;
+}
+
 int nt_op_end(nt_doctor_t *d, char *msg, size_t msglen, int *bad)
 {
     nt_op_t *o = &d->op;
     *bad = 0;
+    nt_ibtopo_end(d);
     if (o->xml && o->xml_len) {
         nt_ncclxml_t *x = NULL;
         char err[512] = "";

@@ -202,6 +202,10 @@ check "--kb text is used" has "$T/kb-edited.out" SHM-TEST-TITLE
 expect_exit report-missing 2 "$DOCTOR" --report /nonexistent.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 expect_exit report-not-report 2 "$DOCTOR" --report reports/schema/diagnosis.schema.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "a non-report names the file" has "$T/report-not-report.err" "diagnosis.schema.json"
+check "--report missing: one line naming the file and the fix" sh -c "test \$(wc -l < '$T/report-missing.err') = 1 && grep -q \"^nettune-doctor: --report '/nonexistent.json': cannot open: No such file or directory; give the nettune.report/1 JSON that nettune probe --output wrote\" '$T/report-missing.err'"
+expect_exit report-dir 2 "$DOCTOR" --report "$T" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "--report DIR: one line, a directory" sh -c "test \$(wc -l < '$T/report-dir.err') = 1 && grep -q \"cannot read: Is a directory; give\" '$T/report-dir.err'"
+check "--report not a report: one line" sh -c "test \$(wc -l < '$T/report-not-report.err') = 1"
 expect_exit healthy 0 "$DOCTOR" tests/doctor/data/tuner-all-srun.log
 expect_exit output-file 1 "$DOCTOR" -q -o "$T/out.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "--output FILE written, no temporary left" sh -c "test -s '$T/out.json' && ! ls '$T'/out.json.tmp* >/dev/null 2>&1"
