@@ -375,14 +375,28 @@ typedef struct nt_smi_q {
     nt_gpu_health_t gpu[NT_SMI_GPUS];
     char section[6][48];            /* the headers above the current line, by indent / 4 */
     unsigned long long sram_unc[2], dram_unc[2]; /* [0] volatile, [1] aggregate, this GPU */
+    int fact; /* the rule whose fact the last line gave (NT_SMI_FACT_*), 0 for none */
+    int bad;  /* 1 when that value is the faulty one ("Disabled", "Active", a count > 0, "Yes") */
 } nt_smi_q_t;
+/* The GPU rules whose facts nvidia-smi -q gives, for citing the line that decided a verdict. */
+enum {
+    NT_SMI_FACT_NONE,
+    NT_SMI_FACT_ECC,
+    NT_SMI_FACT_REMAP,
+    NT_SMI_FACT_THROTTLE,
+    NT_SMI_FACT_PERSISTENCE,
+    NT_SMI_FACT_RESET,
+    NT_SMI_FACT_RETIRED,
+    NT_SMI_FACTS
+};
 /* nt_smi_q_line - one line of nvidia-smi -q: "Persistence Mode : Enabled"; under "Clocks Event
  * Reasons" (or "Clocks Throttle Reasons") HW Slowdown, HW Thermal Slowdown, HW Power Brake
  * Slowdown, SW Thermal Slowdown "Active"; under "ECC Errors" > "Volatile"/"Aggregate" the DRAM
  * and SRAM "Uncorrectable" counts (or "Double Bit" > "Total" before Ampere); under "Retired
  * Pages" "Pending Page Blacklist" / "Pending"; under "Remapped Rows" "Pending", "Remapping
  * Failure Occurred", "Uncorrectable Error"; under "GPU Reset Status" "Reset Required". "N/A"
- * leaves a fact unknown. index of each GPU is its order in the file. */
+ * leaves a fact unknown. index of each GPU is its order in the file. After each line, st->fact
+ * names the rule whose fact it gave and st->bad whether the value is the faulty one. */
 int nt_smi_q_line(nt_smi_q_t *st, const char *line);
 
 #define NT_LSPCI_DEVS 128

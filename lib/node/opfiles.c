@@ -162,6 +162,8 @@ static void nt_smi_q_fact(nt_smi_q_t *st, nt_gpu_health_t *h, int level, const c
         (strcmp(val, "Enabled") == 0 || strcmp(val, "Disabled") == 0)) {
         h->persistence_ok = 1;
         h->persistence = strcmp(val, "Enabled") == 0;
+        st->fact = NT_SMI_FACT_PERSISTENCE;
+        st->bad = !h->persistence;
     } else if (strcmp(sec, "Clocks Event Reasons") == 0 ||
                strcmp(sec, "Clocks Throttle Reasons") == 0) {
         static const struct {
@@ -174,8 +176,11 @@ static void nt_smi_q_fact(nt_smi_q_t *st, nt_gpu_health_t *h, int level, const c
         for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
             if (strcmp(key, r[i].name) == 0) {
                 h->throttle_ok = 1;
-                if (strcmp(val, "Active") == 0)
+                st->fact = NT_SMI_FACT_THROTTLE;
+                if (strcmp(val, "Active") == 0) {
                     h->throttle |= r[i].bit;
+                    st->bad = 1;
+                }
             }
     } else if (strcmp(sec, "ECC Errors") == 0 && nt_of_digits(val)) {
         int agg = strcmp(st->section[2], "Aggregate") == 0;
@@ -186,6 +191,8 @@ static void nt_smi_q_fact(nt_smi_q_t *st, nt_gpu_health_t *h, int level, const c
             strncmp(key, "SRAM Uncorrectable", 18) == 0 ||
             (strcmp(st->section[3], "Double Bit") == 0 && strcmp(key, "Total") == 0)) {
             h->ecc_ok = 1;
+            st->fact = NT_SMI_FACT_ECC;
+            st->bad = v > 0;
             if (agg)
                 h->ecc_uncorr_aggregate += v;
             else
@@ -195,19 +202,29 @@ static void nt_smi_q_fact(nt_smi_q_t *st, nt_gpu_health_t *h, int level, const c
                strncmp(key, "Pending", 7) == 0) {
         h->retired_ok = 1;
         h->retired_pending = yes;
+        st->fact = NT_SMI_FACT_RETIRED;
+        st->bad = yes;
     } else if (strcmp(sec, "Remapped Rows") == 0) {
         if (strcmp(key, "Pending") == 0 && (yes || no)) {
             h->remap_ok = 1;
             h->remap_pending = (unsigned)yes;
+            st->fact = NT_SMI_FACT_REMAP;
+            st->bad = yes;
         } else if (strcmp(key, "Remapping Failure Occurred") == 0 && (yes || no)) {
             h->remap_failed = (unsigned)yes;
+            st->fact = NT_SMI_FACT_REMAP;
+            st->bad = yes;
         } else if (strcmp(key, "Uncorrectable Error") == 0 && nt_of_digits(val)) {
             h->remap_uncorr_rows = (unsigned)strtoul(val, NULL, 10);
+            st->fact = NT_SMI_FACT_REMAP;
+            st->bad = h->remap_uncorr_rows > 0;
         }
     } else if (strcmp(sec, "GPU Reset Status") == 0 && strcmp(key, "Reset Required") == 0 &&
                (yes || no)) {
         h->reset_ok = 1;
         h->reset_required = (unsigned)yes;
+        st->fact = NT_SMI_FACT_RESET;
+        st->bad = yes;
     }
 }
 
@@ -217,6 +234,8 @@ int nt_smi_q_line(nt_smi_q_t *st, const char *line)
     const char *p, *colon;
     char key[64], val[64];
 
+    st->fact = NT_SMI_FACT_NONE;
+    st->bad = 0;
     if (strstr(line, "==NVSMI LOG==")) {
         st->in = 1;
         return 1;

@@ -21,6 +21,8 @@ typedef struct {
     nt_ev_t ev_ml, ev_shm, ev_pm;
     nt_smi_q_t *smi;
     nt_ev_t ev_gpu[NT_SMI_GPUS];
+    nt_ev_t (*ev_fact)[NT_SMI_FACTS][2]; /* per GPU and rule: the first two lines with a faulty
+                                          * value ("Uncorrectable Error : 4", "Pending : Yes") */
     nt_lspci_t *pci;
     nt_ev_t ev_pci[NT_LSPCI_DEVS];
     /* what the diagnosis judged, for the text summary: nothing passes silently */
@@ -89,6 +91,8 @@ int nt_nodefiles_line(nt_doctor_t *d, const char *host, const char *b, const cha
         return 0;
     if (!h->smi && !(h->smi = calloc(1, sizeof(*h->smi))))
         return 0;
+    if (!h->ev_fact && !(h->ev_fact = calloc(NT_SMI_GPUS, sizeof(*h->ev_fact))))
+        return 0;
     if (!h->pci && !(h->pci = calloc(1, sizeof(*h->pci))))
         return 0;
     {
@@ -122,6 +126,11 @@ int nt_nodefiles_line(nt_doctor_t *d, const char *host, const char *b, const cha
         if (nt_smi_q_line(h->smi, b)) {
             if (h->smi->ngpus > n)
                 nt_ev_set(&h->ev_gpu[h->smi->ngpus - 1], d->cur, ln, line);
+            else if (h->smi->bad && h->smi->ngpus > 0) {
+                nt_ev_t *fe = h->ev_fact[h->smi->ngpus - 1][h->smi->fact];
+                if (!fe[0].text || !fe[1].text)
+                    nt_ev_set(&fe[fe[0].text ? 1 : 0], d->cur, ln, line);
+            }
             return 1;
         }
     }
@@ -149,9 +158,10 @@ static const char *nt_nodefiles_key(const nt_doctor_t *d, const char *code)
     return NULL;
 }
 
-/* One verdict of the probe's rule: counted for host h, a finding when it warns or fails. */
+/* One verdict of the probe's rule: counted for host h, a finding when it warns or fails, with
+ * the line ev (and ev2 when not NULL) as its evidence. */
 static void nt_nodefiles_put(nt_doctor_t *d, nt_nfhost_t *h, const char *what,
-                             const nt_nodecheck_t *c, const nt_ev_t *ev)
+                             const nt_nodecheck_t *c, const nt_ev_t *ev, const nt_ev_t *ev2)
 {
     const char *host = h->host;
     const char *key;
@@ -174,6 +184,8 @@ static void nt_nodefiles_put(nt_doctor_t *d, nt_nfhost_t *h, const char *what,
     if (host)
         nt_map_put(&f->hosts, host, strlen(host));
     nt_evlist_add_ev(&f->ev, ev);
+    if (ev2)
+        nt_evlist_add_ev(&f->ev, ev2);
     nt_finding_detail(f, "%s (%s) %s: %s; %s (the probe's %s).", nt_host_name(host), what,
                       c->target, c->observed, c->message, c->code);
 }
@@ -189,9 +201,16 @@ static int nt_nodefiles_nccl(const nt_doctor_t *d)
 
 void nt_nodefiles_diagnose(nt_doctor_t *d)
 {
-    static void (*const gpu_rules[])(const nt_gpu_health_t *, nt_nodecheck_t *) = {
-        nt_gpu_ecc_judge, nt_gpu_remap_judge, nt_gpu_throttle_judge, nt_gpu_persistence_judge,
-        nt_gpu_reset_judge, nt_gpu_retired_judge};
+    /* each GPU rule with the nvidia-smi -q fact it reads: a finding cites the fact's line */
+    static const struct {
+        void (*judge)(const nt_gpu_health_t *, nt_nodecheck_t *);
+        int fact;
+    } gpu_rules[] = {{nt_gpu_ecc_judge, NT_SMI_FACT_ECC},
+                     {nt_gpu_remap_judge, NT_SMI_FACT_REMAP},
+                     {nt_gpu_throttle_judge, NT_SMI_FACT_THROTTLE},
+                     {nt_gpu_persistence_judge, NT_SMI_FACT_PERSISTENCE},
+                     {nt_gpu_reset_judge, NT_SMI_FACT_RESET},
+                     {nt_gpu_retired_judge, NT_SMI_FACT_RETIRED}};
     struct nt_nodefiles *nf = d->op.nodefiles;
     nt_nodecheck_t c;
 
@@ -199,7 +218,7 @@ void nt_nodefiles_diagnose(nt_doctor_t *d)
         nt_nfhost_t *h = &nf->h[i];
         if (h->has_ml) {
             nt_memlock_judge(&h->ml, &c);
-            nt_nodefiles_put(d, h, "ulimit -a", &c, &h->ev_ml);
+            nt_nodefiles_put(d, h, "ulimit -a", &c, &h->ev_ml, NULL);
         }
         /* --expect gpus_per_node, else the GPUs of the host's nvidia-smi -q, else the job's
          * ranks per node */
@@ -209,25 +228,40 @@ void nt_nodefiles_diagnose(nt_doctor_t *d)
         if (h->has_shm && gpus >= 2) {
             h->shm.gpus = gpus;
             nt_shm_judge(&h->shm, &c);
-            nt_nodefiles_put(d, h, "df /dev/shm", &c, &h->ev_shm);
+            nt_nodefiles_put(d, h, "df /dev/shm", &c, &h->ev_shm, NULL);
+        } else if (h->has_shm) {
+            /* NCCL's need grows with the GPUs that share the node: without their count a
+             * size is neither enough nor too small, and saying nothing would pass it */
+            char obs[96];
+            snprintf(obs, sizeof(obs), "size %llu MiB", h->shm.size_bytes >> 20);
+            nt_nodecheck_set(&c, "dev_shm", "NT-CFG-002", NT_NOT_JUDGED, "/dev/shm", obs, "",
+                             gpus == 1 ? "size %llu MiB; one GPU per node: no GPU of this node "
+                                         "shares NCCL's shared-memory buffers with another"
+                                       : "size %llu MiB; NCCL's need depends on the GPUs per "
+                                         "node, which no input names: give --expect "
+                                         "gpus_per_node=N or the node's nvidia-smi -q",
+                             h->shm.size_bytes >> 20);
+            nt_nodefiles_put(d, h, "df /dev/shm", &c, &h->ev_shm, NULL);
         }
         if (h->has_pm) {
             h->pm.nccl_code = nt_nodefiles_nccl(d);
             nt_peermem_judge(&h->pm, &c);
-            nt_nodefiles_put(d, h, "lsmod", &c, &h->ev_pm);
+            nt_nodefiles_put(d, h, "lsmod", &c, &h->ev_pm, NULL);
         }
         for (int g = 0; h->smi && g < h->smi->ngpus; g++)
             for (size_t r = 0; r < sizeof(gpu_rules) / sizeof(gpu_rules[0]); r++) {
                 const nt_gpu_health_t *gh = &h->smi->gpu[g];
-                if (gpu_rules[r] == nt_gpu_retired_judge && !nt_gpu_retired_applies(gh))
+                if (gpu_rules[r].judge == nt_gpu_retired_judge && !nt_gpu_retired_applies(gh))
                     continue;
-                gpu_rules[r](gh, &c);
+                gpu_rules[r].judge(gh, &c);
                 snprintf(c.target, sizeof(c.target), "GPU %s", h->smi->bus[g]);
-                nt_nodefiles_put(d, h, "nvidia-smi -q", &c, &h->ev_gpu[g]);
+                const nt_ev_t *fe = h->ev_fact[g][gpu_rules[r].fact];
+                nt_nodefiles_put(d, h, "nvidia-smi -q", &c, fe[0].text ? &fe[0] : &h->ev_gpu[g],
+                                 fe[1].text ? &fe[1] : NULL);
             }
         for (size_t a = 0; h->pci && a < h->pci->n; a++) {
             nt_acs_judge(&h->pci->acs[a], &c);
-            nt_nodefiles_put(d, h, "lspci -vvv, a PCI bridge", &c, &h->ev_pci[a]);
+            nt_nodefiles_put(d, h, "lspci -vvv, a PCI bridge", &c, &h->ev_pci[a], NULL);
         }
     }
 }
@@ -257,8 +291,14 @@ static void nt_nodefiles_free(nt_doctor_t *d)
         nt_ev_free(&h->ev_ml);
         nt_ev_free(&h->ev_shm);
         nt_ev_free(&h->ev_pm);
-        for (int g = 0; g < NT_SMI_GPUS; g++)
+        for (int g = 0; g < NT_SMI_GPUS; g++) {
             nt_ev_free(&h->ev_gpu[g]);
+            for (int r = 0; h->ev_fact && r < NT_SMI_FACTS; r++) {
+                nt_ev_free(&h->ev_fact[g][r][0]);
+                nt_ev_free(&h->ev_fact[g][r][1]);
+            }
+        }
+        free(h->ev_fact);
         for (int a = 0; a < NT_LSPCI_DEVS; a++)
             nt_ev_free(&h->ev_pci[a]);
         free(h->smi);
