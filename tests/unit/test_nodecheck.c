@@ -51,6 +51,14 @@ static const char *const devname[] = {ROOTPORT, UP, DOWN_GPU, DOWN_NIC, GPU, NIC
     "MalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"                     \
     "AtomicOpBlocked 0\nTLPBlockedErr 0\nTOTAL_ERR_" tag " 0\n"
 
+/* The igb NIC 0000:09:00.0 of the netdev patch "igb: Do not bring the device up after non-fatal
+ * error" (2024-09-23, tests/fixtures/nodecheck/dmesg-igb-aer-nonfatal-cmpltto.txt): one
+ * Uncorrected (Non-Fatal) error, "[14] CmpltTO", rebuilt into aer_dev_nonfatal. */
+#define AER_NONFATAL_CMPLTTO                                                                       \
+    "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 1\nCmpltAbrt 0\nUnxCmplt 0\nRxOF 0\n"       \
+    "MalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"                     \
+    "AtomicOpBlocked 0\nTLPBlockedErr 0\nTOTAL_ERR_NONFATAL 1\n"
+
 /* /dev/kmsg records ("prio,seq,usec,flags;text", Documentation/ABI/testing/dev-kmsg) of a
  * healthy node: the mlx5 lines of leptonai/gpud #1209's journal (2026-02-14), no Xid. */
 #define KMSG_HEALTHY                                                                               \
@@ -265,6 +273,25 @@ static void test_aer_correctable_warns_alone(void **state)
     assert_string_equal(b->target, NIC);
     assert_string_equal(b->observed, "correctable 3, fatal 0, non-fatal 0");
     tree_put(root, rel, AER_COR_CLEAN);
+}
+
+/* An uncorrectable (non-fatal) completion timeout on the NIC fails pcie_aer there alone. */
+static void test_aer_nonfatal_fails_alone(void **state)
+{
+    nt_nodecheck_t out[16];
+    const nt_nodecheck_t *b;
+    char rel[256];
+    size_t n;
+    (void)state;
+    snprintf(rel, sizeof(rel), "%s/aer_dev_nonfatal", devdir[5]);
+    tree_put(root, rel, AER_NONFATAL_CMPLTTO);
+    assert_int_equal(judge_all(out, &n), 1);
+    b = the_bad_one(out, n);
+    assert_string_equal(b->code, "NT-PCIE-007");
+    assert_int_equal(b->verdict, NT_FAIL);
+    assert_string_equal(b->target, NIC);
+    assert_string_equal(b->observed, "correctable 0, fatal 0, non-fatal 1");
+    tree_put(root, rel, AER_UNC("NONFATAL"));
 }
 
 static void test_iommu_translated_warns_alone(void **state)
@@ -822,6 +849,7 @@ int main(void)
         cmocka_unit_test(test_acs_redirect_fails_alone),
         cmocka_unit_test(test_acs_not_root),
         cmocka_unit_test(test_aer_correctable_warns_alone),
+        cmocka_unit_test(test_aer_nonfatal_fails_alone),
         cmocka_unit_test(test_iommu_translated_warns_alone),
         cmocka_unit_test(test_peermem_against_nccl),
         cmocka_unit_test(test_shm_need),
