@@ -308,6 +308,47 @@ static void test_iommu_translated_warns_alone(void **state)
     tree_put(root, "/sys/kernel/iommu_groups/30/type", "identity\n");
 }
 
+/* Captured IOMMU states (tests/fixtures/nodecheck/README.md): a workstation whose command line
+ * ends "iommu.passthrough=0 iommu.strict=1" and whose groups are "DMA" (translated on purpose
+ * after an AMD-Vi IO_PAGE_FAULT; iommu=pt, the two-GPU P2P prerequisite, removed) warns on both
+ * devices and nothing else; rocm/rccl #1129's command line with iommu=pt passes. */
+static void test_iommu_captures(void **state)
+{
+    nt_nodecheck_t out[16], o;
+    nt_iommu_t m = {.bdf = GPU, .groups = 54};
+    size_t n;
+    int warned = 0;
+    (void)state;
+    tree_put(root, "/sys/kernel/iommu_groups/30/type", "DMA\n");
+    tree_put(root, "/sys/kernel/iommu_groups/31/type", "DMA\n");
+    tree_put(root, "/proc/cmdline", "iommu.passthrough=0 iommu.strict=1\n");
+    assert_int_equal(judge_all(out, &n), 2);
+    for (size_t i = 0; i < n; i++)
+        if (out[i].verdict != NT_PASS) {
+            assert_string_equal(out[i].check, "iommu");
+            assert_string_equal(out[i].code, "NT-PCIE-006");
+            assert_int_equal(out[i].verdict, NT_WARN);
+            assert_string_equal(out[i].observed, "DMA");
+            warned++;
+        }
+    assert_int_equal(warned, 2);
+    tree_put(root, "/sys/kernel/iommu_groups/30/type", "identity\n");
+    tree_put(root, "/sys/kernel/iommu_groups/31/type", "identity\n");
+    tree_put(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.0 root=/dev/sda1 ro iommu=pt\n");
+    /* the same command line where the group type cannot be read (Linux < 5.11) */
+    nt_iommu_parse_cmdline("iommu.passthrough=0 iommu.strict=1", &m);
+    assert_true(m.cmdline_on && !m.cmdline_pt);
+    nt_iommu_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_WARN);
+    assert_string_equal(o.observed, "iommu on, no pt");
+    nt_iommu_parse_cmdline("BOOT_IMAGE=/vmlinuz-5.15.0-101-generic "
+                           "root=/dev/mapper/ubuntu--vg-ubuntu--lv ro iommu=pt",
+                           &m);
+    nt_iommu_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_PASS);
+    assert_string_equal(o.observed, "iommu=pt");
+}
+
 /* NVIDIA/nccl #1676: DGX OS 25.01 replaced nv_peer_mem by nvidia-peermem, and NCCL 2.22.3 does
  * not look for it. NVIDIA/nccl #897: /sys/kernel/mm/memory_peers/nv_mem present = GDRDMA. */
 static void test_peermem_against_nccl(void **state)
@@ -851,6 +892,7 @@ int main(void)
         cmocka_unit_test(test_aer_correctable_warns_alone),
         cmocka_unit_test(test_aer_nonfatal_fails_alone),
         cmocka_unit_test(test_iommu_translated_warns_alone),
+        cmocka_unit_test(test_iommu_captures),
         cmocka_unit_test(test_peermem_against_nccl),
         cmocka_unit_test(test_shm_need),
         cmocka_unit_test(test_memlock),
