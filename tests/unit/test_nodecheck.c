@@ -258,40 +258,35 @@ static void test_acs_not_root(void **state)
     put_config(devdir[1], 0x0000, 4096);
 }
 
-static void test_aer_correctable_warns_alone(void **state)
+/* Each captured AER count on the NIC warns or fails pcie_aer there alone: coreboot #4's
+ * correctable errors warn, the igb NIC's uncorrectable (non-fatal) completion timeout fails. */
+static void test_aer_faults_alone(void **state)
 {
-    nt_nodecheck_t out[16];
-    const nt_nodecheck_t *b;
-    char rel[256];
-    size_t n;
+    static const struct {
+        const char *file, *fault, *clean, *code, *observed;
+        nt_verdict_t v;
+    } cases[] = {
+        {"aer_dev_correctable", AER_COR_FAULT, AER_COR_CLEAN, "NT-PCIE-008",
+         "correctable 3, fatal 0, non-fatal 0", NT_WARN},
+        {"aer_dev_nonfatal", AER_NONFATAL_CMPLTTO, AER_UNC("NONFATAL"), "NT-PCIE-007",
+         "correctable 0, fatal 0, non-fatal 1", NT_FAIL},
+    };
     (void)state;
-    snprintf(rel, sizeof(rel), "%s/aer_dev_correctable", devdir[5]);
-    tree_put(root, rel, AER_COR_FAULT);
-    assert_int_equal(judge_all(out, &n), 1);
-    b = the_bad_one(out, n);
-    assert_string_equal(b->code, "NT-PCIE-008");
-    assert_string_equal(b->target, NIC);
-    assert_string_equal(b->observed, "correctable 3, fatal 0, non-fatal 0");
-    tree_put(root, rel, AER_COR_CLEAN);
-}
-
-/* An uncorrectable (non-fatal) completion timeout on the NIC fails pcie_aer there alone. */
-static void test_aer_nonfatal_fails_alone(void **state)
-{
-    nt_nodecheck_t out[16];
-    const nt_nodecheck_t *b;
-    char rel[256];
-    size_t n;
-    (void)state;
-    snprintf(rel, sizeof(rel), "%s/aer_dev_nonfatal", devdir[5]);
-    tree_put(root, rel, AER_NONFATAL_CMPLTTO);
-    assert_int_equal(judge_all(out, &n), 1);
-    b = the_bad_one(out, n);
-    assert_string_equal(b->code, "NT-PCIE-007");
-    assert_int_equal(b->verdict, NT_FAIL);
-    assert_string_equal(b->target, NIC);
-    assert_string_equal(b->observed, "correctable 0, fatal 0, non-fatal 1");
-    tree_put(root, rel, AER_UNC("NONFATAL"));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        nt_nodecheck_t out[16];
+        const nt_nodecheck_t *b;
+        char rel[256];
+        size_t n;
+        snprintf(rel, sizeof(rel), "%s/%s", devdir[5], cases[i].file);
+        tree_put(root, rel, cases[i].fault);
+        assert_int_equal(judge_all(out, &n), 1);
+        b = the_bad_one(out, n);
+        assert_string_equal(b->code, cases[i].code);
+        assert_int_equal(b->verdict, cases[i].v);
+        assert_string_equal(b->target, NIC);
+        assert_string_equal(b->observed, cases[i].observed);
+        tree_put(root, rel, cases[i].clean);
+    }
 }
 
 static void test_iommu_translated_warns_alone(void **state)
@@ -889,8 +884,7 @@ int main(void)
         cmocka_unit_test(test_healthy_passes_everything),
         cmocka_unit_test(test_acs_redirect_fails_alone),
         cmocka_unit_test(test_acs_not_root),
-        cmocka_unit_test(test_aer_correctable_warns_alone),
-        cmocka_unit_test(test_aer_nonfatal_fails_alone),
+        cmocka_unit_test(test_aer_faults_alone),
         cmocka_unit_test(test_iommu_translated_warns_alone),
         cmocka_unit_test(test_iommu_captures),
         cmocka_unit_test(test_peermem_against_nccl),
