@@ -80,7 +80,8 @@ typedef struct nt_iommu {
                           * Documentation/ABI/testing/sysfs-kernel-iommu_groups): "identity",
                           * "DMA", "DMA-FQ", "unmanaged", "blocked"; "" when unreadable */
     int cmdline_pt;      /* /proc/cmdline has iommu=pt or iommu.passthrough=1 */
-    int cmdline_on;      /* /proc/cmdline has intel_iommu=on or amd_iommu=on (without pt) */
+    int cmdline_on;      /* /proc/cmdline has intel_iommu=on, amd_iommu=on or
+                          * iommu.passthrough=0 (without pt) */
 } nt_iommu_t;
 
 /* nt_iommu_parse_cmdline - set cmdline_pt and cmdline_on from a /proc/cmdline line
@@ -91,7 +92,8 @@ void nt_iommu_parse_cmdline(const char *cmdline, nt_iommu_t *out);
  * read stays unknown. */
 nt_status_t nt_iommu_read(const char *bdf, nt_iommu_t *out);
 /* nt_iommu_judge - "iommu": warn (NT-PCIE-006) when the device's DMA is translated (group
- * type DMA or DMA-FQ, or intel/amd_iommu=on without passthrough when the type is unreadable):
+ * type DMA or DMA-FQ, or intel/amd_iommu=on or iommu.passthrough=0 without passthrough when the
+ * type is unreadable):
  * GPUDirect P2P and RDMA then go through the IOMMU (NCCL user guide, Troubleshooting, "IOMMU"
  * and "PCI Access Control Services"); pass for identity, unmanaged (a VM's passthrough) or no
  * IOMMU; not_judged when nothing says. */

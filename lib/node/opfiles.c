@@ -269,7 +269,12 @@ int nt_smi_q_line(nt_smi_q_t *st, const char *line)
         st->section[l][0] = '\0';
     colon = strstr(p, " : ");
     if (!colon) {
-        snprintf(st->section[level], sizeof(st->section[0]), "%s", p);
+        /* nvidia-smi pads some headers to the key column ("Double Bit" and "Single Bit" of
+         * the pre-Ampere ECC block, "GPU Memory Power Readings "): the name without them */
+        size_t l = strlen(p);
+        while (l && isspace((unsigned char)p[l - 1]))
+            l--;
+        snprintf(st->section[level], sizeof(st->section[0]), "%.*s", (int)l, p);
         return 1;
     }
     size_t kl = (size_t)(colon - p);

@@ -143,8 +143,11 @@ static int nt_has_word(const char *line, const char *tok)
 void nt_iommu_parse_cmdline(const char *cmdline, nt_iommu_t *out)
 {
     out->cmdline_pt = nt_has_word(cmdline, "iommu=pt") || nt_has_word(cmdline, "iommu.passthrough=1");
+    /* iommu.passthrough=0: "Use IOMMU translation for DMA" (kernel-parameters.txt), the
+     * translated default made explicit */
     out->cmdline_on = !out->cmdline_pt && (nt_has_word(cmdline, "intel_iommu=on") ||
-                                           nt_has_word(cmdline, "amd_iommu=on"));
+                                           nt_has_word(cmdline, "amd_iommu=on") ||
+                                           nt_has_word(cmdline, "iommu.passthrough=0"));
 }
 
 nt_status_t nt_iommu_read(const char *bdf, nt_iommu_t *out)

@@ -11,8 +11,12 @@
  *   NT_FAKE_NVML_NO_P2P=a,b  nvmlDeviceGetP2PStatus of a, b (either order): not supported
  * Health (the node checks; each fault on one GPU, the figures from tests/fixtures/nodecheck):
  *   NT_FAKE_NVML_ECC=i       GPU i: 2 uncorrectable volatile (and aggregate) ECC errors
+ *   NT_FAKE_NVML_ECC_AGG=i   GPU i: 1 uncorrectable aggregate ECC error, none volatile (the
+ *                            GH200 of opfiles/nvidia-smi-q-gh200-ecc-aggregate.txt)
  *   NT_FAKE_NVML_REMAP=i     GPU i: 4 uncorrectable remapped rows, pending (gpud #80's capture)
- *   NT_FAKE_NVML_THROTTLE=i  GPU i: HW slowdown and HW thermal slowdown active (0x48)
+ *   NT_FAKE_NVML_THROTTLE=i  GPU i: HW slowdown and HW thermal slowdown active (0x48), or
+ *                            the reasons of NT_FAKE_NVML_THROTTLE_MASK=m (0x88: HW slowdown and
+ *                            HW power brake, l4rz's C4130; 0x4: SW power cap, open_clip #703)
  *   NT_FAKE_NVML_PM_OFF=i    GPU i: persistence mode disabled
  *   NT_FAKE_NVML_RESET=i     GPU i: reset required
  *   NT_FAKE_NVML_OLD_GPU=1   a GPU before Ampere: page retirement (GPU i of
@@ -257,10 +261,11 @@ static int is(const char *k, void *d)
 }
 int nvmlDeviceGetTotalEccErrors(void *d, int type, int counter, unsigned long long *v)
 {
-    (void)counter;
     if (env("NT_FAKE_NVML_NO_HEALTH", 0))
         return 3;
     *v = type == 1 && is("NT_FAKE_NVML_ECC", d) ? 2 : 0;
+    if (type == 1 && counter == 1 && is("NT_FAKE_NVML_ECC_AGG", d)) /* NVML_AGGREGATE_ECC */
+        *v = 1;
     return 0;
 }
 int nvmlDeviceGetRemappedRows(void *d, unsigned *corr, unsigned *unc, unsigned *pend, unsigned *fail)
@@ -277,7 +282,10 @@ int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *r)
 {
     if (env("NT_FAKE_NVML_NO_HEALTH", 0))
         return 3;
-    *r = is("NT_FAKE_NVML_THROTTLE", d) ? 0x48 : 0x1; /* idle is not a fault */
+    const char *m = getenv("NT_FAKE_NVML_THROTTLE_MASK");
+    *r = !is("NT_FAKE_NVML_THROTTLE", d) ? 0x1                 /* idle is not a fault */
+         : m && *m                        ? strtoull(m, NULL, 0)
+                                          : 0x48;
     return 0;
 }
 int nvmlDeviceGetPersistenceMode(void *d, int *m)

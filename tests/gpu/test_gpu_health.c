@@ -108,6 +108,32 @@ static void test_each_fault_its_own_check(void **state)
     }
 }
 
+/* The simulated NVML set from captured figures (tests/fixtures/nodecheck/opfiles/MANIFEST.md):
+ * l4rz's C4130 (HW Slowdown + HW Power Brake = 0x88) warns, open_clip #703's SW Power Cap
+ * alone (0x4) passes, the GH200's one lifetime uncorrectable error warns NT-GPU-013. */
+static void test_captured_figures(void **state)
+{
+    nt_nodecheck_t out[8][NRULES];
+    (void)state;
+    setenv("NT_FAKE_NVML_THROTTLE", "3", 1);
+    setenv("NT_FAKE_NVML_THROTTLE_MASK", "0x88", 1);
+    assert_int_equal(judge_node(out), 1);
+    assert_int_equal(out[3][2].verdict, NT_WARN);
+    assert_string_equal(out[3][2].code, "NT-GPU-016");
+    assert_string_equal(out[3][2].observed, "0x88 hw_slowdown hw_power_brake_slowdown");
+    setenv("NT_FAKE_NVML_THROTTLE_MASK", "0x4", 1);
+    assert_int_equal(judge_node(out), 0);
+    assert_string_equal(out[3][2].observed, "0x4");
+    unsetenv("NT_FAKE_NVML_THROTTLE");
+    unsetenv("NT_FAKE_NVML_THROTTLE_MASK");
+    setenv("NT_FAKE_NVML_ECC_AGG", "2", 1);
+    assert_int_equal(judge_node(out), 1);
+    unsetenv("NT_FAKE_NVML_ECC_AGG");
+    assert_int_equal(out[2][0].verdict, NT_WARN);
+    assert_string_equal(out[2][0].code, "NT-GPU-013");
+    assert_string_equal(out[2][0].observed, "uncorrectable volatile 0, aggregate 1");
+}
+
 static void test_old_driver_not_judged(void **state)
 {
     nt_nodecheck_t out[8][NRULES];
@@ -143,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_each_fault_its_own_check),
         cmocka_unit_test(test_old_gpu_retired_pages),
         cmocka_unit_test(test_old_driver_not_judged),
+        cmocka_unit_test(test_captured_figures),
         cmocka_unit_test(test_rules_on_facts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,6 +119,34 @@ static void test_firmware(void **state)
         assert_int_equal(o[i].verdict, NT_PASS);
 }
 
+/* openucx/ucx #10868's ibstat (maxim-masterov): two Ethernet ports (MT4127, 26.43.1014) and
+ * ConnectX-7 InfiniBand ports (MT4129, 28.43.2026) in one node, the four CAs the post shows:
+ * each type runs one firmware, so every port passes; the types are not compared. */
+static void test_firmware_mixed_types_capture(void **state)
+{
+    static const struct {
+        const char *dev, *type, *fw;
+    } ca[] = {{"mlx5_0", "MT4127", "26.43.1014"},
+              {"mlx5_1", "MT4127", "26.43.1014"},
+              {"mlx5_2", "MT4129", "28.43.2026"},
+              {"mlx5_3", "MT4129", "28.43.2026"}};
+    nt_rdma_port_t p[4];
+    nt_nodecheck_t o[4];
+    (void)state;
+    memset(p, 0, sizeof(p));
+    for (int i = 0; i < 4; i++) {
+        snprintf(p[i].dev, sizeof(p[i].dev), "%s", ca[i].dev);
+        snprintf(p[i].hca_type, sizeof(p[i].hca_type), "%s", ca[i].type);
+        snprintf(p[i].fw_ver, sizeof(p[i].fw_ver), "%s", ca[i].fw);
+        p[i].port = 1;
+    }
+    assert_int_equal(nt_rdma_firmware_judge(p, 4, o), 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(o[i].verdict, NT_PASS);
+        assert_string_equal(o[i].code, "NT-RDMA-016");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_mtu_odd_port_warns),
         cmocka_unit_test(test_mlx5_infiniband),
         cmocka_unit_test(test_firmware),
+        cmocka_unit_test(test_firmware_mixed_types_capture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,14 @@ static const char *const devname[] = {ROOTPORT, UP, DOWN_GPU, DOWN_NIC, GPU, NIC
     "MalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"                     \
     "AtomicOpBlocked 0\nTLPBlockedErr 0\nTOTAL_ERR_" tag " 0\n"
 
+/* The igb NIC 0000:09:00.0 of the netdev patch "igb: Do not bring the device up after non-fatal
+ * error" (2024-09-23, tests/fixtures/nodecheck/dmesg-igb-aer-nonfatal-cmpltto.txt): one
+ * Uncorrected (Non-Fatal) error, "[14] CmpltTO", rebuilt into aer_dev_nonfatal. */
+#define AER_NONFATAL_CMPLTTO                                                                       \
+    "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 1\nCmpltAbrt 0\nUnxCmplt 0\nRxOF 0\n"       \
+    "MalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"                     \
+    "AtomicOpBlocked 0\nTLPBlockedErr 0\nTOTAL_ERR_NONFATAL 1\n"
+
 /* /dev/kmsg records ("prio,seq,usec,flags;text", Documentation/ABI/testing/dev-kmsg) of a
  * healthy node: the mlx5 lines of leptonai/gpud #1209's journal (2026-02-14), no Xid. */
 #define KMSG_HEALTHY                                                                               \
@@ -250,21 +258,35 @@ static void test_acs_not_root(void **state)
     put_config(devdir[1], 0x0000, 4096);
 }
 
-static void test_aer_correctable_warns_alone(void **state)
+/* Each captured AER count on the NIC warns or fails pcie_aer there alone: coreboot #4's
+ * correctable errors warn, the igb NIC's uncorrectable (non-fatal) completion timeout fails. */
+static void test_aer_faults_alone(void **state)
 {
-    nt_nodecheck_t out[16];
-    const nt_nodecheck_t *b;
-    char rel[256];
-    size_t n;
+    static const struct {
+        const char *file, *fault, *clean, *code, *observed;
+        nt_verdict_t v;
+    } cases[] = {
+        {"aer_dev_correctable", AER_COR_FAULT, AER_COR_CLEAN, "NT-PCIE-008",
+         "correctable 3, fatal 0, non-fatal 0", NT_WARN},
+        {"aer_dev_nonfatal", AER_NONFATAL_CMPLTTO, AER_UNC("NONFATAL"), "NT-PCIE-007",
+         "correctable 0, fatal 0, non-fatal 1", NT_FAIL},
+    };
     (void)state;
-    snprintf(rel, sizeof(rel), "%s/aer_dev_correctable", devdir[5]);
-    tree_put(root, rel, AER_COR_FAULT);
-    assert_int_equal(judge_all(out, &n), 1);
-    b = the_bad_one(out, n);
-    assert_string_equal(b->code, "NT-PCIE-008");
-    assert_string_equal(b->target, NIC);
-    assert_string_equal(b->observed, "correctable 3, fatal 0, non-fatal 0");
-    tree_put(root, rel, AER_COR_CLEAN);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        nt_nodecheck_t out[16];
+        const nt_nodecheck_t *b;
+        char rel[256];
+        size_t n;
+        snprintf(rel, sizeof(rel), "%s/%s", devdir[5], cases[i].file);
+        tree_put(root, rel, cases[i].fault);
+        assert_int_equal(judge_all(out, &n), 1);
+        b = the_bad_one(out, n);
+        assert_string_equal(b->code, cases[i].code);
+        assert_int_equal(b->verdict, cases[i].v);
+        assert_string_equal(b->target, NIC);
+        assert_string_equal(b->observed, cases[i].observed);
+        tree_put(root, rel, cases[i].clean);
+    }
 }
 
 static void test_iommu_translated_warns_alone(void **state)
@@ -279,6 +301,47 @@ static void test_iommu_translated_warns_alone(void **state)
     assert_string_equal(b->code, "NT-PCIE-006");
     assert_string_equal(b->target, GPU);
     tree_put(root, "/sys/kernel/iommu_groups/30/type", "identity\n");
+}
+
+/* Captured IOMMU states (tests/fixtures/nodecheck/README.md): a workstation whose command line
+ * ends "iommu.passthrough=0 iommu.strict=1" and whose groups are "DMA" (translated on purpose
+ * after an AMD-Vi IO_PAGE_FAULT; iommu=pt, the two-GPU P2P prerequisite, removed) warns on both
+ * devices and nothing else; rocm/rccl #1129's command line with iommu=pt passes. */
+static void test_iommu_captures(void **state)
+{
+    nt_nodecheck_t out[16], o;
+    nt_iommu_t m = {.bdf = GPU, .groups = 54};
+    size_t n;
+    int warned = 0;
+    (void)state;
+    tree_put(root, "/sys/kernel/iommu_groups/30/type", "DMA\n");
+    tree_put(root, "/sys/kernel/iommu_groups/31/type", "DMA\n");
+    tree_put(root, "/proc/cmdline", "iommu.passthrough=0 iommu.strict=1\n");
+    assert_int_equal(judge_all(out, &n), 2);
+    for (size_t i = 0; i < n; i++)
+        if (out[i].verdict != NT_PASS) {
+            assert_string_equal(out[i].check, "iommu");
+            assert_string_equal(out[i].code, "NT-PCIE-006");
+            assert_int_equal(out[i].verdict, NT_WARN);
+            assert_string_equal(out[i].observed, "DMA");
+            warned++;
+        }
+    assert_int_equal(warned, 2);
+    tree_put(root, "/sys/kernel/iommu_groups/30/type", "identity\n");
+    tree_put(root, "/sys/kernel/iommu_groups/31/type", "identity\n");
+    tree_put(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.0 root=/dev/sda1 ro iommu=pt\n");
+    /* the same command line where the group type cannot be read (Linux < 5.11) */
+    nt_iommu_parse_cmdline("iommu.passthrough=0 iommu.strict=1", &m);
+    assert_true(m.cmdline_on && !m.cmdline_pt);
+    nt_iommu_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_WARN);
+    assert_string_equal(o.observed, "iommu on, no pt");
+    nt_iommu_parse_cmdline("BOOT_IMAGE=/vmlinuz-5.15.0-101-generic "
+                           "root=/dev/mapper/ubuntu--vg-ubuntu--lv ro iommu=pt",
+                           &m);
+    nt_iommu_judge(&m, &o);
+    assert_int_equal(o.verdict, NT_PASS);
+    assert_string_equal(o.observed, "iommu=pt");
 }
 
 /* NVIDIA/nccl #1676: DGX OS 25.01 replaced nv_peer_mem by nvidia-peermem, and NCCL 2.22.3 does
@@ -658,6 +721,129 @@ static void test_opfiles(void **state)
     assert_int_equal(c.verdict, NT_NOT_JUDGED);
 }
 
+/* The six GPU rules on one GPU's facts into o[6] (gpu_ecc, gpu_row_remap, gpu_throttle,
+ * gpu_persistence, gpu_reset, gpu_retired_pages; the last left unset, check NULL, where it does
+ * not apply); returns how many warned or failed. */
+static int smi_judge(const nt_gpu_health_t *h, nt_nodecheck_t o[6])
+{
+    int bad = 0;
+    memset(o, 0, 6 * sizeof(o[0]));
+    nt_gpu_ecc_judge(h, &o[0]);
+    nt_gpu_remap_judge(h, &o[1]);
+    nt_gpu_throttle_judge(h, &o[2]);
+    nt_gpu_persistence_judge(h, &o[3]);
+    nt_gpu_reset_judge(h, &o[4]);
+    if (nt_gpu_retired_applies(h))
+        nt_gpu_retired_judge(h, &o[5]);
+    for (int r = 0; r < 6; r++)
+        bad += o[r].check && (o[r].verdict == NT_WARN || o[r].verdict == NT_FAIL);
+    return bad;
+}
+
+/* An excerpt of nvidia-smi -q as posted (opfiles/smi-excerpt-*.txt) under the GPU header gpu,
+ * each line indented by indent spaces: the posts that dropped nvidia-smi's first indent level
+ * get it back here, the file keeps the post's lines. */
+static void feed_excerpt(const char *name, const char *gpu, int indent, nt_smi_q_t *smi)
+{
+    char path[256], line[512], buf[600];
+    FILE *f;
+    memset(smi, 0, sizeof(*smi));
+    assert_int_equal(nt_smi_q_line(smi, gpu), 1);
+    snprintf(path, sizeof(path), "tests/fixtures/nodecheck/opfiles/%s", name);
+    assert_non_null(f = fopen(path, "r"));
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(buf, sizeof(buf), "%*s%s", indent, "", line);
+        assert_int_equal(nt_smi_q_line(smi, buf), 1);
+    }
+    fclose(f);
+}
+
+/* Whole nvidia-smi -q captures (opfiles/MANIFEST.md) through the reader and the probe's GPU
+ * rules: a healthy node passes every rule on every GPU, each fault capture warns or fails its
+ * own rule on its own GPU and no other. */
+static void test_opfiles_gpu_captures(void **state)
+{
+    static nt_smi_q_t smi;
+    nt_nodecheck_t o[6];
+    (void)state;
+
+    /* 8 V100s (driver 550.127.05, thamada/gls): the pre-Ampere ECC block, whose "Double Bit"
+     * header nvidia-smi pads with spaces; page retirement judged, no row remapping */
+    assert_int_equal(feed_file("nvidia-smi-q-v100x8-healthy.txt", feed_smi, &smi), 1798);
+    assert_int_equal(smi.ngpus, 8);
+    assert_string_equal(smi.bus[7], "00000000:00:0B.0");
+    for (int g = 0; g < 8; g++) {
+        assert_true(smi.gpu[g].ecc_ok); /* the padded header: not judged before the trim */
+        assert_true(smi.gpu[g].retired_ok && !smi.gpu[g].retired_pending);
+        assert_false(smi.gpu[g].remap_ok);
+        assert_int_equal(smi_judge(&smi.gpu[g], o), 0);
+        for (int r = 0; r < 6; r++)
+            assert_int_equal(o[r].verdict, r == 1 ? NT_NOT_JUDGED : NT_PASS);
+    }
+    assert_string_equal(o[5].check, "gpu_retired_pages");
+
+    /* a GH200 with one uncorrectable DRAM error in its lifetime, none since the driver loaded,
+     * its row remapped (Uncorrectable Error 1, Pending No): gpu_ecc warns NT-GPU-013 alone */
+    memset(&smi, 0, sizeof(smi));
+    feed_file("nvidia-smi-q-gh200-ecc-aggregate.txt", feed_smi, &smi);
+    assert_int_equal(smi.ngpus, 1);
+    assert_int_equal(smi_judge(&smi.gpu[0], o), 1);
+    assert_int_equal(o[0].verdict, NT_WARN);
+    assert_string_equal(o[0].code, "NT-GPU-013");
+    assert_string_equal(o[0].observed, "uncorrectable volatile 0, aggregate 1");
+    assert_string_equal(o[1].observed, "pending no, failure no, uncorrectable rows 1");
+    assert_null(o[5].check); /* remaps rows: no page retirement */
+
+    /* 4 A100s, GPU 1 (9E:00.0) with a row remap pending after one correctable error */
+    memset(&smi, 0, sizeof(smi));
+    feed_file("nvidia-smi-q-a100x4-remap-pending.txt", feed_smi, &smi);
+    assert_int_equal(smi.ngpus, 4);
+    for (int g = 0; g < 4; g++) {
+        assert_int_equal(smi_judge(&smi.gpu[g], o), g == 1);
+        assert_int_equal(o[1].verdict, g == 1 ? NT_WARN : NT_PASS);
+    }
+    assert_string_equal(smi.bus[1], "00000000:9E:00.0");
+    assert_string_equal(o[1].code, "NT-GPU-014");
+
+    /* a GeForce GTX 1050 Ti, persistence mode disabled: gpu_persistence warns alone; no ECC,
+     * row remapping or page retirement on a GeForce (N/A): those are not judged */
+    memset(&smi, 0, sizeof(smi));
+    feed_file("nvidia-smi-q-gtx1050ti-persistence-off.txt", feed_smi, &smi);
+    assert_int_equal(smi_judge(&smi.gpu[0], o), 1);
+    assert_int_equal(o[3].verdict, NT_WARN);
+    assert_string_equal(o[3].code, "NT-GPU-017");
+    assert_int_equal(o[2].verdict, NT_PASS);
+    assert_int_equal(o[4].verdict, NT_PASS);
+    assert_int_equal(o[0].verdict, NT_NOT_JUDGED);
+    assert_int_equal(o[1].verdict, NT_NOT_JUDGED);
+    assert_int_equal(o[5].verdict, NT_NOT_JUDGED);
+
+    /* an A10 at its power limit, SW Power Cap the only active reason: not a fault */
+    memset(&smi, 0, sizeof(smi));
+    feed_file("nvidia-smi-q-a10-sw-power-cap.txt", feed_smi, &smi);
+    assert_true(smi.gpu[0].throttle_ok);
+    assert_int_equal(smi_judge(&smi.gpu[0], o), 0);
+
+    /* l4rz's Dell C4130 (iDRAC without a power table entry for the V100-SXM2-32GB asserts the
+     * power brake): HW Slowdown and HW Power Brake Slowdown active, clocks at 382 MHz */
+    feed_excerpt("smi-excerpt-c4130-v100-power-brake.txt", "GPU 00000000:1E:00.0", 4, &smi);
+    assert_int_equal(smi_judge(&smi.gpu[0], o), 1);
+    assert_int_equal(o[2].verdict, NT_WARN);
+    assert_string_equal(o[2].code, "NT-GPU-016");
+    assert_string_equal(o[2].observed, "0x88 hw_slowdown hw_power_brake_slowdown");
+    /* open_clip #703: SW Power Cap active alone passes */
+    feed_excerpt("smi-excerpt-open-clip-703-sw-power-cap.txt", "GPU 00000000:1E:00.0", 0, &smi);
+    assert_true(smi.gpu[0].throttle_ok);
+    assert_int_equal(smi_judge(&smi.gpu[0], o), 0);
+    assert_string_equal(o[2].observed, "0x0");
+    /* an RTX 3090 the driver marked "Reset Required: Yes" (CUDA fails on it alone) */
+    feed_excerpt("smi-excerpt-rtx3090-reset-required.txt", "GPU 00000000:39:00.0", 4, &smi);
+    assert_int_equal(smi_judge(&smi.gpu[0], o), 1);
+    assert_int_equal(o[4].verdict, NT_FAIL);
+    assert_string_equal(o[4].code, "NT-GPU-018");
+}
+
 /* The probe's glue (probes/nodechecks.c) on the same tree: one GPU and one NIC, the checks that
  * apply, each with code and category; NCCL 2.22.3 with nvidia_peermem (nccl #1676) fails. */
 static void test_probe_glue(void **state)
@@ -698,8 +884,9 @@ int main(void)
         cmocka_unit_test(test_healthy_passes_everything),
         cmocka_unit_test(test_acs_redirect_fails_alone),
         cmocka_unit_test(test_acs_not_root),
-        cmocka_unit_test(test_aer_correctable_warns_alone),
+        cmocka_unit_test(test_aer_faults_alone),
         cmocka_unit_test(test_iommu_translated_warns_alone),
+        cmocka_unit_test(test_iommu_captures),
         cmocka_unit_test(test_peermem_against_nccl),
         cmocka_unit_test(test_shm_need),
         cmocka_unit_test(test_memlock),
@@ -709,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_xid_lines),
         cmocka_unit_test(test_same_rows),
         cmocka_unit_test(test_opfiles),
+        cmocka_unit_test(test_opfiles_gpu_captures),
         cmocka_unit_test(test_probe_glue),
     };
     return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
