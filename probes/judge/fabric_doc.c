@@ -510,8 +510,10 @@ nt_status_t nt_finish_fabric(nt_finish_t *f)
     }
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "not_judged")) {
         char w[700];
-        snprintf(w, sizeof(w), "fabric %s: %s", nt_json_get_str(it, "what", ""),
-                 nt_json_get_str(it, "reason", ""));
+        const char *what = nt_json_get_str(it, "what", "");
+        /* "fabric: ..." for the section as a whole, "fabric cut: ..." for a part of it */
+        snprintf(w, sizeof(w), "fabric%s%s: %s", what[0] && strcmp(what, "fabric") ? " " : "",
+                 strcmp(what, "fabric") ? what : "", nt_json_get_str(it, "reason", ""));
         cJSON_AddItemToArray(f->not_judged, cJSON_CreateString(w));
     }
     return NT_OK;

@@ -451,6 +451,16 @@ static void test_judge_finish_fabric(void **state)
     assert_non_null(strstr(w->valuestring, "fabric: between {h1..h4} and {h5..h8}"));
     nt_judge_destroy(j);
     cJSON_Delete(d);
+    /* a skipped section: its line says "fabric" once */
+    d = cJSON_Parse("{\"nodes\":[],\"links\":[],\"checks\":[],\"fabric\":{\"status\":"
+                    "\"skipped\",\"reason\":\"one node\"}}");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    sum = cJSON_GetObjectItem(d, "summary");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "not_judged"), 0)->valuestring,
+                        "fabric: the fabric phases were skipped: one node");
+    nt_judge_destroy(j);
+    cJSON_Delete(d);
     params.fabric_topology = "tests/fixtures/ibtopo/absent.ibnetdiscover";
     assert_int_equal(nt_judge_create(&params, &j), NT_ERR_NOT_FOUND);
 }
