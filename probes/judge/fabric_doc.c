@@ -482,7 +482,8 @@ out:
 
 /* Phase "fabric" of nt_judge_finish: a report with a "fabric" section gets it judged, and the
  * section's checks count in the summary as the other checks do: a warned cut is a warning of
- * the run (it names no node and drains nothing), what could not be judged is not judged. */
+ * the run (it names no node and drains nothing), what could not be judged is not judged: each
+ * line of the section's not_judged counts once in summary.counts.not_judged. */
 nt_status_t nt_finish_fabric(nt_finish_t *f)
 {
     cJSON *fab = cJSON_GetObjectItemCaseSensitive(f->doc, "fabric"), *it;
@@ -515,6 +516,8 @@ nt_status_t nt_finish_fabric(nt_finish_t *f)
         snprintf(w, sizeof(w), "fabric%s%s: %s", what[0] && strcmp(what, "fabric") ? " " : "",
                  strcmp(what, "fabric") ? what : "", nt_json_get_str(it, "reason", ""));
         cJSON_AddItemToArray(f->not_judged, cJSON_CreateString(w));
+        /* counted as the checks' not judged are: the summary's "N not judged" is its lines */
+        f->cnt[NT_NOT_JUDGED]++;
     }
     return NT_OK;
 }

@@ -2324,6 +2324,25 @@ def fabric_section_rendered_and_diffed():
     check(r.returncode == 0 and "cut vanished: " in r.stdout, "a cut gone is no regression: " + r.stdout[-800:])
 
 
+@test
+def fabric_not_judged_counted():
+    """A line of the fabric section's not_judged counts once in summary.counts.not_judged, as a
+    not-judged check does (probes/judge/fabric_doc.c): the validator holds the count to it, and
+    the text headline says it."""
+    doc = load(fx("fabric-cut-8n.json"))
+    doc["fabric"]["not_judged"] = [{"what": "cut", "reason": "between {fake0} and {fake1}: not confirmed"}]
+    doc["summary"]["not_judged"] = ["fabric cut: between {fake0} and {fake1}: not confirmed"]
+    r = run(["--validate", dump(doc, "fabric-nj-uncounted.json")])
+    check(r.returncode != 0 and "$.summary.counts.not_judged" in r.stdout + r.stderr,
+          "uncounted fabric not-judged line: rc %d %s" % (r.returncode, (r.stdout + r.stderr)[-800:]))
+    doc["summary"]["counts"]["not_judged"] = 1
+    path = dump(doc, "fabric-nj-counted.json")
+    r = run(["--validate", path])
+    check(r.returncode == 0, "counted: rc %d %s" % (r.returncode, (r.stdout + r.stderr)[-800:]))
+    text = render_bytes(path, "text").decode()
+    check(", 1 not judged" in text, "text headline: " + text[:400])
+
+
 def main():
     import argparse
     ap = argparse.ArgumentParser()

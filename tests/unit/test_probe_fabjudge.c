@@ -459,6 +459,9 @@ static void test_judge_finish_fabric(void **state)
     sum = cJSON_GetObjectItem(d, "summary");
     assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "not_judged"), 0)->valuestring,
                         "fabric: the fabric phases were skipped: one node");
+    /* and counted: the summary's "N not judged" is its not-judged lines */
+    assert_int_equal(nt_json_get_int(cJSON_GetObjectItem(sum, "counts"), "not_judged", -1), 1);
+    assert_string_equal(nt_json_get_str(sum, "verdict", ""), "not_judged");
     nt_judge_destroy(j);
     cJSON_Delete(d);
     params.fabric_topology = "tests/fixtures/ibtopo/absent.ibnetdiscover";
