@@ -820,8 +820,8 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
         planned = 1;
     }
     if (s.nrounds == 0) {
-        snprintf(why, sizeof(why), "the budget left, %.3g s, holds no round: %s",
-                 plan.budget_left_s, s.dropped[NT_FAB_BISECTION]);
+        nt_fab_no_round_reason(&s, plan.budget_left_s,
+                               p->params->fabric_budget_s - plan.budget_left_s, why, sizeof(why));
         status = "skipped";
         goto out;
     }
