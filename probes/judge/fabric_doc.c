@@ -341,7 +341,10 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
 }
 
 /* The groups against the switches: they agree when no leaf's hosts are split between two
- * groups (a group may hold several leaves: no bottleneck between those leaves was seen). */
+ * groups (a group may hold several leaves: no bottleneck between those leaves was seen). The
+ * row is information (category info, include/nettune/checks.def): a disagreement never makes
+ * the run warn (the bottleneck a split leaf has inside it is a cut's finding, NT-FAB-201), and
+ * groups of one node each hold nothing to compare: not judged. */
 static void nt_fab_write_topology(cJSON *fab, cJSON *checks, const nt_fab_read_t *rd,
                                   const nt_fab_result_t *res, const nt_ibtopo_t *topo)
 {
@@ -380,7 +383,14 @@ static void nt_fab_write_topology(cJSON *fab, cJSON *checks, const nt_fab_read_t
     }
     nt_json_add_num(o, "hosts_matched", matched);
     nt_json_add_num(o, "hosts_missing", missing);
-    if (!matched) {
+    if (matched && res->ngroups == rd->nnodes) {
+        nt_json_add_str(o, "agree", "unknown");
+        snprintf(d, sizeof(d),
+                 "every node is a group of its own: no group of the fabric phases to hold "
+                 "against the leaf switches (%d of the run's nodes found)",
+                 matched);
+        nt_fab_check(checks, "fabric_topology", NT_FAB_CODE_TOPOLOGY, "not_judged", d);
+    } else if (!matched) {
         nt_json_add_str(o, "agree", "unknown");
         snprintf(d, sizeof(d),
                  "no node of the run is a host of the topology file (%zu hosts on %zu switches): "
@@ -390,11 +400,12 @@ static void nt_fab_write_topology(cJSON *fab, cJSON *checks, const nt_fab_read_t
     } else if (split >= 0) {
         nt_json_add_str(o, "agree", "no");
         snprintf(d, sizeof(d),
-                 "the groups disagree with the switches: the hosts of leaf %s%s%s fall into "
-                 "several groups",
+                 "information: the groups disagree with the switches: the hosts of leaf %s%s%s "
+                 "fall into several groups (is the file current? a bottleneck inside the leaf "
+                 "is a cut's finding)",
                  topo->switches[split].guid, topo->switches[split].desc[0] ? " " : "",
                  topo->switches[split].desc);
-        nt_fab_check(checks, "fabric_topology", NT_FAB_CODE_TOPOLOGY, "warn", d);
+        nt_fab_check(checks, "fabric_topology", NT_FAB_CODE_TOPOLOGY, "pass", d);
     } else {
         nt_json_add_str(o, "agree", "yes");
         snprintf(d, sizeof(d),

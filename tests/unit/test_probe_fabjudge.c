@@ -490,10 +490,26 @@ static void test_iblinkinfo_layouts(void **state)
     nt_ibtopo_free(&t);
 }
 
-/* The groups held against the switches: the model's leaves agree, a leaf split disagrees. */
+static const cJSON *topology_check(const cJSON *fab)
+{
+    const cJSON *c, *found = NULL;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(fab, "checks"))
+    {
+        if (strcmp(nt_json_get_str(c, "check", ""), "fabric_topology") == 0) {
+            assert_null(found);
+            found = c;
+        }
+    }
+    assert_non_null(found);
+    return found;
+}
+
+/* The groups held against the switches: the model's leaves agree, a leaf split disagrees (as
+ * information: the row's category), groups of one node each are not judged. */
 static void test_doc_topology(void **state)
 {
     nt_fabgen_t g = nt_fabgen_default();
+    const cJSON *chk;
     nt_ibtopo_host_t hosts[8];
     nt_ibtopo_switch_t sw[2] = {{"0x1", "leaf01", 4}, {"0x2", "leaf02", 4}};
     nt_ibtopo_t t = {"ibnetdiscover", hosts, 8, sw, 2};
@@ -514,6 +530,24 @@ static void test_doc_topology(void **state)
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(fab, "topology"), "agree")
                             ->valuestring,
                         "no");
+    /* information, as its row says (NT-FAB-204, info): never a warning of the run */
+    chk = topology_check(fab);
+    assert_string_equal(nt_json_get_str(chk, "category", ""), "info");
+    assert_string_equal(nt_json_get_str(chk, "status", ""), "pass");
+    assert_non_null(strstr(nt_json_get_str(chk, "message", ""), "the hosts of leaf 0x2 leaf02"));
+    cJSON_Delete(fab);
+    /* every node a group of its own (every flow under load slowed): nothing to compare */
+    g.total_GBps = g.host_GBps;
+    hosts[3].leaf = 0;
+    fab = nt_fabgen_doc(&g);
+    assert_int_equal(nt_fabric_judge_doc(fab, &t), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "groups")), g.nodes);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(fab, "topology"), "agree")
+                            ->valuestring,
+                        "unknown");
+    chk = topology_check(fab);
+    assert_string_equal(nt_json_get_str(chk, "status", ""), "not_judged");
+    assert_non_null(strstr(nt_json_get_str(chk, "message", ""), "every node is a group of its own"));
     cJSON_Delete(fab);
 }
 
