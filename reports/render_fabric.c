@@ -206,14 +206,38 @@ void nt_render_fabric_prom(const cJSON *root, nt_buf_t *out)
         {"nettune_fabric_cut_flows", "Cross flows at once in a slowed round of the cut (median).",
          "flows", 1},
     };
-    int nloaded = 0;
+    int nloaded = 0, judged = 0;
+    nt_verdict_t cutv = NT_NOT_JUDGED;
 
     if (!fab)
         return;
-    nt_prom_family(out, "nettune_fabric_groups",
-                   "Groups of nodes whose cross traffic slows together (1: no cut).");
-    nt_buf_puts(out, "nettune_fabric_groups");
-    nt_prom_value(out, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "groups")));
+    /* The cuts' verdict: the worst of the fabric_cut checks (a warn per cut, one pass for no
+     * shared bottleneck); none when the judge could not draw cuts (every node a group of its
+     * own, too few flows, the phases skipped). */
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "checks")) {
+        nt_verdict_t v = nt_fab_status(it);
+        if (strcmp(nt_json_get_str(it, "check", ""), "fabric_cut") != 0 ||
+            (v != NT_PASS && v != NT_WARN && v != NT_FAIL))
+            continue;
+        cutv = judged++ ? nt_verdict_worse(cutv, v) : v;
+    }
+    nt_prom_family(out, "nettune_fabric_cut_verdict",
+                   "Verdict of the fabric judge on cuts between groups of nodes: 0 pass (no "
+                   "shared bottleneck), 1 warn (a cut), -2 not judged (no cut could be drawn).");
+    nt_buf_puts(out, "nettune_fabric_cut_verdict");
+    nt_prom_value(out, nt_prom_verdict(cutv));
+    /* The groups mean something only where the cuts were judged: the groups of the cuts found,
+     * 1 where none was (the groups without a confirmed cut between them are one as far as the
+     * fabric shows); not exported where nothing was judged. */
+    if (judged) {
+        nt_prom_family(out, "nettune_fabric_groups",
+                       "Groups of nodes with a confirmed cut between them (1: no cut found); "
+                       "absent when the cuts were not judged (nettune_fabric_cut_verdict -2).");
+        nt_buf_puts(out, "nettune_fabric_groups");
+        nt_prom_value(out, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "cuts"))
+                               ? cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "groups"))
+                               : 1);
+    }
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "phases")) {
         const cJSON *rd;
         if (strcmp(nt_json_get_str(it, "phase", ""), "alone") == 0)

@@ -15,7 +15,10 @@ void nt_render_fabric_text(const cJSON *root, nt_table_style_t style, int color,
  * checks' lines. Text is HTML-escaped. */
 void nt_render_fabric_html(const cJSON *root, nt_buf_t *out);
 
-/* nt_render_fabric_prom - the families nettune_fabric_groups, nettune_fabric_flows (label
+/* nt_render_fabric_prom - the families nettune_fabric_cut_verdict (the fabric_cut checks'
+ * worst verdict as the verdict gauges give it; -2 not judged when there is none),
+ * nettune_fabric_groups (only where the cuts were judged: the groups when a cut was found, 1
+ * when none was), nettune_fabric_flows (label
  * judged: loaded, slowed), nettune_fabric_cut_bottleneck_bytes_per_second and
  * nettune_fabric_cut_flow_bytes_per_second (label when: loaded, alone) and
  * nettune_fabric_cut_flows, the cut labelled by its groups' names and code. Units: bytes per

@@ -13,7 +13,7 @@
 #include "render_fabric.h"
 #include "rpt.h"
 
-static int nt_prom_verdict(nt_verdict_t v)
+int nt_prom_verdict(nt_verdict_t v)
 {
     switch (v) {
     case NT_PASS: return 0;

@@ -2304,7 +2304,30 @@ def fabric_section_rendered_and_diffed():
                   prom, re.M)
     check(m and abs(float(m.group(1)) - cut["bottleneck_GBps"] * 1e9) < 1, "prom: the bottleneck in B/s")
     check("nettune_fabric_groups 2\n" in prom, "prom: the groups")
+    check("nettune_fabric_cut_verdict 1\n" in prom, "prom: the cuts' verdict, warn")
     path = os.path.join(WORK, "fabric.prom")
+    with open(path, "wb") as out:
+        out.write(prom.encode())
+    promtool_ok(path)
+    # groups only with their meaning: no confirmed cut between 4 groups is one group; every
+    # node a group of its own (no cut check) is not judged, and no groups are claimed
+    nocut = copy.deepcopy(doc)
+    hosts = nocut["fabric"]["nodes"]
+    nocut["fabric"]["cuts"] = []
+    nocut["fabric"]["groups"] = [hosts[0:2], hosts[2:4], hosts[4:6], hosts[6:8]]
+    nocut["fabric"]["checks"] = [{"check": "fabric_cut", "status": "pass", "code": "NT-FAB-201",
+                                  "category": "monitor", "message": "no shared bottleneck: 4 groups"}]
+    prom = render_bytes(dump(nocut, "fabric-nocut-4groups.json"), "prom").decode()
+    check("nettune_fabric_groups 1\n" in prom and "nettune_fabric_cut_verdict 0\n" in prom,
+          "prom, no cut among 4 groups: " + prom[-1200:])
+    alone = copy.deepcopy(nocut)
+    alone["fabric"]["groups"] = [[h] for h in hosts]
+    alone["fabric"]["checks"] = []
+    alone["fabric"]["not_judged"] = [{"what": "cut", "reason": "every node is a group of its own"}]
+    prom = render_bytes(dump(alone, "fabric-singletons.json"), "prom").decode()
+    check(re.search(r"^nettune_fabric_groups", prom, re.M) is None
+          and "nettune_fabric_cut_verdict -2\n" in prom,
+          "prom, every node a group of its own: " + prom[-1200:])
     with open(path, "wb") as out:
         out.write(prom.encode())
     promtool_ok(path)
