@@ -276,6 +276,20 @@ static void nt_fab_write_cuts(cJSON *fab, cJSON *checks, cJSON *nj, const nt_fab
     }
 }
 
+/* A rail check's fields beside its message: the rail, the node named (NULL: none) and the
+ * figure it was judged on (GB/s per flow: the node's flows on the rail, the rail's own flows,
+ * or its flows while all rails run), which nettune report --diff compares. */
+static void nt_fab_rail_fields(cJSON *o, int rail, const char *node, double bw)
+{
+    if (!o)
+        return;
+    nt_json_add_num(o, "rail", rail);
+    if (node)
+        nt_json_add_str(o, "node", node);
+    if (isfinite(bw))
+        nt_json_add_num(o, "bw_GBps", bw);
+}
+
 static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd,
                                const nt_fab_result_t *res, int have_rail_phases)
 {
@@ -293,10 +307,8 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
                  "a time on its link), the other nodes' rail-%d flows %.2g, its other rails at "
                  "full speed: that node's rail-%d NIC, cable or switch port",
                  r, rd->hosts[rl->node], r, rl->node_bw, rl->node_flows, r, rl->others_bw, r);
-        if ((o = nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d))) {
-            nt_json_add_num(o, "rail", r);
-            nt_json_add_str(o, "node", rd->hosts[rl->node]);
-        }
+        if ((o = nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d)))
+            nt_fab_rail_fields(o, r, rd->hosts[rl->node], rl->node_bw);
     }
     if (!have_rail_phases) {
         nt_fab_not_judged(nj, "rails", "no rail_all or rail_one phase in this run");
@@ -323,7 +335,9 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
                      "%.2g: the rail is slow",
                      r, rl->one_bw, rl->nflows, rl->best_bw);
         if (rl->slow) {
-            nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d);
+            nt_fab_rail_fields(nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d),
+                               r, rl->slow_node >= 0 ? rd->hosts[rl->slow_node] : NULL,
+                               rl->one_bw);
             continue;
         }
         if (rl->shared) {
@@ -331,12 +345,15 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
                      "rail %d slows when all rails run at once: %.2g GB/s per flow, %.2g on its "
                      "own: it shares a link with another rail (rails cross-wired, or one uplink)",
                      r, rl->all_bw, rl->one_bw);
-            nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SHARED, "warn", d);
+            nt_fab_rail_fields(
+                nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SHARED, "warn", d), r, NULL,
+                rl->all_bw);
             continue;
         }
         snprintf(d, sizeof(d), "rail %d: %.2g GB/s per flow on its own, %.2g with all rails",
                  r, rl->one_bw, rl->all_bw);
-        nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "pass", d);
+        nt_fab_rail_fields(nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "pass", d),
+                           r, NULL, rl->one_bw);
     }
 }
 

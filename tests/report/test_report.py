@@ -2345,6 +2345,37 @@ def fabric_section_rendered_and_diffed():
           and j["fabric"]["regression"] is True, "a new cut: rc %d %s" % (r.returncode, r.stdout[-800:]))
     r = run(["--diff", f, dump(healthy, "fabric-nocut.json")])
     check(r.returncode == 0 and "cut vanished: " in r.stdout, "a cut gone is no regression: " + r.stdout[-800:])
+    # rail findings compared as the cuts: a new one, or a slower figure, is a regression
+    two = copy.deepcopy(doc)
+    two["fabric"]["rails"] = 2
+    railed = copy.deepcopy(two)
+    railed["fabric"]["checks"].append(
+        {"check": "fabric_rail", "status": "warn", "code": "NT-FAB-202", "category": "monitor",
+         "message": "rail 1 of fake3: its flows on rail 1 get 0.64 GB/s (median of 7, ...)",
+         "rail": 1, "node": "fake3", "bw_GBps": 0.64})
+    railed["summary"]["counts"]["warn"] += 1
+    a, b = dump(two, "fabric-2rails.json"), dump(railed, "fabric-rail-slow.json")
+    r = run(["--diff", a, b])
+    check(r.returncode == 1 and "rail appeared: NT-FAB-202 rail 1 of fake3: per flow" in r.stdout,
+          "a new rail finding: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", a, b, "--format", "json"])
+    j = json.loads(r.stdout)
+    check(j["fabric"]["rails"] == [{"rail": "NT-FAB-202 rail 1 of fake3", "status": "appeared",
+                                    "new_bw_GBps": 0.64}] and j["fabric"]["regression"] is True,
+          "json: " + r.stdout[-800:])
+    slower = copy.deepcopy(railed)
+    slower["fabric"]["checks"][-1]["bw_GBps"] = 0.32
+    r = run(["--diff", b, dump(slower, "fabric-rail-slower.json")])
+    check(r.returncode == 1 and "rail regressed: NT-FAB-202 rail 1 of fake3" in r.stdout,
+          "a slower rail: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", b, b])
+    check(r.returncode == 0 and "rail same: NT-FAB-202 rail 1 of fake3" in r.stdout,
+          "the same rail finding: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", b, a])
+    check(r.returncode == 0 and "rail vanished: NT-FAB-202 rail 1 of fake3" in r.stdout,
+          "a rail finding gone is no regression: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", a, a])
+    check(r.returncode == 0 and "no rail finding in either run" in r.stdout, r.stdout[-800:])
 
 
 @test

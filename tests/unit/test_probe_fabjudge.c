@@ -274,6 +274,10 @@ static void test_shared_rail(void **state)
             assert_string_equal(cJSON_GetObjectItem(it, "status")->valuestring, "warn");
             assert_non_null(strstr(cJSON_GetObjectItem(it, "message")->valuestring,
                                    "rail 1 slows when all rails run at once"));
+            /* the fields nettune report --diff compares: the rail, the figure (at half) */
+            assert_int_equal(nt_json_get_int(it, "rail", -1), 1);
+            assert_null(cJSON_GetObjectItem(it, "node"));
+            assert_true(fabs(nt_json_get_num(it, "bw_GBps", NAN) - 0.5 * 2.8) < 0.3);
             found++;
         }
         if (strcmp(code, "NT-FAB-202") == 0) /* rail 0 judged, and fine */
