@@ -104,9 +104,10 @@ const char *nt_fab_phase_name(nt_fab_phase_t phase);
 nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *params, nt_fab_schedule_t *out);
 
 /* nt_fab_no_round_reason - why a schedule s without rounds holds none, and the budget that
- * would, into buf (len bytes, 256 are enough): "the budget left, 0.0135 s, holds no round: no
- * round of about 0.025 s fits its share of the budget (0.00516 s); give at least 0.118 s with
- * --fabric-budget". budget_left_s is the budget s was built for, spent_s what the run spent
+ * would, into buf (len bytes, 256 are enough): "the budget left, 0.02 s, holds no round: no
+ * round of about 0.025 s fits its share of the budget (0.00744 s); give at least 0.604 s with
+ * --fabric-budget" (8 nodes, 5 ms per round, 20 ms per loaded flow, 0.5 s spent: the unit
+ * test's). budget_left_s is the budget s was built for, spent_s what the run spent
  * before (the calibration): the budget to give is s->min_budget_s + spent_s, rounded up.
  * Returns buf. */
 char *nt_fab_no_round_reason(const nt_fab_schedule_t *s, double budget_left_s, double spent_s,
