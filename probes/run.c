@@ -790,6 +790,16 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
             }
         }
     }
+    /* --fabric-ifaces names interfaces of every node: a mistyped one stops the run here, as a
+     * bad option does, not as a skipped fabric section after the pairwise rounds. */
+    {
+        char err[NT_FAB_IFACE_ERR_MAX];
+        st = nt_fabric_ifaces_check(p, err, sizeof(err));
+        if (st == NT_ERR_NOT_FOUND && p->rank == 0)
+            NT_ERROR(INIT, "%s", err);
+        if (st != NT_OK)
+            return NT_EXIT_USAGE;
+    }
     r->states = calloc((size_t)r->nprobes, sizeof(*r->states));
     r->avail = calloc((size_t)r->nprobes, sizeof(*r->avail));
     if (!r->states || !r->avail)

@@ -151,6 +151,18 @@ void nt_buf_put_prom_label(nt_buf_t *b, const char *s)
 }
 
 /* The Prometheus text format's pieces: render_prom.c and render_fabric.c write with them. */
+/* A verdict gauge's value (rpt.h): `> 0` alerts on anything worse than pass. */
+int nt_prom_verdict(nt_verdict_t v)
+{
+    switch (v) {
+    case NT_PASS: return 0;
+    case NT_WARN: return 1;
+    case NT_FAIL: return 2;
+    case NT_NOT_JUDGED: return -2;
+    default: return -1;
+    }
+}
+
 /* A sample value: integers exactly, others with 15 significant digits so that GB/s x 1e9
  * prints 15520000000 rather than 15519999999.999998. */
 void nt_prom_value(nt_buf_t *out, double v)

@@ -206,14 +206,38 @@ void nt_render_fabric_prom(const cJSON *root, nt_buf_t *out)
         {"nettune_fabric_cut_flows", "Cross flows at once in a slowed round of the cut (median).",
          "flows", 1},
     };
-    int nloaded = 0;
+    int nloaded = 0, judged = 0;
+    nt_verdict_t cutv = NT_NOT_JUDGED;
 
     if (!fab)
         return;
-    nt_prom_family(out, "nettune_fabric_groups",
-                   "Groups of nodes whose cross traffic slows together (1: no cut).");
-    nt_buf_puts(out, "nettune_fabric_groups");
-    nt_prom_value(out, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "groups")));
+    /* The cuts' verdict: the worst of the fabric_cut checks (a warn per cut, one pass for no
+     * shared bottleneck); none when the judge could not draw cuts (every node a group of its
+     * own, too few flows, the phases skipped). */
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "checks")) {
+        nt_verdict_t v = nt_fab_status(it);
+        if (strcmp(nt_json_get_str(it, "check", ""), "fabric_cut") != 0 ||
+            (v != NT_PASS && v != NT_WARN && v != NT_FAIL))
+            continue;
+        cutv = judged++ ? nt_verdict_worse(cutv, v) : v;
+    }
+    nt_prom_family(out, "nettune_fabric_cut_verdict",
+                   "Verdict of the fabric judge on cuts between groups of nodes: 0 pass (no "
+                   "shared bottleneck), 1 warn (a cut), -2 not judged (no cut could be drawn).");
+    nt_buf_puts(out, "nettune_fabric_cut_verdict");
+    nt_prom_value(out, nt_prom_verdict(cutv));
+    /* The groups mean something only where the cuts were judged: the groups of the cuts found,
+     * 1 where none was (the groups without a confirmed cut between them are one as far as the
+     * fabric shows); not exported where nothing was judged. */
+    if (judged) {
+        nt_prom_family(out, "nettune_fabric_groups",
+                       "Groups of nodes with a confirmed cut between them (1: no cut found); "
+                       "absent when the cuts were not judged (nettune_fabric_cut_verdict -2).");
+        nt_buf_puts(out, "nettune_fabric_groups");
+        nt_prom_value(out, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "cuts"))
+                               ? cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "groups"))
+                               : 1);
+    }
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "phases")) {
         const cJSON *rd;
         if (strcmp(nt_json_get_str(it, "phase", ""), "alone") == 0)
@@ -288,33 +312,49 @@ static const cJSON *nt_fab_find_cut(const cJSON *fab, const char *key)
     return NULL;
 }
 
-/* One compared cut into out and json; returns 1 when it is a regression. */
-static int nt_diff_fabric_cut(const char *key, const cJSON *o, const cJSON *n, double thr,
-                              nt_table_style_t style, nt_buf_t *out, cJSON *arr)
+/* What --diff compares of a finding: cuts by their bottleneck, rail findings by the figure
+ * they were judged on. The JSON keys are kind, "old_" figure and "new_" figure. */
+typedef struct nt_fab_finding_kind {
+    const char *kind;   /* "cut", "rail" */
+    const char *figure; /* the finding's key of GB/s: "bottleneck_GBps", "bw_GBps" */
+    const char *label;  /* "bottleneck", "per flow" */
+} nt_fab_finding_kind_t;
+
+static const nt_fab_finding_kind_t nt_fab_cut_kind = {"cut", "bottleneck_GBps", "bottleneck"};
+static const nt_fab_finding_kind_t nt_fab_rail_kind = {"rail", "bw_GBps", "per flow"};
+
+/* One compared finding (o old, n new, either NULL) into out and arr; returns 1 when it is a
+ * regression (it appeared, or its figure fell by more than thr percent). */
+static int nt_diff_fabric_finding(const nt_fab_finding_kind_t *k, const char *key,
+                                  const cJSON *o, const cJSON *n, double thr,
+                                  nt_table_style_t style, nt_buf_t *out, cJSON *arr)
 {
-    double ob = o ? nt_json_get_num(o, "bottleneck_GBps", NAN) : NAN;
-    double nb = n ? nt_json_get_num(n, "bottleneck_GBps", NAN) : NAN;
+    double ob = o ? nt_json_get_num(o, k->figure, NAN) : NAN;
+    double nb = n ? nt_json_get_num(n, k->figure, NAN) : NAN;
     double pct = ob > 0 && nb >= 0 ? 100.0 * (nb - ob) / ob : NAN;
     const char *status = !o ? "appeared" : !n ? "vanished"
                          : pct < -thr     ? "regressed"
                          : pct > thr      ? "improved"
                                           : "same";
+    char name[64];
     if (out) {
         char a[32], b[32];
-        nt_buf_printf(out, "%scut %s: ", style == NT_TABLE_MD ? "- " : "  ", status);
+        nt_buf_printf(out, "%s%s %s: ", style == NT_TABLE_MD ? "- " : "  ", k->kind, status);
         nt_buf_put_plain(out, key);
-        nt_buf_printf(out, ": bottleneck %s -> %s GB/s\n", nt_fmt_bw(a, sizeof(a), ob),
+        nt_buf_printf(out, ": %s %s -> %s GB/s\n", k->label, nt_fmt_bw(a, sizeof(a), ob),
                       nt_fmt_bw(b, sizeof(b), nb));
     }
     if (arr) {
         cJSON *c = cJSON_CreateObject();
         if (c && cJSON_AddItemToArray(arr, c)) {
-            nt_json_add_str(c, "cut", key);
+            nt_json_add_str(c, k->kind, key);
             nt_json_add_str(c, "status", status);
-            if (o)
-                nt_json_add_num(c, "old_bottleneck_GBps", ob);
-            if (n)
-                nt_json_add_num(c, "new_bottleneck_GBps", nb);
+            snprintf(name, sizeof(name), "old_%s", k->figure);
+            if (o && isfinite(ob))
+                nt_json_add_num(c, name, ob);
+            snprintf(name, sizeof(name), "new_%s", k->figure);
+            if (n && isfinite(nb))
+                nt_json_add_num(c, name, nb);
             if (isfinite(pct))
                 nt_json_add_num(c, "change_pct", pct);
         } else {
@@ -322,6 +362,70 @@ static int nt_diff_fabric_cut(const char *key, const cJSON *o, const cJSON *n, d
         }
     }
     return !o || strcmp(status, "regressed") == 0;
+}
+
+/* A rail finding of the section: a fabric_rail check that warns (or fails). */
+static int nt_fab_is_rail_finding(const cJSON *c)
+{
+    const char *st = nt_json_get_str(c, "status", "");
+    return strcmp(nt_json_get_str(c, "check", ""), "fabric_rail") == 0 &&
+           (strcmp(st, "warn") == 0 || strcmp(st, "fail") == 0);
+}
+
+/* A rail finding's key: "NT-FAB-202 rail 1 of h3", "NT-FAB-203 rail 0"; a check without its
+ * rail field (an older report) by its message up to the first ':'. */
+static void nt_fab_rail_key(const cJSON *c, char *buf, size_t len)
+{
+    const cJSON *rail = cJSON_GetObjectItemCaseSensitive(c, "rail");
+    const char *node = nt_json_get_str(c, "node", NULL), *msg = nt_json_get_str(c, "message", "");
+    if (cJSON_IsNumber(rail))
+        snprintf(buf, len, "%s rail %d%s%s", nt_json_get_str(c, "code", "?"),
+                 (int)rail->valuedouble, node ? " of " : "", node ? node : "");
+    else
+        snprintf(buf, len, "%s %.*s", nt_json_get_str(c, "code", "?"),
+                 (int)(strchr(msg, ':') ? (size_t)(strchr(msg, ':') - msg) : strlen(msg)), msg);
+}
+
+static const cJSON *nt_fab_find_rail(const cJSON *fab, const char *key)
+{
+    const cJSON *it;
+    char k[300];
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "checks")) {
+        if (!nt_fab_is_rail_finding(it))
+            continue;
+        nt_fab_rail_key(it, k, sizeof(k));
+        if (strcmp(k, key) == 0)
+            return it;
+    }
+    return NULL;
+}
+
+/* The rail findings of both sides: as the cuts, a new one or a worse figure is a regression.
+ * Returns 1 on a regression; *any gets whether either side has one. */
+static int nt_diff_fabric_rails(const cJSON *a, const cJSON *b, double thr,
+                                nt_table_style_t style, nt_buf_t *out, cJSON *arr, int *any)
+{
+    const cJSON *it;
+    char key[300];
+    int regressed = 0;
+    *any = 0;
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(b, "checks")) {
+        if (!nt_fab_is_rail_finding(it))
+            continue;
+        *any = 1;
+        nt_fab_rail_key(it, key, sizeof(key));
+        regressed |= nt_diff_fabric_finding(&nt_fab_rail_kind, key, nt_fab_find_rail(a, key),
+                                            it, thr, style, out, arr);
+    }
+    cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(a, "checks")) {
+        if (!nt_fab_is_rail_finding(it))
+            continue;
+        *any = 1;
+        nt_fab_rail_key(it, key, sizeof(key));
+        if (!nt_fab_find_rail(b, key))
+            nt_diff_fabric_finding(&nt_fab_rail_kind, key, it, NULL, thr, style, out, arr);
+    }
+    return regressed;
 }
 
 int nt_diff_fabric(const cJSON *old_root, const cJSON *new_root, double threshold_pct,
@@ -354,17 +458,26 @@ int nt_diff_fabric(const cJSON *old_root, const cJSON *new_root, double threshol
     }
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(b, "cuts")) {
         nt_fab_cut_key(b, it, key, sizeof(key));
-        regressed |= nt_diff_fabric_cut(key, nt_fab_find_cut(a, key), it, threshold_pct, style,
-                                        out, arr);
+        regressed |= nt_diff_fabric_finding(&nt_fab_cut_kind, key, nt_fab_find_cut(a, key), it,
+                                            threshold_pct, style, out, arr);
     }
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(a, "cuts")) {
         nt_fab_cut_key(a, it, key, sizeof(key));
         if (!nt_fab_find_cut(b, key))
-            nt_diff_fabric_cut(key, it, NULL, threshold_pct, style, out, arr);
+            nt_diff_fabric_finding(&nt_fab_cut_kind, key, it, NULL, threshold_pct, style, out,
+                                   arr);
     }
     if (out && !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "cuts")) &&
         !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b, "cuts")))
         nt_buf_printf(out, "%sno cut in either run\n", style == NT_TABLE_MD ? "- " : "  ");
+    {
+        int any, several = nt_json_get_int(a, "rails", 1) > 1 || nt_json_get_int(b, "rails", 1) > 1;
+        regressed |= nt_diff_fabric_rails(a, b, threshold_pct, style, out,
+                                          obj ? nt_json_add_arr(obj, "rails") : NULL, &any);
+        if (out && !any && several)
+            nt_buf_printf(out, "%sno rail finding in either run\n",
+                          style == NT_TABLE_MD ? "- " : "  ");
+    }
     if (obj)
         nt_json_add_bool(obj, "regression", regressed);
     return regressed;

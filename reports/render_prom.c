@@ -13,17 +13,6 @@
 #include "render_fabric.h"
 #include "rpt.h"
 
-static int nt_prom_verdict(nt_verdict_t v)
-{
-    switch (v) {
-    case NT_PASS: return 0;
-    case NT_WARN: return 1;
-    case NT_FAIL: return 2;
-    case NT_NOT_JUDGED: return -2;
-    default: return -1;
-    }
-}
-
 /* RFC 3339 UTC "2026-11-29T17:47:34Z" or with a fraction, as seconds since the epoch. */
 double nt_rfc3339_seconds(const char *s)
 {

@@ -201,6 +201,9 @@ void nt_prom_family(nt_buf_t *out, const char *name, const char *help);
 /* nt_prom_label - one label: first opens the braces ("{name=..."), later ones add ",name=...";
  * the value escaped per the exposition format (NULL: ""). The caller closes with "}". */
 void nt_prom_label(nt_buf_t *out, int first, const char *name, const char *value);
+/* nt_prom_verdict - a verdict as the gauges give it: 0 pass, 1 warn, 2 fail, -1 skipped, -2 not
+ * judged (so that `> 0` alerts on anything worse than pass). */
+int nt_prom_verdict(nt_verdict_t v);
 /* nt_prom_value - " value\n": integers exactly, others with 15 significant digits. */
 void nt_prom_value(nt_buf_t *out, double v);
 /* nt_rfc3339_seconds - RFC 3339 UTC "2026-11-29T17:47:34Z" (a fraction allowed) as seconds

@@ -599,7 +599,7 @@ static int nt_verdict_of(const cJSON *v)
 
 /* summary.verdict is the worst verdict of the links and checks (skipped aside), fail when
  * summary.failed_nodes names a node; summary.counts counts the links and checks (the fabric
- * section's checks too) by verdict
+ * section's checks too, and its not_judged lines as not judged) by verdict
  * (probes/judge/). Checked only where the values have their schema types. */
 static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
 {
@@ -646,6 +646,12 @@ static void nt_vsem_summary(const cJSON *root, nt_problems_t *out)
                     snprintf(first[v], sizeof(first[v]), "$.fabric.checks[%d].status", i);
             }
             i++;
+        }
+        /* and each line of what it could not judge, once (summary.not_judged lists them) */
+        cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "not_judged")) {
+            tally[NT_NOT_JUDGED]++;
+            if (!first[NT_NOT_JUDGED][0])
+                snprintf(first[NT_NOT_JUDGED], sizeof(first[0]), "$.fabric.not_judged[0]");
         }
     }
     for (int v = 0; v < NT_NVERDICTS; v++) {

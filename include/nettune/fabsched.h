@@ -87,6 +87,11 @@ typedef struct nt_fab_schedule {
     size_t phase_rounds[NT_FAB_NPHASES];
     /* Why a phase has no rounds ("" when it has some, or "rails: 1" for the rail phases). */
     char dropped[NT_FAB_NPHASES][96];
+    /* A schedule without rounds: the smallest budget_s from which a round of the cheapest
+     * loaded phase fits its share, whatever part of the budget the alone rounds take (the
+     * loaded phases get at least the smallest of the parts tried, fabsched.c), rounded up to
+     * 3 significant digits; 0 when the schedule has rounds. */
+    double min_budget_s;
 } nt_fab_schedule_t;
 
 /* nt_fab_phase_name - "alone", "bisection", "alltoall", "ring", "rail_all", "rail_one" (the
@@ -97,6 +102,16 @@ const char *nt_fab_phase_name(nt_fab_phase_t phase);
  * NT_ERR_INVALID for parameters outside the ranges above, NT_ERR_NOMEM. A budget too small for
  * any loaded round gives a schedule without rounds and the reasons in out->dropped. */
 nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *params, nt_fab_schedule_t *out);
+
+/* nt_fab_no_round_reason - why a schedule s without rounds holds none, and the budget that
+ * would, into buf (len bytes, 256 are enough): "the budget left, 0.02 s, holds no round: no
+ * round of about 0.025 s fits its share of the budget (0.00744 s); give at least 0.604 s with
+ * --fabric-budget" (8 nodes, 5 ms per round, 20 ms per loaded flow, 0.5 s spent: the unit
+ * test's). budget_left_s is the budget s was built for, spent_s what the run spent
+ * before (the calibration): the budget to give is s->min_budget_s + spent_s, rounded up.
+ * Returns buf. */
+char *nt_fab_no_round_reason(const nt_fab_schedule_t *s, double budget_left_s, double spent_s,
+                             char *buf, size_t len);
 
 /* nt_fab_schedule_destroy - free s and zero it (a zeroed s is fine). */
 void nt_fab_schedule_destroy(nt_fab_schedule_t *s);

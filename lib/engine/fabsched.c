@@ -156,16 +156,34 @@ static double nt_fab_loaded_cost(const nt_fab_sched_params_t *p, double load_byt
     return p->overhead_s + loaded * load_bytes / (double)p->bytes;
 }
 
-static void nt_fab_drop(nt_fab_schedule_t *s, nt_fab_phase_t ph, double cost_s, double share_s)
+/* A phase without rounds: why, in s->dropped[ph], and in s->min_budget_s the smallest of the
+ * loaded phases' budgets (loaded_s: the part of the budget the loaded phases share, share_s
+ * this phase's part of it) from which its round of cost_s would fit: cost_s * loaded_s /
+ * share_s. nt_fab_schedule_create turns it into a budget. */
+static void nt_fab_drop(nt_fab_schedule_t *s, nt_fab_phase_t ph, double cost_s, double share_s,
+                        double loaded_s)
 {
+    double need = share_s > 0 ? cost_s * loaded_s / share_s : INFINITY;
     snprintf(s->dropped[ph], sizeof(s->dropped[ph]),
              "no round of about %.3g s fits its share of the budget (%.3g s)", cost_s, share_s);
+    if (!(s->min_budget_s > 0) || need < s->min_budget_s)
+        s->min_budget_s = need;
+}
+
+/* x rounded up to 3 significant digits (a budget to give that is not short by a rounding). */
+static double nt_fab_ceil3(double x)
+{
+    double m;
+    if (!(x > 0) || !isfinite(x))
+        return x;
+    m = pow(10.0, floor(log10(x)) - 2);
+    return ceil(x / m - 1e-9) * m;
 }
 
 /* K distinct random cuts (distinct as sets up to 64 nodes; past that a repeat is as likely as
  * winning a lottery and is not looked for). */
 static void nt_fab_bisection(nt_fab_build_t *b, const nt_fab_sched_params_t *p, double share_s,
-                             int cap, uint64_t *rng, int *perm)
+                             double loaded_s, int cap, uint64_t *rng, int *perm)
 {
     int n = p->nnodes, h = n / 2, k = 0;
     double cost = nt_fab_loaded_cost(p, (double)p->bytes);
@@ -176,7 +194,7 @@ static void nt_fab_bisection(nt_fab_build_t *b, const nt_fab_sched_params_t *p, 
         cap = 64;
     want = fmin((double)cap, fmin(floor(share_s / cost), nt_fab_distinct_cuts(n)));
     if (want < 1) {
-        nt_fab_drop(b->s, NT_FAB_BISECTION, cost, share_s);
+        nt_fab_drop(b->s, NT_FAB_BISECTION, cost, share_s, loaded_s);
         return;
     }
     for (int tries = 0; k < (int)want && tries < 64 * cap; tries++) {
@@ -206,7 +224,7 @@ static void nt_fab_bisection(nt_fab_build_t *b, const nt_fab_sched_params_t *p, 
 
 /* All-to-all in windows of shifts; a random subset of the windows when not all fit. */
 static void nt_fab_alltoall(nt_fab_build_t *b, const nt_fab_sched_params_t *p, double share_s,
-                            uint64_t *rng)
+                            double loaded_s, uint64_t *rng)
 {
     int n = p->nnodes, w = n - 1 < NT_FAB_A2A_WINDOW ? n - 1 : NT_FAB_A2A_WINDOW;
     int nwin = (n - 1 + w - 1) / w, take;
@@ -223,7 +241,7 @@ static void nt_fab_alltoall(nt_fab_build_t *b, const nt_fab_sched_params_t *p, d
     take = (int)fmin(fmin((double)nwin, floor(share_s / cost)),
                      fmax(1.0, floor((double)NT_FAB_A2A_MAX_FLOWS / ((double)n * w))));
     if (take < 1) {
-        nt_fab_drop(b->s, NT_FAB_ALLTOALL, cost, share_s);
+        nt_fab_drop(b->s, NT_FAB_ALLTOALL, cost, share_s, loaded_s);
         return;
     }
     if (!(win = malloc((size_t)nwin * sizeof(int)))) {
@@ -272,14 +290,14 @@ static int nt_fab_ring_draw(uint64_t *rng, int n, int *perm, int *succ, const in
 }
 
 static void nt_fab_rings(nt_fab_build_t *b, const nt_fab_sched_params_t *p, double share_s,
-                         int cap, uint64_t *rng, int *perm, int *succs)
+                         double loaded_s, int cap, uint64_t *rng, int *perm, int *succs)
 {
     int n = p->nnodes;
     double cost = nt_fab_loaded_cost(p, (double)p->bytes);
     int want = (int)fmin((double)cap, fmin(floor(share_s / cost), nt_fab_distinct_rings(n)));
 
     if (want < 1) {
-        nt_fab_drop(b->s, NT_FAB_RING, cost, share_s);
+        nt_fab_drop(b->s, NT_FAB_RING, cost, share_s, loaded_s);
         return;
     }
     for (int k = 0; k < want; k++) {
@@ -294,7 +312,7 @@ static void nt_fab_rings(nt_fab_build_t *b, const nt_fab_sched_params_t *p, doub
 
 /* J rings on every rail at once (rail_all), then each of them on one rail at a time. */
 static void nt_fab_rails(nt_fab_build_t *b, const nt_fab_sched_params_t *p, double share_s,
-                         int cap, uint64_t *rng, int *perm, int *succs)
+                         double loaded_s, int cap, uint64_t *rng, int *perm, int *succs)
 {
     int n = p->nnodes, j = 0;
     double cost = nt_fab_loaded_cost(p, (double)p->bytes);
@@ -302,8 +320,8 @@ static void nt_fab_rails(nt_fab_build_t *b, const nt_fab_sched_params_t *p, doub
                                            nt_fab_distinct_rings(n)));
 
     if (want < 1) {
-        nt_fab_drop(b->s, NT_FAB_RAIL_ALL, cost * (1 + p->nrails), share_s);
-        nt_fab_drop(b->s, NT_FAB_RAIL_ONE, cost * (1 + p->nrails), share_s);
+        nt_fab_drop(b->s, NT_FAB_RAIL_ALL, cost * (1 + p->nrails), share_s, loaded_s);
+        nt_fab_drop(b->s, NT_FAB_RAIL_ONE, cost * (1 + p->nrails), share_s, loaded_s);
         return;
     }
     for (; j < want; j++) {
@@ -351,13 +369,13 @@ static nt_status_t nt_fab_loaded(const nt_fab_sched_params_t *p, double loaded_s
         double share_s = loaded_s * sh->share / total;
         switch (sh->phase) {
         case NT_FAB_BISECTION:
-            nt_fab_bisection(&b, p, share_s, sh->max_rounds, &rng, perm);
+            nt_fab_bisection(&b, p, share_s, loaded_s, sh->max_rounds, &rng, perm);
             break;
         case NT_FAB_ALLTOALL:
-            nt_fab_alltoall(&b, p, share_s, &rng);
+            nt_fab_alltoall(&b, p, share_s, loaded_s, &rng);
             break;
         case NT_FAB_RING:
-            nt_fab_rings(&b, p, share_s, sh->max_rounds, &rng, perm, succs);
+            nt_fab_rings(&b, p, share_s, loaded_s, sh->max_rounds, &rng, perm, succs);
             break;
         default:
             if (p->nrails < 2) {
@@ -366,7 +384,7 @@ static nt_status_t nt_fab_loaded(const nt_fab_sched_params_t *p, double loaded_s
                 snprintf(s->dropped[NT_FAB_RAIL_ONE], sizeof(s->dropped[0]),
                          "one rail per node");
             } else
-                nt_fab_rails(&b, p, share_s, sh->max_rounds, &rng, perm, succs);
+                nt_fab_rails(&b, p, share_s, loaded_s, sh->max_rounds, &rng, perm, succs);
             break;
         }
     }
@@ -464,6 +482,17 @@ static nt_status_t nt_fab_interleave(const nt_fab_schedule_t *loaded, nt_fab_bui
     return NT_OK;
 }
 
+char *nt_fab_no_round_reason(const nt_fab_schedule_t *s, double budget_left_s, double spent_s,
+                             char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "the budget left, %.3g s, holds no round: %s", budget_left_s,
+                     s->dropped[NT_FAB_BISECTION]);
+    if (s->min_budget_s > 0 && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; give at least %.3g s with --fabric-budget",
+                 nt_fab_ceil3(s->min_budget_s + (spent_s > 0 ? spent_s : 0)));
+    return buf;
+}
+
 nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *p, nt_fab_schedule_t *out)
 {
     nt_fab_schedule_t loaded;
@@ -523,6 +552,11 @@ nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *p, nt_fab_schedu
     out->loaded_pairs = nkeys;
     for (int ph = 1; ph < NT_FAB_NPHASES; ph++)
         memcpy(out->dropped[ph], loaded.dropped[ph], sizeof(out->dropped[ph]));
+    /* no round: the loaded phases get at least the last (smallest) part of the budget */
+    if (out->nrounds == 0 && loaded.min_budget_s > 0)
+        out->min_budget_s = nt_fab_ceil3(
+            loaded.min_budget_s /
+            nt_fab_loaded_fracs[sizeof(nt_fab_loaded_fracs) / sizeof(nt_fab_loaded_fracs[0]) - 1]);
     nt_fab_schedule_destroy(&loaded);
     free(keys);
     if (b.oom) {

@@ -69,6 +69,70 @@ int nt_fabric_wanted(const nt_probe_params_t *params)
                               params->fabric_budget_s > 0 && !params->checks_only);
 }
 
+/* The first name of list (--fabric-ifaces, comma-separated) that is no interface of this host
+ * (if_nametoindex: /sys/class/net in this network namespace) into err, with the interfaces
+ * the host has; 0 when every name is one. */
+static int nt_fab_iface_missing(const char *list, const char *host, char *err, size_t len)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        struct if_nameindex *ifs, *i;
+        size_t off;
+        if (if_nametoindex(t) != 0)
+            continue;
+        off = (size_t)snprintf(err, len,
+                               "no interface '%s' on %s (--fabric-ifaces %s): give the rails by "
+                               "the names of its interfaces: ",
+                               t, host, list);
+        if ((ifs = if_nameindex())) {
+            for (i = ifs; i->if_name && off < len; i++)
+                off += (size_t)snprintf(err + off, len - off, "%s%s", i == ifs ? "" : ", ",
+                                        i->if_name);
+            if_freenameindex(ifs);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+nt_status_t nt_fabric_ifaces_check(nt_probe_t *p, char *err, size_t len)
+{
+    const nt_probe_params_t *params = p->params;
+    nt_launcher_t *l = p->launcher;
+    int32_t mine = 0, *all;
+    int first = -1;
+    char msg[NT_FAB_IFACE_ERR_MAX] = "";
+    nt_status_t st;
+
+    if (len)
+        err[0] = '\0';
+    if (!nt_fabric_wanted(params) || params->local || !params->fabric_ifaces || p->nnodes < 2)
+        return NT_OK;
+    /* the node's leader opens the rails (nt_fab_rails_open): its interfaces are the ones */
+    if (p->local_rank == 0)
+        mine = nt_fab_iface_missing(params->fabric_ifaces, p->nodes[p->my_node].host, msg,
+                                    sizeof(msg));
+    if (!(all = calloc((size_t)p->size, sizeof(*all))))
+        return NT_ERR_NOMEM;
+    st = l->ops->allgather(l, &mine, all, sizeof(mine), params->peer_timeout_s);
+    for (int r = 0; st == NT_OK && r < p->size && first < 0; r++)
+        if (all[r])
+            first = r;
+    free(all);
+    if (st != NT_OK)
+        return NT_ERR_PEER;
+    if (first < 0)
+        return NT_OK;
+    /* the first node that lacks one says which, for rank 0 to print once */
+    if (l->ops->bcast(l, msg, sizeof(msg), first, params->peer_timeout_s) != NT_OK)
+        return NT_ERR_PEER;
+    msg[sizeof(msg) - 1] = '\0';
+    if (len)
+        snprintf(err, len, "%s", msg);
+    return NT_ERR_NOT_FOUND;
+}
+
 void nt_fabric_trace_free(nt_fab_trace_t *t)
 {
     if (!t)
@@ -756,8 +820,8 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
         planned = 1;
     }
     if (s.nrounds == 0) {
-        snprintf(why, sizeof(why), "the budget left, %.3g s, holds no round: %s",
-                 plan.budget_left_s, s.dropped[NT_FAB_BISECTION]);
+        nt_fab_no_round_reason(&s, plan.budget_left_s,
+                               p->params->fabric_budget_s - plan.budget_left_s, why, sizeof(why));
         status = "skipped";
         goto out;
     }

@@ -49,6 +49,21 @@ typedef struct nt_fab_trace {
 /* nt_fabric_wanted - whether the run has fabric phases: --fabric, or --full with a budget. */
 int nt_fabric_wanted(const nt_probe_params_t *params);
 
+/* Bytes of the line nt_fabric_ifaces_check gives (the interfaces a host has, listed). */
+#define NT_FAB_IFACE_ERR_MAX 512
+
+/* nt_fabric_ifaces_check - before anything is measured: every name of --fabric-ifaces is an
+ * interface of every node (if_nametoindex on each node's leader, the rank that opens the
+ * rails). A name that is none (mistyped) is a bad option, exit 2, not a skip after the
+ * pairwise rounds. Collective: every rank calls it. Does nothing (NT_OK) where the run has no
+ * fabric phases or no --fabric-ifaces. Returns NT_OK; NT_ERR_NOT_FOUND on every rank when a
+ * node lacks one, with err (len bytes, NT_FAB_IFACE_ERR_MAX are enough) the one line of the
+ * first such node: "no interface 'eht0' on h1 (--fabric-ifaces eht0): give the rails by the
+ * names of its interfaces: lo, eth0"; NT_ERR_NOMEM; NT_ERR_PEER when the launcher failed. An
+ * interface that exists but is down or has no IPv4 address is not this check's: the phases
+ * skip with the node named (nt_fabric_run). */
+nt_status_t nt_fabric_ifaces_check(nt_probe_t *p, char *err, size_t len);
+
 /* nt_fabric_run - the fabric phases on this rank (every rank of the job calls it at the same
  * time: collectives). On rank 0 *section gets the report's "fabric" object (status "ran",
  * "partial" with the reason, or "skipped" with the reason: --local, one node, an interface of

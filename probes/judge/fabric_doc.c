@@ -276,6 +276,20 @@ static void nt_fab_write_cuts(cJSON *fab, cJSON *checks, cJSON *nj, const nt_fab
     }
 }
 
+/* A rail check's fields beside its message: the rail, the node named (NULL: none) and the
+ * figure it was judged on (GB/s per flow: the node's flows on the rail, the rail's own flows,
+ * or its flows while all rails run), which nettune report --diff compares. */
+static void nt_fab_rail_fields(cJSON *o, int rail, const char *node, double bw)
+{
+    if (!o)
+        return;
+    nt_json_add_num(o, "rail", rail);
+    if (node)
+        nt_json_add_str(o, "node", node);
+    if (isfinite(bw))
+        nt_json_add_num(o, "bw_GBps", bw);
+}
+
 static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd,
                                const nt_fab_result_t *res, int have_rail_phases)
 {
@@ -293,10 +307,8 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
                  "a time on its link), the other nodes' rail-%d flows %.2g, its other rails at "
                  "full speed: that node's rail-%d NIC, cable or switch port",
                  r, rd->hosts[rl->node], r, rl->node_bw, rl->node_flows, r, rl->others_bw, r);
-        if ((o = nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d))) {
-            nt_json_add_num(o, "rail", r);
-            nt_json_add_str(o, "node", rd->hosts[rl->node]);
-        }
+        if ((o = nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d)))
+            nt_fab_rail_fields(o, r, rd->hosts[rl->node], rl->node_bw);
     }
     if (!have_rail_phases) {
         nt_fab_not_judged(nj, "rails", "no rail_all or rail_one phase in this run");
@@ -323,7 +335,9 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
                      "%.2g: the rail is slow",
                      r, rl->one_bw, rl->nflows, rl->best_bw);
         if (rl->slow) {
-            nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d);
+            nt_fab_rail_fields(nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "warn", d),
+                               r, rl->slow_node >= 0 ? rd->hosts[rl->slow_node] : NULL,
+                               rl->one_bw);
             continue;
         }
         if (rl->shared) {
@@ -331,17 +345,23 @@ static void nt_fab_write_rails(cJSON *checks, cJSON *nj, const nt_fab_read_t *rd
                      "rail %d slows when all rails run at once: %.2g GB/s per flow, %.2g on its "
                      "own: it shares a link with another rail (rails cross-wired, or one uplink)",
                      r, rl->all_bw, rl->one_bw);
-            nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SHARED, "warn", d);
+            nt_fab_rail_fields(
+                nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SHARED, "warn", d), r, NULL,
+                rl->all_bw);
             continue;
         }
         snprintf(d, sizeof(d), "rail %d: %.2g GB/s per flow on its own, %.2g with all rails",
                  r, rl->one_bw, rl->all_bw);
-        nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "pass", d);
+        nt_fab_rail_fields(nt_fab_check(checks, "fabric_rail", NT_FAB_CODE_RAIL_SLOW, "pass", d),
+                           r, NULL, rl->one_bw);
     }
 }
 
 /* The groups against the switches: they agree when no leaf's hosts are split between two
- * groups (a group may hold several leaves: no bottleneck between those leaves was seen). */
+ * groups (a group may hold several leaves: no bottleneck between those leaves was seen). The
+ * row is information (category info, include/nettune/checks.def): a disagreement never makes
+ * the run warn (the bottleneck a split leaf has inside it is a cut's finding, NT-FAB-201), and
+ * groups of one node each hold nothing to compare: not judged. */
 static void nt_fab_write_topology(cJSON *fab, cJSON *checks, const nt_fab_read_t *rd,
                                   const nt_fab_result_t *res, const nt_ibtopo_t *topo)
 {
@@ -380,7 +400,14 @@ static void nt_fab_write_topology(cJSON *fab, cJSON *checks, const nt_fab_read_t
     }
     nt_json_add_num(o, "hosts_matched", matched);
     nt_json_add_num(o, "hosts_missing", missing);
-    if (!matched) {
+    if (matched && res->ngroups == rd->nnodes) {
+        nt_json_add_str(o, "agree", "unknown");
+        snprintf(d, sizeof(d),
+                 "every node is a group of its own: no group of the fabric phases to hold "
+                 "against the leaf switches (%d of the run's nodes found)",
+                 matched);
+        nt_fab_check(checks, "fabric_topology", NT_FAB_CODE_TOPOLOGY, "not_judged", d);
+    } else if (!matched) {
         nt_json_add_str(o, "agree", "unknown");
         snprintf(d, sizeof(d),
                  "no node of the run is a host of the topology file (%zu hosts on %zu switches): "
@@ -390,11 +417,12 @@ static void nt_fab_write_topology(cJSON *fab, cJSON *checks, const nt_fab_read_t
     } else if (split >= 0) {
         nt_json_add_str(o, "agree", "no");
         snprintf(d, sizeof(d),
-                 "the groups disagree with the switches: the hosts of leaf %s%s%s fall into "
-                 "several groups",
+                 "information: the groups disagree with the switches: the hosts of leaf %s%s%s "
+                 "fall into several groups (is the file current? a bottleneck inside the leaf "
+                 "is a cut's finding)",
                  topo->switches[split].guid, topo->switches[split].desc[0] ? " " : "",
                  topo->switches[split].desc);
-        nt_fab_check(checks, "fabric_topology", NT_FAB_CODE_TOPOLOGY, "warn", d);
+        nt_fab_check(checks, "fabric_topology", NT_FAB_CODE_TOPOLOGY, "pass", d);
     } else {
         nt_json_add_str(o, "agree", "yes");
         snprintf(d, sizeof(d),
@@ -482,7 +510,8 @@ out:
 
 /* Phase "fabric" of nt_judge_finish: a report with a "fabric" section gets it judged, and the
  * section's checks count in the summary as the other checks do: a warned cut is a warning of
- * the run (it names no node and drains nothing), what could not be judged is not judged. */
+ * the run (it names no node and drains nothing), what could not be judged is not judged: each
+ * line of the section's not_judged counts once in summary.counts.not_judged. */
 nt_status_t nt_finish_fabric(nt_finish_t *f)
 {
     cJSON *fab = cJSON_GetObjectItemCaseSensitive(f->doc, "fabric"), *it;
@@ -510,9 +539,13 @@ nt_status_t nt_finish_fabric(nt_finish_t *f)
     }
     cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(fab, "not_judged")) {
         char w[700];
-        snprintf(w, sizeof(w), "fabric %s: %s", nt_json_get_str(it, "what", ""),
-                 nt_json_get_str(it, "reason", ""));
+        const char *what = nt_json_get_str(it, "what", "");
+        /* "fabric: ..." for the section as a whole, "fabric cut: ..." for a part of it */
+        snprintf(w, sizeof(w), "fabric%s%s: %s", what[0] && strcmp(what, "fabric") ? " " : "",
+                 strcmp(what, "fabric") ? what : "", nt_json_get_str(it, "reason", ""));
         cJSON_AddItemToArray(f->not_judged, cJSON_CreateString(w));
+        /* counted as the checks' not judged are: the summary's "N not judged" is its lines */
+        f->cnt[NT_NOT_JUDGED]++;
     }
     return NT_OK;
 }

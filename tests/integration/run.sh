@@ -175,6 +175,12 @@ out=$($P --local --checks-only --baseline "$W/nothere.json" --output "$W/t.json"
 if [ $rc = 2 ] && [ "$(echo "$out" | grep -c "nothere.json")" = 1 ]; then
   ok "--baseline that cannot be read: one line naming it, exit 2"
 else bad "--baseline that cannot be read: one line naming it, exit 2 (rc=$rc: $out)"; fi
+# A mistyped --fabric-ifaces name is a bad option: exit 2 before anything runs, one line
+# naming it and the interfaces the node has (lo is one).
+out=$(env NETTUNE_FAKE_NODES=2 $MPIRUN -np 2 $P --fabric --fabric-ifaces lo,nosuch0 --output "$W/t.json" 2>&1); rc=$?
+if [ $rc = 2 ] && [ "$(echo "$out" | grep -c "no interface 'nosuch0' on fake0 (--fabric-ifaces lo,nosuch0): give the rails by the names of its interfaces: .*lo")" = 1 ]; then
+  ok "--fabric-ifaces naming no interface of the node: one line naming it, exit 2"
+else bad "--fabric-ifaces naming no interface of the node: one line naming it, exit 2 (rc=$rc: $out)"; fi
 # --tuning-file: fake2's rank is given another copy, fake3's one that does not load; the hash
 # recorded is FNV-1a 64 of the file's bytes (what the plugin logs), computed here again.
 cp plugins/nccl-tuner/examples/tuning.json "$W/a.json"

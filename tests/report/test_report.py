@@ -2304,7 +2304,30 @@ def fabric_section_rendered_and_diffed():
                   prom, re.M)
     check(m and abs(float(m.group(1)) - cut["bottleneck_GBps"] * 1e9) < 1, "prom: the bottleneck in B/s")
     check("nettune_fabric_groups 2\n" in prom, "prom: the groups")
+    check("nettune_fabric_cut_verdict 1\n" in prom, "prom: the cuts' verdict, warn")
     path = os.path.join(WORK, "fabric.prom")
+    with open(path, "wb") as out:
+        out.write(prom.encode())
+    promtool_ok(path)
+    # groups only with their meaning: no confirmed cut between 4 groups is one group; every
+    # node a group of its own (no cut check) is not judged, and no groups are claimed
+    nocut = copy.deepcopy(doc)
+    hosts = nocut["fabric"]["nodes"]
+    nocut["fabric"]["cuts"] = []
+    nocut["fabric"]["groups"] = [hosts[0:2], hosts[2:4], hosts[4:6], hosts[6:8]]
+    nocut["fabric"]["checks"] = [{"check": "fabric_cut", "status": "pass", "code": "NT-FAB-201",
+                                  "category": "monitor", "message": "no shared bottleneck: 4 groups"}]
+    prom = render_bytes(dump(nocut, "fabric-nocut-4groups.json"), "prom").decode()
+    check("nettune_fabric_groups 1\n" in prom and "nettune_fabric_cut_verdict 0\n" in prom,
+          "prom, no cut among 4 groups: " + prom[-1200:])
+    alone = copy.deepcopy(nocut)
+    alone["fabric"]["groups"] = [[h] for h in hosts]
+    alone["fabric"]["checks"] = []
+    alone["fabric"]["not_judged"] = [{"what": "cut", "reason": "every node is a group of its own"}]
+    prom = render_bytes(dump(alone, "fabric-singletons.json"), "prom").decode()
+    check(re.search(r"^nettune_fabric_groups", prom, re.M) is None
+          and "nettune_fabric_cut_verdict -2\n" in prom,
+          "prom, every node a group of its own: " + prom[-1200:])
     with open(path, "wb") as out:
         out.write(prom.encode())
     promtool_ok(path)
@@ -2322,6 +2345,56 @@ def fabric_section_rendered_and_diffed():
           and j["fabric"]["regression"] is True, "a new cut: rc %d %s" % (r.returncode, r.stdout[-800:]))
     r = run(["--diff", f, dump(healthy, "fabric-nocut.json")])
     check(r.returncode == 0 and "cut vanished: " in r.stdout, "a cut gone is no regression: " + r.stdout[-800:])
+    # rail findings compared as the cuts: a new one, or a slower figure, is a regression
+    two = copy.deepcopy(doc)
+    two["fabric"]["rails"] = 2
+    railed = copy.deepcopy(two)
+    railed["fabric"]["checks"].append(
+        {"check": "fabric_rail", "status": "warn", "code": "NT-FAB-202", "category": "monitor",
+         "message": "rail 1 of fake3: its flows on rail 1 get 0.64 GB/s (median of 7, ...)",
+         "rail": 1, "node": "fake3", "bw_GBps": 0.64})
+    railed["summary"]["counts"]["warn"] += 1
+    a, b = dump(two, "fabric-2rails.json"), dump(railed, "fabric-rail-slow.json")
+    r = run(["--diff", a, b])
+    check(r.returncode == 1 and "rail appeared: NT-FAB-202 rail 1 of fake3: per flow" in r.stdout,
+          "a new rail finding: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", a, b, "--format", "json"])
+    j = json.loads(r.stdout)
+    check(j["fabric"]["rails"] == [{"rail": "NT-FAB-202 rail 1 of fake3", "status": "appeared",
+                                    "new_bw_GBps": 0.64}] and j["fabric"]["regression"] is True,
+          "json: " + r.stdout[-800:])
+    slower = copy.deepcopy(railed)
+    slower["fabric"]["checks"][-1]["bw_GBps"] = 0.32
+    r = run(["--diff", b, dump(slower, "fabric-rail-slower.json")])
+    check(r.returncode == 1 and "rail regressed: NT-FAB-202 rail 1 of fake3" in r.stdout,
+          "a slower rail: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", b, b])
+    check(r.returncode == 0 and "rail same: NT-FAB-202 rail 1 of fake3" in r.stdout,
+          "the same rail finding: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", b, a])
+    check(r.returncode == 0 and "rail vanished: NT-FAB-202 rail 1 of fake3" in r.stdout,
+          "a rail finding gone is no regression: rc %d %s" % (r.returncode, r.stdout[-800:]))
+    r = run(["--diff", a, a])
+    check(r.returncode == 0 and "no rail finding in either run" in r.stdout, r.stdout[-800:])
+
+
+@test
+def fabric_not_judged_counted():
+    """A line of the fabric section's not_judged counts once in summary.counts.not_judged, as a
+    not-judged check does (probes/judge/fabric_doc.c): the validator holds the count to it, and
+    the text headline says it."""
+    doc = load(fx("fabric-cut-8n.json"))
+    doc["fabric"]["not_judged"] = [{"what": "cut", "reason": "between {fake0} and {fake1}: not confirmed"}]
+    doc["summary"]["not_judged"] = ["fabric cut: between {fake0} and {fake1}: not confirmed"]
+    r = run(["--validate", dump(doc, "fabric-nj-uncounted.json")])
+    check(r.returncode != 0 and "$.summary.counts.not_judged" in r.stdout + r.stderr,
+          "uncounted fabric not-judged line: rc %d %s" % (r.returncode, (r.stdout + r.stderr)[-800:]))
+    doc["summary"]["counts"]["not_judged"] = 1
+    path = dump(doc, "fabric-nj-counted.json")
+    r = run(["--validate", path])
+    check(r.returncode == 0, "counted: rc %d %s" % (r.returncode, (r.stdout + r.stderr)[-800:]))
+    text = render_bytes(path, "text").decode()
+    check(", 1 not judged" in text, "text headline: " + text[:400])
 
 
 def main():

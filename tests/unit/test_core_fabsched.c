@@ -285,6 +285,29 @@ static void test_budget_too_small(void **state)
     assert_int_equal(s.nrounds, 0);
     assert_non_null(strstr(s.dropped[NT_FAB_BISECTION], "fits its share of the budget"));
     assert_non_null(strstr(s.dropped[NT_FAB_RING], "fits its share of the budget"));
+    /* the budget that holds a round: a cut of 0.025 s (5 ms + a loaded flow of 20 ms) in its
+     * 0.35 / 0.8 of the smallest loaded part, 0.55: 0.025 / 0.4375 / 0.55 = 0.1039 s, rounded
+     * up */
+    assert_true(fabs(s.min_budget_s - 0.104) < 1e-9);
+    {
+        char why[256];
+        nt_fab_no_round_reason(&s, 0.02, 0.5, why, sizeof(why));
+        assert_string_equal(why, "the budget left, 0.02 s, holds no round: no round of about "
+                                 "0.025 s fits its share of the budget (0.00744 s); give at "
+                                 "least 0.604 s with --fabric-budget");
+    }
+    nt_fab_schedule_destroy(&s);
+    /* and it does: given it, the schedule has rounds; a little less than the cut needs at the
+     * largest part (0.85), none */
+    p.budget_s = 0.104;
+    assert_int_equal(nt_fab_schedule_create(&p, &s), NT_OK);
+    assert_true(s.nrounds > 0);
+    assert_true(s.phase_rounds[NT_FAB_BISECTION] >= 1);
+    assert_true(s.min_budget_s == 0);
+    nt_fab_schedule_destroy(&s);
+    p.budget_s = 0.99 * 0.025 / 0.4375 / 0.85;
+    assert_int_equal(nt_fab_schedule_create(&p, &s), NT_OK);
+    assert_int_equal(s.nrounds, 0);
     nt_fab_schedule_destroy(&s);
 }
 

@@ -274,6 +274,10 @@ static void test_shared_rail(void **state)
             assert_string_equal(cJSON_GetObjectItem(it, "status")->valuestring, "warn");
             assert_non_null(strstr(cJSON_GetObjectItem(it, "message")->valuestring,
                                    "rail 1 slows when all rails run at once"));
+            /* the fields nettune report --diff compares: the rail, the figure (at half) */
+            assert_int_equal(nt_json_get_int(it, "rail", -1), 1);
+            assert_null(cJSON_GetObjectItem(it, "node"));
+            assert_true(fabs(nt_json_get_num(it, "bw_GBps", NAN) - 0.5 * 2.8) < 0.3);
             found++;
         }
         if (strcmp(code, "NT-FAB-202") == 0) /* rail 0 judged, and fine */
@@ -451,6 +455,19 @@ static void test_judge_finish_fabric(void **state)
     assert_non_null(strstr(w->valuestring, "fabric: between {h1..h4} and {h5..h8}"));
     nt_judge_destroy(j);
     cJSON_Delete(d);
+    /* a skipped section: its line says "fabric" once */
+    d = cJSON_Parse("{\"nodes\":[],\"links\":[],\"checks\":[],\"fabric\":{\"status\":"
+                    "\"skipped\",\"reason\":\"one node\"}}");
+    assert_int_equal(nt_judge_create(&params, &j), NT_OK);
+    assert_int_equal(nt_judge_finish(j, NULL, d, 0, &params), NT_EXIT_OK);
+    sum = cJSON_GetObjectItem(d, "summary");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "not_judged"), 0)->valuestring,
+                        "fabric: the fabric phases were skipped: one node");
+    /* and counted: the summary's "N not judged" is its not-judged lines */
+    assert_int_equal(nt_json_get_int(cJSON_GetObjectItem(sum, "counts"), "not_judged", -1), 1);
+    assert_string_equal(nt_json_get_str(sum, "verdict", ""), "not_judged");
+    nt_judge_destroy(j);
+    cJSON_Delete(d);
     params.fabric_topology = "tests/fixtures/ibtopo/absent.ibnetdiscover";
     assert_int_equal(nt_judge_create(&params, &j), NT_ERR_NOT_FOUND);
 }
@@ -508,10 +525,26 @@ static void test_iblinkinfo_real(void **state)
     nt_ibtopo_free(&t);
 }
 
-/* The groups held against the switches: the model's leaves agree, a leaf split disagrees. */
+static const cJSON *topology_check(const cJSON *fab)
+{
+    const cJSON *c, *found = NULL;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(fab, "checks"))
+    {
+        if (strcmp(nt_json_get_str(c, "check", ""), "fabric_topology") == 0) {
+            assert_null(found);
+            found = c;
+        }
+    }
+    assert_non_null(found);
+    return found;
+}
+
+/* The groups held against the switches: the model's leaves agree, a leaf split disagrees (as
+ * information: the row's category), groups of one node each are not judged. */
 static void test_doc_topology(void **state)
 {
     nt_fabgen_t g = nt_fabgen_default();
+    const cJSON *chk;
     nt_ibtopo_host_t hosts[8];
     nt_ibtopo_switch_t sw[2] = {{"0x1", "leaf01", 4}, {"0x2", "leaf02", 4}};
     nt_ibtopo_t t = {"ibnetdiscover", hosts, 8, sw, 2};
@@ -532,6 +565,24 @@ static void test_doc_topology(void **state)
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(fab, "topology"), "agree")
                             ->valuestring,
                         "no");
+    /* information, as its row says (NT-FAB-204, info): never a warning of the run */
+    chk = topology_check(fab);
+    assert_string_equal(nt_json_get_str(chk, "category", ""), "info");
+    assert_string_equal(nt_json_get_str(chk, "status", ""), "pass");
+    assert_non_null(strstr(nt_json_get_str(chk, "message", ""), "the hosts of leaf 0x2 leaf02"));
+    cJSON_Delete(fab);
+    /* every node a group of its own (every flow under load slowed): nothing to compare */
+    g.total_GBps = g.host_GBps;
+    hosts[3].leaf = 0;
+    fab = nt_fabgen_doc(&g);
+    assert_int_equal(nt_fabric_judge_doc(fab, &t), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "groups")), g.nodes);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(fab, "topology"), "agree")
+                            ->valuestring,
+                        "unknown");
+    chk = topology_check(fab);
+    assert_string_equal(nt_json_get_str(chk, "status", ""), "not_judged");
+    assert_non_null(strstr(nt_json_get_str(chk, "message", ""), "every node is a group of its own"));
     cJSON_Delete(fab);
 }
 

@@ -283,6 +283,71 @@ static void test_skipped(void **state)
     world_free(&w);
 }
 
+/* A name of --fabric-ifaces that is no interface of a node (mistyped) is a bad option: every
+ * rank gets NT_ERR_NOT_FOUND before anything runs (run.c: exit 2), and rank 0 the one line
+ * naming the interface, the node and the interfaces it has. Names that exist pass. */
+typedef struct iface_world {
+    world_t w;
+    nt_status_t st[4];
+    char err[NT_FAB_IFACE_ERR_MAX];
+} iface_world_t;
+
+static int ifaces_fn(nt_launcher_t *l, void *arg)
+{
+    iface_world_t *iw = arg;
+    nt_probe_t p = {0};
+    char err[NT_FAB_IFACE_ERR_MAX];
+    p.params = &iw->w.params;
+    p.launcher = l;
+    p.rank = nt_launcher_rank(l);
+    p.size = nt_launcher_size(l);
+    p.nodes = iw->w.nodes;
+    p.nnodes = iw->w.nnodes;
+    p.my_node = p.rank / iw->w.per_node;
+    p.local_rank = p.rank % iw->w.per_node;
+    iw->st[p.rank] = nt_fabric_ifaces_check(&p, err, sizeof(err));
+    if (p.rank == 0)
+        memcpy(iw->err, err, sizeof(err));
+    return 0;
+}
+
+static void test_iface_mistyped(void **state)
+{
+    static const char *const lists[] = {"lo,nosuch0", "lo"};
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        iface_world_t iw;
+        memset(&iw, 0, sizeof(iw));
+        iw.w.nnodes = 2;
+        iw.w.per_node = 2;
+        iw.w.nodes = calloc(2, sizeof(nt_node_t));
+        for (int n = 0; n < 2; n++) {
+            snprintf(iw.w.nodes[n].host, sizeof(iw.w.nodes[n].host), "h%d", n + 1);
+            iw.w.nodes[n].nranks = 2;
+            iw.w.nodes[n].ranks = calloc(2, sizeof(int));
+            iw.w.nodes[n].ranks[0] = 2 * n;
+            iw.w.nodes[n].ranks[1] = 2 * n + 1;
+        }
+        iw.w.params.fabric = 1;
+        iw.w.params.fabric_budget_s = 10;
+        iw.w.params.fabric_ifaces = lists[k];
+        iw.w.params.peer_timeout_s = 5;
+        assert_int_equal(nt_inproc_run(4, 2, ifaces_fn, &iw, NULL), 0);
+        for (int r = 0; r < 4; r++)
+            assert_int_equal(iw.st[r], k == 0 ? NT_ERR_NOT_FOUND : NT_OK);
+        if (k == 0) {
+            print_message("%s\n", iw.err);
+            assert_non_null(strstr(iw.err, "no interface 'nosuch0' on h1 (--fabric-ifaces "
+                                           "lo,nosuch0): give the rails by the names of its "
+                                           "interfaces: "));
+            /* the interfaces it has: lo is one */
+            assert_non_null(strstr(strstr(iw.err, "interfaces: "), "lo"));
+        } else
+            assert_string_equal(iw.err, "");
+        world_free(&iw.w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_rails_leaders),
         cmocka_unit_test(test_dead_peer),
         cmocka_unit_test(test_skipped),
+        cmocka_unit_test(test_iface_mistyped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
