@@ -253,6 +253,8 @@ typedef struct nt_gpu_health {
     int retired_pending;                     /* nvmlDeviceGetRetiredPagesPendingStatus: pages
                                               * retired at the next driver reload (before
                                               * Ampere; NOT_SUPPORTED on row-remapping GPUs) */
+    const char *source; /* where the facts came from, for a not-judged reason: NULL for NVML,
+                         * "nvidia-smi -q" for an operator's file (lib/node/opfiles.c) */
 } nt_gpu_health_t;
 
 /* nt_nvml_health - the health facts of GPU index (lib/node/nvml.c; the NVML must be loaded). A

@@ -253,6 +253,7 @@ int nt_smi_q_line(nt_smi_q_t *st, const char *line)
             nt_gpu_health_t *h = &st->gpu[st->ngpus];
             memset(h, 0, sizeof(*h));
             h->index = st->ngpus;
+            h->source = "nvidia-smi -q";
             snprintf(st->bus[st->ngpus], sizeof(st->bus[0]), "%s", p + 4);
             st->ngpus++;
         }
