@@ -63,7 +63,7 @@ ts "booting ($ACCEL, tests ${NT_TESTS:-default})"
 start=$(date +%s)
 timeout "${NT_VM_TIMEOUT:-300}" qemu-system-x86_64 $ACCEL -m 2048 -smp 2 -nographic -no-reboot \
   -kernel "$W/vmlinuz" -initrd "$W/initrd.gz" \
-  -append "console=ttyS0 quiet panic=1 NT_TESTS=${NT_TESTS:-probe,perftest,loopback,faults,gpu}" \
+  -append "console=ttyS0 quiet panic=1 NT_TESTS=${NT_TESTS:-probe,perftest,loopback,faults,gpu,fabric}" \
   -netdev user,id=n0 -device virtio-net-pci,netdev=n0,romfile= > "$W/vm.log" 2>&1
 rc=$?
 ts "qemu rc=$rc after $(( $(date +%s) - start )) s, log $W/vm.log"
