@@ -823,10 +823,14 @@ nt_status_t nt_rdma_stream_progress(nt_rdma_conn_t *c, double deadline, int *don
         return NT_ERR_TIMEOUT;
     }
     if (now > deadline) {
-        nt_seterr(c, "%s on %s:%d before the deadline (%zu bytes not sent)",
-                  c->stream_role == 1 ? "the RDMA WRITEs did not complete"
-                                      : "the peer's last RDMA WRITE did not arrive",
-                  c->dev, c->port, c->stream_left);
+        if (c->stream_role == 1)
+            nt_seterr(c, "the RDMA WRITEs on %s:%d did not complete before the deadline (%zu "
+                         "bytes not posted, %u writes in flight)",
+                      c->dev, c->port, c->stream_left, c->outstanding);
+        else
+            nt_seterr(c, "the peer's last RDMA WRITE did not arrive on %s:%d before the "
+                         "deadline",
+                      c->dev, c->port);
         return NT_ERR_TIMEOUT;
     }
     return NT_OK;

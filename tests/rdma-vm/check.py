@@ -244,6 +244,8 @@ if "fabric" in results:
         ok = [f for f in flows if f.get("ok")]
         check("fabric: flows measured over RDMA", flows and len(ok) == len(flows) and all(f.get("bw_GBps", 0) > 0 for f in ok),
               "%d of %d ok, bw %s" % (len(ok), len(flows), sorted(f.get("bw_GBps") for f in ok)[-3:]))
+        check("fabric: flows of several writes (3000K: 1 MiB, 1 MiB, the rest)", any(f.get("bytes") == 3072000 for f in ok),
+              str(sorted({f.get("bytes") for f in flows})))
         if ok:
             print("fabric over rxe0: %d flows, median %.4g GB/s" % (len(ok), sorted(f["bw_GBps"] for f in ok)[len(ok) // 2]))
         check("fabric: within the budget and the waits", wall is not None and wall < 90, "%s s" % wall)

@@ -132,9 +132,9 @@ if want gpu; then
 fi
 if want fabric; then
   # the fabric phases over RDMA: two fake nodes on rxe0 (the default route's eth0 carries it):
-  # RC QPs and RDMA WRITE for real; then --gid-index 9 (an empty entry): the sockets, with the
-  # reason
-  probe2 fabric -np 2 nettune-probe --fabric --fabric-budget 8 --fabric-bytes 1M --peer-timeout 20 --output /tmp/fabric.json
+  # RC QPs and RDMA WRITE for real (3000K: two 1 MiB writes, then the rest WITH_IMM); then
+  # --gid-index 9 (an empty entry): the sockets, with the reason
+  probe2 fabric -np 2 nettune-probe --fabric --fabric-budget 8 --fabric-bytes 3000K --peer-timeout 20 --output /tmp/fabric.json
   probe2 fabric_nogid -np 2 nettune-probe --fabric --fabric-budget 4 --fabric-bytes 1M --peer-timeout 20 --gid-index 9 --output /tmp/fabric_nogid.json
 fi
 ts "guest tests done"
