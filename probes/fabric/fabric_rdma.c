@@ -37,6 +37,7 @@ struct nt_fab_rdma {
     int tc, sl;
     double wait_s; /* a data-path wait without progress, as the RDMA probe's (2 to 10 s) */
     int logged;
+    int mute; /* NETTUNE_TEST_FABRIC_MUTE names this node: its QPs are never connected */
 };
 
 /* ---------------------------------------------------------------- pure parts */
@@ -297,6 +298,12 @@ nt_status_t nt_fab_rdma_open(nt_probe_t *p, int leader, const char (*ifnames)[16
     }
     rdma = nt_fab_transport_choose(r->facts, p->nnodes, nrails, hosts, why, whylen);
     if (rdma) {
+        /* Tests only, as for the sockets (fabric.c): this node answers the launcher and
+         * sends its QP records, but never connects them, as a host whose NIC stopped
+         * answering: its peers' writes go unanswered (retry exceeded), their receives wait
+         * until the round's cap. */
+        const char *mute = getenv("NETTUNE_TEST_FABRIC_MUTE");
+        r->mute = leader && mute && atoi(mute) == p->my_node;
         double t = p->params->peer_timeout_s / 3.0;
         r->wait_s = t < 2.0 ? 2.0 : t > 10.0 ? 10.0 : t;
         r->tc = nt_env_int("NCCL_IB_TC", -1);
@@ -389,6 +396,11 @@ static void nt_fab_rdma_connect(nt_fab_rdma_t *r, nt_probe_t *p, const uint8_t *
         char msg[600];
         if (f->state != 0)
             continue;
+        if (r->mute) {
+            nt_fab_rdma_fail(r, p, f, "NETTUNE_TEST_FABRIC_MUTE: this node's QPs stay "
+                                      "unconnected (test hook)");
+            continue;
+        }
         for (size_t j = 0; j < k && !found; j++) {
             uint32_t flow;
             int32_t status;

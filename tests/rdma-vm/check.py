@@ -249,6 +249,24 @@ if "fabric" in results:
         if ok:
             print("fabric over rxe0: %d flows, median %.4g GB/s" % (len(ok), sorted(f["bw_GBps"] for f in ok)[len(ok) // 2]))
         check("fabric: within the budget and the waits", wall is not None and wall < 90, "%s s" % wall)
+if "fabric_mute" in results:
+    rc, wall = results["fabric_mute"]
+    r = load("fabric_mute.json")
+    check("fabric_mute: report written", r is not None, "rc=%s" % rc)
+    if r:
+        fab = r.get("fabric", {})
+        flows = fabric_flows(fab)
+        # the calibration's flows fail too (each receiver waits for the round's cap: 5 x
+        # --peer-timeout), so the budget usually ends there: "partial", with the reason
+        check("fabric_mute: over RDMA, no flow succeeded, partial with the reason", fab.get("transport") == "rdma"
+              and not any(f.get("ok") for f in flows) and fab.get("status") == "partial" and fab.get("reason"),
+              "%s %s %s: %s" % (fab.get("transport"), [(f["src"], f["dst"], f["ok"]) for f in flows], fab.get("status"),
+                                fab.get("reason")))
+        logtext = open(log, errors="replace").read()
+        check("fabric_mute: the log says why, from the verbs layer", "over RDMA failed" in logtext
+              and ("retry counter exceeded" in logtext or "did not arrive" in logtext or "no RDMA WRITE completion" in logtext),
+              "; ".join(l.strip()[:200] for l in logtext.splitlines() if "over RDMA failed" in l)[:600])
+        check("fabric_mute: no hang: within the budget and the waits", wall is not None and wall < 90, "%s s" % wall)
 if "fabric_nogid" in results:
     r = load("fabric_nogid.json")
     check("fabric_nogid: report written", r is not None, "rc=%s" % (results["fabric_nogid"],))

@@ -135,6 +135,9 @@ if want fabric; then
   # RC QPs and RDMA WRITE for real (3000K: two 1 MiB writes, then the rest WITH_IMM); then
   # --gid-index 9 (an empty entry): the sockets, with the reason
   probe2 fabric -np 2 nettune-probe --fabric --fabric-budget 8 --fabric-bytes 3000K --peer-timeout 20 --output /tmp/fabric.json
+  # fake1's QPs never connected (test hook, as a NIC that stopped answering): every flow
+  # fails, each wait ends at its deadline, the report is written
+  probe2 fabric_mute -x NETTUNE_TEST_FABRIC_MUTE=1 -np 2 nettune-probe --fabric --fabric-budget 6 --fabric-bytes 1M --peer-timeout 3 --output /tmp/fabric_mute.json
   probe2 fabric_nogid -np 2 nettune-probe --fabric --fabric-budget 4 --fabric-bytes 1M --peer-timeout 20 --gid-index 9 --output /tmp/fabric_nogid.json
 fi
 ts "guest tests done"
