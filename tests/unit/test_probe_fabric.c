@@ -272,6 +272,7 @@ static void test_no_rdma_device(void **state)
                                                                "RDMA device; 2 of 2 nodes"));
     world_free(&w);
 }
+
 /* A node whose sockets are gone (it still answers the launcher): its flows fail, the others
  * complete, and the run ends within the budget and the waits, never hangs. */
 static void test_dead_peer(void **state)
@@ -317,7 +318,6 @@ static void test_skipped(void **state)
     assert_non_null(strstr(str(w.section, "reason"), "h1: interface 'nosuch0' has no IPv4"));
     world_free(&w);
 }
-
 
 int main(void)
 {
