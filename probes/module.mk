@@ -2,7 +2,7 @@
 # MPI and rdma-core's headers to build (libibverbs-dev; libibverbs itself is opened at run time).
 PROBE_SRCS += probes/main.c probes/params.c probes/registry.c probes/run.c probes/nodes.c probes/identify.c \
               probes/inventory.c probes/nodechecks.c probes/probe_util.c probes/drain.c probes/launcher_mpi.c probes/mpi/probe_mpi.c \
-              probes/fabric/fabric.c
+              probes/fabric/fabric.c probes/fabric/fabric_rdma.c
 # The GPU probe: its kernels come from nvcc when the build has one (an embedded fatbin for
 # sm_75 up to the newest architecture nvcc offers, plus compute_75 PTX); without nvcc the
 # copy-engine probes still build (probes/gpu/fatbin_none.c).

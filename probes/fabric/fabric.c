@@ -50,6 +50,9 @@ typedef struct nt_fab_ctx {
     nt_fab_addr_t *all; /* per rank */
     char *buf;          /* NT_FAB_CHUNK bytes: what is sent, and where received bytes land */
     double timeout_s;   /* --peer-timeout: a wait without progress this long is a dead peer */
+    nt_fab_rdma_t *rdma;     /* the flows' transport: RDMA (fabric_rdma.c) when set, else sockets */
+    int rdma_used;           /* the report's transport: c->rdma was set */
+    char transport_why[512]; /* why that transport (nt_fab_transport_choose) */
 } nt_fab_ctx_t;
 
 /* A connection of a round. */
@@ -515,6 +518,17 @@ static nt_status_t nt_fab_round(nt_fab_ctx_t *c, uint32_t round, const nt_fab_fl
     double t0;
 
     *nrecs = 0;
+    if (c->rdma) {
+        uint32_t ids[NT_FAB_MAX_RAILS * NT_FAB_A2A_WINDOW];
+        nt_fab_result_t res[NT_FAB_MAX_RAILS * NT_FAB_A2A_WINDOW];
+        st = nt_fab_rdma_round(c->rdma, p, flows, first, n, nt_fab_transfer_cap(c, est_s), ids,
+                               res, nrecs);
+        for (size_t i = 0; i < *nrecs; i++)
+            recs[i] = (nt_fab_rec_t){.flow = ids[i], .ok = (uint32_t)res[i].ok,
+                                     .time_s = res[i].time_s, .start_s = res[i].start_s,
+                                     .end_s = res[i].end_s};
+        return st;
+    }
     if (c->leader) {
         for (size_t i = 0; i < n; i++)
             cap += flows[i].src == p->my_node;
@@ -602,11 +616,10 @@ static cJSON *nt_fab_section(nt_fab_ctx_t *c, const char *status, const char *re
     bad |= nt_json_add_str(o, "status", status) != NT_OK;
     if (reason)
         bad |= nt_json_add_str(o, "reason", reason) != NT_OK;
-    bad |= nt_json_add_str(o, "transport", "tcp") != NT_OK;
+    bad |= nt_json_add_str(o, "transport", c->rdma_used ? "rdma" : "tcp") != NT_OK;
     bad |= nt_json_add_str(o, "transport_reason",
-                           "rdma fabric phases not built: the verbs path of these phases is not "
-                           "written yet; the probe's own TCP sockets, one per flow, bound to "
-                           "the rail's interface") != NT_OK;
+                           c->transport_why[0] ? c->transport_why
+                                               : "no transport chosen: no flow ran") != NT_OK;
     bad |= nt_json_add_num(o, "budget_s", p->params->fabric_budget_s) != NT_OK;
     bad |= nt_json_add_num(o, "elapsed_s", round(elapsed_s * 1000) / 1000) != NT_OK;
     bad |= nt_json_add_num(o, "bytes_per_flow", (double)p->params->fabric_bytes) != NT_OK;
@@ -622,6 +635,7 @@ static cJSON *nt_fab_section(nt_fab_ctx_t *c, const char *status, const char *re
         if (bad)
             break;
         bad |= nt_json_add_str(po, "phase", nt_fab_phase_name((nt_fab_phase_t)ph)) != NT_OK;
+        bad |= nt_json_add_str(po, "transport", c->rdma_used ? "rdma" : "tcp") != NT_OK;
         if (s->dropped[ph][0])
             bad |= nt_json_add_str(po, "reason", s->dropped[ph]) != NT_OK;
         bad |= !(rounds = nt_json_add_arr(po, "rounds"));
@@ -787,6 +801,11 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
         status = "skipped";
         goto out;
     }
+    /* RDMA where every rail of every node has an ACTIVE RDMA port, else these sockets */
+    if ((st = nt_fab_rdma_open(p, c.leader, (const char(*)[16])c.mine.ifname, c.nrails, &c.rdma,
+                               c.transport_why, sizeof(c.transport_why))) != NT_OK)
+        goto out;
+    c.rdma_used = c.rdma != NULL;
     if (c.mute)
         for (int r = 0; r < NT_FAB_MAX_RAILS; r++)
             if (c.lfd[r] >= 0) {
@@ -869,6 +888,8 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
                  st == NT_ERR_PEER ? "a rank stopped answering" : more);
     }
 out:
+    nt_fab_rdma_close(c.rdma, p, st == NT_OK);
+    c.rdma = NULL;
     if (st == NT_ERR_PEER && !why[0]) {
         snprintf(why, sizeof(why), "a rank stopped answering before the rounds");
         status = "partial";

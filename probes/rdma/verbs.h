@@ -89,6 +89,30 @@ nt_status_t nt_rdma_write_lat(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initi
 nt_status_t nt_rdma_send_lat(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initiator,
                              size_t bytes, unsigned iters, double *samples);
 
+/* A bounded transfer that one thread drives on many connections at once (the fabric phases,
+ * probes/fabric/fabric_rdma.c), where nt_rdma_write_bw blocks on one: the sender writes total
+ * bytes in RDMA WRITEs of at most the connection's max_bytes, window deep, on QP 0, the last
+ * one WITH_IMM; the receiver's one posted receive completes when that last write landed (RC
+ * delivers in order, so every earlier byte is there too). Nothing touches the data.
+ *
+ * nt_rdma_stream_expect - the receiving end: post the receive for the last write (before the
+ * sender starts: a write WITH_IMM into a QP without a receive is an RNR retry). NT_OK or
+ * NT_ERR_SYSTEM with the sentence in nt_rdma_conn_error. */
+nt_status_t nt_rdma_stream_expect(nt_rdma_conn_t *c);
+/* nt_rdma_stream_start - the sending end (connected): total bytes (> 0), window writes in
+ * flight at most (1..128). NT_ERR_INVALID otherwise. Nothing is posted before the first
+ * nt_rdma_stream_progress. */
+nt_status_t nt_rdma_stream_start(nt_rdma_conn_t *c, size_t total, unsigned window);
+/* nt_rdma_stream_progress - post what the window allows and poll the CQ once, never blocking;
+ * *done = 1 once the sender's last write completed (the peer acknowledged it) or the
+ * receiver's receive completed. NT_OK (done or not); NT_ERR_TIMEOUT when the sender saw no
+ * completion for the connection's timeout_s, or deadline (nt_clock_s seconds) passed;
+ * NT_ERR_SYSTEM on a post or completion error; the sentence in nt_rdma_conn_error. */
+nt_status_t nt_rdma_stream_progress(nt_rdma_conn_t *c, double deadline, int *done);
+/* nt_rdma_stream_times - nt_clock_s of the first post (sender; 0 before) and of the completion
+ * that ended the transfer (0 before). */
+void nt_rdma_stream_times(const nt_rdma_conn_t *c, double *first_s, double *end_s);
+
 /* nt_rdma_wc_explain - a sentence for a work-completion status (retry exceeded: "the two ports
  * cannot reach each other: check the GID index, VLAN/traffic class, cabling"). */
 const char *nt_rdma_wc_explain(int wc_status);

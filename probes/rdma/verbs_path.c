@@ -44,6 +44,11 @@ struct nt_rdma_conn {
     unsigned outstanding;   /* signalled sends not yet completed */
     unsigned recvs_done;    /* receive completions not yet consumed */
     uint8_t mark;
+    /* A bounded transfer driven by nt_rdma_stream_progress (verbs.h): role 1 sends, 2 receives. */
+    int stream_role, stream_done;
+    size_t stream_left;
+    unsigned stream_window;
+    double stream_first_s, stream_end_s, stream_prog_s;
     char dev[64];
     char numa[160];
     char err[512];
@@ -500,12 +505,16 @@ static int nt_expired(nt_rdma_conn_t *c, double deadline, const char *what)
     return 1;
 }
 
-static int nt_post_write(nt_rdma_conn_t *c, int q, size_t bytes, int signaled)
+/* An RDMA WRITE (opcode IBV_WR_RDMA_WRITE, or IBV_WR_RDMA_WRITE_WITH_IMM: the peer gets a
+ * receive completion once this and, RC being ordered, every earlier write have landed). */
+static int nt_post_write_op(nt_rdma_conn_t *c, int q, size_t bytes, int signaled,
+                            enum ibv_wr_opcode op)
 {
     struct ibv_sge sge = {.addr = (uintptr_t)(c->buf + c->max_bytes), .length = (uint32_t)bytes,
                           .lkey = c->mr->lkey};
-    struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+    struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = op,
                              .send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+                             .imm_data = op == IBV_WR_RDMA_WRITE_WITH_IMM ? 0x4e544644u : 0,
                              .wr.rdma = {.remote_addr = c->remote.addr, .rkey = c->remote.rkey}},
                        *bad;
     int e = ibv_post_send(c->qps[q], &wr, &bad);
@@ -516,6 +525,11 @@ static int nt_post_write(nt_rdma_conn_t *c, int q, size_t bytes, int signaled)
     if (signaled)
         c->outstanding++;
     return 0;
+}
+
+static int nt_post_write(nt_rdma_conn_t *c, int q, size_t bytes, int signaled)
+{
+    return nt_post_write_op(c, q, bytes, signaled, IBV_WR_RDMA_WRITE);
 }
 
 static int nt_post_send(nt_rdma_conn_t *c, size_t bytes)
@@ -744,4 +758,86 @@ nt_status_t nt_rdma_send_lat(nt_rdma_conn_t *c, nt_rdma_conn_t *peer, int initia
     if (nt_drain(c) < 0 || (peer && nt_drain(peer) < 0))
         return nt_fail_status(c);
     return NT_OK;
+}
+
+nt_status_t nt_rdma_stream_expect(nt_rdma_conn_t *c)
+{
+    c->stream_role = 2;
+    c->stream_done = 0;
+    c->stream_first_s = c->stream_end_s = c->stream_prog_s = 0;
+    return nt_post_recv(c, NT_DONE_BYTES) < 0 ? NT_ERR_SYSTEM : NT_OK;
+}
+
+nt_status_t nt_rdma_stream_start(nt_rdma_conn_t *c, size_t total, unsigned window)
+{
+    if (total == 0 || window < 1 || window > NT_SQ_DEPTH)
+        return NT_ERR_INVALID;
+    c->stream_role = 1;
+    c->stream_done = 0;
+    c->stream_left = total;
+    c->stream_window = window;
+    c->stream_first_s = c->stream_end_s = 0;
+    c->stream_prog_s = nt_clock_s();
+    return NT_OK;
+}
+
+nt_status_t nt_rdma_stream_progress(nt_rdma_conn_t *c, double deadline, int *done)
+{
+    unsigned recvs = c->recvs_done;
+    double tdone = 0, now;
+    int got;
+
+    *done = c->stream_done;
+    if (c->stream_done)
+        return NT_OK;
+    if (c->stream_role == 1)
+        while (c->stream_left > 0 && c->outstanding < c->stream_window) {
+            size_t m = c->stream_left < c->max_bytes ? c->stream_left : c->max_bytes;
+            int last = m == c->stream_left;
+            if (nt_post_write_op(c, 0, m, 1,
+                                 last ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE) < 0)
+                return NT_ERR_SYSTEM;
+            if (c->stream_first_s == 0)
+                c->stream_first_s = nt_clock_s();
+            c->stream_left -= m;
+        }
+    got = nt_poll(c, 16, &tdone);
+    if (got < 0)
+        return NT_ERR_SYSTEM;
+    now = nt_clock_s();
+    if (got > 0 || c->recvs_done != recvs)
+        c->stream_prog_s = now;
+    if ((c->stream_role == 1 && c->stream_left == 0 && c->outstanding == 0) ||
+        (c->stream_role == 2 && c->recvs_done > 0)) {
+        if (c->stream_role == 2)
+            c->recvs_done--;
+        c->stream_done = *done = 1;
+        c->stream_end_s = tdone > 0 ? tdone : now;
+        return NT_OK;
+    }
+    if (c->stream_role == 1 && now - c->stream_prog_s > c->timeout_s) {
+        nt_seterr(c, "no RDMA WRITE completion on %s:%d within %.0f s: the peer stopped "
+                     "answering, or its packets do not arrive (check the GID index, VLAN/traffic "
+                     "class, cabling)",
+                  c->dev, c->port, c->timeout_s);
+        return NT_ERR_TIMEOUT;
+    }
+    if (now > deadline) {
+        if (c->stream_role == 1)
+            nt_seterr(c, "the RDMA WRITEs on %s:%d did not complete before the deadline (%zu "
+                         "bytes not posted, %u writes in flight)",
+                      c->dev, c->port, c->stream_left, c->outstanding);
+        else
+            nt_seterr(c, "the peer's last RDMA WRITE did not arrive on %s:%d before the "
+                         "deadline",
+                      c->dev, c->port);
+        return NT_ERR_TIMEOUT;
+    }
+    return NT_OK;
+}
+
+void nt_rdma_stream_times(const nt_rdma_conn_t *c, double *first_s, double *end_s)
+{
+    *first_s = c->stream_first_s;
+    *end_s = c->stream_end_s;
 }

@@ -223,5 +223,59 @@ if "gpu_nocuda" in results:
     if r1:
         check("probe1 (no GPU): no GPU-memory link", not [l for l in r1["links"] if "/gpu" in l["id"]])
 
+# 6. the fabric phases over RDMA on rxe0 (docs/fabric.md), and the sockets when the GID is missing
+def fabric_flows(fab):
+    return [f for ph in fab.get("phases", []) for rd in ph.get("rounds", []) for f in rd.get("flows", [])]
+
+
+if "fabric" in results:
+    rc, wall = results["fabric"]
+    r = load("fabric.json")
+    check("fabric: report written", r is not None, "rc=%s" % rc)
+    if r:
+        schema_validate(r, "fabric")
+        fab = r.get("fabric", {})
+        flows = fabric_flows(fab)
+        check("fabric: ran over RDMA", fab.get("status") in ("ran", "partial") and fab.get("transport") == "rdma"
+              and "rxe0:1" in fab.get("transport_reason", ""), "%s %s: %s" % (fab.get("status"), fab.get("transport"),
+                                                                            fab.get("transport_reason")))
+        check("fabric: every phase says rdma", fab.get("phases") and all(ph.get("transport") == "rdma" for ph in fab["phases"]),
+              str([(ph.get("phase"), ph.get("transport")) for ph in fab.get("phases", [])]))
+        ok = [f for f in flows if f.get("ok")]
+        check("fabric: flows measured over RDMA", flows and len(ok) == len(flows) and all(f.get("bw_GBps", 0) > 0 for f in ok),
+              "%d of %d ok, bw %s" % (len(ok), len(flows), sorted(f.get("bw_GBps") for f in ok)[-3:]))
+        check("fabric: flows of several writes (3000K: 1 MiB, 1 MiB, the rest)", any(f.get("bytes") == 3072000 for f in ok),
+              str(sorted({f.get("bytes") for f in flows})))
+        if ok:
+            print("fabric over rxe0: %d flows, median %.4g GB/s" % (len(ok), sorted(f["bw_GBps"] for f in ok)[len(ok) // 2]))
+        check("fabric: within the budget and the waits", wall is not None and wall < 90, "%s s" % wall)
+if "fabric_mute" in results:
+    rc, wall = results["fabric_mute"]
+    r = load("fabric_mute.json")
+    check("fabric_mute: report written", r is not None, "rc=%s" % rc)
+    if r:
+        fab = r.get("fabric", {})
+        flows = fabric_flows(fab)
+        # the calibration's flows fail too (each receiver waits for the round's cap: 5 x
+        # --peer-timeout), so the budget usually ends there: "partial", with the reason
+        check("fabric_mute: over RDMA, no flow succeeded, partial with the reason", fab.get("transport") == "rdma"
+              and not any(f.get("ok") for f in flows) and fab.get("status") == "partial" and fab.get("reason"),
+              "%s %s %s: %s" % (fab.get("transport"), [(f["src"], f["dst"], f["ok"]) for f in flows], fab.get("status"),
+                                fab.get("reason")))
+        logtext = open(log, errors="replace").read()
+        check("fabric_mute: the log says why, from the verbs layer", "over RDMA failed" in logtext
+              and ("retry counter exceeded" in logtext or "did not arrive" in logtext or "no RDMA WRITE completion" in logtext),
+              "; ".join(l.strip()[:200] for l in logtext.splitlines() if "over RDMA failed" in l)[:600])
+        check("fabric_mute: no hang: within the budget and the waits", wall is not None and wall < 90, "%s s" % wall)
+if "fabric_nogid" in results:
+    r = load("fabric_nogid.json")
+    check("fabric_nogid: report written", r is not None, "rc=%s" % (results["fabric_nogid"],))
+    if r:
+        fab = r.get("fabric", {})
+        why = fab.get("transport_reason", "")
+        check("fabric_nogid: sockets, with the reason", fab.get("transport") == "tcp"
+              and "no RDMA path on fake0, rail 0 (eth0): rxe0:1, the RDMA port of eth0, has no GID at index 9" in why, why)
+        check("fabric_nogid: flows measured over the sockets", any(f.get("ok") for f in fabric_flows(fab)))
+
 print("rdma-vm checks: %d failed" % len(fails) + (": " + ", ".join(fails) if fails else ""))
 sys.exit(1 if fails else 0)

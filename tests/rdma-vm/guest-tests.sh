@@ -3,8 +3,9 @@
 #   NT_FILE_BEGIN name / base64 lines / NT_FILE_END name   an artifact for the host
 #   NT_RESULT name rc=N                                    exit status of a step
 #   NT_INFO text                                           for the log
-# NT_TESTS (kernel command line) selects steps: capture, selftest, probe, perftest, faults, gpu.
-T=${NT_TESTS:-probe,perftest,loopback,faults,gpu}
+# NT_TESTS (kernel command line) selects steps: capture, selftest, probe, perftest, faults, gpu,
+# fabric.
+T=${NT_TESTS:-probe,perftest,loopback,faults,gpu,fabric}
 ts() { echo "NT_INFO [T+$(cut -d' ' -f1 /proc/uptime)s] $*"; }
 emit() { # name file: send a file to the host
   echo "NT_FILE_BEGIN $1"; base64 < "$2"; echo "NT_FILE_END $1"
@@ -128,5 +129,15 @@ if want gpu; then
   # RDMA probe; --topology would switch the RDMA probe off) but no CUDA driver: both ends try,
   # fail to register, agree, and skip the /gpu<i> link; host links unchanged
   probe2 gpu_nocuda -x NETTUNE_TEST_RDMA_GPU_TOPOLOGY=/nt/gpu-topo.xml -np 2 nettune-probe $COMMON --output /tmp/gpu_nocuda.json
+fi
+if want fabric; then
+  # the fabric phases over RDMA: two fake nodes on rxe0 (the default route's eth0 carries it):
+  # RC QPs and RDMA WRITE for real (3000K: two 1 MiB writes, then the rest WITH_IMM); then
+  # --gid-index 9 (an empty entry): the sockets, with the reason
+  probe2 fabric -np 2 nettune-probe --fabric --fabric-budget 8 --fabric-bytes 3000K --peer-timeout 20 --output /tmp/fabric.json
+  # fake1's QPs never connected (test hook, as a NIC that stopped answering): every flow
+  # fails, each wait ends at its deadline, the report is written
+  probe2 fabric_mute -x NETTUNE_TEST_FABRIC_MUTE=1 -np 2 nettune-probe --fabric --fabric-budget 6 --fabric-bytes 1M --peer-timeout 3 --output /tmp/fabric_mute.json
+  probe2 fabric_nogid -np 2 nettune-probe --fabric --fabric-budget 4 --fabric-bytes 1M --peer-timeout 20 --gid-index 9 --output /tmp/fabric_nogid.json
 fi
 ts "guest tests done"

@@ -3,7 +3,7 @@
 # probe for real inside it (guest-tests.sh), then check the artifacts here (check.py).
 # Prints one "SKIP: <reason>" line and exits 0 when this machine cannot run the VM.
 # Env: NT_RDMA_VM_DIR (work folder, default /tmp/nettune-rdma-vm-<uid>), NT_TESTS (guest steps),
-#      NT_VM_TIMEOUT (seconds, default 300), NT_VM_BINS (binaries to put in the guest).
+#      NT_VM_TIMEOUT (seconds, default 420), NT_VM_BINS (binaries to put in the guest).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -19,7 +19,7 @@ ts() { echo "rdma-vm [$(date +%T)] $*"; }
 exec 9>"$W/.lock"
 if ! flock -n 9; then
   ts "another test-rdma-vm uses $W: waiting for it"
-  flock -w $(( ${NT_VM_TIMEOUT:-300} + 300 )) 9 || die "$W/.lock still held after $(( ${NT_VM_TIMEOUT:-300} + 300 )) s (a stuck run? remove it, or set NT_RDMA_VM_DIR)"
+  flock -w $(( ${NT_VM_TIMEOUT:-420} + 300 )) 9 || die "$W/.lock still held after $(( ${NT_VM_TIMEOUT:-420} + 300 )) s (a stuck run? remove it, or set NT_RDMA_VM_DIR)"
 fi
 
 # 1. tools. CI runs as root on a fresh Debian 12: install what is missing; elsewhere skip.
@@ -61,9 +61,9 @@ WITH_MPI=1 "$HERE/build-initrd.sh" "$W" $BINS > "$W/build-initrd.log" 2>&1 || { 
 ACCEL="-accel tcg"; [ "${NT_VM_KVM:-0}" = 1 ] && ACCEL="-accel kvm"
 ts "booting ($ACCEL, tests ${NT_TESTS:-default})"
 start=$(date +%s)
-timeout "${NT_VM_TIMEOUT:-300}" qemu-system-x86_64 $ACCEL -m 2048 -smp 2 -nographic -no-reboot \
+timeout "${NT_VM_TIMEOUT:-420}" qemu-system-x86_64 $ACCEL -m 2048 -smp 2 -nographic -no-reboot \
   -kernel "$W/vmlinuz" -initrd "$W/initrd.gz" \
-  -append "console=ttyS0 quiet panic=1 NT_TESTS=${NT_TESTS:-probe,perftest,loopback,faults,gpu}" \
+  -append "console=ttyS0 quiet panic=1 NT_TESTS=${NT_TESTS:-probe,perftest,loopback,faults,gpu,fabric}" \
   -netdev user,id=n0 -device virtio-net-pci,netdev=n0,romfile= > "$W/vm.log" 2>&1
 rc=$?
 ts "qemu rc=$rc after $(( $(date +%s) - start )) s, log $W/vm.log"

@@ -306,6 +306,22 @@ def broken_variants(base):
 
 
 @test
+def validate_fabric_phase_transport():
+    """The fabric phases' transport (docs/fabric.md): tcp or rdma, optional (older reports)."""
+    doc = load(fx("fabric-cut-8n.json"))
+    for t in ("tcp", "rdma"):
+        d = copy.deepcopy(doc)
+        d["fabric"]["phases"][1]["transport"] = t
+        r = run(["--validate", dump(d, "fabric-transport-%s.json" % t)])
+        check(r.returncode == 0, "transport %s: rc %d %s" % (t, r.returncode, r.stdout))
+    d = copy.deepcopy(doc)
+    d["fabric"]["phases"][1]["transport"] = "udp"
+    r = run(["--validate", dump(d, "fabric-transport-udp.json")])
+    check(r.returncode == 1, "transport udp: rc %d" % r.returncode)
+    check("$.fabric.phases[1].transport: expected one of tcp, rdma" in r.stdout, r.stdout)
+
+
+@test
 def validate_fixtures_are_valid():
     for f in fixtures() + [fx("tuning.json"), make_big()]:
         rc, paths, _ = c_validate(f)

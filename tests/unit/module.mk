@@ -41,10 +41,23 @@ $(BUILD)/tests/test_probe_drain: $(OBJ)/tests/unit/test_probe_drain.o $(OBJ)/pro
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
-# The fabric phases over loopback sockets, with the in-process launcher (threads as nodes).
-$(BUILD)/tests/test_probe_fabric: $(OBJ)/tests/unit/test_probe_fabric.o $(OBJ)/probes/fabric/fabric.o $(call nt_archives,engine core)
+# The fabric phases over loopback sockets, with the in-process launcher (threads as nodes),
+# and their RDMA path without the verbs calls (test_probe_fabric_rdma: transport choice on
+# sysfs trees, QP records; the no-device run in test_probe_fabric): the RDMA probe's objects
+# built without MPI.
+FABRIC_RDMA_OBJS := $(OBJ)/probes/fabric/fabric_rdma.o $(RDMA_PURE_OBJS) \
+                    $(patsubst %,$(OBJ)/probes/rdma/%.o,ibv verbs_path gpu_mem numa_bind)
+$(FABRIC_RDMA_OBJS) $(OBJ)/probes/fabric/fabric.o $(OBJ)/tests/unit/test_probe_fabric.o: NT_CFLAGS += -Iprobes/rdma $(IBV_CFLAGS)
+$(OBJ)/tests/unit/test_probe_fabric.o: NT_CFLAGS += -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"
+$(BUILD)/tests/test_probe_fabric: $(OBJ)/tests/unit/test_probe_fabric.o $(OBJ)/probes/fabric/fabric.o $(FABRIC_RDMA_OBJS) $(call nt_archives,judge engine node core)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(call nt_ldlibs,engine core) $(CMOCKA_LIBS)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
+UNIT_CORE_TESTS += test_probe_fabric_rdma
+UNIT_CORE_BINS += $(BUILD)/tests/test_probe_fabric_rdma
+$(OBJ)/tests/unit/test_probe_fabric_rdma.o: NT_CFLAGS += -Iprobes/rdma $(IBV_CFLAGS) -DNT_TEST_FIXTURES=\"$(abspath tests/fixtures)\"
+$(BUILD)/tests/test_probe_fabric_rdma: $(OBJ)/tests/unit/test_probe_fabric_rdma.o $(FABRIC_RDMA_OBJS) $(call nt_archives,judge engine node core)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(call nt_ldlibs,judge engine node core) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test_checks: $(OBJ)/tests/unit/test_checks.o $(call nt_archives,core)
 	@mkdir -p $(dir $@)

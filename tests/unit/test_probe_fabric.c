@@ -2,7 +2,9 @@
  * in-process launcher: several "nodes" as threads. The report's "fabric" section has the
  * contract's shape, every flow of a loaded round was in flight at one instant (they run at
  * once, not one after another), a node whose sockets are gone makes its flows "ok": false
- * without a hang, and one node, --local or a missing interface give "skipped" with the reason. */
+ * without a hang, and one node, --local or a missing interface give "skipped" with the reason.
+ * The RDMA path on this machine (no RDMA device): the run chooses the sockets and says why
+ * (its pure parts: test_probe_fabric_rdma.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fabric/fabric.h"
 #include "nettune/clock.h"
+#include "nettune/sysfs.h"
 
 typedef struct world {
     int nnodes, per_node;
@@ -125,6 +129,7 @@ static int check_shape(const cJSON *sec, int nnodes, int rails, int *failed)
     {
         const cJSON *rd, *fl;
         assert_string_equal(str(ph, "phase"), names[i]);
+        assert_string_equal(str(ph, "transport"), str(sec, "transport"));
         cJSON_ArrayForEach(rd, cJSON_GetObjectItemCaseSensitive(ph, "rounds"))
         {
             const cJSON *flows = cJSON_GetObjectItemCaseSensitive(rd, "flows");
@@ -234,6 +239,37 @@ static void test_rails_leaders(void **state)
         cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ph, "rounds"), 0), "flows")),
         6);
+    world_free(&w);
+}
+
+/* On this machine (no RDMA port carries lo, and none exists here at all): the phases run over
+ * the sockets, and the section says why, naming the node and the rail. Under a captured tree
+ * no live device is assumed. */
+static void test_no_rdma_device(void **state)
+{
+    world_t w;
+    int failed;
+    const char *why;
+    (void)state;
+    world_run(&w, 2, 1, "lo", 2, 1u << 20, 5);
+    assert_string_equal(str(w.section, "status"), "ran");
+    check_shape(w.section, 2, 1, &failed);
+    assert_int_equal(failed, 0);
+    why = str(w.section, "transport_reason");
+    assert_non_null(why);
+    assert_true(strncmp(why, "no RDMA path on h1, rail 0 (lo): ", 33) == 0);
+    assert_non_null(strstr(why, "; 2 of 2 nodes lack one: the probe's own TCP sockets"));
+    if (access("/sys/class/infiniband", F_OK) != 0)
+        assert_non_null(strstr(why, "(lo): no RDMA device: /sys/class/infiniband is absent"));
+    else
+        assert_non_null(strstr(why, "(lo): no RDMA port carries lo"));
+    world_free(&w);
+    nt_sysfs_set_root(NT_TEST_FIXTURES "/sysfs-rxe");
+    world_run(&w, 2, 1, "lo", 2, 1u << 20, 5);
+    nt_sysfs_set_root(NULL);
+    assert_string_equal(str(w.section, "transport"), "tcp");
+    assert_non_null(strstr(str(w.section, "transport_reason"), "is a captured tree: no live "
+                                                               "RDMA device; 2 of 2 nodes"));
     world_free(&w);
 }
 
@@ -353,6 +389,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_nodes),
         cmocka_unit_test(test_rails_leaders),
+        cmocka_unit_test(test_no_rdma_device),
         cmocka_unit_test(test_dead_peer),
         cmocka_unit_test(test_skipped),
         cmocka_unit_test(test_iface_mistyped),
