@@ -37,9 +37,16 @@ nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
                   nt_rw_num(sum, "records"), nt_rw_num(sum, "p2p_records"),
                   nt_rw_num(sum, "prom_records"), nt_rw_num(sum, "ras_records"),
                   nt_rw_num(sum, "communicators"));
-    if (nt_rw_num(sum, "skipped") || nt_rw_num(sum, "partial"))
-        nt_buf_printf(out, ", %.0f skipped, %.0f cut short at the end", nt_rw_num(sum, "skipped"),
-                      nt_rw_num(sum, "partial"));
+    if (nt_rw_num(sum, "skipped")) {
+        /* where the first skipped line is, so that nothing is dropped unsaid */
+        const char *where = nt_json_get_str(sum, "first_skipped", NULL);
+        nt_buf_printf(out, ", %.0f skipped (not a record%s", nt_rw_num(sum, "skipped"),
+                      where ? ": the first at " : "");
+        nt_buf_put_plain(out, where ? where : "");
+        nt_buf_puts(out, ")");
+    }
+    if (nt_rw_num(sum, "partial"))
+        nt_buf_printf(out, ", %.0f cut short at the end", nt_rw_num(sum, "partial"));
     nt_buf_puts(out, "\n");
     cJSON_ArrayForEach (it, findings) {
         nt_buf_printf(out, "%s %s [%s, %s]: ", nt_rw_str(it, "status"), nt_rw_str(it, "code"),

@@ -121,6 +121,7 @@ static void nt_watch_input_keep(nt_watch_input_t *in)
 
 typedef struct {
     unsigned long records, p2p, prom, ras, skipped, partial;
+    const nt_watch_input_t *first_skipped; /* the first input with a skipped line, or NULL */
     cJSON *ras_findings; /* RAS reports are snapshots: their findings are kept as read */
     nt_watch_outcome_t ras_out;
 } counts_t;
@@ -194,6 +195,8 @@ static int nt_watch_input_json(const nt_watch_input_t *in, cJSON *inputs, counts
     tot->ras += in->ras;
     tot->skipped += in->skipped;
     tot->partial += in->partial;
+    if (in->skipped && !tot->first_skipped)
+        tot->first_skipped = in;
     return 0;
 }
 
@@ -374,6 +377,18 @@ static double nt_watch_now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* summary.first_skipped: "path:line" of the first line not read as a record (a line of no
+ * JSON, a record that does not parse, a torn one), so that the summary names where; null when
+ * every line was read. */
+static int nt_watch_first_skipped(cJSON *sum, const nt_watch_input_t *in)
+{
+    char where[4200];
+    if (!in)
+        return cJSON_AddNullToObject(sum, "first_skipped") ? 0 : -1;
+    snprintf(where, sizeof(where), "%s:%lu", in->path, in->first_bad);
+    return cJSON_AddStringToObject(sum, "first_skipped", where) ? 0 : -1;
+}
+
 /* One judgement of everything read so far: the document, its exit code in *code. Returns the
  * document, NULL when out of memory. */
 static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *ins, size_t nins,
@@ -411,6 +426,7 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         !cJSON_AddNumberToObject(sum, "prom_records", (double)tot->prom) ||
         !cJSON_AddNumberToObject(sum, "ras_records", (double)tot->ras) ||
         !cJSON_AddNumberToObject(sum, "skipped", (double)tot->skipped) ||
+        nt_watch_first_skipped(sum, tot->first_skipped) < 0 ||
         !cJSON_AddNumberToObject(sum, "partial", (double)tot->partial) ||
         !cJSON_AddNumberToObject(sum, "unaligned", (double)nt_jobalign_rejected(a)) ||
         !cJSON_AddNumberToObject(sum, "communicators", (double)nt_jobalign_ncomms(a)) ||

@@ -316,6 +316,24 @@ def ras_missing_rank_named():
           and f[0]["pid"] == 102 and f[0]["comm_id"] == "0xa1b2" and "unresponsive" in f[0]["verdict"], f)
 
 
+def garbage_line_counted():
+    """A line of no JSON in the middle of a rank's file is skipped and said, with where it is;
+    the half-written last line is still only partial."""
+    d = job("garbage-mid", seed=5, half_line=True)
+    path = os.path.join(d, sorted(os.listdir(d))[1])
+    lines = open(path).read().splitlines(True)
+    lines.insert(10, "terminate called after throwing an instance of 'std::bad_alloc'\n")
+    open(path, "w").writelines(lines)
+    r, doc = run_json(d)
+    s = doc["summary"]
+    check(r.returncode == 0 and s["records"] == 320 and s["skipped"] == 1 and s["partial"] == 1
+          and s["first_skipped"] == "%s:11" % path, "one line skipped, at line 11: %s" % s)
+    t = watch(d).stdout.splitlines()[0]
+    check("1 skipped (not a record: the first at %s:11)" % path in t and "1 cut short at the end" in t, t)
+    _, clean = run_json(job("garbage-none", seed=5))
+    check(clean["summary"]["skipped"] == 0 and clean["summary"]["first_skipped"] is None, clean["summary"])
+
+
 def bad_inputs_one_line():
     os.makedirs(WORK, exist_ok=True)
     empty = os.path.join(WORK, "empty-dir")
@@ -349,7 +367,7 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
          too_few_calls_not_judged, slow_node_named_network_side, readme_records_and_prometheus, busbw_drop_onset,
-         follow_reads_on_as_files_grow, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
+         follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line, schema_checked]
 
 
 def main():
