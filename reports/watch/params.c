@@ -58,6 +58,45 @@ static const struct option nt_watch_opts[] = {
     {"drain", optional_argument, NULL, OPT_DRAIN},   {NULL, 0, NULL, 0},
 };
 
+/* The long option nearest to a mistyped one (`--folow=x` -> "follow"), by edit distance over
+ * the names of nt_watch_opts; NULL when none is within 2 edits. */
+static const char *nt_watch_opt_near(const char *arg)
+{
+    char w[64];
+    size_t n = 0;
+    const char *best = NULL;
+    size_t bestd = 3;
+    while (*arg == '-')
+        arg++;
+    while (arg[n] && arg[n] != '=' && n + 1 < sizeof(w))
+        w[n] = arg[n], n++;
+    w[n] = '\0';
+    for (size_t o = 0; n && nt_watch_opts[o].name; o++) {
+        const char *b = nt_watch_opts[o].name;
+        size_t m = strlen(b), row[64];
+        if (m + 1 > sizeof(row) / sizeof(row[0]))
+            continue;
+        for (size_t j = 0; j <= m; j++)
+            row[j] = j;
+        for (size_t i = 1; i <= n; i++) {
+            size_t diag = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= m; j++) {
+                size_t up = row[j], d = diag + (w[i - 1] != b[j - 1]);
+                if (up + 1 < d)
+                    d = up + 1;
+                if (row[j - 1] + 1 < d)
+                    d = row[j - 1] + 1;
+                diag = up;
+                row[j] = d;
+            }
+        }
+        if (row[m] < bestd)
+            bestd = row[m], best = b;
+    }
+    return best;
+}
+
 nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
                                   nt_watch_action_t *action, char *err, size_t errlen)
 {
@@ -149,10 +188,18 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
             snprintf(err, errlen, "option '%s' needs a value: see nettune watch --help",
                      argv[optind - 1]);
             return NT_ERR_INVALID;
-        default:
-            snprintf(err, errlen, "unknown option '%s': see nettune watch --help",
-                     argv[optind - 1]);
+        default: {
+            const char *near = strncmp(argv[optind - 1], "--", 2) == 0
+                                   ? nt_watch_opt_near(argv[optind - 1])
+                                   : NULL;
+            if (near)
+                snprintf(err, errlen, "unknown option '%s': did you mean --%s? (nettune watch --help)",
+                         argv[optind - 1], near);
+            else
+                snprintf(err, errlen, "unknown option '%s': see nettune watch --help",
+                         argv[optind - 1]);
             return NT_ERR_INVALID;
+        }
         }
     }
     if (optind >= argc) {
