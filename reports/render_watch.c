@@ -30,13 +30,13 @@ int nt_render_watch_exit(const cJSON *doc)
 /* One line for a list of paths of the summary ("ignored 2 file(s) that are not Inspector dumps:
  * d/a.json, d/notes.txt"), the first 8 and how many more; nothing for an empty list. */
 static void nt_render_watch_paths(nt_buf_t *out, const cJSON *arr, const char *verb,
-                                  const char *what)
+                                  const char *noun, const char *what)
 {
     const cJSON *it;
     int n = cJSON_GetArraySize(arr), i = 0;
     if (n <= 0)
         return;
-    nt_buf_printf(out, "%s %d file(s) %s: ", verb, n, what);
+    nt_buf_printf(out, "%s %d %s %s: ", verb, n, noun, what);
     cJSON_ArrayForEach (it, arr) {
         if (i == 8) {
             nt_buf_printf(out, ", and %d more", n - i);
@@ -70,9 +70,9 @@ nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
         nt_buf_printf(out, ", %.0f cut short at the end", nt_rw_num(sum, "partial"));
     nt_buf_puts(out, "\n");
     nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "unread_inputs"), "not read",
-                          "(a partial judgement, exit 2: the line before the summary says why)");
+                          "input(s)", "(missing, unreadable or not Inspector's: a partial judgement, exit 2)");
     nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "ignored_files"), "ignored",
-                          "that are not Inspector dumps");
+                          "file(s)", "that are not Inspector dumps");
     cJSON_ArrayForEach (it, findings) {
         nt_buf_printf(out, "%s %s [%s, %s]: ", nt_rw_str(it, "status"), nt_rw_str(it, "code"),
                       nt_rw_str(it, "check"), nt_rw_str(it, "category"));

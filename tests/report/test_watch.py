@@ -415,7 +415,8 @@ def partial_result_written():
     check(s["exit_code"] == 2 and s["exit"] == "usage" and s["records"] == 282
           and s["unread_inputs"] == [missing, foreign] and len(doc["inputs"]) == 8, s)
     check([f["code"] for f in doc["findings"]] == ["NT-JOB-202"], "the hang of what was read: %s" % doc["findings"])
-    check("not read 2 file(s) (a partial judgement, exit 2" in r.stdout and "NT-JOB-202" in r.stdout
+    check("not read 2 input(s) (missing, unreadable or not Inspector's: a partial judgement, exit 2): %s, %s\n"
+          % (missing, foreign) in r.stdout and "NT-JOB-202" in r.stdout
           and "drain: nothing drained: an input was not read" in r.stdout and "scontrol" not in r.stdout, r.stdout)
 
 
