@@ -18,7 +18,8 @@ void nt_watch_usage(FILE *f)
             "Judges a job from NCCL Inspector's output (JSON logs <host>-pid<pid>.log, or\n"
             "Prometheus textfiles nccl_inspector_metrics_<uuid>.prom): names a straggler rank, a\n"
             "hang, the onset of a busbw drop and, with --report, busbw below what the measured\n"
-            "links give. A DIR is read for its *.log and *.prom files.\n"
+            "links give. A DIR is read for its files whose content is Inspector's, whatever\n"
+            "their names; the others are named in the summary, not read.\n"
             "\n"
             "  -f, --format FMT    what stdout shows: text (default), json, or prom (a\n"
             "                      Prometheus textfile, the probe's metric conventions)\n"
@@ -26,8 +27,10 @@ void nt_watch_usage(FILE *f)
             "                      with --format prom the textfile instead\n"
             "      --report R      the job's pre-job nettune probe report: busbw is compared with\n"
             "                      what its measured links give through the tuner's model\n"
-            "      --drain         scontrol-drain the host of every failing finding, with its\n"
-            "                      reason (a node running a job drains after it)\n"
+            "      --drain         scontrol-drain the host of every finding whose check table\n"
+            "                      row says drain (a hang, a rank RAS lists as missing), with\n"
+            "                      its reason (a node running a job drains after it); nothing\n"
+            "                      when an input could not be read\n"
             "      --drain=dry-run print the scontrol lines instead of running them\n"
             "      --follow        read on as Inspector writes, rewrite --output after each read;\n"
             "                      stop at SIGINT/SIGTERM (then the summary) or after --polls\n"
@@ -41,7 +44,8 @@ void nt_watch_usage(FILE *f)
             "\n"
             "Exit status: 0 no failure, 1 a failure (a hang; a warning too with --strict; a\n"
             "drain that scontrol refused),\n"
-            "2 bad usage or an input that cannot be read or holds no Inspector record.\n",
+            "2 bad usage or an input that cannot be read, is not Inspector's or holds no record\n"
+            "(the judgement of the inputs read is still written and shown).\n",
             NT_WATCH_WINDOW_DEFAULT);
 }
 
