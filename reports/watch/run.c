@@ -121,12 +121,13 @@ static void nt_watch_names(const path_list_t *l, size_t from, char *buf, size_t 
  * Inspector names them that hold nothing yet (<host>-pid<pid>.log, v2.30.7-1 inspector.cc:652;
  * nccl_inspector_metrics_<uuid>.prom, inspector_prom.cc:365-367: a rank's file before its first
  * dump), in name order. The other files (the job's own logs, notes) go to `ignored`: the summary
- * names them. Dot files and subdirectories are passed over. Returns 0, or -1 after one line
+ * names them. Dot files and subdirectories are passed over; a path in `known` (sorted: the
+ * inputs already open, in --follow) is taken without opening it again. Returns 0, or -1 after one line
  * naming the input and the fix when it is missing, cannot be opened, or holds no Inspector file
  * (unless `quiet_empty`: --follow waits for one), -2 when out of memory. `say` 0 keeps the
  * line to itself (a later poll of --follow: it was said at the first). */
 static int nt_watch_input_collect(const char *input, path_list_t *l, path_list_t *ignored,
-                                  int quiet_empty, int say)
+                                  const path_list_t *known, int quiet_empty, int say)
 {
     struct stat st;
     if (strcmp(input, "-") != 0 && stat(input, &st) != 0) {
@@ -160,7 +161,9 @@ static int nt_watch_input_collect(const char *input, path_list_t *l, path_list_t
             continue;
         int named = nt_watch_name_ends(e->d_name, ".log") || nt_watch_name_ends(e->d_name, ".prom") ||
                     nt_watch_name_ends(e->d_name, ".log.gz");
-        if (nt_watch_sniff(path, !named, &blank) != NT_JOBFMT_UNKNOWN || (named && blank))
+        const char *key = path;
+        if ((known->n && bsearch(&key, known->paths, known->n, sizeof(char *), nt_watch_str_compare)) ||
+            nt_watch_sniff(path, !named, &blank) != NT_JOBFMT_UNKNOWN || (named && blank))
             rc = nt_watch_paths_add(l, path);
         else
             rc = nt_watch_paths_add(ignored, path);
@@ -583,13 +586,20 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
                                 path_list_t *ignored, path_list_t *missing, int quiet_empty,
                                 int say)
 {
-    path_list_t files = {0};
+    path_list_t files = {0}, known = {0};
     int rc = 0, nbad = 0;
     for (size_t i = 0; i < ignored->n; i++)
         free(ignored->paths[i]);
     ignored->n = 0;
+    /* The inputs already open, sorted for the lookup: a folder of thousands of ranks' files is
+     * not opened again at every poll to tell its content. */
+    if (*nins && !(known.paths = malloc(*nins * sizeof(char *))))
+        return -1;
+    for (size_t i = 0; i < *nins; i++)
+        known.paths[known.n++] = (*ins)[i].path;
+    qsort(known.paths, known.n, sizeof(char *), nt_watch_str_compare);
     for (int i = 0; rc == 0 && i < p->ninputs; i++) {
-        int c = nt_watch_input_collect(p->inputs[i], &files, ignored, quiet_empty, say);
+        int c = nt_watch_input_collect(p->inputs[i], &files, ignored, &known, quiet_empty, say);
         if (c == -2 || (c == -1 && missing && nt_watch_paths_add(missing, p->inputs[i]) < 0))
             rc = -1;
         nbad += c == -1;
@@ -612,6 +622,7 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
     for (size_t i = 0; i < files.n; i++)
         free(files.paths[i]);
     free(files.paths);
+    free(known.paths); /* the paths are the inputs' own */
     return rc < 0 ? -1 : nbad;
 }
 
