@@ -27,6 +27,27 @@ int nt_render_watch_exit(const cJSON *doc)
     return cJSON_IsNumber(code) ? code->valueint : NT_EXIT_USAGE;
 }
 
+/* One line for a list of paths of the summary ("ignored 2 file(s) that are not Inspector dumps:
+ * d/a.json, d/notes.txt"), the first 8 and how many more; nothing for an empty list. */
+static void nt_render_watch_paths(nt_buf_t *out, const cJSON *arr, const char *verb,
+                                  const char *noun, const char *what)
+{
+    const cJSON *it;
+    int n = cJSON_GetArraySize(arr), i = 0;
+    if (n <= 0)
+        return;
+    nt_buf_printf(out, "%s %d %s %s: ", verb, n, noun, what);
+    cJSON_ArrayForEach (it, arr) {
+        if (i == 8) {
+            nt_buf_printf(out, ", and %d more", n - i);
+            break;
+        }
+        nt_buf_puts(out, i++ ? ", " : "");
+        nt_buf_put_plain(out, cJSON_IsString(it) ? it->valuestring : "?");
+    }
+    nt_buf_puts(out, "\n");
+}
+
 nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
 {
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(doc, "summary"), *it;
@@ -37,10 +58,21 @@ nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
                   nt_rw_num(sum, "records"), nt_rw_num(sum, "p2p_records"),
                   nt_rw_num(sum, "prom_records"), nt_rw_num(sum, "ras_records"),
                   nt_rw_num(sum, "communicators"));
-    if (nt_rw_num(sum, "skipped") || nt_rw_num(sum, "partial"))
-        nt_buf_printf(out, ", %.0f skipped, %.0f cut short at the end", nt_rw_num(sum, "skipped"),
-                      nt_rw_num(sum, "partial"));
+    if (nt_rw_num(sum, "skipped")) {
+        /* where the first skipped line is, so that nothing is dropped unsaid */
+        const char *where = nt_json_get_str(sum, "first_skipped", NULL);
+        nt_buf_printf(out, ", %.0f skipped (not a record%s", nt_rw_num(sum, "skipped"),
+                      where ? ": the first at " : "");
+        nt_buf_put_plain(out, where ? where : "");
+        nt_buf_puts(out, ")");
+    }
+    if (nt_rw_num(sum, "partial"))
+        nt_buf_printf(out, ", %.0f cut short at the end", nt_rw_num(sum, "partial"));
     nt_buf_puts(out, "\n");
+    nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "unread_inputs"), "not read",
+                          "input(s)", "(missing, unreadable or not Inspector's: a partial judgement, exit 2)");
+    nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "ignored_files"), "ignored",
+                          "file(s)", "that are not Inspector dumps");
     cJSON_ArrayForEach (it, findings) {
         nt_buf_printf(out, "%s %s [%s, %s]: ", nt_rw_str(it, "status"), nt_rw_str(it, "code"),
                       nt_rw_str(it, "check"), nt_rw_str(it, "category"));

@@ -497,6 +497,20 @@ int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec)
             continue;
         }
         size_t off = 0;
+        /* A line between records that does not start one (debris, a message or a crash trace
+         * written into the dump file): counted as skipped with its line, not passed over in
+         * silence. Only a whole line's start is judged: the rest of a line read in pieces is
+         * not. Blank lines are the writer's own (the README's pretty-printed records). */
+        if (r->depth == 0 && !r->continues) {
+            size_t k = 0;
+            while (k < n && isspace((unsigned char)line[k]))
+                k++;
+            if (k < n && line[k] != '{') {
+                nt_jobreader_bad(r, nt_linereader_lineno(r->lr));
+                r->continues = nt_linereader_piece(r->lr);
+                continue;
+            }
+        }
         /* A record open since an earlier line, and a line that starts a new one at column 0
          * (the writer starts every record there; inside a pretty-printed record lines are
          * indented): the open one was broken mid-file (a torn write). It is counted as skipped

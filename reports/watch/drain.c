@@ -1,4 +1,4 @@
-/* nettune watch --drain: the failing findings that name a host become the failed nodes of a
+/* nettune watch --drain: the findings of a drain row of the check table that name a host become the failed nodes of a
  * summary in the probe report's shape, which goes through the probe's own drain path
  * (probes/drain.c: sinfo for the node names, an administrator's drain left alone, one
  * `scontrol update ... State=DRAIN Reason=...` per node). */
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "drain.h"
+#include "nettune/checks.h"
 #include "nettune/report.h"
 #include "watch.h"
 
@@ -67,7 +68,11 @@ cJSON *nt_watch_failed_nodes(const cJSON *findings)
         const char *host = nt_json_get_str(f, "host", NULL);
         const cJSON *e, *dup = NULL;
         char reason[NT_DRAIN_REASON_MAX];
-        if (!host || !*host || strcmp(nt_json_get_str(f, "status", ""), "fail") != 0)
+        /* The check table's row decides, and only it: a finding drains its host when its row's
+         * category is drain (NT-JOB-202 hang, NT-JOB-203 a rank RAS lists as missing), so the
+         * code in the Slurm reason, the finding's category and docs/codes.md say the same. */
+        const nt_check_row_t *row = nt_check_by_code(nt_json_get_str(f, "code", ""));
+        if (!host || !*host || !row || row->category != NT_CAT_DRAIN)
             continue;
         cJSON_ArrayForEach (e, failed)
             if (strcmp(nt_json_get_str(e, "host", ""), host) == 0)
@@ -85,8 +90,8 @@ cJSON *nt_watch_failed_nodes(const cJSON *findings)
             goto oom_o;
         if (!cJSON_AddStringToObject(o, "host", host) ||
             !cJSON_AddStringToObject(o, "reason", nt_watch_drain_reason(f, reason, sizeof(reason))) ||
-            !cJSON_AddStringToObject(o, "code", nt_json_get_str(f, "code", "")) ||
-            !cJSON_AddStringToObject(o, "category", nt_json_get_str(f, "category", "")))
+            !cJSON_AddStringToObject(o, "code", row->code) ||
+            !cJSON_AddStringToObject(o, "category", nt_category_name(row->category)))
             goto oom;
         continue;
     oom_o:

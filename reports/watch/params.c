@@ -18,7 +18,8 @@ void nt_watch_usage(FILE *f)
             "Judges a job from NCCL Inspector's output (JSON logs <host>-pid<pid>.log, or\n"
             "Prometheus textfiles nccl_inspector_metrics_<uuid>.prom): names a straggler rank, a\n"
             "hang, the onset of a busbw drop and, with --report, busbw below what the measured\n"
-            "links give. A DIR is read for its *.log and *.prom files.\n"
+            "links give. A DIR is read for its files whose content is Inspector's, whatever\n"
+            "their names; the others are named in the summary, not read.\n"
             "\n"
             "  -f, --format FMT    what stdout shows: text (default), json, or prom (a\n"
             "                      Prometheus textfile, the probe's metric conventions)\n"
@@ -26,8 +27,10 @@ void nt_watch_usage(FILE *f)
             "                      with --format prom the textfile instead\n"
             "      --report R      the job's pre-job nettune probe report: busbw is compared with\n"
             "                      what its measured links give through the tuner's model\n"
-            "      --drain         scontrol-drain the host of every failing finding, with its\n"
-            "                      reason (a node running a job drains after it)\n"
+            "      --drain         scontrol-drain the host of every finding whose check table\n"
+            "                      row says drain (a hang, a rank RAS lists as missing), with\n"
+            "                      its reason (a node running a job drains after it); nothing\n"
+            "                      when an input could not be read\n"
             "      --drain=dry-run print the scontrol lines instead of running them\n"
             "      --follow        read on as Inspector writes, rewrite --output after each read;\n"
             "                      stop at SIGINT/SIGTERM (then the summary) or after --polls\n"
@@ -41,7 +44,8 @@ void nt_watch_usage(FILE *f)
             "\n"
             "Exit status: 0 no failure, 1 a failure (a hang; a warning too with --strict; a\n"
             "drain that scontrol refused),\n"
-            "2 bad usage or an input that cannot be read or holds no Inspector record.\n",
+            "2 bad usage or an input that cannot be read, is not Inspector's or holds no record\n"
+            "(the judgement of the inputs read is still written and shown).\n",
             NT_WATCH_WINDOW_DEFAULT);
 }
 
@@ -57,6 +61,45 @@ static const struct option nt_watch_opts[] = {
     {"polls", required_argument, NULL, OPT_POLLS},   {"report", required_argument, NULL, OPT_REPORT},
     {"drain", optional_argument, NULL, OPT_DRAIN},   {NULL, 0, NULL, 0},
 };
+
+/* The long option nearest to a mistyped one (`--folow=x` -> "follow"), by edit distance over
+ * the names of nt_watch_opts; NULL when none is within 2 edits. */
+static const char *nt_watch_opt_near(const char *arg)
+{
+    char w[64];
+    size_t n = 0;
+    const char *best = NULL;
+    size_t bestd = 3;
+    while (*arg == '-')
+        arg++;
+    while (arg[n] && arg[n] != '=' && n + 1 < sizeof(w))
+        w[n] = arg[n], n++;
+    w[n] = '\0';
+    for (size_t o = 0; n && nt_watch_opts[o].name; o++) {
+        const char *b = nt_watch_opts[o].name;
+        size_t m = strlen(b), row[64];
+        if (m + 1 > sizeof(row) / sizeof(row[0]))
+            continue;
+        for (size_t j = 0; j <= m; j++)
+            row[j] = j;
+        for (size_t i = 1; i <= n; i++) {
+            size_t diag = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= m; j++) {
+                size_t up = row[j], d = diag + (w[i - 1] != b[j - 1]);
+                if (up + 1 < d)
+                    d = up + 1;
+                if (row[j - 1] + 1 < d)
+                    d = row[j - 1] + 1;
+                diag = up;
+                row[j] = d;
+            }
+        }
+        if (row[m] < bestd)
+            bestd = row[m], best = b;
+    }
+    return best;
+}
 
 nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
                                   nt_watch_action_t *action, char *err, size_t errlen)
@@ -149,10 +192,18 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
             snprintf(err, errlen, "option '%s' needs a value: see nettune watch --help",
                      argv[optind - 1]);
             return NT_ERR_INVALID;
-        default:
-            snprintf(err, errlen, "unknown option '%s': see nettune watch --help",
-                     argv[optind - 1]);
+        default: {
+            const char *near = strncmp(argv[optind - 1], "--", 2) == 0
+                                   ? nt_watch_opt_near(argv[optind - 1])
+                                   : NULL;
+            if (near)
+                snprintf(err, errlen, "unknown option '%s': did you mean --%s? (nettune watch --help)",
+                         argv[optind - 1], near);
+            else
+                snprintf(err, errlen, "unknown option '%s': see nettune watch --help",
+                         argv[optind - 1]);
             return NT_ERR_INVALID;
+        }
         }
     }
     if (optind >= argc) {

@@ -1,5 +1,6 @@
 /* nettune-watch's run as phases: collect the inputs, read and align them, judge, write the
  * document and the summary. One cleanup at the end. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "nettune/exitcode.h"
+#include "nettune/logline.h"
 #include "nettune/report.h"
 #include "nettune/version.h"
 #include "render_watch.h"
@@ -55,45 +57,134 @@ static int nt_watch_str_compare(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* The files of one input: a file as it is, a directory's Inspector files (<host>-pid<pid>.log,
- * v2.30.7-1 inspector.cc:652; nccl_inspector_metrics_<uuid>.prom, inspector_prom.cc:365-367)
- * in name order. Returns 0, or -1 after one line naming the input and the fix (an empty
- * directory too, unless `quiet_empty`). */
-static int nt_watch_input_collect(const char *input, path_list_t *l, int quiet_empty)
+/* The format of a file's content, as the reader tells it (nt_jobfmt_sniff on the first
+ * non-blank line, through zlib for a .gz); NT_JOBFMT_UNKNOWN when the file is not Inspector's,
+ * cannot be opened, or holds nothing yet (then *blank is 1). With `strict` (a file not named as
+ * Inspector names its dumps) a JSON file must open as Inspector's writers open theirs: its first
+ * key "header" (a record, one a line or pretty-printed: inspector_json.cc:26-258) or
+ * "nccl_version" (ncclras -f json, client_support.cc:1919): any other JSON (an nccl-tests -J
+ * document, a configuration) is not taken for a dump. */
+static nt_jobfmt_t nt_watch_sniff(const char *path, int strict, int *blank)
+{
+    nt_linereader_t *lr = nt_linereader_open(path);
+    nt_jobfmt_t f = NT_JOBFMT_UNKNOWN;
+    const char *line;
+    size_t n;
+    int opened = 0; /* the first object's "{" stood alone on its line */
+    *blank = lr != NULL;
+    for (int i = 0; lr && i < 64 && nt_linereader_next(lr, &line, &n) > 0; i++) {
+        const char *p = line;
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            continue;
+        *blank = 0;
+        if (!opened) {
+            f = nt_jobfmt_sniff(p);
+            if (!strict || f != NT_JOBFMT_INSPECTOR_JSON)
+                break;
+            p++;
+            while (*p && isspace((unsigned char)*p))
+                p++;
+            if (!*p) {
+                opened = 1;
+                continue;
+            }
+        }
+        if (strncmp(p, "\"header\"", 8) != 0 && strncmp(p, "\"nccl_version\"", 14) != 0)
+            f = NT_JOBFMT_UNKNOWN;
+        else
+            f = NT_JOBFMT_INSPECTOR_JSON;
+        break;
+    }
+    nt_linereader_close(lr);
+    return f;
+}
+
+/* The names of the files a directory held that are not Inspector's, for the line that says so
+ * ("ignored 2 files that are not Inspector dumps: a.json, notes.txt"), into buf. */
+static void nt_watch_names(const path_list_t *l, size_t from, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = from; i < l->n && k < len; i++) {
+        int w = i - from < 8 ? snprintf(buf + k, len - k, "%s%s", i > from ? ", " : "", l->paths[i])
+                             : snprintf(buf + k, len - k, ", and %zu more", l->n - i);
+        k += w > 0 ? (size_t)w : 0;
+        if (i - from >= 8)
+            break;
+    }
+}
+
+/* The files of one input: a file as it is; of a directory, every file whose content is
+ * Inspector's, whatever its name (a dump copied as *.json is read), and the files named as
+ * Inspector names them that hold nothing yet (<host>-pid<pid>.log, v2.30.7-1 inspector.cc:652;
+ * nccl_inspector_metrics_<uuid>.prom, inspector_prom.cc:365-367: a rank's file before its first
+ * dump), in name order. The other files (the job's own logs, notes) go to `ignored`: the summary
+ * names them. Dot files and subdirectories are passed over; a path in `known` (sorted: the
+ * inputs already open, in --follow) is taken without opening it again. Returns 0, or -1 after one line
+ * naming the input and the fix when it is missing, cannot be opened, or holds no Inspector file
+ * (unless `quiet_empty`: --follow waits for one), -2 when out of memory. `say` 0 keeps the
+ * line to itself (a later poll of --follow: it was said at the first). */
+static int nt_watch_input_collect(const char *input, path_list_t *l, path_list_t *ignored,
+                                  const path_list_t *known, int quiet_empty, int say)
 {
     struct stat st;
     if (strcmp(input, "-") != 0 && stat(input, &st) != 0) {
-        fprintf(stderr, "nettune watch: cannot read '%s': %s\n", input, strerror(errno));
+        if (say)
+            fprintf(stderr,
+                    "nettune watch: cannot read '%s': %s: give the folder NCCL_INSPECTOR_DUMP_DIR "
+                    "names, or its files\n",
+                    input, strerror(errno));
         return -1;
     }
     if (strcmp(input, "-") == 0 || !S_ISDIR(st.st_mode))
-        return nt_watch_paths_add(l, input);
+        return nt_watch_paths_add(l, input) < 0 ? -2 : 0;
     DIR *d = opendir(input);
     if (!d) {
-        fprintf(stderr, "nettune watch: cannot open directory '%s': %s\n", input, strerror(errno));
+        if (say)
+            fprintf(stderr, "nettune watch: cannot open directory '%s': %s: give a folder this user can read\n",
+                    input, strerror(errno));
         return -1;
     }
-    size_t first = l->n;
+    size_t first = l->n, ifirst = ignored->n;
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (!nt_watch_name_ends(e->d_name, ".log") && !nt_watch_name_ends(e->d_name, ".prom") &&
-            !nt_watch_name_ends(e->d_name, ".log.gz"))
-            continue;
         char path[4096];
+        struct stat fst;
+        int blank;
+        if (e->d_name[0] == '.')
+            continue;
         snprintf(path, sizeof(path), "%s/%s", input, e->d_name);
-        rc = nt_watch_paths_add(l, path);
+        if (stat(path, &fst) != 0 || !S_ISREG(fst.st_mode))
+            continue;
+        int named = nt_watch_name_ends(e->d_name, ".log") || nt_watch_name_ends(e->d_name, ".prom") ||
+                    nt_watch_name_ends(e->d_name, ".log.gz");
+        const char *key = path;
+        if ((known->n && bsearch(&key, known->paths, known->n, sizeof(char *), nt_watch_str_compare)) ||
+            nt_watch_sniff(path, !named, &blank) != NT_JOBFMT_UNKNOWN || (named && blank))
+            rc = nt_watch_paths_add(l, path);
+        else
+            rc = nt_watch_paths_add(ignored, path);
     }
     closedir(d);
-    if (rc == 0 && l->n == first && !quiet_empty) {
-        fprintf(stderr,
-                "nettune watch: '%s' holds no Inspector file (*.log, *.prom): give "
-                "NCCL_INSPECTOR_DUMP_DIR of a job run with NCCL_INSPECTOR_ENABLE=1\n",
-                input);
+    if (rc < 0)
+        return -2;
+    qsort(l->paths + first, l->n - first, sizeof(char *), nt_watch_str_compare);
+    qsort(ignored->paths + ifirst, ignored->n - ifirst, sizeof(char *), nt_watch_str_compare);
+    if (l->n == first && !quiet_empty) {
+        char names[1024];
+        nt_watch_names(ignored, ifirst, names, sizeof(names));
+        if (say)
+            fprintf(stderr,
+                    "nettune watch: '%s' holds no Inspector dump%s%s%s: give "
+                    "NCCL_INSPECTOR_DUMP_DIR of a job run with NCCL_INSPECTOR_ENABLE=1\n",
+                    input, names[0] ? " (its files are not Inspector's: " : "", names,
+                    names[0] ? ")" : "");
         return -1;
     }
-    qsort(l->paths + first, l->n - first, sizeof(char *), nt_watch_str_compare);
-    return rc;
+    return 0;
 }
 
 /* One input file and its reader, kept open between polls in --follow. Without --follow the
@@ -103,7 +194,8 @@ static int nt_watch_input_collect(const char *input, path_list_t *l, int quiet_e
 typedef struct {
     char *path;
     nt_jobreader_t *r;
-    int read; /* read to its end and closed (without --follow) */
+    int read; /* read to its end and closed (without --follow), or given up (bad) */
+    int bad;  /* not Inspector's or not readable: said in one line, left out of the judgement */
     unsigned long p2p, prom, ras;
     nt_jobfmt_t fmt;
     unsigned long records, skipped, partial, first_bad;
@@ -121,12 +213,23 @@ static void nt_watch_input_keep(nt_watch_input_t *in)
 
 typedef struct {
     unsigned long records, p2p, prom, ras, skipped, partial;
+    const nt_watch_input_t *first_skipped; /* the first input with a skipped line, or NULL */
     cJSON *ras_findings; /* RAS reports are snapshots: their findings are kept as read */
     nt_watch_outcome_t ras_out;
 } counts_t;
 
+/* Gives an input up after its line was said: closed, never read again. Returns 1. */
+static int nt_watch_input_bad(nt_watch_input_t *in)
+{
+    nt_jobreader_close(in->r);
+    in->r = NULL;
+    in->read = in->bad = 1;
+    return 1;
+}
+
 /* Reads what is new in one input into the alignment. Returns 0, 1 when the file is not
- * Inspector's or cannot be read (one line says so), -1 when out of memory. */
+ * Inspector's or cannot be read (one line says so; the input is given up: a record it gave
+ * before stays in the alignment), -1 when out of memory. */
 static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow)
 {
     if (in->read)
@@ -134,8 +237,9 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
     if (!in->r) {
         in->r = nt_jobreader_open(in->path);
         if (!in->r) {
-            fprintf(stderr, "nettune watch: cannot read '%s': %s\n", in->path, strerror(errno));
-            return 1;
+            fprintf(stderr, "nettune watch: cannot read '%s': %s: give a file this user can read\n",
+                    in->path, strerror(errno));
+            return nt_watch_input_bad(in);
         }
         nt_jobreader_follow(in->r, follow);
     }
@@ -154,15 +258,16 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
             return -1;
     }
     if (got < 0) {
-        fprintf(stderr, "nettune watch: error reading '%s': %s\n", in->path, strerror(errno));
-        return 1;
+        fprintf(stderr, "nettune watch: error reading '%s': %s: its records so far are left out\n",
+                in->path, strerror(errno));
+        return nt_watch_input_bad(in);
     }
     if (nt_jobreader_format(in->r) == NT_JOBFMT_UNKNOWN && nt_jobreader_skipped(in->r)) {
         fprintf(stderr,
                 "nettune watch: '%s' is not an NCCL Inspector log or textfile (line %lu): give "
                 "the files of NCCL_INSPECTOR_DUMP_DIR\n",
                 in->path, nt_jobreader_first_bad_line(in->r));
-        return 1;
+        return nt_watch_input_bad(in);
     }
     nt_watch_input_keep(in);
     if (!follow) {
@@ -194,6 +299,8 @@ static int nt_watch_input_json(const nt_watch_input_t *in, cJSON *inputs, counts
     tot->ras += in->ras;
     tot->skipped += in->skipped;
     tot->partial += in->partial;
+    if (in->skipped && !tot->first_skipped)
+        tot->first_skipped = in;
     return 0;
 }
 
@@ -374,13 +481,42 @@ static double nt_watch_now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* One judgement of everything read so far: the document, its exit code in *code. Returns the
- * document, NULL when out of memory. */
+/* summary.first_skipped: "path:line" of the first line not read as a record (a line of no
+ * JSON, a record that does not parse, a torn one), so that the summary names where; null when
+ * every line was read. */
+static int nt_watch_first_skipped(cJSON *sum, const nt_watch_input_t *in)
+{
+    char where[4200];
+    if (!in)
+        return cJSON_AddNullToObject(sum, "first_skipped") ? 0 : -1;
+    snprintf(where, sizeof(where), "%s:%lu", in->path, in->first_bad);
+    return cJSON_AddStringToObject(sum, "first_skipped", where) ? 0 : -1;
+}
+
+/* A list of paths as a JSON array added to o under key; 0, -1 when out of memory. */
+static int nt_watch_paths_json(cJSON *o, const char *key, char *const *paths, size_t n)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    for (size_t i = 0; arr && i < n; i++) {
+        cJSON *v = cJSON_CreateString(paths[i]);
+        if (!v || !cJSON_AddItemToArray(arr, v))
+            return cJSON_Delete(v), -1;
+    }
+    return arr ? 0 : -1;
+}
+
+/* One judgement of everything read so far: the document, its exit code in *code. `ignored` are
+ * a directory's files that are not Inspector's (summary.ignored_files); `missing` the inputs that
+ * are missing or hold no Inspector file. They and the inputs that could not be read or are not
+ * Inspector's are summary.unread_inputs: the judgement is then of the rest, and the code is 2, as
+ * for bad input. Returns the document, NULL when out of
+ * memory. */
 static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *ins, size_t nins,
                                 const nt_jobalign_t *a, const nt_watch_model_t *model,
+                                const path_list_t *ignored, const path_list_t *missing,
                                 counts_t *tot, int *code)
 {
-    cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings;
+    cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings, *bad;
     nt_watch_outcome_t out = tot->ras_out;
     counts_t keep = *tot;
     *tot = (counts_t){.ras_findings = keep.ras_findings, .ras_out = keep.ras_out};
@@ -391,7 +527,7 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         !(inputs = cJSON_AddArrayToObject(doc, "inputs")))
         goto oom;
     for (size_t i = 0; i < nins; i++)
-        if ((ins[i].r || ins[i].read) && nt_watch_input_json(&ins[i], inputs, tot) < 0)
+        if ((ins[i].r || ins[i].read) && !ins[i].bad && nt_watch_input_json(&ins[i], inputs, tot) < 0)
             goto oom;
     if (!(comms = cJSON_AddArrayToObject(doc, "communicators")))
         goto oom;
@@ -404,13 +540,17 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         nt_watch_judge(a, tot->prom, p->follow ? nt_watch_now_us() : NAN, findings, nj, &out) < 0 ||
         nt_watch_model_judge(model, a, findings, nj, &out) < 0)
         goto oom;
-    *code = nt_exit_code(0, out.fail > 0, 0, out.warn > 0, p->strict);
+    int unread = missing->n > 0;
+    for (size_t i = 0; i < nins; i++)
+        unread |= ins[i].bad;
+    *code = unread ? NT_EXIT_USAGE : nt_exit_code(0, out.fail > 0, 0, out.warn > 0, p->strict);
     if (!(sum = cJSON_AddObjectToObject(doc, "summary")) ||
         !cJSON_AddNumberToObject(sum, "records", (double)tot->records) ||
         !cJSON_AddNumberToObject(sum, "p2p_records", (double)tot->p2p) ||
         !cJSON_AddNumberToObject(sum, "prom_records", (double)tot->prom) ||
         !cJSON_AddNumberToObject(sum, "ras_records", (double)tot->ras) ||
         !cJSON_AddNumberToObject(sum, "skipped", (double)tot->skipped) ||
+        nt_watch_first_skipped(sum, tot->first_skipped) < 0 ||
         !cJSON_AddNumberToObject(sum, "partial", (double)tot->partial) ||
         !cJSON_AddNumberToObject(sum, "unaligned", (double)nt_jobalign_rejected(a)) ||
         !cJSON_AddNumberToObject(sum, "communicators", (double)nt_jobalign_ncomms(a)) ||
@@ -418,23 +558,52 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         !cJSON_AddNumberToObject(sum, "warn", out.warn) ||
         !cJSON_AddNumberToObject(sum, "not_judged", cJSON_GetArraySize(nj)) ||
         !cJSON_AddNumberToObject(sum, "exit_code", *code) ||
-        !cJSON_AddStringToObject(sum, "exit", nt_exit_code_string(*code)))
+        !cJSON_AddStringToObject(sum, "exit", nt_exit_code_string(*code)) ||
+        nt_watch_paths_json(sum, "ignored_files", ignored->paths, ignored->n) < 0 ||
+        nt_watch_paths_json(sum, "unread_inputs", missing->paths, missing->n) < 0 ||
+        !(bad = cJSON_GetObjectItemCaseSensitive(sum, "unread_inputs")))
         goto oom;
+    for (size_t i = 0; i < nins; i++) {
+        cJSON *v = ins[i].bad ? cJSON_CreateString(ins[i].path) : NULL;
+        if (ins[i].bad && (!v || !cJSON_AddItemToArray(bad, v)))
+            goto oom_v;
+        continue;
+    oom_v:
+        cJSON_Delete(v);
+        goto oom;
+    }
     return doc;
 oom:
     cJSON_Delete(doc);
     return NULL;
 }
 
-/* Opens the inputs not yet open: in --follow a directory gains files as ranks start dumping. */
+/* Opens the inputs not yet open: in --follow a directory gains files as ranks start dumping.
+ * `ignored` is refilled with the directories' files that are not Inspector's; the inputs that are
+ * missing or hold nothing to read are each said in one line when `say`, and added to `missing`
+ * when it is not NULL. Returns how many there are, -1 when out of memory. */
 static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **ins, size_t *nins,
-                                int quiet_empty)
+                                path_list_t *ignored, path_list_t *missing, int quiet_empty,
+                                int say)
 {
-    path_list_t files = {0};
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < p->ninputs; i++)
-        if (nt_watch_input_collect(p->inputs[i], &files, quiet_empty) < 0)
+    path_list_t files = {0}, known = {0};
+    int rc = 0, nbad = 0;
+    for (size_t i = 0; i < ignored->n; i++)
+        free(ignored->paths[i]);
+    ignored->n = 0;
+    /* The inputs already open, sorted for the lookup: a folder of thousands of ranks' files is
+     * not opened again at every poll to tell its content. */
+    if (*nins && !(known.paths = malloc(*nins * sizeof(char *))))
+        return -1;
+    for (size_t i = 0; i < *nins; i++)
+        known.paths[known.n++] = (*ins)[i].path;
+    qsort(known.paths, known.n, sizeof(char *), nt_watch_str_compare);
+    for (int i = 0; rc == 0 && i < p->ninputs; i++) {
+        int c = nt_watch_input_collect(p->inputs[i], &files, ignored, &known, quiet_empty, say);
+        if (c == -2 || (c == -1 && missing && nt_watch_paths_add(missing, p->inputs[i]) < 0))
             rc = -1;
+        nbad += c == -1;
+    }
     for (size_t i = 0; rc == 0 && i < files.n; i++) {
         size_t k = 0;
         while (k < *nins && strcmp((*ins)[k].path, files.paths[i]) != 0)
@@ -453,7 +622,8 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
     for (size_t i = 0; i < files.n; i++)
         free(files.paths[i]);
     free(files.paths);
-    return rc;
+    free(known.paths); /* the paths are the inputs' own */
+    return rc < 0 ? -1 : nbad;
 }
 
 int nt_watch_run(const nt_watch_params_t *p)
@@ -462,6 +632,7 @@ int nt_watch_run(const nt_watch_params_t *p)
     int code = NT_EXIT_USAGE, bad = 0;
     nt_watch_input_t *ins = NULL;
     size_t nins = 0;
+    path_list_t ignored = {0}, missing = {0};
     cJSON *doc = NULL;
     tot.ras_findings = cJSON_CreateArray();
     nt_jobalign_t *a = nt_jobalign_create(p->window, NT_WATCH_MAX_RANKS);
@@ -488,25 +659,31 @@ int nt_watch_run(const nt_watch_params_t *p)
         sigaction(SIGTERM, &sa, NULL);
     }
     for (unsigned long poll = 1;; poll++) {
-        /* In --follow an empty directory is waited on; without it, it is an error. */
-        if (nt_watch_inputs_scan(p, &ins, &nins, p->follow) < 0)
-            goto done;
+        /* In --follow an empty directory is waited on; without it, it is an error. An input
+         * that is missing, or is not Inspector's, is said once in one line and the others are
+         * judged: the document is written (partial, exit 2) when something was read. */
+        int nmiss = nt_watch_inputs_scan(p, &ins, &nins, &ignored, poll == 1 ? &missing : NULL,
+                                         p->follow, poll == 1);
+        if (nmiss < 0)
+            goto oom;
+        if (poll == 1 && missing.n == (size_t)p->ninputs)
+            goto done; /* nothing to read or to follow */
+        bad |= missing.n > 0;
         for (size_t i = 0; i < nins; i++) {
             int rc = nt_watch_file_read(&ins[i], a, &tot, p->follow);
             if (rc < 0)
                 goto oom;
             bad |= rc;
         }
-        if (bad)
-            goto done;
         cJSON_Delete(doc);
-        if (!(doc = nt_watch_document(p, ins, nins, a, model, &tot, &code)))
+        if (!(doc = nt_watch_document(p, ins, nins, a, model, &ignored, &missing, &tot, &code)))
             goto oom;
         if (!p->follow && !tot.records) {
-            fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): was the job run "
-                            "with NCCL_INSPECTOR_ENABLE=1, and has it dumped yet "
-                            "(docs/watch.md)?\n",
-                    nins);
+            if (!bad) /* else the line of each bad input said why */
+                fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): was the job "
+                                "run with NCCL_INSPECTOR_ENABLE=1, and has it dumped yet "
+                                "(docs/watch.md)?\n",
+                        nins);
             code = NT_EXIT_USAGE;
             goto done;
         }
@@ -530,7 +707,11 @@ int nt_watch_run(const nt_watch_params_t *p)
         fputs(b.data ? b.data : "", p->output && strcmp(p->output, "-") == 0 ? stderr : stdout);
         nt_buf_cleanup(&b);
     }
-    if (nt_watch_drain(p, doc) < 0 && code == NT_EXIT_OK)
+    if (bad && p->drain != NT_WATCH_DRAIN_OFF)
+        fprintf(p->format == NT_WATCH_TEXT ? stdout : stderr,
+                "drain: nothing drained: an input was not read, and a partial judgement drains no "
+                "node (fix the input and run again)\n");
+    else if (nt_watch_drain(p, doc) < 0 && code == NT_EXIT_OK)
         code = NT_EXIT_FAIL;
     goto done;
 oom:
@@ -542,6 +723,12 @@ done:
         free(ins[i].path);
     }
     free(ins);
+    for (size_t i = 0; i < ignored.n; i++)
+        free(ignored.paths[i]);
+    for (size_t i = 0; i < missing.n; i++)
+        free(missing.paths[i]);
+    free(ignored.paths);
+    free(missing.paths);
     nt_jobalign_destroy(a);
     nt_watch_model_close(model);
     cJSON_Delete(tot.ras_findings);

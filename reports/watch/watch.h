@@ -151,8 +151,10 @@ char *nt_watch_drain_reason(const cJSON *finding, char *buf, size_t len);
 
 /* nt_watch_failed_nodes - a document {"summary": {"failed_nodes": [...], "completed": false}}
  * in the probe report's shape: one entry (host, reason, code, category; "more_reasons" for a
- * host's further failing findings) per host named by a finding of status fail, in finding
- * order. A warning drains nothing. NULL when out of memory. */
+ * host's further findings) per host named by a finding whose check table row
+ * (include/nettune/checks.def) has category drain, in finding order; code and category are the
+ * row's. Other rows (a straggler, a slow node, an onset: monitor) drain nothing. NULL when out of
+ * memory. */
 cJSON *nt_watch_failed_nodes(const cJSON *findings);
 
 /* nt_watch_drain - --drain: the hosts of nt_watch_failed_nodes through the probe's drain path

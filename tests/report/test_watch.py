@@ -199,10 +199,16 @@ def slow_node_named_network_side():
 
 
 def readme_records_and_prometheus():
+    # The fixtures' folder: its files are read by their content, whatever their names; the
+    # README and the nccl-tests -J document (JSON, but not Inspector's) are named, not read.
     r, doc = run_json(FIX)
-    check(r.returncode == 0, "README fixtures: %d %s" % (r.returncode, r.stderr))
+    check(r.returncode == 1, "README fixtures, and RAS's missing rank: %d %s" % (r.returncode, r.stderr))
     fmts = {os.path.basename(i["path"]): i["format"] for i in doc["inputs"]}
-    check(fmts == {"readme-v2.30.7-metrics.prom": "inspector_prom"}, "a directory gives its *.prom and *.log: %s" % fmts)
+    check(fmts == {"readme-v2.30.7-metrics.prom": "inspector_prom", "ras-generated-v2.30.7-layout.json": "ras_json",
+                   "readme-v2.30.7-record.json": "inspector_json", "readme-v2.30.7-verbose.json": "inspector_json",
+                   "trainer-collective-cpu.json": "inspector_json"}, "a directory's files by content: %s" % fmts)
+    check([os.path.basename(x) for x in doc["summary"]["ignored_files"]] == ["README.md", "nccl-tests-generated-per-iter.json"]
+          and doc["summary"]["skipped"] == 0, doc["summary"])
     r, doc = run_json(os.path.join(FIX, "readme-v2.30.7-record.json"))
     c = doc["communicators"][0]
     check(c["id"] == "0x7f8c496ae9f661" and c["nranks"] == 8 and c["ranks_seen"] == 1, c)
@@ -316,18 +322,102 @@ def ras_missing_rank_named():
           and f[0]["pid"] == 102 and f[0]["comm_id"] == "0xa1b2" and "unresponsive" in f[0]["verdict"], f)
 
 
+def garbage_line_counted():
+    """A line of no JSON in the middle of a rank's file is skipped and said, with where it is;
+    the half-written last line is still only partial."""
+    d = job("garbage-mid", seed=5, half_line=True)
+    path = os.path.join(d, sorted(os.listdir(d))[1])
+    lines = open(path).read().splitlines(True)
+    lines.insert(10, "terminate called after throwing an instance of 'std::bad_alloc'\n")
+    open(path, "w").writelines(lines)
+    r, doc = run_json(d)
+    s = doc["summary"]
+    check(r.returncode == 0 and s["records"] == 320 and s["skipped"] == 1 and s["partial"] == 1
+          and s["first_skipped"] == "%s:11" % path, "one line skipped, at line 11: %s" % s)
+    t = watch(d).stdout.splitlines()[0]
+    check("1 skipped (not a record: the first at %s:11)" % path in t and "1 cut short at the end" in t, t)
+    _, clean = run_json(job("garbage-none", seed=5))
+    check(clean["summary"]["skipped"] == 0 and clean["summary"]["first_skipped"] is None, clean["summary"])
+
+
 def bad_inputs_one_line():
+    """Each bad input or flag: one line naming it and the fix, exit 2, nothing written."""
     os.makedirs(WORK, exist_ok=True)
     empty = os.path.join(WORK, "empty-dir")
     os.makedirs(empty, exist_ok=True)
     foreign = os.path.join(WORK, "foreign.log")
     open(foreign, "w").write("NCCL INFO Bootstrap : Using eth0\n")
-    for args, want in [([empty], "holds no Inspector file"), ([foreign], "not an NCCL Inspector log"),
-                       ([os.path.join(WORK, "missing")], "cannot read"), (["--format", "xml", FIX], "--format"),
+    missing = os.path.join(WORK, "missing")
+    out = os.path.join(WORK, "bad-input.json")
+    for args, want in [([empty], "'%s' holds no Inspector dump: give NCCL_INSPECTOR_DUMP_DIR" % empty),
+                       ([foreign], "'%s' is not an NCCL Inspector log or textfile (line 1): give" % foreign),
+                       ([missing], "cannot read '%s': No such file or directory: give the folder "
+                                   "NCCL_INSPECTOR_DUMP_DIR names" % missing),
+                       ([missing, empty], "cannot read '%s'" % missing),
+                       (["--format", "xml", FIX], "unknown --format 'xml': use text, json or prom"),
+                       (["--folow", FIX], "unknown option '--folow': did you mean --follow?"),
+                       (["--drian=dry-run", FIX], "did you mean --drain?"),
+                       (["--bogus", FIX], "unknown option '--bogus': see nettune watch --help"),
                        ([], "no input")]:
-        r = watch(*args)
+        if os.path.exists(out):
+            os.unlink(out)
+        r = watch(*(args + ["-o", out]))
         lines = r.stderr.strip().splitlines()
-        check(r.returncode == 2 and len(lines) == 1 and want in lines[0], "%s: rc %d, %r" % (args, r.returncode, r.stderr))
+        n = 2 if len(args) == 2 and args[0] == missing else 1  # one line per bad input
+        check(r.returncode == 2 and len(lines) == n and want in lines[0] and not os.path.exists(out),
+              "%s: rc %d, %r" % (args, r.returncode, r.stderr))
+
+
+def dir_read_by_content():
+    """A folder's files are read by their content, whatever their name (a dump copied as
+    *.json); the others (the job's own log, notes) are named in one line, not read."""
+    d = job("by-content", seed=5)
+    names = sorted(os.listdir(d))
+    shutil.copy(os.path.join(d, names[0]), os.path.join(d, "rank0-copy.json"))
+    os.rename(os.path.join(d, names[1]), os.path.join(d, "rank1.txt"))
+    open(os.path.join(d, "train.log"), "w").write("NCCL INFO Bootstrap : Using eth0\n")
+    open(os.path.join(d, "notes.md"), "w").write("# run 7\n")
+    r, doc = run_json(d)
+    s = doc["summary"]
+    ign = [os.path.join(d, "notes.md"), os.path.join(d, "train.log")]
+    check(r.returncode == 0 and s["records"] == 320 + 40 and s["ignored_files"] == ign
+          and s["unread_inputs"] == [], "8 ranks read, the copy too, 2 ignored: %s" % s)
+    check(doc["communicators"][0]["ranks_seen"] == 8 and doc["communicators"][0]["duplicate_records"] == 40,
+          "rank1.txt read, the copy's records are duplicates: %s" % doc["communicators"][0]["duplicate_records"])
+    t = watch(d).stdout
+    check("ignored 2 file(s) that are not Inspector dumps: %s, %s\n" % tuple(ign) in t, t)
+    # a folder of none: one line names its files
+    only = os.path.join(WORK, "no-dumps")
+    shutil.rmtree(only, ignore_errors=True)
+    os.makedirs(only)
+    open(os.path.join(only, "a.json"), "w").write("[1, 2]\n")
+    r = watch(only)
+    check(r.returncode == 2 and r.stderr.strip().splitlines() == [
+        "nettune watch: '%s' holds no Inspector dump (its files are not Inspector's: %s/a.json): "
+        "give NCCL_INSPECTOR_DUMP_DIR of a job run with NCCL_INSPECTOR_ENABLE=1" % (only, only)], r.stderr)
+
+
+def partial_result_written():
+    """Some inputs bad, some read: a line for each bad one, the judgement of the rest written and
+    shown, exit 2, and no drain from a partial judgement."""
+    d = job("hang-partial", hang=2, hang_at=30, after=6, seed=4, dump_every=2)
+    missing = os.path.join(WORK, "missing-dir")
+    foreign = os.path.join(WORK, "foreign2.log")
+    open(foreign, "w").write("NCCL INFO Bootstrap : Using eth0\n")
+    out = os.path.join(WORK, "partial.json")
+    r = watch(d, missing, foreign, "-o", out, "--drain=dry-run")
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and len(lines) == 2 and "cannot read '%s'" % missing in lines[0]
+          and "'%s' is not an NCCL Inspector log" % foreign in lines[1], "rc %d %r" % (r.returncode, r.stderr))
+    doc = json.load(open(out))
+    valid(doc)
+    s = doc["summary"]
+    check(s["exit_code"] == 2 and s["exit"] == "usage" and s["records"] == 282
+          and s["unread_inputs"] == [missing, foreign] and len(doc["inputs"]) == 8, s)
+    check([f["code"] for f in doc["findings"]] == ["NT-JOB-202"], "the hang of what was read: %s" % doc["findings"])
+    check("not read 2 input(s) (missing, unreadable or not Inspector's: a partial judgement, exit 2): %s, %s\n"
+          % (missing, foreign) in r.stdout and "NT-JOB-202" in r.stdout
+          and "drain: nothing drained: an input was not read" in r.stdout and "scontrol" not in r.stdout, r.stdout)
 
 
 def schema_checked():
@@ -349,7 +439,8 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
          too_few_calls_not_judged, slow_node_named_network_side, readme_records_and_prometheus, busbw_drop_onset,
-         follow_reads_on_as_files_grow, ras_missing_rank_named, bad_inputs_one_line, schema_checked]
+         follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
+         dir_read_by_content, partial_result_written, schema_checked]
 
 
 def main():

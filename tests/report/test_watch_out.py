@@ -72,7 +72,7 @@ def prom_textfile():
     check(len(f) == 1, "one finding series: %s" % f)
     name, lab, v = f[0]
     check(v == 2 and lab == {"host": "gpu01", "check": "watch_hang", "comm_id": "0x5eed0000000004",
-                             "rank": "2", "code": "NT-JOB-202", "category": "monitor"},
+                             "rank": "2", "code": "NT-JOB-202", "category": "drain"},
           "the hang as a fail (2) with the check table's code and category: %s" % (f,))
     bw = [x for x in s if x[0] == "nettune_watch_busbw_bytes_per_second"]
     check(len(bw) == 1 and bw[0][1]["coll"] == "AllReduce" and bw[0][1]["bytes"] == "67108864"
@@ -121,6 +121,16 @@ def drain_through_probe_path():
     check(calls == ["update|NodeName=sn1|State=DRAIN|Reason=" + reason],
           "one scontrol update of sn1 (the node of gpu01) with the watch's reason: %s" % calls)
     check("drain: scontrol update NodeName=sn1 State=DRAIN Reason='%s'" % reason in r.stdout, r.stdout)
+    # The finding that drained the node carries its check table row's category, drain, in the
+    # document as in docs/codes.md's row of the code the Slurm reason names: one source.
+    out = os.path.join(WORK, "drain.json")
+    run(WATCH, d, "--drain", "-q", "-o", out, env=env)
+    fs = json.load(open(out))["findings"]
+    row = [x for x in open(os.path.join(ROOT, "docs", "codes.md")).read().splitlines()
+           if "`NT-JOB-202`" in x]
+    check(len(fs) == 1 and fs[0]["code"] == "NT-JOB-202" and fs[0]["category"] == "drain"
+          and len(row) == 1 and row[0].split("|")[3].strip() == "drain",
+          "the drained hang's category is its row's, drain: %s %s" % ([(f["code"], f["category"]) for f in fs], row))
     # dry run: the line, and scontrol is not run.
     env, log = fake_slurm("drain-dry", ["sn1|gpu01|mixed|none"])
     r = run(WATCH, d, "--drain=dry-run", "-q", env=env)

@@ -197,6 +197,36 @@ static void test_torn_record_mid_file(void **state)
     free(p);
 }
 
+/* A line of no JSON between records (a message written into the dump file) is counted as
+ * skipped, with its line number: before, it was passed over without a count. The records
+ * around it are read, and the half-written last line is still partial, not skipped. */
+static void test_garbage_line_mid_file(void **state)
+{
+    (void)state;
+    char *p = tmpfile_path();
+    FILE *f = fopen(p, "w");
+    put_rec(f, "0xabc", 0, 4, 1, 500, 0);
+    fprintf(f, "\n");                                   /* blank: not counted */
+    fprintf(f, "Segmentation fault (core dumped)\n"); /* line 3 */
+    put_rec(f, "0xabc", 0, 4, 2, 500, 0);
+    fprintf(f, "  ]\n");                                /* line 5 */
+    put_rec(f, "0xabc", 0, 4, 3, 500, 0);
+    fprintf(f, "{\"header\":{\"id\":\"0xabc\",\"rank\":0,\"n_ra"); /* the writer is mid-line */
+    fclose(f);
+    nt_jobreader_t *r = nt_jobreader_open(p);
+    nt_jobrec_t rec;
+    int n = 0;
+    while (nt_jobreader_next(r, &rec) == 1)
+        assert_int_equal(rec.seq, (uint64_t)++n);
+    assert_int_equal(n, 3);
+    assert_int_equal(nt_jobreader_skipped(r), 2);
+    assert_int_equal(nt_jobreader_first_bad_line(r), 3);
+    assert_int_equal(nt_jobreader_partial(r), 1);
+    nt_jobreader_close(r);
+    unlink(p);
+    free(p);
+}
+
 /* Follow mode: a record cut at the end of the file is held, and completed by what the writer
  * appends later; its bytes are not changed by the cut (no newline inserted). */
 static void test_follow_completes_cut_record(void **state)
@@ -504,7 +534,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_readme_record),     cmocka_unit_test(test_readme_verbose),
         cmocka_unit_test(test_readme_prom),       cmocka_unit_test(test_half_written_and_long),
-        cmocka_unit_test(test_torn_record_mid_file),
+        cmocka_unit_test(test_torn_record_mid_file), cmocka_unit_test(test_garbage_line_mid_file),
         cmocka_unit_test(test_bad_records_counted), cmocka_unit_test(test_sniff),
         cmocka_unit_test(test_align),             cmocka_unit_test(test_ncclt_per_iter),
         cmocka_unit_test(test_ras),               cmocka_unit_test(test_follow_completes_cut_record),
