@@ -405,6 +405,24 @@ void nt_line_parse(const char *line, nt_logline_t *out)
             if (out->nprefix < NT_LINE_PREFIXES)
                 out->prefix[out->nprefix++] = nt_prefixes[i].name;
         }
+        if (!next && pass == 0 && (*s == ' ' || *s == '\t')) {
+            /* a test runner or a CI step that indents what it relays (go test -v, a YAML
+             * block) puts blanks before mpirun's label: only that label, whose shape
+             * ("[1,2]<stdout>:") no indented text has, is looked for past them */
+            const char *t = s;
+            while (*t == ' ' || *t == '\t')
+                t++;
+            nt_prefix_out_t o = {-1, NULL, 0};
+            next = nt_prefixes[0].match(t, &o);
+            if (next) {
+                if (o.task >= 0)
+                    po.task = o.task;
+                if (o.host)
+                    po.host = o.host, po.host_len = o.host_len;
+                if (out->nprefix < NT_LINE_PREFIXES)
+                    out->prefix[out->nprefix++] = nt_prefixes[0].name;
+            }
+        }
         if (!next)
             break;
         s = next;

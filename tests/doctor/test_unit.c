@@ -51,6 +51,12 @@ static void test_parse(void)
     nt_line_parse("[1,3]<stderr>: node02:3002:3041 [1] NCCL INFO x", &l);
     CHECK(l.task == 3 && host_is(&l, "node02"), "Open MPI stderr prefix with blank");
 
+    nt_line_parse("        [1,0]<stdout>:node02:3002:3041 [1] NCCL INFO x", &l);
+    CHECK(l.task == 0 && host_is(&l, "node02"), "Open MPI prefix indented by a test runner");
+
+    nt_line_parse("    raise RuntimeError: NCCL error", &l);
+    CHECK(l.task == -1 && !l.host && l.nprefix == 0, "indented text: no label looked for");
+
     nt_line_parse("[rank5]:node03:1:2 [5] NCCL INFO x", &l);
     CHECK(l.task == 5 && host_is(&l, "node03"), "torchrun prefix");
 
