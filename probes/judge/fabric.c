@@ -904,11 +904,53 @@ static int nt_parallel_refine(const nt_lflow_t *lf, size_t nlf, double slow, int
     return moves;
 }
 
+/* A node alone in out->group (a group of one) joins the group its votes e[0..ne) to the other
+ * groups' nodes favour most, when their sum is positive; all such nodes at once, from the
+ * groups as they are (g: labels, -1 none). */
+static nt_status_t nt_rejoin_alone(const nt_edge_t *e, size_t ne, int n, int *g)
+{
+    int *size = calloc((size_t)n, sizeof(int));
+    nt_edge_t *sc = malloc((2 * ne + 1) * sizeof(*sc));
+    size_t m = 0;
+
+    if (!size || !sc) {
+        free(size);
+        free(sc);
+        return NT_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++)
+        if (g[i] >= 0)
+            size[g[i]]++;
+    for (size_t i = 0; i < ne; i++) {
+        int a = (int)(e[i].key >> 32), b = (int)(e[i].key & 0xffffffffu);
+        if (g[a] < 0 || g[b] < 0 || g[a] == g[b])
+            continue;
+        if (size[g[a]] == 1)
+            sc[m++] = (nt_edge_t){(uint64_t)a << 32 | (uint64_t)g[b], e[i].w};
+        if (size[g[b]] == 1)
+            sc[m++] = (nt_edge_t){(uint64_t)b << 32 | (uint64_t)g[a], e[i].w};
+    }
+    m = nt_edges_merge(sc, m); /* by (node, group): the node's votes to that group */
+    for (size_t i = 0; i < m;) {
+        size_t j = i, best = i;
+        for (; j < m && sc[j].key >> 32 == sc[i].key >> 32; j++)
+            if (sc[j].w > sc[best].w)
+                best = j;
+        if (sc[best].w > 0)
+            g[sc[best].key >> 32] = (int)(sc[best].key & 0xffffffffu);
+        i = j;
+    }
+    free(size);
+    free(sc);
+    return NT_OK;
+}
+
 /* The votes of the loaded flows under the limits slow and fast, clustered: out->group (nodes
- * with -1 keep it: no judged flow) and out->ngroups, groups in order of their first node. e has
+ * with -1 keep it: no judged flow) and out->ngroups, groups in order of their first node. With
+ * rejoin, out->group is kept and only its nodes alone may join a group (nt_rejoin_alone). e has
  * room for nlf edges. */
 static nt_status_t nt_fab_groups(const nt_lflow_t *lf, size_t nlf, double slow, double fast,
-                                 const nt_fab_rules_t *ru, nt_edge_t *e, int n,
+                                 const nt_fab_rules_t *ru, nt_edge_t *e, int n, int rejoin,
                                  nt_fab_result_t *out)
 {
     int *g = malloc((size_t)n * sizeof(int)), *ren = malloc((size_t)n * sizeof(int));
@@ -954,7 +996,13 @@ static nt_status_t nt_fab_groups(const nt_lflow_t *lf, size_t nlf, double slow, 
         }
         i = j;
     }
-    if ((st = nt_cluster_best(e, ne, n, g)) != NT_OK)
+    if (rejoin) {
+        memcpy(g, out->group, (size_t)n * sizeof(int));
+        st = nt_rejoin_alone(e, ne, n, g);
+    } else {
+        st = nt_cluster_best(e, ne, n, g);
+    }
+    if (st != NT_OK)
         goto out;
     for (int i = 0; i < n; i++)
         ren[i] = -1;
@@ -1037,11 +1085,11 @@ nt_status_t nt_fab_judge(const nt_fab_input_t *in, const nt_fab_rules_t *rules,
     } else {
         /* pass 1 with the rules' limits; pass 2 with the noise floor of pass 1's groups when
          * that is wider (a noisy healthy fabric must not look slow together) */
-        if ((st = nt_fab_groups(lf, nlf, slow, fast, &ru, e, in->nnodes, out)) != NT_OK)
+        if ((st = nt_fab_groups(lf, nlf, slow, fast, &ru, e, in->nnodes, 0, out)) != NT_OK)
             goto out;
         nt_noise_limits(lf, nlf, out->group, &ru, &slow, &fast);
         if (slow < ru.slow_ratio &&
-            (st = nt_fab_groups(lf, nlf, slow, fast, &ru, e, in->nnodes, out)) != NT_OK)
+            (st = nt_fab_groups(lf, nlf, slow, fast, &ru, e, in->nnodes, 0, out)) != NT_OK)
             goto out;
         st = NT_ERR_NOMEM;
         for (size_t i = 0; i < nlf; i++)
@@ -1058,7 +1106,12 @@ nt_status_t nt_fab_judge(const nt_fab_input_t *in, const nt_fab_rules_t *rules,
                 !nt_parallel_refine(lf, nlf, slow, in->nnodes, out->cuts[c].ga,
                                     out->cuts[c].gb, out->group))
                 continue;
-            /* the sides moved: the cuts again */
+            /* the sides moved: a node the first groups left alone (its slowed pairs were with
+             * nodes that have now moved out of its leaf's group) may join a group, then the
+             * cuts again */
+            if ((st = nt_fab_groups(lf, nlf, slow, fast, &ru, e, in->nnodes, 1, out)) !=
+                NT_OK)
+                goto out;
             memset(gsize, 0, (size_t)out->ngroups * sizeof(int));
             for (int i = 0; i < in->nnodes; i++)
                 if (out->group[i] >= 0)
