@@ -193,8 +193,8 @@ static void test_parallel_link_slow(void **state)
  * two parallel spine links, the pairs to an even node index (h1, h3, h5, h7) pinned on the
  * slow one at 1.1 x a host's rate, and the probe's schedule there (every pair alone, 16 cuts,
  * 16 rings, one all-to-all), at 5 % and 10 % noise, 20 seeds each: the groups are the
- * leaves in 19 and 19 (before the exhaustive search of small N in probes/judge/fabric.c, the
- * local search's: 17 and 14). */
+ * leaves in 20 and 19 (before the exhaustive search of small N and the rejoin after the
+ * parallel-link refinement in probes/judge/fabric.c: 17 and 14). */
 static void test_spine_one_slow_shape(void **state)
 {
     static const double noise[] = {0.05, 0.1};
