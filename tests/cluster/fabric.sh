@@ -14,7 +14,8 @@
 # the layout says, at the rate it says), then runs the probe's pairwise and fabric phases
 # (`nettune probe --full`, one rank per host) and asserts on the report: every pairwise link
 # passes, the fabric's groups are the leaves, and the fabric section names the right cut or
-# rail (check_fabric.py). Where the probe has no fabric phases the probe part skips with
+# rail (check_fabric.py; a slow rail is no cut: there the rail and host named, not the
+# groups). Where the probe has no fabric phases the probe part skips with
 # that reason and the harness part still runs. Skips (exit 0, one line) where the cluster
 # cannot run.
 set -u
@@ -54,7 +55,7 @@ pass=0; fail=0; failed=""; skipped=0; xfail=0; xfailed=""
 # whose only failed assertions are the judge's prints XFAIL with its findings and does not fail
 # the suite; NTC_STRICT=1 makes it fail.
 declare -A KNOWN=(
-    [spine-one-slow]="the judge's grouping found the leaves in 7 of 9 runs here (one run stuck in a local optimum of its search, one with too few cuts on a loaded machine; a CI-style run: groups wrong and a marginal pairwise warning); test-cluster-long (--long) runs it strict"
+    [spine-one-slow]="the judge found the leaves and the parallel link in 10 of 16 runs here with its search of every partition (load average 5-14; on the 13 reports kept, replayed, the groups were the leaves in 10, by the local search alone in 9): 4 runs had fewer than 16 cuts and 16 rings (the 8 s budget of then on a loaded machine), 2 with the full schedule had the loaded cores' noise at the slow link's half rate (slowed limit 0.51; in-leaf flows at 0.42 put a node alone in one, one group in the other); test-cluster-long (--long) runs it strict"
 )
 [ $LONG = 1 ] && NTC_STRICT=${NTC_STRICT:-1}
 now() { date +%s.%N; }
@@ -122,7 +123,7 @@ probe()
     ntc_exec h1 env NTC_DIR="$NTC_DIR" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         timeout 150 mpirun "${MPI_OPTS[@]}" --hostfile "$HF" -np "$NTC_N" --map-by ppr:1:node \
         --bind-to none --mca odls_base_sigkill_timeout 0 "$NT" probe --full --sizes 1M \
-        --budget "${NTC_FABRIC_PAIR_BUDGET:-0.1}" --fabric-ifaces "$ifaces" --fabric-budget "${NTC_FABRIC_BUDGET:-8}" --fabric-bytes "$FABRIC_BYTES" \
+        --budget "${NTC_FABRIC_PAIR_BUDGET:-0.1}" --fabric-ifaces "$ifaces" --fabric-budget "${PROBE_FABRIC_BUDGET:-${NTC_FABRIC_BUDGET:-8}}" --fabric-bytes "$FABRIC_BYTES" \
         --output "$out" > "$log" 2>&1
     rc=$?
     : > "$OUTD/check"
@@ -252,11 +253,16 @@ fi
 if want spine-one-slow; then
     # Two parallel spine links, routes pinned half and half; leaf1-spine1 at the network rate:
     # a pair alone on it passes, the 2 flows of leaf 1 that share it at once get half each.
+    # The fabric phases get 14 s (NTC_FABRIC_BUDGET overrides): the slow link shows only in
+    # rounds that put two flows on it, so the judge needs the full 16 cuts and 16 rings; with
+    # 8 s on the loaded 2 cores the schedule held 10-13 cuts in 3 of the 7 runs whose report
+    # was kept, and the groups or the cut were wrong in all 3; with 14 s 6 of 6 ran 16 + 16
+    # (14-17 s of probe, the phases ending at their 16 rounds in 6.6-7.8 s).
     ntc_spine_fault 1 1 rate "$NET" || bad "spine-one-slow: set-up failed"
     alone slow-alone "spine-one-slow: one pair alone on the slow link" "$ALONE" h1:h5 -- flows --shaped "$RG" --min 0.6
     flows slow-together "$TOGETHER" "${CROSS[@]}" &&
         hcheck "spine-one-slow: 4 cross flows at once, to h5 and h7 through spine 1" split "$FLOWS" --shaped "$RG" --slow h5,h7 --ratio 0.75
-    probe spine-one-slow eth0 --cut 1,2
+    PROBE_FABRIC_BUDGET=${NTC_FABRIC_BUDGET:-14} probe spine-one-slow eth0 --cut 1,2
     ntc_spine_fault 1 1 clear
 fi
 
@@ -267,6 +273,10 @@ if want rail-slow; then
     ntc_rail_fault h3 1 rate "$RQ" both || bad "rail-slow: set-up failed"
     flows rail1-alone "$ALONE" rail=1 h3:h7 && hcheck "rail-slow: h3 -> h7 on rail 1" flows "$FLOWS" --shaped "$RG" --max 0.35
     alone rail0-alone "rail-slow: h3 -> h7 on rail 0" "$ALONE" rail=0 h3:h7 -- flows --shaped "$RG" --min 0.6
+    # Asserted: the rail and host named (NT-FAB-202 "rail 1 of h3"), no other fabric finding and
+    # no cut. Not the groups: a slow rail of one node slows no cross traffic more than the
+    # leaves' own, so nothing tells the leaves apart (2 runs: no loaded round in one, the
+    # alone rounds of 2 rails taking the budget; [[the other 7], [h3]] in the other).
     probe rail-slow eth0,eth1 --rail h3:1
     ntc_rail_fault h3 1 clear
 fi

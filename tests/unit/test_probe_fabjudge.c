@@ -189,6 +189,46 @@ static void test_parallel_link_slow(void **state)
     assert_true(exact >= 3);
 }
 
+/* The namespace cluster's spine-one-slow (tests/cluster/fabric.sh) as a model: 2 leaves of 4,
+ * two parallel spine links, the pairs to an even node index (h1, h3, h5, h7) pinned on the
+ * slow one at 1.1 x a host's rate, and the probe's schedule there (every pair alone, 16 cuts,
+ * 16 rings, one all-to-all), at 5 % and 10 % noise, 20 seeds each: the groups are the
+ * leaves in 20 and 19 (before the exhaustive search of small N and the rejoin after the
+ * parallel-link refinement in probes/judge/fabric.c: 17 and 14). */
+static void test_spine_one_slow_shape(void **state)
+{
+    static const double noise[] = {0.05, 0.1};
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        int right = 0, parallel = 0;
+        for (unsigned s = 1; s <= SEEDS; s++) {
+            nt_fabgen_t g = nt_fabgen_default();
+            nt_fab_input_t in;
+            nt_fab_result_t r;
+            int named = 0;
+            g.parallel_GBps = 1.1 * g.host_GBps;
+            g.noise = noise[k];
+            g.bisections = 16;
+            g.rings = 16;
+            g.seed = s;
+            nt_fabgen_input(&g, &in);
+            assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+            right += nt_groups_are_leaves(&g, &r);
+            for (int c = 0; c < r.ncuts; c++)
+                named |= r.cuts[c].confirmed && r.cuts[c].parallel;
+            parallel += named;
+            nt_fab_result_free(&r);
+            nt_fabgen_input_free(&in);
+        }
+        print_message("fabric: spine-one-slow's shape (2 leaves x 4, one of 2 parallel links "
+                      "slow, 16 cuts, 16 rings), %.0f%% noise: right groups in %d of %d seeds, "
+                      "a parallel link named in %d\n",
+                      noise[k] * 100, right, SEEDS, parallel);
+        assert_true(right >= SEEDS - 2);
+        assert_true(parallel >= SEEDS - 1);
+    }
+}
+
 /* One node's rail 1 at a quarter, its rail 0 fine: that node's rail is named from its flows one
  * at a time (alone rounds and rail_one), also in the report; no cut. */
 static void test_rail_of_one_node(void **state)
@@ -595,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_slow_node_no_cut),
         cmocka_unit_test(test_slow_rail),
         cmocka_unit_test(test_parallel_link_slow),
+        cmocka_unit_test(test_spine_one_slow_shape),
         cmocka_unit_test(test_rail_of_one_node),
         cmocka_unit_test(test_shared_rail),
         cmocka_unit_test(test_no_alone_not_judged),
