@@ -361,28 +361,6 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
         }
         if (ahead * 2 < seen - 1) /* most of the others, not one fast dumper */
             continue;
-        /* Another rank behind too: a stopped process holds back only itself (the others block in
-         * the call after their last and have dumped what they completed, since the hang is
-         * confirmed only after hang_min_dumps of its dump intervals), while a transfer that
-         * stalls holds back both ranks it runs between while the others finish the call
-         * (measured on the namespace cluster, 10% loss on one host's link: that host's rank and
-         * its neighbour 5.1 s in one call, the other two ranks through it). The slow-node
-         * judgement speaks of that link. */
-        int also = -1;
-        for (int j = 0; j < c->nranks && also < 0; j++)
-            if (j != i && c->ranks[j].seen &&
-                c->max_seq >= c->ranks[j].last_seq + (uint64_t)nt_rules.hang_min_lag)
-                also = j;
-        if (also >= 0) {
-            if (nt_watch_not_judged_add(nj, "watch_hang", c->id,
-                                        "rank %d is %llu call(s) behind, and so is rank %d: a "
-                                        "transfer between ranks that stalls holds back both (the "
-                                        "network, watch_slow_node), a stopped rank only itself",
-                                        i, (unsigned long long)(c->max_seq - r->last_seq),
-                                        also) < 0)
-                return -1;
-            continue;
-        }
         double every = nt_watch_dump_interval_us(r);
         for (int j = 0; !(every > 0) && j < c->nranks; j++)
             every = nt_watch_dump_interval_us(&c->ranks[j]);
@@ -399,6 +377,35 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
                                         isfinite(missed) ? missed : 0.0,
                                         isfinite(now_us) ? "by the clock" : "by the others' dumps",
                                         nt_rules.hang_min_dumps) < 0)
+                return -1;
+            continue;
+        }
+        /* Another rank behind too: a stopped process holds back only itself (the others block in
+         * the call after their last and have dumped what they completed, since the hang is
+         * confirmed only after hang_min_dumps of its dump intervals), while a transfer that
+         * stalls holds back both ranks it runs between while the others finish the call
+         * (measured on the namespace cluster, 10% loss on one host's link: that host's rank and
+         * its neighbour 5.1 s in one call, the other two ranks through it). The slow-node
+         * judgement speaks of that link. The other counts when it is overdue too: a live rank
+         * whose dump timer has not fired yet is behind for a moment. */
+        int also = -1;
+        for (int j = 0; j < c->nranks && also < 0; j++) {
+            const nt_jobrank_t *o = &c->ranks[j];
+            double oe = nt_watch_dump_interval_us(o);
+            oe = oe > 0 ? oe : every;
+            if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_rules.hang_min_lag &&
+                (!isfinite(o->last_dump_ts_us) ||
+                 (oe > 0 && isfinite(ref) &&
+                  (ref - o->last_dump_ts_us) / oe >= nt_rules.hang_min_dumps)))
+                also = j;
+        }
+        if (also >= 0) {
+            if (nt_watch_not_judged_add(nj, "watch_hang", c->id,
+                                        "rank %d is %llu call(s) behind, and so is rank %d: a "
+                                        "transfer between ranks that stalls holds back both (the "
+                                        "network, watch_slow_node), a stopped rank only itself",
+                                        i, (unsigned long long)(c->max_seq - r->last_seq),
+                                        also) < 0)
                 return -1;
             continue;
         }
