@@ -233,6 +233,11 @@ def stalls_named_network_side():
     # Stalls in communicators with no host in common (tp0 and tp1): nobody.
     r, doc = run_json(node_job("stalls-apart", calls=24, stalls=(("tp0", 12), ("tp1", 15), ("tp0", 18))))
     check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
+    # The same stalls early in a longer run: over (18 calls since the latest), nobody named.
+    r, doc = run_json(node_job("stalls-over", calls=24, stalls=(("tp1", 2), ("dp1", 4), ("tp1", 6))))
+    check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
+    check([x for x in nj if "none in the latest 12 calls" in x], nj)
     # Every call of the window 210 ms: a slow link, the median rule's, not a stall.
     r, doc = run_json(node_job("stalls-steady", calls=24, stalls=tuple(("tp1", n) for n in range(1, 25))))
     check(not [x for x in doc["findings"] if x.get("stalls")], doc["findings"])
