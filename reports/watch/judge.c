@@ -47,7 +47,8 @@ cJSON *nt_watch_settings(size_t window)
     if (!s || !cJSON_AddNumberToObject(s, "window_calls", (double)window) ||
         !cJSON_AddNumberToObject(s, "straggler_min_ranks", nt_rules.straggler_min_ranks) ||
         !cJSON_AddNumberToObject(s, "straggler_min_calls", nt_rules.straggler_min_calls) ||
-        !cJSON_AddNumberToObject(s, "straggler_min_complete_calls", nt_rules.straggler_min_complete) ||
+        !cJSON_AddNumberToObject(s, "straggler_min_complete_calls",
+                                 nt_rules.straggler_min_complete) ||
         !cJSON_AddNumberToObject(s, "straggler_min_spread", nt_rules.straggler_min_spread) ||
         !cJSON_AddNumberToObject(s, "straggler_share", nt_rules.straggler_share) ||
         !cJSON_AddNumberToObject(s, "straggler_recent_calls", nt_rules.straggler_recent) ||

@@ -289,10 +289,12 @@ static void nt_node_comms_slow(const nt_jobalign_t *a, const nt_node_series_t *v
 static int nt_node_comm_stalls(const nt_jobcomm_t *c, double *worst_us, double *typical_us,
                                int *age)
 {
-    size_t span = c->window < (size_t)nt_node_rules.stall_window ? c->window
-                                                                 : (size_t)nt_node_rules.stall_window;
+    size_t span = c->window < (size_t)nt_node_rules.stall_window
+                      ? c->window
+                      : (size_t)nt_node_rules.stall_window;
     const nt_jobcall_t **k = malloc((span ? span : 1) * sizeof(*k));
-    double *mn = malloc((span ? span : 1) * sizeof(double)), *v = malloc((span ? span : 1) * sizeof(double));
+    double *mn = malloc((span ? span : 1) * sizeof(double)),
+           *v = malloc((span ? span : 1) * sizeof(double));
     int n = 0, stalls = 0;
     if (!k || !mn || !v) {
         free(k);
@@ -353,10 +355,10 @@ static int nt_node_stall_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *n
     for (size_t i = 0; i < nc; i++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
         double w = 0, t = 0;
-        int n = 0, ca = INT32_MAX;
-        for (int r = 0; r < c->nranks && (n = c->ranks[r].seen && c->ranks[r].host[0]); r++)
-            ;
-        if (c->nranks < 2 || !n)
+        int known = c->nranks >= 2, ca = INT32_MAX;
+        for (int r = 0; known && r < c->nranks; r++)
+            known = c->ranks[r].seen && c->ranks[r].host[0];
+        if (!known)
             continue; /* a rank without a host: this communicator's hosts are not known */
         if ((st[i] = nt_node_comm_stalls(c, &w, &t, &ca)) < 0) {
             free(st);
