@@ -14,10 +14,10 @@ endif
 # test-cluster-long (tests/cluster/module.mk) runs the --long variant: it needs the trainer.
 test-cluster-long: $(if $(filter 1,$(HAVE_MPI)),$(WATCH_CLUSTER_TRAINER))
 
-# In make test (one run of every case, 58-82 s on a loaded machine): the stall rule names a lossy host
-# (network side) and a straggler's data-parallel peer is no longer named, the 10% loss case
-# passes and no case names the wrong rank (figures in docs/watch.md). test-cluster-long keeps
-# the repeats (--long).
+# In make test (one run of every case, 53-82 s in 5 runs on a loaded machine): the stall rule
+# names a lossy host (network side) and a straggler's data-parallel peer is no longer named, so
+# the 10% loss case passes and no case names the wrong rank (figures in docs/watch.md).
+# test-cluster-long keeps the repeats (--long).
 TEST_TARGETS += test-watch-cluster
 .PHONY: test-watch-cluster
 test-watch-cluster: all $(if $(filter 1,$(HAVE_MPI)),$(WATCH_CLUSTER_TRAINER))
