@@ -147,12 +147,17 @@ def too_few_calls_not_judged():
     check(nj and "5 call(s)" in nj[0]["reason"] and "at least 64" in nj[0]["reason"], doc["not_judged"])
 
 
-def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, job_wide=False):
+def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, job_wide=False,
+             stalls=(), straggler=None, late_us=800.0):
     """8 hosts, one rank each: tensor-parallel communicators of 4 consecutive ranks, data-parallel
     ones of ranks r and r + 4, so each host is the only one its two communicators share. From
     call `slow_from` on, the communicators holding `slow_host` take `factor` times longer for
     every rank (a slow link: even the rank that arrives last); with `job_wide`, every
-    communicator does (the whole job slowed: load on shared cores)."""
+    communicator does (the whole job slowed: load on shared cores). `stalls`: (communicator
+    name, call) pairs that take 210 ms for every rank (a TCP retransmission timeout: packet
+    loss). `straggler`: a rank that computes `late_us` longer before each call: the others of
+    both its communicators wait for it, and its data-parallel peer, leaving its data-parallel
+    call that much later, arrives last in its own tensor-parallel calls (its wait moved there)."""
     import random
     rnd = random.Random(seed)
     d = os.path.join(WORK, name)
@@ -161,14 +166,22 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
     comms = [("0x7e0%d" % i, "tp%d" % i, list(range(4 * i, 4 * i + 4))) for i in range(2)]
     comms += [("0xd0%d" % i, "dp%d" % i, [i, i + 4]) for i in range(4)]
     files = {r: open(os.path.join(d, "h%d-pid%d.log" % (r + 1, 5000 + r)), "w") for r in range(8)}
+    peer = None if straggler is None else (straggler + 4) % 8
     for cid, cname, ranks in comms:
         hosts = ["h%d" % (r + 1) for r in ranks]
         for sn in range(1, calls + 1):
             base = 1000.0 * (1 + rnd.uniform(-0.05, 0.05))
             if (job_wide or slow_host in hosts) and sn >= slow_from:
                 base *= factor
+            if (cname, sn) in stalls:
+                base = 210000.0
+            # Who arrives last: the straggler in both its communicators, its peer in its
+            # tensor-parallel one (its data-parallel call ended late, waiting for the straggler).
+            last = straggler if straggler in ranks else (peer if cname.startswith("tp") and peer in ranks else None)
             for i, r in enumerate(ranks):
                 us = base * (1 + rnd.uniform(0, 0.05))
+                if last is not None and r != last:
+                    us += late_us * (1 + rnd.uniform(-0.05, 0.05))
                 rec = gen_inspector.record(cid, cname, i, len(ranks), len(ranks), hosts[i], 5000 + r, sn,
                                            1 << 20, us, 1764630000000000 + sn * 100000)
                 files[r].write(json.dumps(rec, separators=(",", ":")) + "\n")
@@ -196,6 +209,61 @@ def slow_node_named_network_side():
     r, doc = run_json(job("one-comm", seed=5))
     nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
     check(nj and "no communicator without a node" in nj[0], doc["not_judged"])
+
+
+def stalls_named_network_side():
+    # 10% loss on one host's link: now and then a call of one of its communicators waits for a
+    # retransmission timeout, for every rank, and the calls between run at their usual time.
+    st = (("tp1", 12), ("dp1", 15), ("tp1", 18))
+    r, doc = run_json(node_job("stalls", calls=24, stalls=st))
+    f = [x for x in doc["findings"] if x["check"] == "watch_slow_node"]
+    check(r.returncode == 0 and len(f) == 1, "one host named for its stalls: %s" % doc["findings"])
+    f = f[0]
+    check(f["code"] == "NT-JOB-205" and f["hosts"] == ["h6"] and f["side"] == "network" and f["stalls"] == 3, f)
+    check(200000 < f["observed_us"] < 230000 and 900 < f["expected_us"] < 1200, f)
+    check("stalls calls" in f["verdict"] and "not compute" in f["verdict"], f["verdict"])
+    check(doc["settings"]["stall_min_us"] == 100000 and doc["settings"]["stall_calls"] == 3, doc["settings"])
+    check(not [x for x in doc["findings"] if x["check"] in ("watch_straggler", "watch_hang")], doc["findings"])
+    # Two stalls are no alarm; three in one communicator cannot tell its 4 hosts apart.
+    for name, st2 in (("stalls-two", st[:2]), ("stalls-one-comm", (("tp1", 12), ("tp1", 15), ("tp1", 18)))):
+        r, doc = run_json(node_job(name, calls=24, stalls=st2))
+        check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], "%s: %s" % (name, doc["findings"]))
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
+    check([x for x in nj if "3 stall(s)" in x and "hosts in common are 4" in x], nj)
+    # Stalls in communicators with no host in common (tp0 and tp1): nobody.
+    r, doc = run_json(node_job("stalls-apart", calls=24, stalls=(("tp0", 12), ("tp1", 15), ("tp0", 18))))
+    check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
+    # The same stalls early in a longer run: over (18 calls since the latest), nobody named.
+    r, doc = run_json(node_job("stalls-over", calls=24, stalls=(("tp1", 2), ("dp1", 4), ("tp1", 6))))
+    check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
+    check([x for x in nj if "none in the latest 12 calls" in x], nj)
+    # Every call of the window 210 ms: a slow link, the median rule's, not a stall.
+    r, doc = run_json(node_job("stalls-steady", calls=24, stalls=tuple(("tp1", n) for n in range(1, 25))))
+    check(not [x for x in doc["findings"] if x.get("stalls")], doc["findings"])
+
+
+def straggler_peer_not_named():
+    # A straggler's data-parallel peer waits for it there and so arrives last in its own
+    # tensor-parallel calls: the others wait for it, as for a straggler, but it saves nothing
+    # over all its calls. Only the straggler is named, whatever the noise (seeds).
+    for seed in range(31, 39):
+        _, doc = run_json(node_job("straggler-peer-%d" % seed, calls=100, straggler=5, seed=seed))
+        f = [(x["rank"], x["host"]) for x in doc["findings"] if x["check"] == "watch_straggler"]
+        check(f == [(1, "h6")], "seed %d: the straggler (rank 1 of tp1, h6) alone: %s" % (seed, doc["findings"]))
+
+
+def hang_two_behind_not_named():
+    # Ranks 2 and 3 both stopped at call 30 while the others went on: a transfer between them
+    # that stalls, not a stopped process (which holds back only itself).
+    d = job("hang-pair", hang=2, hang_at=30, after=14, dump_every=5, seed=10)
+    p3 = os.path.join(d, "gpu01-pid4003.log")
+    keep = [l for l in open(p3) if json.loads(l)["coll_perf"]["coll_sn"] <= 30]
+    open(p3, "w").writelines(keep)
+    r, doc = run_json(d)
+    check(r.returncode == 0 and not [f for f in doc["findings"] if f["check"] == "watch_hang"], doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_hang"]
+    check([x for x in nj if x.startswith("rank 2 is 14 call(s) behind, and so is rank 3")], nj)
 
 
 def readme_records_and_prometheus():
@@ -438,7 +506,8 @@ def schema_checked():
 TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_against_peers,
          hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
-         too_few_calls_not_judged, slow_node_named_network_side, readme_records_and_prometheus, busbw_drop_onset,
+         too_few_calls_not_judged, slow_node_named_network_side, stalls_named_network_side,
+         straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
          dir_read_by_content, partial_result_written, schema_checked]
 

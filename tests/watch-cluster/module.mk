@@ -14,12 +14,11 @@ endif
 # test-cluster-long (tests/cluster/module.mk) runs the --long variant: it needs the trainer.
 test-cluster-long: $(if $(filter 1,$(HAVE_MPI)),$(WATCH_CLUSTER_TRAINER))
 
-# Not in make test yet: healthy stretches name nobody (0 alarms in 7 suite runs and in 142
-# documents judged again from 10 healthy recordings), but after the 10% loss stage the lossy
-# host's rank can be named a straggler in the next stage (a CI-style run on an idle machine:
-# rank 1 on h3, the loss host, named while the real straggler was rank 5), which fails the
-# suite; a rate fault was also missed once in 7 runs under load. Run it by name, and in
-# test-cluster-long.
+# In make test (one run of every case, 53-82 s in 5 runs on a loaded machine): the stall rule
+# names a lossy host (network side) and a straggler's data-parallel peer is no longer named, so
+# the 10% loss case passes and no case names the wrong rank (figures in docs/watch.md).
+# test-cluster-long keeps the repeats (--long).
+TEST_TARGETS += test-watch-cluster
 .PHONY: test-watch-cluster
 test-watch-cluster: all $(if $(filter 1,$(HAVE_MPI)),$(WATCH_CLUSTER_TRAINER))
 	@BUILD=$(BUILD) tests/watch-cluster/run.sh
