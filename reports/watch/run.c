@@ -171,8 +171,11 @@ static int nt_watch_input_collect(const char *input, path_list_t *l, path_list_t
     closedir(d);
     if (rc < 0)
         return -2;
-    qsort(l->paths + first, l->n - first, sizeof(char *), nt_watch_str_compare);
-    qsort(ignored->paths + ifirst, ignored->n - ifirst, sizeof(char *), nt_watch_str_compare);
+    /* qsort's base may not be NULL, even for 0 elements (a folder with no file of a kind) */
+    if (l->n > first)
+        qsort(l->paths + first, l->n - first, sizeof(char *), nt_watch_str_compare);
+    if (ignored->n > ifirst)
+        qsort(ignored->paths + ifirst, ignored->n - ifirst, sizeof(char *), nt_watch_str_compare);
     if (l->n == first && !quiet_empty) {
         char names[1024];
         nt_watch_names(ignored, ifirst, names, sizeof(names));
@@ -597,7 +600,8 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
         return -1;
     for (size_t i = 0; i < *nins; i++)
         known.paths[known.n++] = (*ins)[i].path;
-    qsort(known.paths, known.n, sizeof(char *), nt_watch_str_compare);
+    if (known.n) /* qsort's base may not be NULL, even for 0 elements */
+        qsort(known.paths, known.n, sizeof(char *), nt_watch_str_compare);
     for (int i = 0; rc == 0 && i < p->ninputs; i++) {
         int c = nt_watch_input_collect(p->inputs[i], &files, ignored, &known, quiet_empty, say);
         if (c == -2 || (c == -1 && missing && nt_watch_paths_add(missing, p->inputs[i]) < 0))

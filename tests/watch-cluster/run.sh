@@ -65,10 +65,11 @@ want() { [ "$ONLY" = " " ] || [[ $ONLY == *" $1 "* ]]; }
 
 pass=0; fail=0; failed=""; alarms=0; onsets=0; xfail=0; DETECT=()
 # Known misses: fault -> why (a limit of the judgements, measured). Such a case prints XFAIL
-# and does not fail the suite; NTC_STRICT=1 makes it fail. One that passes prints "ok". None
-# now: 10% loss, missed before by the slow-node median (its calls stall on TCP retransmission
-# timeouts in some steps only), is named by its stalls (judge_node.c).
-declare -A KNOWN=()
+# and does not fail the suite; NTC_STRICT=1 makes it fail (test-cluster-long). One that passes
+# prints "ok".
+declare -A KNOWN=(
+    [loss]="10% loss on one host's link: its calls stall on TCP retransmission timeouts in some steps only; the stall rule (judge_node.c) names the host in most runs (5 of 5 with its final rules on a loaded machine), but a CI-style run of 9 hosts (seed 32500) named nothing network-side after 8.3 dump intervals and took the lossy host's own rank for a straggler and a hang"
+)
 ok() { pass=$((pass + 1)); echo "ok   [$(since "$T_ALL")] $1"; }
 bad() { local m=${1//$'\n'/ / }; fail=$((fail + 1)); failed="$failed|$m"; echo "FAIL [$(since "$T_ALL")] $m"; }
 
