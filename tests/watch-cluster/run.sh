@@ -33,6 +33,7 @@ for a in "$@"; do
     *) ONLY="$ONLY$a " ;;
     esac
 done
+[ $LONG = 1 ] && NTC_STRICT=${NTC_STRICT:-1} # the long variant holds known cases to account
 # shellcheck source=tests/cluster/lib.sh
 . tests/cluster/lib.sh
 TRAINER=$ROOT/$BUILD/watch-cluster/ntc-trainer
