@@ -58,6 +58,8 @@ typedef struct nt_vlink {
     double expected;        /* NaN = none; BW: the minimum, LAT: the maximum (see thresholds.h) */
     int src_node, dst_node; /* 0..nnodes-1; -1 = none (a device on one node has src only);
                              * src == dst for links inside one node */
+    const char *src_ep, *dst_ep; /* the endpoint at each end within its node (a rank's device,
+                                  * "lr1", "mlx5_0"), compared as strings; NULL = unknown */
     int retested;           /* set by the caller after measuring the link again */
     double retest_value;    /* the second measurement (NaN = the retest gave nothing); when
                              * set it is the value judged, value is kept as the first */

@@ -87,6 +87,8 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *item, size_t li, const cJSON *link
     scope = nt_strs_intern(&fs->strs, nt_json_get_str(link, "scope", ""));
     if (!kind || !scope)
         return -1;
+    const char *sep = nt_json_get_str(cJSON_GetObjectItemCaseSensitive(link, "src"), "device", NULL);
+    const char *dep = nt_json_get_str(cJSON_GetObjectItemCaseSensitive(link, "dst"), "device", NULL);
     fs->v[fs->n].kind = kind;
     fs->v[fs->n].scope = scope;
     fs->v[fs->n].bytes = bytes;
@@ -95,6 +97,8 @@ static int nt_figs_push(nt_figs_t *fs, cJSON *item, size_t li, const cJSON *link
     fs->v[fs->n].expected = expected;
     fs->v[fs->n].src_node = src;
     fs->v[fs->n].dst_node = dst;
+    fs->v[fs->n].src_ep = sep ? nt_strs_intern(&fs->strs, sep) : NULL;
+    fs->v[fs->n].dst_ep = dep ? nt_strs_intern(&fs->strs, dep) : NULL;
     fs->v[fs->n].retest_value = NAN;
     fs->f[fs->n] = (nt_fig_t){item, li, metric, bytes};
     fs->n++;

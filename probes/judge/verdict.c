@@ -659,12 +659,58 @@ static int nt_cmp_npair(const void *pa, const void *pb)
     return (x->b > y->b) - (x->b < y->b);
 }
 
+/* Distinct endpoints seen at one node: the first, and whether there was another. An unknown
+ * endpoint (NULL) is not counted. */
+typedef struct nt_eps {
+    const char *first;
+    int several;
+} nt_eps_t;
+
+typedef struct nt_node_eps {
+    nt_eps_t all, bad;
+} nt_node_eps_t;
+
+static void nt_eps_note(nt_eps_t *e, const char *ep)
+{
+    if (!ep)
+        return;
+    if (!e->first)
+        e->first = ep;
+    else if (strcmp(e->first, ep) != 0)
+        e->several = 1;
+}
+
+/* Whether the node's failing suspect links all leave one of its several endpoints. */
+static int nt_eps_one_of_many(const nt_node_eps_t *e)
+{
+    return e->all.several && e->bad.first && !e->bad.several;
+}
+
 static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verdict_t *nodes,
                                const work_t *w)
 {
     npair_t *pairs = malloc(sizeof(*pairs) * (n ? n : 1));
-    if (!pairs)
+    nt_node_eps_t *eps = calloc((size_t)nnodes + 1, sizeof(*eps));
+    if (!pairs || !eps) {
+        free(pairs);
+        free(eps);
         return NT_ERR_NOMEM;
+    }
+    /* The endpoints of each node: all those its links between nodes use, and those of its
+     * links that count against it as a suspect (below). */
+    for (size_t i = 0; i < n; i++) {
+        const nt_vlink_t *l = &L[i];
+        if (l->verdict == NT_SKIPPED || l->src_node < 0 || l->dst_node < 0 ||
+            l->src_node == l->dst_node)
+            continue;
+        int bad = l->verdict == NT_FAIL || l->marginal;
+        nt_eps_note(&eps[l->src_node].all, l->src_ep);
+        nt_eps_note(&eps[l->dst_node].all, l->dst_ep);
+        if (bad && l->src_suspect)
+            nt_eps_note(&eps[l->src_node].bad, l->src_ep);
+        if (bad && l->dst_suspect)
+            nt_eps_note(&eps[l->dst_node].bad, l->dst_ep);
+    }
     size_t np = 0;
     for (size_t i = 0; i < n; i++) {
         const nt_vlink_t *l = &L[i];
@@ -675,10 +721,16 @@ static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_v
          * slow as a whole in the link's population (suspect: its median, or that of its sent
          * or received links, beyond the limit), or when it failed its expected (hardware)
          * figure. Slow links to most partners from one rank of a node are link faults, not
-         * the node's: a rank starved by the scheduler looks like that, a broken host not. */
+         * the node's: a rank starved by the scheduler looks like that, a broken host not.
+         * So a node with two or more endpoints is a suspect only when links of two or more
+         * of them fail: one slow rank can make its node's sent (or received) median slow
+         * when that rank's links run one way (a CI-style run drained fake1 for its rank lr1
+         * alone, 3 of 3 partners). */
         int bad = l->verdict == NT_FAIL || l->marginal;
         int exp = bad && (l->fired & NT_FIRED_EXPECTED);
-        int fs = bad && (exp || l->src_suspect), fd = bad && (exp || l->dst_suspect);
+        int ss = l->src_suspect && !nt_eps_one_of_many(&eps[l->src_node]);
+        int ds = l->dst_suspect && !nt_eps_one_of_many(&eps[l->dst_node]);
+        int fs = bad && (exp || ss), fd = bad && (exp || ds);
         if (l->src_node < l->dst_node)
             pairs[np++] = (npair_t){l->src_node, l->dst_node, fs, fd, bad};
         else
@@ -707,6 +759,7 @@ static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_v
     unsigned char *blamed = calloc((size_t)nnodes + 1, 1);
     if (!blamed) {
         free(pairs);
+        free(eps);
         return NT_ERR_NOMEM;
     }
     for (;;) {
@@ -835,6 +888,7 @@ static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_v
         nt_verdict_cat(l->reason, sizeof(l->reason), "%s", old);
     }
     free(blamed);
+    free(eps);
     return NT_OK;
 }
 

@@ -1129,6 +1129,52 @@ static void test_scenario_one_rank_slow(void **state)
     assert_int_equal(faults, 6);
 }
 
+/* One slow rank whose links all run one way: 4 nodes of 2 ranks, one latency link per lane
+ * and node pair, node 1 sending on its lane lr1 (10x slow) and receiving on lr0. Its sent
+ * median is slow with every partner, so it is a suspect by its sent links; but they all leave
+ * one endpoint of its two, so its node is not blamed: the links are link faults. The same
+ * with both of node 1's ranks slow blames node 1. */
+static const char *const lane_ep[2] = {"lr0", "lr1"};
+
+static void build_one_way_rank(int slow_lanes)
+{
+    reset(4);
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++)
+            for (int r = 0; r < 2; r++) {
+                int src = a, dst = b;
+                if (b == 1 || a == 1) {
+                    int o = a == 1 ? b : a;
+                    src = r == 1 ? 1 : o;
+                    dst = r == 1 ? o : 1;
+                }
+                int slow = (src == 1 || dst == 1) && (r == 1 || slow_lanes == 2);
+                nt_vlink_t *l = add("mpi", 8, NT_METRIC_LAT,
+                                    slow ? 20.0 : 2.0 + 0.01 * (a + b + r), src, dst);
+                l->src_ep = l->dst_ep = lane_ep[r];
+            }
+}
+
+static void test_scenario_one_way_rank_slow(void **state)
+{
+    (void)state;
+    build_one_way_rank(1);
+    assert_int_equal(judge(NULL), NT_OK);
+    int faults = 0;
+    for (size_t i = 0; i < F.n; i++)
+        faults += nt_vlink_is_link_fault(&F.l[i]);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(F.nodes[i].blamed, 0);
+    assert_int_equal(faults, 3);
+
+    build_one_way_rank(2);
+    assert_int_equal(judge(NULL), NT_OK);
+    assert_int_equal(F.nodes[1].blamed, 1);
+    for (int i = 0; i < 4; i++)
+        if (i != 1)
+            assert_int_equal(F.nodes[i].blamed, 0);
+}
+
 /* Ranks that shared an oversubscribed machine (run.serialized): a link at 4 of 10.1 GB/s on
  * both measurements, blamed on no node, is a warning with the reason saying why, not a link
  * fault; a slow node is still blamed and its links fail; an expected figure still fails. */
@@ -1243,6 +1289,7 @@ int main(void)
         cmocka_unit_test(test_scenario_healthy_noise),
         cmocka_unit_test(test_scenario_three_nodes),
         cmocka_unit_test(test_scenario_one_rank_slow),
+        cmocka_unit_test(test_scenario_one_way_rank_slow),
         cmocka_unit_test(test_advisory_peer_rules),
         cmocka_unit_test(test_shared_cpus_link_alone_warns),
     };
