@@ -336,6 +336,41 @@ static int nt_node_comm_stalls(const nt_jobcomm_t *c, double *worst_us, double *
     return stalls;
 }
 
+/* The network finding (NT-JOB-205) that names one host, or the pair between two or more: its
+ * verdict says what the network does (how: "is slow", "stalls calls, ..."), hosts lists them
+ * and observed_us / expected_us / ratio give the figures. Returns the finding, or NULL when out
+ * of memory. */
+static cJSON *nt_node_network_finding(cJSON *findings, nt_watch_who_t who, const char *names,
+                                      const char *const *hostv, int nhost, const char *how,
+                                      const char *reason, double observed_us,
+                                      double expected_us, double ratio)
+{
+    char verdict[768];
+    if (nhost == 1)
+        snprintf(verdict, sizeof(verdict),
+                 "host %s's network (its NIC, link or switch port) %s: network, not compute",
+                 names, how);
+    else
+        snprintf(verdict, sizeof(verdict),
+                 "the link between hosts %s, or one of their NICs, %s: network, not compute",
+                 names, how);
+    cJSON *f = nt_watch_finding_add(findings, "NT-JOB-205", "warn", who, verdict, reason);
+    cJSON *hl = f ? cJSON_AddArrayToObject(f, "hosts") : NULL;
+    for (int i = 0; hl && i < nhost; i++) {
+        cJSON *s = cJSON_CreateString(hostv[i]);
+        if (!s || !cJSON_AddItemToArray(hl, s)) {
+            cJSON_Delete(s);
+            hl = NULL;
+        }
+    }
+    if (!hl || !cJSON_AddStringToObject(f, "side", "network") ||
+        !cJSON_AddNumberToObject(f, "observed_us", observed_us) ||
+        !cJSON_AddNumberToObject(f, "expected_us", expected_us) ||
+        !cJSON_AddNumberToObject(f, "ratio", ratio))
+        return NULL;
+    return f;
+}
+
 /* A host whose link stalls calls now and then: every communicator with a stall holds it, no
  * other host (or one other: the link between them) is in all of them, at least stall_calls
  * stalls over at least stall_comms communicators (one stall is no alarm, and one communicator
@@ -422,13 +457,7 @@ static int nt_node_stall_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *n
                                      total, nt_node_rules.stall_min_us / 1e3, ncomm,
                                      nt_node_rules.stall_comms, ncand, ncand ? names : "none");
     else {
-        char verdict[768], reason[768];
-        snprintf(verdict, sizeof(verdict),
-                 ncand == 1 ? "host %s's network (its NIC, link or switch port) stalls calls, as "
-                              "packet loss does: network, not compute"
-                            : "the link between hosts %s, or one of their NICs, stalls calls, as "
-                              "packet loss does: network, not compute",
-                 names);
+        char reason[768];
         snprintf(reason, sizeof(reason),
                  "%d call(s) in %d communicator(s), all of them with %s, took %.0f ms or more and "
                  "%.0fx their series' median even for the rank that arrives last, which waits for "
@@ -440,20 +469,10 @@ static int nt_node_stall_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *n
                  nt_node_rules.stall_ratio, worst / 1e3, typical / 1e3, nt_node_rules.stall_window,
                  age, ncand == 1 ? "it" : "them");
         nt_watch_who_t who = {first->id, first->name, names, -1, -1};
-        cJSON *f = nt_watch_finding_add(findings, "NT-JOB-205", "warn", who, verdict, reason);
-        cJSON *hl = f ? cJSON_AddArrayToObject(f, "hosts") : NULL;
-        for (int i = 0; hl && i < ncand; i++) {
-            cJSON *s = cJSON_CreateString(cand[i]);
-            if (!s || !cJSON_AddItemToArray(hl, s)) {
-                cJSON_Delete(s);
-                hl = NULL;
-            }
-        }
-        if (!hl || !cJSON_AddStringToObject(f, "side", "network") ||
-            !cJSON_AddNumberToObject(f, "observed_us", worst) ||
-            !cJSON_AddNumberToObject(f, "expected_us", typical) ||
-            !cJSON_AddNumberToObject(f, "ratio", typical > 0 ? worst / typical : 0) ||
-            !cJSON_AddNumberToObject(f, "stalls", total))
+        cJSON *f = nt_node_network_finding(findings, who, names, cand, ncand,
+                                           "stalls calls, as packet loss does", reason, worst,
+                                           typical, typical > 0 ? worst / typical : 0);
+        if (!f || !cJSON_AddNumberToObject(f, "stalls", total))
             rc = -1;
         out->warn++;
         for (size_t i = 0; slow && i < nc; i++)
@@ -532,13 +551,7 @@ int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *nj,
         for (int i = 1; i < ncand; i++)
             if (ev[cand[i]].worst_ratio > e->worst_ratio)
                 e = &ev[cand[i]];
-        char verdict[768], reason[768];
-        snprintf(verdict, sizeof(verdict),
-                 ncand == 1 ? "host %s's network (its NIC, link or switch port) is slow: network, "
-                              "not compute"
-                            : "the link between hosts %s, or one of their NICs, is slow: network, "
-                              "not compute",
-                 names);
+        char reason[768];
         snprintf(reason, sizeof(reason),
                  "%s of %.0f B on %d ranks over %d nodes: the communicators with %s take %.0f us "
                  "(median of the last %d calls of the rank that arrives last, which waits for "
@@ -550,19 +563,11 @@ int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *nj,
                  nt_node_rules.ratio,
                  nt_node_rules.min_excess_us);
         nt_watch_who_t who = {e->worst->c->id, e->worst->c->name, names, -1, -1};
-        cJSON *f = nt_watch_finding_add(findings, "NT-JOB-205", "warn", who, verdict, reason);
-        cJSON *hl = f ? cJSON_AddArrayToObject(f, "hosts") : NULL;
-        for (int i = 0; hl && i < ncand; i++) {
-            cJSON *s = cJSON_CreateString(hosts.names[cand[i]]);
-            if (!s || !cJSON_AddItemToArray(hl, s)) {
-                cJSON_Delete(s);
-                hl = NULL;
-            }
-        }
-        if (!hl || !cJSON_AddStringToObject(f, "side", "network") ||
-            !cJSON_AddNumberToObject(f, "observed_us", e->t_with_us) ||
-            !cJSON_AddNumberToObject(f, "expected_us", e->t_without_us) ||
-            !cJSON_AddNumberToObject(f, "ratio", e->worst_ratio))
+        const char *hostv[8];
+        for (int i = 0; i < ncand; i++)
+            hostv[i] = hosts.names[cand[i]];
+        if (!nt_node_network_finding(findings, who, names, hostv, ncand, "is slow", reason,
+                                     e->t_with_us, e->t_without_us, e->worst_ratio))
             rc = -1;
         out->warn++;
     }
