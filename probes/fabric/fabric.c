@@ -628,6 +628,23 @@ static cJSON *nt_fab_section(nt_fab_ctx_t *c, const char *status, const char *re
     for (int n = 0; !bad && n < p->nnodes; n++)
         bad |= !cJSON_AddItemToArray(nodes, cJSON_CreateString(p->nodes[n].host));
     bad |= nt_json_add_num(o, "rails", c->nrails > 0 ? c->nrails : 0) != NT_OK;
+    /* Each node's IPv4 address per rail, as its leader bound it: two nodes with one address
+     * share a network stack (one machine), and the judge leaves their fabric alone. */
+    if (!bad && c->all && c->nrails > 0) {
+        cJSON *addrs = nt_json_add_arr(o, "rail_addresses");
+        bad |= !addrs;
+        for (int n = 0; !bad && n < p->nnodes; n++) {
+            const nt_fab_addr_t *a = &c->all[p->nodes[n].ranks[0]];
+            cJSON *per = cJSON_CreateArray();
+            bad |= !per || !cJSON_AddItemToArray(addrs, per);
+            for (int r = 0; !bad && r < c->nrails; r++) {
+                char ip[INET_ADDRSTRLEN];
+                struct in_addr in = {.s_addr = a->ip[r]};
+                bad |= !inet_ntop(AF_INET, &in, ip, sizeof(ip)) ||
+                       !cJSON_AddItemToArray(per, cJSON_CreateString(ip));
+            }
+        }
+    }
     bad |= !(phases = nt_json_add_arr(o, "phases"));
     for (int ph = 0; s && !bad && ph < NT_FAB_NPHASES; ph++) {
         cJSON *po = cJSON_CreateObject(), *rounds;

@@ -435,6 +435,79 @@ static void nt_fab_write_topology(cJSON *fab, cJSON *checks, const nt_fab_read_t
     free(leafgroup);
 }
 
+typedef struct {
+    const char *addr;
+    int node, rail;
+} nt_fab_addr_ref_t;
+
+static int nt_fab_cmp_addr(const void *pa, const void *pb)
+{
+    const nt_fab_addr_ref_t *a = pa, *b = pb;
+    int c = strcmp(a->addr, b->addr);
+    return c ? c : (a->node > b->node) - (a->node < b->node);
+}
+
+/* Whether two nodes of the section bound one address (its rail_addresses): they share a
+ * network stack, one machine, and the flows between them never cross a fabric (fake nodes on
+ * one host, or one host under two names). d gets the reason naming the address and its
+ * nodes. Returns 1 when shared, 0 when not or unknown (no rail_addresses: older reports),
+ * -1 when out of memory. */
+static int nt_fab_shared_stack(const cJSON *fab, const nt_fab_read_t *rd, char *d, size_t len)
+{
+    const cJSON *addrs = cJSON_GetObjectItemCaseSensitive(fab, "rail_addresses"), *per, *a;
+    size_t n = 0, cap = 0;
+    nt_fab_addr_ref_t *v = NULL;
+    int node = 0, found = 0;
+
+    cJSON_ArrayForEach (per, addrs) {
+        int rail = 0;
+        cJSON_ArrayForEach (a, per) {
+            if (node < rd->nnodes && cJSON_IsString(a) && a->valuestring[0]) {
+                if (n == cap) {
+                    nt_fab_addr_ref_t *g = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*g));
+                    if (!g) {
+                        free(v);
+                        return -1;
+                    }
+                    v = g;
+                }
+                v[n++] = (nt_fab_addr_ref_t){a->valuestring, node, rail};
+            }
+            rail++;
+        }
+        node++;
+    }
+    if (n > 1)
+        qsort(v, n, sizeof(*v), nt_fab_cmp_addr);
+    for (size_t i = 0; i + 1 < n && !found; i++) {
+        size_t j = i + 1, k, nodes = 1;
+        while (j < n && strcmp(v[j].addr, v[i].addr) == 0) {
+            nodes += v[j].node != v[j - 1].node;
+            j++;
+        }
+        if (nodes < 2) {
+            i = j - 1;
+            continue;
+        }
+        /* up to 6 names, then how many more: the reason stays whole */
+        int off = snprintf(d, len, "%zu nodes (", nodes), shown = 0;
+        for (k = i; k < j && shown < 6 && off >= 0 && (size_t)off < len; k++)
+            if (k == i || v[k].node != v[k - 1].node)
+                off += snprintf(d + off, len - (size_t)off, "%s%s", shown++ ? ", " : "",
+                                rd->hosts[v[k].node]);
+        if (off >= 0 && (size_t)off < len)
+            off += snprintf(d + off, len - (size_t)off, "%s)", (size_t)shown < nodes ? ", ..." : "");
+        if (off >= 0 && (size_t)off < len)
+            snprintf(d + off, len - (size_t)off,
+                     " share the address %s (rail %d): one network stack, one machine; their "
+                     "flows never cross a fabric, so no cut, group or rail is judged",
+                     v[i].addr, v[i].rail);
+        found = 1;
+    }
+    free(v);
+    return found;
+}
+
 nt_status_t nt_fabric_judge_doc(cJSON *fab, const nt_ibtopo_t *topo)
 {
     static const char *const added[] = {"groups", "cuts", "checks", "not_judged", "topology"};
@@ -476,6 +549,17 @@ nt_status_t nt_fabric_judge_doc(cJSON *fab, const nt_ibtopo_t *topo)
         nt_fab_not_judged(nj, "fabric", "too few nodes: the section names fewer than 2");
         st = NT_OK;
         goto out;
+    }
+    switch (nt_fab_shared_stack(fab, &rd, d, sizeof(d))) {
+    case 1:
+        nt_fab_not_judged(nj, "fabric", d);
+        st = NT_OK;
+        goto out;
+    case -1:
+        st = NT_ERR_NOMEM;
+        goto out;
+    default:
+        break;
     }
     for (size_t r = 0; r < rd.nrounds; r++)
         rail_phases |= rd.rounds[r].phase == NT_FAB_RAIL_ONE;

@@ -374,6 +374,48 @@ static void test_doc_cut(void **state)
     cJSON_Delete(fab);
 }
 
+/* Rail addresses: the same cut with one address per node is judged; with h1 and h2 on one
+ * address (one network stack: fake nodes on one host) nothing is judged, and the reason names
+ * the two nodes and the address. */
+static void add_addresses(cJSON *fab, int same)
+{
+    cJSON *addrs = cJSON_AddArrayToObject(fab, "rail_addresses");
+    for (int n = 0; n < 8; n++) {
+        char ip[32];
+        cJSON *per = cJSON_CreateArray();
+        snprintf(ip, sizeof(ip), "10.0.0.%d", same && n == 1 ? 1 : n + 1);
+        cJSON_AddItemToArray(per, cJSON_CreateString(ip));
+        cJSON_AddItemToArray(addrs, per);
+    }
+}
+
+static void test_doc_shared_stack(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    cJSON *fab, *nj;
+    (void)state;
+    g.cut_GBps = 3.6;
+    fab = nt_fabgen_doc(&g);
+    add_addresses(fab, 0);
+    assert_int_equal(nt_fabric_judge_doc(fab, NULL), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "cuts")), 1);
+    cJSON_Delete(fab);
+
+    fab = nt_fabgen_doc(&g);
+    add_addresses(fab, 1);
+    assert_int_equal(nt_fabric_judge_doc(fab, NULL), NT_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "cuts")), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fab, "checks")), 0);
+    assert_null(cJSON_GetObjectItem(fab, "groups"));
+    nj = cJSON_GetObjectItem(fab, "not_judged");
+    assert_int_equal(cJSON_GetArraySize(nj), 1);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(nj, 0), "reason")->valuestring,
+                        "2 nodes (h1, h2) share the address 10.0.0.1 (rail 0): one network "
+                        "stack, one machine; their flows never cross a fabric, so no cut, group "
+                        "or rail is judged");
+    cJSON_Delete(fab);
+}
+
 static void test_doc_skipped_and_healthy(void **state)
 {
     nt_fabgen_t g = nt_fabgen_default();
@@ -640,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_shared_rail),
         cmocka_unit_test(test_no_alone_not_judged),
         cmocka_unit_test(test_doc_cut),
+        cmocka_unit_test(test_doc_shared_stack),
         cmocka_unit_test(test_doc_skipped_and_healthy),
         cmocka_unit_test(test_doc_every_flow_slowed),
         cmocka_unit_test(test_group_name),
