@@ -686,6 +686,19 @@ static int nt_eps_one_of_many(const nt_node_eps_t *e)
     return e->all.several && e->bad.first && !e->bad.several;
 }
 
+/* A judged link between two nodes: the links node blame counts. */
+static int nt_between_nodes(const nt_vlink_t *l)
+{
+    return l->verdict != NT_SKIPPED && l->src_node >= 0 && l->dst_node >= 0 &&
+           l->src_node != l->dst_node;
+}
+
+/* A failing or confirmed marginal link: one that counts against its ends. */
+static int nt_counts_bad(const nt_vlink_t *l)
+{
+    return l->verdict == NT_FAIL || l->marginal;
+}
+
 static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_verdict_t *nodes,
                                const work_t *w)
 {
@@ -700,10 +713,9 @@ static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_v
      * links that count against it as a suspect (below). */
     for (size_t i = 0; i < n; i++) {
         const nt_vlink_t *l = &L[i];
-        if (l->verdict == NT_SKIPPED || l->src_node < 0 || l->dst_node < 0 ||
-            l->src_node == l->dst_node)
+        if (!nt_between_nodes(l))
             continue;
-        int bad = l->verdict == NT_FAIL || l->marginal;
+        int bad = nt_counts_bad(l);
         nt_eps_note(&eps[l->src_node].all, l->src_ep);
         nt_eps_note(&eps[l->dst_node].all, l->dst_ep);
         if (bad && l->src_suspect)
@@ -714,8 +726,7 @@ static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_v
     size_t np = 0;
     for (size_t i = 0; i < n; i++) {
         const nt_vlink_t *l = &L[i];
-        if (l->verdict == NT_SKIPPED || l->src_node < 0 || l->dst_node < 0 ||
-            l->src_node == l->dst_node)
+        if (!nt_between_nodes(l))
             continue;
         /* A failing (or confirmed marginal) link counts against an end only when that end is
          * slow as a whole in the link's population (suspect: its median, or that of its sent
@@ -726,7 +737,7 @@ static nt_status_t nt_blame_nodes(nt_vlink_t *L, size_t n, int nnodes, nt_node_v
          * of them fail: one slow rank can make its node's sent (or received) median slow
          * when that rank's links run one way (a CI-style run drained fake1 for its rank lr1
          * alone, 3 of 3 partners). */
-        int bad = l->verdict == NT_FAIL || l->marginal;
+        int bad = nt_counts_bad(l);
         int exp = bad && (l->fired & NT_FIRED_EXPECTED);
         int ss = l->src_suspect && !nt_eps_one_of_many(&eps[l->src_node]);
         int ds = l->dst_suspect && !nt_eps_one_of_many(&eps[l->dst_node]);
