@@ -324,6 +324,25 @@ static int nt_cat_versions(const cJSON *it, nt_kb_cause_t *c, const char *name, 
     return 0;
 }
 
+/* An entry's "also" and "unless" lines (-2 each when absent), for entry i of finding key.
+ * Returns 0, -1 with err set. */
+static int nt_cat_qualifiers(nt_kb_t *kb, const cJSON *it, nt_kb_cause_t *c, const char *key,
+                             size_t i, const char *name, char *err, size_t errlen)
+{
+    char where[96], id[160];
+    snprintf(where, sizeof(where), "$.catalogue[%zu].also", i);
+    snprintf(id, sizeof(id), "%s/also", key);
+    if ((c->also = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "also"), id, 1, name,
+                              where, err, errlen)) == -1)
+        return -1;
+    snprintf(where, sizeof(where), "$.catalogue[%zu].unless", i);
+    snprintf(id, sizeof(id), "%s/unless", key);
+    if ((c->unless = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "unless"), id, 1, name,
+                                where, err, errlen)) == -1)
+        return -1;
+    return 0;
+}
+
 /* $.catalogue: the causes from the field, one entry each (docs/doctor-catalogue.md). An entry is a
  * finding (key, code, severity, title, cause, fix, confirm, thread) and the lines that show it:
  * "lines" (any of them), "also" (and one of these in the same input), "unless" (and none of
@@ -358,7 +377,8 @@ static int nt_parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, c
             if ((c->sig = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0,
                                      name, where, err, errlen)) < 0)
                 return -1;
-            c->also = c->unless = -2;
+            if (nt_cat_qualifiers(kb, it, c, key, i, name, err, errlen) < 0)
+                return -1;
             /* more lines of a finding may hold for some NCCL releases only */
             if (nt_cat_versions(it, c, name, i, err, errlen) < 0)
                 return -1;
@@ -401,20 +421,12 @@ static int nt_parse_catalogue(const cJSON *cat, nt_kb_t *kb, const char *name, c
             return -1;
         nt_kb_cause_t *c = &kb->causes[i];
         c->finding = f;
-        char where[96], id[160];
+        char where[96];
         snprintf(where, sizeof(where), "$.catalogue[%zu].lines", i);
         if ((c->sig = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "lines"), key, 0, name,
                               where, err, errlen)) < 0)
             return -1;
-        snprintf(where, sizeof(where), "$.catalogue[%zu].also", i);
-        snprintf(id, sizeof(id), "%s/also", key);
-        if ((c->also = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "also"), id, 1, name,
-                               where, err, errlen)) == -1)
-            return -1;
-        snprintf(where, sizeof(where), "$.catalogue[%zu].unless", i);
-        snprintf(id, sizeof(id), "%s/unless", key);
-        if ((c->unless = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "unless"), id, 1, name,
-                                 where, err, errlen)) == -1)
+        if (nt_cat_qualifiers(kb, it, c, key, i, name, err, errlen) < 0)
             return -1;
         if (nt_cat_versions(it, c, name, i, err, errlen) < 0)
             return -1;
