@@ -134,7 +134,9 @@ nt_jobreader_t *nt_jobreader_open_stream(FILE *fp);
 int nt_jobreader_next(nt_jobreader_t *r, nt_jobrec_t *rec);
 
 /* nt_jobreader_follow - with `on`, the end of the file is not the end of the input: a record cut
- * there is kept, and the next nt_jobreader_next reads what was appended since. */
+ * there is kept, and the next nt_jobreader_next reads what was appended since. Called before
+ * the first read it also makes the read block small (8 KiB): a followed file gains a dump at a
+ * time, and thousands of them stay open. */
 void nt_jobreader_follow(nt_jobreader_t *r, int on);
 
 /* 1 while a record cut at the end of the file is held (follow mode), 0 otherwise. */

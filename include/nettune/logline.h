@@ -33,6 +33,11 @@ nt_linereader_t *nt_linereader_open_stream(FILE *fp);
  * set). */
 int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len);
 
+/* nt_linereader_set_block - reads in blocks of `bytes` (1 KiB to 64 KiB; zlib's buffers are
+ * sized from it) instead of 64 KiB: for many files open at once that each gain little between
+ * reads. Only before the first read. Returns 0, or -1 (already read, or out of range). */
+int nt_linereader_set_block(nt_linereader_t *r, size_t bytes);
+
 /* With `on` set, a line longer than NT_LINE_MAX - 1 bytes is returned in pieces of that size
  * instead of being cut: nt_linereader_piece says the line returned last continues in the next
  * call. For readers of records that span long lines (Inspector's verbose JSON), which bound

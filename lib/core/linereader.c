@@ -18,7 +18,8 @@ struct nt_linereader {
     FILE *fp;  /* a stream given by the caller (fuzz target), or NULL */
     gzFile gz; /* a file or stdin, read through zlib: gzip is decompressed, anything else as is */
     int own;
-    char buf[NT_READ_BLOCK];
+    char *buf;    /* block bytes, allocated at the first read */
+    size_t block;
     size_t len, pos;
     char line[NT_LINE_MAX];
     unsigned long newlines; /* '\n' consumed so far */
@@ -37,6 +38,7 @@ static nt_linereader_t *nt_reader_new(FILE *fp, int own)
         return NULL;
     r->fp = fp;
     r->own = own;
+    r->block = NT_READ_BLOCK;
     return r;
 }
 
@@ -79,8 +81,13 @@ static int nt_fill(nt_linereader_t *r)
     if (r->eof)
         return 0;
     r->pos = 0;
+    if (!r->buf && !(r->buf = malloc(r->block))) {
+        r->len = 0;
+        errno = ENOMEM;
+        return -1;
+    }
     if (r->gz) {
-        int n = gzread(r->gz, r->buf, sizeof(r->buf));
+        int n = gzread(r->gz, r->buf, (unsigned)r->block);
         if (n <= 0) {
             r->len = 0;
             r->eof = 1;
@@ -106,7 +113,7 @@ static int nt_fill(nt_linereader_t *r)
         r->bytes += r->len;
         return 1;
     }
-    r->len = fread(r->buf, 1, sizeof(r->buf), r->fp);
+    r->len = fread(r->buf, 1, r->block, r->fp);
     if (r->len == 0) {
         r->eof = 1;
         return ferror(r->fp) ? -1 : 0;
@@ -268,6 +275,16 @@ int nt_linereader_next(nt_linereader_t *r, const char **line, size_t *len)
     return 1;
 }
 
+int nt_linereader_set_block(nt_linereader_t *r, size_t bytes)
+{
+    if (!r || r->buf || r->bytes || bytes < 1024 || bytes > NT_READ_BLOCK)
+        return -1;
+    if (r->gz && gzbuffer(r->gz, (unsigned)bytes) != 0)
+        return -1;
+    r->block = bytes;
+    return 0;
+}
+
 void nt_linereader_set_split(nt_linereader_t *r, int on)
 {
     r->split = on;
@@ -320,6 +337,7 @@ void nt_linereader_close(nt_linereader_t *r)
         fclose(r->fp);
     if (r->gz)
         gzclose(r->gz);
+    free(r->buf);
     free(r);
 }
 
