@@ -434,6 +434,38 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
             return -1;
         out->fail++;
     }
+    /* Every rank at the same last call and none dumping for hang_min_dumps of its intervals (by
+     * the clock while following): the communicator stands still, but no rank is behind. A rank
+     * stopped right after it dumped every call it had completed looks so (a CI-style run: rank
+     * 1 of tp0 SIGSTOPped, all four ranks at call 1463, the other tensor group 6 calls on), and
+     * so does a rank hung with its dump thread alive, or a job that ended: the records cannot
+     * tell which rank holds the others, so it is said, not judged. */
+    if (isfinite(now_us) && seen >= 2) {
+        int still = 0;
+        double least = INFINITY;
+        for (int i = 0; i < c->nranks; i++) {
+            const nt_jobrank_t *r = &c->ranks[i];
+            double every = nt_watch_dump_interval_us(r);
+            if (!r->seen)
+                continue;
+            if (r->last_seq != c->max_seq || !(every > 0) || !isfinite(r->last_dump_ts_us))
+                break;
+            double missed = (now_us - r->last_dump_ts_us) / every;
+            if (missed < nt_rules.hang_min_dumps)
+                break;
+            least = fmin(least, missed);
+            still++;
+        }
+        if (still == seen &&
+            nt_watch_not_judged_add(nj, "watch_hang", c->id,
+                                    "all %d rank(s) seen stopped at call %llu and none dumped for "
+                                    "%.1f of its dump intervals or more: the communicator stands "
+                                    "still (a hang, or the job ended), but no rank is behind, so "
+                                    "the records cannot tell which one holds the others (ncclras "
+                                    "names unresponsive ranks)",
+                                    seen, (unsigned long long)c->max_seq, least) < 0)
+            return -1;
+    }
     return 0;
 }
 

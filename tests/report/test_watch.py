@@ -139,6 +139,20 @@ def healthy_job_no_finding():
         check(50 < bw < 130, "64 MiB in about 1 ms on 8 ranks: busbw %.1f GB/s" % bw)
 
 
+def standing_still_said_not_blamed():
+    # Every rank at call 40 and their dumps a year old by the clock (--follow): the communicator
+    # stands still, no rank is behind: said under not_judged, nobody blamed. Without --follow
+    # the wall clock is not the job's, and nothing is said.
+    d = job("still", seed=5)
+    r, doc = run_json(d, "--follow", "--polls", "1")
+    check(r.returncode == 0 and not doc["findings"], "no finding: %s" % doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_hang"]
+    check(len(nj) == 1 and nj[0].startswith("all 8 rank(s) seen stopped at call 40 and none dumped for ")
+          and "cannot tell which one holds the others" in nj[0], nj)
+    r, doc = run_json(d)
+    check(not [n for n in doc["not_judged"] if n["check"] == "watch_hang"], doc["not_judged"])
+
+
 def too_few_calls_not_judged():
     d = job("short", calls=5, seed=8, straggler=1)
     r, doc = run_json(d)
@@ -506,6 +520,7 @@ def schema_checked():
 TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_against_peers,
          hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
+    standing_still_said_not_blamed,
          too_few_calls_not_judged, slow_node_named_network_side, stalls_named_network_side,
          straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
