@@ -837,6 +837,17 @@ static void test_opfiles_gpu_captures(void **state)
     assert_true(smi.gpu[0].throttle_ok);
     assert_int_equal(smi_judge(&smi.gpu[0], o), 0);
     assert_string_equal(o[2].observed, "0x0");
+    /* stas00's broken GPU: one uncorrectable SRAM error since the driver loaded (Volatile 1),
+     * five in its lifetime; the excerpt is the ECC block alone */
+    feed_excerpt("smi-excerpt-stas00-volatile-sram-uncorrectable.txt", "GPU 00000000:07:00.0", 0,
+                 &smi);
+    assert_true(smi.gpu[0].ecc_ok);
+    /* gpu_ecc fails NT-GPU-012 (reset category: the author's fix is nvidia-smi -r or a reboot),
+     * and nothing else the excerpt does not show is judged to fail */
+    assert_int_equal(smi_judge(&smi.gpu[0], o), 1);
+    assert_int_equal(o[0].verdict, NT_FAIL);
+    assert_string_equal(o[0].code, "NT-GPU-012");
+    assert_string_equal(o[0].observed, "uncorrectable volatile 1, aggregate 5");
     /* an RTX 3090 the driver marked "Reset Required: Yes" (CUDA fails on it alone) */
     feed_excerpt("smi-excerpt-rtx3090-reset-required.txt", "GPU 00000000:39:00.0", 4, &smi);
     assert_int_equal(smi_judge(&smi.gpu[0], o), 1);
