@@ -38,8 +38,9 @@ static const struct {
     double onset_min_excess_us;  /* a drop costs each call at least this much time */
     double straggler_cross_margin; /* every other rank spends more inside calls, by this share
                                       of the wait the rank is credited with */
+    double hang_stall_dumps;     /* the same when its communicator stalled in its latest calls */
 } nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10,
-              3, 12, 0.50, 1000, 0.33, 8, 4, 2000, 0.5};
+              3, 12, 0.50, 1000, 0.33, 8, 4, 2000, 0.5, 10};
 
 cJSON *nt_watch_settings(size_t window)
 {
@@ -61,6 +62,7 @@ cJSON *nt_watch_settings(size_t window)
         !cJSON_AddNumberToObject(s, "straggler_cross_margin", nt_rules.straggler_cross_margin) ||
         !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_rules.hang_min_lag) ||
         !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_rules.hang_min_dumps) ||
+        !cJSON_AddNumberToObject(s, "hang_stall_dumps", nt_rules.hang_stall_dumps) ||
         !cJSON_AddNumberToObject(s, "onset_baseline_calls", nt_rules.onset_baseline) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_k", nt_rules.onset_k) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_h", nt_rules.onset_h) ||
@@ -378,6 +380,27 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
                                         isfinite(missed) ? missed : 0.0,
                                         isfinite(now_us) ? "by the clock" : "by the others' dumps",
                                         nt_rules.hang_min_dumps) < 0)
+                return -1;
+            continue;
+        }
+        /* A communicator that stalled in its latest calls (a retransmission timeout holds
+         * every rank of a call for hundreds of ms) can hold one rank in one call for seconds:
+         * its silence is a slow network until hang_stall_dumps of its intervals (a --long run
+         * of the namespace cluster at 10% loss, 1 s dumps: the lossy host's rank named a hang
+         * after its case). Slow is not dead. */
+        double stall_us = 0;
+        int stalls = nt_watch_comm_stalls(c, &stall_us);
+        if (stalls < 0)
+            return -1;
+        if (stalls > 0 && isfinite(missed) && missed < nt_rules.hang_stall_dumps) {
+            if (nt_watch_not_judged_add(
+                    nj, "watch_hang", c->id,
+                    "rank %d is %llu call(s) behind and silent for %.1f of its dump intervals, "
+                    "but %d of the communicator's latest calls stalled (the longest %.0f ms: a "
+                    "retransmission timeout holds a rank in one call for seconds): a slow "
+                    "network until %.0f intervals, not yet a hang",
+                    i, (unsigned long long)(c->max_seq - r->last_seq), missed, stalls,
+                    stall_us / 1e3, nt_rules.hang_stall_dumps) < 0)
                 return -1;
             continue;
         }

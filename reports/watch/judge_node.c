@@ -336,6 +336,15 @@ static int nt_node_comm_stalls(const nt_jobcomm_t *c, double *worst_us, double *
     return stalls;
 }
 
+int nt_watch_comm_stalls(const nt_jobcomm_t *c, double *worst_us)
+{
+    double worst = 0, typical = 0;
+    int age = 0, n = nt_node_comm_stalls(c, &worst, &typical, &age);
+    if (worst_us)
+        *worst_us = worst;
+    return n;
+}
+
 /* The network finding (NT-JOB-205) that names one host, or the pair between two or more: its
  * verdict says what the network does (how: "is slow", "stalls calls, ..."), hosts lists them
  * and observed_us / expected_us / ratio give the figures. Returns the finding, or NULL when out

@@ -162,7 +162,7 @@ def too_few_calls_not_judged():
 
 
 def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, job_wide=False,
-             stalls=(), straggler=None, late_us=800.0):
+             stalls=(), straggler=None, late_us=800.0, stop=None):
     """8 hosts, one rank each: tensor-parallel communicators of 4 consecutive ranks, data-parallel
     ones of ranks r and r + 4, so each host is the only one its two communicators share. From
     call `slow_from` on, the communicators holding `slow_host` take `factor` times longer for
@@ -171,7 +171,8 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
     name, call) pairs that take 210 ms for every rank (a TCP retransmission timeout: packet
     loss). `straggler`: a rank that computes `late_us` longer before each call: the others of
     both its communicators wait for it, and its data-parallel peer, leaving its data-parallel
-    call that much later, arrives last in its own tensor-parallel calls (its wait moved there)."""
+    call that much later, arrives last in its own tensor-parallel calls (its wait moved there).
+    `stop`: (rank, call): that rank writes nothing after that call (it went silent)."""
     import random
     rnd = random.Random(seed)
     d = os.path.join(WORK, name)
@@ -193,6 +194,8 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
             # tensor-parallel one (its data-parallel call ended late, waiting for the straggler).
             last = straggler if straggler in ranks else (peer if cname.startswith("tp") and peer in ranks else None)
             for i, r in enumerate(ranks):
+                if stop is not None and r == stop[0] and sn > stop[1]:
+                    continue
                 us = base * (1 + rnd.uniform(0, 0.05))
                 if last is not None and r != last:
                     us += late_us * (1 + rnd.uniform(-0.05, 0.05))
@@ -255,6 +258,27 @@ def stalls_named_network_side():
     # Every call of the window 210 ms: a slow link, the median rule's, not a stall.
     r, doc = run_json(node_job("stalls-steady", calls=24, stalls=tuple(("tp1", n) for n in range(1, 25))))
     check(not [x for x in doc["findings"] if x.get("stalls")], doc["findings"])
+
+
+def stalled_rank_silent_is_not_a_hang():
+    # h6's link stalls calls of tp1 and dp1 (12, 15, 18: retransmission timeouts), then its rank
+    # goes silent after call 20 while the others go on to 24: 4 dump intervals (0.1 s each) of
+    # silence after stalls is a slow network, not yet a hang (a retransmission backoff holds a
+    # rank for seconds). Ten more calls of the others: 14 intervals, a hang.
+    st = (("tp1", 12), ("dp1", 15), ("tp1", 18))
+    r, doc = run_json(node_job("stall-silent", calls=24, stalls=st, stop=(5, 20)))
+    check(not [x for x in doc["findings"] if x["check"] == "watch_hang"], doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_hang"]
+    check([x for x in nj if x.startswith("rank 1 is 4 call(s) behind and silent for 4.0 of its dump intervals, but 2 of")
+           and "not yet a hang" in x], nj)
+    check(doc["settings"]["hang_stall_dumps"] == 10, doc["settings"])
+    r, doc = run_json(node_job("stall-silent-long", calls=34, stalls=st, stop=(5, 20)))
+    h = [x for x in doc["findings"] if x["check"] == "watch_hang"]
+    check(r.returncode == 1 and h and h[0]["host"] == "h6", doc["findings"])
+    # Without the stalls the same silence is a hang at once.
+    r, doc = run_json(node_job("silent", calls=24, stop=(5, 20)))
+    h = [x for x in doc["findings"] if x["check"] == "watch_hang"]
+    check(r.returncode == 1 and h and h[0]["host"] == "h6", doc["findings"])
 
 
 def straggler_peer_not_named():
@@ -522,7 +546,8 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          healthy_job_no_finding,
     standing_still_said_not_blamed,
          too_few_calls_not_judged, slow_node_named_network_side, stalls_named_network_side,
-         straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
+         stalled_rank_silent_is_not_a_hang,
+    straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
          dir_read_by_content, partial_result_written, schema_checked]
 
