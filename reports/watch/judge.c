@@ -348,6 +348,8 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
                            list, missing > 16 ? ",..." : "", 8192) < 0)
             return -1;
     }
+    int stalls = -2; /* not counted yet */
+    double stall_us = 0;
     for (int i = 0; i < c->nranks; i++) {
         const nt_jobrank_t *r = &c->ranks[i];
         if (!r->seen || c->max_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
@@ -388,10 +390,8 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
          * its silence is a slow network until hang_stall_dumps of its intervals (a --long run
          * of the namespace cluster at 10% loss, 1 s dumps: the lossy host's rank named a hang
          * after its case). Slow is not dead. */
-        double stall_us = 0;
-        int stalls = nt_watch_comm_stalls(c, &stall_us);
-        if (stalls < 0)
-            return -1;
+        if (stalls == -2 && (stalls = nt_watch_comm_stalls(c, &stall_us)) < 0)
+            return -1; /* counted once per communicator, for the first rank that needs it */
         if (stalls > 0 && isfinite(missed) && missed < nt_rules.hang_stall_dumps) {
             if (nt_watch_not_judged_add(
                     nj, "watch_hang", c->id,
