@@ -324,9 +324,46 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
  * dump of the ranks ahead. In a real hang the ranks blocked behind the stopped one dump nothing
  * more either, so without --follow a hang is confirmed only when the others went on for that
  * long (a rank stopped while the others run other calls, or a job ended around it). */
-static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *findings, cJSON *nj,
+/* The stalls (NT-JOB-205's stall rule) of communicator ci of `a` and, when it has none, of
+ * every other communicator that holds `host`: a host whose link stalls calls can hold its rank
+ * silent in a call of a communicator that has not stalled yet (measured, 10% loss: the lossy
+ * host's rank named a hang at 3.8 dump intervals in its data-parallel pair, its other
+ * communicator's calls had stalled). `cache` holds one count per communicator of `a` (-2: not
+ * counted yet) and `cache_us` its longest stall. *worst_us gets the longest of those counted.
+ * Returns the count, -1 when out of memory. */
+static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host, int *cache,
+                                double *cache_us, double *worst_us)
+{
+    size_t nc = nt_jobalign_ncomms(a);
+    int total = 0;
+    *worst_us = 0;
+    for (size_t k = 0; k < nc; k++) {
+        size_t i = k == 0 ? ci : (k <= ci ? k - 1 : k); /* ci first, then the others in order */
+        const nt_jobcomm_t *o = nt_jobalign_comm(a, i);
+        if (i != ci) {
+            if (total > 0 || !host[0])
+                break;
+            int has = 0;
+            for (int r = 0; r < o->nranks && !has; r++)
+                has = o->ranks[r].seen && strcmp(o->ranks[r].host, host) == 0;
+            if (!has)
+                continue;
+        }
+        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, &cache_us[i])) < 0)
+            return -1;
+        if (cache[i] > 0) {
+            total += cache[i];
+            *worst_us = cache_us[i] > *worst_us ? cache_us[i] : *worst_us;
+        }
+    }
+    return total;
+}
+
+static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cache,
+                               double *stall_cache_us, double now_us, cJSON *findings, cJSON *nj,
                                nt_watch_outcome_t *out)
 {
+    const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
     int seen = 0, missing = 0;
     for (int i = 0; i < c->nranks; i++)
         seen += c->ranks[i].seen;
@@ -348,8 +385,6 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
                            list, missing > 16 ? ",..." : "", 8192) < 0)
             return -1;
     }
-    int stalls = -2; /* not counted yet */
-    double stall_us = 0;
     for (int i = 0; i < c->nranks; i++) {
         const nt_jobrank_t *r = &c->ranks[i];
         if (!r->seen || c->max_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
@@ -389,18 +424,22 @@ static int nt_watch_hang_judge(const nt_jobcomm_t *c, double now_us, cJSON *find
          * every rank of a call for hundreds of ms) can hold one rank in one call for seconds:
          * its silence is a slow network until hang_stall_dumps of its intervals (a --long run
          * of the namespace cluster at 10% loss, 1 s dumps: the lossy host's rank named a hang
-         * after its case). Slow is not dead. */
-        if (stalls == -2 && (stalls = nt_watch_comm_stalls(c, &stall_us)) < 0)
-            return -1; /* counted once per communicator, for the first rank that needs it */
+         * after its case). So can one whose host's other communicators stalled. Slow is not
+         * dead. Each communicator's stalls are counted once, for the first rank that needs it. */
+        double stall_us = 0;
+        int stalls = nt_watch_host_stalls(a, ci, r->host, stall_cache, stall_cache_us, &stall_us);
+        if (stalls < 0)
+            return -1;
         if (stalls > 0 && isfinite(missed) && missed < nt_rules.hang_stall_dumps) {
             if (nt_watch_not_judged_add(
                     nj, "watch_hang", c->id,
                     "rank %d is %llu call(s) behind and silent for %.1f of its dump intervals, "
-                    "but %d of the communicator's latest calls stalled (the longest %.0f ms: a "
-                    "retransmission timeout holds a rank in one call for seconds): a slow "
-                    "network until %.0f intervals, not yet a hang",
+                    "but %d of the latest calls of its communicator or of host %s's others "
+                    "stalled (the longest %.0f ms: a retransmission timeout holds a rank in one "
+                    "call for seconds): a slow network until %.0f intervals, not yet a hang",
                     i, (unsigned long long)(c->max_seq - r->last_seq), missed, stalls,
-                    stall_us / 1e3, nt_rules.hang_stall_dumps) < 0)
+                    r->host[0] ? r->host : "unknown", stall_us / 1e3,
+                    nt_rules.hang_stall_dumps) < 0)
                 return -1;
             continue;
         }
@@ -780,22 +819,34 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double no
         return -1;
     /* The slow node first: a rank behind a slow link arrives late at its other calls as a
      * straggler does, and the straggler judgement leaves the ranks of a named host alone. */
-    char *slow = calloc(nt_jobalign_ncomms(a) + 1, 1);
-    if (!slow || (!(prom_records && !nt_jobalign_ncomms(a)) &&
-                  nt_watch_node_judge(a, findings, not_judged, out, slow) < 0)) {
+    size_t nc = nt_jobalign_ncomms(a);
+    char *slow = calloc(nc + 1, 1);
+    int *stall_cache = malloc((nc + 1) * sizeof(int));
+    double *stall_us = calloc(nc + 1, sizeof(double));
+    for (size_t i = 0; stall_cache && i < nc; i++)
+        stall_cache[i] = -2;
+    if (!slow || !stall_cache || !stall_us ||
+        (!(prom_records && !nc) && nt_watch_node_judge(a, findings, not_judged, out, slow) < 0)) {
         free(slow);
+        free(stall_cache);
+        free(stall_us);
         return -1;
     }
-    for (size_t i = 0; i < nt_jobalign_ncomms(a); i++) {
+    for (size_t i = 0; i < nc; i++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
         if (nt_watch_straggler_judge(a, c, slow, findings, not_judged, out) < 0 ||
-            nt_watch_hang_judge(c, now_us, findings, not_judged, out) < 0 ||
+            nt_watch_hang_judge(a, i, stall_cache, stall_us, now_us, findings, not_judged, out) <
+                0 ||
             nt_watch_onset_judge(a, c, findings, not_judged, out) < 0) {
             free(slow);
+            free(stall_cache);
+            free(stall_us);
             return -1;
         }
     }
     free(slow);
+    free(stall_cache);
+    free(stall_us);
     if (prom_records && !nt_jobalign_ncomms(a))
         return nt_watch_not_judged_add(not_judged, "watch_slow_node", NULL,
                                        "Prometheus aggregates name no communicator or rank "

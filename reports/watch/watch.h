@@ -98,7 +98,7 @@ int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *not_judg
 
 /* nt_watch_comm_stalls - the stalls among communicator c's latest calls, by the stall rule of
  * NT-JOB-205 (reports/watch/judge_node.c: a call whose shortest exec time, the rank that arrives
- * last, is at least stall_min_us and stall_ratio times its series' median, as a TCP
+ * last, is at least stall_min_us and stall_ratio times its series' fastest, as a TCP
  * retransmission timeout holds one). *worst_us (NULL: not wanted) gets the longest. Returns the
  * count, -1 when out of memory. */
 int nt_watch_comm_stalls(const nt_jobcomm_t *c, double *worst_us);

@@ -247,6 +247,16 @@ def stalls_named_network_side():
         check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], "%s: %s" % (name, doc["findings"]))
     nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
     check([x for x in nj if "3 stall(s)" in x and "hosts in common are 4" in x], nj)
+    # Three in one data-parallel communicator (h2 and h6): the link between them, or one of
+    # their NICs; which of the two, only a stall in another of their communicators tells.
+    r, doc = run_json(node_job("stalls-one-pair", calls=24, stalls=(("dp1", 12), ("dp1", 15), ("dp1", 18))))
+    f = [x for x in doc["findings"] if x["check"] == "watch_slow_node"]
+    check(r.returncode == 0 and len(f) == 1 and f[0]["hosts"] == ["h2", "h6"] and f[0]["stalls"] == 3, doc["findings"])
+    check(f and "the link between hosts h2, h6" in f[0]["verdict"] and "one communicator" in f[0]["reason"], f)
+    check(not [x for x in doc["findings"] if x["check"] in ("watch_straggler", "watch_hang")], doc["findings"])
+    # Two of them in that pair: no alarm yet.
+    r, doc = run_json(node_job("stalls-one-pair-two", calls=24, stalls=(("dp1", 12), ("dp1", 18))))
+    check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
     # Stalls in communicators with no host in common (tp0 and tp1): nobody.
     r, doc = run_json(node_job("stalls-apart", calls=24, stalls=(("tp0", 12), ("tp1", 15), ("tp0", 18))))
     check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
@@ -272,6 +282,13 @@ def stalled_rank_silent_is_not_a_hang():
     check([x for x in nj if x.startswith("rank 1 is 4 call(s) behind and silent for 4.0 of its dump intervals, but 2 of")
            and "not yet a hang" in x], nj)
     check(doc["settings"]["hang_stall_dumps"] == 10, doc["settings"])
+    # Stalls in h6's tensor-parallel group only: its silence in the data-parallel pair, which
+    # never stalled, is the same slow network (its host's other communicator stalled).
+    r, doc = run_json(node_job("stall-silent-other", calls=24, stalls=(("tp1", 12), ("tp1", 15), ("tp1", 18)),
+                               stop=(5, 20)))
+    check(not [x for x in doc["findings"] if x["check"] == "watch_hang"], doc["findings"])
+    nj = [n for n in doc["not_judged"] if n["check"] == "watch_hang" and n["comm_id"] == "0xd01"]
+    check(nj and "but 3 of the latest calls of its communicator or of host h6's others stalled" in nj[0]["reason"], nj)
     r, doc = run_json(node_job("stall-silent-long", calls=34, stalls=st, stop=(5, 20)))
     h = [x for x in doc["findings"] if x["check"] == "watch_hang"]
     check(r.returncode == 1 and h and h[0]["host"] == "h6", doc["findings"])

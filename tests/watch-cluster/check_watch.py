@@ -7,8 +7,10 @@
   check_watch.py DOC hang PID                NT-JOB-202 naming PID
 
 Prints one line: "match", "wrong" (a finding that blames someone else, or the wrong side),
-"alarm" (healthy: a finding that names a host or rank), "onset" (healthy: only an onset
-finding, which names neither) or "none", then a tab and the finding's code, verdict and reason.
+"pair" (network: NT-JOB-205 naming HOST and one other host, the link between them: right but
+not yet told apart), "alarm" (healthy: a finding that names a host or rank), "onset" (healthy:
+only an onset finding, which names neither) or "none", then a tab and the finding's code,
+verdict and reason.
 The onset finding (NT-JOB-204) says when, not who: it is listed but neither matches nor is
 wrong in a fault case. A document not yet written or cut mid-write is "none".
 """
@@ -37,10 +39,14 @@ def main():
         else:
             print(("onset\t" + line(fs[0])) if fs else "none\t")
         return 0
-    match = wrong = None
+    match = wrong = pair = None
     for f in fs:
         code = f["code"]
         if code == "NT-JOB-204":
+            continue
+        if (kind == "network" and code == "NT-JOB-205" and f.get("side") == "network"
+                and len(f.get("hosts", [])) == 2 and want in f["hosts"]):
+            pair = pair or f
             continue
         if kind == "network":
             ok = code == "NT-JOB-205" and f.get("hosts") == [want] and f.get("side") == "network"
@@ -60,6 +66,8 @@ def main():
         print("wrong\t" + line(wrong))
     elif match:
         print("match\t" + line(match))
+    elif pair:
+        print("pair\t" + line(pair))
     else:
         print("none\t")
     return 0
