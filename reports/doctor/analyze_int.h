@@ -241,6 +241,14 @@ typedef struct {
     size_t len;
 } nt_opxml_t;
 
+/* systemctl status of nvidia-fabricmanager: the unit's state on one host. */
+typedef struct {
+    char *host;
+    char state[64]; /* "failed (Result: exit-code)", "active (running)", ... */
+    int down;       /* not active: CUDA cannot start on an NVSwitch system */
+    nt_ev_t ev;     /* the "Active:" line */
+} nt_opunit_t;
+
 /* An input that is the switches' view of the fabric (ibnetdiscover or iblinkinfo output, read
  * whole by lib/node/ibtopo.c at the end of the input): what it holds, for the summary. */
 typedef struct {
@@ -277,6 +285,8 @@ typedef struct {
     size_t nxmls, cap_xmls;
     nt_opibt_t *ibts;
     size_t nibts, cap_ibts;
+    nt_opunit_t *fms;
+    size_t nfms, cap_fms;
     /* the input being read */
     nt_opstate_t *st;
     size_t nst, cap_st;
@@ -341,6 +351,11 @@ struct nt_doctor {
      * sub-communicators whose ranks restart at 0) */
     nt_evlist_t rank_other_host_ev;
     nt_evlist_t footer_ev; /* nccl-tests' "# Avg bus bandwidth" lines, one per test run */
+    /* footers that followed another footer of the same input with no run or table started
+     * between them: the ends of runs that went on at once, not one after another */
+    unsigned long footers_together;
+    unsigned footer_input;  /* the input of the last footer, +1 (0: none yet) */
+    int run_since_footer;   /* a run's header or a table's started since the last footer */
     nt_ev_t comm_ev;
     nt_ev_t nranks_ev; /* the first line naming nranks ("... nranks 16 ... Init COMPLETE") */
 

@@ -427,6 +427,10 @@ void nt_op_free(nt_doctor_t *d)
         nt_ev_free(&o->links[i].ev_down);
         nt_ev_free(&o->links[i].ev_up);
     }
+    for (size_t i = 0; i < o->nfms; i++) {
+        free(o->fms[i].host);
+        nt_ev_free(&o->fms[i].ev);
+    }
     for (size_t i = 0; i < o->nxmls; i++) {
         free(o->xmls[i].host);
         nt_ncclxml_free(o->xmls[i].xml);
@@ -439,6 +443,7 @@ void nt_op_free(nt_doctor_t *d)
     free(o->nvl);
     free(o->xids);
     free(o->links);
+    free(o->fms);
     free(o->xmls);
     free(o->ibts);
     free(o->ibt_buf);

@@ -148,7 +148,7 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
 {
     const nt_op_t *o = &d->op;
     if (!o->nports && !o->ntopos && !o->nxmls && !o->nnvl && !o->xids_total && !o->nlinks &&
-        !o->nodefiles && !o->nibts)
+        !o->nfms && !o->nodefiles && !o->nibts)
         return;
     fprintf(out, "  operator files:\n");
     for (size_t i = 0; i < o->nports; i++) {
@@ -203,5 +203,8 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
         fprintf(out, "    kernel log: %lu NVIDIA Xid line(s)\n", o->xids_total);
     if (o->nlinks)
         fprintf(out, "    kernel log: %zu mlx5 device(s) with link events\n", o->nlinks);
+    for (size_t i = 0; i < o->nfms; i++)
+        fprintf(out, "    systemctl status nvidia-fabricmanager (%s): %s\n",
+                nt_host_name(o->fms[i].host), o->fms[i].state);
     nt_nodefiles_text(d, out);
 }

@@ -336,6 +336,7 @@ static int nt_feed_tests(nt_doctor_t *d, const char *body, const char *line)
     case NT_NCCLT_RUN:
         nt_run_reset(d);
         d->tests_started = 1;
+        d->run_since_footer = 1;
         nt_ev_free(&d->run_ev);
         nt_ev_set(&d->run_ev, d->cur, d->inputs[d->cur].lines, line);
         return 1;
@@ -343,6 +344,7 @@ static int nt_feed_tests(nt_doctor_t *d, const char *body, const char *line)
         nt_record_device(d, nt_ncclt_reader_device(d->ncclt));
         return 1;
     case NT_NCCLT_TABLE:
+        d->run_since_footer = 1;
         d->open_table = nt_table_open(d, nt_ncclt_reader_ntables(d->ncclt) - 1);
         return 1;
     case NT_NCCLT_ROW:
@@ -1015,8 +1017,15 @@ static void nt_feed_line(nt_doctor_t *d, const char *line)
         nt_nccllog_feed(d->inputs[d->cur].log, &l, d->inputs[d->cur].lines);
     if (nt_is_comment(l.body))
         return;
-    if (l.body[0] == '#' && nt_starts(l.body + 1 + strspn(l.body + 1, " "), "Avg bus bandwidth"))
+    if (l.body[0] == '#' && nt_starts(l.body + 1 + strspn(l.body + 1, " "), "Avg bus bandwidth")) {
+        /* one job prints one footer per run, after its table; a second footer with no run or
+         * table begun since the first is another process's end of the same sweep */
+        if (d->footer_input == d->cur + 1 && !d->run_since_footer)
+            d->footers_together++;
+        d->footer_input = d->cur + 1;
+        d->run_since_footer = 0;
         nt_evlist_add(&d->footer_ev, d->cur, d->inputs[d->cur].lines, line);
+    }
     if (nt_feed_tests(d, l.body, line)) {
         d->inputs[d->cur].nccl_lines++;
         if (d->open_table)

@@ -16,7 +16,7 @@
 #include "nettune/ncclxml.h"
 #include "nettune/nodecheck.h"
 
-enum { OP_NONE = 0, OP_IBV, OP_IBSTAT, OP_TOPO, OP_NVLINK };
+enum { OP_NONE = 0, OP_IBV, OP_IBSTAT, OP_TOPO, OP_NVLINK, OP_FM };
 
 #define XML_MAX (64u << 20)
 
@@ -372,6 +372,42 @@ static int nt_feed_nvlink(nt_doctor_t *d, nt_opstate_t *st, const char *host, co
     return 1;
 }
 
+/* ---- systemctl status nvidia-fabricmanager ------------------------------------------------- */
+
+/* "● nvidia-fabricmanager.service - NVIDIA fabric manager service" opens the unit's block (the
+ * bullet is systemd's state mark, one of several characters, so only the unit name is looked
+ * for at the line's start); its "Active: failed (Result: exit-code) since ..." line is the state.
+ * The other lines of the block (Loaded:, Process:, Main PID:, CGroup:) are read, not kept. */
+static int nt_feed_fm_unit(nt_doctor_t *d, nt_opstate_t *st, const char *host, const char *b,
+                           const char *line)
+{
+    const char *s = nt_skip_ws(b);
+    const char *u = strstr(s, "nvidia-fabricmanager.service");
+    int lead = u && u - s <= 4; /* the bullet and its space, or nothing */
+    for (const char *c = s; lead && c < u; c++)
+        lead = !isalnum((unsigned char)*c);
+    if (lead) {
+        st->mode = OP_FM;
+        return 1;
+    }
+    if (st->mode != OP_FM)
+        return 0;
+    const char *v = nt_kv(s, "Active");
+    if (!v)
+        return 0;
+    nt_op_t *o = &d->op;
+    nt_opunit_t *e = nt_read_operator_grow((void **)&o->fms, &o->nfms, &o->cap_fms, sizeof(*e));
+    if (e) {
+        const char *since = strstr(v, " since ");
+        size_t n = since ? (size_t)(since - v) : strlen(v);
+        snprintf(e->state, sizeof(e->state), "%.*s", (int)n, v);
+        e->down = !nt_starts(v, "active") && !nt_starts(v, "reloading");
+        e->host = nt_dup0(host);
+        nt_ev_set(&e->ev, d->cur, nt_cur_line(d), line);
+    }
+    return 1;
+}
+
 /* ---- kernel log ---------------------------------------------------------------------------- */
 
 /* The host of a journal line: "Dec 01 10:00:00 node01 kernel: ..." or ISO timestamps. */
@@ -581,7 +617,7 @@ int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char *
         return 0;
     int used = nt_feed_ibv(d, st, h, b, line) || nt_feed_ibstat(d, st, h, b, line) ||
                nt_feed_topo(d, st, h, b, line) || nt_feed_nvlink(d, st, h, b, line) ||
-               nt_feed_kernel(d, h, b, line) || nt_nodefiles_line(d, h, b, line) ||
+               nt_feed_fm_unit(d, st, h, b, line) || nt_feed_kernel(d, h, b, line) || nt_nodefiles_line(d, h, b, line) ||
                nt_feed_ibtopo(o, b);
     if (!used && st->mode != OP_NONE && !*nt_skip_ws(b))
         used = 1; /* blank lines inside a block */

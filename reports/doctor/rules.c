@@ -593,11 +593,12 @@ static void nt_diagnose_wc(nt_doctor_t *d)
 /* ---- nccl-tests without MPI ---------------------------------------------------------------- */
 
 /* nccl-tests built without MPI=1 and started by mpirun: every process is a job of its own, so
- * the log holds several "# Avg bus bandwidth" footers and the same communicator rank on more
- * than one host (a single job has one footer per test and each rank on one host). */
+ * the log holds several "# Avg bus bandwidth" footers, and either the same communicator rank on
+ * more than one host or footers that follow each other with no run or table begun between them
+ * (a single job has one footer per test, after its own table, and each rank on one host). */
 static void nt_diagnose_ncclt_no_mpi(nt_doctor_t *d)
 {
-    if (d->footer_ev.total < 2 || !d->rank_other_host_ev.n)
+    if (d->footer_ev.total < 2 || (!d->rank_other_host_ev.n && !d->footers_together))
         return;
     nt_finding_t *f = nt_finding_add(d, "nccl_tests_built_without_mpi");
     if (!f)
@@ -605,10 +606,18 @@ static void nt_diagnose_ncclt_no_mpi(nt_doctor_t *d)
     nt_f_evlist(f, &d->rank_other_host_ev);
     nt_f_evlist(f, &d->footer_ev);
     nt_f_hosts(f, &d->hosts);
-    f_detail(f,
-             "%lu \"# Avg bus bandwidth\" footers in one log, and %lu communicator line(s) naming "
-             "a rank already seen on another host: separate runs, not one job across the nodes.",
-             d->footer_ev.total, d->rank_other_host_ev.total);
+    if (d->rank_other_host_ev.n)
+        f_detail(f,
+                 "%lu \"# Avg bus bandwidth\" footers in one log, and %lu communicator line(s) "
+                 "naming a rank already seen on another host: separate runs, not one job across "
+                 "the nodes.",
+                 d->footer_ev.total, d->rank_other_host_ev.total);
+    else
+        f_detail(f,
+                 "%lu \"# Avg bus bandwidth\" footers in one log, %lu of them right after "
+                 "another with no run or table begun between: runs that went on at once, each "
+                 "process its own job, not one job across the nodes.",
+                 d->footer_ev.total, d->footers_together);
 }
 
 /* ---- P2P hang ------------------------------------------------------------------------------- */

@@ -494,8 +494,27 @@ static void nt_diagnose_xml(nt_doctor_t *d)
     }
 }
 
+/* systemctl status of nvidia-fabricmanager (read_operator.c): a unit that is not active leaves an
+ * NVSwitch system's GPUs uninitialized, so CUDA and NCCL cannot start (or hang) on that host. */
+static void nt_diagnose_fm_unit(nt_doctor_t *d)
+{
+    nt_op_t *o = &d->op;
+    for (size_t i = 0; i < o->nfms; i++) {
+        nt_opunit_t *u = &o->fms[i];
+        if (!u->down)
+            continue;
+        nt_finding_t *f = nt_add(d, "fabric_manager_not_ready", NT_SEV_ERROR, u->host);
+        if (!f)
+            continue;
+        nt_evlist_add_ev(&f->ev, &u->ev);
+        f_detail(f, "%s: systemctl status shows nvidia-fabricmanager Active: %s (not running).",
+                 nt_host_name(u->host), u->state);
+    }
+}
+
 void nt_op_diagnose(nt_doctor_t *d)
 {
+    nt_diagnose_fm_unit(d);
     nt_diagnose_ports(d);
     nt_diagnose_topo(d);
     nt_diagnose_nvlink(d);

@@ -41,11 +41,35 @@ else
 fi
 
 # 1.1 the corpus of real logs (tests/doctor/corpus): the figures reached must not be lost
-if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 65 --expect A=53/61 --expect B=47/51 --expect C=17/18 --expect C-healthy=12/12 --expect D=14/16 --expect D-healthy=6/6 --expect E=7/15 --expect E-healthy=3/5 --expect F=2/10 --expect F-healthy=3/3 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
+if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 65 --expect A=53/61 --expect B=47/51 --expect C=17/18 --expect C-healthy=12/12 --expect D=14/16 --expect D-healthy=6/6 --expect E=7/15 --expect E-healthy=3/5 --expect F=4/10 --expect F-healthy=3/3 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
   ok "corpus: $(tail -n 1 "$T/corpus.log")"
 else
   grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
 fi
+
+# 1.1a nccl-tests' footers: two that follow each other with nothing begun between are processes
+# that each ran their own job (built without MPI); two runs one after the other in one file are not
+f=tests/fixtures/nccl-tests-logs/allreduce-8xA100-sxm4-single-node-nvswitch-c0.log
+cat "$f" "$f" > "$T/two-runs.log"
+printf '# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.94145\n#\n# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.94156\n' > "$T/two-footers.log"
+"$DOCTOR" -q -o "$T/two-runs.json" "$T/two-runs.log"
+"$DOCTOR" -q -o "$T/two-footers.json" "$T/two-footers.log"
+check "footers: together = built without MPI; runs one after another = not" $PY -c "
+import json
+k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+assert k('two-footers') == ['nccl_tests_built_without_mpi'], k('two-footers')
+assert 'nccl_tests_built_without_mpi' not in k('two-runs'), k('two-runs')"
+
+# 1.1b systemctl status of nvidia-fabricmanager: a unit not active is fabric_manager_not_ready on
+# the prompt's host; a running one is read and no finding
+fm_status() { printf 'root@gpu07:~# systemctl status nvidia-fabricmanager\n\342\227\217 nvidia-fabricmanager.service - NVIDIA fabric manager service\n     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled)\n     Active: %s since Mon 2024-07-01 14:43:57 UTC; 5s ago\n' "$1"; }
+fm_status 'inactive (dead)' > "$T/fm-dead.txt"
+fm_status 'active (running)' > "$T/fm-running.txt"
+expect_exit fm-dead 1 "$DOCTOR" -o "$T/fm-dead.json" "$T/fm-dead.txt"
+expect_exit fm-running 0 "$DOCTOR" "$T/fm-running.txt"
+check "systemctl status: inactive on gpu07 = fabric_manager_not_ready; running = read, no finding" sh -c "
+$PY -c \"import json; f=json.load(open('$T/fm-dead.json'))['findings']; assert [x['key'] for x in f] == ['fabric_manager_not_ready'] and f[0]['hosts'] == ['gpu07'] and f[0]['evidence'][0]['line'] == 4, f\" &&
+grep -q 'systemctl status nvidia-fabricmanager (gpu07): active (running)' '$T/fm-running.out'"
 
 # 1.2 a catalogue entry's extra lines with an NCCL version range of their own ("extends" with
 # "nccl_versions"): 2.18's "internal error" is the release's mislabel, another release's is not
