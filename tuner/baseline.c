@@ -21,7 +21,7 @@ static void nt_judge_one(nt_tune_t *t, const nt_kb_t *kb, const nt_tune_source_t
         goto out_hw;
     if (t->p.expect && nt_hw_apply_expect(&hw, t->p.expect, msg, sizeof(msg)) != 0)
         goto out_doctor; /* checked when the options were parsed */
-    if (t->p.report_path && nt_doctor_load_report(d, t->p.report_path, &hw, msg, sizeof(msg)) != 0)
+    if (t->p.report_path && nt_doctor_load_report(d, t->p.report_path, msg, sizeof(msg)) != 0)
         goto out_doctor;
     if (t->p.coll_named > 0 && !hw.collective && nt_tune_nccltests_name(t->p.coll_named - 1))
         hw.collective = strdup(nt_tune_nccltests_name(t->p.coll_named - 1));

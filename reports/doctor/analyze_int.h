@@ -120,7 +120,7 @@ typedef struct {
     const char *verdict;          /* "pass", "warn", "fail", "not_judged" */
     char *basis;                  /* how `expected` was computed, or why there is no verdict */
     const char *not_judged;       /* why busbw is not judged, as the first line says it, or NULL */
-    char not_judged_buf[160];     /* not_judged when it names the table's own figures */
+    char not_judged_buf[400];     /* not_judged when it names the table's own figures */
     unsigned long long max_bytes; /* the run header's maxBytes (-e), 0 unknown */
     nt_ev_t run_ev;               /* the run header ("# nThread ... maxBytes"), text NULL if none */
     nt_ev_t cut_ev; /* a row cut mid-line after the last full row, text NULL if none */
@@ -412,7 +412,15 @@ struct nt_doctor {
     char *report_path;
     int report_active_ports;
     nt_evlist_t report_ev;
-    nt_map_t report_hosts;
+    nt_map_t report_hosts; /* the hosts with ACTIVE RDMA ports */
+    /* the report's hardware, applied by the diagnosis only where the report is of the log's
+     * hosts (rules.c nt_report_hardware); -1 / NULL = the report does not say */
+    int report_gpus, report_nics;
+    double report_rate_Gbps;
+    char *report_model;
+    nt_map_t report_all_hosts;             /* every node of the report */
+    const char *report_hw_unused;          /* why its hardware was not used, or NULL */
+    char report_hw_unused_buf[320];
 
     nt_op_t op;
     /* the first line naming each host, network and transport (evidence of the job's facts) */

@@ -261,9 +261,15 @@ void nt_doctor_set_host(nt_doctor_t *d, const char *host);
 /* Same, from an open stream named `name` (the fuzz target reads memory through fmemopen). */
 int nt_doctor_read_stream(nt_doctor_t *d, const char *name, FILE *fp, char *msg, size_t msglen);
 
-/* Loads a nettune.report/1 file for the cross-check and as a hardware source; fills the hardware
- * fields of `hw` that are still unknown. Returns 0, or -1 with a message in `err`. */
-int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen);
+/* Loads a nettune.report/1 file (nettune probe --output) at `path` for the cross-check of the
+ * log's network against the probe's ACTIVE RDMA ports, and as a hardware source: GPUs per node
+ * (the most of any node), ACTIVE ports per node (the fewest), their slowest rate in Gb/s and the
+ * GPU model. The hardware is kept apart and applied by nt_doctor_diagnose to the fields --expect
+ * left unknown, only when the log names no host or one of its hosts is a node of the report
+ * (a report of other machines says nothing of the log's); otherwise busbw is not judged from it
+ * and report_hosts_differ says why. Returns 0, or -1 with one line in `err` naming the file and
+ * the fix (unreadable, not JSON, not a nettune.report/1). */
+int nt_doctor_load_report(nt_doctor_t *d, const char *path, char *err, size_t errlen);
 
 /* Runs the diagnosis on everything read, with the hardware in `hw` (may be NULL). */
 void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw);

@@ -249,6 +249,8 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
         return NULL;
     }
     nt_hw_init(&d->hw);
+    d->report_gpus = d->report_nics = -1;
+    d->report_rate_Gbps = -1;
     return d;
 }
 
@@ -368,6 +370,8 @@ void nt_doctor_destroy(nt_doctor_t *d)
     free(d->report_path);
     nt_evlist_free(&d->report_ev);
     nt_map_cleanup(&d->report_hosts);
+    nt_map_cleanup(&d->report_all_hosts);
+    free(d->report_model);
     for (size_t i = 0; i < d->nfindings; i++) {
         nt_finding_t *f = &d->findings[i];
         nt_evlist_free(&f->ev);

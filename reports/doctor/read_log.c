@@ -1211,7 +1211,7 @@ int nt_doctor_read_file(nt_doctor_t *d, const char *path, char *msg, size_t msgl
 
 /* ---- --report ------------------------------------------------------------------------------ */
 
-int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *err, size_t errlen)
+int nt_doctor_load_report(nt_doctor_t *d, const char *path, char *err, size_t errlen)
 {
     nt_rdoc_t doc;
     char why[256] = "";
@@ -1243,6 +1243,8 @@ int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *e
                 nd = &doc.nodes[i];
         if (!nd)
             continue;
+        if (nd->host && *nd->host)
+            nt_map_put(&d->report_all_hosts, nd->host, strlen(nd->host));
         for (int k = 0; k < nd->nnics && nd->nics; k++) {
             const nt_rnic_t *c = &nd->nics[k];
             if (strcmp(c->state, "ACTIVE") != 0)
@@ -1266,17 +1268,12 @@ int nt_doctor_load_report(nt_doctor_t *d, const char *path, nt_hw_t *hw, char *e
                 model = nd->gpu_model;
         }
     }
-    int used = 0;
-    if (hw->gpus_per_node < 0 && max_gpus > 0)
-        hw->gpus_per_node = max_gpus, used = 1;
-    if (hw->nics_per_node < 0 && min_active > 0)
-        hw->nics_per_node = min_active, used = 1;
-    if (hw->nic_rate_Gbps < 0 && min_rate > 0)
-        hw->nic_rate_Gbps = min_rate, used = 1;
-    if (!hw->gpu_model && model)
-        hw->gpu_model = strdup(model), used = 1;
-    if (used && !hw->source)
-        hw->source = strdup("report");
+    /* applied at the diagnosis, once the log's hosts are known */
+    d->report_gpus = max_gpus;
+    d->report_nics = min_active;
+    d->report_rate_Gbps = min_rate;
+    free(d->report_model);
+    d->report_model = model ? strdup(model) : NULL;
     nt_rdoc_close(&doc);
     return 0;
 }

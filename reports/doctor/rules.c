@@ -1040,6 +1040,15 @@ static void nt_judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
         if (rate <= 0 && (rate = nt_log_nic_rate(d)) > 0)
             rate_src = "NIC rate from the log's NET/IB device lines (speed=, NCCL 2.27+)";
         if (rate <= 0) {
+            if (d->report_hw_unused) {
+                snprintf(t->not_judged_buf, sizeof(t->not_judged_buf),
+                         "NIC rate unknown: %s, its hardware not used: give --expect "
+                         "nic_rate_Gbps=N",
+                         d->report_hw_unused);
+                t->not_judged = t->not_judged_buf;
+                nt_set_basis(t, "not judged: %s", t->not_judged);
+                return;
+            }
             t->not_judged = "NIC rate unknown: give --expect nic_rate_Gbps=N or --report";
             nt_set_basis(t,
                       "not judged: NIC rate unknown (give --expect nic_rate_Gbps=N or --report)");
@@ -1768,6 +1777,68 @@ static void nt_sort_findings(nt_finding_t *f, size_t n)
     free(tmp);
 }
 
+/* The first three keys of `m` into buf ("gpu01, gpu02, gpu03, ... (8)"), "none" when empty. */
+static void nt_host_list(char *buf, size_t len, const nt_map_t *m)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < m->n && i < 3 && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%.32s", i ? ", " : "", m->keys[i]);
+    if (m->n > 3 && n < len)
+        snprintf(buf + n, len - n, ", ... (%zu)", m->n);
+    if (!m->n)
+        snprintf(buf, len, "none");
+}
+
+/* --report's hardware (read_log.c nt_doctor_load_report) for the fields --expect left unknown,
+ * when the report is of the log's machines: the log names no host, or one of its hosts is a node
+ * of the report (the cross-check, too, is made only for hosts in both). A report of other hosts
+ * is not used: busbw is then not judged from it, and report_hosts_differ names both sides. */
+static void nt_report_hardware(nt_doctor_t *d)
+{
+    nt_hw_t *hw = &d->hw;
+    if (!d->report_path)
+        return;
+    size_t common = 0;
+    for (size_t i = 0; i < d->hosts.n; i++)
+        for (size_t j = 0; j < d->report_all_hosts.n; j++)
+            if (nt_host_eq(d->hosts.keys[i], d->report_all_hosts.keys[j])) {
+                common++;
+                break;
+            }
+    if (d->hosts.n && !common) {
+        char a[120], b[120];
+        nt_host_list(a, sizeof(a), &d->report_all_hosts);
+        nt_host_list(b, sizeof(b), &d->hosts);
+        snprintf(d->report_hw_unused_buf, sizeof(d->report_hw_unused_buf),
+                 "--report is of other hosts (%s), not the log's (%s)", a, b);
+        d->report_hw_unused = d->report_hw_unused_buf;
+        nt_finding_t *m = nt_finding_add(d, "report_hosts_differ");
+        if (m) {
+            nt_f_evlist(m, &d->report_ev);
+            nt_f_hosts(m, &d->hosts);
+            int given = hw->gpus_per_node > 0 && hw->nics_per_node > 0 && hw->nic_rate_Gbps > 0;
+            f_detail(m,
+                     "None of the log's host(s) (%s) is a node of the report %s (%s): its hardware "
+                     "(GPUs and NICs per node, NIC rate, GPU model) is not used for the busbw "
+                     "verdicts%s.",
+                     b, d->report_path, a, given ? " (--expect gives them)" : "; give --expect for them");
+        }
+        return;
+    }
+    int used = 0;
+    if (hw->gpus_per_node < 0 && d->report_gpus > 0)
+        hw->gpus_per_node = d->report_gpus, used = 1;
+    if (hw->nics_per_node < 0 && d->report_nics > 0)
+        hw->nics_per_node = d->report_nics, used = 1;
+    if (hw->nic_rate_Gbps < 0 && d->report_rate_Gbps > 0)
+        hw->nic_rate_Gbps = d->report_rate_Gbps, used = 1;
+    if (!hw->gpu_model && d->report_model)
+        used = !!(hw->gpu_model = strdup(d->report_model));
+    if (used && !hw->source)
+        hw->source = strdup("report");
+}
+
 void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
 {
     if (d->diagnosed)
@@ -1785,6 +1856,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
         hw->min_busbw_GBps = hw_in->min_busbw_GBps;
         hw->source = hw_in->source ? strdup(hw_in->source) : NULL;
     }
+    nt_report_hardware(d);
     for (size_t i = 0; i < sizeof(direct_sigs) / sizeof(direct_sigs[0]); i++) {
         if (strcmp(direct_sigs[i], "gdr_disabled_distance") == 0)
             continue; /* nt_diagnose_gdr */

@@ -49,7 +49,7 @@ int nt_doctor_run(nt_doctor_params_t *p)
      * printed, else on stderr (JSON, --quiet, or no usable input) */
     int unusable = 0, usable = 0;
     char **skipped = calloc((size_t)p->ninputs + 1, sizeof(*skipped));
-    if (p->report && nt_doctor_load_report(d, p->report, &p->hw, msg, sizeof(msg)) != 0) {
+    if (p->report && nt_doctor_load_report(d, p->report, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "nettune-doctor: %s\n", msg);
         goto out_doctor;
     }
@@ -73,6 +73,11 @@ int nt_doctor_run(nt_doctor_params_t *p)
         if (!one)
             break;
         nt_doctor_set_host(one, p->hosts[i]);
+        /* the same report as the joint reading (it loaded there: it loads here) */
+        if (p->report && nt_doctor_load_report(one, p->report, msg, sizeof(msg)) != 0) {
+            nt_doctor_destroy(one);
+            break;
+        }
         if (nt_doctor_read_file(one, p->inputs[i], msg, sizeof(msg)) == 0) {
             nt_doctor_diagnose(one, &p->hw);
             nt_doctor_compare_single(d, (unsigned)i, one);
