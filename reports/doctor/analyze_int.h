@@ -489,6 +489,10 @@ void nt_nodefiles_diagnose(nt_doctor_t *d);
 /* nt_nodefiles_text - one line per host of the operator-file summary: checks judged, passed
  * and not judged (with the first reason). */
 void nt_nodefiles_text(const nt_doctor_t *d, FILE *out);
+
+/* nt_nodefiles_any - whether nt_nodefiles_text has a line to print: a host of the node files
+ * (ulimit -a, df, lsmod, nvidia-smi -q, lspci -vvv) with a check judged or not judged. */
+int nt_nodefiles_any(const nt_doctor_t *d);
 int nt_op_line(nt_doctor_t *d, const char *line, const char **body, const char **host);
 /* Ends the input; returns 1 if it held operator content (so it is usable), with a message in msg
  * when the content could not be read (bad XML). */

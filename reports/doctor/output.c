@@ -33,7 +33,7 @@ static void nt_text_job(const nt_doctor_t *d, FILE *out)
     fprintf(out, "\n");
     for (size_t i = 0; i < d->ninputs; i++)
         if (strcmp(d->inputs[i].status, "ok") != 0)
-            fprintf(out, "  skipped: %s\n", d->inputs[i].message);
+            fprintf(out, "  skipped: %s (why: on stderr)\n", d->inputs[i].path);
     for (size_t i = 0; i < d->ninputs; i++) {
         const nt_input_t *in = &d->inputs[i];
         if (in->nul_bytes && strcmp(in->status, "ok") == 0)
@@ -159,7 +159,11 @@ static void nt_text_finding(const nt_doctor_t *d, const nt_finding_t *f, FILE *o
     static const char *const col[] = {"\033[36m", "\033[33m", "\033[31m"};
     fprintf(out, "\n%s[%s]%s %s: %s\n", colour ? col[f->severity] : "", label[f->severity],
             colour ? "\033[0m" : "", f->kb->key, f->kb->title);
-    fprintf(out, "  code: %s (%s)\n", f->kb->check->code, nt_category_name(f->kb->check->category));
+    /* the category is the check table's action class (docs/codes.md), not a severity: an error
+     * whose cause lies elsewhere (a run cut short, a peer that closed) has nothing for automation
+     * to do on this node, category info */
+    fprintf(out, "  code: %s (category %s)\n", f->kb->check->code,
+            nt_category_name(f->kb->check->category));
     if (f->hosts.n) {
         fprintf(out, "  hosts:");
         for (size_t i = 0; i < f->hosts.n && i < 16; i++)

@@ -148,7 +148,7 @@ void nt_op_text(const nt_doctor_t *d, FILE *out)
 {
     const nt_op_t *o = &d->op;
     if (!o->nports && !o->ntopos && !o->nxmls && !o->nnvl && !o->xids_total && !o->nlinks &&
-        !o->nfms && !o->nodefiles && !o->nibts)
+        !o->nfms && !o->nibts && !nt_nodefiles_any(d))
         return;
     fprintf(out, "  operator files:\n");
     for (size_t i = 0; i < o->nports; i++) {

@@ -266,6 +266,15 @@ void nt_nodefiles_diagnose(nt_doctor_t *d)
     }
 }
 
+int nt_nodefiles_any(const nt_doctor_t *d)
+{
+    const struct nt_nodefiles *nf = d->op.nodefiles;
+    for (size_t i = 0; nf && i < nf->nh; i++)
+        if (nf->h[i].judged || nf->h[i].not_judged)
+            return 1;
+    return 0;
+}
+
 void nt_nodefiles_text(const nt_doctor_t *d, FILE *out)
 {
     const struct nt_nodefiles *nf = d->op.nodefiles;

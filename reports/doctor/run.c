@@ -45,10 +45,10 @@ int nt_doctor_run(nt_doctor_params_t *p)
         fprintf(stderr, "nettune-doctor: out of memory\n");
         goto out_kb;
     }
-    /* an unusable input is said once: in the text report's "skipped:" lines when that is
-     * printed, else on stderr (JSON, --quiet, or no usable input) */
+    /* an unusable input's reason is said on stderr, one line each, whatever stdout shows (a
+     * script that keeps stdout still sees why an input was not read); the text report's
+     * "skipped:" lines name the inputs only */
     int unusable = 0, usable = 0;
-    char **skipped = calloc((size_t)p->ninputs + 1, sizeof(*skipped));
     if (p->report && nt_doctor_load_report(d, p->report, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "nettune-doctor: %s\n", msg);
         goto out_doctor;
@@ -56,8 +56,7 @@ int nt_doctor_run(nt_doctor_params_t *p)
     for (int i = 0; i < p->ninputs; i++) {
         nt_doctor_set_host(d, p->hosts[i]);
         if (nt_doctor_read_file(d, p->inputs[i], msg, sizeof(msg)) != 0) {
-            if (!skipped || !(skipped[unusable] = strdup(msg)))
-                NT_ERROR(DOCTOR, "%s", msg);
+            NT_ERROR(DOCTOR, "%s", msg);
             unusable++;
         } else {
             usable++;
@@ -103,9 +102,6 @@ int nt_doctor_run(nt_doctor_params_t *p)
     if (p->output && strcmp(p->output, "-") != 0 && nt_write_json(doc, p->output) != 0)
         rc = NT_EXIT_USAGE;
     int text_report = !p->quiet && !stdout_json && (usable || nt_doctor_worst(d) >= 0);
-    for (int i = 0; skipped && i < unusable; i++)
-        if (skipped[i] && !text_report)
-            NT_ERROR(DOCTOR, "%s", skipped[i]);
     if (!p->quiet) {
         if (stdout_json) {
             if (nt_write_json(doc, "-") != 0)
@@ -119,9 +115,6 @@ int nt_doctor_run(nt_doctor_params_t *p)
     if (fflush(stdout) != 0)
         rc = NT_EXIT_USAGE;
 out_doctor:
-    for (int i = 0; skipped && i < unusable; i++)
-        free(skipped[i]);
-    free(skipped);
     nt_doctor_destroy(d);
 out_kb:
     nt_kb_destroy(kb);

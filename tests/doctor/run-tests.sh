@@ -201,6 +201,10 @@ expect_exit expect-bad-collective 2 "$DOCTOR" --expect collective=allreduce test
 check "--expect: unknown collective named" has "$T/expect-bad-collective.err" "unknown collective 'allreduce'"
 expect_exit version 0 "$DOCTOR" --version
 expect_exit quiet 1 "$DOCTOR" --quiet tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+# the check table's category is the action class, not the severity: an error with nothing to do
+# on the node says "category info", never a bare "(info)" under [ERROR]
+expect_exit cut-short-category 1 "$DOCTOR" --color never tests/fixtures/tester-found/allreduce-sweep-cut-mid-row.log
+check "[ERROR] run_cut_short: code NT-RUN-102 (category info)" sh -c "grep -q '^\[ERROR\] run_cut_short' '$T/cut-short-category.out' && grep -qx '  code: NT-RUN-102 (category info)' '$T/cut-short-category.out'"
 check "quiet prints nothing" test ! -s "$T/quiet.out"
 expect_exit format-json 1 "$DOCTOR" --format json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "--format json is the diagnosis document" $PY -c "import json,sys; d=json.load(open('$T/format-json.out')); sys.exit(d['schema']!='nettune.diagnosis/1')"
@@ -231,6 +235,7 @@ expect_exit report-dir 2 "$DOCTOR" --report "$T" tests/fixtures/nccl-debug-logs/
 check "--report DIR: one line, a directory" sh -c "test \$(wc -l < '$T/report-dir.err') = 1 && grep -q \"cannot read: Is a directory; give\" '$T/report-dir.err'"
 check "--report not a report: one line" sh -c "test \$(wc -l < '$T/report-not-report.err') = 1"
 expect_exit healthy 0 "$DOCTOR" tests/doctor/data/tuner-all-srun.log
+check "no operator files: no 'operator files:' heading" sh -c "! grep -q 'operator files:' '$T/healthy.out'"
 expect_exit output-file 1 "$DOCTOR" -q -o "$T/out.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "--output FILE written, no temporary left" sh -c "test -s '$T/out.json' && ! ls '$T'/out.json.tmp* >/dev/null 2>&1"
 expect_exit output-unwritable 2 "$DOCTOR" -q -o /nonexistent/dir/out.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
@@ -294,7 +299,7 @@ fi
 expect_exit mixed 2 "$DOCTOR" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log "$T/random.bin"
 check "mixed: findings of the good input shown" has "$T/mixed.out" shm_too_small
 check "mixed: skipped input listed" has "$T/mixed.out" "skipped:"
-check "mixed: the skipped input said once (stdout and stderr together)" sh -c "test \$(cat '$T/mixed.out' '$T/mixed.err' | grep -c 'random.bin.*binary') = 1"
+check "mixed text: the reason on stderr once, stdout's skipped: line names the file only" sh -c "test \$(grep -c 'random.bin.*binary' '$T/mixed.err') = 1 && test \$(cat '$T/mixed.out' '$T/mixed.err' | grep -c 'random.bin.*binary') = 1 && grep -q 'skipped: .*random.bin (why: on stderr)' '$T/mixed.out'"
 expect_exit mixed-json 2 "$DOCTOR" --format json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log "$T/random.bin"
 check "mixed --format json: the skipped input on stderr once" sh -c "test \$(grep -c 'random.bin.*binary' '$T/mixed-json.err') = 1"
 mkdir -p "$T/adir"
