@@ -19,8 +19,9 @@ void nt_doctor_usage(FILE *out)
             "what went wrong.\n"
             "Also reads, detected by content: nvidia-smi topo -m, nvidia-smi nvlink -s, "
             "ibv_devinfo (-v, -vv), ibstat,\n"
-            "NCCL topology/graph XML, kernel logs (dmesg, journalctl: Xid, mlx5 link), pdsh/clush "
-            "'host: ' prefixes,\n"
+            "NCCL topology/graph XML, kernel logs (dmesg, journalctl: Xid, mlx5 link), systemctl "
+            "status\n"
+            "nvidia-fabricmanager, pdsh/clush 'host: ' prefixes,\n"
             "dshbak blocks, and any of them gzip-compressed.\n"
             "FILE may be '-' for standard input; several files are read as one job.\n"
             "\n"
@@ -34,8 +35,9 @@ void nt_doctor_usage(FILE *out)
             "default 0.90),\n"
             "                         error_efficiency (default 0.50), min_busbw_GBps; "
             "thresholds-file spellings\n"
-            "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted, "
-            "pcie is ignored;\n"
+            "                         gpus, nics, nic_rate_gbps, min_bw_GBps are accepted; "
+            "the probe's pcie and\n"
+            "                         nvlinks are refused (nothing here judges them);\n"
             "                         collective=NAME (all_reduce, sendrecv, alltoall, ...) "
             "when the log does not say\n"
             "      --require busbw    exit 1 when a run's busbw could not be judged (hardware "
@@ -104,6 +106,14 @@ int nt_doctor_params_parse(int argc, char **argv, nt_doctor_params_t *p)
         case OPT_HOST:
             if (!optarg[0] || strchr(optarg, ' ')) {
                 fprintf(stderr, "nettune-doctor: --host needs a host name, not '%s'\n", optarg);
+                return NT_EXIT_USAGE;
+            }
+            /* --host names the one FILE after it: a second before that FILE would drop the first */
+            if (host) {
+                fprintf(stderr,
+                        "nettune-doctor: --host %s is followed by --host %s with no FILE between: "
+                        "give each --host before its own FILE\n",
+                        host, optarg);
                 return NT_EXIT_USAGE;
             }
             host = optarg;
@@ -177,6 +187,12 @@ int nt_doctor_params_parse(int argc, char **argv, nt_doctor_params_t *p)
         fprintf(stderr,
                 "nettune-doctor: --host %s names the host of the FILE after it: give that FILE\n",
                 host);
+        return NT_EXIT_USAGE;
+    }
+    if (p->print_kb && p->ninputs) {
+        fprintf(stderr,
+                "nettune-doctor: --print-kb takes no FILE ('%s' given): give --print-kb alone\n",
+                p->inputs[0]);
         return NT_EXIT_USAGE;
     }
     if (p->print_kb)

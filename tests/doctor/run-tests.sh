@@ -194,6 +194,7 @@ expect_exit expect-probe-keys 1 "$DOCTOR" --format json --expect GPUS=8,nics_per
 # a key only the probe judges (pcie, nvlinks) is refused, not silently ignored
 expect_exit expect-probe-only-key 2 "$DOCTOR" --expect gpus=8,pcie=gen5x16 tests/fixtures/nccl-tests-logs/allreduce-8node-8xH100-ib-default.log
 check "--expect: a probe-only key is named" has "$T/expect-probe-only-key.err" "'pcie' is a key of nettune probe"
+check "--help says pcie and nvlinks are refused" sh -c "grep -q 'pcie and' '$T/help.out' && grep -q 'nvlinks are refused' '$T/help.out'"
 check "--expect probe keys: the same verdict as the doctor's spellings" $PY -c "
 import json; d=json.load(open('$T/expect-probe-keys.out')); b=d['benchmarks'][0]
 assert b['expected_busbw_GBps'] == 400 and b['verdict'] == 'warn', b"
@@ -289,6 +290,10 @@ printf '<html><body>not a topology</body></html>\n' > "$T/other.xml"
 expect_exit other-xml 2 "$DOCTOR" "$T/other.xml"
 check "other XML: says what it is not" has "$T/other-xml.err" "neither an NCCL topology"
 expect_exit host-without-file 2 "$DOCTOR" --host node01
+expect_exit host-twice 2 "$DOCTOR" --host node7 --host node8 tests/fixtures/nccl-tests-logs/allreduce-8xA100-sxm4-single-node-nvswitch-c0.log
+check "--host twice before one FILE: one line naming the first" sh -c "test \$(wc -l < '$T/host-twice.err') = 1 && grep -q -- '--host node7 is followed by --host node8' '$T/host-twice.err'"
+expect_exit print-kb-extra 2 "$DOCTOR" --print-kb extra
+check "--print-kb with a FILE: one line naming it, nothing on stdout" sh -c "test \$(wc -l < '$T/print-kb-extra.err') = 1 && grep -q \"takes no FILE ('extra' given)\" '$T/print-kb-extra.err' && test ! -s '$T/print-kb-extra.out'"
 check "--host without a FILE after it" has "$T/host-without-file.err" "names the host of the FILE after it"
 if command -v iconv >/dev/null 2>&1; then
   iconv -f UTF-8 -t UTF-16 tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log > "$T/utf16.log"
