@@ -39,8 +39,10 @@ static const struct {
     double straggler_cross_margin; /* every other rank spends more inside calls, by this share
                                       of the wait the rank is credited with */
     double hang_stall_dumps;     /* the same when its communicator stalled in its latest calls */
+    double straggler_elsewhere;  /* a rank that waits in another communicator this share of
+                                    the wait it is credited with is late for that wait */
 } nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10,
-              3, 12, 0.50, 1000, 0.33, 8, 4, 2000, 0.5, 10};
+              3, 12, 0.50, 1000, 0.33, 8, 4, 2000, 0.5, 10, 0.5};
 
 cJSON *nt_watch_settings(size_t window)
 {
@@ -60,6 +62,7 @@ cJSON *nt_watch_settings(size_t window)
         !cJSON_AddNumberToObject(s, "straggler_block_share", nt_rules.straggler_block_share) ||
         !cJSON_AddNumberToObject(s, "straggler_block_wait_us", nt_rules.straggler_block_wait_us) ||
         !cJSON_AddNumberToObject(s, "straggler_cross_margin", nt_rules.straggler_cross_margin) ||
+        !cJSON_AddNumberToObject(s, "straggler_elsewhere_share", nt_rules.straggler_elsewhere) ||
         !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_rules.hang_min_lag) ||
         !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_rules.hang_min_dumps) ||
         !cJSON_AddNumberToObject(s, "hang_stall_dumps", nt_rules.hang_stall_dumps) ||
@@ -146,6 +149,48 @@ static int nt_watch_least_everywhere(const nt_jobalign_t *a, const nt_jobcomm_t 
                              mine + nt_rules.straggler_cross_margin * wait_us)
             return 0;
     return 1;
+}
+
+/* The longest wait of process `who` (by host and pid) in one communicator of `a` other than
+ * `c`: over that communicator's complete calls seen from `since_us` on, the sum of its exec
+ * time less the call's shortest (what it spent waiting for the rank that arrived last). A rank
+ * that waits there arrives late here for that reason: a straggler's data-parallel peer leaves
+ * its pair's call late and arrives last in its tensor-parallel calls (measured on the namespace
+ * cluster, a 1.5x straggler: its peer credited with 289 ms of its tensor group's wait while it
+ * waited 490 ms in the pair, the straggler 25 ms; the inside-time test above passed the peer,
+ * since each call's dump time is its earliest rank's and the communicators' spans differ by up
+ * to a dump interval). `*where` gets that communicator (NULL if none). */
+static double nt_watch_wait_elsewhere_us(const nt_jobalign_t *a, const nt_jobcomm_t *c,
+                                         const nt_jobrank_t *who, double since_us,
+                                         const nt_jobcomm_t **where)
+{
+    double most = 0;
+    *where = NULL;
+    for (size_t i = 0; who->seen && who->pid >= 0 && i < nt_jobalign_ncomms(a); i++) {
+        const nt_jobcomm_t *o = nt_jobalign_comm(a, i);
+        int r = 0;
+        while (r < o->nranks && !(o->ranks[r].seen && o->ranks[r].pid == who->pid &&
+                                  strcmp(o->ranks[r].host, who->host) == 0))
+            r++;
+        if (o == c || r == o->nranks)
+            continue;
+        double sum = 0;
+        uint64_t lo = o->max_seq + 1 > o->window ? o->max_seq + 1 - o->window : 0;
+        for (uint64_t s = lo; o->any_seq && s <= o->max_seq; s++) {
+            const nt_jobcall_t *k = nt_jobcomm_call(o, s);
+            double mn, mx;
+            int arg;
+            if (k && k->dump_ts_us >= since_us && k->nseen == o->nranks &&
+                nt_jobcall_spread(o, k, &mn, &mx, &arg) == o->nranks && isfinite(mn) &&
+                isfinite(k->exec_us[r]))
+                sum += k->exec_us[r] - mn;
+        }
+        if (sum > most) {
+            most = sum;
+            *where = o;
+        }
+    }
+    return most;
 }
 
 /* The first communicator of `a` flagged in `slow` that process `who` is a rank of; NULL if none. */
@@ -248,7 +293,8 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
      * the first call after it by its whole excess, the calls after that start together and
      * their spread is noise that falls on any rank. */
     int best = 0, least = 0;
-    const nt_jobcomm_t *slowc;
+    const nt_jobcomm_t *slowc, *elsewhere = NULL;
+    double elsewhere_us = 0;
     for (int i = 1; i < c->nranks; i++) {
         if (wait[i] > wait[best])
             best = i;
@@ -277,6 +323,17 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
                                      "arrives last (watch_slow_node's rule): a link delays it, "
                                      "not its compute",
                                      best, slowc->id);
+    else if (votes[best] >= nt_rules.straggler_min_calls &&
+             wait[best] > nt_rules.straggler_share * wait_sum && least == best &&
+             (elsewhere_us = nt_watch_wait_elsewhere_us(a, c, &c->ranks[best], since_us,
+                                                        &elsewhere)) >=
+                 nt_rules.straggler_elsewhere * wait[best])
+        rc = nt_watch_not_judged_add(nj, "watch_straggler", c->id,
+                                     "the others wait for rank %d (%.1f ms), but it waited "
+                                     "%.1f ms itself in communicator %s over the same calls: "
+                                     "it arrives late for that wait (a straggler or a slow link "
+                                     "there), not for its compute",
+                                     best, wait[best] / 1e3, elsewhere_us / 1e3, elsewhere->id);
     else if (votes[best] >= nt_rules.straggler_min_calls &&
              wait[best] > nt_rules.straggler_share * wait_sum && least == best &&
              nt_watch_least_everywhere(a, c, best, since_us, wait[best])) {

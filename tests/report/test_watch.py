@@ -162,7 +162,7 @@ def too_few_calls_not_judged():
 
 
 def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, job_wide=False,
-             stalls=(), straggler=None, late_us=800.0, stop=None):
+             stalls=(), straggler=None, late_us=800.0, stop=None, dp_dump_lead_us=0):
     """8 hosts, one rank each: tensor-parallel communicators of 4 consecutive ranks, data-parallel
     ones of ranks r and r + 4, so each host is the only one its two communicators share. From
     call `slow_from` on, the communicators holding `slow_host` take `factor` times longer for
@@ -172,7 +172,10 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
     loss). `straggler`: a rank that computes `late_us` longer before each call: the others of
     both its communicators wait for it, and its data-parallel peer, leaving its data-parallel
     call that much later, arrives last in its own tensor-parallel calls (its wait moved there).
-    `stop`: (rank, call): that rank writes nothing after that call (it went silent)."""
+    `stop`: (rank, call): that rank writes nothing after that call (it went silent).
+    `dp_dump_lead_us`: the data-parallel records are dumped that much earlier than the
+    tensor-parallel ones (each rank dumps on its own timer: a call's dump time is its earliest
+    rank's, so two communicators' spans of the same time differ by up to a dump interval)."""
     import random
     rnd = random.Random(seed)
     d = os.path.join(WORK, name)
@@ -199,8 +202,9 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
                 us = base * (1 + rnd.uniform(0, 0.05))
                 if last is not None and r != last:
                     us += late_us * (1 + rnd.uniform(-0.05, 0.05))
+                lead = dp_dump_lead_us if cname.startswith("dp") else 0
                 rec = gen_inspector.record(cid, cname, i, len(ranks), len(ranks), hosts[i], 5000 + r, sn,
-                                           1 << 20, us, 1764630000000000 + sn * 100000)
+                                           1 << 20, us, 1764630000000000 + sn * 100000 - lead)
                 files[r].write(json.dumps(rec, separators=(",", ":")) + "\n")
     for f in files.values():
         f.close()
@@ -306,6 +310,17 @@ def straggler_peer_not_named():
         _, doc = run_json(node_job("straggler-peer-%d" % seed, calls=100, straggler=5, seed=seed))
         f = [(x["rank"], x["host"]) for x in doc["findings"] if x["check"] == "watch_straggler"]
         check(f == [(1, "h6")], "seed %d: the straggler (rank 1 of tp1, h6) alone: %s" % (seed, doc["findings"]))
+    # The data-parallel records dumped 40 calls (one dump interval) earlier: over the tensor
+    # groups' span the peer's inside time misses most of its wait there, but what it waited in
+    # its pair over that span still explains its lateness (measured so on the namespace cluster).
+    for seed in range(31, 35):
+        _, doc = run_json(node_job("straggler-peer-lead-%d" % seed, calls=100, straggler=5, seed=seed,
+                                   dp_dump_lead_us=4000000))
+        f = [(x["rank"], x["host"]) for x in doc["findings"] if x["check"] == "watch_straggler"]
+        check(f == [(1, "h6")], "seed %d, dumps apart: the straggler alone: %s" % (seed, doc["findings"]))
+        nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_straggler" and "waited" in n["reason"]]
+        check(nj and "it arrives late for that wait" in nj[0], doc["not_judged"])
+    check(doc["settings"]["straggler_elsewhere_share"] == 0.5, doc["settings"])
 
 
 def hang_two_behind_not_named():
