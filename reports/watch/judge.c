@@ -157,7 +157,7 @@ static int nt_watch_least_everywhere(const nt_jobalign_t *a, const nt_jobcomm_t 
  * that waits there arrives late here for that reason: a straggler's data-parallel peer leaves
  * its pair's call late and arrives last in its tensor-parallel calls (measured on the namespace
  * cluster, a 1.5x straggler: its peer credited with 289 ms of its tensor group's wait while it
- * waited 490 ms in the pair, the straggler 25 ms; the inside-time test above passed the peer,
+ * waited 531 ms in the pair, the straggler 25 ms; the inside-time test above passed the peer,
  * since each call's dump time is its earliest rank's and the communicators' spans differ by up
  * to a dump interval). `*where` gets that communicator (NULL if none). */
 static double nt_watch_wait_elsewhere_us(const nt_jobalign_t *a, const nt_jobcomm_t *c,
