@@ -444,7 +444,9 @@ nt_status_t nt_tune_print_model(FILE *out, nt_model_input_t *in, const nt_nccl_t
         if (rc != NT_OK)
             return rc;
         have_model = 1;
-        snprintf(fit.verdict, sizeof(fit.verdict), "not verified: no NCCL table in the log");
+        snprintf(fit.verdict, sizeof(fit.verdict),
+                 "not verified: no NCCL table in the log (NCCL prints it with NCCL_DEBUG=INFO "
+                 "NCCL_DEBUG_SUBSYS=TUNING)");
     } else {
         snprintf(fit.verdict, sizeof(fit.verdict), "not verified: version not modelled");
     }

@@ -7,7 +7,9 @@
  *               (v2.28.9-1 src/graph/tuning.cc:499-539 prints the block layout).
  * Lines may carry host/rank prefixes ("host:123:123 [0] NCCL INFO"), be hard-wrapped, indented,
  * or interleaved with other log lines; partial tables are kept cell by cell (a cut cell is not
- * kept). The algorithm indices are NCCL's (tuner/model.h nt_algo_t). */
+ * kept). A function row without a "lat/bw" cell is not the table's (NCCL's Func/Proto/Algo
+ * matrix of 0/1/2 flags has the same function names). The algorithm indices are NCCL's
+ * (tuner/model.h nt_algo_t). */
 #ifndef NETTUNE_NCCL_TABLE_H
 #define NETTUNE_NCCL_TABLE_H
 

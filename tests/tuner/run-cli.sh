@@ -222,6 +222,11 @@ expect_exit print-model-assumed 1 $TUNE --nccl-log $PM --print-model
 check "--print-model: NCCL's value, the model's and the difference per cell, NCCL's layout, no prefix" sh -c "! grep -q 'NCCL INFO' '$T/print-model-assumed.out' && grep -q '^    AllReduce  NCCL |    16.8/   0.5 |' '$T/print-model-assumed.out' && grep -q '^              model |     8.0/   0.0 |' '$T/print-model-assumed.out' && grep -q '^               diff |    -8.8/  -0.5\*|' '$T/print-model-assumed.out'"
 expect_exit print-model-rows 0 $TUNE --nccl-log $F/nccl-tuning-tables/transformers-20438-2gpu-pcie-phb-12col.log --print-model --nccl-version 2.14
 check "--print-model before 2.18: NCCL's row layout, NCCL's cells beside the model's, every one reproduced" sh -c "grep -q '^Latency/AlgBw       |    Tree/    LL |' '$T/print-model-rows.out' && grep -q '^    Broadcast  NCCL |     0.0/   0.0 |' '$T/print-model-rows.out' && ! grep -q '\*|' '$T/print-model-rows.out'"
+# a 2.26 log without TUNING lines, whose ENV "Enabled NCCL Func/Proto/Algo Matrix" has function
+# rows with '|' like the tuning table's: the model's table alone, and the verdict says no table
+NOTAB=$F/nccl-tests-logs/allreduce-2node-1xH100-roce-ring-single-nic.log
+expect_exit print-model-no-table 0 $TUNE --nccl-log $NOTAB --print-model
+check "--print-model on a log without a tuning table: the model's table, 'no NCCL table in the log'" sh -c "grep -q '^    AllReduce |    16.8/' '$T/print-model-no-table.out' && grep -q '^model vs NCCL: not verified: no NCCL table in the log (NCCL prints it with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING)' '$T/print-model-no-table.out' && ! grep -q 'layout is printed by' '$T/print-model-no-table.out'"
 check "--print-model: the assumed facts with the option supplying each" sh -c "grep -q '^  nranks, nnodes: --shape NxP' '$T/print-model-assumed.out' && grep -q '^  sm: --sm N' '$T/print-model-assumed.out' && grep -q 'mismatch: 32 of 105 cells differ' '$T/print-model-assumed.out'"
 
 # 10. ldd: no MPI, CUDA or NCCL

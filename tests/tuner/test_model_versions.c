@@ -758,6 +758,24 @@ static void test_table_reader(void **state)
     assert_int_equal(t.ncells, 2);
     assert_float_equal(t.lat_us[AR][NT_ALGO_TREE][NT_PROTO_LL], 16.8, 1e-5);
     assert_false(t.has[AR][NT_ALGO_TREE][NT_PROTO_SIMPLE]);
+    /* NCCL's Func/Proto/Algo matrix (0/1/2 flags, function rows with '|') is not the tuning
+     * table: alone it is no table; before a table it does not end that table */
+    assert_int_equal(
+        nt_nccl_table_read(
+            "tests/fixtures/nccl-tests-logs/allreduce-2node-1xH100-roce-ring-single-nic.log", &t,
+            err, sizeof(err)),
+        NT_ERR_NOT_FOUND);
+    const char *matrix =
+        "h:1:1 [0] NCCL INFO Enabled NCCL Func/Proto/Algo Matrix:\n"
+        "     Function |       LL     LL128    Simple   |          Tree           Ring\n"
+        "    AllReduce |        1         2         1   |             0              1\n"
+        "\n"
+        "h:1:1 [0] NCCL INFO   Algorithm   |   Tree  |   Ring  |   CollNetDirect |\n"
+        "h:1:1 [0] NCCL INFO     AllReduce |    16.8/   0.5 |    31.0/   0.0 |\n";
+    assert_int_equal(nt_nccl_table_parse(matrix, strlen(matrix), &t, err, sizeof(err)), NT_OK);
+    assert_int_equal(t.layout, NT_NCCL_TABLE_BLOCKS);
+    assert_int_equal(t.ncells, 2);
+    assert_float_equal(t.lat_us[AR][NT_ALGO_TREE][NT_PROTO_LL], 16.8, 1e-5);
     assert_int_equal(nt_nccl_table_parse("NCCL INFO Init COMPLETE\n", 24, &t, err, sizeof(err)),
                      NT_ERR_NOT_FOUND);
     assert_non_null(strstr(err, "NCCL_DEBUG_SUBSYS=TUNING"));
@@ -920,7 +938,8 @@ static void test_print_json(void **state)
     /* the model alone (no NCCL table to set beside it), without NCCL's line prefix */
     assert_non_null(strstr(buf, "Latency/AlgBw |    Tree/    LL |"));
     assert_null(strstr(buf, "NCCL INFO"));
-    assert_non_null(strstr(buf, "not verified: no NCCL table in the log"));
+    assert_non_null(strstr(buf, "not verified: no NCCL table in the log (NCCL prints it with "
+                                "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING)"));
     free(buf);
     /* a bad NCCL_ALGO is bad input */
     mem = open_memstream(&buf, &len);
