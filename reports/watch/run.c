@@ -14,6 +14,7 @@
 
 #include "nettune/exitcode.h"
 #include "nettune/logline.h"
+#include "nettune/nccltests.h"
 #include "nettune/report.h"
 #include "nettune/version.h"
 #include "render_watch.h"
@@ -230,6 +231,62 @@ static int nt_watch_input_bad(nt_watch_input_t *in)
     return 1;
 }
 
+/* Largest JSON document parsed whole to tell whether it is nccl-tests' (-J documents are a few
+ * hundred KiB; a larger one is only said to be not Inspector's). */
+#define NT_WATCH_NCCLT_MAX (16u << 20)
+
+/* 1 when the JSON of an nccl-tests -J document is in `path`, as the shared nccl-tests reader
+ * reads it (the one `nettune tune --replay` uses), 0 otherwise. */
+static int nt_watch_is_ncclt_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f)
+        return 0;
+    if (fstat(fileno(f), &st) != 0 || st.st_size <= 0 || (unsigned long long)st.st_size > NT_WATCH_NCCLT_MAX) {
+        fclose(f);
+        return 0;
+    }
+    char *text = malloc((size_t)st.st_size + 1);
+    size_t n = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
+    fclose(f);
+    if (!text)
+        return 0;
+    text[n] = '\0';
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    nt_ncclt_reader_t *r = doc ? nt_ncclt_reader_create() : NULL;
+    int yes = r && nt_ncclt_reader_add_json(r, doc, 0) == 1;
+    nt_ncclt_reader_destroy(r);
+    cJSON_Delete(doc);
+    return yes;
+}
+
+/* A file that gave no record but opens as JSON: when it does not open as Inspector's writers
+ * open theirs (nt_watch_sniff strict), one line says what it is and the fix, and 1 is
+ * returned; 0 when it may be Inspector's (its records were only damaged). A directory's files
+ * were told apart when collected; this is for a FILE given as it is, which is read whatever
+ * its content, so that an nccl-tests -J document is not reported as "no Inspector record". */
+static int nt_watch_foreign_json(const char *path)
+{
+    int blank;
+    if (strcmp(path, "-") == 0 || nt_watch_sniff(path, 1, &blank) != NT_JOBFMT_UNKNOWN || blank)
+        return 0;
+    if (nt_watch_is_ncclt_json(path))
+        fprintf(stderr,
+                "nettune watch: '%s' is an nccl-tests -J document, not an NCCL Inspector dump: "
+                "the watch reads the files of NCCL_INSPECTOR_DUMP_DIR; nccl-tests results are "
+                "read by 'nettune tune --replay %s'\n",
+                path, path);
+    else
+        fprintf(stderr,
+                "nettune watch: '%s' is JSON that is not NCCL Inspector's (its first key is "
+                "neither \"header\", as in Inspector's records, nor \"nccl_version\", as in "
+                "ncclras -f json): give the files of NCCL_INSPECTOR_DUMP_DIR\n",
+                path);
+    return 1;
+}
+
 /* Reads what is new in one input into the alignment. Returns 0, 1 when the file is not
  * Inspector's or cannot be read (one line says so; the input is given up: a record it gave
  * before stays in the alignment), -1 when out of memory. */
@@ -272,6 +329,9 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
                 in->path, nt_jobreader_first_bad_line(in->r));
         return nt_watch_input_bad(in);
     }
+    if (!nt_jobreader_records(in->r) && nt_jobreader_skipped(in->r) &&
+        nt_jobreader_format(in->r) == NT_JOBFMT_INSPECTOR_JSON && nt_watch_foreign_json(in->path))
+        return nt_watch_input_bad(in);
     nt_watch_input_keep(in);
     if (!follow) {
         nt_jobreader_close(in->r);
@@ -581,6 +641,72 @@ oom:
     return NULL;
 }
 
+/* How many inputs the no-record line names; the rest are counted. */
+#define NT_WATCH_NAMES_SHOWN 4
+
+/* What one input read without a record held, for the no-record line. */
+static void nt_watch_no_record_why(const nt_watch_input_t *in, char *buf, size_t len)
+{
+    struct stat st;
+    if (in->partial && !in->skipped)
+        snprintf(buf, len, " (its last line is a record without its end: half-written, waiting "
+                           "for its end, or cut)");
+    else if (in->partial)
+        snprintf(buf, len, " (%lu line(s) not a record, the first at line %lu, and a last record "
+                           "without its end: half-written, waiting for its end, or cut)",
+                 in->skipped, in->first_bad);
+    else if (in->skipped)
+        snprintf(buf, len, " (%lu line(s) not a record, the first at line %lu)", in->skipped,
+                 in->first_bad);
+    else if (strcmp(in->path, "-") != 0 && stat(in->path, &st) == 0 && st.st_size == 0)
+        snprintf(buf, len, " (empty)");
+    else
+        snprintf(buf, len, " (blank)");
+}
+
+/* The one line said when nothing read gave a record (without --follow): the files read, the
+ * first NT_WATCH_NAMES_SHOWN by name with what each held and the rest counted, the files of a
+ * folder that were not read (not Inspector's), and the fix. Inputs given up (`bad`) said their
+ * own line already and are not named again; with none read, nothing is said. */
+static void nt_watch_no_record_say(const nt_watch_input_t *ins, size_t nins,
+                                   const path_list_t *ignored)
+{
+    size_t nread = 0, shown = 0;
+    int partial = 0;
+    char names[4096], why[256], more[64] = "";
+    size_t k = 0;
+    names[0] = '\0';
+    for (size_t i = 0; i < nins; i++) {
+        if (ins[i].bad)
+            continue;
+        nread++;
+        partial |= ins[i].partial > 0;
+        if (shown == NT_WATCH_NAMES_SHOWN || k >= sizeof(names))
+            continue;
+        nt_watch_no_record_why(&ins[i], why, sizeof(why));
+        int w = snprintf(names + k, sizeof(names) - k, "%s%s%s", shown ? ", " : "", ins[i].path, why);
+        k += w > 0 ? (size_t)w : 0;
+        shown++;
+    }
+    if (!nread)
+        return;
+    if (nread > shown)
+        snprintf(more, sizeof(more), ", and %zu more", nread - shown);
+    char skipped[1100] = "";
+    if (ignored->n) {
+        char list[1000];
+        nt_watch_names(ignored, 0, list, sizeof(list));
+        snprintf(skipped, sizeof(skipped), "; not read, not Inspector dumps: %s", list);
+    }
+    fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): %s%s%s: %s\n", nread,
+            names, more, skipped,
+            partial ? "a dump still being written is read once its line ends: run again when "
+                      "Inspector has finished it, or with --follow (a file cut short holds no "
+                      "whole record)"
+                    : "was the job run with NCCL_INSPECTOR_ENABLE=1, and has it dumped yet "
+                      "(docs/watch.md)?");
+}
+
 /* Opens the inputs not yet open: in --follow a directory gains files as ranks start dumping.
  * `ignored` is refilled with the directories' files that are not Inspector's; the inputs that are
  * missing or hold nothing to read are each said in one line when `say`, and added to `missing`
@@ -683,11 +809,7 @@ int nt_watch_run(const nt_watch_params_t *p)
         if (!(doc = nt_watch_document(p, ins, nins, a, model, &ignored, &missing, &tot, &code)))
             goto oom;
         if (!p->follow && !tot.records) {
-            if (!bad) /* else the line of each bad input said why */
-                fprintf(stderr, "nettune watch: no Inspector record in %zu file(s): was the job "
-                                "run with NCCL_INSPECTOR_ENABLE=1, and has it dumped yet "
-                                "(docs/watch.md)?\n",
-                        nins);
+            nt_watch_no_record_say(ins, nins, &ignored);
             code = NT_EXIT_USAGE;
             goto done;
         }

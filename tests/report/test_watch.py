@@ -535,6 +535,51 @@ def dir_read_by_content():
         "give NCCL_INSPECTOR_DUMP_DIR of a job run with NCCL_INSPECTOR_ENABLE=1" % (only, only)], r.stderr)
 
 
+def no_record_names_files():
+    """Nothing read gave a record: one line names the files (4 by name, the rest counted) and
+    what each held, the folder's files not read, and the fix; a cut record is said as such; a
+    FILE that is an nccl-tests -J document, or other JSON, is named as what it is."""
+    d = os.path.join(WORK, "no-record")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    open(os.path.join(d, "gpu01-pid4000.log"), "w").close()
+    open(os.path.join(d, "train.txt"), "w").write("step 1 loss 2.3\n")
+    r = watch(d)
+    check(r.returncode == 2 and r.stderr.splitlines() == [
+        "nettune watch: no Inspector record in 1 file(s): %s/gpu01-pid4000.log (empty); not read, "
+        "not Inspector dumps: %s/train.txt: was the job run with NCCL_INSPECTOR_ENABLE=1, and has "
+        "it dumped yet (docs/watch.md)?" % (d, d)], r.stderr)
+    for i in range(1, 6):
+        open(os.path.join(d, "gpu0%d-pid400%d.log" % (i + 1, i)), "w").close()
+    r = watch(d)
+    check(r.returncode == 2 and "no Inspector record in 6 file(s): " in r.stderr
+          and "%s/gpu04-pid4003.log (empty), and 2 more; not read" % d in r.stderr
+          and "gpu05" not in r.stderr, r.stderr)
+    # one record cut mid-line: the whole file is a dump still being written, or a cut one
+    src = job("no-record-src", seed=5)
+    rec = open(os.path.join(src, sorted(os.listdir(src))[0])).readline()
+    cut = os.path.join(WORK, "one-cut.log")
+    open(cut, "w").write(rec[:len(rec) // 2])
+    r = watch(cut)
+    check(r.returncode == 2 and r.stderr.splitlines() == [
+        "nettune watch: no Inspector record in 1 file(s): %s (its last line is a record without "
+        "its end: half-written, waiting for its end, or cut): a dump still being written is read "
+        "once its line ends: run again when Inspector has finished it, or with --follow (a file "
+        "cut short holds no whole record)" % cut], r.stderr)
+    ncclt = os.path.join(FIX, "nccl-tests-generated-per-iter.json")
+    r = watch(ncclt)
+    check(r.returncode == 2 and r.stderr.splitlines() == [
+        "nettune watch: '%s' is an nccl-tests -J document, not an NCCL Inspector dump: the watch "
+        "reads the files of NCCL_INSPECTOR_DUMP_DIR; nccl-tests results are read by 'nettune "
+        "tune --replay %s'" % (ncclt, ncclt)], r.stderr)
+    other = os.path.join(WORK, "config.json")
+    open(other, "w").write('{\n  "batch": 8\n}\n')
+    r = watch(other)
+    check(r.returncode == 2 and len(r.stderr.splitlines()) == 1
+          and "'%s' is JSON that is not NCCL Inspector's (its first key is neither" % other in r.stderr,
+          r.stderr)
+
+
 def partial_result_written():
     """Some inputs bad, some read: a line for each bad one, the judgement of the rest written and
     shown, exit 2, and no drain from a partial judgement."""
@@ -581,7 +626,7 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          stalled_rank_silent_is_not_a_hang,
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
-         dir_read_by_content, partial_result_written, schema_checked]
+         dir_read_by_content, no_record_names_files, partial_result_written, schema_checked]
 
 
 def main():
