@@ -58,6 +58,24 @@ nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
                   nt_rw_num(sum, "records"), nt_rw_num(sum, "p2p_records"),
                   nt_rw_num(sum, "prom_records"), nt_rw_num(sum, "ras_records"),
                   nt_rw_num(sum, "communicators"));
+    /* RAS lists every communicator of the job, Inspector only those whose calls it timed: a
+     * communicator known from RAS alone is not among those counted, and its calls are not
+     * judged (only the ranks RAS lists as missing) */
+    const cJSON *ras_only = cJSON_GetObjectItemCaseSensitive(sum, "ras_only_communicators");
+    int nras = cJSON_GetArraySize(ras_only), i = 0;
+    if (nras > 0) {
+        nt_buf_printf(out, " with Inspector records, and %d that only RAS lists (", nras);
+        cJSON_ArrayForEach (it, ras_only) {
+            if (i == 8) {
+                nt_buf_printf(out, ", and %d more", nras - i);
+                break;
+            }
+            nt_buf_puts(out, i++ ? ", " : "");
+            nt_buf_put_plain(out, cJSON_IsString(it) ? it->valuestring : "?");
+        }
+        nt_buf_puts(out, "): no Inspector record of their calls, only RAS's list of missing ranks "
+                         "judged");
+    }
     if (nt_rw_num(sum, "skipped")) {
         /* where the first skipped line is, so that nothing is dropped unsaid */
         const char *where = nt_json_get_str(sum, "first_skipped", NULL);

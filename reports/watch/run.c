@@ -220,7 +220,35 @@ typedef struct {
     const nt_watch_input_t *first_skipped; /* the first input with a skipped line, or NULL */
     cJSON *ras_findings; /* RAS reports are snapshots: their findings are kept as read */
     nt_watch_outcome_t ras_out;
+    path_list_t ras_comms; /* the communicators RAS lists, each id once */
 } counts_t;
+
+/* Keeps the id of a communicator RAS lists, once: the summary says which of them have no
+ * Inspector record (RAS lists every communicator of the job, Inspector only those it timed).
+ * Returns 0, -1 when out of memory. */
+static int nt_watch_ras_comm_add(path_list_t *l, const char *id)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->paths[i], id) == 0)
+            return 0;
+    return nt_watch_paths_add(l, id);
+}
+
+/* summary.ras_only_communicators: the communicators RAS lists that no Inspector record is of
+ * (the communicators the summary counts are those with Inspector records). */
+static int nt_watch_ras_only_json(cJSON *sum, const path_list_t *ras, const nt_jobalign_t *a)
+{
+    cJSON *arr = cJSON_AddArrayToObject(sum, "ras_only_communicators");
+    for (size_t i = 0; arr && i < ras->n; i++) {
+        int timed = 0;
+        for (size_t k = 0; k < nt_jobalign_ncomms(a) && !timed; k++)
+            timed = strcmp(nt_jobalign_comm(a, k)->id, ras->paths[i]) == 0;
+        cJSON *v = timed ? NULL : cJSON_CreateString(ras->paths[i]);
+        if (!timed && (!v || !cJSON_AddItemToArray(arr, v)))
+            return cJSON_Delete(v), -1;
+    }
+    return arr ? 0 : -1;
+}
 
 /* Gives an input up after its line was said: closed, never read again. Returns 1. */
 static int nt_watch_input_bad(nt_watch_input_t *in)
@@ -312,7 +340,8 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
             in->prom++;
         else if (rec.kind == NT_JOBREC_RAS) {
             in->ras++;
-            if (nt_watch_ras_judge(&rec, tot->ras_findings, &tot->ras_out) < 0)
+            if (nt_watch_ras_judge(&rec, tot->ras_findings, &tot->ras_out) < 0 ||
+                nt_watch_ras_comm_add(&tot->ras_comms, rec.comm_id) < 0)
                 return -1;
         } else if (nt_jobalign_add(a, &rec) < 0)
             return -1;
@@ -582,7 +611,8 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
     cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings, *bad;
     nt_watch_outcome_t out = tot->ras_out;
     counts_t keep = *tot;
-    *tot = (counts_t){.ras_findings = keep.ras_findings, .ras_out = keep.ras_out};
+    *tot = (counts_t){.ras_findings = keep.ras_findings, .ras_out = keep.ras_out,
+                      .ras_comms = keep.ras_comms};
     if (!doc || !cJSON_AddStringToObject(doc, "schema", "nettune.watch/1") ||
         !cJSON_AddStringToObject(doc, "nettune_version", nt_version()) ||
         !(settings = nt_watch_settings(p->window)) ||
@@ -617,6 +647,7 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         !cJSON_AddNumberToObject(sum, "partial", (double)tot->partial) ||
         !cJSON_AddNumberToObject(sum, "unaligned", (double)nt_jobalign_rejected(a)) ||
         !cJSON_AddNumberToObject(sum, "communicators", (double)nt_jobalign_ncomms(a)) ||
+        nt_watch_ras_only_json(sum, &tot->ras_comms, a) < 0 ||
         !cJSON_AddNumberToObject(sum, "fail", out.fail) ||
         !cJSON_AddNumberToObject(sum, "warn", out.warn) ||
         !cJSON_AddNumberToObject(sum, "not_judged", cJSON_GetArraySize(nj)) ||
@@ -858,6 +889,9 @@ done:
     nt_jobalign_destroy(a);
     nt_watch_model_close(model);
     cJSON_Delete(tot.ras_findings);
+    for (size_t i = 0; i < tot.ras_comms.n; i++)
+        free(tot.ras_comms.paths[i]);
+    free(tot.ras_comms.paths);
     cJSON_Delete(doc);
     return code;
 }

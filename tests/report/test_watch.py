@@ -458,6 +458,24 @@ def ras_missing_rank_named():
     f = doc["findings"]
     check(len(f) == 1 and f[0]["code"] == "NT-JOB-203" and f[0]["rank"] == 2 and f[0]["host"] == "gpu02"
           and f[0]["pid"] == 102 and f[0]["comm_id"] == "0xa1b2" and "unresponsive" in f[0]["verdict"], f)
+    # RAS lists communicators Inspector has no record of: the summary says so, not "0" alone
+    s = doc["summary"]
+    check(s["communicators"] == 0 and s["ras_only_communicators"] == ["0xa1b2", "0xc3d4"], s)
+    check(r.stdout.splitlines()[0] == "nettune watch: 6 record(s) (0 P2P, 0 Prometheus, 6 RAS), 0 "
+          "communicator(s) with Inspector records, and 2 that only RAS lists (0xa1b2, 0xc3d4): no "
+          "Inspector record of their calls, only RAS's list of missing ranks judged", r.stdout)
+    # one of them with Inspector records too: only the other is RAS's alone
+    d = job("ras-and-inspector", seed=5)
+    _, jd = run_json(d)
+    cid = jd["communicators"][0]["id"]
+    ras = os.path.join(WORK, "ras-with-inspector.json")
+    open(ras, "w").write(open(os.path.join(FIX, "ras-generated-v2.30.7-layout.json")).read()
+                         .replace("0xa1b2", cid))
+    r, doc = run_json(d, ras)
+    s = doc["summary"]
+    check(s["communicators"] == 1 and s["ras_only_communicators"] == ["0xc3d4"], s)
+    check(" 1 communicator(s) with Inspector records, and 1 that only RAS lists (0xc3d4)"
+          in watch(d, ras).stdout.splitlines()[0], "RAS's own communicator")
 
 
 def garbage_line_counted():
