@@ -1,10 +1,33 @@
 /* The parts of a watch finding shared by the judgements (judge.c, judge_node.c): a finding from
  * the check table's row, and a not_judged entry. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "nettune/checks.h"
 #include "watch.h"
+
+/* -1, 0 or 1 as a is below, at or above b. */
+static int nt_watch_side(double a, double b)
+{
+    return a < b ? -1 : a > b;
+}
+
+const char *nt_watch_fmt_vs(char *buf, size_t len, double v, double threshold, int dmin)
+{
+    char t[64];
+    snprintf(t, sizeof(t), "%.*f", dmin, threshold);
+    double shown_t = strtod(t, NULL); /* the threshold as the reader sees it */
+    int d = dmin;
+    for (; d < 3 && isfinite(v); d++) {
+        snprintf(buf, len, "%.*f", d, v);
+        if (nt_watch_side(strtod(buf, NULL), shown_t) == nt_watch_side(v, shown_t))
+            return buf;
+    }
+    snprintf(buf, len, "%.*f", d, v);
+    return buf;
+}
 
 int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)
 {

@@ -776,29 +776,37 @@ static int nt_watch_onset_judge(const nt_jobalign_t *a, const nt_jobcomm_t *c, c
             passed = at;
             at = -1;
         }
+        char vs[32];
         if (at < 0 && why == 1) {
             rc = nt_watch_not_judged_add(nj, "watch_onset", c->id,
                                          "%s of %.0f B runs at %.0f%% of its baseline's speed "
                                          "from call %llu on, but its shortest exec time "
-                                         "is %.0f us longer than the baseline's, under the "
+                                         "is %s us longer than the baseline's, under the "
                                          "%.0f us a drop must cost each call",
                                          k0->op, k0->bytes, self * 100,
-                                         (unsigned long long)seq[passed], excess,
+                                         (unsigned long long)seq[passed],
+                                         nt_watch_fmt_vs(vs, sizeof(vs), excess,
+                                                         nt_rules.onset_min_excess_us, 0),
                                          nt_rules.onset_min_excess_us);
             continue;
         }
         if (at < 0 && why == 2) {
+            /* the rule compares its level with its peers' (self / peer), so that ratio is
+             * printed beside the threshold, precise enough not to read as it */
             rc = nt_watch_not_judged_add(nj, "watch_onset", c->id,
                                          "%s of %.0f B runs at %.0f%% of its baseline's speed "
                                          "(median shortest exec time) from call %llu on, the "
                                          "same calls of %d other "
                                          "communicator(s) of %d ranks at %.0f%% of theirs: the "
                                          "job's own change (shared cores, load), not this "
-                                         "communicator's (a drop leaves it at most %.0f%% of "
-                                         "its peers' level)",
+                                         "communicator's (it is at %s%% of its peers' level; a "
+                                         "drop leaves it at most %.0f%%)",
                                          k0->op, k0->bytes, self * 100,
                                          (unsigned long long)seq[passed], npeers, c->nranks,
-                                         peer * 100, nt_rules.onset_peer_ratio * 100);
+                                         peer * 100,
+                                         nt_watch_fmt_vs(vs, sizeof(vs), self / peer * 100,
+                                                         nt_rules.onset_peer_ratio * 100, 0),
+                                         nt_rules.onset_peer_ratio * 100);
             continue;
         }
         if (at < 0)

@@ -257,11 +257,13 @@ static int nt_model_series(const nt_watch_model_t *m, const nt_jobcomm_t *c,
     double ratio = observed / predicted;
     if (ratio >= nt_model_rules.max_ratio)
         return 0;
-    char verdict[512], reason[768];
+    char verdict[512], reason[768], pct[32];
     snprintf(verdict, sizeof(verdict),
-             "%s of %s in comm %s runs at %.0f%% of what its measured links give (busbw %.1f of "
+             "%s of %s in comm %s runs at %s%% of what its measured links give (busbw %.1f of "
              "%.1f GB/s)",
-             op, size, c->id, ratio * 100, observed, predicted);
+             op, size, c->id,
+             nt_watch_fmt_vs(pct, sizeof(pct), ratio * 100, nt_model_rules.max_ratio * 100, 0),
+             observed, predicted);
     snprintf(reason, sizeof(reason),
              "median busbw of %d call(s) against the tuner's model of NCCL %d.%d.%d for shape "
              "%dx%d (NCCL's choice %s/%s, %.1f us), bounded by the measured links (%.1f GB/s per "

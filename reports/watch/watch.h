@@ -77,6 +77,13 @@ typedef struct nt_watch_who {
 cJSON *nt_watch_finding_add(cJSON *arr, const char *code, const char *status, nt_watch_who_t w,
                             const char *verdict, const char *reason);
 
+/* nt_watch_fmt_vs - `v` printed with `dmin` decimals, or with more (at most 3) when fewer would
+ * round it onto `threshold` as the text prints it (with `dmin` decimals) or past it, so that a
+ * value compared with a threshold never reads as the threshold it missed: a ratio of 69.94%
+ * beside "below 70% is a finding" is "69.9", not "70". Writes into buf (len bytes), returns
+ * buf. */
+const char *nt_watch_fmt_vs(char *buf, size_t len, double v, double threshold, int dmin);
+
 /* nt_watch_not_judged_add - appends {check, comm_id (null when `comm` is NULL), reason} to
  * `arr`, the reason from printf-style `fmt`. Returns 0, -1 when out of memory. */
 int nt_watch_not_judged_add(cJSON *arr, const char *check, const char *comm, const char *fmt, ...)

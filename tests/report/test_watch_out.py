@@ -223,6 +223,15 @@ def below_model_with_report():
     pct = "%.0f%%" % (f["ratio"] * 100)
     check("AllReduce of 64 MiB in comm %s runs at %s of what its measured links give" % (f["comm_id"], pct)
           in f["verdict"], f["verdict"])
+    # just below the 70% rule: the ratio is printed precisely enough not to read as the rule
+    near = job("model-near", calls=200)
+    out = os.path.join(WORK, "model-near.json")
+    run(WATCH, near, "--report", PROBE_REPORT, "-o", out)
+    f = [x for x in json.load(open(out))["findings"] if x["code"] == "NT-JOB-206"]
+    check(len(f) == 1 and 0.695 <= f[0]["ratio"] < 0.7, "a ratio that rounds to 70%%: %s" % f)
+    m = re.search(r"runs at ([0-9.]+)% of what", f[0]["verdict"])
+    check(m and float(m.group(1)) < 70 and m.group(1) == "%.1f" % (f[0]["ratio"] * 100)
+          and "below 70% is a finding" in f[0]["reason"], f[0]["verdict"])
     # a job at the links' speed is no finding, and nothing is left unjudged for it.
     fast = job("model-fast", seed=21, calls=40, base_us=600)
     out = os.path.join(WORK, "model-fast.json")
