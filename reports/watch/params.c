@@ -111,6 +111,7 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
     optind = 1;
     opterr = 0;
     int c;
+    const char *follow_only = NULL; /* --interval or --polls given: options of --follow */
     while ((c = getopt_long(argc, argv, ":f:o:qh", nt_watch_opts, NULL)) != -1) {
         switch (c) {
         case 'f':
@@ -151,6 +152,9 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
                          nums[i].name, optarg, nums[i].what, nums[i].lo, nums[i].hi);
                 return NT_ERR_INVALID;
             }
+            if (c != OPT_WINDOW)
+                follow_only = c == OPT_POLLS ? "--polls (how many reads --follow makes)"
+                                             : "--interval (the pause between --follow's reads)";
             if (c == OPT_WINDOW)
                 p->window = (size_t)v;
             else if (c == OPT_INTERVAL)
@@ -205,6 +209,15 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
             return NT_ERR_INVALID;
         }
         }
+    }
+    /* Without --follow the files are read once: a number of reads or a pause between them
+     * would be taken silently and mean nothing, so the run would not be the one asked for. */
+    if (follow_only && !p->follow) {
+        snprintf(err, errlen,
+                 "%s means nothing without --follow: add --follow, or leave it out to read the "
+                 "files once",
+                 follow_only);
+        return NT_ERR_INVALID;
     }
     if (optind >= argc) {
         snprintf(err, errlen, "no input: give Inspector's dump directory (NCCL_INSPECTOR_DUMP_DIR) "

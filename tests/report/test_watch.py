@@ -512,6 +512,10 @@ def bad_inputs_one_line():
                        ([missing, empty], "cannot read '%s'" % missing),
                        (["--format", "xml", FIX], "unknown --format 'xml': use text, json or prom"),
                        (["--folow", FIX], "unknown option '--folow': did you mean --follow?"),
+                       (["--polls", "2", FIX], "--polls (how many reads --follow makes) means nothing "
+                                               "without --follow: add --follow, or leave it out"),
+                       (["--interval", "1", FIX], "--interval (the pause between --follow's reads) "
+                                                  "means nothing without --follow"),
                        (["--drian=dry-run", FIX], "did you mean --drain?"),
                        (["--bogus", FIX], "unknown option '--bogus': see nettune watch --help"),
                        ([], "no input")]:
