@@ -642,6 +642,19 @@ void nt_finish_links_summary(nt_finish_t *f)
             snprintf(w, sizeof(w), "%s: %s", nt_json_get_str(it, "id", ""),
                      cJSON_IsString(r0) ? r0->valuestring : "warning");
             cJSON_AddItemToArray(f->warnings, cJSON_CreateString(w));
+        } else if (v == NT_NOT_JUDGED) {
+            /* counted in summary.counts.not_judged, so listed with its reason as a check is:
+             * the summary's "N not judged" is its lines (docs/verdicts.md). A link is not
+             * judged only in a population below the peer rule's minimum, so the list stays
+             * short at any scale. */
+            char w[600];
+            const cJSON *r0 =
+                cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(it, "reasons"), 0);
+            const char *why = cJSON_IsString(r0) ? r0->valuestring : "no rule judged it";
+            if (strncmp(why, "not judged: ", 12) == 0)
+                why += 12;
+            snprintf(w, sizeof(w), "%s: %s", nt_json_get_str(it, "id", ""), why);
+            cJSON_AddItemToArray(f->not_judged, cJSON_CreateString(w));
         }
         if (v == NT_PASS && !f->params->samples_all) {
             cJSON_DeleteItemFromObjectCaseSensitive(it, "samples");

@@ -363,6 +363,16 @@ if [ $rc = 0 ] && echo "$out" | head -n 1 | grep -q "^nettune probe: nothing jud
    /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); c=[c for c in d['checks'] if c['target']=='nvlinks']; sys.exit(0 if len(c)==1 and c[0]['verdict']=='not_judged' and 'no GPU found' in c[0]['message'] and d['summary']['counts']['not_judged']==1 else 1)"; then
   ok "--expect nvlinks=18 without a GPU: not judged with the reason, headline says nothing judged"
 else bad "--expect nvlinks=18 without a GPU: not judged with the reason (rc=$rc: $out)"; fi
+# Two ranks on one node: 2 MPI links in a population below the peer rule's minimum, no
+# expected figure: nothing judged (exit 0), and summary.not_judged lists each link with its
+# reason, as many as summary.counts.not_judged counts; the report's headline says the same.
+out=$($MPIRUN -np 2 $P --output "$W/r.json" 2>&1); rc=$?
+if [ $rc = 0 ] && echo "$out" | grep -q "^nettune probe: nothing judged  (" &&
+   echo "$out" | grep -q "^  not judged: mpi:[^ ]*: 2 links in its population, below the peer rule's minimum of 5" &&
+   /usr/bin/python3 -c "import json,sys; s=json.load(open('$W/r.json'))['summary']; nj=s['not_judged']; sys.exit(0 if s['verdict']=='not_judged' and s['counts']['not_judged']==len(nj)==2 and all(x.startswith('mpi:') and 'below the peer rule' in x for x in nj) else 1)" &&
+   $BIN/nettune report "$W/r.json" | head -n 1 | grep -q "^nettune report: NOTHING JUDGED  ("; then
+  ok "2 ranks, nothing judged: each not-judged link listed in summary.not_judged with its reason"
+else bad "2 ranks, nothing judged: each not-judged link listed in summary.not_judged (rc=$rc: $out)"; fi
 out=$($P --local --checks-only --expect pcie=gen5x16 --output "$W/r.json" 2>&1); rc=$?
 if [ $rc = 0 ] && /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); c=[c for c in d['checks'] if c['target']=='pcie']; sys.exit(0 if len(c)==1 and c[0]['verdict']=='not_judged' and 'no GPU or NIC' in c[0]['message'] else 1)"; then
   ok "--expect pcie=gen5x16 without GPU or NIC: not judged with the reason (was dropped)"
