@@ -109,6 +109,11 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
     /* the probe's own headline rule: a pass says when nothing, or not everything, was judged */
     nt_verdict_judged_note(note, sizeof(note), doc->counts[NT_PASS], doc->counts[NT_WARN],
                            doc->counts[NT_FAIL], doc->counts[NT_NOT_JUDGED]);
+    /* a report that judged nothing says so in words, as text and md do, and once */
+    const char *vword =
+        doc->verdict == NT_NOT_JUDGED ? "nothing judged" : nt_verdict_string(doc->verdict);
+    if (doc->verdict == NT_NOT_JUDGED)
+        note[0] = '\0';
 
     nt_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -118,7 +123,7 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
     /* a run that stopped early says so before any verdict */
     if (!doc->completed)
         nt_buf_puts(out, "STOPPED EARLY: ");
-    nt_buf_puts(out, nt_verdict_string(doc->verdict));
+    nt_buf_puts(out, vword);
     nt_buf_puts(out, note);
     nt_buf_puts(out, " - ");
     nt_h(out, nt_json_get_str(run, "id", ""));
@@ -126,7 +131,7 @@ static void nt_html_header(const nt_rdoc_t *doc, nt_buf_t *out)
                   nt_html_css);
     if (!doc->completed)
         nt_buf_puts(out, "<span class=\"v warn\">STOPPED EARLY</span> ");
-    nt_vbadge(out, doc->verdict);
+    nt_buf_printf(out, "<span class=\"v %s\">%s</span>", nt_verdict_string(doc->verdict), vword);
     if (note[0])
         nt_buf_printf(out, " <span class=\"note\">%s</span>", note + 2);
     nt_buf_puts(out, "</h1>\n<p>run ");

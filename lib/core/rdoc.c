@@ -339,6 +339,13 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
     } else {
         memcpy(doc->counts, counted, sizeof(counted));
     }
+    /* A run that judged nothing has the verdict not_judged, not pass (docs/verdicts.md). Probes
+     * before that rule wrote "pass" for it (their reports are still read, and two such
+     * reports must not render one as PASS and the other as NOTHING JUDGED): the counts
+     * decide. */
+    if (doc->verdict == NT_PASS && !doc->counts[NT_PASS] && !doc->counts[NT_WARN] &&
+        !doc->counts[NT_FAIL])
+        doc->verdict = NT_NOT_JUDGED;
 }
 
 /* Why a document is refused: into why when the caller gives a buffer (it prints one line of its

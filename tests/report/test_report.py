@@ -730,23 +730,32 @@ def TESTER_FX(name):
 
 @test
 def not_judged_is_shown():
-    """A pass rests on what was judged: text, md and html give the probe's headline (", nothing
-    judged" / ", N not judged"), the not-judged count and the summary.not_judged list."""
+    """A pass rests on what was judged: text, md and html give the probe's headline (NOTHING
+    JUDGED / ", N not judged"), the not-judged count and the summary.not_judged list. The
+    fixture is from before the not_judged run verdict: its summary says "pass" with nothing
+    judged, and it reads as the probe's not_judged run does (docs/verdicts.md)."""
     nj = TESTER_FX("not-judged-only.report.json")
     doc = load(nj)
     reason = doc["summary"]["not_judged"][0]
     r = run([nj])
     check(r.returncode == 0, "rc %d" % r.returncode)
     head = r.stdout.splitlines()[0]
-    check(head.startswith("nettune report: PASS, nothing judged  ("), head)
+    check(doc["summary"]["verdict"] == "pass" and head.startswith("nettune report: NOTHING JUDGED  ("), head)
     check("checks and links: 0 pass, 0 warn, 0 fail, 0 skipped, 1 not judged" in r.stdout, r.stdout[:400])
     check("\nNot judged (1)\n  " + reason + "\n" in r.stdout, r.stdout)
     r = run([nj, "--format", "md"])
-    check(r.stdout.startswith("# nettune report: PASS, nothing judged\n"), r.stdout[:100])
+    check(r.stdout.startswith("# nettune report: NOTHING JUDGED\n"), r.stdout[:100])
     check("- checks and links: 0 pass, 0 warn, 0 fail, 0 skipped, 1 not judged" in r.stdout, r.stdout[:400])
     check("## Not judged (1)" in r.stdout and "- vm: nic\\_rate: rate of 4" in r.stdout, r.stdout)
     r = run([nj, "--format", "html"])
-    check("<title>nettune report: pass, nothing judged - " in r.stdout, r.stdout[:600])
+    check("<title>nettune report: nothing judged - " in r.stdout and
+          '<h1>nettune report <span class="v not_judged">nothing judged</span></h1>' in r.stdout,
+          r.stdout[:600])
+    # the probe's own not_judged run renders alike
+    d = copy.deepcopy(doc)
+    d["summary"]["verdict"] = "not_judged"
+    f = dump(d, "not-judged-now.json")
+    check(run([f]).stdout.splitlines()[0] == head, "old and new reports of a run that judged nothing")
     check("<b>1</b>not judged</div>" in r.stdout, "html card")
     check("<h3 id=\"not-judged\">Not judged (1)</h3>" in r.stdout and
           "<li>vm: nic_rate: rate of 4 of the 4 ACTIVE RDMA ports" in r.stdout, "html list")
@@ -865,6 +874,10 @@ def text_every_fixture():
         # a run that stopped early says so first, before any verdict
         lead = "" if doc["run"]["completed"] else "STOPPED EARLY: "
         word = {"not_judged": "NOTHING JUDGED"}.get(doc["summary"]["verdict"], doc["summary"]["verdict"].upper())
+        # a report from before the not_judged run verdict says "pass" for a run that judged
+        # nothing: it reads as the probe says such a run today (docs/verdicts.md)
+        if word == "PASS" and not (c["pass"] or c["warn"] or c["fail"]):
+            word = "NOTHING JUDGED  ("
         check(r.stdout.startswith("nettune report: " + lead + word),
               "%s: verdict first: %s" % (f, r.stdout[:60]))
         check("\033[" not in r.stdout, "%s: colour in a pipe" % f)
@@ -2224,6 +2237,12 @@ def renderers_unchanged_apart_from_codes():
             got = got.replace(b"nettune report: STOPPED EARLY: ", b"nettune report: ")
             # one node and one rank are singular now ("1 nodes, 1 ranks" before)
             got = re.sub(rb"\b1 node, 1 rank,", b"1 nodes, 1 ranks,", got)
+            # a run that judged nothing leads with that, not with PASS (docs/verdicts.md)
+            got = re.sub(rb"\A(nettune report: |# nettune report: )NOTHING JUDGED", rb"\1PASS, nothing judged", got)
+            if fmt == "html":
+                got = got.replace(b"<title>nettune report: nothing judged - ", b"<title>nettune report: pass, nothing judged - ")
+                got = got.replace(b'<h1>nettune report <span class="v not_judged">nothing judged</span></h1>',
+                                  b'<h1>nettune report <span class="v pass">pass</span> <span class="note">nothing judged</span></h1>')
             if fmt == "prom":
                 got = re.sub(rb"\A# STOPPED EARLY: [^\n]*\n", b"", got)
             if fmt == "html":
