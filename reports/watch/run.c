@@ -298,7 +298,10 @@ static int nt_watch_is_ncclt_json(const char *path)
 static int nt_watch_foreign_json(const char *path)
 {
     int blank;
-    if (strcmp(path, "-") == 0 || nt_watch_sniff(path, 1, &blank) != NT_JOBFMT_UNKNOWN || blank)
+    /* its first line opens a JSON object (not a message written before a record), and that
+     * object is not one of Inspector's writers */
+    if (strcmp(path, "-") == 0 || nt_watch_sniff(path, 0, &blank) != NT_JOBFMT_INSPECTOR_JSON ||
+        nt_watch_sniff(path, 1, &blank) != NT_JOBFMT_UNKNOWN || blank)
         return 0;
     if (nt_watch_is_ncclt_json(path))
         fprintf(stderr,
