@@ -94,9 +94,12 @@ static int nt_node_series_like(const nt_node_series_t *a, const nt_node_series_t
            a->bytes == b->bytes;
 }
 
-/* The series of one communicator, appended to *v. Returns 0, -1 when out of memory. */
+/* The series of one communicator, appended to *v; *short_series counts its series with too few
+ * complete calls, *unseen_comms communicators skipped for a rank without a record (their hosts
+ * are not known). Returns 0, -1 when out of memory. */
 static int nt_node_comm_series(const nt_jobcomm_t *c, nt_node_hosts_t *hosts, nt_node_series_t **v,
-                               size_t *n, size_t *cap, unsigned long *short_series)
+                               size_t *n, size_t *cap, unsigned long *short_series,
+                               unsigned long *unseen_comms)
 {
     int *hidx = malloc((size_t)c->nranks * sizeof(int));
     double *t = malloc((size_t)nt_node_rules.calls * sizeof(double));
@@ -116,6 +119,7 @@ static int nt_node_comm_series(const nt_jobcomm_t *c, nt_node_hosts_t *hosts, nt
     }
     for (int i = 0; rc == 0 && i < c->nranks; i++)
         if (hidx[i] < 0) { /* a rank not seen: the communicator's hosts are not known */
+            (*unseen_comms)++;
             free(hidx);
             free(t);
             free(done);
@@ -513,10 +517,11 @@ int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *nj,
     nt_node_hosts_t hosts = {0};
     nt_node_series_t *v = NULL;
     size_t n = 0, cap = 0;
-    unsigned long short_series = 0;
+    unsigned long short_series = 0, unseen_comms = 0;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < nt_jobalign_ncomms(a); i++)
-        rc = nt_node_comm_series(nt_jobalign_comm(a, i), &hosts, &v, &n, &cap, &short_series);
+        rc = nt_node_comm_series(nt_jobalign_comm(a, i), &hosts, &v, &n, &cap, &short_series,
+                                 &unseen_comms);
     if (rc == 0 && slow_comms)
         nt_node_comms_slow(a, v, n, slow_comms);
     nt_node_eval_t *ev = rc == 0 && hosts.n ? calloc((size_t)hosts.n, sizeof(*ev)) : NULL;
@@ -558,8 +563,9 @@ int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *nj,
         rc = nt_watch_not_judged_add(
             nj, "watch_slow_node", NULL,
             "no communicator has %d complete calls of one collective and size (%lu series have "
-            "fewer, or ranks without records): the median of that many is the confirmation",
-            nt_node_rules.calls, short_series);
+            "fewer; %lu communicator(s) have a rank without records, so their hosts are not "
+            "known): the median of that many is the confirmation",
+            nt_node_rules.calls, short_series, unseen_comms);
     else if (!informative)
         rc = nt_watch_not_judged_add(
             nj, "watch_slow_node", NULL,
