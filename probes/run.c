@@ -751,11 +751,24 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
             return NT_EXIT_USAGE;
     }
 
-    /* The report must be writable before anything is measured: a prolog that measured for a
-     * minute and then could not write would lose it all. Rank 0 checks, everybody follows. */
+    /* The report must be writable, and none of the files the run reads, before anything is
+     * measured: a prolog that measured for a minute and then could not write would lose it all,
+     * and one writing over its --baseline would lose the known-good run. Rank 0 checks,
+     * everybody follows. */
     {
-        int ok = p->rank != 0 || nt_output_check(params->output) == NT_OK;
-        /* nt_output_check said why, in one line. */
+        const char *in[] = {params->thresholds, params->baseline, params->fabric_topology,
+                            params->tuning_file, params->topology};
+        char why[8192];
+        int ok = 1;
+        if (p->rank == 0 && nt_output_preflight("--output", params->output, in,
+                                                sizeof(in) / sizeof(in[0]), NULL, why,
+                                                sizeof(why)) != NT_OK) {
+            NT_ERROR(REPORT, "nothing measured: %s", why);
+            ok = 0;
+        }
+        /* a FIFO without a reader, which the preflight does not open; nt_output_check says
+         * why, in one line */
+        ok = ok && (p->rank != 0 || nt_output_check(params->output) == NT_OK);
         if (l->ops->bcast(l, &ok, sizeof(ok), 0, params->peer_timeout_s) != NT_OK || !ok)
             return NT_EXIT_USAGE;
     }

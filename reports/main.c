@@ -4,6 +4,7 @@
  * exit code. */
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
+#include "nettune/report.h"
 #include "report_cmd.h"
 
 int main(int argc, char **argv)
@@ -12,6 +13,7 @@ int main(int argc, char **argv)
     int r;
 
     nt_log_init(NULL, -1);
+    nt_output_set_tool("nettune report");
     r = nt_report_params_parse(argc, argv, &p);
     if (r != 0)
         return r > 0 ? NT_EXIT_OK : NT_EXIT_USAGE;

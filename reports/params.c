@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettune/report.h"
 #include "nettune/version.h"
 #include "report_cmd.h"
 
@@ -264,6 +265,17 @@ int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
     if (p->node && p->mode != NT_MODE_RENDER) {
         fprintf(stderr, "nettune report: --node applies to rendering only\n");
         return -1;
+    }
+    /* the output: none of the files read (a render over its own report would replace it;
+     * --history reads a folder's *.json), and writable, before anything is read */
+    {
+        char why[8192];
+        if (nt_output_preflight("--output", p->output, (const char *const *)p->files,
+                                (size_t)p->nfiles, p->mode == NT_MODE_HISTORY ? ".json" : NULL,
+                                why, sizeof(why)) != NT_OK) {
+            fprintf(stderr, "nettune report: %s\n", why);
+            return -1;
+        }
     }
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "nettune/exitcode.h"
 #include "nettune/log.h"
+#include "nettune/report.h"
 #include "nettune/version.h"
 #include "tune.h"
 
@@ -13,9 +14,10 @@ int main(int argc, char **argv)
 {
     nt_tune_params_t p = {0};
     nt_tune_action_t action;
-    char err[512];
+    char err[8192];
 
     nt_log_init(NULL, -1);
+    nt_output_set_tool("nettune tune");
     if (nt_tune_params_parse(argc, argv, &p, &action, err, sizeof(err)) != NT_OK) {
         fprintf(stderr, "nettune tune: %s\n", err);
         return NT_EXIT_USAGE;

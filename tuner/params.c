@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nettune/report.h"
 #include "nettune/units.h"
 #include "reports/doctor/doctor.h"
 #include "tune.h"
@@ -94,6 +95,35 @@ nt_params_fail(char *err, size_t errlen, const char *fmt, ...)
     return NT_ERR_INVALID;
 }
 #define BAD(...) nt_params_fail(err, errlen, __VA_ARGS__)
+
+/* Every file the run writes (the tuning file, --env-out, --csv-out, --plan-out): none of them an
+ * input, each writable, checked before anything is read, so that a run never writes some of
+ * its outputs and then fails on the next. */
+static nt_status_t nt_tune_outputs_check(const nt_tune_params_t *p, char *err, size_t errlen)
+{
+    const char *in[1 + 3 * NT_TUNE_MAX_SOURCES];
+    size_t n = 0;
+    const struct {
+        const char *opt, *path;
+    } outs[] = {{"--output", p->output},
+                {"--env-out", p->env_out},
+                {"--csv-out", p->csv_out},
+                {"--plan-out", p->plan_out}};
+
+    in[n++] = p->report_path;
+    for (size_t i = 0; i < p->nreplays; i++)
+        in[n++] = p->replays[i].path;
+    for (size_t i = 0; i < p->nlogs; i++)
+        in[n++] = p->nccl_logs[i];
+    for (size_t i = 0; i < p->nmeasured; i++)
+        in[n++] = p->measured[i];
+    for (size_t k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
+        nt_status_t st = nt_output_preflight(outs[k].opt, outs[k].path, in, n, NULL, err, errlen);
+        if (st != NT_OK)
+            return st;
+    }
+    return NT_OK;
+}
 
 nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
                                  nt_tune_action_t *action, char *err, size_t errlen)
@@ -334,5 +364,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
         return BAD("--min-bytes is above --max-bytes%s%s", "", "");
     if (p->plan_chunks && !p->plan_out)
         return BAD("--plan-chunks adds chunk sizes to a plan: give --plan-out F too%s%s", "", "");
+    if (!p->print_model)
+        return nt_tune_outputs_check(p, err, errlen);
     return NT_OK;
 }

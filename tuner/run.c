@@ -413,10 +413,8 @@ static int nt_write_outputs(const nt_tune_t *t)
             memcpy(withnl, text, n);
             withnl[n] = '\n';
             withnl[n + 1] = '\0';
-            if (nt_write_text(t->p.output, withnl)) {
-                fprintf(stderr, "nettune tune: cannot write '%s'\n", t->p.output);
+            if (nt_write_text(t->p.output, withnl)) /* the writer said why, in one line */
                 rc = NT_EXIT_USAGE;
-            }
             free(withnl);
         }
     }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,50 @@
 
 #include "nettune/log.h"
 #include "nettune/report.h"
+
+/* The tool whose output this is ("nettune doctor"), set by nt_output_set_tool: its lines then
+ * read "<tool>: ...", as the tool's own lines do; unset (the probe, whose lines carry host and
+ * rank under mpirun) they go through the log as REPORT errors. */
+static const char *nt_output_tool;
+
+void nt_output_set_tool(const char *tool)
+{
+    nt_output_tool = tool;
+}
+
+static void __attribute__((format(printf, 1, 2))) nt_output_say(const char *fmt, ...)
+{
+    char line[PATH_MAX + 512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (nt_output_tool)
+        fprintf(stderr, "%s: %s\n", nt_output_tool, line);
+    else
+        NT_ERROR(REPORT, "%s", line);
+}
+
+/* The fix for an output that cannot be written, by the reason the system gave. */
+static const char *nt_output_fix(int err)
+{
+    switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+        return "create its folder, or give a path in one that exists";
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        return "give a path this user can write (or - for stdout)";
+    case ENOSPC:
+    case EDQUOT:
+        return "free some space there, or give a path on another filesystem";
+    case ENAMETOOLONG:
+        return "give a shorter path";
+    default:
+        return "give another path (or - for stdout)";
+    }
+}
 
 static int nt_write_all(int fd, const char *p, size_t len)
 {
@@ -114,14 +159,16 @@ static int nt_follow_links(const char *path, char *out, size_t outlen, int *via_
     return -1;
 }
 
-nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *direct)
+/* nt_output_resolve without the logging: the reason (without a tool's prefix) into why. */
+static nt_status_t nt_resolve_why(const char *path, char *real, size_t len, int *direct, char *why,
+                                  size_t whylen)
 {
     struct stat st;
     int via_fd = 0;
 
     *direct = 0;
     if (!path || !*path) {
-        NT_ERROR(REPORT, "empty output path: give a file name (or - for stdout)");
+        snprintf(why, whylen, "empty output path: give a file name (or - for stdout)");
         return NT_ERR_INVALID;
     }
     if (strcmp(path, "-") == 0) {
@@ -130,20 +177,22 @@ nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *dir
         return NT_OK;
     }
     if (nt_follow_links(path, real, len, &via_fd) != 0) {
-        NT_ERROR(REPORT, "output '%s': %s: fix the path or the link", path, strerror(errno));
-        return errno == ELOOP ? NT_ERR_INVALID : NT_ERR_IO;
+        int e = errno;
+        snprintf(why, whylen, "output '%s': %s: fix the path or the link", path, strerror(e));
+        return e == ELOOP ? NT_ERR_INVALID : NT_ERR_IO;
     }
     if (stat(path, &st) != 0) {
         /* A new file, or a dangling link whose target is created; an fd alias that does not
          * exist cannot be created. */
         if (errno != ENOENT || via_fd) {
-            NT_ERROR(REPORT, "output '%s': %s", path, strerror(errno));
+            int e = errno;
+            snprintf(why, whylen, "output '%s': %s: %s", path, strerror(e), nt_output_fix(e));
             return NT_ERR_IO;
         }
         return NT_OK;
     }
     if (S_ISDIR(st.st_mode)) {
-        NT_ERROR(REPORT, "output '%s' is a directory: give a file name", path);
+        snprintf(why, whylen, "output '%s' is a directory: give a file name", path);
         return NT_ERR_INVALID;
     }
     if (!S_ISREG(st.st_mode) || via_fd) {
@@ -163,6 +212,15 @@ nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *dir
     return NT_OK;
 }
 
+nt_status_t nt_output_resolve(const char *path, char *real, size_t len, int *direct)
+{
+    char why[PATH_MAX + 200];
+    nt_status_t st = nt_resolve_why(path, real, len, direct, why, sizeof(why));
+    if (st != NT_OK)
+        nt_output_say("%s", why);
+    return st;
+}
+
 /* Open an output written in place. A FIFO is opened without blocking: with no reader the
  * write would wait forever (ENXIO then, with a message). A regular file behind /dev/fd is
  * truncated, as a shell's > would. */
@@ -180,9 +238,9 @@ static int nt_open_direct(const char *path)
     if (fd >= 0 && fifo)
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (fd < 0 && errno == ENXIO)
-        NT_ERROR(REPORT, "output '%s' is a FIFO that nobody reads: start its reader first", path);
+        nt_output_say("output '%s' is a FIFO that nobody reads: start its reader first", path);
     else if (fd < 0)
-        NT_ERROR(REPORT, "cannot open '%s': %s", path, strerror(errno));
+        nt_output_say("cannot open '%s': %s: %s", path, strerror(errno), nt_output_fix(errno));
     return fd;
 }
 
@@ -342,11 +400,11 @@ static void nt_write_error(const char *target, const char *what, int err)
     if (same)
         NT_DEBUG(REPORT, "cannot %s '%s': %s (again)", what, target, strerror(err));
     else if (strcmp(what, "rename") == 0)
-        NT_ERROR(REPORT, "cannot replace '%s' (rename of the temporary file): %s", target,
-                 strerror(err));
+        nt_output_say("cannot replace '%s' (rename of the temporary file): %s: %s", target,
+                      strerror(err), nt_output_fix(err));
     else
-        NT_ERROR(REPORT, "cannot %s '%s': %s", strcmp(what, "create") == 0 ? "create" : "write",
-                 target, strerror(err));
+        nt_output_say("cannot %s '%s': %s: %s", strcmp(what, "create") == 0 ? "create" : "write",
+                      target, strerror(err), nt_output_fix(err));
     snprintf(nt_last_err.target, sizeof(nt_last_err.target), "%s", target);
     nt_last_err.what = what;
     nt_last_err.err = err;
@@ -363,7 +421,7 @@ static nt_status_t nt_write_renamed(nt_output_fill_fn fill, void *ctx, const cha
         return NT_OK;
     }
     if (errno == ENAMETOOLONG && strcmp(what, "create") == 0) {
-        NT_ERROR(REPORT, "output path '%s' is too long", target);
+        nt_output_say("output path '%s' is too long: give a shorter path", target);
         return NT_ERR_INVALID;
     }
     nt_write_error(target, what, errno ? errno : EIO);
@@ -549,7 +607,7 @@ nt_status_t nt_output_write_fn(const char *path, nt_output_fill_fn fill, void *c
     if (strcmp(path, "-") == 0) {
         errno = 0;
         if (fflush(stdout) != 0 || fill(STDOUT_FILENO, ctx) != 0) {
-            NT_ERROR(REPORT, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
+            nt_output_say("cannot write to stdout: %s", strerror(errno ? errno : EIO));
             return NT_ERR_IO;
         }
         return NT_OK;
@@ -648,7 +706,7 @@ nt_status_t nt_output_check(const char *path)
         else if ((ok = (fd = nt_open_direct(path)) >= 0))
             close(fd);
         if (!ok) {
-            NT_ERROR(REPORT,
+            nt_output_say(
                      "cannot write the report '%s': %s: nothing measured (give a "
                      "writable file path, or - for stdout)",
                      path, strerror(errno));
@@ -660,10 +718,108 @@ nt_status_t nt_output_check(const char *path)
     snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-        NT_ERROR(REPORT,
+        nt_output_say(
                  "cannot write the report '%s': %s: nothing measured (give a "
                  "writable file path, or - for stdout)",
                  path, strerror(errno));
+        return NT_ERR_IO;
+    }
+    close(fd);
+    unlink(tmp);
+    return NT_OK;
+}
+
+/* Whether name ends in suffix ("" matches every name). */
+static int nt_ends_with(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n >= k && strcmp(name + n - k, suffix) == 0;
+}
+
+nt_status_t nt_output_preflight(const char *opt, const char *path, const char *const *inputs,
+                                size_t ninputs, const char *dir_reads, char *why, size_t whylen)
+{
+    char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
+    struct stat out, in, dst;
+    int direct, out_exists, dir_ok, fd;
+    const char *base;
+    nt_status_t st;
+
+    why[0] = '\0';
+    if (!path || strcmp(path, "-") == 0)
+        return NT_OK;
+    st = nt_resolve_why(path, real, sizeof(real), &direct, why, whylen);
+    if (st != NT_OK)
+        return st;
+    /* What will be written over: the file itself (stat follows the links, so a link to an input,
+     * a hard link or another spelling of its path is the same device and inode), and the folder
+     * the name lands in (the last link's target's folder). */
+    out_exists = stat(path, &out) == 0;
+    nt_dir_of(dir, sizeof(dir), real);
+    dir_ok = stat(dir, &dst) == 0 && S_ISDIR(dst.st_mode);
+    base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+    for (size_t i = 0; i < ninputs; i++) {
+        const char *name = inputs[i];
+        int got;
+        if (!name)
+            continue;
+        /* standard input redirected from a file ("- < FILE") is that file */
+        got = strcmp(name, "-") == 0 ? fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode)
+                                     : stat(name, &in) == 0;
+        if (!got)
+            continue; /* a missing input is the tool's to name */
+        if (out_exists && !S_ISDIR(in.st_mode) && in.st_dev == out.st_dev &&
+            in.st_ino == out.st_ino) {
+            if (strcmp(name, path) == 0)
+                snprintf(why, whylen, "%s '%s' is also an input: give another path", opt, path);
+            else
+                snprintf(why, whylen, "%s '%s' is also an input (as '%s'): give another path",
+                         opt, path, strcmp(name, "-") == 0 ? "standard input" : name);
+            return NT_ERR_INVALID;
+        }
+        /* A folder input: the tool reads its files (not dot files, not subfolders), so an output
+         * written there would be read as an input, or replace one. */
+        if (S_ISDIR(in.st_mode) && dir_reads && dir_ok && in.st_dev == dst.st_dev &&
+            in.st_ino == dst.st_ino && base[0] != '.' && nt_ends_with(base, dir_reads)) {
+            snprintf(why, whylen,
+                     "%s '%s' is inside the input folder '%s', whose %s%s%sfiles are read: "
+                     "give a path outside it",
+                     opt, path, name, dir_reads[0] ? "*" : "", dir_reads, dir_reads[0] ? " " : "");
+            return NT_ERR_INVALID;
+        }
+    }
+    if (direct) {
+        /* a device, FIFO or /dev/stdout: written in place, so only its permission is checked
+         * (opening a FIFO here would end its reader's input) */
+        if (access(path, W_OK) != 0) {
+            int e = errno;
+            snprintf(why, whylen, "cannot write %s '%s': %s: %s", opt, path, strerror(e),
+                     nt_output_fix(e));
+            return NT_ERR_IO;
+        }
+        return NT_OK;
+    }
+    if (!dir_ok) {
+        int e = stat(dir, &dst) == 0 ? ENOTDIR : errno;
+        if (e == ENOENT)
+            snprintf(why, whylen,
+                     "cannot write %s '%s': the folder '%s' does not exist: create it, or give "
+                     "a path in one that exists",
+                     opt, path, dir);
+        else
+            snprintf(why, whylen, "cannot write %s '%s': the folder '%s': %s: %s", opt, path,
+                     dir, strerror(e), nt_output_fix(e));
+        return NT_ERR_IO;
+    }
+    /* the folder takes a new file (permissions, a read-only mount, quota for a new inode): the
+     * temporary file the writer will use, created and removed */
+    nt_output_clean_stale(real);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, whylen, "cannot write %s '%s': %s: %s", opt, path, strerror(e),
+                 nt_output_fix(e));
         return NT_ERR_IO;
     }
     close(fd);

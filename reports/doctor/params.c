@@ -7,6 +7,7 @@
 
 #include "doctor_cmd.h"
 #include "nettune/exitcode.h"
+#include "nettune/report.h"
 #include "nettune/thresholds.h"
 #include "nettune/version.h"
 
@@ -202,6 +203,27 @@ int nt_doctor_params_parse(int argc, char **argv, nt_doctor_params_t *p)
                 "nettune-doctor: no input: give one or more NCCL log files ('-' = stdin)\n");
         nt_doctor_usage(stderr);
         return NT_EXIT_USAGE;
+    }
+    /* the document's file: none of the inputs (the diagnosis would replace the log it is of),
+     * and writable, checked before the inputs are read */
+    if (p->output) {
+        char why[4096 + 256];
+        const char **all = calloc((size_t)p->ninputs + 2, sizeof(*all));
+        nt_status_t st;
+        if (!all) {
+            fprintf(stderr, "nettune-doctor: out of memory\n");
+            return NT_EXIT_USAGE;
+        }
+        memcpy(all, p->inputs, (size_t)p->ninputs * sizeof(*all));
+        all[p->ninputs] = p->report;
+        all[p->ninputs + 1] = p->kb;
+        st = nt_output_preflight("--output", p->output, all, (size_t)p->ninputs + 2, NULL, why,
+                                 sizeof(why));
+        free(all);
+        if (st != NT_OK) {
+            fprintf(stderr, "nettune-doctor: %s\n", why);
+            return NT_EXIT_USAGE;
+        }
     }
     return -1; /* go on */
 }

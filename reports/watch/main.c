@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "nettune/exitcode.h"
+#include "nettune/report.h"
 #include "nettune/version.h"
 #include "watch.h"
 
@@ -10,7 +11,8 @@ int main(int argc, char **argv)
 {
     nt_watch_params_t p;
     nt_watch_action_t action;
-    char err[512];
+    char err[8192];
+    nt_output_set_tool("nettune watch");
     if (nt_watch_params_parse(argc, argv, &p, &action, err, sizeof(err)) != NT_OK) {
         fprintf(stderr, "nettune watch: %s\n", err);
         return NT_EXIT_USAGE;

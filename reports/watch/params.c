@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettune/report.h"
 #include "watch.h"
 
 /* Calls kept per communicator: Inspector's own ring holds 1,024 (v2.30.7-1 README.md:91), so a
@@ -226,5 +227,23 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
     }
     p->inputs = argv + optind;
     p->ninputs = argc - optind;
+    /* the document's file: not one of the inputs, nor among the files of an input folder (each
+     * is read, whatever its name: it could be a rank's dump, still being written), and
+     * writable, before anything is read */
+    if (p->output) {
+        const char **all = calloc((size_t)p->ninputs + 1, sizeof(*all));
+        nt_status_t st;
+        if (!all) {
+            snprintf(err, errlen, "out of memory");
+            return NT_ERR_NOMEM;
+        }
+        memcpy(all, p->inputs, (size_t)p->ninputs * sizeof(*all));
+        all[p->ninputs] = p->report;
+        st = nt_output_preflight("--output", p->output, all, (size_t)p->ninputs + 1, "", err,
+                                 errlen);
+        free(all);
+        if (st != NT_OK)
+            return NT_ERR_INVALID;
+    }
     return NT_OK;
 }

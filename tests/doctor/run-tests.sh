@@ -240,6 +240,20 @@ check "no operator files: no 'operator files:' heading" sh -c "! grep -q 'operat
 expect_exit output-file 1 "$DOCTOR" -q -o "$T/out.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "--output FILE written, no temporary left" sh -c "test -s '$T/out.json' && ! ls '$T'/out.json.tmp* >/dev/null 2>&1"
 expect_exit output-unwritable 2 "$DOCTOR" -q -o /nonexistent/dir/out.json tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "--output in a missing folder: one line naming it and the fix, tagged nettune-doctor" sh -c "test \$(wc -l < '$T/output-unwritable.err') = 1 && grep -q \"^nettune-doctor: cannot write --output '/nonexistent/dir/out.json': the folder '/nonexistent/dir' does not exist: create it, or give a path in one that exists\$\" '$T/output-unwritable.err'"
+# --output naming an input (itself, by a link, as ./, as stdin, as --report): refused before
+# anything is read, one line, exit 2, the input untouched
+cp tests/fixtures/nccl-debug-logs/ib-completion-error12-roce-gid.log "$T/self.log"
+ln -sf self.log "$T/self-link.log"
+cp tests/fixtures/reports/fake-full-4n-healthy-a.json "$T/self-report.json"
+expect_exit output-is-input 2 "$DOCTOR" -q -o "$T/self.log" "$T/self.log"
+expect_exit output-is-input-link 2 "$DOCTOR" -q -o "$T/self-link.log" "$T/self.log"
+expect_exit output-is-input-dot 2 "$DOCTOR" -q -o "$T/./self.log" "$T/self.log"
+expect_exit output-is-stdin 2 sh -c "'$DOCTOR' -q -o '$T/self.log' - < '$T/self.log'"
+expect_exit output-is-report 2 "$DOCTOR" -q -o "$T/self-report.json" --report "$T/self-report.json" "$T/self.log"
+check "--output is an input: the inputs untouched" sh -c "cmp -s '$T/self.log' tests/fixtures/nccl-debug-logs/ib-completion-error12-roce-gid.log && cmp -s '$T/self-report.json' tests/fixtures/reports/fake-full-4n-healthy-a.json"
+check "--output is an input: one line naming it" sh -c "for n in output-is-input output-is-input-link output-is-input-dot output-is-stdin output-is-report; do test \$(wc -l < '$T/'\$n.err) = 1 && grep -q \"^nettune-doctor: --output '.*' is also an input.*: give another path\$\" '$T/'\$n.err || exit 1; done"
+check "--output is an input: it names the input it is" grep -q "is also an input (as '$T/self.log')" "$T/output-is-input-link.err"
 
 # 3. robustness: each bad input gets a one-line message naming it and exit 2
 head -c 4096 /dev/urandom > "$T/random.bin"; printf '\0' >> "$T/random.bin"

@@ -1322,8 +1322,46 @@ def prom_written_by_rename():
     check(os.stat(out).st_ino != ino, "file rewritten in place, not renamed")
     check(open(out).read().startswith("# HELP"), "content")
     r = run([fx("gpu-rdma-fail.json"), "--format", "prom", "--output", os.path.join(d, "no", "x.prom")])
-    check(r.returncode == 2 and "cannot create" in r.stderr, "unwritable path: rc %d" % r.returncode)
+    missing = os.path.join(d, "no")
+    check(r.returncode == 2 and r.stderr.splitlines() == [
+        "nettune report: cannot write --output '%s/x.prom': the folder '%s' does not exist: create "
+        "it, or give a path in one that exists" % (missing, missing)],
+        "unwritable path: rc %d %r" % (r.returncode, r.stderr))
     check(os.listdir(d) == ["nettune.prom"], "left behind: %s" % os.listdir(d))
+
+
+@test
+def output_never_an_input():
+    """--output naming the file rendered, diffed, validated or read by --history (by its name, a
+    link, another spelling, or as one of a history folder's *.json): refused before anything is
+    written, in one line, exit 2, the input untouched."""
+    d = os.path.join(WORK, "self-out")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    x = os.path.join(d, "X.json")
+    shutil.copy(fx("fake-full-4n-healthy-a.json"), x)
+    shutil.copy(fx("fake-full-4n-healthy-b.json"), os.path.join(d, "Y.json"))
+    os.symlink("X.json", os.path.join(d, "link.json"))
+    before = open(x, "rb").read()
+    for args in ([x, "-f", "html", "-o", x],
+                 [x, "-f", "html", "-o", os.path.join(d, "link.json")],
+                 [x, "-f", "md", "-o", os.path.join(d, ".", "X.json")],
+                 ["--diff", x, os.path.join(d, "Y.json"), "-o", x],
+                 ["--validate", x, "-o", x],
+                 ["--history", d, "-f", "json", "-o", os.path.join(d, "history.json")],
+                 ["--history", d, "-f", "json", "-o", x]):
+        r = run(args)
+        lines = r.stderr.splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and lines[0].startswith("nettune report: --output '")
+              and (lines[0].endswith("is also an input: give another path")
+                   or "is also an input (as '" in lines[0]
+                   or "is inside the input folder '%s', whose *.json files are read" % d in lines[0]),
+              "%s: rc %d %r" % (args, r.returncode, r.stderr))
+        check(open(x, "rb").read() == before, "%s: the input was changed" % args)
+    check(not os.path.exists(os.path.join(d, "history.json")), "a history written into its input folder")
+    # a history folder's other files are not read: a text summary may go there
+    r = run(["--history", d, "-o", os.path.join(d, "history.txt"), "-q"])
+    check(r.returncode == 0 and os.path.exists(os.path.join(d, "history.txt")), "rc %d %r" % (r.returncode, r.stderr))
 
 
 @test

@@ -643,6 +643,37 @@ def schema_checked():
     raise AssertionError("a watch finding with a probe code is valid: the schema checks nothing")
 
 
+def output_never_an_input():
+    """--output naming a rank's dump, or any file of the input folder (each is read, whatever its
+    name), or an input file by a link: refused before anything is read or written, in one line,
+    exit 2, the dump untouched; a missing folder for the output is said before the work too."""
+    d = job("out-is-input", seed=5)
+    dump = os.path.join(d, sorted(os.listdir(d))[0])
+    before = open(dump, "rb").read()
+    link = os.path.join(WORK, "link-to-dump.log")
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(dump, link)
+    for args, want in [([d, "-o", dump], "--output '%s' is inside the input folder '%s', whose files "
+                                         "are read: give a path outside it" % (dump, d)),
+                       ([d + "/", "-o", os.path.join(d, "summary.json")], "is inside the input folder"),
+                       ([dump, "-o", link], "--output '%s' is also an input (as '%s'): give another path"
+                                            % (link, dump)),
+                       ([d, "-o", "/nonexistent/dir/w.json"],
+                        "cannot write --output '/nonexistent/dir/w.json': the folder '/nonexistent/dir' "
+                        "does not exist: create it, or give a path in one that exists")]:
+        r = watch(*args)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and lines[0].startswith("nettune watch: ")
+              and want in lines[0] and r.stdout == "", "%s: rc %d, %r" % (args, r.returncode, r.stderr))
+    check(open(dump, "rb").read() == before, "the rank's dump was changed")
+    check(not os.path.exists(os.path.join(d, "summary.json")), "an output was written into the input folder")
+    # a dot file in the folder is not read: it may be the output
+    r = watch(d, "-q", "-o", os.path.join(d, ".summary.json"))
+    check(r.returncode == 0 and json.load(open(os.path.join(d, ".summary.json")))["schema"] == "nettune.watch/1",
+          "dot file output: rc %d %r" % (r.returncode, r.stderr))
+
+
 TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_against_peers,
          hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
          healthy_job_no_finding,
@@ -651,7 +682,8 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          stalled_rank_silent_is_not_a_hang,
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
-         dir_read_by_content, no_record_names_files, partial_result_written, schema_checked]
+         dir_read_by_content, no_record_names_files, partial_result_written, schema_checked,
+         output_never_an_input]
 
 
 def main():

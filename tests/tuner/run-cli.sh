@@ -36,6 +36,19 @@ mkdir -p "$T/adir"
 expect_exit output-is-dir 2 $TUNE $R --output "$T/adir" --env-out "$T/adir.env" --csv-out "$T/adir.csv"
 check "unwritable tuning.json: no nccl.env, no CSV, no success line" sh -c "[ ! -e '$T/adir.env' ] && [ ! -e '$T/adir.csv' ] && ! grep -q 'rules for NCCL' '$T/output-is-dir.out'"
 
+# 0b'. every output checked before anything is read or written: one that cannot be written (a
+# missing folder) or that names an input stops the run with one line and exit 2, and no other
+# output is written (a tuning.json without its nccl.env would pair with a stale one)
+mkdir -p "$T/pre"
+expect_exit env-out-missing-dir 2 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --output "$T/pre/t.json" --env-out /nonexistent/x.conf
+check "--env-out in a missing folder: one line naming it and the fix, no tuning.json" sh -c "[ \$(wc -l <'$T/env-out-missing-dir.err') = 1 ] && grep -q \"^nettune tune: cannot write --env-out '/nonexistent/x.conf': the folder '/nonexistent' does not exist: create it, or give a path in one that exists\$\" '$T/env-out-missing-dir.err' && [ ! -e '$T/pre/t.json' ]"
+expect_exit output-missing-dir 2 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --output /nonexistent/t.json
+check "--output in a missing folder: one line, not two" sh -c "[ \$(wc -l <'$T/output-missing-dir.err') = 1 ] && grep -q \"^nettune tune: cannot write --output '/nonexistent/t.json'\" '$T/output-missing-dir.err'"
+cp $R "$T/pre/rep.json"; cp $BASE "$T/pre/base.log"
+expect_exit output-is-report 2 $TUNE "$T/pre/rep.json" --replay $BASE --replay $RING --label algo=ring,proto=simple --output "$T/pre/rep.json"
+expect_exit csv-out-is-replay 2 $TUNE $R --replay "$T/pre/base.log" --replay $RING --label algo=ring,proto=simple --output "$T/pre/t.json" --csv-out "$T/pre/./base.log"
+check "an output naming an input: one line each, the inputs untouched, nothing written" sh -c "grep -q \"^nettune tune: --output '$T/pre/rep.json' is also an input: give another path\$\" '$T/output-is-report.err' && grep -q \"^nettune tune: --csv-out '$T/pre/./base.log' is also an input (as '$T/pre/base.log'): give another path\$\" '$T/csv-out-is-replay.err' && [ \$(cat '$T/output-is-report.err' '$T/csv-out-is-replay.err' | wc -l) = 2 ] && cmp -s '$T/pre/rep.json' $R && cmp -s '$T/pre/base.log' $BASE && [ ! -e '$T/pre/t.json' ]"
+
 # 0c. by default one file, tuning.json, in the working folder; the advice and the CSV only when
 # asked (--env-out, --csv-out)
 mkdir -p "$T/cwd"; TUNE_ABS=$(cd "$(dirname "$TUNE")" && pwd)/$(basename "$TUNE"); R_ABS=$(pwd)/$R
