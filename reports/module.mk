@@ -29,6 +29,7 @@ ALL_TARGETS += $(BIN)/nettune-report
 REPORT_DIAG_SCHEMA := $(wildcard reports/schema/diagnosis.schema.json)
 $(OBJ)/reports/schema_blob.o: reports/schema_blob.S reports/schema/report.schema.json \
                               reports/schema/plugin-report.schema.json reports/schema/watch.schema.json \
+                              reports/schema/history.schema.json \
                               $(REPORT_DIAG_SCHEMA)
 	@mkdir -p $(dir $@)
 	$(CC) $(if $(REPORT_DIAG_SCHEMA),-DNT_DIAGNOSIS_SCHEMA='"$(REPORT_DIAG_SCHEMA)"') -c $< -o $@

@@ -10,10 +10,14 @@
 #include "nettune/report.h"
 #include "nettune/version.h"
 #include "report_cmd.h"
+#include "rpt.h"
 
 /* The --help text (report_cmd.h). */
 void nt_report_usage(FILE *f)
 {
+    char rendered[512], validated[512];
+    nt_schema_list(rendered, sizeof(rendered), 1);
+    nt_schema_list(validated, sizeof(validated), 0);
     fprintf(
         f,
         "usage: nettune report FILE [--format text|md|html|prom|csv] [--output OUT] [--node HOST]\n"
@@ -22,8 +26,10 @@ void nt_report_usage(FILE *f)
         "       nettune report --validate FILE... [--format text|json]\n"
         "       nettune report --history DIR|FILE... [--format text|md|json|prom]\n"
         "\n"
-        "Renders a nettune.report/1 (probe) or nettune.tuning/1 (tuner) file, exports a node's\n"
-        "metrics for Prometheus, compares a report with a baseline, or checks a file's structure.\n"
+        "Renders a nettune document, exports a node's metrics for Prometheus, compares a report\n"
+        "with a baseline, or checks a file's structure.\n"
+        "  renders:   %s\n"
+        "  validates: %s\n"
         "\n"
         "Render and export:\n"
         "  -f, --format FMT      text (default): terminal summary, failed nodes and links first;\n"
@@ -60,7 +66,8 @@ void nt_report_usage(FILE *f)
         "input,\n"
         "an output that cannot be written, a render or diff input that is not a nettune document;\n"
         "3 the rendered run stopped early with nothing failed.\n"
-        "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG, NO_COLOR.\n");
+        "Environment: NETTUNE_DEBUG=WARN|INFO|DEBUG, NO_COLOR.\n",
+        rendered, validated);
 }
 
 enum {

@@ -256,13 +256,24 @@ void nt_problems_cleanup(nt_problems_t *p);
  * against the links and checks; their problems have semantic set); nettune.diagnosis/1
  * (nettune doctor's output) likewise when the tree has its schema; nettune.plugin-report/1
  * (the tuner plugin's run summary) against reports/schema/plugin-report.schema.json;
- * nettune.tuning/1 by the rules the NCCL tuner plugin applies. An unknown or missing schema id
- * is a problem. Appends one problem per error to out (path of the offending value; for a
+ * nettune.watch/1 and nettune.history/1 against theirs; nettune.tuning/1 by the rules the NCCL
+ * tuner plugin applies; nettune.thresholds/1 and nettune.doctor-kb/1 by their own parsers (the
+ * table of nt_schema_list). An unknown or missing schema id is a problem. Appends one problem per error to out (path of the offending value; for a
  * missing key, the path of its object) and returns NT_OK, or NT_ERR_NOMEM. *schema_id gets
  * the id it validated against (NULL if none). */
 nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **schema_id);
 
-/* nt_validate_known_schema - whether id is a schema this binary renders and validates. */
-int nt_validate_known_schema(const char *id);
+/* The schema ids nettune report knows are one table (reports/validate.c): id, schema file,
+ * how --validate checks it, whether it renders. --validate, rendering, the "known:" lists and
+ * --help all read it.
+ * nt_schema_renders - whether nettune report FILE renders documents of id (nettune.report/1,
+ * nettune.tuning/1, nettune.diagnosis/1, nettune.watch/1); 0 for NULL or an unknown id. */
+int nt_schema_renders(const char *id);
+/* nt_schema_validates - whether --validate checks documents of id: against its compiled-in
+ * schema (nettune.diagnosis/1 only when the tree had its schema) or its own parser. */
+int nt_schema_validates(const char *id);
+/* nt_schema_list - the ids rendered (rendered 1) or validated (0), ", "-separated in the
+ * table's order, into buf (len bytes; cut at an id that does not fit); returns buf. */
+const char *nt_schema_list(char *buf, size_t len, int rendered);
 
 #endif

@@ -160,6 +160,22 @@ static int nt_report_render(const nt_report_params_t *p)
     if (nt_json_read_file(p->files[0], NT_RDOC_MAX_BYTES, &root) != NT_OK)
         return NT_EXIT_USAGE;
     const char *sid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "schema"));
+    /* what renders is the schema table's word (rpt.h), the same the help and --validate use */
+    if (sid && !nt_schema_renders(sid)) {
+        char list[512];
+        if (nt_schema_validates(sid))
+            fprintf(stderr,
+                    "nettune report: '%s' is a %s document, which is not rendered (nettune "
+                    "report FILE renders %s): check it with nettune report --validate\n",
+                    p->files[0], sid, nt_schema_list(list, sizeof(list), 1));
+        else
+            fprintf(stderr,
+                    "nettune report: '%s' has schema '%.80s', not a document nettune report "
+                    "renders (%s)\n",
+                    p->files[0], sid, nt_schema_list(list, sizeof(list), 1));
+        cJSON_Delete(root);
+        return NT_EXIT_USAGE;
+    }
     if (sid && strcmp(sid, NT_DIAGNOSIS_SCHEMA) == 0) {
         nt_buf_init(&out);
         st = nt_render_diagnosis(root, p->format, &out);

@@ -29,15 +29,84 @@ extern const char nt_report_schema_json[];
 extern const char nt_diagnosis_schema_json[];
 extern const char nt_plugin_report_schema_json[];
 extern const char nt_watch_schema_json[];
+extern const char nt_history_schema_json[];
 
-enum { NT_SCHEMA_REPORT = 0, NT_SCHEMA_DIAGNOSIS, NT_SCHEMA_PLUGIN_REPORT, NT_SCHEMA_WATCH,
-       NT_SCHEMA_COUNT };
+/* How --validate checks an id's documents. */
+typedef enum {
+    NT_VBY_SCHEMA,     /* the compiled-in JSON Schema (text) */
+    NT_VBY_TUNING,     /* the rules the NCCL tuner plugin applies (nt_vtuning) */
+    NT_VBY_THRESHOLDS, /* the probe's own parser (lib/core/thresholds.c) */
+    NT_VBY_KB          /* the doctor's own loader (reports/doctor/kb.c) */
+} nt_vby_t;
 
-int nt_validate_known_schema(const char *id)
+/* The one table of the schema ids nettune report knows: --validate dispatches on it, rendering
+ * refuses what it does not mark as rendered, and every "known:" list and the --help text are
+ * made from it, so that they cannot disagree. file: under reports/schema/ (NULL: the id has
+ * none; its parser is the definition). */
+static const struct nt_schema_entry {
+    const char *id;
+    const char *file; /* under reports/schema/; NULL: none, its parser is the definition */
+    int renders;      /* nettune report FILE renders it */
+    nt_vby_t by;
+    const char *text; /* NT_VBY_SCHEMA: the compiled-in schema ("" when the tree had none) */
+} nt_schema_table[] = {
+    {NT_REPORT_SCHEMA, "report.schema.json", 1, NT_VBY_SCHEMA, nt_report_schema_json},
+    {NT_TUNING_SCHEMA, "tuning.schema.json", 1, NT_VBY_TUNING, NULL},
+    {NT_DIAGNOSIS_SCHEMA, "diagnosis.schema.json", 1, NT_VBY_SCHEMA, nt_diagnosis_schema_json},
+    {NT_WATCH_SCHEMA, "watch.schema.json", 1, NT_VBY_SCHEMA, nt_watch_schema_json},
+    {NT_HISTORY_SCHEMA, "history.schema.json", 0, NT_VBY_SCHEMA, nt_history_schema_json},
+    {NT_PLUGIN_REPORT_SCHEMA, "plugin-report.schema.json", 0, NT_VBY_SCHEMA,
+     nt_plugin_report_schema_json},
+    {NT_THRESHOLDS_SCHEMA, NULL, 0, NT_VBY_THRESHOLDS, NULL},
+    {NT_DOCTOR_KB_SCHEMA, NULL, 0, NT_VBY_KB, NULL},
+};
+#define NT_NSCHEMAS (sizeof(nt_schema_table) / sizeof(nt_schema_table[0]))
+
+/* Whether --validate can check entry e: one checked by its JSON Schema needs the text
+ * (nettune.diagnosis/1's is optional in the tree). */
+static int nt_entry_validates(const struct nt_schema_entry *e)
 {
-    return id && (strcmp(id, NT_REPORT_SCHEMA) == 0 || strcmp(id, NT_TUNING_SCHEMA) == 0 ||
-                  strcmp(id, NT_PLUGIN_REPORT_SCHEMA) == 0 || strcmp(id, NT_WATCH_SCHEMA) == 0 ||
-                  (nt_diagnosis_schema_json[0] && strcmp(id, NT_DIAGNOSIS_SCHEMA) == 0));
+    return e->by != NT_VBY_SCHEMA || e->text[0];
+}
+
+/* The entry of id, NULL when the table has none. */
+static const struct nt_schema_entry *nt_schema_entry(const char *id)
+{
+    for (size_t i = 0; id && i < NT_NSCHEMAS; i++)
+        if (strcmp(nt_schema_table[i].id, id) == 0)
+            return &nt_schema_table[i];
+    return NULL;
+}
+
+/* Whether nettune report FILE renders documents of id (rpt.h). */
+int nt_schema_renders(const char *id)
+{
+    const struct nt_schema_entry *e = nt_schema_entry(id);
+    return e && e->renders;
+}
+
+/* Whether --validate checks documents of id (rpt.h). */
+int nt_schema_validates(const char *id)
+{
+    const struct nt_schema_entry *e = nt_schema_entry(id);
+    return e && nt_entry_validates(e);
+}
+
+/* The ids rendered or validated, ", "-separated, in the table's order (rpt.h). */
+const char *nt_schema_list(char *buf, size_t len, int rendered)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NT_NSCHEMAS; i++) {
+        const struct nt_schema_entry *e = &nt_schema_table[i];
+        if (rendered ? !e->renders : !nt_entry_validates(e))
+            continue;
+        int w = snprintf(buf + k, len - k, "%s%s", k ? ", " : "", e->id);
+        if (w < 0 || (size_t)w >= len - k)
+            break;
+        k += (size_t)w;
+    }
+    return buf;
 }
 
 void nt_problems_cleanup(nt_problems_t *p)
@@ -476,23 +545,18 @@ static void nt_vnode(nt_vctx_t *cx, const cJSON *schema, const cJSON *inst, nt_p
     cx->depth--;
 }
 
-/* Validate root against one of the compiled-in schemas (NT_SCHEMA_*). */
-static nt_status_t nt_validate_schema(const cJSON *root, int which, nt_problems_t *out)
+/* Validate root against the compiled-in JSON Schema of table entry which. */
+static nt_status_t nt_validate_schema(const cJSON *root, size_t which, nt_problems_t *out)
 {
-    static const char *const texts_id[NT_SCHEMA_COUNT] = {NT_REPORT_SCHEMA, NT_DIAGNOSIS_SCHEMA,
-                                                          NT_PLUGIN_REPORT_SCHEMA, NT_WATCH_SCHEMA};
-    static cJSON *schemas[NT_SCHEMA_COUNT]; /* parsed once per process */
-    const char *text = which == NT_SCHEMA_REPORT      ? nt_report_schema_json
-                       : which == NT_SCHEMA_DIAGNOSIS ? nt_diagnosis_schema_json
-                       : which == NT_SCHEMA_WATCH     ? nt_watch_schema_json
-                                                      : nt_plugin_report_schema_json;
+    static cJSON *schemas[NT_NSCHEMAS]; /* parsed once per process */
     cJSON *schema;
     nt_vctx_t cx;
 
     if (!schemas[which]) {
-        schemas[which] = cJSON_Parse(text);
+        schemas[which] = cJSON_Parse(nt_schema_table[which].text);
         if (!schemas[which]) {
-            NT_ERROR(REPORT, "the built-in %s schema is not valid JSON", texts_id[which]);
+            NT_ERROR(REPORT, "the built-in %s schema is not valid JSON",
+                     nt_schema_table[which].id);
             return NT_ERR_PARSE;
         }
     }
@@ -936,49 +1000,47 @@ nt_status_t nt_validate(const cJSON *root, nt_problems_t *out, const char **sche
         nt_problem_add(out, "$", "missing required key 'schema'");
     } else if (!cJSON_IsString(schema)) {
         nt_problem_add(out, "$.schema", "expected string, got %s", nt_json_type(schema));
-    } else if (strcmp(schema->valuestring, NT_REPORT_SCHEMA) == 0) {
-        nt_status_t st;
-        *schema_id = NT_REPORT_SCHEMA;
-        st = nt_validate_schema(root, NT_SCHEMA_REPORT, out);
-        if (st == NT_OK)
-            nt_vreport_semantic(root, out); /* after the schema's problems */
-        return st == NT_OK && out->oom ? NT_ERR_NOMEM : st;
-    } else if (nt_diagnosis_schema_json[0] &&
-               strcmp(schema->valuestring, NT_DIAGNOSIS_SCHEMA) == 0) {
-        *schema_id = NT_DIAGNOSIS_SCHEMA;
-        return nt_validate_schema(root, NT_SCHEMA_DIAGNOSIS, out);
-    } else if (strcmp(schema->valuestring, NT_PLUGIN_REPORT_SCHEMA) == 0) {
-        *schema_id = NT_PLUGIN_REPORT_SCHEMA;
-        return nt_validate_schema(root, NT_SCHEMA_PLUGIN_REPORT, out);
-    } else if (strcmp(schema->valuestring, NT_WATCH_SCHEMA) == 0) {
-        *schema_id = NT_WATCH_SCHEMA;
-        return nt_validate_schema(root, NT_SCHEMA_WATCH, out);
-    } else if (strcmp(schema->valuestring, NT_TUNING_SCHEMA) == 0) {
-        *schema_id = NT_TUNING_SCHEMA;
-        nt_vtuning(root, out);
-    } else if (strcmp(schema->valuestring, NT_THRESHOLDS_SCHEMA) == 0) {
-        /* the thresholds file: checked by the one parser the probe uses (lib/core/thresholds.c) */
-        char err[512] = "", *text = cJSON_PrintUnformatted(root);
-        nt_thresholds_t *t = NULL;
-        *schema_id = NT_THRESHOLDS_SCHEMA;
-        if (!text)
-            return NT_ERR_NOMEM;
-        if (nt_thresholds_parse(text, "thresholds", &t, err, sizeof(err)) != NT_OK)
-            nt_problem_add(out, "$", "%s", err);
-        nt_thresholds_destroy(t);
-        free(text);
-    } else if (strcmp(schema->valuestring, NT_DOCTOR_KB_SCHEMA) == 0) {
-        /* the doctor's knowledge base: checked by the doctor's own loader (reports/doctor/kb.c) */
-        char err[512] = "";
-        *schema_id = NT_DOCTOR_KB_SCHEMA;
-        if (nt_kb_check_json(root, "knowledge base", err, sizeof(err)) != 0)
-            nt_problem_add(out, "$", "%s", err);
     } else {
-        nt_problem_add(
-            out, "$.schema", "unknown schema id \"%.80s\" (known: %s, %s, %s, %s, %s%s%s)",
-            schema->valuestring, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA, NT_THRESHOLDS_SCHEMA,
-            NT_DOCTOR_KB_SCHEMA, NT_PLUGIN_REPORT_SCHEMA, nt_diagnosis_schema_json[0] ? ", " : "",
-            nt_diagnosis_schema_json[0] ? NT_DIAGNOSIS_SCHEMA : "");
+        size_t i = 0;
+        while (i < NT_NSCHEMAS && (strcmp(schema->valuestring, nt_schema_table[i].id) != 0 ||
+                                   !nt_entry_validates(&nt_schema_table[i])))
+            i++;
+        if (i == NT_NSCHEMAS) {
+            char known[512];
+            nt_problem_add(out, "$.schema", "unknown schema id \"%.80s\" (known: %s)",
+                           schema->valuestring, nt_schema_list(known, sizeof(known), 0));
+            return out->oom ? NT_ERR_NOMEM : NT_OK;
+        }
+        *schema_id = nt_schema_table[i].id;
+        switch (nt_schema_table[i].by) {
+        case NT_VBY_SCHEMA: {
+            nt_status_t st = nt_validate_schema(root, i, out);
+            /* a report's semantic checks, after the schema's problems */
+            if (st == NT_OK && strcmp(*schema_id, NT_REPORT_SCHEMA) == 0)
+                nt_vreport_semantic(root, out);
+            return st == NT_OK && out->oom ? NT_ERR_NOMEM : st;
+        }
+        case NT_VBY_TUNING:
+            nt_vtuning(root, out);
+            break;
+        case NT_VBY_THRESHOLDS: {
+            char err[512] = "", *text = cJSON_PrintUnformatted(root);
+            nt_thresholds_t *t = NULL;
+            if (!text)
+                return NT_ERR_NOMEM;
+            if (nt_thresholds_parse(text, "thresholds", &t, err, sizeof(err)) != NT_OK)
+                nt_problem_add(out, "$", "%s", err);
+            nt_thresholds_destroy(t);
+            free(text);
+            break;
+        }
+        case NT_VBY_KB: {
+            char err[512] = "";
+            if (nt_kb_check_json(root, "knowledge base", err, sizeof(err)) != 0)
+                nt_problem_add(out, "$", "%s", err);
+            break;
+        }
+        }
     }
     return out->oom ? NT_ERR_NOMEM : NT_OK;
 }

@@ -457,6 +457,50 @@ def validate_diagnosis_agrees_with_jsonschema():
 
 
 @test
+def one_table_of_schema_ids():
+    """The ids --validate knows, those rendering knows and the --help lists are one table:
+    --validate's "known:" list is the help's "validates:" line, a document that validates but
+    does not render names the help's "renders:" line, and a history document (which
+    python3-jsonschema validates against reports/schema/history.schema.json) validates here too,
+    against that schema (a mutant is refused)."""
+    h = run(["--help"]).stdout
+    renders = re.search(r"^  renders:   (.*)$", h, re.M).group(1)
+    validates = re.search(r"^  validates: (.*)$", h, re.M).group(1)
+    check(renders.split(", ") == ["nettune.report/1", "nettune.tuning/1", "nettune.diagnosis/1", "nettune.watch/1"],
+          renders)
+    for sid in ("nettune.report/1", "nettune.tuning/1", "nettune.watch/1", "nettune.history/1",
+                "nettune.plugin-report/1", "nettune.thresholds/1", "nettune.doctor-kb/1"):
+        check(sid in validates.split(", "), "%s not in the help's validates: %s" % (sid, validates))
+    bogus = dump({"schema": "nettune.bogus/1"}, "bogus-id.json")
+    r = run(["--validate", bogus])
+    check(r.returncode == 1 and '$.schema: unknown schema id "nettune.bogus/1" (known: %s)' % validates in r.stdout,
+          r.stdout)
+    r = run([bogus])
+    check(r.returncode == 2 and r.stderr.splitlines() == [
+        "nettune report: '%s' has schema 'nettune.bogus/1', not a document nettune report renders (%s)"
+        % (bogus, renders)], r.stderr)
+    hist = os.path.join(WORK, "history-doc.json")
+    r = run(["--history", fx("fake-full-4n-healthy-a.json"), fx("fake-full-4n-healthy-b.json"), "-f", "json",
+             "-o", hist])
+    check(r.returncode == 0, r.stderr)
+    r = run(["--validate", hist])
+    check(r.returncode == 0 and r.stdout == "%s: valid nettune.history/1\n" % hist, r.stdout + r.stderr)
+    try:
+        import jsonschema
+        jsonschema.validate(load(hist), load(os.path.join(ROOT, "reports", "schema", "history.schema.json")))
+    except ImportError:
+        pass
+    d = load(hist)
+    d["drifts"] = -1
+    r = run(["--validate", dump(d, "history-mutant.json")])
+    check(r.returncode == 1 and "$.drifts" in r.stdout, r.stdout)
+    r = run([hist])
+    check(r.returncode == 2 and r.stderr.splitlines() == [
+        "nettune report: '%s' is a nettune.history/1 document, which is not rendered (nettune report FILE "
+        "renders %s): check it with nettune report --validate" % (hist, renders)], r.stderr)
+
+
+@test
 def validate_exit_codes():
     good = fx("real-full-4n.json")
     d = load(good)
