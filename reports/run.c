@@ -51,18 +51,6 @@ static int nt_use_color(const nt_report_params_t *p)
     return nt_to_stdout(p) && isatty(STDOUT_FILENO) && !(nc && *nc);
 }
 
-/* Exit code of a failed open: everything that kept us from reading a document is 2. */
-static int nt_open_doc(const char *path, nt_rdoc_t *doc)
-{
-    nt_status_t st = nt_rdoc_open(path, doc);
-    if (st == NT_OK)
-        return 0;
-    if (st == NT_ERR_NOMEM)
-        fprintf(stderr, "nettune report: out of memory reading '%s'\n", path);
-    nt_rdoc_close(doc);
-    return -1;
-}
-
 /* A document that does not validate is still rendered (a newer probe may add a check name),
  * with its first problems on stderr. */
 static void nt_warn_invalid(const nt_rdoc_t *doc)
@@ -253,6 +241,36 @@ out:
     return rc;
 }
 
+/* A file --diff reads (role "OLD" or "NEW"): a nettune.report/1 indexed into doc, 0; else -1
+ * after one line naming the file and what it is instead (doc then needs no closing). */
+static int nt_open_report(const char *path, const char *role, nt_rdoc_t *doc)
+{
+    cJSON *root = NULL;
+    const char *sid;
+
+    memset(doc, 0, sizeof(*doc));
+    if (nt_json_read_file(path, NT_RDOC_MAX_BYTES, &root) != NT_OK)
+        return -1; /* said, with the path */
+    sid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "schema"));
+    if (!sid || strcmp(sid, NT_REPORT_SCHEMA) != 0) {
+        fprintf(stderr,
+                "nettune report: --diff compares two %s files: %s '%s' is %s%.80s%s: give a "
+                "report nettune probe wrote\n",
+                NT_REPORT_SCHEMA, role, path, sid ? "a " : "not a nettune document (no schema",
+                sid ? sid : "", sid ? "" : ")");
+        cJSON_Delete(root);
+        return -1;
+    }
+    nt_status_t st = nt_rdoc_from_json(root, path, doc); /* takes root; says why */
+    if (st != NT_OK) {
+        if (st == NT_ERR_NOMEM)
+            fprintf(stderr, "nettune report: out of memory reading '%s'\n", path);
+        nt_rdoc_close(doc);
+        return -1;
+    }
+    return 0;
+}
+
 static int nt_report_diff(const nt_report_params_t *p)
 {
     nt_diff_opts_t o = {.threshold_pct = p->threshold_pct,
@@ -263,17 +281,16 @@ static int nt_report_diff(const nt_report_params_t *p)
     nt_buf_t out;
     int regressed = 0, rc = NT_EXIT_USAGE;
 
-    if (nt_open_doc(p->files[0], &a) != 0)
-        return NT_EXIT_USAGE;
-    if (nt_open_doc(p->files[1], &b) != 0) {
-        nt_rdoc_close(&a);
+    /* both read before either is refused: each file that is not a report gets its line */
+    int bad_a = nt_open_report(p->files[0], "OLD", &a), bad_b = nt_open_report(p->files[1], "NEW", &b);
+    if (bad_a || bad_b) {
+        if (!bad_a)
+            nt_rdoc_close(&a);
+        if (!bad_b)
+            nt_rdoc_close(&b);
         return NT_EXIT_USAGE;
     }
     nt_buf_init(&out);
-    if (a.kind != NT_DOC_REPORT || b.kind != NT_DOC_REPORT) {
-        fprintf(stderr, "nettune report: --diff compares two %s files\n", NT_REPORT_SCHEMA);
-        goto out;
-    }
     nt_warn_invalid(&a);
     nt_warn_invalid(&b);
     o.color = strcmp(p->format, "text") == 0 && nt_use_color(p);

@@ -501,6 +501,19 @@ def one_table_of_schema_ids():
 
 
 @test
+def diff_names_the_file_that_is_not_a_report():
+    """--diff given another document names which file (OLD, NEW, or both) and what it is."""
+    rep, tun = fx("fake-full-4n-healthy-a.json"), fx("tuning.json")
+    line = "nettune report: --diff compares two nettune.report/1 files: %s '%s' is a nettune.tuning/1: give a report nettune probe wrote"
+    r = run(["--diff", rep, tun])
+    check(r.returncode == 2 and r.stderr.splitlines() == [line % ("NEW", tun)], r.stderr)
+    r = run(["--diff", tun, rep])
+    check(r.returncode == 2 and r.stderr.splitlines() == [line % ("OLD", tun)], r.stderr)
+    r = run(["--diff", tun, tun])
+    check(r.returncode == 2 and r.stderr.splitlines() == [line % ("OLD", tun), line % ("NEW", tun)], r.stderr)
+
+
+@test
 def validate_exit_codes():
     good = fx("real-full-4n.json")
     d = load(good)
