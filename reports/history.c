@@ -152,8 +152,11 @@ static int nt_hpush(nt_hseries_t *s, nt_hpoint_t pt)
     return 0;
 }
 
+/* A file passed over: kept for the summary's "skipped" list, and said on stderr, one line per
+ * file in one form whatever the reason (a reader of stderr alone sees every file left out). */
 static int nt_hskip(nt_hist_t *h, const char *path, const char *why)
 {
+    fprintf(stderr, "nettune report --history: skipped '%s': %s\n", path, why);
     char **ns = realloc(h->skipped, (h->nskipped + 1) * sizeof(*ns));
     size_t len = strlen(path) + strlen(why) + 3;
     if (!ns)
@@ -394,16 +397,22 @@ static nt_status_t nt_hist_read(nt_hist_t *h, char **files, size_t nfiles)
 {
     for (size_t i = 0; i < nfiles; i++) {
         nt_rdoc_t doc;
-        nt_status_t st = nt_rdoc_open(files[i], &doc);
+        char reason[1024], why[256];
+        /* the reason kept, not logged: nt_hskip says it, the same way for every file */
+        nt_status_t st = nt_rdoc_open_why(files[i], &doc, reason, sizeof(reason));
         const cJSON *run;
         double t;
         if (st == NT_ERR_NOMEM)
             return st;
         if (st != NT_OK || doc.kind != NT_DOC_REPORT) {
-            const char *why = st == NT_OK          ? "not a " NT_REPORT_SCHEMA " document"
-                              : st == NT_ERR_PARSE ? "not JSON"
-                              : st == NT_ERR_INVALID ? "not a " NT_REPORT_SCHEMA " document"
-                                                     : "cannot be read";
+            if (st == NT_ERR_PARSE)
+                snprintf(why, sizeof(why), "not JSON");
+            else if (st == NT_ERR_NOT_FOUND || st == NT_ERR_IO)
+                snprintf(why, sizeof(why), "cannot be read");
+            else if (doc.schema)
+                snprintf(why, sizeof(why), "a %.80s document, not a " NT_REPORT_SCHEMA, doc.schema);
+            else
+                snprintf(why, sizeof(why), "not a nettune document (not an object with a \"schema\" key)");
             nt_rdoc_close(&doc);
             if (nt_hskip(h, files[i], why) != 0)
                 return NT_ERR_NOMEM;

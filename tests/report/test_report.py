@@ -2067,6 +2067,38 @@ def history_drift_no_run_failed():
 
 
 @test
+def history_every_skip_said_once():
+    """Every file --history passes over gets one stderr line of one form, whatever the reason
+    (not an object, another nettune document, not JSON, no run.started_at), and the same files
+    are the summary's skipped list."""
+    d = os.path.join(WORK, "hist-mixed")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for n in ("a", "b"):
+        shutil.copy(fx("fake-full-4n-healthy-%s.json" % n), os.path.join(d, "%s.json" % n))
+    shutil.copy(fx("tuning.json"), os.path.join(d, "tuning.json"))
+    with open(os.path.join(d, "array.json"), "w") as f:
+        f.write("[1, 2]\n")
+    with open(os.path.join(d, "cut.json"), "w") as f:
+        f.write('{"schema": "nettune.report/1", "nodes": [\n')
+    nostart = load(fx("fake-full-4n-healthy-a.json"))
+    del nostart["run"]["started_at"]
+    with open(os.path.join(d, "nostart.json"), "w") as f:
+        json.dump(nostart, f)
+    want = {"array.json": 'not a nettune document (not an object with a "schema" key)',
+            "cut.json": "not JSON",
+            "nostart.json": "no run.started_at: its place in time is unknown",
+            "tuning.json": "a nettune.tuning/1 document, not a nettune.report/1"}
+    r = run(["--history", d, "--format", "json"])
+    lines = r.stderr.splitlines()
+    said = ["nettune report --history: skipped '%s': %s" % (os.path.join(d, k), v) for k, v in sorted(want.items())]
+    check(r.returncode == 0 and lines == said, "%r" % r.stderr)
+    doc = json.loads(r.stdout)
+    check(doc["skipped"] == ["%s: %s" % (os.path.join(d, k), v) for k, v in sorted(want.items())]
+          and len(doc["runs"]) == 2, doc["skipped"])
+
+
+@test
 def history_failed_runs_and_not_judged():
     """A drift that runs failed (fake2 a failed node from run 5) is listed with its failed runs
     and is not a drift no run failed; 3 runs are too few: not judged, said; a file that is not
@@ -2090,7 +2122,7 @@ def history_failed_runs_and_not_judged():
     r = run(["--history", few])
     check(r.returncode == 0 and r.stdout.startswith("nettune report --history: nothing judged")
           and "16 not judged: fewer than 4 runs" in r.stdout and "2 files skipped:" in r.stdout
-          and "notes.json: not a nettune.report/1 document" in r.stdout
+          and 'notes.json: not a nettune document (not an object with a "schema" key)' in r.stdout
           and "nostart.json: no run.started_at" in r.stdout, r.stdout[:800])
     empty = tempfile.mkdtemp(prefix="hist-empty-", dir=WORK)
     r = run(["--history", empty])
