@@ -91,6 +91,68 @@ static double nt_watch_dump_interval_us(const nt_jobrank_t *r)
     return every;
 }
 
+int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
+                         double *ref_us, double *missed)
+{
+    const nt_jobrank_t *r = &c->ranks[i];
+    *every_us = *ref_us = *missed = NAN;
+    if (!r->seen || c->max_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
+        return 0;
+    int ahead = 0, seen = 0;
+    double latest = NAN; /* the latest dump of the ranks ahead */
+    for (int j = 0; j < c->nranks; j++) {
+        const nt_jobrank_t *o = &c->ranks[j];
+        seen += o->seen;
+        if (!o->seen || o->last_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
+            continue;
+        ahead++;
+        if (!(o->last_dump_ts_us <= latest))
+            latest = o->last_dump_ts_us;
+    }
+    if (ahead * 2 < seen - 1) /* most of the others, not one fast dumper */
+        return 0;
+    double every = nt_watch_dump_interval_us(r);
+    for (int j = 0; !(every > 0) && j < c->nranks; j++)
+        every = nt_watch_dump_interval_us(&c->ranks[j]);
+    *every_us = every;
+    *ref_us = isfinite(now_us) ? now_us : latest;
+    *missed = every > 0 && isfinite(*ref_us) ? (*ref_us - r->last_dump_ts_us) / every : NAN;
+    return ahead;
+}
+
+int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us)
+{
+    for (int j = 0; j < c->nranks; j++) {
+        const nt_jobrank_t *o = &c->ranks[j];
+        double oe = nt_watch_dump_interval_us(o);
+        oe = oe > 0 ? oe : every_us;
+        if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_rules.hang_min_lag &&
+            (!isfinite(o->last_dump_ts_us) ||
+             (oe > 0 && isfinite(ref_us) &&
+              (ref_us - o->last_dump_ts_us) / oe >= nt_rules.hang_min_dumps)))
+            return j;
+    }
+    return -1;
+}
+
+int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
+{
+    for (int i = 0; i < c->nranks; i++) {
+        const nt_jobrank_t *r = &c->ranks[i];
+        double every, ref, missed;
+        if (nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed) <= 0 ||
+            !(missed >= nt_rules.hang_min_dumps))
+            continue;
+        int j = nt_watch_also_behind(c, i, every, ref);
+        if (j >= 0 && r->host[0] && c->ranks[j].host[0] && strcmp(r->host, c->ranks[j].host)) {
+            double last = fmax(r->last_dump_ts_us, c->ranks[j].last_dump_ts_us);
+            *silent_us = isfinite(last) ? ref - last : 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static nt_watch_who_t nt_watch_who_rank(const nt_jobcomm_t *c, int rank)
 {
     return (nt_watch_who_t){c->id, c->name, c->ranks[rank].host, rank, c->ranks[rank].pid};
@@ -384,12 +446,12 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
 /* The stalls (NT-JOB-205's stall rule) of communicator ci of `a` and, when it has none, of
  * every other communicator that holds `host`: a host whose link stalls calls can hold its rank
  * silent in a call of a communicator that has not stalled yet (measured, 10% loss: the lossy
- * host's rank named a hang at 3.8 dump intervals in its data-parallel pair, its other
- * communicator's calls had stalled). `cache` holds one count per communicator of `a` (-2: not
+ * host's rank named a hang at 3.8 dump intervals in its data-parallel pair, which had no stall
+ * in its window). `cache` holds one count per communicator of `a` (-2: not
  * counted yet) and `cache_us` its longest stall. *worst_us gets the longest of those counted.
  * Returns the count, -1 when out of memory. */
-static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host, int *cache,
-                                double *cache_us, double *worst_us)
+static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host,
+                                double now_us, int *cache, double *cache_us, double *worst_us)
 {
     size_t nc = nt_jobalign_ncomms(a);
     int total = 0;
@@ -406,7 +468,7 @@ static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *h
             if (!has)
                 continue;
         }
-        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, &cache_us[i])) < 0)
+        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, now_us, &cache_us[i])) < 0)
             return -1;
         if (cache[i] > 0) {
             total += cache[i];
@@ -444,25 +506,10 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
     }
     for (int i = 0; i < c->nranks; i++) {
         const nt_jobrank_t *r = &c->ranks[i];
-        if (!r->seen || c->max_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
+        double every, ref, missed;
+        int ahead = nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed);
+        if (ahead <= 0)
             continue;
-        int ahead = 0;
-        double latest = NAN; /* the latest dump of the ranks ahead */
-        for (int j = 0; j < c->nranks; j++) {
-            const nt_jobrank_t *o = &c->ranks[j];
-            if (!o->seen || o->last_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
-                continue;
-            ahead++;
-            if (!(o->last_dump_ts_us <= latest))
-                latest = o->last_dump_ts_us;
-        }
-        if (ahead * 2 < seen - 1) /* most of the others, not one fast dumper */
-            continue;
-        double every = nt_watch_dump_interval_us(r);
-        for (int j = 0; !(every > 0) && j < c->nranks; j++)
-            every = nt_watch_dump_interval_us(&c->ranks[j]);
-        double ref = isfinite(now_us) ? now_us : latest;
-        double missed = every > 0 && isfinite(ref) ? (ref - r->last_dump_ts_us) / every : NAN;
         /* Without dump times (none recorded) the lag alone decides, as before they existed. */
         int overdue = !isfinite(r->last_dump_ts_us) || missed >= nt_rules.hang_min_dumps;
         if (!overdue) {
@@ -484,7 +531,8 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * after its case). So can one whose host's other communicators stalled. Slow is not
          * dead. Each communicator's stalls are counted once, for the first rank that needs it. */
         double stall_us = 0;
-        int stalls = nt_watch_host_stalls(a, ci, r->host, stall_cache, stall_cache_us, &stall_us);
+        int stalls = nt_watch_host_stalls(a, ci, r->host, now_us, stall_cache, stall_cache_us,
+                                          &stall_us);
         if (stalls < 0)
             return -1;
         if (stalls > 0 && isfinite(missed) && missed < nt_rules.hang_stall_dumps) {
@@ -508,17 +556,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * its neighbour 5.1 s in one call, the other two ranks through it). The slow-node
          * judgement speaks of that link. The other counts when it is overdue too: a live rank
          * whose dump timer has not fired yet is behind for a moment. */
-        int also = -1;
-        for (int j = 0; j < c->nranks && also < 0; j++) {
-            const nt_jobrank_t *o = &c->ranks[j];
-            double oe = nt_watch_dump_interval_us(o);
-            oe = oe > 0 ? oe : every;
-            if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_rules.hang_min_lag &&
-                (!isfinite(o->last_dump_ts_us) ||
-                 (oe > 0 && isfinite(ref) &&
-                  (ref - o->last_dump_ts_us) / oe >= nt_rules.hang_min_dumps)))
-                also = j;
-        }
+        int also = nt_watch_also_behind(c, i, every, ref);
         if (also >= 0) {
             if (nt_watch_not_judged_add(nj, "watch_hang", c->id,
                                         "rank %d is %llu call(s) behind, and so is rank %d: a "
@@ -891,7 +929,7 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double no
     for (size_t i = 0; stall_cache && i < nc; i++)
         stall_cache[i] = -2;
     if (!slow || !stall_cache || !stall_us ||
-        (!(prom_records && !nc) && nt_watch_node_judge(a, findings, not_judged, out, slow) < 0)) {
+        (!(prom_records && !nc) && nt_watch_node_judge(a, now_us, findings, not_judged, out, slow) < 0)) {
         free(slow);
         free(stall_cache);
         free(stall_us);

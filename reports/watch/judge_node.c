@@ -295,8 +295,8 @@ static void nt_node_comms_slow(const nt_jobalign_t *a, const nt_node_series_t *v
  * communicator, a slow link every call: neither is a stall of one host. `*worst_us` gets the
  * longest stall, `*typical_us` its series' fastest, `*age` the complete calls after the latest
  * stall. Returns the count, -1 when out of memory. */
-static int nt_node_comm_stalls(const nt_jobcomm_t *c, double *worst_us, double *typical_us,
-                               int *age)
+static int nt_node_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us,
+                               double *typical_us, int *age)
 {
     size_t span = c->window < (size_t)nt_node_rules.stall_window
                       ? c->window
@@ -344,13 +344,27 @@ static int nt_node_comm_stalls(const nt_jobcomm_t *c, double *worst_us, double *
     free(k);
     free(mn);
     free(v);
+    /* A call still held: two ranks on two hosts behind together, silent for the hang rule's
+     * confirmation, while the others finished it (judge.c's hang rule leaves it to this one). A
+     * retransmission backoff at 10% loss held a whole job so for 7 s right after the lossy
+     * host's first two stalls (measured on the namespace cluster): it is that host's third. It
+     * is the latest stall, of the time they have been silent. */
+    double held_us = 0;
+    if (nt_watch_two_behind(c, now_us, &held_us)) {
+        stalls++;
+        *age = 0;
+        if (held_us > *worst_us) {
+            *worst_us = held_us;
+            *typical_us = 0;
+        }
+    }
     return stalls;
 }
 
-int nt_watch_comm_stalls(const nt_jobcomm_t *c, double *worst_us)
+int nt_watch_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us)
 {
     double worst = 0, typical = 0;
-    int age = 0, n = nt_node_comm_stalls(c, &worst, &typical, &age);
+    int age = 0, n = nt_node_comm_stalls(c, now_us, &worst, &typical, &age);
     if (worst_us)
         *worst_us = worst;
     return n;
@@ -397,8 +411,8 @@ static cJSON *nt_node_network_finding(cJSON *findings, nt_watch_who_t who, const
  * cannot tell its hosts apart). Called when the median rule named nobody; on a finding, its
  * stalled communicators are flagged in `slow` (the straggler judgement leaves their ranks
  * alone). Returns 0, -1 when out of memory. */
-static int nt_node_stall_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *nj,
-                               nt_watch_outcome_t *out, char *slow)
+static int nt_node_stall_judge(const nt_jobalign_t *a, double now_us, cJSON *findings,
+                               cJSON *nj, nt_watch_outcome_t *out, char *slow)
 {
     size_t nc = nt_jobalign_ncomms(a);
     int *st = calloc(nc ? nc : 1, sizeof(int));
@@ -415,7 +429,7 @@ static int nt_node_stall_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *n
             known = c->ranks[r].seen && c->ranks[r].host[0];
         if (!known)
             continue; /* a rank without a host: this communicator's hosts are not known */
-        if ((st[i] = nt_node_comm_stalls(c, &w, &t, &ca)) < 0) {
+        if ((st[i] = nt_node_comm_stalls(c, now_us, &w, &t, &ca)) < 0) {
             free(st);
             return -1;
         }
@@ -511,7 +525,7 @@ static int nt_node_stall_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *n
     return rc;
 }
 
-int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *nj,
+int nt_watch_node_judge(const nt_jobalign_t *a, double now_us, cJSON *findings, cJSON *nj,
                         nt_watch_outcome_t *out, char *slow_comms)
 {
     nt_node_hosts_t hosts = {0};
@@ -603,7 +617,7 @@ int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *nj,
         out->warn++;
     }
     if (rc == 0 && (ncand == 0 || ncand > nt_node_rules.max_named))
-        rc = nt_node_stall_judge(a, findings, nj, out, slow_comms);
+        rc = nt_node_stall_judge(a, now_us, findings, nj, out, slow_comms);
     for (size_t i = 0; i < n; i++)
         free(v[i].hosts);
     free(v);

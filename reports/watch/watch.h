@@ -99,16 +99,38 @@ int nt_watch_node_settings(cJSON *s);
  * the median of each communicator's latest calls. One finding naming the host (or the two
  * hosts of a link), or a not_judged entry with the reason. `slow_comms` (NULL, or one flag per
  * communicator of `a`, in its order) is set for each communicator slower than the typical one
- * of its shape by the same rule, whichever node it blames. Returns 0, -1 when out of memory. */
-int nt_watch_node_judge(const nt_jobalign_t *a, cJSON *findings, cJSON *not_judged,
-                        nt_watch_outcome_t *out, char *slow_comms);
+ * of its shape by the same rule, whichever node it blames. now_us: the clock when following a
+ * running job (NAN otherwise), for the stall rule's calls still held. Returns 0, -1 when out of
+ * memory. */
+int nt_watch_node_judge(const nt_jobalign_t *a, double now_us, cJSON *findings,
+                        cJSON *not_judged, nt_watch_outcome_t *out, char *slow_comms);
+
+/* nt_watch_rank_behind - whether rank i of c is behind by the hang rule (reports/watch/judge.c:
+ * at least hang_min_lag calls behind the communicator's furthest, with most of the other ranks
+ * seen that far ahead). *every_us gets its dump interval (the shortest gap between its latest
+ * dumps, else another rank's), *ref_us the time it is judged at (now_us when following, else
+ * the latest dump of the ranks ahead), *missed its dump intervals since its last dump (NAN when
+ * not known). Returns the count of ranks ahead, 0 when it is not behind. */
+int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
+                         double *ref_us, double *missed);
+
+/* nt_watch_also_behind - another rank of c than i that is behind and silent for hang_min_dumps
+ * of its dump intervals at ref_us (every_us where it has none of its own), or -1. */
+int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us);
+
+/* nt_watch_two_behind - whether two ranks of c on two hosts are behind together and silent for
+ * hang_min_dumps of their dump intervals while the others went on: a transfer between them
+ * stalls (a stopped process holds back only itself). *silent_us gets how long the later of the
+ * two has been silent. Returns 1 or 0. */
+int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us);
 
 /* nt_watch_comm_stalls - the stalls among communicator c's latest calls, by the stall rule of
  * NT-JOB-205 (reports/watch/judge_node.c: a call whose shortest exec time, the rank that arrives
  * last, is at least stall_min_us and stall_ratio times its series' fastest, as a TCP
- * retransmission timeout holds one). *worst_us (NULL: not wanted) gets the longest. Returns the
+ * retransmission timeout holds one), and a call two ranks on two hosts are still held in
+ * (nt_watch_two_behind at now_us). *worst_us (NULL: not wanted) gets the longest. Returns the
  * count, -1 when out of memory. */
-int nt_watch_comm_stalls(const nt_jobcomm_t *c, double *worst_us);
+int nt_watch_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us);
 
 /* The --report comparison (model.c). */
 typedef struct nt_watch_model nt_watch_model_t;

@@ -172,7 +172,8 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
     loss). `straggler`: a rank that computes `late_us` longer before each call: the others of
     both its communicators wait for it, and its data-parallel peer, leaving its data-parallel
     call that much later, arrives last in its own tensor-parallel calls (its wait moved there).
-    `stop`: (rank, call): that rank writes nothing after that call (it went silent).
+    `stop`: (rank, call), or a list of them: that rank writes nothing after that call (it went
+    silent).
     `dp_dump_lead_us`: the data-parallel records are dumped that much earlier than the
     tensor-parallel ones (each rank dumps on its own timer: a call's dump time is its earliest
     rank's, so two communicators' spans of the same time differ by up to a dump interval)."""
@@ -197,7 +198,7 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
             # tensor-parallel one (its data-parallel call ended late, waiting for the straggler).
             last = straggler if straggler in ranks else (peer if cname.startswith("tp") and peer in ranks else None)
             for i, r in enumerate(ranks):
-                if stop is not None and r == stop[0] and sn > stop[1]:
+                if any(r == sr and sn > sc for sr, sc in ([stop] if isinstance(stop, tuple) else stop or [])):
                     continue
                 us = base * (1 + rnd.uniform(0, 0.05))
                 if last is not None and r != last:
@@ -261,6 +262,16 @@ def stalls_named_network_side():
     # Two of them in that pair: no alarm yet.
     r, doc = run_json(node_job("stalls-one-pair-two", calls=24, stalls=(("dp1", 12), ("dp1", 18))))
     check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
+    # Two stalls, then a call of tp1 held for h6 and h7 (their ranks silent after call 20
+    # while h5 and h8 go on to 24: a transfer between them stalls, a stopped process holds back
+    # only itself): the third stall, and h6 is named, no hang.
+    r, doc = run_json(node_job("stalls-held", calls=24, stalls=(("dp1", 12), ("tp1", 15)), stop=[(5, 20), (6, 20)]))
+    f = [x for x in doc["findings"] if x["check"] == "watch_slow_node"]
+    check(len(f) == 1 and f[0]["hosts"] == ["h6"] and f[0]["stalls"] == 3, doc["findings"])
+    check(not [x for x in doc["findings"] if x["check"] == "watch_hang"], doc["findings"])
+    # The same held call without the stalls before it: one stall, nobody named.
+    r, doc = run_json(node_job("stalls-held-alone", calls=24, stop=[(5, 20), (6, 20)]))
+    check(not [x for x in doc["findings"] if x["check"] == "watch_slow_node"], doc["findings"])
     # Stalls in communicators with no host in common (tp0 and tp1): nobody.
     r, doc = run_json(node_job("stalls-apart", calls=24, stalls=(("tp0", 12), ("tp1", 15), ("tp0", 18))))
     check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
