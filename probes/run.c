@@ -760,9 +760,9 @@ static int nt_run_setup(nt_run_t *r, int argc, char **argv)
                             params->tuning_file, params->topology};
         char why[8192];
         int ok = 1;
-        if (p->rank == 0 && nt_output_preflight("--output", params->output, in,
-                                                sizeof(in) / sizeof(in[0]), NULL, why,
-                                                sizeof(why)) != NT_OK) {
+        if (p->rank == 0 &&
+            nt_output_preflight(&(nt_output_opt_t){"--output", params->output}, 1, in,
+                                sizeof(in) / sizeof(in[0]), NULL, why, sizeof(why)) != NT_OK) {
             NT_ERROR(REPORT, "nothing measured: %s", why);
             ok = 0;
         }

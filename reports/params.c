@@ -277,9 +277,10 @@ int nt_report_params_parse(int argc, char **argv, nt_report_params_t *p)
      * --history reads a folder's *.json), and writable, before anything is read */
     {
         char why[8192];
-        if (nt_output_preflight("--output", p->output, (const char *const *)p->files,
-                                (size_t)p->nfiles, p->mode == NT_MODE_HISTORY ? ".json" : NULL,
-                                why, sizeof(why)) != NT_OK) {
+        if (nt_output_preflight(&(nt_output_opt_t){"--output", p->output}, 1,
+                                (const char *const *)p->files, (size_t)p->nfiles,
+                                p->mode == NT_MODE_HISTORY ? ".json" : NULL, why,
+                                sizeof(why)) != NT_OK) {
             fprintf(stderr, "nettune report: %s\n", why);
             return -1;
         }

@@ -96,19 +96,23 @@ nt_params_fail(char *err, size_t errlen, const char *fmt, ...)
 }
 #define BAD(...) nt_params_fail(err, errlen, __VA_ARGS__)
 
+/* The tuning file when --output is not given; told apart by its address, so that a message
+ * about it can say it is the default (the user never typed it). */
+static const char nt_tune_default_output[] = "tuning.json";
+
 /* Every file the run writes (the tuning file, --env-out, --csv-out, --plan-out): none of them an
- * input, each writable, checked before anything is read, so that a run never writes some of
- * its outputs and then fails on the next. */
+ * input, none the file of another (the later would replace the earlier), each writable, checked
+ * before anything is read, so that a run never writes some of its outputs and then fails on
+ * the next. */
 static nt_status_t nt_tune_outputs_check(const nt_tune_params_t *p, char *err, size_t errlen)
 {
     const char *in[1 + 3 * NT_TUNE_MAX_SOURCES];
     size_t n = 0;
-    const struct {
-        const char *opt, *path;
-    } outs[] = {{"--output", p->output},
-                {"--env-out", p->env_out},
-                {"--csv-out", p->csv_out},
-                {"--plan-out", p->plan_out}};
+    const nt_output_opt_t outs[] = {
+        {p->output == nt_tune_default_output ? "the default --output" : "--output", p->output},
+        {"--env-out", p->env_out},
+        {"--csv-out", p->csv_out},
+        {"--plan-out", p->plan_out}};
 
     in[n++] = p->report_path;
     for (size_t i = 0; i < p->nreplays; i++)
@@ -117,12 +121,7 @@ static nt_status_t nt_tune_outputs_check(const nt_tune_params_t *p, char *err, s
         in[n++] = p->nccl_logs[i];
     for (size_t i = 0; i < p->nmeasured; i++)
         in[n++] = p->measured[i];
-    for (size_t k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
-        nt_status_t st = nt_output_preflight(outs[k].opt, outs[k].path, in, n, NULL, err, errlen);
-        if (st != NT_OK)
-            return st;
-    }
-    return NT_OK;
+    return nt_output_preflight(outs, sizeof(outs) / sizeof(outs[0]), in, n, NULL, err, errlen);
 }
 
 nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
@@ -165,7 +164,7 @@ nt_status_t nt_tune_params_parse(int argc, char **argv, nt_tune_params_t *p,
     p->cpu_vendor = -1;
     p->min_bytes = 1024;
     p->max_bytes = 8ull << 30;
-    p->output = "tuning.json";
+    p->output = nt_tune_default_output;
     /* the environment advice and the CSV only when asked: a run writes one file by default */
     for (int i = 0; i < NT_NUM_COLLS; i++)
         p->colls[i] = 1;

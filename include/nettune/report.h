@@ -143,25 +143,38 @@ void nt_output_stash_rearm(void);
  * mid-write (their process is gone). NT_ERR_IO / NT_ERR_INVALID with the reason logged. */
 nt_status_t nt_output_check(const char *path);
 
-/* nt_output_preflight - the option check of an output path, before any work: a run that read
- * or measured for minutes and then cannot write, or writes over what it read, loses it all.
- * opt: the option as the user wrote it ("--output", "--env-out"), for the message; path: the
- * output ("-" or NULL: stdout or none, always NT_OK); inputs: the ninputs paths the tool reads
- * ("-": standard input, compared when it is redirected from a file; NULL entries skipped);
- * dir_reads: what the tool reads of an input that is a folder: NULL nothing, "" every file but
- * dot files, ".json" the files with that ending. Refused, with the reason in why (one line with
- * the fix, without a tool's prefix, which the caller adds; nothing logged):
- *   NT_ERR_INVALID  path is an input (compared by device and inode, after the links, so a link,
- *                   a hard link or another spelling of the input is caught), or lies in an
- *                   input folder among the files read there; an empty path, a directory, a
- *                   link loop;
+/* One output of a command, for nt_output_preflight: the option as the user wrote it
+ * ("--output", "--env-out"; a default can say so: "the default --output"), for the message, and
+ * the path (NULL: not asked for; "-": stdout). */
+typedef struct nt_output_opt {
+    const char *opt;
+    const char *path;
+} nt_output_opt_t;
+
+/* nt_output_preflight - the option check of a command's outputs, before any work: a run that
+ * read or measured for minutes and then cannot write, or writes over what it read, or writes
+ * one output over another, loses it all. outs: the nouts outputs, checked in their order;
+ * inputs: the ninputs paths the tool reads ("-": standard input, compared when it is
+ * redirected from a file; NULL entries skipped); dir_reads: what the tool reads of an input
+ * that is a folder: NULL nothing, "" every file but dot files, ".json" the files with that
+ * ending. Refused at the first output found wrong, with the reason in why (one line naming the
+ * option, the file and the fix, without a tool's prefix, which the caller adds; nothing logged):
+ *   NT_ERR_INVALID  an output is an input (compared by device and inode, after the links, so a
+ *                   link, a hard link or another spelling of the input is caught), or lies in
+ *                   an input folder among the files read there; an empty path, a directory, a
+ *                   link loop; two outputs are one file (the same way, or the same new name in
+ *                   the same folder; both "-" when standard output is not a terminal), except
+ *                   a character device such as a terminal or /dev/null, which takes both;
  *   NT_ERR_IO       its folder does not exist or takes no new file (the writer's temporary
  *                   file is created and removed there; stale ones of killed runs are removed),
  *                   or a device/FIFO output is not writable (not opened: that would end a
- *                   FIFO reader's input).
- * Missing inputs are not reported here (the tool names them when it reads them). */
-nt_status_t nt_output_preflight(const char *opt, const char *path, const char *const *inputs,
-                                size_t ninputs, const char *dir_reads, char *why, size_t whylen);
+ *                   FIFO reader's input);
+ *   NT_ERR_NOMEM    out of memory.
+ * Outputs "-" or NULL are never refused alone. Missing inputs are not reported here (the tool
+ * names them when it reads them). */
+nt_status_t nt_output_preflight(const nt_output_opt_t *outs, size_t nouts,
+                                const char *const *inputs, size_t ninputs, const char *dir_reads,
+                                char *why, size_t whylen);
 
 /* nt_output_set_tool - the tool whose outputs these are ("nettune doctor"): from then on the
  * writer's error lines (nt_output_write, nt_output_check, ...) read "<tool>: <reason>: <fix>" on

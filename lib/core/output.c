@@ -736,8 +736,10 @@ static int nt_ends_with(const char *name, const char *suffix)
     return n >= k && strcmp(name + n - k, suffix) == 0;
 }
 
-nt_status_t nt_output_preflight(const char *opt, const char *path, const char *const *inputs,
-                                size_t ninputs, const char *dir_reads, char *why, size_t whylen)
+/* nt_output_preflight for one output: none of the inputs, writable. */
+static nt_status_t nt_preflight_one(const char *opt, const char *path, const char *const *inputs,
+                                    size_t ninputs, const char *dir_reads, char *why,
+                                    size_t whylen)
 {
     char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
     struct stat out, in, dst;
@@ -825,4 +827,90 @@ nt_status_t nt_output_preflight(const char *opt, const char *path, const char *c
     close(fd);
     unlink(tmp);
     return NT_OK;
+}
+
+/* The file an output lands in, to tell two outputs that are one file: the file itself when it
+ * exists (stat follows the links; "-" is what standard output is), else the folder it would be
+ * created in and its name there (the last link's target, as the writer resolves it). */
+typedef struct nt_output_id {
+    int exists;
+    struct stat st; /* the file, or its folder when it does not exist yet */
+    char name[PATH_MAX];
+} nt_output_id_t;
+
+static void nt_output_id(const char *path, nt_output_id_t *id)
+{
+    char real[PATH_MAX], dir[PATH_MAX], why[8];
+    const char *slash;
+    int direct;
+
+    memset(id, 0, sizeof(*id));
+    if (strcmp(path, "-") == 0) {
+        id->exists = fstat(STDOUT_FILENO, &id->st) == 0;
+        return;
+    }
+    if (stat(path, &id->st) == 0) {
+        id->exists = 1;
+        return;
+    }
+    /* checked by nt_preflight_one already: the folder exists */
+    if (nt_resolve_why(path, real, sizeof(real), &direct, why, sizeof(why)) != NT_OK)
+        return;
+    nt_dir_of(dir, sizeof(dir), real);
+    slash = strrchr(real, '/');
+    if (stat(dir, &id->st) == 0)
+        snprintf(id->name, sizeof(id->name), "%s", slash ? slash + 1 : real);
+}
+
+/* Whether two outputs are one file. A terminal or /dev/null (a character device) is written in
+ * place and takes both, so that is no conflict; a regular file would be replaced by the second
+ * writer, and a pipe or FIFO would give its reader the two mixed. */
+static int nt_output_same(const nt_output_id_t *a, const nt_output_id_t *b)
+{
+    if (a->exists != b->exists || a->st.st_dev != b->st.st_dev || a->st.st_ino != b->st.st_ino)
+        return 0;
+    if (a->exists)
+        return !S_ISCHR(a->st.st_mode);
+    return a->name[0] && strcmp(a->name, b->name) == 0;
+}
+
+nt_status_t nt_output_preflight(const nt_output_opt_t *outs, size_t nouts,
+                                const char *const *inputs, size_t ninputs, const char *dir_reads,
+                                char *why, size_t whylen)
+{
+    nt_output_id_t *ids;
+    nt_status_t st = NT_OK;
+
+    why[0] = '\0';
+    ids = calloc(nouts ? nouts : 1, sizeof(*ids));
+    if (!ids) {
+        snprintf(why, whylen, "out of memory");
+        return NT_ERR_NOMEM;
+    }
+    for (size_t k = 0; st == NT_OK && k < nouts; k++) {
+        const char *path = outs[k].path;
+        if (!path)
+            continue;
+        st = nt_preflight_one(outs[k].opt, path, inputs, ninputs, dir_reads, why, whylen);
+        if (st != NT_OK)
+            break;
+        nt_output_id(path, &ids[k]);
+        for (size_t j = 0; j < k; j++) {
+            if (!outs[j].path || !nt_output_same(&ids[j], &ids[k]))
+                continue;
+            if (strcmp(path, "-") == 0 || strcmp(outs[j].path, "-") == 0)
+                snprintf(why, whylen,
+                         "%s '%s' and %s '%s' both write to standard output: give one of them "
+                         "a file",
+                         outs[k].opt, path, outs[j].opt, outs[j].path);
+            else
+                snprintf(why, whylen,
+                         "%s '%s' is the same file as %s '%s': give one of them another path",
+                         outs[k].opt, path, outs[j].opt, outs[j].path);
+            st = NT_ERR_INVALID;
+            break;
+        }
+    }
+    free(ids);
+    return st;
 }

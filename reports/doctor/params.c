@@ -217,8 +217,8 @@ int nt_doctor_params_parse(int argc, char **argv, nt_doctor_params_t *p)
         memcpy(all, p->inputs, (size_t)p->ninputs * sizeof(*all));
         all[p->ninputs] = p->report;
         all[p->ninputs + 1] = p->kb;
-        st = nt_output_preflight("--output", p->output, all, (size_t)p->ninputs + 2, NULL, why,
-                                 sizeof(why));
+        st = nt_output_preflight(&(nt_output_opt_t){"--output", p->output}, 1, all,
+                                 (size_t)p->ninputs + 2, NULL, why, sizeof(why));
         free(all);
         if (st != NT_OK) {
             fprintf(stderr, "nettune-doctor: %s\n", why);

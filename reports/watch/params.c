@@ -239,8 +239,8 @@ nt_status_t nt_watch_params_parse(int argc, char **argv, nt_watch_params_t *p,
         }
         memcpy(all, p->inputs, (size_t)p->ninputs * sizeof(*all));
         all[p->ninputs] = p->report;
-        st = nt_output_preflight("--output", p->output, all, (size_t)p->ninputs + 1, "", err,
-                                 errlen);
+        st = nt_output_preflight(&(nt_output_opt_t){"--output", p->output}, 1, all,
+                                 (size_t)p->ninputs + 1, "", err, errlen);
         free(all);
         if (st != NT_OK)
             return NT_ERR_INVALID;

@@ -49,6 +49,21 @@ expect_exit output-is-report 2 $TUNE "$T/pre/rep.json" --replay $BASE --replay $
 expect_exit csv-out-is-replay 2 $TUNE $R --replay "$T/pre/base.log" --replay $RING --label algo=ring,proto=simple --output "$T/pre/t.json" --csv-out "$T/pre/./base.log"
 check "an output naming an input: one line each, the inputs untouched, nothing written" sh -c "grep -q \"^nettune tune: --output '$T/pre/rep.json' is also an input: give another path\$\" '$T/output-is-report.err' && grep -q \"^nettune tune: --csv-out '$T/pre/./base.log' is also an input (as '$T/pre/base.log'): give another path\$\" '$T/csv-out-is-replay.err' && [ \$(cat '$T/output-is-report.err' '$T/csv-out-is-replay.err' | wc -l) = 2 ] && cmp -s '$T/pre/rep.json' $R && cmp -s '$T/pre/base.log' $BASE && [ ! -e '$T/pre/t.json' ]"
 
+# 0b''. two outputs that are one file: the later would replace the earlier (a tuning.json
+# overwritten by the advice, which the plugin then cannot load), so the run stops with one line
+# naming both options, exit 2, nothing written; by any spelling (./, a link, a new name), the
+# default tuning.json too; a terminal or /dev/null takes both
+mkdir -p "$T/dup"; ln -sf t.json "$T/dup/link.json"; TUNE_ABS0=$(cd "$(dirname "$TUNE")" && pwd)/$(basename "$TUNE")
+expect_exit env-csv-same 2 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --output "$T/dup/t.json" --env-out "$T/dup/x" --csv-out "$T/dup/x"
+expect_exit output-plan-same 2 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --output "$T/dup/t.json" --plan-out "$T/dup/./t.json"
+expect_exit output-link-same 2 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --output "$T/dup/t.json" --csv-out "$T/dup/link.json"
+expect_exit default-output-same 2 sh -c "cd '$T/dup' && '$TUNE_ABS0' '$(pwd)/$R' --replay '$(pwd)/$BASE' --replay '$(pwd)/$RING' --label algo=ring,proto=simple --env-out tuning.json"
+expect_exit stdout-twice 2 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple --output - --env-out -
+check "two outputs one file: one line naming both and the fix" sh -c "grep -qx \"nettune tune: --csv-out '$T/dup/x' is the same file as --env-out '$T/dup/x': give one of them another path\" '$T/env-csv-same.err' && grep -qx \"nettune tune: --plan-out '$T/dup/./t.json' is the same file as --output '$T/dup/t.json': give one of them another path\" '$T/output-plan-same.err' && grep -qx \"nettune tune: --csv-out '$T/dup/link.json' is the same file as --output '$T/dup/t.json': give one of them another path\" '$T/output-link-same.err' && grep -qx \"nettune tune: --env-out 'tuning.json' is the same file as the default --output 'tuning.json': give one of them another path\" '$T/default-output-same.err' && grep -qx \"nettune tune: --env-out '-' and --output '-' both write to standard output: give one of them a file\" '$T/stdout-twice.err' && [ \$(cat '$T'/env-csv-same.err '$T'/output-plan-same.err '$T'/output-link-same.err '$T'/default-output-same.err '$T'/stdout-twice.err | wc -l) = 5 ]"
+check "two outputs one file: nothing written" sh -c "[ \$(ls -A '$T/dup') = link.json ] && [ ! -s '$T/stdout-twice.out' ]"
+expect_exit dev-null-twice 0 $TUNE $R --replay $BASE --replay $RING --label algo=ring,proto=simple -q --output "$T/dup/t.json" --env-out /dev/null --csv-out /dev/null
+check "/dev/null as two outputs: taken, the tuning file written" test -s "$T/dup/t.json"
+
 # 0c. by default one file, tuning.json, in the working folder; the advice and the CSV only when
 # asked (--env-out, --csv-out)
 mkdir -p "$T/cwd"; TUNE_ABS=$(cd "$(dirname "$TUNE")" && pwd)/$(basename "$TUNE"); R_ABS=$(pwd)/$R

@@ -228,6 +228,57 @@ static void test_write_targets(void **state)
     cJSON_Delete(doc);
 }
 
+/* Two outputs of one command that are one file are refused, whatever the spelling (the later
+ * would replace the earlier); a character device takes both; nothing is created. */
+static void test_preflight_two_outputs(void **state)
+{
+    char a[PATH_MAX], dot[PATH_MAX], link[PATH_MAX], b[PATH_MAX], why[PATH_MAX * 3];
+    struct stat st;
+    (void)state;
+    snprintf(a, sizeof(a), "%s/pf-a.json", root);
+    snprintf(dot, sizeof(dot), "%s/./pf-a.json", root);
+    snprintf(link, sizeof(link), "%s/pf-link.json", root);
+    snprintf(b, sizeof(b), "%s/pf-b.json", root);
+    assert_int_equal(symlink("pf-a.json", link), 0);
+    {
+        const nt_output_opt_t outs[] = {{"--output", a}, {"--env-out", NULL}, {"--csv-out", dot}};
+        assert_int_equal(nt_output_preflight(outs, 3, NULL, 0, NULL, why, sizeof(why)),
+                         NT_ERR_INVALID);
+        char want[PATH_MAX * 3];
+        snprintf(want, sizeof(want),
+                 "--csv-out '%s' is the same file as --output '%s': give one of them another path",
+                 dot, a);
+        assert_string_equal(why, want);
+    }
+    {
+        /* a dangling link: its target is the file that would be written */
+        const nt_output_opt_t outs[] = {{"--output", a}, {"--plan-out", link}};
+        assert_int_equal(nt_output_preflight(outs, 2, NULL, 0, NULL, why, sizeof(why)),
+                         NT_ERR_INVALID);
+    }
+    assert_int_equal(stat(a, &st), -1); /* nothing written */
+    {
+        const nt_output_opt_t outs[] = {{"--output", a}, {"--env-out", b}};
+        assert_int_equal(nt_output_preflight(outs, 2, NULL, 0, NULL, why, sizeof(why)), NT_OK);
+        assert_string_equal(why, "");
+    }
+    put("pf-a.json", "{}");
+    {
+        /* an existing file through its link */
+        const nt_output_opt_t outs[] = {{"--output", a}, {"--csv-out", b}, {"--env-out", link}};
+        assert_int_equal(nt_output_preflight(outs, 3, NULL, 0, NULL, why, sizeof(why)),
+                         NT_ERR_INVALID);
+        assert_non_null(strstr(why, "--env-out '"));
+        assert_non_null(strstr(why, "' is the same file as --output '"));
+    }
+    {
+        const nt_output_opt_t outs[] = {{"--env-out", "/dev/null"}, {"--csv-out", "/dev/null"}};
+        assert_int_equal(nt_output_preflight(outs, 2, NULL, 0, NULL, why, sizeof(why)), NT_OK);
+    }
+    unlink(link);
+    unlink(a);
+}
+
 /* The headline note every summary shares (probe, report text/md/html). */
 static void test_judged_note(void **state)
 {
@@ -470,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_write_atomic_and_read),
         cmocka_unit_test(test_checks_and_verdicts),
         cmocka_unit_test(test_write_targets),
+        cmocka_unit_test(test_preflight_two_outputs),
         cmocka_unit_test(test_judged_note),
         cmocka_unit_test(test_write_error_once),
         cmocka_unit_test(test_stash),
