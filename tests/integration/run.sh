@@ -351,6 +351,33 @@ out=$($P --local --topology /nonexistent.xml --output "$W/t.json" 2>&1); rc=$?
 if [ $rc = 2 ] && echo "$out" | grep -q "/nonexistent.xml"; then
   ok "missing --topology file: exit 2 naming it"
 else bad "missing --topology file: exit 2 naming it (rc=$rc: $out)"; fi
+# --output naming one of the probe's input files (by its name, ./, a link, a hard link): exit 2
+# before anything is read or measured, one line naming the option, the file and the fix, and
+# the input untouched (the report would have replaced the thresholds or the baseline it judged
+# by). No launcher needed: --local (--fabric-topology is read with --fabric only, and is parsed
+# before the output is checked, so it is a real ibnetdiscover file).
+mkdir -p "$W/in"
+printf '{"schema": "nettune.thresholds/1"}\n' > "$W/in/thr.json"
+cp tests/fixtures/reports/fake-full-4n-healthy-a.json "$W/in/base.json"
+cp plugins/nccl-tuner/examples/tuning.json "$W/in/tun.json"
+printf '<?xml version="1.0"?>\n<topology/>\n' > "$W/in/topo.xml"
+cp tests/fixtures/ibtopo/x5-psmn.ibnetdiscover "$W/in/fab.txt"
+ln -sf base.json "$W/in/base-link.json"; ln -f "$W/in/tun.json" "$W/in/tun-hard.json"
+cp -r "$W/in" "$W/in.orig"
+for c in "--thresholds|thr.json|thr.json|" "--baseline|base.json|base-link.json| (as '$W/in/base.json')" \
+         "--tuning-file|tun.json|tun-hard.json| (as '$W/in/tun.json')" \
+         "--topology|topo.xml|./topo.xml| (as '$W/in/topo.xml')" "--fabric --fabric-topology|fab.txt|fab.txt|"; do
+  IFS='|' read -r opt in outp as <<EOT
+$c
+EOT
+  co=--checks-only; case $opt in --fabric*) co= ;; esac   # --fabric is traffic: not with it
+  out=$(timeout 60 $P --local $co $opt "$W/in/$in" --output "$W/in/$outp" 2>&1); rc=$?
+  if [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+     echo "$out" | grep -qF "ERROR REPORT: nothing measured: --output '$W/in/$outp' is also an input$as: give another path" &&
+     diff -r "$W/in" "$W/in.orig" > /dev/null; then
+    ok "--output naming the ${opt#--fabric } file ($outp): exit 2, one line naming it, the file untouched"
+  else bad "--output naming the ${opt#--fabric } file ($outp): exit 2, one line naming it (rc=$rc: $out)"; fi
+done
 # Expectations: a node with fewer GPUs than expected fails with the reason, on every rank.
 run_case "--expect gpus=8 on a node without GPUs: fail with reason" 1 -- \
   $MPIRUN -np 2 $P --expect gpus=8 --output "$W/r.json"
