@@ -348,6 +348,15 @@ static void nt_rdoc_verdicts(nt_rdoc_t *doc)
         doc->verdict = NT_NOT_JUDGED;
 }
 
+/* What nt_rdoc_open indexes (one nt_doc_kind each), for the refusals below. Said as what the
+ * file is not, rather than as what "this command" reads: the callers want less than the reader
+ * takes (doctor --report and the probe's --baseline a report only) and add their own fix. This
+ * is the reader's own list, beside the comparisons it sums up, not nettune report's table of
+ * schema ids (reports/validate.c): that one lists what nettune report renders and validates, a
+ * larger set, and lib/ must not depend on reports/. */
+#define NT_RDOC_KINDS                                                                              \
+    "a nettune report (" NT_REPORT_SCHEMA ") or tuning file (" NT_TUNING_SCHEMA ")"
+
 /* Why a document is refused: into why when the caller gives a buffer (it prints one line of its
  * own), else logged. */
 #define NT_RDOC_REFUSE(...)                                                                        \
@@ -385,14 +394,13 @@ nt_status_t nt_rdoc_from_json_why(cJSON *root, const char *path, nt_rdoc_t *doc,
         return NT_OK;
     }
     if (strcmp(doc->schema, NT_DIAGNOSIS_SCHEMA) == 0) {
-        NT_RDOC_REFUSE("'%s' is a nettune doctor diagnosis: nettune report FILE renders it; "
-                       "this command reads %s and %s files",
-                 path, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA);
+        NT_RDOC_REFUSE("'%s' is a nettune doctor diagnosis (nettune report FILE renders it), "
+                       "not " NT_RDOC_KINDS,
+                       path);
         return NT_ERR_INVALID;
     }
     if (strcmp(doc->schema, NT_REPORT_SCHEMA) != 0) {
-        NT_RDOC_REFUSE("'%s' is not a document this command reads: schema '%s' (known: %s, %s)",
-                 path, doc->schema, NT_REPORT_SCHEMA, NT_TUNING_SCHEMA);
+        NT_RDOC_REFUSE("'%s' has the schema '%s': not " NT_RDOC_KINDS, path, doc->schema);
         return NT_ERR_INVALID;
     }
     doc->kind = NT_DOC_REPORT;

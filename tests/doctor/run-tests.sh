@@ -235,6 +235,13 @@ check "--report missing: one line naming the file and the fix" sh -c "test \$(wc
 expect_exit report-dir 2 "$DOCTOR" --report "$T" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
 check "--report DIR: one line, a directory" sh -c "test \$(wc -l < '$T/report-dir.err') = 1 && grep -q \"cannot read: Is a directory; give\" '$T/report-dir.err'"
 check "--report not a report: one line" sh -c "test \$(wc -l < '$T/report-not-report.err') = 1"
+# a nettune document of another kind: the line says what the file is and what it is not, then
+# the fix (the reader takes reports and tuning files, the doctor wants a report)
+printf '{"schema": "nettune.watch/1"}\n' > "$T/watch-doc.json"
+printf '{"schema": "nettune.diagnosis/1"}\n' > "$T/diag-doc.json"
+expect_exit report-other-schema 2 "$DOCTOR" --report "$T/watch-doc.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+expect_exit report-diagnosis 2 "$DOCTOR" --report "$T/diag-doc.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
+check "--report of another schema: one line naming it, what it is not, and the fix" sh -c "grep -qx \"nettune-doctor: --report '$T/watch-doc.json' has the schema 'nettune.watch/1': not a nettune report (nettune.report/1) or tuning file (nettune.tuning/1); give the nettune.report/1 JSON that nettune probe --output wrote\" '$T/report-other-schema.err' && grep -qx \"nettune-doctor: --report '$T/diag-doc.json' is a nettune doctor diagnosis (nettune report FILE renders it), not a nettune report (nettune.report/1) or tuning file (nettune.tuning/1); give the nettune.report/1 JSON that nettune probe --output wrote\" '$T/report-diagnosis.err' && test \$(cat '$T/report-other-schema.err' '$T/report-diagnosis.err' | wc -l) = 2"
 expect_exit healthy 0 "$DOCTOR" tests/doctor/data/tuner-all-srun.log
 check "no operator files: no 'operator files:' heading" sh -c "! grep -q 'operator files:' '$T/healthy.out'"
 expect_exit output-file 1 "$DOCTOR" -q -o "$T/out.json" tests/fixtures/nccl-debug-logs/shm-posix-fallocate-ci-container.log
