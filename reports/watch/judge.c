@@ -21,8 +21,6 @@ static const struct {
     int straggler_cross_ranks;   /* communicators up to this size are checked across the others */
     int straggler_fresh;         /* of the latest this many calls... */
     int straggler_fresh_votes;   /* ...at least this many must still blame the rank */
-    int hang_min_lag;            /* calls the others must be ahead before a rank is behind */
-    double hang_min_dumps;       /* the rank's dump intervals since its last dump */
     int onset_baseline;          /* calls of a series that set its expected busbw */
     double onset_k, onset_h;     /* CUSUM reference value and decision interval, in sigmas */
     double onset_clip;           /* one call moves the sum by at most this many sigmas */
@@ -41,7 +39,7 @@ static const struct {
     double hang_stall_dumps;     /* the same when its communicator stalled in its latest calls */
     double straggler_elsewhere;  /* a rank that waits in another communicator this share of
                                     the wait it is credited with is late for that wait */
-} nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 1, 2.5, 16, 0.5, 5.0, 3.0, 0.01, 0.10,
+} nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 16, 0.5, 5.0, 3.0, 0.01, 0.10,
               3, 12, 0.50, 1000, 0.33, 8, 4, 2000, 0.5, 10, 0.5};
 
 cJSON *nt_watch_settings(size_t window)
@@ -63,8 +61,8 @@ cJSON *nt_watch_settings(size_t window)
         !cJSON_AddNumberToObject(s, "straggler_block_wait_us", nt_rules.straggler_block_wait_us) ||
         !cJSON_AddNumberToObject(s, "straggler_cross_margin", nt_rules.straggler_cross_margin) ||
         !cJSON_AddNumberToObject(s, "straggler_elsewhere_share", nt_rules.straggler_elsewhere) ||
-        !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_rules.hang_min_lag) ||
-        !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_rules.hang_min_dumps) ||
+        !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_watch_hang_min_lag) ||
+        !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_watch_hang_min_dumps) ||
         !cJSON_AddNumberToObject(s, "hang_stall_dumps", nt_rules.hang_stall_dumps) ||
         !cJSON_AddNumberToObject(s, "onset_baseline_calls", nt_rules.onset_baseline) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_k", nt_rules.onset_k) ||
@@ -78,79 +76,6 @@ cJSON *nt_watch_settings(size_t window)
         return NULL;
     }
     return s;
-}
-
-/* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
- * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
-static double nt_watch_dump_interval_us(const nt_jobrank_t *r)
-{
-    double every = NAN;
-    for (int i = 1; i < r->ndumps; i++)
-        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every))
-            every = r->dumps_us[i - 1] - r->dumps_us[i];
-    return every;
-}
-
-int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
-                         double *ref_us, double *missed)
-{
-    const nt_jobrank_t *r = &c->ranks[i];
-    *every_us = *ref_us = *missed = NAN;
-    if (!r->seen || c->max_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
-        return 0;
-    int ahead = 0, seen = 0;
-    double latest = NAN; /* the latest dump of the ranks ahead */
-    for (int j = 0; j < c->nranks; j++) {
-        const nt_jobrank_t *o = &c->ranks[j];
-        seen += o->seen;
-        if (!o->seen || o->last_seq < r->last_seq + (uint64_t)nt_rules.hang_min_lag)
-            continue;
-        ahead++;
-        if (!(o->last_dump_ts_us <= latest))
-            latest = o->last_dump_ts_us;
-    }
-    if (ahead * 2 < seen - 1) /* most of the others, not one fast dumper */
-        return 0;
-    double every = nt_watch_dump_interval_us(r);
-    for (int j = 0; !(every > 0) && j < c->nranks; j++)
-        every = nt_watch_dump_interval_us(&c->ranks[j]);
-    *every_us = every;
-    *ref_us = isfinite(now_us) ? now_us : latest;
-    *missed = every > 0 && isfinite(*ref_us) ? (*ref_us - r->last_dump_ts_us) / every : NAN;
-    return ahead;
-}
-
-int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us)
-{
-    for (int j = 0; j < c->nranks; j++) {
-        const nt_jobrank_t *o = &c->ranks[j];
-        double oe = nt_watch_dump_interval_us(o);
-        oe = oe > 0 ? oe : every_us;
-        if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_rules.hang_min_lag &&
-            (!isfinite(o->last_dump_ts_us) ||
-             (oe > 0 && isfinite(ref_us) &&
-              (ref_us - o->last_dump_ts_us) / oe >= nt_rules.hang_min_dumps)))
-            return j;
-    }
-    return -1;
-}
-
-int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
-{
-    for (int i = 0; i < c->nranks; i++) {
-        const nt_jobrank_t *r = &c->ranks[i];
-        double every, ref, missed;
-        if (nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed) <= 0 ||
-            !(missed >= nt_rules.hang_min_dumps))
-            continue;
-        int j = nt_watch_also_behind(c, i, every, ref);
-        if (j >= 0 && r->host[0] && c->ranks[j].host[0] && strcmp(r->host, c->ranks[j].host)) {
-            double last = fmax(r->last_dump_ts_us, c->ranks[j].last_dump_ts_us);
-            *silent_us = isfinite(last) ? ref - last : 0;
-            return 1;
-        }
-    }
-    return 0;
 }
 
 static nt_watch_who_t nt_watch_who_rank(const nt_jobcomm_t *c, int rank)
@@ -511,7 +436,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
         if (ahead <= 0)
             continue;
         /* Without dump times (none recorded) the lag alone decides, as before they existed. */
-        int overdue = !isfinite(r->last_dump_ts_us) || missed >= nt_rules.hang_min_dumps;
+        int overdue = !isfinite(r->last_dump_ts_us) || missed >= nt_watch_hang_min_dumps;
         if (!overdue) {
             if (nt_watch_not_judged_add(nj, "watch_hang", c->id,
                                         "rank %d is %llu call(s) behind, but its last dump is %.1f "
@@ -520,7 +445,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                                         i, (unsigned long long)(c->max_seq - r->last_seq),
                                         isfinite(missed) ? missed : 0.0,
                                         isfinite(now_us) ? "by the clock" : "by the others' dumps",
-                                        nt_rules.hang_min_dumps) < 0)
+                                        nt_watch_hang_min_dumps) < 0)
                 return -1;
             continue;
         }
@@ -577,7 +502,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                  "its last call is %llu; %d of the %d other rank(s) seen reached call %llu or "
                  "more (the furthest %llu); %s",
                  (unsigned long long)r->last_seq, ahead, seen - 1,
-                 (unsigned long long)(r->last_seq + (uint64_t)nt_rules.hang_min_lag),
+                 (unsigned long long)(r->last_seq + (uint64_t)nt_watch_hang_min_lag),
                  (unsigned long long)c->max_seq,
                  isfinite(missed) ? "" : "no dump times");
         if (isfinite(missed))
@@ -608,7 +533,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
             if (r->last_seq != c->max_seq || !(every > 0) || !isfinite(r->last_dump_ts_us))
                 break;
             double missed = (now_us - r->last_dump_ts_us) / every;
-            if (missed < nt_rules.hang_min_dumps)
+            if (missed < nt_watch_hang_min_dumps)
                 break;
             least = fmin(least, missed);
             still++;

@@ -3,8 +3,8 @@
 # table and the output writer the core's: libc, cJSON and zlib. Its tests are in test-unit
 # (tests/unit/test_jobrec.c) and test-report (tests/report/test_watch.py).
 WATCH_DIR   := reports/watch
-WATCH_SRCS  := $(addprefix $(WATCH_DIR)/,params.c finding.c judge.c judge_node.c run.c drain.c model.c \
-                 series.c)
+WATCH_SRCS  := $(addprefix $(WATCH_DIR)/,params.c finding.c behind.c judge.c judge_node.c run.c drain.c \
+                 model.c series.c)
 WATCH_OBJS  := $(WATCH_SRCS:%.c=$(OBJ)/%.o)
 WATCH_PARTS := judge engine node nccl core
 # --drain is the probe's drain path (probes/drain.c, plain C: no MPI); the writers are the

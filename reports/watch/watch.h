@@ -105,7 +105,17 @@ int nt_watch_node_settings(cJSON *s);
 int nt_watch_node_judge(const nt_jobalign_t *a, double now_us, cJSON *findings,
                         cJSON *not_judged, nt_watch_outcome_t *out, char *slow_comms);
 
-/* nt_watch_rank_behind - whether rank i of c is behind by the hang rule (reports/watch/judge.c:
+/* The hang rule's evidence (reports/watch/behind.c): a rank is behind when the others are this
+ * many calls ahead, and silent after this many of its own dump intervals. */
+extern const int nt_watch_hang_min_lag;
+extern const double nt_watch_hang_min_dumps;
+
+/* nt_watch_dump_interval_us - a rank's dump interval: the shortest gap between its latest
+ * distinct dump times (a dump with nothing new is skipped, which doubles one gap); NAN when it
+ * has fewer than two. */
+double nt_watch_dump_interval_us(const nt_jobrank_t *r);
+
+/* nt_watch_rank_behind - whether rank i of c is behind by the hang rule (reports/watch/behind.c:
  * at least hang_min_lag calls behind the communicator's furthest, with most of the other ranks
  * seen that far ahead). *every_us gets its dump interval (the shortest gap between its latest
  * dumps, else another rank's), *ref_us the time it is judged at (now_us when following, else

@@ -1,0 +1,85 @@
+/* A rank behind: the hang rule's evidence (docs/watch.md, NT-JOB-202), shared by the hang
+ * judgement (judge.c), which names a rank that stopped, and the stall rule (judge_node.c), which
+ * counts a call two ranks are held in as the network's. Each rank dumps on its own timer, so a
+ * rank is behind only when the others are ahead by hang_min_lag calls, and silent only when
+ * hang_min_dumps of its own dump intervals have passed since its last dump. */
+#include <math.h>
+#include <string.h>
+
+#include "watch.h"
+
+const int nt_watch_hang_min_lag = 1;
+const double nt_watch_hang_min_dumps = 2.5;
+
+/* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
+ * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
+double nt_watch_dump_interval_us(const nt_jobrank_t *r)
+{
+    double every = NAN;
+    for (int i = 1; i < r->ndumps; i++)
+        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every))
+            every = r->dumps_us[i - 1] - r->dumps_us[i];
+    return every;
+}
+
+int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
+                         double *ref_us, double *missed)
+{
+    const nt_jobrank_t *r = &c->ranks[i];
+    *every_us = *ref_us = *missed = NAN;
+    if (!r->seen || c->max_seq < r->last_seq + (uint64_t)nt_watch_hang_min_lag)
+        return 0;
+    int ahead = 0, seen = 0;
+    double latest = NAN; /* the latest dump of the ranks ahead */
+    for (int j = 0; j < c->nranks; j++) {
+        const nt_jobrank_t *o = &c->ranks[j];
+        seen += o->seen;
+        if (!o->seen || o->last_seq < r->last_seq + (uint64_t)nt_watch_hang_min_lag)
+            continue;
+        ahead++;
+        if (!(o->last_dump_ts_us <= latest))
+            latest = o->last_dump_ts_us;
+    }
+    if (ahead * 2 < seen - 1) /* most of the others, not one fast dumper */
+        return 0;
+    double every = nt_watch_dump_interval_us(r);
+    for (int j = 0; !(every > 0) && j < c->nranks; j++)
+        every = nt_watch_dump_interval_us(&c->ranks[j]);
+    *every_us = every;
+    *ref_us = isfinite(now_us) ? now_us : latest;
+    *missed = every > 0 && isfinite(*ref_us) ? (*ref_us - r->last_dump_ts_us) / every : NAN;
+    return ahead;
+}
+
+int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us)
+{
+    for (int j = 0; j < c->nranks; j++) {
+        const nt_jobrank_t *o = &c->ranks[j];
+        double oe = nt_watch_dump_interval_us(o);
+        oe = oe > 0 ? oe : every_us;
+        if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_watch_hang_min_lag &&
+            (!isfinite(o->last_dump_ts_us) ||
+             (oe > 0 && isfinite(ref_us) &&
+              (ref_us - o->last_dump_ts_us) / oe >= nt_watch_hang_min_dumps)))
+            return j;
+    }
+    return -1;
+}
+
+int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
+{
+    for (int i = 0; i < c->nranks; i++) {
+        const nt_jobrank_t *r = &c->ranks[i];
+        double every, ref, missed;
+        if (nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed) <= 0 ||
+            !(missed >= nt_watch_hang_min_dumps))
+            continue;
+        int j = nt_watch_also_behind(c, i, every, ref);
+        if (j >= 0 && r->host[0] && c->ranks[j].host[0] && strcmp(r->host, c->ranks[j].host)) {
+            double last = fmax(r->last_dump_ts_us, c->ranks[j].last_dump_ts_us);
+            *silent_us = isfinite(last) ? ref - last : 0;
+            return 1;
+        }
+    }
+    return 0;
+}
