@@ -27,16 +27,11 @@ int nt_render_watch_exit(const cJSON *doc)
     return cJSON_IsNumber(code) ? code->valueint : NT_EXIT_USAGE;
 }
 
-/* One line for a list of paths of the summary ("ignored 2 file(s) that are not Inspector dumps:
- * d/a.json, d/notes.txt"), the first 8 and how many more; nothing for an empty list. */
-static void nt_render_watch_paths(nt_buf_t *out, const cJSON *arr, const char *verb,
-                                  const char *noun, const char *what)
+/* The strings of `arr`, comma-separated: the first 8 and how many more. */
+static void nt_render_watch_list(nt_buf_t *out, const cJSON *arr)
 {
     const cJSON *it;
     int n = cJSON_GetArraySize(arr), i = 0;
-    if (n <= 0)
-        return;
-    nt_buf_printf(out, "%s %d %s %s: ", verb, n, noun, what);
     cJSON_ArrayForEach (it, arr) {
         if (i == 8) {
             nt_buf_printf(out, ", and %d more", n - i);
@@ -45,6 +40,18 @@ static void nt_render_watch_paths(nt_buf_t *out, const cJSON *arr, const char *v
         nt_buf_puts(out, i++ ? ", " : "");
         nt_buf_put_plain(out, cJSON_IsString(it) ? it->valuestring : "?");
     }
+}
+
+/* One line for a list of paths of the summary ("ignored 2 file(s) that are not Inspector dumps:
+ * d/a.json, d/notes.txt"), the first 8 and how many more; nothing for an empty list. */
+static void nt_render_watch_paths(nt_buf_t *out, const cJSON *arr, const char *verb,
+                                  const char *noun, const char *what)
+{
+    int n = cJSON_GetArraySize(arr);
+    if (n <= 0)
+        return;
+    nt_buf_printf(out, "%s %d %s %s: ", verb, n, noun, what);
+    nt_render_watch_list(out, arr);
     nt_buf_puts(out, "\n");
 }
 
@@ -62,17 +69,10 @@ nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
      * communicator known from RAS alone is not among those counted, and its calls are not
      * judged (only the ranks RAS lists as missing) */
     const cJSON *ras_only = cJSON_GetObjectItemCaseSensitive(sum, "ras_only_communicators");
-    int nras = cJSON_GetArraySize(ras_only), i = 0;
+    int nras = cJSON_GetArraySize(ras_only);
     if (nras > 0) {
         nt_buf_printf(out, " with Inspector records, and %d that only RAS lists (", nras);
-        cJSON_ArrayForEach (it, ras_only) {
-            if (i == 8) {
-                nt_buf_printf(out, ", and %d more", nras - i);
-                break;
-            }
-            nt_buf_puts(out, i++ ? ", " : "");
-            nt_buf_put_plain(out, cJSON_IsString(it) ? it->valuestring : "?");
-        }
+        nt_render_watch_list(out, ras_only);
         nt_buf_puts(out, "): no Inspector record of their calls, only RAS's list of missing ranks "
                          "judged");
     }

@@ -2066,6 +2066,14 @@ def history_drift_no_run_failed():
     check(r.returncode == 0 and not any(x["drift"] for x in json.loads(r.stdout)["series"]), r.stdout[:300])
 
 
+def write_nostart(d):
+    """A healthy report without run.started_at (its place in time unknown), as d/nostart.json."""
+    nostart = load(fx("fake-full-4n-healthy-a.json"))
+    del nostart["run"]["started_at"]
+    with open(os.path.join(d, "nostart.json"), "w") as f:
+        json.dump(nostart, f)
+
+
 @test
 def history_every_skip_said_once():
     """Every file --history passes over gets one stderr line of one form, whatever the reason
@@ -2081,10 +2089,7 @@ def history_every_skip_said_once():
         f.write("[1, 2]\n")
     with open(os.path.join(d, "cut.json"), "w") as f:
         f.write('{"schema": "nettune.report/1", "nodes": [\n')
-    nostart = load(fx("fake-full-4n-healthy-a.json"))
-    del nostart["run"]["started_at"]
-    with open(os.path.join(d, "nostart.json"), "w") as f:
-        json.dump(nostart, f)
+    write_nostart(d)
     want = {"array.json": 'not a nettune document (not an object with a "schema" key)',
             "cut.json": "not JSON",
             "nostart.json": "no run.started_at: its place in time is unknown",
@@ -2115,10 +2120,7 @@ def history_failed_runs_and_not_judged():
     few = history_runs("few", 3, 0.5)
     with open(os.path.join(few, "notes.json"), "w") as f:
         f.write('{"hello": 1}\n')
-    nostart = load(fx("fake-full-4n-healthy-a.json"))
-    del nostart["run"]["started_at"]
-    with open(os.path.join(few, "nostart.json"), "w") as f:
-        json.dump(nostart, f)
+    write_nostart(few)
     r = run(["--history", few])
     check(r.returncode == 0 and r.stdout.startswith("nettune report --history: nothing judged")
           and "16 not judged: fewer than 4 runs" in r.stdout and "2 files skipped:" in r.stdout
