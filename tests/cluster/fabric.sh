@@ -55,7 +55,7 @@ pass=0; fail=0; failed=""; skipped=0; xfail=0; xfailed=""
 # whose only failed assertions are the judge's prints XFAIL with its findings and does not fail
 # the suite; NTC_STRICT=1 makes it fail.
 declare -A KNOWN=(
-    [spine-one-slow]="the judge found the leaves and the parallel link in 10 of 16 runs here with its search of every partition (load average 5-14; on the 13 reports kept, replayed, the groups were the leaves in 10, by the local search alone in 9): 4 runs had fewer than 16 cuts and 16 rings (the 8 s budget of then on a loaded machine), 2 with the full schedule had the loaded cores' noise at the slow link's half rate (slowed limit 0.51; in-leaf flows at 0.42 put a node alone in one, one group in the other); test-cluster-long (--long) runs it strict; a later stop: 8 of 12 runs at load average 1-3, the 4 misses putting h2 (and once h4), whose cross pairs ran on the fast link, in the other leaf's group"
+    [spine-one-slow]="the judge found the leaves and the parallel link in 10 of 16 runs here with its search of every partition (load average 5-14; on the 13 reports kept, replayed, the groups were the leaves in 10, by the local search alone in 9): 4 runs had fewer than 16 cuts and 16 rings (the 8 s budget of then on a loaded machine), 2 with the full schedule had the loaded cores' noise at the slow link's half rate (slowed limit 0.51; in-leaf flows at 0.42 put a node alone in one, one group in the other); test-cluster-long (--long) runs it strict; a later stop: 8 of 12 runs at load average 1-3, the 4 misses putting h2 (and once h4 too) in the other leaf's group"
 )
 [ $LONG = 1 ] && NTC_STRICT=${NTC_STRICT:-1}
 now() { date +%s.%N; }
