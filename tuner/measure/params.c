@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measure.h"
+#include "nettune/report.h"
 #include "nettune/units.h"
 
 void nt_measure_params_usage(FILE *f)
@@ -203,5 +204,13 @@ nt_status_t nt_measure_params_parse(int argc, char **argv, nt_measure_params_t *
                               : "needs --min-bytes <= --max-bytes");
         return NT_ERR_INVALID;
     }
+    /* the document's file: not the plan or the tuning file it measures, and writable, before
+     * minutes of measuring (the other commands' check, lib/core/output.c) */
+    const char *inputs[] = {p->plan_path, p->verify};
+    if (p->output &&
+        nt_output_preflight(&(nt_output_opt_t){output_given ? "--output" : "the default --output",
+                                               p->output},
+                            1, inputs, 2, NULL, err, errlen) != NT_OK)
+        return NT_ERR_INVALID;
     return NT_OK;
 }

@@ -42,6 +42,14 @@ for n in 0 73 99999; do
   expect_exit "measure-local-ranks-$n" 2 timeout 20 $MEAS --plan "$T/plan.json" --output "$T/lr$n.json" --backend fake --local-ranks $n
   check "--local-ranks $n: one line naming the range, no file" sh -c "[ \$(wc -l <'$T/measure-local-ranks-$n.err') = 1 ] && grep -q -- '--local-ranks $n: give 1 to 72' '$T/measure-local-ranks-$n.err' && [ ! -e '$T/lr$n.json' ]"
 done
+# an --output that is the plan (a link to it too) or the tuning file --verify measures is refused
+# before any rank is started: one line, exit 2, the input untouched
+ln -sf plan.json "$T/plan-link.json"
+cp "$T/plan.json" "$T/plan.keep"
+expect_exit measure-output-is-plan 2 $MEAS --plan "$T/plan.json" --output "$T/plan-link.json" --backend fake --local-ranks 2
+check "--output the plan: one line naming --output and the file, the plan untouched" sh -c "[ \$(wc -l <'$T/measure-output-is-plan.err') = 1 ] && grep -q -- '--output' '$T/measure-output-is-plan.err' && cmp -s '$T/plan.json' '$T/plan.keep'"
+expect_exit measure-output-missing-dir 2 $MEAS --plan "$T/plan.json" --output "$T/no/such/dir/m.json" --backend fake --local-ranks 2
+check "--output in a missing folder: refused before measuring, no file" sh -c "[ \$(wc -l <'$T/measure-output-missing-dir.err') = 1 ] && [ ! -e '$T/no' ]"
 # a port beyond 65535 is refused at once (%d sscanf read 127.0.0.1:4294972296 as port 5000)
 expect_exit measure-addr-port-range 2 env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 \
   NETTUNE_MEASURE_ADDR=127.0.0.1:4294972296 $MEAS --plan "$T/plan.json" --output "$T/range.json" --backend fake --timeout 1
