@@ -10,6 +10,7 @@
 
 const int nt_watch_hang_min_lag = 1;
 const double nt_watch_hang_min_dumps = 2.5;
+const double nt_watch_hang_stall_dumps = 10;
 
 /* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
  * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
@@ -71,12 +72,20 @@ int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
     for (int i = 0; i < c->nranks; i++) {
         const nt_jobrank_t *r = &c->ranks[i];
         double every, ref, missed;
-        if (nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed) <= 0 ||
-            !(missed >= nt_watch_hang_min_dumps))
+        if (!r->host[0] || nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed) <= 0 ||
+            !(missed >= nt_watch_hang_min_dumps) || !(missed < nt_watch_hang_stall_dumps))
             continue;
-        int j = nt_watch_also_behind(c, i, every, ref);
-        if (j >= 0 && r->host[0] && c->ranks[j].host[0] && strcmp(r->host, c->ranks[j].host)) {
-            double last = fmax(r->last_dump_ts_us, c->ranks[j].last_dump_ts_us);
+        /* another rank held in the same call (the same last call), on another host, silent as
+         * long by the same test (a rank that computes or waits dumps on: not held) */
+        for (int j = 0; j < c->nranks; j++) {
+            const nt_jobrank_t *o = &c->ranks[j];
+            double oe, oref, omissed;
+            if (j == i || !o->host[0] || strcmp(o->host, r->host) == 0 ||
+                o->last_seq != r->last_seq ||
+                nt_watch_rank_behind(c, j, now_us, &oe, &oref, &omissed) <= 0 ||
+                !(omissed >= nt_watch_hang_min_dumps) || !(omissed < nt_watch_hang_stall_dumps))
+                continue;
+            double last = fmax(r->last_dump_ts_us, o->last_dump_ts_us);
             *silent_us = isfinite(last) ? ref - last : 0;
             return 1;
         }

@@ -36,11 +36,10 @@ static const struct {
     double onset_min_excess_us;  /* a drop costs each call at least this much time */
     double straggler_cross_margin; /* every other rank spends more inside calls, by this share
                                       of the wait the rank is credited with */
-    double hang_stall_dumps;     /* the same when its communicator stalled in its latest calls */
     double straggler_elsewhere;  /* a rank that waits in another communicator this share of
                                     the wait it is credited with is late for that wait */
 } nt_rules = {3, 8, 64, 0.20, 0.50, 96, 64, 24, 2, 16, 0.5, 5.0, 3.0, 0.01, 0.10,
-              3, 12, 0.50, 1000, 0.33, 8, 4, 2000, 0.5, 10, 0.5};
+              3, 12, 0.50, 1000, 0.33, 8, 4, 2000, 0.5, 0.5};
 
 cJSON *nt_watch_settings(size_t window)
 {
@@ -63,7 +62,7 @@ cJSON *nt_watch_settings(size_t window)
         !cJSON_AddNumberToObject(s, "straggler_elsewhere_share", nt_rules.straggler_elsewhere) ||
         !cJSON_AddNumberToObject(s, "hang_min_lag_calls", nt_watch_hang_min_lag) ||
         !cJSON_AddNumberToObject(s, "hang_min_dumps", nt_watch_hang_min_dumps) ||
-        !cJSON_AddNumberToObject(s, "hang_stall_dumps", nt_rules.hang_stall_dumps) ||
+        !cJSON_AddNumberToObject(s, "hang_stall_dumps", nt_watch_hang_stall_dumps) ||
         !cJSON_AddNumberToObject(s, "onset_baseline_calls", nt_rules.onset_baseline) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_k", nt_rules.onset_k) ||
         !cJSON_AddNumberToObject(s, "onset_cusum_h", nt_rules.onset_h) ||
@@ -375,8 +374,8 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
  * in its window). `cache` holds one count per communicator of `a` (-2: not
  * counted yet) and `cache_us` its longest stall. *worst_us gets the longest of those counted.
  * Returns the count, -1 when out of memory. */
-static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host,
-                                double now_us, int *cache, double *cache_us, double *worst_us)
+static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host, int *cache,
+                                double *cache_us, double *worst_us)
 {
     size_t nc = nt_jobalign_ncomms(a);
     int total = 0;
@@ -393,7 +392,7 @@ static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *h
             if (!has)
                 continue;
         }
-        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, now_us, &cache_us[i])) < 0)
+        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, &cache_us[i])) < 0)
             return -1;
         if (cache[i] > 0) {
             total += cache[i];
@@ -456,11 +455,10 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * after its case). So can one whose host's other communicators stalled. Slow is not
          * dead. Each communicator's stalls are counted once, for the first rank that needs it. */
         double stall_us = 0;
-        int stalls = nt_watch_host_stalls(a, ci, r->host, now_us, stall_cache, stall_cache_us,
-                                          &stall_us);
+        int stalls = nt_watch_host_stalls(a, ci, r->host, stall_cache, stall_cache_us, &stall_us);
         if (stalls < 0)
             return -1;
-        if (stalls > 0 && isfinite(missed) && missed < nt_rules.hang_stall_dumps) {
+        if (stalls > 0 && isfinite(missed) && missed < nt_watch_hang_stall_dumps) {
             if (nt_watch_not_judged_add(
                     nj, "watch_hang", c->id,
                     "rank %d is %llu call(s) behind and silent for %.1f of its dump intervals, "
@@ -469,7 +467,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                     "call for seconds): a slow network until %.0f intervals, not yet a hang",
                     i, (unsigned long long)(c->max_seq - r->last_seq), missed, stalls,
                     r->host[0] ? r->host : "unknown", stall_us / 1e3,
-                    nt_rules.hang_stall_dumps) < 0)
+                    nt_watch_hang_stall_dumps) < 0)
                 return -1;
             continue;
         }

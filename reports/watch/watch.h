@@ -109,6 +109,8 @@ int nt_watch_node_judge(const nt_jobalign_t *a, double now_us, cJSON *findings,
  * many calls ahead, and silent after this many of its own dump intervals. */
 extern const int nt_watch_hang_min_lag;
 extern const double nt_watch_hang_min_dumps;
+/* ...and a silent rank whose network stalled is a hang only after this many. */
+extern const double nt_watch_hang_stall_dumps;
 
 /* nt_watch_dump_interval_us - a rank's dump interval: the shortest gap between its latest
  * distinct dump times (a dump with nothing new is skipped, which doubles one gap); NAN when it
@@ -128,19 +130,20 @@ int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *ev
  * of its dump intervals at ref_us (every_us where it has none of its own), or -1. */
 int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us);
 
-/* nt_watch_two_behind - whether two ranks of c on two hosts are behind together and silent for
- * hang_min_dumps of their dump intervals while the others went on: a transfer between them
- * stalls (a stopped process holds back only itself). *silent_us gets how long the later of the
- * two has been silent. Returns 1 or 0. */
+/* nt_watch_two_behind - whether two ranks of c on two hosts are behind together in one call (the
+ * same last call) and silent for hang_min_dumps of their dump intervals, but not yet
+ * hang_stall_dumps, while the others went on: a transfer between them stalls (a stopped process
+ * holds back only itself; past hang_stall_dumps it is no longer slow). *silent_us gets how long
+ * the later of the two has been silent. Returns 1 or 0. */
 int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us);
 
 /* nt_watch_comm_stalls - the stalls among communicator c's latest calls, by the stall rule of
  * NT-JOB-205 (reports/watch/judge_node.c: a call whose shortest exec time, the rank that arrives
  * last, is at least stall_min_us and stall_ratio times its series' fastest, as a TCP
- * retransmission timeout holds one), and a call two ranks on two hosts are still held in
- * (nt_watch_two_behind at now_us). *worst_us (NULL: not wanted) gets the longest. Returns the
- * count, -1 when out of memory. */
-int nt_watch_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us);
+ * retransmission timeout holds one), completed calls only (a call still held is the slow-node
+ * judgement's, not evidence for the hang rule, whose own silence it is). *worst_us (NULL: not
+ * wanted) gets the longest. Returns the count, -1 when out of memory. */
+int nt_watch_comm_stalls(const nt_jobcomm_t *c, double *worst_us);
 
 /* The --report comparison (model.c). */
 typedef struct nt_watch_model nt_watch_model_t;

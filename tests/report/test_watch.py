@@ -162,7 +162,8 @@ def too_few_calls_not_judged():
 
 
 def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, job_wide=False,
-             stalls=(), straggler=None, late_us=800.0, stop=None, dp_dump_lead_us=0):
+             stalls=(), straggler=None, late_us=800.0, stop=None, dp_dump_lead_us=0, sizes=(1 << 20,),
+             step=None):
     """8 hosts, one rank each: tensor-parallel communicators of 4 consecutive ranks, data-parallel
     ones of ranks r and r + 4, so each host is the only one its two communicators share. From
     call `slow_from` on, the communicators holding `slow_host` take `factor` times longer for
@@ -174,6 +175,9 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
     call that much later, arrives last in its own tensor-parallel calls (its wait moved there).
     `stop`: (rank, call), or a list of them: that rank writes nothing after that call (it went
     silent).
+    `sizes`: the message sizes the calls cycle through (call sn has sizes[sn % len]): one series
+    per size. `step`: (communicator name, call): from that call on every call of it takes
+    210 ms (a link that slowed and stayed slow, not stalls).
     `dp_dump_lead_us`: the data-parallel records are dumped that much earlier than the
     tensor-parallel ones (each rank dumps on its own timer: a call's dump time is its earliest
     rank's, so two communicators' spans of the same time differ by up to a dump interval)."""
@@ -192,7 +196,7 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
             base = 1000.0 * (1 + rnd.uniform(-0.05, 0.05))
             if (job_wide or slow_host in hosts) and sn >= slow_from:
                 base *= factor
-            if (cname, sn) in stalls:
+            if (cname, sn) in stalls or (step and cname == step[0] and sn >= step[1]):
                 base = 210000.0
             # Who arrives last: the straggler in both its communicators, its peer in its
             # tensor-parallel one (its data-parallel call ended late, waiting for the straggler).
@@ -205,7 +209,7 @@ def node_job(name, slow_host=None, calls=20, slow_from=11, factor=6.0, seed=21, 
                     us += late_us * (1 + rnd.uniform(-0.05, 0.05))
                 lead = dp_dump_lead_us if cname.startswith("dp") else 0
                 rec = gen_inspector.record(cid, cname, i, len(ranks), len(ranks), hosts[i], 5000 + r, sn,
-                                           1 << 20, us, 1764630000000000 + sn * 100000 - lead)
+                                           sizes[sn % len(sizes)], us, 1764630000000000 + sn * 100000 - lead)
                 files[r].write(json.dumps(rec, separators=(",", ":")) + "\n")
     for f in files.values():
         f.close()
@@ -252,6 +256,20 @@ def stalls_named_network_side():
         check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], "%s: %s" % (name, doc["findings"]))
     nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
     check([x for x in nj if "3 stall(s)" in x and "hosts in common are 4" in x], nj)
+    # One communicator of two hosts that is the whole job (no other to run clean beside it):
+    # its stalls are the job's network, no link is named.
+    d = os.path.join(WORK, "stalls-world-two-hosts")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for r in range(4):
+        with open(os.path.join(d, "h%d-pid%d.log" % (r // 2 + 1, 6000 + r)), "w") as fp:
+            for sn in range(1, 25):
+                us = (210000.0 if sn in (8, 12, 16) else 1000.0) * (1 + 0.01 * r)
+                rec = gen_inspector.record("0xw0", "world", r, 4, 2, "h%d" % (r // 2 + 1), 6000 + r, sn,
+                                           1 << 20, us, 1764630000000000 + sn * 100000)
+                fp.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    r, doc = run_json(d)
+    check(not [x for x in doc["findings"] if x["check"] == "watch_slow_node"], doc["findings"])
     # Three in one data-parallel communicator (h2 and h6): the link between them, or one of
     # their NICs; which of the two, only a stall in another of their communicators tells.
     r, doc = run_json(node_job("stalls-one-pair", calls=24, stalls=(("dp1", 12), ("dp1", 15), ("dp1", 18))))
@@ -269,9 +287,29 @@ def stalls_named_network_side():
     f = [x for x in doc["findings"] if x["check"] == "watch_slow_node"]
     check(len(f) == 1 and f[0]["hosts"] == ["h6"] and f[0]["stalls"] == 3, doc["findings"])
     check(not [x for x in doc["findings"] if x["check"] == "watch_hang"], doc["findings"])
-    # The same held call without the stalls before it: one stall, nobody named.
+    check("one of them a call two ranks on two hosts are still held in" in f[0]["reason"]
+          and f[0]["expected_us"] > 0 and f[0]["observed_us"] < 300000, f)
+    # The same held call without the stalls before it: one stall, nobody named network-side;
+    # the two stopped processes are hangs, each in its data-parallel pair, at 4 intervals (the
+    # held call is no evidence against the silence it is made of).
     r, doc = run_json(node_job("stalls-held-alone", calls=24, stop=[(5, 20), (6, 20)]))
     check(not [x for x in doc["findings"] if x["check"] == "watch_slow_node"], doc["findings"])
+    check(sorted(x["host"] for x in doc["findings"] if x["check"] == "watch_hang") == ["h6", "h7"], doc["findings"])
+    # The same two a call apart are not held in one call: no stall, the hangs named.
+    r, doc = run_json(node_job("stalls-apart-held", calls=24, stalls=(("dp1", 12), ("tp1", 15)),
+                               stop=[(5, 20), (6, 19)]))
+    check(not [x for x in doc["findings"] if x["check"] == "watch_slow_node"], doc["findings"])
+    # Five of the eight 4 MiB calls of h6's two communicators stall (a lossy link's favourite
+    # size; the other two sizes run clean): their median is a stall itself, their fastest is
+    # not, and h6 is named.
+    st5 = tuple((c, n) for c in ("tp1", "dp1") for n in (6, 9, 15, 18, 21))
+    r, doc = run_json(node_job("stalls-most-of-a-series", calls=24, stalls=st5, sizes=(1 << 20, 2 << 20, 4 << 20)))
+    f = [x for x in doc["findings"] if x["check"] == "watch_slow_node"]
+    check(len(f) == 1 and f[0]["hosts"] == ["h6"] and f[0].get("stalls") == 10 and f[0]["expected_us"] < 1200, f)
+    # dp1 turns 210 ms at call 12 and stays so: a slowed link, not stalls (no call of it ran
+    # fast again), so nothing says "as packet loss does".
+    r, doc = run_json(node_job("stalls-step", calls=24, step=("dp1", 12)))
+    check(not [x for x in doc["findings"] if x.get("stalls")], doc["findings"])
     # Stalls in communicators with no host in common (tp0 and tp1): nobody.
     r, doc = run_json(node_job("stalls-apart", calls=24, stalls=(("tp0", 12), ("tp1", 15), ("tp0", 18))))
     check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
