@@ -292,9 +292,9 @@ static void nt_node_comms_slow(const nt_jobalign_t *a, const nt_node_series_t *v
  * host's veth: 5 calls of its two communicators took 208-223 ms for every rank (one 5.1 s)
  * within 4 steps, while no call of the 4 others, nor of any communicator over 84 healthy
  * steps (3,060 calls), had a shortest time above 26 ms. A job-wide slowdown stalls every
- * communicator, a slow link every call: neither is a stall of one host. A slowed call counts
- * only when a later call of its series ran fast again: a series that turned slow and stayed so
- * (a link that degraded) is the median rule's, not stalls. `*worst_us` gets the longest stall,
+ * communicator, a slow link every call: neither is a stall of one host. Nor does a series that
+ * turned slow and stayed so, 3 calls or more (a link that degraded: the median rule's): a
+ * stalled series runs fast again between its stalls. `*worst_us` gets the longest stall,
  * `*typical_us` its series' fastest, `*age` the complete calls after the latest stall. With
  * `held` (NULL: not wanted), a call held now (nt_watch_two_behind at now_us) counts too, as the
  * latest, and *held is set to 1 (its figures are not a call's: they stay out of *worst_us).
@@ -336,11 +336,22 @@ static int nt_node_comm_stalls(const nt_jobcomm_t *c, double now_us, double *wor
                 v[m++] = mn[j];
                 typical = mn[j] < typical ? mn[j] : typical;
             }
-        int back = 0; /* a later call of the series ran fast again */
-        for (int j = i + 1; j < n && !back; j++)
-            back = strcmp(k[j]->op, k[i]->op) == 0 && k[j]->bytes == k[i]->bytes &&
-                   mn[j] < nt_node_rules.stall_ratio * typical;
-        if (m >= 3 && back && mn[i] >= nt_node_rules.stall_ratio * typical) {
+        /* the series stayed slow: from its first slowed call on every call is slowed, 3 or
+         * more of them (the median rule's confirmation: 3 slow calls of 5) */
+        int from = 0, slowed = 0, stayed = 1;
+        for (int j = 0; j < n; j++) {
+            if (strcmp(k[j]->op, k[i]->op) != 0 || k[j]->bytes != k[i]->bytes)
+                continue;
+            int sj = mn[j] >= nt_node_rules.stall_min_us &&
+                     mn[j] >= nt_node_rules.stall_ratio * typical;
+            from |= sj;
+            if (from) {
+                slowed += sj;
+                stayed &= sj;
+            }
+        }
+        stayed &= slowed >= 3;
+        if (m >= 3 && !stayed && mn[i] >= nt_node_rules.stall_ratio * typical) {
             stalls++;
             *age = n - 1 - i;
             if (mn[i] > *worst_us) {
