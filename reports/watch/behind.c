@@ -11,6 +11,12 @@
 const int nt_watch_hang_min_lag = 1;
 const double nt_watch_hang_min_dumps = 2.5;
 const double nt_watch_hang_stall_dumps = 10;
+/* The other rank of two held together counts once silent for 1.5 of its dump intervals: a live
+ * rank is behind by at most one dump (its timer), and the two ranks of one held transfer dump
+ * on their own timers, so the second falls silent up to one interval after the first (a --long
+ * run at 10% loss: the lossy host's rank 1.9 intervals silent, its neighbour 2.9, and the
+ * neighbour was named a hang while 2.5 were asked of both). */
+const double nt_watch_hang_also_dumps = 1.5;
 
 /* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
  * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
@@ -61,7 +67,7 @@ int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double r
         if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_watch_hang_min_lag &&
             (!isfinite(o->last_dump_ts_us) ||
              (oe > 0 && isfinite(ref_us) &&
-              (ref_us - o->last_dump_ts_us) / oe >= nt_watch_hang_min_dumps)))
+              (ref_us - o->last_dump_ts_us) / oe >= nt_watch_hang_also_dumps)))
             return j;
     }
     return -1;
@@ -83,7 +89,7 @@ int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
             if (j == i || !o->host[0] || strcmp(o->host, r->host) == 0 ||
                 o->last_seq != r->last_seq ||
                 nt_watch_rank_behind(c, j, now_us, &oe, &oref, &omissed) <= 0 ||
-                !(omissed >= nt_watch_hang_min_dumps) || !(omissed < nt_watch_hang_stall_dumps))
+                !(omissed >= nt_watch_hang_also_dumps) || !(omissed < nt_watch_hang_stall_dumps))
                 continue;
             double last = fmax(r->last_dump_ts_us, o->last_dump_ts_us);
             *silent_us = isfinite(last) ? ref - last : 0;

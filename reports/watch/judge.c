@@ -374,8 +374,8 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
  * in its window). `cache` holds one count per communicator of `a` (-2: not
  * counted yet) and `cache_us` its longest stall. *worst_us gets the longest of those counted.
  * Returns the count, -1 when out of memory. */
-static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host, int *cache,
-                                double *cache_us, double *worst_us)
+static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host,
+                                double now_us, int *cache, double *cache_us, double *worst_us)
 {
     size_t nc = nt_jobalign_ncomms(a);
     int total = 0;
@@ -392,7 +392,7 @@ static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *h
             if (!has)
                 continue;
         }
-        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, &cache_us[i])) < 0)
+        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, now_us, &cache_us[i])) < 0)
             return -1;
         if (cache[i] > 0) {
             total += cache[i];
@@ -455,7 +455,8 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * after its case). So can one whose host's other communicators stalled. Slow is not
          * dead. Each communicator's stalls are counted once, for the first rank that needs it. */
         double stall_us = 0;
-        int stalls = nt_watch_host_stalls(a, ci, r->host, stall_cache, stall_cache_us, &stall_us);
+        int stalls = nt_watch_host_stalls(a, ci, r->host, now_us, stall_cache, stall_cache_us,
+                                          &stall_us);
         if (stalls < 0)
             return -1;
         if (stalls > 0 && isfinite(missed) && missed < nt_watch_hang_stall_dumps) {

@@ -367,8 +367,10 @@ static int nt_node_comm_stalls(const nt_jobcomm_t *c, double now_us, double *wor
      * hang rule's confirmation but not yet its network bound, while the others finished it
      * (judge.c's hang rule leaves it to this one). A retransmission backoff at 10% loss held a
      * whole job so for 7 s right after the lossy host's first two stalls (measured on the
-     * namespace cluster): it is that host's third. Not for the hang rule's own deferral (the
-     * silence it judges is no evidence against itself). */
+     * namespace cluster): it is that host's third. It defers the hang rule too: a rank of
+     * one of the two, behind alone in its other communicator, waits for this transfer (a
+     * --long run named the lossy host's neighbour a hang so, 6.2 dump intervals in), and two
+     * processes stopped in one call are named once hang_stall_dumps have passed. */
     double held_us = 0;
     if (held && nt_watch_two_behind(c, now_us, &held_us)) {
         stalls++;
@@ -378,10 +380,10 @@ static int nt_node_comm_stalls(const nt_jobcomm_t *c, double now_us, double *wor
     return stalls;
 }
 
-int nt_watch_comm_stalls(const nt_jobcomm_t *c, double *worst_us)
+int nt_watch_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us)
 {
     double worst = 0, typical = 0;
-    int age = 0, n = nt_node_comm_stalls(c, NAN, &worst, &typical, &age, NULL);
+    int age = 0, held = 0, n = nt_node_comm_stalls(c, now_us, &worst, &typical, &age, &held);
     if (worst_us)
         *worst_us = worst;
     return n;

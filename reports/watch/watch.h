@@ -109,8 +109,10 @@ int nt_watch_node_judge(const nt_jobalign_t *a, double now_us, cJSON *findings,
  * many calls ahead, and silent after this many of its own dump intervals. */
 extern const int nt_watch_hang_min_lag;
 extern const double nt_watch_hang_min_dumps;
-/* ...and a silent rank whose network stalled is a hang only after this many. */
+/* ...and a silent rank whose network stalled is a hang only after this many; a second rank
+ * behind with it counts (a transfer held between them) once silent for this many. */
 extern const double nt_watch_hang_stall_dumps;
+extern const double nt_watch_hang_also_dumps;
 
 /* nt_watch_dump_interval_us - a rank's dump interval: the shortest gap between its latest
  * distinct dump times (a dump with nothing new is skipped, which doubles one gap); NAN when it
@@ -126,24 +128,26 @@ double nt_watch_dump_interval_us(const nt_jobrank_t *r);
 int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
                          double *ref_us, double *missed);
 
-/* nt_watch_also_behind - another rank of c than i that is behind and silent for hang_min_dumps
- * of its dump intervals at ref_us (every_us where it has none of its own), or -1. */
+/* nt_watch_also_behind - another rank of c than i that is behind and silent for
+ * nt_watch_hang_also_dumps of its dump intervals at ref_us (every_us where it has none of its
+ * own), or -1. */
 int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us);
 
 /* nt_watch_two_behind - whether two ranks of c on two hosts are behind together in one call (the
- * same last call) and silent for hang_min_dumps of their dump intervals, but not yet
- * hang_stall_dumps, while the others went on: a transfer between them stalls (a stopped process
- * holds back only itself; past hang_stall_dumps it is no longer slow). *silent_us gets how long
- * the later of the two has been silent. Returns 1 or 0. */
+ * same last call), one silent for hang_min_dumps of its dump intervals and the other for
+ * hang_also_dumps, neither yet for hang_stall_dumps, while the others went on: a transfer
+ * between them stalls (a stopped process holds back only itself; past hang_stall_dumps it is
+ * no longer slow). *silent_us gets how long the later of the two has been silent. Returns 1
+ * or 0. */
 int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us);
 
 /* nt_watch_comm_stalls - the stalls among communicator c's latest calls, by the stall rule of
  * NT-JOB-205 (reports/watch/judge_node.c: a call whose shortest exec time, the rank that arrives
  * last, is at least stall_min_us and stall_ratio times its series' fastest, as a TCP
- * retransmission timeout holds one), completed calls only (a call still held is the slow-node
- * judgement's, not evidence for the hang rule, whose own silence it is). *worst_us (NULL: not
- * wanted) gets the longest. Returns the count, -1 when out of memory. */
-int nt_watch_comm_stalls(const nt_jobcomm_t *c, double *worst_us);
+ * retransmission timeout holds one), and a call two ranks on two hosts are held in now
+ * (nt_watch_two_behind at now_us, NAN when not following). *worst_us (NULL: not wanted) gets
+ * the longest completed one. Returns the count, -1 when out of memory. */
+int nt_watch_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us);
 
 /* The --report comparison (model.c). */
 typedef struct nt_watch_model nt_watch_model_t;
