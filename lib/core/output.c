@@ -688,9 +688,27 @@ static void nt_output_clean_stale(const char *real)
     closedir(d);
 }
 
+/* Whether the folder of `real` takes the writer's temporary file (permissions, a read-only
+ * mount, quota for a new inode): stale ones of dead writers removed, then that name created and
+ * removed. Returns 0, or the errno. */
+static int nt_tmp_probe(const char *real)
+{
+    char tmp[PATH_MAX + 32];
+    int fd;
+    nt_output_clean_stale(real);
+    if (nt_tmp_name(tmp, sizeof(tmp), real) != 0)
+        return ENAMETOOLONG;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
 nt_status_t nt_output_check(const char *path)
 {
-    char real[PATH_MAX], tmp[PATH_MAX + 32];
+    char real[PATH_MAX];
     int direct, fd;
     nt_status_t st = nt_output_resolve(path, real, sizeof(real), &direct);
 
@@ -714,18 +732,13 @@ nt_status_t nt_output_check(const char *path)
         }
         return NT_OK;
     }
-    nt_output_clean_stale(real);
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    if ((errno = nt_tmp_probe(real)) != 0) {
         nt_output_say(
                  "cannot write the report '%s': %s: nothing measured (give a "
                  "writable file path, or - for stdout)",
                  path, strerror(errno));
         return NT_ERR_IO;
     }
-    close(fd);
-    unlink(tmp);
     return NT_OK;
 }
 
@@ -741,9 +754,9 @@ static nt_status_t nt_preflight_one(const char *opt, const char *path, const cha
                                     size_t ninputs, const char *dir_reads, char *why,
                                     size_t whylen)
 {
-    char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
+    char real[PATH_MAX], dir[PATH_MAX];
     struct stat out, in, dst;
-    int direct, out_exists, dir_ok, fd;
+    int direct, out_exists, dir_ok;
     const char *base;
     nt_status_t st;
 
@@ -815,17 +828,12 @@ static nt_status_t nt_preflight_one(const char *opt, const char *path, const cha
     }
     /* the folder takes a new file (permissions, a read-only mount, quota for a new inode): the
      * temporary file the writer will use, created and removed */
-    nt_output_clean_stale(real);
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", real, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
+    int e = nt_tmp_probe(real);
+    if (e != 0) {
         snprintf(why, whylen, "cannot write %s '%s': %s: %s", opt, path, strerror(e),
                  nt_output_fix(e));
         return NT_ERR_IO;
     }
-    close(fd);
-    unlink(tmp);
     return NT_OK;
 }
 
