@@ -143,9 +143,10 @@ static void nt_parse_row(parser_t *ps, const char *s)
     int c = nt_row_func(s);
     if (c < 0)
         return;
-    /* Every cell of the tuning table is "latency/bandwidth". A function row without a '/' is
-     * another table: the "Enabled NCCL Func/Proto/Algo Matrix" of 0/1/2 flags (INFO(NCCL_ENV),
-     * v2.24.3-1 tuning.cc, printed before the tuning table) has the same function names and '|'
+    /* Every cell of the tuning table is "latency/bandwidth" (v2.24.3-1 src/graph/tuning.cc:471,
+     * "%8.1f/%6.1f |"). A function row without a '/' is another table: the "Enabled NCCL
+     * Func/Proto/Algo Matrix" of 0/1/2 flags (INFO(NCCL_ENV), v2.24.3-1
+     * src/graph/tuning.cc:396, printed before the tuning table) has the same function names and '|'
      * separators. Taken for a table row it made a log without any tuning table read as a
      * 9-cell one, and in a log with both it counted as rows of the first table, so that the
      * tuning table's own "Algorithm" header read as the next communicator's and was dropped. */
