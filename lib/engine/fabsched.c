@@ -6,9 +6,14 @@
 
 #include "nettune/fabsched.h"
 
-/* How the loaded phases share the budget the alone rounds leave, and their round caps: past
- * 16 cuts or rings a run learns little more (each node has sent across 16 random cuts), and a
- * rail round is repeated on every rail alone, so 4 of them cost 4 * (1 + rails) rounds.
+/* How the loaded phases share the budget the alone rounds leave, and their round caps: 32 cuts
+ * and 32 rings. One of two parallel links slow shows only in the rounds that put two of its
+ * flows on it at once, so a pair on it is slowed in a third to a half of its loaded flows, and
+ * a node whose pairs rarely met on it may be placed in the wrong group: on the namespace
+ * cluster's spine-one-slow (8 nodes, tests/cluster/fabric.sh), 16 cuts and 16 rings gave the
+ * leaves in 20 of 24 runs or halves of runs, 32 and 32 in 7 of 7. Past 32 a run learns
+ * little more (each node has sent across 32 random cuts). A rail round is repeated on every
+ * rail alone, so 4 of them cost 4 * (1 + rails) rounds.
  * max_rounds 0: no cap but the phase's own (all-to-all: its windows, as many as hold
  * NT_FAB_A2A_MAX_FLOWS flows, at least one). A phase that is absent (rails: 1) leaves its share
  * to the others. */
@@ -19,9 +24,9 @@ typedef struct nt_fab_share {
 } nt_fab_share_t;
 
 static const nt_fab_share_t nt_fab_shares[] = {
-    {NT_FAB_BISECTION, 0.35, 16},
+    {NT_FAB_BISECTION, 0.35, 32},
     {NT_FAB_ALLTOALL, 0.20, 0},
-    {NT_FAB_RING, 0.25, 16},
+    {NT_FAB_RING, 0.25, 32},
     {NT_FAB_RAIL_ALL, 0.20, 4}, /* rail_one's rounds come with rail_all's, in its share */
 };
 

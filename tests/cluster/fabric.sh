@@ -55,7 +55,7 @@ pass=0; fail=0; failed=""; skipped=0; xfail=0; xfailed=""
 # whose only failed assertions are the judge's prints XFAIL with its findings and does not fail
 # the suite; NTC_STRICT=1 makes it fail.
 declare -A KNOWN=(
-    [spine-one-slow]="the judge found the leaves and the parallel link in 10 of 16 runs here with its search of every partition (load average 5-14; on the 13 reports kept, replayed, the groups were the leaves in 10, by the local search alone in 9): 4 runs had fewer than 16 cuts and 16 rings (the 8 s budget of then on a loaded machine), 2 with the full schedule had the loaded cores' noise at the slow link's half rate (slowed limit 0.51; in-leaf flows at 0.42 put a node alone in one, one group in the other); test-cluster-long (--long) runs it strict; a later stop: 8 of 12 runs at load average 1-3, the 4 misses putting h2 (and once h4 too) in the other leaf's group"
+    [spine-one-slow]="the pairwise rounds run disjoint pairs at once, so a pair whose data or ACKs share the slow spine link with another pair's can be marginal: 1 of 19 runs here warned one link (h3 -> h6 at 92% of the population median, again on retest; its ACKs cross the slow link); the groups and the parallel link were right in 7 of 7 runs with 32 cuts and 32 rings (20 of 24 with 16 and 16); test-cluster-long (--long) runs it strict"
 )
 [ $LONG = 1 ] && NTC_STRICT=${NTC_STRICT:-1}
 now() { date +%s.%N; }
@@ -253,16 +253,16 @@ fi
 if want spine-one-slow; then
     # Two parallel spine links, routes pinned half and half; leaf1-spine1 at the network rate:
     # a pair alone on it passes, the 2 flows of leaf 1 that share it at once get half each.
-    # The fabric phases get 14 s (NTC_FABRIC_BUDGET overrides): the slow link shows only in
-    # rounds that put two flows on it, so the judge needs the full 16 cuts and 16 rings; with
-    # 8 s on the loaded 2 cores the schedule held 10-13 cuts in 3 of the 7 runs whose report
-    # was kept, and the groups or the cut were wrong in all 3; with 14 s 6 of 6 ran 16 + 16
-    # (14-17 s of probe, the phases ending at their 16 rounds in 6.6-7.8 s).
+    # The fabric phases get 20 s (NTC_FABRIC_BUDGET overrides): the slow link shows only in
+    # rounds that put two flows on it, so the judge needs the full 32 cuts and 32 rings (with
+    # 16 and 16, the caps of before, a node whose pairs rarely met on the slow link went to the
+    # other leaf's group in 4 of 24 runs or halves of runs; with 32 and 32, 0 of 7); on the
+    # loaded 2 cores the phases end at their 32 rounds in 9.2-10.8 s (17-24 s of probe).
     ntc_spine_fault 1 1 rate "$NET" || bad "spine-one-slow: set-up failed"
     alone slow-alone "spine-one-slow: one pair alone on the slow link" "$ALONE" h1:h5 -- flows --shaped "$RG" --min 0.6
     flows slow-together "$TOGETHER" "${CROSS[@]}" &&
         hcheck "spine-one-slow: 4 cross flows at once, to h5 and h7 through spine 1" split "$FLOWS" --shaped "$RG" --slow h5,h7 --ratio 0.75
-    PROBE_FABRIC_BUDGET=${NTC_FABRIC_BUDGET:-14} probe spine-one-slow eth0 --cut 1,2
+    PROBE_FABRIC_BUDGET=${NTC_FABRIC_BUDGET:-20} probe spine-one-slow eth0 --cut 1,2
     ntc_spine_fault 1 1 clear
 fi
 

@@ -191,10 +191,11 @@ static void test_parallel_link_slow(void **state)
 
 /* The namespace cluster's spine-one-slow (tests/cluster/fabric.sh) as a model: 2 leaves of 4,
  * two parallel spine links, the pairs to an even node index (h1, h3, h5, h7) pinned on the
- * slow one at 1.1 x a host's rate, and the probe's schedule there (every pair alone, 16 cuts,
- * 16 rings, one all-to-all), at 5 % and 10 % noise, 20 seeds each: the groups are the
- * leaves in 20 and 19 (before the exhaustive search of small N and the rejoin after the
- * parallel-link refinement in probes/judge/fabric.c: 17 and 14). */
+ * slow one at 1.1 x a host's rate, and the probe's schedule there (every pair alone, 32 cuts,
+ * 32 rings, one all-to-all), at 5 % and 10 % noise, 20 seeds each: the groups are the
+ * leaves in 20 and 20 (with 16 cuts and 16 rings, the caps of before: 20 and 19; before the
+ * exhaustive search of small N and the rejoin after the parallel-link refinement in
+ * probes/judge/fabric.c: 17 and 14). */
 static void test_spine_one_slow_shape(void **state)
 {
     static const double noise[] = {0.05, 0.1};
@@ -208,8 +209,8 @@ static void test_spine_one_slow_shape(void **state)
             int named = 0;
             g.parallel_GBps = 1.1 * g.host_GBps;
             g.noise = noise[k];
-            g.bisections = 16;
-            g.rings = 16;
+            g.bisections = 32;
+            g.rings = 32;
             g.seed = s;
             nt_fabgen_input(&g, &in);
             assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
@@ -221,7 +222,7 @@ static void test_spine_one_slow_shape(void **state)
             nt_fabgen_input_free(&in);
         }
         print_message("fabric: spine-one-slow's shape (2 leaves x 4, one of 2 parallel links "
-                      "slow, 16 cuts, 16 rings), %.0f%% noise: right groups in %d of %d seeds, "
+                      "slow, 32 cuts, 32 rings), %.0f%% noise: right groups in %d of %d seeds, "
                       "a parallel link named in %d\n",
                       noise[k] * 100, right, SEEDS, parallel);
         assert_true(right >= SEEDS - 2);
