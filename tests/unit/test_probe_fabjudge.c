@@ -278,6 +278,45 @@ static void test_rail_of_one_node(void **state)
         }
 }
 
+/* One stall of a host slows both its flows of one rail_one round (it sends and receives in
+ * every such round): no rail named; the same in a second round of that rail confirms it. */
+static void nt_slow_node_in_rail_round(nt_fab_input_t *in, int rail, int node, int nth)
+{
+    int seen = 0;
+    for (size_t r = 0; r < in->nrounds; r++) {
+        const nt_fab_mround_t *rd = &in->rounds[r];
+        nt_fab_mflow_t *f = (nt_fab_mflow_t *)in->flows + rd->first;
+        if (rd->phase != NT_FAB_RAIL_ONE || !rd->n || f[0].rail != rail || seen++ != nth)
+            continue;
+        for (size_t i = 0; i < rd->n; i++)
+            if (f[i].src == node || f[i].dst == node)
+                f[i].bw_GBps *= 0.5;
+    }
+}
+
+static void test_rail_one_round_stall(void **state)
+{
+    nt_fabgen_t g = nt_fabgen_default();
+    nt_fab_input_t in;
+    nt_fab_result_t r;
+    (void)state;
+    g.rails = 2;
+    g.noise = 0.02;
+    nt_fabgen_input(&g, &in);
+    nt_slow_node_in_rail_round(&in, 0, 2, 0);
+    assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+    assert_false(r.rails[0].slow);
+    assert_int_equal(r.rails[0].slow_node, -1);
+    nt_fab_result_free(&r);
+    nt_slow_node_in_rail_round(&in, 0, 2, 1);
+    assert_int_equal(nt_fab_judge(&in, NULL, &r), NT_OK);
+    assert_true(r.rails[0].slow);
+    assert_int_equal(r.rails[0].slow_node, 2);
+    assert_false(r.rails[1].slow);
+    nt_fab_result_free(&r);
+    nt_fabgen_input_free(&in);
+}
+
 /* A rail slow on every node is named without a node. */
 static void test_slow_rail(void **state)
 {
@@ -676,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_four_leaves),
         cmocka_unit_test(test_healthy_noisy_no_finding),
         cmocka_unit_test(test_slow_node_no_cut),
+        cmocka_unit_test(test_rail_one_round_stall),
         cmocka_unit_test(test_slow_rail),
         cmocka_unit_test(test_parallel_link_slow),
         cmocka_unit_test(test_spine_one_slow_shape),
