@@ -52,11 +52,17 @@ void nt_render_fabric_text(const cJSON *root, nt_table_style_t style, int color,
     if (!fab)
         return;
     ng = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "groups"));
-    nt_buf_printf(out, "%sFabric%s: %s, %s, %d nodes, %.1f s of %.0f s budget\n",
-                  style == NT_TABLE_MD ? "\n## " : "\n", style == NT_TABLE_MD ? "\n" : "",
+    nt_buf_printf(out, "%s%s, %s, %d nodes, %.2f s of %g s budget\n",
+                  style == NT_TABLE_MD ? "\n## Fabric\n\n" : "\nFabric: ",
                   nt_json_get_str(fab, "status", "?"), nt_json_get_str(fab, "transport", "?"),
                   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "nodes")),
                   nt_json_get_num(fab, "elapsed_s", NAN), nt_json_get_num(fab, "budget_s", NAN));
+    /* why the phases were skipped or stopped early (the probe writes it with the status) */
+    if (*nt_json_get_str(fab, "reason", "")) {
+        nt_buf_printf(out, "%s%s: ", b, nt_json_get_str(fab, "status", "?"));
+        nt_buf_put_plain(out, nt_json_get_str(fab, "reason", ""));
+        nt_buf_puts(out, "\n");
+    }
     for (int i = 0; i < ng; i++) {
         nt_fab_group_text(fab, i, g, sizeof(g));
         nt_buf_printf(out, "%sgroup %d: ", b, i);
@@ -95,6 +101,11 @@ void nt_render_fabric_html(const cJSON *root, nt_buf_t *out)
     ng = cJSON_GetArraySize(groups);
     nt_buf_puts(out, "<section id=\"fabric\"><h2>Fabric under load</h2>\n<p class=\"note\">");
     nt_buf_put_html(out, nt_json_get_str(fab, "status", "?"));
+    if (*nt_json_get_str(fab, "reason", "")) {
+        nt_buf_puts(out, " (");
+        nt_buf_put_html(out, nt_json_get_str(fab, "reason", ""));
+        nt_buf_puts(out, ")");
+    }
     nt_buf_printf(out, ", %d nodes; nodes whose cross traffic slows together form a group; a red "
                        "arc is a cut, labelled with its shared bottleneck</p>\n",
                   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "nodes")));

@@ -36,7 +36,8 @@ echo "heap_MB: bytes malloc'ed at the end of a judge (rank 0's document, a snaps
 # runs (ROUNDS bisection and as many ring rounds).
 printf "\n%6s %6s %6s %8s %8s %8s %7s %5s %-5s %5s %8s %8s\n" nodes leaves rounds flows judge_s \
   judge_MB groups cuts right mixed doc_s doc_MB
-for r in ${BENCH_FABRIC:-"1000:8:4 1000:8:20 4096:8:4 4096:8:20"}; do
+fabric_judge=${BENCH_FABRIC:-1000:8:4 1000:8:20 4096:8:4 4096:8:20}
+for r in $fabric_judge; do
   "$(dirname "$bin")/bench_fabric" $(echo "$r" | tr : ' ') || rc=1
 done
 echo "fabric model: 2.8 GB/s hosts, each leaf pair's direction a cut at a quarter of a bisection"

@@ -60,6 +60,20 @@ k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
 assert k('two-footers') == ['nccl_tests_built_without_mpi'], k('two-footers')
 assert 'nccl_tests_built_without_mpi' not in k('two-runs'), k('two-runs')"
 
+# 1.1a' libfabric's missing symbol version is aws-ofi-nccl's only when NCCL's net plugin needs it
+# (another library's, here Open MPI's OFI MTL, leaves the plugin loaded and in use)
+fabric_ver() { printf '%s: version `FABRIC_1.7'"'"' not found (required by %s)\n' /opt/amazon/efa/lib/libfabric.so.1 "$1"; }
+fabric_ver /opt/aws-ofi-nccl/lib/libnccl-net.so > "$T/fabric-plugin.log"
+{ fabric_ver /opt/amazon/openmpi/lib/openmpi/mca_mtl_ofi.so
+  printf 'h1:1:1 [0] NCCL INFO NET/OFI Using aws-ofi-nccl 1.9.1\nh1:1:1 [0] NCCL INFO Using network AWS Libfabric\n'; } > "$T/fabric-mpi.log"
+"$DOCTOR" -q -o "$T/fabric-plugin.json" "$T/fabric-plugin.log"
+"$DOCTOR" -q -o "$T/fabric-mpi.json" "$T/fabric-mpi.log"
+check "FABRIC_ symbol version: required by libnccl-net = efa_libfabric_too_old; by Open MPI's MTL = not" $PY -c "
+import json
+k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+assert 'efa_libfabric_too_old' in k('fabric-plugin'), k('fabric-plugin')
+assert 'efa_libfabric_too_old' not in k('fabric-mpi'), k('fabric-mpi')"
+
 # 1.1b systemctl status of nvidia-fabricmanager: a unit not active is fabric_manager_not_ready on
 # the prompt's host; a running one is read and no finding
 fm_status() { printf 'root@gpu07:~# systemctl status nvidia-fabricmanager\n\342\227\217 nvidia-fabricmanager.service - NVIDIA fabric manager service\n     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled)\n     Active: %s since Mon 2024-07-01 14:43:57 UTC; 5s ago\n' "$1"; }
