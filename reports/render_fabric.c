@@ -57,8 +57,10 @@ void nt_render_fabric_text(const cJSON *root, nt_table_style_t style, int color,
                   nt_json_get_str(fab, "status", "?"), nt_json_get_str(fab, "transport", "?"),
                   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "nodes")),
                   nt_json_get_num(fab, "elapsed_s", NAN), nt_json_get_num(fab, "budget_s", NAN));
-    /* why the phases were skipped or stopped early (the probe writes it with the status) */
-    if (*nt_json_get_str(fab, "reason", "")) {
+    /* why the phases stopped early (the probe writes it with the status; a skipped section's
+     * reason is in its not_judged line already) */
+    if (*nt_json_get_str(fab, "reason", "") &&
+        strcmp(nt_json_get_str(fab, "status", ""), "skipped") != 0) {
         nt_buf_printf(out, "%s%s: ", b, nt_json_get_str(fab, "status", "?"));
         nt_buf_put_plain(out, nt_json_get_str(fab, "reason", ""));
         nt_buf_puts(out, "\n");
@@ -101,7 +103,8 @@ void nt_render_fabric_html(const cJSON *root, nt_buf_t *out)
     ng = cJSON_GetArraySize(groups);
     nt_buf_puts(out, "<section id=\"fabric\"><h2>Fabric under load</h2>\n<p class=\"note\">");
     nt_buf_put_html(out, nt_json_get_str(fab, "status", "?"));
-    if (*nt_json_get_str(fab, "reason", "")) {
+    if (*nt_json_get_str(fab, "reason", "") &&
+        strcmp(nt_json_get_str(fab, "status", ""), "skipped") != 0) {
         nt_buf_puts(out, " (");
         nt_buf_put_html(out, nt_json_get_str(fab, "reason", ""));
         nt_buf_puts(out, ")");

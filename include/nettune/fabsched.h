@@ -108,7 +108,9 @@ nt_status_t nt_fab_schedule_create(const nt_fab_sched_params_t *params, nt_fab_s
  * round of about 0.025 s fits its share of the budget (0.00744 s); give at least 0.604 s with
  * --fabric-budget" (8 nodes, 5 ms per round, 20 ms per loaded flow, 0.5 s spent: the unit
  * test's). budget_left_s is the budget s was built for, spent_s what the run spent
- * before (the calibration): the budget to give is s->min_budget_s + spent_s, rounded up.
+ * before (the calibration): the budget to give is s->min_budget_s + spent_s, rounded up. With
+ * budget_left_s <= 0 (the calibration took the whole budget; s built for a token budget) the
+ * sentence begins "the budget went on the calibration flow (1.23 s)".
  * Returns buf. */
 char *nt_fab_no_round_reason(const nt_fab_schedule_t *s, double budget_left_s, double spent_s,
                              char *buf, size_t len);

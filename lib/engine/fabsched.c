@@ -490,8 +490,10 @@ static nt_status_t nt_fab_interleave(const nt_fab_schedule_t *loaded, nt_fab_bui
 char *nt_fab_no_round_reason(const nt_fab_schedule_t *s, double budget_left_s, double spent_s,
                              char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "the budget left, %.3g s, holds no round: %s", budget_left_s,
-                     s->dropped[NT_FAB_BISECTION]);
+    int n = budget_left_s > 0
+                ? snprintf(buf, len, "the budget left, %.3g s, holds no round: %s", budget_left_s,
+                           s->dropped[NT_FAB_BISECTION])
+                : snprintf(buf, len, "the budget went on the calibration flow (%.3g s)", spent_s);
     if (s->min_budget_s > 0 && n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, "; give at least %.3g s with --fabric-budget",
                  nt_fab_ceil3(s->min_budget_s + (spent_s > 0 ? spent_s : 0)));

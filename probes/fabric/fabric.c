@@ -656,11 +656,13 @@ static cJSON *nt_fab_section(nt_fab_ctx_t *c, const char *status, const char *re
         if (s->dropped[ph][0])
             bad |= nt_json_add_str(po, "reason", s->dropped[ph]) != NT_OK;
         bad |= !(rounds = nt_json_add_arr(po, "rounds"));
+        int ran = 0;
         for (size_t r = 0; !bad && r < rounds_run; r++) {
             const nt_fab_round_t *rd = &s->rounds[r];
             cJSON *ro, *flows;
             if ((int)rd->phase != ph)
                 continue;
+            ran++;
             bad |= !(ro = cJSON_CreateObject()) || !cJSON_AddItemToArray(rounds, ro);
             bad |= bad || !(flows = nt_json_add_arr(ro, "flows"));
             for (size_t f = 0; !bad && f < rd->nflows; f++) {
@@ -679,6 +681,14 @@ static cJSON *nt_fab_section(nt_fab_ctx_t *c, const char *status, const char *re
                                NT_OK;
                 bad |= bad || nt_json_add_bool(fo, "ok", res->ok && res->time_s > 0) != NT_OK;
             }
+        }
+        /* planned rounds none of which ran (the run stopped before them: the alone rounds,
+         * which come first, took longer than estimated): the phase says so */
+        if (!bad && !ran && !s->dropped[ph][0] && s->phase_rounds[ph] > 0 && reason) {
+            char d[320];
+            snprintf(d, sizeof(d), "none of its %zu round%s ran: %s", s->phase_rounds[ph],
+                     s->phase_rounds[ph] == 1 ? "" : "s", reason);
+            bad |= nt_json_add_str(po, "reason", d) != NT_OK;
         }
     }
     if (bad) {
@@ -836,16 +846,12 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
                         : ((uint64_t)time(NULL) ^ nt_clock_ns()) & ((1ull << 53) - 1);
     if ((st = nt_fab_calibrate(&c, &plan, t_start)) != NT_OK)
         goto out;
-    if (plan.budget_left_s <= 0) {
-        snprintf(why, sizeof(why), "the budget of %g s went on the calibration flow",
-                 p->params->fabric_budget_s);
-        status = "partial";
-        goto out;
-    }
     {
+        /* a budget the calibration used up still gets its (empty) schedule: every phase is
+         * listed with why it has no round, and the reason says what budget holds one */
         nt_fab_sched_params_t sp = {.nnodes = p->nnodes,
                                     .nrails = c.nrails,
-                                    .budget_s = plan.budget_left_s,
+                                    .budget_s = plan.budget_left_s > 0 ? plan.budget_left_s : 1e-9,
                                     .flow_s = plan.flow_s,
                                     .loaded_flow_s = plan.loaded_flow_s,
                                     .overhead_s = plan.overhead_s,
@@ -855,7 +861,7 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
             goto out;
         planned = 1;
     }
-    if (s.nrounds == 0) {
+    if (s.nrounds == 0 || plan.budget_left_s <= 0) {
         nt_fab_no_round_reason(&s, plan.budget_left_s,
                                p->params->fabric_budget_s - plan.budget_left_s, why, sizeof(why));
         status = "skipped";
