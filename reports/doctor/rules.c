@@ -53,7 +53,8 @@ static const char *const required_keys[] = {"socket_fallback",
                                             "nic_link_down",
                                             "report_hosts_differ",
                                             "nccl_warning",
-                                            "nccl_error"};
+                                            "nccl_error",
+                                            "job_error"};
 
 /* Signatures whose id is reported directly as the finding of the same key. */
 static const char *const direct_sigs[] = {
@@ -256,6 +257,12 @@ static void nt_diagnose_network(nt_doctor_t *d)
             f_detail(f, "The log does not show why IB was not used; look for NET/IB lines with "
                         "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET.");
         }
+        if (d->nnodes < 0 && d->hosts.n == 1)
+            /* NCCL's network carries only traffic between nodes: one host seen, and no line
+             * that gives the node count, leaves it open whether any went through it */
+            f_detail(f, "One host (%s) and no node count (nNodes) in the log: sockets matter "
+                        "only if the job spans nodes.",
+                     d->hosts.keys[0]);
         if (d->report_active_ports > 0) {
             /* only hosts that are in both the report and the log are cross-checked */
             nt_map_t common;
@@ -1432,6 +1439,19 @@ static void nt_diagnose_leftovers(nt_doctor_t *d)
     (void)f;
 }
 
+/* A job that failed where no rule gave an error and NCCL reported none (a CUDA error the
+ * framework raised, torchrun's ChildFailedError after a crash): a log that shows a failure never
+ * passes, and the catch-all names what is not NCCL's doing. */
+static void nt_diagnose_job_failure(nt_doctor_t *d)
+{
+    if (!nt_sig(d, "job_failure"))
+        return;
+    for (size_t i = 0; i < d->nfindings; i++)
+        if (d->findings[i].severity == NT_SEV_ERROR)
+            return;
+    (void)nt_from_sig(d, "job_error", "job_failure");
+}
+
 static const char *nt_job_version(const nt_doctor_t *d);
 
 /* ---- jobs that fail without an NCCL error ---------------------------------------------------- */
@@ -1635,7 +1655,8 @@ static void nt_diagnose_completeness(nt_doctor_t *d)
         for (size_t k = 0; k < d->nfindings; k++) {
             nt_finding_t *g = &d->findings[k];
             if (g != f && g->severity >= NT_SEV_WARN && strcmp(g->kb->key, "nccl_warning") != 0 &&
-                strcmp(g->kb->key, "nccl_error") != 0 && (!why || g->severity > why->severity))
+                strcmp(g->kb->key, "nccl_error") != 0 && strcmp(g->kb->key, "job_error") != 0 &&
+                (!why || g->severity > why->severity))
                 why = g;
         }
         if (why)
@@ -1884,6 +1905,7 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     nt_diagnose_timeouts(d);
     nt_diagnose_completeness(d);
     nt_diagnose_leftovers(d);
+    nt_diagnose_job_failure(d);
     nt_link_catalogue(d);
     /* sorting moves findings, so the causal links are stored as keys, not pointers */
     nt_sort_findings(d->findings, d->nfindings);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The doctor on the corpus (tests/doctor/corpus/MANIFEST.tsv): prints one line per log and the
 figure per half. A case is right when the doctor exits 1 and its top finding that is not a
-catch-all (nccl_warning, nccl_error) has the manifest's key; a healthy log is right with exit 0
+catch-all (nccl_warning, nccl_error, job_error) has the manifest's key; a healthy log is right with exit 0
 and no warn or error finding. Healthy logs of halves A and B are figured together ("healthy");
 those of a later held set are figured apart ("C-healthy" for held set C, "D-healthy" for held set D,
 "E-healthy" for held set E, "F-healthy" for held set F, "G-healthy" for held set G) so each held set's
@@ -16,7 +16,7 @@ TOTAL logs): the figures a change must not lose. Healthy logs are figured apart 
 "C-healthy", "D-healthy", "E-healthy", "F-healthy", "G-healthy" for the held sets)."""
 import json, os, subprocess, sys
 
-CATCH_ALL = {"nccl_warning", "nccl_error"}
+CATCH_ALL = {"nccl_warning", "nccl_error", "job_error"}
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 
 

@@ -74,6 +74,19 @@ k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
 assert 'efa_libfabric_too_old' in k('fabric-plugin'), k('fabric-plugin')
 assert 'efa_libfabric_too_old' not in k('fabric-mpi'), k('fabric-mpi')"
 
+# 1.1a'' a job that fails with an error that is not NCCL's (a CUDA error the framework raised,
+# torchrun's ChildFailedError) after a clean NCCL init: never a pass; the catch-all job_error
+{ printf 'node01:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nNCCL version 2.21.5+cuda12.4\n'
+  printf 'node01:100:120 [0] NCCL INFO comm 0x5555 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 18000 commId 0x1 - Init COMPLETE\n'
+  printf 'RuntimeError: CUDA error: an illegal memory access was encountered\n'
+  printf 'torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n'; } > "$T/job-crash.log"
+expect_exit job-crash 1 "$DOCTOR" -o "$T/job-crash.json" "$T/job-crash.log"
+check "a CUDA error and ChildFailedError after a clean init: job_error citing the RuntimeError line" $PY -c "
+import json
+f = json.load(open('$T/job-crash.json'))['findings']
+assert [x['key'] for x in f] == ['job_error'], f
+assert f[0]['evidence'][0]['line'] == 4, f[0]['evidence']"
+
 # 1.1b systemctl status of nvidia-fabricmanager: a unit not active is fabric_manager_not_ready on
 # the prompt's host; a running one is read and no finding
 fm_status() { printf 'root@gpu07:~# systemctl status nvidia-fabricmanager\n\342\227\217 nvidia-fabricmanager.service - NVIDIA fabric manager service\n     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled)\n     Active: %s since Mon 2024-07-01 14:43:57 UTC; 5s ago\n' "$1"; }
