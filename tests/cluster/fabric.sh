@@ -55,7 +55,12 @@ pass=0; fail=0; failed=""; skipped=0; xfail=0; xfailed=""
 # whose only failed assertions are the judge's prints XFAIL with its findings and does not fail
 # the suite; NTC_STRICT=1 makes it fail.
 declare -A KNOWN=(
-    [spine-one-slow]="the pairwise rounds run disjoint pairs at once, so a pair whose data or ACKs share the slow spine link with another pair's can be marginal: 1 of 19 runs here warned one link (h3 -> h6 at 92% of the population median, again on retest; its ACKs cross the slow link); the groups and the parallel link were right in 7 of 7 runs with 32 cuts and 32 rings (20 of 24 with 16 and 16); test-cluster-long (--long) runs it strict"
+)
+# Known pairwise warnings: scenario -> why. Such a case whose only failed assertion is a
+# confirmed pairwise warning (no judge line, no failed link) prints XFAIL; its judge's
+# assertions still fail the suite. NTC_STRICT=1 makes it fail too.
+declare -A KNOWN_PAIRWISE=(
+    [spine-one-slow]="the pairwise rounds run disjoint pairs at once, so a pair whose data or ACKs share the slow spine link with another pair's can be marginal: 1 of 19 runs here warned one link (h3 -> h6 at 92% of the population median, again on retest; its ACKs cross the slow link, load average 3); test-cluster-long (--long) runs it strict"
 )
 [ $LONG = 1 ] && NTC_STRICT=${NTC_STRICT:-1}
 now() { date +%s.%N; }
@@ -142,6 +147,13 @@ probe()
             judge_only=0
         fi
         tail -n 5 "$log" >> "$OUTD/check"
+        if [ $judge_only = 1 ] && ! grep -q '^judge: ' "$OUTD/check" &&
+            [ -n "${KNOWN_PAIRWISE[$name]:-}" ] && [ "${NTC_STRICT:-0}" != 1 ]; then
+            xfail=$((xfail + 1)); xfailed="$xfailed|$name: ${KNOWN_PAIRWISE[$name]}"
+            echo "XFAIL [$(since "$T_ALL")] $name: probe (exit $rc, $(since "$t0") s) (known: ${KNOWN_PAIRWISE[$name]})"
+            sed 's/^/     /' "$OUTD/check"
+            return 1
+        fi
         if [ $judge_only = 1 ] && [ -n "${KNOWN[$name]:-}" ] && [ "${NTC_STRICT:-0}" != 1 ]; then
             xfail=$((xfail + 1)); xfailed="$xfailed|$name: ${KNOWN[$name]}"
             echo "XFAIL [$(since "$T_ALL")] $name: probe (exit $rc, $(since "$t0") s) (known: ${KNOWN[$name]})"
