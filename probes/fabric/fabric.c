@@ -729,6 +729,7 @@ static nt_status_t nt_fab_exchange(nt_fab_ctx_t *c, char *why, size_t len)
 typedef struct nt_fab_plan {
     uint64_t seed;
     double flow_s, loaded_flow_s, overhead_s, budget_left_s;
+    int cal_failed; /* a calibration flow failed (its time is the timeout's, not the fabric's) */
 } nt_fab_plan_t;
 
 static nt_status_t nt_fab_calibrate(nt_fab_ctx_t *c, nt_fab_plan_t *plan, double t_start)
@@ -756,6 +757,7 @@ static nt_status_t nt_fab_calibrate(nt_fab_ctx_t *c, nt_fab_plan_t *plan, double
     if (p->rank == 0) {
         t1 = nt_clock_s();
         plan->flow_s = res[0].ok && res[0].time_s > 0 ? res[0].time_s : c->timeout_s;
+        plan->cal_failed = !(res[0].ok && res[0].time_s > 0);
         plan->overhead_s = fmin(c->timeout_s, fmax(0.002, t1 - t0 - (res[0].ok ? res[0].time_s : 0)));
     }
     memset(res, 0, n * sizeof(*res));
@@ -766,9 +768,11 @@ static nt_status_t nt_fab_calibrate(nt_fab_ctx_t *c, nt_fab_plan_t *plan, double
     if (p->rank == 0) {
         t2 = nt_clock_s();
         plan->loaded_flow_s = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             plan->loaded_flow_s = fmax(plan->loaded_flow_s,
                                        res[i].ok && res[i].time_s > 0 ? res[i].time_s : c->timeout_s);
+            plan->cal_failed |= !(res[i].ok && res[i].time_s > 0);
+        }
         plan->loaded_flow_s = fmax(plan->loaded_flow_s, plan->flow_s);
         plan->budget_left_s = p->params->fabric_budget_s - (nt_clock_s() - t_start);
         NT_INFO(SCHED,
@@ -846,6 +850,15 @@ nt_status_t nt_fabric_run(nt_probe_t *p, cJSON **section, nt_fab_trace_t *trace)
                         : ((uint64_t)time(NULL) ^ nt_clock_ns()) & ((1ull << 53) - 1);
     if ((st = nt_fab_calibrate(&c, &plan, t_start)) != NT_OK)
         goto out;
+    if (plan.budget_left_s <= 0 && plan.cal_failed) {
+        /* its flows failed: the time went on waiting for them, and no budget would hold a
+         * round of this fabric (the log names each failed flow and why) */
+        snprintf(why, sizeof(why),
+                 "the budget of %g s went on the calibration flows, which failed",
+                 p->params->fabric_budget_s);
+        status = "partial";
+        goto out;
+    }
     {
         /* a budget the calibration used up still gets its (empty) schedule: every phase is
          * listed with why it has no round, and the reason says what budget holds one */
