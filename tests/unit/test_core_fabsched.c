@@ -295,6 +295,10 @@ static void test_budget_too_small(void **state)
         assert_string_equal(why, "the budget left, 0.02 s, holds no round: no round of about "
                                  "0.025 s fits its share of the budget (0.00744 s); give at "
                                  "least 0.604 s with --fabric-budget");
+        /* the calibration took the whole budget (the schedule built for a token one) */
+        nt_fab_no_round_reason(&s, -0.1, 2.3, why, sizeof(why));
+        assert_string_equal(why, "the budget went on the calibration flow (2.3 s); give at "
+                                 "least 2.41 s with --fabric-budget");
     }
     nt_fab_schedule_destroy(&s);
     /* and it does: given it, the schedule has rounds; a little less than the cut needs at the
