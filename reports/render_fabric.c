@@ -42,10 +42,18 @@ static nt_verdict_t nt_fab_status(const cJSON *o)
     return v;
 }
 
+/* Why the phases stopped early, or NULL: the probe writes it with the status; a skipped
+ * section's reason is in its not_judged line already. */
+static const char *nt_fab_stop_reason(const cJSON *fab)
+{
+    const char *why = nt_json_get_str(fab, "reason", "");
+    return *why && strcmp(nt_json_get_str(fab, "status", ""), "skipped") != 0 ? why : NULL;
+}
+
 void nt_render_fabric_text(const cJSON *root, nt_table_style_t style, int color, nt_buf_t *out)
 {
     const cJSON *fab = nt_fab_section(root), *it;
-    const char *b = style == NT_TABLE_MD ? "- " : "  ";
+    const char *b = style == NT_TABLE_MD ? "- " : "  ", *why;
     char g[800];
     int ng;
 
@@ -57,12 +65,9 @@ void nt_render_fabric_text(const cJSON *root, nt_table_style_t style, int color,
                   nt_json_get_str(fab, "status", "?"), nt_json_get_str(fab, "transport", "?"),
                   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fab, "nodes")),
                   nt_json_get_num(fab, "elapsed_s", NAN), nt_json_get_num(fab, "budget_s", NAN));
-    /* why the phases stopped early (the probe writes it with the status; a skipped section's
-     * reason is in its not_judged line already) */
-    if (*nt_json_get_str(fab, "reason", "") &&
-        strcmp(nt_json_get_str(fab, "status", ""), "skipped") != 0) {
+    if ((why = nt_fab_stop_reason(fab))) {
         nt_buf_printf(out, "%s%s: ", b, nt_json_get_str(fab, "status", "?"));
-        nt_buf_put_plain(out, nt_json_get_str(fab, "reason", ""));
+        nt_buf_put_plain(out, why);
         nt_buf_puts(out, "\n");
     }
     for (int i = 0; i < ng; i++) {
@@ -94,6 +99,7 @@ void nt_render_fabric_text(const cJSON *root, nt_table_style_t style, int color,
 void nt_render_fabric_html(const cJSON *root, nt_buf_t *out)
 {
     const cJSON *fab = nt_fab_section(root), *groups, *it;
+    const char *why;
     int ng, w, h = 0;
     char g[800];
 
@@ -103,10 +109,9 @@ void nt_render_fabric_html(const cJSON *root, nt_buf_t *out)
     ng = cJSON_GetArraySize(groups);
     nt_buf_puts(out, "<section id=\"fabric\"><h2>Fabric under load</h2>\n<p class=\"note\">");
     nt_buf_put_html(out, nt_json_get_str(fab, "status", "?"));
-    if (*nt_json_get_str(fab, "reason", "") &&
-        strcmp(nt_json_get_str(fab, "status", ""), "skipped") != 0) {
+    if ((why = nt_fab_stop_reason(fab))) {
         nt_buf_puts(out, " (");
-        nt_buf_put_html(out, nt_json_get_str(fab, "reason", ""));
+        nt_buf_put_html(out, why);
         nt_buf_puts(out, ")");
     }
     nt_buf_printf(out, ", %d nodes; nodes whose cross traffic slows together form a group; a red "

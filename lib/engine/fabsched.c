@@ -11,7 +11,7 @@
  * flows on it at once, so a pair on it is slowed in a third to a half of its loaded flows, and
  * a node whose pairs rarely met on it may be placed in the wrong group: on the namespace
  * cluster's spine-one-slow (8 nodes, tests/cluster/fabric.sh), 16 cuts and 16 rings gave the
- * leaves in 20 of 24 runs or halves of runs, 32 and 32 in 7 of 7. Past 32 a run learns
+ * leaves in 20 of 24 runs or halves of runs, 32 and 32 in 20 of 20 runs. Past 32 a run learns
  * little more (each node has sent across 32 random cuts). A rail round is repeated on every
  * rail alone, so 4 of them cost 4 * (1 + rails) rounds.
  * max_rounds 0: no cap but the phase's own (all-to-all: its windows, as many as hold

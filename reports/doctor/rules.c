@@ -1429,27 +1429,26 @@ static void nt_diagnose_leftovers(nt_doctor_t *d)
             }
         }
     }
-    const nt_sighit_t *fail = nt_sig(d, "nccl_failure");
-    if (!fail)
-        return;
-    for (size_t i = 0; i < d->nfindings; i++)
-        if (d->findings[i].severity == NT_SEV_ERROR)
-            return;
-    nt_finding_t *f = nt_from_sig(d, "nccl_error", "nccl_failure");
-    (void)f;
+    /* A log that shows a failure never passes: where no rule gave an error, an NCCL failure
+     * is the catch-all nccl_error, and else a failure that is not NCCL's (a CUDA error the
+     * framework raised, torchrun's ChildFailedError after a crash) job_error. */
+    static const char *const catch_all[][2] = {{"nccl_error", "nccl_failure"},
+                                              {"job_error", "job_failure"}};
+    for (size_t c = 0; c < sizeof(catch_all) / sizeof(catch_all[0]); c++) {
+        if (!nt_sig(d, catch_all[c][1]))
+            continue;
+        for (size_t i = 0; i < d->nfindings; i++)
+            if (d->findings[i].severity == NT_SEV_ERROR)
+                return;
+        (void)nt_from_sig(d, catch_all[c][0], catch_all[c][1]);
+    }
 }
 
-/* A job that failed where no rule gave an error and NCCL reported none (a CUDA error the
- * framework raised, torchrun's ChildFailedError after a crash): a log that shows a failure never
- * passes, and the catch-all names what is not NCCL's doing. */
-static void nt_diagnose_job_failure(nt_doctor_t *d)
+/* Whether key is one of the catch-alls (nt_diagnose_leftovers): no cause of its own. */
+static int nt_is_catch_all(const char *key)
 {
-    if (!nt_sig(d, "job_failure"))
-        return;
-    for (size_t i = 0; i < d->nfindings; i++)
-        if (d->findings[i].severity == NT_SEV_ERROR)
-            return;
-    (void)nt_from_sig(d, "job_error", "job_failure");
+    return strcmp(key, "nccl_warning") == 0 || strcmp(key, "nccl_error") == 0 ||
+           strcmp(key, "job_error") == 0;
 }
 
 static const char *nt_job_version(const nt_doctor_t *d);
@@ -1654,8 +1653,7 @@ static void nt_diagnose_completeness(nt_doctor_t *d)
         nt_finding_t *why = NULL;
         for (size_t k = 0; k < d->nfindings; k++) {
             nt_finding_t *g = &d->findings[k];
-            if (g != f && g->severity >= NT_SEV_WARN && strcmp(g->kb->key, "nccl_warning") != 0 &&
-                strcmp(g->kb->key, "nccl_error") != 0 && strcmp(g->kb->key, "job_error") != 0 &&
+            if (g != f && g->severity >= NT_SEV_WARN && !nt_is_catch_all(g->kb->key) &&
                 (!why || g->severity > why->severity))
                 why = g;
         }
@@ -1905,7 +1903,6 @@ void nt_doctor_diagnose(nt_doctor_t *d, const nt_hw_t *hw_in)
     nt_diagnose_timeouts(d);
     nt_diagnose_completeness(d);
     nt_diagnose_leftovers(d);
-    nt_diagnose_job_failure(d);
     nt_link_catalogue(d);
     /* sorting moves findings, so the causal links are stored as keys, not pointers */
     nt_sort_findings(d->findings, d->nfindings);

@@ -268,7 +268,7 @@ if want spine-one-slow; then
     # The fabric phases get 20 s (NTC_FABRIC_BUDGET overrides): the slow link shows only in
     # rounds that put two flows on it, so the judge needs the full 32 cuts and 32 rings (with
     # 16 and 16, the caps of before, a node whose pairs rarely met on the slow link went to the
-    # other leaf's group in 4 of 24 runs or halves of runs; with 32 and 32, 0 of 7); on the
+    # other leaf's group in 4 of 24 runs or halves of runs; with 32 and 32, 0 of 20); on the
     # loaded 2 cores the phases end at their 32 rounds in 9.2-10.8 s (17-24 s of probe).
     ntc_spine_fault 1 1 rate "$NET" || bad "spine-one-slow: set-up failed"
     alone slow-alone "spine-one-slow: one pair alone on the slow link" "$ALONE" h1:h5 -- flows --shaped "$RG" --min 0.6
