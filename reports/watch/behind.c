@@ -54,7 +54,17 @@ int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *ev
         every = nt_watch_dump_interval_us(&c->ranks[j]);
     *every_us = every;
     *ref_us = isfinite(now_us) ? now_us : latest;
-    *missed = every > 0 && isfinite(*ref_us) ? (*ref_us - r->last_dump_ts_us) / every : NAN;
+    /* Its silence counts from its last dump, or from one dump interval before the others' first
+     * record past its last call, whichever is later: until then the others were silent too (a
+     * job held whole in one call dumps nothing, and once it goes on each rank dumps within one
+     * of its intervals). Measured, 10% loss on the namespace cluster: all 8 ranks silent 3.0 s
+     * while one call held them, then a read between two ranks' dumps 10 ms apart named the
+     * second a hang. */
+    double from = r->last_dump_ts_us;
+    const nt_jobcall_t *next = nt_jobcomm_call(c, r->last_seq + 1);
+    if (next && isfinite(next->dump_ts_us) && every > 0 && next->dump_ts_us - every > from)
+        from = next->dump_ts_us - every;
+    *missed = every > 0 && isfinite(*ref_us) ? (*ref_us - from) / every : NAN;
     return ahead;
 }
 

@@ -371,40 +371,51 @@ static int nt_watch_straggler_judge(const nt_jobalign_t *a, const nt_jobcomm_t *
  * every other communicator that holds `host`: a host whose link stalls calls can hold its rank
  * silent in a call of a communicator that has not stalled yet (measured, 10% loss: the lossy
  * host's rank named a hang at 3.8 dump intervals in its data-parallel pair, which had no stall
- * in its window). `cache` holds one count per communicator of `a` (-2: not
- * counted yet) and `cache_us` its longest stall. *worst_us gets the longest of those counted.
- * Returns the count, -1 when out of memory. */
+ * in its window). Where none of those did, the fresh completed stalls of any communicator of
+ * the job, and *where gets it (else NULL): a rank waits in a call for a peer that waits in
+ * another for the stalled transfer, a chain of waits across communicators (measured, 10% loss
+ * on h4: h6 silent 3 dump intervals in its data-parallel pair with h2, waiting in its tensor
+ * group for h8, which waited in its pair with h4, after a 656 ms stall of h4's tensor group;
+ * named a hang). `cache` holds one count per communicator of `a` (-2: not counted yet),
+ * `cache_us` its longest stall and `cache_fresh` whether a completed one is fresh. *worst_us
+ * gets the longest of those counted. Returns the count, -1 when out of memory. */
 static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *host,
-                                double now_us, int *cache, double *cache_us, double *worst_us)
+                                double now_us, int *cache, double *cache_us, int *cache_fresh,
+                                double *worst_us, const nt_jobcomm_t **where)
 {
     size_t nc = nt_jobalign_ncomms(a);
     int total = 0;
     *worst_us = 0;
-    for (size_t k = 0; k < nc; k++) {
-        size_t i = k == 0 ? ci : (k <= ci ? k - 1 : k); /* ci first, then the others in order */
-        const nt_jobcomm_t *o = nt_jobalign_comm(a, i);
-        if (i != ci) {
-            if (total > 0 || !host[0])
-                break;
-            int has = 0;
-            for (int r = 0; r < o->nranks && !has; r++)
-                has = o->ranks[r].seen && strcmp(o->ranks[r].host, host) == 0;
-            if (!has)
-                continue;
+    *where = NULL;
+    for (int pass = 0; pass < 2 && total == 0; pass++)
+        for (size_t k = 0; k < nc; k++) {
+            size_t i = k == 0 ? ci : (k <= ci ? k - 1 : k); /* ci first, then the others */
+            const nt_jobcomm_t *o = nt_jobalign_comm(a, i);
+            if (pass == 0 && i != ci) {
+                if (total > 0 || !host[0])
+                    break;
+                int has = 0;
+                for (int r = 0; r < o->nranks && !has; r++)
+                    has = o->ranks[r].seen && strcmp(o->ranks[r].host, host) == 0;
+                if (!has)
+                    continue;
+            }
+            if (cache[i] == -2 &&
+                (cache[i] = nt_watch_comm_stalls(o, now_us, &cache_us[i], &cache_fresh[i])) < 0)
+                return -1;
+            if (cache[i] > 0 && (pass == 0 || cache_fresh[i])) {
+                total += cache[i];
+                *worst_us = cache_us[i] > *worst_us ? cache_us[i] : *worst_us;
+                if (pass == 1 && !*where)
+                    *where = o;
+            }
         }
-        if (cache[i] == -2 && (cache[i] = nt_watch_comm_stalls(o, now_us, &cache_us[i])) < 0)
-            return -1;
-        if (cache[i] > 0) {
-            total += cache[i];
-            *worst_us = cache_us[i] > *worst_us ? cache_us[i] : *worst_us;
-        }
-    }
     return total;
 }
 
 static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cache,
-                               double *stall_cache_us, double now_us, cJSON *findings, cJSON *nj,
-                               nt_watch_outcome_t *out)
+                               double *stall_cache_us, int *stall_fresh, double now_us,
+                               cJSON *findings, cJSON *nj, nt_watch_outcome_t *out)
 {
     const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
     int seen = 0, missing = 0;
@@ -455,19 +466,30 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * after its case). So can one whose host's other communicators stalled. Slow is not
          * dead. Each communicator's stalls are counted once, for the first rank that needs it. */
         double stall_us = 0;
+        const nt_jobcomm_t *where = NULL;
         int stalls = nt_watch_host_stalls(a, ci, r->host, now_us, stall_cache, stall_cache_us,
-                                          &stall_us);
+                                          stall_fresh, &stall_us, &where);
         if (stalls < 0)
             return -1;
         if (stalls > 0 && isfinite(missed) && missed < nt_watch_hang_stall_dumps) {
+            char whose[768];
+            if (where)
+                snprintf(whose, sizeof(whose),
+                         "communicator %s, which neither it nor host %s is in, stalled in %d of "
+                         "its latest calls (the longest %.0f ms: a rank waits for a peer that "
+                         "waits for the stalled transfer)",
+                         where->id, r->host[0] ? r->host : "unknown", stalls, stall_us / 1e3);
+            else
+                snprintf(whose, sizeof(whose),
+                         "%d of the latest calls of its communicator or of host %s's others "
+                         "stalled (the longest %.0f ms: a retransmission timeout holds a rank in "
+                         "one call for seconds)",
+                         stalls, r->host[0] ? r->host : "unknown", stall_us / 1e3);
             if (nt_watch_not_judged_add(
                     nj, "watch_hang", c->id,
                     "rank %d is %llu call(s) behind and silent for %.1f of its dump intervals, "
-                    "but %d of the latest calls of its communicator or of host %s's others "
-                    "stalled (the longest %.0f ms: a retransmission timeout holds a rank in one "
-                    "call for seconds): a slow network until %.0f intervals, not yet a hang",
-                    i, (unsigned long long)(c->max_seq - r->last_seq), missed, stalls,
-                    r->host[0] ? r->host : "unknown", stall_us / 1e3,
+                    "but %s: a slow network until %.0f intervals, not yet a hang",
+                    i, (unsigned long long)(c->max_seq - r->last_seq), missed, whose,
                     nt_watch_hang_stall_dumps) < 0)
                 return -1;
             continue;
@@ -848,32 +870,35 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double no
      * straggler does, and the straggler judgement leaves the ranks of a named host alone. */
     size_t nc = nt_jobalign_ncomms(a);
     char *slow = calloc(nc + 1, 1);
-    int *stall_cache = malloc((nc + 1) * sizeof(int));
+    int *stall_cache = malloc((nc + 1) * sizeof(int)), *stall_fresh = calloc(nc + 1, sizeof(int));
     double *stall_us = calloc(nc + 1, sizeof(double));
     for (size_t i = 0; stall_cache && i < nc; i++)
         stall_cache[i] = -2;
-    if (!slow || !stall_cache || !stall_us ||
+    if (!slow || !stall_cache || !stall_us || !stall_fresh ||
         (!(prom_records && !nc) && nt_watch_node_judge(a, now_us, findings, not_judged, out, slow) < 0)) {
         free(slow);
         free(stall_cache);
         free(stall_us);
+        free(stall_fresh);
         return -1;
     }
     for (size_t i = 0; i < nc; i++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
         if (nt_watch_straggler_judge(a, c, slow, findings, not_judged, out) < 0 ||
-            nt_watch_hang_judge(a, i, stall_cache, stall_us, now_us, findings, not_judged, out) <
-                0 ||
+            nt_watch_hang_judge(a, i, stall_cache, stall_us, stall_fresh, now_us, findings,
+                                not_judged, out) < 0 ||
             nt_watch_onset_judge(a, c, findings, not_judged, out) < 0) {
             free(slow);
             free(stall_cache);
             free(stall_us);
+            free(stall_fresh);
             return -1;
         }
     }
     free(slow);
     free(stall_cache);
     free(stall_us);
+    free(stall_fresh);
     if (prom_records && !nt_jobalign_ncomms(a))
         return nt_watch_not_judged_add(not_judged, "watch_slow_node", NULL,
                                        "Prometheus aggregates name no communicator or rank "

@@ -3,11 +3,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -576,6 +578,91 @@ static double nt_watch_now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+static double nt_watch_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The shortest gap between two reads that a write wakes, in seconds: a job's ranks dump on their
+ * own timers, so each of their writes could wake a read, and this bounds how often. */
+#define NT_WATCH_WAKE_MIN_S 0.25
+
+/* An inotify descriptor watching --follow's inputs (a directory: writes to its files, files
+ * created or moved in; a file: its writes), or -1 where inotify is not to be had (then the
+ * interval alone paces the reads). */
+static int nt_watch_wake_open(const nt_watch_params_t *p)
+{
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), n = 0;
+    for (int i = 0; fd >= 0 && i < p->ninputs; i++)
+        n += strcmp(p->inputs[i], "-") != 0 &&
+             inotify_add_watch(fd, p->inputs[i],
+                               IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO) >= 0;
+    if (fd >= 0 && n == 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Whether the events waiting on `fd` hold a write to an input (a dot file of a folder is none:
+ * the folder's reader skips it). --output is never inside an input folder (refused at the
+ * start), so the document's own writes wake nothing. */
+static int nt_watch_wake_events(int fd)
+{
+    int woke = 0;
+    char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+    ssize_t got;
+    while ((got = read(fd, buf, sizeof(buf))) > 0) {
+        for (char *q = buf; q < buf + got;) {
+            const struct inotify_event *e = (const struct inotify_event *)q;
+            woke |= !e->len || e->name[0] != '.';
+            q += sizeof(*e) + e->len;
+        }
+    }
+    return woke;
+}
+
+/* --follow's wait after a read that began at `t0` and took `busy` seconds (CLOCK_MONOTONIC):
+ * until interval_s seconds have passed since it ended, as without inotify, or sooner when an
+ * input is written (`fd`, -1: none), but not before NT_WATCH_WAKE_MIN_S or 4 times the read's
+ * own time have passed since it began, so that the watch takes at most about a quarter of a
+ * core. A fault is named at the first read after its records were dumped, so waiting out the
+ * interval after a dump delays every verdict by up to an interval. After a write the wait goes
+ * on until the inputs have been quiet for NT_WATCH_SETTLE_S (at most NT_WATCH_WAKE_MIN_S): ranks
+ * that a held call released dump within milliseconds of each other, and a read between two of
+ * their writes sees the one ahead and the other silent. Returns at a signal too. */
+#define NT_WATCH_SETTLE_S 0.05
+static void nt_watch_wait(const nt_watch_params_t *p, int fd, double t0, double busy)
+{
+    double until = t0 + busy + p->interval_s,
+           earliest = t0 + (4 * busy > NT_WATCH_WAKE_MIN_S ? 4 * busy : NT_WATCH_WAKE_MIN_S),
+           woke = -1, last = -1;
+    while (!nt_watch_stop) {
+        double now = nt_watch_mono_s();
+        if (now >= until ||
+            (woke >= 0 && now >= earliest &&
+             (now - last >= NT_WATCH_SETTLE_S || now - woke >= NT_WATCH_WAKE_MIN_S)))
+            return;
+        int ms = 100;
+        if (woke >= 0)
+            ms = 1 + (int)(1000 * fmax(fmin(earliest - now, last + NT_WATCH_SETTLE_S - now), 0));
+        if (now + ms / 1000.0 > until)
+            ms = 1 + (int)((until - now) * 1000);
+        if (fd < 0) {
+            usleep((useconds_t)ms * 1000);
+            continue;
+        }
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (poll(&pf, 1, ms > 100 ? 100 : ms) > 0 && (pf.revents & POLLIN) &&
+            nt_watch_wake_events(fd)) {
+            last = nt_watch_mono_s();
+            woke = woke < 0 ? last : woke;
+        }
+    }
+}
+
 /* summary.first_skipped: "path:line" of the first line not read as a record (a line of no
  * JSON, a record that does not parse, a torn one), so that the summary names where; null when
  * every line was read. */
@@ -793,7 +880,7 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
 int nt_watch_run(const nt_watch_params_t *p)
 {
     counts_t tot = {0};
-    int code = NT_EXIT_USAGE, bad = 0;
+    int code = NT_EXIT_USAGE, bad = 0, wake = -1;
     nt_watch_input_t *ins = NULL;
     size_t nins = 0;
     path_list_t ignored = {0}, missing = {0};
@@ -822,7 +909,9 @@ int nt_watch_run(const nt_watch_params_t *p)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
     }
+    wake = p->follow ? nt_watch_wake_open(p) : -1;
     for (unsigned long poll = 1;; poll++) {
+        double t0 = nt_watch_mono_s();
         /* In --follow an empty directory is waited on; without it, it is an error. An input
          * that is missing, or is not Inspector's, is said once in one line and the others are
          * judged: the document is written (partial, exit 2) when something was read. */
@@ -853,8 +942,7 @@ int nt_watch_run(const nt_watch_params_t *p)
         }
         if (!p->follow || nt_watch_stop || (p->polls && poll >= p->polls))
             break;
-        for (unsigned s = 0; s < p->interval_s * 10 && !nt_watch_stop; s++)
-            usleep(100000);
+        nt_watch_wait(p, wake, t0, nt_watch_mono_s() - t0);
     }
     if (!p->quiet && p->format != NT_WATCH_TEXT && !(p->output && strcmp(p->output, "-") == 0) &&
         nt_watch_stdout_write(p, doc) != NT_OK)
@@ -878,6 +966,8 @@ oom:
     fprintf(stderr, "nettune watch: out of memory\n");
     code = NT_EXIT_USAGE;
 done:
+    if (wake >= 0)
+        close(wake);
     for (size_t i = 0; i < nins; i++) {
         nt_jobreader_close(ins[i].r);
         free(ins[i].path);

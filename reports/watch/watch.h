@@ -123,8 +123,10 @@ double nt_watch_dump_interval_us(const nt_jobrank_t *r);
  * at least hang_min_lag calls behind the communicator's furthest, with most of the other ranks
  * seen that far ahead). *every_us gets its dump interval (the shortest gap between its latest
  * dumps, else another rank's), *ref_us the time it is judged at (now_us when following, else
- * the latest dump of the ranks ahead), *missed its dump intervals since its last dump (NAN when
- * not known). Returns the count of ranks ahead, 0 when it is not behind. */
+ * the latest dump of the ranks ahead), *missed its dump intervals of silence (NAN when not
+ * known): since its last dump, or since one interval before the others' first record past its
+ * last call when that is later (they were silent until then too). Returns the count of ranks
+ * ahead, 0 when it is not behind. */
 int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
                          double *ref_us, double *missed);
 
@@ -146,8 +148,10 @@ int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
  * last, is at least stall_min_us and stall_ratio times its series' fastest, as a TCP
  * retransmission timeout holds one), and a call two ranks on two hosts are held in now
  * (nt_watch_two_behind at now_us, NAN when not following). *worst_us (NULL: not wanted) gets
- * the longest completed one. Returns the count, -1 when out of memory. */
-int nt_watch_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us);
+ * the longest completed one; *fresh (NULL: not wanted) is 1 when a completed one is among the
+ * latest stall_fresh_calls complete calls (12: the stalls are not over). Returns the count, -1
+ * when out of memory. */
+int nt_watch_comm_stalls(const nt_jobcomm_t *c, double now_us, double *worst_us, int *fresh);
 
 /* The --report comparison (model.c). */
 typedef struct nt_watch_model nt_watch_model_t;

@@ -7,6 +7,7 @@ Environment: BUILD (default build)."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -120,6 +121,33 @@ def behind_by_one_dump_is_not_a_hang():
     d = job("dump-skew-2", hang=3, hang_at=30, after=14, dump_every=5, seed=10)
     r, doc = run_json(d)
     check(r.returncode == 1 and [f["rank"] for f in doc["findings"]] == [3], doc["findings"])
+
+
+def whole_job_held_is_not_a_hang():
+    # A call held every rank of the job 3 dump intervals (nothing completed, nothing dumped),
+    # then rank 0 dumped calls 21-26 and rank 1, whose timer fires a moment later, has not yet:
+    # its silence counts from one interval before rank 0's first record past its last call, not
+    # from its own last dump, so it is 1 interval silent, not 3, and no hang.
+    def held(name, later_ts):
+        d = os.path.join(WORK, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        t0 = 1764630000000000
+        for r in range(2):
+            with open(os.path.join(d, "h%d-pid%d.log" % (r + 1, 7000 + r)), "w") as fp:
+                for sn in range(1, 27 if r == 0 else 21):
+                    ts = t0 + sn * 100000 if sn <= 20 else later_ts(sn)
+                    rec = gen_inspector.record("0xh0", "dp0", r, 2, 2, "h%d" % (r + 1), 7000 + r, sn,
+                                               1 << 20, 1000.0, ts)
+                    fp.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        return run_json(d)
+    r, doc = held("held-whole-job", lambda sn: 1764630000000000 + 20 * 100000 + 300000)
+    check(not [f for f in doc["findings"] if f["check"] == "watch_hang"], doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_hang"]
+    check([x for x in nj if "rank 1 is 6 call(s) behind, but its last dump is 1.0 of its dump" in x], nj)
+    # Rank 0 dumping on every interval while rank 1 is silent: 6 intervals, a hang.
+    r, doc = held("held-one-rank", lambda sn: 1764630000000000 + sn * 100000)
+    check([f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"] == [1], doc["findings"])
 
 
 def healthy_job_no_finding():
@@ -248,10 +276,15 @@ def stalls_named_network_side():
     check(f["code"] == "NT-JOB-205" and f["hosts"] == ["h6"] and f["side"] == "network" and f["stalls"] == 3, f)
     check(200000 < f["observed_us"] < 230000 and 900 < f["expected_us"] < 1200, f)
     check("stalls calls" in f["verdict"] and "not compute" in f["verdict"], f["verdict"])
-    check(doc["settings"]["stall_min_us"] == 100000 and doc["settings"]["stall_calls"] == 3, doc["settings"])
+    check(doc["settings"]["stall_min_us"] == 100000 and doc["settings"]["stall_calls"] == 2
+          and doc["settings"]["stall_pair_calls"] == 3, doc["settings"])
     check(not [x for x in doc["findings"] if x["check"] in ("watch_straggler", "watch_hang")], doc["findings"])
-    # Two stalls are no alarm; three in one communicator cannot tell its 4 hosts apart.
-    for name, st2 in (("stalls-two", st[:2]), ("stalls-one-comm", (("tp1", 12), ("tp1", 15), ("tp1", 18)))):
+    # Two, in its two communicators (h6 alone in both): named.
+    r, doc = run_json(node_job("stalls-two", calls=24, stalls=st[:2]))
+    f = [x for x in doc["findings"] if x["check"] == "watch_slow_node"]
+    check(len(f) == 1 and f[0]["hosts"] == ["h6"] and f[0]["stalls"] == 2, doc["findings"])
+    # One stall is no alarm; three in one communicator cannot tell its 4 hosts apart.
+    for name, st2 in (("stalls-one", st[:1]), ("stalls-one-comm", (("tp1", 12), ("tp1", 15), ("tp1", 18)))):
         r, doc = run_json(node_job(name, calls=24, stalls=st2))
         check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], "%s: %s" % (name, doc["findings"]))
     nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
@@ -280,12 +313,15 @@ def stalls_named_network_side():
     # Two of them in that pair: no alarm yet.
     r, doc = run_json(node_job("stalls-one-pair-two", calls=24, stalls=(("dp1", 12), ("dp1", 18))))
     check(not [x for x in doc["findings"] if x["check"] != "watch_onset"], doc["findings"])
-    # Two stalls, then a call of tp1 held for h6 and h7 (their ranks silent after call 20
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_slow_node"]
+    check([x for x in nj if "2 stall(s)" in x and "or 3 in one communicator of two hosts" in x
+           and "(h2, h6)" in x], nj)
+    # A stall in dp1, then a call of tp1 held for h6 and h7 (their ranks silent after call 20
     # while h5 and h8 go on to 24: a transfer between them stalls, a stopped process holds back
-    # only itself): the third stall, and h6 is named, no hang.
-    r, doc = run_json(node_job("stalls-held", calls=24, stalls=(("dp1", 12), ("tp1", 15)), stop=[(5, 20), (6, 20)]))
+    # only itself): the second stall, in a second communicator, and h6 is named, no hang.
+    r, doc = run_json(node_job("stalls-held", calls=24, stalls=(("dp1", 12),), stop=[(5, 20), (6, 20)]))
     f = [x for x in doc["findings"] if x["check"] == "watch_slow_node"]
-    check(len(f) == 1 and f[0]["hosts"] == ["h6"] and f[0]["stalls"] == 3, doc["findings"])
+    check(len(f) == 1 and f[0]["hosts"] == ["h6"] and f[0]["stalls"] == 2, doc["findings"])
     check(not [x for x in doc["findings"] if x["check"] == "watch_hang"], doc["findings"])
     check("one of them a call two ranks on two hosts are still held in" in f[0]["reason"]
           and f[0]["expected_us"] > 0 and f[0]["observed_us"] < 300000, f)
@@ -297,8 +333,8 @@ def stalls_named_network_side():
     check(not [x for x in doc["findings"] if x["check"] in ("watch_slow_node", "watch_hang")], doc["findings"])
     r, doc = run_json(node_job("stalls-held-long", calls=34, stop=[(5, 20), (6, 20)]))
     check(sorted(x["host"] for x in doc["findings"] if x["check"] == "watch_hang") == ["h6", "h7"], doc["findings"])
-    # The same two a call apart are not held in one call: no stall, the hangs named.
-    r, doc = run_json(node_job("stalls-apart-held", calls=24, stalls=(("dp1", 12), ("tp1", 15)),
+    # The same two a call apart are not held in one call: one stall, nobody named network-side.
+    r, doc = run_json(node_job("stalls-apart-held", calls=24, stalls=(("dp1", 12),),
                                stop=[(5, 20), (6, 19)]))
     check(not [x for x in doc["findings"] if x["check"] == "watch_slow_node"], doc["findings"])
     # Five of the eight 4 MiB calls of h6's two communicators stall (a lossy link's favourite
@@ -486,7 +522,7 @@ def follow_reads_on_as_files_grow():
         rest[name] = "".join(lines[len(head):])
         open(os.path.join(d, name), "w").write("".join(head))
     out = os.path.join(WORK, "follow.json")
-    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out, d],
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "-o", out, d],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.3)
     for name, text in rest.items():
@@ -494,6 +530,8 @@ def follow_reads_on_as_files_grow():
     time.sleep(0.4)
     for name, text in rest.items():
         open(os.path.join(d, name), "a").write(text[len(text) // 2:])
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGTERM)
     so, se = proc.communicate(timeout=30)
     doc = json.load(open(out))
     valid(doc)
@@ -503,6 +541,49 @@ def follow_reads_on_as_files_grow():
     check(doc["summary"]["records"] == 30 * 8 + 6 * 7 and doc["summary"]["skipped"] == 0
           and doc["summary"]["partial"] == 0, "every record once, none cut: %s" % doc["summary"])
     check("NT-JOB-202" in so, "the summary at the end: " + so)
+
+
+def follow_woken_by_a_write():
+    # --interval 30, and a dump appended 0.5 s in: the write wakes a read (inotify) long before
+    # the interval is over, and the document holds the appended calls within a second of it.
+    src = job("wake-src", seed=17)
+    d = os.path.join(WORK, "wake")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rest = {}
+    for name in sorted(os.listdir(src)):
+        lines = open(os.path.join(src, name)).read().splitlines(True)
+        head = [x for x in lines if json.loads(x)["coll_perf"]["coll_sn"] <= 10]
+        rest[name] = "".join(lines[len(head):])
+        open(os.path.join(d, name), "w").write("".join(head))
+    total = sum(len(open(os.path.join(src, n)).read().splitlines()) for n in rest)
+    out = os.path.join(WORK, "wake.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "30", "-o", out, d],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        t = time.time() + 5
+        while time.time() < t and not os.path.exists(out):
+            time.sleep(0.05)
+        first = json.load(open(out))["summary"]["records"]
+        time.sleep(0.5)
+        for name, text in rest.items():
+            open(os.path.join(d, name), "a").write(text)
+        wrote = time.time()
+        got = first
+        while time.time() < wrote + 3 and got != total:
+            time.sleep(0.05)
+            try:
+                got = json.load(open(out))["summary"]["records"]
+            except ValueError:
+                pass
+        took = time.time() - wrote
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    check(first < total and got == total and took < 1.5,
+          "the appended records read %.2f s after the write: %d of %d (%d before)" % (took, got, total, first))
 
 
 def ras_missing_rank_named():
@@ -726,13 +807,13 @@ def output_never_an_input():
 
 
 TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_against_peers,
-         hang_names_rank_behind, behind_by_one_dump_is_not_a_hang,
+         hang_names_rank_behind, behind_by_one_dump_is_not_a_hang, whole_job_held_is_not_a_hang,
          healthy_job_no_finding,
     standing_still_said_not_blamed,
          too_few_calls_not_judged, slow_node_named_network_side, stalls_named_network_side,
          stalled_rank_silent_is_not_a_hang,
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
-         follow_reads_on_as_files_grow, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
+         follow_reads_on_as_files_grow, follow_woken_by_a_write, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
          dir_read_by_content, no_record_names_files, partial_result_written, schema_checked,
          output_never_an_input]
 
