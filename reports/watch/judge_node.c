@@ -466,7 +466,8 @@ static int nt_node_clean_peer(const nt_jobalign_t *a, const int *st, const char 
  * took 100 ms and 10x its series' fastest for the rank that waits for no one, and the two
  * communicators share that host alone. Measured on the namespace cluster: no call of 79,653
  * in ten healthy runs of 20 s took 100 ms (the longest 56 ms, in five communicators at once:
- * the whole job), and those runs judged every 0.5 s (350 documents) named nobody; with 10%
+ * the whole job), nor of 23,044 in five beside two spinning processes (the longest 58 ms),
+ * and the ten runs judged every 0.5 s (350 documents) named nobody; with 10%
  * loss on one host, its first stalls came a second or more apart, so a third one cost one to
  * two dump intervals more (in 2 of 5 runs the first two fell in two communicators, named at
  * 2 intervals instead of 4). Called when the median rule named nobody; on a finding, its
