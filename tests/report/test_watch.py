@@ -507,20 +507,26 @@ def busbw_drop_onset():
     check(len(lines) == 120, "generated 120 calls")
 
 
+def split_job(src, name, upto):
+    """A copy of job folder src in WORK/name holding each rank's calls up to `upto`; returns the
+    folder and, per file, the text of the later calls (to append as the job "runs")."""
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rest = {}
+    for f in sorted(os.listdir(src)):
+        lines = open(os.path.join(src, f)).read().splitlines(True)
+        head = [x for x in lines if json.loads(x)["coll_perf"]["coll_sn"] <= upto]
+        rest[f] = "".join(lines[len(head):])
+        open(os.path.join(d, f), "w").write("".join(head))
+    return d, rest
+
+
 def follow_reads_on_as_files_grow():
     # The hang job, its files cut after call 30 while the job "runs": --follow reads the first
     # part, then the appended calls (the first appended record arrives in two halves, across a
     # read), and names the rank behind once the others dumped on.
-    src = job("follow-src", hang=2, hang_at=30, after=6, seed=13, dump_every=2)
-    d = os.path.join(WORK, "follow")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    rest = {}
-    for name in sorted(os.listdir(src)):
-        lines = open(os.path.join(src, name)).read().splitlines(True)
-        head = [x for x in lines if json.loads(x)["coll_perf"]["coll_sn"] <= 30]
-        rest[name] = "".join(lines[len(head):])
-        open(os.path.join(d, name), "w").write("".join(head))
+    d, rest = split_job(job("follow-src", hang=2, hang_at=30, after=6, seed=13, dump_every=2), "follow", 30)
     out = os.path.join(WORK, "follow.json")
     proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "-o", out, d],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -547,15 +553,7 @@ def follow_woken_by_a_write():
     # --interval 30, and a dump appended 0.5 s in: the write wakes a read (inotify) long before
     # the interval is over, and the document holds the appended calls within a second of it.
     src = job("wake-src", seed=17)
-    d = os.path.join(WORK, "wake")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    rest = {}
-    for name in sorted(os.listdir(src)):
-        lines = open(os.path.join(src, name)).read().splitlines(True)
-        head = [x for x in lines if json.loads(x)["coll_perf"]["coll_sn"] <= 10]
-        rest[name] = "".join(lines[len(head):])
-        open(os.path.join(d, name), "w").write("".join(head))
+    d, rest = split_job(src, "wake", 10)
     total = sum(len(open(os.path.join(src, n)).read().splitlines()) for n in rest)
     out = os.path.join(WORK, "wake.json")
     if os.path.exists(out):
