@@ -160,6 +160,10 @@ void nt_jobreader_close(nt_jobreader_t *r);
 
 /* Distinct dump times kept per rank: enough to tell "it dumped again since" from "it stopped". */
 #define NT_JOBRANK_DUMPS 4
+/* Records of one rank and communicator whose dump times are at most this far apart (chained:
+ * each from the one before) are one dump: Inspector stamps each record as it writes it. A dump
+ * interval this short reads as one dump. */
+#define NT_JOBREC_DUMP_BURST_US 10000.0
 
 /* What is known of one rank of a communicator. */
 typedef struct nt_jobrank {

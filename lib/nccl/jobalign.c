@@ -123,11 +123,23 @@ static int nt_jobcall_take(nt_jobcomm_t *c, nt_jobcall_t *k, const nt_jobrec_t *
     return 0;
 }
 
-/* Keeps the NT_JOBRANK_DUMPS latest distinct dump times, newest first. */
+/* Keeps the NT_JOBRANK_DUMPS latest dumps' times, newest first. A dump is a burst: Inspector
+ * takes the time once per record as it writes them one after another (inspectorGetTime() in
+ * inspectorCommInfoMetaHeader, called for each record: v2.30.7-1
+ * plugins/profiler/inspector/inspector_json.cc:64, :314), so a record within
+ * NT_JOBREC_DUMP_BURST_US of a dump's latest record belongs to that dump, which takes its time.
+ * Read as distinct dumps, one dump's records made the rank's dump interval microseconds, and
+ * a rank one dump behind a hang. */
 static void nt_jobrank_dump_note(nt_jobrank_t *r, double t)
 {
     if (!isfinite(t))
         return;
+    for (int k = 0; k < r->ndumps; k++)
+        if (fabs(r->dumps_us[k] - t) <= NT_JOBREC_DUMP_BURST_US) {
+            if (t > r->dumps_us[k])
+                r->dumps_us[k] = t; /* records come in time order: the burst's latest */
+            return;
+        }
     int i = 0;
     while (i < r->ndumps && r->dumps_us[i] > t)
         i++;

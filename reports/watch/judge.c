@@ -413,9 +413,61 @@ static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *h
     return total;
 }
 
+/* Whether the job stopped where each rank last dumped (a job killed, or one that ended without
+ * a final dump: Inspector writes one only when a communicator is destroyed), rather than a rank
+ * that holds the others: while following, every rank seen has been silent for at least
+ * NT_WATCH_JOB_SILENT_DUMPS of its dump intervals (the one that dumped last may be up to an
+ * interval behind the first in silence), and in some communicator the ranks behind its
+ * furthest stopped at two different calls or more. A collective completes for a rank only once
+ * every rank entered it, so ranks blocked behind one that hangs stand within a call of each
+ * other, and only the stopped ones are behind; ranks that stopped where they last dumped are
+ * scattered over a dump interval's calls (measured by a tester: a job of 8 ranks stopped with no
+ * final dump left tp1's ranks at calls 150, 154, 158 and 159, and the hang rule named the one
+ * at 150, which --drain drained; a rank stopped by SIGSTOP left the others all at call 124).
+ * The hang rule then spares a rank behind only when it dumped until the others' last dumps.
+ * Returns the communicator that shows the scatter, NULL when the job did not so stop. */
+#define NT_WATCH_JOB_SILENT_DUMPS 1.5
+static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double now_us,
+                                                uint64_t *lo, uint64_t *hi)
+{
+    const nt_jobcomm_t *where = NULL;
+    if (!isfinite(now_us))
+        return NULL;
+    for (size_t ci = 0; ci < nt_jobalign_ncomms(a); ci++) {
+        const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
+        int levels = 0; /* calls the ranks behind stopped at: 0, 1, or 2 (two or more) */
+        uint64_t first = 0, low = 0;
+        for (int i = 0; i < c->nranks; i++) {
+            const nt_jobrank_t *r = &c->ranks[i];
+            if (!r->seen)
+                continue;
+            double every = nt_watch_dump_interval_us(r);
+            if (!(every > 0) || !isfinite(r->last_dump_ts_us) ||
+                !((now_us - r->last_dump_ts_us) / every >= NT_WATCH_JOB_SILENT_DUMPS))
+                return NULL; /* a rank dumps on: the job runs */
+            if (r->last_seq + 1 >= c->max_seq)
+                continue; /* with the furthest, or a call behind it: blocked alike */
+            if (levels == 0) {
+                levels = 1;
+                first = low = r->last_seq;
+            } else if (r->last_seq != first)
+                levels = 2;
+            low = r->last_seq < low ? r->last_seq : low;
+        }
+        if (levels >= 2 && !where) {
+            where = c;
+            *lo = low;
+            *hi = c->max_seq;
+        }
+    }
+    return where;
+}
+
 static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cache,
                                double *stall_cache_us, int *stall_fresh, double now_us,
-                               cJSON *findings, cJSON *nj, nt_watch_outcome_t *out)
+                               const nt_jobcomm_t *stopped, uint64_t stopped_lo,
+                               uint64_t stopped_hi, cJSON *findings, cJSON *nj,
+                               nt_watch_outcome_t *out)
 {
     const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
     int seen = 0, missing = 0;
@@ -445,6 +497,29 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
         int ahead = nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed);
         if (ahead <= 0)
             continue;
+        /* In a job that stopped so, a rank that was still dumping until the others' last dumps
+         * (within 1.5 of its intervals of the latest) stopped with them; one silent long before
+         * them stopped first: a hang, whatever stopped the job after. */
+        double latest_ahead = NAN;
+        for (int j = 0; stopped && j < c->nranks; j++)
+            if (c->ranks[j].seen && c->ranks[j].last_seq > r->last_seq &&
+                !(c->ranks[j].last_dump_ts_us <= latest_ahead))
+                latest_ahead = c->ranks[j].last_dump_ts_us;
+        if (stopped && every > 0 && isfinite(r->last_dump_ts_us) &&
+            (latest_ahead - r->last_dump_ts_us) / every <= NT_WATCH_JOB_SILENT_DUMPS) {
+            if (nt_watch_not_judged_add(
+                    nj, "watch_hang", c->id,
+                    "rank %d is %llu call(s) behind, but every rank of the job has been silent "
+                    "for %.1f of its dump intervals or more and the ranks of communicator %s "
+                    "stopped at different calls (from %llu to %llu): the job stopped where each "
+                    "rank last dumped (killed, or ended without a final dump), not a rank that "
+                    "holds the others",
+                    i, (unsigned long long)(c->max_seq - r->last_seq), NT_WATCH_JOB_SILENT_DUMPS,
+                    stopped->id, (unsigned long long)stopped_lo,
+                    (unsigned long long)stopped_hi) < 0)
+                return -1;
+            continue;
+        }
         /* Without dump times (none recorded) the lag alone decides, as before they existed. */
         int overdue = !isfinite(r->last_dump_ts_us) || missed >= nt_watch_hang_min_dumps;
         if (!overdue) {
@@ -472,19 +547,23 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
         if (stalls < 0)
             return -1;
         if (stalls > 0 && isfinite(missed) && missed < nt_watch_hang_stall_dumps) {
-            char whose[768];
+            char whose[768], longest[96];
+            if (stall_us > 0)
+                snprintf(longest, sizeof(longest), "the longest %.0f ms", stall_us / 1e3);
+            else /* only calls two ranks are held in now: they have no time yet */
+                snprintf(longest, sizeof(longest), "a call two ranks on two hosts are held in now");
             if (where)
                 snprintf(whose, sizeof(whose),
                          "communicator %s, which neither it nor host %s is in, stalled in %d of "
-                         "its latest calls (the longest %.0f ms: a rank waits for a peer that "
-                         "waits for the stalled transfer)",
-                         where->id, r->host[0] ? r->host : "unknown", stalls, stall_us / 1e3);
+                         "its latest calls (%s: a rank waits for a peer that waits for the "
+                         "stalled transfer)",
+                         where->id, r->host[0] ? r->host : "unknown", stalls, longest);
             else
                 snprintf(whose, sizeof(whose),
                          "%d of the latest calls of its communicator or of host %s's others "
-                         "stalled (the longest %.0f ms: a retransmission timeout holds a rank in "
-                         "one call for seconds)",
-                         stalls, r->host[0] ? r->host : "unknown", stall_us / 1e3);
+                         "stalled (%s: a retransmission timeout holds a rank in one call for "
+                         "seconds)",
+                         stalls, r->host[0] ? r->host : "unknown", longest);
             if (nt_watch_not_judged_add(
                     nj, "watch_hang", c->id,
                     "rank %d is %llu call(s) behind and silent for %.1f of its dump intervals, "
@@ -502,7 +581,9 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * its neighbour 5.1 s in one call, the other two ranks through it). The slow-node
          * judgement speaks of that link. The other counts when it is overdue too: a live rank
          * whose dump timer has not fired yet is behind for a moment. */
-        int also = nt_watch_also_behind(c, i, every, ref);
+        /* (In a job that stopped where each rank last dumped, the others behind are scattered
+         * by their dump timers, not held with it.) */
+        int also = stopped ? -1 : nt_watch_also_behind(c, i, every, ref);
         if (also >= 0) {
             if (nt_watch_not_judged_add(nj, "watch_hang", c->id,
                                         "rank %d is %llu call(s) behind, and so is rank %d: a "
@@ -882,11 +963,13 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double no
         free(stall_fresh);
         return -1;
     }
+    uint64_t stopped_lo = 0, stopped_hi = 0;
+    const nt_jobcomm_t *stopped = nt_watch_job_stopped(a, now_us, &stopped_lo, &stopped_hi);
     for (size_t i = 0; i < nc; i++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
         if (nt_watch_straggler_judge(a, c, slow, findings, not_judged, out) < 0 ||
-            nt_watch_hang_judge(a, i, stall_cache, stall_us, stall_fresh, now_us, findings,
-                                not_judged, out) < 0 ||
+            nt_watch_hang_judge(a, i, stall_cache, stall_us, stall_fresh, now_us, stopped,
+                                stopped_lo, stopped_hi, findings, not_judged, out) < 0 ||
             nt_watch_onset_judge(a, c, findings, not_judged, out) < 0) {
             free(slow);
             free(stall_cache);

@@ -590,17 +590,24 @@ static double nt_watch_mono_s(void)
 #define NT_WATCH_WAKE_MIN_S 0.25
 
 /* An inotify descriptor watching --follow's inputs (a directory: writes to its files, files
- * created or moved in; a file: its writes), or -1 where inotify is not to be had (then the
- * interval alone paces the reads). */
+ * created or moved in; a file: its writes), -1 (errno set) where inotify is not to be had, -2
+ * for standard input alone; without one the interval alone paces the reads. */
 static int nt_watch_wake_open(const nt_watch_params_t *p)
 {
+    int files = 0;
+    for (int i = 0; i < p->ninputs; i++)
+        files += strcmp(p->inputs[i], "-") != 0;
+    if (!files)
+        return -2; /* standard input only: nothing to watch */
     int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), n = 0;
     for (int i = 0; fd >= 0 && i < p->ninputs; i++)
         n += strcmp(p->inputs[i], "-") != 0 &&
              inotify_add_watch(fd, p->inputs[i],
                                IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO) >= 0;
     if (fd >= 0 && n == 0) {
+        int e = errno;
         close(fd);
+        errno = e;
         fd = -1;
     }
     return fd;
@@ -640,23 +647,20 @@ static void nt_watch_wait(const nt_watch_params_t *p, int fd, double t0, double 
            earliest = t0 + (4 * busy > NT_WATCH_WAKE_MIN_S ? 4 * busy : NT_WATCH_WAKE_MIN_S),
            woke = -1, last = -1;
     while (!nt_watch_stop) {
-        double now = nt_watch_mono_s();
-        if (now >= until ||
-            (woke >= 0 && now >= earliest &&
-             (now - last >= NT_WATCH_SETTLE_S || now - woke >= NT_WATCH_WAKE_MIN_S)))
-            return;
-        int ms = 100;
+        double now = nt_watch_mono_s(), target = until;
         if (woke >= 0)
-            ms = 1 + (int)(1000 * fmax(fmin(earliest - now, last + NT_WATCH_SETTLE_S - now), 0));
-        if (now + ms / 1000.0 > until)
-            ms = 1 + (int)((until - now) * 1000);
+            target = fmin(until, fmax(earliest, fmin(last + NT_WATCH_SETTLE_S,
+                                                     woke + NT_WATCH_WAKE_MIN_S)));
+        if (now >= target)
+            return;
+        int ms = 1 + (int)((target - now) * 1000);
+        ms = ms > 100 ? 100 : ms; /* a signal is seen within 0.1 s */
         if (fd < 0) {
             usleep((useconds_t)ms * 1000);
             continue;
         }
         struct pollfd pf = {.fd = fd, .events = POLLIN};
-        if (poll(&pf, 1, ms > 100 ? 100 : ms) > 0 && (pf.revents & POLLIN) &&
-            nt_watch_wake_events(fd)) {
+        if (poll(&pf, 1, ms) > 0 && (pf.revents & POLLIN) && nt_watch_wake_events(fd)) {
             last = nt_watch_mono_s();
             woke = woke < 0 ? last : woke;
         }
@@ -910,6 +914,12 @@ int nt_watch_run(const nt_watch_params_t *p)
         sigaction(SIGTERM, &sa, NULL);
     }
     wake = p->follow ? nt_watch_wake_open(p) : -1;
+    if (p->follow && wake == -1)
+        fprintf(stderr,
+                "nettune watch: cannot watch the inputs for writes (inotify: %s): reading every "
+                "%u s (--interval); raise fs.inotify.max_user_instances or max_user_watches for "
+                "reads on each dump\n",
+                strerror(errno), p->interval_s);
     for (unsigned long poll = 1;; poll++) {
         double t0 = nt_watch_mono_s();
         /* In --follow an empty directory is waited on; without it, it is an error. An input

@@ -30,7 +30,10 @@ def record(comm, name, rank, nranks, nnodes, host, pid, sn, size, us, ts):
 
 def generate(out, nranks=8, per_host=4, calls=40, straggler=None, late_us=800.0, hang=None,
              hang_at=30, after=6, noise=0.03, seed=1, base_us=1000.0, half_line=False, dump_every=1,
-             slow_from=None, slow_factor=1.6, late_from=1, late_to=None):
+             slow_from=None, slow_factor=1.6, late_from=1, late_to=None, stamp_each=False):
+    """stamp_each: each record of a dump a microsecond after the one before, as Inspector
+    stamps every record as it writes it (v2.30.7-1 inspector_json.cc:64, :314); else one time
+    per dump."""
     rnd = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     comm, nnodes = "0x5eed%010x" % seed, (nranks + per_host - 1) // per_host
@@ -50,8 +53,9 @@ def generate(out, nranks=8, per_host=4, calls=40, straggler=None, late_us=800.0,
             if straggler is not None and r != straggler and late_from <= sn <= (late_to or last):
                 us += late_us * (1 + rnd.uniform(-noise, noise))
             f, host, pid = files[r]
+            ts = 1764630000000000 + -(-sn // dump_every) * dump_every * 100000
             rec = record(comm, "DP Group 0", r, nranks, nnodes, host, pid, sn, 64 << 20, us,
-                         1764630000000000 + -(-sn // dump_every) * dump_every * 100000)
+                         ts + ((sn - 1) % dump_every if stamp_each else 0))
             f.write(json.dumps(rec, separators=(",", ":")) + "\n")
     if half_line:
         f, host, pid = files[0]

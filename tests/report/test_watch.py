@@ -121,6 +121,14 @@ def behind_by_one_dump_is_not_a_hang():
     d = job("dump-skew-2", hang=3, hang_at=30, after=14, dump_every=5, seed=10)
     r, doc = run_json(d)
     check(r.returncode == 1 and [f["rank"] for f in doc["findings"]] == [3], doc["findings"])
+    # The same with each record stamped as Inspector writes it (a microsecond apart within a
+    # dump): one dump, not five, so the rank's dump interval is the dumps' and not 1 us.
+    d = job("dump-skew-stamped", hang=3, hang_at=30, after=4, dump_every=5, seed=10, stamp_each=True)
+    r, doc = run_json(d)
+    check(r.returncode == 0 and not doc["findings"], "one dump behind, stamped per record: %s" % doc["findings"])
+    d = job("dump-skew-stamped-2", hang=3, hang_at=30, after=14, dump_every=5, seed=10, stamp_each=True)
+    r, doc = run_json(d)
+    check(r.returncode == 1 and [f["rank"] for f in doc["findings"]] == [3], doc["findings"])
 
 
 def whole_job_held_is_not_a_hang():
@@ -148,6 +156,42 @@ def whole_job_held_is_not_a_hang():
     # Rank 0 dumping on every interval while rank 1 is silent: 6 intervals, a hang.
     r, doc = held("held-one-rank", lambda sn: 1764630000000000 + sn * 100000)
     check([f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"] == [1], doc["findings"])
+
+
+def job_stopped_without_final_dump_is_not_a_hang():
+    # A job of 4 ranks killed 1 s ago: each rank dumps every 0.1 s on its own timer (25 ms
+    # apart), so each stopped where it last dumped, at calls a few apart; every rank silent,
+    # the ranks behind the furthest at different calls: the job stopped, no rank is named (was:
+    # the one that dumped first, drained with --drain).
+    def stopped(name, hung=None):
+        d = os.path.join(WORK, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        base = int((time.time() - 3.0) * 1e6)
+        kill = base + 2000000
+        for r in range(4):
+            with open(os.path.join(d, "h%d-pid%d.log" % (r + 1, 7100 + r)), "w") as fp:
+                dump, done = base + r * 25000, 0
+                while dump <= (base + 1000000 if r == hung else kill):
+                    upto = (dump - base) // 10000  # a call every 10 ms
+                    for sn in range(done + 1, upto + 1):
+                        rec = gen_inspector.record("0xk0", "tp0", r, 4, 4, "h%d" % (r + 1), 7100 + r, sn,
+                                                   1 << 20, 1000.0, dump)
+                        fp.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                    done, dump = max(done, upto), dump + 100000
+        out = os.path.join(WORK, name + ".json")
+        r = subprocess.run([BIN, d, "--follow", "--polls", "1", "-o", out], capture_output=True, text=True)
+        doc = json.load(open(out))
+        valid(doc)
+        return r, doc
+    r, doc = stopped("job-stopped")
+    check(r.returncode == 0 and not [f for f in doc["findings"] if f["check"] == "watch_hang"], doc["findings"])
+    nj = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_hang"]
+    check([x for x in nj if "the job stopped where each rank last dumped" in x], nj)
+    # Rank 1 stopped dumping 1 s before the others were killed: it stopped first, a hang.
+    r, doc = stopped("job-stopped-after-a-hang", hung=1)
+    check(r.returncode == 1 and [f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"] == [1],
+          doc["findings"])
 
 
 def healthy_job_no_finding():
@@ -806,6 +850,7 @@ def output_never_an_input():
 
 TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_against_peers,
          hang_names_rank_behind, behind_by_one_dump_is_not_a_hang, whole_job_held_is_not_a_hang,
+         job_stopped_without_final_dump_is_not_a_hang,
          healthy_job_no_finding,
     standing_still_said_not_blamed,
          too_few_calls_not_judged, slow_node_named_network_side, stalls_named_network_side,

@@ -87,15 +87,17 @@ static void tr_sleep_us(uint64_t us)
         ;
 }
 
-/* Writes every pending record, as inspectorCommInfoDumpColl does (inspector_json.cc:281-323):
- * header, metadata with this dump's time, coll_perf, then a newline. */
+/* Writes every pending record, as inspectorCommInfoDumpColl does (v2.30.7-1
+ * plugins/profiler/inspector/inspector_json.cc:281-323): header, metadata with the time it is
+ * written (inspectorCommInfoMetaHeader takes inspectorGetTime() for each record, :64, called
+ * at :314), coll_perf, then a newline. */
 static void tr_dump(void)
 {
     pthread_mutex_lock(&tr_out.mu);
     if (tr_out.n) {
-        uint64_t ts = tr_now_us();
         for (size_t i = 0; i < tr_out.n; i++) {
             const tr_rec_t *r = &tr_out.recs[i];
+            uint64_t ts = tr_now_us();
             fprintf(tr_out.fp,
                     "{\"header\":{\"id\":\"%s\",\"comm_name\":\"%s\",\"rank\":%d,\"n_ranks\":%d,"
                     "\"nnodes\":%d},\"metadata\":{\"inspector_output_format_version\":\"v4.0\","
