@@ -357,6 +357,7 @@ static void test_align(void **state)
     for (uint64_t s = 1; s <= 6; s++)
         for (int r = 0; r < 3; r++) {
             nt_jobrec_t rec = mk("0xa", r, 3, s, r == 2 ? 100 : 300 + r);
+            rec.dump_ts_us = 1e6 + (double)s * 1e5; /* one dump a call, 0.1 s apart */
             assert_int_equal(nt_jobalign_add(a, &rec), 0);
         }
     nt_jobrec_t old = mk("0xa", 0, 3, 2, 1); /* older than the window */
@@ -390,14 +391,22 @@ static void test_align(void **state)
     assert_string_equal(c->ranks[1].host, "node0");
     assert_int_equal(c->ranks[2].pid, 102);
     assert_int_equal(c->ranks[2].last_seq, 6);
-    /* Dump times 1000001..1000006, one a call: the latest 4 are kept, newest first. */
+    /* Dump times 1.1..1.6 s, one a call: the latest 4 are kept, newest first. */
     assert_int_equal(c->ranks[2].ndumps, NT_JOBRANK_DUMPS);
-    assert_true(c->ranks[2].dumps_us[0] == 1000006 && c->ranks[2].dumps_us[3] == 1000003);
-    assert_int_equal(nt_jobrank_dumps_after(&c->ranks[2], 1000003), 3);
+    assert_true(c->ranks[2].dumps_us[0] == 1.6e6 && c->ranks[2].dumps_us[3] == 1.3e6);
+    assert_int_equal(nt_jobrank_dumps_after(&c->ranks[2], 1.3e6), 3);
     assert_int_equal(nt_jobrank_dumps_after(&c->ranks[2], NAN), 0);
+    /* Comm B's records as put_rec stamps them, a microsecond apart (Inspector stamps each
+     * record as it writes it): one dump, at its latest record's time. */
+    for (uint64_t s = 43; s <= 45; s++) {
+        nt_jobrec_t rec = mk("0xb", 1, 2, s, 50);
+        assert_int_equal(nt_jobalign_add(a, &rec), 0);
+    }
     const nt_jobcomm_t *cb = nt_jobalign_comm(a, 1);
     assert_false(cb->ranks[0].seen);
     assert_true(cb->ranks[1].seen);
+    assert_int_equal(cb->ranks[1].ndumps, 1); /* sn 42..45 stamped 1000042..1000045 */
+    assert_true(cb->ranks[1].dumps_us[0] == 1000045);
     nt_jobalign_destroy(a);
 }
 
