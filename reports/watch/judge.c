@@ -425,10 +425,11 @@ static int nt_watch_host_stalls(const nt_jobalign_t *a, size_t ci, const char *h
  * final dump left tp1's ranks at calls 150, 154, 158 and 159, and the hang rule named the one
  * at 150, which --drain drained; a rank stopped by SIGSTOP left the others all at call 124).
  * The hang rule then spares a rank behind only when it dumped until the others' last dumps.
- * Returns the communicator that shows the scatter, NULL when the job did not so stop. */
+ * Returns the communicator that shows the scatter (*lo: the lowest call its ranks stopped
+ * at), NULL when the job did not so stop. */
 #define NT_WATCH_JOB_SILENT_DUMPS 1.5
 static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double now_us,
-                                                uint64_t *lo, uint64_t *hi)
+                                                uint64_t *lo)
 {
     const nt_jobcomm_t *where = NULL;
     if (!isfinite(now_us))
@@ -457,7 +458,6 @@ static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double n
         if (levels >= 2 && !where) {
             where = c;
             *lo = low;
-            *hi = c->max_seq;
         }
     }
     return where;
@@ -466,7 +466,7 @@ static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double n
 static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cache,
                                double *stall_cache_us, int *stall_fresh, double now_us,
                                const nt_jobcomm_t *stopped, uint64_t stopped_lo,
-                               uint64_t stopped_hi, cJSON *findings, cJSON *nj,
+                               cJSON *findings, cJSON *nj,
                                nt_watch_outcome_t *out)
 {
     const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
@@ -516,7 +516,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                     "holds the others",
                     i, (unsigned long long)(c->max_seq - r->last_seq), NT_WATCH_JOB_SILENT_DUMPS,
                     stopped->id, (unsigned long long)stopped_lo,
-                    (unsigned long long)stopped_hi) < 0)
+                    (unsigned long long)stopped->max_seq) < 0)
                 return -1;
             continue;
         }
@@ -963,13 +963,13 @@ int nt_watch_judge(const nt_jobalign_t *a, unsigned long prom_records, double no
         free(stall_fresh);
         return -1;
     }
-    uint64_t stopped_lo = 0, stopped_hi = 0;
-    const nt_jobcomm_t *stopped = nt_watch_job_stopped(a, now_us, &stopped_lo, &stopped_hi);
+    uint64_t stopped_lo = 0;
+    const nt_jobcomm_t *stopped = nt_watch_job_stopped(a, now_us, &stopped_lo);
     for (size_t i = 0; i < nc; i++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, i);
         if (nt_watch_straggler_judge(a, c, slow, findings, not_judged, out) < 0 ||
             nt_watch_hang_judge(a, i, stall_cache, stall_us, stall_fresh, now_us, stopped,
-                                stopped_lo, stopped_hi, findings, not_judged, out) < 0 ||
+                                stopped_lo, findings, not_judged, out) < 0 ||
             nt_watch_onset_judge(a, c, findings, not_judged, out) < 0) {
             free(slow);
             free(stall_cache);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "nettune/clock.h"
 #include "nettune/exitcode.h"
 #include "nettune/logline.h"
 #include "nettune/nccltests.h"
@@ -578,13 +579,6 @@ static double nt_watch_now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static double nt_watch_mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The shortest gap between two reads that a write wakes, in seconds: a job's ranks dump on their
  * own timers, so each of their writes could wake a read, and this bounds how often. */
 #define NT_WATCH_WAKE_MIN_S 0.25
@@ -647,7 +641,7 @@ static void nt_watch_wait(const nt_watch_params_t *p, int fd, double t0, double 
            earliest = t0 + (4 * busy > NT_WATCH_WAKE_MIN_S ? 4 * busy : NT_WATCH_WAKE_MIN_S),
            woke = -1, last = -1;
     while (!nt_watch_stop) {
-        double now = nt_watch_mono_s(), target = until;
+        double now = nt_clock_s(), target = until;
         if (woke >= 0)
             target = fmin(until, fmax(earliest, fmin(last + NT_WATCH_SETTLE_S,
                                                      woke + NT_WATCH_WAKE_MIN_S)));
@@ -661,7 +655,7 @@ static void nt_watch_wait(const nt_watch_params_t *p, int fd, double t0, double 
         }
         struct pollfd pf = {.fd = fd, .events = POLLIN};
         if (poll(&pf, 1, ms) > 0 && (pf.revents & POLLIN) && nt_watch_wake_events(fd)) {
-            last = nt_watch_mono_s();
+            last = nt_clock_s();
             woke = woke < 0 ? last : woke;
         }
     }
@@ -921,7 +915,7 @@ int nt_watch_run(const nt_watch_params_t *p)
                 "reads on each dump\n",
                 strerror(errno), p->interval_s);
     for (unsigned long poll = 1;; poll++) {
-        double t0 = nt_watch_mono_s();
+        double t0 = nt_clock_s();
         /* In --follow an empty directory is waited on; without it, it is an error. An input
          * that is missing, or is not Inspector's, is said once in one line and the others are
          * judged: the document is written (partial, exit 2) when something was read. */
@@ -952,7 +946,7 @@ int nt_watch_run(const nt_watch_params_t *p)
         }
         if (!p->follow || nt_watch_stop || (p->polls && poll >= p->polls))
             break;
-        nt_watch_wait(p, wake, t0, nt_watch_mono_s() - t0);
+        nt_watch_wait(p, wake, t0, nt_clock_s() - t0);
     }
     if (!p->quiet && p->format != NT_WATCH_TEXT && !(p->output && strcmp(p->output, "-") == 0) &&
         nt_watch_stdout_write(p, doc) != NT_OK)

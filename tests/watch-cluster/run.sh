@@ -264,9 +264,6 @@ fault()
     rate|delay|loss) ntc_fault "$host" clear ;;
     straggler) echo none > "$CTL" ;;
     esac
-    # Each fault's times (epoch seconds), so that a kept recording can be judged again offline
-    # at the clock of any moment of the case.
-    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "${D##*/}" "$what" "$T_FAULT" "$(now)" >> "$NTC_DIR/out/faults.tsv"
     # Named with one other host only (the link between them): the network, the right host
     # among two, not told apart within the bound.
     [ "$VERDICT" != match ] && [ "$VERDICT" != wrong ] && [ -n "$PAIR_LINE" ] &&
