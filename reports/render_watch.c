@@ -87,6 +87,14 @@ nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
     if (nt_rw_num(sum, "partial"))
         nt_buf_printf(out, ", %.0f cut short at the end", nt_rw_num(sum, "partial"));
     nt_buf_puts(out, "\n");
+    /* A difference beyond the read's own delay (0.3 s) is taken off each rank's silence: say it,
+     * as the operator should fix the clocks */
+    const cJSON *ahead = cJSON_GetObjectItemCaseSensitive(sum, "clock_ahead_us");
+    if (cJSON_IsNumber(ahead) && fabs(ahead->valuedouble) > 0.3e6)
+        nt_buf_printf(out, "clocks: the watch's clock is %.2f s %s the job's writers' (median): "
+                           "silence is counted on each writer's clock; make the hosts' clocks "
+                           "agree (NTP, chrony)\n",
+                      fabs(ahead->valuedouble) / 1e6, ahead->valuedouble > 0 ? "ahead of" : "behind");
     nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "unread_inputs"), "not read",
                           "input(s)", "(missing, unreadable or not Inspector's: a partial judgement, exit 2)");
     nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "ignored_files"), "ignored",

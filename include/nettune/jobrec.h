@@ -59,6 +59,10 @@ typedef struct nt_jobrec {
     nt_timing_t timing;                 /* coll_timing_source */
     double algbw_GBps, busbw_GBps;      /* coll_algobw_gbs, coll_busbw_gbs */
     double dump_ts_us;                  /* metadata.dump_timestamp_us: the writer's clock */
+    /* the reader's clock (CLOCK_REALTIME, us) when the record was read, for records written
+     * while it was being followed; NAN otherwise (a file's content at the first read may be of
+     * any age). Not in any format: the watch sets it. */
+    double seen_us;
     double start_ts_us, stop_ts_us;     /* verbose event_trace_ts.coll_start_ts/_stop_ts */
     int nchannels;                      /* verbose kernel_events entries */
     /* RAS (NCCL v2.30.7-1 src/ras/client_support.cc:1931-2000): the rank is in the
@@ -153,6 +157,10 @@ unsigned long nt_jobreader_partial(const nt_jobreader_t *r);
 /* Line of the input the first unparsable record started on, 0 if none. */
 unsigned long nt_jobreader_first_bad_line(const nt_jobreader_t *r);
 
+/* nt_jobreader_offset - the position in the file read so far (nt_linereader_offset), -1 when
+ * not known. */
+int64_t nt_jobreader_offset(const nt_jobreader_t *r);
+
 /* nt_jobreader_close - closes and frees; NULL is fine. */
 void nt_jobreader_close(nt_jobreader_t *r);
 
@@ -175,6 +183,10 @@ typedef struct nt_jobrank {
     double last_dump_ts_us;        /* the writer's clock at its latest dump (NAN if unknown) */
     double dumps_us[NT_JOBRANK_DUMPS]; /* its latest distinct dump times, newest first */
     int ndumps;
+    /* How far the reader's clock is ahead of this rank's writer, plus the read's own delay: the
+     * least seen_us - dump_ts_us of its records read while followed (NAN: none yet). The delay
+     * is never negative, so the least is the closest to the clocks' difference. */
+    double ahead_us;
 } nt_jobrank_t;
 
 /* One collective call (one sequence number) of a communicator across its ranks. exec_us and

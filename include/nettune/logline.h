@@ -71,6 +71,10 @@ uint64_t nt_linereader_nul_bytes(const nt_linereader_t *r);
 /* Bytes consumed so far. */
 uint64_t nt_linereader_bytes(const nt_linereader_t *r);
 
+/* The position in the file read so far (compressed bytes for gzip, read-ahead included), -1
+ * when not known: a followed file now shorter than this was truncated. */
+int64_t nt_linereader_offset(const nt_linereader_t *r);
+
 /* Closes the file (unless it was given with _open_stream) and frees the reader; NULL is fine. */
 void nt_linereader_close(nt_linereader_t *r);
 

@@ -341,6 +341,13 @@ void nt_linereader_close(nt_linereader_t *r)
     free(r);
 }
 
+int64_t nt_linereader_offset(const nt_linereader_t *r)
+{
+    if (r->gz)
+        return (int64_t)gzoffset(r->gz);
+    return r->fp ? (int64_t)ftello(r->fp) : -1;
+}
+
 int nt_linereader_gzip(const nt_linereader_t *r)
 {
     return r->gzip;

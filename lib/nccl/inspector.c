@@ -60,7 +60,7 @@ static void nt_jobrec_clear(nt_jobrec_t *rec)
     rec->rank = rec->nranks = rec->nnodes = rec->peer = -1;
     rec->pid = -1;
     rec->bytes = rec->exec_us = rec->algbw_GBps = rec->busbw_GBps = NAN;
-    rec->dump_ts_us = rec->start_ts_us = rec->stop_ts_us = NAN;
+    rec->dump_ts_us = rec->seen_us = rec->start_ts_us = rec->stop_ts_us = NAN;
     rec->coll_count = NAN;
 }
 
@@ -335,6 +335,11 @@ void nt_jobreader_follow(nt_jobreader_t *r, int on)
      * (64 KiB block, zlib's 64 KiB in and 128 KiB out). Only before the first read. */
     if (on)
         (void)nt_linereader_set_block(r->lr, NT_JOBREADER_FOLLOW_BLOCK);
+}
+
+int64_t nt_jobreader_offset(const nt_jobreader_t *r)
+{
+    return nt_linereader_offset(r->lr);
 }
 
 unsigned long nt_jobreader_pending(const nt_jobreader_t *r)

@@ -204,9 +204,12 @@ int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
     if (!r->seen) {
         snprintf(r->host, sizeof(r->host), "%s", rec->host);
         r->pid = rec->pid;
-        r->last_dump_ts_us = NAN;
+        r->last_dump_ts_us = r->ahead_us = NAN;
     }
     r->seen = 1;
+    if (isfinite(rec->seen_us) && isfinite(rec->dump_ts_us) &&
+        !(r->ahead_us <= rec->seen_us - rec->dump_ts_us))
+        r->ahead_us = rec->seen_us - rec->dump_ts_us;
     r->records++;
     if (isfinite(rec->dump_ts_us) && !(r->last_dump_ts_us >= rec->dump_ts_us))
         r->last_dump_ts_us = rec->dump_ts_us;

@@ -18,6 +18,19 @@ const double nt_watch_hang_stall_dumps = 10;
  * neighbour was named a hang while 2.5 were asked of both). */
 const double nt_watch_hang_also_dumps = 1.5;
 
+/* The watch reads a dump within NT_WATCH_WAKE_MIN_S plus NT_WATCH_SETTLE_S of its write when a
+ * write wakes it (run.c): a rank's ahead_us up to this is the read's own delay, not another
+ * clock, and is not taken off. */
+const double nt_watch_read_delay_us = 0.3e6;
+
+double nt_watch_rank_now_us(const nt_jobrank_t *r, double now_us)
+{
+    if (!isfinite(now_us) || !isfinite(r->ahead_us) ||
+        (r->ahead_us >= 0 && r->ahead_us <= nt_watch_read_delay_us))
+        return now_us;
+    return now_us - r->ahead_us;
+}
+
 /* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
  * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
 double nt_watch_dump_interval_us(const nt_jobrank_t *r)
@@ -53,7 +66,7 @@ int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *ev
     for (int j = 0; !(every > 0) && j < c->nranks; j++)
         every = nt_watch_dump_interval_us(&c->ranks[j]);
     *every_us = every;
-    *ref_us = isfinite(now_us) ? now_us : latest;
+    *ref_us = isfinite(now_us) ? nt_watch_rank_now_us(r, now_us) : latest;
     /* Its silence counts from its last dump, or from one dump interval before the others' first
      * record past its last call, whichever is later: until then the others were silent too (a
      * job held whole in one call dumps nothing, and once it goes on each rank dumps within one
@@ -68,16 +81,18 @@ int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *ev
     return ahead;
 }
 
-int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us)
+int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us,
+                         double now_us)
 {
     for (int j = 0; j < c->nranks; j++) {
         const nt_jobrank_t *o = &c->ranks[j];
-        double oe = nt_watch_dump_interval_us(o);
+        double oe = nt_watch_dump_interval_us(o),
+               oref = isfinite(now_us) ? nt_watch_rank_now_us(o, now_us) : ref_us;
         oe = oe > 0 ? oe : every_us;
         if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_watch_hang_min_lag &&
             (!isfinite(o->last_dump_ts_us) ||
-             (oe > 0 && isfinite(ref_us) &&
-              (ref_us - o->last_dump_ts_us) / oe >= nt_watch_hang_also_dumps)))
+             (oe > 0 && isfinite(oref) &&
+              (oref - o->last_dump_ts_us) / oe >= nt_watch_hang_also_dumps)))
             return j;
     }
     return -1;

@@ -444,7 +444,8 @@ static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double n
                 continue;
             double every = nt_watch_dump_interval_us(r);
             if (!(every > 0) || !isfinite(r->last_dump_ts_us) ||
-                !((now_us - r->last_dump_ts_us) / every >= NT_WATCH_JOB_SILENT_DUMPS))
+                !((nt_watch_rank_now_us(r, now_us) - r->last_dump_ts_us) / every >=
+                  NT_WATCH_JOB_SILENT_DUMPS))
                 return NULL; /* a rank dumps on: the job runs */
             if (r->last_seq + 1 >= c->max_seq)
                 continue; /* with the furthest, or a call behind it: blocked alike */
@@ -461,6 +462,22 @@ static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double n
         }
     }
     return where;
+}
+
+/* How a rank's silence was counted, for a hang's text: "by the clock" while following (with the
+ * difference taken off when its writer's clock is not the watch's, nt_watch_rank_now_us), "by
+ * the others' dumps" otherwise. Returns buf. */
+static const char *nt_watch_clock_said(const nt_jobrank_t *r, double now_us, char *buf, size_t len)
+{
+    double off = now_us - nt_watch_rank_now_us(r, now_us);
+    if (!isfinite(now_us))
+        snprintf(buf, len, "by the others' dumps");
+    else if (off != 0)
+        snprintf(buf, len, "by the clock, its writer's clock read %.2f s %s the watch's and the "
+                           "difference taken off", fabs(off) / 1e6, off > 0 ? "behind" : "ahead of");
+    else
+        snprintf(buf, len, "by the clock");
+    return buf;
 }
 
 static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cache,
@@ -494,6 +511,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
     for (int i = 0; i < c->nranks; i++) {
         const nt_jobrank_t *r = &c->ranks[i];
         double every, ref, missed;
+        char by[128];
         int ahead = nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed);
         if (ahead <= 0)
             continue;
@@ -529,7 +547,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                                         "confirmed",
                                         i, (unsigned long long)(c->max_seq - r->last_seq),
                                         isfinite(missed) ? missed : 0.0,
-                                        isfinite(now_us) ? "by the clock" : "by the others' dumps",
+                                        nt_watch_clock_said(r, now_us, by, sizeof(by)),
                                         nt_watch_hang_min_dumps) < 0)
                 return -1;
             continue;
@@ -583,7 +601,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * whose dump timer has not fired yet is behind for a moment. */
         /* (In a job that stopped where each rank last dumped, the others behind are scattered
          * by their dump timers, not held with it.) */
-        int also = stopped ? -1 : nt_watch_also_behind(c, i, every, ref);
+        int also = stopped ? -1 : nt_watch_also_behind(c, i, every, ref, now_us);
         if (also >= 0) {
             if (nt_watch_not_judged_add(nj, "watch_hang", c->id,
                                         "rank %d is %llu call(s) behind, and so is rank %d: a "
@@ -610,7 +628,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
         if (isfinite(missed))
             snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
                      "its last dump is %.1f of its dump intervals (%.2f s) old %s", missed,
-                     every / 1e6, isfinite(now_us) ? "by the clock" : "by the others' dumps");
+                     every / 1e6, nt_watch_clock_said(r, now_us, by, sizeof(by)));
         cJSON *f = nt_watch_finding_add(findings, "NT-JOB-202", "fail", nt_watch_who_rank(c, i),
                                          verdict, reason);
         if (!f || !cJSON_AddNumberToObject(f, "last_seq", (double)r->last_seq) ||
@@ -634,7 +652,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                 continue;
             if (r->last_seq != c->max_seq || !(every > 0) || !isfinite(r->last_dump_ts_us))
                 break;
-            double missed = (now_us - r->last_dump_ts_us) / every;
+            double missed = (nt_watch_rank_now_us(r, now_us) - r->last_dump_ts_us) / every;
             if (missed < nt_watch_hang_min_dumps)
                 break;
             least = fmin(least, missed);

@@ -203,19 +203,25 @@ typedef struct {
     nt_jobreader_t *r;
     int read; /* read to its end and closed (without --follow), or given up (bad) */
     int bad;  /* not Inspector's or not readable: said in one line, left out of the judgement */
+    int alias; /* another input's file under a second name (renamed while followed): not read */
     unsigned long p2p, prom, ras;
     nt_jobfmt_t fmt;
     unsigned long records, skipped, partial, first_bad;
+    /* --follow: the file open now and the one before it (a file replaced under its name), and
+     * the counts of the readers closed when it was truncated or replaced */
+    dev_t dev, old_dev;
+    ino_t ino, old_ino;
+    unsigned long base_records, base_skipped, base_partial, base_first_bad;
 } nt_watch_input_t;
 
-/* What the document says of the input, from its reader. */
+/* What the document says of the input, from its reader (and those before it). */
 static void nt_watch_input_keep(nt_watch_input_t *in)
 {
     in->fmt = nt_jobreader_format(in->r);
-    in->records = nt_jobreader_records(in->r);
-    in->skipped = nt_jobreader_skipped(in->r);
-    in->partial = nt_jobreader_partial(in->r) + nt_jobreader_pending(in->r);
-    in->first_bad = nt_jobreader_first_bad_line(in->r);
+    in->records = in->base_records + nt_jobreader_records(in->r);
+    in->skipped = in->base_skipped + nt_jobreader_skipped(in->r);
+    in->partial = in->base_partial + nt_jobreader_partial(in->r) + nt_jobreader_pending(in->r);
+    in->first_bad = in->base_first_bad ? in->base_first_bad : nt_jobreader_first_bad_line(in->r);
 }
 
 typedef struct {
@@ -321,25 +327,20 @@ static int nt_watch_foreign_json(const char *path)
     return 1;
 }
 
-/* Reads what is new in one input into the alignment. Returns 0, 1 when the file is not
- * Inspector's or cannot be read (one line says so; the input is given up: a record it gave
+static double nt_watch_now_us(void);
+
+/* The records new in one input's open reader into the alignment, stamped with the watch's clock
+ * when `stamp`; without `follow` the reader is closed at the end. Returns 0, 1 when the file is
+ * not Inspector's or cannot be read (one line says so; the input is given up: a record it gave
  * before stays in the alignment), -1 when out of memory. */
-static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow)
+static int nt_watch_file_records(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow,
+                                 int stamp)
 {
-    if (in->read)
-        return 0;
-    if (!in->r) {
-        in->r = nt_jobreader_open(in->path);
-        if (!in->r) {
-            fprintf(stderr, "nettune watch: cannot read '%s': %s: give a file this user can read\n",
-                    in->path, strerror(errno));
-            return nt_watch_input_bad(in);
-        }
-        nt_jobreader_follow(in->r, follow);
-    }
     nt_jobrec_t rec;
     int got;
+    double seen = stamp ? nt_watch_now_us() : NAN;
     while ((got = nt_jobreader_next(in->r, &rec)) > 0) {
+        rec.seen_us = seen;
         if (rec.kind == NT_JOBREC_P2P)
             in->p2p++;
         else if (rec.kind == NT_JOBREC_AGG)
@@ -374,6 +375,82 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
         in->read = 1;
     }
     return 0;
+}
+
+/* A followed file that was truncated (copytruncate: now shorter than what was read) or
+ * replaced (another file under its name: rotation by rename and create) is read again from the
+ * start of what is under its name now; otherwise its rank would read as silent, a false hang.
+ * The old file has been read to its end (nt_watch_file_records). A file renamed away or deleted
+ * is read on through the descriptor held, as its writer writes on there. Returns 1 when
+ * reopened (one line says so), 0 when nothing changed, -1 when the new file cannot be opened
+ * (one line says so). */
+static int nt_watch_file_reopen(nt_watch_input_t *in)
+{
+    struct stat st;
+    if (stat(in->path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    int replaced = st.st_dev != in->dev || st.st_ino != in->ino;
+    int64_t at = nt_jobreader_offset(in->r);
+    if (!replaced && !(at >= 0 && (int64_t)st.st_size < at))
+        return 0;
+    nt_watch_input_keep(in);
+    in->base_records = in->records;
+    in->base_skipped = in->skipped;
+    in->base_partial = in->partial;
+    in->base_first_bad = in->first_bad;
+    nt_jobreader_close(in->r);
+    if (!(in->r = nt_jobreader_open(in->path))) {
+        fprintf(stderr, "nettune watch: cannot read '%s' again: %s: give a file this user can "
+                        "read\n", in->path, strerror(errno));
+        return -1;
+    }
+    nt_jobreader_follow(in->r, 1);
+    if (replaced) {
+        in->old_dev = in->dev;
+        in->old_ino = in->ino;
+        in->dev = st.st_dev;
+        in->ino = st.st_ino;
+    }
+    fprintf(stderr, "nettune watch: '%s' was %s while followed: read again from its start\n",
+            in->path, replaced ? "replaced by another file" : "truncated");
+    return 1;
+}
+
+/* Reads what is new in one input into the alignment (and, while following, what is under its
+ * name again after a truncation or a replacement). Returns as nt_watch_file_records. */
+static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow)
+{
+    if (in->read)
+        return 0;
+    /* What a followed file gains after its first read was written since the read before: its
+     * records are stamped with the watch's clock, from which each rank's clock difference is
+     * told (nt_watch_rank_now_us). A file's content at its first read may be of any age. */
+    int stamp = follow && in->r;
+    /* Standard input that is not a file (a pipe) ends at its end: nothing is appended to it */
+    struct stat sin;
+    if (follow && strcmp(in->path, "-") == 0 && fstat(0, &sin) == 0 && !S_ISREG(sin.st_mode))
+        follow = 0;
+    if (!in->r) {
+        struct stat st;
+        in->r = nt_jobreader_open(in->path);
+        if (!in->r) {
+            fprintf(stderr, "nettune watch: cannot read '%s': %s: give a file this user can read\n",
+                    in->path, strerror(errno));
+            return nt_watch_input_bad(in);
+        }
+        nt_jobreader_follow(in->r, follow);
+        if (follow && strcmp(in->path, "-") != 0 && stat(in->path, &st) == 0) {
+            in->dev = st.st_dev;
+            in->ino = st.st_ino;
+        }
+    }
+    int rc = nt_watch_file_records(in, a, tot, follow, stamp);
+    if (rc != 0 || !follow || !in->ino)
+        return rc;
+    int re = nt_watch_file_reopen(in);
+    if (re < 0)
+        return nt_watch_input_bad(in);
+    return re ? nt_watch_file_records(in, a, tot, follow, stamp) : 0;
 }
 
 /* The input's entry of the document, and its counts added to `tot`. */
@@ -685,6 +762,37 @@ static int nt_watch_paths_json(cJSON *o, const char *key, char *const *paths, si
     return arr ? 0 : -1;
 }
 
+static int nt_watch_double_compare(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* summary.clock_ahead_us: the median over the ranks of each communicator with an estimate of
+ * how far the watch's clock is ahead of their writers' (nt_jobrank_t ahead_us, read delay
+ * included), null when none has one (not following, or nothing dumped since the first read). */
+static int nt_watch_clock_json(cJSON *sum, const nt_jobalign_t *a)
+{
+    size_t n = 0, cap = 0;
+    for (size_t ci = 0; ci < nt_jobalign_ncomms(a); ci++)
+        cap += (size_t)nt_jobalign_comm(a, ci)->nranks;
+    double *v = cap ? malloc(cap * sizeof(double)) : NULL;
+    if (cap && !v)
+        return -1;
+    for (size_t ci = 0; ci < nt_jobalign_ncomms(a); ci++) {
+        const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
+        for (int i = 0; i < c->nranks; i++)
+            if (c->ranks[i].seen && isfinite(c->ranks[i].ahead_us))
+                v[n++] = c->ranks[i].ahead_us;
+    }
+    if (n)
+        qsort(v, n, sizeof(double), nt_watch_double_compare);
+    double med = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+    free(v);
+    return (n ? cJSON_AddNumberToObject(sum, "clock_ahead_us", round(med))
+              : cJSON_AddNullToObject(sum, "clock_ahead_us")) ? 0 : -1;
+}
+
 /* One judgement of everything read so far: the document, its exit code in *code. `ignored` are
  * a directory's files that are not Inspector's (summary.ignored_files); `missing` the inputs that
  * are missing or hold no Inspector file. They and the inputs that could not be read or are not
@@ -708,7 +816,8 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         !(inputs = cJSON_AddArrayToObject(doc, "inputs")))
         goto oom;
     for (size_t i = 0; i < nins; i++)
-        if ((ins[i].r || ins[i].read) && !ins[i].bad && nt_watch_input_json(&ins[i], inputs, tot) < 0)
+        if ((ins[i].r || ins[i].read) && !ins[i].bad && !ins[i].alias &&
+            nt_watch_input_json(&ins[i], inputs, tot) < 0)
             goto oom;
     if (!(comms = cJSON_AddArrayToObject(doc, "communicators")))
         goto oom;
@@ -734,6 +843,7 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
         nt_watch_first_skipped(sum, tot->first_skipped) < 0 ||
         !cJSON_AddNumberToObject(sum, "partial", (double)tot->partial) ||
         !cJSON_AddNumberToObject(sum, "unaligned", (double)nt_jobalign_rejected(a)) ||
+        nt_watch_clock_json(sum, a) < 0 ||
         !cJSON_AddNumberToObject(sum, "communicators", (double)nt_jobalign_ncomms(a)) ||
         nt_watch_ras_only_json(sum, &tot->ras_comms, a) < 0 ||
         !cJSON_AddNumberToObject(sum, "fail", out.fail) ||
@@ -796,7 +906,7 @@ static void nt_watch_no_record_say(const nt_watch_input_t *ins, size_t nins,
     size_t k = 0;
     names[0] = '\0';
     for (size_t i = 0; i < nins; i++) {
-        if (ins[i].bad)
+        if (ins[i].bad || ins[i].alias)
             continue;
         nread++;
         partial |= ins[i].partial > 0;
@@ -865,7 +975,16 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
             break;
         }
         *ins = t;
-        (*ins)[(*nins)++] = (nt_watch_input_t){.path = files.paths[i]};
+        /* A followed file renamed in its folder (rotation) is read on under its first name,
+         * through the descriptor held: under the new one it is not read again. */
+        struct stat st;
+        int alias = 0, known = p->follow && stat(files.paths[i], &st) == 0;
+        for (size_t j = 0; known && j < *nins && !alias; j++) {
+            const nt_watch_input_t *o = &(*ins)[j];
+            alias = o->ino && ((st.st_dev == o->dev && st.st_ino == o->ino) ||
+                               (st.st_dev == o->old_dev && st.st_ino == o->old_ino));
+        }
+        (*ins)[(*nins)++] = (nt_watch_input_t){.path = files.paths[i], .read = alias, .alias = alias};
         files.paths[i] = NULL;
     }
     for (size_t i = 0; i < files.n; i++)
@@ -925,12 +1044,21 @@ int nt_watch_run(const nt_watch_params_t *p)
             goto oom;
         if (poll == 1 && missing.n == (size_t)p->ninputs)
             goto done; /* nothing to read or to follow */
-        bad |= missing.n > 0;
+        /* An input missing at the start that --follow has since found is read, no longer
+         * missing: the inputs collected above hold its files. */
+        for (size_t i = 0; i < missing.n; i++) {
+            struct stat st;
+            if (poll > 1 && stat(missing.paths[i], &st) == 0) {
+                free(missing.paths[i]);
+                missing.paths[i--] = missing.paths[--missing.n];
+            }
+        }
+        bad = missing.n > 0;
         for (size_t i = 0; i < nins; i++) {
             int rc = nt_watch_file_read(&ins[i], a, &tot, p->follow);
             if (rc < 0)
                 goto oom;
-            bad |= rc;
+            bad |= ins[i].bad;
         }
         cJSON_Delete(doc);
         if (!(doc = nt_watch_document(p, ins, nins, a, model, &ignored, &missing, &tot, &code)))
@@ -944,7 +1072,12 @@ int nt_watch_run(const nt_watch_params_t *p)
             code = NT_EXIT_USAGE; /* the writer logged the path and the reason */
             goto done;
         }
-        if (!p->follow || nt_watch_stop || (p->polls && poll >= p->polls))
+        int live = 0; /* an input that --follow may still find more in */
+        for (int i = 0; i < p->ninputs && !live; i++)
+            live = strcmp(p->inputs[i], "-") != 0;
+        for (size_t i = 0; i < nins && !live; i++)
+            live = !ins[i].read;
+        if (!p->follow || nt_watch_stop || (p->polls && poll >= p->polls) || !live)
             break;
         nt_watch_wait(p, wake, t0, nt_clock_s() - t0);
     }

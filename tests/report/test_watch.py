@@ -628,6 +628,141 @@ def follow_woken_by_a_write():
           "the appended records read %.2f s after the write: %d of %d (%d before)" % (took, got, total, first))
 
 
+def live_job(d, seconds, skew_s=0.0, events=None, hung=None, hung_from=None):
+    """Writes a live job of 4 ranks (h1..h4, one communicator) into folder d for `seconds`: a call
+    every 10 ms, each rank dumping every 0.2 s (50 ms after the rank before), each record
+    stamped with the writer's clock, `skew_s` behind the real one. `events` maps a time in s to
+    a function called then (with d); rank `hung` writes nothing from `hung_from` s on. Returns
+    the records written."""
+    os.makedirs(d, exist_ok=True)
+    t0, written, done = time.time(), 0, [0, 0, 0, 0]
+    events = dict(events or {})
+    tick = 0
+    while True:
+        now = time.time() - t0
+        if now >= seconds:
+            return written
+        for at in sorted(k for k in events if k <= now):
+            events.pop(at)(d)
+        r = tick % 4
+        tick += 1
+        if not (r == hung and now >= hung_from):
+            upto = int(now / 0.01)
+            lines = []
+            for sn in range(done[r] + 1, upto + 1):
+                ts = int((time.time() - skew_s) * 1e6) + len(lines)
+                lines.append(json.dumps(gen_inspector.record("0xc10c", "tp0", r, 4, 4, "h%d" % (r + 1),
+                                                             7300 + r, sn, 1 << 20, 1000.0, ts),
+                                        separators=(",", ":")) + "\n")
+            # reopened by name at every dump, as a writer that logrotate's "create" suits
+            with open(os.path.join(d, "h%d-pid%d.log" % (r + 1, 7300 + r)), "a") as fp:
+                fp.write("".join(lines))
+            written += len(lines)
+            done[r] = max(done[r], upto)
+        time.sleep(0.05)
+
+
+def follow_live(name, skew_s, events=None):
+    """--follow over live_job(skew_s, events, h4 hung from 2.2 s) for 3.2 s; returns the exit
+    code, stdout, stderr, the records written, the document at 2.0 s and the last one."""
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    out = os.path.join(WORK, name + ".json")
+    mid = {}
+
+    def snapshot(d):
+        mid["doc"] = json.load(open(out))
+    ev = dict(events or {})
+    ev[2.0] = snapshot
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "-o", out, d],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        written = live_job(d, 3.2, skew_s=skew_s, events=ev, hung=3, hung_from=2.2)
+        time.sleep(0.4)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        so, se = proc.communicate(timeout=30)
+    doc = json.load(open(out))
+    valid(doc)
+    return proc.returncode, so, se, written, mid.get("doc"), doc
+
+
+def follow_clocks_rotation_and_a_hang():
+    # The writers' clocks read 2 s behind the watch's (10 of their dump intervals); h1's file is
+    # truncated (copytruncate, the copy kept outside the folder), h2's renamed in the folder and
+    # made again under its name; h4 stops at 2.2 s. The clock difference is measured and taken
+    # off each rank's silence: at 2.0 s nothing is said of a hang or of a stopped job (was: the
+    # job read as stopped while it ran), and at the end h4 alone is named (was: h2 too, its new
+    # file never read). The truncated and replaced files are read again from their start, and
+    # h2's old file not twice.
+    rot = os.path.join(WORK, "live-clock-rotated")
+    os.makedirs(rot, exist_ok=True)
+
+    def copytruncate(d):
+        f = os.path.join(d, "h1-pid7300.log")
+        shutil.copy(f, os.path.join(rot, "h1-pid7300.log.1"))
+        open(f, "r+").truncate(0)
+
+    def rename(d):
+        os.rename(os.path.join(d, "h2-pid7301.log"), os.path.join(d, "h2-pid7301.log.1"))
+    rc, so, se, written, mid, doc = follow_live("live-clock", 2.0, {1.0: copytruncate, 1.5: rename})
+    said = [n["reason"] for n in mid["not_judged"] if n["check"] == "watch_hang"] + \
+        [f["reason"] for f in mid["findings"]]
+    check(not mid["findings"] and not [x for x in said if "the job stopped" in x],
+          "at 2.0 s, before h4 stopped: %s" % said)
+    hangs = [(f["rank"], f["reason"]) for f in doc["findings"] if f["check"] == "watch_hang"]
+    check(rc == 1 and [h[0] for h in hangs] == [3], "h4 alone named: %d %s" % (rc, hangs))
+    check("read 2." in hangs[0][1] and "behind the watch's and the difference taken off" in hangs[0][1], hangs[0][1])
+    ahead = doc["summary"]["clock_ahead_us"]
+    check(1.9e6 < ahead < 2.4e6, "the writers' clocks measured 2 s behind: %s" % ahead)
+    check("truncated while followed" in se and "replaced by another file while followed" in se, se)
+    # What h1 gained after the watch's last read before the truncation is in the copy only (a
+    # dump of 20 records, or two under a sanitizer): none counted twice.
+    check(written - 40 <= doc["summary"]["records"] <= written and doc["summary"]["skipped"] == 0,
+          "every record once: %d read, %d written" % (doc["summary"]["records"], written))
+    check(sorted(os.path.basename(i["path"]) for i in doc["inputs"]) ==
+          ["h%d-pid%d.log" % (r + 1, 7300 + r) for r in range(4)], [i["path"] for i in doc["inputs"]])
+    check("clocks: the watch's clock is 2." in so, so)
+    # The writers' clocks 2 s ahead of the watch's: h4's silence is 1.4 s by the watch's clock
+    # less 2 s, and it was named only once the difference was taken off.
+    rc, so, se, written, mid, doc = follow_live("live-clock-ahead", -2.0)
+    hangs = [f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"]
+    check(rc == 1 and hangs == [3] and -2.1e6 < doc["summary"]["clock_ahead_us"] < -1.6e6,
+          "h4 named with the writers' clocks ahead: %d %s %s" % (rc, hangs, doc["summary"]["clock_ahead_us"]))
+
+
+def follow_missing_file_found_later():
+    # A FILE given to --follow that does not exist yet is said at the start and read once it
+    # appears; it is then no longer an unread input (was: exit 2 to the end).
+    d = job("late-src", seed=23, nranks=2, per_host=1)
+    names = sorted(os.listdir(d))
+    first, late = os.path.join(d, names[0]), os.path.join(WORK, "late-" + names[1])
+    if os.path.exists(late):
+        os.unlink(late)
+    out = os.path.join(WORK, "late.json")
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out, first, late],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    shutil.copy(os.path.join(d, names[1]), late)
+    so, se = proc.communicate(timeout=30)
+    doc = json.load(open(out))
+    valid(doc)
+    check("cannot read '%s'" % late in se, se)
+    check(proc.returncode == 0 and doc["summary"]["unread_inputs"] == [] and doc["summary"]["records"] == 80,
+          "read once it appeared: %d %s" % (proc.returncode, doc["summary"]))
+
+
+def follow_stdin_pipe_ends():
+    # Standard input that is a pipe ends at its end, also with --follow (was: read forever).
+    d = job("pipe-src", seed=29)
+    text = "".join(open(os.path.join(d, n)).read() for n in sorted(os.listdir(d)))
+    r = subprocess.run([BIN, "--follow", "--format", "json", "-"], input=text, capture_output=True,
+                       text=True, timeout=20)
+    doc = json.loads(r.stdout)
+    check(r.returncode == 0 and doc["summary"]["records"] == 320, "%d %s" % (r.returncode, doc["summary"]))
+
+
 def ras_missing_rank_named():
     r, doc = run_json(os.path.join(FIX, "ras-generated-v2.30.7-layout.json"))
     check(r.returncode == 1, "a rank RAS cannot reach fails: %d %s" % (r.returncode, r.stderr))
@@ -856,7 +991,8 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          too_few_calls_not_judged, slow_node_named_network_side, stalls_named_network_side,
          stalled_rank_silent_is_not_a_hang,
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
-         follow_reads_on_as_files_grow, follow_woken_by_a_write, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
+         follow_reads_on_as_files_grow, follow_woken_by_a_write, follow_clocks_rotation_and_a_hang,
+         follow_missing_file_found_later, follow_stdin_pipe_ends, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
          dir_read_by_content, no_record_names_files, partial_result_written, schema_checked,
          output_never_an_input]
 

@@ -358,6 +358,10 @@ static void test_align(void **state)
         for (int r = 0; r < 3; r++) {
             nt_jobrec_t rec = mk("0xa", r, 3, s, r == 2 ? 100 : 300 + r);
             rec.dump_ts_us = 1e6 + (double)s * 1e5; /* one dump a call, 0.1 s apart */
+            /* rank 1 read while followed from call 3 on, 2 s on the reader's clock after its
+             * writer's, plus a read delay of 0.1 s that falls to 0.02 s at call 5 */
+            if (r == 1 && s >= 3)
+                rec.seen_us = rec.dump_ts_us + 2e6 + (s == 5 ? 0.02e6 : 0.1e6);
             assert_int_equal(nt_jobalign_add(a, &rec), 0);
         }
     nt_jobrec_t old = mk("0xa", 0, 3, 2, 1); /* older than the window */
@@ -389,6 +393,9 @@ static void test_align(void **state)
     /* busbw of ranks 1, 0, 2 (301, 300, 100 us) in ascending order: the median is rank 0's. */
     assert_true(fabs(nt_jobcall_median_busbw(c, k) - 1048576 / 300.0 / 1e3 * 4 / 3) < 1e-5);
     assert_string_equal(c->ranks[1].host, "node0");
+    /* the least of (read - dumped): the clocks' difference and the shortest read delay */
+    assert_true(fabs(c->ranks[1].ahead_us - 2.02e6) < 1e-3);
+    assert_true(isnan(c->ranks[0].ahead_us));
     assert_int_equal(c->ranks[2].pid, 102);
     assert_int_equal(c->ranks[2].last_seq, 6);
     /* Dump times 1.1..1.6 s, one a call: the latest 4 are kept, newest first. */
