@@ -390,6 +390,28 @@ static int tcp_to(const char *ip, int port)
     return s;
 }
 
+/* A TCP port for a test's rendezvous: below Linux's ephemeral range (32768-60999 by default,
+ * net.ipv4.ip_local_port_range), where another suite's connections take theirs, and free now
+ * (a bind with SO_REUSEADDR, as the launcher binds, succeeds), the pid spreading concurrent
+ * runs. A port drawn from 20000-39999 by the pid alone failed rank 0's bind once in a make
+ * test run. */
+static int test_port(int salt)
+{
+    for (int k = 0; k < 200; k++) {
+        int port = 20000 + (int)((getpid() + salt + 61 * k) % 12000), one = 1;
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        if (s < 0)
+            break;
+        setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        int ok = bind(s, (struct sockaddr *)&a, sizeof(a)) == 0;
+        close(s);
+        if (ok)
+            return port;
+    }
+    return 20000 + (int)((getpid() + salt) % 12000);
+}
+
 /* Connect until rank 0 listens (up to 5 s). */
 static int tcp_to_wait(const char *ip, int port)
 {
@@ -463,7 +485,7 @@ static void test_tcp_rendezvous_refusals(void **state)
     snprintf(ebad, sizeof(ebad), "%s/bad.err", dir);
     snprintf(e2, sizeof(e2), "%s/r2.err", dir);
     snprintf(enone, sizeof(enone), "%s/none.err", dir);
-    int port = 20000 + (int)((getpid() + 7) % 20000);
+    int port = test_port(7);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t r0 = tcp_rank_child(0, 3, "127.0.0.2", port, SECRET_A, e0);
@@ -529,7 +551,7 @@ static void test_tcp_secret_file(void **state)
     snprintf(e1, sizeof(e1), "%s/r1.err", dir);
     unsetenv("NETTUNE_MEASURE_SECRET");
     setenv("NETTUNE_MEASURE_SECRET_FILE", file, 1);
-    int port = 20000 + (int)((getpid() + 13) % 20000);
+    int port = test_port(13);
     fflush(NULL);
     pid_t pid[2];
     for (int r = 0; r < 2; r++) {
