@@ -324,12 +324,34 @@ static void test_measured_round_trip(void **state)
 #define SECRET_A "00112233445566778899aabbccddeeff"
 #define SECRET_B "ffeeddccbbaa99887766554433221100"
 
+/* A TCP port for a test's rendezvous: below Linux's ephemeral range (32768-60999 by default,
+ * net.ipv4.ip_local_port_range), where another suite's connections take theirs, and free now
+ * (a bind with SO_REUSEADDR, as the launcher binds, succeeds), the pid spreading concurrent
+ * runs. A port drawn from 20000-39999 by the pid alone failed rank 0's bind once in a make
+ * test run. */
+static int test_port(int salt)
+{
+    for (int k = 0; k < 200; k++) {
+        int port = 20000 + (int)((getpid() + salt + 61 * k) % 12000), one = 1;
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        if (s < 0)
+            break;
+        setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        int ok = bind(s, (struct sockaddr *)&a, sizeof(a)) == 0;
+        close(s);
+        if (ok)
+            return port;
+    }
+    return 20000 + (int)((getpid() + salt) % 12000);
+}
+
 static void test_tcp_launcher(void **state)
 {
     (void)state;
     setenv("NETTUNE_MEASURE_SECRET", SECRET_A, 1);
     const int n = 3;
-    int port = 20000 + (int)(getpid() % 20000);
+    int port = test_port(0);
     pid_t pid[3];
     for (int r = 0; r < n; r++) {
         pid[r] = fork();
@@ -388,28 +410,6 @@ static int tcp_to(const char *ip, int port)
         s = -1;
     }
     return s;
-}
-
-/* A TCP port for a test's rendezvous: below Linux's ephemeral range (32768-60999 by default,
- * net.ipv4.ip_local_port_range), where another suite's connections take theirs, and free now
- * (a bind with SO_REUSEADDR, as the launcher binds, succeeds), the pid spreading concurrent
- * runs. A port drawn from 20000-39999 by the pid alone failed rank 0's bind once in a make
- * test run. */
-static int test_port(int salt)
-{
-    for (int k = 0; k < 200; k++) {
-        int port = 20000 + (int)((getpid() + salt + 61 * k) % 12000), one = 1;
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        int s = socket(AF_INET, SOCK_STREAM, 0);
-        if (s < 0)
-            break;
-        setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        int ok = bind(s, (struct sockaddr *)&a, sizeof(a)) == 0;
-        close(s);
-        if (ok)
-            return port;
-    }
-    return 20000 + (int)((getpid() + salt) % 12000);
 }
 
 /* Connect until rank 0 listens (up to 5 s). */
