@@ -37,6 +37,7 @@ SETS = [
     ("G", "## Held set G:", 220, 230, "3ff280e", "569c7e3"),
     ("H", "## Held set H:", 231, 242, "c4d428b", "cad8d92"),
     ("I", "## Held set I:", 243, 252, "65f29ba", "0243de3"),
+    ("J", "## Held set J:", 253, 258, "a9290bc", "c729474"),
 ]
 LINE = re.compile(r"^(ok|not ok) - ((\d{3})-\S+\.log) \[(\w+)\] want (\S+): (.*)$")
 
