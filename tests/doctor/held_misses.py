@@ -159,7 +159,7 @@ def main():
     print()
     print("set    fails right  a  b  c  d  right/(right+b)  right/fails")
     for name, fails, c in table + [("total", sum(total.values()), total),
-                                   ("B1,C-I", sum(rest.values()), rest)]:
+                                   ("B1,C-" + SETS[-1][0], sum(rest.values()), rest)]:
         rb = c["r"] + c["b"]
         print("%-6s %5d %5d %2d %2d %2d %2d  %7s %5s  %7s %4.0f%%"
               % (name, fails, c["r"], c["a"], c["b"], c["c"], c["d"], "%d/%d" % (c["r"], rb),
