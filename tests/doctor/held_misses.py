@@ -37,6 +37,7 @@ SETS = [
     ("G", "## Held set G:", 220, 230, "3ff280e", "569c7e3"),
     ("H", "## Held set H:", 231, 242, "c4d428b", "cad8d92"),
     ("I", "## Held set I:", 243, 252, "65f29ba", "0243de3"),
+    ("J", "## Held set J:", 253, 258, "a9290bc", "c729474"),
 ]
 LINE = re.compile(r"^(ok|not ok) - ((\d{3})-\S+\.log) \[(\w+)\] want (\S+): (.*)$")
 
@@ -158,7 +159,7 @@ def main():
     print()
     print("set    fails right  a  b  c  d  right/(right+b)  right/fails")
     for name, fails, c in table + [("total", sum(total.values()), total),
-                                   ("B1,C-I", sum(rest.values()), rest)]:
+                                   ("B1,C-" + SETS[-1][0], sum(rest.values()), rest)]:
         rb = c["r"] + c["b"]
         print("%-6s %5d %5d %2d %2d %2d %2d  %7s %5s  %7s %4.0f%%"
               % (name, fails, c["r"], c["a"], c["b"], c["c"], c["d"], "%d/%d" % (c["r"], rb),
