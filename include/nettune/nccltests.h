@@ -68,6 +68,9 @@ typedef struct nt_ncclt_table {
     unsigned long rows_total;     /* rows read, including those past NT_NCCLT_MAX_ROWS */
     double avg_busbw_GBps;        /* "# Avg bus bandwidth", -1 if absent (never judge by it) */
     int complete;                 /* the table ended with "Avg bus bandwidth" */
+    long oob_values;              /* "# Out of bounds values : N FAILED|OK" (-J: out_of_bounds.count):
+                                     checks that found wrong data (-c 1), -1 when not printed */
+    unsigned long oob_line;       /* its line, 0 none (JSON) */
     unsigned long long max_bytes; /* the run header's "maxBytes" (nccl-tests -e), 0 unknown */
     unsigned long run_line;       /* line of that "# nThread ... maxBytes" header, 0 none */
     unsigned long partial_line;   /* a line of the open table that starts like a row but does not

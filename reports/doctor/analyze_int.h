@@ -124,6 +124,7 @@ typedef struct {
     unsigned long long max_bytes; /* the run header's maxBytes (-e), 0 unknown */
     nt_ev_t run_ev;               /* the run header ("# nThread ... maxBytes"), text NULL if none */
     nt_ev_t cut_ev; /* a row cut mid-line after the last full row, text NULL if none */
+    nt_ev_t oob_ev; /* "# Out of bounds values : N FAILED|OK", text NULL if none */
     /* the text of the first NT_ROW_TEXTS rows, by line, for evidence of sweep findings */
     char *rowtext[NT_ROW_TEXTS];
     unsigned long rowline[NT_ROW_TEXTS];

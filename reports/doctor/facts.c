@@ -267,6 +267,7 @@ static void nt_table_free(nt_table_t *t)
         free(t->rowtext[i]);
     nt_ev_free(&t->run_ev);
     nt_ev_free(&t->cut_ev);
+    nt_ev_free(&t->oob_ev);
 }
 
 void nt_doctor_destroy(nt_doctor_t *d)

@@ -364,6 +364,8 @@ static int nt_feed_tests(nt_doctor_t *d, const char *body, const char *line)
     case NT_NCCLT_META:
         if (d->open_table) { /* a row cut mid-line: the run stopped there */
             const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, d->open_table->sweep);
+            if (lt->oob_line == d->inputs[d->cur].lines && !d->open_table->oob_ev.text)
+                nt_ev_set(&d->open_table->oob_ev, d->cur, d->inputs[d->cur].lines, line);
             if (lt->partial_line == d->inputs[d->cur].lines) {
                 nt_ev_free(&d->open_table->cut_ev);
                 nt_ev_set(&d->open_table->cut_ev, d->cur, d->inputs[d->cur].lines, line);

@@ -980,6 +980,14 @@ static void nt_judge_table(nt_doctor_t *d, nt_table_t *t, const nt_hw_t *hw)
     /* a run cut short (the job killed or hung mid-sweep): no "Avg bus bandwidth" footer and the
      * largest row below the header's maxBytes; its largest sizes are not the plateau */
     const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, t->sweep);
+    /* a run that returned wrong data (nt_diagnose_wrong_results): no figure to judge */
+    if (lt && lt->oob_values > 0) {
+        snprintf(t->not_judged_buf, sizeof(t->not_judged_buf),
+                 "the run returned wrong data: %ld out of bounds values", lt->oob_values);
+        t->not_judged = t->not_judged_buf;
+        nt_set_basis(t, "not judged: %s", t->not_judged);
+        return;
+    }
     if (!t->complete && t->max_bytes > t->top[0].bytes) {
         char have[32], want[32];
         int partial = t->cut_ev.text && lt && lt->partial_line == t->cut_ev.line;
@@ -1373,6 +1381,35 @@ static void nt_diagnose_runs(nt_doctor_t *d)
     }
 }
 
+/* nccl-tests' own check of the results (-c 1, the default) found wrong data: its footer's "Out of
+ * bounds values" count is above 0 (printed "N FAILED", and the run exits non-zero: nccl-tests
+ * v2.19.6 src/util.cu:777, src/common.cu:1853; v2.0.0 src/common.cu:879). */
+static void nt_diagnose_wrong_results(nt_doctor_t *d)
+{
+    for (size_t i = 0; i < d->ntables; i++) {
+        nt_table_t *t = &d->tables[i];
+        const nt_ncclt_table_t *lt = nt_ncclt_reader_table(d->ncclt, t->sweep);
+        if (!lt || lt->oob_values <= 0)
+            continue;
+        nt_finding_t *f = nt_finding_add(d, "nccl_tests_wrong_results");
+        if (!f)
+            continue;
+        if (t->oob_ev.text)
+            nt_evlist_add_ev(&f->ev, &t->oob_ev);
+        long wrong = 0;
+        for (size_t r = 0; r < lt->nrows; r++)
+            for (int h = 0; h < 2; h++)
+                if (lt->rows[r].wrong[h] > 0 && wrong++ < 4)
+                    nt_row_ev(d, f, lt, r);
+        f_detail(f, "%s%s%lu check(s) found wrong data (Out of bounds values)%s.",
+                 t->coll ? t->coll : "", t->coll ? ": " : "", (unsigned long)lt->oob_values,
+                 wrong ? "; the rows with a #wrong count are below" : "");
+        nt_f_value(f, "out_of_bounds_values", (double)lt->oob_values);
+        for (size_t h = 0; h < d->run_hosts.n && h < 64; h++)
+            nt_f_host(f, d->run_hosts.keys[h]);
+    }
+}
+
 static void nt_diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
 {
     for (size_t i = 0; i < d->ntables; i++) {
@@ -1386,6 +1423,7 @@ static void nt_diagnose_tests(nt_doctor_t *d, const nt_hw_t *hw)
     }
     nt_diagnose_sweeps(d);
     nt_diagnose_runs(d);
+    nt_diagnose_wrong_results(d);
     nt_finding_t *b = nt_find(d, "busbw_below_expected");
     /* GPUDirect RDMA off because GPU and NIC are across the CPU interconnect: with low busbw
      * (or a drop), the GPU/NIC locality is the lead */

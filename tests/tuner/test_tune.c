@@ -144,7 +144,8 @@ static void test_nccltests_json(void **state)
         "\"results\":[{\"size\":1048576,\"count\":131072,\"type\":\"float\",\"redop\":\"none\","
         "\"root\":\"    -1\",\"out_of_place\":{\"time\":100.0,\"alg_bw\":10.48576,\"bus_bw\":"
         "5.24288,\"nwrong\":0},\"in_place\":{\"time\":110.0,\"alg_bw\":9.532509,\"bus_bw\":"
-        "4.766255,\"nwrong\":null}}],\"average_bus_bandwidth\":{\"bandwidth\":5.0}}";
+        "4.766255,\"nwrong\":null}}],\"out_of_bounds\":{\"count\":0,\"okay\":true},"
+        "\"average_bus_bandwidth\":{\"bandwidth\":5.0}}";
     cJSON *j = cJSON_Parse(doc);
     nt_ncclt_reader_t *r = nt_ncclt_reader_create();
     assert_int_equal(nt_ncclt_reader_add_json(r, j, 0), 1);
@@ -153,7 +154,7 @@ static void test_nccltests_json(void **state)
     assert_int_equal(t->nranks, 2);
     assert_int_equal(t->nhosts, 2);
     assert_int_equal(t->nrows, 1);
-    assert_true(t->json && t->complete);
+    assert_true(t->json && t->complete && t->oob_values == 0);
     assert_true(fabs(t->rows[0].busbw_GBps[0] - 5.24288) < 1e-9);
     assert_int_equal(t->rows[0].wrong[1], -1);
     assert_true(fabs(nt_ncclt_busbw_factor("all_gather", 2) - 0.5) < 1e-12);
@@ -274,15 +275,30 @@ static void test_nccltests_rows(void **state)
         "10.00    0.00    0.00      0",
         " 0:           32             8     float     sum      -1    10.00    0.00    0.00      0  "
         "  "
-        "10.00    0.00    0.00      0"};
+        "10.00    0.00    0.00      0",
+        /* a third run as a Markdown page shows it, every '#' gone (log 257), with wrong data */
+        "all_gather_perf -g 8 -b 4294967296 -e 4294967296 -n 100",
+        "       size         count    type     time   algbw   busbw  error     time   algbw   "
+        "busbw  error",
+        "        (B)    (elements)             (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+        "(GB/s)",
+        "  4294967296     134217728   float    29122  129.05  129.05  1e+00    29169  128.84  "
+        "128.84  1e+00",
+        " Out of bounds values : 2 FAILED",
+        " Avg bus bandwidth    : 128.942"};
     nt_ncclt_reader_t *r = nt_ncclt_reader_create();
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
         nt_logline_t l;
         nt_line_parse(lines[i], &l);
         nt_ncclt_reader_feed(r, l.body, i + 1);
     }
-    assert_int_equal(nt_ncclt_reader_ntables(r), 2);
+    assert_int_equal(nt_ncclt_reader_ntables(r), 3);
     assert_true(nt_ncclt_reader_table(r, 0)->nrows == 1 && nt_ncclt_reader_table(r, 0)->complete);
+    /* "# Out of bounds values : 0 OK" is not printed in these two; the third's says 2 FAILED */
+    assert_int_equal(nt_ncclt_reader_table(r, 0)->oob_values, -1);
+    const nt_ncclt_table_t *md = nt_ncclt_reader_table(r, 2);
+    assert_true(md->nrows == 1 && md->complete && md->oob_values == 2 && md->oob_line == 16);
+    assert_true(fabs(md->avg_busbw_GBps - 128.942) < 1e-9);
     assert_int_equal(nt_ncclt_reader_table(r, 0)->nranks, 2);
     assert_true(nt_ncclt_reader_table(r, 1)->nrows == 2 && !nt_ncclt_reader_table(r, 1)->complete);
     assert_int_equal(nt_ncclt_reader_table(r, 1)->nranks, 1);
