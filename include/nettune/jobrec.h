@@ -185,9 +185,20 @@ typedef struct nt_jobrank {
     int ndumps;
     /* How far the reader's clock is ahead of this rank's writer, plus the read's own delay: the
      * least seen_us - dump_ts_us of its records read while followed (NAN: none yet). The delay
-     * is never negative, so the least is the closest to the clocks' difference. */
+     * is never negative, so the least is the closest to the clocks' difference. A clock that
+     * steps (NTP) moves it: at once when the difference shrinks, and after
+     * NT_JOBREC_CLOCK_STEP_READS reads in a row each more than NT_JOBREC_CLOCK_STEP_US above it
+     * when it grows (then to the least of those reads). */
     double ahead_us;
+    int above_reads;         /* reads in a row above ahead_us by more than the step */
+    double above_us, above_seen_us; /* the least of them, and the read time of the last */
 } nt_jobrank_t;
+
+/* A read's own delay stays under this (the watch reads a dump within 0.3 s of its write when
+ * the write wakes it); a rank's (read - dump) time further above its estimate for this many
+ * reads in a row is its writer's clock stepping back, or the watch's stepping forward. */
+#define NT_JOBREC_CLOCK_STEP_US 0.3e6
+#define NT_JOBREC_CLOCK_STEP_READS 3
 
 /* One collective call (one sequence number) of a communicator across its ranks. exec_us and
  * busbw_GBps have nranks entries, NAN where that rank's record has not been seen. */

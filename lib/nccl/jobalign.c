@@ -159,6 +159,31 @@ int nt_jobrank_dumps_after(const nt_jobrank_t *r, double t_us)
     return n;
 }
 
+/* The rank's clock difference (nt_jobrank_t ahead_us) with one more record, read at seen_us
+ * (NAN: not read while followed) and dumped at dump_us by its writer's clock. */
+static void nt_jobrank_clock_note(nt_jobrank_t *r, double seen_us, double dump_us)
+{
+    if (!isfinite(seen_us) || !isfinite(dump_us))
+        return;
+    double x = seen_us - dump_us;
+    if (!isfinite(r->ahead_us) || x <= r->ahead_us + NT_JOBREC_CLOCK_STEP_US) {
+        if (!(r->ahead_us <= x))
+            r->ahead_us = x;
+        r->above_reads = 0;
+        return;
+    }
+    if (r->above_reads == 0 || seen_us != r->above_seen_us) { /* a read, not another record */
+        r->above_us = r->above_reads == 0 ? x : fmin(r->above_us, x);
+        r->above_reads++;
+        r->above_seen_us = seen_us;
+    } else
+        r->above_us = fmin(r->above_us, x);
+    if (r->above_reads >= NT_JOBREC_CLOCK_STEP_READS) {
+        r->ahead_us = r->above_us;
+        r->above_reads = 0;
+    }
+}
+
 int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
 {
     if (rec->kind != NT_JOBREC_COLL || !rec->has_seq || !rec->comm_id[0] || rec->nranks < 1 ||
@@ -207,9 +232,7 @@ int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
         r->last_dump_ts_us = r->ahead_us = NAN;
     }
     r->seen = 1;
-    if (isfinite(rec->seen_us) && isfinite(rec->dump_ts_us) &&
-        !(r->ahead_us <= rec->seen_us - rec->dump_ts_us))
-        r->ahead_us = rec->seen_us - rec->dump_ts_us;
+    nt_jobrank_clock_note(r, rec->seen_us, rec->dump_ts_us);
     r->records++;
     if (isfinite(rec->dump_ts_us) && !(r->last_dump_ts_us >= rec->dump_ts_us))
         r->last_dump_ts_us = rec->dump_ts_us;

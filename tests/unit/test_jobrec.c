@@ -396,6 +396,20 @@ static void test_align(void **state)
     /* the least of (read - dumped): the clocks' difference and the shortest read delay */
     assert_true(fabs(c->ranks[1].ahead_us - 2.02e6) < 1e-3);
     assert_true(isnan(c->ranks[0].ahead_us));
+    /* Comm C, one rank read while followed: 1.0 s ahead (two records of one read), then its
+     * writer's clock steps back 2 s: reads 3.1, 3.0, 3.05 s ahead; the estimate stays at 1.0
+     * for two reads and moves to 3.0 at the third; a read nearer again (2.5) takes it at once. */
+    const double step[][2] = {{10e6, 1.0e6}, {10e6, 1.0e6}, {11e6, 3.1e6}, {12e6, 3.0e6},
+                              {12e6, 3.0e6}, {13e6, 3.05e6}, {14e6, 2.5e6}};
+    const double want[] = {1.0e6, 1.0e6, 1.0e6, 1.0e6, 1.0e6, 3.0e6, 2.5e6};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        nt_jobrec_t rec = mk("0xc", 0, 2, 1 + i, 100);
+        rec.seen_us = step[i][0];
+        rec.dump_ts_us = step[i][0] - step[i][1];
+        assert_int_equal(nt_jobalign_add(a, &rec), 0);
+        const nt_jobcomm_t *cc = nt_jobalign_comm(a, nt_jobalign_ncomms(a) - 1);
+        assert_true(fabs(cc->ranks[0].ahead_us - want[i]) < 1e-3);
+    }
     assert_int_equal(c->ranks[2].pid, 102);
     assert_int_equal(c->ranks[2].last_seq, 6);
     /* Dump times 1.1..1.6 s, one a call: the latest 4 are kept, newest first. */
