@@ -187,18 +187,20 @@ typedef struct nt_jobrank {
      * least seen_us - dump_ts_us of its records read while followed (NAN: none yet). The delay
      * is never negative, so the least is the closest to the clocks' difference. A clock that
      * steps (NTP) moves it: at once when the difference shrinks, and after
-     * NT_JOBREC_CLOCK_STEP_READS reads in a row each more than NT_JOBREC_CLOCK_STEP_US above it
-     * when it grows (then to the least of those reads). */
+     * NT_JOBREC_CLOCK_STEP_DUMPS dumps in a row each more than NT_JOBREC_CLOCK_STEP_US above it
+     * when it grows (then to the least of those; until then nt_jobrank_ahead_us takes the
+     * latest). */
     double ahead_us;
-    int above_reads;         /* reads in a row above ahead_us by more than the step */
-    double above_us, above_seen_us; /* the least of them, and the read time of the last */
+    double last_us;           /* seen_us - dump_ts_us of its latest record read while followed */
+    int above_dumps;          /* dumps in a row above ahead_us by more than the step */
+    double above_us, above_dump_us; /* the least of them, and the dump time of the last */
 } nt_jobrank_t;
 
 /* A read's own delay stays under this (the watch reads a dump within 0.3 s of its write when
  * the write wakes it); a rank's (read - dump) time further above its estimate for this many
- * reads in a row is its writer's clock stepping back, or the watch's stepping forward. */
+ * dumps in a row is its writer's clock stepping back, or the watch's stepping forward. */
 #define NT_JOBREC_CLOCK_STEP_US 0.3e6
-#define NT_JOBREC_CLOCK_STEP_READS 3
+#define NT_JOBREC_CLOCK_STEP_DUMPS 3
 
 /* One collective call (one sequence number) of a communicator across its ranks. exec_us and
  * busbw_GBps have nranks entries, NAN where that rank's record has not been seen. */
@@ -210,6 +212,7 @@ typedef struct nt_jobcall {
     int nseen;
     double *exec_us, *busbw_GBps;
     double dump_ts_us; /* earliest dump time among its records: when the call was seen */
+    int dump_rank;     /* the rank whose record that was (its writer's clock), -1 none */
 } nt_jobcall_t;
 
 /* One communicator: its ranks and a bounded window of its latest calls (a ring indexed by
@@ -228,6 +231,13 @@ typedef struct nt_jobcomm {
 } nt_jobcomm_t;
 
 typedef struct nt_jobalign nt_jobalign_t;
+
+/* nt_jobrank_ahead_us - how far the reader's clock is ahead of rank r's writer clock, the read's
+ * delay included (ahead_us), or, when its latest record read is more than
+ * NT_JOBREC_CLOCK_STEP_US above that, the latest one's (a late read, or a clock that stepped:
+ * the larger difference counts a silence shorter, never longer). NAN when nothing of the rank
+ * was read while followed. */
+double nt_jobrank_ahead_us(const nt_jobrank_t *r);
 
 /* nt_jobalign_create - an empty alignment keeping the latest `window` calls of each
  * communicator (at least 1), and at most `max_ranks` ranks per communicator (a record claiming

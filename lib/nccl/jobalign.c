@@ -120,6 +120,7 @@ static int nt_jobcall_take(nt_jobcomm_t *c, nt_jobcall_t *k, const nt_jobrec_t *
     k->bytes = rec->bytes;
     k->nseen = 0;
     k->dump_ts_us = NAN;
+    k->dump_rank = -1;
     return 0;
 }
 
@@ -166,22 +167,32 @@ static void nt_jobrank_clock_note(nt_jobrank_t *r, double seen_us, double dump_u
     if (!isfinite(seen_us) || !isfinite(dump_us))
         return;
     double x = seen_us - dump_us;
+    r->last_us = x;
     if (!isfinite(r->ahead_us) || x <= r->ahead_us + NT_JOBREC_CLOCK_STEP_US) {
         if (!(r->ahead_us <= x))
             r->ahead_us = x;
-        r->above_reads = 0;
+        r->above_dumps = 0;
         return;
     }
-    if (r->above_reads == 0 || seen_us != r->above_seen_us) { /* a read, not another record */
-        r->above_us = r->above_reads == 0 ? x : fmin(r->above_us, x);
-        r->above_reads++;
-        r->above_seen_us = seen_us;
+    /* a dump, not another record of the same one (NT_JOBREC_DUMP_BURST_US) */
+    if (r->above_dumps == 0 || fabs(dump_us - r->above_dump_us) > NT_JOBREC_DUMP_BURST_US) {
+        r->above_us = r->above_dumps == 0 ? x : fmin(r->above_us, x);
+        r->above_dumps++;
     } else
         r->above_us = fmin(r->above_us, x);
-    if (r->above_reads >= NT_JOBREC_CLOCK_STEP_READS) {
+    r->above_dump_us = dump_us;
+    if (r->above_dumps >= NT_JOBREC_CLOCK_STEP_DUMPS) {
         r->ahead_us = r->above_us;
-        r->above_reads = 0;
+        r->above_dumps = 0;
     }
+}
+
+double nt_jobrank_ahead_us(const nt_jobrank_t *r)
+{
+    if (isfinite(r->last_us) && isfinite(r->ahead_us) &&
+        r->last_us > r->ahead_us + NT_JOBREC_CLOCK_STEP_US)
+        return r->last_us;
+    return r->ahead_us;
 }
 
 int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
@@ -215,8 +226,10 @@ int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
     k->exec_us[rec->rank] = isfinite(rec->exec_us) && rec->exec_us >= 0 ? rec->exec_us : INFINITY;
     k->busbw_GBps[rec->rank] = rec->busbw_GBps;
     k->nseen++;
-    if (isfinite(rec->dump_ts_us) && !(k->dump_ts_us <= rec->dump_ts_us))
+    if (isfinite(rec->dump_ts_us) && !(k->dump_ts_us <= rec->dump_ts_us)) {
         k->dump_ts_us = rec->dump_ts_us;
+        k->dump_rank = rec->rank;
+    }
     if (!c->any_seq || rec->seq > c->max_seq)
         c->max_seq = rec->seq;
     c->any_seq = 1;
@@ -229,7 +242,7 @@ int nt_jobalign_add(nt_jobalign_t *a, const nt_jobrec_t *rec)
     if (!r->seen) {
         snprintf(r->host, sizeof(r->host), "%s", rec->host);
         r->pid = rec->pid;
-        r->last_dump_ts_us = r->ahead_us = NAN;
+        r->last_dump_ts_us = r->ahead_us = r->last_us = NAN;
     }
     r->seen = 1;
     nt_jobrank_clock_note(r, rec->seen_us, rec->dump_ts_us);

@@ -19,16 +19,16 @@ const double nt_watch_hang_stall_dumps = 10;
 const double nt_watch_hang_also_dumps = 1.5;
 
 /* The watch reads a dump within NT_WATCH_WAKE_MIN_S plus NT_WATCH_SETTLE_S of its write when a
- * write wakes it (run.c): a rank's ahead_us up to this is the read's own delay, not another
- * clock, and is not taken off. */
-const double nt_watch_read_delay_us = 0.3e6;
+ * write wakes it (run.c): a rank's difference up to this is the read's own delay, not another
+ * clock, and is not added. */
+const double nt_watch_read_delay_us = NT_JOBREC_CLOCK_STEP_US;
 
-double nt_watch_rank_now_us(const nt_jobrank_t *r, double now_us)
+double nt_watch_rank_ts_us(const nt_jobrank_t *r, double ts_us)
 {
-    if (!isfinite(now_us) || !isfinite(r->ahead_us) ||
-        (r->ahead_us >= 0 && r->ahead_us <= nt_watch_read_delay_us))
-        return now_us;
-    return now_us - r->ahead_us;
+    double ahead = nt_jobrank_ahead_us(r);
+    if (!isfinite(ahead) || (ahead >= 0 && ahead <= nt_watch_read_delay_us))
+        return ts_us;
+    return ts_us + ahead;
 }
 
 /* A rank's dump interval: the shortest gap between its latest distinct dump times (a dump
@@ -66,17 +66,24 @@ int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *ev
     for (int j = 0; !(every > 0) && j < c->nranks; j++)
         every = nt_watch_dump_interval_us(&c->ranks[j]);
     *every_us = every;
-    *ref_us = isfinite(now_us) ? nt_watch_rank_now_us(r, now_us) : latest;
+    *ref_us = isfinite(now_us) ? now_us : latest;
     /* Its silence counts from its last dump, or from one dump interval before the others' first
      * record past its last call, whichever is later: until then the others were silent too (a
      * job held whole in one call dumps nothing, and once it goes on each rank dumps within one
      * of its intervals). Measured, 10% loss on the namespace cluster: all 8 ranks silent 3.0 s
      * while one call held them, then a read between two ranks' dumps 10 ms apart named the
      * second a hang. */
-    double from = r->last_dump_ts_us;
+    /* While following, each writer's time is put on the watch's clock (nt_watch_rank_ts_us):
+     * the next call's first record is another rank's. */
+    int follow = isfinite(now_us);
+    double from = follow ? nt_watch_rank_ts_us(r, r->last_dump_ts_us) : r->last_dump_ts_us;
     const nt_jobcall_t *next = nt_jobcomm_call(c, r->last_seq + 1);
-    if (next && isfinite(next->dump_ts_us) && every > 0 && next->dump_ts_us - every > from)
-        from = next->dump_ts_us - every;
+    double next_us = !next ? NAN
+                     : follow && next->dump_rank >= 0 && next->dump_rank < c->nranks
+                         ? nt_watch_rank_ts_us(&c->ranks[next->dump_rank], next->dump_ts_us)
+                         : next->dump_ts_us;
+    if (isfinite(next_us) && every > 0 && next_us - every > from)
+        from = next_us - every;
     *missed = every > 0 && isfinite(*ref_us) ? (*ref_us - from) / every : NAN;
     return ahead;
 }
@@ -86,13 +93,14 @@ int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double r
 {
     for (int j = 0; j < c->nranks; j++) {
         const nt_jobrank_t *o = &c->ranks[j];
-        double oe = nt_watch_dump_interval_us(o),
-               oref = isfinite(now_us) ? nt_watch_rank_now_us(o, now_us) : ref_us;
+        double oe = nt_watch_dump_interval_us(o), oref = isfinite(now_us) ? now_us : ref_us,
+               olast = isfinite(now_us) ? nt_watch_rank_ts_us(o, o->last_dump_ts_us)
+                                        : o->last_dump_ts_us;
         oe = oe > 0 ? oe : every_us;
         if (j != i && o->seen && c->max_seq >= o->last_seq + (uint64_t)nt_watch_hang_min_lag &&
             (!isfinite(o->last_dump_ts_us) ||
              (oe > 0 && isfinite(oref) &&
-              (oref - o->last_dump_ts_us) / oe >= nt_watch_hang_also_dumps)))
+              (oref - olast) / oe >= nt_watch_hang_also_dumps)))
             return j;
     }
     return -1;
@@ -116,7 +124,10 @@ int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
                 nt_watch_rank_behind(c, j, now_us, &oe, &oref, &omissed) <= 0 ||
                 !(omissed >= nt_watch_hang_also_dumps) || !(omissed < nt_watch_hang_stall_dumps))
                 continue;
-            double last = fmax(r->last_dump_ts_us, o->last_dump_ts_us);
+            int follow = isfinite(now_us);
+            double last = follow ? fmax(nt_watch_rank_ts_us(r, r->last_dump_ts_us),
+                                        nt_watch_rank_ts_us(o, o->last_dump_ts_us))
+                                 : fmax(r->last_dump_ts_us, o->last_dump_ts_us);
             *silent_us = isfinite(last) ? ref - last : 0;
             return 1;
         }

@@ -444,7 +444,7 @@ static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double n
                 continue;
             double every = nt_watch_dump_interval_us(r);
             if (!(every > 0) || !isfinite(r->last_dump_ts_us) ||
-                !((nt_watch_rank_now_us(r, now_us) - r->last_dump_ts_us) / every >=
+                !((now_us - nt_watch_rank_ts_us(r, r->last_dump_ts_us)) / every >=
                   NT_WATCH_JOB_SILENT_DUMPS))
                 return NULL; /* a rank dumps on: the job runs */
             if (r->last_seq + 1 >= c->max_seq)
@@ -465,11 +465,11 @@ static const nt_jobcomm_t *nt_watch_job_stopped(const nt_jobalign_t *a, double n
 }
 
 /* How a rank's silence was counted, for a hang's text: "by the clock" while following (with the
- * difference taken off when its writer's clock is not the watch's, nt_watch_rank_now_us), "by
+ * difference taken off when its writer's clock is not the watch's, nt_watch_rank_ts_us), "by
  * the others' dumps" otherwise. Returns buf. */
 static const char *nt_watch_clock_said(const nt_jobrank_t *r, double now_us, char *buf, size_t len)
 {
-    double off = now_us - nt_watch_rank_now_us(r, now_us);
+    double off = nt_watch_rank_ts_us(r, 0.0);
     if (!isfinite(now_us))
         snprintf(buf, len, "by the others' dumps");
     else if (off != 0)
@@ -518,13 +518,15 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
         /* In a job that stopped so, a rank that was still dumping until the others' last dumps
          * (within 1.5 of its intervals of the latest) stopped with them; one silent long before
          * them stopped first: a hang, whatever stopped the job after. */
-        double latest_ahead = NAN;
-        for (int j = 0; stopped && j < c->nranks; j++)
-            if (c->ranks[j].seen && c->ranks[j].last_seq > r->last_seq &&
-                !(c->ranks[j].last_dump_ts_us <= latest_ahead))
-                latest_ahead = c->ranks[j].last_dump_ts_us;
+        double latest_ahead = NAN; /* on the watch's clock (stopped is found while following) */
+        for (int j = 0; stopped && j < c->nranks; j++) {
+            double t = nt_watch_rank_ts_us(&c->ranks[j], c->ranks[j].last_dump_ts_us);
+            if (c->ranks[j].seen && c->ranks[j].last_seq > r->last_seq && !(t <= latest_ahead))
+                latest_ahead = t;
+        }
         if (stopped && every > 0 && isfinite(r->last_dump_ts_us) &&
-            (latest_ahead - r->last_dump_ts_us) / every <= NT_WATCH_JOB_SILENT_DUMPS) {
+            (latest_ahead - nt_watch_rank_ts_us(r, r->last_dump_ts_us)) / every <=
+                NT_WATCH_JOB_SILENT_DUMPS) {
             if (nt_watch_not_judged_add(
                     nj, "watch_hang", c->id,
                     "rank %d is %llu call(s) behind, but every rank of the job has been silent "
@@ -546,7 +548,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                                         "of its dump intervals old (%s), %.1f are needed: not yet "
                                         "confirmed",
                                         i, (unsigned long long)(c->max_seq - r->last_seq),
-                                        isfinite(missed) ? missed : 0.0,
+                                        isfinite(missed) ? fmax(missed, 0.0) : 0.0,
                                         nt_watch_clock_said(r, now_us, by, sizeof(by)),
                                         nt_watch_hang_min_dumps) < 0)
                 return -1;
@@ -627,7 +629,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                  isfinite(missed) ? "" : "no dump times");
         if (isfinite(missed))
             snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
-                     "its last dump is %.1f of its dump intervals (%.2f s) old %s", missed,
+                     "its last dump is %.1f of its dump intervals (%.2f s) old %s", fmax(missed, 0.0),
                      every / 1e6, nt_watch_clock_said(r, now_us, by, sizeof(by)));
         cJSON *f = nt_watch_finding_add(findings, "NT-JOB-202", "fail", nt_watch_who_rank(c, i),
                                          verdict, reason);
@@ -652,7 +654,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                 continue;
             if (r->last_seq != c->max_seq || !(every > 0) || !isfinite(r->last_dump_ts_us))
                 break;
-            double missed = (nt_watch_rank_now_us(r, now_us) - r->last_dump_ts_us) / every;
+            double missed = (now_us - nt_watch_rank_ts_us(r, r->last_dump_ts_us)) / every;
             if (missed < nt_watch_hang_min_dumps)
                 break;
             least = fmin(least, missed);

@@ -207,21 +207,51 @@ typedef struct {
     unsigned long p2p, prom, ras;
     nt_jobfmt_t fmt;
     unsigned long records, skipped, partial, first_bad;
-    /* --follow: the file open now and the one before it (a file replaced under its name), and
-     * the counts of the readers closed when it was truncated or replaced */
+    int late; /* found by --follow after its first read: its files were written since */
+    /* --follow: the file open under the name now, and the one it replaced (old_r: read on
+     * through its descriptor, as a writer that keeps its file open writes on there), and the
+     * counts of the readers closed */
     dev_t dev, old_dev;
     ino_t ino, old_ino;
+    nt_jobreader_t *old_r;
+    double grew_s, old_grew_s; /* when each last gave a record (nt_clock_s), 0 never */
     unsigned long base_records, base_skipped, base_partial, base_first_bad;
 } nt_watch_input_t;
 
-/* What the document says of the input, from its reader (and those before it). */
+/* What the document says of the input, from its readers (and those before them). */
 static void nt_watch_input_keep(nt_watch_input_t *in)
 {
+    nt_jobreader_t *rs[2] = {in->r, in->old_r};
     in->fmt = nt_jobreader_format(in->r);
-    in->records = in->base_records + nt_jobreader_records(in->r);
-    in->skipped = in->base_skipped + nt_jobreader_skipped(in->r);
-    in->partial = in->base_partial + nt_jobreader_partial(in->r) + nt_jobreader_pending(in->r);
-    in->first_bad = in->base_first_bad ? in->base_first_bad : nt_jobreader_first_bad_line(in->r);
+    in->records = in->base_records;
+    in->skipped = in->base_skipped;
+    in->partial = in->base_partial;
+    in->first_bad = in->base_first_bad;
+    for (int k = 0; k < 2; k++) {
+        if (!rs[k])
+            continue;
+        if (in->fmt == NT_JOBFMT_UNKNOWN)
+            in->fmt = nt_jobreader_format(rs[k]);
+        in->records += nt_jobreader_records(rs[k]);
+        in->skipped += nt_jobreader_skipped(rs[k]);
+        in->partial += nt_jobreader_partial(rs[k]) + nt_jobreader_pending(rs[k]);
+        if (!in->first_bad)
+            in->first_bad = nt_jobreader_first_bad_line(rs[k]);
+    }
+}
+
+/* Closes one of the input's readers, its counts kept in the base ones. */
+static void nt_watch_input_retire(nt_watch_input_t *in, nt_jobreader_t **r)
+{
+    if (!*r)
+        return;
+    in->base_records += nt_jobreader_records(*r);
+    in->base_skipped += nt_jobreader_skipped(*r);
+    in->base_partial += nt_jobreader_partial(*r) + nt_jobreader_pending(*r);
+    if (!in->base_first_bad)
+        in->base_first_bad = nt_jobreader_first_bad_line(*r);
+    nt_jobreader_close(*r);
+    *r = NULL;
 }
 
 typedef struct {
@@ -263,7 +293,8 @@ static int nt_watch_ras_only_json(cJSON *sum, const path_list_t *ras, const nt_j
 static int nt_watch_input_bad(nt_watch_input_t *in)
 {
     nt_jobreader_close(in->r);
-    in->r = NULL;
+    nt_jobreader_close(in->old_r);
+    in->r = in->old_r = NULL;
     in->read = in->bad = 1;
     return 1;
 }
@@ -329,18 +360,20 @@ static int nt_watch_foreign_json(const char *path)
 
 static double nt_watch_now_us(void);
 
-/* The records new in one input's open reader into the alignment, stamped with the watch's clock
- * when `stamp`; without `follow` the reader is closed at the end. Returns 0, 1 when the file is
- * not Inspector's or cannot be read (one line says so; the input is given up: a record it gave
+/* The records new in one of the input's readers (`r`: in->r or in->old_r) into the alignment,
+ * each stamped with the watch's clock as it is read when `stamp` (a record was written before
+ * it is read, so its read time less its dump time is never below the clocks' difference);
+ * without `follow` the reader is closed at the end. Returns 0, 1 when the file is not
+ * Inspector's or cannot be read (one line says so; the input is given up: a record it gave
  * before stays in the alignment), -1 when out of memory. */
-static int nt_watch_file_records(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *tot, int follow,
-                                 int stamp)
+static int nt_watch_file_records(nt_watch_input_t *in, nt_jobreader_t *r, nt_jobalign_t *a,
+                                 counts_t *tot, int follow, int stamp)
 {
     nt_jobrec_t rec;
     int got;
-    double seen = stamp ? nt_watch_now_us() : NAN;
-    while ((got = nt_jobreader_next(in->r, &rec)) > 0) {
-        rec.seen_us = seen;
+    unsigned long before = nt_jobreader_records(r);
+    while ((got = nt_jobreader_next(r, &rec)) > 0) {
+        rec.seen_us = stamp ? nt_watch_now_us() : NAN;
         if (rec.kind == NT_JOBREC_P2P)
             in->p2p++;
         else if (rec.kind == NT_JOBREC_AGG)
@@ -358,16 +391,22 @@ static int nt_watch_file_records(nt_watch_input_t *in, nt_jobalign_t *a, counts_
                 in->path, strerror(errno));
         return nt_watch_input_bad(in);
     }
-    if (nt_jobreader_format(in->r) == NT_JOBFMT_UNKNOWN && nt_jobreader_skipped(in->r)) {
+    if (nt_jobreader_format(r) == NT_JOBFMT_UNKNOWN && nt_jobreader_skipped(r)) {
         fprintf(stderr,
                 "nettune watch: '%s' is not an NCCL Inspector log or textfile (line %lu): give "
                 "the files of NCCL_INSPECTOR_DUMP_DIR\n",
-                in->path, nt_jobreader_first_bad_line(in->r));
+                in->path, nt_jobreader_first_bad_line(r));
         return nt_watch_input_bad(in);
     }
-    if (!nt_jobreader_records(in->r) && nt_jobreader_skipped(in->r) &&
-        nt_jobreader_format(in->r) == NT_JOBFMT_INSPECTOR_JSON && nt_watch_foreign_json(in->path))
+    if (!nt_jobreader_records(r) && nt_jobreader_skipped(r) &&
+        nt_jobreader_format(r) == NT_JOBFMT_INSPECTOR_JSON && nt_watch_foreign_json(in->path))
         return nt_watch_input_bad(in);
+    if (nt_jobreader_records(r) > before) {
+        if (r == in->r)
+            in->grew_s = nt_clock_s();
+        else
+            in->old_grew_s = nt_clock_s();
+    }
     nt_watch_input_keep(in);
     if (!follow) {
         nt_jobreader_close(in->r);
@@ -380,10 +419,10 @@ static int nt_watch_file_records(nt_watch_input_t *in, nt_jobalign_t *a, counts_
 /* A followed file that was truncated (copytruncate: now shorter than what was read) or
  * replaced (another file under its name: rotation by rename and create) is read again from the
  * start of what is under its name now; otherwise its rank would read as silent, a false hang.
- * The old file has been read to its end (nt_watch_file_records). A file renamed away or deleted
- * is read on through the descriptor held, as its writer writes on there. Returns 1 when
- * reopened (one line says so), 0 when nothing changed, -1 when the new file cannot be opened
- * (one line says so). */
+ * The file it replaced is read on through the descriptor held (old_r), as a writer that keeps
+ * its file open (Inspector) writes on there, renamed or deleted; of two replaced files the one
+ * that gave a record last is kept. Returns 1 when reopened (one line says so), 0 when nothing
+ * changed, -1 when the new file cannot be opened (one line says so). */
 static int nt_watch_file_reopen(nt_watch_input_t *in)
 {
     struct stat st;
@@ -393,26 +432,31 @@ static int nt_watch_file_reopen(nt_watch_input_t *in)
     int64_t at = nt_jobreader_offset(in->r);
     if (!replaced && !(at >= 0 && (int64_t)st.st_size < at))
         return 0;
-    nt_watch_input_keep(in);
-    in->base_records = in->records;
-    in->base_skipped = in->skipped;
-    in->base_partial = in->partial;
-    in->base_first_bad = in->first_bad;
-    nt_jobreader_close(in->r);
+    if (replaced) {
+        if (in->old_r && in->old_grew_s > in->grew_s)
+            nt_watch_input_retire(in, &in->r);
+        else {
+            nt_watch_input_retire(in, &in->old_r);
+            in->old_r = in->r;
+            in->old_grew_s = in->grew_s;
+            in->old_dev = in->dev;
+            in->old_ino = in->ino;
+        }
+        in->dev = st.st_dev;
+        in->ino = st.st_ino;
+    } else
+        nt_watch_input_retire(in, &in->r);
+    in->r = NULL;
+    in->grew_s = 0;
     if (!(in->r = nt_jobreader_open(in->path))) {
         fprintf(stderr, "nettune watch: cannot read '%s' again: %s: give a file this user can "
                         "read\n", in->path, strerror(errno));
         return -1;
     }
     nt_jobreader_follow(in->r, 1);
-    if (replaced) {
-        in->old_dev = in->dev;
-        in->old_ino = in->ino;
-        in->dev = st.st_dev;
-        in->ino = st.st_ino;
-    }
-    fprintf(stderr, "nettune watch: '%s' was %s while followed: read again from its start\n",
-            in->path, replaced ? "replaced by another file" : "truncated");
+    fprintf(stderr, "nettune watch: '%s' was %s while followed: read again from its start%s\n",
+            in->path, replaced ? "replaced by another file" : "truncated",
+            replaced ? ", and the file it replaced read on" : "");
     return 1;
 }
 
@@ -422,10 +466,11 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
 {
     if (in->read)
         return 0;
-    /* What a followed file gains after its first read was written since the read before: its
-     * records are stamped with the watch's clock, from which each rank's clock difference is
-     * told (nt_watch_rank_now_us). A file's content at its first read may be of any age. */
-    int stamp = follow && in->r;
+    /* What a followed file gains after its first read was written since the read before, and
+     * so was all of a file found after the first read: their records are stamped with the
+     * watch's clock, from which each rank's clock difference is told (nt_watch_rank_ts_us). A
+     * file's content at the first read may be of any age. */
+    int stamp = follow && (in->r || in->late);
     /* Standard input that is not a file (a pipe) ends at its end: nothing is appended to it */
     struct stat sin;
     if (follow && strcmp(in->path, "-") == 0 && fstat(0, &sin) == 0 && !S_ISREG(sin.st_mode))
@@ -444,13 +489,15 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
             in->ino = st.st_ino;
         }
     }
-    int rc = nt_watch_file_records(in, a, tot, follow, stamp);
+    int rc = in->old_r ? nt_watch_file_records(in, in->old_r, a, tot, follow, 1) : 0;
+    if (rc == 0)
+        rc = nt_watch_file_records(in, in->r, a, tot, follow, stamp);
     if (rc != 0 || !follow || !in->ino)
         return rc;
     int re = nt_watch_file_reopen(in);
     if (re < 0)
         return nt_watch_input_bad(in);
-    return re ? nt_watch_file_records(in, a, tot, follow, stamp) : 0;
+    return re ? nt_watch_file_records(in, in->r, a, tot, follow, stamp) : 0;
 }
 
 /* The input's entry of the document, and its counts added to `tot`. */
@@ -797,12 +844,12 @@ static int nt_watch_clock_json(cJSON *sum, const nt_jobalign_t *a)
  * a directory's files that are not Inspector's (summary.ignored_files); `missing` the inputs that
  * are missing or hold no Inspector file. They and the inputs that could not be read or are not
  * Inspector's are summary.unread_inputs: the judgement is then of the rest, and the code is 2, as
- * for bad input. Returns the document, NULL when out of
- * memory. */
+ * for bad input. `now_us` is the watch's clock the judgement is as of (CLOCK_REALTIME, us),
+ * NAN when not following. Returns the document, NULL when out of memory. */
 static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *ins, size_t nins,
                                 const nt_jobalign_t *a, const nt_watch_model_t *model,
                                 const path_list_t *ignored, const path_list_t *missing,
-                                counts_t *tot, int *code)
+                                double now_us, counts_t *tot, int *code)
 {
     cJSON *doc = cJSON_CreateObject(), *inputs, *comms, *findings, *nj, *sum, *settings, *bad;
     nt_watch_outcome_t out = tot->ras_out;
@@ -827,7 +874,7 @@ static cJSON *nt_watch_document(const nt_watch_params_t *p, nt_watch_input_t *in
     if (!(findings = cJSON_Duplicate(tot->ras_findings, 1)) ||
         !cJSON_AddItemToObject(doc, "findings", findings) ||
         !(nj = cJSON_AddArrayToObject(doc, "not_judged")) ||
-        nt_watch_judge(a, tot->prom, p->follow ? nt_watch_now_us() : NAN, findings, nj, &out) < 0 ||
+        nt_watch_judge(a, tot->prom, now_us, findings, nj, &out) < 0 ||
         nt_watch_model_judge(model, a, findings, nj, &out) < 0)
         goto oom;
     int unread = missing->n > 0;
@@ -984,7 +1031,8 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
             alias = o->ino && ((st.st_dev == o->dev && st.st_ino == o->ino) ||
                                (st.st_dev == o->old_dev && st.st_ino == o->old_ino));
         }
-        (*ins)[(*nins)++] = (nt_watch_input_t){.path = files.paths[i], .read = alias, .alias = alias};
+        (*ins)[(*nins)++] = (nt_watch_input_t){.path = files.paths[i], .read = alias,
+                                               .alias = alias, .late = p->follow && !say};
         files.paths[i] = NULL;
     }
     for (size_t i = 0; i < files.n; i++)
@@ -1054,6 +1102,12 @@ int nt_watch_run(const nt_watch_params_t *p)
             }
         }
         bad = missing.n > 0;
+        /* While following, the judgement is as of the start of the reads: a rank's silence is
+         * known only up to when its file was read, and a read of thousands of files, or one
+         * starved of CPU, takes a while (a tester's watch at nice 19 beside 8 spinning
+         * processes read one rank's file 0.8 s before another's, and named the first a hang
+         * when silence was counted to the end of the reads). */
+        double now_us = p->follow ? nt_watch_now_us() : NAN;
         for (size_t i = 0; i < nins; i++) {
             int rc = nt_watch_file_read(&ins[i], a, &tot, p->follow);
             if (rc < 0)
@@ -1061,7 +1115,7 @@ int nt_watch_run(const nt_watch_params_t *p)
             bad |= ins[i].bad;
         }
         cJSON_Delete(doc);
-        if (!(doc = nt_watch_document(p, ins, nins, a, model, &ignored, &missing, &tot, &code)))
+        if (!(doc = nt_watch_document(p, ins, nins, a, model, &ignored, &missing, now_us, &tot, &code)))
             goto oom;
         if (!p->follow && !tot.records) {
             nt_watch_no_record_say(ins, nins, &ignored);
@@ -1107,6 +1161,7 @@ done:
         close(wake);
     for (size_t i = 0; i < nins; i++) {
         nt_jobreader_close(ins[i].r);
+        nt_jobreader_close(ins[i].old_r);
         free(ins[i].path);
     }
     free(ins);

@@ -114,13 +114,14 @@ extern const double nt_watch_hang_min_dumps;
 extern const double nt_watch_hang_stall_dumps;
 extern const double nt_watch_hang_also_dumps;
 
-/* nt_watch_rank_now_us - now_us (the watch's clock, us) as rank r's writer clock reads it: less
- * r->ahead_us (how far the watch's clock was ahead of that writer's, read latency included,
- * the least over its records read while following), unless that is at most
- * nt_watch_read_delay_us and not negative (the read's own delay). now_us itself when it is NAN
- * (not following) or the rank has no estimate (nothing of it was read after the first read). */
+/* nt_watch_rank_ts_us - a time of rank r's writer clock (us, a dump_timestamp_us) on the
+ * watch's clock: plus how far the watch's clock is ahead of that writer's
+ * (nt_jobrank_ahead_us), unless that is at most nt_watch_read_delay_us and not negative (the
+ * read's own delay). ts_us itself when the rank has no estimate (nothing of it was read after
+ * its file's first read). While following, every time compared with the watch's clock or with
+ * another rank's goes through this first. */
 extern const double nt_watch_read_delay_us;
-double nt_watch_rank_now_us(const nt_jobrank_t *r, double now_us);
+double nt_watch_rank_ts_us(const nt_jobrank_t *r, double ts_us);
 
 /* nt_watch_dump_interval_us - a rank's dump interval: the shortest gap between its latest
  * distinct dump times (a dump with nothing new is skipped, which doubles one gap); NAN when it
@@ -139,8 +140,9 @@ int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *ev
                          double *ref_us, double *missed);
 
 /* nt_watch_also_behind - another rank of c than i that is behind and silent for
- * nt_watch_hang_also_dumps of its dump intervals (every_us where it has none of its own): by
- * its own clock at now_us while following (nt_watch_rank_now_us), else at ref_us; or -1. */
+ * nt_watch_hang_also_dumps of its dump intervals (every_us where it has none of its own): at
+ * now_us while following (its dumps on the watch's clock, nt_watch_rank_ts_us), else at ref_us;
+ * or -1. */
 int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us,
                          double now_us);
 

@@ -628,14 +628,16 @@ def follow_woken_by_a_write():
           "the appended records read %.2f s after the write: %d of %d (%d before)" % (took, got, total, first))
 
 
-def live_job(d, seconds, skew_s=0.0, events=None, hung=None, hung_from=None):
+def live_job(d, seconds, skew_s=0.0, events=None, hung=None, hung_from=None, keep_open=False):
     """Writes a live job of 4 ranks (h1..h4, one communicator) into folder d for `seconds`: a call
     every 10 ms, each rank dumping every 0.2 s (50 ms after the rank before), each record
     stamped with the writer's clock, `skew_s` behind the real one. `events` maps a time in s to
-    a function called then (with d); rank `hung` writes nothing from `hung_from` s on. Returns
-    the records written."""
+    a function called then (with d); rank `hung` writes nothing from `hung_from` s on. Each dump
+    opens the file by name, or with `keep_open` the file is opened once and written on, as
+    Inspector does (fopen in inspector.cc's jsonInitFileOutput). Returns the records written."""
     os.makedirs(d, exist_ok=True)
     t0, written, done = time.time(), 0, [0, 0, 0, 0]
+    kept = {}
     events = dict(events or {})
     tick = 0
     while True:
@@ -654,17 +656,24 @@ def live_job(d, seconds, skew_s=0.0, events=None, hung=None, hung_from=None):
                 lines.append(json.dumps(gen_inspector.record("0xc10c", "tp0", r, 4, 4, "h%d" % (r + 1),
                                                              7300 + r, sn, 1 << 20, 1000.0, ts),
                                         separators=(",", ":")) + "\n")
-            # reopened by name at every dump, as a writer that logrotate's "create" suits
-            with open(os.path.join(d, "h%d-pid%d.log" % (r + 1, 7300 + r)), "a") as fp:
-                fp.write("".join(lines))
+            path = os.path.join(d, "h%d-pid%d.log" % (r + 1, 7300 + r))
+            if keep_open:
+                if r not in kept:
+                    kept[r] = open(path, "a")
+                kept[r].write("".join(lines))
+                kept[r].flush()
+            else:  # reopened by name at every dump, as a writer that logrotate's "create" suits
+                with open(path, "a") as fp:
+                    fp.write("".join(lines))
             written += len(lines)
             done[r] = max(done[r], upto)
         time.sleep(0.05)
 
 
-def follow_live(name, skew_s, events=None):
-    """--follow over live_job(skew_s, events, h4 hung from 2.2 s) for 3.2 s; returns the exit
-    code, stdout, stderr, the records written, the document at 2.0 s and the last one."""
+def follow_live(name, skew_s, events=None, keep_open=False):
+    """--follow over live_job(skew_s, events, h4 hung from 2.2 s, keep_open) for 3.2 s; returns
+    the exit code, stdout, stderr, the records written, the document at 2.0 s and the last
+    one."""
     d = os.path.join(WORK, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -678,7 +687,7 @@ def follow_live(name, skew_s, events=None):
     proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "-o", out, d],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        written = live_job(d, 3.2, skew_s=skew_s, events=ev, hung=3, hung_from=2.2)
+        written = live_job(d, 3.2, skew_s=skew_s, events=ev, hung=3, hung_from=2.2, keep_open=keep_open)
         time.sleep(0.4)
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -730,6 +739,22 @@ def follow_clocks_rotation_and_a_hang():
     hangs = [f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"]
     check(rc == 1 and hangs == [3] and -2.1e6 < doc["summary"]["clock_ahead_us"] < -1.6e6,
           "h4 named with the writers' clocks ahead: %d %s %s" % (rc, hangs, doc["summary"]["clock_ahead_us"]))
+
+
+def follow_rotated_under_a_writer_that_keeps_its_file():
+    # logrotate's "create" (rename, then an empty file under the name) while every rank writes on
+    # through the file it opened, as Inspector does: the renamed files are read on through the
+    # descriptors held, the new empty ones too; h4 stopping at 2.2 s is named, nobody else (was:
+    # the new file alone read, every rank silent, h2 named in a one-file rotation).
+    def rotate(d):
+        for n in os.listdir(d):
+            os.rename(os.path.join(d, n), os.path.join(d, n + ".1"))
+            open(os.path.join(d, n), "w").close()
+    rc, so, se, written, mid, doc = follow_live("live-create", 0.0, {1.0: rotate}, keep_open=True)
+    hangs = [f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"]
+    check(rc == 1 and hangs == [3] and not mid["findings"], "h4 alone named: %d %s %s" % (rc, hangs, mid["findings"]))
+    check(doc["summary"]["records"] == written and se.count("and the file it replaced read on") == 4,
+          "every record once: %d read, %d written; %s" % (doc["summary"]["records"], written, se))
 
 
 def follow_missing_file_found_later():
@@ -992,6 +1017,7 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          stalled_rank_silent_is_not_a_hang,
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, follow_woken_by_a_write, follow_clocks_rotation_and_a_hang,
+         follow_rotated_under_a_writer_that_keeps_its_file,
          follow_missing_file_found_later, follow_stdin_pipe_ends, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
          dir_read_by_content, no_record_names_files, partial_result_written, schema_checked,
          output_never_an_input]
