@@ -233,10 +233,10 @@ typedef struct nt_jobcomm {
 typedef struct nt_jobalign nt_jobalign_t;
 
 /* nt_jobrank_ahead_us - how far the reader's clock is ahead of rank r's writer clock, the read's
- * delay included (ahead_us), or, when its latest record read is more than
- * NT_JOBREC_CLOCK_STEP_US above that, the latest one's (a late read, or a clock that stepped:
- * the larger difference counts a silence shorter, never longer). NAN when nothing of the rank
- * was read while followed. */
+ * delay included (ahead_us), or, when its latest record read is above that by more than
+ * NT_JOBREC_CLOCK_STEP_US and the rank's dump interval, the latest one's (a very late read, or
+ * a clock that stepped back: the larger difference counts a silence shorter, never longer).
+ * NAN when nothing of the rank was read while followed. */
 double nt_jobrank_ahead_us(const nt_jobrank_t *r);
 
 /* nt_jobalign_create - an empty alignment keeping the latest `window` calls of each
