@@ -161,6 +161,9 @@ unsigned long nt_jobreader_first_bad_line(const nt_jobreader_t *r);
  * not known. */
 int64_t nt_jobreader_offset(const nt_jobreader_t *r);
 
+/* nt_jobreader_fd - the descriptor of a plain file (nt_linereader_fd), -1 otherwise. */
+int nt_jobreader_fd(const nt_jobreader_t *r);
+
 /* nt_jobreader_close - closes and frees; NULL is fine. */
 void nt_jobreader_close(nt_jobreader_t *r);
 

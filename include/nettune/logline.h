@@ -75,6 +75,10 @@ uint64_t nt_linereader_bytes(const nt_linereader_t *r);
  * when not known: a followed file now shorter than this was truncated. */
 int64_t nt_linereader_offset(const nt_linereader_t *r);
 
+/* The descriptor of a file opened by path and read as it is (not gzip), for a pread of what it
+ * holds now; -1 for a stream or gzip. Not to be read from or closed. */
+int nt_linereader_fd(const nt_linereader_t *r);
+
 /* Closes the file (unless it was given with _open_stream) and frees the reader; NULL is fine. */
 void nt_linereader_close(nt_linereader_t *r);
 

@@ -27,6 +27,7 @@ struct nt_linereader {
     unsigned long truncated;
     uint64_t bytes, nul;
     int probed, binary, eof;
+    int fd; /* the descriptor gz reads (open), -1 for a stream given by the caller */
     int gzip, gzerr; /* the input was gzip-compressed; its stream was damaged */
     int split, piece; /* long lines come back in pieces; the last one returned was a piece */
 };
@@ -67,12 +68,21 @@ nt_linereader_t *nt_linereader_open(const char *path)
         return NULL;
     }
     r->gz = gz;
+    r->fd = fd;
     return r;
 }
 
 nt_linereader_t *nt_linereader_open_stream(FILE *fp)
 {
-    return nt_reader_new(fp, 0);
+    nt_linereader_t *r = nt_reader_new(fp, 0);
+    if (r)
+        r->fd = -1;
+    return r;
+}
+
+int nt_linereader_fd(const nt_linereader_t *r)
+{
+    return r->gz && !r->gzip ? r->fd : -1;
 }
 
 /* Refills the read buffer; returns the number of bytes now available, 0 at EOF, -1 on error. */

@@ -757,6 +757,33 @@ def follow_rotated_under_a_writer_that_keeps_its_file():
           "every record once: %d read, %d written; %s" % (doc["summary"]["records"], written, se))
 
 
+def follow_gzip_still_being_written():
+    # A rotated copy compressed while followed: its first half ends inside the gzip stream. It
+    # is read again once it grows, not given up (was: exit 2 and no drain for the rest of the
+    # run).
+    import gzip
+    src = job("gzcut-src", seed=31, nranks=2, per_host=1)
+    names = sorted(os.listdir(src))
+    d = os.path.join(WORK, "gzcut")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    shutil.copy(os.path.join(src, names[0]), os.path.join(d, names[0]))
+    blob = gzip.compress(open(os.path.join(src, names[1]), "rb").read())
+    gz = os.path.join(d, names[1] + ".1.gz")
+    open(gz, "wb").write(blob[:len(blob) // 2])
+    out = os.path.join(WORK, "gzcut.json")
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out, d],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    open(gz, "ab").write(blob[len(blob) // 2:])
+    so, se = proc.communicate(timeout=30)
+    doc = json.load(open(out))
+    valid(doc)
+    check("ends inside its gzip stream" in se, se)
+    check(proc.returncode == 0 and doc["summary"]["unread_inputs"] == [] and doc["summary"]["records"] == 80,
+          "the gzip copy read once whole: %d %s" % (proc.returncode, doc["summary"]))
+
+
 def follow_missing_file_found_later():
     # A FILE given to --follow that does not exist yet is said at the start and read once it
     # appears; it is then no longer an unread input (was: exit 2 to the end).
@@ -1017,7 +1044,7 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          stalled_rank_silent_is_not_a_hang,
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, follow_woken_by_a_write, follow_clocks_rotation_and_a_hang,
-         follow_rotated_under_a_writer_that_keeps_its_file,
+         follow_rotated_under_a_writer_that_keeps_its_file, follow_gzip_still_being_written,
          follow_missing_file_found_later, follow_stdin_pipe_ends, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
          dir_read_by_content, no_record_names_files, partial_result_written, schema_checked,
          output_never_an_input]
