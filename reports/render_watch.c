@@ -89,12 +89,22 @@ nt_status_t nt_render_watch_text(const cJSON *doc, nt_buf_t *out)
     nt_buf_puts(out, "\n");
     /* A difference beyond the read's own delay (0.3 s) is taken off each rank's silence: say it,
      * as the operator should fix the clocks */
-    const cJSON *ahead = cJSON_GetObjectItemCaseSensitive(sum, "clock_ahead_us");
+    const cJSON *ahead = cJSON_GetObjectItemCaseSensitive(sum, "clock_ahead_us"),
+                *most = cJSON_GetObjectItemCaseSensitive(sum, "clock_most_off");
+    double most_us = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(most, "ahead_us"));
     if (cJSON_IsNumber(ahead) && fabs(ahead->valuedouble) > 0.3e6)
         nt_buf_printf(out, "clocks: the watch's clock is %.2f s %s the job's writers' (median): "
                            "silence is counted on each writer's clock; make the hosts' clocks "
                            "agree (NTP, chrony)\n",
                       fabs(ahead->valuedouble) / 1e6, ahead->valuedouble > 0 ? "ahead of" : "behind");
+    else if (cJSON_IsObject(most) && isfinite(most_us)) {
+        nt_buf_puts(out, "clocks: host ");
+        nt_buf_put_plain(out, nt_rw_str(most, "host"));
+        nt_buf_printf(out, "'s writer clock reads %.2f s %s the watch's, the furthest off: its "
+                           "silence is counted on its own clock; make the hosts' clocks agree "
+                           "(NTP, chrony)\n",
+                      fabs(most_us) / 1e6, most_us > 0 ? "behind" : "ahead of");
+    }
     nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "unread_inputs"), "not read",
                           "input(s)", "(missing, unreadable or not Inspector's: a partial judgement, exit 2)");
     nt_render_watch_paths(out, cJSON_GetObjectItemCaseSensitive(sum, "ignored_files"), "ignored",

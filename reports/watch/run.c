@@ -135,7 +135,10 @@ static int nt_watch_input_collect(const char *input, path_list_t *l, path_list_t
 {
     struct stat st;
     if (strcmp(input, "-") != 0 && stat(input, &st) != 0) {
-        if (say)
+        if (say && quiet_empty && errno == ENOENT) /* --follow: a job's folder made later */
+            fprintf(stderr, "nettune watch: '%s' does not exist yet: it is read once it appears "
+                            "(--follow); until then it is an unread input (exit 2)\n", input);
+        else if (say)
             fprintf(stderr,
                     "nettune watch: cannot read '%s': %s: give the folder NCCL_INSPECTOR_DUMP_DIR "
                     "names, or its files\n",
@@ -792,10 +795,27 @@ static int nt_watch_wake_open(const nt_watch_params_t *p)
     if (!files)
         return -2; /* standard input only: nothing to watch */
     int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), n = 0;
-    for (int i = 0; fd >= 0 && i < p->ninputs; i++)
-        n += strcmp(p->inputs[i], "-") != 0 &&
-             inotify_add_watch(fd, p->inputs[i],
-                               IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO) >= 0;
+    for (int i = 0; fd >= 0 && i < p->ninputs; i++) {
+        if (strcmp(p->inputs[i], "-") == 0)
+            continue;
+        int w = inotify_add_watch(fd, p->inputs[i],
+                                  IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO);
+        if (w < 0 && errno == ENOENT) {
+            /* an input that does not exist yet: its folder, for when it is made (its own
+             * writes are then paced by the interval) */
+            char dir[4096];
+            snprintf(dir, sizeof(dir), "%s", p->inputs[i]);
+            char *slash = strrchr(dir, '/');
+            if (slash == dir)
+                slash[1] = '\0';
+            else if (slash)
+                *slash = '\0';
+            else
+                snprintf(dir, sizeof(dir), ".");
+            w = inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO);
+        }
+        n += w >= 0;
+    }
     if (fd >= 0 && n == 0) {
         int e = errno;
         close(fd);
@@ -891,7 +911,9 @@ static int nt_watch_double_compare(const void *x, const void *y)
 
 /* summary.clock_ahead_us: the median over the ranks of each communicator with an estimate of
  * how far the watch's clock is ahead of their writers' (nt_jobrank_t ahead_us, read delay
- * included), null when none has one (not following, or nothing dumped since the first read). */
+ * included), null when none has one (not following, or nothing dumped since the first read);
+ * summary.clock_most_off: the rank whose difference taken off is the largest (its host, pid and
+ * difference), null when none is beyond the read's delay: a median hides one host off. */
 static int nt_watch_clock_json(cJSON *sum, const nt_jobalign_t *a)
 {
     size_t n = 0, cap = 0;
@@ -900,18 +922,37 @@ static int nt_watch_clock_json(cJSON *sum, const nt_jobalign_t *a)
     double *v = cap ? malloc(cap * sizeof(double)) : NULL;
     if (cap && !v)
         return -1;
+    const nt_jobrank_t *most = NULL; /* the rank whose clock is the furthest off, beyond the delay */
+    double most_us = 0;
     for (size_t ci = 0; ci < nt_jobalign_ncomms(a); ci++) {
         const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
-        for (int i = 0; i < c->nranks; i++)
-            if (c->ranks[i].seen && isfinite(c->ranks[i].ahead_us))
-                v[n++] = c->ranks[i].ahead_us;
+        for (int i = 0; i < c->nranks; i++) {
+            const nt_jobrank_t *r = &c->ranks[i];
+            if (!r->seen || !isfinite(r->ahead_us))
+                continue;
+            v[n++] = r->ahead_us;
+            double off = nt_watch_rank_ts_us(r, 0.0); /* 0 within the read's own delay */
+            if (off != 0 && fabs(off) > fabs(most_us)) {
+                most = r;
+                most_us = off;
+            }
+        }
     }
     if (n)
         qsort(v, n, sizeof(double), nt_watch_double_compare);
     double med = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
     free(v);
-    return (n ? cJSON_AddNumberToObject(sum, "clock_ahead_us", round(med))
-              : cJSON_AddNullToObject(sum, "clock_ahead_us")) ? 0 : -1;
+    if (!(n ? cJSON_AddNumberToObject(sum, "clock_ahead_us", round(med))
+            : cJSON_AddNullToObject(sum, "clock_ahead_us")))
+        return -1;
+    if (!most)
+        return cJSON_AddNullToObject(sum, "clock_most_off") ? 0 : -1;
+    cJSON *o = cJSON_AddObjectToObject(sum, "clock_most_off");
+    return o && cJSON_AddStringToObject(o, "host", most->host) &&
+                   cJSON_AddNumberToObject(o, "pid", (double)most->pid) &&
+                   cJSON_AddNumberToObject(o, "ahead_us", round(most_us))
+               ? 0
+               : -1;
 }
 
 /* One judgement of everything read so far: the document, its exit code in *code. `ignored` are
@@ -1164,8 +1205,8 @@ int nt_watch_run(const nt_watch_params_t *p)
                                          p->follow, poll == 1);
         if (nmiss < 0)
             goto oom;
-        if (poll == 1 && missing.n == (size_t)p->ninputs)
-            goto done; /* nothing to read or to follow */
+        if (poll == 1 && missing.n == (size_t)p->ninputs && !p->follow)
+            goto done; /* nothing to read */
         /* An input missing at the start that --follow has since found is read, no longer
          * missing: the inputs collected above hold its files. */
         for (size_t i = 0; i < missing.n; i++) {
