@@ -161,6 +161,10 @@ unsigned long nt_jobreader_first_bad_line(const nt_jobreader_t *r);
  * not known. */
 int64_t nt_jobreader_offset(const nt_jobreader_t *r);
 
+/* nt_jobreader_skip - starts the reading `bytes` into the file (nt_linereader_skip), before the
+ * first nt_jobreader_next. 0, -1 when it cannot. */
+int nt_jobreader_skip(nt_jobreader_t *r, int64_t bytes);
+
 /* nt_jobreader_fd - the descriptor of a plain file (nt_linereader_fd), -1 otherwise. */
 int nt_jobreader_fd(const nt_jobreader_t *r);
 

@@ -75,6 +75,11 @@ uint64_t nt_linereader_bytes(const nt_linereader_t *r);
  * when not known: a followed file now shorter than this was truncated. */
 int64_t nt_linereader_offset(const nt_linereader_t *r);
 
+/* Starts the reading `bytes` into a file opened by path, before its first line is read (line
+ * numbers then count from there). 0, -1 when it cannot (a stream, a read begun, gzip's seek
+ * failed). */
+int nt_linereader_skip(nt_linereader_t *r, int64_t bytes);
+
 /* The descriptor of a file opened by path and read as it is (not gzip), for a pread of what it
  * holds now; -1 for a stream or gzip. Not to be read from or closed. */
 int nt_linereader_fd(const nt_linereader_t *r);

@@ -80,6 +80,16 @@ nt_linereader_t *nt_linereader_open_stream(FILE *fp)
     return r;
 }
 
+int nt_linereader_skip(nt_linereader_t *r, int64_t bytes)
+{
+    if (!r->gz || r->buf || bytes < 0)
+        return -1;
+    if (gzseek(r->gz, (z_off_t)bytes, SEEK_SET) != (z_off_t)bytes)
+        return -1;
+    r->bytes = (uint64_t)bytes;
+    return 0;
+}
+
 int nt_linereader_fd(const nt_linereader_t *r)
 {
     return r->gz && !r->gzip ? r->fd : -1;

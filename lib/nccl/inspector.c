@@ -337,6 +337,11 @@ void nt_jobreader_follow(nt_jobreader_t *r, int on)
         (void)nt_linereader_set_block(r->lr, NT_JOBREADER_FOLLOW_BLOCK);
 }
 
+int nt_jobreader_skip(nt_jobreader_t *r, int64_t bytes)
+{
+    return nt_linereader_skip(r->lr, bytes);
+}
+
 int nt_jobreader_fd(const nt_jobreader_t *r)
 {
     return nt_linereader_fd(r->lr);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -215,6 +216,7 @@ typedef struct {
      * from its start once its size changes from cut_size */
     int cut;
     off_t cut_size;
+    int copied_said; /* the line about a mirror's copy was said */
     /* --follow: the file open under the name now, and the one it replaced (old_r: read on
      * through its descriptor, as a writer that keeps its file open writes on there), and the
      * counts of the readers closed */
@@ -472,6 +474,36 @@ static int nt_watch_sig_changed(const nt_watch_input_t *in)
     return got == in->sig_len && memcmp(now, in->sig, (size_t)in->sig_len) != 0;
 }
 
+/* Whether the file now under the input's name holds, where the last read stopped, the bytes
+ * read there (nt_watch_sig_take): a copy of the file and what was added since (a mirror that
+ * copies the folder to a temporary name and renames it over, as rsync does). Then it is read
+ * on from there, in->r replaced by a reader of the new file: a tester's mirror refreshed every
+ * 0.5 s had every file read again from its start, 16,204 records counted for 2,391 written.
+ * Returns 1 when so (in->r is the new file's reader), 0 otherwise. */
+static int nt_watch_file_copied(nt_watch_input_t *in)
+{
+    unsigned char now[sizeof(in->sig)];
+    if (!in->sig_len || !in->r || nt_jobreader_offset(in->r) != in->sig_at)
+        return 0;
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = pread(fd, now, (size_t)in->sig_len, (off_t)(in->sig_at - in->sig_len));
+    close(fd);
+    if (got != in->sig_len || memcmp(now, in->sig, (size_t)in->sig_len) != 0 ||
+        nt_jobreader_pending(in->r))
+        return 0;
+    nt_jobreader_t *n = nt_jobreader_open(in->path);
+    if (!n || nt_jobreader_skip(n, in->sig_at) != 0) {
+        nt_jobreader_close(n);
+        return 0;
+    }
+    nt_jobreader_follow(n, 1);
+    nt_watch_input_retire(in, &in->r);
+    in->r = n;
+    return 1;
+}
+
 /* A followed file that was truncated (copytruncate: now shorter than what was read) or
  * replaced (another file under its name: rotation by rename and create) is read again from the
  * start of what is under its name now; otherwise its rank would read as silent, a false hang.
@@ -488,6 +520,16 @@ static int nt_watch_file_reopen(nt_watch_input_t *in)
     int64_t at = nt_jobreader_offset(in->r);
     if (!replaced && !(at >= 0 && (int64_t)st.st_size < at))
         return 0;
+    if (replaced && nt_watch_file_copied(in)) {
+        if (!in->copied_said) /* a mirror refreshes often: said once */
+            fprintf(stderr, "nettune watch: '%s' was replaced by a copy of what was read (a "
+                            "mirror's refresh) while followed: read on from where it was, here "
+                            "and at its later refreshes\n", in->path);
+        in->copied_said = 1;
+        in->dev = st.st_dev;
+        in->ino = st.st_ino;
+        return 1;
+    }
     if (replaced) {
         if (in->old_r && in->old_grew_s > in->grew_s)
             nt_watch_input_retire(in, &in->r);

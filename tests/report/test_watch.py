@@ -765,6 +765,51 @@ def follow_rotated_under_a_writer_that_keeps_its_file():
           "every record once: %d read, %d written; %s" % (doc["summary"]["records"], written, se))
 
 
+def follow_mirror_refreshed():
+    # The watch follows a mirror of the dump folder that a copier refreshes every 0.3 s by
+    # writing each file to a temporary name and renaming it over (as rsync does): each file is
+    # read on from where it was, not again from its start (was: 16,204 records counted for
+    # 2,391 written in a tester's run), and h4 stopping at 2.2 s is named, nobody else.
+    import threading
+    src, dst = os.path.join(WORK, "mirror-src"), os.path.join(WORK, "mirror-dst")
+    for d in (src, dst):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    stop = []
+
+    def refresh():
+        for n in os.listdir(src):
+            shutil.copy(os.path.join(src, n), os.path.join(dst, "." + n + ".tmp"))
+            os.rename(os.path.join(dst, "." + n + ".tmp"), os.path.join(dst, n))
+
+    def copier():
+        while not stop:
+            refresh()
+            time.sleep(0.3)
+    out = os.path.join(WORK, "mirror.json")
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "-o", out, dst],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    th = threading.Thread(target=copier)
+    th.start()
+    try:
+        written = live_job(src, 3.2, hung=3, hung_from=2.2)
+        stop.append(1)
+        th.join()
+        refresh()
+        time.sleep(0.6)
+    finally:
+        stop.append(1)
+        proc.send_signal(signal.SIGTERM)
+        so, se = proc.communicate(timeout=30)
+    doc = json.load(open(out))
+    valid(doc)
+    hangs = [f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"]
+    check(proc.returncode == 1 and hangs == [3], "h4 alone named: %d %s" % (proc.returncode, doc["findings"]))
+    check(doc["summary"]["records"] == written and doc["summary"]["unaligned"] == 0,
+          "every record once: %s, %d written" % (doc["summary"], written))
+    check(se.count("a mirror's refresh") == 4, se)
+
+
 def follow_gzip_still_being_written():
     # A rotated copy compressed while followed: its first half ends inside the gzip stream. It
     # is read again once it grows, not given up (was: exit 2 and no drain for the rest of the
@@ -1053,6 +1098,7 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
          follow_reads_on_as_files_grow, follow_woken_by_a_write, follow_clocks_rotation_and_a_hang,
          follow_rotated_under_a_writer_that_keeps_its_file, follow_gzip_still_being_written,
+         follow_mirror_refreshed,
          follow_missing_file_found_later, follow_stdin_pipe_ends, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
          dir_read_by_content, no_record_names_files, partial_result_written, schema_checked,
          output_never_an_input]
