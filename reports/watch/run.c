@@ -202,6 +202,9 @@ static int nt_watch_input_collect(const char *input, path_list_t *l, path_list_t
  * reader is closed once the file is read, and what the document needs of it is kept here: a
  * reader holds some 200 KiB of buffers, which at thousands of ranks' files would be the
  * largest part of the memory. */
+/* Files replaced under one input's name that are remembered (nt_watch_input_t gone_ino). */
+#define NT_WATCH_GONE 8
+
 typedef struct {
     char *path;
     nt_jobreader_t *r;
@@ -222,6 +225,11 @@ typedef struct {
      * counts of the readers closed */
     dev_t dev, old_dev;
     ino_t ino, old_ino;
+    /* the files it replaced before (rotation after rotation), so that none of them is read
+     * again under the name a rotation gave it */
+    dev_t gone_dev[NT_WATCH_GONE];
+    ino_t gone_ino[NT_WATCH_GONE];
+    int ngone;
     nt_jobreader_t *old_r;
     double grew_s, old_grew_s; /* when each last gave a record (nt_clock_s), 0 never */
     unsigned long base_records, base_skipped, base_partial, base_first_bad;
@@ -531,6 +539,9 @@ static int nt_watch_file_reopen(nt_watch_input_t *in)
         return 1;
     }
     if (replaced) {
+        in->gone_dev[in->ngone % NT_WATCH_GONE] = in->dev;
+        in->gone_ino[in->ngone % NT_WATCH_GONE] = in->ino;
+        in->ngone++;
         if (in->old_r && in->old_grew_s > in->grew_s)
             nt_watch_input_retire(in, &in->r);
         else {
@@ -1187,6 +1198,8 @@ static int nt_watch_inputs_scan(const nt_watch_params_t *p, nt_watch_input_t **i
             const nt_watch_input_t *o = &(*ins)[j];
             alias = o->ino && ((st.st_dev == o->dev && st.st_ino == o->ino) ||
                                (st.st_dev == o->old_dev && st.st_ino == o->old_ino));
+            for (int g = 0; !alias && g < o->ngone && g < NT_WATCH_GONE; g++)
+                alias = st.st_dev == o->gone_dev[g] && st.st_ino == o->gone_ino[g];
         }
         (*ins)[(*nins)++] = (nt_watch_input_t){.path = files.paths[i], .read = alias,
                                                .alias = alias, .late = p->follow && !say};
