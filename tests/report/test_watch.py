@@ -810,6 +810,20 @@ def follow_mirror_refreshed():
     check(se.count("a mirror's refresh") == 4, se)
 
 
+def follow_three_reads(name, inputs, after_s, change):
+    """--follow --interval 1 --polls 3 over `inputs`, `change()` called after_s in; returns the
+    exit code, stderr and the last document (checked against the schema)."""
+    out = os.path.join(WORK, name + ".json")
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out] + inputs,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after_s)
+    change()
+    so, se = proc.communicate(timeout=30)
+    doc = json.load(open(out))
+    valid(doc)
+    return proc.returncode, se, doc
+
+
 def follow_gzip_still_being_written():
     # A rotated copy compressed while followed: its first half ends inside the gzip stream. It
     # is read again once it grows, not given up (was: exit 2 and no drain for the rest of the
@@ -824,17 +838,10 @@ def follow_gzip_still_being_written():
     blob = gzip.compress(open(os.path.join(src, names[1]), "rb").read())
     gz = os.path.join(d, names[1] + ".1.gz")
     open(gz, "wb").write(blob[:len(blob) // 2])
-    out = os.path.join(WORK, "gzcut.json")
-    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out, d],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)
-    open(gz, "ab").write(blob[len(blob) // 2:])
-    so, se = proc.communicate(timeout=30)
-    doc = json.load(open(out))
-    valid(doc)
+    rc, se, doc = follow_three_reads("gzcut", [d], 0.5, lambda: open(gz, "ab").write(blob[len(blob) // 2:]))
     check("ends inside its gzip stream" in se, se)
-    check(proc.returncode == 0 and doc["summary"]["unread_inputs"] == [] and doc["summary"]["records"] == 80,
-          "the gzip copy read once whole: %d %s" % (proc.returncode, doc["summary"]))
+    check(rc == 0 and doc["summary"]["unread_inputs"] == [] and doc["summary"]["records"] == 80,
+          "the gzip copy read once whole: %d %s" % (rc, doc["summary"]))
 
 
 def follow_missing_file_found_later():
@@ -845,17 +852,11 @@ def follow_missing_file_found_later():
     first, late = os.path.join(d, names[0]), os.path.join(WORK, "late-" + names[1])
     if os.path.exists(late):
         os.unlink(late)
-    out = os.path.join(WORK, "late.json")
-    proc = subprocess.Popen([BIN, "--follow", "--interval", "1", "--polls", "3", "-o", out, first, late],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.3)
-    shutil.copy(os.path.join(d, names[1]), late)
-    so, se = proc.communicate(timeout=30)
-    doc = json.load(open(out))
-    valid(doc)
+    rc, se, doc = follow_three_reads("late", [first, late], 0.3,
+                                     lambda: shutil.copy(os.path.join(d, names[1]), late))
     check("does not exist yet: it is read once it appears" in se, se)
-    check(proc.returncode == 0 and doc["summary"]["unread_inputs"] == [] and doc["summary"]["records"] == 80,
-          "read once it appeared: %d %s" % (proc.returncode, doc["summary"]))
+    check(rc == 0 and doc["summary"]["unread_inputs"] == [] and doc["summary"]["records"] == 80,
+          "read once it appeared: %d %s" % (rc, doc["summary"]))
 
 
 def follow_stdin_pipe_ends():
