@@ -239,6 +239,11 @@ typedef struct nt_jobcomm {
 
 typedef struct nt_jobalign nt_jobalign_t;
 
+/* nt_jobrank_dump_interval_us - a rank's dump interval: the shortest gap between its latest
+ * distinct dump times (a dump with nothing new is skipped, which doubles one gap); NAN when it
+ * has fewer than two. */
+double nt_jobrank_dump_interval_us(const nt_jobrank_t *r);
+
 /* nt_jobrank_ahead_us - how far the reader's clock is ahead of rank r's writer clock, the read's
  * delay included (ahead_us), or, when its latest record read is above that by more than
  * NT_JOBREC_CLOCK_STEP_US and the rank's dump interval, the latest one's (a very late read, or

@@ -187,6 +187,15 @@ static void nt_jobrank_clock_note(nt_jobrank_t *r, double seen_us, double dump_u
     }
 }
 
+double nt_jobrank_dump_interval_us(const nt_jobrank_t *r)
+{
+    double every = NAN;
+    for (int i = 1; i < r->ndumps; i++)
+        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every))
+            every = r->dumps_us[i - 1] - r->dumps_us[i];
+    return every;
+}
+
 double nt_jobrank_ahead_us(const nt_jobrank_t *r)
 {
     /* The latest counts once above the estimate by more than the step and the rank's dump
@@ -195,12 +204,9 @@ double nt_jobrank_ahead_us(const nt_jobrank_t *r)
      * read later than that (a watch starved of CPU) is rare, while reads 0.3 s late are not (a
      * write wakes a read within 0.25 s plus 50 ms of quiet: taken at 0.3 s, that delayed a
      * SIGSTOPped rank's hang on the namespace cluster from 2.6-3.2 dump intervals to 3.3-3.4). */
-    double every = 0;
-    for (int i = 1; i < r->ndumps; i++)
-        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every) || every == 0)
-            every = r->dumps_us[i - 1] - r->dumps_us[i];
+    double every = nt_jobrank_dump_interval_us(r);
     if (isfinite(r->last_us) && isfinite(r->ahead_us) &&
-        r->last_us > r->ahead_us + fmax(NT_JOBREC_CLOCK_STEP_US, every))
+        r->last_us > r->ahead_us + fmax(NT_JOBREC_CLOCK_STEP_US, isfinite(every) ? every : 0))
         return r->last_us;
     return r->ahead_us;
 }

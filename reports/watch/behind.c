@@ -35,11 +35,7 @@ double nt_watch_rank_ts_us(const nt_jobrank_t *r, double ts_us)
  * with nothing new is skipped, which doubles one gap); NAN when it has fewer than two. */
 double nt_watch_dump_interval_us(const nt_jobrank_t *r)
 {
-    double every = NAN;
-    for (int i = 1; i < r->ndumps; i++)
-        if (!(r->dumps_us[i - 1] - r->dumps_us[i] >= every))
-            every = r->dumps_us[i - 1] - r->dumps_us[i];
-    return every;
+    return nt_jobrank_dump_interval_us(r);
 }
 
 int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,

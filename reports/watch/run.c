@@ -452,6 +452,19 @@ static int nt_watch_file_records(nt_watch_input_t *in, nt_jobreader_t *r, nt_job
     return 0;
 }
 
+/* Opens a followed input's file again from its start as in->r (the reader before it closed).
+ * Returns 0, -1 when it cannot (one line says so). */
+static int nt_watch_file_open_again(nt_watch_input_t *in)
+{
+    if (!(in->r = nt_jobreader_open(in->path))) {
+        fprintf(stderr, "nettune watch: cannot read '%s' again: %s: give a file this user can "
+                        "read\n", in->path, strerror(errno));
+        return -1;
+    }
+    nt_jobreader_follow(in->r, 1);
+    return 0;
+}
+
 /* The last bytes read from a followed plain file, kept to tell at the next read whether the
  * file still holds them: a file truncated and written again past the point read (copytruncate
  * while the watch was stopped or starved, with an appending writer) is no shorter, and was read
@@ -557,12 +570,8 @@ static int nt_watch_file_reopen(nt_watch_input_t *in)
         nt_watch_input_retire(in, &in->r);
     in->r = NULL;
     in->grew_s = 0;
-    if (!(in->r = nt_jobreader_open(in->path))) {
-        fprintf(stderr, "nettune watch: cannot read '%s' again: %s: give a file this user can "
-                        "read\n", in->path, strerror(errno));
+    if (nt_watch_file_open_again(in) < 0)
         return -1;
-    }
-    nt_jobreader_follow(in->r, 1);
     fprintf(stderr, "nettune watch: '%s' was %s while followed: read again from its start%s\n",
             in->path, replaced ? "replaced by another file" : "truncated",
             replaced ? ", and the file it replaced read on" : "");
@@ -605,12 +614,8 @@ static int nt_watch_file_read(nt_watch_input_t *in, nt_jobalign_t *a, counts_t *
     }
     if (follow && in->ino && nt_watch_sig_changed(in)) {
         nt_watch_input_retire(in, &in->r);
-        if (!(in->r = nt_jobreader_open(in->path))) {
-            fprintf(stderr, "nettune watch: cannot read '%s' again: %s: give a file this user "
-                            "can read\n", in->path, strerror(errno));
+        if (nt_watch_file_open_again(in) < 0)
             return nt_watch_input_bad(in);
-        }
-        nt_jobreader_follow(in->r, 1);
         fprintf(stderr, "nettune watch: '%s' was truncated and written again while followed: "
                         "read again from its start (what was written before the truncation "
                         "and not read is in the copy only)\n", in->path);
