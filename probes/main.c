@@ -28,6 +28,9 @@ static void nt_on_signal(int sig)
      * usually on disk already (written at the SIGCONT before). */
     if (first) {
         nt_probe_stop_line(sig);
+        /* Written again even when the SIGCONT before wrote it: a report write of the run
+         * may have put "in progress" back since. */
+        nt_output_stash_rearm();
         nt_output_write_stash();
     }
 }

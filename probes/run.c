@@ -160,7 +160,8 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
          * (19,000 links) costs 0.4-0.55 s to copy, judge and write. */
         /* A SIGCONT wrote the stopped report, but no SIGTERM followed: the run goes on, so the
          * report on disk says so again at once (main.c). */
-        int resumed = nt_output_stash_written() && !*c->probe->stop;
+        int written_before = nt_output_stash_written();
+        int resumed = written_before && !*c->probe->stop;
         if (c->direct_output ||
             (!force && !resumed &&
              now - c->last_write < fmax(NT_PROGRESS_EVERY_S, 10.0 * c->snap_cost_s)))
@@ -192,11 +193,14 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
             nt_stop_line_arm(c->output, progress);
             if (resumed && st == NT_OK)
                 nt_output_stash_rearm();
-            /* A signal during this write found the stopped report already written (by the
-             * SIGCONT before it) and wrote nothing, and the write then put "in progress" back
-             * on disk: the stopped report goes back now. Measured on the namespace cluster,
-             * SIGTERM to mpirun: 1 try in 6 left "run in progress" on disk. */
-            if (*c->probe->stop && st == NT_OK) {
+            /* A signal during this write wrote the previous stopped report (a SIGCONT's early
+             * notice), or found it written already and wrote nothing (a SIGTERM after the
+             * SIGCONT), and this write then put "in progress" back on disk: the stopped report
+             * goes back now. Measured on the namespace cluster, SIGTERM to mpirun: 1 try in 6
+             * left "run in progress" on disk without the SIGTERM case; a SIGCONT during the
+             * write left it too, and the SIGTERM after it then found its report written. */
+            if (st == NT_OK &&
+                (*c->probe->stop || (nt_output_stash_written() && !written_before))) {
                 nt_output_stash_rearm();
                 nt_output_write_stash();
             }

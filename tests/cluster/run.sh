@@ -57,6 +57,8 @@ OPTS=(--quick --sizes 8,1M --budget 0.05 --samples all)
 if [ $LONG = 1 ]; then N_HEALTHY4=20; N_HEALTHY8=10; N_SIGNAL=10; else N_HEALTHY4=1; N_HEALTHY8=1; N_SIGNAL=2; fi
 # NTC_HEALTHY4 / NTC_HEALTHY8: other counts of healthy runs (false-alarm counts by hand).
 N_HEALTHY4=${NTC_HEALTHY4:-$N_HEALTHY4}; N_HEALTHY8=${NTC_HEALTHY8:-$N_HEALTHY8}
+# NTC_SIGNAL_TRIES: other counts of tries per signal.
+N_SIGNAL=${NTC_SIGNAL_TRIES:-$N_SIGNAL}
 
 pass=0; fail=0; failed=""; xfail=0; xfailed=""
 DETECT=()       # long run: one line per fault scenario
@@ -456,6 +458,10 @@ scenarios4()
             for i in $(seq 1 $N_SIGNAL); do
                 local before
                 before=$(ls "$NTC_DIR/out/sig$sig.json.tmp."* 2>/dev/null)
+                # The earlier try's report goes (its temporary files stay: the probe's start
+                # removes them): mid-run is this try's first report, and what is judged is this
+                # try's report, or none.
+                rm -f "$NTC_DIR/out/sig$sig.json"
                 start_probe "sig$sig"
                 if wait_mid_run "0.$((RANDOM % 9 + 1))"; then
                     kill -"$sig" "$MPIRUN_PID"
@@ -465,6 +471,9 @@ scenarios4()
                         okc=$((okc + 1))
                     else
                         { echo "try $i (mpirun exit $RC):"; cat "$NTC_DIR/check"; } >> "$NTC_DIR/sigcheck"
+                        # Kept beside the last run's files (build/cluster/out-4): sigX.failK.*
+                        [ -f "$OUT" ] && cp "$OUT" "${OUT%.json}.fail$i.json"
+                        cp "$LOG" "${LOG%.log}.fail$i.log"
                     fi
                 else
                     wait_probe
