@@ -38,6 +38,7 @@ SETS = [
     ("H", "## Held set H:", 231, 242, "c4d428b", "cad8d92"),
     ("I", "## Held set I:", 243, 252, "65f29ba", "0243de3"),
     ("J", "## Held set J:", 253, 258, "a9290bc", "c729474"),
+    ("K", "## Held set K:", 259, 263, "947f92f", "8742ab5"),
 ]
 LINE = re.compile(r"^(ok|not ok) - ((\d{3})-\S+\.log) \[(\w+)\] want (\S+): (.*)$")
 
