@@ -119,6 +119,8 @@ typedef struct {
     int sig;         /* signature of its "lines" (any of them) */
     int also;        /* signature of its "also" lines (one of them must be in the input too), -2 none */
     int unless;      /* signature of its "unless" lines (none may be there), -2 none */
+    int launcher;    /* its "launcher": a row of the launcher-label table (nt_line_prefix_at)
+                        that some line of the input must carry, -1 any */
     char **explains; /* keys of the findings it explains (listed under it) */
     int nexplains;
     long first, last; /* NCCL versions (NCCL_VERSION_CODE) it applies to; -1 any */

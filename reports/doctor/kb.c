@@ -340,6 +340,23 @@ static int nt_cat_qualifiers(nt_kb_t *kb, const cJSON *it, nt_kb_cause_t *c, con
     if ((c->unless = nt_cat_sig(kb, cJSON_GetObjectItemCaseSensitive(it, "unless"), id, 1, name,
                                 where, err, errlen)) == -1)
         return -1;
+    /* "launcher": how the job was started, read from the labels its lines carry (pdsh's
+     * "host: "), where no line's text says it */
+    c->launcher = -1;
+    const cJSON *la = cJSON_GetObjectItemCaseSensitive(it, "launcher");
+    if (!la)
+        return 0;
+    const char *want = cJSON_GetStringValue(la);
+    for (size_t r = 0; want && r < nt_line_prefix_count() && r < 8 * sizeof(unsigned long); r++)
+        if (strcmp(want, nt_line_prefix_at(r, NULL, NULL)) == 0)
+            c->launcher = (int)r;
+    if (c->launcher < 0) {
+        snprintf(err, errlen,
+                 "knowledge base '%s': $.catalogue[%zu].launcher is not a launcher label's name "
+                 "(lib/nccl/logline.c, nt_prefixes)",
+                 name, i);
+        return -1;
+    }
     return 0;
 }
 

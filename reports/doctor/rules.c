@@ -1727,7 +1727,8 @@ static void nt_diagnose_catalogue(nt_doctor_t *d)
         if (c->by_rule)
             continue;
         if (!h->count || (c->also >= 0 && !d->sig[c->also].count) ||
-            (c->unless >= 0 && d->sig[c->unless].count))
+            (c->unless >= 0 && d->sig[c->unless].count) ||
+            (c->launcher >= 0 && !(d->labels_seen & (1ul << c->launcher))))
             continue;
         /* only for the NCCL versions it names; where the log does not print the version the
          * cause is reported with that said, since the lines alone fit it */

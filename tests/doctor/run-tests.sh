@@ -41,7 +41,7 @@ else
 fi
 
 # 1.1 the corpus of real logs (tests/doctor/corpus): the figures reached must not be lost
-if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 70 --expect A=53/61 --expect B=47/51 --expect C=17/18 --expect C-healthy=12/12 --expect D=14/16 --expect D-healthy=6/6 --expect E=7/15 --expect E-healthy=3/5 --expect F=7/10 --expect F-healthy=3/3 --expect G=3/9 --expect G-healthy=2/2 --expect H=4/9 --expect H-healthy=2/3 --expect I=6/7 --expect I-healthy=3/3 --expect J=4/5 --expect J-healthy=0/1 --expect K=2/4 --expect K-healthy=1/1 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
+if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 72 --expect A=53/61 --expect B=49/51 --expect C=17/18 --expect C-healthy=12/12 --expect D=14/16 --expect D-healthy=6/6 --expect E=7/15 --expect E-healthy=3/5 --expect F=7/10 --expect F-healthy=3/3 --expect G=3/9 --expect G-healthy=2/2 --expect H=4/9 --expect H-healthy=2/3 --expect I=6/7 --expect I-healthy=3/3 --expect J=4/5 --expect J-healthy=0/1 --expect K=2/4 --expect K-healthy=1/1 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
   ok "corpus: $(tail -n 1 "$T/corpus.log")"
 else
   grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
@@ -73,6 +73,32 @@ import json
 k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
 assert 'efa_libfabric_too_old' in k('fabric-plugin'), k('fabric-plugin')
 assert 'efa_libfabric_too_old' not in k('fabric-mpi'), k('fabric-mpi')"
+
+# 1.1a''' CUDA's 'initialization error' is the launcher's only when the lines carry pdsh's "host: "
+# labels (a catalogue entry's "launcher"): alone it has other causes
+printf "node01:100:100 [0] misc/cudawrap.cc:33 NCCL WARN Cuda failure 'initialization error'\n" > "$T/cuinit-plain.log"
+printf "gpu-node1: node01:100:100 [0] misc/cudawrap.cc:33 NCCL WARN Cuda failure 'initialization error'\n" > "$T/cuinit-pdsh.log"
+"$DOCTOR" -q -o "$T/cuinit-plain.json" "$T/cuinit-plain.log"
+"$DOCTOR" -q -o "$T/cuinit-pdsh.json" "$T/cuinit-pdsh.log"
+check "Cuda failure 'initialization error': under pdsh labels = launcher_env_not_propagated; without = not" $PY -c "
+import json
+k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+assert 'launcher_env_not_propagated' in k('cuinit-pdsh'), k('cuinit-pdsh')
+assert 'launcher_env_not_propagated' not in k('cuinit-plain'), k('cuinit-plain')"
+
+# 1.1a'''' /dev/shm full (NCCL's ENOSPC on its segment) is shm_too_small; with an ls -l of leftover nccl-*
+# segments beside it, shm_stale_segments above it; libfabric EFA's failed registration of a CUDA
+# buffer is efa_p2p_unsupported_driver
+printf 'h1:5:5 [0] misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-AbC123 to 33030144 bytes, error: No space left on device (28)\n' > "$T/shm-full.log"
+{ cat "$T/shm-full.log"; printf -- '-rw------- 1 root root 33030144 Oct 13 08:01 nccl-x1Y2z3\n'; } > "$T/shm-stale.log"
+printf 'libfabric:1:1::efa:core:efa_hmem_info_check_p2p_support_cuda():180<warn> Failed to register CUDA buffer with the EFA device, FI_HMEM transfers that require peer to peer support will fail.\n' > "$T/efa-p2p.log"
+for n in shm-full shm-stale efa-p2p; do "$DOCTOR" -q -o "$T/$n.json" "$T/$n.log"; done
+check "ENOSPC on /dev/shm: shm_too_small; beside leftover nccl-* segments: shm_stale_segments first; EFA: efa_p2p_unsupported_driver" $PY -c "
+import json
+k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+assert 'shm_too_small' in k('shm-full') and 'shm_stale_segments' not in k('shm-full'), k('shm-full')
+assert k('shm-stale')[0] == 'shm_stale_segments', k('shm-stale')
+assert k('efa-p2p')[0] == 'efa_p2p_unsupported_driver', k('efa-p2p')"
 
 # 1.1a'' a job that fails with an error that is not NCCL's (a CUDA error the framework raised,
 # torchrun's ChildFailedError) after a clean NCCL init: never a pass; the catch-all job_error
