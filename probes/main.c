@@ -47,13 +47,34 @@ static void nt_on_cont(int sig)
         nt_output_write_stash();
 }
 
+/* The stop signals (SIGTERM, SIGINT, and SIGHUP: a closed terminal or ssh session would kill
+ * the run with "in progress" left on disk) and the SIGCONT notice. SIGHUP only when it was not
+ * ignored when the probe started: under nohup it stays ignored. Called again after MPI_Init,
+ * which may install handlers of its own; the first call's view of SIGHUP holds for both. */
+static void nt_signals_install(void)
+{
+    static int hup_ignored = -1;
+    struct sigaction sa, old;
+
+    if (hup_ignored < 0)
+        hup_ignored = sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = nt_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    if (!hup_ignored)
+        sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = nt_on_cont;
+    sigaction(SIGCONT, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
     nt_probe_params_t params;
     nt_params_action_t action;
     char err[512];
     nt_launcher_t *l;
-    struct sigaction sa;
     int code;
 
     nt_log_init(NULL, -1);
@@ -89,16 +110,7 @@ int main(int argc, char **argv)
         break;
     }
 
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = nt_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    {
-        struct sigaction sc = sa;
-        sc.sa_handler = nt_on_cont;
-        sigaction(SIGCONT, &sc, NULL);
-    }
+    nt_signals_install();
 
     if (params.local) {
         l = nt_launcher_local_create();
@@ -119,13 +131,7 @@ int main(int argc, char **argv)
         return NT_EXIT_USAGE;
     }
     /* MPI_Init may install its own handlers: ours go back on top. */
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    {
-        struct sigaction sc = sa;
-        sc.sa_handler = nt_on_cont;
-        sigaction(SIGCONT, &sc, NULL);
-    }
+    nt_signals_install();
     l = nt_launcher_mpi_create(&nt_probe_interrupt);
     if (!l) {
         fprintf(stderr, "nettune probe: cannot set up the MPI launcher\n");

@@ -28,11 +28,18 @@ volatile sig_atomic_t nt_probe_interrupt;
 static char nt_stop_tail[1200];
 static volatile sig_atomic_t nt_stop_armed;
 
-static void nt_stop_line_arm(const char *output, const char *progress)
+/* The steps a progress text says were done, without its "run in progress: " (a stopped
+ * report's text must not read as a run still going to whoever greps for it). */
+static const char *nt_progress_steps(const char *progress)
 {
     static const char prefix[] = "run in progress: ";
-    if (strncmp(progress, prefix, sizeof(prefix) - 1) == 0)
-        progress += sizeof(prefix) - 1;
+    return strncmp(progress, prefix, sizeof(prefix) - 1) == 0 ? progress + sizeof(prefix) - 1
+                                                                : progress;
+}
+
+static void nt_stop_line_arm(const char *output, const char *progress)
+{
+    progress = nt_progress_steps(progress);
     nt_stop_armed = 0;
     /* The stashed snapshot is what is on disk when the signal comes; rank 0 then writes the
      * final report if it still can, which may hold more: say which the line describes. */
@@ -45,7 +52,10 @@ static void nt_stop_line_arm(const char *output, const char *progress)
 void nt_probe_stop_line(int sig)
 {
     static const char head[] = "nettune probe: stopped by ";
-    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+    const char *name = sig == SIGINT    ? "SIGINT"
+                       : sig == SIGTERM ? "SIGTERM"
+                       : sig == SIGHUP  ? "SIGHUP"
+                                        : "a signal";
     ssize_t w;
 
     if (!nt_stop_armed)
@@ -184,9 +194,10 @@ static nt_status_t nt_collect_write(nt_collect_t *c, int completed, int force, c
             cJSON *nd = cJSON_GetObjectItemCaseSensitive(cr, "not_done");
             char msg[300];
             snprintf(msg, sizeof(msg),
-                     "stopped by a signal (SIGTERM, SIGINT, or the launcher ending the job) "
-                     "while in progress: the report holds what was measured before (%s)",
-                     progress);
+                     "stopped by a signal (SIGTERM, SIGINT, SIGHUP, or the launcher ending the job) "
+                     "while in progress: the report holds what was measured until its last "
+                     "snapshot (%s)",
+                     nt_progress_steps(progress));
             cJSON_ReplaceItemInArray(nd, cJSON_GetArraySize(nd) - 1, cJSON_CreateString(msg));
             /* streamed into an unnamed file: no text of the whole report in memory */
             nt_output_stash_json(c->output, copy);

@@ -304,6 +304,24 @@ for sig in INT TERM; do
   if [ $good -ge $((tries - 1)) ] && [ $good -ge 1 ]; then ok "SIG$sig to mpirun: the report says stopped by the signal ($good of $tries), no temp file"
   else cat "$W/check"; ls "$W"; bad "SIG$sig to mpirun: the report says stopped by the signal ($good of $tries), no temp file"; fi
 done
+# SIGHUP to rank 0 (its terminal or ssh session gone) stops the run as SIGTERM does: exit 3 and
+# a report that says so, where the default action killed it (mpirun's 129) with "run in
+# progress" left on disk.
+rm -f "$W"/r.json*
+NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P -q --full --budget 0.3 --output "$W/r.json" > "$W/log" 2>&1 &
+mp=$!
+for i in $(seq 1 300); do [ -f "$W/r.json" ] && break; sleep 0.1; done
+sleep 0.5
+victim=""
+for pid in $(pgrep -f "nettune-probe.*$W/r.json"); do
+  tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && victim=$pid
+done
+[ -n "$victim" ] && kill -HUP "$victim"
+wait $mp; rc=$?
+if [ -n "$victim" ] && [ "$rc" = 3 ] && grep -q "^nettune probe: stopped by SIGHUP: partial report" "$W/log" && \
+   /usr/bin/python3 -c "import json,sys; r=json.load(open('$W/r.json'))['run']; sys.exit(0 if r['completed'] is False and any('signal' in x for x in r['not_done']) else 1)"; then
+  ok "SIGHUP to rank 0: stopped by the signal, exit 3"
+else sed -n 1,5p "$W/log"; bad "SIGHUP to rank 0: stopped by the signal, exit 3 (rc=$rc, victim ${victim:-none})"; fi
 # A rank killed between naming its temporary file and the rename leaves it (with O_TMPFILE
 # that is the only moment it has a name); the next run to that path removes it, and not the
 # temporary file of a process that still runs.
