@@ -1167,6 +1167,17 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
 
     /* Identify the nodes of the job. */
     st = nt_identify(p);
+    if (st == NT_ERR_INTERRUPTED) {
+        /* Stopped, not unable to run: exit 3 as any stop with nothing failed. No report can be
+         * written before the inventory, so a file at the path is an earlier run's. */
+        if (p->rank == 0)
+            NT_WARN(INIT,
+                    "stopped by %s before the nodes of the job were identified: nothing "
+                    "measured, no report written (a report at '%s' is an earlier run's)",
+                    *p->stop ? "a signal" : "its time limit", params->output);
+        nt_run_free(&r);
+        return NT_EXIT_INCOMPLETE;
+    }
     if (st != NT_OK) {
         if (p->rank == 0)
             NT_ERROR(INIT, "cannot identify the nodes of the job: %s", nt_status_string(st));
