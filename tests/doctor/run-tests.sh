@@ -47,16 +47,26 @@ else
   grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
 fi
 
+# keys_check DESC NAME... -- ASSERTS: the doctor on each $T/NAME.log (into $T/NAME.json), then
+# the Python ASSERTS, where k('NAME') is the list of that document's finding keys, in order.
+keys_check()
+{
+  local desc=$1
+  shift
+  while [ "$1" != -- ]; do "$DOCTOR" -q -o "$T/$1.json" "$T/$1.log"; shift; done
+  shift
+  check "$desc" $PY -c "
+import json
+k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+$1"
+}
+
 # 1.1a nccl-tests' footers: two that follow each other with nothing begun between are processes
 # that each ran their own job (built without MPI); two runs one after the other in one file are not
 f=tests/fixtures/nccl-tests-logs/allreduce-8xA100-sxm4-single-node-nvswitch-c0.log
 cat "$f" "$f" > "$T/two-runs.log"
 printf '# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.94145\n#\n# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.94156\n' > "$T/two-footers.log"
-"$DOCTOR" -q -o "$T/two-runs.json" "$T/two-runs.log"
-"$DOCTOR" -q -o "$T/two-footers.json" "$T/two-footers.log"
-check "footers: together = built without MPI; runs one after another = not" $PY -c "
-import json
-k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+keys_check "footers: together = built without MPI; runs one after another = not" two-runs two-footers -- "
 assert k('two-footers') == ['nccl_tests_built_without_mpi'], k('two-footers')
 assert 'nccl_tests_built_without_mpi' not in k('two-runs'), k('two-runs')"
 
@@ -66,11 +76,7 @@ fabric_ver() { printf '%s: version `FABRIC_1.7'"'"' not found (required by %s)\n
 fabric_ver /opt/aws-ofi-nccl/lib/libnccl-net.so > "$T/fabric-plugin.log"
 { fabric_ver /opt/amazon/openmpi/lib/openmpi/mca_mtl_ofi.so
   printf 'h1:1:1 [0] NCCL INFO NET/OFI Using aws-ofi-nccl 1.9.1\nh1:1:1 [0] NCCL INFO Using network AWS Libfabric\n'; } > "$T/fabric-mpi.log"
-"$DOCTOR" -q -o "$T/fabric-plugin.json" "$T/fabric-plugin.log"
-"$DOCTOR" -q -o "$T/fabric-mpi.json" "$T/fabric-mpi.log"
-check "FABRIC_ symbol version: required by libnccl-net = efa_libfabric_too_old; by Open MPI's MTL = not" $PY -c "
-import json
-k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+keys_check "FABRIC_ symbol version: required by libnccl-net = efa_libfabric_too_old; by Open MPI's MTL = not" fabric-plugin fabric-mpi -- "
 assert 'efa_libfabric_too_old' in k('fabric-plugin'), k('fabric-plugin')
 assert 'efa_libfabric_too_old' not in k('fabric-mpi'), k('fabric-mpi')"
 
@@ -78,11 +84,7 @@ assert 'efa_libfabric_too_old' not in k('fabric-mpi'), k('fabric-mpi')"
 # labels (a catalogue entry's "launcher"): alone it has other causes
 printf "node01:100:100 [0] misc/cudawrap.cc:33 NCCL WARN Cuda failure 'initialization error'\n" > "$T/cuinit-plain.log"
 printf "gpu-node1: node01:100:100 [0] misc/cudawrap.cc:33 NCCL WARN Cuda failure 'initialization error'\n" > "$T/cuinit-pdsh.log"
-"$DOCTOR" -q -o "$T/cuinit-plain.json" "$T/cuinit-plain.log"
-"$DOCTOR" -q -o "$T/cuinit-pdsh.json" "$T/cuinit-pdsh.log"
-check "Cuda failure 'initialization error': under pdsh labels = launcher_env_not_propagated; without = not" $PY -c "
-import json
-k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+keys_check "Cuda failure 'initialization error': under pdsh labels = launcher_env_not_propagated; without = not" cuinit-plain cuinit-pdsh -- "
 assert 'launcher_env_not_propagated' in k('cuinit-pdsh'), k('cuinit-pdsh')
 assert 'launcher_env_not_propagated' not in k('cuinit-plain'), k('cuinit-plain')"
 
@@ -92,10 +94,7 @@ assert 'launcher_env_not_propagated' not in k('cuinit-plain'), k('cuinit-plain')
 printf 'h1:5:5 [0] misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-AbC123 to 33030144 bytes, error: No space left on device (28)\n' > "$T/shm-full.log"
 { cat "$T/shm-full.log"; printf -- '-rw------- 1 root root 33030144 Oct 13 08:01 nccl-x1Y2z3\n'; } > "$T/shm-stale.log"
 printf 'libfabric:1:1::efa:core:efa_hmem_info_check_p2p_support_cuda():180<warn> Failed to register CUDA buffer with the EFA device, FI_HMEM transfers that require peer to peer support will fail.\n' > "$T/efa-p2p.log"
-for n in shm-full shm-stale efa-p2p; do "$DOCTOR" -q -o "$T/$n.json" "$T/$n.log"; done
-check "ENOSPC on /dev/shm: shm_too_small; beside leftover nccl-* segments: shm_stale_segments first; EFA: efa_p2p_unsupported_driver" $PY -c "
-import json
-k = lambda n: [f['key'] for f in json.load(open('$T/%s.json' % n))['findings']]
+keys_check "ENOSPC on /dev/shm: shm_too_small; beside leftover nccl-* segments: shm_stale_segments first; EFA: efa_p2p_unsupported_driver" shm-full shm-stale efa-p2p -- "
 assert 'shm_too_small' in k('shm-full') and 'shm_stale_segments' not in k('shm-full'), k('shm-full')
 assert k('shm-stale')[0] == 'shm_stale_segments', k('shm-stale')
 assert k('efa-p2p')[0] == 'efa_p2p_unsupported_driver', k('efa-p2p')"

@@ -243,6 +243,14 @@ run_case "dead peer among 4 nodes: the silent node is named" 1 --completed false
 if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); w=d['summary']['warnings']; sys.exit(0 if any(x.startswith('fake2:') for x in w) and not any('fake1:' in x for x in w) else 1)"; then
   ok "dead peer: summary.warnings names fake2 only"
 else bad "dead peer: summary.warnings names fake2 only"; fi
+# probe_rank_pid R: the pid of world rank R of the probe writing $W/r.json (empty if none).
+probe_rank_pid()
+{
+  local pid
+  for pid in $(pgrep -f "nettune-probe.*$W/r.json"); do
+    tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$pid"; return; }
+  done
+}
 # A rank stopped with SIGSTOP mid-run: its partner calls it dead after --peer-timeout without
 # progress, rank 0 names its host (failed_nodes, cause no_answer), the run ends on its own within
 # 3 x --peer-timeout plus the steps' budgets, and exits 1.
@@ -252,10 +260,7 @@ NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --peer-timeout 2 --budget 0.2 --out
 mp=$!
 for i in $(seq 1 100); do [ -f "$W/r.json" ] && break; sleep 0.1; done
 sleep 0.3
-victim=""
-for pid in $(pgrep -f "nettune-probe.*$W/r.json"); do
-  tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$pid
-done
+victim=$(probe_rank_pid 2)
 [ -n "$victim" ] && kill -STOP "$victim"
 wait $mp; rc=$?
 el=$(echo "$(date +%s.%N) - $t0" | bc)
@@ -312,10 +317,7 @@ NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P -q --full --budget 0.3 --output "$W/r.json
 mp=$!
 for i in $(seq 1 300); do [ -f "$W/r.json" ] && break; sleep 0.1; done
 sleep 0.5
-victim=""
-for pid in $(pgrep -f "nettune-probe.*$W/r.json"); do
-  tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && victim=$pid
-done
+victim=$(probe_rank_pid 0)
 [ -n "$victim" ] && kill -HUP "$victim"
 wait $mp; rc=$?
 if [ -n "$victim" ] && [ "$rc" = 3 ] && grep -q "^nettune probe: stopped by SIGHUP: partial report" "$W/log" && \
