@@ -243,13 +243,18 @@ run_case "dead peer among 4 nodes: the silent node is named" 1 --completed false
 if /usr/bin/python3 -c "import json,sys; d=json.load(open('$W/r.json')); w=d['summary']['warnings']; sys.exit(0 if any(x.startswith('fake2:') for x in w) and not any('fake1:' in x for x in w) else 1)"; then
   ok "dead peer: summary.warnings names fake2 only"
 else bad "dead peer: summary.warnings names fake2 only"; fi
-# probe_rank_pid R: the pid of world rank R of the probe writing $W/r.json (empty if none).
-probe_rank_pid()
+# signal_rank R SIG SECONDS: once the probe writing $W/r.json has written it (30 s at most),
+# SECONDS later, sends SIG to its world rank R; sets victim (its pid, empty if none was found).
+signal_rank()
 {
-  local pid
+  local pid i
+  for i in $(seq 1 300); do [ -f "$W/r.json" ] && break; sleep 0.1; done
+  sleep "$3"
+  victim=""
   for pid in $(pgrep -f "nettune-probe.*$W/r.json"); do
-    tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$pid"; return; }
+    tr '\0' '\n' < /proc/$pid/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && victim=$pid
   done
+  [ -n "$victim" ] && kill "-$2" "$victim"
 }
 # A rank stopped with SIGSTOP mid-run: its partner calls it dead after --peer-timeout without
 # progress, rank 0 names its host (failed_nodes, cause no_answer), the run ends on its own within
@@ -258,10 +263,7 @@ rm -f "$W/r.json"
 t0=$(date +%s.%N)
 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P --full --peer-timeout 2 --budget 0.2 --output "$W/r.json" > "$W/log" 2>&1 &
 mp=$!
-for i in $(seq 1 100); do [ -f "$W/r.json" ] && break; sleep 0.1; done
-sleep 0.3
-victim=$(probe_rank_pid 2)
-[ -n "$victim" ] && kill -STOP "$victim"
+signal_rank 2 STOP 0.3
 wait $mp; rc=$?
 el=$(echo "$(date +%s.%N) - $t0" | bc)
 [ -n "$victim" ] && kill -CONT "$victim" 2>/dev/null
@@ -315,10 +317,7 @@ done
 rm -f "$W"/r.json*
 NETTUNE_FAKE_NODES=4 $MPIRUN -np 4 $P -q --full --budget 0.3 --output "$W/r.json" > "$W/log" 2>&1 &
 mp=$!
-for i in $(seq 1 300); do [ -f "$W/r.json" ] && break; sleep 0.1; done
-sleep 0.5
-victim=$(probe_rank_pid 0)
-[ -n "$victim" ] && kill -HUP "$victim"
+signal_rank 0 HUP 0.5
 wait $mp; rc=$?
 if [ -n "$victim" ] && [ "$rc" = 3 ] && grep -q "^nettune probe: stopped by SIGHUP: partial report" "$W/log" && \
    /usr/bin/python3 -c "import json,sys; r=json.load(open('$W/r.json'))['run']; sys.exit(0 if r['completed'] is False and any('signal' in x for x in r['not_done']) else 1)"; then
