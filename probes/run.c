@@ -975,9 +975,10 @@ static void nt_run_note_left(nt_run_t *r, int k, const nt_step_t *steps, int nst
         if (s2 > s || (cut && s2 == s))
             left += steps[s2].npairs;
     }
+    /* "in full": the pairs of a step cut short keep the sizes they measured, as links */
     if (left > 0)
-        nt_not_done(&r->c, "%s: %d of %d pairs not measured (%s)", r->probes[k]->kind, left, all,
-                    why);
+        nt_not_done(&r->c, "%s: %d of %d pairs not measured in full (%s)", r->probes[k]->kind, left,
+                    all, why);
     else
         nt_not_done(&r->c, "%s: all %d pairs measured, the rest of the run not done (%s)",
                     r->probes[k]->kind, all, why);
