@@ -113,6 +113,7 @@ typedef struct {
     const char *msg;  /* text after "NCCL INFO " / "NCCL WARN " (or body when level NONE) */
     const char *prefix[NT_LINE_PREFIXES]; /* names of the launcher labels stripped, outermost first */
     int nprefix;
+    unsigned long prefix_rows; /* bit i: row i of the prefix table (nt_line_prefix_at) stripped */
 } nt_logline_t;
 
 /* Splits `line` (NUL-terminated) into launcher labels, NCCL prefix and message. The labels are
@@ -135,5 +136,9 @@ size_t nt_line_pdsh_host(const char *s);
  * end). */
 size_t nt_line_prefix_count(void);
 const char *nt_line_prefix_at(size_t i, const char **example, const char **source);
+
+/* The row of the prefix table named `name` ("pdsh", "openmpi", ...), its bit in
+ * nt_logline_t.prefix_rows being 1ul << row; -1 when no row has that name. */
+int nt_line_prefix_row(const char *name);
 
 #endif

@@ -338,6 +338,18 @@ size_t nt_line_prefix_count(void)
     return sizeof(nt_prefixes) / sizeof(nt_prefixes[0]);
 }
 
+/* prefix_rows holds one bit per row */
+_Static_assert(sizeof(nt_prefixes) / sizeof(nt_prefixes[0]) <= 8 * sizeof(unsigned long),
+               "nt_logline_t.prefix_rows has a bit per prefix row");
+
+int nt_line_prefix_row(const char *name)
+{
+    for (size_t i = 0; name && i < nt_line_prefix_count(); i++)
+        if (strcmp(name, nt_prefixes[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
 const char *nt_line_prefix_at(size_t i, const char **example, const char **source)
 {
     if (i >= nt_line_prefix_count())
@@ -402,6 +414,7 @@ void nt_line_parse(const char *line, nt_logline_t *out)
                 po.task = o.task;
             if (o.host && !po.host)
                 po.host = o.host, po.host_len = o.host_len;
+            out->prefix_rows |= 1ul << i;
             if (out->nprefix < NT_LINE_PREFIXES)
                 out->prefix[out->nprefix++] = nt_prefixes[i].name;
         }
@@ -419,6 +432,7 @@ void nt_line_parse(const char *line, nt_logline_t *out)
                     po.task = o.task;
                 if (o.host)
                     po.host = o.host, po.host_len = o.host_len;
+                out->prefix_rows |= 1ul;
                 if (out->nprefix < NT_LINE_PREFIXES)
                     out->prefix[out->nprefix++] = nt_prefixes[0].name;
             }

@@ -320,6 +320,8 @@ struct nt_doctor {
     unsigned *sig_seen; /* per signature: the line (sig_gen) it last matched */
     unsigned sig_gen;
     unsigned long labels_seen; /* launcher-label table rows (bit i: nt_line_prefix_at(i)) seen */
+    int pdsh_row;              /* the table's pdsh row (a file of pdsh lines has its labels
+                                  stripped by the operator reader, not the line parser) */
     nt_sighit_t *msg;   /* one per kb message (NCCL format string) */
     cJSON **msg_values; /* per kb message: the named conversions of its first line, or NULL */
     int sig_acs, sig_iommu, sig_failure, sig_wc;

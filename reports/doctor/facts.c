@@ -218,6 +218,7 @@ nt_doctor_t *nt_doctor_create(const nt_kb_t *kb)
     if (!d)
         return NULL;
     d->kb = kb;
+    d->pdsh_row = nt_line_prefix_row("pdsh");
     d->sig = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig));
     d->sig_seen = calloc(kb->nsigs ? kb->nsigs : 1, sizeof(*d->sig_seen));
     d->msg = calloc(kb->nmsgs ? kb->nmsgs : 1, sizeof(*d->msg));

@@ -346,11 +346,7 @@ static int nt_cat_qualifiers(nt_kb_t *kb, const cJSON *it, nt_kb_cause_t *c, con
     const cJSON *la = cJSON_GetObjectItemCaseSensitive(it, "launcher");
     if (!la)
         return 0;
-    const char *want = cJSON_GetStringValue(la);
-    for (size_t r = 0; want && r < nt_line_prefix_count() && r < 8 * sizeof(unsigned long); r++)
-        if (strcmp(want, nt_line_prefix_at(r, NULL, NULL)) == 0)
-            c->launcher = (int)r;
-    if (c->launcher < 0) {
+    if ((c->launcher = nt_line_prefix_row(cJSON_GetStringValue(la))) < 0) {
         snprintf(err, errlen,
                  "knowledge base '%s': $.catalogue[%zu].launcher is not a launcher label's name "
                  "(lib/nccl/logline.c, nt_prefixes)",

@@ -976,15 +976,6 @@ static void nt_feed_pytorch(nt_doctor_t *d, const nt_logline_t *l, const char *l
     nt_ev_set(&t->ev, d->cur, in->lines, line);
 }
 
-/* A launcher label some line of the job carries (row `name` of the label table), for a catalogue
- * entry's "launcher". */
-static void nt_label_seen(nt_doctor_t *d, const char *name)
-{
-    for (size_t r = 0; r < nt_line_prefix_count() && r < 8 * sizeof(d->labels_seen); r++)
-        if (strcmp(name, nt_line_prefix_at(r, NULL, NULL)) == 0)
-            d->labels_seen |= 1ul << r;
-}
-
 static void nt_feed_line(nt_doctor_t *d, const char *line)
 {
     nt_logline_t l;
@@ -997,10 +988,9 @@ static void nt_feed_line(nt_doctor_t *d, const char *line)
     nt_line_parse(body, &l);
     /* the launcher labels the job's lines carry; the operator reader has already taken pdsh's
      * "host: " off when every line of the file has one */
-    if (body != line && nt_line_pdsh_host(line))
-        nt_label_seen(d, "pdsh");
-    for (int k = 0; k < l.nprefix; k++)
-        nt_label_seen(d, l.prefix[k]);
+    d->labels_seen |= l.prefix_rows;
+    if (body != line && d->pdsh_row >= 0 && nt_line_pdsh_host(line))
+        d->labels_seen |= 1ul << d->pdsh_row;
     nt_input_t *in = &d->inputs[d->cur];
     /* PyTorch prints NCCL's last WARN after "Last error:" without NCCL's prefix: it is that WARN */
     if (in->last_error && l.level == NT_LVL_NONE && *l.body) {
