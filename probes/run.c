@@ -1169,13 +1169,14 @@ int nt_probe_run(const nt_probe_params_t *params, nt_launcher_t *l, int argc, ch
     /* Identify the nodes of the job. */
     st = nt_identify(p);
     if (st == NT_ERR_INTERRUPTED) {
-        /* Stopped, not unable to run: exit 3 as any stop with nothing failed. No report can be
-         * written before the inventory, so a file at the path is an earlier run's. */
+        /* A signal (the launcher's waits give up on the stop flag alone), not a failure to
+         * run: exit 3 as any stop with nothing failed. No report can be written before the
+         * inventory, so a file at the path is an earlier run's. */
         if (p->rank == 0)
             NT_WARN(INIT,
-                    "stopped by %s before the nodes of the job were identified: nothing "
+                    "stopped by a signal before the nodes of the job were identified: nothing "
                     "measured, no report written (a report at '%s' is an earlier run's)",
-                    *p->stop ? "a signal" : "its time limit", params->output);
+                    params->output);
         nt_run_free(&r);
         return NT_EXIT_INCOMPLETE;
     }
