@@ -342,7 +342,7 @@ for n in $(seq 1 "$N_RUN"); do
         want "$k" || continue
         # A trainer that ended in a case (its case says so) is started again, so that the
         # cases after it still run: under 10% loss its MPI can give up a TCP connection (a
-        # segment lost tcp_retries2 + 1 times in a row), measured about 1 run in 40.
+        # segment lost tcp_retries2 + 1 times in a row): 1 of 4 CI-style runs once.
         if ! alive "$MPIRUN_PID"; then
             stop
             RUN=${RUN}b
