@@ -130,3 +130,34 @@ int nt_watch_two_behind(const nt_jobcomm_t *c, double now_us, double *silent_us)
     }
     return 0;
 }
+
+/* The silences the hang rule and the stall rule compare with: a live rank's (also), a hang's
+ * confirmation (min) and the end of a slow network's deferral (stall). */
+static const double *const nt_watch_silence_marks[] = {
+    &nt_watch_hang_also_dumps, &nt_watch_hang_min_dumps, &nt_watch_hang_stall_dumps};
+
+double nt_watch_next_mark_us(const nt_jobalign_t *a, double now_us)
+{
+    double next = NAN;
+    if (!isfinite(now_us))
+        return NAN;
+    for (size_t ci = 0; ci < nt_jobalign_ncomms(a); ci++) {
+        const nt_jobcomm_t *c = nt_jobalign_comm(a, ci);
+        for (int i = 0; i < c->nranks; i++) {
+            double every, ref, missed;
+            if (nt_watch_rank_behind(c, i, now_us, &every, &ref, &missed) <= 0 ||
+                !(every > 0) || !isfinite(missed))
+                continue;
+            for (size_t k = 0; k < sizeof(nt_watch_silence_marks) / sizeof(*nt_watch_silence_marks); k++) {
+                double m = *nt_watch_silence_marks[k];
+                if (missed >= m)
+                    continue;
+                double t = now_us + (m - missed) * every;
+                if (!(t >= next))
+                    next = t;
+                break; /* the marks rise: the first ahead is the nearest */
+            }
+        }
+    }
+    return next;
+}

@@ -139,6 +139,15 @@ double nt_watch_dump_interval_us(const nt_jobrank_t *r);
 int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
                          double *ref_us, double *missed);
 
+/* nt_watch_next_mark_us - while following (now_us: the watch's clock, us since the epoch), the
+ * earliest time at which a rank behind in a communicator of `a` will have been silent for one
+ * of the marks the hang and stall rules compare with (nt_watch_hang_also_dumps,
+ * hang_min_dumps, hang_stall_dumps of its dump intervals, counted as nt_watch_rank_behind
+ * does); NAN when no rank is behind, or without now_us. Nothing is written while every rank is
+ * blocked behind one that stopped, so --follow reads again then rather than at its interval:
+ * a verdict that waits only for time comes when it is due. */
+double nt_watch_next_mark_us(const nt_jobalign_t *a, double now_us);
+
 /* nt_watch_also_behind - another rank of c than i that is behind and silent for
  * nt_watch_hang_also_dumps of its dump intervals (every_us where it has none of its own): at
  * now_us while following (its dumps on the watch's clock, nt_watch_rank_ts_us), else at ref_us;

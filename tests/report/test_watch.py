@@ -629,6 +629,60 @@ def follow_woken_by_a_write():
           "the appended records read %.2f s after the write: %d of %d (%d before)" % (took, got, total, first))
 
 
+def follow_reads_when_a_hang_is_due():
+    # Four ranks dump every 0.2 s; h4 stops after its third dump, the others dump once more with
+    # the call it never joined and then block behind it: nothing is written again. With
+    # --interval 30 the watch reads when h4's silence reaches the hang rule's 2.5 of its dump
+    # intervals (0.5 s after its last dump), not 30 s after its last read (was: nothing named
+    # until the interval was over). Times are taken from the writes, which a loaded machine
+    # may delay.
+    d = os.path.join(WORK, "due")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    out = os.path.join(WORK, "due.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    proc = subprocess.Popen([BIN, "--follow", "--interval", "30", "-o", out, d],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done, h4 = [0, 0, 0, 0], []
+
+    def dump(r, upto):
+        with open(os.path.join(d, "h%d-pid%d.log" % (r + 1, 7400 + r)), "a") as fp:
+            for sn in range(done[r] + 1, upto + 1):
+                fp.write(json.dumps(gen_inspector.record("0xd0e", "tp0", r, 4, 4, "h%d" % (r + 1), 7400 + r,
+                                                         sn, 1 << 20, 1000.0, int(time.time() * 1e6)),
+                                    separators=(",", ":")) + "\n")
+        done[r] = upto
+        if r == 3:
+            h4.append(time.time())
+    named, said = None, []
+    try:
+        time.sleep(0.3)
+        t0 = time.time()
+        for k, at in enumerate((0.0, 0.2, 0.4)):
+            time.sleep(max(0.0, t0 + at - time.time()))
+            for r in range(4):
+                dump(r, 10 * (k + 1))
+        time.sleep(max(0.0, t0 + 0.45 - time.time()))
+        for r in range(3):
+            dump(r, 31)
+        while time.time() < h4[-1] + 3 and named is None:
+            time.sleep(0.05)
+            try:
+                doc = json.load(open(out))
+            except (OSError, ValueError):
+                continue
+            if [f["rank"] for f in doc["findings"] if f["check"] == "watch_hang"] == [3]:
+                named = time.time() - h4[-1]
+            said = [n["reason"] for n in doc["not_judged"] if n["check"] == "watch_hang"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    due = 2.5 * min(b - a for a, b in zip(h4, h4[1:]))
+    check(named is not None and due - 0.05 <= named < due + 0.8,
+          "h4 named a hang %s s after its last dump (due at %.2f s): %s" % (named, due, said))
+
+
 def live_job(d, seconds, skew_s=0.0, events=None, hung=None, hung_from=None, keep_open=False):
     """Writes a live job of 4 ranks (h1..h4, one communicator) into folder d for `seconds`: a call
     every 10 ms, each rank dumping every 0.2 s (50 ms after the rank before), each record
@@ -1097,7 +1151,8 @@ TESTS = [straggler_named_compute_side, straggler_needs_every_block, onset_agains
          too_few_calls_not_judged, slow_node_named_network_side, stalls_named_network_side,
          stalled_rank_silent_is_not_a_hang,
     straggler_peer_not_named, hang_two_behind_not_named, readme_records_and_prometheus, busbw_drop_onset,
-         follow_reads_on_as_files_grow, follow_woken_by_a_write, follow_clocks_rotation_and_a_hang,
+         follow_reads_on_as_files_grow, follow_woken_by_a_write, follow_reads_when_a_hang_is_due,
+         follow_clocks_rotation_and_a_hang,
          follow_rotated_under_a_writer_that_keeps_its_file, follow_gzip_still_being_written,
          follow_mirror_refreshed,
          follow_missing_file_found_later, follow_stdin_pipe_ends, ras_missing_rank_named, garbage_line_counted, bad_inputs_one_line,
