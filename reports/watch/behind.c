@@ -18,6 +18,12 @@ const double nt_watch_hang_stall_dumps = 10;
  * neighbour was named a hang while 2.5 were asked of both). */
 const double nt_watch_hang_also_dumps = 1.5;
 
+/* A rank 2 or more calls behind completed the call after its last, since it joined the next
+ * one, which the others completed: a live rank's dump thread writes that call within one of
+ * its intervals after (Inspector dumps what completed), so it is overdue once this many of its
+ * intervals have passed since the others' first record of the call it joined. */
+const double nt_watch_hang_joined_dumps = 1.5;
+
 /* The watch reads a dump within NT_WATCH_WAKE_MIN_S plus NT_WATCH_SETTLE_S of its write when a
  * write wakes it (run.c): a rank's difference up to this is the read's own delay, not another
  * clock, and is not added. */
@@ -82,6 +88,19 @@ int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *ev
         from = next_us - every;
     *missed = every > 0 && isfinite(*ref_us) ? (*ref_us - from) / every : NAN;
     return ahead;
+}
+
+double nt_watch_joined_us(const nt_jobcomm_t *c, int i, double now_us)
+{
+    const nt_jobrank_t *r = &c->ranks[i];
+    if (!r->seen || c->max_seq < r->last_seq + 2)
+        return NAN;
+    const nt_jobcall_t *j = nt_jobcomm_call(c, r->last_seq + 2);
+    if (!j || !isfinite(j->dump_ts_us))
+        return NAN;
+    return isfinite(now_us) && j->dump_rank >= 0 && j->dump_rank < c->nranks
+               ? nt_watch_rank_ts_us(&c->ranks[j->dump_rank], j->dump_ts_us)
+               : j->dump_ts_us;
 }
 
 int nt_watch_also_behind(const nt_jobcomm_t *c, int i, double every_us, double ref_us,
@@ -157,6 +176,10 @@ double nt_watch_next_mark_us(const nt_jobalign_t *a, double now_us)
                     next = t;
                 break; /* the marks rise: the first ahead is the nearest */
             }
+            double joined = nt_watch_joined_us(c, i, now_us),
+                   t = joined + nt_watch_hang_joined_dumps * every;
+            if (t > now_us && !(t >= next))
+                next = t;
         }
     }
     return next;
