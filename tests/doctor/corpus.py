@@ -5,8 +5,8 @@ catch-all (nccl_warning, nccl_error, job_error) has the manifest's key; a health
 and no warn or error finding. Healthy logs of halves A and B are figured together ("healthy");
 those of a later held set are figured apart ("C-healthy" for held set C, "D-healthy" for held set D,
 "E-healthy" for held set E, "F-healthy" for held set F, "G-healthy" for held set G, "H-healthy" for
-held set H, "I-healthy" for held set I, "J-healthy" for held set J, "K-healthy" for held set K) so each
-held set's figure stays its own.
+held set H, "I-healthy" for held set I, "J-healthy" for held set J, "K-healthy" for held set K, "L-healthy"
+for held set L) so each held set's figure stays its own.
 
 usage: corpus.py DOCTOR OUTDIR [--half A|B|all] [--expect HALF=RIGHT/TOTAL ...] [--causes N]
 --causes N checks the catalogue (reports/doctor/knowledge.json $.catalogue): every entry names its
@@ -15,7 +15,7 @@ not "extends") have a log whose manifest key is the entry's own.
 --expect makes it exit 1 unless each named figure is reached (at least RIGHT of TOTAL right, and
 TOTAL logs): the figures a change must not lose. Healthy logs are figured apart ("healthy", and
 "C-healthy", "D-healthy", "E-healthy", "F-healthy", "G-healthy", "H-healthy", "I-healthy", "J-healthy",
-"K-healthy" for the held sets)."""
+"K-healthy", "L-healthy" for the held sets)."""
 import json, os, subprocess, sys
 
 CATCH_ALL = {"nccl_warning", "nccl_error", "job_error"}

@@ -39,6 +39,7 @@ SETS = [
     ("I", "## Held set I:", 243, 252, "65f29ba", "0243de3"),
     ("J", "## Held set J:", 253, 258, "a9290bc", "c729474"),
     ("K", "## Held set K:", 259, 263, "947f92f", "8742ab5"),
+    ("L", "## Held set L:", 264, 271, "d49fbfa", "27d8f91"),
 ]
 LINE = re.compile(r"^(ok|not ok) - ((\d{3})-\S+\.log) \[(\w+)\] want (\S+): (.*)$")
 

@@ -41,7 +41,7 @@ else
 fi
 
 # 1.1 the corpus of real logs (tests/doctor/corpus): the figures reached must not be lost
-if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 72 --expect A=53/61 --expect B=49/51 --expect C=17/18 --expect C-healthy=12/12 --expect D=14/16 --expect D-healthy=6/6 --expect E=7/15 --expect E-healthy=3/5 --expect F=7/10 --expect F-healthy=3/3 --expect G=3/9 --expect G-healthy=2/2 --expect H=4/9 --expect H-healthy=2/3 --expect I=6/7 --expect I-healthy=3/3 --expect J=4/5 --expect J-healthy=0/1 --expect K=2/4 --expect K-healthy=1/1 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
+if $PY tests/doctor/corpus.py "$DOCTOR" "$T/corpus" --causes 73 --expect A=53/61 --expect B=49/51 --expect C=17/18 --expect C-healthy=12/12 --expect D=14/16 --expect D-healthy=6/6 --expect E=7/15 --expect E-healthy=3/5 --expect F=7/10 --expect F-healthy=3/3 --expect G=3/9 --expect G-healthy=2/2 --expect H=4/9 --expect H-healthy=2/3 --expect I=6/7 --expect I-healthy=3/3 --expect J=4/5 --expect J-healthy=0/1 --expect K=2/4 --expect K-healthy=1/1 --expect L=3/6 --expect L-healthy=1/2 --expect healthy=22/22 >"$T/corpus.log" 2>&1; then
   ok "corpus: $(tail -n 1 "$T/corpus.log")"
 else
   grep -v '^ok' "$T/corpus.log"; bad "corpus figures"
@@ -134,6 +134,18 @@ import json
 k = lambda v: [f['key'] for f in json.load(open('$T/internal-%s.json' % v))['findings']]
 assert 'nccl_bug_fixed_by_upgrade' in k('2.18.3'), k('2.18.3')
 assert 'nccl_bug_fixed_by_upgrade' not in k('2.21.5'), k('2.21.5')"
+
+# 1.2a an entry's own "nccl_versions": p2p.cc:298 is the legacy CUDA IPC import (cudaIpcOpenMemHandle,
+# taken with cuMem off) from 2.24.3 to 2.26.6 only; in 2.21.5 that line is no call at all
+for v in 2.26.2 2.21.5; do
+  printf 'node1:1:1 [0] NCCL INFO NCCL version %s+cuda12.2\nnode1:1:9 [0] transport/p2p.cc:298 NCCL WARN Cuda failure '"'"'invalid argument'"'"'\n' "$v" > "$T/legacy-ipc-$v.log"
+  "$DOCTOR" -q -o "$T/legacy-ipc-$v.json" "$T/legacy-ipc-$v.log"
+done
+check "p2p.cc:298 Cuda failure: cumem_disabled_legacy_ipc under 2.26.2; 2.21.5: not" $PY -c "
+import json
+k = lambda v: [f['key'] for f in json.load(open('$T/legacy-ipc-%s.json' % v))['findings']]
+assert k('2.26.2')[0] == 'cumem_disabled_legacy_ipc', k('2.26.2')
+assert 'cumem_disabled_legacy_ipc' not in k('2.21.5'), k('2.21.5')"
 
 # 1.3 PyTorch's flight recorder lines as facts of a watchdog timeout (ProcessGroupNCCL.cpp's own
 # lines: the environments line, printTraceback, broadcastDumpSignal, the heartbeat monitor's,
