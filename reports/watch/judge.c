@@ -598,7 +598,10 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * (measured on the namespace cluster, 10% loss, 1 s dumps: the lossy host's rank 644 in
          * its data-parallel pair, its peer 645, no call of the job stalled yet, named a hang at
          * 2.5 intervals of silence). A stopped process leaves unwritten the calls it completed
-         * since its last dump, so the others stand 2 or more ahead of it; 2 ahead, it completed
+         * since its last dump, so the others stand 2 or more ahead of it when it completed two
+         * or more since; after exactly one it is 1 behind and reads as held (a tester: every
+         * time with one call per dump interval, about call time / dump interval of the time
+         * with faster calls), named after hang_stall_dumps. 2 ahead, it completed
          * the call after its last, since it joined the next, and a live rank's dump thread
          * writes that within one interval after the others completed the call it joined. */
         uint64_t lag = c->max_seq - r->last_seq;
@@ -609,9 +612,10 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                         nj, "watch_hang", c->id,
                         "rank %d is 1 call behind and silent for %.1f of its dump intervals: it may "
                         "be held inside call %llu, which the others completed (a transfer held by "
-                        "retransmissions ends for the sender first); a stopped process leaves the "
-                        "calls it completed since its last dump unwritten, 2 or more behind: a slow "
-                        "transfer until %.0f intervals, not yet a hang",
+                        "retransmissions ends for the sender first), or stopped after it completed "
+                        "that call and before it dumped it, which looks the same (a process stopped "
+                        "after two or more undumped calls is 2 or more behind): a slow transfer "
+                        "until %.0f intervals, not yet a hang",
                         i, missed, (unsigned long long)c->max_seq, nt_watch_hang_stall_dumps) < 0)
                     return -1;
                 continue;
@@ -619,10 +623,10 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
             if (isfinite(joined) && (ref - joined) / every < nt_watch_hang_joined_dumps) {
                 if (nt_watch_not_judged_add(
                         nj, "watch_hang", c->id,
-                        "rank %d is %llu calls behind, but the others completed call %llu, which "
-                        "it joined after it completed call %llu, %.1f of its dump intervals ago: "
-                        "a live rank dumps that call within an interval, %.1f are needed: not yet "
-                        "confirmed",
+                        "rank %d is %llu calls behind, but the others' first record of call %llu, "
+                        "which it joined after it completed call %llu, was dumped %.1f of its dump "
+                        "intervals ago: a live rank dumps that call within an interval, %.1f are "
+                        "needed: not yet confirmed",
                         i, (unsigned long long)lag, (unsigned long long)(r->last_seq + 2),
                         (unsigned long long)(r->last_seq + 1), fmax((ref - joined) / every, 0.0),
                         nt_watch_hang_joined_dumps) < 0)

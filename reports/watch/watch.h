@@ -151,9 +151,12 @@ double nt_watch_joined_us(const nt_jobcomm_t *c, int i, double now_us);
  * earliest time at which a rank behind in a communicator of `a` will have been silent for one
  * of the marks the hang and stall rules compare with (nt_watch_hang_also_dumps,
  * hang_min_dumps, hang_stall_dumps of its dump intervals, counted as nt_watch_rank_behind
- * does), or, 2 or more behind, nt_watch_hang_joined_dumps of them after nt_watch_joined_us; NAN when no rank is behind, or without now_us. Nothing is written while every rank is
+ * does), or, 2 or more behind, nt_watch_hang_joined_dumps of them after nt_watch_joined_us;
+ * NAN when no rank is behind, or without now_us. Nothing is written while every rank is
  * blocked behind one that stopped, so --follow reads again then rather than at its interval:
- * a verdict that waits only for time comes when it is due. */
+ * a hang, and a held call the stall rule counts, come when they are due. Notes that name
+ * nobody (a communicator that stands still, a job that stopped) wait for the next write or
+ * --interval. */
 double nt_watch_next_mark_us(const nt_jobalign_t *a, double now_us);
 
 /* nt_watch_also_behind - another rank of c than i that is behind and silent for
