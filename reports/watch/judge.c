@@ -606,7 +606,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
          * writes that within one interval after the others completed the call it joined. */
         uint64_t lag = c->max_seq - r->last_seq;
         if (isfinite(missed) && missed < nt_watch_hang_stall_dumps && every > 0) {
-            double joined = nt_watch_joined_us(c, i, now_us);
+            double due = nt_watch_joined_due_us(c, i, every, now_us);
             if (lag == 1) {
                 if (nt_watch_not_judged_add(
                         nj, "watch_hang", c->id,
@@ -620,7 +620,7 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                     return -1;
                 continue;
             }
-            if (isfinite(joined) && (ref - joined) / every < nt_watch_hang_joined_dumps) {
+            if (ref < due) {
                 if (nt_watch_not_judged_add(
                         nj, "watch_hang", c->id,
                         "rank %d is %llu calls behind, but the others' first record of call %llu, "
@@ -628,7 +628,8 @@ static int nt_watch_hang_judge(const nt_jobalign_t *a, size_t ci, int *stall_cac
                         "intervals ago: a live rank dumps that call within an interval, %.1f are "
                         "needed: not yet confirmed",
                         i, (unsigned long long)lag, (unsigned long long)(r->last_seq + 2),
-                        (unsigned long long)(r->last_seq + 1), fmax((ref - joined) / every, 0.0),
+                        (unsigned long long)(r->last_seq + 1),
+                        fmax((ref - due) / every + nt_watch_hang_joined_dumps, 0.0),
                         nt_watch_hang_joined_dumps) < 0)
                     return -1;
                 continue;

@@ -139,19 +139,20 @@ double nt_watch_dump_interval_us(const nt_jobrank_t *r);
 int nt_watch_rank_behind(const nt_jobcomm_t *c, int i, double now_us, double *every_us,
                          double *ref_us, double *missed);
 
-/* nt_watch_joined_us - for rank i of c, 2 or more calls behind the furthest: when the others'
- * first record of call last_seq + 2 was dumped (on the watch's clock while following, now_us
- * finite; else the writer's), the call it joined after it completed call last_seq + 1. A live
- * rank dumps that call within one of its intervals after; nt_watch_hang_joined_dumps of them
- * is the hang rule's margin. NAN when it is less than 2 behind or that call is not seen. */
+/* nt_watch_joined_due_us - for rank i of c, 2 or more calls behind the furthest: when its call
+ * last_seq + 1 is overdue, nt_watch_hang_joined_dumps of its dump intervals (every_us) after
+ * the others' first record of call last_seq + 2 was dumped (on the watch's clock while
+ * following, now_us finite; else the writer's). It joined that call after it completed call
+ * last_seq + 1, and a live rank dumps what it completed within one of its intervals. NAN when
+ * it is less than 2 behind, every_us is not known or that call is not seen. */
 extern const double nt_watch_hang_joined_dumps;
-double nt_watch_joined_us(const nt_jobcomm_t *c, int i, double now_us);
+double nt_watch_joined_due_us(const nt_jobcomm_t *c, int i, double every_us, double now_us);
 
 /* nt_watch_next_mark_us - while following (now_us: the watch's clock, us since the epoch), the
  * earliest time at which a rank behind in a communicator of `a` will have been silent for one
  * of the marks the hang and stall rules compare with (nt_watch_hang_also_dumps,
  * hang_min_dumps, hang_stall_dumps of its dump intervals, counted as nt_watch_rank_behind
- * does), or, 2 or more behind, nt_watch_hang_joined_dumps of them after nt_watch_joined_us;
+ * does), or, 2 or more behind, nt_watch_joined_due_us;
  * NAN when no rank is behind, or without now_us. Nothing is written while every rank is
  * blocked behind one that stopped, so --follow reads again then rather than at its interval:
  * a hang, and a held call the stall rule counts, come when they are due. Notes that name
